@@ -1,0 +1,3 @@
+from scanner.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,18 @@
+"""Exit codes, documented in the README and in ``hcpscan --help``."""
+
+OK = 0  # no finding at or above --fail-on
+FINDINGS = 1  # findings at or above --fail-on
+USAGE = 2  # usage or input error: bad arguments, a path that does not exist, nothing to scan, unreadable input
+INCOMPLETE = 3  # the scan ran but some rules were not evaluable and --fail-on-incomplete was given
+INTERNAL = 4  # a bug in hcpscan: please report it with --debug output
+
+EPILOG = """\
+exit codes:
+  0  no finding at or above --fail-on
+  1  findings at or above --fail-on (default: high)
+  2  usage or input error: bad arguments, a path that does not exist or holds
+     no Kubernetes objects, or input that could not be read (the scan still
+     runs over the rest and reports what it could not read)
+  3  the scan ran but some rules were not evaluable (--fail-on-incomplete)
+  4  internal error in hcpscan (rerun with --debug and report it)
+"""

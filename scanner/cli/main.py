@@ -1,0 +1,67 @@
+"""Command-line entry point: parses arguments and wires the pipeline stages together."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from scanner import __version__
+from scanner.cli import exitcodes
+from scanner.cli.inputs import UsageError
+
+# Each module registers one subcommand with `register(subparsers)`.
+COMMAND_MODULES = (
+    "scanner.cli.scan_cmd",
+    "scanner.cli.inventory_cmd",
+)
+
+DESCRIPTION = """\
+hcpscan checks the networking and proxy configuration of Kubernetes hosted
+control planes (HyperShift / OpenShift HCP), Open Cluster Management hubs and
+Cluster API fleets, from a live cluster or offline from manifests and dumps.
+
+examples:
+  hcpscan scan ./must-gather.local.123
+  hcpscan scan gitops/ --format sarif -o hcpscan.sarif
+  hcpscan inventory hypershift-dump.tar.gz
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hcpscan", description=DESCRIPTION, epilog=exitcodes.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"hcpscan {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help(sys.stderr)
+        return exitcodes.USAGE
+    try:
+        return int(args.run(args))
+    except UsageError as exc:
+        print(f"hcpscan: error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"hcpscan: hint: {exc.hint}", file=sys.stderr)
+        return exitcodes.USAGE
+    except KeyboardInterrupt:
+        print("hcpscan: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return exitcodes.OK
+    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a message
+        if getattr(args, "debug", False):
+            raise
+        print(f"hcpscan: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print("hcpscan: hint: rerun with --debug and report the traceback", file=sys.stderr)
+        return exitcodes.INTERNAL

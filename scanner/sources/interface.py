@@ -1,0 +1,68 @@
+"""What every source produces: entries to read, and diagnostics for what could not be read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Something the user gave that could not be (fully) read or evaluated."""
+
+    path: str
+    line: int | None
+    message: str
+    severity: str = "error"  # error | warning | info
+    hint: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "severity": self.severity,
+        }
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        text = f"{where}: {self.message}"
+        return f"{text} ({self.hint})" if self.hint else text
+
+
+@dataclass(slots=True)
+class Entry:
+    """One file to read: a plain file, or a member of an archive.
+
+    ``parts`` is the path relative to the scanned root, split into folders, so
+    the layout (must-gather, ``hypershift dump``) can be told from it whether
+    the bytes come from disk or from an archive.
+    """
+
+    display: str
+    parts: tuple[str, ...]
+    read: Callable[[], bytes]
+    size: int
+    file: str  # the file on disk (the archive, for members)
+    member: str | None = None
+
+
+@dataclass(slots=True)
+class SkipRecord:
+    """Files passed over on purpose, counted per reason so nothing vanishes silently."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, str] = field(default_factory=dict)
+
+    def add(self, reason: str, example: str) -> None:
+        self.counts[reason] = self.counts.get(reason, 0) + 1
+        self.examples.setdefault(reason, example)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [
+            {"reason": reason, "count": count, "example": self.examples[reason]}
+            for reason, count in sorted(self.counts.items())
+        ]

@@ -1,0 +1,88 @@
+"""systemd unit files and drop-ins, as far as proxy settings need them.
+
+``Environment=`` takes space-separated ``VAR=value`` assignments, each of which
+may be quoted as a whole (``Environment="HTTP_PROXY=http://p:3128"``); a later
+assignment of the same variable wins, as systemd does.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Unit:
+    # section name -> line of its header
+    sections: dict[str, int] = field(default_factory=dict)
+    # variable -> (value, line) from [Service] Environment=
+    environment: dict[str, tuple[str, int]] = field(default_factory=dict)
+    environment_files: list[tuple[str, int]] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+
+    def to_body(self) -> dict[str, Any]:
+        return {
+            "sections": sorted(self.sections),
+            "environment": {k: v for k, (v, _) in self.environment.items()},
+            "environmentLines": {k: line for k, (_, line) in self.environment.items()},
+            "environmentFiles": [f for f, _ in self.environment_files],
+        }
+
+
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    """Join backslash continuations; keep the line number where each starts."""
+    out: list[tuple[int, str]] = []
+    pending: list[str] = []
+    start = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not pending:
+            start = number
+        if raw.endswith("\\"):
+            pending.append(raw[:-1])
+            continue
+        pending.append(raw)
+        out.append((start, " ".join(p.strip() for p in pending)))
+        pending = []
+    if pending:
+        out.append((start, " ".join(p.strip() for p in pending)))
+    return out
+
+
+def parse_unit(text: str) -> Unit:
+    unit = Unit()
+    section = None
+    for number, line in _logical_lines(text):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section = stripped[1:-1].strip()
+            unit.sections.setdefault(section, number)
+            continue
+        if section != "Service" or "=" not in stripped:
+            continue
+        key, _, value = stripped.partition("=")
+        key = key.strip()
+        if key == "Environment":
+            _assignments(value.strip(), number, unit)
+        elif key == "EnvironmentFile":
+            unit.environment_files.append((value.strip().lstrip("-"), number))
+    return unit
+
+
+def _assignments(value: str, number: int, unit: Unit) -> None:
+    if not value:  # "Environment=" resets the list
+        unit.environment.clear()
+        return
+    try:
+        words = shlex.split(value, posix=True)
+    except ValueError as exc:
+        unit.problems.append((number, f"cannot parse Environment= line: {exc}"))
+        return
+    for word in words:
+        name, sep, val = word.partition("=")
+        if not sep or not name:
+            unit.problems.append((number, f"Environment= assignment without '=': {word!r}"))
+            continue
+        unit.environment[name] = (val, number)

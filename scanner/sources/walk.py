@@ -1,0 +1,162 @@
+"""Turn the paths a user gave into entries: files of a directory tree and members of archives.
+
+Archives are streamed member by member (``tarfile`` in ``r|*`` mode, ``zipfile``
+per member): nothing is unpacked to disk and a truncated archive still yields
+the members before the damage, followed by a diagnostic.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import zipfile
+import zlib
+from typing import Callable, Iterator
+
+from scanner.sources.interface import Diagnostic, Entry, SkipRecord
+
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
+
+Sink = Callable[[Diagnostic], None]
+
+
+def is_archive(name: str) -> bool:
+    return name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def _file_reader(path: str) -> Callable[[], bytes]:
+    def read() -> bytes:
+        with open(path, "rb") as fh:
+            return fh.read()
+
+    return read
+
+
+def iter_entries(path: str, diagnose: Sink, skipped: SkipRecord) -> Iterator[Entry]:
+    """Entries below one user-given path (file, directory or archive)."""
+    if os.path.isdir(path):
+        yield from _iter_directory(path, diagnose, skipped)
+    elif is_archive(path):
+        yield from iter_archive(path, (), diagnose)
+    else:
+        yield Entry(path, (os.path.basename(path),), _file_reader(path), _size(path), path)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _iter_directory(root: str, diagnose: Sink, skipped: SkipRecord) -> Iterator[Entry]:
+    def on_error(exc: OSError) -> None:
+        diagnose(Diagnostic(exc.filename or root, None, f"cannot read directory: {exc.strerror}",
+                            hint="check the permissions of this folder"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
+        hidden = [d for d in dirnames if d.startswith(".")]
+        for d in hidden:
+            skipped.add("hidden folder", os.path.join(dirpath, d))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        rel_dir = os.path.relpath(dirpath, root)
+        prefix = () if rel_dir == "." else tuple(rel_dir.split(os.sep))
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            if name.startswith("."):
+                skipped.add("hidden file", full)
+                continue
+            if os.path.islink(full) and not os.path.exists(full):
+                diagnose(Diagnostic(full, None, "broken symbolic link", severity="warning"))
+                continue
+            if is_archive(name):
+                yield from iter_archive(full, prefix, diagnose)
+                continue
+            yield Entry(full, prefix + (name,), _file_reader(full), _size(full), full)
+
+
+def iter_archive(path: str, prefix: tuple[str, ...], diagnose: Sink,
+                 data: bytes | None = None) -> Iterator[Entry]:
+    if path.lower().endswith(".zip"):
+        yield from _iter_zip(path, prefix, diagnose, data)
+    else:
+        yield from _iter_tar(path, prefix, diagnose, data)
+
+
+def _member_parts(name: str) -> tuple[str, ...]:
+    return tuple(p for p in name.split("/") if p not in ("", "."))
+
+
+def _hidden(parts: tuple[str, ...]) -> bool:
+    return any(p.startswith(".") for p in parts)
+
+
+def _iter_tar(path: str, prefix: tuple[str, ...], diagnose: Sink,
+              data: bytes | None) -> Iterator[Entry]:
+    last = None
+    try:
+        fileobj = io.BytesIO(data) if data is not None else None
+        with tarfile.open(path if data is None else None, mode="r|*", fileobj=fileobj) as tar:
+            for member in tar:
+                if not member.isfile():
+                    continue
+                parts = _member_parts(member.name)
+                if not parts or _hidden(parts):
+                    continue
+                content = tar.extractfile(member)
+                blob = content.read() if content is not None else b""
+                last = member.name
+                display = f"{path}!{member.name}"
+                if is_archive(parts[-1]):
+                    yield from iter_archive(display, prefix + parts[:-1], diagnose, blob)
+                    continue
+                yield Entry(display, prefix + parts, (lambda b=blob: b), len(blob), path, member.name)
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        where = f"after member {last!r}" if last else "at its start"
+        diagnose(Diagnostic(path, None, f"archive is truncated or corrupt {where}: {exc}",
+                            hint="the members before the damage were read; re-create the archive"))
+
+
+def _iter_zip(path: str, prefix: tuple[str, ...], diagnose: Sink,
+              data: bytes | None) -> Iterator[Entry]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data) if data is not None else path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        diagnose(Diagnostic(path, None, f"cannot open zip archive: {exc}",
+                            hint="the archive is truncated or not a zip file; re-create it"))
+        return
+    with archive:
+        for info in archive.infolist():
+            if info.is_dir():
+                continue
+            parts = _member_parts(info.filename)
+            if not parts or _hidden(parts):
+                continue
+            display = f"{path}!{info.filename}"
+            try:
+                blob = archive.read(info)
+            except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
+                diagnose(Diagnostic(display, None, f"cannot read archive member: {exc}",
+                                    hint="the archive is damaged; re-create it"))
+                continue
+            if is_archive(parts[-1]):
+                yield from iter_archive(display, prefix + parts[:-1], diagnose, blob)
+                continue
+            yield Entry(display, prefix + parts, (lambda b=blob: b), len(blob), path, info.filename)
+
+
+def read_member(file: str, member: str) -> bytes | None:
+    """Read one member of an archive again (to find a field's line for a finding)."""
+    try:
+        if file.lower().endswith(".zip"):
+            with zipfile.ZipFile(file) as archive:
+                return archive.read(member)
+        with tarfile.open(file, mode="r|*") as tar:
+            for info in tar:
+                if info.name == member and info.isfile():
+                    fh = tar.extractfile(info)
+                    return fh.read() if fh else None
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError, KeyError):
+        return None
+    return None
