@@ -198,7 +198,9 @@ def _steps_of(match: Any) -> tuple[Step, ...]:
     node = match
     while node is not None and node.context is not None:
         path = node.path
-        if hasattr(path, "index"):
+        if hasattr(path, "indices"):  # jsonpath-ng >= 1.7
+            steps.append(path.indices[0])
+        elif hasattr(path, "index"):
             steps.append(path.index)
         elif hasattr(path, "fields") and path.fields:
             steps.append(path.fields[0])

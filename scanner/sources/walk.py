@@ -7,7 +7,10 @@ the members before the damage, followed by a diagnostic.
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import os
 import tarfile
 import zipfile
@@ -92,27 +95,48 @@ def _hidden(parts: tuple[str, ...]) -> bool:
     return any(p.startswith(".") for p in parts)
 
 
+def _decompressed(raw: io.BufferedIOBase) -> io.BufferedIOBase:
+    """Wrap a tar stream in the decompressor its magic bytes name. The stdlib
+    decompressors raise EOFError on a cut stream, where tarfile's own stream
+    mode would end quietly."""
+    head = raw.peek(6)[:6] if hasattr(raw, "peek") else b""
+    if head.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+    if head.startswith(b"BZh"):
+        return bz2.BZ2File(raw)  # type: ignore[return-value]
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+    return raw
+
+
+class TruncatedMember(Exception):
+    pass
+
+
 def _iter_tar(path: str, prefix: tuple[str, ...], diagnose: Sink,
               data: bytes | None) -> Iterator[Entry]:
     last = None
     try:
-        fileobj = io.BytesIO(data) if data is not None else None
-        with tarfile.open(path if data is None else None, mode="r|*", fileobj=fileobj) as tar:
+        raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
+        with raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
             for member in tar:
                 if not member.isfile():
                     continue
+                content = tar.extractfile(member)
+                blob = content.read() if content is not None else b""
+                if len(blob) != member.size:
+                    raise TruncatedMember(f"member {member.name!r} is cut short")
+                last = member.name
                 parts = _member_parts(member.name)
                 if not parts or _hidden(parts):
                     continue
-                content = tar.extractfile(member)
-                blob = content.read() if content is not None else b""
-                last = member.name
                 display = f"{path}!{member.name}"
                 if is_archive(parts[-1]):
                     yield from iter_archive(display, prefix + parts[:-1], diagnose, blob)
                     continue
                 yield Entry(display, prefix + parts, (lambda b=blob: b), len(blob), path, member.name)
-    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+    except (tarfile.TarError, EOFError, zlib.error, OSError, lzma.LZMAError,
+            TruncatedMember) as exc:
         where = f"after member {last!r}" if last else "at its start"
         diagnose(Diagnostic(path, None, f"archive is truncated or corrupt {where}: {exc}",
                             hint="the members before the damage were read; re-create the archive"))
@@ -152,11 +176,12 @@ def read_member(file: str, member: str) -> bytes | None:
         if file.lower().endswith(".zip"):
             with zipfile.ZipFile(file) as archive:
                 return archive.read(member)
-        with tarfile.open(file, mode="r|*") as tar:
+        with open(file, "rb") as raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
             for info in tar:
                 if info.name == member and info.isfile():
                     fh = tar.extractfile(info)
                     return fh.read() if fh else None
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError, KeyError):
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError, KeyError,
+            lzma.LZMAError):
         return None
     return None

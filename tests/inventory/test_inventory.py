@@ -1,0 +1,167 @@
+"""Inventory queries, field lines, Secrets and the objects derived from them."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from scanner.inventory import Inventory
+from scanner.inventory.secrets import secret_values
+from scanner.sources.loader import load_paths
+from tests.conftest import REALWORLD
+
+POLICY = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: nodeport-ignition-proxy
+  namespace: hcp-namespace
+  labels:
+    hypershift.openshift.io/managed: "true"
+spec:
+  podSelector:
+    matchLabels:
+      app: ignition-server-proxy
+  ingress:
+  - ports:
+    - port: 8443
+      protocol: TCP
+  - ports:
+    - port: 9090
+      protocol: TCP
+    - port: 8080
+      protocol: TCP
+  policyTypes:
+  - Ingress
+"""
+
+
+def _inventory(tmp_path, name: str, text: str) -> Inventory:
+    (tmp_path / name).write_text(text)
+    result = load_paths([str(tmp_path / name)])
+    return Inventory(result.objects, result.diagnostics, result.skipped)
+
+
+def test_locate_gives_the_fields_own_line(tmp_path):
+    inv = _inventory(tmp_path, "np.yaml", "# leading comment\n---\n" + POLICY)
+    policy = inv.of_kind("NetworkPolicy")[0]
+    assert policy.source.line == 3
+    assert inv.locate(policy, "spec.ingress[1].ports[1].port").line == 21
+    assert inv.locate(policy, "spec.ingress[0]").line == 15
+    assert inv.locate(policy, 'metadata.labels["hypershift.openshift.io/managed"]').line == 9
+    assert inv.locate(policy).line == 3
+
+
+def test_missing_field_resolves_to_nearest_parent(tmp_path):
+    inv = _inventory(tmp_path, "np.yaml", POLICY)
+    policy = inv.of_kind("NetworkPolicy")[0]
+    assert inv.locate(policy, "spec.ingress[0].from").line == inv.locate(policy, "spec.ingress[0]").line
+    assert inv.locate(policy, "spec.egress").line == inv.locate(policy, "spec").line == 8
+
+
+def test_locate_inside_list_items_and_archives(tmp_path):
+    import io
+    import tarfile
+
+    items = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        "- " + POLICY.replace("\n", "\n  ").rstrip() .replace("nodeport-ignition-proxy", f"p{i}") + "\n"
+        for i in range(3))
+    archive = tmp_path / "dump.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        data = items.encode()
+        info = tarfile.TarInfo("ns/networkpolicies.yaml")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    result = load_paths([str(archive)])
+    inv = Inventory(result.objects)
+    p2 = inv.get("NetworkPolicy", "hcp-namespace", "p2")
+    assert p2.source.line == 4 + 2 * POLICY.count("\n")
+    assert inv.locate(p2, "spec.ingress[0].ports[0].port").line == p2.source.line + 13
+    assert inv.locate(p2, "spec").path == f"{archive}!ns/networkpolicies.yaml"
+
+
+def test_query_by_kind_namespace_name_labels(tmp_path):
+    inv = Inventory(load_paths([str(REALWORLD / "cpo-rendered")]).objects)
+    managed = inv.query("Deployment", namespace="hcp-namespace",
+                        labels={"hypershift.openshift.io/managed-by": "control-plane-operator"})
+    assert "kube-apiserver" in [d.name for d in managed]
+    assert all(d.labels["hypershift.openshift.io/managed-by"] == "control-plane-operator"
+               for d in managed)
+    assert inv.get("Deployment", "hcp-namespace", "oauth-openshift") is not None
+    assert inv.query("Deployment", api_version="apps/v1", name="nope") == []
+
+
+def test_jsonpath_returns_values_with_their_field_paths(tmp_path):
+    inv = Inventory(load_paths([str(REALWORLD / "cpo-rendered" / "oauth-openshift")]).objects)
+    oauth = inv.get("Deployment", "hcp-namespace", "oauth-openshift")
+    found = inv.jsonpath(oauth, "$.spec.template.spec.containers[*].name")
+    assert [v for v, _ in found][:1] == ["oauth-openshift"]
+    steps = found[0][1]
+    assert steps == ("spec", "template", "spec", "containers", 0, "name")
+    assert inv.locate(oauth, steps).line > oauth.source.line
+
+
+def test_redacted_secret_values_are_marked_not_read(tmp_path):
+    text = """\
+apiVersion: v1
+kind: Secret
+metadata: {name: proxy-creds, namespace: openshift-config}
+data:
+  password: 12 bytes long
+  encoded: %s
+  plain: %s
+  tls.crt: not-base64!!
+""" % (base64.b64encode(b"31 bytes long").decode(), base64.b64encode(b"hunter2").decode())
+    inv = _inventory(tmp_path, "s.yaml", text)
+    values = secret_values(inv.of_kind("Secret")[0])
+    assert values["password"].redacted and values["password"].text is None
+    assert values["encoded"].redacted
+    assert values["plain"].text == "hunter2" and not values["plain"].redacted
+    assert not values["tls.crt"].known and values["tls.crt"].error
+
+
+def test_kubeconfigs_inside_secrets_become_linked_objects():
+    inv = Inventory(load_paths([str(REALWORLD / "cpo-rendered" / "kube-apiserver")]).objects)
+    kubeconfigs = inv.of_kind("Kubeconfig")
+    assert kubeconfigs
+    admin = next(k for k in kubeconfigs if k.origin.name == "admin-kubeconfig")
+    assert admin.origin.kind == "Secret"
+    assert admin.body["clusters"][0]["cluster"]["server"].startswith("https://")
+    # the location of a derived object is the Secret's data key
+    where = inv.locate(admin, "clusters[0].cluster.server")
+    assert where.path == admin.origin.source.path
+    assert where.line == inv.locate(admin.origin, f"data.{admin.name.split('/')[-1]}").line
+
+
+def test_standalone_kubeconfig_ignition_and_dropin(tmp_path):
+    (tmp_path / "hub-kubeconfig").write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: hub\nclusters:\n- name: hub\n  cluster:\n"
+        "    server: https://api.hub.example.com:6443\n    proxy-url: http://proxy.corp:3128\n"
+        "contexts:\n- name: hub\n  context: {cluster: hub, user: u}\nusers: []\n")
+    (tmp_path / "user-data.json").write_text(json.dumps({"ignition": {
+        "version": "3.2.0", "proxy": {"httpsProxy": "http://proxy.corp:3128", "noProxy": [".svc"]}}}))
+    dropin = tmp_path / "containerd.service.d"
+    dropin.mkdir()
+    (dropin / "http-proxy.conf").write_text(
+        '[Service]\nEnvironment="HTTP_PROXY=http://proxy.corp:3128"\n'
+        'Environment="NO_PROXY=.svc,10.0.0.0/8" "no_proxy=.svc"\n')
+    inv = Inventory(load_paths([str(tmp_path)]).objects)
+    kc = inv.of_kind("Kubeconfig")[0]
+    assert kc.name == "hub-kubeconfig:hub" and kc.source.line == 1
+    assert inv.locate(kc, "clusters[0].cluster.proxy-url").line == 8
+    ign = inv.of_kind("IgnitionConfig")[0]
+    assert ign.get("ignition.proxy.httpsProxy") == "http://proxy.corp:3128"
+    unit = inv.of_kind("SystemdDropIn")[0]
+    assert unit.name == "containerd.service.d/http-proxy.conf"
+    assert unit.body["environment"] == {"HTTP_PROXY": "http://proxy.corp:3128",
+                                        "NO_PROXY": ".svc,10.0.0.0/8", "no_proxy": ".svc"}
+    assert inv.locate(unit, "environment.no_proxy").line == 3
+
+
+@pytest.mark.parametrize("name", ["example-ns.conf", "plain.conf"])
+def test_conf_files_without_service_section_are_reported(tmp_path, name):
+    (tmp_path / name).write_text("[Unit]\nDescription=x\n")
+    result = load_paths([str(tmp_path / name)])
+    assert result.objects == [] and result.diagnostics[0].severity == "info"
