@@ -1,1 +1,1 @@
-
+"""Findings, rule results and the scan report handed to reporters."""

@@ -1,0 +1,183 @@
+"""Findings and rule results: what the rule engine hands to the reporters.
+
+Reporters depend on this module only (never on sources or rules), so every
+fact a report shows must be here: the rule's docs, each finding's object,
+field and location, and the coverage (rule results per status).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Severity(str, Enum):
+    CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """Higher is more severe."""
+        return {"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}[self.value]
+
+    def at_least(self, other: Severity) -> bool:
+        return self.rank >= other.rank
+
+
+class Status(str, Enum):
+    FAIL = "fail"
+    PASS = "pass"
+    NOT_EVALUABLE = "not-evaluable"
+    SUPPRESSED = "suppressed"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleDocs:
+    what: str = ""
+    why: str = ""
+    failing: str = ""  # YAML that makes the rule fire
+    passing: str = ""  # YAML that does not
+    fix: str = ""
+    known_problems: str = ""
+    references: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInfo:
+    id: str
+    title: str
+    severity: Severity
+    category: str
+    docs: RuleDocs = RuleDocs()
+    tags: tuple[str, ...] = ()
+    precision: str = "high"  # SARIF precision: very-high | high | medium | low
+    source: str = ""  # the rule file
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    cluster: str
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"cluster": self.cluster, "apiVersion": self.api_version, "kind": self.kind,
+                "namespace": self.namespace, "name": self.name}
+
+    def __str__(self) -> str:
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        prefix = "" if self.cluster == "management" else f"{self.cluster}:"
+        return f"{prefix}{self.kind} {where}"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a finding points. ``virtual`` locations (live scans, objects with no
+    file) use ``cluster/<context>/<ns>/<kind>/<name>.yaml`` at line 1."""
+
+    path: str
+    line: int = 1
+    column: int = 1
+    virtual: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "line": self.line, "column": self.column}
+        if self.virtual:
+            out["virtual"] = True
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    kind: str  # "inSource" (annotation) | "external" (config exemption, baseline)
+    source: str  # "annotation" | "config" | "baseline"
+    justification: str
+    expires: str | None = None
+
+
+@dataclass(slots=True)
+class Finding:
+    rule_id: str
+    severity: Severity
+    object: ObjectRef
+    field: str  # field path of the offending value, e.g. spec.ingress[0].ports[0].port
+    location: Location
+    message: str
+    evidence: list[str] = field(default_factory=list)
+    status: Status = Status.FAIL
+    suppression: Suppression | None = None
+    notes: list[str] = field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
+
+    @property
+    def key(self) -> str:
+        """Stable identity: rule + cluster + object + field path, never a line number,
+        so edits elsewhere in a file do not make an old finding new."""
+        o = self.object
+        raw = "\x1f".join((self.rule_id, o.cluster, o.api_version.split("/")[0] if "/" in o.api_version
+                           else "", o.kind, o.namespace, o.name, self.field))
+        return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule_id": self.rule_id,
+            "severity": self.severity.value,
+            "status": self.status.value,
+            "object": self.object.to_json(),
+            "location": self.location.to_json(),
+            "field": self.field,
+            "message": self.message,
+            "evidence": list(self.evidence),
+            "fingerprint": self.key,
+        }
+        if self.suppression:
+            out["suppression"] = {"kind": self.suppression.kind, "source": self.suppression.source,
+                                  "justification": self.suppression.justification,
+                                  "expires": self.suppression.expires}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+@dataclass(slots=True)
+class RuleResult:
+    rule_id: str
+    status: Status
+    reason: str = ""
+    findings: int = 0  # failing findings (not suppressed)
+    suppressed: int = 0
+    objects_checked: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule_id": self.rule_id, "status": self.status.value, "reason": self.reason,
+                "findings": self.findings, "suppressed": self.suppressed,
+                "objects_checked": self.objects_checked}
+
+
+@dataclass(slots=True)
+class ScanReport:
+    """Everything one run produced; the reporters' only input."""
+
+    tool_version: str
+    rules: list[RuleInfo]
+    results: list[RuleResult]
+    findings: list[Finding]
+    diagnostics: list[dict[str, Any]]  # Diagnostic.to_json() of everything not read/evaluated
+    inventory_counts: dict[str, int]  # kind -> count
+    metadata: dict[str, Any] = field(default_factory=dict)  # paths, clusters, started, duration...
+
+    def rule(self, rule_id: str) -> RuleInfo | None:
+        for info in self.rules:
+            if info.id == rule_id:
+                return info
+        return None
+
+    @property
+    def failing(self) -> list[Finding]:
+        return [f for f in self.findings if f.status is Status.FAIL]
