@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from scanner import __version__
 from scanner.cli import exitcodes
@@ -15,6 +15,7 @@ from scanner.cli.inputs import UsageError
 COMMAND_MODULES = (
     "scanner.cli.scan_cmd",
     "scanner.cli.inventory_cmd",
+    "scanner.cli.rules_cmd",
 )
 
 DESCRIPTION = """\

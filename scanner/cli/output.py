@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Iterable
+from collections.abc import Iterable
+from typing import IO
 
 from rich.console import Console
 from rich.table import Table

@@ -3,52 +3,42 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
+from pathlib import Path
 
-from scanner.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
-from scanner.cli.output import console_for, diagnostics_table
+from scanner.cli import exitcodes
+from scanner.cli.inputs import add_path_arguments, load_inventory
+from scanner.cli.reporting import add_report_arguments, write_reports
+from scanner.cli.ruleset import add_rule_arguments, prepare_rules
+from scanner.scan import resource_needs, run_scan
 
 DESCRIPTION = """\
-Scan Kubernetes manifests offline: single files, directories (GitOps trees),
-must-gather and `oc adm inspect` output, `hypershift dump` output (the guest
-cluster under hostedcluster-<name>/ is kept apart), and .tar/.tar.gz/.zip
-archives of any of these.
+Scan Kubernetes manifests offline against the rules: single files, directories
+(GitOps trees), must-gather and `oc adm inspect` output, `hypershift dump`
+output (the guest cluster under hostedcluster-<name>/ is kept apart), and
+.tar/.tar.gz/.zip archives of any of these.
 
 examples:
   hcpscan scan ./must-gather.local.123
-  hcpscan scan hypershift-dump.tar.gz
+  hcpscan scan hypershift-dump.tar.gz --select HCP --fail-on medium
   hcpscan scan gitops/ --format json -o hcpscan.json
+  hcpscan scan gitops/ --write-baseline .hcpscan-baseline.json   # accept today's findings
+  hcpscan scan gitops/ --baseline .hcpscan-baseline.json         # report only new ones
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("scan", help="scan manifests, dumps or archives offline",
-                                   description=DESCRIPTION,
+                                   description=DESCRIPTION, epilog=exitcodes.EPILOG,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_path_arguments(parser)
-    parser.add_argument("--format", choices=("table", "json"), default="table",
-                        help="output format (default: table)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+    add_rule_arguments(parser)
+    add_report_arguments(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    inventory = load_inventory(args)
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        if args.format == "json":
-            json.dump({"objects": len(inventory), "clusters": inventory.clusters,
-                       "diagnostics": [d.to_json() for d in inventory.diagnostics],
-                       "skipped": inventory.skipped.to_json()}, out, indent=2)
-            out.write("\n")
-        else:
-            console = console_for(out)
-            console.print(f"read {len(inventory)} objects from {len(inventory.clusters)} cluster(s): "
-                          + ", ".join(inventory.clusters), markup=False)
-            if inventory.diagnostics:
-                console.print(diagnostics_table(inventory.diagnostics))
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    return exit_code_for_input(inventory)
+    prepared = prepare_rules(args, Path(args.paths[0]) if args.paths[0] != "-" else Path.cwd())
+    inventory = load_inventory(args, resource_needs(prepared.rules))
+    report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
+                      {"paths": list(args.paths), "mode": "offline"})
+    return write_reports(args, report, prepared)

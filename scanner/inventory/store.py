@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, OrderedDict, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from jsonpath_ng.exceptions import JsonPathParserError
 from jsonpath_ng.ext import parse as jsonpath_parse

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from scanner.inventory.objects import K8sObject
 from scanner.sources.documents import MANIFEST_SUFFIXES, parse_entry

@@ -15,7 +15,7 @@ import os
 import tarfile
 import zipfile
 import zlib
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from scanner.sources.interface import Diagnostic, Entry, SkipRecord
 

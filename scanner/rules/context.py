@@ -1,0 +1,22 @@
+"""What a check primitive can see: the inventory, the user's inputs, and analyses built once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scanner.inventory import Inventory
+from scanner.rules.config import ScanConfig
+
+
+class Context:
+    def __init__(self, inventory: Inventory, config: ScanConfig | None = None) -> None:
+        self.inventory = inventory
+        self.config = config or ScanConfig()
+        self._analyses: dict[str, Any] = {}
+
+    def analysis(self, name: str, build: Callable[[Inventory], Any]) -> Any:
+        """An analysis (reachability graph, proxy model) built on first use, then shared."""
+        if name not in self._analyses:
+            self._analyses[name] = build(self.inventory)
+        return self._analyses[name]

@@ -1,0 +1,164 @@
+"""Evaluate rules over an inventory: subjects, check primitives, findings, coverage.
+
+Every rule ends in exactly one status: fail, pass, not-evaluable (with the
+reason) or suppressed, so "no findings" never hides "could not check".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import string
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from scanner.findings.model import (
+    Finding,
+    Location,
+    ObjectRef,
+    RuleResult,
+    Severity,
+    Status,
+)
+from scanner.inventory.objects import MANAGEMENT, K8sObject
+from scanner.inventory.store import compile_jsonpath
+from scanner.rules.context import Context
+from scanner.rules.model import AppliesTo, Rule
+from scanner.rules.primitives import PRIMITIVES, NotEvaluable, Violation
+from scanner.rules.suppress import Suppressor
+from scanner.sources.interface import Diagnostic
+
+
+def matches_selector(rule: Rule, selector: str) -> bool:
+    """A rule id, an id prefix (``HCP``) or a category (``proxy``)."""
+    return (rule.id == selector or rule.info.category == selector
+            or (selector.isupper() and rule.id.startswith(selector)))
+
+
+def select_rules(rules: list[Rule], select: Iterable[str] = (), ignore: Iterable[str] = (),
+                 severity: dict[str, str] | None = None) -> list[Rule]:
+    select, ignore = list(select), list(ignore)
+    chosen = []
+    for rule in rules:
+        if select and not any(matches_selector(rule, s) for s in select):
+            continue
+        if any(matches_selector(rule, s) for s in ignore):
+            continue
+        override = (severity or {}).get(rule.id)
+        if override:
+            rule = dataclasses.replace(rule, info=dataclasses.replace(rule.info,
+                                                                      severity=Severity(override)))
+        chosen.append(rule)
+    return chosen
+
+
+def subjects_of(applies: AppliesTo, ctx: Context) -> list[K8sObject]:
+    out = []
+    for obj in ctx.inventory.of_kind(*applies.kinds):
+        if applies.api_versions and obj.api_version not in applies.api_versions:
+            continue
+        if applies.clusters == "management" and obj.cluster != MANAGEMENT:
+            continue
+        if applies.clusters == "guest" and obj.cluster == MANAGEMENT:
+            continue
+        if applies.namespaces and not any(fnmatch.fnmatchcase(obj.namespace, p)
+                                          for p in applies.namespaces):
+            continue
+        if applies.names and not any(fnmatch.fnmatchcase(obj.name, p) for p in applies.names):
+            continue
+        if any(obj.labels.get(k) != v for k, v in applies.labels):
+            continue
+        if applies.where and not any(m.value for m in compile_jsonpath(applies.where).find(obj.body)):
+            continue
+        out.append(obj)
+    return out
+
+
+class _Values(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def render_message(template: str, values: dict[str, Any]) -> str:
+    return string.Formatter().vformat(template, (), _Values(values))
+
+
+def _ref(obj: K8sObject) -> ObjectRef:
+    return ObjectRef(obj.cluster, obj.api_version, obj.kind, obj.namespace, obj.name)
+
+
+def location_of(ctx: Context, obj: K8sObject, field: str) -> Location:
+    if not obj.source.file:  # live objects: a stable virtual path
+        return Location(obj.source.path, 1, 1, virtual=True)
+    loc = ctx.inventory.locate(obj, field)
+    return Location(loc.path, loc.line, loc.column)
+
+
+def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = None
+             ) -> tuple[list[Finding], list[RuleResult], list[Diagnostic]]:
+    suppressor = suppressor or Suppressor()
+    findings: list[Finding] = []
+    results: list[RuleResult] = []
+    diagnostics: list[Diagnostic] = []
+    for rule in rules:
+        rule_findings, result, diags = _evaluate_rule(rule, ctx, suppressor)
+        findings.extend(rule_findings)
+        results.append(result)
+        diagnostics.extend(diags)
+    return findings, results, diagnostics
+
+
+def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
+                   ) -> tuple[list[Finding], RuleResult, list[Diagnostic]]:
+    primitive = PRIMITIVES[rule.primitive]
+    subjects = subjects_of(rule.applies_to, ctx)
+    if not subjects:
+        kinds = "/".join(rule.applies_to.kinds)
+        absent = not ctx.inventory.of_kind(*rule.applies_to.kinds)
+        reason = (f"kind absent: no {kinds} in the input" if absent
+                  else f"no {kinds} matches the rule's scope")
+        return [], RuleResult(rule.id, Status.NOT_EVALUABLE if absent else Status.PASS, reason), []
+    findings: list[Finding] = []
+    reasons: Counter[str] = Counter()
+    diagnostics: list[Diagnostic] = []
+    for subject in subjects:
+        try:
+            outcomes = list(primitive.check(ctx, subject, rule.params))
+        except Exception as exc:  # noqa: BLE001 - one broken check must not stop the scan
+            reason = f"check failed on {subject.ref}: {type(exc).__name__}: {exc}"
+            reasons[reason] += 1
+            diagnostics.append(Diagnostic(subject.source.path, subject.source.line,
+                                          f"{rule.id}: {reason}", hint="please report this bug"))
+            continue
+        for outcome in outcomes:
+            if isinstance(outcome, NotEvaluable):
+                reasons[f"{subject.ref}: {outcome.reason}"] += 1
+                continue
+            findings.append(_finding(rule, ctx, subject, outcome, suppressor))
+    failing = sum(1 for f in findings if f.status is Status.FAIL)
+    suppressed = len(findings) - failing
+    if failing:
+        status, reason = Status.FAIL, f"{failing} finding(s)"
+    elif suppressed:
+        status, reason = Status.SUPPRESSED, f"{suppressed} finding(s), all suppressed"
+    elif reasons:
+        status, reason = Status.NOT_EVALUABLE, "; ".join(sorted(reasons))
+    else:
+        status, reason = Status.PASS, ""
+    if (failing or suppressed) and reasons:
+        reason += "; also not evaluable for " + "; ".join(sorted(reasons))
+    return findings, RuleResult(rule.id, status, reason, failing, suppressed, len(subjects)), diagnostics
+
+
+def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
+             suppressor: Suppressor) -> Finding:
+    obj = violation.subject or subject
+    values = {"kind": obj.kind, "namespace": obj.namespace, "name": obj.name, "object": obj.ref,
+              "cluster": obj.cluster, **violation.values}
+    finding = Finding(rule_id=rule.id, severity=rule.info.severity, object=_ref(obj),
+                      field=violation.field, location=location_of(ctx, obj, violation.field),
+                      message=render_message(rule.message, values),
+                      evidence=list(violation.evidence))
+    suppressor.apply(finding, obj, rule.info.category)
+    return finding

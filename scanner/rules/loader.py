@@ -1,0 +1,99 @@
+"""Load and validate rule files; a broken rule file is an error naming its file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from scanner.findings.model import RuleDocs, RuleInfo, Severity
+from scanner.rules.model import AppliesTo, Rule
+from scanner.rules.primitives import PRIMITIVES
+from scanner.rules.schema import RULE_SCHEMA
+from scanner.sources.yamldocs import YamlSyntaxError, locate, parse_documents
+
+_VALIDATOR = jsonschema.Draft202012Validator(RULE_SCHEMA)
+
+
+class RuleFileError(Exception):
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        super().__init__(f"{path}:{line or 1}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+def builtin_rules_dir() -> Path:
+    """The rules/ folder shipped beside the scanner package."""
+    return Path(__file__).resolve().parents[2] / "rules"
+
+
+def load_rule_dirs(dirs: list[Path]) -> list[Rule]:
+    rules: dict[str, Rule] = {}
+    for folder in dirs:
+        if not folder.is_dir():
+            raise RuleFileError(str(folder), None, "rule directory not found")
+        for path in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")):
+            rule = load_rule_file(path)
+            if rule.id in rules:
+                raise RuleFileError(str(path), 1, f"rule id {rule.id} is already defined in "
+                                                  f"{rules[rule.id].info.source}")
+            rules[rule.id] = rule
+    return sorted(rules.values(), key=lambda r: r.id)
+
+
+def load_rule_file(path: Path) -> Rule:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleFileError(str(path), None, f"cannot read rule file: {exc}") from None
+    try:
+        docs = list(parse_documents(text))
+    except YamlSyntaxError as exc:
+        raise RuleFileError(str(path), exc.line, f"invalid YAML: {exc.message}") from None
+    if len(docs) != 1 or not isinstance(docs[0].body, dict):
+        raise RuleFileError(str(path), 1, "a rule file holds exactly one YAML mapping")
+    data = docs[0].body
+    errors = sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        steps = tuple(err.absolute_path)
+        where = locate(text, 0, None, steps)
+        field = ".".join(str(s) for s in steps) or "(top level)"
+        raise RuleFileError(str(path), where[0] if where else 1, f"{field}: {err.message}")
+    primitive = PRIMITIVES.get(data["check"]["primitive"])
+    if primitive is None:
+        where = locate(text, 0, None, ("check", "primitive"))
+        known = ", ".join(sorted(PRIMITIVES))
+        raise RuleFileError(str(path), where[0] if where else 1,
+                            f"unknown check primitive {data['check']['primitive']!r} (known: {known})")
+    params = data["check"].get("params", {})
+    problem = primitive.validate(params)
+    if problem:
+        steps, message = problem
+        where = locate(text, 0, None, ("check", "params", *steps))
+        raise RuleFileError(str(path), where[0] if where else 1, f"check.params: {message}")
+    return _build(path, data)
+
+
+def _build(path: Path, data: dict[str, Any]) -> Rule:
+    docs = data["docs"]
+    info = RuleInfo(
+        id=data["id"], title=data["title"], severity=Severity(data["severity"]),
+        category=data["category"],
+        docs=RuleDocs(what=docs["what"], why=docs["why"], failing=docs["failing"],
+                      passing=docs["passing"], fix=docs["fix"],
+                      known_problems=docs.get("known_problems", ""),
+                      references=tuple(docs["references"])),
+        tags=tuple(data.get("tags", ())), precision=data.get("precision", "high"), source=str(path))
+    applies = data["applies_to"]
+    return Rule(
+        info=info,
+        applies_to=AppliesTo(
+            kinds=tuple(applies["kinds"]), api_versions=tuple(applies.get("api_versions", ())),
+            namespaces=tuple(applies.get("namespaces", ())), names=tuple(applies.get("names", ())),
+            labels=tuple(sorted(applies.get("labels", {}).items())), where=applies.get("where"),
+            clusters=applies.get("clusters", "all")),
+        primitive=data["check"]["primitive"], params=data["check"].get("params", {}),
+        message=data["message"], needs=tuple(data.get("needs", ())))

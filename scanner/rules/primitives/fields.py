@@ -1,0 +1,86 @@
+"""Primitives over field values: credentials in plain sight, values that must (not) match."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from scanner.inventory.fieldpath import format_path
+from scanner.inventory.objects import K8sObject
+from scanner.rules.context import Context
+from scanner.rules.primitives import register
+from scanner.rules.primitives.base import Outcome, Primitive, Violation
+
+# scheme://user:password@host — the password may be masked (must-gather writes user:****@),
+# which still means a password was stored in plain text in the cluster.
+_URL_WITH_PASSWORD = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<user>[^\s/:@'\"]+)"
+                                r":(?P<password>[^\s/@'\"]+)@(?P<host>[^\s/'\",]+)")
+
+_JSONPATHS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
+
+
+def mask_credentials(text: str) -> str:
+    return _URL_WITH_PASSWORD.sub(lambda m: f"{m['scheme']}://{m['user']}:****@{m['host']}", text)
+
+
+def _strings(value: Any, steps: tuple) -> Iterable[tuple[str, tuple]]:
+    """Every string below a matched value, with its field path."""
+    if isinstance(value, str):
+        yield value, steps
+    elif isinstance(value, dict):
+        for key, sub in value.items():
+            yield from _strings(sub, steps + (str(key),))
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            yield from _strings(sub, steps + (i,))
+
+
+@register
+class NoCredentials(Primitive):
+    name = "no_credentials"
+    description = "URLs with user:password@ in the fields given per kind (values outside Secrets)"
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["fields"],
+        "properties": {"fields": {"type": "object", "additionalProperties": _JSONPATHS}},
+    }
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        for expr in params["fields"].get(subject.kind, ()):
+            for value, steps in ctx.inventory.jsonpath(subject, expr):
+                for text, path in _strings(value, steps):
+                    for m in _URL_WITH_PASSWORD.finditer(text):
+                        masked = m["password"].strip("*") == ""
+                        yield Violation(
+                            field=format_path(path),
+                            values={"url": mask_credentials(m.group(0)), "user": m["user"]},
+                            evidence=[f"{format_path(path)} holds {mask_credentials(m.group(0))}"
+                                      + (" (password masked in this dump)" if masked else "")])
+
+
+@register
+class FieldMatches(Primitive):
+    name = "field_matches"
+    description = "every value at a JSONPath must (or must not) match a regular expression"
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["path", "pattern"],
+        "properties": {
+            "path": {"type": "string"},
+            "pattern": {"type": "string"},
+            "must": {"enum": ["match", "not_match"]},
+            "required": {"type": "boolean", "description": "a missing value is a violation"},
+        },
+    }
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        pattern = re.compile(params["pattern"])
+        want = params.get("must", "match") == "match"
+        found = ctx.inventory.jsonpath(subject, params["path"])
+        if not found and params.get("required"):
+            yield Violation(field="", values={"value": "(missing)"},
+                            evidence=[f"no value at {params['path']}"])
+        for value, steps in found:
+            text = value if isinstance(value, str) else str(value)
+            if bool(pattern.search(text)) != want:
+                yield Violation(field=format_path(steps), values={"value": text},
+                                evidence=[f"{format_path(steps)} = {text!r}"])

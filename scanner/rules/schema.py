@@ -1,0 +1,60 @@
+"""The rule file format, as a JSON Schema (rule files are data: see rules/*.yaml)."""
+
+from __future__ import annotations
+
+SEVERITIES = ["critical", "high", "medium", "low", "info"]
+
+RULE_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "title", "severity", "category", "applies_to", "check", "message", "docs"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^[A-Z][A-Z0-9]*[0-9]{3}$"},
+        "title": {"type": "string", "minLength": 5},
+        "severity": {"enum": SEVERITIES},
+        "category": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "precision": {"enum": ["very-high", "high", "medium", "low"]},
+        "applies_to": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["kinds"],
+            "properties": {
+                "kinds": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                "api_versions": {"type": "array", "items": {"type": "string"}},
+                "namespaces": {"type": "array", "items": {"type": "string"}},
+                "names": {"type": "array", "items": {"type": "string"}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "where": {"type": "string", "description": "JSONPath; the object applies when it matches"},
+                "clusters": {"enum": ["all", "management", "guest"]},
+            },
+        },
+        "needs": {"type": "array", "items": {"type": "string"},
+                  "description": "extra resources (plural names) the check reads"},
+        "check": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["primitive"],
+            "properties": {
+                "primitive": {"type": "string"},
+                "params": {"type": "object"},
+            },
+        },
+        "message": {"type": "string", "minLength": 5},
+        "docs": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["what", "why", "failing", "passing", "fix", "references"],
+            "properties": {
+                "what": {"type": "string"},
+                "why": {"type": "string"},
+                "failing": {"type": "string"},
+                "passing": {"type": "string"},
+                "fix": {"type": "string"},
+                "known_problems": {"type": "string"},
+                "references": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+            },
+        },
+    },
+}

@@ -1,0 +1,54 @@
+"""Every rule: docs complete, its docs' examples and its fixtures fire exactly where expected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scanner.findings.model import Status
+from scanner.rules.loader import builtin_rules_dir, load_rule_dirs
+from tests.conftest import FIXTURES
+from tests.rules.harness import expected_markers, scan
+
+RULES = load_rule_dirs([builtin_rules_dir()])
+IDS = [r.id for r in RULES]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=IDS)
+def test_rule_has_fixtures_that_fire_and_pass(rule):
+    base = FIXTURES / "rules" / rule.id
+    assert any((base / "fail").glob("*")), f"{rule.id} needs a failing fixture"
+    assert any((base / "pass").glob("*")), f"{rule.id} needs a passing fixture"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=IDS)
+def test_failing_fixture_fires_exactly_on_the_marked_lines(rule):
+    folder = FIXTURES / "rules" / rule.id / "fail"
+    report = scan([folder], [rule.id])
+    found = {(f.location.path, f.location.line) for f in report.findings if f.rule_id == rule.id}
+    assert found == expected_markers(folder, rule.id)
+    assert report.results[0].status is Status.FAIL
+
+
+@pytest.mark.parametrize("rule", RULES, ids=IDS)
+def test_passing_fixture_does_not_fire(rule):
+    report = scan([FIXTURES / "rules" / rule.id / "pass"], [rule.id])
+    assert [f.message for f in report.findings] == []
+    assert report.results[0].status is Status.PASS, report.results[0].reason
+
+
+@pytest.mark.parametrize("rule", RULES, ids=IDS)
+def test_docs_examples_fail_and_pass(rule, tmp_path: Path):
+    (tmp_path / "failing.yaml").write_text(rule.info.docs.failing)
+    (tmp_path / "passing").mkdir()
+    (tmp_path / "passing" / "passing.yaml").write_text(rule.info.docs.passing)
+    failing = scan([tmp_path / "failing.yaml"], [rule.id])
+    assert failing.results[0].status is Status.FAIL, failing.results[0].reason
+    passing = scan([tmp_path / "passing"], [rule.id])
+    assert passing.results[0].status is Status.PASS, passing.results[0].reason
+
+
+@pytest.mark.parametrize("rule", RULES, ids=IDS)
+def test_docs_name_seed_references(rule):
+    assert any("seed" in ref or "DOMAIN.md" in ref for ref in rule.info.docs.references)

@@ -1,0 +1,130 @@
+"""Rule engine: selection, statuses, suppressions (annotation, exemption, baseline), rule errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from scanner.findings.model import Severity, Status
+from scanner.rules.config import ConfigError, Exemption, ScanConfig, find_config, load_config
+from scanner.rules.engine import select_rules
+from scanner.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs, load_rule_file
+from scanner.rules.suppress import Suppressor, parse_annotation, read_baseline, write_baseline
+from tests.conftest import FIXTURES
+from tests.rules.harness import scan
+
+CM = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+  namespace: {namespace}
+{annotations}data:
+  HTTPS_PROXY: http://user:pw@proxy.corp:3128
+"""
+
+
+def _cm(tmp_path: Path, name: str = "proxy-env", namespace: str = "team-a",
+        annotation: str | None = None) -> Path:
+    annotations = f"  annotations:\n    hcpscan.io/ignore: \"{annotation}\"\n" if annotation else ""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(CM.format(name=name, namespace=namespace, annotations=annotations))
+    return path
+
+
+def test_annotation_suppresses_named_rules_with_reason(tmp_path):
+    _cm(tmp_path, annotation="HCP001,PRX008: lab proxy, password rotated daily")
+    report = scan([tmp_path], ["PRX008"])
+    (finding,) = report.findings
+    assert finding.status is Status.SUPPRESSED
+    assert finding.suppression.kind == "inSource"
+    assert finding.suppression.justification == "lab proxy, password rotated daily"
+    assert report.results[0].status is Status.SUPPRESSED
+
+
+def test_annotation_for_other_rules_does_not_suppress(tmp_path):
+    _cm(tmp_path, annotation="HCP001: not this one")
+    report = scan([tmp_path], ["PRX008"])
+    assert report.findings[0].status is Status.FAIL
+
+
+def test_parse_annotation():
+    assert parse_annotation("HCP001, PRX005 : why") == ({"HCP001", "PRX005"}, "why")
+    assert parse_annotation("PRX008") == ({"PRX008"}, "")
+
+
+def test_config_exemption_by_namespace_glob_and_expiry(tmp_path):
+    _cm(tmp_path, name="a", namespace="lab-1")
+    _cm(tmp_path, name="b", namespace="prod")
+    _cm(tmp_path, name="c", namespace="lab-2")
+    today = dt.date(2026, 11, 21)
+    config = ScanConfig(exemptions=[
+        Exemption("PRX008", "lab proxy", namespace="lab-1"),
+        Exemption("PRX008", "old waiver", namespace="lab-2", expires=dt.date(2026, 1, 31)),
+    ])
+    report = scan([tmp_path], ["PRX008"], config, Suppressor(config.exemptions, today=today))
+    by_ns = {f.object.namespace: f for f in report.findings}
+    assert by_ns["lab-1"].status is Status.SUPPRESSED
+    assert by_ns["lab-1"].suppression.kind == "external"
+    assert by_ns["prod"].status is Status.FAIL
+    assert by_ns["lab-2"].status is Status.FAIL
+    assert by_ns["lab-2"].notes == ["exemption for PRX008 expired on 2026-01-31 (old waiver)"]
+
+
+def test_baseline_is_keyed_on_object_and_field_not_line(tmp_path):
+    path = _cm(tmp_path)
+    first = scan([tmp_path], ["PRX008"])
+    baseline = tmp_path / "baseline.json"
+    assert write_baseline(baseline, first.findings) == 1
+    # edit elsewhere in the file: the finding moves down two lines
+    path.write_text("# a comment\n# another\n" + path.read_text())
+    _cm(tmp_path, name="new-one")
+    second = scan([tmp_path], ["PRX008"], suppressor=Suppressor(baseline=read_baseline(baseline)))
+    status = {f.object.name: (f.status, f.location.line) for f in second.findings}
+    assert status["proxy-env"] == (Status.SUPPRESSED, 9)
+    assert status["new-one"][0] is Status.FAIL
+
+
+def test_kind_absent_is_not_evaluable_with_reason(tmp_path):
+    _cm(tmp_path)
+    report = scan([tmp_path], ["OCM005"])
+    (result,) = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "kind absent" in result.reason and "ManagedClusterAddOn" in result.reason
+
+
+def test_select_ignore_and_severity_override():
+    rules = load_rule_dirs([builtin_rules_dir()])
+    assert {r.id for r in select_rules(rules, ["proxy"])} >= {"PRX008"}
+    assert "PRX008" not in {r.id for r in select_rules(rules, ["PRX"], ["PRX008"])}
+    (prx008,) = select_rules(rules, ["PRX008"], [], {"PRX008": "low"})
+    assert prx008.info.severity is Severity.LOW
+
+
+def test_broken_rule_file_names_file_and_line(tmp_path):
+    text = (FIXTURES.parent / "rules" / "PRX008.yaml").read_text()
+    bad = tmp_path / "X.yaml"
+    bad.write_text(text.replace("severity: high", "severity: urgent"))
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(bad)
+    assert info.value.line == 3 and "severity" in info.value.message
+    bad.write_text(text.replace("primitive: no_credentials", "primitive: no_such_check"))
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(bad)
+    assert "unknown check primitive" in info.value.message
+    assert bad.read_text().splitlines()[info.value.line - 1].strip().startswith("primitive:")
+
+
+def test_config_file_is_found_upwards_and_validated(tmp_path):
+    (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nfail_on: medium\n")
+    nested = tmp_path / "clusters" / "prod"
+    nested.mkdir(parents=True)
+    found = find_config(nested)
+    assert found == tmp_path / ".hcpscan.yaml"
+    assert load_config(found).fail_on == "medium"
+    (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nexemptions:\n- rule: HCP001\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(found)
+    assert info.value.line == 3 and "reason" in info.value.message
