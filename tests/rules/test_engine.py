@@ -128,3 +128,24 @@ def test_config_file_is_found_upwards_and_validated(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_config(found)
     assert info.value.line == 3 and "reason" in info.value.message
+
+
+def test_redacted_secret_makes_the_rule_not_evaluable_with_reason(tmp_path):
+    (tmp_path / "secrets.yaml").write_text("""\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Secret
+  metadata: {name: bootstrap-hub-kubeconfig, namespace: open-cluster-management-agent}
+  data: {kubeconfig: 1022 bytes long}
+- apiVersion: v1
+  kind: Secret
+  metadata: {name: hub-kubeconfig-secret, namespace: open-cluster-management-agent}
+  data: {kubeconfig: 2214 bytes long}
+""")
+    report = scan([tmp_path], ["OCM003"])
+    assert report.findings == []
+    (result,) = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "redacted" in result.reason and "hub-kubeconfig-secret" in result.reason

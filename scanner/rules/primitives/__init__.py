@@ -14,7 +14,7 @@ def register(cls: type[Primitive]) -> type[Primitive]:
 
 def _load_builtin() -> None:
     # Importing the modules registers their primitives.
-    from scanner.rules.primitives import fields, references  # noqa: F401
+    from scanner.rules.primitives import fields, kubeconfigs, references  # noqa: F401
 
 
 _load_builtin()

@@ -69,18 +69,35 @@ class FieldMatches(Primitive):
             "pattern": {"type": "string"},
             "must": {"enum": ["match", "not_match"]},
             "required": {"type": "boolean", "description": "a missing value is a violation"},
+            "when": {"type": "object", "additionalProperties": False, "required": ["path", "pattern"],
+                     "properties": {"path": {"type": "string"}, "pattern": {"type": "string"}},
+                     "description": "check only objects where a value at path matches pattern"},
         },
     }
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        when = params.get("when")
+        if when:
+            condition = re.compile(when["pattern"])
+            if not any(isinstance(v, str) and condition.search(v)
+                       for v, _ in ctx.inventory.jsonpath(subject, when["path"])):
+                return
         pattern = re.compile(params["pattern"])
         want = params.get("must", "match") == "match"
         found = ctx.inventory.jsonpath(subject, params["path"])
         if not found and params.get("required"):
-            yield Violation(field="", values={"value": "(missing)"},
+            anchor = _parent_path(params["path"])
+            yield Violation(field=anchor, values={"value": "(missing)"},
                             evidence=[f"no value at {params['path']}"])
         for value, steps in found:
             text = value if isinstance(value, str) else str(value)
             if bool(pattern.search(text)) != want:
                 yield Violation(field=format_path(steps), values={"value": text},
                                 evidence=[f"{format_path(steps)} = {text!r}"])
+
+
+def _parent_path(expr: str) -> str:
+    """`$.spec.proxyConfig.caBundle` -> `spec.proxyConfig.caBundle` (located at its nearest
+    present parent when missing). Only plain dotted JSONPaths map to a field path."""
+    plain = expr[2:] if expr.startswith("$.") else expr
+    return plain if re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+", plain) else ""
