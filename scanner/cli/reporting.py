@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -16,6 +15,17 @@ from scanner.scan import exit_status
 from scanner.sources.walk import read_member
 
 FORMATS = ("table", "json", "sarif", "junit", "markdown")
+
+
+class _NotATty:
+    """Stands for a report file: never coloured."""
+
+    @staticmethod
+    def isatty() -> bool:
+        return False
+
+
+_NOT_A_TTY = _NotATty()
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,8 +82,7 @@ def read_source_text(path: str) -> str | None:
 
 
 def write_reports(args: argparse.Namespace, report: ScanReport, prepared: PreparedRules) -> int:
-    from scanner.reporters import REPORTERS
-    from scanner.reporters.interface import ReportOptions
+    from scanner.reporters import ReportOptions, render
 
     if args.write_baseline:
         count = write_baseline(Path(args.write_baseline), report.findings)
@@ -82,11 +91,10 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
         return exitcodes.OK
     targets = _targets(args)
     for name, path in targets:
-        stream = sys.stdout if path is None else None
-        color = stream is not None and stream.isatty() and not os.environ.get("NO_COLOR")
-        options = ReportOptions(sarif_root=args.sarif_root, sarif_category=args.sarif_category,
-                                read_text=read_source_text, color=color)
-        text = REPORTERS[name].render(report, options)
+        options = ReportOptions.for_stream(
+            sys.stdout if path is None else _NOT_A_TTY, sarif_root=args.sarif_root,
+            sarif_category=args.sarif_category, read_text=read_source_text)
+        text = render(name, report, options)
         if path is None:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
         else:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scanner.cli.inputs import UsageError
 from scanner.cli.output import console_for
-from scanner.findings.docs import rule_markdown
+from scanner.reporters import ruledocs
 from scanner.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs
 from scanner.rules.model import Rule
 
@@ -72,7 +72,10 @@ def run_show(args: argparse.Namespace) -> int:
     rule = next((r for r in _rules(args.rules) if r.id == wanted), None)
     if rule is None:
         raise UsageError(f"no rule {args.rule_id}", "list the rules with `hcpscan rules list`")
-    text = rule_markdown(rule.info)
+    info = rule.info
+    text = (f"# {info.id}: {info.title}\n\nSeverity: **{info.severity.value}** · category: "
+            f"`{info.category}`" + (f" · tags: {', '.join(info.tags)}" if info.tags else "")
+            + "\n\n" + ruledocs.markdown(info))
     if args.format == "markdown":
         sys.stdout.write(text)
         return 0

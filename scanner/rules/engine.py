@@ -133,7 +133,8 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
             continue
         for outcome in outcomes:
             if isinstance(outcome, NotEvaluable):
-                reasons[f"{subject.ref}: {outcome.reason}"] += 1
+                reason = outcome.reason
+                reasons[reason if reason.startswith(subject.ref) else f"{subject.ref}: {reason}"] += 1
                 continue
             findings.append(_finding(rule, ctx, subject, outcome, suppressor))
     failing = sum(1 for f in findings if f.status is Status.FAIL)
