@@ -16,6 +16,9 @@ COMMAND_MODULES = (
     "scanner.cli.scan_cmd",
     "scanner.cli.inventory_cmd",
     "scanner.cli.rules_cmd",
+    "scanner.cli.connectivity_cmd",
+    "scanner.cli.noproxy_cmd",
+    "scanner.cli.proxy_cmd",
 )
 
 DESCRIPTION = """\

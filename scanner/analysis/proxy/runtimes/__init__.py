@@ -1,0 +1,1 @@
+"""One module per client; each knows how that client reads NO_PROXY."""

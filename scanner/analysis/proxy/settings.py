@@ -1,0 +1,144 @@
+"""Effective proxy settings of one consumer, each value with where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner.analysis.proxy.pem import CABundle
+from scanner.inventory.fieldpath import Step, format_path
+from scanner.inventory.objects import K8sObject
+from scanner.inventory.store import Inventory
+
+# Consumer kinds, as shown in reports.
+CONTAINER = "container"
+KONNECTIVITY_SIDECAR = "konnectivity-sidecar"
+CLUSTER_PROXY = "Proxy"  # config.openshift.io/v1 Proxy
+HOSTED_CLUSTER = "HostedCluster"
+IGNITION = "ignition"
+SYSTEMD = "systemd-dropin"
+KUBEADM_FILE = "kubeadm-file"
+CLUSTER_VALUES = "cluster-values"
+ADDON_CONFIG = "AddOnDeploymentConfig"
+MANAGED_CLUSTER_ADDON = "ManagedClusterAddOn"
+KUBECONFIG = "kubeconfig"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A field of an inventory object and its own line in the user's file."""
+
+    ref: str  # "Deployment hcp-namespace/oauth-openshift"
+    field: str  # "spec.template.spec.containers[0].env[3].value"
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} ({self.ref} {self.field})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"object": self.ref, "field": self.field, "path": self.path, "line": self.line}
+
+
+def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | str) -> Source:
+    steps_t = steps if isinstance(steps, tuple) else tuple(_split(steps))
+    loc = inventory.locate(obj, steps_t)
+    if obj.origin is not None and obj.source.embedded_in:
+        # a document inside another (a kubeconfig in a Secret): name the outer object
+        return Source(obj.origin.ref, f"{obj.source.embedded_in} ({format_path(steps_t)})",
+                      loc.path, loc.line)
+    return Source(obj.ref, format_path(steps_t), loc.path, loc.line)
+
+
+def _split(path: str) -> list[Step]:
+    from scanner.inventory.fieldpath import parse_path
+
+    return list(parse_path(path))
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One value (``None`` = unknown) and the chain that produced it.
+
+    ``source`` is where the value is written; ``via`` lists the references
+    followed to get there (an ``env[].valueFrom`` pointing at a ConfigMap key).
+    """
+
+    name: str  # variable, field or flag name as written
+    value: str | None
+    source: Source
+    via: tuple[Source, ...] = ()
+    unknown: str = ""  # why the value is not known (redacted, not in the inventory ...)
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "value": self.value,
+                               "source": self.source.to_json()}
+        if self.via:
+            out["via"] = [s.to_json() for s in self.via]
+        if self.unknown:
+            out["unknown"] = self.unknown
+        return out
+
+
+@dataclass(slots=True)
+class ConsumerProxy:
+    """The proxy settings one consumer ends up with.
+
+    ``http_proxy``/``https_proxy``/``no_proxy`` are the effective values (for
+    containers: after the env precedence of ``runtime``); ``variables`` keeps
+    every proxy-related input as written. ``via`` is the consumer the settings
+    are delegated to (a konnectivity sidecar, an AddOnDeploymentConfig).
+    """
+
+    kind: str
+    name: str
+    object: K8sObject
+    container: str | None = None
+    http_proxy: Setting | None = None
+    https_proxy: Setting | None = None
+    no_proxy: Setting | None = None
+    variables: dict[str, Setting] = field(default_factory=dict)
+    trusted_ca: Setting | None = None
+    ca_bundle: CABundle | None = None
+    via: ConsumerProxy | None = None
+    runtime: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def cluster(self) -> str:
+        return self.object.cluster
+
+    @property
+    def namespace(self) -> str:
+        return self.object.namespace
+
+    def effective(self, which: str) -> Setting | None:
+        return {"httpProxy": self.http_proxy, "httpsProxy": self.https_proxy,
+                "noProxy": self.no_proxy}[which]
+
+    def to_json(self) -> dict[str, Any]:
+        def one(s: Setting | None) -> dict[str, Any] | None:
+            return s.to_json() if s is not None else None
+
+        out: dict[str, Any] = {
+            "kind": self.kind, "consumer": self.name, "cluster": self.cluster,
+            "object": {"kind": self.object.kind, "namespace": self.object.namespace,
+                       "name": self.object.name},
+            "container": self.container, "runtime": self.runtime,
+            "httpProxy": one(self.http_proxy), "httpsProxy": one(self.https_proxy),
+            "noProxy": one(self.no_proxy),
+            "variables": {k: v.to_json() for k, v in self.variables.items()},
+        }
+        if self.trusted_ca is not None:
+            out["trustedCA"] = self.trusted_ca.to_json()
+        if self.ca_bundle is not None:
+            out["caBundle"] = self.ca_bundle.to_json()
+        if self.via is not None:
+            out["via"] = self.via.to_json()
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out

@@ -1,0 +1,70 @@
+"""`hcpscan noproxy`: a table per URL and runtime, JSON, env mode, and usage errors."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_json_output(run_cli) -> None:
+    result = run_cli("noproxy", "--no-proxy", ".svc,10.128.0.0/14", "--runtime", "go",
+                     "--runtime", "python", "--format", "json", "https://10.129.0.7",
+                     "https://kubernetes.default.svc")
+    assert result.code == 0, result.err
+    assert json.loads(result.out) == [
+        {"url": "https://10.129.0.7", "runtime": "go", "bypass": True, "matched": "10.128.0.0/14"},
+        {"url": "https://10.129.0.7", "runtime": "python", "bypass": False, "matched": None},
+        {"url": "https://kubernetes.default.svc", "runtime": "go", "bypass": True,
+         "matched": ".svc"},
+        {"url": "https://kubernetes.default.svc", "runtime": "python", "bypass": True,
+         "matched": ".svc"},
+    ]
+
+
+def test_table_has_a_column_per_runtime_and_names_the_entry(run_cli) -> None:
+    result = run_cli("noproxy", "--no-proxy", "example.com", "--runtime", "go", "--runtime",
+                     "java", "http://www.example.com")
+    assert result.code == 0
+    header, row = result.out.splitlines()[1], result.out.splitlines()[3]
+    assert [cell.strip() for cell in header.split("┃")[1:4]] == ["URL", "go", "java"]
+    assert "direct (example.com)" in row and "proxy" in row.split("│")[3]
+
+
+def test_env_mode_follows_each_clients_precedence(run_cli) -> None:
+    result = run_cli("noproxy", "--env", "HTTP_PROXY=http://proxy:3128", "--env",
+                     "no_proxy=", "--env", "NO_PROXY=example.com", "--runtime", "go",
+                     "--runtime", "curl", "--runtime", "node-undici", "--format", "json",
+                     "http://example.com")
+    assert result.code == 0, result.err
+    rows = {r["runtime"]: r for r in json.loads(result.out)}
+    assert rows["go"]["bypass"] is True and rows["go"]["matched"] == "example.com"
+    assert rows["curl"]["bypass"] is True and rows["curl"]["proxy"] is None  # ignores HTTP_PROXY
+    assert rows["node-undici"]["bypass"] is False  # empty no_proxy hides NO_PROXY
+    assert rows["node-undici"]["proxy"] == "http://proxy:3128"
+
+
+def test_help_shows_an_example(run_cli) -> None:
+    result = run_cli("noproxy", "--help")
+    assert result.code == 0
+    assert "examples:" in result.out and "hcpscan noproxy --no-proxy" in result.out
+
+
+def test_needs_a_list_or_an_environment(run_cli) -> None:
+    result = run_cli("noproxy", "https://example.com")
+    assert result.code == 2
+    assert result.err.startswith("hcpscan: error: give the list")
+    assert "Traceback" not in result.err
+
+
+def test_bad_url_is_a_usage_error(run_cli) -> None:
+    result = run_cli("noproxy", "--no-proxy", "x", "http://[::1")
+    assert result.code == 2 and "cannot read URL" in result.err and "Traceback" not in result.err
+
+
+def test_bad_env_pair_is_a_usage_error(run_cli) -> None:
+    result = run_cli("noproxy", "--env", "HTTP_PROXY", "http://x")
+    assert result.code == 2 and "KEY=VALUE" in result.err
+
+
+def test_unknown_runtime_is_a_usage_error(run_cli) -> None:
+    result = run_cli("noproxy", "--no-proxy", "x", "--runtime", "perl", "http://x")
+    assert result.code == 2 and "invalid choice" in result.err
