@@ -6,6 +6,8 @@ besides what it is handed.
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -63,13 +65,11 @@ def resource_needs(rules: list[Rule]) -> ResourceNeeds:
 
 def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
              suppressor: Suppressor, metadata: dict[str, Any] | None = None) -> ScanReport:
-    started = time.perf_counter()
     ctx = Context(inventory, config)
     findings, results, diagnostics = evaluate(rules, ctx, suppressor)
     findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))
     meta = dict(metadata or {})
     meta.setdefault("clusters", inventory.clusters)
-    meta["rules_seconds"] = round(time.perf_counter() - started, 3)
     return ScanReport(
         tool_version=__version__,
         rules=[r.info for r in rules],
@@ -88,3 +88,31 @@ def exit_status(report: ScanReport, fail_on: Severity, fail_on_incomplete: bool)
     if fail_on_incomplete and any(r.status is Status.NOT_EVALUABLE for r in report.results):
         return "incomplete"
     return "ok"
+
+
+class RunClock:
+    """Start/finish time stamps and per-stage seconds for the report's metadata.
+
+    With SOURCE_DATE_EPOCH set (the reproducible-builds convention), time stamps
+    are that instant and durations are left out, so reports are byte-for-byte
+    reproducible (reports/ is regenerated and checked that way)."""
+
+    def __init__(self) -> None:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+        self.fixed = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc) if epoch.isdigit() else None
+        self.started = self.fixed or dt.datetime.now(dt.timezone.utc)
+        self._t0 = self._last = time.perf_counter()
+        self.stages: dict[str, float] = {}
+
+    def stage(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stages[name] = round(now - self._last, 3)
+        self._last = now
+
+    def metadata(self) -> dict[str, Any]:
+        finished = self.fixed or dt.datetime.now(dt.timezone.utc)
+        out: dict[str, Any] = {"started": self.started.isoformat(), "finished": finished.isoformat()}
+        if self.fixed is None:
+            out["duration"] = round(time.perf_counter() - self._t0, 3)
+            out["stage_seconds"] = dict(self.stages)
+        return out

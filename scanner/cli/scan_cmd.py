@@ -9,7 +9,7 @@ from scanner.cli import exitcodes
 from scanner.cli.inputs import add_path_arguments, load_inventory
 from scanner.cli.reporting import add_report_arguments, write_reports
 from scanner.cli.ruleset import add_rule_arguments, prepare_rules
-from scanner.scan import resource_needs, run_scan
+from scanner.scan import RunClock, resource_needs, run_scan
 
 DESCRIPTION = """\
 Scan Kubernetes manifests offline against the rules: single files, directories
@@ -37,8 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    clock = RunClock()
     prepared = prepare_rules(args, Path(args.paths[0]) if args.paths[0] != "-" else Path.cwd())
     inventory = load_inventory(args, resource_needs(prepared.rules))
+    clock.stage("load")
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
                       {"paths": list(args.paths), "mode": "offline"})
+    clock.stage("rules")
+    report.metadata.update(clock.metadata())
     return write_reports(args, report, prepared)
