@@ -1,0 +1,40 @@
+"""The HostedCluster domain model on HyperShift's own rendered bundles."""
+
+from __future__ import annotations
+
+import pytest
+
+from scanner.analysis.hypershift import hcp_namespace, hosted_clusters
+from scanner.inventory import Inventory
+from scanner.sources.loader import load_paths
+from tests.conftest import FIXTURES, REALWORLD
+
+
+def _hcs(path):
+    return hosted_clusters(Inventory(load_paths([str(path)]).objects))
+
+
+def test_hcp_namespace_replaces_dots():
+    assert hcp_namespace("clusters", "prod.eu") == "clusters-prod-eu"
+
+
+@pytest.mark.parametrize("bundle,platform,port", [
+    ("azure__minimal_flags_are_provided.yaml", "Azure", 7443),
+    ("aws__minimal_flags_are_provided.yaml", "AWS", 6443),
+    ("agent__minimal_flags_are_provided.yaml", "Agent", 6443),
+])
+def test_platform_and_kas_port_of_rendered_bundles(bundle, platform, port):
+    (hc,) = _hcs(REALWORLD / "create-render" / bundle)
+    assert hc.platform == platform and hc.kas_port == port
+    assert hc.control_plane_namespace == "clusters-example"
+    assert hc.cluster_networks and hc.service_networks
+
+
+def test_publishing_strategies_of_the_example():
+    hcs = {hc.name: hc for hc in _hcs(FIXTURES / "example")}
+    agent = hcs["agent-prod"]
+    assert agent.published_as("Ignition") == "NodePort"
+    assert agent.publishing["Ignition"].field == "spec.services[3].servicePublishingStrategy"
+    assert agent.machine_networks == ("10.10.0.0/24",)
+    assert hcs["aws-dev"].published_as("Ignition") == "Route"
+    assert agent.proxy["httpsProxy"].startswith("https://")
