@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -23,7 +24,7 @@ from scanner.inventory.objects import (
 from scanner.inventory.secrets import secret_values
 from scanner.sources.interface import Diagnostic, SkipRecord
 from scanner.sources.walk import read_member
-from scanner.sources.yamldocs import YamlSyntaxError, locate, parse_documents
+from scanner.sources.yamldocs import YamlSyntaxError, compose_document, locate_in, parse_documents
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
 
@@ -36,12 +37,29 @@ def compile_jsonpath(expr: str):  # type: ignore[no-untyped-def]
         raise ValueError(f"invalid JSONPath {expr!r}: {exc}") from None
 
 
+@dataclass(frozen=True, slots=True)
+class UnavailableKind:
+    """A kind the source could not read in full (live scans), and why.
+
+    ``may_exist`` tells the two cases apart: the API server refused or failed
+    the list (objects may exist unseen, so every rule that reads the kind is
+    not evaluable), or it does not serve the kind at all (nothing can exist,
+    as in a dump without such objects).
+    """
+
+    reason: str  # e.g. "kind not served: ..." or "forbidden: grant list on secrets ..."
+    may_exist: bool
+
+
 class Inventory:
     def __init__(self, objects: Iterable[K8sObject], diagnostics: Iterable[Diagnostic] = (),
-                 skipped: SkipRecord | None = None) -> None:
+                 skipped: SkipRecord | None = None,
+                 unavailable: Mapping[str, UnavailableKind] | None = None) -> None:
         self.objects: list[K8sObject] = list(objects)
         self.diagnostics: list[Diagnostic] = list(diagnostics)
         self.skipped = skipped or SkipRecord()
+        # Kinds a live source could not list (offline inputs: always empty).
+        self.unavailable: dict[str, UnavailableKind] = dict(unavailable or {})
         self._derive_kubeconfigs()
         self._by_kind: dict[str, list[K8sObject]] = defaultdict(list)
         self._by_ref: dict[tuple[str, str, str, str], list[K8sObject]] = defaultdict(list)
@@ -49,6 +67,9 @@ class Inventory:
             self._by_kind[obj.kind].append(obj)
             self._by_ref[(obj.cluster, obj.kind, obj.namespace, obj.name)].append(obj)
         self._texts: OrderedDict[tuple[str, str | None], str | bytes | None] = OrderedDict()
+        # Composed documents of recent lookups: findings and sources cluster in a
+        # few files, and composing a large List once serves all its items.
+        self._documents: OrderedDict[tuple[str, str | None, int], Any] = OrderedDict()
 
     # -- queries ---------------------------------------------------------------
 
@@ -129,14 +150,24 @@ class Inventory:
             return obj.source
         if not steps:
             return obj.source
-        text = self._text(obj.source)
-        if text is None:
-            return obj.source
-        found = locate(text, obj.source.doc_index, obj.source.item_index, steps)
+        node = self._document(obj.source)
+        found = None if node is None else locate_in(node, obj.source.item_index, steps)
         if found is None:
             return obj.source
         line, column, _depth = found
         return dataclasses.replace(obj.source, line=line, column=column)
+
+    def _document(self, source: SourceLocation) -> Any:
+        key = (source.file, source.member, source.doc_index)
+        if key in self._documents:
+            self._documents.move_to_end(key)
+            return self._documents[key]
+        text = self._text(source)
+        node = None if text is None else compose_document(text, source.doc_index)
+        self._documents[key] = node
+        if len(self._documents) > 16:
+            self._documents.popitem(last=False)
+        return node
 
     def _text(self, source: SourceLocation) -> str | bytes | None:
         key = (source.file, source.member)

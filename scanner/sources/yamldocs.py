@@ -106,15 +106,8 @@ def parse_documents(text: str | bytes) -> Iterator[ParsedDocument]:
         loader.dispose()
 
 
-def locate(
-    text: str | bytes, doc_index: int, item_index: int | None, steps: tuple[Step, ...]
-) -> tuple[int, int, int] | None:
-    """Find the line and column of a field inside one document.
-
-    Returns ``(line, column, depth)`` where ``depth`` is how many steps were
-    found: a missing field resolves to its nearest present parent, which is
-    where a user would add it. ``None`` when the document cannot be read.
-    """
+def compose_document(text: str | bytes, doc_index: int) -> yaml.Node | None:
+    """The node tree of one document (positions included), or None if unreadable."""
     loader = _Loader(text)
     try:
         node = None
@@ -122,12 +115,18 @@ def locate(
             if not loader.check_node():
                 return None
             node = loader.get_node()
+        return node
     except yaml.YAMLError:
         return None
     finally:
         loader.dispose()
-    if node is None:
-        return None
+
+
+def locate_in(node: yaml.Node, item_index: int | None,
+              steps: tuple[Step, ...]) -> tuple[int, int, int] | None:
+    """Line and column of a field in a composed document: ``(line, column, depth)``
+    where ``depth`` is how many steps were found; a missing field resolves to its
+    nearest present parent, which is where a user would add it."""
     if item_index is not None:
         items = _items_node(node)
         if items is None or item_index >= len(items.value):
@@ -143,6 +142,13 @@ def locate(
         line, column = _mark(key_node)
         depth += 1
     return line, column, depth
+
+
+def locate(text: str | bytes, doc_index: int, item_index: int | None,
+           steps: tuple[Step, ...]) -> tuple[int, int, int] | None:
+    """``locate_in`` on a document composed for this one lookup."""
+    node = compose_document(text, doc_index)
+    return None if node is None else locate_in(node, item_index, steps)
 
 
 def _child(node: yaml.Node, step: Step) -> tuple[yaml.Node, yaml.Node] | None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from scanner.analysis.proxy.pem import CABundle
 from scanner.inventory.fieldpath import Step, format_path
-from scanner.inventory.objects import K8sObject
+from scanner.inventory.objects import K8sObject, SourceLocation
 from scanner.inventory.store import Inventory
 
 # Consumer kinds, as shown in reports.
@@ -24,14 +25,45 @@ MANAGED_CLUSTER_ADDON = "ManagedClusterAddOn"
 KUBECONFIG = "kubeconfig"
 
 
-@dataclass(frozen=True, slots=True)
 class Source:
-    """A field of an inventory object and its own line in the user's file."""
+    """A field of an inventory object and its own line in the user's file.
 
-    ref: str  # "Deployment hcp-namespace/oauth-openshift"
-    field: str  # "spec.template.spec.containers[0].env[3].value"
-    path: str
-    line: int
+    The line is found only when asked for (a report printing it), because
+    finding a field's line re-reads its document: the model records thousands
+    of sources and reports show a few of them."""
+
+    __slots__ = ("ref", "field", "_path", "_line", "_resolve")
+
+    def __init__(self, ref: str, field: str, path: str | None = None, line: int | None = None,
+                 resolve: Callable[[], SourceLocation] | None = None) -> None:
+        self.ref = ref  # "Deployment hcp-namespace/oauth-openshift"
+        self.field = field  # "spec.template.spec.containers[0].env[3].value"
+        self._path, self._line, self._resolve = path, line, resolve
+
+    def _located(self) -> None:
+        if self._resolve is not None:
+            loc = self._resolve()
+            self._path, self._line, self._resolve = loc.path, loc.line, None
+
+    @property
+    def path(self) -> str:
+        self._located()
+        return self._path or ""
+
+    @property
+    def line(self) -> int:
+        self._located()
+        return self._line or 1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Source) and (self.ref, self.field, self.path, self.line) == (
+            other.ref, other.field, other.path, other.line)
+
+    def __hash__(self) -> int:
+        return hash((self.ref, self.field))
+
+    def __repr__(self) -> str:
+        return f"Source({self.ref!r}, {self.field!r})"
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line} ({self.ref} {self.field})"
@@ -42,12 +74,15 @@ class Source:
 
 def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | str) -> Source:
     steps_t = steps if isinstance(steps, tuple) else tuple(_split(steps))
-    loc = inventory.locate(obj, steps_t)
+
+    def resolve() -> SourceLocation:
+        return inventory.locate(obj, steps_t)
+
     if obj.origin is not None and obj.source.embedded_in:
         # a document inside another (a kubeconfig in a Secret): name the outer object
         return Source(obj.origin.ref, f"{obj.source.embedded_in} ({format_path(steps_t)})",
-                      loc.path, loc.line)
-    return Source(obj.ref, format_path(steps_t), loc.path, loc.line)
+                      resolve=resolve)
+    return Source(obj.ref, format_path(steps_t), resolve=resolve)
 
 
 def _split(path: str) -> list[Step]:
