@@ -1,0 +1,7 @@
+"""Reachability: which endpoints and outside ranges can open which connections.
+
+Entry points: ``build_reachability(inventory, perimeter=None, options=...)``
+(graph.py) for queries with evidence, ``connection_list(inventory, options)``
+(connlist.py) for the full connection list, ``load_perimeter(path)``
+(perimeter.py) for the ``--firewall`` file.
+"""

@@ -1,0 +1,420 @@
+"""The reachability graph of the inputs and the queries rules ask it.
+
+``build_reachability(inventory, perimeter=None, options=...)`` reads every
+cluster of the inventory (clusters are never connected to each other) into
+endpoint classes, NetworkPolicies and ways in from outside, over an external
+address space cut by every CIDR the inputs mention (policies, declared
+cluster/service/machine networks, LoadBalancer source ranges, perimeter
+rules). ``ReachabilityGraph.graph(cluster)`` materialises a networkx DiGraph
+whose nodes are endpoint classes and external ranges and whose edges carry a
+``ConnectionSet`` and what allowed it; the queries answer with full evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from scanner.analysis.reachability.endpoints import EndpointClass, Workload
+from scanner.analysis.reachability.evaluation import (
+    DEFAULT_OPTIONS,
+    EvaluationOptions,
+    Part,
+    PolicyEvaluation,
+)
+from scanner.analysis.reachability.exposure import (
+    NODE_PORT_RANGE,
+    ROUTER_NAMESPACE,
+    ROUTER_POD_LABELS,
+    ExposurePath,
+    declared_networks,
+    route_paths,
+    router_namespace_labels,
+    service_paths,
+)
+from scanner.analysis.reachability.ipspace import AddressError, IPSpace, cut
+from scanner.analysis.reachability.model import ClusterModel, read_clusters
+from scanner.analysis.reachability.perimeter import Perimeter
+from scanner.analysis.reachability.policies import NetworkPolicyModel, PolicyRule
+from scanner.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol
+from scanner.analysis.reachability.queries import (
+    NETWORK_POLICY,
+    PERIMETER,
+    SERVICE,
+    Evidence,
+    ExposedPort,
+    PathResult,
+    Peer,
+    Reach,
+)
+from scanner.inventory import Inventory
+from scanner.sources.interface import Diagnostic
+
+POD_NETWORK = "pod network"
+
+
+class TargetNotFound(LookupError):
+    """A query named a workload or address the inputs do not hold."""
+
+
+@dataclass(slots=True, eq=False)
+class ClusterView:
+    model: ClusterModel
+    evaluation: PolicyEvaluation
+    atoms: list[IPSpace]
+    router: int | None  # class index of the virtual router, when Routes exist
+    machine_network: IPSpace
+    paths: dict[int, list[ExposurePath]] = field(default_factory=dict)
+
+    @property
+    def cluster(self) -> str:
+        return self.model.cluster
+
+
+class ReachabilityGraph:
+    def __init__(self, inventory: Inventory, perimeter: Perimeter | None = None,
+                 options: EvaluationOptions = DEFAULT_OPTIONS) -> None:
+        self.inventory = inventory
+        self.perimeter = perimeter
+        self.options = options
+        self.diagnostics: list[Diagnostic] = []
+        self.views = [self._view(m) for m in read_clusters(inventory, options, self.diagnostics)]
+
+    # -- construction ---------------------------------------------------------------------
+
+    def _view(self, model: ClusterModel) -> ClusterView:
+        networks = declared_networks(self.inventory, model.cluster)
+        classes, namespaces = list(model.classes), dict(model.namespaces)
+        router = None
+        if any(r.cluster == model.cluster for r in self.inventory.of_kind("Route")):
+            router = len(classes)
+            namespaces.setdefault(ROUTER_NAMESPACE,
+                                  router_namespace_labels(self.inventory, model.cluster))
+            classes.append(EndpointClass(router, model.cluster, ROUTER_NAMESPACE,
+                                         dict(ROUTER_POD_LABELS), namespaces[ROUTER_NAMESPACE],
+                                         (), False))
+        view = ClusterView(model, None, [], router, _union(networks["machine"]))  # type: ignore[arg-type]
+        for klass in model.classes:
+            view.paths[klass.index] = (service_paths(self.inventory, klass)
+                                       + route_paths(self.inventory, klass))
+        cuts = model.policy_blocks() + [s for spaces in networks.values() for s in spaces]
+        cuts += [p.sources for paths in view.paths.values() for p in paths]
+        if self.perimeter is not None:
+            cuts += self.perimeter.cidrs()
+        view.atoms = cut(cuts, IPSpace.everything())
+        view.evaluation = PolicyEvaluation(classes, model.policies, namespaces, view.atoms,
+                                           view.atoms, self.options)
+        return view
+
+    # -- resolving names ------------------------------------------------------------------
+
+    def _workload_classes(self, target: str) -> tuple[ClusterView, Workload, list[int]]:
+        cluster, _, rest = target.rpartition(":") if ":" in target.split("/")[0] else ("", "", target)
+        kind = ""
+        if rest.endswith("]") and "[" in rest:
+            rest, kind = rest[:-1].split("[", 1)
+        namespace, _, name = rest.partition("/")
+        if not name:
+            raise TargetNotFound(f"{target!r} is not a workload: write namespace/name "
+                                 "(optionally namespace/name[Kind] or cluster:namespace/name)")
+        found = []
+        for view in self.views:
+            if cluster and view.cluster != cluster:
+                continue
+            for klass in view.model.classes:
+                for workload in klass.workloads:
+                    if (workload.namespace, workload.name) == (namespace, name) and (
+                            not kind or workload.kind == kind):
+                        found.append((view, workload, klass.index))
+        if not found:
+            raise TargetNotFound(f"no workload {target} in the inputs")
+        view, workload = found[0][0], found[0][1]
+        indices = sorted({i for v, w, i in found if v is view and w == workload})
+        return view, workload, indices
+
+    def _source(self, source: str) -> tuple[str, object]:
+        try:
+            return "external", IPSpace.from_cidr(source)
+        except AddressError:
+            return "workload", source
+
+    # -- flow verdicts --------------------------------------------------------------------
+
+    def _policy_evidence(self, direction: str, part: Part | None,
+                         isolating: tuple[NetworkPolicyModel, ...], who: str, peer: str,
+                         dst: EndpointClass | None, protocol: str, port: int,
+                         conns: ConnectionSet | None) -> Evidence:
+        if not isolating:
+            return Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates {direction} of {who}")
+        if part is not None and conns is not None and conns.allows(protocol, port):
+            deciding = [r for r in part.rules if r.connections_to(dst).allows(protocol, port)]
+            names = ", ".join(_rule_name(r) for r in deciding)
+            loc = self.inventory.locate(deciding[0].policy.obj, deciding[0].field)
+            return Evidence(NETWORK_POLICY, True, f"{direction} of {who} allowed by {names}",
+                            loc.path, loc.line)
+        names = ", ".join(p.ref for p in isolating)
+        loc = self.inventory.locate(isolating[0].obj)
+        return Evidence(NETWORK_POLICY, False,
+                        f"{direction} of {who} is isolated by {names} and no rule allows {peer} on "
+                        f"{protocol}/{port}", loc.path, loc.line)
+
+    def _ingress(self, view: ClusterView, dst: int, src_bit: int, src_name: str, protocol: str,
+                 port: int) -> Evidence:
+        side = view.evaluation.ingress_side(dst)
+        part = view.evaluation.ingress_part(dst, src_bit)
+        conns = part.connections if part is not None else None
+        return self._policy_evidence("ingress", part, side.policies, _class_name(view, dst),
+                                     src_name, view.evaluation.classes[dst], protocol, port, conns)
+
+    def _egress(self, view: ClusterView, src: int, dst_bit: int, dst_name: str,
+                dst: EndpointClass | None, protocol: str, port: int) -> Evidence:
+        side = view.evaluation.egress_side(src)
+        part = view.evaluation.egress_part(src, dst_bit)
+        conns = view.evaluation.egress_connections(part, dst) if part is not None else None
+        return self._policy_evidence("egress", part, side.policies, _class_name(view, src),
+                                     dst_name, dst, protocol, port, conns)
+
+    def _perimeter(self, atom: IPSpace, protocol: str, port: int | None) -> Evidence | None:
+        """The perimeter's say on traffic from ``atom`` to ``port`` (``None``: a
+        node port not allocated yet, so any port of the NodePort range)."""
+        if self.perimeter is None:
+            return None
+        shown = f"{protocol}/{port}" if port is not None else f"{protocol} node ports"
+        if port is None:
+            open_ports = self.perimeter.allowed(atom).intersection(
+                ConnectionSet.of(protocol, PortSet.of(NODE_PORT_RANGE))).ports(protocol)
+            port = open_ports.intervals[0][0] if open_ports else NODE_PORT_RANGE[0]
+        verdict = self.perimeter.decide(atom, protocol, port)
+        rule = verdict.rule
+        return Evidence(PERIMETER, verdict.allowed,
+                        f"{self.perimeter.name}: {verdict.describe(self.perimeter)} for {shown}",
+                        self.perimeter.path, rule.line if rule else None)
+
+    def _external_paths(self, view: ClusterView, atom_index: int, dst: int, protocol: str,
+                        port: int) -> tuple[PathResult, ...]:
+        atom = view.atoms[atom_index]
+        src_bit = view.evaluation.n + atom_index
+        results = []
+        direct = [e for e in (self._perimeter(atom, protocol, port),
+                              self._ingress(view, dst, src_bit, "outside", protocol, port)) if e]
+        results.append(PathResult(POD_NETWORK, all(e.allows for e in direct), tuple(direct)))
+        for path in view.paths.get(dst, []):
+            if path.protocol != protocol or path.pod_port != port:
+                continue
+            loc = self.inventory.locate(path.obj, path.field)
+            evidence: list[Evidence] = []
+            if not path.sources.contains(atom):
+                evidence.append(Evidence(SERVICE, False, f"{path.describe()} admits only "
+                                         f"{path.sources}", loc.path, loc.line))
+            else:
+                evidence.append(Evidence(SERVICE, True, path.describe(), loc.path, loc.line))
+            gate = self._perimeter(atom, protocol, path.entry_port)
+            if gate is not None:
+                evidence.append(gate)
+            if path.through_router and view.router is not None:
+                evidence.append(self._ingress(view, dst, view.router,
+                                              f"the router ({ROUTER_NAMESPACE})", protocol, port))
+            else:
+                evidence.append(self._ingress(view, dst, src_bit, "outside", protocol, port))
+            results.append(PathResult(path.label, all(e.allows for e in evidence),
+                                      tuple(evidence)))
+        return tuple(results)
+
+    def _internal_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
+                        port: int) -> tuple[PathResult, ...]:
+        dst_class = view.evaluation.classes[dst]
+        evidence = (self._egress(view, src, dst, _class_name(view, dst), dst_class, protocol, port),
+                    self._ingress(view, dst, src, _class_name(view, src), protocol, port))
+        return (PathResult(POD_NETWORK, all(e.allows for e in evidence), evidence),)
+
+    # -- queries --------------------------------------------------------------------------
+
+    def who_can_reach(self, target: str, port: int, protocol: str = "TCP") -> list[Reach]:
+        """Every source (workloads, and outside ranges merged by identical
+        evidence) that can open ``protocol``/``port`` to ``target``."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self._workload_classes(target)
+        target_peer = Peer(view.cluster, workload)
+        out: list[Reach] = []
+        by_source: dict[Workload, list[PathResult]] = {}
+        for dst in indices:
+            for src, klass in enumerate(view.model.classes):
+                paths = [p for p in self._internal_paths(view, src, dst, protocol, port) if p.allowed]
+                if not paths:
+                    continue
+                for source in klass.workloads:
+                    if source != workload:
+                        by_source.setdefault(source, []).extend(paths)
+        for source, paths in sorted(by_source.items()):
+            out.append(Reach(Peer(view.cluster, source), target_peer, protocol, port,
+                             tuple(_unique(paths))))
+        merged: dict[tuple, tuple[IPSpace, list[PathResult]]] = {}
+        for k in range(len(view.atoms)):
+            paths = [p for dst in indices
+                     for p in self._external_paths(view, k, dst, protocol, port) if p.allowed]
+            if not paths:
+                continue
+            key = tuple((p.via, tuple((e.layer, e.summary) for e in p.evidence)) for p in paths)
+            space, _ = merged.get(key, (IPSpace(), paths))
+            merged[key] = (space.union(view.atoms[k]), paths)
+        for space, paths in merged.values():
+            out.append(Reach(Peer(view.cluster, addresses=space), target_peer, protocol, port,
+                             tuple(_unique(paths))))
+        return out
+
+    def can_reach(self, source: str, target: str, port: int, protocol: str = "TCP") -> Reach:
+        """One flow's verdict with every path and layer. ``source`` is a workload
+        (``ns/name``) or an address/CIDR outside the cluster; ``target`` a workload."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self._workload_classes(target)
+        target_peer = Peer(view.cluster, workload)
+        kind, value = self._source(source)
+        paths: list[PathResult] = []
+        if kind == "external":
+            assert isinstance(value, IPSpace)
+            pieces = [k for k, atom in enumerate(view.atoms) if value.overlaps(atom)]
+            per_piece = [[p for dst in indices for p in self._external_paths(view, k, dst, protocol, port)]
+                         for k in pieces]
+            denied = [ps for ps in per_piece if not any(p.allowed for p in ps)]
+            paths = (denied[0] if denied else per_piece[0]) if per_piece else []
+            return Reach(Peer(view.cluster, addresses=value), target_peer, protocol, port,
+                         tuple(_unique(paths)))
+        src_view, src_workload, src_indices = self._workload_classes(str(value))
+        if src_view is not view:
+            return Reach(Peer(src_view.cluster, src_workload), target_peer, protocol, port, (
+                PathResult("none", False, (Evidence(NETWORK_POLICY, False,
+                                                    "source and target are in different clusters"),)),))
+        for src in src_indices:
+            for dst in indices:
+                paths.extend(self._internal_paths(view, src, dst, protocol, port))
+        allowed = [p for p in paths if p.allowed]
+        return Reach(Peer(view.cluster, src_workload), target_peer, protocol, port,
+                     tuple(_unique(allowed or paths)))
+
+    def exposed_ports(self, target: str) -> list[ExposedPort]:
+        """Pod ports of ``target`` that outside addresses reach, per way in."""
+        view, workload, indices = self._workload_classes(target)
+        target_peer = Peer(view.cluster, workload)
+        found: dict[tuple[str, ConnectionSet], tuple[IPSpace, tuple[Evidence, ...]]] = {}
+        for dst in indices:
+            for k, atom in enumerate(view.atoms):
+                for via, conns, evidence in self._inbound(view, k, dst):
+                    space, ev = found.get((via, conns), (IPSpace(), evidence))
+                    found[(via, conns)] = (space.union(atom), ev)
+        return [ExposedPort(target_peer, via, conns, space, ev)
+                for (via, conns), (space, ev) in found.items()]
+
+    def _inbound(self, view: ClusterView, atom_index: int,
+                 dst: int) -> list[tuple[str, ConnectionSet, tuple[Evidence, ...]]]:
+        """What one outside range reaches on ``dst``, per way in, as connection sets."""
+        atom = view.atoms[atom_index]
+        evaluation = view.evaluation
+        part = evaluation.ingress_part(dst, evaluation.n + atom_index)
+        policy_conns = part.connections if part is not None and part.connections else ConnectionSet.none()
+        gate = self.perimeter.allowed(atom) if self.perimeter is not None else ConnectionSet.all()
+        out = []
+        direct = policy_conns.intersection(gate)
+        if direct:
+            out.append((POD_NETWORK, direct, (Evidence(
+                NETWORK_POLICY, True, _side_summary(evaluation.ingress_side(dst).policies, part)),)))
+        for path in view.paths.get(dst, []):
+            if not path.sources.contains(atom):
+                continue
+            if path.through_router and view.router is not None:
+                rpart = evaluation.ingress_part(dst, view.router)
+                allowed = rpart.connections if rpart is not None and rpart.connections else None
+            else:
+                allowed = policy_conns
+            if not allowed or not allowed.allows(path.protocol, path.pod_port):
+                continue
+            entry = (PortSet.single(path.entry_port) if path.entry_port is not None
+                     else PortSet.of(NODE_PORT_RANGE))
+            if not gate.intersection(ConnectionSet.of(path.protocol, entry)):
+                continue
+            loc = self.inventory.locate(path.obj, path.field)
+            out.append((path.label, ConnectionSet.port(path.protocol, path.pod_port),
+                        (Evidence(SERVICE, True, path.describe(), loc.path, loc.line),)))
+        return out
+
+    # -- the graph ------------------------------------------------------------------------
+
+    def graph(self, cluster: str | None = None) -> nx.DiGraph:
+        """A networkx DiGraph of one cluster (the first when not given): nodes are
+        endpoint classes (``class-N``) and external ranges (``ext:first-last``);
+        edge attributes ``connections`` (ConnectionSet) and ``allowed_by``
+        (policies, Services, Routes and perimeter that allow the edge)."""
+        view = next((v for v in self.views if cluster is None or v.cluster == cluster), None)
+        g = nx.DiGraph(cluster=cluster)
+        if view is None:
+            return g
+        evaluation, n = view.evaluation, view.evaluation.n
+        names = [f"class-{i}" for i in range(n)]
+        for i, klass in enumerate(evaluation.classes):
+            g.add_node(names[i], kind="class", namespace=klass.namespace,
+                       workloads=[w.ref for w in klass.workloads] or ["router (ingress controller)"],
+                       endpoint_class=klass)
+        atom_names = [f"ext:{a.range_strings()[0]}" for a in view.atoms]
+        for k, atom in enumerate(view.atoms):
+            g.add_node(atom_names[k], kind="external", addresses=atom)
+        for s, d, conns, in_part, out_part in evaluation.pairs():
+            if s >= n:
+                continue  # inbound from outside: added below with the perimeter and Services
+            target = names[d] if d < n else atom_names[d - n]
+            g.add_edge(names[s], target, connections=conns,
+                       allowed_by=_allowed_by(in_part, out_part))
+        for dst in range(len(view.model.classes)):
+            for k in range(len(view.atoms)):
+                inbound = self._inbound(view, k, dst)
+                if inbound:
+                    conns = ConnectionSet.none()
+                    for _, c, _ in inbound:
+                        conns = conns.union(c)
+                    g.add_edge(atom_names[k], names[dst], connections=conns,
+                               allowed_by=[via for via, _, _ in inbound])
+        return g
+
+
+def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
+                       options: EvaluationOptions = DEFAULT_OPTIONS) -> ReachabilityGraph:
+    return ReachabilityGraph(inventory, perimeter, options)
+
+
+def _union(spaces: Iterable[IPSpace]) -> IPSpace:
+    out = IPSpace()
+    for space in spaces:
+        out = out.union(space)
+    return out
+
+
+def _rule_name(rule: PolicyRule) -> str:
+    return f"NetworkPolicy {rule.policy.ref} {rule.direction} rule #{rule.index + 1}"
+
+
+def _class_name(view: ClusterView, index: int) -> str:
+    if index == view.router:
+        return f"the router ({ROUTER_NAMESPACE})"
+    return str(view.evaluation.classes[index])
+
+
+def _side_summary(policies: tuple[NetworkPolicyModel, ...], part: Part | None) -> str:
+    if not policies:
+        return "no NetworkPolicy isolates ingress"
+    assert part is not None
+    return "ingress allowed by " + ", ".join(_rule_name(r) for r in part.rules)
+
+
+def _allowed_by(in_part: Part | None, out_part: Part | None) -> list[str]:
+    out = ["egress not isolated"] if out_part is None else [_rule_name(r) for r in out_part.rules]
+    out += ["ingress not isolated"] if in_part is None else [_rule_name(r) for r in in_part.rules]
+    return out
+
+
+def _unique(paths: Iterable[PathResult]) -> list[PathResult]:
+    seen, out = set(), []
+    for path in paths:
+        if path not in seen:
+            seen.add(path)
+            out.append(path)
+    return out

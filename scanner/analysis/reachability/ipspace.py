@@ -1,0 +1,183 @@
+"""Address space outside the cluster: exact sets of IPv4 and IPv6 ranges.
+
+An ``IPSpace`` is a normalised tuple of disjoint closed integer ranges, each
+tagged with its IP version, so ``0.0.0.0/0`` and ``::/0`` never mix. External
+peers of the reachability graph are the disjoint pieces (``cut``) that every
+CIDR the inputs mention splits the whole space into.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+Range = tuple[int, int, int]  # (version, first, last)
+
+_MAX = {4: (1 << 32) - 1, 6: (1 << 128) - 1}
+
+
+class AddressError(ValueError):
+    """A CIDR or address that cannot be read."""
+
+
+def _normalise(ranges: Iterable[Range]) -> tuple[Range, ...]:
+    merged: list[list[int]] = []
+    for version, lo, hi in sorted(ranges):
+        if lo > hi:
+            continue
+        if merged and merged[-1][0] == version and lo <= merged[-1][2] + 1:
+            merged[-1][2] = max(merged[-1][2], hi)
+        else:
+            merged.append([version, lo, hi])
+    return tuple((v, lo, hi) for v, lo, hi in merged)
+
+
+def parse_network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    """A CIDR (or a bare address, as a /32 or /128). Host bits must be zero, as
+    Kubernetes validation requires for ipBlock."""
+    try:
+        return ipaddress.ip_network(str(text).strip(), strict=True)
+    except ValueError as exc:
+        raise AddressError(str(exc)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class IPSpace:
+    ranges: tuple[Range, ...] = ()
+
+    @classmethod
+    def from_cidr(cls, cidr: str) -> IPSpace:
+        net = parse_network(cidr)
+        return cls(((net.version, int(net.network_address), int(net.broadcast_address)),))
+
+    @classmethod
+    def from_cidrs(cls, cidrs: Iterable[str]) -> IPSpace:
+        out = cls()
+        for cidr in cidrs:
+            out = out.union(cls.from_cidr(cidr))
+        return out
+
+    @classmethod
+    def from_range(cls, first: str, last: str) -> IPSpace:
+        a, b = ipaddress.ip_address(first), ipaddress.ip_address(last)
+        if a.version != b.version:
+            raise AddressError(f"{first}-{last} mixes IPv4 and IPv6")
+        return cls(_normalise([(a.version, int(a), int(b))]))
+
+    @classmethod
+    def all_v4(cls) -> IPSpace:
+        return cls(((4, 0, _MAX[4]),))
+
+    @classmethod
+    def all_v6(cls) -> IPSpace:
+        return cls(((6, 0, _MAX[6]),))
+
+    @classmethod
+    def everything(cls) -> IPSpace:
+        return cls(((4, 0, _MAX[4]), (6, 0, _MAX[6])))
+
+    def __bool__(self) -> bool:
+        return bool(self.ranges)
+
+    def __iter__(self) -> Iterator[Range]:
+        return iter(self.ranges)
+
+    @property
+    def versions(self) -> set[int]:
+        return {v for v, _, _ in self.ranges}
+
+    def union(self, other: IPSpace) -> IPSpace:
+        return IPSpace(_normalise(self.ranges + other.ranges))
+
+    def intersection(self, other: IPSpace) -> IPSpace:
+        out: list[Range] = []
+        i = j = 0
+        a, b = self.ranges, other.ranges
+        while i < len(a) and j < len(b):
+            (va, la, ha), (vb, lb, hb) = a[i], b[j]
+            if (va, ha) < (vb, lb):
+                i += 1
+                continue
+            if (vb, hb) < (va, la):
+                j += 1
+                continue
+            out.append((va, max(la, lb), min(ha, hb)))
+            if (va, ha) < (vb, hb):
+                i += 1
+            else:
+                j += 1
+        return IPSpace(tuple(out))
+
+    def complement(self) -> IPSpace:
+        out: list[Range] = []
+        for version in (4, 6):
+            start = 0
+            for v, lo, hi in self.ranges:
+                if v != version:
+                    continue
+                if lo > start:
+                    out.append((version, start, lo - 1))
+                start = hi + 1
+            if start <= _MAX[version]:
+                out.append((version, start, _MAX[version]))
+        return IPSpace(tuple(out))
+
+    def difference(self, other: IPSpace) -> IPSpace:
+        return self.intersection(other.complement())
+
+    def contains(self, other: IPSpace) -> bool:
+        """True when every address of ``other`` lies in this space."""
+        return not other.difference(self)
+
+    def overlaps(self, other: IPSpace) -> bool:
+        return bool(self.intersection(other))
+
+    __or__ = union
+    __and__ = intersection
+    __sub__ = difference
+
+    # -- presentation -----------------------------------------------------------
+
+    def range_strings(self) -> list[str]:
+        """Each contiguous range as ``first-last`` (the connection-list notation)."""
+        return [f"{_addr(v, lo)}-{_addr(v, hi)}" for v, lo, hi in self.ranges]
+
+    def cidrs(self) -> list[str]:
+        out: list[str] = []
+        for v, lo, hi in self.ranges:
+            first, last = ipaddress.ip_address(_addr(v, lo)), ipaddress.ip_address(_addr(v, hi))
+            out.extend(str(n) for n in ipaddress.summarize_address_range(first, last))
+        return out
+
+    def __str__(self) -> str:
+        if not self.ranges:
+            return "(no addresses)"
+        cidrs = self.cidrs()
+        if len(cidrs) <= len(self.ranges) * 2:
+            return ", ".join(cidrs)
+        return ", ".join(self.range_strings())
+
+
+def _addr(version: int, value: int) -> str:
+    return str(ipaddress.IPv4Address(value) if version == 4 else ipaddress.IPv6Address(value))
+
+
+def cut(spaces: Iterable[IPSpace], universe: IPSpace) -> list[IPSpace]:
+    """The disjoint contiguous pieces that ``spaces`` cut ``universe`` into.
+
+    A boundary is placed exactly where membership in some space changes, so
+    each piece is either wholly inside or wholly outside every given space.
+    """
+    bounds: dict[int, set[int]] = {4: set(), 6: set()}
+    for space in spaces:
+        for v, lo, hi in space.ranges:
+            bounds[v].add(lo)
+            bounds[v].add(hi + 1)
+    pieces: list[IPSpace] = []
+    for v, lo, hi in universe.ranges:
+        starts = sorted({lo} | {b for b in bounds[v] if lo < b <= hi})
+        for k, start in enumerate(starts):
+            end = starts[k + 1] - 1 if k + 1 < len(starts) else hi
+            pieces.append(IPSpace(((v, start, end),)))
+    return pieces

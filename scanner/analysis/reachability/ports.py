@@ -1,0 +1,217 @@
+"""Ports and connection sets: exact interval sets per transport protocol.
+
+A ``PortSet`` is a normalised tuple of disjoint, non-adjacent closed intervals
+inside 1-65535. A ``ConnectionSet`` maps each of TCP, UDP and SCTP to a
+``PortSet``. Both are immutable values with union, intersection and
+difference, so NetworkPolicy rules, Services and perimeter rules all reduce to
+set algebra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+MIN_PORT = 1
+MAX_PORT = 65535
+PROTOCOLS: tuple[str, ...] = ("SCTP", "TCP", "UDP")  # the order connection strings use
+
+Interval = tuple[int, int]
+
+
+def _normalise(intervals: Iterable[Interval]) -> tuple[Interval, ...]:
+    ordered = sorted((max(lo, MIN_PORT), min(hi, MAX_PORT)) for lo, hi in intervals)
+    merged: list[list[int]] = []
+    for lo, hi in ordered:
+        if lo > hi:
+            continue
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    return tuple((lo, hi) for lo, hi in merged)
+
+
+@dataclass(frozen=True, slots=True)
+class PortSet:
+    """A set of port numbers, kept as sorted disjoint closed intervals."""
+
+    intervals: tuple[Interval, ...] = ()
+
+    @classmethod
+    def of(cls, *intervals: Interval) -> PortSet:
+        return cls(_normalise(intervals))
+
+    @classmethod
+    def single(cls, port: int) -> PortSet:
+        return cls.of((port, port))
+
+    @classmethod
+    def all(cls) -> PortSet:
+        return cls(((MIN_PORT, MAX_PORT),))
+
+    @classmethod
+    def empty(cls) -> PortSet:
+        return cls(())
+
+    def __bool__(self) -> bool:
+        return bool(self.intervals)
+
+    def __contains__(self, port: object) -> bool:
+        if not isinstance(port, int):
+            return False
+        return any(lo <= port <= hi for lo, hi in self.intervals)
+
+    def __iter__(self) -> Iterator[Interval]:
+        return iter(self.intervals)
+
+    @property
+    def is_all(self) -> bool:
+        return self.intervals == ((MIN_PORT, MAX_PORT),)
+
+    def union(self, other: PortSet) -> PortSet:
+        if not other.intervals:
+            return self
+        if not self.intervals:
+            return other
+        return PortSet(_normalise(self.intervals + other.intervals))
+
+    def intersection(self, other: PortSet) -> PortSet:
+        out: list[Interval] = []
+        i = j = 0
+        a, b = self.intervals, other.intervals
+        while i < len(a) and j < len(b):
+            lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+            if lo <= hi:
+                out.append((lo, hi))
+            if a[i][1] < b[j][1]:
+                i += 1
+            else:
+                j += 1
+        return PortSet(tuple(out))
+
+    def complement(self) -> PortSet:
+        out: list[Interval] = []
+        start = MIN_PORT
+        for lo, hi in self.intervals:
+            if lo > start:
+                out.append((start, lo - 1))
+            start = hi + 1
+        if start <= MAX_PORT:
+            out.append((start, MAX_PORT))
+        return PortSet(tuple(out))
+
+    def difference(self, other: PortSet) -> PortSet:
+        return self.intersection(other.complement())
+
+    __or__ = union
+    __and__ = intersection
+    __sub__ = difference
+
+    def __str__(self) -> str:
+        return ",".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self.intervals)
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionSet:
+    """Allowed transport connections: a ``PortSet`` per protocol (absent = none)."""
+
+    by_protocol: tuple[tuple[str, PortSet], ...] = ()
+
+    @classmethod
+    def from_mapping(cls, ports: Mapping[str, PortSet]) -> ConnectionSet:
+        return cls(tuple((p, ports[p]) for p in PROTOCOLS if p in ports and ports[p]))
+
+    @classmethod
+    def all(cls) -> ConnectionSet:
+        return _ALL
+
+    @classmethod
+    def none(cls) -> ConnectionSet:
+        return _NONE
+
+    @classmethod
+    def of(cls, protocol: str, ports: PortSet) -> ConnectionSet:
+        return cls.from_mapping({normalise_protocol(protocol): ports})
+
+    @classmethod
+    def port(cls, protocol: str, port: int) -> ConnectionSet:
+        return cls.of(protocol, PortSet.single(port))
+
+    def ports(self, protocol: str) -> PortSet:
+        for proto, ports in self.by_protocol:
+            if proto == protocol:
+                return ports
+        return PortSet.empty()
+
+    def as_mapping(self) -> dict[str, PortSet]:
+        return dict(self.by_protocol)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_protocol)
+
+    @property
+    def is_all(self) -> bool:
+        return self == _ALL
+
+    def allows(self, protocol: str, port: int) -> bool:
+        return port in self.ports(normalise_protocol(protocol))
+
+    def _combine(self, other: ConnectionSet, op: str) -> ConnectionSet:
+        mine, theirs = self.as_mapping(), other.as_mapping()
+        out = {}
+        for proto in PROTOCOLS:
+            a, b = mine.get(proto, PortSet.empty()), theirs.get(proto, PortSet.empty())
+            out[proto] = getattr(a, op)(b)
+        return ConnectionSet.from_mapping(out)
+
+    def union(self, other: ConnectionSet) -> ConnectionSet:
+        if not other.by_protocol or self is other:
+            return self
+        if not self.by_protocol:
+            return other
+        return self._combine(other, "union")
+
+    def intersection(self, other: ConnectionSet) -> ConnectionSet:
+        if self.is_all:
+            return other
+        if other.is_all:
+            return self
+        return self._combine(other, "intersection")
+
+    def difference(self, other: ConnectionSet) -> ConnectionSet:
+        return self._combine(other, "difference")
+
+    __or__ = union
+    __and__ = intersection
+    __sub__ = difference
+
+    def __str__(self) -> str:
+        """The connection-list notation: ``All Connections`` or ``TCP 80,443,UDP 53``."""
+        if self.is_all:
+            return "All Connections"
+        if not self.by_protocol:
+            return "No Connections"
+        return ",".join(f"{proto} {ports}" for proto, ports in self.by_protocol)
+
+
+_ALL = ConnectionSet(tuple((p, PortSet.all()) for p in PROTOCOLS))
+_NONE = ConnectionSet(())
+
+
+def normalise_protocol(protocol: str | None) -> str:
+    """Kubernetes protocol names are upper case; a missing protocol means TCP."""
+    return (protocol or "TCP").upper()
+
+
+def is_known_protocol(protocol: str | None) -> bool:
+    return normalise_protocol(protocol) in PROTOCOLS
+
+
+def union_all(sets: Iterable[ConnectionSet]) -> ConnectionSet:
+    out = _NONE
+    for item in sets:
+        out = out.union(item)
+        if out.is_all:
+            break
+    return out

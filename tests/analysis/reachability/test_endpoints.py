@@ -1,0 +1,115 @@
+"""Endpoints: pods, synthetic pods from workload templates, owners, classes, clusters."""
+
+from __future__ import annotations
+
+from scanner.analysis.reachability.endpoints import collect_endpoints, group_classes
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        ports: [{containerPort: 8080, name: http}, {containerPort: 53, protocol: UDP}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: report, namespace: shop}
+spec:
+  jobTemplate:
+    spec:
+      template:
+        metadata: {labels: {app: report}}
+        spec:
+          hostNetwork: true
+          containers: [{name: r}]
+"""
+
+RS_AND_PODS = """\
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-5d9c
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, controller: true}]
+spec:
+  template:
+    metadata: {labels: {app: web}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-5d9c-aaaaa
+  namespace: shop
+  labels: {app: web}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d9c, controller: true}]
+spec: {containers: [{name: web}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-5d9c-bbbbb
+  namespace: shop
+  labels: {app: web}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d9c, controller: true}]
+spec: {containers: [{name: web}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: kube-apiserver-node1
+  namespace: kube-system
+  ownerReferences: [{apiVersion: v1, kind: Node, name: node1, controller: true}]
+spec: {hostNetwork: true, containers: [{name: kas}]}
+"""
+
+
+def test_workloads_without_pods_become_one_synthetic_endpoint_each(manifests):
+    inventory = manifests(DEPLOYMENT + "---\n" + RS_AND_PODS.split("---\n")[0].replace(
+        "name: web-5d9c", "name: orphan-rs").replace("kind: Deployment, name: web", "kind: Deployment, name: gone"))
+    endpoints = {e.workload.ref: e for e in collect_endpoints(inventory, "management")}
+    assert set(endpoints) == {"shop/web[Deployment]", "shop/report[CronJob]", "shop/orphan-rs[ReplicaSet]"}
+    web = endpoints["shop/web[Deployment]"]
+    assert web.synthetic and web.labels == {"app": "web"}
+    assert {(p.number, p.protocol, p.name) for p in web.ports} == {(8080, "TCP", "http"), (53, "UDP", "")}
+    assert endpoints["shop/report[CronJob]"].host_network
+
+
+def test_pods_are_named_by_their_top_owner_and_suppress_synthesis(manifests):
+    inventory = manifests(DEPLOYMENT + "---\n" + RS_AND_PODS)
+    refs = sorted(e.workload.ref for e in collect_endpoints(inventory, "management"))
+    assert refs == ["kube-system/kube-apiserver-node1[Pod]", "shop/report[CronJob]",
+                    "shop/web[Deployment]", "shop/web[Deployment]"]
+
+
+def test_identical_pods_share_one_class(manifests):
+    inventory = manifests(RS_AND_PODS)
+    classes = group_classes(collect_endpoints(inventory, "management"), inventory)
+    assert sorted(len(c.endpoints) for c in classes) == [1, 2]
+    web = next(c for c in classes if len(c.endpoints) == 2)
+    assert web.namespace_labels["kubernetes.io/metadata.name"] == "shop"
+
+
+def test_clusters_are_never_connected(tmp_path):
+    from scanner.analysis.reachability.connlist import connection_list
+
+    from .conftest import load
+
+    guest = tmp_path / "dump" / "hostedcluster-guest" / "namespaces" / "app" / "core" / "pods.yaml"
+    mgmt = tmp_path / "dump" / "namespaces" / "hcp" / "core" / "pods.yaml"
+    for path, ns in ((guest, "app"), (mgmt, "hcp")):
+        path.parent.mkdir(parents=True)
+        path.write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {ns}}}\n"
+                        "spec: {containers: [{name: c}]}\n")
+    inventory = load(tmp_path / "dump")
+    clusters = {o.cluster for o in inventory.of_kind("Pod")}
+    assert len(clusters) == 2, clusters
+    result = connection_list(inventory)
+    assert not any("hcp/p[Pod]" in c.source and "app/p[Pod]" in c.destination
+                   or "app/p[Pod]" in c.source and "hcp/p[Pod]" in c.destination
+                   for c in result.connections)
