@@ -1,0 +1,444 @@
+"""Proxy rule primitives (PRX001-PRX007): inputs from the user, not-evaluable reasons, edge cases."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+from scanner.findings.model import ScanReport, Status
+from scanner.inventory import Inventory
+from scanner.inventory.objects import K8sObject
+from scanner.rules.config import ScanConfig
+from scanner.rules.primitives.proxy_clients import _divergence
+from scanner.rules.primitives.proxy_config import hcp_namespace, nad_cidrs
+from scanner.rules.primitives.proxy_ignition import computed_no_proxy
+from scanner.sources.loader import load_paths
+from tests.rules.harness import scan
+
+
+def run(tmp_path: Path, text: str, rule: str, config: ScanConfig | None = None) -> ScanReport:
+    (tmp_path / "input.yaml").write_text(text)
+    return scan([tmp_path / "input.yaml"], [rule], config)
+
+
+def objects(tmp_path: Path, text: str) -> list[K8sObject]:
+    (tmp_path / "objs.yaml").write_text(text)
+    return list(Inventory(load_paths([str(tmp_path / "objs.yaml")]).objects))
+
+
+MGMT_PROXY = """\
+apiVersion: config.openshift.io/v1
+kind: Proxy
+metadata:
+  name: cluster
+spec:
+  httpsProxy: http://proxy.corp.example.com:3128
+  noProxy: {no_proxy}
+"""
+
+NETWORK = """\
+apiVersion: config.openshift.io/v1
+kind: Network
+metadata:
+  name: cluster
+spec:
+  clusterNetwork:
+  - cidr: 10.128.0.0/14
+  serviceNetwork:
+  - 172.30.0.0/16
+"""
+
+NODEPOOL = """\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: NodePool
+metadata:
+  name: example-workers
+  namespace: clusters
+spec:
+  clusterName: example
+  platform:
+    type: KubeVirt
+    kubevirt:
+      attachDefaultNetwork: {attach}
+      additionalNetworks:
+      - name: vm-networks/storage-net
+"""
+
+
+def workload(env: str, namespace: str = "monitoring") -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+  namespace: {namespace}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: app:1
+        env:
+{env}"""
+
+
+def env(**values: str) -> str:
+    return "".join(f"        - name: {k}\n          value: {v!r}\n" for k, v in values.items())
+
+
+# -- PRX001 ---------------------------------------------------------------------------------
+
+
+def test_prx001_cidr_from_user_input_when_nad_is_absent(tmp_path: Path) -> None:
+    text = MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + NODEPOOL.format(attach="false")
+    report = run(tmp_path, text, "PRX001", ScanConfig(
+        secondary_networks={"vm-networks/storage-net": ["192.168.100.0/24"]}))
+    (finding,) = report.findings
+    assert finding.field == "spec.platform.kubevirt.additionalNetworks[0].name"
+    assert "192.168.100.0/24" in finding.message
+    assert any("secondary_networks" in e for e in finding.evidence)
+
+
+def test_prx001_unknown_cidr_asks_the_user(tmp_path: Path) -> None:
+    text = MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + NODEPOOL.format(attach="false")
+    result = run(tmp_path, text, "PRX001").results[0]
+    assert result.status is Status.NOT_EVALUABLE
+    assert "input the user must supply" in result.reason
+    assert "vm-networks/storage-net" in result.reason
+
+
+def test_prx001_partial_coverage_names_the_uncovered_part(tmp_path: Path) -> None:
+    text = (MGMT_PROXY.format(no_proxy="192.168.100.0/25") + "---\n"
+            + NODEPOOL.format(attach="false"))
+    report = run(tmp_path, text, "PRX001", ScanConfig(
+        secondary_networks={"vm-networks/storage-net": ["192.168.100.0/24"]}))
+    (finding,) = report.findings
+    assert any("192.168.100.128/25" in e for e in finding.evidence)
+
+
+def test_prx001_default_network_attached_is_not_checked(tmp_path: Path) -> None:
+    text = MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + NODEPOOL.format(attach="true")
+    report = run(tmp_path, text, "PRX001", ScanConfig(
+        secondary_networks={"vm-networks/storage-net": ["192.168.100.0/24"]}))
+    assert report.results[0].status is Status.PASS
+
+
+def test_prx001_without_management_proxy_is_not_evaluable(tmp_path: Path) -> None:
+    result = run(tmp_path, NODEPOOL.format(attach="false"), "PRX001").results[0]
+    assert result.status is Status.NOT_EVALUABLE
+    assert "Proxy 'cluster'" in result.reason
+
+
+def test_nad_cidrs_reads_the_cni_config_shapes(tmp_path: Path) -> None:
+    def nad(config: object) -> K8sObject:
+        text = json.dumps(config) if not isinstance(config, str) else config
+        (obj,) = objects(tmp_path, "apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\n"
+                                   f"metadata: {{name: n, namespace: ns}}\nspec:\n  config: '{text}'\n")
+        return obj
+
+    assert nad_cidrs(nad({"ipam": {"ranges": [[{"subnet": "10.1.0.0/24"}], [{"subnet": "fd00::/64"}]]}}))[0] \
+        == ["10.1.0.0/24", "fd00::/64"]
+    assert nad_cidrs(nad({"plugins": [{"type": "macvlan", "ipam": {"subnet": "10.2.0.0/16"}}]}))[0] \
+        == ["10.2.0.0/16"]
+    assert nad_cidrs(nad({"subnets": "10.3.0.0/16, 10.4.0.0/16"}))[0] == ["10.3.0.0/16", "10.4.0.0/16"]
+    assert nad_cidrs(nad({"ipam": {"type": "dhcp"}})) == ([], "its CNI config names no ipam subnet")
+    assert nad_cidrs(nad("not json"))[1] == "its spec.config is not JSON"
+
+
+# -- PRX005 ---------------------------------------------------------------------------------
+
+
+def test_prx005_without_networks_checks_names_and_says_cidrs_are_unknown(tmp_path: Path) -> None:
+    report = run(tmp_path, workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY=".svc")), "PRX005")
+    (finding,) = report.findings
+    assert ".cluster.local" in finding.message and ".svc" not in finding.message.split("misses")[1]
+    assert "service and pod networks are not in the input" in report.results[0].reason
+
+
+def test_prx005_loopback_is_direct_in_go_without_entries(tmp_path: Path) -> None:
+    text = NETWORK + "---\n" + workload(env(
+        HTTPS_PROXY="http://p:3128", NO_PROXY=".svc,.cluster.local,10.128.0.0/14,172.30.0.0/16"))
+    assert run(tmp_path, text, "PRX005").results[0].status is Status.PASS
+
+
+def test_prx005_wider_cidr_covers_and_kas_ip_follows_service_network(tmp_path: Path) -> None:
+    text = NETWORK + "---\n" + workload(env(
+        HTTPS_PROXY="http://p:3128", NO_PROXY="svc,cluster.local,10.0.0.0/8"))
+    (finding,) = run(tmp_path, text, "PRX005").findings
+    assert "service network 172.30.0.0/16" in finding.message
+    assert "KAS service IP 172.30.0.1" in finding.message
+    assert "pod network" not in finding.message
+
+
+def test_prx005_no_proxy_unset_points_at_the_proxy_variable(tmp_path: Path) -> None:
+    text = NETWORK + "---\n" + workload(env(HTTPS_PROXY="http://p:3128"))
+    (finding,) = run(tmp_path, text, "PRX005").findings
+    assert finding.field == "spec.template.spec.containers[0].env[0].value"
+    assert "no noProxy is set at all" in finding.evidence
+
+
+def test_prx005_redacted_no_proxy_is_not_evaluable(tmp_path: Path) -> None:
+    text = NETWORK + "---\n" + workload(env(HTTPS_PROXY="http://p:3128") + """\
+        - name: NO_PROXY
+          valueFrom:
+            secretKeyRef: {name: proxy, key: noProxy}
+""") + """---
+apiVersion: v1
+kind: Secret
+metadata: {name: proxy, namespace: monitoring}
+data:
+  noProxy: 42 bytes long
+"""
+    result = run(tmp_path, text, "PRX005").results[0]
+    assert result.status is Status.NOT_EVALUABLE
+    assert "redacted" in result.reason
+
+
+def test_prx005_skips_proxy_spec_and_konnectivity_routed_containers(tmp_path: Path) -> None:
+    text = NETWORK + "---\n" + MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ingress-operator, namespace: clusters-example}
+spec:
+  template:
+    spec:
+      containers:
+      - name: ingress-operator
+        env:
+        - {name: HTTPS_PROXY, value: "http://127.0.0.1:8090"}
+        - {name: NO_PROXY, value: kube-apiserver}
+      - name: konnectivity-proxy-https
+        command: [/usr/bin/control-plane-operator, konnectivity-https-proxy]
+        args: [run]
+"""
+    assert run(tmp_path, text, "PRX005").results[0].status is Status.PASS
+
+
+def test_prx005_guest_cluster_uses_hosted_cluster_networks(tmp_path: Path) -> None:
+    dump = tmp_path / "dump"
+    guest = dump / "hostedcluster-example" / "namespaces" / "team" / "apps" / "deployments"
+    guest.mkdir(parents=True)
+    (guest / "app.yaml").write_text(workload(env(HTTPS_PROXY="http://p:3128",
+                                                 NO_PROXY=".svc,.cluster.local,10.132.0.0/14"),
+                                             namespace="team"))
+    hcs = dump / "namespaces" / "clusters" / "hypershift.openshift.io" / "hostedclusters"
+    hcs.mkdir(parents=True)
+    (hcs / "example.yaml").write_text("""\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {name: example, namespace: clusters}
+spec:
+  networking:
+    clusterNetwork: [{cidr: 10.132.0.0/14}]
+    serviceNetwork: [{cidr: 172.31.0.0/16}]
+""")
+    report = scan([dump], ["PRX005"])
+    (finding,) = report.findings
+    assert finding.object.cluster == "hostedcluster-example"
+    assert "service network 172.31.0.0/16" in finding.message
+
+
+# -- PRX002 ---------------------------------------------------------------------------------
+
+HC = """\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {{name: {name}, namespace: clusters}}
+spec:
+  configuration:
+    proxy: {{httpsProxy: "http://proxy.corp.example.com:3128", noProxy: ".corp.example.com"}}
+"""
+
+
+def test_hcp_namespace_turns_dots_into_dashes(tmp_path: Path) -> None:
+    (hc,) = objects(tmp_path, HC.format(name="prod.eu"))
+    assert hcp_namespace(hc) == "clusters-prod-eu"
+
+
+def test_prx002_without_control_plane_workloads_is_not_evaluable(tmp_path: Path) -> None:
+    result = run(tmp_path, HC.format(name="example"), "PRX002").results[0]
+    assert result.status is Status.NOT_EVALUABLE
+    assert "clusters-example" in result.reason
+
+
+def test_prx002_sidecar_in_dotted_hcp_namespace_is_found(tmp_path: Path) -> None:
+    text = HC.format(name="prod.eu") + """---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: openshift-apiserver, namespace: clusters-prod-eu}
+spec:
+  template:
+    spec:
+      containers:
+      - name: konnectivity-proxy-https
+        command: [/usr/bin/control-plane-operator, konnectivity-https-proxy]
+        args: [run, "--https-proxy=http://proxy.corp.example.com:3128"]
+"""
+    (finding,) = run(tmp_path, text, "PRX002").findings
+    assert finding.object.namespace == "clusters-prod-eu"
+    assert "no --no-proxy flag(s)" in finding.message
+    assert finding.field == "spec.template.spec.containers[0].args"
+
+
+# -- PRX003 ---------------------------------------------------------------------------------
+
+OPERATOR = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: operator, namespace: hypershift}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: operator
+        image: hypershift
+{env}"""
+
+
+def test_prx003_without_management_proxy_is_not_evaluable(tmp_path: Path) -> None:
+    result = run(tmp_path, OPERATOR.format(env=""), "PRX003").results[0]
+    assert result.status is Status.NOT_EVALUABLE
+
+
+def test_prx003_missing_env_is_reported_at_the_container(tmp_path: Path) -> None:
+    text = MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + OPERATOR.format(env="")
+    findings = run(tmp_path, text, "PRX003").findings
+    assert {f.field for f in findings} == {"spec.template.spec.containers[0]"}
+    assert {f.message.split(": ")[1].split(" is")[0] for f in findings} == {
+        "HTTPS_PROXY", "NO_PROXY"}
+
+
+def test_prx003_env_set_while_proxy_removed_is_stale(tmp_path: Path) -> None:
+    text = ("apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata: {name: cluster}\nspec: {}\n"
+            "status: {}\n---\n" + OPERATOR.format(env="        env:\n" + env(
+                HTTPS_PROXY="http://old-proxy:3128")))
+    (finding,) = run(tmp_path, text, "PRX003").findings
+    assert "(unset)" in finding.message
+
+
+def test_prx003_no_proxy_order_does_not_matter(tmp_path: Path) -> None:
+    text = MGMT_PROXY.format(no_proxy="a.example.com,b.example.com") + "---\n" + OPERATOR.format(
+        env="        env:\n" + env(HTTPS_PROXY="http://proxy.corp.example.com:3128/",
+                                   NO_PROXY="b.example.com, a.example.com"))
+    assert run(tmp_path, text, "PRX003").results[0].status is Status.PASS
+
+
+# -- PRX004 ---------------------------------------------------------------------------------
+
+
+def _user_data(value: str) -> str:
+    return f"""---
+apiVersion: v1
+kind: Secret
+metadata: {{name: user-data-example-workers-1a2b3c, namespace: clusters-example}}
+data:
+  value: {value}
+"""
+
+
+def test_prx004_redacted_stub_is_not_evaluable(tmp_path: Path) -> None:
+    text = HC.format(name="example") + _user_data("2048 bytes long")
+    result = run(tmp_path, text, "PRX004").results[0]
+    assert result.status is Status.NOT_EVALUABLE
+    assert "redacted" in result.reason
+
+
+def test_prx004_stub_without_its_hosted_cluster_is_not_evaluable(tmp_path: Path) -> None:
+    stub = base64.b64encode(b'{"ignition": {"version": "3.2.0"}}').decode()
+    result = run(tmp_path, _user_data(stub), "PRX004").results[0]
+    assert result.status is Status.NOT_EVALUABLE
+    assert "clusters-example" in result.reason
+
+
+def test_prx004_hosted_cluster_without_proxy_passes(tmp_path: Path) -> None:
+    stub = base64.b64encode(json.dumps({"ignition": {"config": {"merge": [
+        {"source": "https://ignition.example.com/ignition"}]}}}).encode()).decode()
+    text = ("apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
+            "metadata: {name: example, namespace: clusters}\nspec: {}\n" + _user_data(stub))
+    assert run(tmp_path, text, "PRX004").results[0].status is Status.PASS
+
+
+def test_computed_no_proxy_follows_hypershift(tmp_path: Path) -> None:
+    (hc,) = objects(tmp_path, """\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {name: example, namespace: clusters}
+spec:
+  configuration: {proxy: {httpsProxy: "http://p:3128", noProxy: "corp.example.com"}}
+  networking:
+    machineNetwork: [{cidr: 10.0.0.0/16}]
+    serviceNetwork: [{cidr: 172.31.0.0/16}]
+  platform: {type: AWS, aws: {region: eu-west-1}}
+""")
+    entries = computed_no_proxy(hc).split(",")
+    for want in (".svc", ".local", "10.0.0.0/16", "172.31.0.0/16", "169.254.169.254",
+                 ".eu-west-1.compute.internal", "corp.example.com"):
+        assert want in entries
+
+
+# -- PRX006 ---------------------------------------------------------------------------------
+
+
+def test_prx006_differing_proxy_urls_name_who_reads_which(tmp_path: Path) -> None:
+    text = workload(env(HTTP_PROXY="http://a:3128", http_proxy="http://b:3128"))
+    (finding,) = run(tmp_path, text, "PRX006").findings
+    assert finding.field == "spec.template.spec.containers[0].env[1].value"
+    (readers,) = [e for e in finding.evidence if e.startswith("each client takes")]
+    assert "HTTP_PROXY: go" in readers and "http_proxy: curl" in readers
+
+
+def test_prx006_single_case_in_container_is_left_alone(tmp_path: Path) -> None:
+    text = workload(env(HTTPS_PROXY="http://a:3128", NO_PROXY=".svc"))
+    assert run(tmp_path, text, "PRX006").results[0].status is Status.PASS
+
+
+def test_prx006_drop_in_file_sets_one_case(tmp_path: Path) -> None:
+    conf = tmp_path / "http-proxy.conf"
+    conf.write_text('[Service]\nEnvironment="HTTPS_PROXY=http://p:3128"\n'
+                    'Environment="https_proxy=http://p:3128"\nEnvironment="no_proxy=.svc"\n')
+    report = scan([conf], ["PRX006"])
+    (finding,) = report.findings
+    assert finding.location.line == 4
+    assert "only no_proxy is set" in finding.message
+
+
+# -- PRX007 ---------------------------------------------------------------------------------
+
+
+def test_prx007_plain_entries_do_not_diverge() -> None:
+    assert _divergence("corp.example.com") is None
+    assert _divergence("10.0.12.7") is None
+
+
+def test_prx007_cidr_names_the_clients_that_ignore_it() -> None:
+    found = _divergence("10.0.0.0/16")
+    assert found is not None
+    kind, lines = found
+    assert kind == "a CIDR"
+    assert "python" in lines[0] and "wget" in lines[0] and "curl" not in lines[0]
+
+
+def test_prx007_envfrom_configmap_is_reported_at_the_reference(tmp_path: Path) -> None:
+    text = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: proxy-env, namespace: apps}
+data:
+  HTTPS_PROXY: http://p:3128
+  NO_PROXY: "*.corp.example.com"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: apps}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        envFrom:
+        - configMapRef: {name: proxy-env}
+"""
+    findings = [f for f in run(tmp_path, text, "PRX007").findings]
+    fields = {(f.object.kind, f.field) for f in findings}
+    assert ("Deployment", "spec.template.spec.containers[0].envFrom[0]") in fields
