@@ -15,8 +15,6 @@ from typing import Any
 
 import yaml
 
-from scanner.inventory.fieldpath import Step
-
 try:  # libyaml's C parser; the pure-Python one is a fallback, not a requirement
     from yaml import CSafeLoader as _BaseLoader
 
@@ -25,6 +23,10 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
     LIBYAML = False
+
+
+# One step of a field path: a mapping key or a list index (as scanner.inventory.fieldpath).
+Step = str | int
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
