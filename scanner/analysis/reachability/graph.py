@@ -43,12 +43,14 @@ from scanner.analysis.reachability.queries import (
     NETWORK_POLICY,
     PERIMETER,
     SERVICE,
+    Egress,
     Evidence,
     ExposedPort,
     PathResult,
     Peer,
     Reach,
 )
+from scanner.analysis.reachability.selectors import bits
 from scanner.inventory import Inventory
 from scanner.sources.interface import Diagnostic
 
@@ -292,6 +294,97 @@ class ReachabilityGraph:
         allowed = [p for p in paths if p.allowed]
         return Reach(Peer(view.cluster, src_workload), target_peer, protocol, port,
                      tuple(_unique(allowed or paths)))
+
+    def egress_outside(self, source: str, port: int, protocol: str = "TCP") -> Egress:
+        """Which outside addresses ``source`` may open ``protocol``/``port`` to, as far
+        as NetworkPolicy egress decides (traffic leaving a pod meets no Service or
+        perimeter layer of ours)."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self._workload_classes(source)
+        ev = view.evaluation
+        allowed, isolated, deciding, isolating = IPSpace(), True, [], []
+        for src in indices:
+            side = ev.egress_side(src)
+            if not side.isolated:
+                isolated = False
+                allowed = IPSpace.everything()
+                continue
+            isolating.extend(p for p in side.policies if p not in isolating)
+            for part in side.parts:
+                if not ev.egress_connections(part, None).allows(protocol, port):
+                    continue
+                for bit in bits(part.mask >> ev.n):
+                    allowed = allowed.union(ev.dst_atoms[bit])
+                deciding.extend(r for r in part.rules
+                                if r.connections_to(None).allows(protocol, port) and r not in deciding)
+        evidence = self._egress_evidence(workload, isolated, isolating, deciding, protocol, port)
+        return Egress(Peer(view.cluster, workload), protocol, port, isolated, allowed, evidence)
+
+    def egress_connections(self, source: str) -> tuple[bool, ConnectionSet]:
+        """(egress isolated?, every connection its egress rules allow to any peer)."""
+        view, _workload, indices = self._workload_classes(source)
+        ev = view.evaluation
+        conns = ConnectionSet.none()
+        for src in indices:
+            side = ev.egress_side(src)
+            if not side.isolated:
+                return False, ConnectionSet.all()
+            for part in side.parts:
+                conns = conns.union(ev.egress_connections(part, None))
+                for bit in bits(part.mask & ev.all_classes):
+                    conns = conns.union(ev.egress_connections(part, ev.classes[bit]))
+        return True, conns
+
+    def workloads(self, cluster: str, namespace: str | None = None) -> list[Workload]:
+        """Top-owner workloads (with endpoints) of a cluster, optionally of one namespace."""
+        out: set[Workload] = set()
+        for view in self.views:
+            if view.cluster != cluster:
+                continue
+            for klass in view.model.classes:
+                out.update(w for w in klass.workloads
+                           if namespace is None or w.namespace == namespace)
+        return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
+
+    def select_workloads(self, cluster: str, namespace: str,
+                         labels: dict[str, str]) -> list[Workload]:
+        """Workloads of a namespace whose pods carry all of ``labels``."""
+        out: set[Workload] = set()
+        for view in self.views:
+            if view.cluster != cluster:
+                continue
+            for klass in view.model.classes:
+                if klass.namespace == namespace and all(
+                        klass.labels.get(k) == v for k, v in labels.items()):
+                    out.update(klass.workloads)
+        return sorted(out, key=lambda w: (w.name, w.kind))
+
+    def selected_by(self, policy_obj: object) -> list[Workload]:
+        """Workloads whose pods a NetworkPolicy object selects."""
+        out: set[Workload] = set()
+        for view in self.views:
+            for model in view.model.policies:
+                if model.obj is policy_obj:
+                    for i in bits(view.evaluation.policy_selects(model)):
+                        out.update(view.evaluation.classes[i].workloads)
+        return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
+
+    def _egress_evidence(self, workload: Workload, isolated: bool,
+                         isolating: list[NetworkPolicyModel], deciding: list[PolicyRule],
+                         protocol: str, port: int) -> tuple[Evidence, ...]:
+        who = workload.ref
+        if not isolated:
+            return (Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates egress of {who}"),)
+        if deciding:
+            loc = self.inventory.locate(deciding[0].policy.obj, deciding[0].field)
+            names = ", ".join(_rule_name(r) for r in deciding)
+            return (Evidence(NETWORK_POLICY, True, f"egress of {who} on {protocol}/{port} allowed "
+                                                   f"by {names}", loc.path, loc.line),)
+        loc = self.inventory.locate(isolating[0].obj)
+        names = ", ".join(p.ref for p in isolating)
+        return (Evidence(NETWORK_POLICY, False, f"egress of {who} is isolated by {names} and no "
+                                                f"rule allows {protocol}/{port} to outside "
+                                                "addresses", loc.path, loc.line),)
 
     def exposed_ports(self, target: str) -> list[ExposedPort]:
         """Pod ports of ``target`` that outside addresses reach, per way in."""

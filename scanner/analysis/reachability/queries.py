@@ -139,6 +139,27 @@ class ExposedPort:
                 "evidence": [e.to_json() for e in self.evidence]}
 
 
+@dataclass(frozen=True, slots=True)
+class Egress:
+    """Where ``source`` may send ``protocol``/``port`` outside the cluster, and why."""
+
+    source: Peer
+    protocol: str
+    port: int
+    isolated: bool  # egress isolated by some NetworkPolicy
+    allowed: IPSpace  # outside addresses its egress rules admit on protocol/port
+    evidence: tuple[Evidence, ...]
+
+    @property
+    def blocked(self) -> bool:
+        return not self.allowed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source.to_json(), "protocol": self.protocol, "port": self.port,
+                "isolated": self.isolated, "allowed": self.allowed.cidrs(),
+                "evidence": [e.to_json() for e in self.evidence]}
+
+
 # -- the functional API ---------------------------------------------------------------
 
 
