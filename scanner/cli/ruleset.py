@@ -7,6 +7,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
+from scanner.analysis.reachability.perimeter import PerimeterError, load_perimeter
 from scanner.cli.inputs import UsageError
 from scanner.rules.config import ConfigError, ScanConfig, find_config, load_config
 from scanner.rules.loader import RuleFileError
@@ -39,6 +40,10 @@ def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
                        help="config file (default: the nearest .hcpscan.yaml from the scanned "
                             "path upwards)")
     group.add_argument("--no-config", action="store_true", help="do not look for .hcpscan.yaml")
+    group.add_argument("--firewall", metavar="FILE",
+                       help="perimeter file: the security groups / firewall in front of the nodes "
+                            "(format: `hcpscan connectivity --help`); default: inputs.firewall of "
+                            "the config")
     group.add_argument("--baseline", metavar="FILE",
                        help="suppress the findings recorded in FILE (see --write-baseline)")
     group.add_argument("--write-baseline", metavar="FILE",
@@ -62,6 +67,14 @@ def prepare_rules(args: argparse.Namespace, scanned: Path) -> PreparedRules:
             baseline = read_baseline(Path(args.baseline))
         except BaselineError as exc:
             raise UsageError(str(exc), "write a baseline with --write-baseline FILE") from None
+    if args.firewall:
+        config.firewall = Path(args.firewall)
+    if config.firewall is not None:
+        try:
+            load_perimeter(config.firewall)  # fail early, before any loading
+        except PerimeterError as exc:
+            raise UsageError(f"perimeter file {exc}", "fix the file; its format is in "
+                             "`hcpscan connectivity --help`") from None
     suppressor = Suppressor(config.exemptions, baseline, dt.date.today())
     return PreparedRules(rules, config, suppressor)
 

@@ -17,6 +17,7 @@ Example::
       secondary_networks: {"vm-ns/storage-net": [192.168.100.0/24]}
       proxy_ca_files: [certs/corp-proxy-ca.pem]
       managed_cluster_kas_ip: 172.30.0.1
+      firewall: perimeter.yaml      # see `hcpscan connectivity --help` for the format
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                                                                 "items": {"type": "string"}}},
                 "proxy_ca_files": {"type": "array", "items": {"type": "string"}},
                 "managed_cluster_kas_ip": {"type": "string"},
+                "firewall": {"type": "string"},
             }},
     },
 }
@@ -94,6 +96,7 @@ class ScanConfig:
     secondary_networks: dict[str, list[str]] = field(default_factory=dict)
     proxy_ca_files: list[Path] = field(default_factory=list)
     managed_cluster_kas_ip: str | None = None
+    firewall: Path | None = None  # perimeter file (security groups / firewall before the nodes)
 
 
 def find_config(start: Path) -> Path | None:
@@ -141,4 +144,5 @@ def load_config(path: Path) -> ScanConfig:
         secondary_networks=inputs.get("secondary_networks", {}),
         proxy_ca_files=[base / p for p in inputs.get("proxy_ca_files", [])],
         managed_cluster_kas_ip=inputs.get("managed_cluster_kas_ip"),
+        firewall=base / inputs["firewall"] if inputs.get("firewall") else None,
     )

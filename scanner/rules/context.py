@@ -7,6 +7,7 @@ from typing import Any
 
 from scanner.inventory import Inventory
 from scanner.rules.config import ScanConfig
+from scanner.sources.interface import Diagnostic
 
 
 class Context:
@@ -14,6 +15,9 @@ class Context:
         self.inventory = inventory
         self.config = config or ScanConfig()
         self._analyses: dict[str, Any] = {}
+        # What analyses could not read (invalid NetworkPolicies, a bad perimeter file):
+        # reported with the scan's diagnostics.
+        self.diagnostics: list[Diagnostic] = []
 
     def analysis(self, name: str, build: Callable[[Inventory], Any]) -> Any:
         """An analysis (reachability graph, proxy model) built on first use, then shared."""
