@@ -14,6 +14,7 @@ from scanner.cli.inputs import UsageError
 # Each module registers one subcommand with `register(subparsers)`.
 COMMAND_MODULES = (
     "scanner.cli.scan_cmd",
+    "scanner.cli.cluster_cmd",
     "scanner.cli.inventory_cmd",
     "scanner.cli.rules_cmd",
     "scanner.cli.connectivity_cmd",

@@ -106,17 +106,21 @@ def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = No
         findings.extend(rule_findings)
         results.append(result)
         diagnostics.extend(diags)
+    diagnostics.extend(ctx.diagnostics)
     return findings, results, diagnostics
 
 
 def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
                    ) -> tuple[list[Finding], RuleResult, list[Diagnostic]]:
     primitive = PRIMITIVES[rule.primitive]
+    unreadable = _unreadable_reason(rule, ctx)
+    if unreadable:
+        return [], RuleResult(rule.id, Status.NOT_EVALUABLE, unreadable), []
     subjects = subjects_of(rule.applies_to, ctx)
     if not subjects:
         kinds = "/".join(rule.applies_to.kinds)
         absent = not ctx.inventory.of_kind(*rule.applies_to.kinds)
-        reason = (f"kind absent: no {kinds} in the input" if absent
+        reason = (_absent_reason(rule, ctx) if absent
                   else f"no {kinds} matches the rule's scope")
         return [], RuleResult(rule.id, Status.NOT_EVALUABLE if absent else Status.PASS, reason), []
     findings: list[Finding] = []
@@ -150,6 +154,30 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     if (failing or suppressed) and reasons:
         reason += "; also not evaluable for " + "; ".join(sorted(reasons))
     return findings, RuleResult(rule.id, status, reason, failing, suppressed, len(subjects)), diagnostics
+
+
+def _unreadable_reason(rule: Rule, ctx: Context) -> str:
+    """Why the rule cannot be judged at all: a kind it checks or reads that the
+    source could not list although objects of it may exist (RBAC, errors)."""
+    unavailable = ctx.inventory.unavailable
+    if not unavailable:
+        return ""
+    kinds = (*rule.applies_to.kinds, *PRIMITIVES[rule.primitive].reads)
+    reasons = {unavailable[k].reason for k in kinds if k in unavailable and unavailable[k].may_exist}
+    return "; ".join(sorted(reasons))
+
+
+def _absent_reason(rule: Rule, ctx: Context) -> str:
+    """No subject at all: say which kinds the API server does not serve, if any."""
+    unavailable = ctx.inventory.unavailable
+    kinds = rule.applies_to.kinds
+    not_served = [unavailable[k].reason for k in kinds if k in unavailable]
+    if not not_served:
+        return f"kind absent: no {'/'.join(kinds)} in the input"
+    rest = [k for k in kinds if k not in unavailable]
+    if rest:
+        not_served.append(f"kind absent: no {'/'.join(rest)} in the input")
+    return "; ".join(dict.fromkeys(not_served))
 
 
 def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,

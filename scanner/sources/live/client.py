@@ -1,0 +1,319 @@
+"""Talking to the API server: configuration, authentication, proxy, timeouts and retries.
+
+The kubernetes client does what kubectl's loader does: ``KUBECONFIG`` merging,
+contexts, exec plugins, tokens, client certificates, ``insecure-skip-tls-verify``,
+``tls-server-name``, in-cluster service accounts. Its ``RESTClientObject``
+turns that configuration into a urllib3 pool (a ``ProxyManager`` when a proxy
+applies). hcpscan sends plain ``GET`` requests through that pool and does
+retries, backoff and pagination itself: the generated API classes only know
+built-in kinds, their signatures change between client versions, and a
+read-only lister of arbitrary resources needs none of them.
+
+Proxy: ``proxy-url`` of the kubeconfig's cluster wins, as in kubectl (and
+``NO_PROXY`` does not apply to it); otherwise ``HTTPS_PROXY``/``NO_PROXY`` from
+the environment, never for a loopback server (Go's rule, which kubectl follows).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+from urllib.request import getproxies_environment, proxy_bypass_environment
+
+import urllib3
+import yaml
+
+SERVICEACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+IN_CLUSTER = "in-cluster"
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_BACKOFF = 5.0
+
+
+class LiveError(Exception):
+    """The cluster cannot be scanned at all: a message and what to do next."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class ApiError(Exception):
+    """The API server answered a request with an error status."""
+
+    def __init__(self, status: int, reason: str, message: str, path: str) -> None:
+        super().__init__(f"{status} {reason}: {message}")
+        self.status = status
+        self.reason = reason
+        self.message = message
+        self.path = path
+
+
+class TransportError(LiveError):
+    """No HTTP answer: connection refused, timeout, TLS or proxy failure."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterTarget:
+    """Which cluster to read and how patiently (the command line's choices)."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    request_timeout: float = 10.0
+    attempts: int = 4  # per request, for 429 and 5xx answers
+    serviceaccount_dir: Path = SERVICEACCOUNT_DIR
+
+
+@dataclass(slots=True)
+class Connection:
+    """An authenticated, proxied HTTP connection to one API server."""
+
+    context: str
+    host: str
+    proxy: str | None
+    timeout: float
+    attempts: int
+    _configuration: Any
+    _pool: urllib3.PoolManager
+    _auth_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def get(self, path: str, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """GET a JSON document; retry 429 and 5xx with backoff; raise ApiError or TransportError."""
+        url = self.host + quote(path, safe="/:@-._~") + (f"?{urlencode(query)}" if query else "")
+        for attempt in range(1, self.attempts + 1):
+            response = self._send(url)
+            if response.status == 200:
+                return _json_body(response.data, path)
+            error = _api_error(response, path)
+            if response.status not in RETRY_STATUSES or attempt == self.attempts:
+                raise error
+            time.sleep(_backoff(attempt, response.headers.get("Retry-After")))
+        raise AssertionError("unreachable")  # the loop always returns or raises
+
+    def _send(self, url: str) -> urllib3.BaseHTTPResponse:
+        headers = {"Accept": "application/json", "User-Agent": "hcpscan (read-only)"}
+        headers.update(self._auth_headers())
+        try:
+            return self._pool.request("GET", url, headers=headers, retries=False, redirect=False,
+                                      timeout=urllib3.Timeout(connect=self.timeout, read=self.timeout))
+        except urllib3.exceptions.HTTPError as exc:
+            raise self._transport_error(exc) from None
+
+    def _auth_headers(self) -> dict[str, str]:
+        # auth_settings() runs the client's refresh hook (exec plugins, expiring tokens).
+        with self._auth_lock:
+            settings = self._configuration.auth_settings()
+        return {s["key"]: s["value"] for s in settings.values()
+                if s.get("in") == "header" and s.get("value")}
+
+    def _transport_error(self, exc: Exception) -> TransportError:
+        where = f"the API server at {self.host} (context {self.context})"
+        via = f" through the proxy {_redact_userinfo(self.proxy)}" if self.proxy else ""
+        hint = f"check that the server is reachable{via}, or raise --request-timeout"
+        cause = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason else exc
+        if isinstance(cause, urllib3.exceptions.ProxyError):
+            return TransportError(f"cannot reach {where} through the proxy "
+                                  f"{_redact_userinfo(self.proxy)}: {_short(cause)}",
+                                  "check proxy-url in the kubeconfig or HTTPS_PROXY/NO_PROXY")
+        if isinstance(cause, urllib3.exceptions.SSLError):
+            return TransportError(f"TLS error talking to {where}: {_short(cause)}",
+                                  "check the cluster's certificate-authority(-data) in the kubeconfig")
+        # NewConnectionError (refused, no route, unknown name) subclasses ConnectTimeoutError
+        if isinstance(cause, urllib3.exceptions.NewConnectionError):
+            return TransportError(f"cannot connect to {where}{via}: {_short(cause)}", hint)
+        if isinstance(cause, urllib3.exceptions.ConnectTimeoutError):
+            return TransportError(f"no connection to {where}{via} within {self.timeout:g} s", hint)
+        if isinstance(cause, urllib3.exceptions.ReadTimeoutError):
+            return TransportError(f"no answer from {where}{via} within {self.timeout:g} s", hint)
+        return TransportError(f"request to {where}{via} failed: {_short(cause)}", hint)
+
+    def close(self) -> None:
+        self._pool.clear()
+
+
+def connect(target: ClusterTarget) -> Connection:
+    """Load the configuration (kubeconfig or in-cluster) and open a connection pool."""
+    from kubernetes.client import Configuration
+    from kubernetes.client.rest import RESTClientObject
+
+    configuration = Configuration()
+    kubeconfig = _kubeconfig_path(target)
+    if kubeconfig is None:
+        context, cluster = _load_in_cluster(target, configuration)
+    else:
+        context, cluster = _load_kubeconfig(kubeconfig, target.context, configuration)
+    host = configuration.host.rstrip("/")
+    proxy = cluster.get("proxy-url") or _environment_proxy(host)
+    configuration.proxy = proxy or None
+    if hasattr(configuration, "no_proxy"):
+        configuration.no_proxy = None  # decided above, as kubectl does
+    configuration.retries = False
+    configuration.connection_pool_maxsize = 16
+    try:
+        pool = RESTClientObject(configuration).pool_manager
+    except (ValueError, OSError, ImportError) as exc:
+        raise LiveError(f"cannot set up the connection to {host}: {exc}",
+                        "check the TLS files and proxy-url of the kubeconfig") from None
+    return Connection(context, host, proxy or None, target.request_timeout, target.attempts,
+                      configuration, pool)
+
+
+def _kubeconfig_path(target: ClusterTarget) -> str | None:
+    """--kubeconfig, else KUBECONFIG, else ~/.kube/config, else None (in-cluster)."""
+    if target.kubeconfig:
+        if not Path(target.kubeconfig).is_file():
+            raise LiveError(f"kubeconfig not found: {target.kubeconfig}", "check the --kubeconfig path")
+        return target.kubeconfig
+    env = os.environ.get("KUBECONFIG", "")
+    existing = [p for p in env.split(os.pathsep) if p and Path(p).is_file()]
+    if existing:
+        return os.pathsep.join(existing)
+    if env.strip(os.pathsep):
+        raise LiveError(f"no file of KUBECONFIG={env} exists", "check the KUBECONFIG variable")
+    default = Path.home() / ".kube" / "config"
+    if default.is_file():
+        return str(default)
+    if os.environ.get("KUBERNETES_SERVICE_HOST") and os.environ.get("KUBERNETES_SERVICE_PORT"):
+        return None
+    raise LiveError("no kubeconfig found and not running in a pod",
+                    "give --kubeconfig PATH, set KUBECONFIG, or create ~/.kube/config")
+
+
+def _load_kubeconfig(path: str, context: str | None, configuration: Any) -> tuple[str, dict[str, Any]]:
+    from kubernetes import config as kube_config
+    from kubernetes.config.config_exception import ConfigException
+
+    clusters, contexts, current = _read_kubeconfigs(path)
+    name = context or current
+    if not name:
+        raise LiveError(f"the kubeconfig {path} has no current-context",
+                        "pick one with --context NAME (see `kubectl config get-contexts`)")
+    if name not in contexts:
+        known = ", ".join(sorted(contexts)) or "none"
+        raise LiveError(f"context {name!r} not found in {path} (contexts: {known})",
+                        "pick one with --context NAME (see `kubectl config get-contexts`)")
+    try:
+        kube_config.load_kube_config(config_file=path, context=name, client_configuration=configuration,
+                                     persist_config=False)
+    except (ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
+        raise LiveError(f"cannot use context {name!r} of {path}: {_short(exc)}",
+                        "check the context's user (token, client certificate or exec plugin)") from None
+    cluster_name = (contexts[name] or {}).get("cluster")
+    return name, clusters.get(cluster_name, {}) if isinstance(cluster_name, str) else {}
+
+
+def _read_kubeconfigs(path: str) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], str]:
+    """Clusters, contexts and current-context of KUBECONFIG-style merged files (first wins)."""
+    clusters: dict[str, dict[str, Any]] = {}
+    contexts: dict[str, dict[str, Any]] = {}
+    current = ""
+    for part in path.split(os.pathsep):
+        try:
+            with open(part, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh) or {}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise LiveError(f"cannot read kubeconfig {part}: {_short(exc)}",
+                            "check that it is a readable kubeconfig file") from None
+        if not isinstance(data, dict):
+            raise LiveError(f"{part} is not a kubeconfig", "give a kubeconfig file (kind: Config)")
+        for entry in data.get("clusters") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("cluster"), dict):
+                clusters.setdefault(str(entry.get("name")), entry["cluster"])
+        for entry in data.get("contexts") or []:
+            if isinstance(entry, dict):
+                contexts.setdefault(str(entry.get("name")), entry.get("context") or {})
+        current = current or str(data.get("current-context") or "")
+    return clusters, contexts, current
+
+
+def _load_in_cluster(target: ClusterTarget, configuration: Any) -> tuple[str, dict[str, Any]]:
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.incluster_config import InClusterConfigLoader
+
+    if target.context:
+        raise LiveError("--context needs a kubeconfig, but none was found (running in a pod)",
+                        "give --kubeconfig PATH or drop --context")
+    loader = InClusterConfigLoader(token_filename=str(target.serviceaccount_dir / "token"),
+                                   cert_filename=str(target.serviceaccount_dir / "ca.crt"))
+    try:
+        loader.load_and_set(configuration)
+    except (ConfigException, OSError) as exc:
+        raise LiveError(f"cannot use the pod's service account: {_short(exc)}",
+                        "mount a service account token, or give --kubeconfig PATH") from None
+    return IN_CLUSTER, {}
+
+
+def _environment_proxy(host: str) -> str | None:
+    hostname = urlsplit(host).hostname or ""
+    if _is_loopback(hostname) or proxy_bypass_environment(hostname):
+        return None
+    proxies = getproxies_environment()
+    return proxies.get(urlsplit(host).scheme) or proxies.get("all")
+
+
+def _is_loopback(hostname: str) -> bool:
+    if hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(hostname).is_loopback
+    except ValueError:
+        return False
+
+
+def _json_body(data: bytes, path: str) -> dict[str, Any]:
+    try:
+        body = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(200, "OK", "the answer is not JSON", path) from None
+    if not isinstance(body, dict):
+        raise ApiError(200, "OK", "the answer is not a JSON object", path)
+    return body
+
+
+def _api_error(response: urllib3.BaseHTTPResponse, path: str) -> ApiError:
+    message = ""
+    try:
+        status = json.loads(response.data)
+        if isinstance(status, dict):
+            message = str(status.get("message") or "")
+    except (ValueError, UnicodeDecodeError):
+        message = response.data[:200].decode("utf-8", errors="replace").strip()
+    return ApiError(response.status, response.reason or "", message, path)
+
+
+def _backoff(attempt: int, retry_after: str | None) -> float:
+    """Seconds to wait before the next attempt: Retry-After when given, else exponential."""
+    if retry_after and retry_after.strip().isdigit():
+        return min(float(retry_after), MAX_BACKOFF)
+    return min(0.2 * 2 ** (attempt - 1), MAX_BACKOFF) * (0.5 + random.random() / 2)
+
+
+def _redact_userinfo(url: str | None) -> str:
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return parts._replace(netloc=f"****@{netloc}").geturl()
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    line = text[0] if text else type(exc).__name__
+    # urllib3 prefixes messages with the connection object's repr
+    if line.startswith("<") and ">: " in line:
+        line = line.split(">: ", 1)[1]
+    return line[:300]

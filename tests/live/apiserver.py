@@ -1,0 +1,443 @@
+"""A small Kubernetes-API-compatible server for live-scan tests (HTTPS, read-only).
+
+There is no kube-apiserver package on our registries (DOMAIN.md §9), so the
+tests talk to this stand-in, and the real kubectl is driven against it in the
+same tests to prove it answers as a real server would. It serves:
+
+* discovery: ``/api``, ``/apis``, ``/api/v1`` and ``/apis/<group>/<version>``
+  resource lists (``namespaced``, ``kind``, ``verbs``, ``shortNames``);
+* ``/version``;
+* RBAC as 403: a ClusterRole's grants (``allowed``: anything else is
+  forbidden) or single resources (``forbidden``);
+* lists, cluster-wide and per namespace, with ``limit``/``continue``; built-in
+  lists omit ``kind``/``apiVersion`` on their items as the real server does;
+* ``GET /api/v1/namespaces/<name>``;
+* 401 without a known bearer token or client certificate, 404 for what is
+  not served, 410 for expired continue tokens, injected 429/5xx answers, 405
+  for any method but GET.
+
+It binds 127.0.0.1 on an ephemeral port; every connection has a timeout and a
+request budget, so no loop runs unbounded.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import socket
+import ssl
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from tests.live.pki import CertificateAuthority
+
+LIST_VERBS = ("get", "list", "watch")
+RW_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+BUILTIN_GROUPS = frozenset({"", "apps", "batch", "networking.k8s.io", "rbac.authorization.k8s.io"})
+_PER_CONNECTION_REQUESTS = 1000
+_SOCKET_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Served:
+    """One resource the stand-in serves."""
+
+    group: str
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    verbs: tuple[str, ...] = RW_VERBS
+    short_names: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+def _r(gv: str, plural: str, kind: str, namespaced: bool = True, short: tuple[str, ...] = (),
+       verbs: tuple[str, ...] = RW_VERBS) -> Served:
+    group, _, version = gv.rpartition("/")
+    return Served(group, version, plural, kind, namespaced, verbs, short)
+
+
+BUILTINS = (
+    _r("v1", "namespaces", "Namespace", False, ("ns",)),
+    _r("v1", "nodes", "Node", False, ("no",)),
+    _r("v1", "configmaps", "ConfigMap", short=("cm",)),
+    _r("v1", "secrets", "Secret"),
+    _r("v1", "services", "Service", short=("svc",)),
+    _r("v1", "pods", "Pod", short=("po",)),
+    _r("v1", "pods/log", "Pod", verbs=("get",)),
+    _r("v1", "serviceaccounts", "ServiceAccount", short=("sa",)),
+    _r("v1", "bindings", "Binding", verbs=("create",)),
+    _r("apps/v1", "deployments", "Deployment", short=("deploy",)),
+    _r("apps/v1", "deployments/scale", "Scale", verbs=("get", "patch", "update")),
+    _r("apps/v1", "statefulsets", "StatefulSet", short=("sts",)),
+    _r("apps/v1", "daemonsets", "DaemonSet", short=("ds",)),
+    _r("apps/v1", "replicasets", "ReplicaSet", short=("rs",)),
+    _r("batch/v1", "jobs", "Job"),
+    _r("batch/v1", "cronjobs", "CronJob", short=("cj",)),
+    _r("networking.k8s.io/v1", "networkpolicies", "NetworkPolicy", short=("netpol",)),
+    _r("networking.k8s.io/v1", "ingresses", "Ingress", short=("ing",)),
+)
+
+# CRDs of an OpenShift management cluster running HyperShift, ACM and CAPI.
+CRDS = (
+    _r("route.openshift.io/v1", "routes", "Route"),
+    _r("config.openshift.io/v1", "proxies", "Proxy", False),
+    _r("config.openshift.io/v1", "networks", "Network", False),
+    _r("operator.openshift.io/v1", "networks", "Network", False),
+    _r("apps.openshift.io/v1", "deploymentconfigs", "DeploymentConfig", short=("dc",)),
+    _r("hypershift.openshift.io/v1beta1", "hostedclusters", "HostedCluster", short=("hc",)),
+    _r("hypershift.openshift.io/v1beta1", "nodepools", "NodePool", short=("np",)),
+    _r("hypershift.openshift.io/v1beta1", "hostedcontrolplanes", "HostedControlPlane", short=("hcp",)),
+    _r("hypershift.openshift.io/v1alpha1", "hostedclusters", "HostedCluster"),
+    _r("addon.open-cluster-management.io/v1alpha1", "addondeploymentconfigs", "AddOnDeploymentConfig"),
+    _r("addon.open-cluster-management.io/v1alpha1", "managedclusteraddons", "ManagedClusterAddOn",
+       short=("mca",)),
+    _r("cluster.x-k8s.io/v1beta1", "clusters", "Cluster", short=("cl",)),
+    _r("bootstrap.cluster.x-k8s.io/v1beta1", "kubeadmconfigs", "KubeadmConfig"),
+    _r("bootstrap.cluster.x-k8s.io/v1beta1", "kubeadmconfigtemplates", "KubeadmConfigTemplate"),
+    _r("controlplane.cluster.x-k8s.io/v1beta1", "kubeadmcontrolplanes", "KubeadmControlPlane",
+       short=("kcp",)),
+    _r("controlplane.cluster.x-k8s.io/v1beta1", "kubeadmcontrolplanetemplates",
+       "KubeadmControlPlaneTemplate"),
+    _r("k8s.cni.cncf.io/v1", "network-attachment-definitions", "NetworkAttachmentDefinition",
+       short=("net-attach-def",)),
+    _r("kyverno.io/v1", "clusterpolicies", "ClusterPolicy", False, ("cpol",)),
+    _r("kyverno.io/v1", "policies", "Policy", short=("pol",)),
+    _r("policy.open-cluster-management.io/v1", "policies", "Policy", short=("plc",)),
+)
+
+PREFERRED = {"hypershift.openshift.io": "v1beta1"}
+
+
+def catalog(*, without: Iterable[str] = ()) -> list[Served]:
+    """Built-ins plus CRDs, minus the CRD groups or kinds named in ``without``."""
+    drop = set(without)
+    return [*BUILTINS, *(r for r in CRDS if r.group not in drop and r.kind not in drop)]
+
+
+@dataclass
+class Fault:
+    status: int
+    remaining: int
+    retry_after: str | None = None
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    user: str | None
+    status: int = 0
+
+
+@dataclass
+class ClusterState:
+    """What the stand-in serves and how it misbehaves; tests change it between requests."""
+
+    resources: list[Served]
+    objects: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)  # bearer token -> user
+    forbidden: set[str] = field(default_factory=set)  # plurals the users may not list
+    allowed: set[tuple[str, str]] | None = None  # (group, plural) granted; None: everything
+    expire_continue: set[str] = field(default_factory=set)  # next continue on these plurals -> 410
+    faults: dict[str, Fault] = field(default_factory=dict)  # path -> injected answers
+    delay: float = 0.0  # seconds before every answer (bounded by the socket timeout)
+    resource_version: int = 1000
+    requests: list[Request] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, body: dict[str, Any]) -> None:
+        group, _, _ = str(body.get("apiVersion", "")).rpartition("/")
+        kind = str(body.get("kind"))
+        if not any(r.group == group and r.kind == kind for r in self.resources):
+            raise ValueError(f"the stand-in serves no {kind} in group {group!r}; add it to the catalog")
+        self.resource_version += 1
+        stored = json.loads(json.dumps(body))
+        meta = stored.setdefault("metadata", {})
+        meta.setdefault("uid", str(uuid.uuid5(uuid.NAMESPACE_URL, f"{group}/{kind}/"
+                                              f"{meta.get('namespace', '')}/{meta.get('name')}")))
+        meta["resourceVersion"] = str(self.resource_version)
+        items = self.objects.setdefault((group, kind), [])
+        items.append(stored)
+        items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"].get("name", "")))
+
+    def may(self, group: str, plural: str) -> bool:
+        return self.allowed is None or (group, plural) in self.allowed
+
+    def served(self, group: str, version: str) -> list[Served]:
+        return [r for r in self.resources if r.group == group and r.version == version]
+
+
+def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                           "message": message, "reason": reason, "code": code}
+    if details:
+        out["details"] = details
+    return out
+
+
+def _encode_token(rv: int, last: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"rv": rv, "start": last}).encode()).decode().rstrip("=")
+
+
+def _decode_token(token: str) -> tuple[int, str] | None:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        return int(data["rv"]), str(data["start"])
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: StandInServer
+    timeout = _SOCKET_TIMEOUT
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet test output
+        return
+
+    def handle(self) -> None:
+        # Keep-alive, but a bounded number of requests per connection.
+        self.close_connection = True
+        for _ in range(_PER_CONNECTION_REQUESTS):
+            self.handle_one_request()
+            if self.close_connection:
+                return
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        state = self.server.state
+        url = urlsplit(self.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        user = self._user()
+        record = Request("GET", url.path, query, user)
+        with state.lock:
+            state.requests.append(record)
+        if state.delay:
+            time.sleep(min(state.delay, _SOCKET_TIMEOUT))
+        code, body, headers = self._answer(url.path, query, user)
+        record.status = code
+        self._send(code, body, headers)
+
+    def _refuse(self) -> None:
+        with self.server.state.lock:
+            self.server.state.requests.append(Request(self.command, self.path, {}, self._user(), 405))
+        self._send(405, _status(405, "MethodNotAllowed", "the stand-in is read-only"), {})
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = _refuse  # noqa: N815
+
+    def _user(self) -> str | None:
+        scheme, _, token = self.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() == "bearer":  # case-insensitive, as kube-apiserver reads it
+            return self.server.state.tokens.get(token.strip())
+        cert = self.connection.getpeercert() if isinstance(self.connection, ssl.SSLSocket) else None
+        for rdn in (cert or {}).get("subject", ()):
+            for key, value in rdn:
+                if key == "commonName":
+                    return f"cert:{value}"
+        return None
+
+    def _send(self, code: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _answer(self, path: str, query: dict[str, str], user: str | None
+                ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        state = self.server.state
+        if user is None:
+            return 401, _status(401, "Unauthorized", "Unauthorized"), {}
+        with state.lock:
+            fault = state.faults.get(path)
+            if fault and fault.remaining > 0:
+                fault.remaining -= 1
+                headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+                reason = "TooManyRequests" if fault.status == 429 else "InternalError"
+                return fault.status, _status(fault.status, reason, "injected by the test"), headers
+        parts = [p for p in path.split("/") if p]
+        if parts == ["version"]:
+            return 200, {"major": "1", "minor": "31", "gitVersion": "v1.31.0+hcpscan-standin",
+                         "platform": "linux/amd64"}, {}
+        if parts == ["api"]:
+            return 200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
+                {"clientCIDR": "0.0.0.0/0", "serverAddress": self.server.address}]}, {}
+        if parts == ["apis"]:
+            return 200, self._groups(), {}
+        if parts[:1] == ["api"] and len(parts) >= 2:
+            return self._resource(("", parts[1]), parts[2:], query, user)
+        if parts[:1] == ["apis"] and len(parts) >= 3:
+            return self._resource((parts[1], parts[2]), parts[3:], query, user)
+        return 404, _status(404, "NotFound", "the server could not find the requested resource"), {}
+
+    def _groups(self) -> dict[str, Any]:
+        groups: dict[str, list[str]] = {}
+        for r in self.server.state.resources:
+            if r.group and r.version not in groups.setdefault(r.group, []):
+                groups[r.group].append(r.version)
+        out = []
+        for name, versions in groups.items():
+            preferred = PREFERRED.get(name, versions[0])
+            if preferred not in versions:
+                preferred = versions[0]
+            out.append({"name": name,
+                        "versions": [{"groupVersion": f"{name}/{v}", "version": v} for v in versions],
+                        "preferredVersion": {"groupVersion": f"{name}/{preferred}", "version": preferred}})
+        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": out}
+
+    def _resource(self, gv: tuple[str, str], rest: list[str], query: dict[str, str], user: str
+                  ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        state = self.server.state
+        served = state.served(*gv)
+        not_found = (404, _status(404, "NotFound", "the server could not find the requested resource"), {})
+        if not served:
+            return not_found
+        group, version = gv
+        if not rest:
+            return 200, {"kind": "APIResourceList", "apiVersion": "v1",
+                         "groupVersion": f"{group}/{version}" if group else version,
+                         "resources": [self._describe(r) for r in served]}, {}
+        namespace = None
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            namespace, rest = rest[1], rest[2:]
+        elif rest[0] == "namespaces" and len(rest) == 2 and not group:
+            return self._get_namespace(rest[1])
+        if len(rest) != 1:
+            return not_found
+        resource = next((r for r in served if r.plural == rest[0] and "list" in r.verbs), None)
+        if resource is None or (namespace is not None and not resource.namespaced):
+            return not_found
+        if resource.plural in state.forbidden or not state.may(group, resource.plural):
+            scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+            message = (f'{resource.plural}{"." + group if group else ""} is forbidden: User "{user}" '
+                       f'cannot list resource "{resource.plural}" in API group "{group}" {scope}')
+            return 403, _status(403, "Forbidden", message, {"group": group, "kind": resource.plural}), {}
+        return self._list(resource, namespace, query)
+
+    @staticmethod
+    def _describe(r: Served) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": r.plural, "singularName": "" if "/" in r.plural else r.kind.lower(),
+                               "namespaced": r.namespaced, "kind": r.kind, "verbs": list(r.verbs)}
+        if r.short_names:
+            out["shortNames"] = list(r.short_names)
+        return out
+
+    def _get_namespace(self, name: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+        state = self.server.state
+        if "namespaces" in state.forbidden or not state.may("", "namespaces"):
+            return 403, _status(403, "Forbidden", f'namespaces "{name}" is forbidden'), {}
+        for obj in state.objects.get(("", "Namespace"), []):
+            if obj["metadata"].get("name") == name:
+                return 200, {k: v for k, v in obj.items()}, {}
+        return 404, _status(404, "NotFound", f'namespaces "{name}" not found',
+                            {"name": name, "kind": "namespaces"}), {}
+
+    def _list(self, resource: Served, namespace: str | None, query: dict[str, str]
+              ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        state = self.server.state
+        with state.lock:
+            items = [o for o in state.objects.get((resource.group, resource.kind), [])
+                     if namespace is None or o["metadata"].get("namespace") == namespace]
+            current_rv = state.resource_version
+            token = query.get("continue", "")
+            if token and resource.plural in state.expire_continue:
+                state.expire_continue.discard(resource.plural)
+                return 410, _status(410, "Expired", "The provided continue parameter is too old to "
+                                    "display a consistent list result. You can start a new list "
+                                    "without the continue parameter."), {}
+        start = ""
+        if token:
+            decoded = _decode_token(token)
+            if decoded is None:
+                return 400, _status(400, "BadRequest", "continue key is not valid"), {}
+            current_rv, start = decoded
+        keys = [f'{o["metadata"].get("namespace", "")}/{o["metadata"].get("name", "")}' for o in items]
+        remaining = [(k, o) for k, o in zip(keys, items) if k > start]
+        limit = int(query["limit"]) if query.get("limit", "").isdigit() and int(query["limit"]) > 0 else 0
+        page = remaining[:limit] if limit else remaining
+        meta: dict[str, Any] = {"resourceVersion": str(current_rv)}
+        if limit and len(remaining) > limit:
+            meta["continue"] = _encode_token(current_rv, page[-1][0])
+            meta["remainingItemCount"] = len(remaining) - limit
+        builtin = resource.group in BUILTIN_GROUPS
+        body_items = [{k: v for k, v in o.items() if not (builtin and k in ("kind", "apiVersion"))}
+                      for _, o in page]
+        return 200, {"kind": f"{resource.kind}List", "apiVersion": resource.api_version,
+                     "metadata": meta, "items": body_items}, {}
+
+
+class StandInServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False
+
+    def __init__(self, state: ClusterState, ssl_context: ssl.SSLContext) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state = state
+        self.ssl_context = ssl_context
+        self.address = f"127.0.0.1:{self.server_address[1]}"
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://{self.address}"
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        request.settimeout(_SOCKET_TIMEOUT)
+        try:
+            tls = self.ssl_context.wrap_socket(request, server_side=True)
+        except (ssl.SSLError, OSError):
+            return  # a client that gave up, or did not speak TLS
+        try:
+            self.RequestHandlerClass(tls, client_address, self)
+        except (OSError, ssl.SSLError):
+            pass
+        finally:
+            tls.close()
+
+    def start(self) -> StandInServer:
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1},
+                                        name="standin-apiserver", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+def server_context(ca: CertificateAuthority, folder: Path) -> ssl.SSLContext:
+    """TLS for the stand-in: a certificate for 127.0.0.1, client certificates optional."""
+    pair = ca.issue("kube-apiserver", server=True)
+    cert, key = pair.write(folder, "apiserver")
+    ca_file = folder / "ca.crt"
+    ca_file.write_bytes(ca.cert_pem)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    context.load_verify_locations(ca_file)
+    context.verify_mode = ssl.CERT_OPTIONAL
+    return context
+
+
+def unused_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -1,0 +1,91 @@
+"""Engine: kinds a live source could not list make exactly the rules that need them not evaluable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import pytest
+
+from scanner.findings.model import RuleInfo, Severity, Status
+from scanner.inventory.objects import K8sObject, SourceLocation
+from scanner.inventory.store import Inventory, UnavailableKind
+from scanner.rules.context import Context
+from scanner.rules.engine import evaluate
+from scanner.rules.model import AppliesTo, Rule
+from scanner.rules.primitives import PRIMITIVES, Primitive, Violation
+
+FORBIDDEN_SECRETS = UnavailableKind("forbidden: grant list on secrets", may_exist=True)
+NO_HOSTEDCLUSTERS = UnavailableKind("kind not served: the API server serves no HostedCluster "
+                                    "(its CRD is not installed)", may_exist=False)
+
+
+class _ReadsSecrets(Primitive):
+    """Flags every subject; stands for a check that also looks up Secrets."""
+
+    name = "test_reads_secrets"
+    description = "test primitive"
+    reads: ClassVar[tuple[str, ...]] = ("Secret",)
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Violation]:
+        yield Violation(field="data")
+
+
+@pytest.fixture(autouse=True)
+def _primitive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(PRIMITIVES, _ReadsSecrets.name, _ReadsSecrets())
+
+
+def _rule(rule_id: str, kinds: tuple[str, ...], primitive: str = "field_matches") -> Rule:
+    params = {"path": "$.metadata.name", "pattern": "\\S"} if primitive == "field_matches" else {}
+    return Rule(RuleInfo(rule_id, rule_id, Severity.HIGH, "proxy"), AppliesTo(kinds), primitive, params,
+                "{object} fails")
+
+
+def _configmap(name: str = "proxy-env") -> K8sObject:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "team-a"}}
+    return K8sObject("management", "v1", "ConfigMap", "team-a", name, body,
+                     SourceLocation(f"cluster/ctx/team-a/ConfigMap/{name}.yaml", 1))
+
+
+def _results(inventory: Inventory, *rules: Rule) -> dict[str, tuple[Status, str]]:
+    _, results, _ = evaluate(list(rules), Context(inventory))
+    return {r.rule_id: (r.status, r.reason) for r in results}
+
+
+def test_forbidden_subject_kind_makes_the_rule_not_evaluable():
+    inventory = Inventory([_configmap()], unavailable={"Secret": FORBIDDEN_SECRETS})
+    results = _results(inventory, _rule("T1", ("Secret", "ConfigMap")))
+    assert results["T1"] == (Status.NOT_EVALUABLE, "forbidden: grant list on secrets")
+
+
+def test_forbidden_kind_a_check_reads_makes_the_rule_not_evaluable():
+    inventory = Inventory([_configmap()], unavailable={"Secret": FORBIDDEN_SECRETS})
+    results = _results(inventory, _rule("T2", ("ConfigMap",), _ReadsSecrets.name))
+    assert results["T2"] == (Status.NOT_EVALUABLE, "forbidden: grant list on secrets")
+
+
+def test_rules_that_do_not_need_the_kind_are_evaluated():
+    inventory = Inventory([_configmap()], unavailable={"Secret": FORBIDDEN_SECRETS})
+    results = _results(inventory, _rule("T3", ("ConfigMap",)))
+    assert results["T3"] == (Status.PASS, "")
+
+
+def test_kind_not_served_replaces_kind_absent():
+    inventory = Inventory([_configmap()], unavailable={"HostedCluster": NO_HOSTEDCLUSTERS})
+    results = _results(inventory, _rule("T4", ("HostedCluster",)), _rule("T5", ("HostedCluster", "Proxy")))
+    assert results["T4"] == (Status.NOT_EVALUABLE, NO_HOSTEDCLUSTERS.reason)
+    assert results["T5"] == (Status.NOT_EVALUABLE,
+                             f"{NO_HOSTEDCLUSTERS.reason}; kind absent: no Proxy in the input")
+
+
+def test_a_kind_not_served_does_not_block_rules_with_subjects():
+    # Not served means none can exist: the same as a dump without such objects.
+    inventory = Inventory([_configmap()], unavailable={"Secret": UnavailableKind("kind not served", False)})
+    results = _results(inventory, _rule("T6", ("ConfigMap",), _ReadsSecrets.name))
+    assert results["T6"][0] is Status.FAIL
+
+
+def test_offline_inventories_are_unchanged():
+    results = _results(Inventory([_configmap()]), _rule("T7", ("HostedCluster",)))
+    assert results["T7"] == (Status.NOT_EVALUABLE, "kind absent: no HostedCluster in the input")
