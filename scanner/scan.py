@@ -99,8 +99,8 @@ class RunClock:
 
     def __init__(self) -> None:
         epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-        self.fixed = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc) if epoch.isdigit() else None
-        self.started = self.fixed or dt.datetime.now(dt.timezone.utc)
+        self.fixed = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch.isdigit() else None
+        self.started = self.fixed or dt.datetime.now(dt.UTC)
         self._t0 = self._last = time.perf_counter()
         self.stages: dict[str, float] = {}
 
@@ -110,7 +110,7 @@ class RunClock:
         self._last = now
 
     def metadata(self) -> dict[str, Any]:
-        finished = self.fixed or dt.datetime.now(dt.timezone.utc)
+        finished = self.fixed or dt.datetime.now(dt.UTC)
         out: dict[str, Any] = {"started": self.started.isoformat(), "finished": finished.isoformat()}
         if self.fixed is None:
             out["duration"] = round(time.perf_counter() - self._t0, 3)
