@@ -213,7 +213,7 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
     return out
 
 
-def _decode_file(item: dict[str, Any]) -> str | None:
+def decode_file_content(item: dict[str, Any]) -> str | None:
     content = item.get("content")
     if not isinstance(content, str):
         return None
@@ -258,7 +258,7 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         field = "data" if key in (secret.body.get("data") or {}) else "stringData"
         text, origin, via = value.text, source_of(inventory, secret, (field, key)), (where,)
     else:
-        text = _decode_file(item)
+        text = decode_file_content(item)
         if text is None:
             return None
         origin, via = source_of(inventory, obj, path + ("content",)), ()

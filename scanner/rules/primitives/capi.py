@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from scanner.analysis.proxy.containers import PROXY_VARIABLE
-from scanner.analysis.proxy.effective import _decode_file
+from scanner.analysis.proxy.effective import decode_file_content
 from scanner.inventory.fieldpath import Step, format_path, parse_path
 from scanner.inventory.objects import K8sObject
 from scanner.inventory.secrets import secret_values
@@ -141,7 +141,7 @@ def _check_files(ctx: Context, subject: K8sObject, cluster: str, files_path: tup
     if isinstance(secret_ref, dict):
         yield from _check_secret(ctx, subject, base, secret_ref, values, said)
         return
-    text = _decode_file(item)
+    text = decode_file_content(item)
     if text is None:
         if item.get("content") is not None:
             yield NotEvaluable(f"{format_path(base + ('content',))} cannot be decoded "

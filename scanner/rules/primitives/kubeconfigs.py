@@ -27,7 +27,7 @@ def current_cluster(kubeconfig: dict[str, Any]) -> dict[str, Any] | None:
     return next(iter(clusters.values()), None)
 
 
-def _kubeconfig(secret: K8sObject, key: str) -> dict[str, Any] | str:
+def kubeconfig_in_secret(secret: K8sObject, key: str) -> dict[str, Any] | str:
     """The parsed kubeconfig, or why it cannot be read."""
     value = secret_values(secret).get(key)
     if value is None:
@@ -67,7 +67,7 @@ class KubeconfigsAgree(Primitive):
         if other is None:
             yield NotEvaluable(f"Secret {subject.namespace}/{ref['name']} is not in the input")
             return
-        mine, theirs = _kubeconfig(subject, key), _kubeconfig(other, ref.get("key", "kubeconfig"))
+        mine, theirs = kubeconfig_in_secret(subject, key), kubeconfig_in_secret(other, ref.get("key", "kubeconfig"))
         for parsed in (mine, theirs):
             if isinstance(parsed, str):
                 yield NotEvaluable(parsed)

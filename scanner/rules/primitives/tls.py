@@ -21,7 +21,7 @@ from scanner.rules.context import Context
 from scanner.rules.primitives import register
 from scanner.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
 from scanner.rules.primitives.fields import mask_credentials
-from scanner.rules.primitives.kubeconfigs import _kubeconfig, current_cluster
+from scanner.rules.primitives.kubeconfigs import current_cluster, kubeconfig_in_secret
 
 CA_BUNDLE_KEY = "ca-bundle.crt"
 
@@ -210,7 +210,7 @@ class KubeconfigHasProxyCA(Primitive):
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         key = params.get("key", "kubeconfig")
-        parsed = _kubeconfig(subject, key)
+        parsed = kubeconfig_in_secret(subject, key)
         if isinstance(parsed, str):
             yield NotEvaluable(parsed)
             return
