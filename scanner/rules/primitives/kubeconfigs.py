@@ -67,7 +67,8 @@ class KubeconfigsAgree(Primitive):
         if other is None:
             yield NotEvaluable(f"Secret {subject.namespace}/{ref['name']} is not in the input")
             return
-        mine, theirs = kubeconfig_in_secret(subject, key), kubeconfig_in_secret(other, ref.get("key", "kubeconfig"))
+        mine = kubeconfig_in_secret(subject, key)
+        theirs = kubeconfig_in_secret(other, ref.get("key", "kubeconfig"))
         for parsed in (mine, theirs):
             if isinstance(parsed, str):
                 yield NotEvaluable(parsed)
