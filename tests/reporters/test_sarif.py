@@ -315,8 +315,9 @@ class TestTruncation:
     LIMIT = 25_000
 
     @pytest.fixture(scope="class")
-    def big(self):
-        findings = many_findings(self.LIMIT + 3_000)
+    @classmethod
+    def big(cls):
+        findings = many_findings(cls.LIMIT + 3_000)
         report = report_with(findings)
         return findings, build_log(report, ReportOptions(read_text=lambda p: None))["runs"][0]
 
