@@ -28,9 +28,11 @@ control planes (HyperShift / OpenShift HCP), Open Cluster Management hubs and
 Cluster API fleets, from a live cluster or offline from manifests and dumps.
 
 examples:
+  hcpscan cluster --kubeconfig ~/.kube/config
   hcpscan scan ./must-gather.local.123
   hcpscan scan gitops/ --format sarif -o hcpscan.sarif
-  hcpscan inventory hypershift-dump.tar.gz
+  hcpscan rules show HCP001
+  hcpscan noproxy --no-proxy ".svc,10.0.0.0/8" https://10.1.2.3:6443
 """
 
 
