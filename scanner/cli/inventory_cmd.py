@@ -7,7 +7,7 @@ import json
 import sys
 
 from scanner.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
-from scanner.cli.output import console_for, diagnostics_table
+from scanner.cli.output import cells, console_for, diagnostics_table
 
 DESCRIPTION = """\
 List what hcpscan reads from the given paths: object counts per cluster, kind
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         table.add_column(column)
     table.add_column("count", justify="right")
     for cluster, kind, namespace, count in inventory.counts():
-        table.add_row(cluster, kind, namespace or "-", str(count))
+        table.add_row(*cells(cluster, kind, namespace or "-", count))
     console.print(table)
     if inventory.skipped.counts:
         skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(inventory.skipped.counts.items()))

@@ -11,6 +11,7 @@ from scanner.analysis.proxy.env import evaluate_env
 from scanner.analysis.proxy.noproxy import RUNTIME_NAMES, RUNTIMES, bypasses
 from scanner.analysis.proxy.target import Target, TargetError, parse_target
 from scanner.cli.inputs import UsageError
+from scanner.cli.output import cells as output_cells
 from scanner.cli.output import console_for
 
 DESCRIPTION = """\
@@ -123,5 +124,5 @@ def _table(rows: list[dict[str, Any]], targets: list[Target], runtimes: list[str
         table.add_column(name, overflow="fold")
     for i, target in enumerate(targets):
         cells = rows[i * len(runtimes):(i + 1) * len(runtimes)]
-        table.add_row(target.raw, *(_cell(c) for c in cells))
+        table.add_row(*output_cells(target.raw, *(_cell(c) for c in cells)))
     console_for(sys.stdout).print(table)

@@ -10,7 +10,8 @@ from scanner.analysis.proxy.effective import effective_proxies
 from scanner.analysis.proxy.noproxy import RUNTIME_NAMES
 from scanner.analysis.proxy.settings import ConsumerProxy, Setting
 from scanner.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
-from scanner.cli.output import console_for, diagnostics_table
+from scanner.cli.output import cells, console_for, diagnostics_table
+from scanner.findings.redact import mask_credentials
 
 DESCRIPTION = """\
 List every consumer of proxy settings found in the given paths — containers of
@@ -47,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     inventory = load_inventory(args)
     consumers = effective_proxies(inventory, args.runtime, include_unset=args.all)
     if args.format == "json":
-        json.dump([c.to_json() for c in consumers], sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        text = json.dumps([c.to_json() for c in consumers], indent=2, ensure_ascii=False)
+        sys.stdout.write(mask_credentials(text) + "\n")
         return exit_code_for_input(inventory)
     from rich.table import Table
 
@@ -57,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
     for column in ("consumer", "httpProxy", "httpsProxy", "noProxy", "from"):
         table.add_column(column, overflow="fold")
     for consumer in consumers:
-        table.add_row(consumer.name, _value(consumer.http_proxy), _value(consumer.https_proxy),
-                      _value(consumer.no_proxy), _sources(consumer))
+        table.add_row(*cells(consumer.name, _value(consumer.http_proxy),
+                             _value(consumer.https_proxy), _value(consumer.no_proxy),
+                             _sources(consumer)))
     console.print(table)
     if inventory.diagnostics:
         console.print(diagnostics_table(inventory.diagnostics))

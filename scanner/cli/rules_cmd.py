@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from scanner.cli.inputs import UsageError
-from scanner.cli.output import console_for
+from scanner.cli.output import cells, console_for
 from scanner.reporters import ruledocs
 from scanner.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs
 from scanner.rules.model import Rule
@@ -62,7 +62,7 @@ def run_list(args: argparse.Namespace) -> int:
     for column in ("id", "severity", "category", "title"):
         table.add_column(column)
     for rule in rules:
-        table.add_row(rule.id, rule.info.severity.value, rule.info.category, rule.info.title)
+        table.add_row(*cells(rule.id, rule.info.severity.value, rule.info.category, rule.info.title))
     console_for(sys.stdout).print(table)
     return 0
 

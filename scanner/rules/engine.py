@@ -21,6 +21,7 @@ from scanner.findings.model import (
     Severity,
     Status,
 )
+from scanner.findings.redact import mask_credentials
 from scanner.inventory.objects import MANAGEMENT, K8sObject
 from scanner.inventory.store import compile_jsonpath
 from scanner.rules.context import Context
@@ -185,9 +186,11 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
     obj = violation.subject or subject
     values = {"kind": obj.kind, "namespace": obj.namespace, "name": obj.name, "object": obj.ref,
               "cluster": obj.cluster, **violation.values}
+    # Reports are uploaded (SARIF to code scanning) and pasted into tickets: no
+    # password a primitive quotes may reach them.
     finding = Finding(rule_id=rule.id, severity=rule.info.severity, object=_ref(obj),
                       field=violation.field, location=location_of(ctx, obj, violation.field),
-                      message=render_message(rule.message, values),
-                      evidence=list(violation.evidence))
+                      message=mask_credentials(render_message(rule.message, values)),
+                      evidence=[mask_credentials(e) for e in violation.evidence])
     suppressor.apply(finding, obj, rule.info.category)
     return finding

@@ -138,7 +138,8 @@ def hosted_cluster_proxies(inventory: Inventory) -> list[ConsumerProxy]:
 
 def _ignition_consumer(inventory: Inventory, obj: K8sObject, body: Any, name: str,
                        where: Source | None) -> ConsumerProxy | None:
-    proxy = body.get("ignition", {}).get("proxy") if isinstance(body, dict) else None
+    ignition = body.get("ignition") if isinstance(body, dict) else None
+    proxy = ignition.get("proxy") if isinstance(ignition, dict) else None
     if not isinstance(proxy, dict):
         return None
     consumer = ConsumerProxy(IGNITION, name, obj)

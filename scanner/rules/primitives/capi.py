@@ -18,13 +18,13 @@ import yaml
 
 from scanner.analysis.proxy.containers import PROXY_VARIABLE
 from scanner.analysis.proxy.effective import decode_file_content
+from scanner.findings.redact import mask_credentials
 from scanner.inventory.fieldpath import Step, format_path, parse_path
 from scanner.inventory.objects import K8sObject
 from scanner.inventory.secrets import secret_values
 from scanner.rules.context import Context
 from scanner.rules.primitives import register
 from scanner.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
-from scanner.rules.primitives.fields import mask_credentials
 from scanner.sources.systemd import parse_unit
 
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"

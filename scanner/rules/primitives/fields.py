@@ -6,34 +6,31 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from scanner.findings.redact import URL_WITH_PASSWORD as _URL_WITH_PASSWORD
+from scanner.findings.redact import mask_credentials
 from scanner.inventory.fieldpath import format_path
 from scanner.inventory.objects import K8sObject
 from scanner.rules.context import Context
 from scanner.rules.primitives import register
 from scanner.rules.primitives.base import Outcome, Primitive, Violation
 
-# scheme://user:password@host — the password may be masked (must-gather writes user:****@),
-# which still means a password was stored in plain text in the cluster.
-_URL_WITH_PASSWORD = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<user>[^\s/:@'\"]+)"
-                                r":(?P<password>[^\s/@'\"]+)@(?P<host>[^\s/'\",]+)")
-
 _JSONPATHS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
 
 
-def mask_credentials(text: str) -> str:
-    return _URL_WITH_PASSWORD.sub(lambda m: f"{m['scheme']}://{m['user']}:****@{m['host']}", text)
-
-
-def _strings(value: Any, steps: tuple) -> Iterable[tuple[str, tuple]]:
-    """Every string below a matched value, with its field path."""
+def _strings(value: Any, steps: tuple, seen: set[int] | None = None
+             ) -> Iterable[tuple[str, tuple]]:
+    """Every string below a matched value, with its field path. YAML aliases make one
+    object appear at many paths (an alias bomb, at exponentially many): each is walked once."""
+    seen = set() if seen is None else seen
     if isinstance(value, str):
         yield value, steps
-    elif isinstance(value, dict):
-        for key, sub in value.items():
-            yield from _strings(sub, steps + (str(key),))
-    elif isinstance(value, list):
-        for i, sub in enumerate(value):
-            yield from _strings(sub, steps + (i,))
+        return
+    if not isinstance(value, dict | list) or id(value) in seen:
+        return
+    seen.add(id(value))
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, sub in items:
+        yield from _strings(sub, steps + ((str(key) if isinstance(value, dict) else key),), seen)
 
 
 @register

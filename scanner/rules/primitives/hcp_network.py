@@ -104,7 +104,7 @@ class ReachableOnlyFrom(Primitive):
                     yield _no_worker_input()
                     return
                 allowed, where = workers
-                for reach in graph.who_can_reach(name, port, protocol):
+                for reach in graph.who_can_reach(name, port, protocol, workloads=False):
                     if not reach.source.is_external:
                         continue
                     paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]

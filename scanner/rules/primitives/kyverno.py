@@ -24,12 +24,12 @@ from typing import Any
 from scanner.analysis.proxy import containers as ct
 from scanner.analysis.proxy import effective_proxies
 from scanner.analysis.proxy.settings import CLUSTER_PROXY, CLUSTER_VALUES
+from scanner.findings.redact import mask_credentials
 from scanner.inventory.fieldpath import Step, format_path
 from scanner.inventory.objects import K8sObject
 from scanner.rules.context import Context
 from scanner.rules.primitives import register
 from scanner.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
-from scanner.rules.primitives.fields import mask_credentials
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 _PROXY_ENV = re.compile(r"(?<![A-Za-z0-9_])(https?_proxy|no_proxy)(?![A-Za-z0-9_])", re.IGNORECASE)

@@ -16,11 +16,11 @@ from typing import Any
 
 from scanner.analysis.proxy import bypasses, effective_proxies
 from scanner.analysis.proxy.settings import CLUSTER_PROXY, CONTAINER, ConsumerProxy, Setting
+from scanner.findings.redact import mask_credentials
 from scanner.inventory.objects import K8sObject
 from scanner.rules.context import Context
 from scanner.rules.primitives import register
 from scanner.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
-from scanner.rules.primitives.fields import mask_credentials
 from scanner.rules.primitives.kubeconfigs import current_cluster, kubeconfig_in_secret
 
 AGENT_NAMESPACES = ("open-cluster-management", "klusterlet")

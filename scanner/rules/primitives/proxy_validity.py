@@ -17,12 +17,12 @@ from urllib.parse import urlsplit
 
 from scanner.analysis.proxy import NoProxyEntry, parse_no_proxy
 from scanner.analysis.proxy.hosts import strict_ip, to_ascii
+from scanner.findings.redact import mask_credentials
 from scanner.inventory.fieldpath import format_path
 from scanner.inventory.objects import K8sObject
 from scanner.rules.context import Context
 from scanner.rules.primitives import register
 from scanner.rules.primitives.base import Outcome, Primitive, Violation
-from scanner.rules.primitives.fields import mask_credentials
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
 _DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from scanner.analysis.proxy import CABundle, Certificate, parse_bundle
+from scanner.findings.redact import mask_credentials
 from scanner.inventory.fieldpath import Step, format_path, get_path, parse_path
 from scanner.inventory.objects import K8sObject
 from scanner.rules.context import Context
 from scanner.rules.primitives import register
 from scanner.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
-from scanner.rules.primitives.fields import mask_credentials
 from scanner.rules.primitives.kubeconfigs import current_cluster, kubeconfig_in_secret
 
 CA_BUNDLE_KEY = "ca-bundle.crt"
