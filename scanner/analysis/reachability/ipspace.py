@@ -33,11 +33,12 @@ def _normalise(ranges: Iterable[Range]) -> tuple[Range, ...]:
     return tuple((v, lo, hi) for v, lo, hi in merged)
 
 
-def parse_network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
-    """A CIDR (or a bare address, as a /32 or /128). Host bits must be zero, as
-    Kubernetes validation requires for ipBlock."""
+def parse_network(text: str, strict: bool = True) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    """A CIDR (or a bare address, as a /32 or /128). With ``strict`` host bits must be
+    zero; without, they are masked off (``10.0.0.1/8`` is ``10.0.0.0/8``), as the
+    Kubernetes API server does for ipBlock (it accepts such CIDRs)."""
     try:
-        return ipaddress.ip_network(str(text).strip(), strict=True)
+        return ipaddress.ip_network(str(text).strip(), strict=strict)
     except ValueError as exc:
         raise AddressError(str(exc)) from None
 

@@ -70,6 +70,7 @@ class PeerSpec:
     ip_block: IPSpace | None = None
     field: str = ""
     text: str = ""
+    note: str = ""  # accepted but suspicious, e.g. host bits in a CIDR
 
     @property
     def selects_pods(self) -> bool:
@@ -163,7 +164,8 @@ def read_policies(inventory: Inventory, cluster: str,
             continue
         seen[key] = obj
         try:
-            out.append(parse_policy(obj))
+            policy = parse_policy(obj)
+            out.append(policy)
         except (PolicyError, SelectorError) as exc:
             field = getattr(exc, "field", "")
             loc = inventory.locate(obj, field) if field else inventory.locate(obj)
@@ -171,6 +173,14 @@ def read_policies(inventory: Inventory, cluster: str,
                 loc.path, loc.line, f"NetworkPolicy {key[0]}/{key[1]} is invalid and is ignored: "
                 f"{exc}", "error",
                 "the API server rejects this policy, so it does not exist in a cluster; fix the field"))
+            continue
+        for rule in policy.ingress + policy.egress:
+            for peer in rule.peers or ():
+                if peer.note:
+                    loc = inventory.locate(obj, f"{peer.field}.cidr")
+                    diagnostics.append(Diagnostic(loc.path, loc.line, f"{obj.ref}: {peer.note}",
+                                                  "warning", "write the network address, e.g. "
+                                                  f"{peer.text.split()[0]}"))
     return out
 
 
@@ -267,16 +277,20 @@ def _ip_block(raw: Any, field: str) -> PeerSpec:
     if not isinstance(raw, dict) or not raw.get("cidr"):
         raise PolicyError("ipBlock needs a cidr", field)
     try:
-        net = parse_network(str(raw["cidr"]))
+        net = parse_network(str(raw["cidr"]), strict=False)
     except AddressError as exc:
         raise PolicyError(f"ipBlock cidr: {exc}", f"{field}.cidr") from None
+    note = ""
+    if str(net) != str(raw["cidr"]).strip() and "/" in str(raw["cidr"]):
+        note = (f"ipBlock cidr {raw['cidr']} has host bits set; the API server accepts it and "
+                f"it is enforced as {net}")
     space = IPSpace.from_cidr(str(net))
     excepts = raw.get("except") or []
     if not isinstance(excepts, list):
         raise PolicyError("except must be a list of CIDRs", f"{field}.except")
     for i, text in enumerate(excepts):
         try:
-            sub = parse_network(str(text))
+            sub = parse_network(str(text), strict=False)
         except AddressError as exc:
             raise PolicyError(f"ipBlock except: {exc}", f"{field}.except[{i}]") from None
         if sub.version != net.version or not sub.subnet_of(net) or sub == net:  # type: ignore[arg-type]
@@ -284,7 +298,7 @@ def _ip_block(raw: Any, field: str) -> PeerSpec:
                               f"{field}.except[{i}]")
         space = space.difference(IPSpace.from_cidr(str(sub)))
     text = str(net) + (f" except {', '.join(str(e) for e in excepts)}" if excepts else "")
-    return PeerSpec(None, None, space, field, text)
+    return PeerSpec(None, None, space, field, text, note)
 
 
 def _port(raw: Any, field: str) -> PortSpec:
