@@ -55,6 +55,9 @@ def _targets(args: argparse.Namespace) -> list[tuple[str, str | None]]:
         name = name.strip().lower()
         if name not in FORMATS:
             raise UsageError(f"unknown format {name!r}", f"use one of {', '.join(FORMATS)}")
+        if sep and not path.strip():
+            raise UsageError(f"--format {spec}: the file name is empty",
+                             f"write --format {name}=FILE, or --format {name} for stdout")
         targets.append((name, path if sep else None))
     to_stdout = [t for t in targets if t[1] is None]
     if args.output:
@@ -85,7 +88,12 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
     from scanner.reporters import ReportOptions, render
 
     if args.write_baseline:
-        count = write_baseline(Path(args.write_baseline), report.findings)
+        try:
+            count = write_baseline(Path(args.write_baseline), report.findings)
+        except OSError as exc:
+            raise UsageError(f"cannot write baseline {args.write_baseline}: "
+                             f"{exc.strerror or exc}",
+                             "give a file path in a folder that exists") from None
         print(f"hcpscan: wrote {count} finding(s) to baseline {args.write_baseline}",
               file=sys.stderr)
         return exitcodes.OK

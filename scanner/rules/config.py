@@ -23,6 +23,7 @@ Example::
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,7 @@ def load_config(path: Path) -> ScanConfig:
         raise ConfigError(str(path), where[0] if where else 1, f"{field_path}: {errors[0].message}")
     base = path.parent
     inputs = data.get("inputs", {})
+    _check_values(text, path, data)
     return ScanConfig(
         path=str(path), select=data.get("select", []), ignore=data.get("ignore", []),
         severity=data.get("severity", {}), fail_on=data.get("fail_on"),
@@ -146,3 +148,43 @@ def load_config(path: Path) -> ScanConfig:
         managed_cluster_kas_ip=inputs.get("managed_cluster_kas_ip"),
         firewall=base / inputs["firewall"] if inputs.get("firewall") else None,
     )
+
+
+def _check_values(text: str, path: Path, data: dict[str, Any]) -> None:
+    """What the schema cannot say: dates that exist, CIDRs and IPs that parse, files
+    that are there. Each error names the line, like schema errors."""
+    def fail(steps: tuple[Any, ...], message: str) -> None:
+        where = locate(text, 0, None, steps)
+        raise ConfigError(str(path), where[0] if where else 1,
+                          f"{'.'.join(map(str, steps))}: {message}")
+
+    for i, exemption in enumerate(data.get("exemptions", [])):
+        if exemption.get("expires"):
+            try:
+                dt.date.fromisoformat(exemption["expires"])
+            except ValueError as exc:
+                fail(("exemptions", i, "expires"), f"not a date: {exc}")
+    inputs = data.get("inputs", {})
+    for i, cidr in enumerate(inputs.get("worker_cidrs", [])):
+        _network(cidr, lambda m, i=i: fail(("inputs", "worker_cidrs", i), m))
+    for key, cidrs in inputs.get("secondary_networks", {}).items():
+        for i, cidr in enumerate(cidrs):
+            _network(cidr, lambda m, key=key, i=i: fail(("inputs", "secondary_networks", key, i), m))
+    if inputs.get("managed_cluster_kas_ip"):
+        try:
+            ipaddress.ip_address(inputs["managed_cluster_kas_ip"])
+        except ValueError:
+            fail(("inputs", "managed_cluster_kas_ip"),
+                 f"{inputs['managed_cluster_kas_ip']!r} is not an IP address")
+    for i, name in enumerate(inputs.get("proxy_ca_files", [])):
+        if not (path.parent / name).is_file():
+            fail(("inputs", "proxy_ca_files", i), f"file not found: {path.parent / name}")
+    if inputs.get("firewall") and not (path.parent / inputs["firewall"]).is_file():
+        fail(("inputs", "firewall"), f"file not found: {path.parent / inputs['firewall']}")
+
+
+def _network(cidr: str, fail: Any) -> None:
+    try:
+        ipaddress.ip_network(cidr, strict=True)
+    except ValueError as exc:
+        fail(f"not a CIDR: {exc}")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from scanner.findings.model import RuleDocs, RuleInfo, Severity
+from scanner.inventory.store import compile_jsonpath
 from scanner.rules.model import AppliesTo, Rule
 from scanner.rules.primitives import PRIMITIVES
 from scanner.rules.schema import RULE_SCHEMA
@@ -69,6 +71,10 @@ def load_rule_file(path: Path) -> Rule:
         raise RuleFileError(str(path), where[0] if where else 1,
                             f"unknown check primitive {data['check']['primitive']!r} (known: {known})")
     params = data["check"].get("params", {})
+    for steps, message in _expression_errors(data):
+        where = locate(text, 0, None, steps)
+        raise RuleFileError(str(path), where[0] if where else 1,
+                            f"{'.'.join(map(str, steps))}: {message}")
     problem = primitive.validate(params)
     if problem:
         steps, message = problem
@@ -97,3 +103,35 @@ def _build(path: Path, data: dict[str, Any]) -> Rule:
             clusters=applies.get("clusters", "all")),
         primitive=data["check"]["primitive"], params=data["check"].get("params", {}),
         message=data["message"], needs=tuple(data.get("needs", ())))
+
+
+_JSONPATH_KEYS = ("path", "refs", "where")
+
+
+def _expression_errors(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """JSONPath expressions and regular expressions of a rule, compiled now so a typo is
+    an error at the rule's line rather than a failed check on every object."""
+    errors: list[tuple[tuple[Any, ...], str]] = []
+
+    def check(value: Any, steps: tuple[Any, ...], key: str | None) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                check(v, steps + (k,), str(k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                check(v, steps + (i,), key)
+        elif isinstance(value, str):
+            if key == "pattern":
+                try:
+                    re.compile(value)
+                except re.error as exc:
+                    errors.append((steps, f"invalid regular expression: {exc}"))
+            elif value.startswith("$") or (key in _JSONPATH_KEYS and value[:1] in "$@["):
+                try:
+                    compile_jsonpath(value)
+                except ValueError as exc:
+                    errors.append((steps, str(exc)))
+
+    check(data.get("applies_to", {}).get("where"), ("applies_to", "where"), "where")
+    check(data["check"].get("params", {}), ("check", "params"), None)
+    return errors

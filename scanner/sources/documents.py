@@ -114,7 +114,9 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
     if not isinstance(body, dict):
         result.diagnostics.append(Diagnostic(where, doc.line,
                                              f"not a Kubernetes object (a {type(body).__name__})",
-                                             severity="warning"))
+                                             severity="warning",
+                                             hint="a manifest document is a mapping with kind "
+                                                  "and apiVersion"))
         return
     kind = body.get("kind")
     if kind is None and "ignition" in body:
@@ -135,12 +137,21 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
                  "rendered manifests instead"))
         return
     items = body.get("items")
+    if (kind == "List" or kind.endswith("List")) and "items" in body and not isinstance(items, list):
+        if items is None:
+            return  # an empty list, as `kubectl get -o yaml` writes it
+        result.diagnostics.append(Diagnostic(where, doc.line,
+                                             f"{kind}: items is a {type(items).__name__}, not a list",
+                                             hint="a List holds its objects under items: [...]"))
+        return
     if (kind == "List" or kind.endswith("List")) and isinstance(items, list):
         default_api = body.get("apiVersion", "v1")
         for i, item in enumerate(items):
             if not isinstance(item, dict):
                 result.diagnostics.append(Diagnostic(where, _location(entry, doc, i).line,
-                                                     f"items[{i}] is not an object"))
+                                                     f"items[{i}] is not an object",
+                                                     hint="each entry of items must be a mapping "
+                                                          "with kind, apiVersion and metadata"))
                 continue
             if "kind" not in item and kind != "List":
                 # Typed lists (PodList) may omit kind/apiVersion on their items.
@@ -158,7 +169,16 @@ def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLoc
                                              hint="add kind and apiVersion"))
         return
     meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    if "metadata" in body and not isinstance(body["metadata"], dict):
+        result.diagnostics.append(Diagnostic(loc.path, loc.line,
+                                             f"{kind}: metadata is a {type(body['metadata']).__name__}, "
+                                             "not a mapping", "warning",
+                                             "write metadata: {name: ..., namespace: ...}"))
     name = meta.get("name") or meta.get("generateName") or ""
+    if not name:
+        result.diagnostics.append(Diagnostic(loc.path, loc.line, f"{kind} has no metadata.name",
+                                             "warning", "name the object; rules report objects "
+                                                        "by namespace and name"))
     api = body.get("apiVersion")
     if not isinstance(api, str) or not api:
         result.diagnostics.append(Diagnostic(loc.path, loc.line, f"{kind} {name!s} has no 'apiVersion'",
@@ -185,7 +205,9 @@ def _parse_dropin(entry: Entry, cluster: str, text: str, result: ParseResult) ->
                                              hint="only systemd drop-ins are read from .conf files"))
         return
     for line, message in unit.problems:
-        result.diagnostics.append(Diagnostic(entry.display, line, message, severity="warning"))
+        result.diagnostics.append(Diagnostic(entry.display, line, message, severity="warning",
+                                             hint="quote each whole assignment: "
+                                                  'Environment="NAME=value"'))
     body = {"path": "/".join(entry.parts), **unit.to_body()}
     loc = SourceLocation(entry.display, unit.sections["Service"], 1, entry.file, entry.member)
     name = "/".join(entry.parts[-2:]) if len(entry.parts) > 1 else entry.parts[-1]

@@ -22,6 +22,11 @@ from scanner.sources.interface import Diagnostic, Entry, SkipRecord
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
 
 Sink = Callable[[Diagnostic], None]
+Skip = Callable[[str, str], None]  # (reason, where)
+
+
+def _no_skip(reason: str, where: str) -> None:
+    return None
 
 
 def is_archive(name: str) -> bool:
@@ -41,7 +46,7 @@ def iter_entries(path: str, diagnose: Sink, skipped: SkipRecord) -> Iterator[Ent
     if os.path.isdir(path):
         yield from _iter_directory(path, diagnose, skipped)
     elif is_archive(path):
-        yield from iter_archive(path, (), diagnose)
+        yield from iter_archive(path, (), diagnose, skip=skipped.add)
     else:
         yield Entry(path, (os.path.basename(path),), _file_reader(path), _size(path), path)
 
@@ -74,21 +79,33 @@ def _iter_directory(root: str, diagnose: Sink, skipped: SkipRecord) -> Iterator[
                 diagnose(Diagnostic(full, None, "broken symbolic link", severity="warning"))
                 continue
             if is_archive(name):
-                yield from iter_archive(full, prefix, diagnose)
+                yield from iter_archive(full, prefix, diagnose, skip=skipped.add)
                 continue
             yield Entry(full, prefix + (name,), _file_reader(full), _size(full), full)
 
 
 def iter_archive(path: str, prefix: tuple[str, ...], diagnose: Sink,
-                 data: bytes | None = None) -> Iterator[Entry]:
+                 data: bytes | None = None, skip: Skip = _no_skip) -> Iterator[Entry]:
     if path.lower().endswith(".zip"):
-        yield from _iter_zip(path, prefix, diagnose, data)
+        yield from _iter_zip(path, prefix, diagnose, data, skip)
     else:
-        yield from _iter_tar(path, prefix, diagnose, data)
+        yield from _iter_tar(path, prefix, diagnose, data, skip)
 
 
 def _member_parts(name: str) -> tuple[str, ...]:
-    return tuple(p for p in name.split("/") if p not in ("", "."))
+    """A member's path inside the archive. Nothing is written to disk, so a `..` that
+    would climb out of an unpacked archive is harmless here: it is resolved, and any
+    leading `..` dropped, so such members are still read."""
+    parts: list[str] = []
+    for part in name.replace("\\", "/").split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return tuple(parts)
 
 
 def _hidden(parts: tuple[str, ...]) -> bool:
@@ -114,13 +131,18 @@ class TruncatedMember(Exception):
 
 
 def _iter_tar(path: str, prefix: tuple[str, ...], diagnose: Sink,
-              data: bytes | None) -> Iterator[Entry]:
+              data: bytes | None, skip: Skip) -> Iterator[Entry]:
     last = None
     try:
         raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
         with raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
             for member in tar:
                 if not member.isfile():
+                    if member.issym() or member.islnk():
+                        kind = "symbolic" if member.issym() else "hard"
+                        skip(f"{kind} link in an archive (not followed)", f"{path}!{member.name}")
+                    elif not member.isdir():
+                        skip("special file in an archive (device, FIFO)", f"{path}!{member.name}")
                     continue
                 content = tar.extractfile(member)
                 blob = content.read() if content is not None else b""
@@ -128,11 +150,14 @@ def _iter_tar(path: str, prefix: tuple[str, ...], diagnose: Sink,
                     raise TruncatedMember(f"member {member.name!r} is cut short")
                 last = member.name
                 parts = _member_parts(member.name)
-                if not parts or _hidden(parts):
+                if not parts:
+                    continue
+                if _hidden(parts):
+                    skip("hidden file", f"{path}!{member.name}")
                     continue
                 display = f"{path}!{member.name}"
                 if is_archive(parts[-1]):
-                    yield from iter_archive(display, prefix + parts[:-1], diagnose, blob)
+                    yield from iter_archive(display, prefix + parts[:-1], diagnose, blob, skip)
                     continue
                 yield Entry(display, prefix + parts, (lambda b=blob: b), len(blob), path, member.name)
     except (tarfile.TarError, EOFError, zlib.error, OSError, lzma.LZMAError,
@@ -143,7 +168,7 @@ def _iter_tar(path: str, prefix: tuple[str, ...], diagnose: Sink,
 
 
 def _iter_zip(path: str, prefix: tuple[str, ...], diagnose: Sink,
-              data: bytes | None) -> Iterator[Entry]:
+              data: bytes | None, skip: Skip) -> Iterator[Entry]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data) if data is not None else path)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -155,9 +180,15 @@ def _iter_zip(path: str, prefix: tuple[str, ...], diagnose: Sink,
             if info.is_dir():
                 continue
             parts = _member_parts(info.filename)
-            if not parts or _hidden(parts):
-                continue
             display = f"{path}!{info.filename}"
+            if not parts:
+                continue
+            if _hidden(parts):
+                skip("hidden file", display)
+                continue
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                skip("symbolic link in an archive (not followed)", display)
+                continue
             try:
                 blob = archive.read(info)
             except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
@@ -165,7 +196,7 @@ def _iter_zip(path: str, prefix: tuple[str, ...], diagnose: Sink,
                                     hint="the archive is damaged; re-create it"))
                 continue
             if is_archive(parts[-1]):
-                yield from iter_archive(display, prefix + parts[:-1], diagnose, blob)
+                yield from iter_archive(display, prefix + parts[:-1], diagnose, blob, skip)
                 continue
             yield Entry(display, prefix + parts, (lambda b=blob: b), len(blob), path, info.filename)
 

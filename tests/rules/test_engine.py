@@ -149,3 +149,32 @@ items:
     (result,) = report.results
     assert result.status is Status.NOT_EVALUABLE
     assert "redacted" in result.reason and "hub-kubeconfig-secret" in result.reason
+
+
+def test_invalid_jsonpath_and_regex_in_a_rule_are_errors_at_their_line(tmp_path):
+    text = (FIXTURES.parent / "rules" / "OCM006.yaml").read_text()
+    bad = tmp_path / "X.yaml"
+    bad.write_text(text.replace('path: "$.spec.proxyConfig.caBundle"', 'path: "$.data["'))
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(bad)
+    assert "invalid JSONPath" in info.value.message
+    assert "path:" in bad.read_text().splitlines()[info.value.line - 1]
+    bad.write_text(text.replace('pattern: "\\\\S"', 'pattern: "["'))
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(bad)
+    assert "invalid regular expression" in info.value.message
+
+
+def test_config_values_are_checked_when_loaded(tmp_path):
+    config = tmp_path / ".hcpscan.yaml"
+    for text, line, words in (
+        ("inputs:\n  worker_cidrs: [garbage]\n", 2, "not a CIDR"),
+        ("inputs:\n  worker_cidrs: [10.10.0.5/24]\n", 2, "host bits"),
+        ("inputs:\n  managed_cluster_kas_ip: 300.1.1.1\n", 2, "not an IP address"),
+        ("inputs:\n  proxy_ca_files: [missing.pem]\n", 2, "file not found"),
+        ("exemptions:\n- rule: HCP001\n  reason: lab\n  expires: 2020-02-30\n", 4, "not a date"),
+    ):
+        config.write_text(text)
+        with pytest.raises(ConfigError) as info:
+            load_config(config)
+        assert info.value.line == line and words in info.value.message, text

@@ -142,3 +142,35 @@ def test_other_files_are_counted_not_silently_dropped(tmp_path):
     result = load_paths([str(tmp_path)])
     assert result.skipped.counts == {"hidden folder": 1, "not a manifest (.md)": 1,
                                      "not a manifest (.txt)": 1}
+
+
+def test_archive_members_with_dotdot_are_read_and_links_are_reported(tmp_path):
+    archive = tmp_path / "odd.tar"
+    with tarfile.open(archive, "w") as tar:
+        for name in ("../evil/cm.yaml", "./a/../b.yaml"):
+            data = GOOD.replace("good", name.split("/")[-1].split(".")[0]).encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("link.yaml")
+        link.type, link.linkname = tarfile.SYMTYPE, "b.yaml"
+        tar.addfile(link)
+        fifo = tarfile.TarInfo("pipe")
+        fifo.type = tarfile.FIFOTYPE
+        tar.addfile(fifo)
+    result = load_paths([str(archive)])
+    assert sorted(o.name for o in result.objects) == ["b", "cm"]
+    assert result.skipped.counts == {"symbolic link in an archive (not followed)": 1,
+                                     "special file in an archive (device, FIFO)": 1}
+
+
+def test_wrongly_typed_documents_are_reported(tmp_path):
+    (tmp_path / "odd.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: x\n---\n"
+        "apiVersion: v1\nkind: List\nitems: x\n---\n"
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap}\n")
+    result = load_paths([str(tmp_path / "odd.yaml")])
+    messages = [(d.line, d.message) for d in result.diagnostics]
+    assert (1, "ConfigMap: metadata is a str, not a mapping") in messages
+    assert (5, "List: items is a str, not a list") in messages
+    assert (12, "ConfigMap has no metadata.name") in messages
