@@ -114,7 +114,12 @@ def hosted_clusters(inventory: Inventory) -> list[HostedCluster]:
 def hosted_cluster_for_namespace(inventory: Inventory, namespace: str,
                                  cluster: str = "management") -> HostedCluster | None:
     """The HostedCluster whose control plane runs in ``namespace``."""
+    return inventory.derived("hosted-clusters-by-namespace", _by_control_plane).get(
+        (cluster, namespace))
+
+
+def _by_control_plane(inventory: Inventory) -> dict[tuple[str, str], HostedCluster]:
+    index: dict[tuple[str, str], HostedCluster] = {}
     for hc in hosted_clusters(inventory):
-        if hc.obj.cluster == cluster and hc.control_plane_namespace == namespace:
-            return hc
-    return None
+        index.setdefault((hc.obj.cluster, hc.control_plane_namespace), hc)  # the first wins
+    return index

@@ -42,7 +42,6 @@ def run(args: argparse.Namespace) -> int:
     inventory = load_inventory(args, resource_needs(prepared.rules))
     clock.stage("load")
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
-                      {"paths": list(args.paths), "mode": "offline"})
-    clock.stage("rules")
+                      {"paths": list(args.paths), "mode": "offline"}, clock)
     report.metadata.update(clock.metadata())
     return write_reports(args, report, prepared)

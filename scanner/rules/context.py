@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,9 +19,13 @@ class Context:
         # What analyses could not read (invalid NetworkPolicies, a bad perimeter file):
         # reported with the scan's diagnostics.
         self.diagnostics: list[Diagnostic] = []
+        # Seconds each analysis took to build (the scan reports the graph's as a stage).
+        self.build_seconds: dict[str, float] = {}
 
     def analysis(self, name: str, build: Callable[[Inventory], Any]) -> Any:
         """An analysis (reachability graph, proxy model) built on first use, then shared."""
         if name not in self._analyses:
+            start = time.perf_counter()
             self._analyses[name] = build(self.inventory)
+            self.build_seconds[name] = time.perf_counter() - start
         return self._analyses[name]

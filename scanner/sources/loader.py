@@ -1,19 +1,34 @@
-"""Offline loading: user paths -> objects, diagnostics and a record of what was passed over."""
+"""Offline loading: user paths -> objects, diagnostics and a record of what was passed over.
+
+Files are read and parsed in the order they are found. Large inputs (a
+must-gather of hundreds of namespaces) are parsed by a pool of worker
+processes, a batch of files at a time; results are taken back in order, so
+objects, diagnostics and de-duplication are the same as when parsing in this
+process. ``HCPSCAN_JOBS`` sets the number of workers (1: no pool).
+"""
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
 import os
 import sys
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from scanner.inventory.objects import K8sObject
-from scanner.sources.documents import MANIFEST_SUFFIXES, parse_entry
+from scanner.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from scanner.sources.interface import Diagnostic, Entry, SkipRecord
 from scanner.sources.layout import NOISE_PLURALS, Placement, place
 from scanner.sources.walk import iter_entries
 
 _SNIFF_LIMIT = 8 * 1024 * 1024
+# Parse in worker processes only when there is this much to parse (starting a
+# pool costs about a tenth of a second), in batches of about this size.
+PARALLEL_THRESHOLD = 16 * 1024 * 1024
+_BATCH_BYTES = 2 * 1024 * 1024
+_BATCH_FILES = 400
 _SNIFF_MARKERS = (b"apiVersion", b"clusters:", b'"ignition"', b"kind:")
 
 
@@ -52,40 +67,175 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
             raise PathNotFound(path)
     result = LoadResult()
     needs = needs or ResourceNeeds()
-    seen: set[tuple] = set()
-    for path in paths:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-            entry = Entry("<stdin>", ("<stdin>.yaml",), lambda d=data: d, len(data), "<stdin>")
-            _load_entry(entry, place(entry.parts), data, result, seen)
-            continue
-        explicit_file = not os.path.isdir(path)
-        for entry in iter_entries(path, result.diagnostics.append, result.skipped):
-            placement = place(entry.parts)
-            reason = _skip_reason(entry, placement, needs, explicit_file and entry.member is None)
-            if reason is None and _needs_sniff(entry) and not (explicit_file and entry.member is None):
-                reason = _sniff(entry, result)
-            if reason:
-                result.skipped.add(reason, entry.display)
+    loader = _Parser(result, progress)
+    try:
+        for path in paths:
+            if path == "-":
+                data = sys.stdin.buffer.read()
+                entry = Entry("<stdin>", ("<stdin>.yaml",), lambda d=data: d, len(data), "<stdin>")
+                loader.add(entry, place(entry.parts), data)
                 continue
-            try:
-                data = entry.read()
-            except OSError as exc:
-                result.diagnostics.append(Diagnostic(entry.display, None,
-                                                     f"cannot read file: {exc.strerror or exc}",
-                                                     hint="check that the file is readable"))
-                continue
-            _load_entry(entry, placement, data, result, seen)
-            if progress:
-                progress(result.files_read, entry.display)
+            explicit_file = not os.path.isdir(path)
+            for entry in iter_entries(path, loader.diagnose, result.skipped):
+                placement = place(entry.parts)
+                explicit = explicit_file and entry.member is None
+                reason = _skip_reason(entry, placement, needs, explicit)
+                if reason is None and _needs_sniff(entry) and not explicit:
+                    reason = _sniff(entry, result)
+                if reason:
+                    result.skipped.add(reason, entry.display)
+                    continue
+                if entry.member is not None or _needs_sniff(entry):
+                    try:
+                        data = entry.read()
+                    except OSError as exc:
+                        loader.diagnose(_unreadable(entry, exc))
+                        continue
+                    loader.add(entry, placement, data)
+                else:
+                    loader.add(entry, placement, None)  # read where it is parsed
+        loader.finish()
+    finally:
+        loader.close()
     return result
 
 
-def _load_entry(entry: Entry, placement: Placement, data: bytes, result: LoadResult,
-                seen: set[tuple]) -> None:
+def _jobs() -> int:
+    configured = os.environ.get("HCPSCAN_JOBS", "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _unreadable(entry: Entry, exc: OSError) -> Diagnostic:
+    return Diagnostic(entry.display, None, f"cannot read file: {exc.strerror or exc}",
+                      hint="check that the file is readable")
+
+
+# One file for a worker: what to show, path parts, file and member, cluster, and its
+# bytes (None: read the file in the worker).
+_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None"]
+
+
+def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int]:
+    display, parts, file, member, cluster, data = task
+    if data is None:
+        try:
+            with open(file, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            entry = Entry(display, parts, lambda: b"", 0, file, member)
+            return None, _unreadable(entry, exc), 0
+    entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
+    return parse_entry(entry, cluster, data), None, len(data)
+
+
+def _parse_batch(tasks: list[_Task]) -> list[tuple[ParseResult | None, Diagnostic | None, int]]:
+    return [_parse_task(task) for task in tasks]
+
+
+class _Parser:
+    """Parses entries in order: here while the input is small, in a process pool
+    once it is large; results are merged strictly in the order entries came."""
+
+    def __init__(self, result: LoadResult, progress: Progress | None) -> None:
+        self.result = result
+        self.progress = progress
+        self.seen: set[tuple] = set()
+        self.jobs = _jobs()
+        self.pending: list[tuple[_Task, Placement | None, Diagnostic | None]] = []
+        self.pending_bytes = 0
+        self.batch: list[tuple[_Task, Placement | None, Diagnostic | None]] = []
+        self.batch_bytes = 0
+        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self.in_flight: deque = deque()
+
+    def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
+        task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data)
+        size = len(data) if data is not None else entry.size
+        if self.pool is None:
+            self.pending.append((task, placement, None))
+            self.pending_bytes += size
+            if self.jobs > 1 and self.pending_bytes >= PARALLEL_THRESHOLD:
+                self._start_pool()
+            return
+        self._queue((task, placement, None), size)
+
+    def diagnose(self, diagnostic: Diagnostic) -> None:
+        """A problem found while walking the input, kept in order with the files' own."""
+        if self.pool is None and not self.pending:
+            self.result.diagnostics.append(diagnostic)
+            return
+        item = (("", (), "", None, "", None), None, diagnostic)
+        if self.pool is None:
+            self.pending.append(item)
+        else:
+            self._queue(item, 0)
+
+    def _start_pool(self) -> None:
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        self.pool = concurrent.futures.ProcessPoolExecutor(self.jobs, mp_context=context)
+        pending, self.pending = self.pending, []
+        for item in pending:
+            task = item[0]
+            self._queue(item, len(task[5]) if task[5] is not None else 0)
+
+    def _queue(self, item: tuple, size: int) -> None:
+        self.batch.append(item)
+        self.batch_bytes += size or 4096
+        if self.batch_bytes >= _BATCH_BYTES or len(self.batch) >= _BATCH_FILES:
+            self._submit()
+
+    def _submit(self) -> None:
+        if not self.batch:
+            return
+        assert self.pool is not None
+        items, self.batch, self.batch_bytes = self.batch, [], 0
+        tasks = [task for task, placement, error in items if error is None]
+        self.in_flight.append((items, self.pool.submit(_parse_batch, tasks)))
+        while len(self.in_flight) > 2 * self.jobs:
+            self._collect()
+
+    def _collect(self) -> None:
+        items, future = self.in_flight.popleft()
+        parsed = iter(future.result())
+        for task, placement, error in items:
+            outcome = (None, error, 0) if error is not None else next(parsed)
+            self._merge(task, placement, *outcome)
+
+    def finish(self) -> None:
+        if self.pool is None:
+            pending, self.pending = self.pending, []
+            for task, placement, error in pending:
+                outcome = (None, error, 0) if error is not None else _parse_task(task)
+                self._merge(task, placement, *outcome)
+            return
+        self._submit()
+        while self.in_flight:
+            self._collect()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def _merge(self, task: _Task, placement: Placement | None, parsed: ParseResult | None,
+               error: Diagnostic | None, size: int) -> None:
+        if error is not None or parsed is None or placement is None:
+            self.result.diagnostics.append(error)  # type: ignore[arg-type]
+            return
+        _merge_parsed(task[0], placement, parsed, size, self.result, self.seen)
+        if self.progress:
+            self.progress(self.result.files_read, task[0])
+
+
+def _merge_parsed(display: str, placement: Placement, parsed: ParseResult, size: int,
+                  result: LoadResult, seen: set[tuple]) -> None:
     result.files_read += 1
-    result.bytes_read += len(data)
-    parsed = parse_entry(entry, placement.cluster, data)
+    result.bytes_read += size
     result.diagnostics.extend(parsed.diagnostics)
     for reason, where in parsed.skipped:
         result.skipped.add(reason, where)
@@ -96,7 +246,7 @@ def _load_entry(entry: Entry, placement: Placement, data: bytes, result: LoadRes
     for obj in parsed.objects:
         key = (placement.inspect_root, *obj.identity)
         if key in seen:
-            result.skipped.add("already read from another file of the same dump", entry.display)
+            result.skipped.add("already read from another file of the same dump", display)
             continue
         seen.add(key)
         result.objects.append(obj)

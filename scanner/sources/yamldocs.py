@@ -1,10 +1,15 @@
 """YAML/JSON documents with their positions, parsed by libyaml's C loader when present.
 
-Loading composes each document's node tree (which is what ``yaml.load`` does
-anyway), reads the positions it needs — the document start and, for ``List``
-objects, each item's start — and drops the tree. A field's own line is found
-later by composing the one document again (``locate``): findings are few,
-documents are many.
+Loading keeps only the positions it needs — the document start and, for
+``List`` objects, each item's start. A field's own line is found later by
+composing the one document again (``locate``): findings are few, documents
+are many.
+
+Most documents are plain data (what API servers and must-gather write): no
+tags, anchors or merge keys. Those are built straight from the parser's
+events, with each plain scalar resolved once per stream, which is about twice
+as fast as composing a node tree and constructing it; anything else, and any
+error, goes through the composing loader, so results and messages are the same.
 """
 
 from __future__ import annotations
@@ -14,6 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from yaml.events import (
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 
 try:  # libyaml's C parser; the pure-Python one is a fallback, not a requirement
     from yaml import CSafeLoader as _BaseLoader
@@ -74,6 +87,14 @@ def _items_node(node: yaml.Node) -> yaml.SequenceNode | None:
 def parse_documents(text: str | bytes) -> Iterator[ParsedDocument]:
     """Yield each document of a YAML (or JSON) stream; raise ``YamlSyntaxError``
     at the first syntax error, after yielding the documents before it."""
+    plain = _plain_documents(text)
+    if plain is not None:
+        yield from plain
+        return
+    yield from _composed_documents(text)
+
+
+def _composed_documents(text: str | bytes) -> Iterator[ParsedDocument]:
     loader = _Loader(text)
     index = 0
     try:
@@ -106,6 +127,140 @@ def parse_documents(text: str | bytes) -> Iterator[ParsedDocument]:
             index += 1
     finally:
         loader.dispose()
+
+
+class _NotPlain(Exception):
+    """The stream uses YAML beyond plain data; the composing loader handles it."""
+
+
+_MAX_DEPTH = 200  # deeper than any Kubernetes object; left to the composing loader
+_STR = "tag:yaml.org,2002:str"
+_SPECIAL_TAGS = ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")
+
+
+class _Scalars:
+    """Plain scalars resolved and constructed as the loader would, memoised
+    (keys and common values repeat thousands of times in a dump)."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+        self.resolvers = loader.yaml_implicit_resolvers
+        self.fallback = self.resolvers.get(None, [])
+        self.constructors = loader.yaml_constructors
+        self.memo: dict[str, Any] = {}
+
+    def __call__(self, value: str) -> Any:
+        try:
+            return self.memo[value]
+        except KeyError:
+            pass
+        tag = _STR
+        for candidate, regexp in [*self.resolvers.get(value[:1], ()), *self.fallback]:
+            if regexp.match(value):
+                tag = candidate
+                break
+        if tag == _STR:
+            result: Any = value
+        else:
+            construct = self.constructors.get(tag)
+            if construct is None or tag in _SPECIAL_TAGS:
+                raise _NotPlain
+            result = construct(self.loader, yaml.ScalarNode(tag, value))
+            if result is not None and result.__hash__ is None:
+                raise _NotPlain
+        self.memo[value] = result
+        return result
+
+
+def _plain_documents(text: str | bytes) -> list[ParsedDocument] | None:
+    """Every document of a stream of plain data, or None to use the composing loader."""
+    loader = _Loader(text)
+    try:
+        return _build_documents(loader, _Scalars(loader))
+    except (_NotPlain, yaml.YAMLError, ValueError, TypeError, AttributeError):
+        return None
+    finally:
+        loader.dispose()
+
+
+def _build_documents(loader: Any, scalar: _Scalars) -> list[ParsedDocument]:
+    get = loader.get_event
+    get()  # stream start
+    docs: list[ParsedDocument] = []
+    while True:
+        event = get()  # document start, or stream end
+        if type(event) is StreamEndEvent:
+            return docs
+        event = get()
+        mark = event.start_mark
+        body, positions = _build_node(get, event, scalar)
+        get()  # document end
+        docs.append(ParsedDocument(body, len(docs), mark.line + 1, mark.column + 1, positions))
+
+
+def _build_node(get: Any, event: Any, scalar: _Scalars) -> tuple[Any, list[tuple[int, int]] | None]:
+    """One document's value from its events, iteratively, plus the start of each
+    ``items`` entry when the document is a mapping whose first ``items`` key
+    holds a sequence (as ``_items_node`` finds them)."""
+    no_key = _NotPlain  # a sentinel no key can equal
+    stack: list[Any] = []
+    keys: list[Any] = []
+    root: Any = None
+    positions: list[tuple[int, int]] | None = None
+    items_state = 0  # 0: looking for the first items key, 1: its value is next, 2: collecting, 3: done
+    while True:
+        kind = type(event)
+        if kind is ScalarEvent:
+            if event.anchor is not None or event.tag is not None:
+                raise _NotPlain
+            value = scalar(event.value) if event.implicit[0] else event.value
+            container = None
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            if event.anchor is not None or event.tag is not None or len(stack) >= _MAX_DEPTH:
+                raise _NotPlain
+            value = container = {} if kind is MappingStartEvent else []
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            stack.pop()
+            keys.pop()
+            if len(stack) == 1 and items_state == 2:
+                items_state = 3
+            if not stack:
+                return root, positions
+            event = get()
+            continue
+        else:
+            raise _NotPlain  # aliases
+        depth = len(stack)
+        if depth == 0:
+            root = value
+        else:
+            parent = stack[-1]
+            if type(parent) is list:
+                parent.append(value)
+                if items_state == 2 and depth == 2:
+                    positions.append((event.start_mark.line + 1,  # type: ignore[union-attr]
+                                      event.start_mark.column + 1))
+            elif keys[-1] is no_key:
+                if container is not None:
+                    raise _NotPlain  # a collection as a mapping key
+                keys[-1] = value
+                if depth == 1 and items_state == 0 and event.value == "items":
+                    items_state = 1
+            else:
+                parent[keys[-1]] = value
+                keys[-1] = no_key
+                if items_state == 1 and depth == 1:
+                    if kind is SequenceStartEvent:
+                        items_state, positions = 2, []
+                    else:
+                        items_state = 3
+        if container is None:
+            if depth == 0:
+                return root, None
+        else:
+            stack.append(container)
+            keys.append(no_key)
+        event = get()
 
 
 def compose_document(text: str | bytes, doc_index: int) -> yaml.Node | None:

@@ -85,10 +85,16 @@ class EndpointClass:
     host_network: bool
     ips: tuple[str, ...] = ()
     endpoints: list[Endpoint] = field(default_factory=list)
+    # (number of endpoints, their workloads): asked for constantly, computed once per size
+    _workloads: tuple[int, list[Workload]] = field(default=(-1, []), repr=False, compare=False)
 
     @property
     def workloads(self) -> list[Workload]:
-        return sorted({e.workload for e in self.endpoints})
+        count, found = self._workloads
+        if count != len(self.endpoints):
+            found = sorted({e.workload for e in self.endpoints})
+            self._workloads = (len(self.endpoints), found)
+        return list(found)
 
     @property
     def id(self) -> str:

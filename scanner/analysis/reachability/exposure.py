@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scanner.analysis.reachability.endpoints import EndpointClass, namespace_of
+from scanner.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
 from scanner.analysis.reachability.ipspace import AddressError, IPSpace
 from scanner.analysis.reachability.ports import normalise_protocol
 from scanner.analysis.reachability.selectors import LabelSelector
@@ -118,9 +118,17 @@ def _target_port(entry: dict, klass: EndpointClass, protocol: str) -> int | None
     return None
 
 
+def _in_namespace(inventory: Inventory, kind: str, klass: EndpointClass) -> list[K8sObject]:
+    """Candidates of a kind for the class's namespace, in inventory order (objects
+    written without a namespace count as ``default``: those take the long way)."""
+    if klass.namespace == DEFAULT_NAMESPACE:
+        return inventory.of_kind(kind)
+    return inventory.in_namespace(kind, klass.namespace, klass.cluster)
+
+
 def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
     paths: list[ExposurePath] = []
-    for svc in inventory.of_kind("Service"):
+    for svc in _in_namespace(inventory, "Service", klass):
         if svc.cluster != klass.cluster or namespace_of(svc) != klass.namespace:
             continue
         kind = svc.get("spec.type") or "ClusterIP"
@@ -152,7 +160,7 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
 
 def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
     paths: list[ExposurePath] = []
-    for route in inventory.of_kind("Route"):
+    for route in _in_namespace(inventory, "Route", klass):
         if route.cluster != klass.cluster or namespace_of(route) != klass.namespace:
             continue
         if route.get("spec.to.kind", "Service") != "Service":

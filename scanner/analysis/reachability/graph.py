@@ -12,6 +12,7 @@ whose nodes are endpoint classes and external ranges and whose edges carry a
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -69,6 +70,24 @@ class ClusterView:
     router: int | None  # class index of the virtual router, when Routes exist
     machine_network: IPSpace
     paths: dict[int, list[ExposurePath]] = field(default_factory=dict)
+    # atoms inside a space, and the space a set of atoms covers, by bit mask over atoms
+    _atoms_within: dict[IPSpace, int] = field(default_factory=dict)
+    _spaces: dict[int, IPSpace] = field(default_factory=dict)
+
+    def atoms_within(self, space: IPSpace) -> int:
+        mask = self._atoms_within.get(space)
+        if mask is None:
+            mask = sum(1 << k for k, atom in enumerate(self.atoms) if space.contains(atom))
+            self._atoms_within[space] = mask
+        return mask
+
+    def space_of(self, mask: int) -> IPSpace:
+        """The union of the atoms in ``mask``."""
+        space = self._spaces.get(mask)
+        if space is None:
+            ranges = tuple(r for k in bits(mask) for r in self.atoms[k].ranges)
+            space = self._spaces[mask] = IPSpace(ranges).union(IPSpace())
+        return space
 
     @property
     def cluster(self) -> str:
@@ -83,6 +102,10 @@ class ReachabilityGraph:
         self.options = options
         self.diagnostics: list[Diagnostic] = []
         self.views = [self._view(m) for m in read_clusters(inventory, options, self.diagnostics)]
+        # Lookups by name, built on first use: rules ask per HostedCluster and per
+        # workload, and scanning every class for each question is quadratic in a fleet.
+        self._by_name: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] | None = None
+        self._by_namespace: dict[tuple[str, str], list[EndpointClass]] | None = None
 
     # -- construction ---------------------------------------------------------------------
 
@@ -121,20 +144,34 @@ class ReachabilityGraph:
         if not name:
             raise TargetNotFound(f"{target!r} is not a workload: write namespace/name "
                                  "(optionally namespace/name[Kind] or cluster:namespace/name)")
-        found = []
-        for view in self.views:
-            if cluster and view.cluster != cluster:
-                continue
-            for klass in view.model.classes:
-                for workload in klass.workloads:
-                    if (workload.namespace, workload.name) == (namespace, name) and (
-                            not kind or workload.kind == kind):
-                        found.append((view, workload, klass.index))
+        found = [(view, workload, index)
+                 for view, workload, index in self._name_index().get((namespace, name), ())
+                 if (not cluster or view.cluster == cluster) and (not kind or workload.kind == kind)]
         if not found:
             raise TargetNotFound(f"no workload {target} in the inputs")
         view, workload = found[0][0], found[0][1]
         indices = sorted({i for v, w, i in found if v is view and w == workload})
         return view, workload, indices
+
+    def _name_index(self) -> dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]]:
+        """(namespace, name) -> every (view, workload, class index), in class order."""
+        if self._by_name is None:
+            index: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] = defaultdict(list)
+            for view in self.views:
+                for klass in view.model.classes:
+                    for workload in klass.workloads:
+                        index[(workload.namespace, workload.name)].append((view, workload, klass.index))
+            self._by_name = dict(index)
+        return self._by_name
+
+    def _namespace_classes(self, cluster: str, namespace: str) -> list[EndpointClass]:
+        if self._by_namespace is None:
+            index: dict[tuple[str, str], list[EndpointClass]] = defaultdict(list)
+            for view in self.views:
+                for klass in view.model.classes:
+                    index[(view.cluster, klass.namespace)].append(klass)
+            self._by_namespace = dict(index)
+        return self._by_namespace.get((cluster, namespace), [])
 
     def _source(self, source: str) -> tuple[str, object]:
         try:
@@ -233,16 +270,19 @@ class ReachabilityGraph:
 
     # -- queries --------------------------------------------------------------------------
 
-    def who_can_reach(self, target: str, port: int, protocol: str = "TCP") -> list[Reach]:
+    def who_can_reach(self, target: str, port: int, protocol: str = "TCP", *,
+                      workloads: bool = True) -> list[Reach]:
         """Every source (workloads, and outside ranges merged by identical
-        evidence) that can open ``protocol``/``port`` to ``target``."""
+        evidence) that can open ``protocol``/``port`` to ``target``;
+        ``workloads=False`` leaves out the workloads (outside ranges only)."""
         protocol = normalise_protocol(protocol)
         view, workload, indices = self._workload_classes(target)
         target_peer = Peer(view.cluster, workload)
         out: list[Reach] = []
         by_source: dict[Workload, list[PathResult]] = {}
-        for dst in indices:
-            for src, klass in enumerate(view.model.classes):
+        for dst in indices if workloads else ():
+            for src in self._ingress_candidates(view, dst, protocol, port):
+                klass = view.model.classes[src]
                 paths = [p for p in self._internal_paths(view, src, dst, protocol, port) if p.allowed]
                 if not paths:
                     continue
@@ -253,18 +293,54 @@ class ReachabilityGraph:
             out.append(Reach(Peer(view.cluster, source), target_peer, protocol, port,
                              tuple(_unique(paths))))
         merged: dict[tuple, tuple[IPSpace, list[PathResult]]] = {}
-        for k in range(len(view.atoms)):
+        for group in self._atom_groups(view, indices):
+            k = (group & -group).bit_length() - 1  # every atom of the group fares alike
             paths = [p for dst in indices
                      for p in self._external_paths(view, k, dst, protocol, port) if p.allowed]
             if not paths:
                 continue
             key = tuple((p.via, tuple((e.layer, e.summary) for e in p.evidence)) for p in paths)
             space, _ = merged.get(key, (IPSpace(), paths))
-            merged[key] = (space.union(view.atoms[k]), paths)
+            merged[key] = (space.union(view.space_of(group)), paths)
         for space, paths in merged.values():
             out.append(Reach(Peer(view.cluster, addresses=space), target_peer, protocol, port,
                              tuple(_unique(paths))))
         return out
+
+    def _atom_groups(self, view: ClusterView, targets: list[int]) -> list[int]:
+        """Outside ranges (masks over atoms, ordered by lowest atom) that every layer
+        treats alike on the way into ``targets``: the same ingress part and the same
+        Services and Routes admitting them. A perimeter file may tell any two ranges
+        apart, so with one each range stands alone."""
+        count = len(view.atoms)
+        if self.perimeter is not None:
+            return [1 << k for k in range(count)]
+        everything = (1 << count) - 1
+        n = view.evaluation.n
+        groups = [everything]
+        for dst in targets:
+            splits = [(part.mask >> n) & everything
+                      for part in view.evaluation.ingress_side(dst).parts]
+            splits += [view.atoms_within(path.sources) for path in view.paths.get(dst, [])]
+            for inside in splits:
+                refined = []
+                for group in groups:
+                    if group & inside:
+                        refined.append(group & inside)
+                    if group & ~inside:
+                        refined.append(group & ~inside)
+                groups = refined
+        return sorted(groups, key=lambda g: g & -g)
+
+    @staticmethod
+    def _ingress_candidates(view: ClusterView, dst: int, protocol: str, port: int) -> list[int]:
+        """Classes whose traffic ``dst``'s ingress admits on the port: the only
+        sources whose evidence can come out allowed (parts are disjoint)."""
+        mask = 0
+        for part in view.evaluation.ingress_side(dst).parts:
+            if part.connections is not None and part.connections.allows(protocol, port):
+                mask |= part.mask
+        return bits(mask & ((1 << len(view.model.classes)) - 1))
 
     def can_reach(self, source: str, target: str, port: int, protocol: str = "TCP") -> Reach:
         """One flow's verdict with every path and layer. ``source`` is a workload
@@ -331,32 +407,37 @@ class ReachabilityGraph:
                 return False, ConnectionSet.all()
             for part in side.parts:
                 conns = conns.union(ev.egress_connections(part, None))
+                if part.connections is not None:
+                    continue  # the same whatever the destination
+                # named ports: what a destination gets depends on its container ports only
+                seen: set[tuple] = set()
                 for bit in bits(part.mask & ev.all_classes):
-                    conns = conns.union(ev.egress_connections(part, ev.classes[bit]))
+                    if ev.classes[bit].ports not in seen:
+                        seen.add(ev.classes[bit].ports)
+                        conns = conns.union(ev.egress_connections(part, ev.classes[bit]))
         return True, conns
 
     def workloads(self, cluster: str, namespace: str | None = None) -> list[Workload]:
         """Top-owner workloads (with endpoints) of a cluster, optionally of one namespace."""
         out: set[Workload] = set()
+        if namespace is not None:
+            for klass in self._namespace_classes(cluster, namespace):
+                out.update(w for w in klass.workloads if w.namespace == namespace)
+            return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
         for view in self.views:
             if view.cluster != cluster:
                 continue
             for klass in view.model.classes:
-                out.update(w for w in klass.workloads
-                           if namespace is None or w.namespace == namespace)
+                out.update(klass.workloads)
         return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
 
     def select_workloads(self, cluster: str, namespace: str,
                          labels: dict[str, str]) -> list[Workload]:
         """Workloads of a namespace whose pods carry all of ``labels``."""
         out: set[Workload] = set()
-        for view in self.views:
-            if view.cluster != cluster:
-                continue
-            for klass in view.model.classes:
-                if klass.namespace == namespace and all(
-                        klass.labels.get(k) == v for k, v in labels.items()):
-                    out.update(klass.workloads)
+        for klass in self._namespace_classes(cluster, namespace):
+            if all(klass.labels.get(k) == v for k, v in labels.items()):
+                out.update(klass.workloads)
         return sorted(out, key=lambda w: (w.name, w.kind))
 
     def selected_by(self, policy_obj: object) -> list[Workload]:
@@ -392,10 +473,11 @@ class ReachabilityGraph:
         target_peer = Peer(view.cluster, workload)
         found: dict[tuple[str, ConnectionSet], tuple[IPSpace, tuple[Evidence, ...]]] = {}
         for dst in indices:
-            for k, atom in enumerate(view.atoms):
+            for group in self._atom_groups(view, [dst]):
+                k = (group & -group).bit_length() - 1  # every atom of the group fares alike
                 for via, conns, evidence in self._inbound(view, k, dst):
                     space, ev = found.get((via, conns), (IPSpace(), evidence))
-                    found[(via, conns)] = (space.union(atom), ev)
+                    found[(via, conns)] = (space.union(view.space_of(group)), ev)
         return [ExposedPort(target_peer, via, conns, space, ev)
                 for (via, conns), (space, ev) in found.items()]
 

@@ -1,0 +1,103 @@
+"""Lookups the rules make per HostedCluster and per workload: indexed, same answers."""
+
+from __future__ import annotations
+
+import yaml
+
+from scanner.analysis.hypershift import hosted_cluster_for_namespace
+from scanner.analysis.reachability.graph import build_reachability
+from scanner.inventory import Inventory, K8sObject
+from scanner.inventory.objects import SourceLocation
+from scanner.rules.context import Context
+from scanner.scan import RunClock
+
+MANIFESTS = """
+apiVersion: v1
+kind: Namespace
+metadata: {name: clusters-edge}
+---
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {name: edge, namespace: clusters}
+spec: {platform: {type: Agent}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ignition-server, namespace: clusters-edge}
+spec:
+  template:
+    metadata: {labels: {app: ignition-server}}
+    spec: {containers: [{name: s, ports: [{containerPort: 9090}]}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: client, namespace: clusters-edge}
+spec:
+  template:
+    metadata: {labels: {app: client}}
+    spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ignition-server, namespace: clusters-edge}
+spec:
+  type: NodePort
+  selector: {app: ignition-server}
+  ports: [{port: 443, targetPort: 9090, nodePort: 30090}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: nodeport-ignition, namespace: clusters-edge}
+spec:
+  podSelector: {matchLabels: {app: ignition-server}}
+  ingress: [{ports: [{port: 9090}]}]
+  policyTypes: [Ingress]
+"""
+
+
+def _inventory() -> Inventory:
+    objects = []
+    for i, body in enumerate(yaml.safe_load_all(MANIFESTS)):
+        meta = body["metadata"]
+        objects.append(K8sObject("management", body["apiVersion"], body["kind"],
+                                 meta.get("namespace", ""), meta["name"], body,
+                                 SourceLocation("m.yaml", i + 1)))
+    return Inventory(objects)
+
+
+def test_who_can_reach_can_leave_out_workloads():
+    graph = build_reachability(_inventory())
+    target = "clusters-edge/ignition-server"
+    everyone = graph.who_can_reach(target, 9090)
+    outside = graph.who_can_reach(target, 9090, workloads=False)
+    assert any(not r.source.is_external for r in everyone)
+    assert outside == [r for r in everyone if r.source.is_external]
+
+
+def test_workload_lookups_by_namespace():
+    graph = build_reachability(_inventory())
+    names = [w.name for w in graph.workloads("management", "clusters-edge")]
+    assert names == ["client", "ignition-server"]
+    assert [w.name for w in graph.select_workloads("management", "clusters-edge",
+                                                   {"app": "client"})] == ["client"]
+    assert graph.select_workloads("management", "elsewhere", {}) == []
+
+
+def test_hosted_cluster_of_a_control_plane_namespace():
+    inventory = _inventory()
+    hc = hosted_cluster_for_namespace(inventory, "clusters-edge")
+    assert hc is not None and hc.obj.name == "edge"
+    assert hosted_cluster_for_namespace(inventory, "clusters-other") is None
+    assert [o.name for o in inventory.in_namespace("Deployment", "clusters-edge")] == [
+        "ignition-server", "client"]
+
+
+def test_graph_build_is_its_own_stage(monkeypatch):
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    ctx = Context(_inventory())
+    ctx.analysis("reachability", build_reachability)
+    assert set(ctx.build_seconds) == {"reachability"}
+    clock = RunClock()
+    clock.stage("load")
+    clock.stage("rules", within={"graph": 0.0})
+    assert list(clock.metadata()["stage_seconds"]) == ["load", "graph", "rules"]

@@ -1,0 +1,108 @@
+"""The fast paths of loading give exactly what the plain ones give.
+
+Plain YAML data is built straight from parser events and large inputs are parsed
+in worker processes; both must be invisible in the result: same objects, same
+positions, same diagnostics, same order.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scanner.sources import loader
+from scanner.sources.loader import load_paths
+from scanner.sources.yamldocs import (
+    YamlSyntaxError,
+    _composed_documents,
+    _plain_documents,
+    parse_documents,
+)
+from tests.conftest import REALWORLD
+
+# What YAML 1.1 makes of plain scalars, lists of items with their lines, and the
+# features that send a stream to the composing loader.
+STREAMS = {
+    "scalars": "a: yes\nb: No\nc: 1:20\nd: 2001-12-14t21:59:43.10-05:00\ne: 0x1F\nf: .inf\n"
+               "g: ~\nh: 1_000\ni: 0o17\nj: 017\nk: -.5e3\nl: ''\nm:\nn: \"yes\"\n",
+    "list": "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: a}\n"
+            "-   kind: Pod\n    metadata:\n      name: b\n",
+    "quoted items key": "kind: List\n\"items\":\n  - {a: 1}\n  -   - x\n      - y\n  - z\n",
+    "items not a list": "kind: List\nitems: 3\nitems:\n- a\n",
+    "empty documents": "---\n---\na: 1\n---\n",
+    "duplicate keys": "a: 1\na: 2\n",
+    "colliding keys": "1: a\ntrue: c\n",
+    "root sequence": "[1, 2]\n",
+    "root scalar": "hello\n",
+    "anchors": "a: &x {b: 1}\nc: *x\n",
+    "merge keys": "base: &b {x: 1}\nd:\n  <<: *b\n  y: 2\n",
+    "tags": "a: !!str 123\nb: !!binary aGVsbG8=\n",
+    "custom tag": "a: !Ref x\n",
+    "mapping key": "? [a]\n: b\n",
+    "value key": "x: =\n",
+    "error after a document": "a: 1\n---\nb: [1\n---\nc: 3\n",
+}
+
+
+def _outcome(documents):
+    try:
+        return [(d.body, d.doc_index, d.line, d.column, d.item_positions) for d in documents], None
+    except YamlSyntaxError as exc:
+        return None, (exc.message, exc.line, exc.column)
+
+
+@pytest.mark.parametrize("name", sorted(STREAMS))
+def test_plain_data_reads_as_the_composing_loader_reads_it(name):
+    text = STREAMS[name]
+    assert _outcome(parse_documents(text)) == _outcome(_composed_documents(text))
+
+
+@pytest.mark.parametrize("name", ["anchors", "merge keys", "tags", "custom tag", "mapping key",
+                                  "value key", "error after a document"])
+def test_streams_beyond_plain_data_go_to_the_composing_loader(name):
+    assert _plain_documents(STREAMS[name]) is None
+
+
+def test_list_items_keep_their_own_lines():
+    (doc,) = parse_documents(STREAMS["list"])
+    assert doc.item_positions == [(4, 3), (6, 5)]
+
+
+def test_real_rendered_manifests_read_the_same_either_way():
+    files = sorted((REALWORLD / "cpo-rendered").rglob("*.yaml"))
+    assert files
+    for path in files:
+        text = path.read_bytes()
+        assert _plain_documents(text) is not None, path
+        assert _outcome(parse_documents(text)) == _outcome(_composed_documents(text)), path
+
+
+def _summary(result):
+    objects = [(o.cluster, o.kind, o.namespace, o.name, o.source, o.body) for o in result.objects]
+    return (objects, [str(d) for d in result.diagnostics], result.skipped.counts,
+            result.skipped.examples, result.files_read, result.bytes_read)
+
+
+def test_parsing_in_worker_processes_changes_nothing(tmp_path, monkeypatch):
+    root = tmp_path / "must-gather.local.1" / "image" / "namespaces"
+    for ns in ("alpha", "beta"):
+        folder = root / ns / "core"
+        folder.mkdir(parents=True)
+        (root / ns / f"{ns}.yaml").write_text(f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: {ns}}}\n")
+        pods = "".join(f"- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i}, namespace: {ns}}}\n"
+                       for i in range(5))
+        (folder / "pods.yaml").write_text(f"apiVersion: v1\nkind: List\nitems:\n{pods}")
+        one = root / ns / "pods" / "p1"
+        one.mkdir(parents=True)
+        (one / "p1.yaml").write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p1, namespace: {ns}}}\n")
+        (folder / "configmaps.yaml").write_text("kind: List\nitems:\n- [not, an, object\n")
+        (folder / "events.yaml").write_text("kind: List\nitems: []\n")
+    (root / "alpha" / "core" / "broken-link.yaml").symlink_to(tmp_path / "missing.yaml")
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(tmp_path)])
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 2)
+    pooled = load_paths([str(tmp_path)])
+    assert _summary(pooled) == _summary(alone)
+    assert alone.skipped.counts["already read from another file of the same dump"] == 2
+    assert any("invalid YAML" in d.message for d in alone.diagnostics)
