@@ -6,6 +6,7 @@ hostedcluster/network_policies.go)."""
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,9 +26,22 @@ def hcp_namespace(namespace: str, name: str) -> str:
 
 
 def _cidrs(entries: Any) -> tuple[str, ...]:
+    """The CIDRs of a networking list, as networks (host bits masked, as the API does);
+    entries that are not CIDRs are left out (PRX013-style validation reports them)."""
     if not isinstance(entries, list):
         return ()
-    return tuple(e["cidr"] for e in entries if isinstance(e, dict) and isinstance(e.get("cidr"), str))
+    out = []
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("cidr"), str):
+            try:
+                out.append(str(ipaddress.ip_network(entry["cidr"].strip(), strict=False)))
+            except ValueError:
+                continue
+    return tuple(out)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,27 +97,30 @@ class HostedCluster:
 
 
 def hosted_cluster(obj: K8sObject) -> HostedCluster:
-    spec = obj.body.get("spec") if isinstance(obj.body.get("spec"), dict) else {}
-    platform = (spec.get("platform") or {}).get("type") or "None"
+    spec = _mapping(obj.body.get("spec"))
+    platform = _mapping(spec.get("platform")).get("type") or "None"
     publishing: dict[str, Publishing] = {}
-    for i, entry in enumerate(spec.get("services") or []):
+    services = spec.get("services") if isinstance(spec.get("services"), list) else []
+    for i, entry in enumerate(services):
         if not isinstance(entry, dict):
             continue
-        strategy = entry.get("servicePublishingStrategy") or {}
-        node_port = strategy.get("nodePort") or {}
+        strategy = _mapping(entry.get("servicePublishingStrategy"))
+        node_port = _mapping(strategy.get("nodePort"))
         publishing[str(entry.get("service"))] = Publishing(
             service=str(entry.get("service")), type=str(strategy.get("type", "None")), index=i,
             node_port=node_port.get("port") if isinstance(node_port.get("port"), int) else None,
-            address=node_port.get("address"))
-    networking = spec.get("networking") or {}
-    api_server = networking.get("apiServer") or {}
+            address=node_port.get("address") if isinstance(node_port.get("address"), str) else None)
+    networking = _mapping(spec.get("networking"))
+    api_server = _mapping(networking.get("apiServer"))
     return HostedCluster(
         obj=obj, platform=str(platform), publishing=publishing,
         cluster_networks=_cidrs(networking.get("clusterNetwork")),
         service_networks=_cidrs(networking.get("serviceNetwork")),
         machine_networks=_cidrs(networking.get("machineNetwork")),
         api_server_port=api_server.get("port") if isinstance(api_server.get("port"), int) else None,
-        allowed_cidrs=tuple(c for c in api_server.get("allowedCIDRBlocks") or [] if isinstance(c, str)),
+        allowed_cidrs=tuple(c for c in api_server.get("allowedCIDRBlocks") or []
+                            if isinstance(c, str)) if isinstance(api_server.get("allowedCIDRBlocks"),
+                                                                  list) else (),
     )
 
 

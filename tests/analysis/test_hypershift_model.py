@@ -38,3 +38,19 @@ def test_publishing_strategies_of_the_example():
     assert agent.machine_networks == ("10.10.0.0/24",)
     assert hcs["aws-dev"].published_as("Ignition") == "Route"
     assert agent.proxy["httpsProxy"].startswith("https://")
+
+
+def test_wrongly_typed_fields_do_not_break_the_model(tmp_path):
+    (tmp_path / "hc.yaml").write_text(
+        "apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
+        "metadata: {name: h1, namespace: clusters}\n"
+        "spec:\n  networking: '10.0.0.0/16'\n  services: {service: Ignition}\n"
+        "  platform: Agent\n---\n"
+        "apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
+        "metadata: {name: h2, namespace: clusters}\n"
+        "spec:\n  networking:\n    machineNetwork: [{cidr: 10.10.0.5/24}, {cidr: nonsense}]\n"
+        "  services:\n  - {service: Ignition, servicePublishingStrategy: NodePort}\n")
+    h1, h2 = _hcs(tmp_path)
+    assert h1.publishing == {} and h1.machine_networks == () and h1.platform == "None"
+    assert h2.machine_networks == ("10.10.0.0/24",)
+    assert h2.published_as("Ignition") == "None"
