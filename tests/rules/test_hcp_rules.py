@@ -22,7 +22,7 @@ def test_ignition_nodeport_open_to_everyone_names_policy_service_and_missing_per
     evidence = " ".join(finding.evidence)
     assert "NetworkPolicy clusters-edge/nodeport-ignition-proxy" in evidence
     assert "NodePort Service clusters-edge/ignition-server-proxy" in evidence
-    assert "no perimeter rule restricts it" in evidence
+    assert "no perimeter file was given (--firewall)" in evidence
 
 
 def test_perimeter_file_restricting_to_workers_makes_it_pass():

@@ -114,7 +114,10 @@ class ReachableOnlyFrom(Primitive):
                     layers = {e.layer for p in paths for e in p.evidence}
                     shown = (f"any address outside {', '.join(allowed.cidrs())}"
                              if outside == allowed.complement() else str(outside))
-                    perimeter = "" if "perimeter" in layers else "; no perimeter rule restricts it"
+                    perimeter = ("" if "perimeter" in layers else
+                                 "; no perimeter rule restricts it" if ctx.config.firewall else
+                                 "; no perimeter file was given (--firewall): the firewall or "
+                                 "security group in front of the nodes is unknown")
                     yield Violation(
                         field=_anchor(hc, target.get("service")),
                         values={"target": name.split(":", 1)[1], "port": port,
