@@ -236,6 +236,7 @@ def bench_scan(n: int, args: argparse.Namespace, log: list[str]) -> dict[str, An
     else:
         data = json.loads(report.read_text())
         scan["stages"] = data["scan"].get("stage_seconds", {})
+        scan["duration"] = data["scan"].get("duration")
         scan["objects"] = data["inventory"]["total"] if isinstance(data.get("inventory"), dict) else None
         scan["findings"] = len(data["findings"])
     row["scan"] = scan
@@ -262,6 +263,10 @@ def bench_connectivity(pods: int, policies: int, args: argparse.Namespace,
             row["nca"] = measure([str(nca), "--connectivity", "--resource_list", root,
                                   "--output_format", "txt"], args.timeout,
                                  stdout=OUT / f"nca-{pods}-{policies}.txt")
+            if row["nca"]["rc"] not in (0, 1) and pods > 10_000:
+                log.append(f"nca failed at {pods} pods: nca 2.x accepts at most 10,000 pods "
+                           "(an assertion on max_num_of_pods in nca/CoreDS/Peer.py; run nca "
+                           "with --debug to see it)")
     return row
 
 
@@ -300,7 +305,8 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
            log: list[str], versions: dict[str, str]) -> str:
     lines = ["### hcpscan scan (management cluster in must-gather layout)", "",
              "| N hosted clusters | objects (read / written) | YAML parsed | floor (libyaml) "
-             "| hcpscan scan | × floor | load | graph | rules | report | peak RSS MiB (main / all) "
+             "| hcpscan scan | × floor | load | graph | rules | start-up + report "
+             "| peak RSS MiB (main / all) "
              "| checkov |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     points = []
@@ -316,7 +322,8 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
             f"| {_s(scan['seconds']) if ok else 'failed'} s "
             f"| {scan['seconds'] / floor['seconds']:.2f} "
             f"| {_s(stages.get('load'))} | {_s(stages.get('graph'))} | {_s(stages.get('rules'))} "
-            f"| {_s(stages.get('report'))} | {_mib(scan['max_rss'])} / {_mib(scan['peak_tree_rss'])} "
+            f"| {_s(scan['seconds'] - scan['duration']) if scan.get('duration') else '-'} "
+            f"| {_mib(scan['max_rss'])} / {_mib(scan['peak_tree_rss'])} "
             f"| {_peer_cell(row.get('checkov'), scan['seconds'], args.timeout)} |")
     exponent = fit_exponent(points)
     lines += ["", f"Fitted scaling exponent (least squares, log time vs log N): "
@@ -365,9 +372,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--write-results", action="store_true", help="rewrite bench/RESULTS.md")
     parser.add_argument("--floor", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--render", action="store_true",
+                        help="only print the table of the last run (bench/out/results.json)")
     args = parser.parse_args()
     if args.floor:
         run_floor(args.floor)
+        return
+    if args.render:
+        saved = json.loads((OUT / "results.json").read_text())
+        print(render(saved["scan"], saved["connectivity"], args, saved.get("notes", []),
+                     saved.get("versions", {})))
         return
     OUT.mkdir(parents=True, exist_ok=True)
     log: list[str] = []
@@ -391,8 +405,8 @@ def main() -> None:
     text = f"Measured {stamp} on {machine()}.\n\n{table}\n"
     print(text)
     (OUT / "results.md").write_text(text)
-    (OUT / "results.json").write_text(json.dumps({"scan": rows, "connectivity": conn}, indent=1,
-                                                 default=str))
+    (OUT / "results.json").write_text(json.dumps({"scan": rows, "connectivity": conn, "notes": log,
+                                                  "versions": versions}, indent=1, default=str))
     if args.write_results:
         results = HERE / "RESULTS.md"
         head = results.read_text().split("<!-- measured -->")[0] if results.exists() else ""
