@@ -176,8 +176,13 @@ class _Parser:
             self._queue(item, 0)
 
     def _start_pool(self) -> None:
+        # forkserver: workers come from a clean single-threaded process, so a lock held by
+        # another thread (the progress bar's) cannot be inherited and hang a worker, as it
+        # can with plain fork; the parser module is imported once in the server.
         methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
+        if "forkserver" in methods:
+            context.set_forkserver_preload(["scanner.sources.documents"])
         self.pool = concurrent.futures.ProcessPoolExecutor(self.jobs, mp_context=context)
         pending, self.pending = self.pending, []
         for item in pending:
