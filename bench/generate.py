@@ -34,6 +34,7 @@ import os
 import random
 import re
 import shutil
+import sys
 import tarfile
 from collections import defaultdict
 from collections.abc import Iterable
@@ -41,6 +42,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+from build_example import published_services  # noqa: E402  (one definition of those Services)
 
 try:
     from yaml import CSafeDumper as _BaseDumper
@@ -231,19 +235,11 @@ def _hypershift_policies(platform: str, strategy: dict[str, str]) -> list[dict[s
 
 
 def _published_services(strategy: dict[str, str]) -> list[dict[str, Any]]:
-    def service(name: str, kind: str, port: int, node_port: str) -> dict[str, Any]:
-        spec: dict[str, Any] = {"type": kind, "selector": {"app": "kube-apiserver"},
-                                "ports": [{"name": name, "port": port, "targetPort": port,
-                                           "protocol": "TCP"}]}
-        if kind == "NodePort":
-            spec["ports"][0]["nodePort"] = node_port
-        return {"apiVersion": "v1", "kind": "Service",
-                "metadata": {"name": name, "namespace": NS}, "spec": spec}
-
-    out = [service("kube-apiserver", strategy["APIServer"], 6443, NODE_PORTS[0])]
-    if strategy["Konnectivity"] == "NodePort":
-        out.append(service("konnectivity-server", "NodePort", 8091, NODE_PORTS[1]))
-    return out
+    """The KAS/konnectivity Services HyperShift creates for the publishing strategy: the same
+    as the bundled example's (node ports stay placeholders, numbered per cluster later)."""
+    konnectivity = "NodePort" if strategy["Konnectivity"] == "NodePort" else None
+    return published_services(NS, strategy["APIServer"], konnectivity,
+                              (NODE_PORTS[0], NODE_PORTS[1]))
 
 
 def _tune_components(objects: list[dict[str, Any]], strategy: dict[str, str], proxied: bool,
