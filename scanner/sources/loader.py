@@ -68,6 +68,7 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
     result = LoadResult()
     needs = needs or ResourceNeeds()
     loader = _Parser(result, progress)
+    pods = _PodFiles()
     try:
         for path in paths:
             if path == "-":
@@ -85,6 +86,8 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
                 if reason:
                     result.skipped.add(reason, entry.display)
                     continue
+                if pods.defer(entry, placement):
+                    continue
                 if entry.member is not None or _needs_sniff(entry):
                     try:
                         data = entry.read()
@@ -95,9 +98,42 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
                 else:
                     loader.add(entry, placement, None)  # read where it is parsed
         loader.finish()
+        for entry, placement in pods.deferred:
+            if pods.identity(entry, placement) in loader.seen:
+                result.skipped.add("already read from another file of the same dump", entry.display)
+            else:  # the namespace's pod list did not hold it (cut short, or edited)
+                loader.add(entry, placement, None)
+        loader.finish()
     finally:
         loader.close()
     return result
+
+
+class _PodFiles:
+    """A must-gather holds every pod twice: in the namespace's ``core/pods.yaml`` and
+    in ``pods/<pod>/<pod>.yaml``. Once the list is read, the single files are put
+    aside and, after everything else, read only for a pod the list did not have."""
+
+    def __init__(self) -> None:
+        self.lists: set[tuple] = set()
+        self.deferred: list[tuple[Entry, Placement]] = []
+
+    def defer(self, entry: Entry, placement: Placement) -> bool:
+        if placement.plural != "pods" or placement.inspect_root is None:
+            return False
+        rest = entry.parts[len(placement.inspect_root) + 1 :]  # below namespaces/
+        if rest[1:] == ("core", "pods.yaml"):
+            self.lists.add((placement.inspect_root, placement.namespace))
+            return False
+        if len(rest) == 4 and rest[1] == "pods" and (placement.inspect_root, placement.namespace) in self.lists:
+            self.deferred.append((entry, placement))
+            return True
+        return False
+
+    @staticmethod
+    def identity(entry: Entry, placement: Placement) -> tuple:
+        pod = entry.parts[-2]
+        return (placement.inspect_root, placement.cluster, "", "Pod", placement.namespace, pod)
 
 
 def _jobs() -> int:

@@ -106,3 +106,20 @@ def test_parsing_in_worker_processes_changes_nothing(tmp_path, monkeypatch):
     assert _summary(pooled) == _summary(alone)
     assert alone.skipped.counts["already read from another file of the same dump"] == 2
     assert any("invalid YAML" in d.message for d in alone.diagnostics)
+
+
+def test_single_pod_files_are_read_only_for_pods_the_list_lacks(tmp_path):
+    ns = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha"
+    (ns / "core").mkdir(parents=True)
+    pods = "".join(f"- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i}, namespace: alpha}}\n"
+                   for i in range(3))
+    (ns / "core" / "pods.yaml").write_text(f"apiVersion: v1\nkind: List\nitems:\n{pods}")
+    for name in ("p1", "p9"):  # p1 is in the list, p9 is not (a list cut short)
+        (ns / "pods" / name).mkdir(parents=True)
+        (ns / "pods" / name / f"{name}.yaml").write_text(
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: alpha}}\n")
+    result = load_paths([str(tmp_path)])
+    assert [o.name for o in result.objects] == ["p0", "p1", "p2", "p9"]
+    assert result.objects[1].source.path.endswith("core/pods.yaml")
+    assert result.skipped.counts["already read from another file of the same dump"] == 1
+    assert result.files_read == 2  # the list and p9's own file; p1's was never parsed
