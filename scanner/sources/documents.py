@@ -21,6 +21,7 @@ from scanner.inventory.objects import (
     SourceLocation,
 )
 from scanner.sources import systemd
+from scanner.sources.fastyaml import fast_documents
 from scanner.sources.interface import Diagnostic, Entry
 from scanner.sources.yamldocs import ParsedDocument, YamlSyntaxError, parse_documents
 
@@ -85,7 +86,8 @@ def _location(entry: Entry, doc: ParsedDocument, item: int | None = None) -> Sou
 
 def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
     try:
-        for doc in parse_documents(text):
+        fast = fast_documents(text)
+        for doc in fast if fast is not None else parse_documents(text):
             _add_document(entry, cluster, doc, result)
     except YamlSyntaxError as exc:
         if entry.display.endswith(".json"):

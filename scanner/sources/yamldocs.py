@@ -172,6 +172,18 @@ class _Scalars:
         return result
 
 
+_resolver: _Scalars | None = None
+
+
+def resolve_plain(value: str) -> Any:
+    """What loading makes of a plain (unquoted, untagged) scalar; raises ``_NotPlain``
+    where that takes the composing loader (the 1.1 merge and value keys)."""
+    global _resolver
+    if _resolver is None:
+        _resolver = _Scalars(_Loader(""))
+    return _resolver(value)
+
+
 def _plain_documents(text: str | bytes) -> list[ParsedDocument] | None:
     """Every document of a stream of plain data, or None to use the composing loader."""
     loader = _Loader(text)

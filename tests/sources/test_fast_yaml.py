@@ -1,0 +1,191 @@
+"""The Rust fast path reads exactly what PyYAML reads, or steps aside.
+
+``fast_documents`` must return either None (PyYAML then reads the file) or the
+very documents, values and positions the composing loader gives. These tests
+hold it to that on every real file we have, on the places YAML 1.1 and 1.2
+differ, and on a few thousand generated documents built from those places; and
+they check that it is actually taken on what dumps contain, so a change that
+quietly sends everything to the slow path fails too.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scanner.sources import fastyaml
+from scanner.sources.fastyaml import fast_documents
+from scanner.sources.yamldocs import YamlSyntaxError, _composed_documents
+from tests.conftest import FIXTURES, REALWORLD, SHARED
+
+pytestmark = pytest.mark.skipif(not fastyaml.AVAILABLE, reason="yaml-rs is not installed")
+
+
+def _outcome(documents):
+    # repr: NaN is not equal to itself, and True == 1 == 1.0 would hide a changed type
+    try:
+        return [(repr(d.body), d.doc_index, d.line, d.column, d.item_positions) for d in documents]
+    except YamlSyntaxError as exc:
+        return ("error", exc.message, exc.line)
+
+
+def _agrees(text: str) -> bool:
+    """The fast path stepped aside, or gave what the composing loader gives."""
+    fast = fast_documents(text)
+    return fast is None or _outcome(fast) == _outcome(_composed_documents(text))
+
+
+def _files():
+    roots = [REALWORLD, FIXTURES, SHARED / "conformance"]
+    return sorted(p for root in roots for p in root.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+
+
+def test_every_real_file_reads_the_same_and_dumps_take_the_fast_path():
+    fast_bytes = total_bytes = 0
+    for path in _files():
+        text = path.read_text(encoding="utf-8-sig")
+        fast = fast_documents(text)
+        if fast is not None:
+            assert _outcome(fast) == _outcome(_composed_documents(text)), path
+            fast_bytes += len(text)
+        total_bytes += len(text)
+    assert fast_bytes / total_bytes > 0.9
+
+
+def test_the_example_must_gather_is_read_entirely_by_the_fast_path():
+    gather = FIXTURES / "example"
+    for path in gather.rglob("*.yaml"):
+        assert fast_documents(path.read_text()) is not None, path
+
+
+# Where YAML 1.1 (PyYAML, kubectl) and YAML 1.2 (yaml-rs) differ, and the shapes
+# positions are taken from. Each must read the same either way; the ones named in
+# FAST must also take the fast path.
+STREAMS = {
+    "hash that is a float in 1.2": "metadata:\n  annotations:\n    config-hash: 2e848593\n",
+    "exponent without dot": "a: 1e3\nb: [1.0e3, 2E5]\n",
+    "same float another way": "a: 2e5\nb: 200000.0\n",
+    "octal": "mode: 0755\nother: 755\n",
+    "octal alone": "mode: 0755\n",
+    "leading zero": "a: 09\n",
+    "1.2 octal": "a: 0o17\n",
+    "binary": "a: 0b101\n",
+    "underscores": "a: 1_000\nb: 1_0.5\n",
+    "sexagesimal": "a: 1:20\nb: 190:20:30.15\n",
+    "booleans 1.1": "a: yes\nb: No\nc: ON\nd: off\n",
+    "boolean key": "on:\n  push: true\n",
+    "quoted booleans": "a: 'yes'\nb: \"on\"\n",
+    "null and true": "a: ~\nb: null\nc: True\nd: FALSE\ne:\n",
+    "infinity": "a: .inf\nb: -.Inf\nc: .NaN\n",
+    "hex and signs": "a: 0x1F\nb: +12\nc: -0\nd: +0x1F\n",
+    "merge key": "base: &b {x: 1}\nd:\n  <<: *b\n",
+    "value key": "a: =\n",
+    "tags": "a: !!str 0755\nb: !!binary aGVsbG8=\n",
+    "alias in flow": "a: &x 1\nb: [*x]\n",
+    "complex key": "? a\n: b\n",
+    "block scalar with 1.1 words": "script: |\n  enabled: yes\n  mode: 0755\nb: 1\n",
+    "folded and chomped": "a: >-\n  on\n  off\nb: |+\n  x\n\nc: 1\n",
+    "sequence block scalar": "args:\n- |\n  case $x in *:*) y ;; esac\n- -c\n",
+    "comment that looks like a block scalar": "key: # see: |\n  child: yes\n",
+    "quoted string with a colon and a bar": "a: \"x: |\n  y: yes\"\nb: 1\n",
+    "multi-line plain": "a: this is\n  on\nb: 1\n",
+    "shell in flow text": "a: \"[ ! -f x ] && rm -rf /s/.[!.]* ${a[*]}\"\n",
+    "jsonpath in json text": "a: '{\"fieldPath\":\"spec.containers[?(@.name==\\\"x\\\")].image\"}'\n",
+    "list": "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: a}\n"
+            "-   kind: Pod\n    metadata:\n      name: b\n",
+    "indented items": "kind: List\nitems:\n  - a: 1\n  -\n    b: 2\n  - # note\n    c: 3\nmetadata: {}\n",
+    "items first": "items:\n- a: 1\nkind: List\n",
+    "items flow": "kind: List\nitems: [{a: 1}, {b: 2}]\n",
+    "items empty": "kind: List\nitems: []\n",
+    "items in a quoted string line": "kind: List\nitems:\n- a: \"x\n- y\"\n- b: 2\n",
+    "documents": "---\n---\na: 1\n---\n",
+    "documents without final newline": "a: 1\n---",
+    "comments and markers": "# c\n\n--- # x\na: 1\n--- |\n  text\n---\n- 1\n- 2\n",
+    "crlf": "kind: List\r\nitems:\r\n- a: 1\r\n- b: 0755\r\n",
+    "directive": "%YAML 1.1\n---\na: yes\n",
+    "document end": "a: 1\n...\n---\nb: 2\n",
+    "byte order mark inside": "a: 1\n---\n\ufeffb: 2\n",
+    "next line": "a: \"x\x85y\"\n",
+    "control character": "a: \"x\x07\"\n",
+    "duplicate keys": "a: 1\na: 2\n",
+    "json": "{\"kind\": \"List\", \"items\": [{\"a\": 1e5}, {\"b\": 0.5}]}\n",
+    "root scalar": "0755\n",
+    "root sequence": "- a\n- on\n",
+    "tab separated": "a:\t1e3\n",
+    "error": "a: [1\n",
+}
+FAST = {"hash that is a float in 1.2", "octal alone", "1.2 octal", "quoted booleans", "null and true",
+        "block scalar with 1.1 words", "sequence block scalar", "shell in flow text",
+        "jsonpath in json text", "list", "indented items", "items empty", "documents",
+        "documents without final newline", "comments and markers", "crlf", "duplicate keys"}
+
+
+@pytest.mark.parametrize("name", sorted(STREAMS))
+def test_yaml_1_1_readings_are_kept(name):
+    assert _agrees(STREAMS[name])
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_plain_dump_shapes_take_the_fast_path(name):
+    assert fast_documents(STREAMS[name]) is not None
+
+
+def test_a_float_hash_is_put_back_to_its_string():
+    (doc,) = fast_documents(STREAMS["hash that is a float in 1.2"])
+    assert doc.body["metadata"]["annotations"]["config-hash"] == "2e848593"
+
+
+def test_list_items_keep_their_own_lines():
+    (doc,) = fast_documents(STREAMS["indented items"])
+    assert doc.item_positions == [(3, 5), (5, 5), (7, 5)]
+
+
+@pytest.mark.parametrize("text", [
+    "".join(" " * i + "a:\n" for i in range(1200)),
+    "- " * 20000 + "x\n",
+    "a:\n" + "- " * 20000 + "x\n",
+])
+def test_deep_nesting_is_left_to_pyyaml(text):
+    # the Rust parser recurses; a deep enough document would crash the process
+    assert fast_documents(text) is None
+
+
+_SCALARS = ["1", "0755", "09", "0o17", "1e3", "2e5", "200000.0", "1.0e+3", "1_000", "1:20", "0x1F",
+            "+12", "-0", ".inf", "yes", "No", "on", "OFF", "true", "null", "~", "", "'yes'", '"0755"',
+            "10.0.0.0/8", "100m", "1Gi", "2001-12-14", "a b", "x: y", "*", "a#b", "-", "<<", "="]
+
+
+def _generated(rng: random.Random, depth: int = 0) -> str:
+    """A small block-style document from the places the two YAML versions differ."""
+    lines = []
+    indent = "  " * depth
+    for i in range(rng.randint(1, 4)):
+        key = rng.choice(["k%d" % i, rng.choice(_SCALARS) or "e", "items"])
+        shape = rng.random()
+        if shape < 0.45 or depth > 2:
+            lines.append(f"{indent}{key}: {rng.choice(_SCALARS)}")
+        elif shape < 0.65:
+            lines.append(f"{indent}{key}:")
+            for _ in range(rng.randint(0, 3)):
+                lines.append(f"{indent}- {rng.choice(_SCALARS)}")
+        elif shape < 0.8:
+            lines.append(f"{indent}{key}: |")
+            lines.extend(f"{indent}  {rng.choice(_SCALARS)}: {rng.choice(_SCALARS)}" for _ in range(2))
+        elif shape < 0.9:
+            lines.append(f"{indent}{key}: [{', '.join(rng.choice(_SCALARS) for _ in range(3))}]")
+        else:
+            lines.append(f"{indent}{key}:")
+            lines.append(_generated(rng, depth + 1))
+    return "\n".join(lines)
+
+
+def test_generated_documents_read_the_same_either_way():
+    rng = random.Random(20261121)
+    taken = 0
+    for _ in range(3000):
+        docs = [_generated(rng) for _ in range(rng.randint(1, 3))]
+        text = "\n---\n".join(docs) + "\n"
+        assert _agrees(text), text
+        taken += fast_documents(text) is not None
+    assert taken > 100  # the generator is not only producing what the fast path refuses
