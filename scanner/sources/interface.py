@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,9 +47,17 @@ class Entry:
     display: str
     parts: tuple[str, ...]
     read: Callable[[], bytes]
-    size: int
+    size: int | None  # None: a file on disk not looked at yet (see ``known_size``)
     file: str  # the file on disk (the archive, for members)
     member: str | None = None
+
+    def known_size(self) -> int:
+        if self.size is None:
+            try:
+                self.size = os.path.getsize(self.file)
+            except OSError:
+                self.size = 0
+        return self.size
 
 
 @dataclass(slots=True)

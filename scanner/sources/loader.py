@@ -191,7 +191,7 @@ class _Parser:
 
     def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
         task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data)
-        size = len(data) if data is not None else entry.size
+        size = len(data) if data is not None else entry.known_size()
         if self.pool is None:
             self.pending.append((task, placement, None))
             self.pending_bytes += size
@@ -318,7 +318,7 @@ def _sniff(entry: Entry, result: LoadResult) -> str | None:
     """Files without a manifest suffix: read them only if they look like one (kubeconfigs)."""
     name = entry.parts[-1]
     _, ext = os.path.splitext(name)
-    if ext or entry.size > _SNIFF_LIMIT:
+    if ext or entry.known_size() > _SNIFF_LIMIT:
         return f"not a manifest ({ext or 'large file without suffix'})"
     try:
         head = entry.read()[:4096]

@@ -174,3 +174,16 @@ def test_wrongly_typed_documents_are_reported(tmp_path):
     assert (1, "ConfigMap: metadata is a str, not a mapping") in messages
     assert (5, "List: items is a str, not a list") in messages
     assert (12, "ConfigMap has no metadata.name") in messages
+
+
+def test_links_to_folders_are_reported_not_followed(tmp_path):
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    (real / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n")
+    scanned = tmp_path / "scanned"
+    scanned.mkdir()
+    (scanned / "ns.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n")
+    (scanned / "linked").symlink_to(real, target_is_directory=True)
+    result = load_paths([str(scanned)])
+    assert [o.kind for o in result.objects] == ["Namespace"]
+    assert result.skipped.counts == {"symbolic link to a folder (not followed)": 1}
