@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from scanner.inventory.objects import K8sObject
 from scanner.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from scanner.sources.interface import Diagnostic, Entry, SkipRecord
-from scanner.sources.layout import NOISE_PLURALS, Placement, place
-from scanner.sources.walk import iter_entries
+from scanner.sources.layout import NOISE_PLURALS, Placement, cluster_of, place
+from scanner.sources.walk import iter_entries, iter_folder
 
 _SNIFF_LIMIT = 8 * 1024 * 1024
 # Parse in worker processes only when there is this much to parse (starting a
@@ -68,7 +68,7 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
     result = LoadResult()
     needs = needs or ResourceNeeds()
     loader = _Parser(result, progress)
-    pods = _PodFiles()
+    pods = _PodFolders()
     try:
         for path in paths:
             if path == "-":
@@ -77,63 +77,77 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
                 loader.add(entry, place(entry.parts), data)
                 continue
             explicit_file = not os.path.isdir(path)
-            for entry in iter_entries(path, loader.diagnose, result.skipped):
-                placement = place(entry.parts)
-                explicit = explicit_file and entry.member is None
-                reason = _skip_reason(entry, placement, needs, explicit)
-                if reason is None and _needs_sniff(entry) and not explicit:
-                    reason = _sniff(entry, result)
-                if reason:
-                    result.skipped.add(reason, entry.display)
-                    continue
-                if pods.defer(entry, placement):
-                    continue
-                if entry.member is not None or _needs_sniff(entry):
-                    try:
-                        data = entry.read()
-                    except OSError as exc:
-                        loader.diagnose(_unreadable(entry, exc))
-                        continue
-                    loader.add(entry, placement, data)
-                else:
-                    loader.add(entry, placement, None)  # read where it is parsed
+            for entry in iter_entries(path, loader.diagnose, result.skipped, pods.defer_folder):
+                _take(entry, explicit_file, needs, result, loader, pods)
         loader.finish()
-        for entry, placement in pods.deferred:
-            if pods.identity(entry, placement) in loader.seen:
-                result.skipped.add("already read from another file of the same dump", entry.display)
-            else:  # the namespace's pod list did not hold it (cut short, or edited)
-                loader.add(entry, placement, None)
+        # What the pod lists did not hold (a list cut short, or edited): read on its own.
+        for parts, folder in pods.deferred:
+            if pods.identity(parts) in loader.seen:
+                result.skipped.add(POD_FOLDER_SKIPPED, folder)
+                continue
+            for entry in iter_folder(folder, parts, loader.diagnose, result.skipped):
+                _take(entry, False, needs, result, loader, pods)
         loader.finish()
     finally:
         loader.close()
     return result
 
 
-class _PodFiles:
+POD_FOLDER_SKIPPED = "pod folder not opened: the pod was read from the namespace's pod list (logs are not read)"
+
+
+class _PodFolders:
     """A must-gather holds every pod twice: in the namespace's ``core/pods.yaml`` and
-    in ``pods/<pod>/<pod>.yaml``. Once the list is read, the single files are put
-    aside and, after everything else, read only for a pod the list did not have."""
+    in ``pods/<pod>/<pod>.yaml`` beside the pod's logs (tens of thousands of files).
+    Once the list is read (folders are walked in name order, core/ before pods/),
+    the pod folders are set aside and, after everything else, opened only for a
+    pod the list did not have. In archives, which are streamed, both copies are
+    parsed and the duplicate dropped after."""
 
     def __init__(self) -> None:
         self.lists: set[tuple] = set()
-        self.deferred: list[tuple[Entry, Placement]] = []
+        self.deferred: list[tuple[tuple[str, ...], str]] = []
 
-    def defer(self, entry: Entry, placement: Placement) -> bool:
-        if placement.plural != "pods" or placement.inspect_root is None:
+    def note(self, entry: Entry, placement: Placement) -> None:
+        if placement.plural == "pods" and placement.inspect_root is not None:
+            if entry.parts[len(placement.inspect_root) + 2 :] == ("core", "pods.yaml"):
+                self.lists.add((placement.inspect_root, placement.namespace))
+
+    def defer_folder(self, parts: tuple[str, ...], path: str) -> bool:
+        """``namespaces/<ns>/pods/<pod>`` of a namespace whose pod list was read."""
+        if len(parts) < 4 or parts[-2] != "pods" or parts[-4] != "namespaces":
             return False
-        rest = entry.parts[len(placement.inspect_root) + 1 :]  # below namespaces/
-        if rest[1:] == ("core", "pods.yaml"):
-            self.lists.add((placement.inspect_root, placement.namespace))
+        if (parts[:-4], parts[-3]) not in self.lists:
             return False
-        if len(rest) == 4 and rest[1] == "pods" and (placement.inspect_root, placement.namespace) in self.lists:
-            self.deferred.append((entry, placement))
-            return True
-        return False
+        self.deferred.append((parts, path))
+        return True
 
     @staticmethod
-    def identity(entry: Entry, placement: Placement) -> tuple:
-        pod = entry.parts[-2]
-        return (placement.inspect_root, placement.cluster, "", "Pod", placement.namespace, pod)
+    def identity(parts: tuple[str, ...]) -> tuple:
+        return (parts[:-4], cluster_of((*parts, "")), "", "Pod", parts[-3], parts[-1])
+
+
+def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadResult,
+          loader: _Parser, pods: _PodFolders) -> None:
+    """Skip an entry (saying why), set it aside, or hand it to the parser."""
+    placement = place(entry.parts)
+    explicit = explicit_file and entry.member is None
+    reason = _skip_reason(entry, placement, needs, explicit)
+    if reason is None and _needs_sniff(entry) and not explicit:
+        reason = _sniff(entry, result)
+    if reason:
+        result.skipped.add(reason, entry.display)
+        return
+    pods.note(entry, placement)
+    if entry.member is not None or _needs_sniff(entry):
+        try:
+            data = entry.read()
+        except OSError as exc:
+            loader.diagnose(_unreadable(entry, exc))
+            return
+        loader.add(entry, placement, data)
+    else:
+        loader.add(entry, placement, None)  # read where it is parsed
 
 
 def _jobs() -> int:

@@ -41,10 +41,16 @@ def _file_reader(path: str) -> Callable[[], bytes]:
     return read
 
 
-def iter_entries(path: str, diagnose: Sink, skipped: SkipRecord) -> Iterator[Entry]:
+# Given a folder's path parts and its path on disk, says it is taken care of elsewhere
+# (so it is not descended into).
+Prune = Callable[[tuple[str, ...], str], bool]
+
+
+def iter_entries(path: str, diagnose: Sink, skipped: SkipRecord,
+                 prune: Prune | None = None) -> Iterator[Entry]:
     """Entries below one user-given path (file, directory or archive)."""
     if os.path.isdir(path):
-        yield from _iter_directory(path, diagnose, skipped)
+        yield from iter_folder(path, (), diagnose, skipped, prune)
     elif is_archive(path):
         yield from iter_archive(path, (), diagnose, skip=skipped.add)
     else:
@@ -58,15 +64,11 @@ def _size(path: str) -> int:
         return 0
 
 
-def _iter_directory(root: str, diagnose: Sink, skipped: SkipRecord) -> Iterator[Entry]:
+def iter_folder(path: str, prefix: tuple[str, ...], diagnose: Sink, skipped: SkipRecord,
+                prune: Prune | None = None) -> Iterator[Entry]:
     """Files of a tree in a stable order: a folder's files by name, then its folders
     by name. One ``scandir`` per folder and no per-file system calls: a must-gather
     holds tens of thousands of files (pod logs), most of them never read."""
-    yield from _iter_folder(root, (), diagnose, skipped)
-
-
-def _iter_folder(path: str, prefix: tuple[str, ...], diagnose: Sink,
-                 skipped: SkipRecord) -> Iterator[Entry]:
     try:
         with os.scandir(path) as listing:
             found = sorted(listing, key=lambda e: e.name)
@@ -86,7 +88,7 @@ def _iter_folder(path: str, prefix: tuple[str, ...], diagnose: Sink,
                 skipped.add("hidden folder", item.path)
             elif item.is_symlink():
                 skipped.add("symbolic link to a folder (not followed)", item.path)
-            else:
+            elif prune is None or not prune(prefix + (name,), item.path):
                 folders.append(item)
             continue
         if name.startswith("."):
@@ -100,7 +102,7 @@ def _iter_folder(path: str, prefix: tuple[str, ...], diagnose: Sink,
             continue
         yield Entry(item.path, prefix + (name,), _file_reader(item.path), None, item.path)
     for folder in folders:
-        yield from _iter_folder(folder.path, prefix + (folder.name,), diagnose, skipped)
+        yield from iter_folder(folder.path, prefix + (folder.name,), diagnose, skipped, prune)
 
 
 def iter_archive(path: str, prefix: tuple[str, ...], diagnose: Sink,

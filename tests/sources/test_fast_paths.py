@@ -7,6 +7,8 @@ positions, same diagnostics, same order.
 
 from __future__ import annotations
 
+import tarfile
+
 import pytest
 
 from scanner.sources import loader
@@ -104,22 +106,38 @@ def test_parsing_in_worker_processes_changes_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(loader, "_BATCH_FILES", 2)
     pooled = load_paths([str(tmp_path)])
     assert _summary(pooled) == _summary(alone)
-    assert alone.skipped.counts["already read from another file of the same dump"] == 2
+    assert alone.skipped.counts[loader.POD_FOLDER_SKIPPED] == 2
     assert any("invalid YAML" in d.message for d in alone.diagnostics)
 
 
-def test_single_pod_files_are_read_only_for_pods_the_list_lacks(tmp_path):
+def _pod_dump(tmp_path):
     ns = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha"
     (ns / "core").mkdir(parents=True)
     pods = "".join(f"- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i}, namespace: alpha}}\n"
                    for i in range(3))
     (ns / "core" / "pods.yaml").write_text(f"apiVersion: v1\nkind: List\nitems:\n{pods}")
     for name in ("p1", "p9"):  # p1 is in the list, p9 is not (a list cut short)
-        (ns / "pods" / name).mkdir(parents=True)
+        (ns / "pods" / name / "c" / "c" / "logs").mkdir(parents=True)
+        (ns / "pods" / name / "c" / "c" / "logs" / "current.log").write_text("started\n")
         (ns / "pods" / name / f"{name}.yaml").write_text(
             f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: alpha}}\n")
-    result = load_paths([str(tmp_path)])
+    return tmp_path / "must-gather.local.1"
+
+
+def test_pod_folders_are_opened_only_for_pods_the_list_lacks(tmp_path):
+    result = load_paths([str(_pod_dump(tmp_path))])
     assert [o.name for o in result.objects] == ["p0", "p1", "p2", "p9"]
     assert result.objects[1].source.path.endswith("core/pods.yaml")
-    assert result.skipped.counts["already read from another file of the same dump"] == 1
+    assert result.skipped.counts == {loader.POD_FOLDER_SKIPPED: 1, "logs": 1}
     assert result.files_read == 2  # the list and p9's own file; p1's was never parsed
+
+
+def test_in_an_archive_single_pod_files_are_read_only_for_pods_the_list_lacks(tmp_path):
+    folder = _pod_dump(tmp_path / "tree")
+    archive = tmp_path / "must-gather.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder, arcname=folder.name)
+    result = load_paths([str(archive)])
+    assert [o.name for o in result.objects] == ["p0", "p1", "p2", "p9"]
+    assert result.skipped.counts["already read from another file of the same dump"] == 1
+    assert result.skipped.counts["logs"] == 2
