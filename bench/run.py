@@ -118,27 +118,12 @@ def _wait4(proc: subprocess.Popen, timeout: float):  # type: ignore[no-untyped-d
 # -- the floor -------------------------------------------------------------------------------
 
 def floor_files(root: str) -> list[str]:
-    """The files ``hcpscan scan root`` parses with the default rules (its own layout rules)."""
+    """The files ``hcpscan scan root`` parses with the default rules (its own selection)."""
     from scanner.rules.config import ScanConfig
     from scanner.scan import RuleSelection, load_rules, resource_needs
-    from scanner.sources.layout import NOISE_PLURALS, place
+    from scanner.sources.loader import planned_files
 
-    needs = resource_needs(load_rules(ScanConfig(), RuleSelection()))
-    files = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        rel = os.path.relpath(dirpath, root)
-        prefix = () if rel == "." else tuple(rel.split(os.sep))
-        for name in sorted(filenames):
-            if name.startswith(".") or not name.endswith((".yaml", ".yml", ".json")):
-                continue
-            placement = place(prefix + (name,))
-            if placement.is_log or placement.plural in NOISE_PLURALS:
-                continue
-            if placement.plural and not needs.wants(placement.plural):
-                continue
-            files.append(os.path.join(dirpath, name))
-    return files
+    return planned_files(root, resource_needs(load_rules(ScanConfig(), RuleSelection())))
 
 
 def run_floor(root: str) -> None:

@@ -150,6 +150,28 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
         loader.add(entry, placement, None)  # read where it is parsed
 
 
+class _Plan:
+    """Stands in for the parser to list what a load would parse."""
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+
+    def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
+        self.files.append(entry.display)
+
+    def diagnose(self, diagnostic: Diagnostic) -> None:
+        pass
+
+
+def planned_files(path: str, needs: ResourceNeeds) -> list[str]:
+    """The files below a folder that loading it parses, when the dump's pod lists
+    hold every pod (what the benchmark's libyaml floor parses)."""
+    plan, pods, skipped = _Plan(), _PodFolders(), SkipRecord()
+    for entry in iter_entries(path, plan.diagnose, skipped, pods.defer_folder):
+        _take(entry, False, needs, LoadResult(), plan, pods)  # type: ignore[arg-type]
+    return plan.files
+
+
 def _jobs() -> int:
     configured = os.environ.get("HCPSCAN_JOBS", "").strip()
     if configured.isdigit() and int(configured) > 0:

@@ -19,7 +19,7 @@ from scanner.sources.yamldocs import (
     _plain_documents,
     parse_documents,
 )
-from tests.conftest import REALWORLD
+from tests.conftest import FIXTURES, REALWORLD
 
 # What YAML 1.1 makes of plain scalars, lists of items with their lines, and the
 # features that send a stream to the composing loader.
@@ -141,3 +141,13 @@ def test_in_an_archive_single_pod_files_are_read_only_for_pods_the_list_lacks(tm
     assert [o.name for o in result.objects] == ["p0", "p1", "p2", "p9"]
     assert result.skipped.counts["already read from another file of the same dump"] == 1
     assert result.skipped.counts["logs"] == 2
+
+
+def test_the_benchmark_floor_parses_exactly_the_files_a_scan_parses():
+    from scanner.rules.config import ScanConfig
+    from scanner.scan import RuleSelection, load_rules, resource_needs
+
+    needs = resource_needs(load_rules(ScanConfig(), RuleSelection()))
+    example = str(FIXTURES / "example")
+    planned = loader.planned_files(example, needs)
+    assert planned and len(planned) == load_paths([example], needs).files_read
