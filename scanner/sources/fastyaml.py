@@ -68,7 +68,6 @@ _BOOLEANS_1_1 = frozenset("yes Yes YES no No NO on On ON off Off OFF".split())
 _MEMO_LIMIT = 200_000
 _SHARED_LENGTH = 64
 _readings: dict[str, tuple[Any, Any] | None] = {}
-_strings: dict[str, str] = {}
 
 
 def fast_documents(text: str) -> list[ParsedDocument] | None:
@@ -86,10 +85,9 @@ def fast_documents(text: str) -> list[ParsedDocument] | None:
         return None
     if len(_strings) > _MEMO_LIMIT:
         _strings.clear()
-    canonical = _Canonical(restore)
     try:
         for doc in docs:
-            doc.body = canonical.value(doc.body)
+            doc.body = _canonical(doc.body, _strings, restore)
     except RecursionError:
         return None
     return docs
@@ -238,47 +236,67 @@ def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
     return restore
 
 
-class _Canonical:
-    """Rebuilds parsed data the way PyYAML's loading shares it: equal keys and short
-    strings are one object (a dump repeats them hundreds of thousands of times, so
-    this halves the memory of the inventory and the cost of passing it between
-    processes), and numbers are put back to their YAML 1.1 values."""
+class _Shared(dict):  # type: ignore[type-arg]
+    """One object per distinct string (``shared[s]``: a lookup in C, no call)."""
 
-    def __init__(self, restore: dict[tuple[type, Any], Any]) -> None:
-        self.restore = restore
-        self.strings = _strings
+    def __missing__(self, key: Any) -> Any:
+        self[key] = key
+        return key
 
-    def value(self, value: Any) -> Any:
-        kind = type(value)
-        if kind is dict:
-            return self.mapping(value)
-        if kind is list:
-            return self.sequence(value)
+
+_strings = _Shared()
+
+
+def _canonical(value: Any, shared: _Shared, restore: dict[tuple[type, Any], Any]) -> Any:
+    """Parsed data rebuilt the way PyYAML's loading shares it: equal keys and short
+    strings are one object (a dump repeats them hundreds of thousands of times: this
+    halves the inventory's memory and the cost of passing it between processes),
+    and numbers put back to their YAML 1.1 values."""
+    kind = type(value)
+    if kind is dict:
+        return _mapping(value, shared, restore)
+    if kind is list:
+        return _sequence(value, shared, restore)
+    if kind is str:
+        return shared[value] if len(value) < _SHARED_LENGTH else value
+    if (kind is int or kind is float) and restore:
+        return restore.get((kind, value), value)
+    return value
+
+
+def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type, Any], Any]) -> dict[Any, Any]:
+    out = {}
+    for key, item in mapping.items():
+        kind = type(item)
         if kind is str:
-            return self.strings.setdefault(value, value) if len(value) < _SHARED_LENGTH else value
-        if kind is int or kind is float:
-            return self.restore.get((kind, value), value) if self.restore else value
-        return value
+            if len(item) < _SHARED_LENGTH:
+                item = shared[item]
+        elif kind is dict:
+            item = _mapping(item, shared, restore)
+        elif kind is list:
+            item = _sequence(item, shared, restore)
+        elif restore:
+            item = _canonical(item, shared, restore)
+        out[shared[key] if type(key) is str else _canonical(key, shared, restore)] = item
+    return out
 
-    def mapping(self, mapping: dict[Any, Any]) -> dict[Any, Any]:
-        shared = self.strings.setdefault
-        out = {}
-        for key, item in mapping.items():
-            kind = type(item)
-            if kind is str:
-                if len(item) < _SHARED_LENGTH:
-                    item = shared(item, item)
-            elif kind is dict:
-                item = self.mapping(item)
-            elif kind is list:
-                item = self.sequence(item)
-            elif self.restore:
-                item = self.value(item)
-            out[shared(key, key) if type(key) is str else self.value(key)] = item
-        return out
 
-    def sequence(self, sequence: list[Any]) -> list[Any]:
-        return [self.value(item) for item in sequence]
+def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, Any], Any]) -> list[Any]:
+    out = []
+    append = out.append
+    for item in sequence:
+        kind = type(item)
+        if kind is str:
+            if len(item) < _SHARED_LENGTH:
+                item = shared[item]
+        elif kind is dict:
+            item = _mapping(item, shared, restore)
+        elif kind is list:
+            item = _sequence(item, shared, restore)
+        elif restore:
+            item = _canonical(item, shared, restore)
+        append(item)
+    return out
 
 
 def _load(chunk: str) -> Any:
