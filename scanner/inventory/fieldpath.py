@@ -8,6 +8,7 @@ field's own line in the YAML node tree (see ``scanner.sources.positions``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 Step = str | int
@@ -23,6 +24,9 @@ _TOKEN = re.compile(
 )
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_\-]+")
+
+
 class FieldPathError(ValueError):
     pass
 
@@ -30,6 +34,12 @@ class FieldPathError(ValueError):
 def parse_path(path: str | tuple[Step, ...] | list[Step]) -> tuple[Step, ...]:
     if not isinstance(path, str):
         return tuple(path)
+    return _parse_text(path)
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(path: str) -> tuple[Step, ...]:
+    """Analyses and rules read the same few paths of every object: each is parsed once."""
     steps: list[Step] = []
     pos = 0
     expect_key = True
@@ -59,7 +69,7 @@ def format_path(steps: tuple[Step, ...] | list[Step]) -> str:
     for step in steps:
         if isinstance(step, int):
             out.append(f"[{step}]")
-        elif re.fullmatch(r"[A-Za-z0-9_\-]+", step):
+        elif _PLAIN_KEY.fullmatch(step):
             out.append(("." if out else "") + step)
         else:
             out.append('["' + step.replace('"', '\\"') + '"]')

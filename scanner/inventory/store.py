@@ -6,13 +6,10 @@ import dataclasses
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from jsonpath_ng.exceptions import JsonPathParserError
-from jsonpath_ng.ext.parser import ExtendedJsonPathParser
-
 from scanner.inventory.fieldpath import Step, parse_path
+from scanner.inventory.jsonpaths import compile_query
 from scanner.inventory.objects import (
     HCPSCAN_API,
     KUBECONFIG,
@@ -27,20 +24,6 @@ from scanner.sources.walk import read_member
 from scanner.sources.yamldocs import YamlSyntaxError, compose_document, locate_in, parse_documents
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
-
-
-@lru_cache(maxsize=1)
-def _jsonpath_parser() -> ExtendedJsonPathParser:
-    """One parser for every expression: building its LALR tables takes ~50 ms."""
-    return ExtendedJsonPathParser()
-
-
-@lru_cache(maxsize=512)
-def compile_jsonpath(expr: str):  # type: ignore[no-untyped-def]
-    try:
-        return _jsonpath_parser().parse(expr)
-    except (JsonPathParserError, Exception) as exc:  # jsonpath-ng raises bare Exceptions too
-        raise ValueError(f"invalid JSONPath {expr!r}: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,10 +126,7 @@ class Inventory:
 
     def jsonpath(self, obj: K8sObject, expr: str) -> list[tuple[Any, tuple[Step, ...]]]:
         """Values matched by a JSONPath expression, each with its field path."""
-        out = []
-        for match in compile_jsonpath(expr).find(obj.body):
-            out.append((match.value, _steps_of(match)))
-        return out
+        return compile_query(expr).matches(obj.body)
 
     def namespace_labels(self, namespace: str, cluster: str = MANAGEMENT) -> dict[str, str]:
         ns = self.get("Namespace", "", namespace, cluster)
@@ -249,17 +229,3 @@ def _kubeconfig_body(text: str) -> dict[str, Any] | None:
     body = docs[0].body
     return body if isinstance(body.get("clusters"), list) else None
 
-
-def _steps_of(match: Any) -> tuple[Step, ...]:
-    steps: list[Step] = []
-    node = match
-    while node is not None and node.context is not None:
-        path = node.path
-        if hasattr(path, "indices"):  # jsonpath-ng >= 1.7
-            steps.append(path.indices[0])
-        elif hasattr(path, "index"):
-            steps.append(path.index)
-        elif hasattr(path, "fields") and path.fields:
-            steps.append(path.fields[0])
-        node = node.context
-    return tuple(reversed(steps))

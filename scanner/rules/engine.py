@@ -22,8 +22,8 @@ from scanner.findings.model import (
     Status,
 )
 from scanner.findings.redact import mask_credentials
+from scanner.inventory.jsonpaths import compile_query
 from scanner.inventory.objects import MANAGEMENT, K8sObject
-from scanner.inventory.store import compile_jsonpath
 from scanner.rules.context import Context
 from scanner.rules.model import AppliesTo, Rule
 from scanner.rules.primitives import PRIMITIVES, NotEvaluable, Violation
@@ -70,7 +70,8 @@ def subjects_of(applies: AppliesTo, ctx: Context) -> list[K8sObject]:
             continue
         if any(obj.labels.get(k) != v for k, v in applies.labels):
             continue
-        if applies.where and not any(m.value for m in compile_jsonpath(applies.where).find(obj.body)):
+        if applies.where and not any(value for value, _ in
+                                     compile_query(applies.where).matches(obj.body)):
             continue
         out.append(obj)
     return out

@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 
 from scanner.findings.model import RuleDocs, RuleInfo, Severity
-from scanner.inventory.store import compile_jsonpath
+from scanner.inventory.jsonpaths import compile_query
 from scanner.rules.model import AppliesTo, Rule
 from scanner.rules.primitives import PRIMITIVES
 from scanner.rules.schema import RULE_SCHEMA
@@ -128,7 +128,7 @@ def _expression_errors(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]
                     errors.append((steps, f"invalid regular expression: {exc}"))
             elif value.startswith("$") or (key in _JSONPATH_KEYS and value[:1] in "$@["):
                 try:
-                    compile_jsonpath(value)
+                    compile_query(value)  # checked, and compiled once for the scan
                 except ValueError as exc:
                     errors.append((steps, str(exc)))
 

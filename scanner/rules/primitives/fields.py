@@ -45,7 +45,10 @@ class NoCredentials(Primitive):
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         for expr in params["fields"].get(subject.kind, ()):
             for value, steps in ctx.inventory.jsonpath(subject, expr):
-                for text, path in _strings(value, steps):
+                texts = ((value, steps),) if isinstance(value, str) else _strings(value, steps)
+                for text, path in texts:
+                    if "@" not in text:
+                        continue  # no user:password@ in it
                     for m in _URL_WITH_PASSWORD.finditer(text):
                         masked = m["password"].strip("*") == ""
                         yield Violation(
