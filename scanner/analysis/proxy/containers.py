@@ -57,7 +57,13 @@ class ContainerRef:
         return self.path[:-2]
 
 
-def containers(inventory: Inventory) -> Iterator[ContainerRef]:
+def containers(inventory: Inventory) -> list[ContainerRef]:
+    """Every container (and init container) of every pod and pod template, read once
+    per inventory: the proxy model and the rules both go through them all."""
+    return inventory.derived("proxy.containers", lambda inv: list(_containers(inv)))
+
+
+def _containers(inventory: Inventory) -> Iterator[ContainerRef]:
     for kind, pod_path in POD_SPEC_PATHS.items():
         for obj in inventory.of_kind(kind):
             pod = obj.get(pod_path)
@@ -202,6 +208,30 @@ def proxy_variables(env: dict[str, Setting]) -> dict[str, Setting]:
     return {k: v for k, v in env.items() if PROXY_VARIABLE.match(k)}
 
 
+def may_set_proxy(ref: ContainerRef) -> bool:
+    """False when ``proxy_variables(container_env(...))`` is certainly empty: no
+    ``envFrom``, no ``env`` entry named like a proxy variable, and nothing in the
+    other entries that resolving could stumble on (a ConfigMap or Secret key
+    reference). Most containers set no proxy; their env need not be resolved."""
+    if ref.spec.get("envFrom"):
+        return True
+    env = ref.spec.get("env")
+    if not env:
+        return False
+    if not isinstance(env, list):
+        return True
+    for item in env:
+        if not isinstance(item, dict) or not item.get("name"):
+            continue
+        if PROXY_VARIABLE.match(str(item["name"])):
+            return True
+        source = item.get("valueFrom")
+        if isinstance(source, dict) and any(isinstance(source.get(key), dict)
+                                            for key in ("configMapKeyRef", "secretKeyRef")):
+            return True
+    return False
+
+
 def flag_values(ref: ContainerRef) -> dict[str, tuple[str, tuple[Step, ...]]]:
     """``--flag=value`` / ``--flag value`` of command and args: flag -> (value, field path)."""
     out: dict[str, tuple[str, tuple[Step, ...]]] = {}
@@ -222,5 +252,11 @@ def flag_values(ref: ContainerRef) -> dict[str, tuple[str, tuple[Step, ...]]]:
 
 
 def words(ref: ContainerRef) -> list[str]:
-    return [str(w) for key in ("command", "args") for w in (ref.spec.get(key) or [])
-            if isinstance(ref.spec.get(key), list)]
+    out: list[str] = []
+    for key in ("command", "args"):
+        items = ref.spec.get(key) or []
+        if isinstance(items, list):
+            out.extend(map(str, items))
+        else:
+            iter(items)  # a mapping or string has no words; a number is an error (TypeError)
+    return out

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.analysis.proxy.pem import CABundle
-from scanner.inventory.fieldpath import Step, format_path
-from scanner.inventory.objects import K8sObject, SourceLocation
+from scanner.inventory.fieldpath import Step, format_path, parse_path
+from scanner.inventory.objects import K8sObject
 from scanner.inventory.store import Inventory
 
 # Consumer kinds, as shown in reports.
@@ -28,22 +27,57 @@ KUBECONFIG = "kubeconfig"
 class Source:
     """A field of an inventory object and its own line in the user's file.
 
-    The line is found only when asked for (a report printing it), because
-    finding a field's line re-reads its document: the model records thousands
-    of sources and reports show a few of them."""
+    ``source_of`` names the object and field, and finds the line, only when
+    asked for (a report printing them): finding a field's line re-reads its
+    document, and the model records thousands of sources of which reports
+    show a few."""
 
-    __slots__ = ("ref", "field", "_path", "_line", "_resolve")
+    __slots__ = ("_ref", "_field", "_path", "_line", "_of", "_unlocated")
 
-    def __init__(self, ref: str, field: str, path: str | None = None, line: int | None = None,
-                 resolve: Callable[[], SourceLocation] | None = None) -> None:
-        self.ref = ref  # "Deployment hcp-namespace/oauth-openshift"
-        self.field = field  # "spec.template.spec.containers[0].env[3].value"
-        self._path, self._line, self._resolve = path, line, resolve
+    def __init__(self, ref: str, field: str, path: str | None = None, line: int | None = None) -> None:
+        self._ref: str | None = ref  # "Deployment hcp-namespace/oauth-openshift"
+        self._field: str | None = field  # "spec.template.spec.containers[0].env[3].value"
+        self._path, self._line = path, line
+        self._of: tuple[Inventory, K8sObject, tuple[Step, ...]] | None = None
+        self._unlocated = False
+
+    @classmethod
+    def of_field(cls, inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...]) -> Source:
+        """The field ``steps`` of ``obj``: named and located when first asked for."""
+        source = cls.__new__(cls)
+        source._ref = source._field = source._path = source._line = None
+        source._of = (inventory, obj, steps)
+        source._unlocated = True
+        return source
+
+    @property
+    def ref(self) -> str:
+        if self._ref is None:
+            self._name()
+        return self._ref  # type: ignore[return-value]
+
+    @property
+    def field(self) -> str:
+        if self._field is None:
+            self._name()
+        return self._field  # type: ignore[return-value]
+
+    def _name(self) -> None:
+        assert self._of is not None
+        _inventory, obj, steps = self._of
+        if obj.origin is not None and obj.source.embedded_in:
+            # a document inside another (a kubeconfig in a Secret): name the outer object
+            self._ref = obj.origin.ref
+            self._field = f"{obj.source.embedded_in} ({format_path(steps)})"
+        else:
+            self._ref, self._field = obj.ref, format_path(steps)
 
     def _located(self) -> None:
-        if self._resolve is not None:
-            loc = self._resolve()
-            self._path, self._line, self._resolve = loc.path, loc.line, None
+        if self._unlocated:
+            assert self._of is not None
+            inventory, obj, steps = self._of
+            loc = inventory.locate(obj, steps)
+            self._path, self._line, self._unlocated = loc.path, loc.line, False
 
     @property
     def path(self) -> str:
@@ -73,22 +107,7 @@ class Source:
 
 
 def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | str) -> Source:
-    steps_t = steps if isinstance(steps, tuple) else tuple(_split(steps))
-
-    def resolve() -> SourceLocation:
-        return inventory.locate(obj, steps_t)
-
-    if obj.origin is not None and obj.source.embedded_in:
-        # a document inside another (a kubeconfig in a Secret): name the outer object
-        return Source(obj.origin.ref, f"{obj.source.embedded_in} ({format_path(steps_t)})",
-                      resolve=resolve)
-    return Source(obj.ref, format_path(steps_t), resolve=resolve)
-
-
-def _split(path: str) -> list[Step]:
-    from scanner.inventory.fieldpath import parse_path
-
-    return list(parse_path(path))
+    return Source.of_field(inventory, obj, steps if isinstance(steps, tuple) else parse_path(steps))
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,10 +53,10 @@ def effective_settings(variables: dict[str, Setting], runtime: str = "go"
 
 
 def _sidecar(inventory: Inventory, ref: ct.ContainerRef) -> ConsumerProxy | None:
-    kind = next((KONNECTIVITY_COMMANDS[w] for w in ct.words(ref) if w in KONNECTIVITY_COMMANDS),
-                None)
-    if kind is None:
+    words = ct.words(ref)
+    if KONNECTIVITY_COMMANDS.keys().isdisjoint(words):
         return None
+    kind = next(KONNECTIVITY_COMMANDS[w] for w in words if w in KONNECTIVITY_COMMANDS)
     flags = ct.flag_values(ref)
     consumer = ConsumerProxy(KONNECTIVITY_SIDECAR, f"{ref.obj.ref} container {ref.name}", ref.obj,
                              container=ref.name)
@@ -115,7 +115,7 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
         out.extend(sidecars)
         sidecar_names = {s.container for s in sidecars}
         for ref in refs:
-            if ref.name in sidecar_names:
+            if ref.name in sidecar_names or not (include_unset or ct.may_set_proxy(ref)):
                 continue
             variables = ct.proxy_variables(ct.container_env(inventory, ref))
             if not variables and not include_unset:

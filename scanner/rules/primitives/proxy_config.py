@@ -71,6 +71,20 @@ def _by_object(found: list[ConsumerProxy]) -> dict[int, list[ConsumerProxy]]:
     return out
 
 
+def consumers_in(ctx: Context, cluster: str, namespace: str) -> list[ConsumerProxy]:
+    """Consumers whose object is in a namespace of a cluster, in model order."""
+    index: dict[tuple[str, str], list[ConsumerProxy]] = ctx.analysis(
+        "proxy-by-namespace", lambda _inv: _by_namespace(consumers(ctx)))
+    return index.get((cluster, namespace), [])
+
+
+def _by_namespace(found: list[ConsumerProxy]) -> dict[tuple[str, str], list[ConsumerProxy]]:
+    out: dict[tuple[str, str], list[ConsumerProxy]] = {}
+    for c in found:
+        out.setdefault((c.object.cluster, c.object.namespace), []).append(c)
+    return out
+
+
 def hcp_namespace(hc: K8sObject) -> str:
     """The namespace HyperShift runs the hosted control plane in (DOMAIN.md §1)."""
     return f"{hc.namespace}-{hc.name}".replace(".", "-")
@@ -527,8 +541,7 @@ class KonnectivityCarriesProxy(Primitive):
         if not isinstance(proxy, dict) or not (proxy.get("httpProxy") or proxy.get("httpsProxy")):
             return
         namespace = hcp_namespace(subject)
-        in_ns = [c for c in consumers(ctx)
-                 if c.object.cluster == subject.cluster and c.object.namespace == namespace]
+        in_ns = consumers_in(ctx, subject.cluster, namespace)
         # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
         # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
         sidecars = [c for c in in_ns if c.kind == KONNECTIVITY_SIDECAR
