@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scanner.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
+from scanner.analysis.reachability.endpoints import EndpointClass, namespace_of
 from scanner.analysis.reachability.ipspace import AddressError, IPSpace
 from scanner.analysis.reachability.ports import normalise_protocol
 from scanner.analysis.reachability.selectors import LabelSelector
@@ -98,11 +98,13 @@ def _add(target: list[IPSpace], cidr: object) -> None:
         pass  # unreadable networks are reported by the rules that read them
 
 
-def _service_selects(service: K8sObject, klass: EndpointClass) -> bool:
+def _selector_of(service: K8sObject) -> LabelSelector | None:
+    """The pods a Service sends to, or None: without a selector its endpoints are
+    managed by hand, not by labels."""
     selector = service.get("spec.selector")
     if not isinstance(selector, dict) or not selector:
-        return False  # no selector: endpoints are managed by hand, not by labels
-    return LabelSelector.parse({"matchLabels": selector}).matches(klass.labels)
+        return None
+    return LabelSelector.parse({"matchLabels": selector})
 
 
 def _target_port(entry: dict, klass: EndpointClass, protocol: str) -> int | None:
@@ -118,21 +120,43 @@ def _target_port(entry: dict, klass: EndpointClass, protocol: str) -> int | None
     return None
 
 
-def _in_namespace(inventory: Inventory, kind: str, klass: EndpointClass) -> list[K8sObject]:
-    """Candidates of a kind for the class's namespace, in inventory order (objects
-    written without a namespace count as ``default``: those take the long way)."""
-    if klass.namespace == DEFAULT_NAMESPACE:
-        return inventory.of_kind(kind)
-    return inventory.in_namespace(kind, klass.namespace, klass.cluster)
+@dataclass(slots=True)
+class _WaysIn:
+    """NodePort/LoadBalancer Services (with their type) and Routes (with the Service they
+    name) by (cluster, namespace), in inventory order, each with the selector of its
+    Service: read once, as every endpoint class of a namespace asks for the same."""
+
+    services: dict[tuple[str, str], list[tuple[K8sObject, str, LabelSelector | None]]]
+    routes: dict[tuple[str, str], list[tuple[K8sObject, K8sObject, LabelSelector | None]]]
+
+    @classmethod
+    def read(cls, inventory: Inventory) -> _WaysIn:
+        services: dict[tuple[str, str], list[tuple[K8sObject, str, LabelSelector | None]]] = {}
+        for svc in inventory.of_kind("Service"):
+            kind = svc.get("spec.type") or "ClusterIP"
+            if kind in ("NodePort", "LoadBalancer"):
+                services.setdefault((svc.cluster, namespace_of(svc)), []).append(
+                    (svc, kind, _selector_of(svc)))
+        routes: dict[tuple[str, str], list[tuple[K8sObject, K8sObject, LabelSelector | None]]] = {}
+        for route in inventory.of_kind("Route"):
+            if route.get("spec.to.kind", "Service") != "Service":
+                continue
+            svc = inventory.get("Service", route.namespace, str(route.get("spec.to.name") or ""),
+                                route.cluster)
+            if svc is not None:
+                routes.setdefault((route.cluster, namespace_of(route)), []).append(
+                    (route, svc, _selector_of(svc)))
+        return cls(services, routes)
+
+
+def _ways_in(inventory: Inventory) -> _WaysIn:
+    return inventory.derived("reachability.ways_in", _WaysIn.read)
 
 
 def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
     paths: list[ExposurePath] = []
-    for svc in _in_namespace(inventory, "Service", klass):
-        if svc.cluster != klass.cluster or namespace_of(svc) != klass.namespace:
-            continue
-        kind = svc.get("spec.type") or "ClusterIP"
-        if kind not in ("NodePort", "LoadBalancer") or not _service_selects(svc, klass):
+    for svc, kind, selector in _ways_in(inventory).services.get((klass.cluster, klass.namespace), ()):
+        if selector is None or not selector.matches(klass.labels):
             continue
         ranges = svc.get("spec.loadBalancerSourceRanges") or []
         try:
@@ -160,14 +184,8 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
 
 def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
     paths: list[ExposurePath] = []
-    for route in _in_namespace(inventory, "Route", klass):
-        if route.cluster != klass.cluster or namespace_of(route) != klass.namespace:
-            continue
-        if route.get("spec.to.kind", "Service") != "Service":
-            continue
-        svc = inventory.get("Service", route.namespace, str(route.get("spec.to.name") or ""),
-                            route.cluster)
-        if svc is None or not _service_selects(svc, klass):
+    for route, svc, selector in _ways_in(inventory).routes.get((klass.cluster, klass.namespace), ()):
+        if selector is None or not selector.matches(klass.labels):
             continue
         wanted = route.get("spec.port.targetPort")
         entry_port = 443 if route.get("spec.tls") else 80

@@ -49,10 +49,11 @@ from scanner.analysis.reachability.queries import (
     ExposedPort,
     PathResult,
     Peer,
+    Place,
     Reach,
 )
 from scanner.analysis.reachability.selectors import bits
-from scanner.inventory import Inventory
+from scanner.inventory import Inventory, K8sObject
 from scanner.sources.interface import Diagnostic
 
 POD_NETWORK = "pod network"
@@ -106,6 +107,7 @@ class ReachabilityGraph:
         # workload, and scanning every class for each question is quadratic in a fleet.
         self._by_name: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] | None = None
         self._by_namespace: dict[tuple[str, str], list[EndpointClass]] | None = None
+        self._places: dict[tuple[K8sObject, str], Place] = {}
 
     # -- construction ---------------------------------------------------------------------
 
@@ -120,7 +122,8 @@ class ReachabilityGraph:
             classes.append(EndpointClass(router, model.cluster, ROUTER_NAMESPACE,
                                          dict(ROUTER_POD_LABELS), namespaces[ROUTER_NAMESPACE],
                                          (), False))
-        view = ClusterView(model, None, [], router, _union(networks["machine"]))  # type: ignore[arg-type]
+        view = ClusterView(model, None, [], router,  # type: ignore[arg-type]
+                           IPSpace.union_of(networks["machine"]))
         for klass in model.classes:
             view.paths[klass.index] = (service_paths(self.inventory, klass)
                                        + route_paths(self.inventory, klass))
@@ -173,6 +176,17 @@ class ReachabilityGraph:
             self._by_namespace = dict(index)
         return self._by_namespace.get((cluster, namespace), [])
 
+    def _place(self, obj: K8sObject, field: str = "") -> Place:
+        """Where a field of an object is written, looked up when evidence is shown."""
+        place = self._places.get((obj, field))
+        if place is None:
+            def find() -> tuple[str, int]:
+                loc = self.inventory.locate(obj, field) if field else self.inventory.locate(obj)
+                return loc.path, loc.line
+
+            place = self._places[(obj, field)] = Place(find=find)
+        return place
+
     def _source(self, source: str) -> tuple[str, object]:
         try:
             return "external", IPSpace.from_cidr(source)
@@ -190,14 +204,12 @@ class ReachabilityGraph:
         if part is not None and conns is not None and conns.allows(protocol, port):
             deciding = [r for r in part.rules if r.connections_to(dst).allows(protocol, port)]
             names = ", ".join(_rule_name(r) for r in deciding)
-            loc = self.inventory.locate(deciding[0].policy.obj, deciding[0].field)
             return Evidence(NETWORK_POLICY, True, f"{direction} of {who} allowed by {names}",
-                            loc.path, loc.line)
+                            self._place(deciding[0].policy.obj, deciding[0].field))
         names = ", ".join(p.ref for p in isolating)
-        loc = self.inventory.locate(isolating[0].obj)
         return Evidence(NETWORK_POLICY, False,
                         f"{direction} of {who} is isolated by {names} and no rule allows {peer} on "
-                        f"{protocol}/{port}", loc.path, loc.line)
+                        f"{protocol}/{port}", self._place(isolating[0].obj))
 
     def _ingress(self, view: ClusterView, dst: int, src_bit: int, src_name: str, protocol: str,
                  port: int) -> Evidence:
@@ -229,7 +241,7 @@ class ReachabilityGraph:
         rule = verdict.rule
         return Evidence(PERIMETER, verdict.allowed,
                         f"{self.perimeter.name}: {verdict.describe(self.perimeter)} for {shown}",
-                        self.perimeter.path, rule.line if rule else None)
+                        Place(self.perimeter.path, rule.line if rule else None))
 
     def _external_paths(self, view: ClusterView, atom_index: int, dst: int, protocol: str,
                         port: int) -> tuple[PathResult, ...]:
@@ -242,13 +254,13 @@ class ReachabilityGraph:
         for path in view.paths.get(dst, []):
             if path.protocol != protocol or path.pod_port != port:
                 continue
-            loc = self.inventory.locate(path.obj, path.field)
+            place = self._place(path.obj, path.field)
             evidence: list[Evidence] = []
             if not path.sources.contains(atom):
                 evidence.append(Evidence(SERVICE, False, f"{path.describe()} admits only "
-                                         f"{path.sources}", loc.path, loc.line))
+                                         f"{path.sources}", place))
             else:
-                evidence.append(Evidence(SERVICE, True, path.describe(), loc.path, loc.line))
+                evidence.append(Evidence(SERVICE, True, path.describe(), place))
             gate = self._perimeter(atom, protocol, path.entry_port)
             if gate is not None:
                 evidence.append(gate)
@@ -378,23 +390,23 @@ class ReachabilityGraph:
         protocol = normalise_protocol(protocol)
         view, workload, indices = self._workload_classes(source)
         ev = view.evaluation
-        allowed, isolated, deciding, isolating = IPSpace(), True, [], []
+        reached, isolated, deciding, isolating = [], True, [], []
         for src in indices:
             side = ev.egress_side(src)
             if not side.isolated:
                 isolated = False
-                allowed = IPSpace.everything()
+                reached.append(IPSpace.everything())
                 continue
             isolating.extend(p for p in side.policies if p not in isolating)
             for part in side.parts:
                 if not ev.egress_connections(part, None).allows(protocol, port):
                     continue
-                for bit in bits(part.mask >> ev.n):
-                    allowed = allowed.union(ev.dst_atoms[bit])
+                reached.append(view.space_of(part.mask >> ev.n))  # the outside atoms it reaches
                 deciding.extend(r for r in part.rules
                                 if r.connections_to(None).allows(protocol, port) and r not in deciding)
         evidence = self._egress_evidence(workload, isolated, isolating, deciding, protocol, port)
-        return Egress(Peer(view.cluster, workload), protocol, port, isolated, allowed, evidence)
+        return Egress(Peer(view.cluster, workload), protocol, port, isolated, IPSpace.union_of(reached),
+                      evidence)
 
     def egress_connections(self, source: str) -> tuple[bool, ConnectionSet]:
         """(egress isolated?, every connection its egress rules allow to any peer)."""
@@ -457,15 +469,14 @@ class ReachabilityGraph:
         if not isolated:
             return (Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates egress of {who}"),)
         if deciding:
-            loc = self.inventory.locate(deciding[0].policy.obj, deciding[0].field)
             names = ", ".join(_rule_name(r) for r in deciding)
             return (Evidence(NETWORK_POLICY, True, f"egress of {who} on {protocol}/{port} allowed "
-                                                   f"by {names}", loc.path, loc.line),)
-        loc = self.inventory.locate(isolating[0].obj)
+                                                   f"by {names}",
+                             self._place(deciding[0].policy.obj, deciding[0].field)),)
         names = ", ".join(p.ref for p in isolating)
         return (Evidence(NETWORK_POLICY, False, f"egress of {who} is isolated by {names} and no "
                                                 f"rule allows {protocol}/{port} to outside "
-                                                "addresses", loc.path, loc.line),)
+                                                "addresses", self._place(isolating[0].obj)),)
 
     def exposed_ports(self, target: str) -> list[ExposedPort]:
         """Pod ports of ``target`` that outside addresses reach, per way in."""
@@ -508,9 +519,8 @@ class ReachabilityGraph:
                      else PortSet.of(NODE_PORT_RANGE))
             if not gate.intersection(ConnectionSet.of(path.protocol, entry)):
                 continue
-            loc = self.inventory.locate(path.obj, path.field)
             out.append((path.label, ConnectionSet.port(path.protocol, path.pod_port),
-                        (Evidence(SERVICE, True, path.describe(), loc.path, loc.line),)))
+                        (Evidence(SERVICE, True, path.describe(), self._place(path.obj, path.field)),)))
         return out
 
     # -- the graph ------------------------------------------------------------------------
@@ -554,13 +564,6 @@ class ReachabilityGraph:
 def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
                        options: EvaluationOptions = DEFAULT_OPTIONS) -> ReachabilityGraph:
     return ReachabilityGraph(inventory, perimeter, options)
-
-
-def _union(spaces: Iterable[IPSpace]) -> IPSpace:
-    out = IPSpace()
-    for space in spaces:
-        out = out.union(space)
-    return out
 
 
 def _rule_name(rule: PolicyRule) -> str:

@@ -60,6 +60,11 @@ class IPSpace:
         return out
 
     @classmethod
+    def union_of(cls, spaces: Iterable[IPSpace]) -> IPSpace:
+        """Every address of any of ``spaces`` (one merge, however many spaces)."""
+        return cls(_normalise([r for space in spaces for r in space.ranges]))
+
+    @classmethod
     def from_range(cls, first: str, last: str) -> IPSpace:
         a, b = ipaddress.ip_address(first), ipaddress.ip_address(last)
         if a.version != b.version:

@@ -4,11 +4,12 @@ Every answer says *which layer* decided: ``perimeter`` (the ``--firewall``
 file), ``service`` (a NodePort/LoadBalancer Service or a Route that opens a
 way in), ``network-policy`` (ingress of the destination, egress of the
 source). Evidence carries the file and line of the object or rule that
-decided, so a finding can point at it.
+decided (its ``Place``), so a finding can point at it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,51 @@ class Peer:
         return {"cluster": self.cluster, "addresses": self.addresses.cidrs()}
 
 
+class Place:
+    """Where an object or rule is written: a file and line, or how to find them.
+
+    Finding a field's line re-reads its document, and queries gather far more
+    evidence than findings quote, so a place given ``find`` looks only on first
+    use. Places are equal when their files and lines are."""
+
+    __slots__ = ("_path", "_line", "_find")
+
+    def __init__(self, path: str | None = None, line: int | None = None,
+                 find: Callable[[], tuple[str | None, int | None]] | None = None) -> None:
+        self._path, self._line, self._find = path, line, find
+
+    def _found(self) -> None:
+        if self._find is not None:
+            self._path, self._line = self._find()
+            self._find = None
+
+    @property
+    def path(self) -> str | None:
+        self._found()
+        return self._path
+
+    @property
+    def line(self) -> int | None:
+        self._found()
+        return self._line
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Place):
+            return NotImplemented
+        return (self.path, self.line) == (other.path, other.line)
+
+    def __hash__(self) -> int:
+        return 0  # equality needs the file and line, which a hash must not look up
+
+    def __repr__(self) -> str:
+        return f"Place({self.path!r}, {self.line!r})"
+
+
+NOWHERE = Place()
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """One layer's say on a flow."""
@@ -57,8 +103,15 @@ class Evidence:
     layer: str
     allows: bool
     summary: str
-    path: str | None = None
-    line: int | None = None
+    at: Place = NOWHERE  # where the object or rule that decided is written
+
+    @property
+    def path(self) -> str | None:
+        return self.at.path
+
+    @property
+    def line(self) -> int | None:
+        return self.at.line
 
     @property
     def where(self) -> str:

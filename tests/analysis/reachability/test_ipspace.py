@@ -45,3 +45,14 @@ def test_contains_is_exact():
     big = IPSpace.from_cidr("10.0.0.0/8")
     assert big.contains(IPSpace.from_cidr("10.1.0.0/16"))
     assert not big.contains(IPSpace.from_cidr("10.0.0.0/7"))
+
+
+def test_union_of_many_spaces_is_their_union_one_by_one():
+    spaces = [IPSpace.from_cidr(c) for c in ("10.0.2.0/24", "10.0.0.0/24", "10.0.1.0/24",
+                                             "2001:db8::/64", "10.0.1.128/25", "192.168.0.0/16")]
+    one_by_one = IPSpace()
+    for space in spaces:
+        one_by_one = one_by_one.union(space)
+    assert IPSpace.union_of(spaces) == one_by_one
+    assert IPSpace.union_of(spaces).range_strings()[0] == "10.0.0.0-10.0.2.255"
+    assert IPSpace.union_of([]) == IPSpace()
