@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scanner import __version__
+from scanner import __version__, collector
 from scanner.findings.model import ScanReport, Severity, Status
 from scanner.inventory import Inventory
 from scanner.rules.config import ScanConfig
@@ -69,7 +69,8 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
     """Evaluate the rules; with a ``clock``, record the stages ``graph`` (building the
     reachability graph, which the first rule that needs it triggers) and ``rules``."""
     ctx = Context(inventory, config)
-    findings, results, diagnostics = evaluate(rules, ctx, suppressor)
+    with collector.paused():
+        findings, results, diagnostics = evaluate(rules, ctx, suppressor)
     if clock is not None:
         clock.stage("rules", within={"graph": ctx.build_seconds.get("reachability", 0.0)})
     findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))

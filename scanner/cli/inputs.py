@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 
+from scanner import collector
 from scanner.cli import exitcodes
 from scanner.inventory import Inventory
-from scanner.sources.loader import PathNotFound, ResourceNeeds, collector_paused, load_paths
+from scanner.sources.loader import PathNotFound, ResourceNeeds, load_paths
 
 PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
@@ -51,11 +51,9 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None)
     except PathNotFound as exc:
         raise UsageError(f"path not found: {exc.args[0]}",
                          "check the spelling; give a file, a directory or an archive") from None
-    with collector_paused():
+    with collector.paused():
         inventory = Inventory(result.objects, result.diagnostics, result.skipped)
-    # The inventory lives as long as the command: keep the cyclic collector from
-    # walking its millions of containers again whenever the rules allocate.
-    gc.freeze()
+    collector.freeze()
     if not inventory.objects:
         problems = "; ".join(str(d) for d in result.diagnostics[:3])
         raise UsageError(

@@ -10,15 +10,14 @@ process. ``HCPSCAN_JOBS`` sets the number of workers (1: no pool).
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
-import gc
 import multiprocessing
 import os
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from scanner import collector
 from scanner.inventory.objects import K8sObject
 from scanner.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from scanner.sources.interface import Diagnostic, Entry, SkipRecord
@@ -71,24 +70,9 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
     needs = needs or ResourceNeeds()
     loader = _Parser(result, progress)
     pods = _PodFolders()
-    with collector_paused():
+    with collector.paused():
         _load(paths, needs, result, loader, pods)
     return result
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Parsed manifests are trees, without the reference cycles Python's cyclic
-    collector looks for; yet the millions of dicts and lists a large dump makes
-    would start it again and again over everything read so far (most of the main
-    process's time, measured). Reference counting still frees what is dropped."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _Parser,
@@ -229,7 +213,7 @@ def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int
 
 
 def _parse_batch(tasks: list[_Task]) -> list[tuple[ParseResult | None, Diagnostic | None, int]]:
-    with collector_paused():
+    with collector.paused():
         return [_parse_task(task) for task in tasks]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,15 @@ def test_config_values_are_checked_when_loaded(tmp_path):
         with pytest.raises(ConfigError) as info:
             load_config(config)
         assert info.value.line == line and words in info.value.message, text
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_scan_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        report = scan([_cm(tmp_path)], ["PRX008"])
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert [f.rule_id for f in report.findings] == ["PRX008"]
