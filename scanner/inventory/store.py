@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter, OrderedDict, defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scanner.inventory.fieldpath import Step, parse_path
 from scanner.inventory.jsonpaths import compile_query
+from scanner.inventory.locator import Locator
 from scanner.inventory.objects import (
     HCPSCAN_API,
     KUBECONFIG,
@@ -20,8 +21,7 @@ from scanner.inventory.objects import (
 )
 from scanner.inventory.secrets import secret_values
 from scanner.sources.interface import Diagnostic, SkipRecord
-from scanner.sources.walk import read_member
-from scanner.sources.yamldocs import YamlSyntaxError, compose_document, locate_in, parse_documents
+from scanner.sources.yamldocs import YamlSyntaxError, parse_documents
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
 
@@ -57,10 +57,7 @@ class Inventory:
             self._by_ref[(obj.cluster, obj.kind, obj.namespace, obj.name)].append(obj)
         self._by_namespace: dict[tuple[str, str, str], list[K8sObject]] | None = None
         self._derived: dict[str, Any] = {}
-        self._texts: OrderedDict[tuple[str, str | None], str | bytes | None] = OrderedDict()
-        # Composed documents of recent lookups: findings and sources cluster in a
-        # few files, and composing a large List once serves all its items.
-        self._documents: OrderedDict[tuple[str, str | None, int], Any] = OrderedDict()
+        self._locator = Locator()
 
     # -- queries ---------------------------------------------------------------
 
@@ -155,45 +152,11 @@ class Inventory:
             return obj.source
         if not steps:
             return obj.source
-        node = self._document(obj.source)
-        found = None if node is None else locate_in(node, obj.source.item_index, steps)
+        found = self._locator.field(obj.source, obj.body, steps)
         if found is None:
             return obj.source
-        line, column, _depth = found
+        line, column = found
         return dataclasses.replace(obj.source, line=line, column=column)
-
-    def _document(self, source: SourceLocation) -> Any:
-        key = (source.file, source.member, source.doc_index)
-        if key in self._documents:
-            self._documents.move_to_end(key)
-            return self._documents[key]
-        text = self._text(source)
-        node = None if text is None else compose_document(text, source.doc_index)
-        self._documents[key] = node
-        if len(self._documents) > 16:
-            self._documents.popitem(last=False)
-        return node
-
-    def _text(self, source: SourceLocation) -> str | bytes | None:
-        key = (source.file, source.member)
-        if key in self._texts:
-            self._texts.move_to_end(key)
-            return self._texts[key]
-        text: str | bytes | None
-        if not source.file or source.file == "<stdin>":
-            text = None
-        elif source.member is not None:
-            text = read_member(source.file, source.member)
-        else:
-            try:
-                with open(source.file, "rb") as fh:
-                    text = fh.read()
-            except OSError:
-                text = None
-        self._texts[key] = text
-        if len(self._texts) > 64:
-            self._texts.popitem(last=False)
-        return text
 
     # -- derived objects -------------------------------------------------------
 

@@ -1,0 +1,48 @@
+"""Composing one List entry on its own finds the same lines as composing its document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanner.inventory.locator import Locator
+from scanner.sources.loader import load_paths
+from scanner.sources.yamldocs import locate
+from tests.conftest import FIXTURES
+
+
+def _paths(body, prefix=(), depth=0):
+    """Field paths of a body, three levels deep (keys and list indexes)."""
+    if depth == 3:
+        return
+    items = body.items() if isinstance(body, dict) else enumerate(body) if isinstance(body, list) else ()
+    for key, value in items:
+        yield (*prefix, key)
+        yield from _paths(value, (*prefix, key), depth + 1)
+
+
+def test_list_entries_are_located_as_in_their_whole_document():
+    objects = [o for o in load_paths([str(FIXTURES / "example")]).objects if o.source.item_index is not None]
+    assert len(objects) > 50
+    locator = Locator()
+    checked = 0
+    for obj in objects:
+        text = Path(obj.source.file).read_bytes()
+        for steps in [*_paths(obj.body), ("no", "such", "field")]:
+            whole = locate(text, obj.source.doc_index, obj.source.item_index, steps)
+            assert locator.field(obj.source, obj.body, steps) == whole[:2], (obj.ref, steps)
+            checked += 1
+    assert checked > 3000
+    # and the entries were composed on their own, not through their documents
+    assert all(locator._compose_item(o.source, o.body) is not None for o in objects)
+
+
+def test_an_entry_not_cut_where_it_ends_falls_back_to_the_document(tmp_path):
+    # the second entry's multi-line string goes back to column 0: cutting at the first
+    # less-indented line would lose keys, so the whole document is composed instead
+    path = tmp_path / "pods.yaml"
+    path.write_text("kind: List\nitems:\n- kind: Pod\n  metadata: {name: a}\n"
+                    "- kind: Pod\n  note: \"first\nsecond\"\n  metadata: {name: b}\n")
+    (first, second) = load_paths([str(path)]).objects
+    locator = Locator()
+    assert locator.field(second.source, second.body, ("metadata", "name")) == (8, 14)
+    assert locator.field(first.source, first.body, ("metadata", "name")) == (4, 14)
