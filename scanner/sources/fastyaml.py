@@ -102,6 +102,8 @@ def _plain_text(text: str) -> bool:
     or characters the two parsers treat differently."""
     if text.startswith(("%", "...")) or "\n%" in text or "\n..." in text:
         return False
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return False  # lone carriage returns: line breaks to PyYAML, not to our line count
     if _DEEP.search("\n" + text[:1000]) or _DEEP.search(text):
         return False
     if text.isascii():

@@ -103,6 +103,7 @@ STREAMS = {
     "documents without final newline": "a: 1\n---",
     "comments and markers": "# c\n\n--- # x\na: 1\n--- |\n  text\n---\n- 1\n- 2\n",
     "crlf": "kind: List\r\nitems:\r\n- a: 1\r\n- b: 0755\r\n",
+    "lone carriage returns": "kind: List\ritems:\r- a: 1\r- b: 2\r",
     "directive": "%YAML 1.1\n---\na: yes\n",
     "document end": "a: 1\n...\n---\nb: 2\n",
     "byte order mark inside": "a: 1\n---\n\ufeffb: 2\n",
