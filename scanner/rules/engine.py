@@ -86,6 +86,15 @@ def render_message(template: str, values: dict[str, Any]) -> str:
     return string.Formatter().vformat(template, (), _Values(values))
 
 
+def unknown_placeholders(template: str, values: dict[str, Any]) -> list[str]:
+    """Names in ``{...}`` the values do not hold (they are printed as written)."""
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(template) if name]
+    except ValueError:
+        return []
+    return sorted({name.split(".")[0].split("[")[0] for name in fields} - set(values))
+
+
 def _ref(obj: K8sObject) -> ObjectRef:
     return ObjectRef(obj.cluster, obj.api_version, obj.kind, obj.namespace, obj.name)
 
@@ -128,6 +137,7 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     findings: list[Finding] = []
     reasons: Counter[str] = Counter()
     diagnostics: list[Diagnostic] = []
+    unknown: dict[str, list[str]] = {}  # placeholder -> names the check does provide
     for subject in subjects:
         try:
             outcomes = list(primitive.check(ctx, subject, rule.params))
@@ -142,7 +152,14 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
                 reason = outcome.reason
                 reasons[reason if reason.startswith(subject.ref) else f"{subject.ref}: {reason}"] += 1
                 continue
-            findings.append(_finding(rule, ctx, subject, outcome, suppressor))
+            findings.append(_finding(rule, ctx, subject, outcome, suppressor, unknown))
+    if unknown:
+        names = sorted(unknown)
+        diagnostics.append(Diagnostic(
+            rule.info.source or rule.id, None,
+            f"{rule.id}: the message uses {', '.join('{' + n + '}' for n in names)}, which check "
+            f"{rule.primitive} does not give its findings; printed as written", severity="warning",
+            hint="use one of " + ", ".join("{" + n + "}" for n in unknown[names[0]])))
     failing = sum(1 for f in findings if f.status is Status.FAIL)
     suppressed = len(findings) - failing
     if failing:
@@ -183,10 +200,12 @@ def _absent_reason(rule: Rule, ctx: Context) -> str:
 
 
 def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
-             suppressor: Suppressor) -> Finding:
+             suppressor: Suppressor, unknown: dict[str, list[str]]) -> Finding:
     obj = violation.subject or subject
     values = {"kind": obj.kind, "namespace": obj.namespace, "name": obj.name, "object": obj.ref,
               "cluster": obj.cluster, **violation.values}
+    for name in unknown_placeholders(rule.message, values):
+        unknown.setdefault(name, sorted(values))
     # Reports are uploaded (SARIF to code scanning) and pasted into tickets: no
     # password a primitive quotes may reach them.
     finding = Finding(rule_id=rule.id, severity=rule.info.severity, object=_ref(obj),

@@ -152,3 +152,16 @@ def test_stdin(run_cli):
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p, namespace: a}\ndata: {x: 'http://u:p@h:1'}\n"
     result = run_cli("scan", "-", "--format", "json", "--select", "PRX008", stdin=text)
     assert json.loads(result.out)["findings"][0]["location"]["path"] == "<stdin>"
+
+
+def test_a_message_placeholder_the_check_does_not_give_is_reported(run_cli, tmp_path):
+    rule = (FIXTURES.parent / "rules" / "PRX008.yaml").read_text().replace("PRX008", "ACME002")
+    rule = rule.replace('message: "{object} stores', 'message: "{object} ({owner}) stores')
+    (tmp_path / "ACME002.yaml").write_text(rule)
+    result = run_cli("scan", EXAMPLE, "--rules", str(tmp_path), "--select", "ACME002",
+                     "--format", "json")
+    report = json.loads(result.out)
+    assert report["findings"] and all("({owner})" in f["message"] for f in report["findings"])
+    (warning,) = [d for d in report["diagnostics"] if "ACME002" in d["message"]]
+    assert "{owner}" in warning["message"] and warning["path"].endswith("ACME002.yaml")
+    assert "{object}" in warning["hint"] and "{url}" in warning["hint"]
