@@ -11,7 +11,7 @@ connectivity --firewall FILE`` reads it from a small YAML file::
     metadata:
       name: mgmt-workers-sg          # optional, shown in evidence
     default: deny                    # allow | deny when no rule matches (default: deny)
-    rules:
+    rules:                           # optional: without rules the default decides all
     - name: workers-to-ignition      # optional; shown in evidence (default: rule #N)
       action: allow                  # allow | deny (required)
       sources:                       # CIDRs or addresses (required, at least one)
@@ -139,7 +139,7 @@ def parse_perimeter(text: str, path: str = "<perimeter>") -> Perimeter:
         raise PerimeterError(path, mark.line + 1 if mark else None,
                              f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(doc, dict):
-        raise PerimeterError(path, 1, "expected a mapping with `rules:` (see the format in "
+        raise PerimeterError(path, 1, "expected a mapping with `default:` and `rules:` (see the format in "
                                       "fixtures/reachability/README.md)")
     kind = doc.get("kind", "Perimeter")
     if kind != "Perimeter":
@@ -149,7 +149,7 @@ def parse_perimeter(text: str, path: str = "<perimeter>") -> Perimeter:
         raise PerimeterError(path, _line(root, "default"), "default must be allow or deny")
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     label = f"perimeter {meta.get('name') or Path(path).name}"
-    rules_raw = doc.get("rules")
+    rules_raw = doc.get("rules") or []  # none: the default decides everything
     if not isinstance(rules_raw, list):
         raise PerimeterError(path, _line(root, "rules"), "`rules:` must be a list of rules")
     rules_node = _child(root, "rules")

@@ -49,6 +49,14 @@ def test_default_is_deny():
     assert not perimeter.decide(IPSpace.from_cidr("10.0.0.1/32"), "TCP", 80).allowed
 
 
+@pytest.mark.parametrize("text, allowed", [("default: deny\n", False), ("default: allow\n", True),
+                                           ("default: deny\nrules:\n", False)])
+def test_a_perimeter_of_only_its_default_decides_everything(text, allowed):
+    perimeter = parse_perimeter(text)
+    assert perimeter.rules == ()
+    assert perimeter.decide(IPSpace.from_cidr("203.0.113.9/32"), "TCP", 6443).allowed is allowed
+
+
 def test_shipped_example_loads_with_rule_lines():
     perimeter = load_perimeter(FIXTURES / "perimeter-workers-only.yaml")
     assert perimeter.default == "deny"
@@ -64,6 +72,7 @@ def test_shipped_example_loads_with_rule_lines():
     ("rules: [\n", "not valid YAML", 2),
     ("- a\n", "expected a mapping", 1),
     ("default: sometimes\nrules: []\n", "default must be allow or deny", 1),
+    ("default: deny\nrules: 5\n", "must be a list of rules", 2),
 ])
 def test_bad_files_say_where_and_what(text, message, line):
     with pytest.raises(PerimeterError) as info:
