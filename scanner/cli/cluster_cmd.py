@@ -11,6 +11,7 @@ from scanner.cli.inputs import UsageError
 from scanner.cli.reporting import add_report_arguments, write_reports
 from scanner.cli.ruleset import add_rule_arguments, prepare_rules
 from scanner.inventory import Inventory
+from scanner.inventory.store import UnavailableKind
 from scanner.scan import RunClock, kinds_needed, run_scan
 from scanner.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
 from scanner.sources.live.dump import DumpError, check_dump_dir, write_dump
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(exc.message, exc.hint) from None
     clock.stage("read")
     if args.save_dump:
-        _save_dump(Path(args.save_dump), read.listed, args.keep_secrets)
+        _save_dump(Path(args.save_dump), read.listed, args.keep_secrets, read.unavailable)
     inventory = Inventory(read.objects, read.diagnostics, unavailable=read.unavailable)
     metadata = {"mode": "live", "context": read.context, "server": read.server,
                 "namespaces": namespaces or ["*"]}
@@ -120,9 +121,10 @@ def _namespaces(args: argparse.Namespace) -> list[str] | None:
     return list(dict.fromkeys(names))
 
 
-def _save_dump(root: Path, listed: list[ListedResource], keep_secrets: bool) -> None:
+def _save_dump(root: Path, listed: list[ListedResource], keep_secrets: bool,
+               unavailable: dict[str, UnavailableKind]) -> None:
     try:
-        files = write_dump(root, listed, keep_secrets)
+        files = write_dump(root, listed, keep_secrets, unavailable)
     except DumpError as exc:
         raise UsageError(str(exc), "give a new, writable folder to --save-dump") from None
     redaction = "Secret values kept" if keep_secrets else "Secret values redacted"

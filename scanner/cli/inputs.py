@@ -9,6 +9,9 @@ import sys
 from scanner import collector
 from scanner.cli import exitcodes
 from scanner.inventory import Inventory
+from scanner.inventory.objects import HCPSCAN_API, K8sObject
+from scanner.inventory.store import UnavailableKind
+from scanner.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
 from scanner.sources.loader import PathNotFound, ResourceNeeds, load_paths
 
 PATHS_HELP = (
@@ -51,8 +54,9 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None)
     except PathNotFound as exc:
         raise UsageError(f"path not found: {exc.args[0]}",
                          "check the spelling; give a file, a directory or an archive") from None
+    objects, unavailable = _recorded_unavailable(result.objects)
     with collector.paused():
-        inventory = Inventory(result.objects, result.diagnostics, result.skipped)
+        inventory = Inventory(objects, result.diagnostics, result.skipped, unavailable=unavailable)
     collector.freeze()
     if not inventory.objects:
         problems = "; ".join(str(d) for d in result.diagnostics[:3])
@@ -61,6 +65,21 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None)
             + (f" ({problems})" if problems else ""),
             "point hcpscan at manifests, a must-gather or hypershift dump, or an archive of one")
     return inventory
+
+
+def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], dict[str, UnavailableKind]]:
+    """A dump saved by ``hcpscan cluster --save-dump`` records the kinds the live read
+    could not list: they are as unavailable offline as they were live."""
+    def recorded(obj: K8sObject) -> bool:
+        return obj.kind == UNAVAILABLE_KIND and obj.api_version == HCPSCAN_API
+
+    records = [o for o in objects if recorded(o)]
+    if not records:
+        return objects, {}
+    unavailable: dict[str, UnavailableKind] = {}
+    for record in records:
+        unavailable.update(unavailable_from(record.body))
+    return [o for o in objects if not recorded(o)], unavailable
 
 
 def _load_with_progress(paths: list[str], needs: ResourceNeeds | None):  # type: ignore[no-untyped-def]

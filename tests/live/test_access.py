@@ -74,3 +74,23 @@ def test_forbidden_in_one_namespace_names_the_namespace(standin, pki, tmp_path, 
     (result,) = json.loads(out.read_text())["rules"]
     assert result["status"] == "not-evaluable"
     assert result["reason"] == "forbidden: grant list on secrets in namespace org-acme"
+
+
+def test_a_saved_dump_keeps_what_the_live_read_could_not_list(standin, pki, tmp_path, example_bodies):
+    served = [b for b in example_bodies if _group(b) not in MISSING_GROUPS]
+    server = standin(served, resources=catalog(without=MISSING_GROUPS))
+    server.state.forbidden.add("secrets")
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    dump, live, offline = tmp_path / "dump", tmp_path / "live.json", tmp_path / "offline.json"
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--save-dump", str(dump),
+                           "--format", f"json={live}")
+    assert code in (0, 1), err
+    assert (dump / "hcpscan-unavailable-kinds.yaml").is_file()
+    offline_code, _, err = hcpscan("scan", str(dump), "--no-config", "--no-progress",
+                                   "--format", f"json={offline}")
+    assert offline_code == code, err
+    results = [{r["rule_id"]: (r["status"], r["reason"]) for r in json.loads(p.read_text())["rules"]}
+               for p in (live, offline)]
+    assert results[0] == results[1]
+    assert results[1]["PRX009"] == ("not-evaluable", "forbidden: grant list on secrets")
+    assert "UnavailableKinds" not in json.loads(offline.read_text())["inventory"]["kinds"]

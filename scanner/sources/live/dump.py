@@ -6,6 +6,10 @@
     DIR/namespaces/<ns>/<group>/<plural>.yaml          a List (core group: "core")
     DIR/cluster-scoped-resources/<group>/<plural>.yaml a List
 
+What could not be read is written too, so the offline scan judges exactly the
+rules the live one judged (``DIR/hcpscan-unavailable-kinds.yaml``: forbidden
+kinds stay not evaluable, kinds the server did not serve stay absent).
+
 Secrets are redacted as must-gather redacts them: each value becomes
 ``"<n> bytes long"`` except ``tls.crt``, ``ca.crt`` and ``service-ca.crt``
 (certificates are public and rules read them). The last-applied-configuration
@@ -18,13 +22,18 @@ import base64
 import binascii
 import copy
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from scanner.inventory.objects import HCPSCAN_API
+from scanner.inventory.store import UnavailableKind
 from scanner.sources.live.lister import ListedResource
 
+UNAVAILABLE_FILE = "hcpscan-unavailable-kinds.yaml"
+UNAVAILABLE_KIND = "UnavailableKinds"
 KEPT_SECRET_KEYS = frozenset({"tls.crt", "ca.crt", "service-ca.crt"})
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -39,10 +48,14 @@ def check_dump_dir(path: Path) -> None:
         raise DumpError(f"{path} already exists and is not an empty folder")
 
 
-def write_dump(root: Path, listed: list[ListedResource], keep_secrets: bool = False) -> int:
-    """Write every listed object; return how many files were written."""
+def write_dump(root: Path, listed: list[ListedResource], keep_secrets: bool = False,
+               unavailable: Mapping[str, UnavailableKind] | None = None) -> int:
+    """Write every listed object (and the kinds that could not be read); return how
+    many files were written."""
     check_dump_dir(root)
     files: dict[Path, list[dict[str, Any]]] = defaultdict(list)
+    if unavailable:
+        files[Path(UNAVAILABLE_FILE)].append(unavailable_record(unavailable))
     for result in listed:
         resource = result.resource
         group = resource.group or "core"
@@ -61,8 +74,9 @@ def write_dump(root: Path, listed: list[ListedResource], keep_secrets: bool = Fa
         for relative, items in sorted(files.items()):
             target = root / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            document: dict[str, Any] = (items[0] if relative.parts[0] == "namespaces"
-                                        and len(relative.parts) == 3 else _as_list(items))
+            parts = relative.parts
+            single = (parts[0] == "namespaces" and len(parts) == 3) or len(parts) == 1
+            document: dict[str, Any] = items[0] if single else _as_list(items)
             target.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True),
                               encoding="utf-8")
     except OSError as exc:
@@ -95,3 +109,18 @@ def _decoded_length(value: Any) -> int:
 
 def _as_list(items: list[dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+
+
+def unavailable_record(unavailable: Mapping[str, UnavailableKind]) -> dict[str, Any]:
+    return {"apiVersion": HCPSCAN_API, "kind": UNAVAILABLE_KIND, "metadata": {"name": "live-read"},
+            "kinds": [{"kind": kind, "reason": u.reason, "mayExist": u.may_exist}
+                      for kind, u in sorted(unavailable.items())]}
+
+
+def unavailable_from(record: dict[str, Any]) -> dict[str, UnavailableKind]:
+    """The kinds a saved dump says could not be read (entries it cannot read are left out)."""
+    out = {}
+    for entry in record.get("kinds") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("kind"), str) and entry.get("reason"):
+            out[entry["kind"]] = UnavailableKind(str(entry["reason"]), bool(entry.get("mayExist", True)))
+    return out
