@@ -129,6 +129,16 @@ def _member_parts(name: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def _shown(name: str) -> str:
+    """A member name as text: bytes that are not UTF-8 (tarfile keeps them as lone
+    surrogates, which no report could encode) become U+FFFD."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _hidden(parts: tuple[str, ...]) -> bool:
     return any(p.startswith(".") for p in parts)
 
@@ -158,28 +168,30 @@ def _iter_tar(path: str, prefix: tuple[str, ...], diagnose: Sink,
         raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
         with raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
             for member in tar:
+                name = _shown(member.name)
                 if not member.isfile():
                     if member.issym() or member.islnk():
                         kind = "symbolic" if member.issym() else "hard"
-                        skip(f"{kind} link in an archive (not followed)", f"{path}!{member.name}")
+                        skip(f"{kind} link in an archive (not followed)", f"{path}!{name}")
                     elif not member.isdir():
-                        skip("special file in an archive (device, FIFO)", f"{path}!{member.name}")
+                        skip("special file in an archive (device, FIFO)", f"{path}!{name}")
                     continue
                 content = tar.extractfile(member)
                 blob = content.read() if content is not None else b""
                 if len(blob) != member.size:
-                    raise TruncatedMember(f"member {member.name!r} is cut short")
-                last = member.name
-                parts = _member_parts(member.name)
+                    raise TruncatedMember(f"member {name!r} is cut short")
+                last = name
+                parts = _member_parts(name)
                 if not parts:
                     continue
                 if _hidden(parts):
-                    skip("hidden file", f"{path}!{member.name}")
+                    skip("hidden file", f"{path}!{name}")
                     continue
-                display = f"{path}!{member.name}"
+                display = f"{path}!{name}"
                 if is_archive(parts[-1]):
                     yield from iter_archive(display, prefix + parts[:-1], diagnose, blob, skip)
                     continue
+                # member.name as tarfile read it, to find the member again for a finding's line
                 yield Entry(display, prefix + parts, (lambda b=blob: b), len(blob), path, member.name)
     except (tarfile.TarError, EOFError, zlib.error, OSError, lzma.LZMAError,
             TruncatedMember) as exc:

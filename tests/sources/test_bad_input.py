@@ -187,3 +187,15 @@ def test_links_to_folders_are_reported_not_followed(tmp_path):
     result = load_paths([str(scanned)])
     assert [o.kind for o in result.objects] == ["Namespace"]
     assert result.skipped.counts == {"symbolic link to a folder (not followed)": 1}
+
+
+def test_archive_member_names_that_are_not_utf8_are_shown_with_a_replacement(tmp_path):
+    archive = tmp_path / "dump.tar"
+    body = b"apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"
+    with tarfile.open(archive, "w", format=tarfile.GNU_FORMAT, encoding="latin-1") as tar:
+        info = tarfile.TarInfo("caf\xe9.yaml")  # written as the single byte 0xe9
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+    (obj,) = load_paths([str(archive)]).objects
+    assert obj.source.path == f"{archive}!caf\ufffd.yaml"
+    json.dumps(obj.source.to_json(), ensure_ascii=False).encode("utf-8")  # reports can write it
