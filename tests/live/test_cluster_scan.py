@@ -28,11 +28,10 @@ def hcpscan(*args: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def _evidence(line: str) -> list[str]:
-    """Evidence without locations, as a bag of words: where evidence lists several objects
-    (the policies allowing a path) it lists them in inventory order, which is API order live
-    (sorted by namespace and name) and file order offline."""
-    return sorted(_WHERE.sub("<location>", _WHERE_IN_PARENTHESES.sub("", line)).replace(",", " ").split())
+def _evidence(line: str) -> str:
+    """Evidence without locations (objects are listed in a fixed order, whatever order
+    the API server or the files gave them in)."""
+    return _WHERE.sub("<location>", _WHERE_IN_PARENTHESES.sub("", line))
 
 
 def comparable(report: dict[str, Any]) -> tuple[list[Any], list[Any]]:

@@ -201,15 +201,18 @@ class ReachabilityGraph:
                          conns: ConnectionSet | None) -> Evidence:
         if not isolating:
             return Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates {direction} of {who}")
+        # Named in a fixed order (not the input's: API order live, file order offline).
         if part is not None and conns is not None and conns.allows(protocol, port):
-            deciding = [r for r in part.rules if r.connections_to(dst).allows(protocol, port)]
+            deciding = sorted((r for r in part.rules if r.connections_to(dst).allows(protocol, port)),
+                              key=_rule_order)
             names = ", ".join(_rule_name(r) for r in deciding)
             return Evidence(NETWORK_POLICY, True, f"{direction} of {who} allowed by {names}",
                             self._place(deciding[0].policy.obj, deciding[0].field))
-        names = ", ".join(p.ref for p in isolating)
+        ordered = sorted(isolating, key=lambda p: p.ref)
+        names = ", ".join(p.ref for p in ordered)
         return Evidence(NETWORK_POLICY, False,
                         f"{direction} of {who} is isolated by {names} and no rule allows {peer} on "
-                        f"{protocol}/{port}", self._place(isolating[0].obj))
+                        f"{protocol}/{port}", self._place(ordered[0].obj))
 
     def _ingress(self, view: ClusterView, dst: int, src_bit: int, src_name: str, protocol: str,
                  port: int) -> Evidence:
@@ -469,10 +472,12 @@ class ReachabilityGraph:
         if not isolated:
             return (Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates egress of {who}"),)
         if deciding:
+            deciding = sorted(deciding, key=_rule_order)
             names = ", ".join(_rule_name(r) for r in deciding)
             return (Evidence(NETWORK_POLICY, True, f"egress of {who} on {protocol}/{port} allowed "
                                                    f"by {names}",
                              self._place(deciding[0].policy.obj, deciding[0].field)),)
+        isolating = sorted(isolating, key=lambda p: p.ref)
         names = ", ".join(p.ref for p in isolating)
         return (Evidence(NETWORK_POLICY, False, f"egress of {who} is isolated by {names} and no "
                                                 f"rule allows {protocol}/{port} to outside "
@@ -564,6 +569,10 @@ class ReachabilityGraph:
 def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
                        options: EvaluationOptions = DEFAULT_OPTIONS) -> ReachabilityGraph:
     return ReachabilityGraph(inventory, perimeter, options)
+
+
+def _rule_order(rule: PolicyRule) -> tuple[str, str, int]:
+    return rule.policy.ref, rule.direction, rule.index
 
 
 def _rule_name(rule: PolicyRule) -> str:
