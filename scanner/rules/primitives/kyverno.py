@@ -173,6 +173,34 @@ def rule_matches(policy: K8sObject, rule: Mapping[str, Any], res: Resource) -> b
     return None if matched is None or excluded is None else True
 
 
+_FILTER = re.compile(r"\[([^\[\]]*)\]")
+
+
+def resource_filters(ctx: Context) -> list[tuple[K8sObject, str]]:
+    """Kyverno's global ``resourceFilters`` (``[kind,namespace,name]`` entries in the
+    ``kyverno`` ConfigMap): resources Kyverno never looks at, whatever the policies say."""
+    out = []
+    for cm in ctx.inventory.of_kind("ConfigMap"):
+        data = cm.body.get("data")
+        if cm.name != "kyverno" or not isinstance(data, dict):
+            continue
+        out.extend((cm, f.strip()) for f in _FILTER.findall(str(data.get("resourceFilters") or "")))
+    return out
+
+
+def filtered_out(res: Resource, filters: list[tuple[K8sObject, str]]) -> str | None:
+    """The entry that makes Kyverno skip ``res``, if any."""
+    for _cm, entry in filters:
+        parts = [p.strip() for p in entry.split(",")]
+        if len(parts) != 3:
+            continue
+        kind, namespace, name = parts
+        if (kind_matches(kind, res.kind) and fnmatch.fnmatchcase(res.namespace, namespace or "*")
+                and fnmatch.fnmatchcase(res.name, name or "*")):
+            return f"[{entry}]"
+    return None
+
+
 def workload_resources(ctx: Context, target: Mapping[str, Any]) -> list[Resource]:
     """The target Deployment (and its Pods) as Kyverno would see them: from the input when
     it holds the Deployment, else the defaults of ``target``."""
@@ -210,10 +238,11 @@ class KyvernoSparesWorkload(Primitive):
                 "pod_suffix": {"type": "string"},
             }}},
     }
-    reads = ("Deployment", "Namespace")
+    reads = ("Deployment", "Namespace", "ConfigMap")
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         target = {"pod_suffix": "7d9f8c6b5-x2x7k", **params["target"]}
+        filters = resource_filters(ctx)
         rules = subject.get("spec.rules") or []
         for i, rule in enumerate(rules if isinstance(rules, list) else []):
             if not isinstance(rule, dict):
@@ -226,7 +255,7 @@ class KyvernoSparesWorkload(Primitive):
                 yield NotEvaluable(f"spec.rules[{i}] ({rule.get('name')}) has preconditions on "
                                    f"{target['name']} that hcpscan does not evaluate")
                 continue
-            resources = workload_resources(ctx, target)
+            resources = [r for r in workload_resources(ctx, target) if not filtered_out(r, filters)]
             results = [(res, rule_matches(subject, rule, res)) for res in resources]
             matched = [res for res, r in results if r is True]
             if matched:
