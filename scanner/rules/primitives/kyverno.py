@@ -176,13 +176,14 @@ def rule_matches(policy: K8sObject, rule: Mapping[str, Any], res: Resource) -> b
 _FILTER = re.compile(r"\[([^\[\]]*)\]")
 
 
-def resource_filters(ctx: Context) -> list[tuple[K8sObject, str]]:
-    """Kyverno's global ``resourceFilters`` (``[kind,namespace,name]`` entries in the
-    ``kyverno`` ConfigMap): resources Kyverno never looks at, whatever the policies say."""
+def resource_filters(ctx: Context, cluster: str) -> list[tuple[K8sObject, str]]:
+    """Kyverno's global ``resourceFilters`` (``[kind,namespace,name]`` entries of the
+    ``kyverno/kyverno`` ConfigMap of the policy's cluster): resources Kyverno never
+    looks at, whatever the policies say."""
     out = []
     for cm in ctx.inventory.of_kind("ConfigMap"):
         data = cm.body.get("data")
-        if cm.name != "kyverno" or not isinstance(data, dict):
+        if (cm.name, cm.namespace, cm.cluster) != ("kyverno", "kyverno", cluster) or not isinstance(data, dict):
             continue
         out.extend((cm, f.strip()) for f in _FILTER.findall(str(data.get("resourceFilters") or "")))
     return out
@@ -242,7 +243,7 @@ class KyvernoSparesWorkload(Primitive):
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         target = {"pod_suffix": "7d9f8c6b5-x2x7k", **params["target"]}
-        filters = resource_filters(ctx)
+        filters = resource_filters(ctx, subject.cluster)
         rules = subject.get("spec.rules") or []
         for i, rule in enumerate(rules if isinstance(rules, list) else []):
             if not isinstance(rule, dict):
