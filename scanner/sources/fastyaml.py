@@ -47,16 +47,25 @@ AVAILABLE = yaml_rs is not None
 # after a mapping key's colon, after a sequence dash, at the start of a line (keys),
 # and inside flow collections. Each pattern starts with a literal so the regex engine skips ahead
 # quickly; the token runs to the next blank or flow indicator.
-_FIRST = r"([-+.0-9yYnNoO<=~&*!?%][^ \t\r\n,\[\]{}]*)"
+_FIRST = r"([-+._0-9yYnNoO<=~&*!?%][^ \t\r\n,\[\]{}]*)"
 _AFTER_COLON = re.compile(r":[ \t]+" + _FIRST)
-_AFTER_DASH = re.compile(r"-[ \t]+" + _FIRST)
+_AFTER_DASH = re.compile(r"-(?=[ \t]+" + _FIRST + ")")  # a lookahead: "- - x" is two starts
 _LINE_START = re.compile(r"\n[ \t]*" + _FIRST)
-_IN_FLOW = tuple(re.compile(start + r"[ \t]*" + _FIRST) for start in (r"\[", r"\{", ",", '":'))
+_IN_FLOW = tuple(re.compile(start + r"[ \t]*" + _FIRST) for start in (r"\[", r"\{", ",", '":', "':"))
 # Inside flow collections (where the scan also sees into quoted strings) anchors,
 # aliases and tags count only with a name PyYAML would accept: "[*)" in a shell case
 # pattern or "[!.]*" in a glob is text.
 _ANCHOR_NAME = re.compile(r"[0-9A-Za-z_\-!]")
 _BLOCK_HEADERS = tuple(re.compile(indicator + r"[-+0-9]*[ \t]*(?:#[^\n]*)?\r?\n") for indicator in (r"\|", ">"))
+# What PyYAML refuses and yaml-rs reads: a tab where indentation or a separator after
+# "-" is expected; collection keys; a flow key without a value; a root block scalar
+# (its text may start at column 0); surrogate pairs written as escapes.
+# Each starts with a literal, so the regex engine skips ahead quickly.
+_TABBED = re.compile(r"\n[ ]*(?:-\t|\t)")
+_NOT_1_1 = (re.compile(r"\][ \t]*:(?:[ \t]|$)", re.M),
+            re.compile(r"\}[ \t]*:(?:[ \t]|$)", re.M), re.compile(r"--- *[|>]"),
+            re.compile(r"\\u[dD][89abAB]"))
+_NOT_1_1_TEXT = (":]", ":}", ":,")
 _DEEP = re.compile(r"\n[ \t?\-]{1000}")
 # Characters PyYAML refuses, line breaks of YAML 1.1 only, byte-order marks in a stream.
 _UNUSUAL = re.compile(r"[^\x09\x0A\x0D\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD"
@@ -104,6 +113,14 @@ def _plain_text(text: str) -> bool:
         return False
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return False  # lone carriage returns: line breaks to PyYAML, not to our line count
+    if text and not text.endswith("\n"):
+        return False  # a block scalar ending the input is chomped differently
+    if "\t" in text and (text.startswith(("\t", "-\t")) or _TABBED.search(text)):
+        return False
+    if any(part in text for part in _NOT_1_1_TEXT):
+        return False
+    if any(pattern.search(text) for pattern in _NOT_1_1):
+        return False
     if _DEEP.search("\n" + text[:1000]) or _DEEP.search(text):
         return False
     if text.isascii():
@@ -113,12 +130,15 @@ def _plain_text(text: str) -> bool:
 
 def _scalar_tokens(text: str) -> set[str] | None:
     """Tokens that may be plain scalars YAML 1.1 and 1.2 read differently, or None
-    if the text uses anchors, aliases, tags or complex keys. Block scalars (scripts,
+    if the text uses anchors, aliases, tags, complex keys or empty block scalars. Block scalars (scripts,
     embedded configuration) are text, not structure, and are not looked into."""
     block: set[str] = set()
     flow: set[str] = set()
     has_flow = text.count("[") != text.count("[]") or text.count("{") != text.count("{}")
-    for start, end in _structure(text):
+    spans = _structure(text)
+    if spans is None:
+        return None
+    for start, end in spans:
         block.update(_AFTER_COLON.findall(text, start, end))
         block.update(_AFTER_DASH.findall(text, start, end))
         block.update(_LINE_START.findall(text, max(start - 1, 0), end))
@@ -143,8 +163,9 @@ def _scalar_tokens(text: str) -> set[str] | None:
     return tokens
 
 
-def _structure(text: str) -> list[tuple[int, int]]:
-    """Spans of the text outside block scalars' content."""
+def _structure(text: str) -> list[tuple[int, int]] | None:
+    """Spans of the text outside block scalars' content; None if a block scalar is
+    empty (yaml-rs reads it as a newline, PyYAML as nothing)."""
     headers = sorted((m for pattern in _BLOCK_HEADERS for m in pattern.finditer(text)),
                      key=lambda m: m.start())
     spans: list[tuple[int, int]] = []
@@ -162,8 +183,11 @@ def _structure(text: str) -> list[tuple[int, int]]:
         if column is None:  # a comment, or not sure: look into what follows
             continue
         content_end = _pattern(r"\n {0,%d}[^ \r\n]" % column).search(text, header.end() - 1)
+        end = content_end.start() if content_end else len(text)
+        if not text[header.end() : end].strip():
+            return None
         spans.append((pos, header.end()))
-        pos = content_end.start() if content_end else len(text)
+        pos = end
     spans.append((pos, len(text)))
     return spans
 
@@ -419,10 +443,14 @@ def _item_positions(text: str, content: int | None, end: int, items: Any, indent
     positions = []
     for dash in entries:
         start = _content_at(text, dash + 1, end)
-        if start is None:
-            raise _NotFast
+        if start is None or _column(text, start) <= _column(text, dash):
+            raise _NotFast  # an empty entry: PyYAML marks it where its null would be
         positions.append(lines.at(start))
     return positions
+
+
+def _column(text: str, offset: int) -> int:
+    return offset - (text.rfind("\n", 0, offset) + 1)
 
 
 @functools.lru_cache(maxsize=64)

@@ -115,11 +115,36 @@ STREAMS = {
     "root sequence": "- a\n- on\n",
     "tab separated": "a:\t1e3\n",
     "error": "a: [1\n",
+    # found by review: each was read differently by the fast path before it was fixed
+    "block scalar ending the input": "data:\n  s: |\n    #!/bin/sh\n    echo hi",
+    "folded scalar ending the input": "a: >\n  x",
+    "empty block scalar": "a: |\n",
+    "empty block scalar before a marker": "a: |\n---\nb: 1\n",
+    "empty block scalar of blanks": "a: |\n  \n",
+    "empty entry block scalar": "- |\n",
+    "nested sequence octal": "- - 0755\n",
+    "nested sequence boolean": "a:\n- - yes\n",
+    "nested sequence exponent": "- - 1e3\n",
+    "underscore number": "a: _1\n",
+    "underscore key": "_1:\n- x\n",
+    "single-quoted flow key": "{'a':1e3}\n",
+    "single-quoted flow key nested": "a: {'b':0755}\n",
+    "empty items entry": "kind: List\nitems:\n-\n- b\n",
+    "tab after a dash": "kind: List\nitems:\n  - a\n  -\tb\n",
+    "tab-only line": "kind: List\nitems:\n- a\n\t\n- b\n",
+    "tab-only first line": "\t\na: 1\n",
+    "tab in block scalar indentation": "a: |\n  x\n\t\n",
+    "root folded scalar at column 0": "--- >\nx\n",
+    "flow key without value": "a: [b:]\n",
+    "collection keys": "[a, b]: c\n",
+    "mapping key": "{a: 1}: b\n",
+    "surrogate pair escape": "a: \"\\ud83d\\ude00\"\n",
+    "merge key in a nested sequence": "- - <<: {a: 1}\n",
 }
 FAST = {"hash that is a float in 1.2", "octal alone", "1.2 octal", "quoted booleans", "null and true",
         "block scalar with 1.1 words", "sequence block scalar", "shell in flow text",
         "jsonpath in json text", "list", "indented items", "items empty", "documents",
-        "documents without final newline", "comments and markers", "crlf", "duplicate keys"}
+        "crlf", "duplicate keys"}
 
 
 @pytest.mark.parametrize("name", sorted(STREAMS))
