@@ -308,21 +308,8 @@ def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type,
 
 
 def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, Any], Any]) -> list[Any]:
-    out = []
-    append = out.append
-    for item in sequence:
-        kind = type(item)
-        if kind is str:
-            if len(item) < _SHARED_LENGTH:
-                item = shared[item]
-        elif kind is dict:
-            item = _mapping(item, shared, restore)
-        elif kind is list:
-            item = _sequence(item, shared, restore)
-        elif restore:
-            item = _canonical(item, shared, restore)
-        append(item)
-    return out
+    # mappings hold most values, so only _mapping inlines the dispatch of _canonical
+    return [_canonical(item, shared, restore) for item in sequence]
 
 
 def _load(chunk: str) -> Any:

@@ -17,6 +17,35 @@ CONFORMANCE = SHARED / "conformance" / "netpol" / "cases"
 CPO_RENDERED = SHARED / "realworld" / "hypershift" / "cpo-rendered"
 FIXTURES = REPO / "fixtures" / "reachability"
 
+# An ignition server behind a NodePort Service and the NetworkPolicy HyperShift adds for it.
+IGNITION_NODEPORT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ignition-server, namespace: clusters-edge}
+spec:
+  template:
+    metadata: {labels: {app: ignition-server}}
+    spec: {containers: [{name: s, ports: [{containerPort: 9090}]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ignition-server, namespace: clusters-edge}
+spec:
+  type: NodePort
+  selector: {app: ignition-server}
+  ports:
+  - {port: 443, targetPort: 9090, nodePort: 30090}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: nodeport-ignition, namespace: clusters-edge}
+spec:
+  podSelector: {matchLabels: {app: ignition-server}}
+  ingress:
+  - ports: [{port: 9090}]
+  policyTypes: [Ingress]
+"""
+
 
 def load(*paths: Path) -> Inventory:
     result = load_paths([str(p) for p in paths])

@@ -11,33 +11,9 @@ from scanner.analysis.reachability.queries import NETWORK_POLICY, SERVICE, Evide
 from scanner.inventory import Inventory
 from scanner.sources.loader import load_paths
 
-MANIFESTS = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ignition-server, namespace: clusters-edge}
-spec:
-  template:
-    metadata: {labels: {app: ignition-server}}
-    spec: {containers: [{name: s, ports: [{containerPort: 9090}]}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: ignition-server, namespace: clusters-edge}
-spec:
-  type: NodePort
-  selector: {app: ignition-server}
-  ports:
-  - {port: 443, targetPort: 9090, nodePort: 30090}
----
-apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: nodeport-ignition, namespace: clusters-edge}
-spec:
-  podSelector: {matchLabels: {app: ignition-server}}
-  ingress:
-  - ports: [{port: 9090}]
-  policyTypes: [Ingress]
-"""
+from .conftest import IGNITION_NODEPORT
+
+MANIFESTS = IGNITION_NODEPORT
 
 
 class Lookups:

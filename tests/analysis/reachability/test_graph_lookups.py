@@ -11,6 +11,8 @@ from scanner.inventory.objects import SourceLocation
 from scanner.rules.context import Context
 from scanner.scan import RunClock
 
+from .conftest import IGNITION_NODEPORT
+
 MANIFESTS = """
 apiVersion: v1
 kind: Namespace
@@ -21,13 +23,7 @@ kind: HostedCluster
 metadata: {name: edge, namespace: clusters}
 spec: {platform: {type: Agent}}
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ignition-server, namespace: clusters-edge}
-spec:
-  template:
-    metadata: {labels: {app: ignition-server}}
-    spec: {containers: [{name: s, ports: [{containerPort: 9090}]}]}
+""" + IGNITION_NODEPORT + """\
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -36,22 +32,6 @@ spec:
   template:
     metadata: {labels: {app: client}}
     spec: {containers: [{name: c}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: ignition-server, namespace: clusters-edge}
-spec:
-  type: NodePort
-  selector: {app: ignition-server}
-  ports: [{port: 443, targetPort: 9090, nodePort: 30090}]
----
-apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: nodeport-ignition, namespace: clusters-edge}
-spec:
-  podSelector: {matchLabels: {app: ignition-server}}
-  ingress: [{ports: [{port: 9090}]}]
-  policyTypes: [Ingress]
 """
 
 
