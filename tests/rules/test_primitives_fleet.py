@@ -160,35 +160,33 @@ def test_bundle_problems_reports_expired_only_bundles_not_mixed_ones():
     assert bundle_problems(parse_bundle("")) == ["empty CA bundle"]
 
 
+# The cluster Proxy with an https:// proxy whose CA OpenShift reads from user-ca-bundle.
+HTTPS_PROXY_WITH_TRUSTED_CA = """\
+apiVersion: config.openshift.io/v1
+kind: Proxy
+metadata: {name: cluster}
+spec:
+  httpsProxy: https://proxy.corp.example.com:3129
+  trustedCA: {name: user-ca-bundle}
+"""
+
+
 def test_prx012_missing_configmap_in_an_uncollected_namespace_is_not_evaluable(tmp_path):
-    _, result = scan_text(tmp_path, """\
-        apiVersion: config.openshift.io/v1
-        kind: Proxy
-        metadata: {name: cluster}
-        spec:
-          httpsProxy: https://proxy.corp.example.com:3129
-          trustedCA: {name: user-ca-bundle}
-        """, "PRX012")
+    _, result = scan_text(tmp_path, HTTPS_PROXY_WITH_TRUSTED_CA, "PRX012")
     assert result.status is Status.NOT_EVALUABLE
     assert "openshift-config/user-ca-bundle" in result.reason
     assert "holds no ConfigMap of namespace openshift-config" in result.reason
 
 
 def test_prx012_configmap_without_bundle_key_is_reported_on_the_configmap(tmp_path):
-    report, result = scan_text(tmp_path, """\
-        apiVersion: config.openshift.io/v1
-        kind: Proxy
-        metadata: {name: cluster}
-        spec:
-          httpsProxy: https://proxy.corp.example.com:3129
-          trustedCA: {name: user-ca-bundle}
+    report, result = scan_text(tmp_path, HTTPS_PROXY_WITH_TRUSTED_CA + textwrap.dedent("""\
         ---
         apiVersion: v1
         kind: ConfigMap
         metadata: {name: user-ca-bundle, namespace: openshift-config}
         data:
           ca.crt: "not the key OpenShift reads"
-        """, "PRX012")
+        """), "PRX012")
     assert result.status is Status.FAIL
     (finding,) = report.findings
     assert finding.object.kind == "ConfigMap" and finding.field == "data"
