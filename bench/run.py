@@ -119,9 +119,9 @@ def _wait4(proc: subprocess.Popen, timeout: float):  # type: ignore[no-untyped-d
 
 def floor_files(root: str) -> list[str]:
     """The files ``hcpscan scan root`` parses with the default rules (its own selection)."""
-    from scanner.rules.config import ScanConfig
-    from scanner.scan import RuleSelection, load_rules, resource_needs
-    from scanner.sources.loader import planned_files
+    from hcpscan.rules.config import ScanConfig
+    from hcpscan.scan import RuleSelection, load_rules, resource_needs
+    from hcpscan.sources.loader import planned_files
 
     return planned_files(root, resource_needs(load_rules(ScanConfig(), RuleSelection())))
 
@@ -203,7 +203,7 @@ def ensure_netpol(pods: int, policies: int, seed: int) -> dict[str, Any]:
 
 
 def hcpscan() -> list[str]:
-    return [sys.executable, "-m", "scanner"]
+    return [sys.executable, "-m", "hcpscan"]
 
 
 def bench_scan(n: int, args: argparse.Namespace, log: list[str]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ EPOCH = "1763683200"  # 2025-11-21T00:00:00Z
 
 
 def generate(out_dir: Path) -> dict[str, Path]:
-    from scanner.cli.main import main
+    from hcpscan.cli.main import main
 
     written = {fmt: out_dir / name for fmt, name in FORMATS.items()}
     args = ["scan", "fixtures/example", "--no-config", "--no-progress"]

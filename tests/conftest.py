@@ -25,7 +25,7 @@ class CliResult:
 @pytest.fixture
 def run_cli(monkeypatch: pytest.MonkeyPatch):
     """Run ``hcpscan ARGS`` in-process; returns exit code, stdout and stderr."""
-    from scanner.cli.main import main
+    from hcpscan.cli.main import main
 
     def run(*args: str, stdin: str | None = None) -> CliResult:
         out, err = io.StringIO(), io.StringIO()

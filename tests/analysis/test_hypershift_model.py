@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.analysis.hypershift import hcp_namespace, hosted_clusters
-from scanner.inventory import Inventory
-from scanner.sources.loader import load_paths
+from hcpscan.analysis.hypershift import hcp_namespace, hosted_clusters
+from hcpscan.inventory import Inventory
+from hcpscan.sources.loader import load_paths
 from tests.conftest import FIXTURES, REALWORLD
 
 

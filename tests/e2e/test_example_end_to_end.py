@@ -68,7 +68,7 @@ def test_example_sarif_regions_start_at_the_offending_field(reports):
                     and f["location"]["line"] == line and uri.endswith(
                         Path(f["location"]["path"]).name)]
         assert matching, (result["ruleId"], uri, line)
-        from scanner.inventory.fieldpath import parse_path
+        from hcpscan.inventory.fieldpath import parse_path
 
         field = matching[0]["field"]
         keys = [k for k in parse_path(field) if isinstance(k, str)]

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from scanner.inventory import Inventory
-from scanner.inventory.secrets import secret_values
-from scanner.sources.loader import load_paths
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.secrets import secret_values
+from hcpscan.sources.loader import load_paths
 from tests.conftest import REALWORLD
 
 POLICY = """\

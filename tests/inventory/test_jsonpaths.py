@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from scanner.inventory.jsonpaths import compile_jsonpath, compile_query, steps_of
+from hcpscan.inventory.jsonpaths import compile_jsonpath, compile_query, steps_of
 
 DEPLOYMENT: dict[str, Any] = {
     "metadata": {"name": "exporter", "labels": {"app.kubernetes.io/name": "exporter"}},

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scanner.inventory.locator import Locator
-from scanner.sources.loader import load_paths
-from scanner.sources.yamldocs import locate
+from hcpscan.inventory.locator import Locator
+from hcpscan.sources.loader import load_paths
+from hcpscan.sources.yamldocs import locate
 from tests.conftest import FIXTURES
 
 

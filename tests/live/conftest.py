@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from scanner.sources.loader import load_paths
+from hcpscan.sources.loader import load_paths
 from tests.live.apiserver import ClusterState, Served, StandInServer, catalog, server_context, unused_port
 from tests.live.pki import CertificateAuthority, KeyPair
 

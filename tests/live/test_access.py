@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from scanner.rules.config import ScanConfig
-from scanner.rules.primitives import PRIMITIVES
-from scanner.scan import RuleSelection, load_rules
+from hcpscan.rules.config import ScanConfig
+from hcpscan.rules.primitives import PRIMITIVES
+from hcpscan.scan import RuleSelection, load_rules
 from tests.live.apiserver import catalog
 from tests.live.conftest import write_kubeconfig
 from tests.live.test_cluster_scan import hcpscan

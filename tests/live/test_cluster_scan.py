@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from scanner.cli.main import main
-from scanner.rules.config import ScanConfig
-from scanner.scan import RuleSelection, kinds_needed, load_rules
+from hcpscan.cli.main import main
+from hcpscan.rules.config import ScanConfig
+from hcpscan.scan import RuleSelection, kinds_needed, load_rules
 from tests.live.conftest import EXAMPLE, write_kubeconfig
 
 # "path:line" of a file offline, of a virtual cluster/<context>/... path live

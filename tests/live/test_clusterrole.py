@@ -6,9 +6,9 @@ import json
 
 import yaml
 
-from scanner.inventory.objects import IGNITION_CONFIG, KUBECONFIG, SYSTEMD_DROPIN
-from scanner.rules.config import ScanConfig
-from scanner.scan import RuleSelection, kinds_needed, load_rules
+from hcpscan.inventory.objects import IGNITION_CONFIG, KUBECONFIG, SYSTEMD_DROPIN
+from hcpscan.rules.config import ScanConfig
+from hcpscan.scan import RuleSelection, kinds_needed, load_rules
 from tests.live.apiserver import catalog
 from tests.live.conftest import HERE, write_kubeconfig
 from tests.live.test_cluster_scan import hcpscan

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scanner.sources.live import ClusterTarget, connect, discover, read_cluster
+from hcpscan.sources.live import ClusterTarget, connect, discover, read_cluster
 from tests.live.apiserver import catalog
 from tests.live.conftest import write_kubeconfig
 

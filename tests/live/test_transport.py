@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner.sources.live import ClusterTarget, connect, discover, read_cluster
-from scanner.sources.live.client import IN_CLUSTER, LiveError, _environment_proxy
+from hcpscan.sources.live import ClusterTarget, connect, discover, read_cluster
+from hcpscan.sources.live.client import IN_CLUSTER, LiveError, _environment_proxy
 from tests.live.apiserver import Fault, unused_port
 from tests.live.conftest import TOKEN, USER, client_certificate, write_kubeconfig
 from tests.live.test_cluster_scan import hcpscan

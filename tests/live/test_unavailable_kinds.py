@@ -7,13 +7,13 @@ from typing import Any, ClassVar
 
 import pytest
 
-from scanner.findings.model import RuleInfo, Severity, Status
-from scanner.inventory.objects import K8sObject, SourceLocation
-from scanner.inventory.store import Inventory, UnavailableKind
-from scanner.rules.context import Context
-from scanner.rules.engine import evaluate
-from scanner.rules.model import AppliesTo, Rule
-from scanner.rules.primitives import PRIMITIVES, Primitive, Violation
+from hcpscan.findings.model import RuleInfo, Severity, Status
+from hcpscan.inventory.objects import K8sObject, SourceLocation
+from hcpscan.inventory.store import Inventory, UnavailableKind
+from hcpscan.rules.context import Context
+from hcpscan.rules.engine import evaluate
+from hcpscan.rules.model import AppliesTo, Rule
+from hcpscan.rules.primitives import PRIMITIVES, Primitive, Violation
 
 FORBIDDEN_SECRETS = UnavailableKind("forbidden: grant list on secrets", may_exist=True)
 NO_HOSTEDCLUSTERS = UnavailableKind("kind not served: the API server serves no HostedCluster "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.reporters import ReportOptions
+from hcpscan.reporters import ReportOptions
 from tests.reporters.reports import TEXTS, realistic_report, small_report
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scanner.findings.model import (
+from hcpscan.findings.model import (
     Finding,
     Location,
     ObjectRef,

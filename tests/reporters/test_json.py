@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scanner.reporters import JSON_SCHEMA_PATH, REPORTERS, SCHEMA_VERSION, ReportOptions
+from hcpscan.reporters import JSON_SCHEMA_PATH, REPORTERS, SCHEMA_VERSION, ReportOptions
 from tests.reporters.reports import many_findings, report_with
 
 

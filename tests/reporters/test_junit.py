@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from scanner.reporters import REPORTERS, ReportOptions
+from hcpscan.reporters import REPORTERS, ReportOptions
 from tests.reporters.reports import ignition_finding, report_with
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scanner.reporters.linehash import LineHashCache, line_hashes
+from hcpscan.reporters.linehash import LineHashCache, line_hashes
 from tests.reporters.reports import SARIF_SCHEMAS
 
 VECTORS = json.loads((SARIF_SCHEMAS / "github-line-hash-vectors.json").read_text())["cases"]

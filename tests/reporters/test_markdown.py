@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from scanner.reporters import REPORTERS, ReportOptions
+from hcpscan.reporters import REPORTERS, ReportOptions
 from tests.reporters.reports import ignition_finding, many_findings, report_with
 
 

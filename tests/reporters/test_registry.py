@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.reporters import REPORTERS, ReportOptions, render
+from hcpscan.reporters import REPORTERS, ReportOptions, render
 
 
 def test_all_formats_are_registered_under_their_names():

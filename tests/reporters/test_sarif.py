@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from scanner.findings.model import Finding, Location, ObjectRef, Severity, Status
-from scanner.reporters import REPORTERS, ReportOptions
-from scanner.reporters.linehash import line_hashes
-from scanner.reporters.locations import split_archive_path
-from scanner.reporters.sarif import build_log
+from hcpscan.findings.model import Finding, Location, ObjectRef, Severity, Status
+from hcpscan.reporters import REPORTERS, ReportOptions
+from hcpscan.reporters.linehash import line_hashes
+from hcpscan.reporters.locations import split_archive_path
+from hcpscan.reporters.sarif import build_log
 from tests.reporters.reports import (
     ARCHIVE_MEMBER_YAML,
     HOSTED_CLUSTER_PATH,

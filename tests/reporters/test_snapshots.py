@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.reporters import REPORTERS
+from hcpscan.reporters import REPORTERS
 from tests.reporters.snapshots import SNAPSHOT_EXTENSIONS
 
 

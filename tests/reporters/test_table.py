@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import re
 
-from scanner.reporters import REPORTERS, ReportOptions
+from hcpscan.reporters import REPORTERS, ReportOptions
 
 ANSI = re.compile(r"\x1b\[")
 

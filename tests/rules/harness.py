@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from scanner.findings.model import ScanReport
-from scanner.inventory import Inventory
-from scanner.rules.config import ScanConfig
-from scanner.rules.suppress import Suppressor
-from scanner.scan import RuleSelection, load_rules, run_scan
-from scanner.sources.loader import load_paths
+from hcpscan.findings.model import ScanReport
+from hcpscan.inventory import Inventory
+from hcpscan.rules.config import ScanConfig
+from hcpscan.rules.suppress import Suppressor
+from hcpscan.scan import RuleSelection, load_rules, run_scan
+from hcpscan.sources.loader import load_paths
 
 EXPECT = re.compile(r"#\s*expect:\s*(?P<ids>[A-Z0-9, ]+)")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner.findings.model import Status
-from scanner.rules.loader import builtin_rules_dir, load_rule_dirs
+from hcpscan.findings.model import Status
+from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from tests.conftest import FIXTURES
 from tests.rules.harness import expected_markers, scan
 

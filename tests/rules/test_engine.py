@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from scanner.findings.model import Severity, Status
-from scanner.rules.config import ConfigError, Exemption, ScanConfig, find_config, load_config
-from scanner.rules.engine import select_rules
-from scanner.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs, load_rule_file
-from scanner.rules.suppress import Suppressor, parse_annotation, read_baseline, write_baseline
+from hcpscan.findings.model import Severity, Status
+from hcpscan.rules.config import ConfigError, Exemption, ScanConfig, find_config, load_config
+from hcpscan.rules.engine import select_rules
+from hcpscan.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs, load_rule_file
+from hcpscan.rules.suppress import Suppressor, parse_annotation, read_baseline, write_baseline
 from tests.conftest import FIXTURES
 from tests.rules.harness import scan
 

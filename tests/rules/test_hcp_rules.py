@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scanner.findings.model import Status
-from scanner.rules.config import ScanConfig
+from hcpscan.findings.model import Status
+from hcpscan.rules.config import ScanConfig
 from tests.conftest import FIXTURES, REALWORLD
 from tests.rules.harness import scan
 

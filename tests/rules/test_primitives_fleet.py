@@ -8,22 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from scanner.analysis.proxy import parse_bundle, parse_no_proxy
-from scanner.findings.model import Status
-from scanner.rules.config import ScanConfig
-from scanner.rules.primitives.kyverno import (
+from hcpscan.analysis.proxy import parse_bundle, parse_no_proxy
+from hcpscan.findings.model import Status
+from hcpscan.rules.config import ScanConfig
+from hcpscan.rules.primitives.kyverno import (
     Resource,
     block_matches,
     injected_variables,
     kind_matches,
     selector_matches,
 )
-from scanner.rules.primitives.proxy_validity import (
+from hcpscan.rules.primitives.proxy_validity import (
     no_proxy_entry_problem,
     no_proxy_problems,
     proxy_url_problems,
 )
-from scanner.rules.primitives.tls import bundle_problems
+from hcpscan.rules.primitives.tls import bundle_problems
 from tests.rules.harness import scan
 
 CORP_PROXY_CA = """\

@@ -6,14 +6,14 @@ import base64
 import json
 from pathlib import Path
 
-from scanner.findings.model import ScanReport, Status
-from scanner.inventory import Inventory
-from scanner.inventory.objects import K8sObject
-from scanner.rules.config import ScanConfig
-from scanner.rules.primitives.proxy_clients import _divergence
-from scanner.rules.primitives.proxy_config import hcp_namespace, nad_cidrs
-from scanner.rules.primitives.proxy_ignition import computed_no_proxy
-from scanner.sources.loader import load_paths
+from hcpscan.findings.model import ScanReport, Status
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.rules.config import ScanConfig
+from hcpscan.rules.primitives.proxy_clients import _divergence
+from hcpscan.rules.primitives.proxy_config import hcp_namespace, nad_cidrs
+from hcpscan.rules.primitives.proxy_ignition import computed_no_proxy
+from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan
 
 

@@ -7,7 +7,7 @@ import json
 import tarfile
 from pathlib import Path
 
-from scanner.sources.loader import load_paths
+from hcpscan.sources.loader import load_paths
 
 GOOD = """\
 apiVersion: v1

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner.sources.loader import load_paths
+from hcpscan.sources.loader import load_paths
 from tests.conftest import REALWORLD
 from tests.sources.dumps import Expected, inspect_tree, real_objects, write_tarball, write_tree
 
@@ -100,7 +100,7 @@ def test_realworld_folders_load_without_diagnostics(folder):
 
 
 def test_resources_no_rule_needs_are_not_parsed(tmp_path, cpo_objects):
-    from scanner.sources.loader import ResourceNeeds
+    from hcpscan.sources.loader import ResourceNeeds
 
     files, _ = inspect_tree(cpo_objects, "management", "")
     write_tree(tmp_path, files)

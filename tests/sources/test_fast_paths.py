@@ -11,9 +11,9 @@ import tarfile
 
 import pytest
 
-from scanner.sources import loader
-from scanner.sources.loader import load_paths
-from scanner.sources.yamldocs import (
+from hcpscan.sources import loader
+from hcpscan.sources.loader import load_paths
+from hcpscan.sources.yamldocs import (
     YamlSyntaxError,
     _composed_documents,
     _plain_documents,
@@ -144,8 +144,8 @@ def test_in_an_archive_single_pod_files_are_read_only_for_pods_the_list_lacks(tm
 
 
 def test_the_benchmark_floor_parses_exactly_the_files_a_scan_parses():
-    from scanner.rules.config import ScanConfig
-    from scanner.scan import RuleSelection, load_rules, resource_needs
+    from hcpscan.rules.config import ScanConfig
+    from hcpscan.scan import RuleSelection, load_rules, resource_needs
 
     needs = resource_needs(load_rules(ScanConfig(), RuleSelection()))
     example = str(FIXTURES / "example")

@@ -14,9 +14,9 @@ import random
 
 import pytest
 
-from scanner.sources import fastyaml
-from scanner.sources.fastyaml import fast_documents
-from scanner.sources.yamldocs import YamlSyntaxError, _composed_documents
+from hcpscan.sources import fastyaml
+from hcpscan.sources.fastyaml import fast_documents
+from hcpscan.sources.yamldocs import YamlSyntaxError, _composed_documents
 from tests.conftest import FIXTURES, REALWORLD, SHARED
 
 pytestmark = pytest.mark.skipif(not fastyaml.AVAILABLE, reason="yaml-rs is not installed")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from scanner.inventory import Inventory
-from scanner.sources.loader import load_paths
+from hcpscan.inventory import Inventory
+from hcpscan.sources.loader import load_paths
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = REPO / ".." / "shared"

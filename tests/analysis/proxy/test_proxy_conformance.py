@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.analysis.proxy.env import evaluate_env
-from scanner.analysis.proxy.noproxy import bypasses
+from hcpscan.analysis.proxy.env import evaluate_env
+from hcpscan.analysis.proxy.noproxy import bypasses
 
 from .conftest import CONFORMANCE, DATA, table
 

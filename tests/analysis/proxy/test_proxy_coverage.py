@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.analysis.proxy.coverage import covers_cidr, covers_domain
+from hcpscan.analysis.proxy.coverage import covers_cidr, covers_domain
 
 
 def test_a_narrower_entry_does_not_cover_the_pod_network() -> None:

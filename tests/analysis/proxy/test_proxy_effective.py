@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.analysis.proxy.effective import effective_proxies
-from scanner.analysis.proxy.settings import ConsumerProxy
-from scanner.inventory import Inventory
+from hcpscan.analysis.proxy.effective import effective_proxies
+from hcpscan.analysis.proxy.settings import ConsumerProxy
+from hcpscan.inventory import Inventory
 
 
 def consumer(consumers: list[ConsumerProxy], name: str) -> ConsumerProxy:

@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from scanner.analysis.proxy.env import choose, evaluate_env, urllib_proxies
+from hcpscan.analysis.proxy.env import choose, evaluate_env, urllib_proxies
 
 BOTH = {"HTTP_PROXY": "http://upper:3128", "http_proxy": "http://lower:3128",
         "HTTPS_PROXY": "http://UPPER:3129", "https_proxy": "http://lower:3129"}

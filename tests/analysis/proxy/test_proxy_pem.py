@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from datetime import UTC, datetime
 
-from scanner.analysis.proxy.pem import parse_bundle
+from hcpscan.analysis.proxy.pem import parse_bundle
 
 from .conftest import FIXTURES
 

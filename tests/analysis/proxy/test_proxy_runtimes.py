@@ -9,8 +9,8 @@ import urllib.request
 import pytest
 import requests.utils as utils  # installed with the kubernetes client
 
-from scanner.analysis.proxy.noproxy import RUNTIME_NAMES, UnknownRuntime, bypasses
-from scanner.analysis.proxy.target import TargetError, parse_target
+from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES, UnknownRuntime, bypasses
+from hcpscan.analysis.proxy.target import TargetError, parse_target
 
 
 def direct(runtime: str, no_proxy: str | None, url: str) -> bool:
@@ -197,7 +197,7 @@ def test_every_runtime_answers() -> None:
 
 
 def test_runtime_neutral_entry_classification() -> None:
-    from scanner.analysis.proxy import parse_no_proxy
+    from hcpscan.analysis.proxy import parse_no_proxy
 
     entries = parse_no_proxy(" .svc, *.apps.example.com ,example.com:8443,10.128.0.0/14,"
                              "[fd00::1]:443,172.30.0.1,*,bad*entry,10.0.0.0/99,")

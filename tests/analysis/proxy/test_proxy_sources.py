@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from scanner.analysis.proxy import containers as ct
-from scanner.analysis.proxy.settings import source_of
-from scanner.inventory import Inventory, K8sObject
-from scanner.inventory.objects import SourceLocation
+from hcpscan.analysis.proxy import containers as ct
+from hcpscan.analysis.proxy.settings import source_of
+from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.inventory.objects import SourceLocation
 
 KUBECONFIG = """\
 apiVersion: v1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scanner.analysis.reachability.endpoints import collect_endpoints, group_classes
+from hcpscan.analysis.reachability.endpoints import collect_endpoints, group_classes
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -96,7 +96,7 @@ def test_identical_pods_share_one_class(manifests):
 
 
 def test_clusters_are_never_connected(tmp_path):
-    from scanner.analysis.reachability.connlist import connection_list
+    from hcpscan.analysis.reachability.connlist import connection_list
 
     from .conftest import load
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from scanner.analysis.reachability.graph import build_reachability
-from scanner.analysis.reachability.queries import NETWORK_POLICY, SERVICE, Evidence, Place
-from scanner.inventory import Inventory
-from scanner.sources.loader import load_paths
+from hcpscan.analysis.reachability.graph import build_reachability
+from hcpscan.analysis.reachability.queries import NETWORK_POLICY, SERVICE, Evidence, Place
+from hcpscan.inventory import Inventory
+from hcpscan.sources.loader import load_paths
 
 from .conftest import IGNITION_NODEPORT
 

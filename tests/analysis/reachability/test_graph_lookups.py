@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import yaml
 
-from scanner.analysis.hypershift import hosted_cluster_for_namespace
-from scanner.analysis.reachability.graph import build_reachability
-from scanner.inventory import Inventory, K8sObject
-from scanner.inventory.objects import SourceLocation
-from scanner.rules.context import Context
-from scanner.scan import RunClock
+from hcpscan.analysis.hypershift import hosted_cluster_for_namespace
+from hcpscan.analysis.reachability.graph import build_reachability
+from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.inventory.objects import SourceLocation
+from hcpscan.rules.context import Context
+from hcpscan.scan import RunClock
 
 from .conftest import IGNITION_NODEPORT
 

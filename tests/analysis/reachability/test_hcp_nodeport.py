@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.analysis.reachability.graph import TargetNotFound, build_reachability
-from scanner.analysis.reachability.ipspace import IPSpace
-from scanner.analysis.reachability.perimeter import load_perimeter
-from scanner.analysis.reachability.queries import can_reach, exposed_ports, who_can_reach
+from hcpscan.analysis.reachability.graph import TargetNotFound, build_reachability
+from hcpscan.analysis.reachability.ipspace import IPSpace
+from hcpscan.analysis.reachability.perimeter import load_perimeter
+from hcpscan.analysis.reachability.queries import can_reach, exposed_ports, who_can_reach
 
 from .conftest import CPO_RENDERED, FIXTURES, load
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from scanner.analysis.reachability.connlist import connection_list
-from scanner.analysis.reachability.evaluation import EvaluationOptions
-from scanner.inventory import Inventory
-from scanner.sources.loader import load_paths
+from hcpscan.analysis.reachability.connlist import connection_list
+from hcpscan.analysis.reachability.evaluation import EvaluationOptions
+from hcpscan.inventory import Inventory
+from hcpscan.sources.loader import load_paths
 
 MANIFESTS = """\
 apiVersion: v1

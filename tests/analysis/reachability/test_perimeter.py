@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.analysis.reachability.ipspace import IPSpace
-from scanner.analysis.reachability.perimeter import PerimeterError, load_perimeter, parse_perimeter
+from hcpscan.analysis.reachability.ipspace import IPSpace
+from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter, parse_perimeter
 
 from .conftest import FIXTURES
 

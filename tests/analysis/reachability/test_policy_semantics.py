@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scanner.analysis.reachability.connlist import connection_list
+from hcpscan.analysis.reachability.connlist import connection_list
 
 NS = """\
 apiVersion: v1

@@ -2,7 +2,7 @@
 
 import pytest
 
-from scanner.analysis.reachability.selectors import LabelIndex, LabelSelector, SelectorError, bits
+from hcpscan.analysis.reachability.selectors import LabelIndex, LabelSelector, SelectorError, bits
 
 PODS = [
     {"app": "web", "tier": "frontend"},

@@ -1,0 +1,3 @@
+from hcpscan.cli.main import main
+
+raise SystemExit(main())

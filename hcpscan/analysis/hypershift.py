@@ -1,0 +1,142 @@
+"""HyperShift's HostedCluster in domain terms: where its control plane runs, how each
+service is published, which networks it uses and which port its API server listens on.
+
+Facts from DOMAIN.md §2-3 (hypershift support/config/constants.go and
+hostedcluster/network_policies.go)."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Any
+
+from hcpscan.inventory import Inventory, K8sObject
+
+HOSTED_CLUSTER = "HostedCluster"
+NODE_POOL = "NodePool"
+
+# The API server port a platform uses unless spec.networking.apiServer.port says otherwise.
+KAS_PORT_BY_PLATFORM = {"Azure": 7443, "IBMCloud": 2040}
+DEFAULT_KAS_PORT = 6443
+
+
+def hcp_namespace(namespace: str, name: str) -> str:
+    """`<hostedcluster.namespace>-<hostedcluster.name>`, dots become dashes."""
+    return f"{namespace}-{name}".replace(".", "-")
+
+
+def _cidrs(entries: Any) -> tuple[str, ...]:
+    """The CIDRs of a networking list, as networks (host bits masked, as the API does);
+    entries that are not CIDRs are left out (PRX013-style validation reports them)."""
+    if not isinstance(entries, list):
+        return ()
+    out = []
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("cidr"), str):
+            try:
+                out.append(str(ipaddress.ip_network(entry["cidr"].strip(), strict=False)))
+            except ValueError:
+                continue
+    return tuple(out)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Publishing:
+    service: str  # APIServer, OAuthServer, OIDC, Konnectivity, Ignition, OVNSbDb
+    type: str  # LoadBalancer, NodePort, Route, None, S3
+    index: int  # position in spec.services, for field paths
+    node_port: int | None = None
+    address: str | None = None
+
+    @property
+    def field(self) -> str:
+        return f"spec.services[{self.index}].servicePublishingStrategy"
+
+
+@dataclass(slots=True)
+class HostedCluster:
+    obj: K8sObject
+    platform: str
+    publishing: dict[str, Publishing] = field(default_factory=dict)
+    cluster_networks: tuple[str, ...] = ()
+    service_networks: tuple[str, ...] = ()
+    machine_networks: tuple[str, ...] = ()
+    api_server_port: int | None = None
+    allowed_cidrs: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.obj.name
+
+    @property
+    def namespace(self) -> str:
+        return self.obj.namespace
+
+    @property
+    def control_plane_namespace(self) -> str:
+        return hcp_namespace(self.obj.namespace, self.obj.name)
+
+    @property
+    def kas_port(self) -> int:
+        if self.api_server_port:
+            return self.api_server_port
+        return KAS_PORT_BY_PLATFORM.get(self.platform, DEFAULT_KAS_PORT)
+
+    def published_as(self, service: str) -> str | None:
+        strategy = self.publishing.get(service)
+        return strategy.type if strategy else None
+
+    @property
+    def proxy(self) -> dict[str, Any]:
+        proxy = self.obj.get("spec.configuration.proxy")
+        return proxy if isinstance(proxy, dict) else {}
+
+
+def hosted_cluster(obj: K8sObject) -> HostedCluster:
+    spec = _mapping(obj.body.get("spec"))
+    platform = _mapping(spec.get("platform")).get("type") or "None"
+    publishing: dict[str, Publishing] = {}
+    services = spec.get("services") if isinstance(spec.get("services"), list) else []
+    for i, entry in enumerate(services):
+        if not isinstance(entry, dict):
+            continue
+        strategy = _mapping(entry.get("servicePublishingStrategy"))
+        node_port = _mapping(strategy.get("nodePort"))
+        publishing[str(entry.get("service"))] = Publishing(
+            service=str(entry.get("service")), type=str(strategy.get("type", "None")), index=i,
+            node_port=node_port.get("port") if isinstance(node_port.get("port"), int) else None,
+            address=node_port.get("address") if isinstance(node_port.get("address"), str) else None)
+    networking = _mapping(spec.get("networking"))
+    api_server = _mapping(networking.get("apiServer"))
+    return HostedCluster(
+        obj=obj, platform=str(platform), publishing=publishing,
+        cluster_networks=_cidrs(networking.get("clusterNetwork")),
+        service_networks=_cidrs(networking.get("serviceNetwork")),
+        machine_networks=_cidrs(networking.get("machineNetwork")),
+        api_server_port=api_server.get("port") if isinstance(api_server.get("port"), int) else None,
+        allowed_cidrs=tuple(c for c in api_server.get("allowedCIDRBlocks") or []
+                            if isinstance(c, str)) if isinstance(api_server.get("allowedCIDRBlocks"),
+                                                                  list) else (),
+    )
+
+
+def hosted_clusters(inventory: Inventory) -> list[HostedCluster]:
+    return [hosted_cluster(o) for o in inventory.of_kind(HOSTED_CLUSTER)]
+
+
+def hosted_cluster_for_namespace(inventory: Inventory, namespace: str,
+                                 cluster: str = "management") -> HostedCluster | None:
+    """The HostedCluster whose control plane runs in ``namespace``."""
+    return inventory.derived("hosted-clusters-by-namespace", _by_control_plane).get(
+        (cluster, namespace))
+
+
+def _by_control_plane(inventory: Inventory) -> dict[tuple[str, str], HostedCluster]:
+    index: dict[tuple[str, str], HostedCluster] = {}
+    for hc in hosted_clusters(inventory):
+        index.setdefault((hc.obj.cluster, hc.control_plane_namespace), hc)  # the first wins
+    return index

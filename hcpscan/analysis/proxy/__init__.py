@@ -1,0 +1,29 @@
+"""The proxy model: how clients read NO_PROXY, which proxy each consumer ends up
+with (and where each value comes from), and what CA bundles trust.
+
+Entry points for rules:
+* ``bypasses(runtime, no_proxy, url) -> Decision`` and ``parse_no_proxy(value)``;
+* ``evaluate_env(runtime, env, url) -> EnvDecision`` (full env precedence);
+* ``covers_cidr(runtime, no_proxy, cidr)`` / ``covers_domain(...) -> Coverage``;
+* ``effective_proxies(inventory) -> list[ConsumerProxy]``;
+* ``parse_bundle(pem_or_base64) -> CABundle``.
+"""
+
+from hcpscan.analysis.proxy.coverage import Coverage, covers_cidr, covers_domain
+from hcpscan.analysis.proxy.decision import Decision
+from hcpscan.analysis.proxy.effective import effective_proxies
+from hcpscan.analysis.proxy.env import EnvDecision, evaluate_env
+from hcpscan.analysis.proxy.noproxy import (
+    RUNTIME_NAMES,
+    NoProxyEntry,
+    bypasses,
+    parse_no_proxy,
+)
+from hcpscan.analysis.proxy.pem import CABundle, Certificate, parse_bundle
+from hcpscan.analysis.proxy.settings import ConsumerProxy, Setting, Source
+
+__all__ = [
+    "RUNTIME_NAMES", "CABundle", "Certificate", "ConsumerProxy", "Coverage", "Decision",
+    "EnvDecision", "NoProxyEntry", "Setting", "Source", "bypasses", "covers_cidr",
+    "covers_domain", "effective_proxies", "evaluate_env", "parse_bundle", "parse_no_proxy",
+]

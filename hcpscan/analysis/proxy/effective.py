@@ -1,0 +1,399 @@
+"""Effective proxy settings of every consumer in an inventory, with provenance.
+
+``effective_proxies(inventory)`` is what rules and ``hcpscan proxy`` call. It
+collects, besides containers (``workloads.py``):
+
+* ``config.openshift.io`` Proxy ``cluster``: spec (with its trustedCA ConfigMap in
+  openshift-config, key ``ca-bundle.crt``) and status, as two consumers;
+* HostedCluster ``spec.configuration.proxy`` (+ trustedCA ConfigMap in the
+  HostedCluster's namespace);
+* ignition stubs (``ignition.proxy``), as files or inside user-data Secrets;
+* systemd drop-ins, as files or as KubeadmConfig(Template) ``spec.files[]``
+  (inline, base64, or ``contentFrom.secret``);
+* Giant Swarm ``<cluster>-cluster-values`` Secrets/ConfigMaps (key ``values``);
+* AddOnDeploymentConfig ``spec.proxyConfig`` and each ManagedClusterAddOn that
+  references one (``via``);
+* kubeconfigs: ``clusters[].cluster.proxy-url`` and the CA bundle.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+from hcpscan.analysis.proxy.pem import parse_bundle
+from hcpscan.analysis.proxy.settings import (
+    ADDON_CONFIG,
+    CLUSTER_PROXY,
+    CLUSTER_VALUES,
+    HOSTED_CLUSTER,
+    IGNITION,
+    KUBEADM_FILE,
+    KUBECONFIG,
+    MANAGED_CLUSTER_ADDON,
+    SYSTEMD,
+    ConsumerProxy,
+    Setting,
+    Source,
+    source_of,
+)
+from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
+from hcpscan.inventory.fieldpath import Step
+from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
+from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
+from hcpscan.inventory.secrets import secret_values
+from hcpscan.inventory.store import Inventory
+from hcpscan.sources.systemd import parse_unit
+
+ADDON_GROUP = "addon.open-cluster-management.io"
+_FIELDS = (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"), ("noProxy", "no_proxy"))
+
+
+def effective_proxies(inventory: Inventory, runtime: str = "go",
+                      include_unset: bool = False) -> list[ConsumerProxy]:
+    """Every consumer's effective proxy settings; containers follow ``runtime``'s
+    env precedence (Go unless told otherwise)."""
+    out = container_proxies(inventory, runtime, include_unset)
+    out += openshift_proxies(inventory)
+    out += hosted_cluster_proxies(inventory)
+    out += ignition_proxies(inventory)
+    out += systemd_proxies(inventory, runtime)
+    out += cluster_values_proxies(inventory)
+    out += addon_proxies(inventory)
+    out += kubeconfig_proxies(inventory)
+    return out
+
+
+def _fields(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...], consumer: ConsumerProxy,
+            fields: tuple[tuple[str, str], ...] = _FIELDS) -> None:
+    block = obj.get(base)
+    if not isinstance(block, dict):
+        return
+    for key, attr in fields:
+        if key in block and block[key] is not None:
+            value = block[key]
+            text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+            setting = Setting(key, text, source_of(inventory, obj, base + (key,)))
+            consumer.variables[key] = setting
+            setattr(consumer, attr, setting)
+
+
+def _trusted_ca(inventory: Inventory, consumer: ConsumerProxy, obj: K8sObject,
+                field: tuple[Step, ...], namespace: str) -> None:
+    name = obj.get(field)
+    if not name:
+        return
+    ref = source_of(inventory, obj, field)
+    cm = inventory.get("ConfigMap", namespace, str(name), obj.cluster)
+    if cm is None:
+        consumer.trusted_ca = Setting("trustedCA", None, ref,
+                                      unknown=f"ConfigMap {namespace}/{name} is not in the inventory")
+        return
+    data = (cm.body.get("data") or {}).get("ca-bundle.crt")
+    if data is None:
+        consumer.trusted_ca = Setting("trustedCA", None, ref,
+                                      unknown=f"ConfigMap {namespace}/{name} has no ca-bundle.crt")
+        return
+    consumer.trusted_ca = Setting("trustedCA", str(data),
+                                  source_of(inventory, cm, ("data", "ca-bundle.crt")), (ref,))
+    consumer.ca_bundle = parse_bundle(str(data))
+
+
+def openshift_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    out = []
+    for obj in inventory.of_kind("Proxy"):
+        if obj.group != "config.openshift.io":
+            continue
+        spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj)
+        _fields(inventory, obj, ("spec",), spec)
+        _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"), "openshift-config")
+        out.append(spec)
+        if isinstance(obj.get("status"), dict):
+            status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj)
+            _fields(inventory, obj, ("status",), status)
+            status.notes.append("status: what the cluster computed (noProxy includes the "
+                                "cluster's own networks)")
+            out.append(status)
+    return out
+
+
+def hosted_cluster_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    out = []
+    for obj in inventory.of_kind("HostedCluster"):
+        base: tuple[Step, ...] = ("spec", "configuration", "proxy")
+        if not isinstance(obj.get(base), dict):
+            continue
+        consumer = ConsumerProxy(HOSTED_CLUSTER, obj.ref, obj)
+        _fields(inventory, obj, base, consumer)
+        _trusted_ca(inventory, consumer, obj, base + ("trustedCA", "name"), obj.namespace)
+        out.append(consumer)
+    return out
+
+
+def _ignition_consumer(inventory: Inventory, obj: K8sObject, body: Any, name: str,
+                       where: Source | None) -> ConsumerProxy | None:
+    ignition = body.get("ignition") if isinstance(body, dict) else None
+    proxy = ignition.get("proxy") if isinstance(ignition, dict) else None
+    if not isinstance(proxy, dict):
+        return None
+    consumer = ConsumerProxy(IGNITION, name, obj)
+    for key, attr in _FIELDS:
+        if proxy.get(key) is None:
+            continue
+        value = proxy[key]
+        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        source = where or source_of(inventory, obj, ("ignition", "proxy", key))
+        setting = Setting(key, text, source)
+        consumer.variables[key] = setting
+        setattr(consumer, attr, setting)
+    return consumer
+
+
+def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    out = []
+    for obj in inventory.of_kind(IGNITION_CONFIG):
+        consumer = _ignition_consumer(inventory, obj, obj.body, f"ignition {obj.name}", None)
+        if consumer is not None:
+            out.append(consumer)
+    for secret in inventory.of_kind("Secret"):
+        for key, value in secret_values(secret).items():
+            text = value.text
+            if text is None or '"ignition"' not in text:
+                continue
+            try:
+                body = json.loads(text)
+            except ValueError:
+                continue
+            field = "data" if key in (secret.body.get("data") or {}) else "stringData"
+            consumer = _ignition_consumer(inventory, secret, body, f"{secret.ref} key {key}",
+                                          source_of(inventory, secret, (field, key)))
+            if consumer is not None:
+                consumer.notes.append(f"ignition stub in {field}.{key}")
+                out.append(consumer)
+    return out
+
+
+def _unit_consumer(inventory: Inventory, obj: K8sObject, name: str, kind: str,
+                   environment: dict[str, tuple[str, Source]], runtime: str) -> ConsumerProxy | None:
+    from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
+
+    variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
+                 if PROXY_VARIABLE.match(k)}
+    if not variables:
+        return None
+    http, https, no = effective_settings(variables, runtime)
+    return ConsumerProxy(kind, name, obj, http_proxy=http, https_proxy=https, no_proxy=no,
+                         variables=variables, runtime=runtime)
+
+
+def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerProxy]:
+    """Drop-ins for containerd, kubelet, crio ... (Go programs: Go precedence by default)."""
+    out = []
+    for obj in inventory.of_kind(SYSTEMD_DROPIN):
+        env = obj.body.get("environment") or {}
+        found = {k: (str(v), source_of(inventory, obj, ("environment", k))) for k, v in env.items()}
+        consumer = _unit_consumer(inventory, obj, f"systemd drop-in {obj.body.get('path', obj.name)}",
+                                  SYSTEMD, found, runtime)
+        if consumer is not None:
+            out.append(consumer)
+    for obj in inventory.of_kind("KubeadmConfig", "KubeadmConfigTemplate"):
+        base: tuple[Step, ...] = ("spec", "files") if obj.kind == "KubeadmConfig" \
+            else ("spec", "template", "spec", "files")
+        files = obj.get(base)
+        for i, item in enumerate(files if isinstance(files, list) else []):
+            if isinstance(item, dict):
+                consumer = _kubeadm_file(inventory, obj, base + (i,), item, runtime)
+                if consumer is not None:
+                    out.append(consumer)
+    return out
+
+
+def decode_file_content(item: dict[str, Any]) -> str | None:
+    content = item.get("content")
+    if not isinstance(content, str):
+        return None
+    encoding = str(item.get("encoding") or "")
+    try:
+        if encoding in ("base64", "b64"):
+            return base64.b64decode(content).decode("utf-8")
+        if encoding in ("gzip+base64", "gz+b64", "gzip+b64"):
+            return gzip.decompress(base64.b64decode(content)).decode("utf-8")
+        if encoding in ("gzip", "gz"):
+            return None
+    except (binascii.Error, ValueError, OSError, UnicodeDecodeError):
+        return None
+    return content
+
+
+def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
+                  item: dict[str, Any], runtime: str) -> ConsumerProxy | None:
+    file_path = str(item.get("path", ""))
+    name = f"{obj.ref} file {file_path}"
+    secret_ref = (item.get("contentFrom") or {}).get("secret") if isinstance(
+        item.get("contentFrom"), dict) else None
+    if isinstance(secret_ref, dict):
+        where = source_of(inventory, obj, path + ("contentFrom", "secret"))
+        secret = inventory.get("Secret", obj.namespace, str(secret_ref.get("name", "")), obj.cluster)
+        key = str(secret_ref.get("key", ""))
+        value = secret_values(secret).get(key) if secret is not None else None
+        if value is None or value.text is None:
+            if ".service.d/" not in file_path and "proxy" not in file_path:
+                return None
+            why = ("redacted in the dump" if value is not None and value.redacted else
+                   f"Secret {obj.namespace}/{secret_ref.get('name')} key {key!r} is not in the "
+                   "inventory")
+            consumer = ConsumerProxy(KUBEADM_FILE, name, obj)
+            for var in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"):
+                consumer.variables[var] = Setting(var, None, where, unknown=why)
+            consumer.http_proxy, consumer.https_proxy, consumer.no_proxy = (
+                consumer.variables["HTTP_PROXY"], consumer.variables["HTTPS_PROXY"],
+                consumer.variables["NO_PROXY"])
+            return consumer
+        assert secret is not None
+        field = "data" if key in (secret.body.get("data") or {}) else "stringData"
+        text, origin, via = value.text, source_of(inventory, secret, (field, key)), (where,)
+    else:
+        text = decode_file_content(item)
+        if text is None:
+            return None
+        origin, via = source_of(inventory, obj, path + ("content",)), ()
+    unit = parse_unit(text)
+    env = {}
+    for var, (val, line) in unit.environment.items():
+        # the line inside the embedded unit, on top of where the unit text is
+        env[var] = (val, Source(origin.ref, f"{origin.field} (unit line {line})", origin.path,
+                                origin.line))
+    consumer = _unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime)
+    if consumer is not None and via:
+        for key, setting in consumer.variables.items():
+            consumer.variables[key] = Setting(setting.name, setting.value, setting.source, via)
+        consumer.http_proxy, consumer.https_proxy, consumer.no_proxy = effective_settings(
+            consumer.variables, runtime)
+    return consumer
+
+
+def _values_documents(inventory: Inventory) -> Iterator[tuple[K8sObject, str, str]]:
+    for obj in inventory.of_kind("Secret", "ConfigMap"):
+        if not obj.name.endswith("-cluster-values"):
+            continue
+        if obj.kind == "ConfigMap":
+            text = (obj.body.get("data") or {}).get("values")
+            if isinstance(text, str):
+                yield obj, "data", text
+            continue
+        value = secret_values(obj).get("values")
+        if value is not None and value.text is not None:
+            field = "data" if "values" in (obj.body.get("data") or {}) else "stringData"
+            yield obj, field, value.text
+
+
+def cluster_values_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    """Giant Swarm cluster-apps-operator values: ``cluster.proxy`` or ``proxy`` with
+    ``noProxy`` and ``http``/``https`` (or ``httpProxy``/``httpsProxy``)."""
+    out = []
+    for obj, field, text in _values_documents(inventory):
+        try:
+            values = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue
+        if not isinstance(values, dict):
+            continue
+        cluster = values.get("cluster")
+        proxy = cluster.get("proxy") if isinstance(cluster, dict) else None
+        proxy = proxy if isinstance(proxy, dict) else values.get("proxy")
+        if not isinstance(proxy, dict):
+            continue
+        where = source_of(inventory, obj, (field, "values"))
+        consumer = ConsumerProxy(CLUSTER_VALUES, f"{obj.ref} key values", obj)
+        for keys, attr in ((("http", "httpProxy"), "http_proxy"),
+                           (("https", "httpsProxy"), "https_proxy"), (("noProxy",), "no_proxy")):
+            for key in keys:
+                if proxy.get(key) is not None:
+                    setting = Setting(key, str(proxy[key]), where)
+                    consumer.variables[key] = setting
+                    setattr(consumer, attr, setting)
+                    break
+        out.append(consumer)
+    return out
+
+
+def addon_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    out = []
+    configs: dict[tuple[str, str, str], ConsumerProxy] = {}
+    for obj in inventory.of_kind("AddOnDeploymentConfig"):
+        base: tuple[Step, ...] = ("spec", "proxyConfig")
+        if not isinstance(obj.get(base), dict):
+            continue
+        consumer = ConsumerProxy(ADDON_CONFIG, obj.ref, obj)
+        _fields(inventory, obj, base, consumer)
+        ca = obj.get(base + ("caBundle",))
+        if ca:
+            consumer.trusted_ca = Setting("caBundle", str(ca),
+                                          source_of(inventory, obj, base + ("caBundle",)))
+            consumer.ca_bundle = parse_bundle(str(ca))
+        configs[(obj.cluster, obj.namespace, obj.name)] = consumer
+        out.append(consumer)
+    for obj in inventory.of_kind("ManagedClusterAddOn"):
+        for i, ref in enumerate(obj.get("spec.configs") or []):
+            if not isinstance(ref, dict) or ref.get("resource") != "addondeploymentconfigs":
+                continue
+            if ref.get("group", ADDON_GROUP) != ADDON_GROUP:
+                continue
+            key = (obj.cluster, str(ref.get("namespace") or obj.namespace), str(ref.get("name")))
+            consumer = ConsumerProxy(MANAGED_CLUSTER_ADDON, obj.ref, obj)
+            where = source_of(inventory, obj, ("spec", "configs", i))
+            target = configs.get(key)
+            if target is None:
+                consumer.notes.append(f"references AddOnDeploymentConfig {key[1]}/{key[2]}, "
+                                      "which is not in the inventory")
+                for attr, name in (("http_proxy", "httpProxy"), ("https_proxy", "httpsProxy"),
+                                   ("no_proxy", "noProxy")):
+                    setattr(consumer, attr, Setting(name, None, where,
+                                                    unknown="AddOnDeploymentConfig not in the "
+                                                            "inventory"))
+            else:
+                consumer.via = target
+                for attr in ("http_proxy", "https_proxy", "no_proxy"):
+                    setting = getattr(target, attr)
+                    if setting is not None:
+                        setattr(consumer, attr, Setting(setting.name, setting.value, setting.source,
+                                                        (where,) + setting.via, setting.unknown))
+                consumer.ca_bundle = target.ca_bundle
+            out.append(consumer)
+    return out
+
+
+def kubeconfig_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    out = []
+    for obj in inventory.of_kind(KUBECONFIG_KIND):
+        for i, entry in enumerate(obj.body.get("clusters") or []):
+            cluster = entry.get("cluster") if isinstance(entry, dict) else None
+            if not isinstance(cluster, dict):
+                continue
+            name = f"{obj.ref} cluster {entry.get('name', i)}"
+            consumer = ConsumerProxy(KUBECONFIG, name, obj)
+            base: tuple[Step, ...] = ("clusters", i, "cluster")
+            server = cluster.get("server")
+            if server:
+                consumer.variables["server"] = Setting("server", str(server),
+                                                       source_of(inventory, obj, base + ("server",)))
+            proxy_url = cluster.get("proxy-url")
+            if proxy_url:
+                setting = Setting("proxy-url", str(proxy_url),
+                                  source_of(inventory, obj, base + ("proxy-url",)))
+                consumer.variables["proxy-url"] = setting
+                consumer.http_proxy = consumer.https_proxy = setting
+            ca = cluster.get("certificate-authority-data")
+            if ca:
+                consumer.trusted_ca = Setting("certificate-authority-data", str(ca), source_of(
+                    inventory, obj, base + ("certificate-authority-data",)))
+                consumer.ca_bundle = parse_bundle(str(ca))
+            if proxy_url or ca:
+                out.append(consumer)
+    return out

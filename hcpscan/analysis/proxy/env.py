@@ -1,0 +1,259 @@
+"""Which proxy variables a client reads, in which order, and what an empty value does.
+
+``evaluate_env(runtime, env, url)`` answers the full question for a process
+environment: which proxy (if any) the request uses, the variable it came from,
+and the NO_PROXY decision. Facts per client (from each client's source):
+
+* go: ``HTTP_PROXY`` then ``http_proxy`` (same for HTTPS_PROXY, NO_PROXY) — the
+  first *non-empty* value wins; https uses only HTTPS_PROXY, http only
+  HTTP_PROXY, other schemes never a proxy; under CGI (``REQUEST_METHOD`` set)
+  HTTP_PROXY is refused for http URLs.
+* curl: ``<scheme>_proxy`` then ``<SCHEME>_PROXY`` — but never ``HTTP_PROXY``
+  (only lower-case ``http_proxy`` for http); ws/wss fall back to http(s)_proxy;
+  then ``all_proxy``/``ALL_PROXY``; ``no_proxy`` before ``NO_PROXY``; empty = unset.
+* python (urllib): every ``*_PROXY`` in any case, then lower-case ``*_proxy``
+  variables override — an *empty* lower-case one removes the entry; under CGI
+  upper-case HTTP_PROXY is dropped; only the URL's own scheme is used.
+* requests: urllib's table (plus ``all``/ALL_PROXY as a fallback); NO_PROXY is
+  ``no_proxy`` or (when that is empty/unset) ``NO_PROXY``.
+* node-undici: ``http_proxy ?? HTTP_PROXY`` — a *defined* lower-case variable
+  wins even when empty; https falls back to the http proxy; ``no_proxy ??
+  NO_PROXY``.
+* proxy-from-env: ``npm_config_<scheme>_proxy``, ``<scheme>_proxy``,
+  ``npm_config_proxy``, ``all_proxy`` — each lower-case first, then upper-case,
+  empty = unset; NO_PROXY from ``npm_config_no_proxy`` then ``no_proxy``.
+* ruby: lower-case first, then upper-case; a defined empty lower-case value wins
+  (and means "no proxy"); under CGI only a lone lower-case ``http_proxy`` or
+  ``CGI_HTTP_PROXY`` is used.
+* java: no environment variables; system properties ``http.proxyHost``,
+  ``https.proxyHost``, ``http.nonProxyHosts`` given as ``--env`` keys or as ``-D``
+  options in ``JAVA_TOOL_OPTIONS``/``JDK_JAVA_OPTIONS``/``JAVA_OPTS``.
+* wget: lower-case ``http_proxy``/``https_proxy``/``ftp_proxy``/``no_proxy`` only.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hcpscan.analysis.proxy.decision import Decision
+from hcpscan.analysis.proxy.noproxy import bypasses, runtime
+from hcpscan.analysis.proxy.target import Target, parse_target
+
+Env = Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class EnvChoice:
+    """What a client takes from an environment for one URL scheme."""
+
+    proxy: str | None  # the proxy URL, None = no proxy for this scheme
+    proxy_var: str | None  # the variable (or property) it came from
+    no_proxy: str | None
+    no_proxy_var: str | None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EnvDecision:
+    runtime: str
+    url: str
+    bypass: bool  # True = direct (no proxy configured, or NO_PROXY matched)
+    proxy: str | None  # the proxy used when not bypassed
+    proxy_var: str | None
+    matched: str | None  # the NO_PROXY entry that made it direct
+    no_proxy_var: str | None
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"url": self.url, "runtime": self.runtime, "bypass": self.bypass,
+                "matched": self.matched, "proxy": None if self.bypass else self.proxy,
+                "proxy_var": self.proxy_var, "no_proxy_var": self.no_proxy_var,
+                "reason": self.reason}
+
+
+def _first_nonempty(env: Env, *names: str) -> tuple[str | None, str | None]:
+    for name in names:
+        if env.get(name):
+            return env[name], name
+    return None, None
+
+
+def _first_defined(env: Env, *names: str) -> tuple[str | None, str | None]:
+    for name in names:
+        if name in env:
+            return env[name], name
+    return None, None
+
+
+def _go(env: Env, scheme: str) -> EnvChoice:
+    no, no_var = _first_nonempty(env, "NO_PROXY", "no_proxy")
+    if scheme == "https":
+        proxy, var = _first_nonempty(env, "HTTPS_PROXY", "https_proxy")
+    elif scheme == "http":
+        proxy, var = _first_nonempty(env, "HTTP_PROXY", "http_proxy")
+        if proxy and env.get("REQUEST_METHOD"):
+            return EnvChoice(None, var, no, no_var, "refused: HTTP_PROXY in a CGI environment")
+    else:
+        return EnvChoice(None, None, no, no_var, f"Go uses no proxy for {scheme or 'this'} URLs")
+    if proxy and proxy.partition("://")[0].lower() not in ("http", "https", "socks5"):
+        proxy = "http://" + proxy  # Go reads "host:port" (or a bogus scheme) as http
+    return EnvChoice(proxy, var, no, no_var)
+
+
+def _curl(env: Env, scheme: str) -> EnvChoice:
+    no, no_var = _first_nonempty(env, "no_proxy", "NO_PROXY")
+    names = [f"{scheme}_proxy"]
+    if scheme != "http":  # HTTP_PROXY is never read (CGI "Proxy:" header injection)
+        names.append(f"{scheme.upper()}_PROXY")
+    if scheme == "ws":
+        names.append("http_proxy")
+    elif scheme == "wss":
+        names += ["https_proxy", "HTTPS_PROXY"]
+    proxy, var = _first_nonempty(env, *names, "all_proxy", "ALL_PROXY")
+    note = "curl ignores HTTP_PROXY" if scheme == "http" and env.get("HTTP_PROXY") and \
+        var != "http_proxy" else ""
+    return EnvChoice(proxy, var, no, no_var, note)
+
+
+def urllib_proxies(env: Env) -> dict[str, tuple[str, str]]:
+    """urllib's getproxies_environment: scheme -> (value, variable)."""
+    found: dict[str, tuple[str, str]] = {}
+    for name, value in env.items():
+        if len(name) > 5 and name[-6] == "_" and name[-5:].lower() == "proxy" and value:
+            found[name[:-6].lower()] = (value, name)
+    if "REQUEST_METHOD" in env:
+        found.pop("http", None)
+    for name, value in env.items():
+        if name[-6:] == "_proxy":
+            if value:
+                found[name[:-6].lower()] = (value, name)
+            else:
+                found.pop(name[:-6].lower(), None)
+    return found
+
+
+def _python(env: Env, scheme: str) -> EnvChoice:
+    found = urllib_proxies(env)
+    proxy, var = found.get(scheme, (None, None))
+    no, no_var = found.get("no", (None, None))
+    return EnvChoice(proxy, var, no, no_var)
+
+
+def _requests(env: Env, scheme: str) -> EnvChoice:
+    found = urllib_proxies(env)
+    proxy, var = found.get(scheme) or found.get("all") or (None, None)
+    no, no_var = _first_nonempty(env, "no_proxy", "NO_PROXY")
+    return EnvChoice(proxy, var, no, no_var)
+
+
+def _undici(env: Env, scheme: str) -> EnvChoice:
+    no, no_var = _first_defined(env, "no_proxy", "NO_PROXY")
+    http, http_var = _first_defined(env, "http_proxy", "HTTP_PROXY")
+    if scheme == "https":
+        https, https_var = _first_defined(env, "https_proxy", "HTTPS_PROXY")
+        if https:
+            return EnvChoice(https, https_var, no, no_var)
+        return EnvChoice(http or None, http_var if http else None, no, no_var,
+                         "no HTTPS proxy: undici uses the HTTP proxy for https" if http else "")
+    return EnvChoice(http or None, http_var if http else None, no, no_var)
+
+
+def _pfe(env: Env, scheme: str) -> EnvChoice:
+    def get(key: str) -> tuple[str | None, str | None]:
+        return _first_nonempty(env, key.lower(), key.upper())
+
+    proxy, var = None, None
+    for key in (f"npm_config_{scheme}_proxy", f"{scheme}_proxy", "npm_config_proxy", "all_proxy"):
+        proxy, var = get(key)
+        if proxy:
+            break
+    no, no_var = None, None
+    for key in ("npm_config_no_proxy", "no_proxy"):
+        no, no_var = get(key)
+        if no:
+            break
+    if proxy and "://" not in proxy:
+        proxy = f"{scheme}://{proxy}"
+    return EnvChoice(proxy, var, no, no_var)
+
+
+def _ruby(env: Env, scheme: str) -> EnvChoice:
+    no, no_var = _first_defined(env, "no_proxy", "NO_PROXY")
+    name = f"{scheme}_proxy"
+    if name == "http_proxy" and "REQUEST_METHOD" in env:
+        lone = [k for k in env if k.lower() == "http_proxy"] == ["http_proxy"]
+        proxy, var = (env["http_proxy"], "http_proxy") if lone else (None, None)
+        if not proxy:
+            proxy, var = _first_defined(env, "CGI_HTTP_PROXY")
+    else:
+        proxy, var = _first_defined(env, name, name.upper())
+    return EnvChoice(proxy or None, var, no, no_var,
+                     "an empty variable means no proxy" if var and not proxy else "")
+
+
+def java_properties(env: Env) -> dict[str, str]:
+    """System properties from ``-Dk=v`` options and property-shaped keys."""
+    props: dict[str, str] = {}
+    for var in ("JAVA_OPTS", "JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS"):
+        try:
+            words = shlex.split(env.get(var, ""))
+        except ValueError:
+            continue
+        for word in words:
+            if word.startswith("-D"):
+                key, _, value = word[2:].partition("=")
+                props[key] = value
+    props.update({k: v for k, v in env.items() if "." in k})
+    return props
+
+
+def _java(env: Env, scheme: str) -> EnvChoice:
+    props = java_properties(env)
+    no = props.get("http.nonProxyHosts")
+    no_var = "http.nonProxyHosts" if no is not None else None
+    for prefix in ((scheme,) if scheme in ("http", "https") else ()) + ("proxy",):
+        host = props.get(f"{prefix}.proxyHost" if prefix != "proxy" else "proxyHost")
+        if host:
+            port = props.get(f"{prefix}.proxyPort" if prefix != "proxy" else "proxyPort", "")
+            var = f"{prefix}.proxyHost" if prefix != "proxy" else "proxyHost"
+            return EnvChoice(f"http://{host}" + (f":{port}" if port else ""), var, no, no_var)
+    return EnvChoice(None, None, no, no_var, "Java reads no proxy environment variables")
+
+
+def _wget(env: Env, scheme: str) -> EnvChoice:
+    proxy, var = _first_nonempty(env, f"{scheme}_proxy") if scheme in ("http", "https", "ftp") \
+        else (None, None)
+    no, no_var = _first_defined(env, "no_proxy")
+    return EnvChoice(proxy, var, no, no_var)
+
+
+_CHOOSERS: dict[str, Callable[[Env, str], EnvChoice]] = {
+    "go": _go, "curl": _curl, "python": _python, "requests": _requests,
+    "node-undici": _undici, "proxy-from-env": _pfe, "ruby": _ruby, "java": _java, "wget": _wget,
+}
+
+
+def choose(runtime_name: str, env: Env, scheme: str) -> EnvChoice:
+    runtime(runtime_name)  # raises for an unknown name
+    return _CHOOSERS[runtime_name](env, scheme.lower())
+
+
+def evaluate_env(runtime_name: str, env: Env, url: str | Target) -> EnvDecision:
+    target = url if isinstance(url, Target) else parse_target(url)
+    choice = choose(runtime_name, env, target.scheme or "http")
+    if not choice.proxy:
+        reason = choice.note or f"no proxy variable for {target.scheme or 'http'} URLs"
+        return EnvDecision(runtime_name, target.raw, True, None, choice.proxy_var, None,
+                           choice.no_proxy_var, reason)
+    if runtime_name == "java":
+        decision: Decision = bypasses("java", choice.no_proxy, target)
+    else:
+        decision = bypasses(runtime_name, choice.no_proxy or "", target)
+    reason = decision.reason if decision.bypass else "through " + choice.proxy
+    if choice.note and not decision.bypass:
+        reason += f" ({choice.note})"
+    return EnvDecision(runtime_name, target.raw, decision.bypass, choice.proxy, choice.proxy_var,
+                       decision.matched, choice.no_proxy_var, reason)

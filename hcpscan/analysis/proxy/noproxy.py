@@ -1,0 +1,108 @@
+"""NO_PROXY evaluation per client runtime: does a request go direct or through the proxy?
+
+``bypasses(runtime, no_proxy, url)`` is the one entry point rules need; the
+runtime modules under ``runtimes/`` hold each client's own reading of the list,
+researched from its source (see each module's docstring).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+from hcpscan.analysis.proxy.decision import Decision
+from hcpscan.analysis.proxy.hosts import strict_ip
+from hcpscan.analysis.proxy.runtimes import curl, go, java, python_urllib, requests, ruby, wget
+from hcpscan.analysis.proxy.runtimes.base import AddressRules, IPNetwork, Runtime
+from hcpscan.analysis.proxy.runtimes.node import ProxyFromEnv, Undici
+from hcpscan.analysis.proxy.target import Target, parse_target
+
+# Order: Go first (what Kubernetes and OpenShift components use), then by popularity.
+RUNTIMES: dict[str, Runtime] = {
+    r.NAME: r for r in (
+        go, curl, python_urllib, requests, Undici(), ProxyFromEnv(), ruby, java, wget,  # type: ignore[misc]
+    )
+}
+RUNTIME_NAMES: tuple[str, ...] = tuple(RUNTIMES)
+
+
+class UnknownRuntime(ValueError):
+    pass
+
+
+def runtime(name: str) -> Runtime:
+    try:
+        return RUNTIMES[name]
+    except KeyError:
+        raise UnknownRuntime(f"unknown runtime {name!r}; known: {', '.join(RUNTIME_NAMES)}") from None
+
+
+def bypasses(runtime_name: str, no_proxy: str | None, url: str | Target) -> Decision:
+    """Whether ``runtime_name`` sends ``url`` direct when its NO_PROXY list is ``no_proxy``.
+
+    For ``java`` the list is ``http.nonProxyHosts`` (``|``-separated); ``None``
+    means the property is unset (the JDK default list applies). For every other
+    runtime ``None`` is the same as an empty list.
+    """
+    target = url if isinstance(url, Target) else parse_target(url)
+    rt = runtime(runtime_name)
+    if runtime_name == java.NAME:
+        return java.decide(no_proxy, target)
+    return rt.decide(no_proxy or "", target)
+
+
+def address_rules(runtime_name: str, no_proxy: str | None, port: int | None) -> AddressRules:
+    rt = runtime(runtime_name)
+    if runtime_name == java.NAME:
+        return java.address_rules(no_proxy, port)
+    return rt.address_rules(no_proxy or "", port)
+
+
+@dataclass(frozen=True, slots=True)
+class NoProxyEntry:
+    """One comma-separated entry, classified the way most clients would read it.
+
+    A runtime-neutral view for rules ("this list holds a CIDR, which Python and
+    Node ignore"); the decisions themselves come from ``bypasses``.
+    """
+
+    raw: str
+    kind: str  # "wildcard" | "cidr" | "ip" | "domain" (apex+subdomains) | "subdomains" | "invalid"
+    host: str = ""  # lower case, without a leading "*." / "." and without the port
+    port: int | None = None
+    network: IPNetwork | None = None
+
+
+def parse_no_proxy(value: str | None) -> tuple[NoProxyEntry, ...]:
+    out = []
+    for piece in (value or "").split(","):
+        raw = piece.strip()
+        if not raw:
+            continue
+        if raw == "*":
+            out.append(NoProxyEntry(raw, "wildcard"))
+            continue
+        try:
+            if "/" in raw:
+                net = ipaddress.ip_network(raw.lower(), strict=False)
+                out.append(NoProxyEntry(raw, "cidr", str(net.network_address), network=net))
+                continue
+        except ValueError:
+            out.append(NoProxyEntry(raw, "invalid"))
+            continue
+        split = go.split_host_port(raw.lower())
+        host, port = split if split is not None else (raw.lower(), "")
+        if port and not port.isdigit() or not host:
+            out.append(NoProxyEntry(raw, "invalid"))
+            continue
+        number = int(port) if port else None
+        ip = strict_ip(host)
+        if ip is not None:
+            out.append(NoProxyEntry(raw, "ip", str(ip), number, ipaddress.ip_network(ip)))
+        elif host.startswith(("*.", ".")):
+            out.append(NoProxyEntry(raw, "subdomains", host.lstrip("*").lstrip("."), number))
+        elif "*" in host or any(c.isspace() for c in host):
+            out.append(NoProxyEntry(raw, "invalid"))
+        else:
+            out.append(NoProxyEntry(raw, "domain", host, number))
+    return tuple(out)

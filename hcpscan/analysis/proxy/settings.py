@@ -1,0 +1,198 @@
+"""Effective proxy settings of one consumer, each value with where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hcpscan.analysis.proxy.pem import CABundle
+from hcpscan.inventory.fieldpath import Step, format_path, parse_path
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.store import Inventory
+
+# Consumer kinds, as shown in reports.
+CONTAINER = "container"
+KONNECTIVITY_SIDECAR = "konnectivity-sidecar"
+CLUSTER_PROXY = "Proxy"  # config.openshift.io/v1 Proxy
+HOSTED_CLUSTER = "HostedCluster"
+IGNITION = "ignition"
+SYSTEMD = "systemd-dropin"
+KUBEADM_FILE = "kubeadm-file"
+CLUSTER_VALUES = "cluster-values"
+ADDON_CONFIG = "AddOnDeploymentConfig"
+MANAGED_CLUSTER_ADDON = "ManagedClusterAddOn"
+KUBECONFIG = "kubeconfig"
+
+
+class Source:
+    """A field of an inventory object and its own line in the user's file.
+
+    ``source_of`` names the object and field, and finds the line, only when
+    asked for (a report printing them): finding a field's line re-reads its
+    document, and the model records thousands of sources of which reports
+    show a few."""
+
+    __slots__ = ("_ref", "_field", "_path", "_line", "_of", "_unlocated")
+
+    def __init__(self, ref: str, field: str, path: str | None = None, line: int | None = None) -> None:
+        self._ref: str | None = ref  # "Deployment hcp-namespace/oauth-openshift"
+        self._field: str | None = field  # "spec.template.spec.containers[0].env[3].value"
+        self._path, self._line = path, line
+        self._of: tuple[Inventory, K8sObject, tuple[Step, ...]] | None = None
+        self._unlocated = False
+
+    @classmethod
+    def of_field(cls, inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...]) -> Source:
+        """The field ``steps`` of ``obj``: named and located when first asked for."""
+        source = cls.__new__(cls)
+        source._ref = source._field = source._path = source._line = None
+        source._of = (inventory, obj, steps)
+        source._unlocated = True
+        return source
+
+    @property
+    def ref(self) -> str:
+        if self._ref is None:
+            self._name()
+        return self._ref  # type: ignore[return-value]
+
+    @property
+    def field(self) -> str:
+        if self._field is None:
+            self._name()
+        return self._field  # type: ignore[return-value]
+
+    def _name(self) -> None:
+        assert self._of is not None
+        _inventory, obj, steps = self._of
+        if obj.origin is not None and obj.source.embedded_in:
+            # a document inside another (a kubeconfig in a Secret): name the outer object
+            self._ref = obj.origin.ref
+            self._field = f"{obj.source.embedded_in} ({format_path(steps)})"
+        else:
+            self._ref, self._field = obj.ref, format_path(steps)
+
+    def _located(self) -> None:
+        if self._unlocated:
+            assert self._of is not None
+            inventory, obj, steps = self._of
+            loc = inventory.locate(obj, steps)
+            self._path, self._line, self._unlocated = loc.path, loc.line, False
+
+    @property
+    def path(self) -> str:
+        self._located()
+        return self._path or ""
+
+    @property
+    def line(self) -> int:
+        self._located()
+        return self._line or 1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Source) and (self.ref, self.field, self.path, self.line) == (
+            other.ref, other.field, other.path, other.line)
+
+    def __hash__(self) -> int:
+        return hash((self.ref, self.field))
+
+    def __repr__(self) -> str:
+        return f"Source({self.ref!r}, {self.field!r})"
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} ({self.ref} {self.field})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"object": self.ref, "field": self.field, "path": self.path, "line": self.line}
+
+
+def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | str) -> Source:
+    return Source.of_field(inventory, obj, steps if isinstance(steps, tuple) else parse_path(steps))
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One value (``None`` = unknown) and the chain that produced it.
+
+    ``source`` is where the value is written; ``via`` lists the references
+    followed to get there (an ``env[].valueFrom`` pointing at a ConfigMap key).
+    """
+
+    name: str  # variable, field or flag name as written
+    value: str | None
+    source: Source
+    via: tuple[Source, ...] = ()
+    unknown: str = ""  # why the value is not known (redacted, not in the inventory ...)
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "value": self.value,
+                               "source": self.source.to_json()}
+        if self.via:
+            out["via"] = [s.to_json() for s in self.via]
+        if self.unknown:
+            out["unknown"] = self.unknown
+        return out
+
+
+@dataclass(slots=True)
+class ConsumerProxy:
+    """The proxy settings one consumer ends up with.
+
+    ``http_proxy``/``https_proxy``/``no_proxy`` are the effective values (for
+    containers: after the env precedence of ``runtime``); ``variables`` keeps
+    every proxy-related input as written. ``via`` is the consumer the settings
+    are delegated to (a konnectivity sidecar, an AddOnDeploymentConfig).
+    """
+
+    kind: str
+    name: str
+    object: K8sObject
+    container: str | None = None
+    http_proxy: Setting | None = None
+    https_proxy: Setting | None = None
+    no_proxy: Setting | None = None
+    variables: dict[str, Setting] = field(default_factory=dict)
+    trusted_ca: Setting | None = None
+    ca_bundle: CABundle | None = None
+    via: ConsumerProxy | None = None
+    runtime: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def cluster(self) -> str:
+        return self.object.cluster
+
+    @property
+    def namespace(self) -> str:
+        return self.object.namespace
+
+    def effective(self, which: str) -> Setting | None:
+        return {"httpProxy": self.http_proxy, "httpsProxy": self.https_proxy,
+                "noProxy": self.no_proxy}[which]
+
+    def to_json(self) -> dict[str, Any]:
+        def one(s: Setting | None) -> dict[str, Any] | None:
+            return s.to_json() if s is not None else None
+
+        out: dict[str, Any] = {
+            "kind": self.kind, "consumer": self.name, "cluster": self.cluster,
+            "object": {"kind": self.object.kind, "namespace": self.object.namespace,
+                       "name": self.object.name},
+            "container": self.container, "runtime": self.runtime,
+            "httpProxy": one(self.http_proxy), "httpsProxy": one(self.https_proxy),
+            "noProxy": one(self.no_proxy),
+            "variables": {k: v.to_json() for k, v in self.variables.items()},
+        }
+        if self.trusted_ca is not None:
+            out["trustedCA"] = self.trusted_ca.to_json()
+        if self.ca_bundle is not None:
+            out["caBundle"] = self.ca_bundle.to_json()
+        if self.via is not None:
+            out["via"] = self.via.to_json()
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out

@@ -1,0 +1,129 @@
+"""Effective proxy of each container, including HyperShift's control-plane proxy path.
+
+A container's effective ``httpProxy``/``httpsProxy``/``noProxy`` follow the env
+precedence of a runtime (default Go: every Kubernetes and OpenShift component).
+When a container's proxy is ``http://127.0.0.1:<port>`` (or ``socks5://``) and a
+``konnectivity-https-proxy`` / ``konnectivity-socks5-proxy`` sidecar of the same
+pod serves that port, the request is tunnelled through konnectivity into the
+data plane; the sidecar's ``--http-proxy``/``--https-proxy``/``--no-proxy`` flags
+are the hosted cluster's proxy it then uses (DOMAIN.md §3). The consumer's
+``via`` is that sidecar. The sidecars serve on 8090 unless ``--serving-port``
+says otherwise (as the rendered CPO manifests show).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hcpscan.analysis.proxy import containers as ct
+from hcpscan.analysis.proxy.env import choose
+from hcpscan.analysis.proxy.settings import (
+    CONTAINER,
+    KONNECTIVITY_SIDECAR,
+    ConsumerProxy,
+    Setting,
+    source_of,
+)
+from hcpscan.inventory.store import Inventory
+
+KONNECTIVITY_COMMANDS = {"konnectivity-https-proxy": "http", "konnectivity-socks5-proxy": "socks5"}
+DEFAULT_SERVING_PORT = 8090
+_LOCAL_PROXY = re.compile(r"^(?:(https?|socks5h?)://)?(?:127\.0\.0\.1|localhost|\[::1\]):(\d+)/?$")
+_UNKNOWN = "\x00unknown:"
+
+
+def effective_settings(variables: dict[str, Setting], runtime: str = "go"
+                       ) -> tuple[Setting | None, Setting | None, Setting | None]:
+    """(httpProxy, httpsProxy, noProxy) a ``runtime`` client takes from these variables.
+
+    An unknown value stands in as a non-empty placeholder, so an unknown variable
+    that the client would read first makes the effective value unknown too.
+    """
+    env = {k: (v.value if v.value is not None else _UNKNOWN + k) for k, v in variables.items()}
+
+    def pick(scheme: str) -> tuple[Setting | None, Setting | None]:
+        choice = choose(runtime, env, scheme)
+        proxy = variables.get(choice.proxy_var) if choice.proxy and choice.proxy_var else None
+        no = variables.get(choice.no_proxy_var) if choice.no_proxy_var else None
+        return proxy, no
+
+    http, no_http = pick("http")
+    https, no_https = pick("https")
+    return http, https, no_https or no_http
+
+
+def _sidecar(inventory: Inventory, ref: ct.ContainerRef) -> ConsumerProxy | None:
+    words = ct.words(ref)
+    if KONNECTIVITY_COMMANDS.keys().isdisjoint(words):
+        return None
+    kind = next(KONNECTIVITY_COMMANDS[w] for w in words if w in KONNECTIVITY_COMMANDS)
+    flags = ct.flag_values(ref)
+    consumer = ConsumerProxy(KONNECTIVITY_SIDECAR, f"{ref.obj.ref} container {ref.name}", ref.obj,
+                             container=ref.name)
+    for flag, attr in (("--http-proxy", "http_proxy"), ("--https-proxy", "https_proxy"),
+                       ("--no-proxy", "no_proxy")):
+        if flag in flags:
+            value, path = flags[flag]
+            setting = Setting(flag, value, source_of(inventory, ref.obj, path))
+            consumer.variables[flag] = setting
+            setattr(consumer, attr, setting)
+    port = flags.get("--serving-port", (str(DEFAULT_SERVING_PORT), ()))[0]
+    consumer.notes.append(f"{kind} proxy on 127.0.0.1:{port}, tunnelling through konnectivity "
+                          "into the data plane")
+    if consumer.http_proxy is None and consumer.https_proxy is None:
+        consumer.notes.append("no --http-proxy/--https-proxy: connects directly from the data plane")
+    consumer.variables["--serving-port"] = Setting(
+        "--serving-port", port, source_of(inventory, ref.obj, flags["--serving-port"][1])
+        if "--serving-port" in flags else source_of(inventory, ref.obj, ref.path))
+    return consumer
+
+
+def _serving(sidecar: ConsumerProxy) -> tuple[str, str]:
+    kind = "socks5" if "socks5 proxy" in sidecar.notes[0] else "http"
+    return kind, str(sidecar.variables["--serving-port"].value)
+
+
+def _link(consumer: ConsumerProxy, sidecars: list[ConsumerProxy]) -> None:
+    for setting in (consumer.https_proxy, consumer.http_proxy,
+                    consumer.variables.get("ALL_PROXY"), consumer.variables.get("all_proxy")):
+        if setting is None or setting.value is None:
+            continue
+        m = _LOCAL_PROXY.match(setting.value.strip())
+        if not m:
+            continue
+        scheme = "socks5" if (m.group(1) or "http").startswith("socks") else "http"
+        for sidecar in sidecars:
+            if _serving(sidecar) == (scheme, m.group(2)):
+                consumer.via = sidecar
+                consumer.notes.append(f"{setting.name}={setting.value} is the konnectivity sidecar "
+                                      f"{sidecar.container}: the HCP control-plane proxy path")
+                return
+        consumer.notes.append(f"{setting.name}={setting.value} points at the pod itself, but no "
+                              "konnectivity sidecar serves that port")
+
+
+def container_proxies(inventory: Inventory, runtime: str = "go",
+                      include_unset: bool = False) -> list[ConsumerProxy]:
+    """One consumer per container with proxy variables (or every container with
+    ``include_unset``), plus one per konnectivity proxy sidecar."""
+    by_pod: dict[tuple[int, tuple[object, ...]], list[ct.ContainerRef]] = {}
+    for ref in ct.containers(inventory):
+        by_pod.setdefault((id(ref.obj), ref.pod_path), []).append(ref)
+    out: list[ConsumerProxy] = []
+    for refs in by_pod.values():
+        sidecars = [s for s in (_sidecar(inventory, r) for r in refs) if s is not None]
+        out.extend(sidecars)
+        sidecar_names = {s.container for s in sidecars}
+        for ref in refs:
+            if ref.name in sidecar_names or not (include_unset or ct.may_set_proxy(ref)):
+                continue
+            variables = ct.proxy_variables(ct.container_env(inventory, ref))
+            if not variables and not include_unset:
+                continue
+            http, https, no = effective_settings(variables, runtime)
+            consumer = ConsumerProxy(CONTAINER, f"{ref.obj.ref} container {ref.name}", ref.obj,
+                                     container=ref.name, http_proxy=http, https_proxy=https,
+                                     no_proxy=no, variables=variables, runtime=runtime)
+            _link(consumer, sidecars)
+            out.append(consumer)
+    return out

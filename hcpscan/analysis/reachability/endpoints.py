@@ -1,0 +1,277 @@
+"""Endpoints (pods, or one synthetic pod per workload) and their equivalence classes.
+
+Pods come from Pod objects. A workload controller (Deployment, StatefulSet,
+DaemonSet, ReplicaSet, ReplicationController, Job, CronJob, DeploymentConfig)
+that has no Pod in the input - the usual case for a GitOps tree - gets one
+synthetic endpoint built from its pod template (labels, container ports,
+hostNetwork). Every endpoint knows its top owner, shown as
+``namespace/name[Kind]``.
+
+Endpoints with the same cluster, namespace, labels, container ports and
+hostNetwork flag cannot be told apart by any NetworkPolicy, so they are grouped
+into one ``EndpointClass`` before any pairwise work.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hcpscan.analysis.reachability.ports import normalise_protocol
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import K8sObject
+
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",
+                  "Job", "CronJob", "DeploymentConfig")
+DEFAULT_NAMESPACE = "default"
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+
+
+def namespace_of(obj: K8sObject) -> str:
+    """Namespaced objects written without a namespace land in ``default``, as
+    ``kubectl apply`` would put them."""
+    return obj.namespace or DEFAULT_NAMESPACE
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Workload:
+    """The top owner of an endpoint: what the connection list names."""
+
+    namespace: str
+    name: str
+    kind: str
+
+    @property
+    def ref(self) -> str:
+        return f"{self.namespace}/{self.name}[{self.kind}]"
+
+    def __str__(self) -> str:
+        return self.ref
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerPort:
+    number: int
+    protocol: str = "TCP"
+    name: str = ""
+
+
+@dataclass(slots=True, eq=False)
+class Endpoint:
+    cluster: str
+    namespace: str
+    name: str
+    workload: Workload
+    labels: dict[str, str]
+    ports: tuple[ContainerPort, ...]
+    host_network: bool
+    ips: tuple[str, ...]
+    obj: K8sObject
+    synthetic: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class EndpointClass:
+    """Endpoints no NetworkPolicy can tell apart."""
+
+    index: int
+    cluster: str
+    namespace: str
+    labels: dict[str, str]
+    namespace_labels: dict[str, str]
+    ports: tuple[ContainerPort, ...]
+    host_network: bool
+    ips: tuple[str, ...] = ()
+    endpoints: list[Endpoint] = field(default_factory=list)
+    # (number of endpoints, their workloads): asked for constantly, computed once per size
+    _workloads: tuple[int, list[Workload]] = field(default=(-1, []), repr=False, compare=False)
+
+    @property
+    def workloads(self) -> list[Workload]:
+        count, found = self._workloads
+        if count != len(self.endpoints):
+            found = sorted({e.workload for e in self.endpoints})
+            self._workloads = (len(self.endpoints), found)
+        return list(found)
+
+    @property
+    def id(self) -> str:
+        return f"class-{self.index}"
+
+    def __str__(self) -> str:
+        names = ", ".join(w.ref for w in self.workloads[:3])
+        more = f" (+{len(self.workloads) - 3})" if len(self.workloads) > 3 else ""
+        return names + more
+
+    def resolve_named_port(self, name: str, protocol: str) -> int | None:
+        """A named port resolves only on a container port with that name and
+        the rule's protocol."""
+        for port in self.ports:
+            if port.name == name and port.protocol == protocol:
+                return port.number
+        return None
+
+
+def container_ports(pod_spec: dict[str, Any]) -> tuple[ContainerPort, ...]:
+    found: set[ContainerPort] = set()
+    containers = list(pod_spec.get("containers") or [])
+    # native sidecars (init containers that keep running) also listen
+    containers += [c for c in pod_spec.get("initContainers") or []
+                   if isinstance(c, dict) and c.get("restartPolicy") == "Always"]
+    for container in containers:
+        if not isinstance(container, dict):
+            continue
+        for port in container.get("ports") or []:
+            if not isinstance(port, dict):
+                continue
+            number = port.get("containerPort")
+            if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= 65535:
+                continue
+            found.add(ContainerPort(number, normalise_protocol(port.get("protocol")),
+                                    str(port.get("name") or "")))
+    return tuple(sorted(found, key=lambda p: (p.number, p.protocol, p.name)))
+
+
+def _controller_ref(obj: K8sObject) -> dict[str, Any] | None:
+    for ref in obj.metadata.get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller") is True and ref.get("name"):
+            return ref
+    return None
+
+
+class _Owners:
+    """Follows controller owner references up through workload objects."""
+
+    def __init__(self, inventory: Inventory, cluster: str) -> None:
+        self.inventory = inventory
+        self.cluster = cluster
+
+    def top_of(self, obj: K8sObject) -> Workload:
+        namespace = namespace_of(obj)
+        node: K8sObject | None = obj
+        if obj.kind == "Pod":
+            ref = _controller_ref(obj)
+            if ref is None or ref.get("kind") == "Node":
+                return Workload(namespace, obj.name, "Pod")
+            # a pod's controller names it whatever the kind; no kind means a bare pod
+            kind = str(ref.get("kind") or "")
+            current = Workload(namespace, str(ref["name"]), kind or "Pod")
+            node = self._find(kind, namespace, current.name) if kind in WORKLOAD_KINDS else None
+        else:
+            current = Workload(namespace, obj.name, obj.kind)
+        seen = {current}
+        while node is not None:
+            ref = _controller_ref(node)
+            if ref is None or ref.get("kind") not in WORKLOAD_KINDS:
+                break
+            parent = self._find(str(ref["kind"]), namespace, str(ref["name"]))
+            if parent is None:
+                break  # the owner is not in the input: this workload stands for it
+            current = Workload(namespace, parent.name, parent.kind)
+            if current in seen:
+                break
+            seen.add(current)
+            node = parent
+        return current
+
+    def _find(self, kind: str, namespace: str, name: str) -> K8sObject | None:
+        found = self.inventory.get(kind, namespace, name, self.cluster)
+        if found is None and namespace == DEFAULT_NAMESPACE:
+            found = self.inventory.get(kind, "", name, self.cluster)
+        return found
+
+
+def pod_template(obj: K8sObject) -> dict[str, Any] | None:
+    path = "spec.jobTemplate.spec.template" if obj.kind == "CronJob" else "spec.template"
+    template = obj.get(path)
+    return template if isinstance(template, dict) else None
+
+
+def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
+    owners = _Owners(inventory, cluster)
+    endpoints: list[Endpoint] = []
+    owned: set[Workload] = set()
+    for pod in inventory.of_kind("Pod"):
+        if pod.cluster != cluster:
+            continue
+        spec = pod.body.get("spec") if isinstance(pod.body.get("spec"), dict) else {}
+        workload = owners.top_of(pod)
+        owned.add(workload)
+        endpoints.append(Endpoint(
+            cluster, namespace_of(pod), pod.name, workload, _str_labels(pod.labels),
+            container_ports(spec), bool(spec.get("hostNetwork")), _pod_ips(pod), pod))
+    for obj in inventory.of_kind(*WORKLOAD_KINDS):
+        if obj.cluster != cluster:
+            continue
+        workload = owners.top_of(obj)
+        if workload != Workload(namespace_of(obj), obj.name, obj.kind):
+            continue  # owned by another workload: that one is the endpoint
+        if workload in owned:
+            continue  # real pods of this workload are in the input
+        template = pod_template(obj)
+        if template is None:
+            continue
+        meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+        spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        endpoints.append(Endpoint(
+            cluster, namespace_of(obj), obj.name, workload, _str_labels(labels),
+            container_ports(spec), bool(spec.get("hostNetwork")), (), obj, synthetic=True))
+    return endpoints
+
+
+def _str_labels(labels: dict[str, Any]) -> dict[str, str]:
+    return {str(k): "" if v is None else str(v) for k, v in labels.items()}
+
+
+def _pod_ips(pod: K8sObject) -> tuple[str, ...]:
+    status = pod.body.get("status") if isinstance(pod.body.get("status"), dict) else {}
+    ips = [p.get("ip") for p in status.get("podIPs") or [] if isinstance(p, dict)]
+    if not ips and status.get("podIP"):
+        ips = [status["podIP"]]
+    return tuple(sorted({str(ip) for ip in ips if ip}))
+
+
+def namespace_labels(inventory: Inventory, cluster: str, namespace: str) -> dict[str, str]:
+    labels = _str_labels(inventory.namespace_labels(namespace, cluster))
+    labels.setdefault(NAMESPACE_NAME_LABEL, namespace)
+    return labels
+
+
+def group_classes(endpoints: Iterable[Endpoint], inventory: Inventory, *,
+                  by_ip: bool = False) -> list[EndpointClass]:
+    """Group endpoints into classes; with ``by_ip`` (ipBlock selects pods) pod
+    IPs are part of the identity, since policies can then tell pods apart by IP."""
+    groups: dict[tuple[Any, ...], EndpointClass] = {}
+    ns_labels: dict[tuple[str, str], dict[str, str]] = {}
+    for ep in endpoints:
+        key = (ep.cluster, ep.namespace, tuple(sorted(ep.labels.items())), ep.ports,
+               ep.host_network, ep.ips if by_ip else ())
+        klass = groups.get(key)
+        if klass is None:
+            nsl = ns_labels.get((ep.cluster, ep.namespace))
+            if nsl is None:
+                nsl = ns_labels[(ep.cluster, ep.namespace)] = namespace_labels(
+                    inventory, ep.cluster, ep.namespace)
+            klass = groups[key] = EndpointClass(len(groups), ep.cluster, ep.namespace, ep.labels,
+                                                nsl, ep.ports, ep.host_network,
+                                                ep.ips if by_ip else ())
+        klass.endpoints.append(ep)
+    return list(groups.values())
+
+
+def namespaces_in(inventory: Inventory, cluster: str, classes: Iterable[EndpointClass]) -> list[str]:
+    names = {c.namespace for c in classes}
+    names |= {o.name for o in inventory.of_kind("Namespace") if o.cluster == cluster}
+    return sorted(names)
+
+
+def endpoints_by_workload(classes: Iterable[EndpointClass]) -> dict[Workload, list[EndpointClass]]:
+    out: dict[Workload, list[EndpointClass]] = defaultdict(list)
+    for klass in classes:
+        for workload in klass.workloads:
+            if klass not in out[workload]:
+                out[workload].append(klass)
+    return out

@@ -1,0 +1,295 @@
+"""NetworkPolicy evaluation over endpoint classes and external ranges, as bit masks.
+
+For one cluster, every endpoint class and every external range gets a bit.
+Each rule's peers become a mask (selectors through ``LabelIndex``, ipBlocks
+through range containment); each destination's ingress then partitions the
+sources by *which rules* select them, and each source's egress partitions the
+destinations the same way. A connection is the intersection of what the
+source's egress allows and what the destination's ingress allows. Work is
+proportional to classes, rules and the connections that exist - never to raw
+pod pairs.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from hcpscan.analysis.reachability.endpoints import EndpointClass
+from hcpscan.analysis.reachability.ipspace import IPSpace
+from hcpscan.analysis.reachability.policies import (
+    EGRESS,
+    INGRESS,
+    NetworkPolicyModel,
+    PeerSpec,
+    PolicyRule,
+)
+from hcpscan.analysis.reachability.ports import ConnectionSet, union_all
+from hcpscan.analysis.reachability.selectors import LabelIndex, bits
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationOptions:
+    """Documented choices where Kubernetes leaves the answer to the network plugin.
+
+    ``ipblock_selects_pods``: ipBlock peers also match pods whose IPs lie in
+    the block (default False: ipBlock describes addresses outside the cluster,
+    as the NetworkPolicy API documents and np-guard's analyser assumes).
+    ``host_network_exempt``: pods with ``hostNetwork: true`` are not isolated
+    by NetworkPolicy (default False: treat them like other pods; most plugins
+    do not apply policies to host-network pods, so turn it on for a
+    conservative view of such clusters).
+    """
+
+    ipblock_selects_pods: bool = False
+    host_network_exempt: bool = False
+
+
+DEFAULT_OPTIONS = EvaluationOptions()
+
+
+@dataclass(slots=True)
+class Part:
+    """Peers of one side that the same rules select, and what those rules allow.
+
+    ``rules`` empty with ``isolated`` False means no policy isolates this side.
+    ``connections`` is ``None`` when it depends on the destination's named ports.
+    """
+
+    mask: int
+    rules: tuple[PolicyRule, ...]
+    connections: ConnectionSet | None
+
+
+@dataclass(slots=True)
+class Side:
+    """One class's isolation in one direction: the policies selecting it and the parts."""
+
+    policies: tuple[NetworkPolicyModel, ...]
+    parts: list[Part] = field(default_factory=list)
+
+    @property
+    def isolated(self) -> bool:
+        return bool(self.policies)
+
+
+class PolicyEvaluation:
+    """Connections allowed by NetworkPolicy inside one cluster.
+
+    Source universe: classes ``0..n-1`` then ``src_atoms``; destination
+    universe: classes then ``dst_atoms``. Atoms are disjoint external ranges.
+    """
+
+    def __init__(self, classes: Sequence[EndpointClass], policies: Sequence[NetworkPolicyModel],
+                 namespaces: dict[str, dict[str, str]], src_atoms: Sequence[IPSpace],
+                 dst_atoms: Sequence[IPSpace], options: EvaluationOptions = DEFAULT_OPTIONS) -> None:
+        self.classes = list(classes)
+        self.policies = list(policies)
+        self.options = options
+        self.n = len(self.classes)
+        self.src_atoms = list(src_atoms)
+        self.dst_atoms = list(dst_atoms)
+        self.all_classes = (1 << self.n) - 1
+        self.all_src = (1 << (self.n + len(self.src_atoms))) - 1
+        self.all_dst = (1 << (self.n + len(self.dst_atoms))) - 1
+        self._class_index = LabelIndex([c.labels for c in self.classes])
+        self._ns_names = sorted(namespaces)
+        self._ns_index = LabelIndex([namespaces[n] for n in self._ns_names])
+        self._ns_classes: dict[str, int] = {}
+        for i, klass in enumerate(self.classes):
+            self._ns_classes[klass.namespace] = self._ns_classes.get(klass.namespace, 0) | (1 << i)
+        self._host_network = sum(1 << i for i, c in enumerate(self.classes) if c.host_network)
+        self._atom_starts = {EGRESS: [a.ranges[0][:2] for a in self.dst_atoms],
+                             INGRESS: [a.ranges[0][:2] for a in self.src_atoms]}
+        self._peer_masks: dict[tuple[int, str], int] = {}
+        self._sides: dict[str, list[Side]] = {INGRESS: [], EGRESS: []}
+        self._isolated: dict[str, int] = {INGRESS: 0, EGRESS: 0}
+        self._conn_cache: dict[tuple[tuple[int, ...], tuple], ConnectionSet] = {}
+        self._build()
+
+    # -- construction -----------------------------------------------------------------
+
+    def _build(self) -> None:
+        selecting: dict[str, list[list[NetworkPolicyModel]]] = {
+            INGRESS: [[] for _ in range(self.n)], EGRESS: [[] for _ in range(self.n)]}
+        for policy in self.policies:
+            selected = self.policy_selects(policy)
+            if not selected:
+                continue
+            for direction in (INGRESS, EGRESS):
+                if policy.affects(direction):
+                    for i in bits(selected):
+                        selecting[direction][i].append(policy)
+        for direction in (INGRESS, EGRESS):
+            cache: dict[tuple, Side] = {}
+            universe = self.all_src if direction == INGRESS else self.all_dst
+            for i, policies in enumerate(selecting[direction]):
+                if policies:
+                    self._isolated[direction] |= 1 << i
+                rules = tuple(r for p in policies for r in p.rules(direction))
+                named = direction == INGRESS and any(r.named for r in rules)
+                key = (tuple(id(p) for p in policies), self.classes[i].ports if named else ())
+                side = cache.get(key)
+                if side is None:
+                    side = cache[key] = self._side(tuple(policies), rules, direction, universe, i)
+                self._sides[direction].append(side)
+
+    def _side(self, policies: tuple[NetworkPolicyModel, ...], rules: tuple[PolicyRule, ...],
+              direction: str, universe: int, index: int) -> Side:
+        if not policies:
+            return Side((), [Part(universe, (), ConnectionSet.all())])
+        groups: dict[tuple[int, ...], int] = {}
+        members: dict[tuple[int, ...], tuple[PolicyRule, ...]] = {(): ()}
+        groups[()] = universe
+        for rule_no, rule in enumerate(rules):
+            mask = self.rule_peers(rule)
+            if not mask:
+                continue
+            refined: dict[tuple[int, ...], int] = {}
+            for key, part in groups.items():
+                inside, outside = part & mask, part & ~mask
+                if outside:
+                    refined[key] = refined.get(key, 0) | outside
+                if inside:
+                    new_key = key + (rule_no,)
+                    refined[new_key] = refined.get(new_key, 0) | inside
+                    members.setdefault(new_key, members[key] + (rule,))
+            groups = refined
+        side = Side(policies)
+        dst = self.classes[index] if direction == INGRESS else None
+        for key, mask in groups.items():
+            if not key:
+                continue
+            chosen = members[key]
+            if direction == INGRESS:
+                conns: ConnectionSet | None = union_all(r.connections_to(dst) for r in chosen)
+                if not conns:
+                    continue
+            elif any(r.named for r in chosen):
+                conns = None  # resolved per destination
+            else:
+                conns = union_all(r.numeric for r in chosen)
+                if not conns:
+                    continue
+            side.parts.append(Part(mask, chosen, conns))
+        return side
+
+    # -- selection ----------------------------------------------------------------------
+
+    def policy_selects(self, policy: NetworkPolicyModel) -> int:
+        mask = self._ns_classes.get(policy.namespace, 0) & self._class_index.select(policy.pod_selector)
+        if self.options.host_network_exempt:
+            mask &= ~self._host_network
+        return mask
+
+    def rule_peers(self, rule: PolicyRule) -> int:
+        key = (id(rule), rule.direction)
+        cached = self._peer_masks.get(key)
+        if cached is not None:
+            return cached
+        universe = self.all_src if rule.direction == INGRESS else self.all_dst
+        if rule.peers is None:
+            mask = universe
+        else:
+            mask = 0
+            for peer in rule.peers:
+                mask |= self._peer_mask(peer, rule)
+        self._peer_masks[key] = mask
+        return mask
+
+    def _peer_mask(self, peer: PeerSpec, rule: PolicyRule) -> int:
+        if peer.ip_block is not None:
+            mask = self._atoms_within(peer.ip_block, rule.direction)
+            if self.options.ipblock_selects_pods:
+                for i, klass in enumerate(self.classes):
+                    if klass.ips and peer.ip_block.contains(IPSpace.from_cidrs(klass.ips)):
+                        mask |= 1 << i
+            return mask
+        if peer.namespace_selector is None:
+            namespaces = self._ns_classes.get(rule.policy.namespace, 0)
+        else:
+            namespaces = 0
+            for j in bits(self._ns_index.select(peer.namespace_selector)):
+                namespaces |= self._ns_classes.get(self._ns_names[j], 0)
+        if peer.pod_selector is None:
+            return namespaces
+        return namespaces & self._class_index.select(peer.pod_selector)
+
+    def _atoms_within(self, block: IPSpace, direction: str) -> int:
+        atoms = self.dst_atoms if direction == EGRESS else self.src_atoms
+        starts = self._atom_starts[direction]
+        mask = 0
+        for version, lo, hi in block.ranges:
+            k = bisect.bisect_right(starts, (version, lo)) - 1
+            k = max(k, 0)
+            while k < len(atoms):
+                av, alo, ahi = atoms[k].ranges[0]
+                if (av, alo) > (version, hi):
+                    break
+                if av == version and lo <= alo and ahi <= hi:
+                    mask |= 1 << (self.n + k)
+                k += 1
+        return mask
+
+    # -- answers ------------------------------------------------------------------------
+
+    def ingress_side(self, dst: int) -> Side:
+        return self._sides[INGRESS][dst]
+
+    def egress_side(self, src: int) -> Side:
+        return self._sides[EGRESS][src]
+
+    def egress_part(self, src: int, dst_bit: int) -> Part | None:
+        for part in self._sides[EGRESS][src].parts:
+            if part.mask >> dst_bit & 1:
+                return part
+        return None
+
+    def ingress_part(self, dst: int, src_bit: int) -> Part | None:
+        for part in self._sides[INGRESS][dst].parts:
+            if part.mask >> src_bit & 1:
+                return part
+        return None
+
+    def egress_connections(self, part: Part, dst: EndpointClass | None) -> ConnectionSet:
+        if part.connections is not None:
+            return part.connections
+        key = (tuple(id(r) for r in part.rules), dst.ports if dst is not None else None)
+        found = self._conn_cache.get(key)
+        if found is None:
+            found = self._conn_cache[key] = union_all(r.connections_to(dst) for r in part.rules)
+        return found
+
+    def pairs(self) -> Iterator[tuple[int, int, ConnectionSet, Part | None, Part | None]]:
+        """Every allowed (source bit, destination bit, connections, ingress part,
+        egress part) where at least one side is a class; bits past ``n`` are
+        external atoms; a part is ``None`` where that side is not isolated."""
+        n = self.n
+        egress_isolated = self._isolated[EGRESS]
+        for d in range(n):
+            klass = self.classes[d]
+            side = self._sides[INGRESS][d]
+            for part in side.parts:
+                assert part.connections is not None
+                in_part = part if side.isolated else None
+                for s in bits(part.mask & ~egress_isolated):
+                    yield s, d, part.connections, in_part, None
+                for s in bits(part.mask & egress_isolated):
+                    out = self.egress_part(s, d)
+                    if out is None:
+                        continue
+                    conns = part.connections.intersection(self.egress_connections(out, klass))
+                    if conns:
+                        yield s, d, conns, in_part, out
+        atom_mask = self.all_dst & ~self.all_classes
+        for s in range(n):
+            side = self._sides[EGRESS][s]
+            for part in side.parts:
+                reach = part.mask & atom_mask
+                if not reach:
+                    continue
+                conns = self.egress_connections(part, None)
+                if conns:
+                    for d in bits(reach):
+                        yield s, d, conns, None, part if side.isolated else None

@@ -1,0 +1,213 @@
+"""Ways in from outside the cluster besides the pod network: Services and Routes.
+
+* a ``NodePort`` Service (and a ``LoadBalancer`` one, which allocates node
+  ports too) is reachable on every node address at its ``nodePort``;
+* a ``LoadBalancer`` Service is reachable at its ``port`` from
+  ``loadBalancerSourceRanges``, or from anywhere when that field is absent;
+* an OpenShift ``Route`` reaches the pods of its Service through the router
+  (ingress controller) on 443, or 80 without TLS; the pods then see the
+  router as the client, so their NetworkPolicy must admit the router's
+  namespace, not the outside address.
+
+None of these bypasses NetworkPolicy: traffic still arrives at a pod port and
+is subject to the pod's ingress policies. Also collected here: the networks
+the inputs declare (cluster, service and machine networks), which take part
+in cutting the external address space.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hcpscan.analysis.reachability.endpoints import EndpointClass, namespace_of
+from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace
+from hcpscan.analysis.reachability.ports import normalise_protocol
+from hcpscan.analysis.reachability.selectors import LabelSelector
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import K8sObject
+
+ROUTER_NAMESPACE = "openshift-ingress"
+ROUTER_NAMESPACE_LABELS = {
+    "kubernetes.io/metadata.name": ROUTER_NAMESPACE,
+    "network.openshift.io/policy-group": "ingress",
+    "policy-group.network.openshift.io/ingress": "",
+}
+ROUTER_POD_LABELS = {"ingresscontroller.operator.openshift.io/deployment-ingresscontroller": "default"}
+NODE_PORT_RANGE = (30000, 32767)
+
+
+@dataclass(frozen=True, slots=True)
+class ExposurePath:
+    """One way from outside to one pod port of a class."""
+
+    via: str  # NodePort | LoadBalancer | Route
+    obj: K8sObject
+    field: str
+    protocol: str
+    pod_port: int
+    entry_port: int | None  # the port at the perimeter; None = an unallocated node port
+    sources: IPSpace
+    through_router: bool = False
+
+    @property
+    def name(self) -> str:
+        kind = "Route" if self.via == "Route" else "Service"
+        return f"{kind} {namespace_of(self.obj)}/{self.obj.name}"
+
+    @property
+    def label(self) -> str:
+        """How a path is named in answers: ``NodePort Service ns/x``, ``Route ns/x``."""
+        return self.name if self.via == "Route" else f"{self.via} {self.name}"
+
+    def describe(self) -> str:
+        entry = self.entry_port if self.entry_port is not None else "an allocated node port"
+        if self.via == "NodePort":
+            return f"{self.name} type NodePort: every node address, port {entry} -> pod port {self.pod_port}"
+        if self.via == "LoadBalancer":
+            who = "anywhere" if self.sources == IPSpace.everything() else str(self.sources)
+            return f"{self.name} type LoadBalancer: port {entry} from {who} -> pod port {self.pod_port}"
+        return f"{self.name} through the router on {entry} -> pod port {self.pod_port}"
+
+
+def declared_networks(inventory: Inventory, cluster: str) -> dict[str, list[IPSpace]]:
+    """Cluster, service and machine networks from HostedCluster,
+    HostedControlPlane and config.openshift.io Network objects."""
+    out: dict[str, list[IPSpace]] = {"cluster": [], "service": [], "machine": []}
+    for obj in inventory.of_kind("HostedCluster", "HostedControlPlane"):
+        if obj.cluster != cluster:
+            continue
+        for kind in out:
+            for entry in obj.get(f"spec.networking.{kind}Network") or []:
+                _add(out[kind], entry.get("cidr") if isinstance(entry, dict) else entry)
+    for obj in inventory.of_kind("Network"):
+        if obj.cluster != cluster or obj.group != "config.openshift.io":
+            continue
+        for entry in obj.get("spec.clusterNetwork") or []:
+            _add(out["cluster"], entry.get("cidr") if isinstance(entry, dict) else entry)
+        for entry in obj.get("spec.serviceNetwork") or []:
+            _add(out["service"], entry)
+    return out
+
+
+def _add(target: list[IPSpace], cidr: object) -> None:
+    if not cidr:
+        return
+    try:
+        target.append(IPSpace.from_cidr(str(cidr)))
+    except AddressError:
+        pass  # unreadable networks are reported by the rules that read them
+
+
+def _selector_of(service: K8sObject) -> LabelSelector | None:
+    """The pods a Service sends to, or None: without a selector its endpoints are
+    managed by hand, not by labels."""
+    selector = service.get("spec.selector")
+    if not isinstance(selector, dict) or not selector:
+        return None
+    return LabelSelector.parse({"matchLabels": selector})
+
+
+def _target_port(entry: dict, klass: EndpointClass, protocol: str) -> int | None:
+    target = entry.get("targetPort", entry.get("port"))
+    if isinstance(target, bool):
+        return None
+    if isinstance(target, int):
+        return target
+    if isinstance(target, str):
+        if target.isdigit():
+            return int(target)
+        return klass.resolve_named_port(target, protocol)
+    return None
+
+
+@dataclass(slots=True)
+class _WaysIn:
+    """NodePort/LoadBalancer Services (with their type) and Routes (with the Service they
+    name) by (cluster, namespace), in inventory order, each with the selector of its
+    Service: read once, as every endpoint class of a namespace asks for the same."""
+
+    services: dict[tuple[str, str], list[tuple[K8sObject, str, LabelSelector | None]]]
+    routes: dict[tuple[str, str], list[tuple[K8sObject, K8sObject, LabelSelector | None]]]
+
+    @classmethod
+    def read(cls, inventory: Inventory) -> _WaysIn:
+        services: dict[tuple[str, str], list[tuple[K8sObject, str, LabelSelector | None]]] = {}
+        for svc in inventory.of_kind("Service"):
+            kind = svc.get("spec.type") or "ClusterIP"
+            if kind in ("NodePort", "LoadBalancer"):
+                services.setdefault((svc.cluster, namespace_of(svc)), []).append(
+                    (svc, kind, _selector_of(svc)))
+        routes: dict[tuple[str, str], list[tuple[K8sObject, K8sObject, LabelSelector | None]]] = {}
+        for route in inventory.of_kind("Route"):
+            if route.get("spec.to.kind", "Service") != "Service":
+                continue
+            svc = inventory.get("Service", route.namespace, str(route.get("spec.to.name") or ""),
+                                route.cluster)
+            if svc is not None:
+                routes.setdefault((route.cluster, namespace_of(route)), []).append(
+                    (route, svc, _selector_of(svc)))
+        return cls(services, routes)
+
+
+def _ways_in(inventory: Inventory) -> _WaysIn:
+    return inventory.derived("reachability.ways_in", _WaysIn.read)
+
+
+def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
+    paths: list[ExposurePath] = []
+    for svc, kind, selector in _ways_in(inventory).services.get((klass.cluster, klass.namespace), ()):
+        if selector is None or not selector.matches(klass.labels):
+            continue
+        ranges = svc.get("spec.loadBalancerSourceRanges") or []
+        try:
+            lb_sources = IPSpace.from_cidrs(str(r) for r in ranges) if ranges else IPSpace.everything()
+        except AddressError:
+            lb_sources = IPSpace.everything()
+        node_ports = svc.get("spec.allocateLoadBalancerNodePorts") is not False or kind == "NodePort"
+        for i, entry in enumerate(svc.get("spec.ports") or []):
+            if not isinstance(entry, dict):
+                continue
+            protocol = normalise_protocol(entry.get("protocol"))
+            pod_port = _target_port(entry, klass, protocol)
+            if pod_port is None:
+                continue
+            field = f"spec.ports[{i}]"
+            node_port = entry.get("nodePort") if isinstance(entry.get("nodePort"), int) else None
+            if node_ports:
+                paths.append(ExposurePath("NodePort", svc, field, protocol, pod_port, node_port,
+                                          IPSpace.everything()))
+            if kind == "LoadBalancer" and isinstance(entry.get("port"), int):
+                paths.append(ExposurePath("LoadBalancer", svc, field, protocol, pod_port,
+                                          entry["port"], lb_sources))
+    return paths
+
+
+def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
+    paths: list[ExposurePath] = []
+    for route, svc, selector in _ways_in(inventory).routes.get((klass.cluster, klass.namespace), ()):
+        if selector is None or not selector.matches(klass.labels):
+            continue
+        wanted = route.get("spec.port.targetPort")
+        entry_port = 443 if route.get("spec.tls") else 80
+        for entry in svc.get("spec.ports") or []:
+            if not isinstance(entry, dict):
+                continue
+            protocol = normalise_protocol(entry.get("protocol"))
+            pod_port = _target_port(entry, klass, protocol)
+            if pod_port is None or protocol != "TCP":
+                continue
+            if wanted is not None and wanted not in (entry.get("name"), entry.get("targetPort"),
+                                                     pod_port):
+                continue
+            paths.append(ExposurePath("Route", route, "spec.to", protocol, pod_port, entry_port,
+                                      IPSpace.everything(), through_router=True))
+    return paths
+
+
+def router_namespace_labels(inventory: Inventory, cluster: str) -> dict[str, str]:
+    ns = inventory.get("Namespace", "", ROUTER_NAMESPACE, cluster)
+    if ns is None:
+        return dict(ROUTER_NAMESPACE_LABELS)
+    labels = {str(k): str(v) for k, v in ns.labels.items()}
+    labels.setdefault("kubernetes.io/metadata.name", ROUTER_NAMESPACE)
+    return labels

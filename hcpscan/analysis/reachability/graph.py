@@ -1,0 +1,607 @@
+"""The reachability graph of the inputs and the queries rules ask it.
+
+``build_reachability(inventory, perimeter=None, options=...)`` reads every
+cluster of the inventory (clusters are never connected to each other) into
+endpoint classes, NetworkPolicies and ways in from outside, over an external
+address space cut by every CIDR the inputs mention (policies, declared
+cluster/service/machine networks, LoadBalancer source ranges, perimeter
+rules). ``ReachabilityGraph.graph(cluster)`` materialises a networkx DiGraph
+whose nodes are endpoint classes and external ranges and whose edges carry a
+``ConnectionSet`` and what allowed it; the queries answer with full evidence.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload
+from hcpscan.analysis.reachability.evaluation import (
+    DEFAULT_OPTIONS,
+    EvaluationOptions,
+    Part,
+    PolicyEvaluation,
+)
+from hcpscan.analysis.reachability.exposure import (
+    NODE_PORT_RANGE,
+    ROUTER_NAMESPACE,
+    ROUTER_POD_LABELS,
+    ExposurePath,
+    declared_networks,
+    route_paths,
+    router_namespace_labels,
+    service_paths,
+)
+from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, cut
+from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
+from hcpscan.analysis.reachability.perimeter import Perimeter
+from hcpscan.analysis.reachability.policies import NetworkPolicyModel, PolicyRule
+from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol
+from hcpscan.analysis.reachability.queries import (
+    NETWORK_POLICY,
+    PERIMETER,
+    SERVICE,
+    Egress,
+    Evidence,
+    ExposedPort,
+    PathResult,
+    Peer,
+    Place,
+    Reach,
+)
+from hcpscan.analysis.reachability.selectors import bits
+from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.sources.interface import Diagnostic
+
+POD_NETWORK = "pod network"
+
+
+class TargetNotFound(LookupError):
+    """A query named a workload or address the inputs do not hold."""
+
+
+@dataclass(slots=True, eq=False)
+class ClusterView:
+    model: ClusterModel
+    evaluation: PolicyEvaluation
+    atoms: list[IPSpace]
+    router: int | None  # class index of the virtual router, when Routes exist
+    machine_network: IPSpace
+    paths: dict[int, list[ExposurePath]] = field(default_factory=dict)
+    # atoms inside a space, and the space a set of atoms covers, by bit mask over atoms
+    _atoms_within: dict[IPSpace, int] = field(default_factory=dict)
+    _spaces: dict[int, IPSpace] = field(default_factory=dict)
+
+    def atoms_within(self, space: IPSpace) -> int:
+        mask = self._atoms_within.get(space)
+        if mask is None:
+            mask = sum(1 << k for k, atom in enumerate(self.atoms) if space.contains(atom))
+            self._atoms_within[space] = mask
+        return mask
+
+    def space_of(self, mask: int) -> IPSpace:
+        """The union of the atoms in ``mask``."""
+        space = self._spaces.get(mask)
+        if space is None:
+            ranges = tuple(r for k in bits(mask) for r in self.atoms[k].ranges)
+            space = self._spaces[mask] = IPSpace(ranges).union(IPSpace())
+        return space
+
+    @property
+    def cluster(self) -> str:
+        return self.model.cluster
+
+
+class ReachabilityGraph:
+    def __init__(self, inventory: Inventory, perimeter: Perimeter | None = None,
+                 options: EvaluationOptions = DEFAULT_OPTIONS) -> None:
+        self.inventory = inventory
+        self.perimeter = perimeter
+        self.options = options
+        self.diagnostics: list[Diagnostic] = []
+        self.views = [self._view(m) for m in read_clusters(inventory, options, self.diagnostics)]
+        # Lookups by name, built on first use: rules ask per HostedCluster and per
+        # workload, and scanning every class for each question is quadratic in a fleet.
+        self._by_name: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] | None = None
+        self._by_namespace: dict[tuple[str, str], list[EndpointClass]] | None = None
+        self._places: dict[tuple[K8sObject, str], Place] = {}
+
+    # -- construction ---------------------------------------------------------------------
+
+    def _view(self, model: ClusterModel) -> ClusterView:
+        networks = declared_networks(self.inventory, model.cluster)
+        classes, namespaces = list(model.classes), dict(model.namespaces)
+        router = None
+        if any(r.cluster == model.cluster for r in self.inventory.of_kind("Route")):
+            router = len(classes)
+            namespaces.setdefault(ROUTER_NAMESPACE,
+                                  router_namespace_labels(self.inventory, model.cluster))
+            classes.append(EndpointClass(router, model.cluster, ROUTER_NAMESPACE,
+                                         dict(ROUTER_POD_LABELS), namespaces[ROUTER_NAMESPACE],
+                                         (), False))
+        view = ClusterView(model, None, [], router,  # type: ignore[arg-type]
+                           IPSpace.union_of(networks["machine"]))
+        for klass in model.classes:
+            view.paths[klass.index] = (service_paths(self.inventory, klass)
+                                       + route_paths(self.inventory, klass))
+        cuts = model.policy_blocks() + [s for spaces in networks.values() for s in spaces]
+        cuts += [p.sources for paths in view.paths.values() for p in paths]
+        if self.perimeter is not None:
+            cuts += self.perimeter.cidrs()
+        view.atoms = cut(cuts, IPSpace.everything())
+        view.evaluation = PolicyEvaluation(classes, model.policies, namespaces, view.atoms,
+                                           view.atoms, self.options)
+        return view
+
+    # -- resolving names ------------------------------------------------------------------
+
+    def _workload_classes(self, target: str) -> tuple[ClusterView, Workload, list[int]]:
+        cluster, _, rest = target.rpartition(":") if ":" in target.split("/")[0] else ("", "", target)
+        kind = ""
+        if rest.endswith("]") and "[" in rest:
+            rest, kind = rest[:-1].split("[", 1)
+        namespace, _, name = rest.partition("/")
+        if not name:
+            raise TargetNotFound(f"{target!r} is not a workload: write namespace/name "
+                                 "(optionally namespace/name[Kind] or cluster:namespace/name)")
+        found = [(view, workload, index)
+                 for view, workload, index in self._name_index().get((namespace, name), ())
+                 if (not cluster or view.cluster == cluster) and (not kind or workload.kind == kind)]
+        if not found:
+            raise TargetNotFound(f"no workload {target} in the inputs")
+        view, workload = found[0][0], found[0][1]
+        indices = sorted({i for v, w, i in found if v is view and w == workload})
+        return view, workload, indices
+
+    def _name_index(self) -> dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]]:
+        """(namespace, name) -> every (view, workload, class index), in class order."""
+        if self._by_name is None:
+            index: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] = defaultdict(list)
+            for view in self.views:
+                for klass in view.model.classes:
+                    for workload in klass.workloads:
+                        index[(workload.namespace, workload.name)].append((view, workload, klass.index))
+            self._by_name = dict(index)
+        return self._by_name
+
+    def _namespace_classes(self, cluster: str, namespace: str) -> list[EndpointClass]:
+        if self._by_namespace is None:
+            index: dict[tuple[str, str], list[EndpointClass]] = defaultdict(list)
+            for view in self.views:
+                for klass in view.model.classes:
+                    index[(view.cluster, klass.namespace)].append(klass)
+            self._by_namespace = dict(index)
+        return self._by_namespace.get((cluster, namespace), [])
+
+    def _place(self, obj: K8sObject, field: str = "") -> Place:
+        """Where a field of an object is written, looked up when evidence is shown."""
+        place = self._places.get((obj, field))
+        if place is None:
+            def find() -> tuple[str, int]:
+                loc = self.inventory.locate(obj, field) if field else self.inventory.locate(obj)
+                return loc.path, loc.line
+
+            place = self._places[(obj, field)] = Place(find=find)
+        return place
+
+    def _source(self, source: str) -> tuple[str, object]:
+        try:
+            return "external", IPSpace.from_cidr(source)
+        except AddressError:
+            return "workload", source
+
+    # -- flow verdicts --------------------------------------------------------------------
+
+    def _policy_evidence(self, direction: str, part: Part | None,
+                         isolating: tuple[NetworkPolicyModel, ...], who: str, peer: str,
+                         dst: EndpointClass | None, protocol: str, port: int,
+                         conns: ConnectionSet | None) -> Evidence:
+        if not isolating:
+            return Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates {direction} of {who}")
+        # Named in a fixed order (not the input's: API order live, file order offline).
+        if part is not None and conns is not None and conns.allows(protocol, port):
+            deciding = sorted((r for r in part.rules if r.connections_to(dst).allows(protocol, port)),
+                              key=_rule_order)
+            names = ", ".join(_rule_name(r) for r in deciding)
+            return Evidence(NETWORK_POLICY, True, f"{direction} of {who} allowed by {names}",
+                            self._place(deciding[0].policy.obj, deciding[0].field))
+        ordered = sorted(isolating, key=lambda p: p.ref)
+        names = ", ".join(p.ref for p in ordered)
+        return Evidence(NETWORK_POLICY, False,
+                        f"{direction} of {who} is isolated by {names} and no rule allows {peer} on "
+                        f"{protocol}/{port}", self._place(ordered[0].obj))
+
+    def _ingress(self, view: ClusterView, dst: int, src_bit: int, src_name: str, protocol: str,
+                 port: int) -> Evidence:
+        side = view.evaluation.ingress_side(dst)
+        part = view.evaluation.ingress_part(dst, src_bit)
+        conns = part.connections if part is not None else None
+        return self._policy_evidence("ingress", part, side.policies, _class_name(view, dst),
+                                     src_name, view.evaluation.classes[dst], protocol, port, conns)
+
+    def _egress(self, view: ClusterView, src: int, dst_bit: int, dst_name: str,
+                dst: EndpointClass | None, protocol: str, port: int) -> Evidence:
+        side = view.evaluation.egress_side(src)
+        part = view.evaluation.egress_part(src, dst_bit)
+        conns = view.evaluation.egress_connections(part, dst) if part is not None else None
+        return self._policy_evidence("egress", part, side.policies, _class_name(view, src),
+                                     dst_name, dst, protocol, port, conns)
+
+    def _perimeter(self, atom: IPSpace, protocol: str, port: int | None) -> Evidence | None:
+        """The perimeter's say on traffic from ``atom`` to ``port`` (``None``: a
+        node port not allocated yet, so any port of the NodePort range)."""
+        if self.perimeter is None:
+            return None
+        shown = f"{protocol}/{port}" if port is not None else f"{protocol} node ports"
+        if port is None:
+            open_ports = self.perimeter.allowed(atom).intersection(
+                ConnectionSet.of(protocol, PortSet.of(NODE_PORT_RANGE))).ports(protocol)
+            port = open_ports.intervals[0][0] if open_ports else NODE_PORT_RANGE[0]
+        verdict = self.perimeter.decide(atom, protocol, port)
+        rule = verdict.rule
+        return Evidence(PERIMETER, verdict.allowed,
+                        f"{self.perimeter.name}: {verdict.describe(self.perimeter)} for {shown}",
+                        Place(self.perimeter.path, rule.line if rule else None))
+
+    def _external_paths(self, view: ClusterView, atom_index: int, dst: int, protocol: str,
+                        port: int) -> tuple[PathResult, ...]:
+        atom = view.atoms[atom_index]
+        src_bit = view.evaluation.n + atom_index
+        results = []
+        direct = [e for e in (self._perimeter(atom, protocol, port),
+                              self._ingress(view, dst, src_bit, "outside", protocol, port)) if e]
+        results.append(PathResult(POD_NETWORK, all(e.allows for e in direct), tuple(direct)))
+        for path in view.paths.get(dst, []):
+            if path.protocol != protocol or path.pod_port != port:
+                continue
+            place = self._place(path.obj, path.field)
+            evidence: list[Evidence] = []
+            if not path.sources.contains(atom):
+                evidence.append(Evidence(SERVICE, False, f"{path.describe()} admits only "
+                                         f"{path.sources}", place))
+            else:
+                evidence.append(Evidence(SERVICE, True, path.describe(), place))
+            gate = self._perimeter(atom, protocol, path.entry_port)
+            if gate is not None:
+                evidence.append(gate)
+            if path.through_router and view.router is not None:
+                evidence.append(self._ingress(view, dst, view.router,
+                                              f"the router ({ROUTER_NAMESPACE})", protocol, port))
+            else:
+                evidence.append(self._ingress(view, dst, src_bit, "outside", protocol, port))
+            results.append(PathResult(path.label, all(e.allows for e in evidence),
+                                      tuple(evidence)))
+        return tuple(results)
+
+    def _internal_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
+                        port: int) -> tuple[PathResult, ...]:
+        dst_class = view.evaluation.classes[dst]
+        evidence = (self._egress(view, src, dst, _class_name(view, dst), dst_class, protocol, port),
+                    self._ingress(view, dst, src, _class_name(view, src), protocol, port))
+        return (PathResult(POD_NETWORK, all(e.allows for e in evidence), evidence),)
+
+    # -- queries --------------------------------------------------------------------------
+
+    def who_can_reach(self, target: str, port: int, protocol: str = "TCP", *,
+                      workloads: bool = True) -> list[Reach]:
+        """Every source (workloads, and outside ranges merged by identical
+        evidence) that can open ``protocol``/``port`` to ``target``;
+        ``workloads=False`` leaves out the workloads (outside ranges only)."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self._workload_classes(target)
+        target_peer = Peer(view.cluster, workload)
+        out: list[Reach] = []
+        by_source: dict[Workload, list[PathResult]] = {}
+        for dst in indices if workloads else ():
+            for src in self._ingress_candidates(view, dst, protocol, port):
+                klass = view.model.classes[src]
+                paths = [p for p in self._internal_paths(view, src, dst, protocol, port) if p.allowed]
+                if not paths:
+                    continue
+                for source in klass.workloads:
+                    if source != workload:
+                        by_source.setdefault(source, []).extend(paths)
+        for source, paths in sorted(by_source.items()):
+            out.append(Reach(Peer(view.cluster, source), target_peer, protocol, port,
+                             tuple(_unique(paths))))
+        merged: dict[tuple, tuple[IPSpace, list[PathResult]]] = {}
+        for group in self._atom_groups(view, indices):
+            k = (group & -group).bit_length() - 1  # every atom of the group fares alike
+            paths = [p for dst in indices
+                     for p in self._external_paths(view, k, dst, protocol, port) if p.allowed]
+            if not paths:
+                continue
+            key = tuple((p.via, tuple((e.layer, e.summary) for e in p.evidence)) for p in paths)
+            space, _ = merged.get(key, (IPSpace(), paths))
+            merged[key] = (space.union(view.space_of(group)), paths)
+        for space, paths in merged.values():
+            out.append(Reach(Peer(view.cluster, addresses=space), target_peer, protocol, port,
+                             tuple(_unique(paths))))
+        return out
+
+    def _atom_groups(self, view: ClusterView, targets: list[int]) -> list[int]:
+        """Outside ranges (masks over atoms, ordered by lowest atom) that every layer
+        treats alike on the way into ``targets``: the same ingress part and the same
+        Services and Routes admitting them. A perimeter file may tell any two ranges
+        apart, so with one each range stands alone."""
+        count = len(view.atoms)
+        if self.perimeter is not None:
+            return [1 << k for k in range(count)]
+        everything = (1 << count) - 1
+        n = view.evaluation.n
+        groups = [everything]
+        for dst in targets:
+            splits = [(part.mask >> n) & everything
+                      for part in view.evaluation.ingress_side(dst).parts]
+            splits += [view.atoms_within(path.sources) for path in view.paths.get(dst, [])]
+            for inside in splits:
+                refined = []
+                for group in groups:
+                    if group & inside:
+                        refined.append(group & inside)
+                    if group & ~inside:
+                        refined.append(group & ~inside)
+                groups = refined
+        return sorted(groups, key=lambda g: g & -g)
+
+    @staticmethod
+    def _ingress_candidates(view: ClusterView, dst: int, protocol: str, port: int) -> list[int]:
+        """Classes whose traffic ``dst``'s ingress admits on the port: the only
+        sources whose evidence can come out allowed (parts are disjoint)."""
+        mask = 0
+        for part in view.evaluation.ingress_side(dst).parts:
+            if part.connections is not None and part.connections.allows(protocol, port):
+                mask |= part.mask
+        return bits(mask & ((1 << len(view.model.classes)) - 1))
+
+    def can_reach(self, source: str, target: str, port: int, protocol: str = "TCP") -> Reach:
+        """One flow's verdict with every path and layer. ``source`` is a workload
+        (``ns/name``) or an address/CIDR outside the cluster; ``target`` a workload."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self._workload_classes(target)
+        target_peer = Peer(view.cluster, workload)
+        kind, value = self._source(source)
+        paths: list[PathResult] = []
+        if kind == "external":
+            assert isinstance(value, IPSpace)
+            pieces = [k for k, atom in enumerate(view.atoms) if value.overlaps(atom)]
+            per_piece = [[p for dst in indices for p in self._external_paths(view, k, dst, protocol, port)]
+                         for k in pieces]
+            denied = [ps for ps in per_piece if not any(p.allowed for p in ps)]
+            paths = (denied[0] if denied else per_piece[0]) if per_piece else []
+            return Reach(Peer(view.cluster, addresses=value), target_peer, protocol, port,
+                         tuple(_unique(paths)))
+        src_view, src_workload, src_indices = self._workload_classes(str(value))
+        if src_view is not view:
+            return Reach(Peer(src_view.cluster, src_workload), target_peer, protocol, port, (
+                PathResult("none", False, (Evidence(NETWORK_POLICY, False,
+                                                    "source and target are in different clusters"),)),))
+        for src in src_indices:
+            for dst in indices:
+                paths.extend(self._internal_paths(view, src, dst, protocol, port))
+        allowed = [p for p in paths if p.allowed]
+        return Reach(Peer(view.cluster, src_workload), target_peer, protocol, port,
+                     tuple(_unique(allowed or paths)))
+
+    def egress_outside(self, source: str, port: int, protocol: str = "TCP") -> Egress:
+        """Which outside addresses ``source`` may open ``protocol``/``port`` to, as far
+        as NetworkPolicy egress decides (traffic leaving a pod meets no Service or
+        perimeter layer of ours)."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self._workload_classes(source)
+        ev = view.evaluation
+        reached, isolated, deciding, isolating = [], True, [], []
+        for src in indices:
+            side = ev.egress_side(src)
+            if not side.isolated:
+                isolated = False
+                reached.append(IPSpace.everything())
+                continue
+            isolating.extend(p for p in side.policies if p not in isolating)
+            for part in side.parts:
+                if not ev.egress_connections(part, None).allows(protocol, port):
+                    continue
+                reached.append(view.space_of(part.mask >> ev.n))  # the outside atoms it reaches
+                deciding.extend(r for r in part.rules
+                                if r.connections_to(None).allows(protocol, port) and r not in deciding)
+        evidence = self._egress_evidence(workload, isolated, isolating, deciding, protocol, port)
+        return Egress(Peer(view.cluster, workload), protocol, port, isolated, IPSpace.union_of(reached),
+                      evidence)
+
+    def egress_connections(self, source: str) -> tuple[bool, ConnectionSet]:
+        """(egress isolated?, every connection its egress rules allow to any peer)."""
+        view, _workload, indices = self._workload_classes(source)
+        ev = view.evaluation
+        conns = ConnectionSet.none()
+        for src in indices:
+            side = ev.egress_side(src)
+            if not side.isolated:
+                return False, ConnectionSet.all()
+            for part in side.parts:
+                conns = conns.union(ev.egress_connections(part, None))
+                if part.connections is not None:
+                    continue  # the same whatever the destination
+                # named ports: what a destination gets depends on its container ports only
+                seen: set[tuple] = set()
+                for bit in bits(part.mask & ev.all_classes):
+                    if ev.classes[bit].ports not in seen:
+                        seen.add(ev.classes[bit].ports)
+                        conns = conns.union(ev.egress_connections(part, ev.classes[bit]))
+        return True, conns
+
+    def workloads(self, cluster: str, namespace: str | None = None) -> list[Workload]:
+        """Top-owner workloads (with endpoints) of a cluster, optionally of one namespace."""
+        out: set[Workload] = set()
+        if namespace is not None:
+            for klass in self._namespace_classes(cluster, namespace):
+                out.update(w for w in klass.workloads if w.namespace == namespace)
+            return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
+        for view in self.views:
+            if view.cluster != cluster:
+                continue
+            for klass in view.model.classes:
+                out.update(klass.workloads)
+        return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
+
+    def select_workloads(self, cluster: str, namespace: str,
+                         labels: dict[str, str]) -> list[Workload]:
+        """Workloads of a namespace whose pods carry all of ``labels``."""
+        out: set[Workload] = set()
+        for klass in self._namespace_classes(cluster, namespace):
+            if all(klass.labels.get(k) == v for k, v in labels.items()):
+                out.update(klass.workloads)
+        return sorted(out, key=lambda w: (w.name, w.kind))
+
+    def selected_by(self, policy_obj: object) -> list[Workload]:
+        """Workloads whose pods a NetworkPolicy object selects."""
+        out: set[Workload] = set()
+        for view in self.views:
+            for model in view.model.policies:
+                if model.obj is policy_obj:
+                    for i in bits(view.evaluation.policy_selects(model)):
+                        out.update(view.evaluation.classes[i].workloads)
+        return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
+
+    def _egress_evidence(self, workload: Workload, isolated: bool,
+                         isolating: list[NetworkPolicyModel], deciding: list[PolicyRule],
+                         protocol: str, port: int) -> tuple[Evidence, ...]:
+        who = workload.ref
+        if not isolated:
+            return (Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates egress of {who}"),)
+        if deciding:
+            deciding = sorted(deciding, key=_rule_order)
+            names = ", ".join(_rule_name(r) for r in deciding)
+            return (Evidence(NETWORK_POLICY, True, f"egress of {who} on {protocol}/{port} allowed "
+                                                   f"by {names}",
+                             self._place(deciding[0].policy.obj, deciding[0].field)),)
+        isolating = sorted(isolating, key=lambda p: p.ref)
+        names = ", ".join(p.ref for p in isolating)
+        return (Evidence(NETWORK_POLICY, False, f"egress of {who} is isolated by {names} and no "
+                                                f"rule allows {protocol}/{port} to outside "
+                                                "addresses", self._place(isolating[0].obj)),)
+
+    def exposed_ports(self, target: str) -> list[ExposedPort]:
+        """Pod ports of ``target`` that outside addresses reach, per way in."""
+        view, workload, indices = self._workload_classes(target)
+        target_peer = Peer(view.cluster, workload)
+        found: dict[tuple[str, ConnectionSet], tuple[IPSpace, tuple[Evidence, ...]]] = {}
+        for dst in indices:
+            for group in self._atom_groups(view, [dst]):
+                k = (group & -group).bit_length() - 1  # every atom of the group fares alike
+                for via, conns, evidence in self._inbound(view, k, dst):
+                    space, ev = found.get((via, conns), (IPSpace(), evidence))
+                    found[(via, conns)] = (space.union(view.space_of(group)), ev)
+        return [ExposedPort(target_peer, via, conns, space, ev)
+                for (via, conns), (space, ev) in found.items()]
+
+    def _inbound(self, view: ClusterView, atom_index: int,
+                 dst: int) -> list[tuple[str, ConnectionSet, tuple[Evidence, ...]]]:
+        """What one outside range reaches on ``dst``, per way in, as connection sets."""
+        atom = view.atoms[atom_index]
+        evaluation = view.evaluation
+        part = evaluation.ingress_part(dst, evaluation.n + atom_index)
+        policy_conns = part.connections if part is not None and part.connections else ConnectionSet.none()
+        gate = self.perimeter.allowed(atom) if self.perimeter is not None else ConnectionSet.all()
+        out = []
+        direct = policy_conns.intersection(gate)
+        if direct:
+            out.append((POD_NETWORK, direct, (Evidence(
+                NETWORK_POLICY, True, _side_summary(evaluation.ingress_side(dst).policies, part)),)))
+        for path in view.paths.get(dst, []):
+            if not path.sources.contains(atom):
+                continue
+            if path.through_router and view.router is not None:
+                rpart = evaluation.ingress_part(dst, view.router)
+                allowed = rpart.connections if rpart is not None and rpart.connections else None
+            else:
+                allowed = policy_conns
+            if not allowed or not allowed.allows(path.protocol, path.pod_port):
+                continue
+            entry = (PortSet.single(path.entry_port) if path.entry_port is not None
+                     else PortSet.of(NODE_PORT_RANGE))
+            if not gate.intersection(ConnectionSet.of(path.protocol, entry)):
+                continue
+            out.append((path.label, ConnectionSet.port(path.protocol, path.pod_port),
+                        (Evidence(SERVICE, True, path.describe(), self._place(path.obj, path.field)),)))
+        return out
+
+    # -- the graph ------------------------------------------------------------------------
+
+    def graph(self, cluster: str | None = None) -> nx.DiGraph:
+        """A networkx DiGraph of one cluster (the first when not given): nodes are
+        endpoint classes (``class-N``) and external ranges (``ext:first-last``);
+        edge attributes ``connections`` (ConnectionSet) and ``allowed_by``
+        (policies, Services, Routes and perimeter that allow the edge)."""
+        view = next((v for v in self.views if cluster is None or v.cluster == cluster), None)
+        g = nx.DiGraph(cluster=cluster)
+        if view is None:
+            return g
+        evaluation, n = view.evaluation, view.evaluation.n
+        names = [f"class-{i}" for i in range(n)]
+        for i, klass in enumerate(evaluation.classes):
+            g.add_node(names[i], kind="class", namespace=klass.namespace,
+                       workloads=[w.ref for w in klass.workloads] or ["router (ingress controller)"],
+                       endpoint_class=klass)
+        atom_names = [f"ext:{a.range_strings()[0]}" for a in view.atoms]
+        for k, atom in enumerate(view.atoms):
+            g.add_node(atom_names[k], kind="external", addresses=atom)
+        for s, d, conns, in_part, out_part in evaluation.pairs():
+            if s >= n:
+                continue  # inbound from outside: added below with the perimeter and Services
+            target = names[d] if d < n else atom_names[d - n]
+            g.add_edge(names[s], target, connections=conns,
+                       allowed_by=_allowed_by(in_part, out_part))
+        for dst in range(len(view.model.classes)):
+            for k in range(len(view.atoms)):
+                inbound = self._inbound(view, k, dst)
+                if inbound:
+                    conns = ConnectionSet.none()
+                    for _, c, _ in inbound:
+                        conns = conns.union(c)
+                    g.add_edge(atom_names[k], names[dst], connections=conns,
+                               allowed_by=[via for via, _, _ in inbound])
+        return g
+
+
+def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
+                       options: EvaluationOptions = DEFAULT_OPTIONS) -> ReachabilityGraph:
+    return ReachabilityGraph(inventory, perimeter, options)
+
+
+def _rule_order(rule: PolicyRule) -> tuple[str, str, int]:
+    return rule.policy.ref, rule.direction, rule.index
+
+
+def _rule_name(rule: PolicyRule) -> str:
+    return f"NetworkPolicy {rule.policy.ref} {rule.direction} rule #{rule.index + 1}"
+
+
+def _class_name(view: ClusterView, index: int) -> str:
+    if index == view.router:
+        return f"the router ({ROUTER_NAMESPACE})"
+    return str(view.evaluation.classes[index])
+
+
+def _side_summary(policies: tuple[NetworkPolicyModel, ...], part: Part | None) -> str:
+    if not policies:
+        return "no NetworkPolicy isolates ingress"
+    assert part is not None
+    return "ingress allowed by " + ", ".join(_rule_name(r) for r in part.rules)
+
+
+def _allowed_by(in_part: Part | None, out_part: Part | None) -> list[str]:
+    out = ["egress not isolated"] if out_part is None else [_rule_name(r) for r in out_part.rules]
+    out += ["ingress not isolated"] if in_part is None else [_rule_name(r) for r in in_part.rules]
+    return out
+
+
+def _unique(paths: Iterable[PathResult]) -> list[PathResult]:
+    seen, out = set(), []
+    for path in paths:
+        if path not in seen:
+            seen.add(path)
+            out.append(path)
+    return out

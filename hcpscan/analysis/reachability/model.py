@@ -1,0 +1,70 @@
+"""What one cluster's reachability is computed from: endpoint classes, policies, namespaces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hcpscan.analysis.reachability.endpoints import (
+    EndpointClass,
+    collect_endpoints,
+    endpoints_by_workload,
+    group_classes,
+    namespace_labels,
+    namespaces_in,
+)
+from hcpscan.analysis.reachability.evaluation import EvaluationOptions
+from hcpscan.analysis.reachability.ipspace import IPSpace
+from hcpscan.analysis.reachability.policies import NetworkPolicyModel, read_policies
+from hcpscan.inventory import Inventory
+from hcpscan.sources.interface import Diagnostic
+
+
+@dataclass(slots=True)
+class ClusterModel:
+    cluster: str
+    classes: list[EndpointClass]
+    policies: list[NetworkPolicyModel]
+    namespaces: dict[str, dict[str, str]]
+
+    def policy_blocks(self, direction: str | None = None) -> list[IPSpace]:
+        """Every ipBlock of every policy (of one direction when given)."""
+        out = []
+        for policy in self.policies:
+            for rule in policy.ingress + policy.egress:
+                if direction is not None and rule.direction != direction:
+                    continue
+                for peer in rule.peers or ():
+                    if peer.ip_block is not None:
+                        out.append(peer.ip_block)
+        return out
+
+
+def read_clusters(inventory: Inventory, options: EvaluationOptions,
+                  diagnostics: list[Diagnostic]) -> list[ClusterModel]:
+    models = []
+    for cluster in inventory.clusters:
+        endpoints = collect_endpoints(inventory, cluster)
+        policies = read_policies(inventory, cluster, diagnostics)
+        if not endpoints and not policies:
+            continue
+        classes = group_classes(endpoints, inventory, by_ip=options.ipblock_selects_pods)
+        names = set(namespaces_in(inventory, cluster, classes)) | {p.namespace for p in policies}
+        namespaces = {n: namespace_labels(inventory, cluster, n) for n in sorted(names)}
+        _warn_label_gaps(classes, inventory, diagnostics)
+        models.append(ClusterModel(cluster, classes, policies, namespaces))
+    return models
+
+
+def _warn_label_gaps(classes: list[EndpointClass], inventory: Inventory,
+                     diagnostics: list[Diagnostic]) -> None:
+    for workload, members in sorted(endpoints_by_workload(classes).items()):
+        label_sets = {tuple(sorted(c.labels.items())) for c in members}
+        if len(label_sets) < 2:
+            continue
+        obj = next(e.obj for e in members[0].endpoints if e.workload == workload)
+        loc = inventory.locate(obj)
+        diagnostics.append(Diagnostic(
+            loc.path, loc.line, f"pods of {workload.ref} carry different labels; its connections "
+            "are the union over its pods", "info",
+            "pods of one owner normally share labels; check for a half-finished rollout"))
+

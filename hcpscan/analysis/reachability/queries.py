@@ -1,0 +1,230 @@
+"""Answers of the reachability queries, and the functional API rules call.
+
+Every answer says *which layer* decided: ``perimeter`` (the ``--firewall``
+file), ``service`` (a NodePort/LoadBalancer Service or a Route that opens a
+way in), ``network-policy`` (ingress of the destination, egress of the
+source). Evidence carries the file and line of the object or rule that
+decided (its ``Place``), so a finding can point at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hcpscan.analysis.reachability.endpoints import Workload
+from hcpscan.analysis.reachability.ipspace import IPSpace
+from hcpscan.analysis.reachability.ports import ConnectionSet
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hcpscan.analysis.reachability.graph import ReachabilityGraph
+
+PERIMETER, SERVICE, NETWORK_POLICY = "perimeter", "service", "network-policy"
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """A source or destination: a workload of a cluster, or outside addresses."""
+
+    cluster: str
+    workload: Workload | None = None
+    addresses: IPSpace | None = None
+
+    @property
+    def is_external(self) -> bool:
+        return self.workload is None
+
+    @property
+    def name(self) -> str:
+        if self.workload is not None:
+            return self.workload.ref
+        return f"{self.addresses}[External]"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def to_json(self) -> dict[str, Any]:
+        if self.workload is not None:
+            return {"cluster": self.cluster, "workload": self.workload.ref}
+        assert self.addresses is not None
+        return {"cluster": self.cluster, "addresses": self.addresses.cidrs()}
+
+
+class Place:
+    """Where an object or rule is written: a file and line, or how to find them.
+
+    Finding a field's line re-reads its document, and queries gather far more
+    evidence than findings quote, so a place given ``find`` looks only on first
+    use. Places are equal when their files and lines are."""
+
+    __slots__ = ("_path", "_line", "_find")
+
+    def __init__(self, path: str | None = None, line: int | None = None,
+                 find: Callable[[], tuple[str | None, int | None]] | None = None) -> None:
+        self._path, self._line, self._find = path, line, find
+
+    def _found(self) -> None:
+        if self._find is not None:
+            self._path, self._line = self._find()
+            self._find = None
+
+    @property
+    def path(self) -> str | None:
+        self._found()
+        return self._path
+
+    @property
+    def line(self) -> int | None:
+        self._found()
+        return self._line
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Place):
+            return NotImplemented
+        return (self.path, self.line) == (other.path, other.line)
+
+    def __hash__(self) -> int:
+        return 0  # equality needs the file and line, which a hash must not look up
+
+    def __repr__(self) -> str:
+        return f"Place({self.path!r}, {self.line!r})"
+
+
+NOWHERE = Place()
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One layer's say on a flow."""
+
+    layer: str
+    allows: bool
+    summary: str
+    at: Place = NOWHERE  # where the object or rule that decided is written
+
+    @property
+    def path(self) -> str | None:
+        return self.at.path
+
+    @property
+    def line(self) -> int | None:
+        return self.at.line
+
+    @property
+    def where(self) -> str:
+        if not self.path:
+            return ""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    def __str__(self) -> str:
+        verb = "allows" if self.allows else "blocks"
+        where = f" ({self.where})" if self.where else ""
+        return f"{self.layer} {verb}: {self.summary}{where}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"layer": self.layer, "allows": self.allows, "summary": self.summary,
+                "path": self.path, "line": self.line}
+
+
+@dataclass(frozen=True, slots=True)
+class PathResult:
+    """One way a flow can take (pod network, a NodePort, a Route...) and its verdict."""
+
+    via: str
+    allowed: bool
+    evidence: tuple[Evidence, ...]
+
+    @property
+    def blocked_by(self) -> Evidence | None:
+        return next((e for e in self.evidence if not e.allows), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"via": self.via, "allowed": self.allowed,
+                "evidence": [e.to_json() for e in self.evidence]}
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """Can ``source`` open a ``protocol``/``port`` connection to ``target``, and why."""
+
+    source: Peer
+    target: Peer
+    protocol: str
+    port: int
+    paths: tuple[PathResult, ...]
+
+    @property
+    def allowed(self) -> bool:
+        return any(p.allowed for p in self.paths)
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """Evidence of the paths that allow (or of every path, when none does)."""
+        chosen = [p for p in self.paths if p.allowed] or list(self.paths)
+        return tuple(e for p in chosen for e in p.evidence)
+
+    @property
+    def layers(self) -> set[str]:
+        return {e.layer for e in self.evidence}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source.to_json(), "target": self.target.to_json(),
+                "protocol": self.protocol, "port": self.port, "allowed": self.allowed,
+                "paths": [p.to_json() for p in self.paths]}
+
+
+@dataclass(frozen=True, slots=True)
+class ExposedPort:
+    """Pod ports of a target that outside addresses reach one way (``via``)."""
+
+    target: Peer
+    via: str
+    connections: ConnectionSet
+    sources: IPSpace
+    evidence: tuple[Evidence, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target": self.target.to_json(), "via": self.via,
+                "connections": str(self.connections), "sources": self.sources.cidrs(),
+                "evidence": [e.to_json() for e in self.evidence]}
+
+
+@dataclass(frozen=True, slots=True)
+class Egress:
+    """Where ``source`` may send ``protocol``/``port`` outside the cluster, and why."""
+
+    source: Peer
+    protocol: str
+    port: int
+    isolated: bool  # egress isolated by some NetworkPolicy
+    allowed: IPSpace  # outside addresses its egress rules admit on protocol/port
+    evidence: tuple[Evidence, ...]
+
+    @property
+    def blocked(self) -> bool:
+        return not self.allowed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source.to_json(), "protocol": self.protocol, "port": self.port,
+                "isolated": self.isolated, "allowed": self.allowed.cidrs(),
+                "evidence": [e.to_json() for e in self.evidence]}
+
+
+# -- the functional API ---------------------------------------------------------------
+
+
+def who_can_reach(graph: ReachabilityGraph, target: str, port: int,
+                  protocol: str = "TCP") -> list[Reach]:
+    return graph.who_can_reach(target, port, protocol)
+
+
+def can_reach(graph: ReachabilityGraph, source: str, target: str, port: int,
+              protocol: str = "TCP") -> Reach:
+    return graph.can_reach(source, target, port, protocol)
+
+
+def exposed_ports(graph: ReachabilityGraph, target: str) -> list[ExposedPort]:
+    return graph.exposed_ports(target)

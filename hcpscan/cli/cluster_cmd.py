@@ -1,0 +1,132 @@
+"""`hcpscan cluster`: scan a live cluster through its API, read-only."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from hcpscan.cli import exitcodes
+from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.reporting import add_report_arguments, write_reports
+from hcpscan.cli.ruleset import add_rule_arguments, prepare_rules
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.store import UnavailableKind
+from hcpscan.scan import RunClock, kinds_needed, run_scan
+from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
+from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
+from hcpscan.sources.live.lister import ListedResource
+
+DESCRIPTION = """\
+Scan a running cluster through its API with the same rules and reports as
+`hcpscan scan`. Read-only: only `get`/`list` requests, and only for the kinds
+the selected rules need (discovery decides which exist). Findings point at
+virtual paths cluster/<context>/<namespace>/<Kind>/<name>.yaml.
+
+The kubeconfig is found as kubectl finds it (--kubeconfig, KUBECONFIG,
+~/.kube/config, else the pod's service account); tokens, client certificates,
+exec plugins and the cluster's proxy-url are honoured. A kind the user may not
+list makes the rules that need it not evaluable, naming the permission to grant.
+
+examples:
+  hcpscan cluster
+  hcpscan cluster --context mgmt-hub --namespace clusters,clusters-prod
+  hcpscan cluster --format sarif=hcpscan.sarif --save-dump ./hcpscan-dump
+  hcpscan scan ./hcpscan-dump          # the same scan, offline
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("cluster", help="scan a live cluster through its API (read-only)",
+                                   description=DESCRIPTION, epilog=exitcodes.EPILOG,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    group = parser.add_argument_group("cluster")
+    group.add_argument("--kubeconfig", metavar="PATH",
+                       help="kubeconfig file (default: KUBECONFIG, ~/.kube/config, else in-cluster)")
+    group.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
+    scope = group.add_mutually_exclusive_group()
+    scope.add_argument("-n", "--namespace", action="append", metavar="NS",
+                       help="read only these namespaces (repeatable, comma separated); cluster-scoped "
+                            "kinds are still read")
+    scope.add_argument("-A", "--all-namespaces", action="store_true",
+                       help="read every namespace (the default)")
+    group.add_argument("--request-timeout", type=float, default=10.0, metavar="SECONDS",
+                       help="give up on a request after this long (default: 10)")
+    group.add_argument("--page-size", type=int, default=500, metavar="N",
+                       help="objects per list request (default: 500)")
+    group.add_argument("--concurrency", type=int, default=4, metavar="N",
+                       help="list requests in flight at once (default: 4)")
+    group.add_argument("--save-dump", metavar="DIR",
+                       help="also write what was read to DIR in must-gather layout (rerun it with "
+                            "`hcpscan scan DIR`); DIR must be new or empty")
+    group.add_argument("--keep-secrets", action="store_true",
+                       help="with --save-dump, keep Secret values instead of redacting them as "
+                            "must-gather does")
+    add_rule_arguments(parser)
+    add_report_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    clock = RunClock()
+    _check_arguments(args)
+    prepared = prepare_rules(args, Path.cwd())
+    namespaces = _namespaces(args)
+    plurals = {plural for rule in prepared.rules for plural in rule.needs}
+    target = ClusterTarget(args.kubeconfig, args.context, args.request_timeout)
+    try:
+        conn = connect(target)
+        try:
+            discovery = discover(conn, args.concurrency)
+            read = read_cluster(conn, discovery, kinds_needed(prepared.rules), plurals, namespaces,
+                                args.page_size, args.concurrency)
+        finally:
+            conn.close()
+    except LiveError as exc:
+        raise UsageError(exc.message, exc.hint) from None
+    clock.stage("read")
+    if args.save_dump:
+        _save_dump(Path(args.save_dump), read.listed, args.keep_secrets, read.unavailable)
+    inventory = Inventory(read.objects, read.diagnostics, unavailable=read.unavailable)
+    metadata = {"mode": "live", "context": read.context, "server": read.server,
+                "namespaces": namespaces or ["*"]}
+    report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor, metadata)
+    clock.stage("rules")
+    report.metadata.update(clock.metadata())
+    return write_reports(args, report, prepared)
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    if not args.request_timeout > 0:
+        raise UsageError("--request-timeout must be more than 0 seconds", "e.g. --request-timeout 10")
+    if not 1 <= args.page_size <= 10_000:
+        raise UsageError("--page-size must be between 1 and 10000", "the default, 500, suits most clusters")
+    if not 1 <= args.concurrency <= 32:
+        raise UsageError("--concurrency must be between 1 and 32", "the default is 4")
+    if args.keep_secrets and not args.save_dump:
+        raise UsageError("--keep-secrets only applies to --save-dump DIR", "add --save-dump DIR")
+    if args.save_dump:
+        try:
+            check_dump_dir(Path(args.save_dump))
+        except DumpError as exc:
+            raise UsageError(str(exc), "give a new folder to --save-dump") from None
+
+
+def _namespaces(args: argparse.Namespace) -> list[str] | None:
+    if not args.namespace:
+        return None
+    names = [n.strip() for value in args.namespace for n in value.split(",") if n.strip()]
+    if not names:
+        raise UsageError("--namespace needs a name", "e.g. --namespace clusters")
+    return list(dict.fromkeys(names))
+
+
+def _save_dump(root: Path, listed: list[ListedResource], keep_secrets: bool,
+               unavailable: dict[str, UnavailableKind]) -> None:
+    try:
+        files = write_dump(root, listed, keep_secrets, unavailable)
+    except DumpError as exc:
+        raise UsageError(str(exc), "give a new, writable folder to --save-dump") from None
+    redaction = "Secret values kept" if keep_secrets else "Secret values redacted"
+    print(f"hcpscan: wrote {files} file(s) to {root} ({redaction}); rescan offline with "
+          f"`hcpscan scan {root}`", file=sys.stderr)

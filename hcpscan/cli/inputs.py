@@ -1,0 +1,110 @@
+"""Offline input shared by the commands that read paths: arguments, loading, progress."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from hcpscan import collector
+from hcpscan.cli import exitcodes
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import HCPSCAN_API, K8sObject
+from hcpscan.inventory.store import UnavailableKind
+from hcpscan.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
+from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
+
+PATHS_HELP = (
+    "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
+    ".tar/.tar.gz/.tgz/.zip archives, or - for standard input"
+)
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: message plus what to do next."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def add_path_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--progress", dest="progress", action="store_true", default=None,
+                       help="show a progress bar while reading (default: on a terminal)")
+    group.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="never show a progress bar")
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    if args.progress is not None:
+        return bool(args.progress)
+    return sys.stderr.isatty() and not os.environ.get("NO_COLOR") and not os.environ.get("CI")
+
+
+def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None) -> Inventory:
+    """Load the paths of a command; raise ``UsageError`` when there is nothing to scan."""
+    try:
+        if _show_progress(args):
+            result = _load_with_progress(args.paths, needs)
+        else:
+            result = load_paths(args.paths, needs)
+    except PathNotFound as exc:
+        raise UsageError(f"path not found: {exc.args[0]}",
+                         "check the spelling; give a file, a directory or an archive") from None
+    objects, unavailable = _recorded_unavailable(result.objects)
+    with collector.paused():
+        inventory = Inventory(objects, result.diagnostics, result.skipped, unavailable=unavailable)
+    collector.freeze()
+    if not inventory.objects:
+        problems = "; ".join(str(d) for d in result.diagnostics[:3])
+        raise UsageError(
+            f"no Kubernetes objects found in {', '.join(args.paths)}"
+            + (f" ({problems})" if problems else ""),
+            "point hcpscan at manifests, a must-gather or hypershift dump, or an archive of one")
+    return inventory
+
+
+def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], dict[str, UnavailableKind]]:
+    """A dump saved by ``hcpscan cluster --save-dump`` records the kinds the live read
+    could not list: they are as unavailable offline as they were live."""
+    def recorded(obj: K8sObject) -> bool:
+        return obj.kind == UNAVAILABLE_KIND and obj.api_version == HCPSCAN_API
+
+    records = [o for o in objects if recorded(o)]
+    if not records:
+        return objects, {}
+    unavailable: dict[str, UnavailableKind] = {}
+    for record in records:
+        unavailable.update(unavailable_from(record.body))
+    return [o for o in objects if not recorded(o)], unavailable
+
+
+def _load_with_progress(paths: list[str], needs: ResourceNeeds | None):  # type: ignore[no-untyped-def]
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("reading {task.fields[files]} files"),
+                  TextColumn("[dim]{task.description}"), TimeElapsedColumn(),
+                  transient=True, console=_stderr_console()) as bar:
+        task = bar.add_task("", files=0)
+
+        def tick(files: int, path: str) -> None:
+            if files % 25 == 0:
+                bar.update(task, files=files, description=path[-60:])
+
+        return load_paths(paths, needs, progress=tick)
+
+
+def _stderr_console():  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def exit_code_for_input(inventory: Inventory) -> int:
+    """Input that could not be read makes the run fail even when it found nothing."""
+    if any(d.severity == "error" for d in inventory.diagnostics):
+        return exitcodes.USAGE
+    return exitcodes.OK

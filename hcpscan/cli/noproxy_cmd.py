@@ -1,0 +1,128 @@
+"""`hcpscan noproxy`: how each HTTP client reads a NO_PROXY list, for given URLs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from hcpscan.analysis.proxy.env import evaluate_env
+from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES, RUNTIMES, bypasses
+from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
+from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.output import cells as output_cells
+from hcpscan.cli.output import console_for
+
+DESCRIPTION = """\
+Show, for each URL and each HTTP client runtime, whether a request goes direct
+(NO_PROXY matched) or through the proxy, and which entry matched. Clients read
+the same NO_PROXY list differently: CIDRs, leading dots, '*', ports and IPv6.
+
+runtimes:
+""" + "\n".join(f"  {name:15} {RUNTIMES[name].SUMMARY}" for name in RUNTIME_NAMES) + """
+
+  java reads the list as the http.nonProxyHosts property ('|'-separated globs);
+  it reads no environment variable.
+
+examples:
+  hcpscan noproxy --no-proxy ".svc,.cluster.local,10.128.0.0/14" https://10.129.3.4 \\
+      https://api.example.svc
+  hcpscan noproxy --no-proxy "example.com" --runtime go --runtime curl http://www.example.com
+  hcpscan noproxy --env HTTP_PROXY=http://proxy:3128 --env no_proxy=.internal \\
+      --env NO_PROXY=.example.com http://www.example.com --format json
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "noproxy", help="evaluate a NO_PROXY list per HTTP client for URLs",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("urls", nargs="+", metavar="URL",
+                        help="scheme://host[:port]/..., host:port, or a bare host / IP")
+    parser.add_argument("--no-proxy", dest="no_proxy", metavar="LIST",
+                        help="the NO_PROXY value to evaluate (comma-separated)")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="a process environment variable (repeatable); evaluates each "
+                             "client's full precedence: which *_PROXY and NO_PROXY it reads")
+    parser.add_argument("--runtime", action="append", choices=RUNTIME_NAMES, metavar="R",
+                        help="only these runtimes (repeatable): " + ", ".join(RUNTIME_NAMES))
+    parser.add_argument("--format", choices=("table", "json"), default="table",
+                        help="table (default) or json")
+    parser.set_defaults(run=run)
+
+
+def _env(pairs: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--env {pair!r} is not KEY=VALUE",
+                             "write e.g. --env HTTPS_PROXY=http://proxy:3128 (an empty value is "
+                             "KEY=)")
+        env[key] = value
+    return env
+
+
+def _targets(urls: list[str]) -> list[Target]:
+    out = []
+    for url in urls:
+        try:
+            out.append(parse_target(url))
+        except TargetError as exc:
+            raise UsageError(f"cannot read URL {url!r}: {exc}",
+                             "give scheme://host[:port], host:port or a host name") from None
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.no_proxy is None and not args.env:
+        raise UsageError("give the list to evaluate with --no-proxy LIST, or an environment "
+                         "with --env KEY=VALUE", "e.g. hcpscan noproxy --no-proxy .svc "
+                         "https://kubernetes.default.svc")
+    if args.no_proxy is not None and args.env:
+        raise UsageError("--no-proxy and --env cannot be combined",
+                         "put the list in the environment instead: --env NO_PROXY=LIST")
+    runtimes = list(dict.fromkeys(args.runtime or RUNTIME_NAMES))
+    targets = _targets(args.urls)
+    rows: list[dict[str, Any]] = []
+    env = _env(args.env)
+    for target in targets:
+        for name in runtimes:
+            if args.env:
+                d = evaluate_env(name, env, target)
+                rows.append({"url": target.raw, "runtime": name, "bypass": d.bypass,
+                             "matched": d.matched, "proxy": None if d.bypass else d.proxy,
+                             "reason": d.reason})
+            else:
+                decision = bypasses(name, args.no_proxy, target)
+                rows.append({"url": target.raw, "runtime": name, "bypass": decision.bypass,
+                             "matched": decision.matched, "reason": decision.reason})
+    if args.format == "json":
+        keys = ("url", "runtime", "bypass", "matched") + (("proxy",) if args.env else ())
+        json.dump([{k: row[k] for k in keys} for row in rows], sys.stdout, indent=2,
+                  ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    _table(rows, targets, runtimes)
+    return 0
+
+
+def _cell(row: dict[str, Any]) -> str:
+    if row["bypass"]:
+        why = row["matched"] or row.get("reason")
+        return f"direct ({why})" if why else "direct"
+    return f"proxy {row['proxy']}" if row.get("proxy") else "proxy"
+
+
+def _table(rows: list[dict[str, Any]], targets: list[Target], runtimes: list[str]) -> None:
+    from rich.table import Table
+
+    table = Table(title_justify="left")
+    table.add_column("URL", overflow="fold")
+    for name in runtimes:
+        table.add_column(name, overflow="fold")
+    for i, target in enumerate(targets):
+        cells = rows[i * len(runtimes):(i + 1) * len(runtimes)]
+        table.add_row(*output_cells(target.raw, *(_cell(c) for c in cells)))
+    console_for(sys.stdout).print(table)

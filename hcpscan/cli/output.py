@@ -1,0 +1,48 @@
+"""Terminal output helpers shared by commands (rich, honouring NO_COLOR and non-TTYs)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import IO
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.sources.interface import Diagnostic
+
+
+def console_for(stream: IO[str]) -> Console:
+    """No ANSI codes at all (colour or bold) with NO_COLOR or when not a terminal; a
+    readable width when piped (COLUMNS, else 120) instead of rich's 80."""
+    tty = stream.isatty()
+    plain = bool(os.environ.get("NO_COLOR")) or not tty
+    width = None
+    if not tty:
+        try:
+            width = int(os.environ.get("COLUMNS", "")) or 120
+        except ValueError:
+            width = 120
+    return Console(file=stream, no_color=plain, color_system=None if plain else "auto",
+                   highlight=False, soft_wrap=False, emoji=False, width=width,
+                   force_terminal=False if plain else None)
+
+
+def cells(*values: object) -> list[str]:
+    """Table cells shown as given: user text such as [fd00::1] or [Service] is not
+    rich markup, and passwords in URLs are masked."""
+    return [escape(mask_credentials(str(v))) for v in values]
+
+
+def diagnostics_table(diagnostics: Iterable[Diagnostic]) -> Table:
+    table = Table(title="could not read", title_justify="left")
+    table.add_column("severity")
+    table.add_column("where", overflow="fold")
+    table.add_column("problem", overflow="fold")
+    table.add_column("what to do", overflow="fold")
+    for d in diagnostics:
+        where = f"{d.path}:{d.line}" if d.line else d.path
+        table.add_row(*cells(d.severity, where, d.message, d.hint))
+    return table

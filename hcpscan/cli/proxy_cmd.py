@@ -1,0 +1,95 @@
+"""`hcpscan proxy PATH...`: each consumer's effective proxy settings, with sources."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from hcpscan.analysis.proxy.effective import effective_proxies
+from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES
+from hcpscan.analysis.proxy.settings import ConsumerProxy, Setting
+from hcpscan.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
+from hcpscan.cli.output import cells, console_for, diagnostics_table
+from hcpscan.findings.redact import mask_credentials
+
+DESCRIPTION = """\
+List every consumer of proxy settings found in the given paths — containers of
+all workload kinds, konnectivity proxy sidecars, the OpenShift Proxy object,
+HostedCluster configuration.proxy, ignition stubs, systemd drop-ins and
+KubeadmConfig files, Giant Swarm cluster values, OCM AddOnDeploymentConfigs and
+kubeconfigs — with its effective httpProxy, httpsProxy and noProxy and the file
+and line each value comes from. Values that cannot be known offline (a Secret
+redacted in a must-gather, a ConfigMap missing from the dump) show as unknown.
+
+examples:
+  hcpscan proxy ./hcp-namespace-manifests/
+  hcpscan proxy must-gather.local.123 --format json | jq '.[] | select(.httpsProxy)'
+  hcpscan proxy manifests/ --runtime curl   # containers as curl would read their env
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("proxy", help="list each consumer's effective proxy settings",
+                                   description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_path_arguments(parser)
+    parser.add_argument("--format", choices=("table", "json"), default="table",
+                        help="table (default) or json (every value with its source)")
+    parser.add_argument("--runtime", choices=RUNTIME_NAMES, default="go",
+                        help="env precedence used for containers and drop-ins (default: go, "
+                             "what Kubernetes and OpenShift components use)")
+    parser.add_argument("--all", action="store_true",
+                        help="also list containers without any proxy variable")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    inventory = load_inventory(args)
+    consumers = effective_proxies(inventory, args.runtime, include_unset=args.all)
+    if args.format == "json":
+        text = json.dumps([c.to_json() for c in consumers], indent=2, ensure_ascii=False)
+        sys.stdout.write(mask_credentials(text) + "\n")
+        return exit_code_for_input(inventory)
+    from rich.table import Table
+
+    console = console_for(sys.stdout)
+    table = Table(title=f"{len(consumers)} proxy consumers", title_justify="left")
+    for column in ("consumer", "httpProxy", "httpsProxy", "noProxy", "from"):
+        table.add_column(column, overflow="fold")
+    for consumer in consumers:
+        table.add_row(*cells(consumer.name, _value(consumer.http_proxy),
+                             _value(consumer.https_proxy), _value(consumer.no_proxy),
+                             _sources(consumer)))
+    console.print(table)
+    if inventory.diagnostics:
+        console.print(diagnostics_table(inventory.diagnostics))
+    return exit_code_for_input(inventory)
+
+
+def _value(setting: Setting | None) -> str:
+    if setting is None:
+        return "-"
+    if setting.value is None:
+        return f"unknown ({setting.unknown})"
+    return setting.value or '""'
+
+
+def _sources(consumer: ConsumerProxy) -> str:
+    lines: list[str] = []
+    seen: set[tuple[str, int]] = set()
+    for setting in (consumer.http_proxy, consumer.https_proxy, consumer.no_proxy):
+        if setting is None or (setting.source.path, setting.source.line) in seen:
+            continue
+        seen.add((setting.source.path, setting.source.line))
+        lines.append(f"{setting.name}: {setting.source.path}:{setting.source.line}")
+    if consumer.via is not None:
+        via = consumer.via
+        lines.append(f"via {via.kind} {via.container or via.name}"
+                     + (f" (upstream {_value(via.https_proxy)})" if via.https_proxy else
+                        " (no upstream proxy)" if via.kind == "konnectivity-sidecar" else ""))
+    if consumer.ca_bundle is not None:
+        lines.append(f"CA bundle: {len(consumer.ca_bundle)} certificate(s)"
+                     + (f", {len(consumer.ca_bundle.problems)} problem(s)"
+                        if consumer.ca_bundle.problems else ""))
+    return "\n".join(lines)

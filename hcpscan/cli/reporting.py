@@ -1,0 +1,123 @@
+"""Report arguments (--format, -o, --fail-on...) and writing every requested report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from hcpscan.cli import exitcodes
+from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.ruleset import PreparedRules
+from hcpscan.findings.model import ScanReport, Severity
+from hcpscan.rules.suppress import write_baseline
+from hcpscan.scan import exit_status
+from hcpscan.sources.walk import read_member
+
+FORMATS = ("table", "json", "sarif", "junit", "markdown")
+
+
+class _NotATty:
+    """Stands for a report file: never coloured."""
+
+    @staticmethod
+    def isatty() -> bool:
+        return False
+
+
+_NOT_A_TTY = _NotATty()
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("reports")
+    group.add_argument("--format", action="append", metavar="FMT[=FILE]",
+                       help=f"report format, one of {', '.join(FORMATS)}; repeat for several, "
+                            "each optionally with its own file (--format table "
+                            "--format sarif=out.sarif). Default: table")
+    group.add_argument("-o", "--output", metavar="FILE",
+                       help="write the (single) report without =FILE to FILE instead of stdout")
+    group.add_argument("--fail-on", choices=[s.value for s in Severity],
+                       help="exit 1 when a finding has at least this severity (default: high, "
+                            "or fail_on in the config)")
+    group.add_argument("--fail-on-incomplete", action="store_true",
+                       help="exit 3 when some rules could not be evaluated")
+    group.add_argument("--sarif-root", metavar="DIR",
+                       help="make SARIF paths relative to DIR (default: the current directory)")
+    group.add_argument("--sarif-category", metavar="NAME", default="hcpscan",
+                       help="SARIF runAutomationDetails.id, to keep several uploads apart")
+
+
+def _targets(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    specs = args.format or ["table"]
+    targets: list[tuple[str, str | None]] = []
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        name = name.strip().lower()
+        if name not in FORMATS:
+            raise UsageError(f"unknown format {name!r}", f"use one of {', '.join(FORMATS)}")
+        if sep and not path.strip():
+            raise UsageError(f"--format {spec}: the file name is empty",
+                             f"write --format {name}=FILE, or --format {name} for stdout")
+        targets.append((name, path if sep else None))
+    to_stdout = [t for t in targets if t[1] is None]
+    if args.output:
+        if len(to_stdout) != 1:
+            raise UsageError("-o/--output needs exactly one --format without =FILE",
+                             "write several formats as --format json=report.json")
+        targets = [(n, args.output if p is None else p) for n, p in targets]
+    elif len(to_stdout) > 1:
+        raise UsageError("only one report can go to standard output",
+                         "give the others a file: --format sarif=hcpscan.sarif")
+    return targets
+
+
+def read_source_text(path: str) -> str | None:
+    """Text of a finding's file, including archive members (``a.tar.gz!x.yaml``)."""
+    if "!" in path:
+        archive, _, member = path.partition("!")
+        data = read_member(archive, member)
+        return data.decode("utf-8", errors="replace") if data is not None else None
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def write_reports(args: argparse.Namespace, report: ScanReport, prepared: PreparedRules) -> int:
+    from hcpscan.reporters import ReportOptions, render
+
+    if args.write_baseline:
+        try:
+            count = write_baseline(Path(args.write_baseline), report.findings)
+        except OSError as exc:
+            raise UsageError(f"cannot write baseline {args.write_baseline}: "
+                             f"{exc.strerror or exc}",
+                             "give a file path in a folder that exists") from None
+        print(f"hcpscan: wrote {count} finding(s) to baseline {args.write_baseline}",
+              file=sys.stderr)
+        return exitcodes.OK
+    targets = _targets(args)
+    for name, path in targets:
+        options = ReportOptions.for_stream(
+            sys.stdout if path is None else _NOT_A_TTY, sarif_root=args.sarif_root,
+            sarif_category=args.sarif_category, read_text=read_source_text)
+        text = render(name, report, options)
+        if path is None:
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        else:
+            try:
+                Path(path).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise UsageError(f"cannot write {path}: {exc.strerror or exc}",
+                                 "check that the folder exists and is writable") from None
+    return exit_code(report, args, prepared)
+
+
+def exit_code(report: ScanReport, args: argparse.Namespace, prepared: PreparedRules) -> int:
+    if any(d.get("severity") == "error" for d in report.diagnostics):
+        return exitcodes.USAGE
+    fail_on = Severity(args.fail_on or prepared.config.fail_on or "high")
+    status = exit_status(report, fail_on, args.fail_on_incomplete)
+    return {"findings": exitcodes.FINDINGS, "incomplete": exitcodes.INCOMPLETE}.get(status,
+                                                                                    exitcodes.OK)

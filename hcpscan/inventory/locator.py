@@ -1,0 +1,127 @@
+"""Finding a field's own line in the user's file, after loading kept no parse trees.
+
+A document is composed again (with positions) when a finding or an evidence
+line needs one of its fields. Most objects of a dump are entries of large
+Lists (a namespace's pods.yaml is half a megabyte), so an entry is composed on
+its own: its lines run from where it starts to the first line indented less
+than it. The entry's keys must be the object's, or the whole document is
+composed as before; recent results are kept, since findings cluster in a few
+files.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from hcpscan.inventory.fieldpath import Step
+from hcpscan.inventory.objects import SourceLocation
+from hcpscan.sources.walk import read_member
+from hcpscan.sources.yamldocs import compose_document, locate_in
+
+# Line breaks of YAML 1.1 besides "\n" (and "\r\n"): with them in a file, lines are
+# not cut out of it, the whole document is composed.
+_OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
+# Keys a typed List's items may lack and loading adds (kind, apiVersion of PodList items).
+_ADDED_KEYS = {"kind", "apiVersion"}
+
+
+class Locator:
+    def __init__(self) -> None:
+        self._texts: OrderedDict[tuple[str, str | None], tuple[bytes | None, list[str] | None]] = \
+            OrderedDict()
+        self._nodes: OrderedDict[tuple, tuple[Any, int] | None] = OrderedDict()
+
+    def field(self, source: SourceLocation, body: Any,
+              steps: tuple[Step, ...]) -> tuple[int, int] | None:
+        """(line, column) of the field, or of its nearest present parent."""
+        if source.item_index is not None:
+            found = self._cached(("item", source.file, source.member, source.doc_index,
+                                  source.item_index), lambda: self._compose_item(source, body))
+            if found is not None:
+                node, offset = found
+                where = locate_in(node, None, steps)
+                if where is not None:
+                    return where[0] + offset, where[1]
+        found = self._cached(("document", source.file, source.member, source.doc_index),
+                             lambda: self._compose_document(source))
+        if found is None:
+            return None
+        where = locate_in(found[0], source.item_index, steps)
+        return None if where is None else (where[0], where[1])
+
+    def _cached(self, key: tuple, compose: Callable[[], tuple[Any, int] | None]) -> tuple[Any, int] | None:
+        if key in self._nodes:
+            self._nodes.move_to_end(key)
+            return self._nodes[key]
+        found = compose()
+        self._nodes[key] = found
+        if len(self._nodes) > 64:
+            self._nodes.popitem(last=False)
+        return found
+
+    def _compose_document(self, source: SourceLocation) -> tuple[Any, int] | None:
+        data, _ = self._text(source)
+        node = None if data is None else compose_document(data, source.doc_index)
+        return None if node is None else (node, 0)
+
+    def _compose_item(self, source: SourceLocation, body: Any) -> tuple[Any, int] | None:
+        _, lines = self._text(source)
+        if lines is None or not isinstance(body, dict):
+            return None
+        first, indent = source.line - 1, source.column - 1
+        if not 0 <= first < len(lines) or len(lines[first]) <= indent:
+            return None
+        end = first + 1
+        while end < len(lines):
+            text = lines[end]
+            content = text.lstrip(" ")
+            if content.strip() and not content.startswith("#") and len(text) - len(content) < indent:
+                break
+            end += 1
+        snippet = " " * indent + lines[first][indent:] + "".join(lines[first + 1 : end])
+        node = compose_document(snippet, 0)
+        if not isinstance(node, yaml.MappingNode):
+            return None
+        keys = {key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)}
+        if not keys <= set(body) or set(body) - keys - _ADDED_KEYS:
+            return None  # not cut where the entry ends
+        return node, first
+
+    def _text(self, source: SourceLocation) -> tuple[bytes | None, list[str] | None]:
+        key = (source.file, source.member)
+        if key in self._texts:
+            self._texts.move_to_end(key)
+            return self._texts[key]
+        data = _read(source)
+        found = (data, None if data is None else _lines(data))
+        self._texts[key] = found
+        if len(self._texts) > 64:
+            self._texts.popitem(last=False)
+        return found
+
+
+def _read(source: SourceLocation) -> bytes | None:
+    if not source.file or source.file == "<stdin>":
+        return None
+    if source.member is not None:
+        return read_member(source.file, source.member)
+    try:
+        with open(source.file, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _lines(data: bytes) -> list[str] | None:
+    """The text's lines (ends kept), or None where PyYAML would count lines otherwise."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    if any(b in text for b in _OTHER_BREAKS) or text.count("\r") != text.count("\r\n"):
+        return None
+    return text.splitlines(keepends=True)

@@ -1,0 +1,116 @@
+"""Inventory objects: a Kubernetes (or Kubernetes-like) document plus where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MANAGEMENT = "management"
+
+# Kinds the scanner synthesises from files that are not Kubernetes objects.
+HCPSCAN_API = "hcpscan.io/v1"
+KUBECONFIG = "Kubeconfig"
+IGNITION_CONFIG = "IgnitionConfig"
+SYSTEMD_DROPIN = "SystemdDropIn"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLocation:
+    """Where a document starts: a file on disk or a member of an archive.
+
+    ``path`` is what a user sees (``dump.tar.gz!ns/x.yaml`` for archive members);
+    ``file``/``member`` say how to read the text again; ``doc_index`` and
+    ``item_index`` say which YAML document and which ``items[]`` entry it is, so
+    a field's own line can be found later without keeping parse trees around.
+    """
+
+    path: str
+    line: int
+    column: int = 1
+    file: str = ""
+    member: str | None = None
+    doc_index: int = 0
+    item_index: int | None = None
+    # For objects derived from another one (a kubeconfig inside a Secret):
+    # the field of the parent document that holds this object's text.
+    embedded_in: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "line": self.line, "column": self.column}
+        if self.embedded_in:
+            out["field"] = self.embedded_in
+        return out
+
+
+@dataclass(slots=True, eq=False)
+class K8sObject:
+    """One object of the inventory.
+
+    ``kind``/``api_version`` are authoritative (synthetic kinds such as
+    ``Kubeconfig`` keep the file's own content in ``body``). ``cluster`` is
+    ``management`` unless the layout says otherwise (``hostedcluster-<name>``).
+    """
+
+    cluster: str
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    body: dict[str, Any]
+    source: SourceLocation
+    # The object this one was extracted from, e.g. the Secret holding a kubeconfig.
+    origin: K8sObject | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta = self.body.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def labels(self) -> dict[str, str]:
+        labels = self.metadata.get("labels")
+        return labels if isinstance(labels, dict) else {}
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        ann = self.metadata.get("annotations")
+        return ann if isinstance(ann, dict) else {}
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
+
+    @property
+    def ref(self) -> str:
+        """Human reference: ``[cluster:]Kind ns/name``."""
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        prefix = "" if self.cluster == MANAGEMENT else f"{self.cluster}:"
+        return f"{prefix}{self.kind} {where}"
+
+    @property
+    def identity(self) -> tuple[str, str, str, str, str]:
+        return (self.cluster, self.group, self.kind, self.namespace, self.name)
+
+    def get(self, path: str, default: Any = None) -> Any:
+        """Plain dotted-path access (``spec.networking.clusterNetwork``); lists by ``[n]``."""
+        from hcpscan.inventory.fieldpath import get_path
+
+        return get_path(self.body, path, default)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "cluster": self.cluster,
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "name": self.name,
+            "source": self.source.to_json(),
+        }
+        if self.origin is not None:
+            out["origin"] = {
+                "kind": self.origin.kind,
+                "namespace": self.origin.namespace,
+                "name": self.origin.name,
+            }
+        return out

@@ -1,0 +1,194 @@
+"""The inventory: every object the scan read, indexed for the queries rules and analyses make."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hcpscan.inventory.fieldpath import Step, parse_path
+from hcpscan.inventory.jsonpaths import compile_query
+from hcpscan.inventory.locator import Locator
+from hcpscan.inventory.objects import (
+    HCPSCAN_API,
+    KUBECONFIG,
+    MANAGEMENT,
+    SYSTEMD_DROPIN,
+    K8sObject,
+    SourceLocation,
+)
+from hcpscan.inventory.secrets import secret_values
+from hcpscan.sources.interface import Diagnostic, SkipRecord
+from hcpscan.sources.yamldocs import YamlSyntaxError, parse_documents
+
+KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
+
+
+@dataclass(frozen=True, slots=True)
+class UnavailableKind:
+    """A kind the source could not read in full (live scans), and why.
+
+    ``may_exist`` tells the two cases apart: the API server refused or failed
+    the list (objects may exist unseen, so every rule that reads the kind is
+    not evaluable), or it does not serve the kind at all (nothing can exist,
+    as in a dump without such objects).
+    """
+
+    reason: str  # e.g. "kind not served: ..." or "forbidden: grant list on secrets ..."
+    may_exist: bool
+
+
+class Inventory:
+    def __init__(self, objects: Iterable[K8sObject], diagnostics: Iterable[Diagnostic] = (),
+                 skipped: SkipRecord | None = None,
+                 unavailable: Mapping[str, UnavailableKind] | None = None) -> None:
+        self.objects: list[K8sObject] = list(objects)
+        self.diagnostics: list[Diagnostic] = list(diagnostics)
+        self.skipped = skipped or SkipRecord()
+        # Kinds a live source could not list (offline inputs: always empty).
+        self.unavailable: dict[str, UnavailableKind] = dict(unavailable or {})
+        self._derive_kubeconfigs()
+        self._by_kind: dict[str, list[K8sObject]] = defaultdict(list)
+        self._by_ref: dict[tuple[str, str, str, str], list[K8sObject]] = defaultdict(list)
+        for obj in self.objects:
+            self._by_kind[obj.kind].append(obj)
+            self._by_ref[(obj.cluster, obj.kind, obj.namespace, obj.name)].append(obj)
+        self._by_namespace: dict[tuple[str, str, str], list[K8sObject]] | None = None
+        self._derived: dict[str, Any] = {}
+        self._locator = Locator()
+
+    # -- queries ---------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+    def __iter__(self) -> Iterator[K8sObject]:
+        return iter(self.objects)
+
+    @property
+    def kinds(self) -> set[str]:
+        return set(self._by_kind)
+
+    @property
+    def clusters(self) -> list[str]:
+        found = {o.cluster for o in self.objects}
+        return sorted(found, key=lambda c: (c != MANAGEMENT, c))
+
+    def of_kind(self, *kinds: str) -> list[K8sObject]:
+        if len(kinds) == 1:
+            return list(self._by_kind.get(kinds[0], ()))
+        return [o for k in kinds for o in self._by_kind.get(k, ())]
+
+    def in_namespace(self, kind: str, namespace: str, cluster: str = MANAGEMENT) -> list[K8sObject]:
+        """Objects of a kind in one namespace (as written: ``""`` is not ``default``),
+        in inventory order; the index is built on first use."""
+        if self._by_namespace is None:
+            index: dict[tuple[str, str, str], list[K8sObject]] = defaultdict(list)
+            for obj in self.objects:
+                index[(obj.cluster, obj.kind, obj.namespace)].append(obj)
+            self._by_namespace = dict(index)
+        return list(self._by_namespace.get((cluster, kind, namespace), ()))
+
+    def derived(self, key: str, build: Callable[[Inventory], Any]) -> Any:
+        """A value computed from the objects on first use and kept (an index that
+        analyses consult per object would otherwise be rebuilt per object)."""
+        if key not in self._derived:
+            self._derived[key] = build(self)
+        return self._derived[key]
+
+    def get(self, kind: str, namespace: str, name: str, cluster: str = MANAGEMENT) -> K8sObject | None:
+        found = self._by_ref.get((cluster, kind, namespace, name))
+        return found[0] if found else None
+
+    def query(self, kind: str | None = None, *, api_version: str | None = None,
+              namespace: str | None = None, name: str | None = None,
+              labels: Mapping[str, str] | None = None, cluster: str | None = None) -> list[K8sObject]:
+        pool = self._by_kind.get(kind, []) if kind else self.objects
+        out = []
+        for obj in pool:
+            if api_version is not None and obj.api_version != api_version:
+                continue
+            if namespace is not None and obj.namespace != namespace:
+                continue
+            if name is not None and obj.name != name:
+                continue
+            if cluster is not None and obj.cluster != cluster:
+                continue
+            if labels and any(obj.labels.get(k) != v for k, v in labels.items()):
+                continue
+            out.append(obj)
+        return out
+
+    def jsonpath(self, obj: K8sObject, expr: str) -> list[tuple[Any, tuple[Step, ...]]]:
+        """Values matched by a JSONPath expression, each with its field path."""
+        return compile_query(expr).matches(obj.body)
+
+    def namespace_labels(self, namespace: str, cluster: str = MANAGEMENT) -> dict[str, str]:
+        ns = self.get("Namespace", "", namespace, cluster)
+        labels = dict(ns.labels) if ns else {}
+        labels.setdefault("kubernetes.io/metadata.name", namespace)
+        return labels
+
+    def counts(self) -> list[tuple[str, str, str, int]]:
+        """(cluster, kind, namespace, count), sorted."""
+        counter = Counter((o.cluster, o.kind, o.namespace) for o in self.objects)
+        return sorted(((c, k, n, v) for (c, k, n), v in counter.items()),
+                      key=lambda row: (row[0] != MANAGEMENT, row[0], row[1], row[2]))
+
+    # -- source locations -----------------------------------------------------
+
+    def locate(self, obj: K8sObject, path: str | tuple[Step, ...] = ()) -> SourceLocation:
+        """Where a field stands in the user's file: its own line when it exists,
+        else its nearest present parent, else the document start."""
+        steps = parse_path(path)
+        if obj.origin is not None and obj.source.embedded_in:
+            return self.locate(obj.origin, obj.source.embedded_in)
+        if obj.kind == SYSTEMD_DROPIN and obj.api_version == HCPSCAN_API:
+            lines = obj.body.get("environmentLines", {})
+            if len(steps) >= 2 and steps[0] == "environment" and steps[1] in lines:
+                return dataclasses.replace(obj.source, line=lines[steps[1]], column=1)
+            return obj.source
+        if not steps:
+            return obj.source
+        found = self._locator.field(obj.source, obj.body, steps)
+        if found is None:
+            return obj.source
+        line, column = found
+        return dataclasses.replace(obj.source, line=line, column=column)
+
+    # -- derived objects -------------------------------------------------------
+
+    def _derive_kubeconfigs(self) -> None:
+        derived = []
+        for secret in self.objects:
+            if secret.kind != "Secret":
+                continue
+            values = secret_values(secret)
+            for key in KUBECONFIG_SECRET_KEYS:
+                value = values.get(key)
+                if value is None or value.text is None:
+                    continue
+                body = _kubeconfig_body(value.text)
+                if body is None:
+                    continue
+                field = "data" if key in (secret.body.get("data") or {}) else "stringData"
+                loc = dataclasses.replace(secret.source, embedded_in=f"{field}.{key}")
+                derived.append(K8sObject(secret.cluster, HCPSCAN_API, KUBECONFIG, secret.namespace,
+                                         f"{secret.name}/{key}", body, loc, origin=secret))
+        self.objects.extend(derived)
+
+
+def _kubeconfig_body(text: str) -> dict[str, Any] | None:
+    if "clusters" not in text:
+        return None
+    try:
+        docs = list(parse_documents(text))
+    except YamlSyntaxError:
+        return None
+    if len(docs) != 1 or not isinstance(docs[0].body, dict):
+        return None
+    body = docs[0].body
+    return body if isinstance(body.get("clusters"), list) else None
+

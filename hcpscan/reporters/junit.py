@@ -1,0 +1,150 @@
+"""JUnit XML, for CI systems that show test reports (GitLab, Jenkins, Azure DevOps).
+
+One ``<testsuite>`` per rule, one ``<testcase>`` per rule × object:
+
+* an object with failing findings: a testcase with one ``<failure>`` listing them;
+* an object whose findings are all suppressed: a skipped testcase with the
+  justification;
+* the objects a failing rule checked without finding anything: one passing
+  testcase ("N other objects") so the totals add up;
+* a passing rule: one passing testcase; a rule that was not evaluable or is
+  suppressed as a whole: one skipped testcase with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from hcpscan.findings.model import Finding, ObjectRef, RuleResult, ScanReport, Status
+from hcpscan.reporters.interface import ReportOptions
+from hcpscan.reporters.summary import ordered, rule_index, where
+
+# XML 1.0 cannot carry most control characters, even escaped.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(value: str) -> str:
+    return _NOT_XML.sub("\ufffd", value)
+
+
+class JunitReporter:
+    name = "junit"
+    media_type = "application/xml"
+    extension = "xml"
+
+    def render(self, report: ScanReport, options: ReportOptions) -> str:
+        root = build_tree(report)
+        ET.indent(root)
+        body = ET.tostring(root, encoding="unicode")
+        return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
+
+
+@dataclass
+class _Counts:
+    tests: int = 0
+    failures: int = 0
+    skipped: int = 0
+
+    def add(self, other: _Counts) -> None:
+        self.tests += other.tests
+        self.failures += other.failures
+        self.skipped += other.skipped
+
+
+@dataclass
+class _Suite:
+    element: ET.Element
+    counts: _Counts = field(default_factory=_Counts)
+
+    def case(self, classname: str, name: str, finding: Finding | None = None) -> ET.Element:
+        attrs = {"classname": _xml_text(classname), "name": _xml_text(name)}
+        if finding is not None:
+            attrs["file"] = _xml_text(finding.location.path)
+            attrs["line"] = str(finding.location.line)
+        self.counts.tests += 1
+        return ET.SubElement(self.element, "testcase", attrs)
+
+    def skip(self, case: ET.Element, message: str) -> None:
+        ET.SubElement(case, "skipped", {"message": _xml_text(message)})
+        self.counts.skipped += 1
+
+    def fail(self, case: ET.Element, findings: list[Finding]) -> None:
+        first = findings[0]
+        failure = ET.SubElement(case, "failure", {"message": _xml_text(first.message),
+                                                  "type": first.severity.value})
+        failure.text = _xml_text("\n\n".join(_describe(f) for f in findings))
+        self.counts.failures += 1
+
+
+def _describe(finding: Finding) -> str:
+    lines = [f"[{finding.severity.value}] {finding.message}",
+             f"object: {finding.object}", f"at: {where(finding.location)}"]
+    if finding.field:
+        lines.append(f"field: {finding.field}")
+    lines.extend(f"evidence: {item}" for item in finding.evidence)
+    lines.extend(f"note: {note}" for note in finding.notes)
+    return "\n".join(lines)
+
+
+def build_tree(report: ScanReport) -> ET.Element:
+    infos = rule_index(report)
+    by_rule: dict[str, dict[ObjectRef, list[Finding]]] = defaultdict(lambda: defaultdict(list))
+    for finding in ordered(report.findings):
+        by_rule[finding.rule_id][finding.object].append(finding)
+    results = {r.rule_id: r for r in report.results}
+    for rule_id in by_rule:  # findings of a rule with no result still show up
+        results.setdefault(rule_id, RuleResult(rule_id, Status.FAIL))
+    root = ET.Element("testsuites", {"name": "hcpscan"})
+    started = report.metadata.get("started")
+    total = _Counts()
+    for rule_id in sorted(results):
+        info = infos.get(rule_id)
+        suite_name = f"{rule_id}: {info.title}" if info and info.title else rule_id
+        attrs = {"name": _xml_text(suite_name)}
+        if isinstance(started, str):
+            attrs["timestamp"] = started
+        suite = _Suite(ET.SubElement(root, "testsuite", attrs))
+        _fill(suite, results[rule_id], by_rule.get(rule_id, {}))
+        _set_counts(suite.element, suite.counts)
+        total.add(suite.counts)
+    _set_counts(root, total)
+    return root
+
+
+def _fill(suite: _Suite, result: RuleResult, objects: dict[ObjectRef, list[Finding]]) -> None:
+    classname = f"hcpscan.{result.rule_id}"
+    if result.status is Status.NOT_EVALUABLE and not objects:
+        suite.skip(suite.case(classname, "not evaluable"),
+                   f"not evaluable: {result.reason or 'no reason given'}")
+        return
+    if result.status is Status.SUPPRESSED and not objects:
+        suite.skip(suite.case(classname, "rule suppressed"),
+                   f"suppressed: {result.reason or 'no reason given'}")
+        return
+    for obj in sorted(objects, key=str):
+        findings = objects[obj]
+        case = suite.case(classname, str(obj), findings[0])
+        failing = [f for f in findings if f.status is not Status.SUPPRESSED]
+        if failing:
+            suite.fail(case, failing)
+        else:
+            sup = findings[0].suppression
+            why = f"{sup.justification} ({sup.source})" if sup else "no justification recorded"
+            suite.skip(case, f"suppressed: {why}")
+    clean = result.objects_checked - len(objects)
+    if not objects or clean > 0:
+        name = "all objects pass" if not objects else (
+            f"{clean} other object{' passes' if clean == 1 else 's pass'}")
+        if not objects and result.objects_checked:
+            name = f"all {result.objects_checked} objects pass"
+        suite.case(classname, name)
+
+
+def _set_counts(element: ET.Element, counts: _Counts) -> None:
+    element.set("tests", str(counts.tests))
+    element.set("failures", str(counts.failures))
+    element.set("errors", "0")
+    element.set("skipped", str(counts.skipped))

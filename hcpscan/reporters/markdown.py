@@ -1,0 +1,105 @@
+"""A Markdown summary for a pull-request comment: counts, coverage, top findings.
+
+GitHub refuses comments over 65,536 characters, so the report is built within
+``options.markdown_max_chars`` (65,000): long messages and evidence are cut,
+and findings that do not fit are counted in a closing note instead of shown.
+"""
+
+from __future__ import annotations
+
+from hcpscan.findings.model import Finding, ScanReport, Status
+from hcpscan.reporters.interface import ReportOptions
+from hcpscan.reporters.summary import SEVERITIES, ordered, rule_index, summarize, where
+
+MAX_FIELD_CHARS = 500
+MAX_EVIDENCE_ITEMS = 5
+_CLOSING_RESERVE = 400  # room always kept for the closing note
+
+
+class MarkdownReporter:
+    name = "markdown"
+    media_type = "text/markdown"
+    extension = "md"
+
+    def render(self, report: ScanReport, options: ReportOptions) -> str:
+        return build_markdown(report, options)
+
+
+def _cut(text: str, limit: int = MAX_FIELD_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cell(text: str) -> str:
+    """Table cell text: one line, pipes escaped."""
+    return _cut(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backticks inside."""
+    text = _cut(text)
+    ticks = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _header(report: ScanReport) -> list[str]:
+    summary = summarize(report)
+    headline = f"## hcpscan: {summary.failing_text()}"
+    if summary.total_suppressed:
+        headline += f", {summary.total_suppressed} suppressed"
+    lines = [headline, "", "| Severity | Findings | Suppressed |", "|---|---:|---:|"]
+    for sev in SEVERITIES:
+        lines.append(f"| {sev.value} | {summary.failing[sev]} | {summary.suppressed[sev]} |")
+    lines += ["", f"**Coverage:** {summary.coverage_text()}."]
+    for status, label in ((Status.NOT_EVALUABLE, "Not evaluable"), (Status.SUPPRESSED,
+                                                                    "Suppressed rules")):
+        results = summary.rules[status]
+        if results:
+            lines += ["", f"<details><summary>{label} ({len(results)})</summary>", ""]
+            lines += [f"- {_code(r.rule_id)}: {_cell(r.reason or 'no reason given')}"
+                      for r in results]
+            lines += ["", "</details>"]
+    if report.diagnostics:
+        lines += ["", f"**Input problems:** {len(report.diagnostics)} (see the full report)."]
+    return lines
+
+
+def _finding_block(number: int, finding: Finding, title: str) -> str:
+    heading = f"{number}. **{finding.severity.value}** {_code(finding.rule_id)}"
+    if title:
+        heading += f" {_cell(title)}"
+    lines = [heading,
+             f"   {_code(str(finding.object))} at {_code(where(finding.location))}"
+             + (f", field {_code(finding.field)}" if finding.field else ""),
+             f"   {_cell(finding.message)}"]
+    for item in finding.evidence[:MAX_EVIDENCE_ITEMS]:
+        lines.append(f"   - {_cell(item)}")
+    if len(finding.evidence) > MAX_EVIDENCE_ITEMS:
+        lines.append(f"   - … {len(finding.evidence) - MAX_EVIDENCE_ITEMS} more")
+    return "\n".join(lines)
+
+
+def build_markdown(report: ScanReport, options: ReportOptions) -> str:
+    budget = options.markdown_max_chars - _CLOSING_RESERVE
+    out = "\n".join(_header(report)) + "\n"
+    if len(out) > budget:  # a header this long means absurd reasons; keep it short
+        out = out[:budget] + "\n"
+    failing = ordered(f for f in report.findings if f.status is Status.FAIL)
+    titles = {rule_id: info.title for rule_id, info in rule_index(report).items()}
+    shown = 0
+    top = min(len(failing), max(0, options.markdown_top_findings))
+    if top:
+        out += "\n### Top findings\n\n"
+        for finding in failing[:top]:
+            block = _finding_block(shown + 1, finding, titles.get(finding.rule_id, "")) + "\n"
+            if len(out) + len(block) > budget:
+                break
+            out += block
+            shown += 1
+    if shown < len(failing):
+        out += (f"\n_…and {len(failing) - shown} more finding"
+                f"{'s' if len(failing) - shown != 1 else ''} not shown here"
+                f"{' to keep this comment under the size limit' if shown < top else ''}; "
+                "see the full report (JSON or SARIF)._\n")
+    return out

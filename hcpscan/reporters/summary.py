@@ -1,0 +1,78 @@
+"""What every human-facing report shows the same way: order, counts and coverage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hcpscan.findings.model import Finding, Location, RuleInfo, RuleResult, ScanReport, Severity, Status
+
+SEVERITIES: tuple[Severity, ...] = tuple(sorted(Severity, key=lambda s: -s.rank))
+RULE_STATUSES: tuple[Status, ...] = (Status.FAIL, Status.PASS, Status.NOT_EVALUABLE,
+                                     Status.SUPPRESSED)
+
+
+def finding_order(finding: Finding) -> tuple:
+    """Most severe first; then by rule, file, line and object so output is stable."""
+    loc = finding.location
+    return (-finding.severity.rank, finding.rule_id, loc.path, loc.line, loc.column,
+            str(finding.object), finding.field, finding.message)
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=finding_order)
+
+
+def where(location: Location) -> str:
+    """``file:line`` as a person would click it; virtual paths say so."""
+    text = f"{location.path}:{location.line}" if location.path else "(no file)"
+    return f"{text} (virtual)" if location.virtual else text
+
+
+def rule_index(report: ScanReport) -> dict[str, RuleInfo]:
+    return {info.id: info for info in report.rules}
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    failing: dict[Severity, int]
+    suppressed: dict[Severity, int]
+    rules: dict[Status, list[RuleResult]]
+
+    @property
+    def total_failing(self) -> int:
+        return sum(self.failing.values())
+
+    @property
+    def total_suppressed(self) -> int:
+        return sum(self.suppressed.values())
+
+    def rule_count(self, status: Status) -> int:
+        return len(self.rules[status])
+
+    def failing_text(self) -> str:
+        """``3 findings (1 critical, 2 high)`` or ``no findings``."""
+        total = self.total_failing
+        if not total:
+            return "no findings"
+        parts = ", ".join(f"{n} {sev.value}" for sev, n in self.failing.items() if n)
+        return f"{total} finding{'s' if total != 1 else ''} ({parts})"
+
+    def coverage_text(self) -> str:
+        total = sum(len(v) for v in self.rules.values())
+        return (f"{total} rule{'s' if total != 1 else ''}: "
+                f"{self.rule_count(Status.PASS)} passed, {self.rule_count(Status.FAIL)} failed, "
+                f"{self.rule_count(Status.NOT_EVALUABLE)} not evaluable, "
+                f"{self.rule_count(Status.SUPPRESSED)} suppressed")
+
+
+def summarize(report: ScanReport) -> Summary:
+    failing = {sev: 0 for sev in SEVERITIES}
+    suppressed = {sev: 0 for sev in SEVERITIES}
+    for finding in report.findings:
+        bucket = suppressed if finding.status is Status.SUPPRESSED else failing
+        bucket[finding.severity] += 1
+    rules: dict[Status, list[RuleResult]] = {status: [] for status in RULE_STATUSES}
+    for result in sorted(report.results, key=lambda r: r.rule_id):
+        rules.setdefault(result.status, []).append(result)
+    return Summary(failing, suppressed, rules)

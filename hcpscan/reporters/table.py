@@ -1,0 +1,140 @@
+"""The terminal report: findings grouped by severity then rule, then a summary.
+
+Colour only when ``options.color`` is set and ``NO_COLOR`` is not; without
+colour the output holds no escape codes at all, so logs and pipes stay clean.
+Rich never sees the real environment (width, colour and terminal type come
+from the options), so the same report renders the same everywhere.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from itertools import groupby
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from hcpscan.findings.model import Finding, ScanReport, Severity, Status
+from hcpscan.reporters.interface import ReportOptions
+from hcpscan.reporters.summary import SEVERITIES, Summary, ordered, rule_index, summarize, where
+
+STYLE = {Severity.CRITICAL: "bold white on red", Severity.HIGH: "bold red",
+         Severity.MEDIUM: "yellow", Severity.LOW: "cyan", Severity.INFO: "dim"}
+
+
+class TableReporter:
+    name = "table"
+    media_type = "text/plain"
+    extension = "txt"
+
+    def render(self, report: ScanReport, options: ReportOptions) -> str:
+        color = options.color and not os.environ.get("NO_COLOR")
+        buffer = io.StringIO()
+        console = Console(file=buffer, width=max(40, options.width), force_terminal=color,
+                          color_system="standard" if color else None, no_color=not color,
+                          highlight=False, markup=False, emoji=False, soft_wrap=False,
+                          force_interactive=False, _environ={})
+        for block in _blocks(report):
+            console.print(block)
+        # rich pads wrapped blocks to their width; trailing blanks only clutter logs
+        return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
+
+
+def _blocks(report: ScanReport) -> list[RenderableType]:
+    summary = summarize(report)
+    blocks: list[RenderableType] = []
+    failing = [f for f in report.findings if f.status is not Status.SUPPRESSED]
+    suppressed = [f for f in report.findings if f.status is Status.SUPPRESSED]
+    titles = {rule_id: info.title for rule_id, info in rule_index(report).items()}
+    for severity, by_severity in groupby(ordered(failing), key=lambda f: f.severity):
+        group = list(by_severity)
+        blocks.append(Text(f"{severity.value.upper()} ({len(group)})", style=STYLE[severity]))
+        for rule_id, by_rule in groupby(group, key=lambda f: f.rule_id):
+            items = list(by_rule)
+            title = titles.get(rule_id, "")
+            heading = Text(f"  {rule_id}", style="bold")
+            heading.append(f"  {title}" if title else "")
+            heading.append(f"  ({len(items)})", style="dim")
+            blocks.append(heading)
+            blocks.extend(_finding(f) for f in items)
+        blocks.append(Text(""))
+    if suppressed:
+        blocks.append(_suppressed(ordered(suppressed)))
+    if report.diagnostics:
+        blocks.append(_diagnostics_table(report))
+    blocks.append(_summary_table(summary))
+    blocks.append(_coverage(summary))
+    return blocks
+
+
+def _indented(text: Text, left: int) -> Padding:
+    return Padding(text, (0, 0, 0, left), expand=False)
+
+
+def _finding(finding: Finding) -> RenderableType:
+    """The object, then where and which field, the message and the evidence;
+    wrapped lines stay indented under their block."""
+    details = Text()
+    details.append(f"at {where(finding.location)}", style="dim")
+    if finding.field:
+        details.append(f"  {finding.field}", style="dim")
+    details.append(f"\n{finding.message}")
+    for item in finding.evidence:
+        details.append(f"\n- {item}", style="italic")
+    for note in finding.notes:
+        details.append(f"\nnote: {note}", style="dim")
+    return Group(_indented(Text(str(finding.object), style="bold"), 4), _indented(details, 6))
+
+
+def _suppressed(findings: list[Finding]) -> RenderableType:
+    parts: list[RenderableType] = [Text(f"SUPPRESSED ({len(findings)})", style="bold")]
+    for f in findings:
+        head = Text(f"{f.rule_id}  {f.severity.value}  {f.object}", style="dim")
+        sup = f.suppression
+        detail = Text(f"at {where(f.location)}", style="dim")
+        if sup:
+            detail.append(f"\nby {sup.source} ({sup.kind}): {sup.justification}")
+            if sup.expires:
+                detail.append(f" (until {sup.expires})")
+        else:
+            detail.append("\nno justification recorded")
+        parts += [_indented(head, 2), _indented(detail, 6)]
+    parts.append(Text(""))
+    return Group(*parts)
+
+
+def _diagnostics_table(report: ScanReport) -> Table:
+    table = Table(title="Could not read or evaluate", title_justify="left", box=box.SIMPLE_HEAD)
+    for column in ("severity", "where", "problem", "what to do"):
+        table.add_column(column, overflow="fold")
+    for diag in report.diagnostics:
+        path, line = str(diag.get("path") or ""), diag.get("line")
+        table.add_row(str(diag.get("severity") or "error"), f"{path}:{line}" if line else path,
+                      str(diag.get("message") or ""), str(diag.get("hint") or ""))
+    return table
+
+
+def _summary_table(summary: Summary) -> Table:
+    table = Table(title="Summary", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("severity")
+    table.add_column("findings", justify="right")
+    table.add_column("suppressed", justify="right")
+    for severity in SEVERITIES:
+        table.add_row(Text(severity.value, style=STYLE[severity]),
+                      str(summary.failing[severity]), str(summary.suppressed[severity]))
+    table.add_row(Text("total", style="bold"), str(summary.total_failing),
+                  str(summary.total_suppressed))
+    return table
+
+
+def _coverage(summary: Summary) -> RenderableType:
+    parts: list[RenderableType] = [Text(f"Coverage: {summary.coverage_text()}", style="bold")]
+    for status, label in ((Status.NOT_EVALUABLE, "not evaluable"), (Status.SUPPRESSED,
+                                                                    "suppressed")):
+        for result in summary.rules[status]:
+            parts.append(Text(f"  {label}: {result.rule_id}: {result.reason or 'no reason given'}"))
+    return Group(*parts)

@@ -1,0 +1,190 @@
+"""`.hcpscan.yaml`: rule selection, severity overrides, exemptions and inputs the scan cannot infer.
+
+Example::
+
+    select: [HCP, PRX]            # rule ids, id prefixes or categories
+    ignore: [PRX007]
+    severity: {PRX005: high}
+    fail_on: medium
+    exemptions:
+      - rule: HCP001
+        namespace: "clusters-lab-*"
+        name: "*"
+        reason: lab clusters sit behind the lab firewall (ticket NET-1234)
+        expires: 2027-03-31
+    inputs:
+      worker_cidrs: [10.0.0.0/16]
+      secondary_networks: {"vm-ns/storage-net": [192.168.100.0/24]}
+      proxy_ca_files: [certs/corp-proxy-ca.pem]
+      managed_cluster_kas_ip: 172.30.0.1
+      firewall: perimeter.yaml      # see `hcpscan connectivity --help` for the format
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from hcpscan.rules.schema import SEVERITIES
+from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
+
+CONFIG_NAMES = (".hcpscan.yaml", ".hcpscan.yml")
+
+_DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
+CONFIG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "select": {"type": "array", "items": {"type": "string"}},
+        "ignore": {"type": "array", "items": {"type": "string"}},
+        "severity": {"type": "object", "additionalProperties": {"enum": SEVERITIES}},
+        "fail_on": {"enum": SEVERITIES},
+        "rules": {"type": "array", "items": {"type": "string"}},
+        "exemptions": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False, "required": ["rule", "reason"],
+            "properties": {
+                "rule": {"type": "string"}, "reason": {"type": "string", "minLength": 3},
+                "namespace": {"type": "string"}, "name": {"type": "string"},
+                "kind": {"type": "string"}, "cluster": {"type": "string"}, "expires": _DATE,
+            }}},
+        "inputs": {
+            "type": "object", "additionalProperties": False,
+            "properties": {
+                "worker_cidrs": {"type": "array", "items": {"type": "string"}},
+                "secondary_networks": {"type": "object",
+                                       "additionalProperties": {"type": "array",
+                                                                "items": {"type": "string"}}},
+                "proxy_ca_files": {"type": "array", "items": {"type": "string"}},
+                "managed_cluster_kas_ip": {"type": "string"},
+                "firewall": {"type": "string"},
+            }},
+    },
+}
+
+
+class ConfigError(Exception):
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        super().__init__(f"{path}:{line or 1}: {message}")
+        self.path, self.line, self.message = path, line, message
+
+
+@dataclass(frozen=True, slots=True)
+class Exemption:
+    rule: str
+    reason: str
+    namespace: str = "*"
+    name: str = "*"
+    kind: str = "*"
+    cluster: str = "*"
+    expires: dt.date | None = None
+
+
+@dataclass(slots=True)
+class ScanConfig:
+    path: str | None = None
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    severity: dict[str, str] = field(default_factory=dict)
+    fail_on: str | None = None
+    rule_dirs: list[Path] = field(default_factory=list)
+    exemptions: list[Exemption] = field(default_factory=list)
+    worker_cidrs: list[str] = field(default_factory=list)
+    secondary_networks: dict[str, list[str]] = field(default_factory=dict)
+    proxy_ca_files: list[Path] = field(default_factory=list)
+    managed_cluster_kas_ip: str | None = None
+    firewall: Path | None = None  # perimeter file (security groups / firewall before the nodes)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest `.hcpscan.yaml` in the scanned path's folder or above it."""
+    folder = start.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for candidate in (folder, *folder.parents):
+        for name in CONFIG_NAMES:
+            if (candidate / name).is_file():
+                return candidate / name
+    return None
+
+
+def load_config(path: Path) -> ScanConfig:
+    try:
+        text = path.read_text(encoding="utf-8")
+        docs = list(parse_documents(text))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), None, f"cannot read config: {exc}") from None
+    except YamlSyntaxError as exc:
+        raise ConfigError(str(path), exc.line, f"invalid YAML: {exc.message}") from None
+    data = docs[0].body if docs else {}
+    if data is None:
+        data = {}
+    validator = jsonschema.Draft202012Validator(CONFIG_SCHEMA)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        steps = tuple(errors[0].absolute_path)
+        where = locate(text, 0, None, steps)
+        field_path = ".".join(map(str, steps)) or "(top level)"
+        raise ConfigError(str(path), where[0] if where else 1, f"{field_path}: {errors[0].message}")
+    base = path.parent
+    inputs = data.get("inputs", {})
+    _check_values(text, path, data)
+    return ScanConfig(
+        path=str(path), select=data.get("select", []), ignore=data.get("ignore", []),
+        severity=data.get("severity", {}), fail_on=data.get("fail_on"),
+        rule_dirs=[base / d for d in data.get("rules", [])],
+        exemptions=[Exemption(rule=e["rule"], reason=e["reason"], namespace=e.get("namespace", "*"),
+                              name=e.get("name", "*"), kind=e.get("kind", "*"),
+                              cluster=e.get("cluster", "*"),
+                              expires=dt.date.fromisoformat(e["expires"]) if e.get("expires") else None)
+                    for e in data.get("exemptions", [])],
+        worker_cidrs=inputs.get("worker_cidrs", []),
+        secondary_networks=inputs.get("secondary_networks", {}),
+        proxy_ca_files=[base / p for p in inputs.get("proxy_ca_files", [])],
+        managed_cluster_kas_ip=inputs.get("managed_cluster_kas_ip"),
+        firewall=base / inputs["firewall"] if inputs.get("firewall") else None,
+    )
+
+
+def _check_values(text: str, path: Path, data: dict[str, Any]) -> None:
+    """What the schema cannot say: dates that exist, CIDRs and IPs that parse, files
+    that are there. Each error names the line, like schema errors."""
+    def fail(steps: tuple[Any, ...], message: str) -> None:
+        where = locate(text, 0, None, steps)
+        raise ConfigError(str(path), where[0] if where else 1,
+                          f"{'.'.join(map(str, steps))}: {message}")
+
+    for i, exemption in enumerate(data.get("exemptions", [])):
+        if exemption.get("expires"):
+            try:
+                dt.date.fromisoformat(exemption["expires"])
+            except ValueError as exc:
+                fail(("exemptions", i, "expires"), f"not a date: {exc}")
+    inputs = data.get("inputs", {})
+    for i, cidr in enumerate(inputs.get("worker_cidrs", [])):
+        _network(cidr, lambda m, i=i: fail(("inputs", "worker_cidrs", i), m))
+    for key, cidrs in inputs.get("secondary_networks", {}).items():
+        for i, cidr in enumerate(cidrs):
+            _network(cidr, lambda m, key=key, i=i: fail(("inputs", "secondary_networks", key, i), m))
+    if inputs.get("managed_cluster_kas_ip"):
+        try:
+            ipaddress.ip_address(inputs["managed_cluster_kas_ip"])
+        except ValueError:
+            fail(("inputs", "managed_cluster_kas_ip"),
+                 f"{inputs['managed_cluster_kas_ip']!r} is not an IP address")
+    for i, name in enumerate(inputs.get("proxy_ca_files", [])):
+        if not (path.parent / name).is_file():
+            fail(("inputs", "proxy_ca_files", i), f"file not found: {path.parent / name}")
+    if inputs.get("firewall") and not (path.parent / inputs["firewall"]).is_file():
+        fail(("inputs", "firewall"), f"file not found: {path.parent / inputs['firewall']}")
+
+
+def _network(cidr: str, fail: Any) -> None:
+    try:
+        ipaddress.ip_network(cidr, strict=True)
+    except ValueError as exc:
+        fail(f"not a CIDR: {exc}")

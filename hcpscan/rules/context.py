@@ -1,0 +1,31 @@
+"""What a check primitive can see: the inventory, the user's inputs, and analyses built once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hcpscan.inventory import Inventory
+from hcpscan.rules.config import ScanConfig
+from hcpscan.sources.interface import Diagnostic
+
+
+class Context:
+    def __init__(self, inventory: Inventory, config: ScanConfig | None = None) -> None:
+        self.inventory = inventory
+        self.config = config or ScanConfig()
+        self._analyses: dict[str, Any] = {}
+        # What analyses could not read (invalid NetworkPolicies, a bad perimeter file):
+        # reported with the scan's diagnostics.
+        self.diagnostics: list[Diagnostic] = []
+        # Seconds each analysis took to build (the scan reports the graph's as a stage).
+        self.build_seconds: dict[str, float] = {}
+
+    def analysis(self, name: str, build: Callable[[Inventory], Any]) -> Any:
+        """An analysis (reachability graph, proxy model) built on first use, then shared."""
+        if name not in self._analyses:
+            start = time.perf_counter()
+            self._analyses[name] = build(self.inventory)
+            self.build_seconds[name] = time.perf_counter() - start
+        return self._analyses[name]

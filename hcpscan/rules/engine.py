@@ -1,0 +1,216 @@
+"""Evaluate rules over an inventory: subjects, check primitives, findings, coverage.
+
+Every rule ends in exactly one status: fail, pass, not-evaluable (with the
+reason) or suppressed, so "no findings" never hides "could not check".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import string
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from hcpscan.findings.model import (
+    Finding,
+    Location,
+    ObjectRef,
+    RuleResult,
+    Severity,
+    Status,
+)
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.inventory.jsonpaths import compile_query
+from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.rules.context import Context
+from hcpscan.rules.model import AppliesTo, Rule
+from hcpscan.rules.primitives import PRIMITIVES, NotEvaluable, Violation
+from hcpscan.rules.suppress import Suppressor
+from hcpscan.sources.interface import Diagnostic
+
+
+def matches_selector(rule: Rule, selector: str) -> bool:
+    """A rule id, an id prefix (``HCP``) or a category (``proxy``)."""
+    return (rule.id == selector or rule.info.category == selector
+            or (selector.isupper() and rule.id.startswith(selector)))
+
+
+def select_rules(rules: list[Rule], select: Iterable[str] = (), ignore: Iterable[str] = (),
+                 severity: dict[str, str] | None = None) -> list[Rule]:
+    select, ignore = list(select), list(ignore)
+    chosen = []
+    for rule in rules:
+        if select and not any(matches_selector(rule, s) for s in select):
+            continue
+        if any(matches_selector(rule, s) for s in ignore):
+            continue
+        override = (severity or {}).get(rule.id)
+        if override:
+            rule = dataclasses.replace(rule, info=dataclasses.replace(rule.info,
+                                                                      severity=Severity(override)))
+        chosen.append(rule)
+    return chosen
+
+
+def subjects_of(applies: AppliesTo, ctx: Context) -> list[K8sObject]:
+    out = []
+    for obj in ctx.inventory.of_kind(*applies.kinds):
+        if applies.api_versions and obj.api_version not in applies.api_versions:
+            continue
+        if applies.clusters == "management" and obj.cluster != MANAGEMENT:
+            continue
+        if applies.clusters == "guest" and obj.cluster == MANAGEMENT:
+            continue
+        if applies.namespaces and not any(fnmatch.fnmatchcase(obj.namespace, p)
+                                          for p in applies.namespaces):
+            continue
+        if applies.names and not any(fnmatch.fnmatchcase(obj.name, p) for p in applies.names):
+            continue
+        if any(obj.labels.get(k) != v for k, v in applies.labels):
+            continue
+        if applies.where and not any(value for value, _ in
+                                     compile_query(applies.where).matches(obj.body)):
+            continue
+        out.append(obj)
+    return out
+
+
+class _Values(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def render_message(template: str, values: dict[str, Any]) -> str:
+    return string.Formatter().vformat(template, (), _Values(values))
+
+
+def unknown_placeholders(template: str, values: dict[str, Any]) -> list[str]:
+    """Names in ``{...}`` the values do not hold (they are printed as written)."""
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(template) if name]
+    except ValueError:
+        return []
+    return sorted({name.split(".")[0].split("[")[0] for name in fields} - set(values))
+
+
+def _ref(obj: K8sObject) -> ObjectRef:
+    return ObjectRef(obj.cluster, obj.api_version, obj.kind, obj.namespace, obj.name)
+
+
+def location_of(ctx: Context, obj: K8sObject, field: str) -> Location:
+    if not obj.source.file:  # live objects: a stable virtual path
+        return Location(obj.source.path, 1, 1, virtual=True)
+    loc = ctx.inventory.locate(obj, field)
+    return Location(loc.path, loc.line, loc.column)
+
+
+def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = None
+             ) -> tuple[list[Finding], list[RuleResult], list[Diagnostic]]:
+    suppressor = suppressor or Suppressor()
+    findings: list[Finding] = []
+    results: list[RuleResult] = []
+    diagnostics: list[Diagnostic] = []
+    for rule in rules:
+        rule_findings, result, diags = _evaluate_rule(rule, ctx, suppressor)
+        findings.extend(rule_findings)
+        results.append(result)
+        diagnostics.extend(diags)
+    diagnostics.extend(ctx.diagnostics)
+    return findings, results, diagnostics
+
+
+def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
+                   ) -> tuple[list[Finding], RuleResult, list[Diagnostic]]:
+    primitive = PRIMITIVES[rule.primitive]
+    unreadable = _unreadable_reason(rule, ctx)
+    if unreadable:
+        return [], RuleResult(rule.id, Status.NOT_EVALUABLE, unreadable), []
+    subjects = subjects_of(rule.applies_to, ctx)
+    if not subjects:
+        kinds = "/".join(rule.applies_to.kinds)
+        absent = not ctx.inventory.of_kind(*rule.applies_to.kinds)
+        reason = (_absent_reason(rule, ctx) if absent
+                  else f"no {kinds} matches the rule's scope")
+        return [], RuleResult(rule.id, Status.NOT_EVALUABLE if absent else Status.PASS, reason), []
+    findings: list[Finding] = []
+    reasons: Counter[str] = Counter()
+    diagnostics: list[Diagnostic] = []
+    unknown: dict[str, list[str]] = {}  # placeholder -> names the check does provide
+    for subject in subjects:
+        try:
+            outcomes = list(primitive.check(ctx, subject, rule.params))
+        except Exception as exc:  # noqa: BLE001 - one broken check must not stop the scan
+            reason = f"check failed on {subject.ref}: {type(exc).__name__}: {exc}"
+            reasons[reason] += 1
+            diagnostics.append(Diagnostic(subject.source.path, subject.source.line,
+                                          f"{rule.id}: {reason}", hint="please report this bug"))
+            continue
+        for outcome in outcomes:
+            if isinstance(outcome, NotEvaluable):
+                reason = outcome.reason
+                reasons[reason if reason.startswith(subject.ref) else f"{subject.ref}: {reason}"] += 1
+                continue
+            findings.append(_finding(rule, ctx, subject, outcome, suppressor, unknown))
+    if unknown:
+        names = sorted(unknown)
+        diagnostics.append(Diagnostic(
+            rule.info.source or rule.id, None,
+            f"{rule.id}: the message uses {', '.join('{' + n + '}' for n in names)}, which check "
+            f"{rule.primitive} does not give its findings; printed as written", severity="warning",
+            hint="use one of " + ", ".join("{" + n + "}" for n in unknown[names[0]])))
+    failing = sum(1 for f in findings if f.status is Status.FAIL)
+    suppressed = len(findings) - failing
+    if failing:
+        status, reason = Status.FAIL, f"{failing} finding(s)"
+    elif suppressed:
+        status, reason = Status.SUPPRESSED, f"{suppressed} finding(s), all suppressed"
+    elif reasons:
+        status, reason = Status.NOT_EVALUABLE, "; ".join(sorted(reasons))
+    else:
+        status, reason = Status.PASS, ""
+    if (failing or suppressed) and reasons:
+        reason += "; also not evaluable for " + "; ".join(sorted(reasons))
+    return findings, RuleResult(rule.id, status, reason, failing, suppressed, len(subjects)), diagnostics
+
+
+def _unreadable_reason(rule: Rule, ctx: Context) -> str:
+    """Why the rule cannot be judged at all: a kind it checks or reads that the
+    source could not list although objects of it may exist (RBAC, errors)."""
+    unavailable = ctx.inventory.unavailable
+    if not unavailable:
+        return ""
+    kinds = (*rule.applies_to.kinds, *PRIMITIVES[rule.primitive].reads)
+    reasons = {unavailable[k].reason for k in kinds if k in unavailable and unavailable[k].may_exist}
+    return "; ".join(sorted(reasons))
+
+
+def _absent_reason(rule: Rule, ctx: Context) -> str:
+    """No subject at all: say which kinds the API server does not serve, if any."""
+    unavailable = ctx.inventory.unavailable
+    kinds = rule.applies_to.kinds
+    not_served = [unavailable[k].reason for k in kinds if k in unavailable]
+    if not not_served:
+        return f"kind absent: no {'/'.join(kinds)} in the input"
+    rest = [k for k in kinds if k not in unavailable]
+    if rest:
+        not_served.append(f"kind absent: no {'/'.join(rest)} in the input")
+    return "; ".join(dict.fromkeys(not_served))
+
+
+def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
+             suppressor: Suppressor, unknown: dict[str, list[str]]) -> Finding:
+    obj = violation.subject or subject
+    values = {"kind": obj.kind, "namespace": obj.namespace, "name": obj.name, "object": obj.ref,
+              "cluster": obj.cluster, **violation.values}
+    for name in unknown_placeholders(rule.message, values):
+        unknown.setdefault(name, sorted(values))
+    # Reports are uploaded (SARIF to code scanning) and pasted into tickets: no
+    # password a primitive quotes may reach them.
+    finding = Finding(rule_id=rule.id, severity=rule.info.severity, object=_ref(obj),
+                      field=violation.field, location=location_of(ctx, obj, violation.field),
+                      message=mask_credentials(render_message(rule.message, values)),
+                      evidence=[mask_credentials(e) for e in violation.evidence])
+    suppressor.apply(finding, obj, rule.info.category)
+    return finding

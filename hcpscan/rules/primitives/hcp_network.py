@@ -1,0 +1,333 @@
+"""Primitives over the reachability graph for HyperShift control planes (rules HCP001-HCP006).
+
+Outside traffic counts when it enters through a way the cluster offers from
+outside — a NodePort or LoadBalancer Service, or a Route through the router —
+not when it would need a routable pod IP: pod networks are not reachable from
+outside the cluster in the platforms HyperShift supports.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from hcpscan.analysis.hypershift import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
+from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
+from hcpscan.analysis.reachability.ipspace import IPSpace
+from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
+from hcpscan.analysis.reachability.policies import is_network_policy
+from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.rules.context import Context
+from hcpscan.rules.primitives import register
+from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.sources.interface import Diagnostic
+
+WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob",
+                  "DeploymentConfig")
+GRAPH_READS = (*WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "HostedCluster",
+               "HostedControlPlane")
+
+_TARGET = {"type": "object", "additionalProperties": False, "required": ["app"],
+           "properties": {"app": {"type": "string"},
+                          "port": {"anyOf": [{"type": "integer"}, {"const": "kas"}]},
+                          "service": {"type": "string"}}}
+
+
+def reachability(ctx: Context) -> ReachabilityGraph:
+    """The scan's reachability graph, built once, with the perimeter file if given."""
+    def build(inventory: Inventory) -> ReachabilityGraph:
+        perimeter = None
+        if ctx.config.firewall is not None:
+            try:
+                perimeter = load_perimeter(ctx.config.firewall)
+            except PerimeterError as exc:
+                ctx.diagnostics.append(Diagnostic(exc.path, exc.line, str(exc)))
+        graph = build_reachability(inventory, perimeter)
+        ctx.diagnostics.extend(graph.diagnostics)
+        return graph
+
+    return ctx.analysis("reachability", build)
+
+
+def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
+    """Where worker nodes live: the HostedCluster's machineNetwork, else config worker_cidrs."""
+    if hc.machine_networks:
+        return IPSpace.from_cidrs(hc.machine_networks), "spec.networking.machineNetwork"
+    if ctx.config.worker_cidrs:
+        return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
+    return None
+
+
+def _port(target: dict[str, Any], hc: HostedCluster) -> int:
+    port = target.get("port", "kas")
+    return hc.kas_port if port == "kas" else int(port)
+
+
+def _anchor(hc: HostedCluster, service: str | None) -> str:
+    strategy = hc.publishing.get(service or "")
+    return strategy.field if strategy else "spec.services"
+
+
+def _no_worker_input() -> NotEvaluable:
+    return NotEvaluable("input the user must supply: worker_cidrs (the HostedCluster has no "
+                        "spec.networking.machineNetwork)")
+
+
+def _hcp_targets(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
+                 app: str) -> list[str]:
+    workloads = graph.select_workloads(hc.obj.cluster, hc.control_plane_namespace, {"app": app})
+    return [f"{hc.obj.cluster}:{w.namespace}/{w.name}[{w.kind}]" for w in workloads]
+
+
+@register
+class ReachableOnlyFrom(Primitive):
+    name = "reachable_only_from"
+    description = ("control-plane ports of a HostedCluster reachable from outside only from the "
+                   "worker subnets")
+    params_schema = {"type": "object", "additionalProperties": False, "required": ["targets"],
+                     "properties": {"targets": {"type": "array", "minItems": 1, "items": _TARGET},
+                                    "protocol": {"enum": ["TCP", "UDP", "SCTP"]}}}
+    reads = GRAPH_READS
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        hc = hosted_cluster(subject)
+        graph = reachability(ctx)
+        workers = worker_space(ctx, hc)
+        protocol = params.get("protocol", "TCP")
+        found_any = False
+        for target in params["targets"]:
+            port = _port(target, hc)
+            for name in _hcp_targets(ctx, graph, hc, target["app"]):
+                found_any = True
+                if workers is None:
+                    yield _no_worker_input()
+                    return
+                allowed, where = workers
+                for reach in graph.who_can_reach(name, port, protocol, workloads=False):
+                    if not reach.source.is_external:
+                        continue
+                    paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
+                    outside = reach.source.addresses.intersection(allowed.complement())
+                    if not paths or not outside:
+                        continue
+                    layers = {e.layer for p in paths for e in p.evidence}
+                    shown = (f"any address outside {', '.join(allowed.cidrs())}"
+                             if outside == allowed.complement() else str(outside))
+                    perimeter = ("" if "perimeter" in layers else
+                                 "; no perimeter rule restricts it" if ctx.config.firewall else
+                                 "; no perimeter file was given (--firewall): the firewall or "
+                                 "security group in front of the nodes is unknown")
+                    yield Violation(
+                        field=_anchor(hc, target.get("service")),
+                        values={"target": name.split(":", 1)[1], "port": port,
+                                "protocol": protocol, "sources": shown,
+                                "workers": ", ".join(allowed.cidrs())},
+                        evidence=[f"{shown} → {port}/{protocol} via {p.via}: "
+                                  + "; ".join(str(e) for e in p.evidence) + perimeter
+                                  for p in paths] + [f"worker subnets: {', '.join(allowed.cidrs())} "
+                                                     f"(from {where})"])
+        if not found_any:
+            yield NotEvaluable(f"no {', '.join(t['app'] for t in params['targets'])} workload in "
+                               f"HCP namespace {hc.control_plane_namespace} in the input")
+
+
+@register
+class MustBeReachable(Primitive):
+    name = "must_be_reachable"
+    description = "a control-plane port of a HostedCluster must be reachable from every worker subnet"
+    params_schema = {"type": "object", "additionalProperties": False, "required": ["target"],
+                     "properties": {"target": _TARGET, "protocol": {"enum": ["TCP", "UDP", "SCTP"]}}}
+    reads = GRAPH_READS
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        hc = hosted_cluster(subject)
+        graph = reachability(ctx)
+        target = params["target"]
+        protocol = params.get("protocol", "TCP")
+        names = _hcp_targets(ctx, graph, hc, target["app"])
+        if not names:
+            yield NotEvaluable(f"no {target['app']} workload in HCP namespace "
+                               f"{hc.control_plane_namespace} in the input")
+            return
+        workers = worker_space(ctx, hc)
+        if workers is None:
+            yield _no_worker_input()
+            return
+        allowed, where = workers
+        port = _port(target, hc)
+        for cidr in allowed.cidrs():
+            reach = graph.can_reach(cidr, names[0], port, protocol)
+            ways_in = [p for p in reach.paths if p.via != POD_NETWORK]
+            if any(p.allowed for p in ways_in):
+                continue
+            blocked = [f"via {p.via}: {p.blocked_by}" for p in ways_in if p.blocked_by is not None]
+            if not ways_in:
+                blocked = [f"no NodePort/LoadBalancer Service or Route exposes port {port} of "
+                           f"{names[0].split(':', 1)[1]}"]
+            yield Violation(
+                field=_anchor(hc, target.get("service")),
+                values={"target": names[0].split(":", 1)[1], "port": port, "protocol": protocol,
+                        "source": cidr},
+                evidence=[f"{cidr} → {port}/{protocol}: {b}" for b in blocked]
+                + [f"worker subnet {cidr} from {where}"])
+
+
+@register
+class EgressOpen(Primitive):
+    name = "egress_open"
+    description = "control-plane workloads that need a way out keep egress on the port"
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["sources", "port"],
+        "properties": {
+            "sources": {"type": "object", "additionalProperties": False,
+                        "properties": {"apps": {"type": "array", "items": {"type": "string"}},
+                                       "labels": {"type": "object",
+                                                  "additionalProperties": {"type": "string"}}}},
+            "port": {"type": "integer"},
+            "protocol": {"enum": ["TCP", "UDP", "SCTP"]},
+            "require": {"enum": ["some", "all"],
+                        "description": "some outside address (default), or every one"},
+        },
+    }
+    reads = GRAPH_READS
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        hc = hosted_cluster(subject)
+        graph = reachability(ctx)
+        ns, cluster = hc.control_plane_namespace, subject.cluster
+        selectors = [{"app": a} for a in params["sources"].get("apps", ())]
+        if params["sources"].get("labels"):
+            selectors.append(dict(params["sources"]["labels"]))
+        workloads = {w for sel in selectors for w in graph.select_workloads(cluster, ns, sel)}
+        if not graph.workloads(cluster, ns):
+            yield NotEvaluable(f"HCP namespace {ns} is not in the input")
+            return
+        protocol, port = params.get("protocol", "TCP"), params["port"]
+        for w in sorted(workloads, key=lambda w: w.name):
+            egress = graph.egress_outside(f"{cluster}:{w.namespace}/{w.name}[{w.kind}]", port, protocol)
+            missing = egress.allowed.complement()
+            if params.get("require", "some") == "some" and egress.allowed:
+                continue
+            if params.get("require") == "all" and not missing:
+                continue
+            obj = ctx.inventory.get(w.kind, w.namespace, w.name, cluster)
+            yield Violation(
+                field="spec.template.spec" if obj is not None and w.kind != "Pod" else "spec",
+                subject=obj,
+                values={"workload": w.ref, "port": port, "protocol": protocol,
+                        "blocked": "every outside address" if not egress.allowed else str(missing)},
+                evidence=[str(e) for e in egress.evidence])
+
+
+@register
+class DnsBothProtocols(Primitive):
+    name = "dns_both_protocols"
+    description = "egress rules that open DNS on one protocol only, for pods under egress isolation"
+    params_schema = {"type": "object", "additionalProperties": False,
+                     "properties": {"ports": {"type": "array", "items": {"type": "integer"}}}}
+    reads = GRAPH_READS
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        if not is_network_policy(subject):
+            return
+        graph = reachability(ctx)
+        dns_ports = params.get("ports", [53, 5353])
+        rules = subject.get("spec.egress") or []
+        for i, rule in enumerate(rules if isinstance(rules, list) else []):
+            protocols = _dns_protocols(rule, dns_ports)
+            if len(protocols) != 1:
+                continue
+            (have,) = protocols
+            other = "TCP" if have == "UDP" else "UDP"
+            lacking = []
+            for w in graph.selected_by(subject):
+                isolated, conns = graph.egress_connections(
+                    f"{subject.cluster}:{w.namespace}/{w.name}[{w.kind}]")
+                if isolated and not any(conns.allows(other, p) for p in dns_ports):
+                    lacking.append(w.ref)
+            if lacking:
+                yield Violation(
+                    field=f"spec.egress[{i}].ports",
+                    values={"have": have, "missing": other, "workloads": ", ".join(lacking[:5])
+                            + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")},
+                    evidence=[f"egress rule #{i + 1} opens DNS on {have} only",
+                              f"no egress rule of any NetworkPolicy opens {other} "
+                              f"{'/'.join(map(str, dns_ports))} for {', '.join(lacking)}"])
+
+
+def _dns_protocols(rule: Any, dns_ports: list[int]) -> set[str]:
+    if not isinstance(rule, dict) or not isinstance(rule.get("ports"), list):
+        return set()
+    found = set()
+    for port in rule["ports"]:
+        if not isinstance(port, dict) or not isinstance(port.get("port"), int):
+            continue
+        first, last = port["port"], port.get("endPort") or port["port"]
+        if any(first <= p <= last for p in dns_ports):
+            found.add(str(port.get("protocol", "TCP")).upper())
+    return found
+
+
+_BIND_FLAGS = ("--metrics-bind-address", "--metrics-addr", "--metrics-bind-addr")
+_LOOPBACK = re.compile(r"^(127\.0\.0\.1|localhost|\[::1\]):\d+$")
+
+
+@register
+class PlainHttpEndpoints(Primitive):
+    name = "plain_http_endpoints"
+    description = ("plain-HTTP health/metrics ports reachable from outside the cluster, and "
+                   "metrics listeners that must bind loopback")
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["ports"],
+        "properties": {"ports": {"type": "array", "items": {"type": "integer"}},
+                       "loopback_only": {"type": "array", "items": {"type": "string"},
+                                         "description": "workload names whose metrics flag must "
+                                                        "bind 127.0.0.1"}},
+    }
+    reads = GRAPH_READS
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        if hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:
+            return  # only control planes of hosted clusters
+        yield from self._bind(subject, params)
+        graph = reachability(ctx)
+        name = f"{subject.cluster}:{subject.namespace}/{subject.name}[{subject.kind}]"
+        try:
+            exposed = graph.exposed_ports(name)
+        except LookupError:
+            return
+        for entry in exposed:
+            if entry.via == POD_NETWORK or not entry.sources:
+                continue
+            ports = [p for p in params["ports"] if entry.connections.allows("TCP", p)]
+            if not ports:
+                continue
+            yield Violation(
+                field="spec.template.spec.containers",
+                values={"ports": ", ".join(map(str, ports)), "via": entry.via,
+                        "sources": str(entry.sources)},
+                evidence=[f"{entry.sources} → {', '.join(map(str, ports))}/TCP via {entry.via}"]
+                + [str(e) for e in entry.evidence])
+
+    @staticmethod
+    def _bind(subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        if subject.name not in params.get("loopback_only", ()):
+            return
+        containers = subject.get("spec.template.spec.containers") or []
+        for ci, container in enumerate(containers):
+            args = [*(container.get("command") or []), *(container.get("args") or [])]
+            for ai, arg in enumerate(container.get("args") or []):
+                flag, _, value = str(arg).partition("=")
+                if flag in _BIND_FLAGS and not _LOOPBACK.match(value):
+                    yield Violation(field=f"spec.template.spec.containers[{ci}].args[{ai}]",
+                                    values={"ports": value or "(empty)", "via": flag,
+                                            "sources": "every address of the pod"},
+                                    evidence=[f"{flag}={value} listens beyond 127.0.0.1"])
+            if not any(str(a).split("=")[0] in _BIND_FLAGS for a in args):
+                yield Violation(field=f"spec.template.spec.containers[{ci}]",
+                                values={"ports": "8080", "via": "default bind address",
+                                        "sources": "every address of the pod"},
+                                evidence=[f"container {container.get('name')} sets no "
+                                          f"{'/'.join(_BIND_FLAGS)}: the controller-runtime "
+                                          "default binds every address"])

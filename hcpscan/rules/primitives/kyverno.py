@@ -1,0 +1,380 @@
+"""Primitives for proxy env in Giant Swarm style fleets, where Kyverno injects it (seed 003).
+
+* ``explicit_proxy_env`` (PRX010): workloads Kyverno cannot mutate — cert-manager in
+  kube-system, chart-operator (it must run before the app platform), static pods —
+  carry HTTPS_PROXY and NO_PROXY in their own pod spec when the installation uses a proxy.
+* ``kyverno_spares_workload`` (PRX011): a Kyverno policy whose mutate rules add proxy
+  env must not match chart-operator (cluster-apps-operator manages its env).
+
+Kyverno's match/exclude is evaluated exactly for what decides a Deployment or Pod:
+``any``/``all``/legacy ``resources`` filters with kinds, names, namespaces,
+annotations, operations, ``selector`` and ``namespaceSelector``; filters on
+users/roles cannot be decided offline and make the result unknown.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hcpscan.analysis.proxy import containers as ct
+from hcpscan.analysis.proxy import effective_proxies
+from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, CLUSTER_VALUES
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.rules.context import Context
+from hcpscan.rules.primitives import register
+from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+
+POLICY_KINDS = ("ClusterPolicy", "Policy")
+_PROXY_ENV = re.compile(r"(?<![A-Za-z0-9_])(https?_proxy|no_proxy)(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
+# -- Kyverno policies -----------------------------------------------------------
+
+def injected_variables(rule: Mapping[str, Any]) -> list[str]:
+    """Proxy variables a Kyverno rule's mutate block writes (as spelled there)."""
+    mutate = rule.get("mutate")
+    if not isinstance(mutate, dict):
+        return []
+    text = json.dumps(mutate)
+    return sorted({m.group(1) for m in _PROXY_ENV.finditer(text)})
+
+
+def proxy_injecting_policies(ctx: Context) -> list[tuple[K8sObject, int, list[str]]]:
+    out = []
+    for policy in ctx.inventory.of_kind(*POLICY_KINDS):
+        if not policy.api_version.startswith("kyverno.io/"):
+            continue
+        for i, rule in enumerate(policy.get("spec.rules") or []):
+            if isinstance(rule, dict) and injected_variables(rule):
+                out.append((policy, i, injected_variables(rule)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """What Kyverno sees of an admission request's object."""
+
+    kind: str
+    namespace: str
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    namespace_labels: Mapping[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+def _globs(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def kind_matches(pattern: str, kind: str) -> bool:
+    """``Pod``, ``v1/Pod``, ``apps/v1/Deployment``, ``*``; ``Pod/exec`` is a subresource."""
+    parts = pattern.strip().split("/")
+    if len(parts) >= 2 and parts[-1][:1].islower() and parts[-1] != "*":
+        return False  # Kind/subresource
+    return fnmatch.fnmatchcase(kind, parts[-1])
+
+
+def selector_matches(selector: Any, labels: Mapping[str, str]) -> bool:
+    if not isinstance(selector, dict):
+        return True
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if key not in labels or not fnmatch.fnmatchcase(str(labels[key]), str(value)):
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op = expr.get("key"), str(expr.get("operator", ""))
+        values = [str(v) for v in expr.get("values") or []]
+        present = key in labels
+        if op == "In" and not (present and labels[key] in values):
+            return False
+        if op == "NotIn" and present and labels[key] in values:
+            return False
+        if op == "Exists" and not present:
+            return False
+        if op == "DoesNotExist" and present:
+            return False
+    return True
+
+
+def filter_matches(flt: Mapping[str, Any], res: Resource) -> bool | None:
+    """One ResourceFilter; None when it depends on who sends the request."""
+    if any(flt.get(k) for k in ("subjects", "roles", "clusterRoles")):
+        return None
+    rd = flt.get("resources") or {}
+    if not isinstance(rd, dict):
+        return False
+    kinds = _globs(rd.get("kinds"))
+    if kinds and not any(kind_matches(k, res.kind) for k in kinds):
+        return False
+    names = _globs(rd.get("names")) + _globs(rd.get("name"))
+    if names and not any(fnmatch.fnmatchcase(res.name, n) for n in names):
+        return False
+    namespaces = _globs(rd.get("namespaces"))
+    if namespaces and not any(fnmatch.fnmatchcase(res.namespace, n) for n in namespaces):
+        return False
+    for key, value in (rd.get("annotations") or {}).items():
+        if not any(fnmatch.fnmatchcase(k, str(key)) and fnmatch.fnmatchcase(str(v), str(value))
+                   for k, v in res.annotations.items()):
+            return False
+    operations = _globs(rd.get("operations"))
+    if operations and not {"CREATE", "UPDATE"} & set(operations):
+        return False
+    if not selector_matches(rd.get("selector"), res.labels):
+        return False
+    return selector_matches(rd.get("namespaceSelector"), res.namespace_labels)
+
+
+def _any(results: list[bool | None]) -> bool | None:
+    if any(r is True for r in results):
+        return True
+    return None if any(r is None for r in results) else False
+
+
+def _all(results: list[bool | None]) -> bool | None:
+    if any(r is False for r in results):
+        return False
+    return None if any(r is None for r in results) else True
+
+
+def block_matches(block: Any, res: Resource) -> bool | None:
+    """A ``match`` or ``exclude`` block: ``any`` (OR), ``all`` (AND) or a legacy filter."""
+    if not isinstance(block, dict) or not block:
+        return False
+    parts: list[bool | None] = []
+    if isinstance(block.get("any"), list):
+        parts.append(_any([filter_matches(f, res) for f in block["any"] if isinstance(f, dict)]))
+    if isinstance(block.get("all"), list):
+        parts.append(_all([filter_matches(f, res) for f in block["all"] if isinstance(f, dict)]))
+    if any(k in block for k in ("resources", "subjects", "roles", "clusterRoles")):
+        parts.append(filter_matches(block, res))
+    return _all(parts) if parts else False
+
+
+def rule_matches(policy: K8sObject, rule: Mapping[str, Any], res: Resource) -> bool | None:
+    if policy.kind == "Policy" and policy.namespace != res.namespace:
+        return False  # a namespaced Policy only sees its own namespace
+    matched = block_matches(rule.get("match"), res)
+    if matched is False:
+        return False
+    excluded = block_matches(rule.get("exclude"), res) if rule.get("exclude") else False
+    if excluded is True:
+        return False
+    return None if matched is None or excluded is None else True
+
+
+_FILTER = re.compile(r"\[([^\[\]]*)\]")
+
+
+def resource_filters(ctx: Context, cluster: str) -> list[tuple[K8sObject, str]]:
+    """Kyverno's global ``resourceFilters`` (``[kind,namespace,name]`` entries of the
+    ``kyverno/kyverno`` ConfigMap of the policy's cluster): resources Kyverno never
+    looks at, whatever the policies say."""
+    out = []
+    for cm in ctx.inventory.of_kind("ConfigMap"):
+        data = cm.body.get("data")
+        if (cm.name, cm.namespace, cm.cluster) != ("kyverno", "kyverno", cluster) or not isinstance(data, dict):
+            continue
+        out.extend((cm, f.strip()) for f in _FILTER.findall(str(data.get("resourceFilters") or "")))
+    return out
+
+
+def filtered_out(res: Resource, filters: list[tuple[K8sObject, str]]) -> str | None:
+    """The entry that makes Kyverno skip ``res``, if any."""
+    for _cm, entry in filters:
+        parts = [p.strip() for p in entry.split(",")]
+        if len(parts) != 3:
+            continue
+        kind, namespace, name = parts
+        if (kind_matches(kind, res.kind) and fnmatch.fnmatchcase(res.namespace, namespace or "*")
+                and fnmatch.fnmatchcase(res.name, name or "*")):
+            return f"[{entry}]"
+    return None
+
+
+def workload_resources(ctx: Context, target: Mapping[str, Any]) -> list[Resource]:
+    """The target Deployment (and its Pods) as Kyverno would see them: from the input when
+    it holds the Deployment, else the defaults of ``target``."""
+    out = []
+    for dep in ctx.inventory.of_kind("Deployment"):
+        if dep.name != target["name"]:
+            continue
+        ns_labels = ctx.inventory.namespace_labels(dep.namespace, dep.cluster)
+        template = dep.get("spec.template.metadata") or {}
+        out.append(Resource("Deployment", dep.namespace, dep.name, dep.labels, dep.annotations,
+                            ns_labels))
+        out.append(Resource("Pod", dep.namespace, f"{dep.name}-{target['pod_suffix']}",
+                            template.get("labels") or {}, template.get("annotations") or {},
+                            ns_labels))
+    if out:
+        return out
+    ns_labels = {"kubernetes.io/metadata.name": target["namespace"]}
+    labels = target.get("labels", {})
+    return [Resource("Deployment", target["namespace"], target["name"], labels, {}, ns_labels),
+            Resource("Pod", target["namespace"], f"{target['name']}-{target['pod_suffix']}",
+                     labels, {}, ns_labels)]
+
+
+@register
+class KyvernoSparesWorkload(Primitive):
+    name = "kyverno_spares_workload"
+    description = "Kyverno rules that add proxy env do not match a given workload"
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["target"],
+        "properties": {"target": {
+            "type": "object", "additionalProperties": False, "required": ["name", "namespace"],
+            "properties": {
+                "name": {"type": "string"}, "namespace": {"type": "string"},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "pod_suffix": {"type": "string"},
+            }}},
+    }
+    reads = ("Deployment", "Namespace", "ConfigMap")
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        target = {"pod_suffix": "7d9f8c6b5-x2x7k", **params["target"]}
+        filters = resource_filters(ctx, subject.cluster)
+        rules = subject.get("spec.rules") or []
+        for i, rule in enumerate(rules if isinstance(rules, list) else []):
+            if not isinstance(rule, dict):
+                continue
+            variables = injected_variables(rule)
+            if not variables:
+                continue
+            preconditions = json.dumps(rule.get("preconditions") or {})
+            if target["name"] in preconditions:
+                yield NotEvaluable(f"spec.rules[{i}] ({rule.get('name')}) has preconditions on "
+                                   f"{target['name']} that hcpscan does not evaluate")
+                continue
+            resources = [r for r in workload_resources(ctx, target) if not filtered_out(r, filters)]
+            results = [(res, rule_matches(subject, rule, res)) for res in resources]
+            matched = [res for res, r in results if r is True]
+            if matched:
+                where: tuple[Step, ...] = ("spec", "rules", i, "match")
+                yield Violation(
+                    field=format_path(where),
+                    values={"rule": rule.get("name", i), "workload": str(matched[0]),
+                            "variables": ", ".join(variables)},
+                    evidence=[f"spec.rules[{i}] ({rule.get('name')}) mutates "
+                              + ", ".join(variables)]
+                    + [f"its match/exclude selects {res} (labels "
+                       f"{dict(res.labels) or '{}'})" for res in matched])
+            elif any(r is None for _, r in results):
+                yield NotEvaluable(f"spec.rules[{i}] ({rule.get('name')}) matches by user or "
+                                   "role, which cannot be decided offline")
+
+
+# -- workloads Kyverno does not reach ---------------------------------------------
+
+_TARGET = {
+    "type": "object", "additionalProperties": False,
+    "properties": {
+        "names": {"type": "array", "items": {"type": "string"}},
+        "namespaces": {"type": "array", "items": {"type": "string"}},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "static": {"type": "boolean", "description": "only static (mirror) pods"},
+    },
+}
+
+
+def is_static_pod(obj: K8sObject) -> bool:
+    return obj.kind == "Pod" and (
+        "kubernetes.io/config.mirror" in obj.annotations
+        or obj.annotations.get("kubernetes.io/config.source") == "file")
+
+
+def _target_matches(obj: K8sObject, target: Mapping[str, Any]) -> bool:
+    if target.get("static") and not is_static_pod(obj):
+        return False
+    if target.get("names") and not any(fnmatch.fnmatchcase(obj.name, n) for n in target["names"]):
+        return False
+    if target.get("namespaces") and not any(fnmatch.fnmatchcase(obj.namespace, n)
+                                            for n in target["namespaces"]):
+        return False
+    return all(fnmatch.fnmatchcase(str(obj.labels.get(k, "")), str(v)) and k in obj.labels
+               for k, v in (target.get("labels") or {}).items())
+
+
+@dataclass(slots=True)
+class InstallationProxy:
+    known: bool = False
+    proxies: list[str] = field(default_factory=list)  # evidence of a proxy in use
+
+
+def installation_proxy(ctx: Context) -> InstallationProxy:
+    """Whether the installation uses a proxy: cluster-values, the Proxy object, Kyverno."""
+    answer = InstallationProxy()
+    answer.known = any(o.name.endswith("-cluster-values")
+                       for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
+    for consumer in ctx.analysis("proxy", effective_proxies):
+        if consumer.kind == CLUSTER_PROXY and consumer.name.endswith("(spec)"):
+            answer.known = True
+        if consumer.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):
+            continue
+        for setting in (consumer.https_proxy, consumer.http_proxy):
+            if setting is not None and setting.value and setting.value.strip():
+                answer.proxies.append(f"{consumer.name} sets {setting.name}="
+                                      f"{mask_credentials(setting.value)}")
+                break
+    for policy, i, variables in proxy_injecting_policies(ctx):
+        answer.known = True
+        answer.proxies.append(f"{policy.ref} spec.rules[{i}] injects {', '.join(variables)}")
+    return answer
+
+
+@register
+class ExplicitProxyEnv(Primitive):
+    name = "explicit_proxy_env"
+    description = ("chosen workloads carry HTTPS_PROXY and NO_PROXY in their own pod spec when "
+                   "the installation uses a proxy")
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["targets"],
+        "properties": {"targets": {"type": "object", "additionalProperties": _TARGET,
+                                   "description": "name of the workload -> how to recognise it"}},
+    }
+    reads = ("Secret", "ConfigMap", "Proxy", "ClusterPolicy", "Policy")
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        if subject.kind == "Pod" and not is_static_pod(subject):
+            return  # controller-owned pods: their Deployment/DaemonSet is checked
+        what = next((name for name, t in params["targets"].items() if _target_matches(subject, t)),
+                    None)
+        if what is None:
+            return
+        answer = installation_proxy(ctx)
+        if not answer.known:
+            yield NotEvaluable("nothing in the input says whether the installation uses a proxy: "
+                               "include the <cluster>-cluster-values Secret, the Proxy object or "
+                               "the Kyverno proxy policy")
+            return
+        if not answer.proxies:
+            return
+        pod_path = ct.POD_SPEC_PATHS.get(subject.kind)
+        if pod_path is None:
+            return
+        pod = subject.get(pod_path)
+        items = pod.get("containers") if isinstance(pod, dict) else None
+        for i, spec in enumerate(items if isinstance(items, list) else []):
+            if not isinstance(spec, dict):
+                continue
+            ref = ct.ContainerRef(subject, pod_path + ("containers", i), spec)
+            names = {n.upper() for n in ct.proxy_variables(ct.container_env(ctx.inventory, ref))}
+            missing = [v for v in ("HTTPS_PROXY", "NO_PROXY") if v not in names]
+            if not missing:
+                continue
+            env_path = ref.path + (("env",) if "env" in ref.spec else ())
+            yield Violation(field=format_path(env_path),
+                            values={"workload": what, "container": ref.name,
+                                    "missing": " and ".join(missing)},
+                            evidence=[f"container {ref.name} sets no {' or '.join(missing)} "
+                                      "(either case)"] + answer.proxies[:3])

@@ -1,0 +1,214 @@
+"""Primitives about how different HTTP clients read the same proxy settings.
+
+* ``proxy_variable_cases`` (PRX006): upper- and lower-case variables that
+  disagree, or a drop-in that sets only one case;
+* ``noproxy_entries_portable`` (PRX007): noProxy entries that some clients
+  ignore (CIDRs, ``*.x``, spaces as separators).
+
+Which variable each client reads, and how it matches an entry, comes from the
+proxy model (``env.choose`` and ``bypasses``), so the evidence names the
+runtimes exactly as the model knows them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from typing import Any
+
+from hcpscan.analysis.proxy import RUNTIME_NAMES, ConsumerProxy, Setting, bypasses, parse_no_proxy
+from hcpscan.analysis.proxy.env import choose
+from hcpscan.analysis.proxy.settings import KONNECTIVITY_SIDECAR
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.rules.context import Context
+from hcpscan.rules.primitives import register
+from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.proxy_config import (
+    CONSUMER_KINDS,
+    GO,
+    consumers_of,
+    controlled_pod,
+    field_in,
+    same_url,
+    split_entries,
+)
+
+# Java reads system properties, not these variables (DOMAIN.md §7).
+ENV_RUNTIMES = tuple(r for r in RUNTIME_NAMES if r != "java")
+# (upper, lower, scheme whose choice tells who reads it, proxy or no_proxy choice)
+PAIRS = (("HTTP_PROXY", "http_proxy", "http", "proxy"),
+         ("HTTPS_PROXY", "https_proxy", "https", "proxy"),
+         ("NO_PROXY", "no_proxy", "https", "no_proxy"))
+
+
+def readers(env: dict[str, str], scheme: str, which: str) -> dict[str, list[str]]:
+    """variable -> runtimes that take their value from it ("(none)" for runtimes that
+    read neither)."""
+    out: dict[str, list[str]] = {}
+    for rt in ENV_RUNTIMES:
+        choice = choose(rt, env, scheme)
+        var = choice.proxy_var if which == "proxy" else choice.no_proxy_var
+        out.setdefault(var or "(none)", []).append(rt)
+    return out
+
+
+def _readers_text(groups: dict[str, list[str]]) -> str:
+    return "; ".join(f"{var}: {', '.join(rts)}" for var, rts in groups.items())
+
+
+def _same(upper: str, lower: str, which: str) -> bool:
+    if which == "no_proxy":
+        return split_entries(upper) == split_entries(lower)
+    return same_url(upper, lower)
+
+
+@register
+class ProxyVariableCases(Primitive):
+    name = "proxy_variable_cases"
+    description = ("HTTP(S)_PROXY/NO_PROXY and their lower-case twins agree; consumers named in "
+                   "both_cases set both")
+    params_schema = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "consumers": {"type": "array", "items": {"enum": ["container", "systemd-dropin",
+                                                              "kubeadm-file"]}},
+            "both_cases": {"type": "array", "items": {"enum": ["container", "systemd-dropin",
+                                                               "kubeadm-file"]},
+                           "description": "consumers that must set both cases"},
+        },
+    }
+    reads = ("ConfigMap", "Secret")
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", ["container", "systemd-dropin",
+                                                                     "kubeadm-file"])}
+        both = {CONSUMER_KINDS[k] for k in params.get("both_cases", [])}
+        if controlled_pod(subject):
+            return
+        for c in consumers_of(ctx, subject):
+            if c.kind not in kinds or c.kind == KONNECTIVITY_SIDECAR:
+                continue
+            yield from self._consumer(subject, c, c.kind in both)
+
+    def _consumer(self, subject: K8sObject, c: ConsumerProxy, need_both: bool
+                  ) -> Iterable[Outcome]:
+        for upper, lower, scheme, which in PAIRS:
+            hi, lo = c.variables.get(upper), c.variables.get(lower)
+            if hi is None and lo is None:
+                continue
+            if any(s is not None and not s.known for s in (hi, lo)):
+                unknown = next(s for s in (hi, lo) if s is not None and not s.known)
+                yield NotEvaluable(f"{c.name}: {unknown.name} unknown ({unknown.unknown})")
+                continue
+            if hi is not None and lo is not None:
+                if _same(hi.value or "", lo.value or "", which):
+                    continue
+                env = {upper: hi.value or "", lower: lo.value or ""}
+                yield Violation(
+                    field=field_in(subject, lo),
+                    values={"consumer": c.name, "problem": f"{upper} and {lower} differ"},
+                    evidence=[f"{upper} = {hi.value!r} at {hi.source}",
+                              f"{lower} = {lo.value!r} at {lo.source}",
+                              "each client takes: " + _readers_text(readers(env, scheme, which))])
+            elif need_both:
+                present: Setting = hi or lo  # type: ignore[assignment]
+                other = lower if hi is not None else upper
+                env = {present.name: present.value or ""}
+                groups = readers(env, scheme, which)
+                yield Violation(
+                    field=field_in(subject, present),
+                    values={"consumer": c.name,
+                            "problem": f"only {present.name} is set, not {other}"},
+                    evidence=[f"{present.name} = {present.value!r} at {present.source}",
+                              "each client takes: " + _readers_text(groups),
+                              "seed 003: a systemd drop-in sets HTTP_PROXY/http_proxy, "
+                              "HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy in both cases"])
+
+
+# -- PRX007 ---------------------------------------------------------------------------------
+
+
+def _name_probe(word: str) -> str:
+    """A host an entry is meant to cover: a subdomain for ``.x``/``*.x``, else the name."""
+    host = word.strip().partition(":")[0] if word.count(":") == 1 else word.strip()
+    if host.startswith(("*.", ".")):
+        return "www." + host.lstrip("*").lstrip(".")
+    return host
+
+
+def _probes(raw: str) -> list[str]:
+    """Hosts that show what an entry means: an address inside a CIDR, a subdomain and
+    the apex of a ``*.`` domain, every word of an entry with spaces in it."""
+    entry = parse_no_proxy(raw)
+    if any(c.isspace() for c in raw.strip()):
+        return [_name_probe(w) for w in raw.split()]
+    if entry and entry[0].kind == "cidr" and entry[0].network is not None:
+        net = entry[0].network
+        inside = net.network_address + (1 if net.num_addresses > 1 else 0)
+        return [f"[{inside}]" if isinstance(inside, ipaddress.IPv6Address) else str(inside)]
+    if raw.strip().startswith("*."):
+        domain = raw.strip()[2:].partition(":")[0]
+        return [f"www.{domain}", domain]
+    return []
+
+
+def _divergence(raw: str) -> tuple[str, list[str]] | None:
+    """(kind of entry, evidence lines) when some client decides differently from Go."""
+    hosts = _probes(raw)
+    if not hosts:
+        return None
+    kind = ("entries separated by spaces" if any(c.isspace() for c in raw.strip())
+            else "a CIDR" if "/" in raw else "a *. wildcard")
+    lines = []
+    for host in hosts:
+        url = f"https://{host}"
+        go = bypasses(GO, raw, url).bypass
+        differ = [rt for rt in ENV_RUNTIMES if rt != GO and bypasses(rt, raw, url).bypass != go]
+        if differ:
+            how = "direct" if go else "through the proxy"
+            lines.append(f"{raw!r} for {host}: Go goes {how}, {', '.join(differ)} go"
+                         f" {'through the proxy' if go else 'direct'}")
+    return (kind, lines) if lines else None
+
+
+@register
+class NoProxyEntriesPortable(Primitive):
+    name = "noproxy_entries_portable"
+    description = ("noProxy entries (CIDRs, *.x wildcards, space-separated lists) that other "
+                   "clients read differently from Go")
+    params_schema = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "consumers": {"type": "array", "items": {"enum": sorted(CONSUMER_KINDS)}},
+        },
+    }
+    reads = ("ConfigMap", "Secret")
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)}
+        if controlled_pod(subject):
+            return
+        seen: set[tuple[str, str]] = set()
+        for c in consumers_of(ctx, subject):
+            if c.kind not in kinds or c.name.endswith("(status)"):
+                continue  # a Proxy status is computed; its CIDRs come from the cluster
+            for setting in c.variables.values():
+                if setting.name.lower().replace("_", "") != "noproxy" or not setting.value:
+                    continue
+                field = field_in(subject, setting)
+                if (field, setting.value) in seen:
+                    continue
+                seen.add((field, setting.value))
+                found = [(raw, d) for raw in setting.value.split(",")
+                         if (d := _divergence(raw.strip())) is not None]
+                if not found:
+                    continue
+                kinds_found = sorted({d[0] for _, d in found})
+                yield Violation(
+                    field=field,
+                    values={"consumer": c.name, "variable": setting.name,
+                            "entries": ", ".join(raw.strip() for raw, _ in found),
+                            "kinds": " and ".join(kinds_found)},
+                    evidence=[f"{setting.name} = {setting.value!r} at {setting.source}",
+                              *(line for _, d in found for line in d[1])])
+

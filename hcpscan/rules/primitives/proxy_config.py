@@ -1,0 +1,665 @@
+"""Primitives over effective proxy settings: noProxy coverage, and proxies that must agree.
+
+Everything here reads the proxy model (``hcpscan.analysis.proxy``) built once per
+scan; NO_PROXY questions are answered by its Go evaluator (what Kubernetes and
+OpenShift components use), never by string compares.
+
+* ``noproxy_covers_internal`` (PRX005): service/pod networks, ``.svc``,
+  ``.cluster.local``, loopback and the KAS service IP bypass the proxy;
+* ``secondary_network_in_noproxy`` (PRX001): KubeVirt secondary networks are
+  in the management cluster's noProxy;
+* ``konnectivity_carries_proxy`` (PRX002): the control plane's konnectivity
+  sidecars carry the hosted cluster's proxy;
+* ``env_matches_cluster_proxy`` (PRX003): a Deployment's proxy env equals the
+  management cluster ``Proxy``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from hcpscan.analysis.proxy import (
+    ConsumerProxy,
+    Setting,
+    bypasses,
+    covers_cidr,
+    covers_domain,
+    effective_proxies,
+)
+from hcpscan.analysis.proxy import containers as ct
+from hcpscan.analysis.proxy.settings import (
+    CLUSTER_PROXY,
+    CLUSTER_VALUES,
+    CONTAINER,
+    HOSTED_CLUSTER,
+    KONNECTIVITY_SIDECAR,
+    KUBEADM_FILE,
+    SYSTEMD,
+)
+from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.rules.context import Context
+from hcpscan.rules.primitives import register
+from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+
+GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
+CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
+                  "systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
+                  "cluster-values": CLUSTER_VALUES}
+
+# -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
+
+
+def consumers(ctx: Context) -> list[ConsumerProxy]:
+    return ctx.analysis("proxy", effective_proxies)  # type: ignore[no-any-return]
+
+
+def consumers_of(ctx: Context, obj: K8sObject) -> list[ConsumerProxy]:
+    index: dict[int, list[ConsumerProxy]] = ctx.analysis("proxy-by-object", lambda _inv: _by_object(
+        consumers(ctx)))
+    return index.get(id(obj), [])
+
+
+def _by_object(found: list[ConsumerProxy]) -> dict[int, list[ConsumerProxy]]:
+    out: dict[int, list[ConsumerProxy]] = {}
+    for c in found:
+        out.setdefault(id(c.object), []).append(c)
+    return out
+
+
+def consumers_in(ctx: Context, cluster: str, namespace: str) -> list[ConsumerProxy]:
+    """Consumers whose object is in a namespace of a cluster, in model order."""
+    index: dict[tuple[str, str], list[ConsumerProxy]] = ctx.analysis(
+        "proxy-by-namespace", lambda _inv: _by_namespace(consumers(ctx)))
+    return index.get((cluster, namespace), [])
+
+
+def _by_namespace(found: list[ConsumerProxy]) -> dict[tuple[str, str], list[ConsumerProxy]]:
+    out: dict[tuple[str, str], list[ConsumerProxy]] = {}
+    for c in found:
+        out.setdefault((c.object.cluster, c.object.namespace), []).append(c)
+    return out
+
+
+def hcp_namespace(hc: K8sObject) -> str:
+    """The namespace HyperShift runs the hosted control plane in (DOMAIN.md §1)."""
+    return f"{hc.namespace}-{hc.name}".replace(".", "-")
+
+
+def hosted_cluster_of_namespace(ctx: Context, namespace: str,
+                                cluster: str = MANAGEMENT) -> K8sObject | None:
+    for hc in ctx.inventory.of_kind("HostedCluster"):
+        if hc.cluster == cluster and hcp_namespace(hc) == namespace:
+            return hc
+    return None
+
+
+def field_in(subject: K8sObject, setting: Setting) -> str:
+    """The field of ``subject`` a finding about ``setting`` points at: where the value
+    is written when that is in the subject, else the subject's own reference to it
+    (``env[].valueFrom``, ``files[].contentFrom``), else the document start."""
+    for src in (setting.source, *setting.via):
+        if src.ref == subject.ref:
+            return src.field.partition(" (")[0]
+    return ""
+
+
+def where(setting: Setting) -> str:
+    """``'value' (path:line ref field)`` for evidence."""
+    return f"{setting.value!r} at {setting.source}"
+
+
+def proxy_in_use(consumer: ConsumerProxy) -> bool | None:
+    """True/False when known; None when a proxy value is unknown (redacted, missing object)."""
+    values = [s for s in (consumer.http_proxy, consumer.https_proxy) if s is not None]
+    if any(s.value for s in values):
+        return True
+    if any(not s.known for s in values):
+        return None
+    return False
+
+
+def unknown_reason(consumer: ConsumerProxy) -> str:
+    for s in (consumer.https_proxy, consumer.http_proxy, consumer.no_proxy):
+        if s is not None and not s.known:
+            return f"{consumer.name}: {s.name} unknown ({s.unknown})"
+    return f"{consumer.name}: proxy settings unknown"
+
+
+def split_entries(value: str | None) -> list[str]:
+    return [e.strip() for e in (value or "").split(",") if e.strip()]
+
+
+def same_url(a: str | None, b: str | None) -> bool:
+    return (a or "").strip().rstrip("/") == (b or "").strip().rstrip("/")
+
+
+def controlled_pod(obj: K8sObject) -> bool:
+    """A Pod (or ReplicaSet) made by a controller: its owner is checked instead."""
+    owners = obj.metadata.get("ownerReferences")
+    return obj.kind in ("Pod", "ReplicaSet") and isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("controller") for o in owners)
+
+
+def management_proxy(ctx: Context) -> tuple[K8sObject, str, dict[str, Any]] | None:
+    """The management cluster ``Proxy cluster`` and its effective block: status when it
+    says anything, else spec."""
+    for obj in ctx.inventory.of_kind("Proxy"):
+        if obj.cluster != MANAGEMENT or obj.group != "config.openshift.io" or obj.name != "cluster":
+            continue
+        status = obj.body.get("status")
+        if isinstance(status, dict) and any(status.get(k) for k in ("httpProxy", "httpsProxy",
+                                                                     "noProxy")):
+            return obj, "status", status
+        spec = obj.body.get("spec")
+        return obj, "spec", spec if isinstance(spec, dict) else {}
+    return None
+
+
+def container_refs(ctx: Context, obj: K8sObject) -> list[ct.ContainerRef]:
+    index: dict[int, list[ct.ContainerRef]] = ctx.analysis("proxy-containers", _containers_by_obj)
+    return index.get(id(obj), [])
+
+
+def _containers_by_obj(inventory: Any) -> dict[int, list[ct.ContainerRef]]:
+    out: dict[int, list[ct.ContainerRef]] = {}
+    for ref in ct.containers(inventory):
+        out.setdefault(id(ref.obj), []).append(ref)
+    return out
+
+
+# -- cluster networks -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterNetworks:
+    """The in-cluster destinations of one cluster, and where they were read."""
+
+    service: tuple[str, ...]
+    pod: tuple[str, ...]
+    kas_ip: str | None
+    source: str
+    service_domain: str = "cluster.local"
+
+
+def _first_host(cidr: str) -> str | None:
+    try:
+        net = ipaddress.ip_network(cidr, strict=False)
+    except ValueError:
+        return None
+    return str(net.network_address + 1) if net.num_addresses > 1 else str(net.network_address)
+
+
+def _cidrs(items: Any, key: str | None = "cidr") -> tuple[str, ...]:
+    out = []
+    for item in items if isinstance(items, list) else []:
+        value = item.get(key) if key and isinstance(item, dict) else item
+        if isinstance(value, str) and value.strip():
+            out.append(value.strip())
+    return tuple(out)
+
+
+def hosted_cluster_networks(hc: K8sObject) -> ClusterNetworks | None:
+    service = _cidrs(hc.get("spec.networking.serviceNetwork"))
+    pod = _cidrs(hc.get("spec.networking.clusterNetwork"))
+    if not service and not pod:
+        return None
+    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+                           f"{hc.ref} spec.networking")
+
+
+def _openshift_networks(ctx: Context, cluster: str) -> ClusterNetworks | None:
+    for net in ctx.inventory.of_kind("Network"):
+        if net.cluster != cluster or net.group != "config.openshift.io" or net.name != "cluster":
+            continue
+        for part in ("status", "spec"):
+            block = net.body.get(part)
+            if not isinstance(block, dict):
+                continue
+            service = _cidrs(block.get("serviceNetwork"), None)
+            pod = _cidrs(block.get("clusterNetwork"))
+            if service or pod:
+                kas = ctx.inventory.get("Service", "default", "kubernetes", cluster)
+                kas_ip = kas.get("spec.clusterIP") if kas is not None else None
+                return ClusterNetworks(service, pod, kas_ip or (_first_host(service[0])
+                                                                if service else None),
+                                       f"{net.ref} {part}")
+    return None
+
+
+def _capi_networks(cluster: K8sObject) -> ClusterNetworks | None:
+    service = _cidrs(cluster.get("spec.clusterNetwork.services.cidrBlocks"), None)
+    pod = _cidrs(cluster.get("spec.clusterNetwork.pods.cidrBlocks"), None)
+    if not service and not pod:
+        return None
+    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+                           f"{cluster.ref} spec.clusterNetwork",
+                           str(cluster.get("spec.clusterNetwork.serviceDomain") or "cluster.local"))
+
+
+def _values_networks(ctx: Context, namespace: str, cluster_name: str,
+                     cluster: str) -> ClusterNetworks | None:
+    """Giant Swarm ``<cluster>-cluster-values`` ConfigMap: ``kubernetes.API.clusterIPRange``
+    and ``calico.CIDR`` (seed 003)."""
+    import yaml
+
+    cm = ctx.inventory.get("ConfigMap", namespace, f"{cluster_name}-cluster-values", cluster)
+    text = (cm.body.get("data") or {}).get("values") if cm is not None else None
+    if not isinstance(text, str):
+        return None
+    try:
+        values = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(values, dict):
+        return None
+    kube = values.get("kubernetes") if isinstance(values.get("kubernetes"), dict) else {}
+    api = kube.get("API") if isinstance(kube.get("API"), dict) else {}
+    calico = values.get("calico") if isinstance(values.get("calico"), dict) else {}
+    service = tuple(x for x in [api.get("clusterIPRange")] if isinstance(x, str))
+    pod = tuple(x for x in [calico.get("CIDR")] if isinstance(x, str))
+    if not service and not pod:
+        return None
+    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+                           f"{cm.ref} data.values")  # type: ignore[union-attr]
+
+
+def _capi_cluster_name(ctx: Context, obj: K8sObject) -> str | None:
+    label = obj.labels.get("cluster.x-k8s.io/cluster-name")
+    if label:
+        return str(label)
+    if obj.name.endswith("-cluster-values"):
+        return obj.name[: -len("-cluster-values")]
+    for cluster in ctx.inventory.query("Cluster", namespace=obj.namespace, cluster=obj.cluster):
+        if cluster.group == "cluster.x-k8s.io" and obj.name.startswith(cluster.name + "-"):
+            return cluster.name
+    return None
+
+
+def networks_for(ctx: Context, obj: K8sObject) -> ClusterNetworks | None:
+    """The networks of the cluster whose clients use ``obj``'s proxy settings."""
+    if obj.kind == "HostedCluster":
+        return hosted_cluster_networks(obj)
+    if obj.cluster != MANAGEMENT:  # a guest cluster of a hypershift dump
+        name = obj.cluster.removeprefix("hostedcluster-")
+        for hc in ctx.inventory.query("HostedCluster", name=name, cluster=MANAGEMENT):
+            found = hosted_cluster_networks(hc)
+            if found is not None:
+                return found
+        return _openshift_networks(ctx, obj.cluster)
+    capi_name = _capi_cluster_name(ctx, obj) if obj.kind in (
+        "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap") else None
+    if capi_name:
+        cluster = ctx.inventory.get("Cluster", obj.namespace, capi_name, obj.cluster)
+        found = _capi_networks(cluster) if cluster is not None else None
+        return found or _values_networks(ctx, obj.namespace, capi_name, obj.cluster)
+    return _openshift_networks(ctx, obj.cluster)
+
+
+# -- PRX005 ---------------------------------------------------------------------------------
+
+DESTINATIONS = ("service-network", "pod-network", "kas-service-ip", "svc", "cluster-domain",
+                "localhost", "loopback")
+
+
+def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str]
+            ) -> tuple[list[str], list[str]]:
+    """(destinations the proxy gets, evidence lines) under Go's NO_PROXY reading."""
+    missed: list[str] = []
+    evidence: list[str] = []
+    for dest in wanted:
+        if dest in ("service-network", "pod-network") and nets is not None:
+            for cidr in nets.service if dest == "service-network" else nets.pod:
+                cov = covers_cidr(GO, no_proxy, cidr)
+                if not cov.covered:
+                    label = "service network" if dest == "service-network" else "pod network"
+                    missed.append(f"{label} {cidr}")
+                    evidence.append(f"{label} {cidr} (from {nets.source}) is not covered: "
+                                    f"{', '.join(cov.uncovered)} would go through the proxy, e.g. "
+                                    f"{cov.example}")
+        elif dest == "kas-service-ip" and nets is not None and nets.kas_ip:
+            if not bypasses(GO, no_proxy, f"https://{nets.kas_ip}").bypass:
+                missed.append(f"KAS service IP {nets.kas_ip}")
+                evidence.append(f"https://{nets.kas_ip} (the kubernetes Service) goes through "
+                                "the proxy")
+        elif dest in ("svc", "cluster-domain"):
+            domain = "svc" if dest == "svc" else (nets.service_domain if nets else "cluster.local")
+            cov = covers_domain(GO, no_proxy, domain, include_apex=False)
+            if not cov.covered:
+                missed.append(f".{domain}")
+                evidence.append(f"{cov.example} (a .{domain} name) goes through the proxy")
+        elif dest in ("localhost", "loopback"):
+            host = "localhost" if dest == "localhost" else "127.0.0.1"
+            if not bypasses(GO, no_proxy, f"http://{host}").bypass:
+                missed.append(host)
+                evidence.append(f"http://{host} goes through the proxy")
+    return missed, evidence
+
+
+def _internal_consumers(ctx: Context, subject: K8sObject, kinds: set[str]
+                        ) -> Iterator[ConsumerProxy]:
+    for c in consumers_of(ctx, subject):
+        if c.kind not in kinds:
+            continue
+        if c.kind == CLUSTER_PROXY and c.name.endswith("(spec)"):
+            # spec is what the user wrote; the cluster network operator adds the cluster's
+            # own networks, .svc, .cluster.local and loopback to status (DOMAIN.md §3)
+            continue
+        if c.kind == HOSTED_CLUSTER:
+            # HyperShift computes the hosted cluster's noProxy the same way
+            continue
+        if c.kind == CONTAINER and (c.via is not None or controlled_pod(subject)):
+            continue  # the konnectivity path reaches the data plane on purpose
+        yield c
+
+
+@register
+class NoProxyCoversInternal(Primitive):
+    name = "noproxy_covers_internal"
+    description = ("a consumer that uses a proxy sends the cluster's own destinations (service "
+                   "and pod networks, .svc, the cluster domain, loopback, the KAS service IP) "
+                   "direct, under Go's NO_PROXY semantics")
+    params_schema = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "consumers": {"type": "array", "items": {"enum": sorted(CONSUMER_KINDS)}},
+            "destinations": {"type": "array", "items": {"enum": list(DESTINATIONS)}},
+        },
+    }
+    reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret")
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)}
+        wanted = params.get("destinations", DESTINATIONS)
+        nets: ClusterNetworks | None = None
+        looked_up = False
+        for c in _internal_consumers(ctx, subject, kinds):
+            uses = proxy_in_use(c)
+            if uses is False:
+                continue
+            if uses is None or (c.no_proxy is not None and not c.no_proxy.known):
+                yield NotEvaluable(unknown_reason(c))
+                continue
+            if not looked_up:
+                nets, looked_up = networks_for(ctx, subject), True
+            no_proxy = c.no_proxy.value if c.no_proxy is not None else ""
+            missed, evidence = _missed(no_proxy or "", nets, wanted)
+            if nets is None and any(d in wanted for d in ("service-network", "pod-network",
+                                                          "kas-service-ip")):
+                yield NotEvaluable(f"{c.name}: the cluster's service and pod networks are not in "
+                                   "the input (HostedCluster networking, CAPI Cluster "
+                                   "clusterNetwork, cluster-values or config.openshift.io "
+                                   "Network)")
+            if not missed:
+                continue
+            anchor = c.no_proxy or c.https_proxy or c.http_proxy
+            shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
+                     else "no noProxy is set at all")
+            yield Violation(field=field_in(subject, anchor) if anchor else "",
+                            values={"consumer": c.name, "missed": ", ".join(missed)},
+                            evidence=[shown, *evidence])
+
+
+# -- PRX001 ---------------------------------------------------------------------------------
+
+
+def nad_cidrs(nad: K8sObject) -> tuple[list[str], str]:
+    """CIDRs of a NetworkAttachmentDefinition's CNI config (``spec.config`` JSON):
+    ``ipam.subnet``, ``ipam.range`` (whereabouts), ``ipam.ranges[][].subnet``
+    (host-local) and OVN-Kubernetes ``subnets``; and why none were found."""
+    text = nad.get("spec.config")
+    if not isinstance(text, str) or not text.strip():
+        return [], "it has no spec.config"
+    try:
+        config = json.loads(text)
+    except ValueError:
+        return [], "its spec.config is not JSON"
+    found: list[str] = []
+    for conf in [config, *(config.get("plugins") or [])] if isinstance(config, dict) else []:
+        if not isinstance(conf, dict):
+            continue
+        ipam = conf.get("ipam") if isinstance(conf.get("ipam"), dict) else {}
+        for key in ("subnet", "range"):
+            if isinstance(ipam.get(key), str):
+                found.append(ipam[key])
+        for rangeset in ipam.get("ranges") or []:
+            for rng in rangeset if isinstance(rangeset, list) else [rangeset]:
+                if isinstance(rng, dict) and isinstance(rng.get("subnet"), str):
+                    found.append(rng["subnet"])
+        if isinstance(conf.get("subnets"), str):
+            found += [s.strip() for s in conf["subnets"].split(",") if s.strip()]
+    valid = []
+    for cidr in found:
+        try:
+            valid.append(str(ipaddress.ip_network(cidr.strip(), strict=False)))
+        except ValueError:
+            continue
+    return list(dict.fromkeys(valid)), "its CNI config names no ipam subnet"
+
+
+@register
+class SecondaryNetworkInNoProxy(Primitive):
+    name = "secondary_network_in_noproxy"
+    description = ("the CIDRs of a KubeVirt NodePool's additional networks are covered by the "
+                   "management cluster Proxy noProxy (Go semantics)")
+    params_schema = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "only_without_default_network": {
+                "type": "boolean",
+                "description": "check only NodePools with attachDefaultNetwork: false"},
+        },
+    }
+    reads = ("Proxy", "NetworkAttachmentDefinition", "HostedCluster")
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        base: tuple[Step, ...] = ("spec", "platform", "kubevirt")
+        networks = subject.get(base + ("additionalNetworks",))
+        if not isinstance(networks, list) or not networks:
+            return
+        default = subject.get(base + ("attachDefaultNetwork",))
+        attached = default is not False
+        if attached and params.get("only_without_default_network", False):
+            return
+        mgmt = management_proxy(ctx)
+        if mgmt is None:
+            yield NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) "
+                               "is not in the input")
+            return
+        proxy, part, block = mgmt
+        if not (block.get("httpProxy") or block.get("httpsProxy")):
+            return
+        no_proxy = str(block.get("noProxy") or "")
+        for i, item in enumerate(networks):
+            name = item.get("name") if isinstance(item, dict) else None
+            if not isinstance(name, str) or not name:
+                continue
+            field = format_path(base + ("additionalNetworks", i, "name"))
+            cidrs, origin = self._cidrs(ctx, subject, name)
+            if not cidrs:
+                yield NotEvaluable(f"input the user must supply: secondary_networks[{name!r}] in "
+                                   f".hcpscan.yaml ({origin})")
+                continue
+            for cidr in cidrs:
+                cov = covers_cidr(GO, no_proxy, cidr)
+                if cov.covered:
+                    continue
+                yield Violation(
+                    field=field,
+                    values={"network": name, "cidr": cidr, "proxy": proxy.ref},
+                    evidence=[f"{name}: {cidr} from {origin}",
+                              f"{proxy.ref} {part}.noProxy = {no_proxy!r}",
+                              f"not covered under Go's NO_PROXY rules: {', '.join(cov.uncovered)}"
+                              f" (e.g. {cov.example}) would go through the proxy",
+                              "attachDefaultNetwork: " + ("true (default)" if default is None
+                                                          else str(default).lower())])
+
+    @staticmethod
+    def _cidrs(ctx: Context, nodepool: K8sObject, name: str) -> tuple[list[str], str]:
+        if name in ctx.config.secondary_networks:
+            return list(ctx.config.secondary_networks[name]), ".hcpscan.yaml secondary_networks"
+        namespace, slash, nad_name = name.partition("/")
+        if not slash:  # a bare name is looked up where the VMs run: the HCP namespace
+            hc_name = str(nodepool.get("spec.clusterName") or "")
+            hc = ctx.inventory.get("HostedCluster", nodepool.namespace, hc_name, nodepool.cluster)
+            namespace, nad_name = (hcp_namespace(hc) if hc else nodepool.namespace), name
+        nad = ctx.inventory.get("NetworkAttachmentDefinition", namespace, nad_name,
+                                nodepool.cluster)
+        if nad is None:
+            return [], f"NetworkAttachmentDefinition {namespace}/{nad_name} is not in the input"
+        cidrs, why = nad_cidrs(nad)
+        return cidrs, (f"{nad.ref} spec.config" if cidrs else f"{nad.ref}: {why}")
+
+
+# -- PRX002 ---------------------------------------------------------------------------------
+
+_FLAGS = (("--http-proxy", "httpProxy"), ("--https-proxy", "httpsProxy"))
+
+
+def _container_path(ctx: Context, sidecar: ConsumerProxy) -> tuple[Step, ...]:
+    for ref in container_refs(ctx, sidecar.object):
+        if ref.name == sidecar.container:
+            return ref.path + (("args",) if "args" in ref.spec else ())
+    return ()
+
+
+@register
+class KonnectivityCarriesProxy(Primitive):
+    name = "konnectivity_carries_proxy"
+    description = ("every konnectivity proxy sidecar in a HostedCluster's control-plane "
+                   "namespace carries its configuration.proxy as --http-proxy/--https-proxy/"
+                   "--no-proxy, and every control-plane container pointed at 127.0.0.1 has one")
+    params_schema = {"type": "object", "additionalProperties": False, "properties": {}}
+    reads = ("Deployment", "StatefulSet")
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        proxy = subject.get("spec.configuration.proxy")
+        if not isinstance(proxy, dict) or not (proxy.get("httpProxy") or proxy.get("httpsProxy")):
+            return
+        namespace = hcp_namespace(subject)
+        in_ns = consumers_in(ctx, subject.cluster, namespace)
+        # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
+        # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
+        sidecars = [c for c in in_ns if c.kind == KONNECTIVITY_SIDECAR
+                    and c.notes and c.notes[0].startswith("http proxy")]
+        orphans = [c for c in in_ns if c.kind == CONTAINER and c.via is None and any(
+            "no konnectivity sidecar serves that port" in n for n in c.notes)]
+        if not sidecars and not orphans:
+            yield NotEvaluable(f"no control-plane workload with a konnectivity proxy sidecar in "
+                               f"HCP namespace {namespace} is in the input")
+            return
+        for sidecar in sidecars:
+            yield from self._sidecar(ctx, subject, proxy, sidecar)
+        for c in orphans:
+            setting = c.https_proxy or c.http_proxy
+            assert setting is not None
+            yield Violation(
+                subject=c.object, field=field_in(c.object, setting),
+                values={"hc": subject.ref, "component": c.name, "problem":
+                        f"{setting.name}={setting.value} but no konnectivity sidecar serves it"},
+                evidence=[f"{setting.name} {where(setting)}", *c.notes])
+
+    def _sidecar(self, ctx: Context, hc: K8sObject, proxy: dict[str, Any],
+                 sidecar: ConsumerProxy) -> Iterator[Violation]:
+        hc_field = f"{hc.ref} spec.configuration.proxy"
+        values = {"hc": hc.ref, "component": sidecar.name}
+        missing: list[str] = []
+        evidence: list[str] = []
+        for flag, key in _FLAGS:
+            want = proxy.get(key)
+            have = sidecar.variables.get(flag)
+            if not want:
+                continue
+            if have is None:
+                missing.append(flag)
+                evidence.append(f"{hc_field}.{key} = {want!r}")
+            elif not same_url(have.value, str(want)):
+                yield Violation(subject=sidecar.object, field=field_in(sidecar.object, have),
+                                values={**values, "problem": f"{flag}={have.value}, but the hosted "
+                                                             f"cluster's {key} is {want}"},
+                                evidence=[f"{hc_field}.{key} = {want!r}", f"{flag} {where(have)}"])
+        wanted = split_entries(str(proxy.get("noProxy") or ""))
+        have = sidecar.variables.get("--no-proxy")
+        if wanted and have is None:
+            missing.append("--no-proxy")
+            evidence.append(f"{hc_field}.noProxy = {proxy.get('noProxy')!r}")
+        elif wanted and have is not None:
+            carried = set(split_entries(have.value))
+            lacking = [e for e in wanted if e not in carried]
+            if lacking:
+                yield Violation(subject=sidecar.object, field=field_in(sidecar.object, have),
+                                values={**values, "problem": f"--no-proxy lacks "
+                                                             f"{', '.join(lacking)}"},
+                                evidence=[f"{hc_field}.noProxy = {proxy.get('noProxy')!r}",
+                                          f"--no-proxy {where(have)}"])
+        if missing:
+            yield Violation(subject=sidecar.object,
+                            field=format_path(_container_path(ctx, sidecar)),
+                            values={**values, "problem": f"no {', '.join(missing)} flag(s)"},
+                            evidence=[*evidence, f"{sidecar.name} has no {', '.join(missing)}: "
+                                      "it connects without the hosted cluster's proxy settings"])
+
+
+# -- PRX003 ---------------------------------------------------------------------------------
+
+_ENV = (("HTTP_PROXY", "httpProxy", "http_proxy"), ("HTTPS_PROXY", "httpsProxy", "https_proxy"),
+        ("NO_PROXY", "noProxy", "no_proxy"))
+
+
+@register
+class EnvMatchesClusterProxy(Primitive):
+    name = "env_matches_cluster_proxy"
+    description = ("a Deployment's proxy environment (Go precedence) equals the management "
+                   "cluster Proxy 'cluster' (status, else spec)")
+    params_schema = {
+        "type": "object", "additionalProperties": False,
+        "properties": {"container": {"type": "string",
+                                     "description": "check only this container when present"}},
+    }
+    reads = ("Proxy", "ConfigMap", "Secret")
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        mgmt = management_proxy(ctx)
+        if mgmt is None:
+            yield NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) "
+                               "is not in the input")
+            return
+        proxy, part, block = mgmt
+        refs = [r for r in container_refs(ctx, subject) if r.path[-2] == "containers"]
+        named = [r for r in refs if r.name == params.get("container")]
+        by_name = {c.container: c for c in consumers_of(ctx, subject) if c.kind == CONTAINER}
+        for ref in named or refs:
+            consumer = by_name.get(ref.name)
+            for var, key, attr in _ENV:
+                want = str(block.get(key) or "")
+                setting: Setting | None = getattr(consumer, attr) if consumer else None
+                if setting is not None and not setting.known:
+                    yield NotEvaluable(f"{subject.ref} container {ref.name}: {setting.name} "
+                                       f"unknown ({setting.unknown})")
+                    continue
+                have = setting.value if setting is not None else ""
+                if key == "noProxy":
+                    equal = set(split_entries(have)) == set(split_entries(want))
+                else:
+                    equal = same_url(have, want)
+                if equal:
+                    continue
+                field = (field_in(subject, setting) if setting is not None
+                         else format_path(ref.path + (("env",) if "env" in ref.spec else ())))
+                extra: list[str] = []
+                if key == "noProxy":
+                    lacking = [e for e in split_entries(want) if e not in split_entries(have)]
+                    surplus = [e for e in split_entries(have) if e not in split_entries(want)]
+                    extra = ([f"{var} lacks {', '.join(lacking)}"] if lacking else []) + (
+                        [f"{var} has in addition {', '.join(surplus)}"] if surplus else [])
+                yield Violation(
+                    field=field,
+                    values={"container": ref.name, "variable": var, "have": have or "(unset)",
+                            "want": want or "(unset)", "proxy": f"{proxy.ref} {part}.{key}"},
+                    evidence=[f"{proxy.ref} {part}.{key} = {want!r}",
+                              f"{setting.name} {where(setting)}" if setting is not None
+                              else f"container {ref.name} sets no {var}", *extra])

@@ -1,0 +1,130 @@
+"""One scan, stage by stage: rules over an inventory -> a ScanReport for the reporters.
+
+The CLI (offline and live) calls this; it knows no terminal and no files
+besides what it is handed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hcpscan import __version__, collector
+from hcpscan.findings.model import ScanReport, Severity, Status
+from hcpscan.inventory import Inventory
+from hcpscan.rules.config import ScanConfig
+from hcpscan.rules.context import Context
+from hcpscan.rules.engine import evaluate, select_rules
+from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
+from hcpscan.rules.model import Rule
+from hcpscan.rules.primitives import PRIMITIVES
+from hcpscan.rules.suppress import Suppressor
+from hcpscan.sources.layout import plural_of
+from hcpscan.sources.loader import ResourceNeeds
+
+# Synthetic kinds come from these resources (or from files outside any dump layout).
+_SYNTHETIC_SOURCES = {"Kubeconfig": ("secrets",), "IgnitionConfig": ("secrets",),
+                      "SystemdDropIn": ("secrets",)}
+
+
+@dataclass(slots=True)
+class RuleSelection:
+    rule_dirs: list[Path] = field(default_factory=list)
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+
+
+def load_rules(config: ScanConfig, selection: RuleSelection) -> list[Rule]:
+    dirs = [builtin_rules_dir(), *config.rule_dirs, *selection.rule_dirs]
+    rules = load_rule_dirs(dirs)
+    return select_rules(rules, selection.select or config.select,
+                        [*config.ignore, *selection.ignore], config.severity)
+
+
+def kinds_needed(rules: list[Rule]) -> set[str]:
+    kinds: set[str] = {"Namespace"}
+    for rule in rules:
+        kinds.update(rule.applies_to.kinds)
+        kinds.update(PRIMITIVES[rule.primitive].reads)
+    return kinds
+
+
+def resource_needs(rules: list[Rule]) -> ResourceNeeds:
+    plurals = {"namespaces"}
+    for kind in kinds_needed(rules):
+        plurals.update(_SYNTHETIC_SOURCES.get(kind, (plural_of(kind),)))
+    for rule in rules:
+        plurals.update(rule.needs)
+    return ResourceNeeds(frozenset(plurals))
+
+
+def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
+             suppressor: Suppressor, metadata: dict[str, Any] | None = None,
+             clock: RunClock | None = None) -> ScanReport:
+    """Evaluate the rules; with a ``clock``, record the stages ``graph`` (building the
+    reachability graph, which the first rule that needs it triggers) and ``rules``."""
+    ctx = Context(inventory, config)
+    with collector.paused():
+        findings, results, diagnostics = evaluate(rules, ctx, suppressor)
+    if clock is not None:
+        clock.stage("rules", within={"graph": ctx.build_seconds.get("reachability", 0.0)})
+    findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))
+    meta = dict(metadata or {})
+    meta.setdefault("clusters", inventory.clusters)
+    return ScanReport(
+        tool_version=__version__,
+        rules=[r.info for r in rules],
+        results=results,
+        findings=findings,
+        diagnostics=[d.to_json() for d in [*inventory.diagnostics, *diagnostics]],
+        inventory_counts=dict(sorted(Counter(o.kind for o in inventory.objects).items())),
+        metadata=meta,
+    )
+
+
+def exit_status(report: ScanReport, fail_on: Severity, fail_on_incomplete: bool) -> str:
+    """'findings', 'incomplete' or 'ok' (the CLI maps these to exit codes)."""
+    if any(f.severity.at_least(fail_on) for f in report.failing):
+        return "findings"
+    if fail_on_incomplete and any(r.status is Status.NOT_EVALUABLE for r in report.results):
+        return "incomplete"
+    return "ok"
+
+
+class RunClock:
+    """Start/finish time stamps and per-stage seconds for the report's metadata.
+
+    With SOURCE_DATE_EPOCH set (the reproducible-builds convention), time stamps
+    are that instant and durations are left out, so reports are byte-for-byte
+    reproducible (reports/ is regenerated and checked that way)."""
+
+    def __init__(self) -> None:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+        self.fixed = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch.isdigit() else None
+        self.started = self.fixed or dt.datetime.now(dt.UTC)
+        self._t0 = self._last = time.perf_counter()
+        self.stages: dict[str, float] = {}
+
+    def stage(self, name: str, within: dict[str, float] | None = None) -> None:
+        """Close stage ``name``; ``within`` are parts of it timed separately, which
+        are recorded as stages of their own and not counted in ``name``."""
+        now = time.perf_counter()
+        elapsed = now - self._last
+        for part, seconds in (within or {}).items():
+            self.stages[part] = round(seconds, 3)
+            elapsed -= seconds
+        self.stages[name] = round(elapsed, 3)
+        self._last = now
+
+    def metadata(self) -> dict[str, Any]:
+        finished = self.fixed or dt.datetime.now(dt.UTC)
+        out: dict[str, Any] = {"started": self.started.isoformat(), "finished": finished.isoformat()}
+        if self.fixed is None:
+            out["duration"] = round(time.perf_counter() - self._t0, 3)
+            out["stage_seconds"] = dict(self.stages)
+        return out

@@ -1,0 +1,216 @@
+"""Bytes of one entry -> inventory objects and diagnostics.
+
+Recognised content: Kubernetes objects (single, multi-document, ``List`` and
+``*List``), kubeconfig files (``kind: Config``), ignition user-data stubs (JSON
+with an ``ignition`` key) and systemd drop-ins (``[Service]`` with
+``Environment=``). Everything else becomes a diagnostic, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from hcpscan.inventory.objects import (
+    HCPSCAN_API,
+    IGNITION_CONFIG,
+    KUBECONFIG,
+    SYSTEMD_DROPIN,
+    K8sObject,
+    SourceLocation,
+)
+from hcpscan.sources import systemd
+from hcpscan.sources.fastyaml import fast_documents
+from hcpscan.sources.interface import Diagnostic, Entry
+from hcpscan.sources.yamldocs import ParsedDocument, YamlSyntaxError, parse_documents
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+# Helm-only template syntax (Prometheus/Alertmanager's "{{ $labels }}" is legitimate content).
+_HELM = re.compile(r"\{\{-?\s*(?:\.Values|\.Release|\.Chart|\.Capabilities|include\s|template\s"
+                   r"|if\s|range\s|with\s|define\s|toYaml|\$\.Values|end\s*-?\}\})")
+
+
+class ParseResult:
+    __slots__ = ("objects", "diagnostics", "skipped")
+
+    def __init__(self) -> None:
+        self.objects: list[K8sObject] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.skipped: list[tuple[str, str]] = []  # (reason, where)
+
+
+def _decode(entry: Entry, data: bytes, result: ParseResult) -> str | None:
+    if b"\x00" in data[:8192]:
+        result.diagnostics.append(Diagnostic(entry.display, None, "binary file, not a manifest",
+                                             hint="remove it from the scanned paths or unpack it"))
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        result.diagnostics.append(Diagnostic(entry.display, line, f"not UTF-8 text: {exc.reason}",
+                                             hint="save the file as UTF-8"))
+        return None
+
+
+def parse_entry(entry: Entry, cluster: str, data: bytes) -> ParseResult:
+    result = ParseResult()
+    text = _decode(entry, data, result)
+    if text is None:
+        return result
+    name = entry.parts[-1] if entry.parts else entry.display
+    if name.endswith(".conf"):
+        _parse_dropin(entry, cluster, text, result)
+        return result
+    helm = _HELM.search(text)
+    if helm:
+        line = text.count("\n", 0, helm.start()) + 1
+        result.diagnostics.append(Diagnostic(
+            entry.display, line, f"unrendered Helm template ({helm.group(0)!r})",
+            hint="render it first, e.g. `helm template <chart> | hcpscan scan -` or scan the rendered output"))
+        return result
+    _parse_manifests(entry, cluster, text, result)
+    return result
+
+
+def _location(entry: Entry, doc: ParsedDocument, item: int | None = None) -> SourceLocation:
+    if item is None:
+        line, column = doc.line, doc.column
+    else:
+        assert doc.item_positions is not None
+        line, column = doc.item_positions[item]
+    return SourceLocation(entry.display, line, column, entry.file, entry.member, doc.doc_index, item)
+
+
+def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
+    try:
+        fast = fast_documents(text)
+        for doc in fast if fast is not None else parse_documents(text):
+            _add_document(entry, cluster, doc, result)
+    except YamlSyntaxError as exc:
+        if entry.display.endswith(".json"):
+            # JSON that YAML 1.1 cannot read (tabs, some escapes): try the JSON parser.
+            try:
+                body = json.loads(text)
+            except json.JSONDecodeError as jexc:
+                result.diagnostics.append(Diagnostic(entry.display, jexc.lineno,
+                                                     f"invalid JSON: {jexc.msg}",
+                                                     hint="fix the syntax at this line"))
+                return
+            result.objects.clear()
+            result.diagnostics.clear()
+            _add_document(entry, cluster, ParsedDocument(body, 0, 1, 1, None), result)
+            return
+        result.diagnostics.append(Diagnostic(entry.display, exc.line, f"invalid YAML: {exc.message}",
+                                             hint="fix the syntax at this line; the rest of the "
+                                                  "file after it was not read"))
+
+
+def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: ParseResult) -> None:
+    body = doc.body
+    if body is None:
+        return
+    where = entry.display
+    if not isinstance(body, dict):
+        result.diagnostics.append(Diagnostic(where, doc.line,
+                                             f"not a Kubernetes object (a {type(body).__name__})",
+                                             severity="warning",
+                                             hint="a manifest document is a mapping with kind "
+                                                  "and apiVersion"))
+        return
+    kind = body.get("kind")
+    if kind is None and "ignition" in body:
+        result.objects.append(_synthetic(entry, cluster, doc, IGNITION_CONFIG, body))
+        return
+    if kind == "Config" and ("clusters" in body or "contexts" in body):
+        result.objects.append(_synthetic(entry, cluster, doc, KUBECONFIG, body))
+        return
+    if kind is None and set(body) <= {"metadata", "status"}:
+        # Go renderers emit objects whose TypeMeta was never set as bare metadata
+        # (hypershift's PowerVS credential Secrets): nothing to check, but counted.
+        result.skipped.append(("typeless stub (metadata only, no kind)", f"{where}:{doc.line}"))
+        return
+    if not isinstance(kind, str) or not kind:
+        result.diagnostics.append(Diagnostic(
+            where, doc.line, "document has no 'kind'",
+            hint="not a Kubernetes object; if it is Helm values or kustomize input, scan the "
+                 "rendered manifests instead"))
+        return
+    items = body.get("items")
+    if (kind == "List" or kind.endswith("List")) and "items" in body and not isinstance(items, list):
+        if items is None:
+            return  # an empty list, as `kubectl get -o yaml` writes it
+        result.diagnostics.append(Diagnostic(where, doc.line,
+                                             f"{kind}: items is a {type(items).__name__}, not a list",
+                                             hint="a List holds its objects under items: [...]"))
+        return
+    if (kind == "List" or kind.endswith("List")) and isinstance(items, list):
+        default_api = body.get("apiVersion", "v1")
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                result.diagnostics.append(Diagnostic(where, _location(entry, doc, i).line,
+                                                     f"items[{i}] is not an object",
+                                                     hint="each entry of items must be a mapping "
+                                                          "with kind, apiVersion and metadata"))
+                continue
+            if "kind" not in item and kind != "List":
+                # Typed lists (PodList) may omit kind/apiVersion on their items.
+                item = {"kind": kind[: -len("List")], "apiVersion": default_api, **item}
+            _add_object(entry, cluster, item, _location(entry, doc, i), result)
+        return
+    _add_object(entry, cluster, body, _location(entry, doc), result)
+
+
+def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLocation,
+                result: ParseResult) -> None:
+    kind = body.get("kind")
+    if not isinstance(kind, str) or not kind:
+        result.diagnostics.append(Diagnostic(loc.path, loc.line, "object has no 'kind'",
+                                             hint="add kind and apiVersion"))
+        return
+    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    if "metadata" in body and not isinstance(body["metadata"], dict):
+        result.diagnostics.append(Diagnostic(loc.path, loc.line,
+                                             f"{kind}: metadata is a {type(body['metadata']).__name__}, "
+                                             "not a mapping", "warning",
+                                             "write metadata: {name: ..., namespace: ...}"))
+    name = meta.get("name") or meta.get("generateName") or ""
+    if not name:
+        result.diagnostics.append(Diagnostic(loc.path, loc.line, f"{kind} has no metadata.name",
+                                             "warning", "name the object; rules report objects "
+                                                        "by namespace and name"))
+    api = body.get("apiVersion")
+    if not isinstance(api, str) or not api:
+        result.diagnostics.append(Diagnostic(loc.path, loc.line, f"{kind} {name!s} has no 'apiVersion'",
+                                             severity="warning", hint="add apiVersion"))
+        api = ""
+    ns = meta.get("namespace") or ""
+    result.objects.append(K8sObject(cluster, api, kind, str(ns), str(name), body, loc))
+
+
+def _synthetic(entry: Entry, cluster: str, doc: ParsedDocument, kind: str,
+               body: dict[str, Any]) -> K8sObject:
+    name = entry.parts[-1] if entry.parts else entry.display
+    if kind == KUBECONFIG and isinstance(body.get("current-context"), str) and body["current-context"]:
+        name = f"{name}:{body['current-context']}"
+    return K8sObject(cluster, HCPSCAN_API, kind, "", name, body, _location(entry, doc))
+
+
+def _parse_dropin(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
+    unit = systemd.parse_unit(text)
+    if "Service" not in unit.sections:
+        result.diagnostics.append(Diagnostic(entry.display, None,
+                                             "a .conf file without a [Service] section",
+                                             severity="info",
+                                             hint="only systemd drop-ins are read from .conf files"))
+        return
+    for line, message in unit.problems:
+        result.diagnostics.append(Diagnostic(entry.display, line, message, severity="warning",
+                                             hint="quote each whole assignment: "
+                                                  'Environment="NAME=value"'))
+    body = {"path": "/".join(entry.parts), **unit.to_body()}
+    loc = SourceLocation(entry.display, unit.sections["Service"], 1, entry.file, entry.member)
+    name = "/".join(entry.parts[-2:]) if len(entry.parts) > 1 else entry.parts[-1]
+    result.objects.append(K8sObject(cluster, HCPSCAN_API, SYSTEMD_DROPIN, "", name, body, loc))

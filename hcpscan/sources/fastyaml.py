@@ -1,0 +1,449 @@
+"""The fast path of YAML loading: a Rust parser where it reads exactly what PyYAML reads.
+
+Parsing is most of a large scan, and libyaml's loader builds every value
+through Python code. yaml-rs (a YAML 1.2 parser written in Rust) builds the
+same data about fifteen times faster. The rest of the scanner is defined by
+PyYAML's YAML 1.1 reading (which is also how kubectl reads plain scalars), so
+the fast path is taken only where the two provably agree; anything else —
+anchors, tags, directives, characters or nesting it might treat differently,
+a syntax error, a position it cannot find — returns None and the file goes
+through PyYAML, so results and messages never depend on which path ran.
+
+Where they agree, and how that is checked:
+
+* Plain scalars are the one place YAML 1.1 and 1.2 resolve differently
+  (``yes``, ``0755``, ``1:20``, ``2e5``...). Every token that could be one is
+  read both ways. Hashes such as ``config-hash: 2e848593`` are common in
+  dumps (a string in 1.1, a float in 1.2), so a number 1.2 made of such a
+  token is put back to the 1.1 value — only when no other token gives that
+  same number; every other difference sends the file to PyYAML.
+* Positions (each document's start and each ``items`` entry of a List) are
+  found in the text: document markers cannot occur inside scalars, and the
+  entries of a block sequence start with ``-`` at one indentation. Found
+  entries must match the parsed ones in number, or the file goes to PyYAML.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import re
+from typing import Any
+
+from hcpscan.sources.yamldocs import ParsedDocument, resolve_plain
+
+try:
+    import yaml_rs
+except ImportError:  # pragma: no cover - an accelerator; PyYAML reads everything without it
+    yaml_rs = None
+if os.environ.get("HCPSCAN_FAST_YAML", "").strip() == "0":  # for comparing the two paths
+    yaml_rs = None
+
+AVAILABLE = yaml_rs is not None
+
+
+# Where a plain scalar (or a node's anchor, alias, tag or complex key) can start:
+# after a mapping key's colon, after a sequence dash, at the start of a line (keys),
+# and inside flow collections. Each pattern starts with a literal so the regex engine skips ahead
+# quickly; the token runs to the next blank or flow indicator.
+_FIRST = r"([-+._0-9yYnNoO<=~&*!?%][^ \t\r\n,\[\]{}]*)"
+_AFTER_COLON = re.compile(r":[ \t]+" + _FIRST)
+_AFTER_DASH = re.compile(r"-(?=[ \t]+" + _FIRST + ")")  # a lookahead: "- - x" is two starts
+_LINE_START = re.compile(r"\n[ \t]*" + _FIRST)
+_IN_FLOW = tuple(re.compile(start + r"[ \t]*" + _FIRST) for start in (r"\[", r"\{", ",", '":', "':"))
+# Inside flow collections (where the scan also sees into quoted strings) anchors,
+# aliases and tags count only with a name PyYAML would accept: "[*)" in a shell case
+# pattern or "[!.]*" in a glob is text.
+_ANCHOR_NAME = re.compile(r"[0-9A-Za-z_\-!]")
+_BLOCK_HEADERS = tuple(re.compile(indicator + r"[-+0-9]*[ \t]*(?:#[^\n]*)?\r?\n") for indicator in (r"\|", ">"))
+# What PyYAML refuses and yaml-rs reads: a tab where indentation or a separator after
+# "-" is expected; collection keys; a flow key without a value; a root block scalar
+# (its text may start at column 0); surrogate pairs written as escapes.
+# Each starts with a literal, so the regex engine skips ahead quickly.
+_TABBED = re.compile(r"\n[ ]*(?:-\t|\t)")
+_NOT_1_1 = (re.compile(r"\][ \t]*:(?:[ \t]|$)", re.M),
+            re.compile(r"\}[ \t]*:(?:[ \t]|$)", re.M), re.compile(r"--- *[|>]"),
+            re.compile(r"\\u[dD][89abAB]"))
+_NOT_1_1_TEXT = (":]", ":}", ":,")
+_DEEP = re.compile(r"\n[ \t?\-]{1000}")
+# Characters PyYAML refuses, line breaks of YAML 1.1 only, byte-order marks in a stream.
+_UNUSUAL = re.compile(r"[^\x09\x0A\x0D\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD"
+                      r"\U00010000-\U0010FFFF]")
+_PRINTABLE_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
+# Plain words YAML 1.1 reads as booleans and YAML 1.2 as strings.
+_BOOLEANS_1_1 = frozenset("yes Yes YES no No NO on On ON off Off OFF".split())
+
+_MEMO_LIMIT = 200_000
+_SHARED_LENGTH = 64
+_readings: dict[str, tuple[Any, Any] | None] = {}
+
+
+def fast_documents(text: str) -> list[ParsedDocument] | None:
+    """Every document of the stream as ``parse_documents`` gives them, or None when
+    the fast path cannot vouch for the result."""
+    if yaml_rs is None or not _plain_text(text):
+        return None
+    tokens = _scalar_tokens(text)
+    restore = None if tokens is None else _restorations(tokens)
+    if restore is None:
+        return None
+    try:
+        docs = _documents(text)
+    except _NotFast:
+        return None
+    if len(_strings) > _MEMO_LIMIT:
+        _strings.clear()
+    try:
+        for doc in docs:
+            doc.body = _canonical(doc.body, _strings, restore)
+    except RecursionError:
+        return None
+    return docs
+
+
+class _NotFast(Exception):
+    pass
+
+
+def _plain_text(text: str) -> bool:
+    """No directives, document-end markers, deep nesting (the Rust parser recurses)
+    or characters the two parsers treat differently."""
+    if text.startswith(("%", "...")) or "\n%" in text or "\n..." in text:
+        return False
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return False  # lone carriage returns: line breaks to PyYAML, not to our line count
+    if text and not text.endswith("\n"):
+        return False  # a block scalar ending the input is chomped differently
+    if "\t" in text and (text.startswith(("\t", "-\t")) or _TABBED.search(text)):
+        return False
+    if any(part in text for part in _NOT_1_1_TEXT):
+        return False
+    if any(pattern.search(text) for pattern in _NOT_1_1):
+        return False
+    if _DEEP.search("\n" + text[:1000]) or _DEEP.search(text):
+        return False
+    if text.isascii():
+        return not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
+    return _UNUSUAL.search(text) is None
+
+
+def _scalar_tokens(text: str) -> set[str] | None:
+    """Tokens that may be plain scalars YAML 1.1 and 1.2 read differently, or None
+    if the text uses anchors, aliases, tags, complex keys or empty block scalars. Block scalars (scripts,
+    embedded configuration) are text, not structure, and are not looked into."""
+    block: set[str] = set()
+    flow: set[str] = set()
+    has_flow = text.count("[") != text.count("[]") or text.count("{") != text.count("{}")
+    spans = _structure(text)
+    if spans is None:
+        return None
+    for start, end in spans:
+        block.update(_AFTER_COLON.findall(text, start, end))
+        block.update(_AFTER_DASH.findall(text, start, end))
+        block.update(_LINE_START.findall(text, max(start - 1, 0), end))
+        if has_flow:
+            for pattern in _IN_FLOW:
+                flow.update(pattern.findall(text, start, end))
+    block.update(_LINE_START.findall("\n" + text[:200]))
+    tokens: set[str] = set()
+    for found, names in ((block, None), (flow, _ANCHOR_NAME)):
+        for token in found:
+            token = token.rstrip(":") or token  # a key
+            first = token[0]
+            if first in "&*!" and len(token) > 1 and (names is None or names.match(token, 1)):
+                return None  # an anchor, an alias, a tag
+            if token == "?":
+                return None  # a complex key
+            if first.isalpha():
+                if token in _BOOLEANS_1_1:
+                    tokens.add(token)
+            elif first not in "&*!?%" and token not in ("-", "---"):
+                tokens.add(token)
+    return tokens
+
+
+def _structure(text: str) -> list[tuple[int, int]] | None:
+    """Spans of the text outside block scalars' content; None if a block scalar is
+    empty (yaml-rs reads it as a newline, PyYAML as nothing)."""
+    headers = sorted((m for pattern in _BLOCK_HEADERS for m in pattern.finditer(text)),
+                     key=lambda m: m.start())
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for header in headers:
+        if header.start() < pos:
+            continue  # inside the content of an earlier block scalar
+        before = header.start() - 1
+        while before >= 0 and text[before] in " \t":
+            before -= 1
+        if before == header.start() - 1 or before < 0 or text[before] not in ":-":
+            continue  # not after "key:" or "-": text
+        line_start = text.rfind("\n", 0, before) + 1
+        column = _node_column(text, line_start, before)
+        if column is None:  # a comment, or not sure: look into what follows
+            continue
+        content_end = _pattern(r"\n {0,%d}[^ \r\n]" % column).search(text, header.end() - 1)
+        end = content_end.start() if content_end else len(text)
+        if not text[header.end() : end].strip():
+            return None
+        spans.append((pos, header.end()))
+        pos = end
+    spans.append((pos, len(text)))
+    return spans
+
+
+def _node_column(text: str, line_start: int, indicator: int) -> int | None:
+    """The column of the node a block scalar header belongs to: the key's on
+    ``key: |``, the last dash's on ``- |``; None when the line holds a comment."""
+    if " #" in text[line_start:indicator] or "\t#" in text[line_start:indicator]:
+        return None
+    i = line_start
+    while text[i] == " ":
+        i += 1
+    while i < indicator and text[i] == "-" and text[i + 1] in " \t":
+        i += 1
+        while text[i] in " \t":
+            i += 1
+    if text[i] == "#":
+        return None
+    return i - line_start
+
+
+def _readings_of(token: str) -> tuple[Any, Any] | None:
+    """(YAML 1.1 value, YAML 1.2 value) of a plain scalar, or None when YAML 1.1
+    needs the composing loader for it (merge and value keys)."""
+    try:
+        return _readings[token]
+    except KeyError:
+        pass
+    if len(_readings) > _MEMO_LIMIT:
+        _readings.clear()
+    try:
+        reading: tuple[Any, Any] | None = (resolve_plain(token), _load(token))
+    except Exception:  # any failure on either side: not for the fast path
+        reading = None
+    _readings[token] = reading
+    return reading
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
+    """YAML 1.2 numbers to turn back into their YAML 1.1 values, or None if some
+    token reads differently in a way that cannot be put back safely."""
+    by_value: dict[tuple[type, Any], set[Any]] = {}
+    differing: set[tuple[type, Any]] = set()
+    for token in tokens:
+        reading = _readings_of(token)
+        if reading is None:
+            return None
+        old, new = reading
+        if type(new) not in (int, float) or (isinstance(new, float) and math.isnan(new)):
+            if _same(old, new):
+                continue
+            return None  # e.g. 1.1 `yes` (True) is the string 'yes' in 1.2: cannot be told apart
+        key = (type(new), new)
+        by_value.setdefault(key, set()).add((type(old), old))
+        if not _same(old, new):
+            differing.add(key)
+    restore: dict[tuple[type, Any], Any] = {}
+    for key in differing:
+        olds = by_value[key]
+        if len(olds) != 1:
+            return None  # two tokens give this number and 1.1 reads them differently
+        ((_, old),) = olds
+        restore[key] = old
+    return restore
+
+
+class _Shared(dict):  # type: ignore[type-arg]
+    """One object per distinct string (``shared[s]``: a lookup in C, no call)."""
+
+    def __missing__(self, key: Any) -> Any:
+        self[key] = key
+        return key
+
+
+_strings = _Shared()
+
+
+def _canonical(value: Any, shared: _Shared, restore: dict[tuple[type, Any], Any]) -> Any:
+    """Parsed data rebuilt the way PyYAML's loading shares it: equal keys and short
+    strings are one object (a dump repeats them hundreds of thousands of times: this
+    halves the inventory's memory and the cost of passing it between processes),
+    and numbers put back to their YAML 1.1 values."""
+    kind = type(value)
+    if kind is dict:
+        return _mapping(value, shared, restore)
+    if kind is list:
+        return _sequence(value, shared, restore)
+    if kind is str:
+        return shared[value] if len(value) < _SHARED_LENGTH else value
+    if (kind is int or kind is float) and restore:
+        return restore.get((kind, value), value)
+    return value
+
+
+def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type, Any], Any]) -> dict[Any, Any]:
+    out = {}
+    for key, item in mapping.items():
+        kind = type(item)
+        if kind is str:
+            if len(item) < _SHARED_LENGTH:
+                item = shared[item]
+        elif kind is dict:
+            item = _mapping(item, shared, restore)
+        elif kind is list:
+            item = _sequence(item, shared, restore)
+        elif restore:
+            item = _canonical(item, shared, restore)
+        out[shared[key] if type(key) is str else _canonical(key, shared, restore)] = item
+    return out
+
+
+def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, Any], Any]) -> list[Any]:
+    # mappings hold most values, so only _mapping inlines the dispatch of _canonical
+    return [_canonical(item, shared, restore) for item in sequence]
+
+
+def _load(chunk: str) -> Any:
+    assert yaml_rs is not None
+    return yaml_rs.loads(chunk, parse_datetime=False,
+                         duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.LastWins)
+
+
+class _Lines:
+    """Line and column of offsets in a text, for offsets asked in increasing order."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offset = 0
+        self.line = 1
+
+    def at(self, offset: int) -> tuple[int, int]:
+        if offset < self.offset:
+            self.offset, self.line = 0, 1
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line, offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _documents(text: str) -> list[ParsedDocument]:
+    markers = _document_markers(text)
+    chunks: list[tuple[int, int, bool]] = []  # (start, end, explicit)
+    first = markers[0] if markers else len(text)
+    if _content_at(text, 0, first) is not None:
+        chunks.append((0, first, False))
+    for i, start in enumerate(markers):
+        chunks.append((start, markers[i + 1] if i + 1 < len(markers) else len(text), True))
+    lines = _Lines(text)
+    docs: list[ParsedDocument] = []
+    for index, (start, end, explicit) in enumerate(chunks):
+        content = _content_at(text, start + 3 if explicit else start, end)
+        try:
+            body = _load(text[start:end])
+        except Exception:
+            raise _NotFast from None
+        at = content if content is not None else _next_token(text, end)
+        line, column = lines.at(at)
+        if at == len(text) and column > 1:
+            line, column = line + 1, 1  # libyaml ends a stream on a line of its own
+        if isinstance(body, list) and (content is None or text[content] not in "-["):
+            raise _NotFast  # the parser saw more than one document in the chunk
+        positions = None
+        if isinstance(body, dict) and "items" in body:
+            positions = _item_positions(text, content, end, body["items"], column - 1, lines)
+        docs.append(ParsedDocument(body, index, line, column, positions))
+    return docs
+
+
+def _document_markers(text: str) -> list[int]:
+    """Offsets of the "---" lines that start documents (they cannot occur in scalars)."""
+    markers = []
+    pos = 0 if text.startswith("---") else text.find("\n---")
+    while pos >= 0:
+        at = pos if pos == 0 and text.startswith("---") else pos + 1
+        if text[at + 3 : at + 4] in ("", " ", "\t", "\r", "\n"):
+            markers.append(at)
+        pos = text.find("\n---", at + 3)
+    return markers
+
+
+def _content_at(text: str, start: int, end: int) -> int | None:
+    """Offset of the first character of content in text[start:end] (not blank, not
+    a comment), or None."""
+    pos = start
+    while pos < end:
+        eol = text.find("\n", pos, end)
+        stop = end if eol < 0 else eol
+        stripped = len(text[pos:stop]) - len(text[pos:stop].lstrip(" \t\r"))
+        first = pos + stripped
+        if first < stop and text[first] != "#":
+            return first
+        pos = stop + 1
+    return None
+
+
+def _next_token(text: str, end: int) -> int:
+    """Where an empty document's null is marked: the next token after it."""
+    found = _content_at(text, end, len(text))
+    return len(text) if found is None else found
+
+
+def _item_positions(text: str, content: int | None, end: int, items: Any, indent: int,
+                    lines: _Lines) -> list[tuple[int, int]] | None:
+    """Line and column of each entry of the top-level ``items`` block sequence (None
+    when ``items`` is not a list)."""
+    if content is None:
+        raise _NotFast
+    if text.startswith("items:", content):
+        raise _NotFast  # items as the first key: rare, and PyYAML gets it right
+    keys = list(_pattern(r"\n" + " " * indent + r"items:([^\n]*)").finditer(text, content, end))
+    if len(keys) != 1:
+        raise _NotFast  # quoted, or given twice: PyYAML takes positions from the first
+    if not isinstance(items, list):
+        return None
+    count = len(items)
+    rest = keys[0].group(1).strip(" \t\r")
+    if count == 0 and rest.startswith("[]"):
+        return []
+    if rest and not rest.startswith("#"):
+        raise _NotFast  # a flow sequence, or something else on the key's line
+    first = _content_at(text, keys[0].end(), end)
+    if first is None:
+        raise _NotFast
+    seq_indent = first - (text.rfind("\n", 0, first) + 1)
+    if seq_indent < indent or not _is_entry(text[first:first + 2]):
+        raise _NotFast
+    stop = _pattern(r"\n {0,%d}(?:[^ \t\r\n#\-]|-[^ \t\r\n])" % indent).search(text, first, end)
+    items_end = stop.start() if stop else end
+    dashes = _pattern(r"\n" + " " * seq_indent + r"-(?=[ \t\r\n])")
+    entries = [first] + [m.end() - 1 for m in dashes.finditer(text, first, items_end)]
+    if len(entries) != count:
+        raise _NotFast
+    positions = []
+    for dash in entries:
+        start = _content_at(text, dash + 1, end)
+        if start is None or _column(text, start) <= _column(text, dash):
+            raise _NotFast  # an empty entry: PyYAML marks it where its null would be
+        positions.append(lines.at(start))
+    return positions
+
+
+def _column(text: str, offset: int) -> int:
+    return offset - (text.rfind("\n", 0, offset) + 1)
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
+
+def _is_entry(head: str) -> bool:
+    return head[:1] == "-" and head[1:2] in ("", " ", "\r", "\t", "\n")

@@ -1,0 +1,125 @@
+"""API discovery: which kinds the server serves, under which group, version and resource name.
+
+Legacy discovery (``/api``, ``/apis``, then one resource list per group
+version), the form every API server since 1.0 answers; kubectl falls back to
+it too. A group version whose list fails (an aggregated API that is down) is
+recorded and skipped, as kubectl does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from hcpscan.sources.live.client import ApiError, Connection, LiveError, TransportError
+
+
+@dataclass(frozen=True, slots=True)
+class ApiResource:
+    group: str  # "" for the core group
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    verbs: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def display(self) -> str:
+        """kubectl's name for it: ``secrets``, ``hostedclusters.hypershift.openshift.io``."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    def list_path(self, namespace: str | None = None) -> str:
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if namespace is not None and self.namespaced:
+            return f"{base}/namespaces/{namespace}/{self.plural}"
+        return f"{base}/{self.plural}"
+
+
+@dataclass(slots=True)
+class Discovery:
+    resources: list[ApiResource] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # group version -> why
+
+    def serving(self, kind: str) -> list[ApiResource]:
+        """Every group's listable resource of this kind (one version per group)."""
+        return [r for r in self.resources if r.kind == kind]
+
+    def named(self, plural: str) -> list[ApiResource]:
+        return [r for r in self.resources if r.plural == plural]
+
+
+def discover(conn: Connection, concurrency: int = 4) -> Discovery:
+    """Ask the server what it serves; only the first two requests may end the scan (LiveError)."""
+    try:
+        core = conn.get("/api")
+        groups = conn.get("/apis")
+    except ApiError as exc:
+        raise _refused(conn, exc) from None
+    ordered: list[tuple[str, list[str]]] = [("", [str(v) for v in core.get("versions") or []])]
+    for group in groups.get("groups") or []:
+        if not isinstance(group, dict) or not group.get("name"):
+            continue
+        versions = [str(v.get("version")) for v in group.get("versions") or [] if isinstance(v, dict)]
+        preferred = (group.get("preferredVersion") or {}).get("version")
+        if preferred in versions:
+            versions.remove(preferred)
+            versions.insert(0, preferred)
+        ordered.append((str(group["name"]), versions))
+    pairs = [(g, v) for g, versions in ordered for v in versions]
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        answers = list(pool.map(lambda gv: _resource_list(conn, *gv), pairs))
+    discovery = Discovery()
+    by_pair = dict(zip(pairs, answers))
+    for group, versions in ordered:
+        seen_kinds: set[str] = set()
+        for version in versions:
+            listed = by_pair[(group, version)]
+            if isinstance(listed, str):
+                discovery.failed[f"{group}/{version}" if group else version] = listed
+                continue
+            for resource in listed:
+                if resource.kind not in seen_kinds:  # the preferred version wins
+                    seen_kinds.add(resource.kind)
+                    discovery.resources.append(resource)
+    return discovery
+
+
+def _refused(conn: Connection, exc: ApiError) -> LiveError:
+    server = f"the API server at {conn.host} (context {conn.context})"
+    if exc.status == 401:
+        return LiveError(f"{server} rejected the credentials (401 Unauthorized)",
+                         "log in again or renew the token, or pick another --context")
+    if exc.status == 403:
+        return LiveError(f"{server} refused API discovery (403 Forbidden): {exc.message}",
+                         "the user needs the system:discovery role (every authenticated user has it)")
+    detail = f"{exc.status} {exc.reason}".strip() + (f": {exc.message}" if exc.message else "")
+    return LiveError(f"{server} answered {exc.path} with {detail}",
+                     "check that the URL is a Kubernetes API server, or rerun later")
+
+
+def _resource_list(conn: Connection, group: str, version: str) -> list[ApiResource] | str:
+    path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    try:
+        body = conn.get(path)
+    except ApiError as exc:
+        return f"{exc.status} {exc.reason}".strip()
+    except TransportError as exc:
+        return exc.message
+    return list(_listable(body.get("resources") or [], group, version))
+
+
+def _listable(entries: Iterable[object], group: str, version: str) -> Iterable[ApiResource]:
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        name, kind = entry.get("name"), entry.get("kind")
+        verbs = tuple(str(v) for v in entry.get("verbs") or [])
+        if not isinstance(name, str) or "/" in name or not isinstance(kind, str) or "list" not in verbs:
+            continue  # subresources (pods/log) and resources that cannot be listed
+        # entry["group"]/["version"] name the kind of a subresource, not this resource
+        yield ApiResource(group, version, name, kind, bool(entry.get("namespaced")), verbs)

@@ -1,0 +1,228 @@
+"""Listing what the rules need from a live cluster, and turning API objects into inventory objects.
+
+Each resource is listed in pages (``limit``/``continue``); an expired continue
+token (410 Gone) restarts that list from the beginning. Lists run in a bounded
+thread pool. A list the server refuses (403) or fails does not end the scan:
+its kind is recorded as unavailable, with the permission to grant, so exactly
+the rules that need it become not evaluable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from hcpscan.inventory.objects import (
+    IGNITION_CONFIG,
+    KUBECONFIG,
+    MANAGEMENT,
+    SYSTEMD_DROPIN,
+    K8sObject,
+    SourceLocation,
+)
+from hcpscan.inventory.store import UnavailableKind
+from hcpscan.sources.interface import Diagnostic
+from hcpscan.sources.live.client import ApiError, Connection, TransportError
+from hcpscan.sources.live.discovery import ApiResource, Discovery
+
+MAX_PAGES = 10_000  # per list: 5 million objects at the default page size
+MAX_RESTARTS = 3  # per list, after expired continue tokens
+CLUSTER_SCOPED = "_cluster"
+RBAC_HINT = "grant it to the scanning user, e.g. with deploy/hcpscan-readonly-clusterrole.yaml"
+# Kinds hcpscan makes itself: from Secrets (kubeconfigs) or only from files.
+_DERIVED_FROM = {KUBECONFIG: "Secret"}
+_FILE_ONLY = frozenset({IGNITION_CONFIG, SYSTEMD_DROPIN})
+
+
+@dataclass(frozen=True, slots=True)
+class ListTask:
+    resource: ApiResource
+    namespace: str | None = None  # None: across all namespaces (or cluster-scoped)
+
+    @property
+    def path(self) -> str:
+        return self.resource.list_path(self.namespace)
+
+
+@dataclass(slots=True)
+class ListedResource:
+    """What one list returned, as the API gave it (kind and apiVersion filled in)."""
+
+    resource: ApiResource
+    namespace: str | None
+    items: list[dict[str, Any]]
+
+
+@dataclass(slots=True)
+class ClusterRead:
+    context: str
+    server: str
+    listed: list[ListedResource] = field(default_factory=list)
+    objects: list[K8sObject] = field(default_factory=list)
+    unavailable: dict[str, UnavailableKind] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Failure:
+    task: ListTask
+    reason: str
+    may_exist: bool
+    diagnostic: Diagnostic | None
+
+
+def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
+                 plurals: Iterable[str] = (), namespaces: list[str] | None = None,
+                 page_size: int = 500, concurrency: int = 4) -> ClusterRead:
+    """List every served resource of ``kinds`` (or named in ``plurals``), all namespaces
+    unless ``namespaces`` is given."""
+    kinds, plurals = set(kinds), set(plurals)
+    read = ClusterRead(conn.context, conn.host)
+    where = virtual_root(conn.context)
+    for kind in sorted(kinds - set(_DERIVED_FROM) - _FILE_ONLY):
+        if not discovery.serving(kind):
+            read.unavailable[kind] = UnavailableKind(
+                f"kind not served: the API server serves no {kind} (its CRD is not installed)", False)
+    for gv, why in sorted(discovery.failed.items()):
+        read.diagnostics.append(Diagnostic(where, None, f"discovery of {gv} failed: {why}",
+                                           severity="warning",
+                                           hint="kinds served only by this API group were not read"))
+    resources = [r for r in discovery.resources if r.kind in kinds or r.plural in plurals]
+    if namespaces is not None:
+        resources = [r for r in resources if not (r.kind == "Namespace" and not r.group)]
+        _get_namespaces(conn, namespaces, read)
+    tasks = [ListTask(r, ns) for r in resources
+             for ns in (namespaces if namespaces is not None and r.namespaced else [None])]
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        outcomes = list(pool.map(lambda t: _run(conn, t, page_size), tasks))
+    for outcome in outcomes:
+        if isinstance(outcome, _Failure):
+            _record_failure(read, outcome)
+        else:
+            read.listed.append(outcome)
+            read.objects.extend(to_object(item, conn.context) for item in outcome.items)
+    for derived, source in _DERIVED_FROM.items():
+        if source in read.unavailable and read.unavailable[source].may_exist:
+            read.unavailable.setdefault(derived, read.unavailable[source])
+    return read
+
+
+def list_all(conn: Connection, path: str, page_size: int) -> list[dict[str, Any]]:
+    """Every item of one list, page by page; restart when the continue token expires."""
+    restarts = 0
+    items: list[dict[str, Any]] = []
+    token = ""
+    pages = 0
+    while True:
+        query: dict[str, Any] = {"limit": page_size}
+        if token:
+            query["continue"] = token
+        try:
+            page = conn.get(path, query)
+        except ApiError as exc:
+            if exc.status == 410 and token and restarts < MAX_RESTARTS:
+                restarts, items, token = restarts + 1, [], ""
+                continue
+            raise
+        items.extend(i for i in page.get("items") or [] if isinstance(i, dict))
+        pages += 1
+        next_token = str((page.get("metadata") or {}).get("continue") or "")
+        if not next_token:
+            return items
+        if next_token == token or pages >= MAX_PAGES:
+            raise ApiError(200, "OK", f"the list did not end after {pages} pages", path)
+        token = next_token
+
+
+def to_object(item: dict[str, Any], context: str) -> K8sObject:
+    """An API object as an inventory object, located at its virtual path."""
+    meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+    namespace = str(meta.get("namespace") or "")
+    name = str(meta.get("name") or "")
+    kind = str(item["kind"])
+    path = f"{virtual_root(context)}/{namespace or CLUSTER_SCOPED}/{kind}/{name}.yaml"
+    return K8sObject(MANAGEMENT, str(item["apiVersion"]), kind, namespace, name, item,
+                     SourceLocation(path, 1, file=""))
+
+
+def virtual_root(context: str) -> str:
+    """``cluster/<context>``; slashes in context names (OpenShift's) would add folders."""
+    return "cluster/" + (re.sub(r"[/\\]", "_", context) or "_")
+
+
+def _typed(item: dict[str, Any], resource: ApiResource) -> dict[str, Any]:
+    # Built-in lists omit kind/apiVersion on their items; offline dumps carry them.
+    rest = {k: v for k, v in item.items() if k not in ("apiVersion", "kind")}
+    return {"apiVersion": item.get("apiVersion") or resource.api_version,
+            "kind": item.get("kind") or resource.kind, **rest}
+
+
+def _run(conn: Connection, task: ListTask, page_size: int) -> ListedResource | _Failure:
+    try:
+        items = list_all(conn, task.path, page_size)
+    except ApiError as exc:
+        return _api_failure(conn, task, exc)
+    except TransportError as exc:
+        reason = f"not read: listing {task.resource.display} failed: {exc.message}"
+        return _Failure(task, reason, True, Diagnostic(virtual_root(conn.context), None, reason,
+                                                       hint=exc.hint))
+    return ListedResource(task.resource, task.namespace, [_typed(i, task.resource) for i in items])
+
+
+def _api_failure(conn: Connection, task: ListTask, exc: ApiError) -> _Failure:
+    resource = task.resource
+    scope = f" in namespace {task.namespace}" if task.namespace and resource.namespaced else ""
+    where = virtual_root(conn.context)
+    if exc.status == 403:
+        reason = f"forbidden: grant list on {resource.display}{scope}"
+        return _Failure(task, reason, True, Diagnostic(
+            where, None, f"cannot read {resource.kind}: {reason} ({exc.message or 'Forbidden'})",
+            severity="warning", hint=RBAC_HINT))
+    if exc.status == 404:  # removed between discovery and the list (a CRD deleted)
+        return _Failure(task, f"kind not served: {resource.display} is no longer served", False, None)
+    detail = f"{exc.status} {exc.reason}".strip() + (f": {exc.message}" if exc.message else "")
+    reason = f"not read: listing {resource.display}{scope} failed: {detail}"
+    hint = ("the credentials were rejected; renew them and rerun" if exc.status == 401
+            else "rerun later; the API server answered with an error")
+    return _Failure(task, reason, True, Diagnostic(where, None, reason, hint=hint))
+
+
+def _record_failure(read: ClusterRead, failure: _Failure) -> None:
+    kind = failure.task.resource.kind
+    previous = read.unavailable.get(kind)
+    if previous is None:
+        read.unavailable[kind] = UnavailableKind(failure.reason, failure.may_exist)
+    elif failure.reason not in previous.reason.split("; "):
+        read.unavailable[kind] = UnavailableKind(f"{previous.reason}; {failure.reason}",
+                                                 previous.may_exist or failure.may_exist)
+    if failure.diagnostic is not None:
+        read.diagnostics.append(failure.diagnostic)
+
+
+def _get_namespaces(conn: Connection, namespaces: list[str], read: ClusterRead) -> None:
+    """With --namespace, read just those Namespace objects (get, not list)."""
+    core = ApiResource("", "v1", "namespaces", "Namespace", False, ("get",))
+    for ns in namespaces:
+        try:
+            body = conn.get(f"/api/v1/namespaces/{ns}")
+        except ApiError as exc:
+            if exc.status == 404:
+                read.diagnostics.append(Diagnostic(virtual_root(conn.context), None,
+                                                   f"namespace {ns} does not exist", severity="warning",
+                                                   hint="check the --namespace names"))
+                continue
+            failure = _api_failure(conn, ListTask(core, None), exc)
+            if exc.status == 403:
+                failure.reason = f"forbidden: grant get on namespaces ({ns})"
+            _record_failure(read, failure)
+            continue
+        except TransportError as exc:
+            _record_failure(read, _Failure(ListTask(core), f"not read: namespace {ns}: {exc.message}",
+                                           True, None))
+            continue
+        item = _typed(body, core)
+        read.listed.append(ListedResource(core, ns, [item]))
+        read.objects.append(to_object(item, conn.context))

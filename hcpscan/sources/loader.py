@@ -1,0 +1,373 @@
+"""Offline loading: user paths -> objects, diagnostics and a record of what was passed over.
+
+Files are read and parsed in the order they are found. Large inputs (a
+must-gather of hundreds of namespaces) are parsed by a pool of worker
+processes, a batch of files at a time; results are taken back in order, so
+objects, diagnostics and de-duplication are the same as when parsing in this
+process. ``HCPSCAN_JOBS`` sets the number of workers (1: no pool).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from hcpscan import collector
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
+from hcpscan.sources.interface import Diagnostic, Entry, SkipRecord
+from hcpscan.sources.layout import NOISE_PLURALS, Placement, cluster_of, place
+from hcpscan.sources.walk import iter_entries, iter_folder
+
+_SNIFF_LIMIT = 8 * 1024 * 1024
+# Parse in worker processes only when there is this much to parse (starting a
+# pool costs about a tenth of a second), in batches of about this size.
+PARALLEL_THRESHOLD = 16 * 1024 * 1024
+_BATCH_BYTES = 2 * 1024 * 1024
+_BATCH_FILES = 400
+_SNIFF_MARKERS = (b"apiVersion", b"clusters:", b'"ignition"', b"kind:")
+
+
+@dataclass(slots=True)
+class ResourceNeeds:
+    """Which resources the enabled rules read; ``None`` plurals means all of them."""
+
+    plurals: frozenset[str] | None = None
+
+    def wants(self, plural: str) -> bool:
+        return self.plurals is None or plural in self.plurals
+
+
+@dataclass(slots=True)
+class LoadResult:
+    objects: list[K8sObject] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    skipped: SkipRecord = field(default_factory=SkipRecord)
+    files_read: int = 0
+    bytes_read: int = 0
+
+
+class PathNotFound(Exception):
+    pass
+
+
+Progress = Callable[[int, str], None]
+
+
+def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
+               progress: Progress | None = None) -> LoadResult:
+    """Load every path; raise ``PathNotFound`` for a path that does not exist."""
+    paths = list(paths)
+    for path in paths:
+        if path != "-" and not os.path.exists(path):
+            raise PathNotFound(path)
+    result = LoadResult()
+    needs = needs or ResourceNeeds()
+    loader = _Parser(result, progress)
+    pods = _PodFolders()
+    with collector.paused():
+        _load(paths, needs, result, loader, pods)
+    return result
+
+
+def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _Parser,
+          pods: _PodFolders) -> None:
+    try:
+        for path in paths:
+            if path == "-":
+                data = sys.stdin.buffer.read()
+                entry = Entry("<stdin>", ("<stdin>.yaml",), lambda d=data: d, len(data), "<stdin>")
+                loader.add(entry, place(entry.parts), data)
+                continue
+            explicit_file = not os.path.isdir(path)
+            for entry in iter_entries(path, loader.diagnose, result.skipped, pods.defer_folder):
+                _take(entry, explicit_file, needs, result, loader, pods)
+        loader.finish()
+        # What the pod lists did not hold (a list cut short, or edited): read on its own.
+        for parts, folder in pods.deferred:
+            if pods.identity(parts) in loader.seen:
+                result.skipped.add(POD_FOLDER_SKIPPED, folder)
+                continue
+            for entry in iter_folder(folder, parts, loader.diagnose, result.skipped):
+                _take(entry, False, needs, result, loader, pods)
+        loader.finish()
+    finally:
+        loader.close()
+
+
+POD_FOLDER_SKIPPED = "pod folder not opened: the pod was read from the namespace's pod list (logs are not read)"
+
+
+class _PodFolders:
+    """A must-gather holds every pod twice: in the namespace's ``core/pods.yaml`` and
+    in ``pods/<pod>/<pod>.yaml`` beside the pod's logs (tens of thousands of files).
+    Once the list is read (folders are walked in name order, core/ before pods/),
+    the pod folders are set aside and, after everything else, opened only for a
+    pod the list did not have. In archives, which are streamed, both copies are
+    parsed and the duplicate dropped after."""
+
+    def __init__(self) -> None:
+        self.lists: set[tuple] = set()
+        self.deferred: list[tuple[tuple[str, ...], str]] = []
+
+    def note(self, entry: Entry, placement: Placement) -> None:
+        if placement.plural == "pods" and placement.inspect_root is not None:
+            if entry.parts[len(placement.inspect_root) + 2 :] == ("core", "pods.yaml"):
+                self.lists.add((placement.inspect_root, placement.namespace))
+
+    def defer_folder(self, parts: tuple[str, ...], path: str) -> bool:
+        """``namespaces/<ns>/pods/<pod>`` of a namespace whose pod list was read."""
+        if len(parts) < 4 or parts[-2] != "pods" or parts[-4] != "namespaces":
+            return False
+        if (parts[:-4], parts[-3]) not in self.lists:
+            return False
+        self.deferred.append((parts, path))
+        return True
+
+    @staticmethod
+    def identity(parts: tuple[str, ...]) -> tuple:
+        return (parts[:-4], cluster_of((*parts, "")), "", "Pod", parts[-3], parts[-1])
+
+
+def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadResult,
+          loader: _Parser, pods: _PodFolders) -> None:
+    """Skip an entry (saying why), set it aside, or hand it to the parser."""
+    placement = place(entry.parts)
+    explicit = explicit_file and entry.member is None
+    reason = _skip_reason(entry, placement, needs, explicit)
+    if reason is None and _needs_sniff(entry) and not explicit:
+        reason = _sniff(entry, result)
+    if reason:
+        result.skipped.add(reason, entry.display)
+        return
+    pods.note(entry, placement)
+    if entry.member is not None or _needs_sniff(entry):
+        try:
+            data = entry.read()
+        except OSError as exc:
+            loader.diagnose(_unreadable(entry, exc))
+            return
+        loader.add(entry, placement, data)
+    else:
+        loader.add(entry, placement, None)  # read where it is parsed
+
+
+class _Plan:
+    """Stands in for the parser to list what a load would parse."""
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+
+    def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
+        self.files.append(entry.display)
+
+    def diagnose(self, diagnostic: Diagnostic) -> None:
+        pass
+
+
+def planned_files(path: str, needs: ResourceNeeds) -> list[str]:
+    """The files below a folder that loading it parses, when the dump's pod lists
+    hold every pod (what the benchmark's libyaml floor parses)."""
+    plan, pods, skipped = _Plan(), _PodFolders(), SkipRecord()
+    for entry in iter_entries(path, plan.diagnose, skipped, pods.defer_folder):
+        _take(entry, False, needs, LoadResult(), plan, pods)  # type: ignore[arg-type]
+    return plan.files
+
+
+def _jobs() -> int:
+    configured = os.environ.get("HCPSCAN_JOBS", "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _unreadable(entry: Entry, exc: OSError) -> Diagnostic:
+    return Diagnostic(entry.display, None, f"cannot read file: {exc.strerror or exc}",
+                      hint="check that the file is readable")
+
+
+# One file for a worker: what to show, path parts, file and member, cluster, and its
+# bytes (None: read the file in the worker).
+_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None"]
+
+
+def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int]:
+    display, parts, file, member, cluster, data = task
+    if data is None:
+        try:
+            with open(file, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            entry = Entry(display, parts, lambda: b"", 0, file, member)
+            return None, _unreadable(entry, exc), 0
+    entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
+    return parse_entry(entry, cluster, data), None, len(data)
+
+
+def _parse_batch(tasks: list[_Task]) -> list[tuple[ParseResult | None, Diagnostic | None, int]]:
+    with collector.paused():
+        return [_parse_task(task) for task in tasks]
+
+
+class _Parser:
+    """Parses entries in order: here while the input is small, in a process pool
+    once it is large; results are merged strictly in the order entries came."""
+
+    def __init__(self, result: LoadResult, progress: Progress | None) -> None:
+        self.result = result
+        self.progress = progress
+        self.seen: set[tuple] = set()
+        self.jobs = _jobs()
+        self.pending: list[tuple[_Task, Placement | None, Diagnostic | None]] = []
+        self.pending_bytes = 0
+        self.batch: list[tuple[_Task, Placement | None, Diagnostic | None]] = []
+        self.batch_bytes = 0
+        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self.in_flight: deque = deque()
+
+    def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
+        task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data)
+        size = len(data) if data is not None else entry.known_size()
+        if self.pool is None:
+            self.pending.append((task, placement, None))
+            self.pending_bytes += size
+            if self.jobs > 1 and self.pending_bytes >= PARALLEL_THRESHOLD:
+                self._start_pool()
+            return
+        self._queue((task, placement, None), size)
+
+    def diagnose(self, diagnostic: Diagnostic) -> None:
+        """A problem found while walking the input, kept in order with the files' own."""
+        if self.pool is None and not self.pending:
+            self.result.diagnostics.append(diagnostic)
+            return
+        item = (("", (), "", None, "", None), None, diagnostic)
+        if self.pool is None:
+            self.pending.append(item)
+        else:
+            self._queue(item, 0)
+
+    def _start_pool(self) -> None:
+        # forkserver: workers come from a clean single-threaded process, so a lock held by
+        # another thread (the progress bar's) cannot be inherited and hang a worker, as it
+        # can with plain fork; the parser module is imported once in the server.
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
+        if "forkserver" in methods:
+            context.set_forkserver_preload(["hcpscan.sources.documents"])
+        self.pool = concurrent.futures.ProcessPoolExecutor(self.jobs, mp_context=context)
+        pending, self.pending = self.pending, []
+        for item in pending:
+            task = item[0]
+            self._queue(item, len(task[5]) if task[5] is not None else 0)
+
+    def _queue(self, item: tuple, size: int) -> None:
+        self.batch.append(item)
+        self.batch_bytes += size or 4096
+        if self.batch_bytes >= _BATCH_BYTES or len(self.batch) >= _BATCH_FILES:
+            self._submit()
+
+    def _submit(self) -> None:
+        if not self.batch:
+            return
+        assert self.pool is not None
+        items, self.batch, self.batch_bytes = self.batch, [], 0
+        tasks = [task for task, placement, error in items if error is None]
+        self.in_flight.append((items, self.pool.submit(_parse_batch, tasks)))
+        while len(self.in_flight) > 2 * self.jobs:
+            self._collect()
+
+    def _collect(self) -> None:
+        items, future = self.in_flight.popleft()
+        parsed = iter(future.result())
+        for task, placement, error in items:
+            outcome = (None, error, 0) if error is not None else next(parsed)
+            self._merge(task, placement, *outcome)
+
+    def finish(self) -> None:
+        if self.pool is None:
+            pending, self.pending = self.pending, []
+            for task, placement, error in pending:
+                outcome = (None, error, 0) if error is not None else _parse_task(task)
+                self._merge(task, placement, *outcome)
+            return
+        self._submit()
+        while self.in_flight:
+            self._collect()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def _merge(self, task: _Task, placement: Placement | None, parsed: ParseResult | None,
+               error: Diagnostic | None, size: int) -> None:
+        if error is not None or parsed is None or placement is None:
+            self.result.diagnostics.append(error)  # type: ignore[arg-type]
+            return
+        _merge_parsed(task[0], placement, parsed, size, self.result, self.seen)
+        if self.progress:
+            self.progress(self.result.files_read, task[0])
+
+
+def _merge_parsed(display: str, placement: Placement, parsed: ParseResult, size: int,
+                  result: LoadResult, seen: set[tuple]) -> None:
+    result.files_read += 1
+    result.bytes_read += size
+    result.diagnostics.extend(parsed.diagnostics)
+    for reason, where in parsed.skipped:
+        result.skipped.add(reason, where)
+    if placement.inspect_root is None:
+        result.objects.extend(parsed.objects)
+        return
+    # In a dump an object can stand both in a List and in its own file: keep it once.
+    for obj in parsed.objects:
+        key = (placement.inspect_root, *obj.identity)
+        if key in seen:
+            result.skipped.add("already read from another file of the same dump", display)
+            continue
+        seen.add(key)
+        result.objects.append(obj)
+
+
+def _skip_reason(entry: Entry, placement: Placement, needs: ResourceNeeds,
+                 explicit: bool) -> str | None:
+    if explicit:
+        return None
+    name = entry.parts[-1]
+    if placement.is_log or name.endswith(".log"):
+        return "logs"
+    if placement.plural in NOISE_PLURALS:
+        return "events"
+    if placement.plural and not needs.wants(placement.plural):
+        return "resource no enabled rule reads"
+    return None
+
+
+def _needs_sniff(entry: Entry) -> bool:
+    name = entry.parts[-1]
+    if name.endswith(MANIFEST_SUFFIXES) or name.endswith((".conf", ".ign")):
+        return False
+    return True
+
+
+def _sniff(entry: Entry, result: LoadResult) -> str | None:
+    """Files without a manifest suffix: read them only if they look like one (kubeconfigs)."""
+    name = entry.parts[-1]
+    _, ext = os.path.splitext(name)
+    if ext or entry.known_size() > _SNIFF_LIMIT:
+        return f"not a manifest ({ext or 'large file without suffix'})"
+    try:
+        head = entry.read()[:4096]
+    except OSError:
+        return None  # reading it properly will produce the diagnostic
+    if b"\x00" in head or not any(marker in head for marker in _SNIFF_MARKERS):
+        return "not a manifest (no suffix)"
+    return None

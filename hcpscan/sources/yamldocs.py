@@ -1,0 +1,334 @@
+"""YAML/JSON documents with their positions, parsed by libyaml's C loader when present.
+
+Loading keeps only the positions it needs — the document start and, for
+``List`` objects, each item's start. A field's own line is found later by
+composing the one document again (``locate``): findings are few, documents
+are many.
+
+Most documents are plain data (what API servers and must-gather write): no
+tags, anchors or merge keys. Those are built straight from the parser's
+events, with each plain scalar resolved once per stream, which is about twice
+as fast as composing a node tree and constructing it; anything else, and any
+error, goes through the composing loader, so results and messages are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from yaml.events import (
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+
+try:  # libyaml's C parser; the pure-Python one is a fallback, not a requirement
+    from yaml import CSafeLoader as _BaseLoader
+
+    LIBYAML = True
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+    LIBYAML = False
+
+
+# One step of a field path: a mapping key or a list index (as hcpscan.inventory.fieldpath).
+Step = str | int
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loader that keeps timestamps as the strings Kubernetes sends."""
+
+
+def _timestamp_as_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_string)
+
+
+@dataclass(slots=True)
+class ParsedDocument:
+    body: Any
+    doc_index: int
+    line: int  # 1-based line where the document's content starts
+    column: int
+    # For List-shaped documents: (line, column) of each entry of ``items``.
+    item_positions: list[tuple[int, int]] | None = None
+
+
+class YamlSyntaxError(Exception):
+    def __init__(self, message: str, line: int | None, column: int | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _items_node(node: yaml.Node) -> yaml.SequenceNode | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "items":
+            return value if isinstance(value, yaml.SequenceNode) else None
+    return None
+
+
+def parse_documents(text: str | bytes) -> Iterator[ParsedDocument]:
+    """Yield each document of a YAML (or JSON) stream; raise ``YamlSyntaxError``
+    at the first syntax error, after yielding the documents before it."""
+    plain = _plain_documents(text)
+    if plain is not None:
+        yield from plain
+        return
+    yield from _composed_documents(text)
+
+
+def _composed_documents(text: str | bytes) -> Iterator[ParsedDocument]:
+    loader = _Loader(text)
+    index = 0
+    try:
+        while True:
+            try:
+                if not loader.check_node():
+                    break
+                node = loader.get_node()
+                body = loader.construct_document(node)
+            except yaml.MarkedYAMLError as exc:
+                mark = exc.problem_mark or exc.context_mark
+                line = mark.line + 1 if mark else None
+                column = mark.column + 1 if mark else None
+                problem = exc.problem or str(exc)
+                if exc.context:
+                    problem = f"{exc.context}: {problem}"
+                raise YamlSyntaxError(problem, line, column) from None
+            except yaml.YAMLError as exc:
+                raise YamlSyntaxError(str(exc), None, None) from None
+            except (ValueError, TypeError, RecursionError) as exc:
+                # e.g. unhashable keys ("? [a]: b") or a bad base64 !!binary
+                raise YamlSyntaxError(f"cannot construct document: {exc}", None, None) from None
+            if node is None:
+                index += 1
+                continue
+            line, column = _mark(node)
+            items = _items_node(node)
+            positions = [_mark(item) for item in items.value] if items is not None else None
+            yield ParsedDocument(body, index, line, column, positions)
+            index += 1
+    finally:
+        loader.dispose()
+
+
+class _NotPlain(Exception):
+    """The stream uses YAML beyond plain data; the composing loader handles it."""
+
+
+_MAX_DEPTH = 200  # deeper than any Kubernetes object; left to the composing loader
+_STR = "tag:yaml.org,2002:str"
+_SPECIAL_TAGS = ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")
+
+
+class _Scalars:
+    """Plain scalars resolved and constructed as the loader would, memoised
+    (keys and common values repeat thousands of times in a dump)."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+        self.resolvers = loader.yaml_implicit_resolvers
+        self.fallback = self.resolvers.get(None, [])
+        self.constructors = loader.yaml_constructors
+        self.memo: dict[str, Any] = {}
+
+    def __call__(self, value: str) -> Any:
+        try:
+            return self.memo[value]
+        except KeyError:
+            pass
+        tag = _STR
+        for candidate, regexp in [*self.resolvers.get(value[:1], ()), *self.fallback]:
+            if regexp.match(value):
+                tag = candidate
+                break
+        if tag == _STR:
+            result: Any = value
+        else:
+            construct = self.constructors.get(tag)
+            if construct is None or tag in _SPECIAL_TAGS:
+                raise _NotPlain
+            result = construct(self.loader, yaml.ScalarNode(tag, value))
+            if result is not None and result.__hash__ is None:
+                raise _NotPlain
+        self.memo[value] = result
+        return result
+
+
+_resolver: _Scalars | None = None
+
+
+def resolve_plain(value: str) -> Any:
+    """What loading makes of a plain (unquoted, untagged) scalar; raises ``_NotPlain``
+    where that takes the composing loader (the 1.1 merge and value keys)."""
+    global _resolver
+    if _resolver is None:
+        _resolver = _Scalars(_Loader(""))
+    return _resolver(value)
+
+
+def _plain_documents(text: str | bytes) -> list[ParsedDocument] | None:
+    """Every document of a stream of plain data, or None to use the composing loader."""
+    loader = _Loader(text)
+    try:
+        return _build_documents(loader, _Scalars(loader))
+    except (_NotPlain, yaml.YAMLError, ValueError, TypeError, AttributeError):
+        return None
+    finally:
+        loader.dispose()
+
+
+def _build_documents(loader: Any, scalar: _Scalars) -> list[ParsedDocument]:
+    get = loader.get_event
+    get()  # stream start
+    docs: list[ParsedDocument] = []
+    while True:
+        event = get()  # document start, or stream end
+        if type(event) is StreamEndEvent:
+            return docs
+        event = get()
+        mark = event.start_mark
+        body, positions = _build_node(get, event, scalar)
+        get()  # document end
+        docs.append(ParsedDocument(body, len(docs), mark.line + 1, mark.column + 1, positions))
+
+
+def _build_node(get: Any, event: Any, scalar: _Scalars) -> tuple[Any, list[tuple[int, int]] | None]:
+    """One document's value from its events, iteratively, plus the start of each
+    ``items`` entry when the document is a mapping whose first ``items`` key
+    holds a sequence (as ``_items_node`` finds them)."""
+    no_key = _NotPlain  # a sentinel no key can equal
+    stack: list[Any] = []
+    keys: list[Any] = []
+    root: Any = None
+    positions: list[tuple[int, int]] | None = None
+    items_state = 0  # 0: looking for the first items key, 1: its value is next, 2: collecting, 3: done
+    while True:
+        kind = type(event)
+        if kind is ScalarEvent:
+            if event.anchor is not None or event.tag is not None:
+                raise _NotPlain
+            value = scalar(event.value) if event.implicit[0] else event.value
+            container = None
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            if event.anchor is not None or event.tag is not None or len(stack) >= _MAX_DEPTH:
+                raise _NotPlain
+            value = container = {} if kind is MappingStartEvent else []
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            stack.pop()
+            keys.pop()
+            if len(stack) == 1 and items_state == 2:
+                items_state = 3
+            if not stack:
+                return root, positions
+            event = get()
+            continue
+        else:
+            raise _NotPlain  # aliases
+        depth = len(stack)
+        if depth == 0:
+            root = value
+        else:
+            parent = stack[-1]
+            if type(parent) is list:
+                parent.append(value)
+                if items_state == 2 and depth == 2:
+                    positions.append((event.start_mark.line + 1,  # type: ignore[union-attr]
+                                      event.start_mark.column + 1))
+            elif keys[-1] is no_key:
+                if container is not None:
+                    raise _NotPlain  # a collection as a mapping key
+                keys[-1] = value
+                if depth == 1 and items_state == 0 and event.value == "items":
+                    items_state = 1
+            else:
+                parent[keys[-1]] = value
+                keys[-1] = no_key
+                if items_state == 1 and depth == 1:
+                    if kind is SequenceStartEvent:
+                        items_state, positions = 2, []
+                    else:
+                        items_state = 3
+        if container is None:
+            if depth == 0:
+                return root, None
+        else:
+            stack.append(container)
+            keys.append(no_key)
+        event = get()
+
+
+def compose_document(text: str | bytes, doc_index: int) -> yaml.Node | None:
+    """The node tree of one document (positions included), or None if unreadable."""
+    loader = _Loader(text)
+    try:
+        node = None
+        for _ in range(doc_index + 1):
+            if not loader.check_node():
+                return None
+            node = loader.get_node()
+        return node
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+
+
+def locate_in(node: yaml.Node, item_index: int | None,
+              steps: tuple[Step, ...]) -> tuple[int, int, int] | None:
+    """Line and column of a field in a composed document: ``(line, column, depth)``
+    where ``depth`` is how many steps were found; a missing field resolves to its
+    nearest present parent, which is where a user would add it."""
+    if item_index is not None:
+        items = _items_node(node)
+        if items is None or item_index >= len(items.value):
+            return None
+        node = items.value[item_index]
+    line, column = _mark(node)
+    depth = 0
+    for step in steps:
+        found = _child(node, step)
+        if found is None:
+            break
+        key_node, node = found
+        line, column = _mark(key_node)
+        depth += 1
+    return line, column, depth
+
+
+def locate(text: str | bytes, doc_index: int, item_index: int | None,
+           steps: tuple[Step, ...]) -> tuple[int, int, int] | None:
+    """``locate_in`` on a document composed for this one lookup."""
+    node = compose_document(text, doc_index)
+    return None if node is None else locate_in(node, item_index, steps)
+
+
+def _child(node: yaml.Node, step: Step) -> tuple[yaml.Node, yaml.Node] | None:
+    """(node whose position names the step, the step's value node)."""
+    if isinstance(step, int):
+        if isinstance(node, yaml.SequenceNode) and 0 <= step < len(node.value):
+            item = node.value[step]
+            return item, item
+        return None
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == step:
+                return key, value
+    return None

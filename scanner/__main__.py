@@ -1,3 +1,0 @@
-from scanner.cli.main import main
-
-raise SystemExit(main())
