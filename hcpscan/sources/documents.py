@@ -23,7 +23,14 @@ from hcpscan.inventory.objects import (
 from hcpscan.sources import systemd
 from hcpscan.sources.fastyaml import fast_documents
 from hcpscan.sources.interface import Diagnostic, Entry
-from hcpscan.sources.yamldocs import ParsedDocument, YamlSyntaxError, parse_documents
+from hcpscan.sources.yamldocs import (
+    InputLimitError,
+    ParsedDocument,
+    YamlSyntaxError,
+    load_json,
+    number_too_long,
+    parse_documents,
+)
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -89,15 +96,25 @@ def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult)
         fast = fast_documents(text)
         for doc in fast if fast is not None else parse_documents(text):
             _add_document(entry, cluster, doc, result)
+    except InputLimitError as exc:
+        result.diagnostics.append(Diagnostic(entry.display, exc.line, f"not read: {exc.message}",
+                                             hint=exc.hint))
     except YamlSyntaxError as exc:
         if entry.display.endswith(".json"):
             # JSON that YAML 1.1 cannot read (tabs, some escapes): try the JSON parser.
             try:
-                body = json.loads(text)
+                body = load_json(text)
             except json.JSONDecodeError as jexc:
                 result.diagnostics.append(Diagnostic(entry.display, jexc.lineno,
                                                      f"invalid JSON: {jexc.msg}",
                                                      hint="fix the syntax at this line"))
+                return
+            except ValueError as jexc:  # too deep, or a number too long
+                limit = number_too_long(text) if "integer" in str(jexc) else None
+                where = limit.line if limit else exc.line
+                message = limit.message if limit else str(jexc)
+                result.diagnostics.append(Diagnostic(entry.display, where, f"not read: {message}",
+                                                     hint=InputLimitError.hint))
                 return
             result.objects.clear()
             result.diagnostics.clear()

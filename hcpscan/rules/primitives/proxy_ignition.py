@@ -19,6 +19,7 @@ from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.rules.primitives.proxy_config import GO, hcp_namespace, hosted_cluster_of_namespace
+from hcpscan.sources.yamldocs import load_json
 
 # What HyperShift adds to a hosted cluster's noProxy when a proxy is set
 # (support/globalconfig/proxy.go; DOMAIN.md §3), besides the cluster's own networks.
@@ -73,7 +74,7 @@ class IgnitionStubHasProxy(Primitive):
                                "or the live cluster")
             return
         try:
-            stub = json.loads(value.text or "")
+            stub = load_json(value.text or "")
         except ValueError:
             return  # not an ignition stub
         ignition = stub.get("ignition") if isinstance(stub, dict) else None

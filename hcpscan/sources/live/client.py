@@ -32,6 +32,8 @@ from urllib.request import getproxies_environment, proxy_bypass_environment
 import urllib3
 import yaml
 
+from hcpscan.sources.yamldocs import load_json
+
 SERVICEACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 IN_CLUSTER = "in-cluster"
 
@@ -272,7 +274,7 @@ def _is_loopback(hostname: str) -> bool:
 
 def _json_body(data: bytes, path: str) -> dict[str, Any]:
     try:
-        body = json.loads(data)
+        body = load_json(data)
     except (ValueError, UnicodeDecodeError):
         raise ApiError(200, "OK", "the answer is not JSON", path) from None
     if not isinstance(body, dict):
