@@ -19,6 +19,7 @@ from typing import Any
 from hcpscan.analysis.proxy import RUNTIME_NAMES, ConsumerProxy, Setting, bypasses, parse_no_proxy
 from hcpscan.analysis.proxy.env import choose
 from hcpscan.analysis.proxy.settings import KONNECTIVITY_SIDECAR
+from hcpscan.analysis.proxy.target import TargetError, parse_target
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
@@ -161,7 +162,10 @@ def _divergence(raw: str) -> tuple[str, list[str]] | None:
             else "a CIDR" if "/" in raw else "a *. wildcard")
     lines = []
     for host in hosts:
-        url = f"https://{host}"
+        try:
+            url = parse_target(f"https://{host}")
+        except TargetError:
+            continue  # a word that is no host (``[::1]}``) shows nothing about the entry
         go = bypasses(GO, raw, url).bypass
         differ = [rt for rt in ENV_RUNTIMES if rt != GO and bypasses(rt, raw, url).bypass != go]
         if differ:

@@ -195,10 +195,15 @@ def _first_host(cidr: str) -> str | None:
 
 
 def _cidrs(items: Any, key: str | None = "cidr") -> tuple[str, ...]:
+    """The CIDRs of a network list; an entry that is no CIDR names no addresses."""
     out = []
     for item in items if isinstance(items, list) else []:
         value = item.get(key) if key and isinstance(item, dict) else item
         if isinstance(value, str) and value.strip():
+            try:
+                ipaddress.ip_network(value.strip(), strict=False)
+            except ValueError:
+                continue
             out.append(value.strip())
     return tuple(out)
 
