@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         result = connection_list(inventory, options)
         if args.format == "json":
             _dump({"connections": [c.to_json() for c in result.connections],
-                   "diagnostics": [d.to_json() for d in result.diagnostics]})
+                   "diagnostics": [d.to_json() for d in inventory.diagnostics + result.diagnostics]})
         else:
             for line in result.lines():
                 print(line)
@@ -124,7 +124,7 @@ def _perimeter(path: str | None) -> Perimeter | None:
 
 
 def _finish(diagnostics: list[Diagnostic], fmt: str) -> int:
-    if diagnostics and fmt == "text":
+    if diagnostics:  # on stderr in JSON mode too: an exit code 2 must say why
         console_for(sys.stderr).print(diagnostics_table(diagnostics))
     if any(d.severity == "error" for d in diagnostics):
         return exitcodes.USAGE

@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps([c.to_json() for c in consumers], indent=2, ensure_ascii=False)
         sys.stdout.write(mask_credentials(text) + "\n")
+        if inventory.diagnostics:  # an exit code 2 must say why
+            console_for(sys.stderr).print(diagnostics_table(inventory.diagnostics))
         return exit_code_for_input(inventory)
     from rich.table import Table
 

@@ -70,6 +70,10 @@ KUBEADM_CONFIG: Shape = {"files": [{"path": SCALAR, "content": SCALAR, "encoding
                           "preKubeadmCommands": [SCALAR], "postKubeadmCommands": [SCALAR]}
 ANY_KIND: Shape = {"metadata": METADATA}  # ObjectMeta is the same in every kind
 
+POLICY_PORT: Shape = {"port": SCALAR, "endPort": SCALAR, "protocol": SCALAR}
+POLICY_PEER: Shape = {"podSelector": SELECTOR, "namespaceSelector": SELECTOR,
+                      "ipBlock": {"cidr": SCALAR, "except": [SCALAR]}}
+
 SHAPES: dict[str, Shape] = {
     "Deployment": WORKLOAD, "StatefulSet": WORKLOAD, "DaemonSet": WORKLOAD,
     "ReplicaSet": WORKLOAD, "Job": WORKLOAD,
@@ -101,6 +105,11 @@ SHAPES: dict[str, Shape] = {
         "proxyConfig": {"httpProxy": SCALAR, "httpsProxy": SCALAR, "noProxy": SCALAR,
                         "caBundle": SCALAR},
         "customizedVariables": [{"name": SCALAR, "value": SCALAR}], "nodePlacement": dict}},
+    # types only: what a policy means (and rejects beyond types) is analysis/reachability/policies.py
+    "NetworkPolicy": {"metadata": METADATA, "spec": {
+        "podSelector": SELECTOR, "policyTypes": [SCALAR],
+        "ingress": [{"from": [POLICY_PEER], "ports": [POLICY_PORT]}],
+        "egress": [{"to": [POLICY_PEER], "ports": [POLICY_PORT]}]}},
     "NetworkAttachmentDefinition": {"metadata": METADATA, "spec": {"config": SCALAR}},
     "KubeadmConfig": {"metadata": METADATA, "spec": KUBEADM_CONFIG},
     "KubeadmConfigTemplate": {"metadata": METADATA, "spec": {"template": {"spec": KUBEADM_CONFIG}}},

@@ -8,6 +8,7 @@ fail one test, not stop the suite.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -50,7 +51,8 @@ class Run:
 
 def hcpscan(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """``python3 -m hcpscan ARGS`` from this worktree, raw bytes out."""
-    return subprocess.run([sys.executable, "-m", "hcpscan", *args], cwd=ROOT, input=stdin,
+    env = {**os.environ, "COLUMNS": "400", "NO_COLOR": "1"}  # a table line per diagnostic
+    return subprocess.run([sys.executable, "-m", "hcpscan", *args], cwd=ROOT, input=stdin, env=env,
                           capture_output=True, timeout=DEADLINE, check=False)
 
 
