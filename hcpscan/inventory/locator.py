@@ -4,13 +4,19 @@ A document is composed again (with positions) when a finding or an evidence
 line needs one of its fields. Most objects of a dump are entries of large
 Lists (a namespace's pods.yaml is half a megabyte), so an entry is composed on
 its own: its lines run from where it starts to the first line indented less
-than it. The entry's keys must be the object's, or the whole document is
-composed as before; recent results are kept, since findings cluster in a few
-files.
+than it. The entry's keys must be the object's, or its document is composed
+as before; recent results are kept, since findings cluster in a few files.
+
+The cost of a finding must not grow with the input: a document of a
+multi-document file is composed from its own lines (where each document starts
+and ends is found once per file), never by composing every document before it;
+and an archive is streamed once, its manifests kept compressed, never once per
+finding.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -19,8 +25,8 @@ import yaml
 
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import SourceLocation
-from hcpscan.sources.walk import read_member
-from hcpscan.sources.yamldocs import compose_document, locate_in
+from hcpscan.sources.walk import iter_archive
+from hcpscan.sources.yamldocs import compose_document, document_spans, locate_in
 
 # Line breaks of YAML 1.1 besides "\n" (and "\r\n"): with them in a file, lines are
 # not cut out of it, the whole document is composed.
@@ -29,11 +35,18 @@ _OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
 _ADDED_KEYS = {"kind", "apiVersion"}
 
 
+# Manifests of an archive, kept compressed: its name inside the archive -> bytes.
+_Members = dict[str, bytes]
+
+
 class Locator:
     def __init__(self) -> None:
         self._texts: OrderedDict[tuple[str, str | None], tuple[bytes | None, list[str] | None]] = \
             OrderedDict()
         self._nodes: OrderedDict[tuple, tuple[Any, int] | None] = OrderedDict()
+        self._spans: OrderedDict[tuple[str, str | None], list[tuple[int, int]] | None] = \
+            OrderedDict()
+        self._archives: OrderedDict[str, _Members] = OrderedDict()
 
     def field(self, source: SourceLocation, body: Any,
               steps: tuple[Step, ...]) -> tuple[int, int] | None:
@@ -51,7 +64,7 @@ class Locator:
         if found is None:
             return None
         where = locate_in(found[0], source.item_index, steps)
-        return None if where is None else (where[0], where[1])
+        return None if where is None else (where[0] + found[1], where[1])
 
     def _cached(self, key: tuple, compose: Callable[[], tuple[Any, int] | None]) -> tuple[Any, int] | None:
         if key in self._nodes:
@@ -64,9 +77,29 @@ class Locator:
         return found
 
     def _compose_document(self, source: SourceLocation) -> tuple[Any, int] | None:
-        data, _ = self._text(source)
-        node = None if data is None else compose_document(data, source.doc_index)
+        """The document's node and the line its text starts after: composed from its
+        own lines when the file's documents could be told apart, else from the file."""
+        data, lines = self._text(source)
+        if data is None:
+            return None
+        spans = self._document_spans(source, lines)
+        if spans is not None and source.doc_index < len(spans):
+            first, last = spans[source.doc_index]
+            assert lines is not None
+            node = compose_document("".join(lines[first:last]), 0)
+            if node is not None:
+                return node, first
+        node = compose_document(data, source.doc_index)
         return None if node is None else (node, 0)
+
+    def _document_spans(self, source: SourceLocation, lines: list[str] | None
+                        ) -> list[tuple[int, int]] | None:
+        key = (source.file, source.member)
+        if key not in self._spans:
+            self._spans[key] = None if lines is None else document_spans("".join(lines))
+            if len(self._spans) > 256:
+                self._spans.popitem(last=False)
+        return self._spans[key]
 
     def _compose_item(self, source: SourceLocation, body: Any) -> tuple[Any, int] | None:
         _, lines = self._text(source)
@@ -96,7 +129,7 @@ class Locator:
         if key in self._texts:
             self._texts.move_to_end(key)
             return self._texts[key]
-        data = _read(source)
+        data = self._read(source)
         found = (data, None if data is None else _lines(data))
         self._texts[key] = found
         if len(self._texts) > 64:
@@ -104,16 +137,32 @@ class Locator:
         return found
 
 
-def _read(source: SourceLocation) -> bytes | None:
-    if not source.file or source.file == "<stdin>":
-        return None
-    if source.member is not None:
-        return read_member(source.file, source.member)
-    try:
-        with open(source.file, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return None
+    def _read(self, source: SourceLocation) -> bytes | None:
+        if not source.file or source.file == "<stdin>":
+            return None
+        if source.member is not None:
+            packed = self._members(source.file).get(source.member)
+            return None if packed is None else zlib.decompress(packed)
+        try:
+            with open(source.file, "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
+    def _members(self, file: str) -> _Members:
+        """Every manifest of an archive, read in one pass (with the bounds loading
+        had) on the first finding in it."""
+        if file in self._archives:
+            self._archives.move_to_end(file)
+            return self._archives[file]
+        members: _Members = {}
+        for entry in iter_archive(file, (), lambda diagnostic: None):
+            if entry.member is not None and not entry.parts[-1].endswith(".log"):
+                members.setdefault(entry.member, zlib.compress(entry.read(), 1))
+        self._archives[file] = members
+        if len(self._archives) > 4:
+            self._archives.popitem(last=False)
+        return members
 
 
 def _lines(data: bytes) -> list[str] | None:

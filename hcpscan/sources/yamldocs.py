@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 from yaml.events import (
     DocumentEndEvent,
+    DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
@@ -402,6 +403,33 @@ def compose_document(text: str | bytes, doc_index: int) -> yaml.Node | None:
                 return None
             node = loader.get_node()
         return node
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+
+
+def document_spans(text: str) -> list[tuple[int, int]] | None:
+    """(first line, line after the last) of each document of a stream, 0-based, from
+    libyaml's events (one pass, no composing); None where a document cannot be
+    composed on its own lines (directives, which apply from the top) or the stream
+    does not parse."""
+    if text.startswith("%") or "\n%" in text:
+        return None
+    loader = _Loader(text)
+    spans: list[tuple[int, int]] = []
+    start = 0
+    try:
+        while True:
+            event = loader.get_event()
+            kind = type(event)
+            if kind is DocumentStartEvent:
+                start = event.start_mark.line
+            elif kind is DocumentEndEvent:
+                end = event.end_mark
+                spans.append((start, end.line + (1 if end.column else 0)))
+            elif kind is StreamEndEvent or event is None:
+                return spans
     except yaml.YAMLError:
         return None
     finally:
