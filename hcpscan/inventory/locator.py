@@ -16,7 +16,6 @@ finding.
 
 from __future__ import annotations
 
-import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +24,7 @@ import yaml
 
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import SourceLocation
-from hcpscan.sources.walk import iter_archive
+from hcpscan.sources.walk import ArchiveMembers
 from hcpscan.sources.yamldocs import compose_document, document_spans, locate_in
 
 # Line breaks of YAML 1.1 besides "\n" (and "\r\n"): with them in a file, lines are
@@ -35,10 +34,6 @@ _OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
 _ADDED_KEYS = {"kind", "apiVersion"}
 
 
-# Manifests of an archive, kept compressed: its name inside the archive -> bytes.
-_Members = dict[str, bytes]
-
-
 class Locator:
     def __init__(self) -> None:
         self._texts: OrderedDict[tuple[str, str | None], tuple[bytes | None, list[str] | None]] = \
@@ -46,7 +41,7 @@ class Locator:
         self._nodes: OrderedDict[tuple, tuple[Any, int] | None] = OrderedDict()
         self._spans: OrderedDict[tuple[str, str | None], list[tuple[int, int]] | None] = \
             OrderedDict()
-        self._archives: OrderedDict[str, _Members] = OrderedDict()
+        self._archives = ArchiveMembers()
 
     def field(self, source: SourceLocation, body: Any,
               steps: tuple[Step, ...]) -> tuple[int, int] | None:
@@ -141,28 +136,12 @@ class Locator:
         if not source.file or source.file == "<stdin>":
             return None
         if source.member is not None:
-            packed = self._members(source.file).get(source.member)
-            return None if packed is None else zlib.decompress(packed)
+            return self._archives.read(source.file, source.member)
         try:
             with open(source.file, "rb") as fh:
                 return fh.read()
         except OSError:
             return None
-
-    def _members(self, file: str) -> _Members:
-        """Every manifest of an archive, read in one pass (with the bounds loading
-        had) on the first finding in it."""
-        if file in self._archives:
-            self._archives.move_to_end(file)
-            return self._archives[file]
-        members: _Members = {}
-        for entry in iter_archive(file, (), lambda diagnostic: None):
-            if entry.member is not None and not entry.parts[-1].endswith(".log"):
-                members.setdefault(entry.member, zlib.compress(entry.read(), 1))
-        self._archives[file] = members
-        if len(self._archives) > 4:
-            self._archives.popitem(last=False)
-        return members
 
 
 def _lines(data: bytes) -> list[str] | None:

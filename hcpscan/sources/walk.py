@@ -23,6 +23,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -452,20 +453,28 @@ def _zip_member_wanted(archive: _Archive, info: zipfile.ZipInfo, name: str,
     return True
 
 
-def read_member(file: str, member: str, limit: int = DEFAULT_LIMITS.max_file_size) -> bytes | None:
-    """Read one member of an archive again (to find a field's line for a finding)."""
-    try:
-        if file.lower().endswith(".zip"):
-            with zipfile.ZipFile(file) as archive, archive.open(member) as fh:
-                data = fh.read(limit + 1)
-                return data if len(data) <= limit else None
-        with open(file, "rb") as raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
-            for info in tar:
-                tar.members = []
-                if info.name == member and info.isfile() and info.size <= limit:
-                    fh = tar.extractfile(info)
-                    return fh.read() if fh else None
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError, KeyError,
-            lzma.LZMAError, NotImplementedError, RuntimeError, ValueError):
-        return None
-    return None
+class ArchiveMembers:
+    """The manifests of recently used archives, each archive streamed once (with the
+    bounds of loading) and its members kept compressed: a finding's line or a report's
+    snippet in a member must not stream the archive again from its start."""
+
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
+        self._archives: OrderedDict[str, dict[str, bytes]] = OrderedDict()
+
+    def read(self, file: str, member: str) -> bytes | None:
+        packed = self._members(file).get(member)
+        return None if packed is None else zlib.decompress(packed)
+
+    def _members(self, file: str) -> dict[str, bytes]:
+        if file in self._archives:
+            self._archives.move_to_end(file)
+            return self._archives[file]
+        members: dict[str, bytes] = {}
+        for entry in iter_archive(file, (), lambda diagnostic: None):
+            if entry.member is not None and not entry.parts[-1].endswith(".log"):
+                members.setdefault(entry.member, zlib.compress(entry.read(), 1))
+        self._archives[file] = members
+        if len(self._archives) > self.keep:
+            self._archives.popitem(last=False)
+        return members

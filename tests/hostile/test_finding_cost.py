@@ -11,6 +11,7 @@ import pytest
 
 from hcpscan.inventory import Inventory
 from hcpscan.inventory import locator as locator_module
+from hcpscan.sources import walk
 from hcpscan.sources.loader import load_paths
 from hcpscan.sources.yamldocs import locate
 from tests.hostile.harness import GOOD
@@ -59,14 +60,14 @@ def test_an_archive_is_read_once_for_all_its_findings(tmp_path: Path, monkeypatc
                 info.size = len(data)
                 out.addfile(info, io.BytesIO(data))
     streamed: list[str] = []
-    real = locator_module.iter_archive
+    real = walk.iter_archive
 
     def counting(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         streamed.append(path)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(locator_module, "iter_archive", counting)
     inventory = Inventory(load_paths([str(archive)]).objects)
+    monkeypatch.setattr(walk, "iter_archive", counting)
     assert len(inventory.objects) == 50
     for obj in inventory.objects:
         assert inventory.locate(obj, FIELD).line == 13
