@@ -284,6 +284,13 @@ class _Archive:
     def display(self, name: str) -> str:
         return f"{shown(self.path)}!{name}"
 
+    def counted(self, size: int) -> bool:
+        """Count one more member; False (saying why) once the archive must stop being read."""
+        why = self.budget.take(size)
+        if why:
+            self.stop(why)
+        return why is None
+
     def stop(self, why: str) -> None:
         self.diagnose(Diagnostic(shown(self.path), None,
                                  f"archive {why}; stopped reading it after "
@@ -356,9 +363,7 @@ def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
         with raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
             for member in tar:
                 tar.members = []  # stream mode would keep every header it has seen
-                why = archive.budget.take(member.size if member.isfile() else 0)
-                if why:
-                    archive.stop(why)
+                if not archive.counted(member.size if member.isfile() else 0):
                     return
                 name = shown(member.name)
                 parts = _member_parts(name)
@@ -409,9 +414,7 @@ def _iter_zip(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
         for info in opened.infolist():
             if info.is_dir():
                 continue
-            why = archive.budget.take(info.file_size)
-            if why:
-                archive.stop(why)
+            if not archive.counted(info.file_size):
                 return
             name = shown(info.filename)
             parts = _member_parts(name)

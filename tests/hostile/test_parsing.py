@@ -34,14 +34,19 @@ LONG = {
 }
 
 
+def _every_command_over(tmp_path: Path, files: dict[str, str]) -> tuple[dict, dict]:
+    """(runs, {file name: (line, message)}) of every command over the files and a good one."""
+    tree = with_good(tmp_path / "dump")
+    for name, text in files.items():
+        (tree / name).write_text(text)
+    runs = run_every_command(str(tree))
+    return runs, {Path(d["path"]).name: (d["line"], d["message"]) for d in diagnostics(runs)}
+
+
 @pytest.mark.parametrize("fast", ["1", "0"], ids=["yaml-rs", "pyyaml"])
 def test_deep_documents_are_a_diagnostic_on_every_command(tmp_path: Path, monkeypatch, fast: str) -> None:
     monkeypatch.setenv("HCPSCAN_FAST_YAML", fast)
-    tree = with_good(tmp_path / "dump")
-    for name, text in DEEP.items():
-        (tree / name).write_text(text)
-    runs = run_every_command(str(tree))
-    found = {Path(d["path"]).name: (d["line"], d["message"]) for d in diagnostics(runs)}
+    runs, found = _every_command_over(tmp_path, DEEP)
     deeper = f"not read: nested deeper than {MAX_DEPTH} levels"
     assert found == {"flow.yaml": (4, deeper), "dashes.yaml": (5, deeper),
                      "anchored.yaml": (4, deeper), "deep.json": (1, deeper)}
@@ -52,11 +57,7 @@ def test_deep_documents_are_a_diagnostic_on_every_command(tmp_path: Path, monkey
 def test_numbers_beyond_the_int_limit_are_a_diagnostic_on_every_command(tmp_path: Path, monkeypatch,
                                                                          fast: str) -> None:
     monkeypatch.setenv("HCPSCAN_FAST_YAML", fast)
-    tree = with_good(tmp_path / "dump")
-    for name, text in LONG.items():
-        (tree / name).write_text(text)
-    runs = run_every_command(str(tree))
-    found = {Path(d["path"]).name: (d["line"], d["message"]) for d in diagnostics(runs)}
+    _, found = _every_command_over(tmp_path, LONG)
     longer = "not read: a number longer than 4300 digits"
     assert found == {"decimal.json": (1, longer), "hex.yaml": (4, longer), "decimal.yaml": (5, longer)}
 
