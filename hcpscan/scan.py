@@ -60,7 +60,8 @@ def resource_needs(rules: list[Rule]) -> ResourceNeeds:
         plurals.update(_SYNTHETIC_SOURCES.get(kind, (plural_of(kind),)))
     for rule in rules:
         plurals.update(rule.needs)
-    return ResourceNeeds(frozenset(plurals))
+    groups = {word for rule in rules for word in PRIMITIVES[rule.primitive].reads_groups}
+    return ResourceNeeds(frozenset(plurals), frozenset(groups))
 
 
 def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,

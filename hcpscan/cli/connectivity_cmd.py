@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from hcpscan.analysis.reachability.connlist import connection_list
+from hcpscan.analysis.reachability.coverage import UnevaluatedKind
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
@@ -80,23 +81,29 @@ def run(args: argparse.Namespace) -> int:
         result = connection_list(inventory, options)
         if args.format == "json":
             _dump({"connections": [c.to_json() for c in result.connections],
+                   **_exclusions(result.unevaluated, result.exclusion_note),
                    "diagnostics": [d.to_json() for d in result.diagnostics]})
         else:
+            _header(result.exclusion_note)
             for line in result.lines():
                 print(line)
         return _finish(inventory.diagnostics + result.diagnostics, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
+    note = graph.exclusion_note()
+    extra = _exclusions(graph.unevaluated, note)
+    if args.format != "json":
+        _header(note)
     try:
         if args.port is None:
             exposed = graph.exposed_ports(args.to)
-            _show_exposed(args, exposed)
+            _show_exposed(args, exposed, extra)
         elif args.source is not None:
             reach = graph.can_reach(args.source, args.to, args.port, args.protocol)
-            _show_reaches(args, [reach], question=True)
+            _show_reaches(args, [reach], extra, question=True)
         else:
             reaches = graph.who_can_reach(args.to, args.port, args.protocol)
-            _show_reaches(args, reaches, question=False)
+            _show_reaches(args, reaches, extra, question=False)
     except TargetNotFound as exc:
         raise UsageError(str(exc), "run `hcpscan connectivity PATH` to list the workloads the "
                                    "inputs hold") from None
@@ -136,9 +143,22 @@ def _dump(doc: Any) -> None:
     sys.stdout.write("\n")
 
 
-def _show_reaches(args: argparse.Namespace, reaches: list[Reach], question: bool) -> None:
+def _header(note: str) -> None:
+    """The answer's caveat, first on standard output so nobody reads the answer without it
+    (a ``#`` line: tools that read the lines skip it)."""
+    if note:
+        print(f"# {note}")
+
+
+def _exclusions(kinds: list[UnevaluatedKind], note: str) -> dict[str, Any]:
+    """JSON fields: what the answer leaves out (empty list and note when nothing)."""
+    return {"excluded": [k.to_json() for k in kinds], "note": note}
+
+
+def _show_reaches(args: argparse.Namespace, reaches: list[Reach], extra: dict[str, Any],
+                  question: bool) -> None:
     if args.format == "json":
-        _dump({"reaches": [r.to_json() for r in reaches]})
+        _dump({"reaches": [r.to_json() for r in reaches], **extra})
         return
     if question:
         reach = reaches[0]
@@ -162,9 +182,10 @@ def _show_reaches(args: argparse.Namespace, reaches: list[Reach], question: bool
                 print(f"      {evidence}")
 
 
-def _show_exposed(args: argparse.Namespace, exposed: list[ExposedPort]) -> None:
+def _show_exposed(args: argparse.Namespace, exposed: list[ExposedPort],
+                  extra: dict[str, Any]) -> None:
     if args.format == "json":
-        _dump({"exposed": [e.to_json() for e in exposed]})
+        _dump({"exposed": [e.to_json() for e in exposed], **extra})
         return
     print(f"ports of {args.to} reachable from outside the cluster:")
     if not exposed:

@@ -116,6 +116,25 @@ CRDS = (
     _r("kyverno.io/v1", "clusterpolicies", "ClusterPolicy", False, ("cpol",)),
     _r("kyverno.io/v1", "policies", "Policy", short=("pol",)),
     _r("policy.open-cluster-management.io/v1", "policies", "Policy", short=("plc",)),
+    # policy-like kinds the reachability engine reports when it does not evaluate them
+    _r("policy.networking.k8s.io/v1alpha1", "adminnetworkpolicies", "AdminNetworkPolicy", False,
+       ("anp",)),
+    _r("policy.networking.k8s.io/v1alpha1", "baselineadminnetworkpolicies",
+       "BaselineAdminNetworkPolicy", False, ("banp",)),
+    _r("k8s.ovn.org/v1", "egressfirewalls", "EgressFirewall"),
+    _r("k8s.ovn.org/v1", "userdefinednetworks", "UserDefinedNetwork"),
+    _r("k8s.ovn.org/v1", "clusteruserdefinednetworks", "ClusterUserDefinedNetwork", False),
+    _r("k8s.cni.cncf.io/v1beta1", "multi-networkpolicies", "MultiNetworkPolicy"),
+    _r("network.openshift.io/v1", "egressnetworkpolicies", "EgressNetworkPolicy"),
+    _r("crd.projectcalico.org/v1", "networkpolicies", "NetworkPolicy"),
+    _r("crd.projectcalico.org/v1", "globalnetworkpolicies", "GlobalNetworkPolicy", False),
+    _r("crd.projectcalico.org/v1", "stagednetworkpolicies", "StagedNetworkPolicy"),
+    _r("crd.projectcalico.org/v1", "stagedglobalnetworkpolicies", "StagedGlobalNetworkPolicy",
+       False),
+    _r("cilium.io/v2", "ciliumnetworkpolicies", "CiliumNetworkPolicy", short=("cnp",)),
+    _r("cilium.io/v2", "ciliumclusterwidenetworkpolicies", "CiliumClusterwideNetworkPolicy", False,
+       ("ccnp",)),
+    _r("security.istio.io/v1", "authorizationpolicies", "AuthorizationPolicy"),
 )
 
 PREFERRED = {"hypershift.openshift.io": "v1beta1"}

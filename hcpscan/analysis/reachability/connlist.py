@@ -15,6 +15,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from hcpscan.analysis.reachability.coverage import (
+    UnevaluatedKind,
+    exclusion_note,
+    read_unevaluated,
+)
 from hcpscan.analysis.reachability.evaluation import (
     DEFAULT_OPTIONS,
     EvaluationOptions,
@@ -47,6 +52,12 @@ class Connection:
 class ConnectionList:
     connections: list[Connection] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # policy-like objects of the input the list does not reflect
+    unevaluated: list[UnevaluatedKind] = field(default_factory=list)
+
+    @property
+    def exclusion_note(self) -> str:
+        return exclusion_note(self.unevaluated)
 
     def lines(self) -> list[str]:
         multi = len({c.cluster for c in self.connections}) > 1
@@ -100,6 +111,7 @@ def cluster_connections(model: ClusterModel, options: EvaluationOptions) -> list
 def connection_list(inventory: Inventory,
                     options: EvaluationOptions = DEFAULT_OPTIONS) -> ConnectionList:
     result = ConnectionList()
+    result.unevaluated = read_unevaluated(inventory, result.diagnostics)
     for model in read_clusters(inventory, options, result.diagnostics):
         result.connections.extend(cluster_connections(model, options))
     return result

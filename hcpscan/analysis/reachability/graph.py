@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from hcpscan.analysis.reachability.coverage import (
+    UnevaluatedKind,
+    exclusion_note,
+    read_unevaluated,
+)
 from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload
 from hcpscan.analysis.reachability.evaluation import (
     DEFAULT_OPTIONS,
@@ -102,12 +107,19 @@ class ReachabilityGraph:
         self.perimeter = perimeter
         self.options = options
         self.diagnostics: list[Diagnostic] = []
+        # policy-like objects no answer of this graph reflects
+        self.unevaluated: list[UnevaluatedKind] = read_unevaluated(inventory, self.diagnostics)
         self.views = [self._view(m) for m in read_clusters(inventory, options, self.diagnostics)]
         # Lookups by name, built on first use: rules ask per HostedCluster and per
         # workload, and scanning every class for each question is quadratic in a fleet.
         self._by_name: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] | None = None
         self._by_namespace: dict[tuple[str, str], list[EndpointClass]] | None = None
         self._places: dict[tuple[K8sObject, str], Place] = {}
+
+    def exclusion_note(self, cluster: str | None = None) -> str:
+        """What answers about ``cluster`` (every cluster when ``None``) leave out, as one
+        sentence; '' when they leave nothing out."""
+        return exclusion_note([k for k in self.unevaluated if cluster is None or k.cluster == cluster])
 
     # -- construction ---------------------------------------------------------------------
 

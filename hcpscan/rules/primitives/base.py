@@ -43,6 +43,8 @@ class Primitive:
     # Kinds the check reads besides the rule's subjects (so dumps are not
     # pruned of them and live scans list them).
     reads: ClassVar[tuple[str, ...]] = ()
+    # Words of API groups whose every kind the check reads too (unknown CRDs).
+    reads_groups: ClassVar[tuple[str, ...]] = ()
 
     def validate(self, params: dict[str, Any]) -> tuple[tuple[Any, ...], str] | None:
         validator = jsonschema.Draft202012Validator(self.params_schema)
@@ -52,3 +54,8 @@ class Primitive:
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         raise NotImplementedError
+
+    def caveat(self, ctx: Context) -> str:
+        """What the rule's answer leaves out, once its checks ran ('' for nothing): the
+        engine adds it to the rule's result and to each finding's evidence."""
+        return ""

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hcpscan.analysis.hypershift import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
+from hcpscan.analysis.reachability.coverage import POLICY_GROUP_WORD, POLICY_LIKE_KINDS
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
@@ -26,7 +27,7 @@ from hcpscan.sources.interface import Diagnostic
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob",
                   "DeploymentConfig")
 GRAPH_READS = (*WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "HostedCluster",
-               "HostedControlPlane")
+               "HostedControlPlane", *POLICY_LIKE_KINDS)
 
 _TARGET = {"type": "object", "additionalProperties": False, "required": ["app"],
            "properties": {"app": {"type": "string"},
@@ -48,6 +49,18 @@ def reachability(ctx: Context) -> ReachabilityGraph:
         return graph
 
     return ctx.analysis("reachability", build)
+
+
+class GraphPrimitive(Primitive):
+    """A check answered from the reachability graph: it reads what the graph reads,
+    and its answer says which policy objects the graph leaves out."""
+
+    reads = GRAPH_READS
+    reads_groups = (POLICY_GROUP_WORD,)
+
+    def caveat(self, ctx: Context) -> str:
+        graph = ctx.built("reachability")
+        return graph.exclusion_note() if graph is not None else ""
 
 
 def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
@@ -81,14 +94,13 @@ def _hcp_targets(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
 
 
 @register
-class ReachableOnlyFrom(Primitive):
+class ReachableOnlyFrom(GraphPrimitive):
     name = "reachable_only_from"
     description = ("control-plane ports of a HostedCluster reachable from outside only from the "
                    "worker subnets")
     params_schema = {"type": "object", "additionalProperties": False, "required": ["targets"],
                      "properties": {"targets": {"type": "array", "minItems": 1, "items": _TARGET},
                                     "protocol": {"enum": ["TCP", "UDP", "SCTP"]}}}
-    reads = GRAPH_READS
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         hc = hosted_cluster(subject)
@@ -133,12 +145,11 @@ class ReachableOnlyFrom(Primitive):
 
 
 @register
-class MustBeReachable(Primitive):
+class MustBeReachable(GraphPrimitive):
     name = "must_be_reachable"
     description = "a control-plane port of a HostedCluster must be reachable from every worker subnet"
     params_schema = {"type": "object", "additionalProperties": False, "required": ["target"],
                      "properties": {"target": _TARGET, "protocol": {"enum": ["TCP", "UDP", "SCTP"]}}}
-    reads = GRAPH_READS
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         hc = hosted_cluster(subject)
@@ -174,7 +185,7 @@ class MustBeReachable(Primitive):
 
 
 @register
-class EgressOpen(Primitive):
+class EgressOpen(GraphPrimitive):
     name = "egress_open"
     description = "control-plane workloads that need a way out keep egress on the port"
     params_schema = {
@@ -190,7 +201,6 @@ class EgressOpen(Primitive):
                         "description": "some outside address (default), or every one"},
         },
     }
-    reads = GRAPH_READS
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         hc = hosted_cluster(subject)
@@ -221,12 +231,11 @@ class EgressOpen(Primitive):
 
 
 @register
-class DnsBothProtocols(Primitive):
+class DnsBothProtocols(GraphPrimitive):
     name = "dns_both_protocols"
     description = "egress rules that open DNS on one protocol only, for pods under egress isolation"
     params_schema = {"type": "object", "additionalProperties": False,
                      "properties": {"ports": {"type": "array", "items": {"type": "integer"}}}}
-    reads = GRAPH_READS
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if not is_network_policy(subject):
@@ -274,7 +283,7 @@ _LOOPBACK = re.compile(r"^(127\.0\.0\.1|localhost|\[::1\]):\d+$")
 
 
 @register
-class PlainHttpEndpoints(Primitive):
+class PlainHttpEndpoints(GraphPrimitive):
     name = "plain_http_endpoints"
     description = ("plain-HTTP health/metrics ports reachable from outside the cluster, and "
                    "metrics listeners that must bind loopback")
@@ -285,7 +294,6 @@ class PlainHttpEndpoints(Primitive):
                                          "description": "workload names whose metrics flag must "
                                                         "bind 127.0.0.1"}},
     }
-    reads = GRAPH_READS
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:
