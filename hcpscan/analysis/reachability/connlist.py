@@ -5,7 +5,9 @@ and external ranges, in the notation of np-guard's netpol-analyzer
 External ranges follow that tool's convention so outputs compare line for
 line: sources are the pieces the *ingress* ipBlocks cut the address space
 into, destinations the pieces the *egress* ipBlocks cut it into. The space is
-IPv4, plus IPv6 when some policy names an IPv6 block. A workload's
+IPv4, plus IPv6 when some NetworkPolicy names an IPv6 block (IPv6 ``networks``
+of AdminNetworkPolicies alone do not add it: netpol-analyzer lists only IPv4
+for them; the graph's queries evaluate them all the same). A workload's
 connections to itself are not listed; connections of workloads whose pods fall
 into several classes are the union over those classes.
 """
@@ -70,7 +72,7 @@ def external_name(space: IPSpace) -> str:
 
 def connection_universe(model: ClusterModel) -> IPSpace:
     universe = IPSpace.all_v4()
-    if any(6 in block.versions for block in model.policy_blocks()):
+    if any(6 in block.versions for block in model.policy_blocks(admin=False)):
         universe = universe.union(IPSpace.all_v6())
     return universe
 
@@ -80,7 +82,7 @@ def cluster_connections(model: ClusterModel, options: EvaluationOptions) -> list
     src_atoms = cut(model.policy_blocks(INGRESS), universe)
     dst_atoms = cut(model.policy_blocks(EGRESS), universe)
     evaluation = PolicyEvaluation(model.classes, model.policies, model.namespaces,
-                                  src_atoms, dst_atoms, options)
+                                  src_atoms, dst_atoms, options, model.admin)
     n = evaluation.n
     class_names = [[w.ref for w in c.workloads] for c in model.classes]
     spans = Counter(name for names in class_names for name in names)

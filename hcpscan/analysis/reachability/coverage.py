@@ -60,7 +60,11 @@ NOT_TRAFFIC = frozenset({
 })
 
 # (API group, kind) the engine evaluates: never reported here.
-EVALUATED: frozenset[tuple[str, str]] = frozenset({("networking.k8s.io", "NetworkPolicy")})
+EVALUATED: frozenset[tuple[str, str]] = frozenset({
+    ("networking.k8s.io", "NetworkPolicy"),
+    ("policy.networking.k8s.io", "AdminNetworkPolicy"),
+    ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"),
+})
 
 # Kinds to read from a pruned dump or a live cluster for this check: every kind
 # named above (unknown policy CRDs are found by their group, ``POLICY_GROUP_WORD``).

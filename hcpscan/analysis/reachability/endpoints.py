@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.analysis.reachability.ports import normalise_protocol
+from hcpscan.analysis.reachability.ports import ConnectionSet, normalise_protocol
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 
@@ -112,6 +112,15 @@ class EndpointClass:
             if port.name == name and port.protocol == protocol:
                 return port.number
         return None
+
+    def named_port_connections(self, name: str) -> ConnectionSet:
+        """A named port without a protocol (AdminNetworkPolicy ``namedPort``): each
+        container port of that name, with its own protocol."""
+        out = ConnectionSet.none()
+        for port in self.ports:
+            if port.name == name:
+                out = out.union(ConnectionSet.port(port.protocol, port.number))
+        return out
 
 
 def container_ports(pod_spec: dict[str, Any]) -> tuple[ContainerPort, ...]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from hcpscan.analysis.reachability.admin import ADMIN_TIER, ALLOW, BASELINE_TIER
 from hcpscan.analysis.reachability.coverage import (
     UnevaluatedKind,
     exclusion_note,
@@ -26,9 +27,14 @@ from hcpscan.analysis.reachability.coverage import (
 from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload
 from hcpscan.analysis.reachability.evaluation import (
     DEFAULT_OPTIONS,
+    DEFAULT_TIER,
+    AnyRule,
     EvaluationOptions,
     Part,
     PolicyEvaluation,
+    Side,
+    Verdict,
+    tiered_verdict,
 )
 from hcpscan.analysis.reachability.exposure import (
     NODE_PORT_RANGE,
@@ -43,9 +49,11 @@ from hcpscan.analysis.reachability.exposure import (
 from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, cut
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.perimeter import Perimeter
-from hcpscan.analysis.reachability.policies import NetworkPolicyModel, PolicyRule
+from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NP_TIER, NetworkPolicyModel
 from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol
 from hcpscan.analysis.reachability.queries import (
+    ADMIN_NETWORK_POLICY,
+    BASELINE_ADMIN_NETWORK_POLICY,
     NETWORK_POLICY,
     PERIMETER,
     SERVICE,
@@ -62,6 +70,8 @@ from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.sources.interface import Diagnostic
 
 POD_NETWORK = "pod network"
+LAYER_OF_TIER = {ADMIN_TIER: ADMIN_NETWORK_POLICY, NP_TIER: NETWORK_POLICY,
+                 BASELINE_TIER: BASELINE_ADMIN_NETWORK_POLICY, DEFAULT_TIER: NETWORK_POLICY}
 
 
 class TargetNotFound(LookupError):
@@ -145,7 +155,7 @@ class ReachabilityGraph:
             cuts += self.perimeter.cidrs()
         view.atoms = cut(cuts, IPSpace.everything())
         view.evaluation = PolicyEvaluation(classes, model.policies, namespaces, view.atoms,
-                                           view.atoms, self.options)
+                                           view.atoms, self.options, model.admin)
         return view
 
     # -- resolving names ------------------------------------------------------------------
@@ -207,40 +217,47 @@ class ReachabilityGraph:
 
     # -- flow verdicts --------------------------------------------------------------------
 
-    def _policy_evidence(self, direction: str, part: Part | None,
-                         isolating: tuple[NetworkPolicyModel, ...], who: str, peer: str,
-                         dst: EndpointClass | None, protocol: str, port: int,
-                         conns: ConnectionSet | None) -> Evidence:
-        if not isolating:
+    def _policy_evidence(self, direction: str, side: Side, verdict: Verdict, who: str, peer: str,
+                         protocol: str, port: int) -> Evidence:
+        """The policy tiers' say, naming the tier, the object and the rule that decided."""
+        if not side.isolated:
             return Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates {direction} of {who}")
+        passed = (f" (passed on by {verdict.passed_by.display})"
+                  if verdict.passed_by is not None else "")
+        if verdict.tier in (ADMIN_TIER, BASELINE_TIER):
+            (rule,) = verdict.rules
+            return Evidence(LAYER_OF_TIER[verdict.tier], verdict.allowed,
+                            f"{direction} of {who} {'allowed' if verdict.allowed else 'denied'} "
+                            f"for {peer} on {protocol}/{port} by {rule.display}{passed}",
+                            self._place(rule.policy.obj, rule.field))
+        if verdict.tier == DEFAULT_TIER:
+            return Evidence(NETWORK_POLICY, True,
+                            f"{direction} of {who}: no AdminNetworkPolicy rule decides {peer} on "
+                            f"{protocol}/{port}{passed}, no NetworkPolicy isolates it and no "
+                            "BaselineAdminNetworkPolicy rule denies it")
         # Named in a fixed order (not the input's: API order live, file order offline).
-        if part is not None and conns is not None and conns.allows(protocol, port):
-            deciding = sorted((r for r in part.rules if r.connections_to(dst).allows(protocol, port)),
-                              key=_rule_order)
-            names = ", ".join(_rule_name(r) for r in deciding)
-            return Evidence(NETWORK_POLICY, True, f"{direction} of {who} allowed by {names}",
+        if verdict.allowed:
+            deciding = sorted(verdict.rules, key=_rule_order)
+            names = ", ".join(r.display for r in deciding)
+            return Evidence(NETWORK_POLICY, True, f"{direction} of {who} allowed by {names}{passed}",
                             self._place(deciding[0].policy.obj, deciding[0].field))
-        ordered = sorted(isolating, key=lambda p: p.ref)
+        ordered = sorted(side.policies, key=lambda p: p.ref)
         names = ", ".join(p.ref for p in ordered)
         return Evidence(NETWORK_POLICY, False,
                         f"{direction} of {who} is isolated by {names} and no rule allows {peer} on "
-                        f"{protocol}/{port}", self._place(ordered[0].obj))
+                        f"{protocol}/{port}{passed}", self._place(ordered[0].obj))
 
     def _ingress(self, view: ClusterView, dst: int, src_bit: int, src_name: str, protocol: str,
                  port: int) -> Evidence:
-        side = view.evaluation.ingress_side(dst)
-        part = view.evaluation.ingress_part(dst, src_bit)
-        conns = part.connections if part is not None else None
-        return self._policy_evidence("ingress", part, side.policies, _class_name(view, dst),
-                                     src_name, view.evaluation.classes[dst], protocol, port, conns)
+        verdict = view.evaluation.verdict(INGRESS, dst, src_bit, protocol, port)
+        return self._policy_evidence("ingress", view.evaluation.ingress_side(dst), verdict,
+                                     _class_name(view, dst), src_name, protocol, port)
 
     def _egress(self, view: ClusterView, src: int, dst_bit: int, dst_name: str,
-                dst: EndpointClass | None, protocol: str, port: int) -> Evidence:
-        side = view.evaluation.egress_side(src)
-        part = view.evaluation.egress_part(src, dst_bit)
-        conns = view.evaluation.egress_connections(part, dst) if part is not None else None
-        return self._policy_evidence("egress", part, side.policies, _class_name(view, src),
-                                     dst_name, dst, protocol, port, conns)
+                protocol: str, port: int) -> Evidence:
+        verdict = view.evaluation.verdict(EGRESS, src, dst_bit, protocol, port)
+        return self._policy_evidence("egress", view.evaluation.egress_side(src), verdict,
+                                     _class_name(view, src), dst_name, protocol, port)
 
     def _perimeter(self, atom: IPSpace, protocol: str, port: int | None) -> Evidence | None:
         """The perimeter's say on traffic from ``atom`` to ``port`` (``None``: a
@@ -290,8 +307,7 @@ class ReachabilityGraph:
 
     def _internal_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
                         port: int) -> tuple[PathResult, ...]:
-        dst_class = view.evaluation.classes[dst]
-        evidence = (self._egress(view, src, dst, _class_name(view, dst), dst_class, protocol, port),
+        evidence = (self._egress(view, src, dst, _class_name(view, dst), protocol, port),
                     self._ingress(view, dst, src, _class_name(view, src), protocol, port))
         return (PathResult(POD_NETWORK, all(e.allows for e in evidence), evidence),)
 
@@ -417,8 +433,8 @@ class ReachabilityGraph:
                 if not ev.egress_connections(part, None).allows(protocol, port):
                     continue
                 reached.append(view.space_of(part.mask >> ev.n))  # the outside atoms it reaches
-                deciding.extend(r for r in part.rules
-                                if r.connections_to(None).allows(protocol, port) and r not in deciding)
+                verdict = tiered_verdict(part.rules, None, part.np_isolated, protocol, port)
+                deciding.extend(r for r in verdict.rules if r not in deciding)
         evidence = self._egress_evidence(workload, isolated, isolating, deciding, protocol, port)
         return Egress(Peer(view.cluster, workload), protocol, port, isolated, IPSpace.union_of(reached),
                       evidence)
@@ -478,22 +494,27 @@ class ReachabilityGraph:
         return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
 
     def _egress_evidence(self, workload: Workload, isolated: bool,
-                         isolating: list[NetworkPolicyModel], deciding: list[PolicyRule],
+                         isolating: list[NetworkPolicyModel], deciding: list[AnyRule],
                          protocol: str, port: int) -> tuple[Evidence, ...]:
         who = workload.ref
         if not isolated:
             return (Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates egress of {who}"),)
         if deciding:
             deciding = sorted(deciding, key=_rule_order)
-            names = ", ".join(_rule_name(r) for r in deciding)
-            return (Evidence(NETWORK_POLICY, True, f"egress of {who} on {protocol}/{port} allowed "
-                                                   f"by {names}",
+            names = ", ".join(r.display for r in deciding)
+            return (Evidence(LAYER_OF_TIER[deciding[0].tier], True,
+                             f"egress of {who} on {protocol}/{port} allowed by {names}",
                              self._place(deciding[0].policy.obj, deciding[0].field)),)
-        isolating = sorted(isolating, key=lambda p: p.ref)
-        names = ", ".join(p.ref for p in isolating)
-        return (Evidence(NETWORK_POLICY, False, f"egress of {who} is isolated by {names} and no "
-                                                f"rule allows {protocol}/{port} to outside "
-                                                "addresses", self._place(isolating[0].obj)),)
+        if isolating:
+            isolating = sorted(isolating, key=lambda p: p.ref)
+            names = ", ".join(p.ref for p in isolating)
+            return (Evidence(NETWORK_POLICY, False, f"egress of {who} is isolated by {names} and "
+                                                    f"no rule allows {protocol}/{port} to outside "
+                                                    "addresses", self._place(isolating[0].obj)),)
+        return (Evidence(ADMIN_NETWORK_POLICY, False,
+                         f"egress of {who} on {protocol}/{port} to outside addresses is denied or "
+                         "passed on by AdminNetworkPolicy rules and denied by the "
+                         "BaselineAdminNetworkPolicy, or allowed to none of them"),)
 
     def exposed_ports(self, target: str) -> list[ExposedPort]:
         """Pod ports of ``target`` that outside addresses reach, per way in."""
@@ -583,12 +604,8 @@ def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
     return ReachabilityGraph(inventory, perimeter, options)
 
 
-def _rule_order(rule: PolicyRule) -> tuple[str, str, int]:
+def _rule_order(rule: AnyRule) -> tuple[str, str, int]:
     return rule.policy.ref, rule.direction, rule.index
-
-
-def _rule_name(rule: PolicyRule) -> str:
-    return f"NetworkPolicy {rule.policy.ref} {rule.direction} rule #{rule.index + 1}"
 
 
 def _class_name(view: ClusterView, index: int) -> str:
@@ -601,12 +618,18 @@ def _side_summary(policies: tuple[NetworkPolicyModel, ...], part: Part | None) -
     if not policies:
         return "no NetworkPolicy isolates ingress"
     assert part is not None
-    return "ingress allowed by " + ", ".join(_rule_name(r) for r in part.rules)
+    return "ingress allowed by " + ", ".join(_allowing(part))
+
+
+def _allowing(part: Part) -> list[str]:
+    """The part's rules that allow (for the tiers, Deny and Pass rules may match too)."""
+    names = [r.display for r in part.rules if r.action == ALLOW]
+    return names or ["no policy tier denying it"]
 
 
 def _allowed_by(in_part: Part | None, out_part: Part | None) -> list[str]:
-    out = ["egress not isolated"] if out_part is None else [_rule_name(r) for r in out_part.rules]
-    out += ["ingress not isolated"] if in_part is None else [_rule_name(r) for r in in_part.rules]
+    out = ["egress not isolated"] if out_part is None else _allowing(out_part)
+    out += ["ingress not isolated"] if in_part is None else _allowing(in_part)
     return out
 
 

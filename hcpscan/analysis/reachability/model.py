@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from hcpscan.analysis.reachability.admin import AdminPolicyModel, read_admin_policies
 from hcpscan.analysis.reachability.endpoints import (
     EndpointClass,
     collect_endpoints,
@@ -25,9 +26,12 @@ class ClusterModel:
     classes: list[EndpointClass]
     policies: list[NetworkPolicyModel]
     namespaces: dict[str, dict[str, str]]
+    # AdminNetworkPolicies in evaluation order, then the BaselineAdminNetworkPolicy
+    admin: list[AdminPolicyModel] = field(default_factory=list)
 
-    def policy_blocks(self, direction: str | None = None) -> list[IPSpace]:
-        """Every ipBlock of every policy (of one direction when given)."""
+    def policy_blocks(self, direction: str | None = None, admin: bool = True) -> list[IPSpace]:
+        """Every address peer of every policy - ipBlocks, and with ``admin`` ANP/BANP
+        networks and nodes - (of one direction when given)."""
         out = []
         for policy in self.policies:
             for rule in policy.ingress + policy.egress:
@@ -36,6 +40,10 @@ class ClusterModel:
                 for peer in rule.peers or ():
                     if peer.ip_block is not None:
                         out.append(peer.ip_block)
+        for policy in self.admin if admin else ():
+            for arule in policy.ingress + policy.egress:
+                if direction is None or arule.direction == direction:
+                    out.extend(p.addresses for p in arule.peers if p.addresses is not None)
         return out
 
 
@@ -45,13 +53,14 @@ def read_clusters(inventory: Inventory, options: EvaluationOptions,
     for cluster in inventory.clusters:
         endpoints = collect_endpoints(inventory, cluster)
         policies = read_policies(inventory, cluster, diagnostics)
-        if not endpoints and not policies:
+        admin = read_admin_policies(inventory, cluster, diagnostics)
+        if not endpoints and not policies and not admin:
             continue
         classes = group_classes(endpoints, inventory, by_ip=options.ipblock_selects_pods)
         names = set(namespaces_in(inventory, cluster, classes)) | {p.namespace for p in policies}
         namespaces = {n: namespace_labels(inventory, cluster, n) for n in sorted(names)}
         _warn_label_gaps(classes, inventory, diagnostics)
-        models.append(ClusterModel(cluster, classes, policies, namespaces))
+        models.append(ClusterModel(cluster, classes, policies, namespaces, admin))
     return models
 
 
