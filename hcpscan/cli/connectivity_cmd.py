@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from hcpscan.analysis.reachability.connlist import connection_list
+from hcpscan.analysis.reachability.connlist import Focus, connection_list
 from hcpscan.analysis.reachability.coverage import UnevaluatedKind
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
@@ -63,6 +63,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="protocol of --port (default TCP)")
     parser.add_argument("--from", dest="source", metavar="SOURCE",
                         help="source workload (namespace/name) or address/CIDR outside the cluster")
+    focus = parser.add_argument_group("focus (the connection list only)")
+    focus.add_argument("--focus-workload", action="append", default=[], metavar="W[,W]",
+                       help="only connections of these workloads (name or namespace/name; "
+                            "ingress-controller for the {ingress-controller} lines)")
+    focus.add_argument("--focus-workload-peer", action="append", default=[], metavar="P[,P]",
+                       help="with --focus-workload: only connections between a focus workload "
+                            "and these")
+    focus.add_argument("--focus-direction", choices=("ingress", "egress"),
+                       help="with --focus-workload: only connections into (ingress) or out of "
+                            "(egress) the focus workloads")
+    focus.add_argument("--focus-conn", metavar="PROTO-PORT",
+                       help="only pairs that allow this one connection, e.g. tcp-80 or udp-53")
     parser.add_argument("--ipblock-selects-pods", action="store_true",
                         help="let ipBlock peers match pod IPs too (default: ipBlock is outside "
                              "the cluster only)")
@@ -78,14 +90,17 @@ def run(args: argparse.Namespace) -> int:
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
     if args.to is None:
-        result = connection_list(inventory, options)
+        focus = _focus(args)
+        result = connection_list(inventory, options).focused(focus)
         if args.format == "json":
             _dump({"connections": [c.to_json() for c in result.connections],
                    **_exclusions(result.unevaluated, result.exclusion_note),
                    "diagnostics": [d.to_json() for d in result.diagnostics]})
         else:
             _header(result.exclusion_note)
-            for line in result.lines():
+            if focus.connection is not None:
+                print(f"Permitted connections on {focus.connection[0]} {focus.connection[1]}:")
+            for line in result.lines(pairs_only=focus.connection is not None):
                 print(line)
         return _finish(inventory.diagnostics + result.diagnostics, args.format)
 
@@ -110,7 +125,30 @@ def run(args: argparse.Namespace) -> int:
     return _finish(inventory.diagnostics + graph.diagnostics, args.format)
 
 
+def _names(values: list[str]) -> tuple[str, ...]:
+    return tuple(n.strip() for v in values for n in v.split(",") if n.strip())
+
+
+def _focus(args: argparse.Namespace) -> Focus:
+    connection = None
+    if args.focus_conn is not None:
+        proto, _, port = args.focus_conn.partition("-")
+        if proto.upper() not in PROTOCOLS or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise UsageError(f"--focus-conn {args.focus_conn!r} is not PROTOCOL-PORT",
+                             "e.g. --focus-conn tcp-8080 or --focus-conn udp-53")
+        connection = (proto.upper(), int(port))
+    workloads, peers = _names(args.focus_workload), _names(args.focus_workload_peer)
+    if (peers or args.focus_direction) and not workloads:
+        raise UsageError("--focus-workload-peer and --focus-direction need --focus-workload",
+                         "e.g. --focus-workload frontend/webapp --focus-direction egress")
+    return Focus(workloads, peers, args.focus_direction or "", connection)
+
+
 def _check_arguments(args: argparse.Namespace) -> None:
+    focusing = (args.focus_workload or args.focus_workload_peer or args.focus_direction
+                or args.focus_conn)
+    if args.to is not None and focusing:
+        raise UsageError("the --focus options filter the connection list: leave out --to")
     if args.to is None and (args.port is not None or args.source is not None):
         raise UsageError("--port and --from ask about one target: give --to too",
                          "e.g. --to hcp-namespace/ignition-server-proxy --port 8443")

@@ -107,3 +107,23 @@ spec: {containers: [{name: web}]}
     assert result.code == 2
     assert "default/broken is invalid" in result.err
     assert "0.0.0.0-255.255.255.255[External] => default/web[Pod] : All Connections" in result.out
+
+
+def test_focus_options_filter_the_list(run_cli):
+    base = ("connectivity", "--no-progress", str(FIXTURES / "nodeport-service"))
+    everything = run_cli(*base).out.splitlines()
+    egress = run_cli(*base, "--focus-workload", "checkout", "--focus-direction", "egress")
+    assert egress.code == 0, egress.err
+    lines = egress.out.splitlines()
+    assert lines and all(line.startswith("shop/checkout[Deployment] => ") for line in lines)
+    assert set(lines) == {line for line in everything if line.startswith("shop/checkout[")}
+    one = run_cli(*base, "--focus-conn", "tcp-5050").out.splitlines()
+    assert one[0] == "Permitted connections on TCP 5050:"
+    assert "shop/storefront[Deployment] => shop/checkout[Deployment]" in one[1:]
+
+
+def test_bad_focus_options_are_usage_errors(run_cli):
+    base = ("connectivity", "--no-progress", str(FIXTURES / "nodeport-service"))
+    assert run_cli(*base, "--focus-conn", "icmp-8").code == 2
+    assert run_cli(*base, "--focus-direction", "egress").code == 2
+    assert run_cli(*base, "--focus-workload", "x", "--to", "shop/checkout").code == 2

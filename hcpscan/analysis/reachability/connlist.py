@@ -10,6 +10,11 @@ of AdminNetworkPolicies alone do not add it: netpol-analyzer lists only IPv4
 for them; the graph's queries evaluate them all the same). A workload's
 connections to itself are not listed; connections of workloads whose pods fall
 into several classes are the union over those classes.
+
+With Routes or Ingresses in the input, ``{ingress-controller}`` lines say which
+pod ports they send to that the pods' ingress policies admit from an ingress
+controller (the OpenShift router in ``openshift-ingress``, or ingress-nginx in
+``ingress-nginx``: a namespaceSelector matching either admits it).
 """
 
 from __future__ import annotations
@@ -27,12 +32,23 @@ from hcpscan.analysis.reachability.evaluation import (
     EvaluationOptions,
     PolicyEvaluation,
 )
+from hcpscan.analysis.reachability.exposure import (
+    NGINX,
+    ROUTER,
+    IngressController,
+    add_controller,
+    has_ways_through_controllers,
+    ingress_paths,
+    route_paths,
+)
 from hcpscan.analysis.reachability.ipspace import IPSpace, cut
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
 from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.inventory import Inventory
 from hcpscan.sources.interface import Diagnostic
+
+INGRESS_CONTROLLER = "{ingress-controller}"  # the peer Routes and Ingresses send from
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +66,44 @@ class Connection:
                 "conn": str(self.connections)}
 
 
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """Which lines of the list to keep, as netpol-analyzer's focus options choose them.
+
+    ``workloads``: lines with one of these on either side (``name`` or
+    ``namespace/name``; ``ingress-controller`` is the ``{ingress-controller}`` peer);
+    ``peers``: with ``workloads``, only lines between a focus workload and one of
+    these; ``direction``: ``ingress`` (into the focus workloads) or ``egress`` (out
+    of them); ``connection``: only pairs that allow this (protocol, port).
+    """
+
+    workloads: tuple[str, ...] = ()
+    peers: tuple[str, ...] = ()
+    direction: str = ""
+    connection: tuple[str, int] | None = None
+
+    def keeps(self, conn: Connection) -> bool:
+        if self.connection is not None and not conn.connections.allows(*self.connection):
+            return False
+        if not self.workloads:
+            return True
+        outgoing = self.direction != "ingress" and _named(conn.source, self.workloads) and (
+            not self.peers or _named(conn.destination, self.peers))
+        incoming = self.direction != "egress" and _named(conn.destination, self.workloads) and (
+            not self.peers or _named(conn.source, self.peers))
+        return bool(outgoing or incoming)
+
+
+def _named(peer: str, names: tuple[str, ...]) -> bool:
+    """Is the peer of a line (``ns/name[Kind]``, ``{ingress-controller}``) one of ``names``?"""
+    if peer == INGRESS_CONTROLLER:
+        return "ingress-controller" in names
+    if peer.endswith("[External]"):
+        return False
+    full = peer.rsplit("[", 1)[0]
+    return full in names or full.partition("/")[2] in names
+
+
 @dataclass(slots=True)
 class ConnectionList:
     connections: list[Connection] = field(default_factory=list)
@@ -61,9 +115,19 @@ class ConnectionList:
     def exclusion_note(self) -> str:
         return exclusion_note(self.unevaluated)
 
-    def lines(self) -> list[str]:
+    def lines(self, pairs_only: bool = False) -> list[str]:
+        """One line per connection; ``pairs_only``: without the connections part (for a
+        list focused on one connection)."""
         multi = len({c.cluster for c in self.connections}) > 1
-        return [f"{c.cluster}: {c}" if multi else str(c) for c in self.connections]
+        out = []
+        for c in self.connections:
+            text = f"{c.source} => {c.destination}" if pairs_only else str(c)
+            out.append(f"{c.cluster}: {text}" if multi else text)
+        return out
+
+    def focused(self, focus: Focus) -> ConnectionList:
+        return ConnectionList([c for c in self.connections if focus.keeps(c)], self.diagnostics,
+                              self.unevaluated)
 
 
 def external_name(space: IPSpace) -> str:
@@ -77,14 +141,22 @@ def connection_universe(model: ClusterModel) -> IPSpace:
     return universe
 
 
-def cluster_connections(model: ClusterModel, options: EvaluationOptions) -> list[Connection]:
+def cluster_connections(model: ClusterModel, options: EvaluationOptions,
+                        inventory: Inventory | None = None) -> list[Connection]:
+    """The cluster's connection list; with ``inventory``, also the ``{ingress-controller}``
+    lines of its Routes and Ingresses."""
     universe = connection_universe(model)
     src_atoms = cut(model.policy_blocks(INGRESS), universe)
     dst_atoms = cut(model.policy_blocks(EGRESS), universe)
-    evaluation = PolicyEvaluation(model.classes, model.policies, model.namespaces,
+    classes, namespaces = list(model.classes), dict(model.namespaces)
+    controllers: list[tuple[int, IngressController]] = []
+    if inventory is not None and has_ways_through_controllers(inventory, model.cluster):
+        controllers = [(add_controller(inventory, model.cluster, c, classes, namespaces), c)
+                       for c in (ROUTER, NGINX)]
+    evaluation = PolicyEvaluation(classes, model.policies, namespaces,
                                   src_atoms, dst_atoms, options, model.admin)
     n = evaluation.n
-    class_names = [[w.ref for w in c.workloads] for c in model.classes]
+    class_names = [[w.ref for w in c.workloads] for c in classes]
     spans = Counter(name for names in class_names for name in names)
     # a class holding exactly one workload that lives in no other class maps
     # one-to-one onto output lines; only the rest need merging
@@ -106,8 +178,29 @@ def cluster_connections(model: ClusterModel, options: EvaluationOptions) -> list
                 if src != dst:
                     merged[(src, dst)] = merged[(src, dst)].union(conns)
     rows.extend((src, dst, conns) for (src, dst), conns in merged.items() if conns)
+    if controllers:
+        assert inventory is not None
+        rows.extend(_controller_rows(inventory, model, evaluation, controllers))
     rows.sort(key=lambda row: (row[0], row[1]))
     return [Connection(model.cluster, src, dst, conns) for src, dst, conns in rows]
+
+
+def _controller_rows(inventory: Inventory, model: ClusterModel, evaluation: PolicyEvaluation,
+                     controllers: list[tuple[int, IngressController]]
+                     ) -> list[tuple[str, str, ConnectionSet]]:
+    """``{ingress-controller}`` lines: the pod ports Routes and Ingresses send to, as far
+    as the pods' policies admit some controller that serves the object (one peer for all
+    controllers, as netpol-analyzer writes it)."""
+    found: dict[str, ConnectionSet] = defaultdict(ConnectionSet.none)
+    for klass in model.classes:
+        for path in route_paths(inventory, klass) + ingress_paths(inventory, klass):
+            wanted = ConnectionSet.port(path.protocol, path.pod_port)
+            for index, controller in controllers:
+                if path.via in controller.serves:
+                    conns = evaluation.connections(index, klass.index).intersection(wanted)
+                    for workload in klass.workloads:
+                        found[workload.ref] = found[workload.ref].union(conns)
+    return [(INGRESS_CONTROLLER, dst, conns) for dst, conns in found.items() if conns]
 
 
 def connection_list(inventory: Inventory,
@@ -115,5 +208,5 @@ def connection_list(inventory: Inventory,
     result = ConnectionList()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics)
     for model in read_clusters(inventory, options, result.diagnostics):
-        result.connections.extend(cluster_connections(model, options))
+        result.connections.extend(cluster_connections(model, options, inventory))
     return result

@@ -414,6 +414,18 @@ class PolicyEvaluation:
             found = self._conn_cache[key] = tiered_connections(part.rules, dst, part.np_isolated)
         return found
 
+    def connections(self, src: int, dst: int) -> ConnectionSet:
+        """What class ``src`` may open to class ``dst``: its egress and ``dst``'s ingress."""
+        inbound = self.ingress_part(dst, src)
+        if inbound is None or not inbound.connections:
+            return ConnectionSet.none()
+        if not self._isolated[EGRESS] >> src & 1:
+            return inbound.connections
+        outbound = self.egress_part(src, dst)
+        if outbound is None:
+            return ConnectionSet.none()
+        return inbound.connections.intersection(self.egress_connections(outbound, self.classes[dst]))
+
     def pairs(self) -> Iterator[tuple[int, int, ConnectionSet, Part | None, Part | None]]:
         """Every allowed (source bit, destination bit, connections, ingress part,
         egress part) where at least one side is a class; bits past ``n`` are

@@ -38,12 +38,14 @@ from hcpscan.analysis.reachability.evaluation import (
 )
 from hcpscan.analysis.reachability.exposure import (
     NODE_PORT_RANGE,
+    ROUTER,
     ROUTER_NAMESPACE,
-    ROUTER_POD_LABELS,
     ExposurePath,
+    add_controller,
     declared_networks,
+    has_ways_through_controllers,
+    ingress_paths,
     route_paths,
-    router_namespace_labels,
     service_paths,
 )
 from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, cut
@@ -137,18 +139,14 @@ class ReachabilityGraph:
         networks = declared_networks(self.inventory, model.cluster)
         classes, namespaces = list(model.classes), dict(model.namespaces)
         router = None
-        if any(r.cluster == model.cluster for r in self.inventory.of_kind("Route")):
-            router = len(classes)
-            namespaces.setdefault(ROUTER_NAMESPACE,
-                                  router_namespace_labels(self.inventory, model.cluster))
-            classes.append(EndpointClass(router, model.cluster, ROUTER_NAMESPACE,
-                                         dict(ROUTER_POD_LABELS), namespaces[ROUTER_NAMESPACE],
-                                         (), False))
+        if has_ways_through_controllers(self.inventory, model.cluster):
+            router = add_controller(self.inventory, model.cluster, ROUTER, classes, namespaces)
         view = ClusterView(model, None, [], router,  # type: ignore[arg-type]
                            IPSpace.union_of(networks["machine"]))
         for klass in model.classes:
             view.paths[klass.index] = (service_paths(self.inventory, klass)
-                                       + route_paths(self.inventory, klass))
+                                       + route_paths(self.inventory, klass)
+                                       + ingress_paths(self.inventory, klass))
         cuts = model.policy_blocks() + [s for spaces in networks.values() for s in spaces]
         cuts += [p.sources for paths in view.paths.values() for p in paths]
         if self.perimeter is not None:

@@ -1,0 +1,95 @@
+"""Every case of the extended netpol-analyzer conformance set (``../shared/conformance/
+netpol-extended/``), through the hcpscan mode that matches the flags the upstream test used.
+
+A case is compared line for line as a set (blank lines and hcpscan's own ``#`` caveat
+lines aside): the connection sets must be the expected ones. Cases needing a feature
+hcpscan lacks are strict xfails naming it, so they turn into failures - to be
+un-marked - the moment the feature lands.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import SHARED
+
+EXTENDED = SHARED / "conformance" / "netpol-extended"
+CASES = sorted(p for p in EXTENDED.glob("*/*") if (p / "case.json").is_file())
+
+
+def _meta(case: Path) -> dict:
+    return json.loads((case / "case.json").read_text())
+
+
+def missing_feature(meta: dict) -> str | None:
+    """What hcpscan still lacks for this case (None: supported)."""
+    if meta["mode"] == "diff":
+        return "`hcpscan connectivity diff OLD NEW` is not implemented"
+    if meta["mode"] == "explain" or meta["explain"]:
+        return "explain mode is not implemented"
+    if meta["mode"] == "exposure" or meta["exposure"]:
+        return "exposure analysis in netpol-analyzer's form is not implemented"
+    if meta["multiple_networks"]:
+        return "UserDefinedNetworks, NetworkAttachmentDefinitions and MultiNetworkPolicies are not evaluated"
+    return None
+
+
+def hcpscan_args(case: Path, meta: dict) -> list[str]:
+    """The hcpscan command line for the upstream test's flags."""
+    if meta["mode"] == "diff":
+        return ["connectivity", "diff", str(case / meta["inputs"]["old"]),
+                str(case / meta["inputs"]["new"])]
+    args = ["connectivity", "--no-progress", str(case / meta["inputs"]["dir"])]
+    if meta["focus_workloads"]:
+        args += ["--focus-workload", ",".join(meta["focus_workloads"])]
+    if meta["focus_workload_peers"]:
+        args += ["--focus-workload-peer", ",".join(meta["focus_workload_peers"])]
+    if meta["focus_direction"]:
+        args += ["--focus-direction", meta["focus_direction"]]
+    if meta["focus_conn"]:
+        args += ["--focus-conn", meta["focus_conn"]]
+    if meta["exposure"]:
+        args += ["--exposure"]
+    if meta["explain"]:
+        args += ["--explain"] + (["--explain-only", meta["explain_only"]] if meta["explain_only"] else [])
+    if meta["multiple_networks"]:
+        args += ["--multiple-networks"]
+    return args
+
+
+def _param(case: Path):
+    meta = _meta(case)
+    reason = missing_feature(meta)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(case, id=f"{meta['category']}/{case.name}", marks=marks)
+
+
+def test_the_extended_set_is_present():
+    assert len(CASES) >= 172
+    categories = {_meta(c)["category"] for c in CASES}
+    assert categories == {"anp", "ingress", "udn", "multinet", "focus", "exposure", "explain", "diff"}
+
+
+def test_anp_ingress_and_focus_cases_without_other_features_all_run():
+    """The categories this suite claims: none of their cases may hide behind an xfail."""
+    for case in CASES:
+        meta = _meta(case)
+        if meta["category"] in ("anp", "ingress"):
+            assert missing_feature(meta) is None, case.name
+    focus = [c for c in CASES if _meta(c)["category"] == "focus"]
+    assert sum(missing_feature(_meta(c)) is None for c in focus) == 12
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
+def test_connections_match_the_oracle(case, run_cli):
+    meta = _meta(case)
+    result = run_cli(*hcpscan_args(case, meta))
+    assert result.code == 0, result.err
+    expected = (case / meta["expected"]).read_text().splitlines()
+    got = [line for line in result.out.splitlines() if not line.startswith("# ")]
+    got = [line for line in got if line.strip()]
+    assert len(got) == len(set(got)), "duplicate lines"
+    assert set(got) == {line for line in expected if line.strip()}
