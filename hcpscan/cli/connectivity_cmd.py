@@ -100,8 +100,9 @@ def run(args: argparse.Namespace) -> int:
             _header(result.exclusion_note)
             if focus.connection is not None:
                 print(f"Permitted connections on {focus.connection[0]} {focus.connection[1]}:")
-            for line in result.lines(pairs_only=focus.connection is not None):
-                print(line)
+            lines = result.lines(pairs_only=focus.connection is not None)
+            if lines:
+                sys.stdout.write("\n".join(lines) + "\n")  # one write: lists run to 10^6 lines
         return _finish(inventory.diagnostics + result.diagnostics, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)

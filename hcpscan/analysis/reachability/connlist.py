@@ -119,9 +119,18 @@ class ConnectionList:
         """One line per connection; ``pairs_only``: without the connections part (for a
         list focused on one connection)."""
         multi = len({c.cluster for c in self.connections}) > 1
+        # Lists repeat few connection set objects many times; they live as long as the
+        # list, so their ids stay unique (hashing the value each time costs more).
+        shown: dict[int, str] = {}
         out = []
         for c in self.connections:
-            text = f"{c.source} => {c.destination}" if pairs_only else str(c)
+            if pairs_only:
+                text = f"{c.source} => {c.destination}"
+            else:
+                conns = shown.get(id(c.connections))
+                if conns is None:
+                    conns = shown[id(c.connections)] = str(c.connections)
+                text = f"{c.source} => {c.destination} : {conns}"
             out.append(f"{c.cluster}: {text}" if multi else text)
         return out
 

@@ -272,13 +272,13 @@ class PolicyEvaluation:
         for key, mask in groups.items():
             chosen = members[key]
             if direction == INGRESS:
-                conns: ConnectionSet | None = tiered_connections(chosen, dst, np_isolated)
+                conns: ConnectionSet | None = self._tiered(chosen, dst, np_isolated)
                 if not conns:
                     continue
             elif any(r.named for r in chosen):
                 conns = None  # resolved per destination
             else:
-                conns = tiered_connections(chosen, None, np_isolated)
+                conns = self._tiered(chosen, None, np_isolated)
                 if not conns:
                     continue
             side.parts.append(Part(mask, chosen, conns, np_isolated))
@@ -407,11 +407,16 @@ class PolicyEvaluation:
     def egress_connections(self, part: Part, dst: EndpointClass | None) -> ConnectionSet:
         if part.connections is not None:
             return part.connections
-        key = (tuple(id(r) for r in part.rules), dst.ports if dst is not None else None,
-               part.np_isolated)
+        return self._tiered(part.rules, dst, part.np_isolated)
+
+    def _tiered(self, rules: tuple[AnyRule, ...], dst: EndpointClass | None,
+                np_isolated: bool) -> ConnectionSet:
+        """``tiered_connections``, once per rule tuple and destination ports: classes
+        and sides share rule tuples (a rule's ports depend on nothing else)."""
+        key = (tuple(id(r) for r in rules), dst.ports if dst is not None else None, np_isolated)
         found = self._conn_cache.get(key)
         if found is None:
-            found = self._conn_cache[key] = tiered_connections(part.rules, dst, part.np_isolated)
+            found = self._conn_cache[key] = tiered_connections(rules, dst, np_isolated)
         return found
 
     def connections(self, src: int, dst: int) -> ConnectionSet:
