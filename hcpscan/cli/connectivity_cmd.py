@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
 from hcpscan.analysis.reachability.connlist import Focus, connection_list
-from hcpscan.analysis.reachability.coverage import UnevaluatedKind
+from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note
+from hcpscan.analysis.reachability.diff import connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
@@ -36,14 +38,22 @@ layer allows or blocks each way in:
   --to W --port N --from S   can S (workload or address/CIDR) reach W on N
   --to W                     which ports of W outside addresses reach
 
+`hcpscan connectivity diff OLD NEW` lists what changed between two inputs
+(e.g. before and after an upgrade), one line per pair whose connections differ:
+  diff-type: added|removed|changed, source: A, destination: B, ref1: OLD, ref2: NEW
+
 examples:
   hcpscan connectivity ./manifests
+  hcpscan connectivity diff before/ after/
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --to hcp-namespace/kube-apiserver --port 6443 --from 10.0.128.7
 
 The perimeter file format is described in fixtures/reachability/README.md.
 """
+
+
+DIFF = "diff"  # `hcpscan connectivity diff OLD NEW` (a path named diff still reads as a path)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +94,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.paths[0] == DIFF and not os.path.exists(DIFF):
+        return _run_diff(args)
     _check_arguments(args)
     perimeter = _perimeter(args.firewall)
     inventory = load_inventory(args)
@@ -126,6 +138,32 @@ def run(args: argparse.Namespace) -> int:
     return _finish(inventory.diagnostics + graph.diagnostics, args.format)
 
 
+def _run_diff(args: argparse.Namespace) -> int:
+    """``hcpscan connectivity diff OLD NEW``: what changed between two inputs."""
+    if len(args.paths) != 3:
+        raise UsageError("connectivity diff takes two inputs: OLD and NEW",
+                         "e.g. hcpscan connectivity diff before/ after/")
+    if args.to is not None or _focusing(args):
+        raise UsageError("connectivity diff compares whole connection lists: leave out --to "
+                         "and the --focus options")
+    options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
+                                host_network_exempt=args.host_network_exempt)
+    old = load_inventory(argparse.Namespace(**{**vars(args), "paths": [args.paths[1]]}))
+    new = load_inventory(argparse.Namespace(**{**vars(args), "paths": [args.paths[2]]}))
+    result = connectivity_diff(old, new, options)
+    note = exclusion_note(result.unevaluated)
+    if args.format == "json":
+        _dump({"changes": [c.to_json() for c in result.changes],
+               **_exclusions(result.unevaluated, note),
+               "diagnostics": [d.to_json() for d in result.diagnostics]})
+    else:
+        _header(note)
+        if result.changes:
+            print("Connectivity diff:")
+            sys.stdout.write("\n".join(result.lines()) + "\n")
+    return _finish(old.diagnostics + new.diagnostics + result.diagnostics, args.format)
+
+
 def _names(values: list[str]) -> tuple[str, ...]:
     return tuple(n.strip() for v in values for n in v.split(",") if n.strip())
 
@@ -145,10 +183,13 @@ def _focus(args: argparse.Namespace) -> Focus:
     return Focus(workloads, peers, args.focus_direction or "", connection)
 
 
-def _check_arguments(args: argparse.Namespace) -> None:
-    focusing = (args.focus_workload or args.focus_workload_peer or args.focus_direction
+def _focusing(args: argparse.Namespace) -> bool:
+    return bool(args.focus_workload or args.focus_workload_peer or args.focus_direction
                 or args.focus_conn)
-    if args.to is not None and focusing:
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    if args.to is not None and _focusing(args):
         raise UsageError("the --focus options filter the connection list: leave out --to")
     if args.to is None and (args.port is not None or args.source is not None):
         raise UsageError("--port and --from ask about one target: give --to too",

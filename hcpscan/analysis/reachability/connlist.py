@@ -150,13 +150,23 @@ def connection_universe(model: ClusterModel) -> IPSpace:
     return universe
 
 
+@dataclass(frozen=True, slots=True)
+class Cuts:
+    """Address space the list's external ranges are cut from: the universe, and blocks to
+    cut by besides the model's own (a diff cuts both inputs alike)."""
+
+    universe: IPSpace | None = None  # None: ``connection_universe(model)``
+    sources: tuple[IPSpace, ...] = ()
+    destinations: tuple[IPSpace, ...] = ()
+
+
 def cluster_connections(model: ClusterModel, options: EvaluationOptions,
-                        inventory: Inventory | None = None) -> list[Connection]:
+                        inventory: Inventory | None = None, cuts: Cuts = Cuts()) -> list[Connection]:
     """The cluster's connection list; with ``inventory``, also the ``{ingress-controller}``
     lines of its Routes and Ingresses."""
-    universe = connection_universe(model)
-    src_atoms = cut(model.policy_blocks(INGRESS), universe)
-    dst_atoms = cut(model.policy_blocks(EGRESS), universe)
+    universe = cuts.universe if cuts.universe is not None else connection_universe(model)
+    src_atoms = cut([*model.policy_blocks(INGRESS), *cuts.sources], universe)
+    dst_atoms = cut([*model.policy_blocks(EGRESS), *cuts.destinations], universe)
     classes, namespaces = list(model.classes), dict(model.namespaces)
     controllers: list[tuple[int, IngressController]] = []
     if inventory is not None and has_ways_through_controllers(inventory, model.cluster):

@@ -24,15 +24,24 @@ def _meta(case: Path) -> dict:
     return json.loads((case / "case.json").read_text())
 
 
+# Cases where hcpscan follows Kubernetes and the oracle does not, with the reason.
+DEVIATIONS = {
+    "diff_between_k8s_ingress_test_new_and_k8s_ingress_test":
+        "the new Ingress backend names Service port 8080, but Service default/unicorn has only "
+        "port 5000 (targetPort 8080): Kubernetes routes nothing there; netpol-analyzer matches "
+        "the number against the targetPort and lists {ingress-controller} => unicorn : TCP 8080",
+}
+
+
 def missing_feature(meta: dict) -> str | None:
     """What hcpscan still lacks for this case (None: supported)."""
-    if meta["mode"] == "diff":
-        return "`hcpscan connectivity diff OLD NEW` is not implemented"
-    if meta["mode"] == "explain" or meta["explain"]:
+    if meta["id"] in DEVIATIONS:
+        return DEVIATIONS[meta["id"]]
+    if meta["mode"] == "explain" or meta.get("explain"):
         return "explain mode is not implemented"
-    if meta["mode"] == "exposure" or meta["exposure"]:
+    if meta["mode"] == "exposure" or meta.get("exposure"):
         return "exposure analysis in netpol-analyzer's form is not implemented"
-    if meta["multiple_networks"]:
+    if meta.get("multiple_networks"):
         return "UserDefinedNetworks, NetworkAttachmentDefinitions and MultiNetworkPolicies are not evaluated"
     return None
 
@@ -40,7 +49,7 @@ def missing_feature(meta: dict) -> str | None:
 def hcpscan_args(case: Path, meta: dict) -> list[str]:
     """The hcpscan command line for the upstream test's flags."""
     if meta["mode"] == "diff":
-        return ["connectivity", "diff", str(case / meta["inputs"]["old"]),
+        return ["connectivity", "--no-progress", "diff", str(case / meta["inputs"]["old"]),
                 str(case / meta["inputs"]["new"])]
     args = ["connectivity", "--no-progress", str(case / meta["inputs"]["dir"])]
     if meta["focus_workloads"]:
@@ -73,11 +82,11 @@ def test_the_extended_set_is_present():
     assert categories == {"anp", "ingress", "udn", "multinet", "focus", "exposure", "explain", "diff"}
 
 
-def test_anp_ingress_and_focus_cases_without_other_features_all_run():
+def test_anp_ingress_diff_and_focus_cases_without_other_features_all_run():
     """The categories this suite claims: none of their cases may hide behind an xfail."""
     for case in CASES:
         meta = _meta(case)
-        if meta["category"] in ("anp", "ingress"):
+        if meta["category"] in ("anp", "ingress", "diff") and meta["id"] not in DEVIATIONS:
             assert missing_feature(meta) is None, case.name
     focus = [c for c in CASES if _meta(c)["category"] == "focus"]
     assert sum(missing_feature(_meta(c)) is None for c in focus) == 12
@@ -87,8 +96,14 @@ def test_anp_ingress_and_focus_cases_without_other_features_all_run():
 def test_connections_match_the_oracle(case, run_cli):
     meta = _meta(case)
     result = run_cli(*hcpscan_args(case, meta))
-    assert result.code == 0, result.err
+    # input hcpscan cannot read is exit 2 (the rest is still analysed), as documented
+    assert result.code == 0 or (result.code == 2 and "invalid YAML" in result.err), result.err
     expected = (case / meta["expected"]).read_text().splitlines()
+    if meta["mode"] == "diff" and meta["id"].startswith("cli/"):
+        # netpol-analyzer's CLI names the columns after its flags --dir1/--dir2; hcpscan
+        # always writes ref1/ref2 (old/new), as its library does: presentation only
+        expected = [e.replace(", dir1: ", ", ref1: ").replace(", dir2: ", ", ref2: ")
+                    for e in expected]
     got = [line for line in result.out.splitlines() if not line.startswith("# ")]
     got = [line for line in got if line.strip()]
     assert len(got) == len(set(got)), "duplicate lines"
