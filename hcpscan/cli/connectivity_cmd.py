@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
-from hcpscan.analysis.reachability.connlist import Focus, connection_list
+from hcpscan.analysis.reachability.connlist import ConnectionList, Focus, connection_list
 from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note
 from hcpscan.analysis.reachability.diff import connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
@@ -20,6 +22,16 @@ from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table
+from hcpscan.reporters.connectivity import (
+    GraphvizMissing,
+    diff_csv,
+    diff_dot,
+    diff_md,
+    list_csv,
+    list_dot,
+    list_md,
+    write_svg,
+)
 from hcpscan.sources.interface import Diagnostic
 
 DESCRIPTION = """\
@@ -54,6 +66,8 @@ The perimeter file format is described in fixtures/reachability/README.md.
 
 
 DIFF = "diff"  # `hcpscan connectivity diff OLD NEW` (a path named diff still reads as a path)
+FORMATS = ("text", "txt", "json", "csv", "md", "dot")
+TABLE_FORMATS = ("csv", "md", "dot")  # the list and the diff only
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,8 +75,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "connectivity", help="list allowed connections, or ask who can reach a workload",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_path_arguments(parser)
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text (default) or json")
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="text (default; also txt), json, or for the list and diff csv, "
+                             "md (Markdown) and dot (Graphviz)")
+    parser.add_argument("--svg", metavar="FILE",
+                        help="also draw the list or diff as an SVG picture (needs Graphviz's dot)")
     parser.add_argument("--firewall", metavar="FILE",
                         help="perimeter file: security group / firewall rules in front of the nodes")
     parser.add_argument("--to", metavar="WORKLOAD",
@@ -104,17 +121,9 @@ def run(args: argparse.Namespace) -> int:
     if args.to is None:
         focus = _focus(args)
         result = connection_list(inventory, options).focused(focus)
-        if args.format == "json":
-            _dump({"connections": [c.to_json() for c in result.connections],
-                   **_exclusions(result.unevaluated, result.exclusion_note),
-                   "diagnostics": [d.to_json() for d in result.diagnostics]})
-        else:
-            _header(result.exclusion_note)
-            if focus.connection is not None:
-                print(f"Permitted connections on {focus.connection[0]} {focus.connection[1]}:")
-            lines = result.lines(pairs_only=focus.connection is not None)
-            if lines:
-                sys.stdout.write("\n".join(lines) + "\n")  # one write: lists run to 10^6 lines
+        _show_list(args, result, focus)
+        one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
+        _svg(args, lambda: list_dot(result.connections, label=one))
         return _finish(inventory.diagnostics + result.diagnostics, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
@@ -138,6 +147,30 @@ def run(args: argparse.Namespace) -> int:
     return _finish(inventory.diagnostics + graph.diagnostics, args.format)
 
 
+def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus) -> None:
+    """The list in the chosen format; focused on one connection, lines name pairs only."""
+    pairs_only = focus.connection is not None
+    one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
+    if args.format == "json":
+        rows = [c.to_json() for c in result.connections]
+        for row in rows if pairs_only else ():
+            del row["conn"]
+        _dump({"connections": rows, **_exclusions(result.unevaluated, result.exclusion_note),
+               "diagnostics": [d.to_json() for d in result.diagnostics]})
+    elif args.format == "dot":
+        sys.stdout.write(list_dot(result.connections, label=one))
+    elif args.format in TABLE_FORMATS:
+        render = list_csv if args.format == "csv" else list_md
+        sys.stdout.write(render(result.connections, pairs_only))
+    else:
+        _header(result.exclusion_note)
+        if one is not None:
+            print(f"Permitted connections on {one}:")
+        lines = result.lines(pairs_only=pairs_only)
+        if lines:
+            sys.stdout.write("\n".join(lines) + "\n")  # one write: lists run to 10^6 lines
+
+
 def _run_diff(args: argparse.Namespace) -> int:
     """``hcpscan connectivity diff OLD NEW``: what changed between two inputs."""
     if len(args.paths) != 3:
@@ -156,12 +189,32 @@ def _run_diff(args: argparse.Namespace) -> int:
         _dump({"changes": [c.to_json() for c in result.changes],
                **_exclusions(result.unevaluated, note),
                "diagnostics": [d.to_json() for d in result.diagnostics]})
+    elif args.format in TABLE_FORMATS:
+        sys.stdout.write({"csv": diff_csv, "md": diff_md, "dot": diff_dot}[args.format](
+            result.changes))
     else:
         _header(note)
         if result.changes:
             print("Connectivity diff:")
             sys.stdout.write("\n".join(result.lines()) + "\n")
+    _svg(args, lambda: diff_dot(result.changes))
     return _finish(old.diagnostics + new.diagnostics + result.diagnostics, args.format)
+
+
+def _svg(args: argparse.Namespace, dot_text: Callable[[], str]) -> None:
+    if not args.svg:
+        return
+    try:
+        write_svg(dot_text(), args.svg)
+    except GraphvizMissing as exc:
+        raise UsageError(f"--svg {args.svg}: {exc}",
+                         "install Graphviz (apt-get install graphviz, brew install graphviz), or "
+                         "write --format dot and render it where Graphviz is") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        raise UsageError(f"--svg {args.svg}: Graphviz could not draw it: "
+                         f"{detail.decode(errors='replace').strip() or exc}",
+                         "check that the folder exists and is writable") from None
 
 
 def _names(values: list[str]) -> tuple[str, ...]:
@@ -189,6 +242,9 @@ def _focusing(args: argparse.Namespace) -> bool:
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
+    if args.to is not None and (args.format in TABLE_FORMATS or args.svg):
+        raise UsageError(f"--format {args.format} and --svg draw the connection list or a diff; "
+                         "a question (--to) is answered as text or json")
     if args.to is not None and _focusing(args):
         raise UsageError("the --focus options filter the connection list: leave out --to")
     if args.to is None and (args.port is not None or args.source is not None):
@@ -211,7 +267,7 @@ def _perimeter(path: str | None) -> Perimeter | None:
 
 
 def _finish(diagnostics: list[Diagnostic], fmt: str) -> int:
-    if diagnostics and fmt == "text":
+    if diagnostics and fmt != "json":
         console_for(sys.stderr).print(diagnostics_table(diagnostics))
     if any(d.severity == "error" for d in diagnostics):
         return exitcodes.USAGE

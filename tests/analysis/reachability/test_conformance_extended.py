@@ -9,7 +9,12 @@ un-marked - the moment the feature lands.
 
 from __future__ import annotations
 
+import csv
+import html
+import io
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -108,3 +113,72 @@ def test_connections_match_the_oracle(case, run_cli):
     got = [line for line in got if line.strip()]
     assert len(got) == len(set(got)), "duplicate lines"
     assert set(got) == {line for line in expected if line.strip()}
+
+
+# -- the other formats the upstream tests compare ------------------------------------------
+
+_EDGE = re.compile(r'^\s*"([^"]+)" -> "([^"]+)" \[label="([^"]*)"', re.M)
+
+
+def _rows(fmt: str, text: str) -> set[tuple[str, ...]]:
+    """The content of an output, without presentation: csv/md rows, json objects, dot edges."""
+    if fmt == "csv":
+        return {tuple(row) for row in csv.reader(io.StringIO(text))}
+    if fmt == "md":
+        return {tuple(c.strip() for c in line.strip().strip("|").split(" | "))
+                for line in text.splitlines() if line.startswith("| ")}
+    if fmt == "dot":
+        return set(_EDGE.findall(text))
+    doc = json.loads(text)
+    items = doc["connections"] if isinstance(doc, dict) else doc
+    return {(i["src"], i["dst"], i.get("conn")) for i in items}
+
+
+FORMAT_CASES = [pytest.param(case, fmt, id=f"{_meta(case)['category']}/{case.name}.{fmt}")
+                for case in CASES if missing_feature(_meta(case)) is None
+                for fmt in _meta(case)["formats"]
+                if fmt in ("csv", "md", "json") or (fmt == "dot" and _meta(case)["mode"] != "diff")]
+
+
+def test_every_supported_format_is_compared():
+    assert len(FORMAT_CASES) >= 40
+
+
+@pytest.mark.parametrize(("case", "fmt"), FORMAT_CASES)
+def test_formats_match_the_oracle(case, fmt, run_cli):
+    meta = _meta(case)
+    expected_file = next(f for f in meta["expected_files"] if f.endswith(f".{fmt}"))
+    result = run_cli(*hcpscan_args(case, meta), "--format", fmt)
+    assert result.code in (0, 2), result.err
+    expected = (case / expected_file).read_text()
+    if not expected.strip():
+        assert not _rows(fmt, result.out) - {tuple(DIFF_HEADER)}
+        return
+    assert _rows(fmt, result.out) == _rows(fmt, expected)
+
+
+DIFF_HEADER = ("diff-type", "source", "destination", "ref1", "ref2", "workloads-diff-info")
+
+
+def test_svg_draws_the_list(run_cli, tmp_path):
+    """The picture: a namespace box per namespace, outside ranges, exposed edges in red."""
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz is not installed (.ci/run installs it)")
+    case = EXTENDED / "anp" / "anp_banp_core_test_connlist_output"
+    svg = tmp_path / "out.svg"
+    result = run_cli("connectivity", "--no-progress", str(case / "input"), "--svg", str(svg))
+    assert result.code == 0, result.err
+    text = html.unescape(svg.read_text())
+    assert text.startswith("<?xml") and "<svg" in text
+    assert "namespace network-policy-conformance-gryffindor" in text
+    assert "harry-potter" in text and "0.0.0.0-255.255.255.255" in text
+    assert 'stroke="#d62728"' in text  # connections from outside stand out
+
+
+def test_svg_without_graphviz_says_what_to_do(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no dot here
+    case = EXTENDED / "anp" / "anp_banp_core_test_connlist_output"
+    result = run_cli("connectivity", "--no-progress", str(case / "input"), "--svg",
+                     str(tmp_path / "out.svg"))
+    assert result.code == 2
+    assert "Graphviz is not installed" in result.err and "apt-get install graphviz" in result.err
