@@ -138,13 +138,52 @@ def _graph(title: str, body: list[str]) -> str:
     return "\n".join(head + body + ["}"]) + "\n"
 
 
+def _groups(connections: Sequence[Connection], label: str | None) -> dict[tuple[str, str], str]:
+    """Workloads of one namespace connected alike - the same peers, the same connections,
+    both ways - drawn as one node (an HCP namespace has dozens of such): (cluster,
+    workload) -> the group's name, for groups of two or more."""
+    edges: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
+    for c in connections:
+        text = label or str(c.connections)
+        edges[(c.cluster, c.source)].add(("out", c.destination, text))
+        edges[(c.cluster, c.destination)].add(("in", c.source, text))
+    alike: dict[tuple[str, str, frozenset[tuple[str, str, str]]], list[str]] = defaultdict(list)
+    for (cluster, peer), signature in edges.items():
+        if not _is_outside(peer):
+            alike[(cluster, peer.split("/", 1)[0], frozenset(signature))].append(peer)
+    out = {}
+    for (cluster, namespace, _), peers in alike.items():
+        if len(peers) > 1:
+            peers.sort()
+            for peer in peers:
+                out[(cluster, peer)] = f"{namespace}/{peers[0]} (+{len(peers) - 1})"
+    return out
+
+
 def list_dot(connections: Sequence[Connection], title: str = "allowed connections",
              label: str | None = None) -> str:
     """The list as a graph; ``label``: the one connection a focused list is about, on every
-    edge instead of the pair's connections."""
+    edge instead of the pair's connections. Workloads connected alike share a node."""
     multi = _multi(connections)
-    body = _nodes(connections, multi)
+    groups = _groups(connections, label)
+    members: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for (cluster, peer), group in groups.items():
+        members[(cluster, group)].append(peer)
+    drawn = []
+    seen: set[tuple[str, str, str]] = set()
     for c in connections:
+        src = groups.get((c.cluster, c.source), c.source)
+        dst = groups.get((c.cluster, c.destination), c.destination)
+        if (c.cluster, src, dst) not in seen:
+            seen.add((c.cluster, src, dst))
+            drawn.append(Connection(c.cluster, src, dst, c.connections))
+    body = _nodes(drawn, multi)
+    for (cluster, group), peers in sorted(members.items()):
+        names = [p.split("/", 1)[1] for p in sorted(peers)]
+        text = "\n".join([f"{len(names)} workloads connected alike", *names[:8]]
+                         + ([f"... and {len(names) - 8} more"] if len(names) > 8 else []))
+        body.append(f"  {_node_id(cluster, group, multi)} [label={_quote(text)}, shape=folder]")
+    for c in drawn:
         exposed = _is_outside(c.source)
         style = ' color="#d62728", fontcolor="#d62728", penwidth=2.2' if exposed else ""
         body.append(f"  {_node_id(c.cluster, c.source, multi)} -> "
