@@ -13,12 +13,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hcpscan.analysis.hypershift import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
