@@ -22,7 +22,7 @@ from hcpscan.inventory.objects import MANAGEMENT
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.sources.interface import Diagnostic
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob",
@@ -410,13 +410,15 @@ class PlainHttpEndpoints(Primitive):
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:
-            return  # only control planes of hosted clusters
+            yield NotApplicable("not in the control-plane namespace of a HostedCluster in the input")
+            return
         yield from self._bind(subject, params)
         graph = reachability(ctx)
         name = f"{subject.cluster}:{subject.namespace}/{subject.name}[{subject.kind}]"
         try:
             exposed = graph.exposed_ports(name)
         except LookupError:
+            yield NotEvaluable(f"{subject.ref} is not in the reachability graph")
             return
         for entry in exposed:
             if entry.via == POD_NETWORK or not entry.sources:
