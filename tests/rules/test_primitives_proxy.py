@@ -465,3 +465,46 @@ spec:
     findings = [f for f in run(tmp_path, text, "PRX007").findings]
     fields = {(f.object.kind, f.field) for f in findings}
     assert ("Deployment", "spec.template.spec.containers[0].envFrom[0]") in fields
+
+
+# -- PRX007: who reads the value ---------------------------------------------------------------
+
+
+def test_prx007_judges_what_a_non_go_program_reads_once_per_value(tmp_path: Path) -> None:
+    # a Python app reads both spellings; one value in two variables is one finding
+    text = workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY="10.0.0.0/8", no_proxy="10.0.0.0/8"))
+    report = run(tmp_path, text.replace("image: app:1", "image: python:3.12"), "PRX007")
+    (finding,) = report.findings
+    assert "10.0.0.0/8" in finding.message
+
+
+@pytest.mark.parametrize("image", ["quay.io/giantswarm/chart-operator:3.2.1",
+                                   "quay.io/jetstack/cert-manager-controller:v1.16.2",
+                                   "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123"])
+def test_prx007_leaves_values_only_go_programs_read(tmp_path: Path, image: str) -> None:
+    text = workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY="10.0.0.0/8"))
+    report = run(tmp_path, text.replace("image: app:1", f"image: {image}"), "PRX007")
+    assert report.findings == []
+    assert report.results[0].status is Status.NOT_APPLICABLE
+
+
+def test_prx007_leaves_containerd_and_kubelet_drop_ins_but_not_other_units(tmp_path: Path) -> None:
+    def template(unit: str) -> str:
+        return f"""\
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata: {{name: workers, namespace: org-a}}
+spec:
+  template:
+    spec:
+      files:
+      - path: /etc/systemd/system/{unit}.service.d/http-proxy.conf
+        content: |
+          [Service]
+          Environment="HTTPS_PROXY=http://p:3128"
+          Environment="NO_PROXY=10.0.0.0/8,.svc"
+"""
+    for unit in ("containerd", "kubelet", "teleport"):
+        assert run(tmp_path, template(unit), "PRX007").findings == [], unit
+    (finding,) = run(tmp_path, template("node-exporter-fetcher"), "PRX007").findings
+    assert "10.0.0.0/8" in finding.message

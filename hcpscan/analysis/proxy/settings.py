@@ -164,6 +164,10 @@ class ConsumerProxy:
     # Which block of the object holds the settings when it has two: a Proxy's "spec"
     # (what the user wrote) or "status" (what the cluster computed from it).
     part: str = ""
+    # The program that reads the settings, when the input says: a systemd unit's name, a
+    # container's image (see hcpscan.model.readers).
+    program: str = ""
+    image: str = ""
 
     @property
     def cluster(self) -> str:
