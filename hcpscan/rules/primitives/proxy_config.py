@@ -99,6 +99,16 @@ def field_in(subject: K8sObject, setting: Setting) -> str:
     return ""
 
 
+def root_of(subject: K8sObject, setting: Setting) -> tuple[K8sObject | None, str]:
+    """Where a finding about ``setting`` belongs: at the value itself when another object of
+    the input holds it (a ConfigMap or Secret many workloads read: one value, one finding,
+    whoever reads it), else at the subject's own field for it."""
+    place = setting.source.place
+    if place is not None and place[0] is not subject and place[0].kind in ("ConfigMap", "Secret"):
+        return place[0], format_path(place[1])
+    return None, field_in(subject, setting)
+
+
 def where(setting: Setting) -> str:
     """``'value' (path:line ref field)`` for evidence."""
     return f"{setting.value!r} at {setting.source}"
@@ -478,7 +488,8 @@ class NoProxyCoverage(Primitive):
             anchor = c.no_proxy or c.https_proxy or c.http_proxy
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
-            yield Violation(field=field_in(subject, anchor) if anchor else "",
+            at, field = root_of(subject, anchor) if anchor else (None, "")
+            yield Violation(field=field, subject=at,
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
                             evidence=[shown, *evidence])
