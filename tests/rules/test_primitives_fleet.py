@@ -559,6 +559,27 @@ def test_prx011_policy_forms(tmp_path, text, status):
     assert result.status is status, result.reason
 
 
+def test_prx011_evidence_names_only_objects_of_the_input(tmp_path):
+    deployment = """\
+    ---
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: chart-operator, namespace: giantswarm, labels: {app: chart-operator}}
+    spec:
+      template:
+        metadata: {labels: {app: chart-operator}}
+        spec: {containers: [{name: chart-operator, image: chart-operator:3.2.1}]}
+    """
+    for text in (_policy(), _policy().rstrip(" ") + deployment):
+        report, _ = scan_text(tmp_path, text, "PRX011")
+        (finding,) = report.findings
+        said = " ".join([finding.message, *finding.evidence])
+        assert "7d9f8c6b5" not in said, said  # no Pod of that name is in the input
+        assert "the Pods of Deployment giantswarm/chart-operator" in said
+        if "Deployment" not in text.split("---")[-1]:
+            assert "not in the input" in said
+
+
 def test_injected_variables_reads_json_patches_and_ignores_lookalikes():
     rule = {"mutate": {"patchesJson6902": "- op: add\n  value: {name: no_proxy, value: x}\n"
                                           "- {name: MY_HTTPS_PROXY_URL}"}}
