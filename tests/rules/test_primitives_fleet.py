@@ -633,3 +633,24 @@ def test_prx010_skips_controller_owned_pods(tmp_path):
         """
     report, result = scan_text(tmp_path, docs(_policy(), pod), "PRX010")
     assert report.findings == [] and result.status is Status.NOT_APPLICABLE, result.reason
+
+
+def test_ocm004_names_openshifts_default_kas_ip_when_the_service_is_absent(tmp_path):
+    text = """\
+    apiVersion: cluster.open-cluster-management.io/v1
+    kind: ManagedCluster
+    metadata: {name: cluster1, labels: {vendor: OpenShift}}
+    spec: {hubAcceptsClient: true}
+    ---
+    apiVersion: addon.open-cluster-management.io/v1alpha1
+    kind: AddOnDeploymentConfig
+    metadata: {name: proxy-config, namespace: cluster1}
+    spec:
+      proxyConfig: {httpsProxy: "http://proxy.corp.example.com:3128", noProxy: ".svc"}
+    """
+    report, result = scan_text(tmp_path, text, "OCM004")
+    assert report.findings == [] and result.status is Status.NOT_EVALUABLE
+    assert "cluster1 is OpenShift" in result.reason and "172.30.0.1" in result.reason
+    report, result = scan_text(tmp_path, text, "OCM004",
+                               ScanConfig(managed_cluster_kas_ip="172.30.0.1"))
+    assert result.status is Status.FAIL
