@@ -654,3 +654,27 @@ def test_ocm004_names_openshifts_default_kas_ip_when_the_service_is_absent(tmp_p
     report, result = scan_text(tmp_path, text, "OCM004",
                                ScanConfig(managed_cluster_kas_ip="172.30.0.1"))
     assert result.status is Status.FAIL
+
+
+def test_prx009_an_inline_proxy_drop_in_needs_no_cluster_values_secret(tmp_path):
+    template = """\
+    apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+    kind: KubeadmConfigTemplate
+    metadata:
+      name: test-worker
+      namespace: org-a
+      labels: {cluster.x-k8s.io/cluster-name: test}
+    spec:
+      template:
+        spec:
+          files:
+          - path: /etc/systemd/system/containerd.service.d/http-proxy.conf
+            content: |
+              [Service]
+              Environment="%s"
+    """
+    # a GitOps tree: the <cluster>-cluster-values Secret is generated in the cluster, never in Git
+    report, result = scan_text(tmp_path, template % "HTTPS_PROXY=http://proxy.corp:3128", "PRX009")
+    assert report.findings == [] and result.status is Status.PASS and result.objects_checked == 1
+    _, result = scan_text(tmp_path, template % "NO_PROXY=.svc", "PRX009")
+    assert result.status is Status.NOT_EVALUABLE and "test-cluster-values" in result.reason
