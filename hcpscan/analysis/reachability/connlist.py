@@ -173,7 +173,7 @@ def cluster_connections(model: ClusterModel, options: EvaluationOptions,
         controllers = [(add_controller(inventory, model.cluster, c, classes, namespaces), c)
                        for c in (ROUTER, NGINX)]
     evaluation = PolicyEvaluation(classes, model.policies, namespaces,
-                                  src_atoms, dst_atoms, options, model.admin)
+                                  src_atoms, dst_atoms, options, model.admin, model.firewalls)
     n = evaluation.n
     class_names = [[w.ref for w in c.workloads] for c in classes]
     spans = Counter(name for names in class_names for name in names)

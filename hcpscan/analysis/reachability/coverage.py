@@ -64,6 +64,7 @@ EVALUATED: frozenset[tuple[str, str]] = frozenset({
     ("networking.k8s.io", "NetworkPolicy"),
     ("policy.networking.k8s.io", "AdminNetworkPolicy"),
     ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"),
+    ("k8s.ovn.org", "EgressFirewall"),  # but dnsName rules: egressfirewall.py warns
 })
 
 # Kinds to read from a pruned dump or a live cluster for this check: every kind

@@ -27,6 +27,7 @@ from hcpscan.analysis.reachability.admin import (
     AdminPolicyModel,
     AdminRule,
 )
+from hcpscan.analysis.reachability.egressfirewall import EgressFirewallModel
 from hcpscan.analysis.reachability.endpoints import EndpointClass
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.policies import (
@@ -180,10 +181,13 @@ class PolicyEvaluation:
     def __init__(self, classes: Sequence[EndpointClass], policies: Sequence[NetworkPolicyModel],
                  namespaces: dict[str, dict[str, str]], src_atoms: Sequence[IPSpace],
                  dst_atoms: Sequence[IPSpace], options: EvaluationOptions = DEFAULT_OPTIONS,
-                 admin: Sequence[AdminPolicyModel] = ()) -> None:
+                 admin: Sequence[AdminPolicyModel] = (),
+                 firewalls: dict[str, EgressFirewallModel] | None = None) -> None:
         self.classes = list(classes)
         self.policies = list(policies)
         self.admin = list(admin)  # in evaluation order: ANPs by priority, then the BANP
+        self.firewalls = firewalls or {}  # EgressFirewall by namespace
+        self._firewall_cache: dict[tuple[str, int], ConnectionSet] = {}
         self.options = options
         self.n = len(self.classes)
         self.src_atoms = list(src_atoms)
@@ -390,6 +394,23 @@ class PolicyEvaluation:
                 return part
         return None
 
+    def firewall_of(self, src: int) -> EgressFirewallModel | None:
+        """The EgressFirewall filtering class ``src``'s traffic out of the cluster (never a
+        hostNetwork pod's)."""
+        klass = self.classes[src]
+        return None if klass.host_network else self.firewalls.get(klass.namespace)
+
+    def firewall_allows(self, src: int, atom: int) -> ConnectionSet:
+        """What class ``src``'s EgressFirewall lets out to destination atom ``atom``."""
+        firewall = self.firewall_of(src)
+        if firewall is None:
+            return ConnectionSet.all()
+        key = (firewall.namespace, atom)
+        found = self._firewall_cache.get(key)
+        if found is None:
+            found = self._firewall_cache[key] = firewall.allowed(self.dst_atoms[atom])
+        return found
+
     def verdict(self, direction: str, index: int, peer_bit: int, protocol: str,
                 port: int) -> Verdict:
         """What the tiers decide for class ``index``'s ``direction`` towards the peer at
@@ -460,6 +481,10 @@ class PolicyEvaluation:
                 if not reach:
                     continue
                 conns = self.egress_connections(part, None)
-                if conns:
-                    for d in bits(reach):
-                        yield s, d, conns, None, part if side.isolated else None
+                if not conns:
+                    continue
+                firewalled = self.firewall_of(s) is not None
+                for d in bits(reach):
+                    out = conns.intersection(self.firewall_allows(s, d - n)) if firewalled else conns
+                    if out:
+                        yield s, d, out, None, part if side.isolated else None

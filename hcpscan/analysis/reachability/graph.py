@@ -56,6 +56,7 @@ from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalis
 from hcpscan.analysis.reachability.queries import (
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
+    EGRESS_FIREWALL,
     NETWORK_POLICY,
     PERIMETER,
     SERVICE,
@@ -153,7 +154,8 @@ class ReachabilityGraph:
             cuts += self.perimeter.cidrs()
         view.atoms = cut(cuts, IPSpace.everything())
         view.evaluation = PolicyEvaluation(classes, model.policies, namespaces, view.atoms,
-                                           view.atoms, self.options, model.admin)
+                                           view.atoms, self.options, model.admin,
+                                           model.firewalls)
         return view
 
     # -- resolving names ------------------------------------------------------------------
@@ -420,22 +422,56 @@ class ReachabilityGraph:
         view, workload, indices = self._workload_classes(source)
         ev = view.evaluation
         reached, isolated, deciding, isolating = [], True, [], []
+        walled: dict[tuple[int, int], list[int]] = {}  # (src, firewall rule) -> atoms it denies
         for src in indices:
             side = ev.egress_side(src)
             if not side.isolated:
                 isolated = False
-                reached.append(IPSpace.everything())
-                continue
             isolating.extend(p for p in side.policies if p not in isolating)
             for part in side.parts:
                 if not ev.egress_connections(part, None).allows(protocol, port):
                     continue
-                reached.append(view.space_of(part.mask >> ev.n))  # the outside atoms it reaches
-                verdict = tiered_verdict(part.rules, None, part.np_isolated, protocol, port)
-                deciding.extend(r for r in verdict.rules if r not in deciding)
+                atoms = (part.mask >> ev.n) & ((1 << len(view.atoms)) - 1)
+                atoms = self._through_firewall(view, src, atoms, protocol, port, walled)
+                reached.append(view.space_of(atoms))  # the outside atoms it reaches
+                if side.isolated:
+                    verdict = tiered_verdict(part.rules, None, part.np_isolated, protocol, port)
+                    deciding.extend(r for r in verdict.rules if r not in deciding)
         evidence = self._egress_evidence(workload, isolated, isolating, deciding, protocol, port)
+        evidence += self._firewall_evidence(view, walled, protocol, port)
         return Egress(Peer(view.cluster, workload), protocol, port, isolated, IPSpace.union_of(reached),
                       evidence)
+
+    @staticmethod
+    def _through_firewall(view: ClusterView, src: int, atoms: int, protocol: str, port: int,
+                          walled: dict[tuple[int, int], list[int]]) -> int:
+        """The atoms of ``atoms`` the source's EgressFirewall lets ``protocol``/``port``
+        through to; the rest are noted in ``walled`` under the rule that denies them."""
+        ev = view.evaluation
+        firewall = ev.firewall_of(src)
+        if firewall is None:
+            return atoms
+        kept = 0
+        for k in bits(atoms):
+            rule = firewall.deciding(view.atoms[k], protocol, port)
+            if rule is None or rule.allow:
+                kept |= 1 << k
+            else:
+                walled.setdefault((src, rule.index), []).append(k)
+        return kept
+
+    def _firewall_evidence(self, view: ClusterView, walled: dict[tuple[int, int], list[int]],
+                           protocol: str, port: int) -> tuple[Evidence, ...]:
+        out = []
+        for (src, index), atoms in sorted(walled.items()):
+            firewall = view.evaluation.firewall_of(src)
+            assert firewall is not None
+            rule = firewall.rules[index]
+            space = view.space_of(sum(1 << k for k in atoms))
+            out.append(Evidence(EGRESS_FIREWALL, False, f"{rule.describe(firewall)} denies "
+                                f"{protocol}/{port} to {space}",
+                                self._place(firewall.obj, rule.field)))
+        return tuple(out)
 
     def egress_connections(self, source: str) -> tuple[bool, ConnectionSet]:
         """(egress isolated?, every connection its egress rules allow to any peer)."""

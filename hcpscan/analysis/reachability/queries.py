@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 PERIMETER, SERVICE, NETWORK_POLICY = "perimeter", "service", "network-policy"
 ADMIN_NETWORK_POLICY = "admin-network-policy"
 BASELINE_ADMIN_NETWORK_POLICY = "baseline-admin-network-policy"
+EGRESS_FIREWALL = "egress-firewall"  # OVN-Kubernetes EgressFirewall, on the way out
 
 
 @dataclass(frozen=True, slots=True)
