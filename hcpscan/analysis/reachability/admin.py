@@ -96,10 +96,7 @@ class AdminRule:
         where named ports never resolve)."""
         if not self.named or dst is None:
             return self.numeric
-        out = self.numeric
-        for name in self.named:
-            out = out.union(dst.named_port_connections(name))
-        return out
+        return dst.with_named_ports(self.numeric, ((name, None) for name in self.named))
 
 
 @dataclass(slots=True, eq=False)

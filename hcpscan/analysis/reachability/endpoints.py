@@ -113,13 +113,16 @@ class EndpointClass:
                 return port.number
         return None
 
-    def named_port_connections(self, name: str) -> ConnectionSet:
-        """A named port without a protocol (AdminNetworkPolicy ``namedPort``): each
-        container port of that name, with its own protocol."""
-        out = ConnectionSet.none()
-        for port in self.ports:
-            if port.name == name:
-                out = out.union(ConnectionSet.port(port.protocol, port.number))
+    def with_named_ports(self, numeric: ConnectionSet,
+                         named: Iterable[tuple[str, str | None]]) -> ConnectionSet:
+        """``numeric`` plus the container ports each (name, protocol) resolves to: a
+        NetworkPolicy named port only with the rule's protocol, an AdminNetworkPolicy
+        ``namedPort`` (protocol ``None``) with the container port's own."""
+        out = numeric
+        for name, protocol in named:
+            for port in self.ports:
+                if port.name == name and protocol in (None, port.protocol):
+                    out = out.union(ConnectionSet.port(port.protocol, port.number))
         return out
 
 

@@ -109,12 +109,7 @@ class PolicyRule:
         where named ports never resolve)."""
         if not self.named or dst is None:
             return self.numeric
-        out = self.numeric
-        for spec in self.named:
-            number = dst.resolve_named_port(spec.name, spec.protocol)
-            if number is not None:
-                out = out.union(ConnectionSet.port(spec.protocol, number))
-        return out
+        return dst.with_named_ports(self.numeric, ((s.name, s.protocol) for s in self.named))
 
     @property
     def any_peer(self) -> bool:
