@@ -1,5 +1,6 @@
-"""`hcpscan connectivity PATH...`: what NetworkPolicy, Services, Routes and the
-perimeter let through, as a connection list or as answers to one question."""
+"""`hcpscan connectivity PATH...`: what the policy tiers, Services, Routes and the
+perimeter let through, as a connection list, a diff of two inputs, or answers to
+one question."""
 
 from __future__ import annotations
 
@@ -35,13 +36,17 @@ from hcpscan.reporters.connectivity import (
 from hcpscan.sources.interface import Diagnostic
 
 DESCRIPTION = """\
-Without a question, list every connection NetworkPolicy allows between
-workloads and external address ranges, one per line:
+Without a question, list every connection AdminNetworkPolicy, NetworkPolicy,
+BaselineAdminNetworkPolicy and EgressFirewall allow between workloads and
+external address ranges, one per line:
 
     <src> => <dst> : <connections>
 
-(workloads as namespace/name[Kind], ranges as first-last[External],
-connections as `All Connections` or e.g. `TCP 8080,UDP 53`).
+(workloads as namespace/name[Kind], ranges as first-last[External], the
+ingress controller Routes and Ingresses send from as {ingress-controller},
+connections as `All Connections` or e.g. `TCP 8080,UDP 53`). A first line
+starting `# ` names policy objects the answer does not reflect. The --focus
+options keep part of the list; --format csv|md|dot and --svg draw it.
 
 With --to, answer for one workload, taking Services (NodePort, LoadBalancer),
 Routes and an optional perimeter file (--firewall) into account, and say which
@@ -56,6 +61,8 @@ layer allows or blocks each way in:
 
 examples:
   hcpscan connectivity ./manifests
+  hcpscan connectivity ./manifests --focus-workload frontend/webapp --focus-direction egress
+  hcpscan connectivity ./manifests --svg connectivity.svg
   hcpscan connectivity diff before/ after/
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
