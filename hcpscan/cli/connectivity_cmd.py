@@ -173,7 +173,8 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus) -
         _header(result.exclusion_note)
         if one is not None:
             print(f"Permitted connections on {one}:")
-        lines = result.lines(pairs_only=pairs_only)
+        lines = (result.section_lines(pairs_only) if result.sections
+                 else result.lines(pairs_only=pairs_only))
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")  # one write: lists run to 10^6 lines
 

@@ -1,8 +1,9 @@
 """Connection lists and connectivity diffs as csv, Markdown, Graphviz dot, and SVG.
 
-The csv and Markdown columns are netpol-analyzer's (``src,dst,conn``; ``diff-type,
-source,destination,ref1,ref2,workloads-diff-info``), with a leading ``cluster``
-column when the input holds several clusters. The picture is hcpscan's own:
+The csv and Markdown columns are netpol-analyzer's (``src,dst,conn``, then
+``network`` when UDNs split the cluster; ``diff-type,source,destination,ref1,ref2,
+workloads-diff-info``), with a leading ``cluster`` column when the input holds
+several clusters. The picture is hcpscan's own:
 workloads grouped in a box per namespace, outside address ranges and the ingress
 controller as nodes of their own, and every connection from outside drawn
 thick and red, so what is exposed stands out.
@@ -23,6 +24,7 @@ from hcpscan.analysis.reachability.diff import ADDED, REMOVED, ConnectionChange
 LIST_COLUMNS = ("src", "dst", "conn")
 DIFF_COLUMNS = ("diff-type", "source", "destination", "ref1", "ref2", "workloads-diff-info")
 EXTERNAL = "[External]"
+GROUP_AT = 3  # workloads connected alike drawn as one node from this many on
 
 
 class GraphvizMissing(RuntimeError):
@@ -37,10 +39,12 @@ def _list_rows(connections: Sequence[Connection],
                pairs_only: bool) -> tuple[list[str], list[list[str]]]:
     """Rows of the list; ``pairs_only`` (a list focused on one connection) leaves out conn."""
     multi = _multi(connections)
+    networks = any(c.network for c in connections)
     columns = LIST_COLUMNS[:2] if pairs_only else LIST_COLUMNS
-    header = (["cluster"] if multi else []) + list(columns)
+    header = (["cluster"] if multi else []) + list(columns) + (["network"] if networks else [])
     rows = [([c.cluster] if multi else []) + [c.source, c.destination]
-            + ([] if pairs_only else [str(c.connections)]) for c in connections]
+            + ([] if pairs_only else [str(c.connections)]) + ([c.network] if networks else [])
+            for c in connections]
     return header, rows
 
 
@@ -141,7 +145,8 @@ def _graph(title: str, body: list[str]) -> str:
 def _groups(connections: Sequence[Connection], label: str | None) -> dict[tuple[str, str], str]:
     """Workloads of one namespace connected alike - the same peers, the same connections,
     both ways - drawn as one node (an HCP namespace has dozens of such): (cluster,
-    workload) -> the group's name, for groups of two or more."""
+    workload) -> the group's name, for groups of ``GROUP_AT`` or more (two alike read
+    well side by side)."""
     edges: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
     for c in connections:
         text = label or str(c.connections)
@@ -152,11 +157,11 @@ def _groups(connections: Sequence[Connection], label: str | None) -> dict[tuple[
         if not _is_outside(peer):
             alike[(cluster, peer.split("/", 1)[0], frozenset(signature))].append(peer)
     out = {}
-    for (cluster, namespace, _), peers in alike.items():
-        if len(peers) > 1:
+    for (cluster, _, _), peers in alike.items():
+        if len(peers) >= GROUP_AT:
             peers.sort()
             for peer in peers:
-                out[(cluster, peer)] = f"{namespace}/{peers[0]} (+{len(peers) - 1})"
+                out[(cluster, peer)] = f"{peers[0]} (+{len(peers) - 1})"
     return out
 
 

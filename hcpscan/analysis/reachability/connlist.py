@@ -19,6 +19,7 @@ controller (the OpenShift router in ``openshift-ingress``, or ingress-nginx in
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ from hcpscan.analysis.reachability.coverage import (
     exclusion_note,
     read_unevaluated,
 )
+from hcpscan.analysis.reachability.endpoints import EndpointClass
 from hcpscan.analysis.reachability.evaluation import (
     DEFAULT_OPTIONS,
     EvaluationOptions,
@@ -43,6 +45,7 @@ from hcpscan.analysis.reachability.exposure import (
 )
 from hcpscan.analysis.reachability.ipspace import IPSpace, cut
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
+from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
 from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.inventory import Inventory
@@ -57,13 +60,17 @@ class Connection:
     source: str
     destination: str
     connections: ConnectionSet
+    network: str = ""  # with user-defined networks: pod-network, or the UDN's / CUDN's name
 
     def __str__(self) -> str:
         return f"{self.source} => {self.destination} : {self.connections}"
 
     def to_json(self) -> dict[str, str]:
-        return {"cluster": self.cluster, "src": self.source, "dst": self.destination,
-                "conn": str(self.connections)}
+        out = {"cluster": self.cluster, "src": self.source, "dst": self.destination,
+               "conn": str(self.connections)}
+        if self.network:
+            out["network"] = self.network
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +112,26 @@ def _named(peer: str, names: tuple[str, ...]) -> bool:
 
 
 @dataclass(slots=True)
+class Section:
+    """The connections inside one primary network (when UDNs or CUDNs split the cluster)."""
+
+    cluster: str
+    network: Network
+    connections: list[Connection]
+
+
+ALL_ON_UDN = "all input workloads are configured with (C)UDN as their primary network interface"
+
+
+@dataclass(slots=True)
 class ConnectionList:
     connections: list[Connection] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # policy-like objects of the input the list does not reflect
     unevaluated: list[UnevaluatedKind] = field(default_factory=list)
+    # with user-defined primary networks: the list per network, and each workload's network
+    sections: list[Section] = field(default_factory=list)
+    networks: dict[tuple[str, str], Network] = field(default_factory=dict)  # (cluster, ref)
 
     @property
     def exclusion_note(self) -> str:
@@ -135,8 +157,27 @@ class ConnectionList:
         return out
 
     def focused(self, focus: Focus) -> ConnectionList:
+        sections = [Section(s.cluster, s.network, [c for c in s.connections if focus.keeps(c)])
+                    for s in self.sections]
         return ConnectionList([c for c in self.connections if focus.keeps(c)], self.diagnostics,
-                              self.unevaluated)
+                              self.unevaluated, sections, self.networks)
+
+    def section_lines(self, pairs_only: bool = False) -> list[str]:
+        """The list per network, then each workload's primary network."""
+        multi = len({s.cluster for s in self.sections}) > 1
+        out: list[str] = []
+        for section in self.sections:
+            head = f"{section.cluster}: " if multi else ""
+            out.append(f"{head}Permitted connectivity analyzed in {section.network.title}:")
+            lines = ConnectionList(section.connections).lines(pairs_only)
+            if not lines and section.network.kind == "pod":
+                lines = [ALL_ON_UDN]
+            out += lines + [""]
+        out.append("Workload-to-Networks Mapping:")
+        for (cluster, ref), network in sorted(self.networks.items()):
+            out += [f"{cluster + ': ' if multi else ''}{ref}: ",
+                    f"\tPrimary Network: {network.mapping}"]
+        return out
 
 
 def external_name(space: IPSpace) -> str:
@@ -227,5 +268,41 @@ def connection_list(inventory: Inventory,
     result = ConnectionList()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics)
     for model in read_clusters(inventory, options, result.diagnostics):
-        result.connections.extend(cluster_connections(model, options, inventory))
+        networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
+        if not networks:
+            result.connections.extend(cluster_connections(model, options, inventory))
+            continue
+        for section in network_sections(model, networks, options, inventory):
+            result.sections.append(section)
+            result.connections.extend(section.connections)
+        for klass in model.classes:
+            for workload in klass.workloads:
+                result.networks[(model.cluster, workload.ref)] = networks.get(klass.namespace, POD)
     return result
+
+
+def network_sections(model: ClusterModel, networks: dict[str, Network],
+                     options: EvaluationOptions, inventory: Inventory) -> list[Section]:
+    """One connection list per primary network, over that network's endpoints only;
+    workloads of a namespace's own UDN are written ``ns[udn]/name[Kind]``."""
+    members: dict[Network, list[EndpointClass]] = defaultdict(list, {POD: []})
+    for klass in model.classes:
+        members[networks.get(klass.namespace, POD)].append(klass)
+    out = []
+    for network, classes in sorted(members.items()):
+        own = [dataclasses.replace(k, index=i) for i, k in enumerate(classes)]
+        conns = cluster_connections(dataclasses.replace(model, classes=own), options, inventory)
+        udn = network.kind == "UDN"
+        name = network.name or network.mapping
+        conns = [Connection(c.cluster, _udn_name(c.source) if udn else c.source,
+                            _udn_name(c.destination) if udn else c.destination, c.connections, name)
+                 for c in conns]
+        out.append(Section(model.cluster, network, conns))
+    return out
+
+
+def _udn_name(peer: str) -> str:
+    if peer.endswith("[External]") or peer.startswith("{"):
+        return peer
+    namespace, _, rest = peer.partition("/")
+    return f"{namespace}[udn]/{rest}"

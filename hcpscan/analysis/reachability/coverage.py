@@ -65,6 +65,8 @@ EVALUATED: frozenset[tuple[str, str]] = frozenset({
     ("policy.networking.k8s.io", "AdminNetworkPolicy"),
     ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"),
     ("k8s.ovn.org", "EgressFirewall"),  # but dnsName rules: egressfirewall.py warns
+    ("k8s.ovn.org", "UserDefinedNetwork"),  # primary ones: networks.py
+    ("k8s.ovn.org", "ClusterUserDefinedNetwork"),
 })
 
 # Kinds to read from a pruned dump or a live cluster for this check: every kind

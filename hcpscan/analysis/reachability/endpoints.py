@@ -24,7 +24,8 @@ from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",
-                  "Job", "CronJob", "DeploymentConfig")
+                  "Job", "CronJob", "DeploymentConfig", "VirtualMachine", "VirtualMachineInstance")
+VM_KINDS = ("VirtualMachine", "VirtualMachineInstance")  # KubeVirt: one virt-launcher pod each
 DEFAULT_NAMESPACE = "default"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
@@ -196,9 +197,21 @@ class _Owners:
 
 
 def pod_template(obj: K8sObject) -> dict[str, Any] | None:
-    path = "spec.jobTemplate.spec.template" if obj.kind == "CronJob" else "spec.template"
-    template = obj.get(path)
-    return template if isinstance(template, dict) else None
+    if obj.kind == "VirtualMachineInstance":
+        template: Any = {"metadata": obj.metadata, "spec": obj.body.get("spec") or {}}
+    else:
+        path = "spec.jobTemplate.spec.template" if obj.kind == "CronJob" else "spec.template"
+        template = obj.get(path)
+    if not isinstance(template, dict):
+        return None
+    if obj.kind in VM_KINDS:
+        # the virt-launcher pod carries the VM's template labels and these of KubeVirt's
+        meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+        labels = dict(meta.get("labels") or {})
+        labels.setdefault("kubevirt.io", "virt-launcher")
+        labels.setdefault("vm.kubevirt.io/name", obj.name)
+        template = {**template, "metadata": {**meta, "labels": labels}}
+    return template
 
 
 def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:

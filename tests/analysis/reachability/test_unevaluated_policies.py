@@ -34,8 +34,6 @@ def _obj(api_version: str, kind: str) -> K8sObject:
     ("cilium.io/v2", "CiliumNetworkPolicy", "CiliumNetworkPolicy"),
     ("cilium.io/v2", "CiliumClusterwideNetworkPolicy", "CiliumClusterwideNetworkPolicy"),
     ("security.istio.io/v1", "AuthorizationPolicy", "Istio AuthorizationPolicy"),
-    ("k8s.ovn.org/v1", "UserDefinedNetwork", "OVN-Kubernetes UserDefinedNetwork"),
-    ("k8s.ovn.org/v1", "ClusterUserDefinedNetwork", "OVN-Kubernetes ClusterUserDefinedNetwork"),
     ("k8s.cni.cncf.io/v1beta1", "MultiNetworkPolicy", "MultiNetworkPolicy"),
     ("antrea.io/v1", "NetworkPolicy", "NetworkPolicy of API group antrea.io"),
     ("acme.policy.example.com/v1", "TrafficRule",
@@ -50,6 +48,8 @@ def test_policy_like_kinds_are_named(api_version, kind, label):
     ("policy.networking.k8s.io/v1alpha1", "AdminNetworkPolicy"),  # evaluated
     ("policy.networking.k8s.io/v1alpha1", "BaselineAdminNetworkPolicy"),  # evaluated
     ("k8s.ovn.org/v1", "EgressFirewall"),  # evaluated (dnsName rules warn on their own)
+    ("k8s.ovn.org/v1", "UserDefinedNetwork"),  # evaluated (primary networks)
+    ("k8s.ovn.org/v1", "ClusterUserDefinedNetwork"),
     ("policy/v1", "PodDisruptionBudget"),  # group "policy", but no traffic filter
     ("policy.open-cluster-management.io/v1", "Policy"),  # enforced on managed clusters
     ("wgpolicyk8s.io/v1alpha2", "PolicyReport"),
