@@ -182,11 +182,15 @@ class PolicyEvaluation:
                  namespaces: dict[str, dict[str, str]], src_atoms: Sequence[IPSpace],
                  dst_atoms: Sequence[IPSpace], options: EvaluationOptions = DEFAULT_OPTIONS,
                  admin: Sequence[AdminPolicyModel] = (),
-                 firewalls: dict[str, EgressFirewallModel] | None = None) -> None:
+                 firewalls: dict[str, EgressFirewallModel] | None = None,
+                 networks: Sequence[int] | None = None) -> None:
         self.classes = list(classes)
         self.policies = list(policies)
         self.admin = list(admin)  # in evaluation order: ANPs by priority, then the BANP
         self.firewalls = firewalls or {}  # EgressFirewall by namespace
+        # Primary network of each class (UDN isolation): classes reach only classes of their
+        # own network; -1 is in every network (the ingress controller). None: one network.
+        self.networks = list(networks) if networks is not None else [0] * len(self.classes)
         self._firewall_cache: dict[tuple[str, int], ConnectionSet] = {}
         self.options = options
         self.n = len(self.classes)
@@ -230,10 +234,12 @@ class PolicyEvaluation:
     def _build(self) -> None:
         selecting = self._selecting(self.policies)
         admin_selecting = self._selecting(self.admin)
+        reach = self._network_reach()
         for direction in (INGRESS, EGRESS):
             cache: dict[tuple, Side] = {}
-            universe = self.all_src if direction == INGRESS else self.all_dst
+            everything = self.all_src if direction == INGRESS else self.all_dst
             for i, policies in enumerate(selecting[direction]):
+                universe = everything & ~self.all_classes | reach[self.networks[i]]
                 admin = admin_selecting[direction][i]
                 if policies or admin:
                     self._isolated[direction] |= 1 << i
@@ -242,12 +248,23 @@ class PolicyEvaluation:
                          *(r for p in admin if p.tier == BASELINE_TIER for r in p.rules(direction)))
                 named = direction == INGRESS and any(r.named for r in rules)
                 key = (tuple(id(p) for p in policies), tuple(id(p) for p in admin),
-                       self.classes[i].ports if named else ())
+                       self.classes[i].ports if named else (), self.networks[i])
                 side = cache.get(key)
                 if side is None:
                     side = cache[key] = self._side(tuple(policies), tuple(admin), rules,
                                                    direction, universe, i)
                 self._sides[direction].append(side)
+
+    def _network_reach(self) -> dict[int, int]:
+        """Network id -> the classes a class of that network may reach (its network's and
+        those in every network); -1 reaches every class."""
+        members: dict[int, int] = {}
+        for i, network in enumerate(self.networks):
+            members[network] = members.get(network, 0) | (1 << i)
+        everywhere = members.get(-1, 0)
+        reach = {network: mask | everywhere for network, mask in members.items()}
+        reach[-1] = self.all_classes
+        return reach
 
     def _side(self, policies: tuple[NetworkPolicyModel, ...], admin: tuple[AdminPolicyModel, ...],
               rules: tuple[AnyRule, ...], direction: str, universe: int, index: int) -> Side:

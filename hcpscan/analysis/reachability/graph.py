@@ -50,6 +50,7 @@ from hcpscan.analysis.reachability.exposure import (
 )
 from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, cut
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
+from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.perimeter import Perimeter
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NP_TIER, NetworkPolicyModel
 from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol
@@ -59,6 +60,7 @@ from hcpscan.analysis.reachability.queries import (
     EGRESS_FIREWALL,
     NETWORK_POLICY,
     PERIMETER,
+    PRIMARY_NETWORK,
     SERVICE,
     Egress,
     Evidence,
@@ -89,6 +91,7 @@ class ClusterView:
     router: int | None  # class index of the virtual router, when Routes exist
     machine_network: IPSpace
     paths: dict[int, list[ExposurePath]] = field(default_factory=dict)
+    primary: dict[str, Network] = field(default_factory=dict)  # namespace -> its (C)UDN
     # atoms inside a space, and the space a set of atoms covers, by bit mask over atoms
     _atoms_within: dict[IPSpace, int] = field(default_factory=dict)
     _spaces: dict[int, IPSpace] = field(default_factory=dict)
@@ -153,9 +156,13 @@ class ReachabilityGraph:
         if self.perimeter is not None:
             cuts += self.perimeter.cidrs()
         view.atoms = cut(cuts, IPSpace.everything())
+        primary = view.primary = primary_networks(self.inventory, model.cluster, model.namespaces, [])
+        ids = {network: n for n, network in enumerate(sorted(set(primary.values())), 1)}
+        network_of = [ids.get(primary.get(k.namespace), 0) if k.index != router else -1
+                      for k in classes]
         view.evaluation = PolicyEvaluation(classes, model.policies, namespaces, view.atoms,
                                            view.atoms, self.options, model.admin,
-                                           model.firewalls)
+                                           model.firewalls, network_of)
         return view
 
     # -- resolving names ------------------------------------------------------------------
@@ -309,7 +316,21 @@ class ReachabilityGraph:
                         port: int) -> tuple[PathResult, ...]:
         evidence = (self._egress(view, src, dst, _class_name(view, dst), protocol, port),
                     self._ingress(view, dst, src, _class_name(view, src), protocol, port))
+        apart = self._network_apart(view, src, dst)
+        if apart is not None:
+            evidence = (apart, *evidence)
         return (PathResult(POD_NETWORK, all(e.allows for e in evidence), evidence),)
+
+    def _network_apart(self, view: ClusterView, src: int, dst: int) -> Evidence | None:
+        """Evidence that two classes sit on different primary networks (UDN isolation)."""
+        networks = view.evaluation.networks
+        if networks[src] == networks[dst] or -1 in (networks[src], networks[dst]):
+            return None
+        primary = view.primary
+        names = [primary.get(view.evaluation.classes[i].namespace, POD).title for i in (src, dst)]
+        return Evidence(PRIMARY_NETWORK, False, f"{_class_name(view, src)} is on the {names[0]} "
+                        f"and {_class_name(view, dst)} on the {names[1]}: OVN-Kubernetes keeps "
+                        "primary networks apart")
 
     # -- queries --------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ PERIMETER, SERVICE, NETWORK_POLICY = "perimeter", "service", "network-policy"
 ADMIN_NETWORK_POLICY = "admin-network-policy"
 BASELINE_ADMIN_NETWORK_POLICY = "baseline-admin-network-policy"
 EGRESS_FIREWALL = "egress-firewall"  # OVN-Kubernetes EgressFirewall, on the way out
+PRIMARY_NETWORK = "primary-network"  # UserDefinedNetworks keep their pods apart
 
 
 @dataclass(frozen=True, slots=True)
