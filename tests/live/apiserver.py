@@ -76,6 +76,7 @@ BUILTINS = (
     _r("v1", "secrets", "Secret"),
     _r("v1", "services", "Service", short=("svc",)),
     _r("v1", "pods", "Pod", short=("po",)),
+    _r("v1", "replicationcontrollers", "ReplicationController", short=("rc",)),
     _r("v1", "pods/log", "Pod", verbs=("get",)),
     _r("v1", "serviceaccounts", "ServiceAccount", short=("sa",)),
     _r("v1", "bindings", "Binding", verbs=("create",)),
@@ -135,6 +136,9 @@ CRDS = (
     _r("cilium.io/v2", "ciliumclusterwidenetworkpolicies", "CiliumClusterwideNetworkPolicy", False,
        ("ccnp",)),
     _r("security.istio.io/v1", "authorizationpolicies", "AuthorizationPolicy"),
+    # KubeVirt: virtual machines are endpoints (HostedClusters on KubeVirt run their nodes so)
+    _r("kubevirt.io/v1", "virtualmachines", "VirtualMachine", short=("vm",)),
+    _r("kubevirt.io/v1", "virtualmachineinstances", "VirtualMachineInstance", short=("vmi",)),
 )
 
 PREFERRED = {"hypershift.openshift.io": "v1beta1"}

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hcpscan.analysis.reachability.coverage import POLICY_GROUP_WORD, POLICY_LIKE_KINDS
+from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
@@ -26,9 +27,9 @@ from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.sources.interface import Diagnostic
 
-WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob",
-                  "DeploymentConfig")
-GRAPH_READS = (*WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
+# Everything the graph reads: endpoints and their owners, policies of every tier and
+# the ways in (one home for the endpoint kinds: the reachability endpoints module).
+GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
                "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS)
 
 _TARGET = {"type": "object", "additionalProperties": False, "required": ["app"],
