@@ -70,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     clock = RunClock()
     _check_arguments(args)
-    prepared = prepare_rules(args, Path.cwd())
+    prepared = prepare_rules(args, [])
     namespaces = _namespaces(args)
     plurals = {plural for rule in prepared.rules for plural in rule.needs}
     target = ClusterTarget(args.kubeconfig, args.context, args.request_timeout)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from hcpscan.findings.model import Finding, ObjectRef, RuleResult, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import ordered, rule_index, where
+from hcpscan.reporters.summary import config_text, ordered, rule_index, where
 
 # XML 1.0 cannot carry most control characters, even escaped.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -98,6 +98,10 @@ def build_tree(report: ScanReport) -> ET.Element:
     for rule_id in by_rule:  # findings of a rule with no result still show up
         results.setdefault(rule_id, RuleResult(rule_id, Status.FAIL))
     root = ET.Element("testsuites", {"name": "hcpscan"})
+    config = config_text(report)
+    if config is not None:
+        properties = ET.SubElement(root, "properties")
+        ET.SubElement(properties, "property", {"name": "hcpscan.config", "value": _xml_text(config)})
     started = report.metadata.get("started")
     total = _Counts()
     for rule_id in sorted(results):

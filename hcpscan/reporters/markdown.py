@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from hcpscan.findings.model import Finding, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import SEVERITIES, ordered, rule_index, summarize, where
+from hcpscan.reporters.summary import (
+    SEVERITIES,
+    config_text,
+    ordered,
+    rule_index,
+    summarize,
+    where,
+)
 
 MAX_FIELD_CHARS = 500
 MAX_EVIDENCE_ITEMS = 5
@@ -52,6 +59,9 @@ def _header(report: ScanReport) -> list[str]:
     for sev in SEVERITIES:
         lines.append(f"| {sev.value} | {summary.failing[sev]} | {summary.suppressed[sev]} |")
     lines += ["", f"**Coverage:** {summary.coverage_text()}."]
+    config = config_text(report)
+    if config is not None:
+        lines += ["", f"**Config:** {_cell(config)}"]
     for status, label in ((Status.NOT_EVALUABLE, "Not evaluable"), (Status.SUPPRESSED,
                                                                     "Suppressed rules")):
         results = summary.rules[status]

@@ -83,6 +83,7 @@ def _run(report: ScanReport, options: ReportOptions) -> dict[str, Any]:
         "properties": {
             "rules": {status.value: summary.rule_count(status) for status in RULE_STATUSES},
             "inventory": dict(sorted(report.inventory_counts.items())),
+            **({"config": report.metadata["config"]} if "config" in report.metadata else {}),
         },
     }
 

@@ -20,7 +20,15 @@ from rich.text import Text
 
 from hcpscan.findings.model import Finding, ScanReport, Severity, Status
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import SEVERITIES, Summary, ordered, rule_index, summarize, where
+from hcpscan.reporters.summary import (
+    SEVERITIES,
+    Summary,
+    config_text,
+    ordered,
+    rule_index,
+    summarize,
+    where,
+)
 
 STYLE = {Severity.CRITICAL: "bold white on red", Severity.HIGH: "bold red",
          Severity.MEDIUM: "yellow", Severity.LOW: "cyan", Severity.INFO: "dim"}
@@ -68,6 +76,9 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
         blocks.append(_diagnostics_table(report))
     blocks.append(_summary_table(summary))
     blocks.append(_coverage(summary))
+    config = config_text(report)
+    if config is not None:
+        blocks.append(Text(f"Config: {config}"))
     return blocks
 
 

@@ -118,12 +118,15 @@ def test_broken_rule_file_names_file_and_line(tmp_path):
     assert bad.read_text().splitlines()[info.value.line - 1].strip().startswith("primitive:")
 
 
-def test_config_file_is_found_upwards_and_validated(tmp_path):
+def test_config_file_is_found_upwards_to_the_repository_root_and_validated(tmp_path):
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nfail_on: medium\n")
+    (tmp_path / ".git").mkdir()
     nested = tmp_path / "clusters" / "prod"
     nested.mkdir(parents=True)
     found = find_config(nested)
-    assert found == tmp_path / ".hcpscan.yaml"
+    assert found == tmp_path.resolve() / ".hcpscan.yaml"
+    assert find_config(nested, [tmp_path / "clusters"]) == found
+    assert find_config(nested, [tmp_path]) is None  # inside a scanned path
     assert load_config(found).fail_on == "medium"
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nexemptions:\n- rule: HCP001\n")
     with pytest.raises(ConfigError) as info:
