@@ -93,7 +93,10 @@ def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], di
 
 
 def _load_with_progress(paths: list[str], needs: ResourceNeeds | None):  # type: ignore[no-untyped-def]
+    from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from hcpscan.findings.redact import shown
 
     with Progress(SpinnerColumn(), TextColumn("reading {task.fields[files]} files"),
                   TextColumn("[dim]{task.description}"), TimeElapsedColumn(),
@@ -102,7 +105,7 @@ def _load_with_progress(paths: list[str], needs: ResourceNeeds | None):  # type:
 
         def tick(files: int, path: str) -> None:
             if files % 25 == 0:
-                bar.update(task, files=files, description=path[-60:])
+                bar.update(task, files=files, description=escape(shown(path)[-60:]))
 
         return load_paths(paths, needs, progress=tick)
 

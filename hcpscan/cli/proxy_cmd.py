@@ -75,7 +75,7 @@ def _value(setting: Setting | None) -> str:
     return setting.value or '""'
 
 
-def _sources(consumer: ConsumerProxy) -> str:
+def _sources(consumer: ConsumerProxy) -> list[str]:
     lines: list[str] = []
     seen: set[tuple[str, int]] = set()
     for setting in (consumer.http_proxy, consumer.https_proxy, consumer.no_proxy):
@@ -92,4 +92,4 @@ def _sources(consumer: ConsumerProxy) -> str:
         lines.append(f"CA bundle: {len(consumer.ca_bundle)} certificate(s)"
                      + (f", {len(consumer.ca_bundle.problems)} problem(s)"
                         if consumer.ca_bundle.problems else ""))
-    return "\n".join(lines)
+    return lines

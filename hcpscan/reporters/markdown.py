@@ -8,6 +8,7 @@ and findings that do not fit are counted in a closing note instead of shown.
 from __future__ import annotations
 
 from hcpscan.findings.model import Finding, ScanReport, Status
+from hcpscan.findings.redact import shown as _shown  # `shown` counts findings below
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
     SEVERITIES,
@@ -33,7 +34,9 @@ class MarkdownReporter:
 
 
 def _cut(text: str, limit: int = MAX_FIELD_CHARS) -> str:
-    text = " ".join(text.split())
+    """One line of input-derived text: control characters (newlines included) shown
+    as escapes, so a value cannot start a line of its own; runs of spaces folded."""
+    text = " ".join(_shown(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
