@@ -60,8 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="also write what was read to DIR in must-gather layout (rerun it with "
                             "`hcpscan scan DIR`); DIR must be new or empty")
     group.add_argument("--keep-secrets", action="store_true",
-                       help="with --save-dump, keep Secret values instead of redacting them as "
-                            "must-gather does")
+                       help="with --save-dump, keep Secret values and proxy passwords instead of "
+                            "redacting them as must-gather does and masking them as reports do")
     add_rule_arguments(parser)
     add_report_arguments(parser)
     parser.set_defaults(run=run)
@@ -127,6 +127,7 @@ def _save_dump(root: Path, listed: list[ListedResource], keep_secrets: bool,
         files = write_dump(root, listed, keep_secrets, unavailable)
     except DumpError as exc:
         raise UsageError(str(exc), "give a new, writable folder to --save-dump") from None
-    redaction = "Secret values kept" if keep_secrets else "Secret values redacted"
+    redaction = ("Secret values and proxy passwords kept" if keep_secrets
+                 else "Secret values redacted, proxy passwords masked")
     print(f"hcpscan: wrote {files} file(s) to {root} ({redaction}); rescan offline with "
           f"`hcpscan scan {root}`", file=sys.stderr)

@@ -20,15 +20,16 @@ bidi override could reorder what the reader sees. They are shown as escapes
 from __future__ import annotations
 
 import re
+from typing import Any
 
 URL_WITH_PASSWORD = re.compile(
     r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,31})://(?P<user>[^\s/:@'\"]+)"
-    r":(?P<password>[^\s/'\"]+)@(?P<host>[^\s/'\",@]+)")
+    r":(?P<password>[^\s/]+)@(?P<host>[^\s/'\",@]+)")
 # user:password@host[:port] with no scheme: it must start a token (start, space, quote,
 # `=`, `,`, `(`) and end at one, so `image:tag@sha256:digest` and e-mail-like text
 # (no password) are left alone.
 HOST_WITH_PASSWORD = re.compile(
-    r"(?:(?<=^)|(?<=[\s'\"=,(]))(?P<user>[^\s/:@'\"=,()]+):(?P<password>[^\s/'\"]+)@"
+    r"(?:(?<=^)|(?<=[\s'\"=,(]))(?P<user>[^\s/:@'\"=,()]+):(?P<password>[^\s/]+)@"
     r"(?P<host>(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?)(?=$|[\s/'\",;)\]])")
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -40,6 +41,19 @@ def mask_credentials(text: str) -> str:
         return text
     text = URL_WITH_PASSWORD.sub(lambda m: f"{m['scheme']}://{m['user']}:****@{m['host']}", text)
     return HOST_WITH_PASSWORD.sub(lambda m: f"{m['user']}:****@{m['host']}", text)
+
+
+def mask_values(value: Any) -> Any:
+    """A JSON-like tree (reports, dumps) with every string value masked; keys and
+    structure kept. Masking values rather than serialized text also catches a
+    password holding a quote, which JSON would have escaped."""
+    if isinstance(value, str):
+        return mask_credentials(value)
+    if isinstance(value, dict):
+        return {key: mask_values(sub) for key, sub in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [mask_values(sub) for sub in value]
+    return value
 
 
 def escape_controls(text: str) -> str:

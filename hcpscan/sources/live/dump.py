@@ -13,7 +13,11 @@ kinds stay not evaluable, kinds the server did not serve stay absent).
 Secrets are redacted as must-gather redacts them: each value becomes
 ``"<n> bytes long"`` except ``tls.crt``, ``ca.crt`` and ``service-ca.crt``
 (certificates are public and rules read them). The last-applied-configuration
-annotation, which repeats the values in clear, is elided too.
+annotation, which repeats the values in clear, is elided too. Passwords in
+proxy URLs anywhere else (ConfigMap data, container env, HostedCluster proxy
+settings), the very values hcpscan flags, are masked as reports mask them
+(``user:****@host``), so the rules still see them as credentials offline.
+``keep_secrets`` keeps all of it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from hcpscan.findings.redact import mask_values
 from hcpscan.inventory.objects import HCPSCAN_API
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.live.lister import ListedResource
@@ -60,8 +65,9 @@ def write_dump(root: Path, listed: list[ListedResource], keep_secrets: bool = Fa
         resource = result.resource
         group = resource.group or "core"
         for item in result.items:
-            if resource.kind == "Secret" and not resource.group and not keep_secrets:
-                item = redact_secret(item)
+            if not keep_secrets:
+                secret = resource.kind == "Secret" and not resource.group
+                item = mask_values(redact_secret(item) if secret else item)
             meta = item.get("metadata") or {}
             name, ns = str(meta.get("name") or ""), str(meta.get("namespace") or "")
             if resource.kind == "Namespace" and not resource.group:
