@@ -11,6 +11,7 @@ from hcpscan.findings.model import Finding, ScanReport, Status
 from hcpscan.findings.redact import shown as _shown  # `shown` counts findings below
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
+    EXPLAINED_STATUSES,
     SEVERITIES,
     config_text,
     ordered,
@@ -65,11 +66,10 @@ def _header(report: ScanReport) -> list[str]:
     config = config_text(report)
     if config is not None:
         lines += ["", f"**Config:** {_cell(config)}"]
-    for status, label in ((Status.NOT_EVALUABLE, "Not evaluable"), (Status.SUPPRESSED,
-                                                                    "Suppressed rules")):
+    for status, label in EXPLAINED_STATUSES:
         results = summary.rules[status]
         if results:
-            lines += ["", f"<details><summary>{label} ({len(results)})</summary>", ""]
+            lines += ["", f"<details><summary>{label.capitalize()} ({len(results)})</summary>", ""]
             lines += [f"- {_code(r.rule_id)}: {_cell(r.reason or 'no reason given')}"
                       for r in results]
             lines += ["", "</details>"]

@@ -22,6 +22,7 @@ from hcpscan.findings.model import Finding, ScanReport, Severity, Status
 from hcpscan.findings.redact import shown
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
+    EXPLAINED_STATUSES,
     SEVERITIES,
     Summary,
     config_text,
@@ -146,8 +147,7 @@ def _summary_table(summary: Summary) -> Table:
 
 def _coverage(summary: Summary) -> RenderableType:
     parts: list[RenderableType] = [Text(f"Coverage: {summary.coverage_text()}", style="bold")]
-    for status, label in ((Status.NOT_EVALUABLE, "not evaluable"), (Status.SUPPRESSED,
-                                                                    "suppressed")):
+    for status, label in EXPLAINED_STATUSES:
         for result in summary.rules[status]:
             reason = shown(result.reason or "no reason given")
             parts.append(Text(f"  {label}: {shown(result.rule_id)}: {reason}"))
