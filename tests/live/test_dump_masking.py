@@ -48,3 +48,15 @@ def test_keep_secrets_keeps_proxy_passwords_in_the_dump(standin, pki, tmp_path):
     assert code == 1, err
     text = _dump_text(dump)
     assert "Spring2026" in text and "Hunter2" in text
+
+
+def test_names_from_a_hostile_cluster_cannot_write_outside_the_dump(standin, pki, tmp_path):
+    hostile = {"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "x", "namespace": "../../../escaped"}, "data": {"a": "b"}}
+    server = standin([hostile])
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    dump = tmp_path / "deep" / "er" / "dump"
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--save-dump", str(dump),
+                           "--format", f"json={tmp_path / 'live.json'}")
+    assert code == 2 and "outside" in err and "Traceback" not in err
+    assert not list(tmp_path.rglob("escaped"))

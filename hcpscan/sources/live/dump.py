@@ -76,9 +76,14 @@ def write_dump(root: Path, listed: list[ListedResource], keep_secrets: bool = Fa
                 files[Path("namespaces", ns, group, f"{resource.plural}.yaml")].append(item)
             else:
                 files[Path("cluster-scoped-resources", group, f"{resource.plural}.yaml")].append(item)
+    inside = root.resolve()
     try:
         for relative, items in sorted(files.items()):
             target = root / relative
+            # names come from the server: a namespace "../../x" must not write outside DIR
+            if not target.resolve().is_relative_to(inside) or "\0" in str(relative):
+                raise DumpError(f"the cluster returned an object whose name would be written "
+                                f"outside {root} ({relative}); nothing more written")
             target.parent.mkdir(parents=True, exist_ok=True)
             parts = relative.parts
             single = (parts[0] == "namespaces" and len(parts) == 3) or len(parts) == 1
