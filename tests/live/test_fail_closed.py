@@ -12,15 +12,10 @@ import pytest
 from tests.live.apiserver import DRIBBLE_FOR
 from tests.live.conftest import TOKEN, USER, write_kubeconfig
 from tests.live.test_cluster_scan import hcpscan
+from tests.live.test_transport import _one_error_line
 
 EXEC_API = "client.authentication.k8s.io/v1beta1"
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
-
-
-def _one_error_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.startswith("hcpscan: error:")]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
 
 
 def _plugin(tmp_path, body: str) -> dict:
