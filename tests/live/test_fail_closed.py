@@ -48,6 +48,15 @@ def test_a_credential_failure_is_exit_2_never_an_anonymous_scan(standin, pki, tm
     assert server.state.requests == []  # nothing was sent without credentials
 
 
+def test_a_context_whose_user_is_missing_is_exit_2(standin, pki, tmp_path):
+    server = standin([NAMESPACE])
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    config.write_text(config.read_text().replace("name: scanner", "name: someone-else"))
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--request-timeout", "2")
+    assert code == 2 and "user 'scanner' is not in the kubeconfig" in _one_error_line(err)
+    assert server.state.requests == []
+
+
 def test_an_exec_plugin_that_hangs_is_given_up_after_exec_timeout(standin, pki, tmp_path):
     server = standin([NAMESPACE])
     user = _plugin(tmp_path, "import time; time.sleep(30)")

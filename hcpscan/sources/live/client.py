@@ -288,6 +288,14 @@ def _fail_closed_loader() -> type:
     class FailClosedLoader(KubeConfigLoader):  # type: ignore[misc]
         exec_timeout: float = EXEC_TIMEOUT
 
+        def _load_authentication(self) -> None:
+            # the client reads a user the kubeconfig lacks as "no credentials"; kubectl refuses
+            wanted = self._current_context["context"].safe_get("user")
+            if wanted and not self._user:
+                raise CredentialError(f"the context's user {wanted!r} is not in the kubeconfig",
+                                      "add the user, or pick another --context")
+            super()._load_authentication()
+
         def _load_from_exec_plugin(self) -> bool | None:
             if "exec" not in self._user:
                 return None
