@@ -34,6 +34,8 @@ GOOD = json.dumps({"apiVersion": EXEC_API, "kind": "ExecCredential", "status": {
     ("print('{\"apiVersion\": \"%s\", \"kind\": \"ExecCredential\", \"status\": {}}')" % EXEC_API,
      "neither a token nor a client certificate"),
     ({"tokenFile": "/nonexistent/hcpscan-token"}, "hcpscan-token"),
+    ({"auth-provider": {"name": "azure", "config": {}}}, "auth-provider 'azure' gave no usable token"),
+    ({"auth-provider": {"name": "oidc", "config": {"id-token": "not-a-jwt"}}}, "auth-provider 'oidc'"),
     ({"client-certificate": "/nonexistent/client.crt", "client-key": "/nonexistent/client.key"},
      "/nonexistent/client.crt"),
 ])

@@ -48,6 +48,7 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 5.0
 MAX_RESPONSE_MIB = 256  # a page of 500 large ConfigMaps fits; an endless body does not
 EXEC_TIMEOUT = 60.0  # seconds for an exec credential plugin (a browser login takes a while)
+_RELOGIN = "log in again, or switch the user to an exec credential plugin (kubectl dropped auth-providers)"
 
 
 class LiveError(Exception):
@@ -295,6 +296,21 @@ def _fail_closed_loader() -> type:
                 raise CredentialError(f"the context's user {wanted!r} is not in the kubeconfig",
                                       "add the user, or pick another --context")
             super()._load_authentication()
+
+        def _load_auth_provider_token(self) -> str | None:
+            # the client skips an unknown provider or an unusable token and goes on anonymously
+            if "auth-provider" not in self._user:
+                return None
+            name = self._user["auth-provider"].safe_get("name")
+            try:
+                token = super()._load_auth_provider_token()
+            except Exception as exc:  # noqa: BLE001 - any failure of a provider fails closed
+                raise CredentialError(f"the kubeconfig's auth-provider {name!r} failed: "
+                                      f"{_short(exc)}", _RELOGIN) from None
+            if not token:
+                raise CredentialError(f"the kubeconfig's auth-provider {name!r} gave no usable "
+                                      "token (unknown provider, or a malformed id-token)", _RELOGIN)
+            return token
 
         def _load_from_exec_plugin(self) -> bool | None:
             if "exec" not in self._user:
