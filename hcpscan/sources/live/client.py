@@ -134,8 +134,10 @@ class Connection:
                     timeout=urllib3.Timeout(connect=self.timeout, read=self.timeout))
                 try:
                     data = self._body(response, path)
-                finally:
-                    response.release_conn()
+                except BaseException:
+                    response.close()  # half read: the connection cannot carry another request
+                    raise
+                response.release_conn()
         except urllib3.exceptions.HTTPError as exc:
             raise self._transport_error(exc) from None
         return _Answer(response.status, response.reason or "", response.headers, data)

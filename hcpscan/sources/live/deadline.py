@@ -103,4 +103,3 @@ def enforce_deadlines(pool: urllib3.PoolManager) -> None:
         classes[scheme] = type(f"Deadline{pool_cls.__name__}", (pool_cls,),
                                {"ConnectionCls": _with_deadline(pool_cls.ConnectionCls)})
     pool.pool_classes_by_scheme = classes
-    pool.key_fn_by_scheme = dict(pool.key_fn_by_scheme)
