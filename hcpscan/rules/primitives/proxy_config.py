@@ -33,6 +33,7 @@ from hcpscan.analysis.proxy import (
 )
 from hcpscan.analysis.proxy import containers as ct
 from hcpscan.analysis.proxy.settings import (
+    ADDON_CONFIG,
     CLUSTER_PROXY,
     CLUSTER_VALUES,
     CONTAINER,
@@ -43,6 +44,8 @@ from hcpscan.analysis.proxy.settings import (
 )
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster
+from hcpscan.model.networks import cidrs, first_host
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
@@ -50,7 +53,7 @@ from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
                   "systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
-                  "cluster-values": CLUSTER_VALUES}
+                  "cluster-values": CLUSTER_VALUES, "addon-config": ADDON_CONFIG}
 
 # -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
 
@@ -84,19 +87,6 @@ def _by_namespace(found: list[ConsumerProxy]) -> dict[tuple[str, str], list[Cons
     for c in found:
         out.setdefault((c.object.cluster, c.object.namespace), []).append(c)
     return out
-
-
-def hcp_namespace(hc: K8sObject) -> str:
-    """The namespace HyperShift runs the hosted control plane in (DOMAIN.md §1)."""
-    return f"{hc.namespace}-{hc.name}".replace(".", "-")
-
-
-def hosted_cluster_of_namespace(ctx: Context, namespace: str,
-                                cluster: str = MANAGEMENT) -> K8sObject | None:
-    for hc in ctx.inventory.of_kind("HostedCluster"):
-        if hc.cluster == cluster and hcp_namespace(hc) == namespace:
-            return hc
-    return None
 
 
 def field_in(subject: K8sObject, setting: Setting) -> str:
@@ -187,30 +177,13 @@ class ClusterNetworks:
     service_domain: str = "cluster.local"
 
 
-def _first_host(cidr: str) -> str | None:
-    try:
-        net = ipaddress.ip_network(cidr, strict=False)
-    except ValueError:
-        return None
-    return str(net.network_address + 1) if net.num_addresses > 1 else str(net.network_address)
-
-
-def _cidrs(items: Any, key: str | None = "cidr") -> tuple[str, ...]:
-    out = []
-    for item in items if isinstance(items, list) else []:
-        value = item.get(key) if key and isinstance(item, dict) else item
-        if isinstance(value, str) and value.strip():
-            out.append(value.strip())
-    return tuple(out)
-
-
-def hosted_cluster_networks(hc: K8sObject) -> ClusterNetworks | None:
-    service = _cidrs(hc.get("spec.networking.serviceNetwork"))
-    pod = _cidrs(hc.get("spec.networking.clusterNetwork"))
+def hosted_cluster_networks(obj: K8sObject) -> ClusterNetworks | None:
+    hc = hosted_cluster(obj)
+    service, pod = hc.service_networks, hc.cluster_networks
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
-                           f"{hc.ref} spec.networking")
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
+                           f"{obj.ref} spec.networking")
 
 
 def _openshift_networks(ctx: Context, cluster: str) -> ClusterNetworks | None:
@@ -221,23 +194,23 @@ def _openshift_networks(ctx: Context, cluster: str) -> ClusterNetworks | None:
             block = net.body.get(part)
             if not isinstance(block, dict):
                 continue
-            service = _cidrs(block.get("serviceNetwork"), None)
-            pod = _cidrs(block.get("clusterNetwork"))
+            service = cidrs(block.get("serviceNetwork"), None)
+            pod = cidrs(block.get("clusterNetwork"))
             if service or pod:
                 kas = ctx.inventory.get("Service", "default", "kubernetes", cluster)
                 kas_ip = kas.get("spec.clusterIP") if kas is not None else None
-                return ClusterNetworks(service, pod, kas_ip or (_first_host(service[0])
+                return ClusterNetworks(service, pod, kas_ip or (first_host(service[0])
                                                                 if service else None),
                                        f"{net.ref} {part}")
     return None
 
 
 def _capi_networks(cluster: K8sObject) -> ClusterNetworks | None:
-    service = _cidrs(cluster.get("spec.clusterNetwork.services.cidrBlocks"), None)
-    pod = _cidrs(cluster.get("spec.clusterNetwork.pods.cidrBlocks"), None)
+    service = cidrs(cluster.get("spec.clusterNetwork.services.cidrBlocks"), None)
+    pod = cidrs(cluster.get("spec.clusterNetwork.pods.cidrBlocks"), None)
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
                            f"{cluster.ref} spec.clusterNetwork",
                            str(cluster.get("spec.clusterNetwork.serviceDomain") or "cluster.local"))
 
@@ -265,7 +238,7 @@ def _values_networks(ctx: Context, namespace: str, cluster_name: str,
     pod = tuple(x for x in [calico.get("CIDR")] if isinstance(x, str))
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
                            f"{cm.ref} data.values")  # type: ignore[union-attr]
 
 
@@ -305,7 +278,7 @@ def networks_for(ctx: Context, obj: K8sObject) -> ClusterNetworks | None:
 
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "kas-service-ip", "svc", "cluster-domain",
-                "localhost", "loopback")
+                "localhost", "loopback", "managed-kas-ip")
 _NETWORK_SETS = ("service-network", "pod-network", "kas-service-ip")
 
 
@@ -326,8 +299,8 @@ def _literal(dest: str, no_proxy: str, runtime: str) -> tuple[str, str] | None:
         dest, f"https://{host} goes through the proxy for {runtime}")
 
 
-def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO
-            ) -> tuple[list[str], list[str]]:
+def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO,
+            managed_kas: tuple[str, str] | None = None) -> tuple[list[str], list[str]]:
     """(destinations the proxy gets, evidence lines) under ``runtime``'s NO_PROXY reading."""
     missed: list[str] = []
     evidence: list[str] = []
@@ -357,12 +330,47 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             if not bypasses(runtime, no_proxy, f"http://{host}").bypass:
                 missed.append(host)
                 evidence.append(f"http://{host} goes through the proxy")
+        elif dest == "managed-kas-ip" and managed_kas is not None:
+            ip, origin = managed_kas
+            host = f"[{ip}]" if ":" in ip else ip
+            decision = bypasses(runtime, no_proxy, f"https://{host}:443")
+            if not decision.bypass:
+                missed.append(f"the managed cluster's kube-apiserver {ip}")
+                evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
+                                f"{decision.reason}")
         elif dest not in DESTINATIONS:
             found = _literal(dest, no_proxy, runtime)
             if found:
                 missed.append(found[0])
                 evidence.append(found[1])
     return missed, evidence
+
+
+def managed_kas_ip(ctx: Context) -> tuple[str, str] | NotEvaluable:
+    """The managed cluster's kube-apiserver ClusterIP, which OCM add-on agents reach and the
+    hub cannot tell them (DOMAIN.md §5): the user's input, else the one default/kubernetes
+    Service of the input."""
+    if ctx.config.managed_cluster_kas_ip:
+        ip = ctx.config.managed_cluster_kas_ip.strip()
+        try:
+            ipaddress.ip_address(ip)
+        except ValueError:
+            return NotEvaluable(f"inputs.managed_cluster_kas_ip {ip!r} is not an IP address")
+        return ip, "inputs.managed_cluster_kas_ip"
+    ips: dict[str, list[str]] = {}
+    for svc in ctx.inventory.query("Service", namespace="default", name="kubernetes"):
+        cluster_ip = svc.get("spec.clusterIP")
+        if cluster_ip and cluster_ip != "None":
+            ips.setdefault(str(cluster_ip), []).append(svc.ref)
+    if len(ips) == 1:
+        ((ip, refs),) = ips.items()
+        return ip, f"ClusterIP of {refs[0]}"
+    if len(ips) > 1:
+        return NotEvaluable("the input holds several default/kubernetes Services ("
+                            + ", ".join(f"{ip}: {' '.join(r)}" for ip, r in sorted(ips.items()))
+                            + "); input the user must supply: managed_cluster_kas_ip")
+    return NotEvaluable("input the user must supply: managed_cluster_kas_ip (or include the "
+                        "managed cluster's default/kubernetes Service)")
 
 
 def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
@@ -419,9 +427,9 @@ class NoProxyCoverage(Primitive):
         },
     }
     reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret")
-    subject_kinds = ("Proxy", "HostedCluster", "Deployment", "StatefulSet", "DaemonSet", "Job",
-                     "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn", "KubeadmConfig",
-                     "KubeadmConfigTemplate", "Secret", "ConfigMap")
+    subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Deployment", "StatefulSet",
+                     "DaemonSet", "Job", "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn",
+                     "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap")
     message_fields = {"consumer": "the consumer (object, and container where there is one)",
                       "missed": "the destinations that would go through the proxy, per runtime",
                       "runtimes": "the runtimes judged"}
@@ -445,6 +453,13 @@ class NoProxyCoverage(Primitive):
             if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx, subject), True
             no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
+            managed_kas = None
+            if "managed-kas-ip" in wanted:
+                found = managed_kas_ip(ctx)
+                if isinstance(found, NotEvaluable):
+                    yield found
+                    continue
+                managed_kas = found
             if nets is None and any(d in _NETWORK_SETS for d in wanted):
                 yield NotEvaluable(f"{c.name}: the cluster's service and pod networks are not in "
                                    "the input (HostedCluster networking, CAPI Cluster "
@@ -453,7 +468,7 @@ class NoProxyCoverage(Primitive):
             missed: list[str] = []
             evidence: list[str] = []
             for runtime in runtimes:
-                lost, why = _missed(no_proxy, nets, wanted, runtime)
+                lost, why = _missed(no_proxy, nets, wanted, runtime, managed_kas)
                 suffix = f" ({runtime})" if len(runtimes) > 1 else ""
                 missed += [m + suffix for m in lost]
                 evidence += why
@@ -573,7 +588,7 @@ class SecondaryNetworkInNoProxy(Primitive):
         if not slash:  # a bare name is looked up where the VMs run: the HCP namespace
             hc_name = str(nodepool.get("spec.clusterName") or "")
             hc = ctx.inventory.get("HostedCluster", nodepool.namespace, hc_name, nodepool.cluster)
-            namespace, nad_name = (hcp_namespace(hc) if hc else nodepool.namespace), name
+            namespace, nad_name = (hcp_namespace(hc.namespace, hc.name) if hc else nodepool.namespace), name
         nad = ctx.inventory.get("NetworkAttachmentDefinition", namespace, nad_name,
                                 nodepool.cluster)
         if nad is None:
@@ -607,7 +622,7 @@ class KonnectivityCarriesProxy(Primitive):
         proxy = subject.get("spec.configuration.proxy")
         if not isinstance(proxy, dict) or not (proxy.get("httpProxy") or proxy.get("httpsProxy")):
             return
-        namespace = hcp_namespace(subject)
+        namespace = hcp_namespace(subject.namespace, subject.name)
         in_ns = consumers_in(ctx, subject.cluster, namespace)
         # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
         # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
