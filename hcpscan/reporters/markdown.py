@@ -42,8 +42,9 @@ def _cut(text: str, limit: int = MAX_FIELD_CHARS) -> str:
 
 
 def _cell(text: str) -> str:
-    """Table cell text: one line, pipes escaped."""
-    return _cut(text).replace("\\", "\\\\").replace("|", "\\|")
+    """Table cell text: one line, pipes escaped, and no HTML: a value holding `<!--` or
+    `<details>` would otherwise hide the rest of the comment from its reader."""
+    return _cut(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
 
 
 def _code(text: str) -> str:

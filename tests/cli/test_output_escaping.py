@@ -94,3 +94,16 @@ spec:
     assert "\\x1b]52;c;aGk=" in proxy.out and "shop\\x1b[2J" in proxy.out
     inventory = run_cli("inventory", str(dump), "--no-progress")
     assert not RAW.search(inventory.out) and "shop\\x1b[2J" in inventory.out
+
+
+def test_markdown_values_cannot_open_html_that_hides_the_rest(run_cli, tmp_path):
+    (tmp_path / "proxy.yaml").write_text("""\
+apiVersion: config.openshift.io/v1
+kind: Proxy
+metadata: {name: cluster}
+spec: {httpProxy: "http://proxy:3128", noProxy: ".svc,<!--,<details>"}
+""")
+    result = run_cli("scan", str(tmp_path), "--no-config", "--no-progress", "--format", "markdown")
+    assert result.code == 1
+    assert "&lt;!--" in result.out and "&lt;details>" in result.out
+    assert "<!--" not in result.out
