@@ -25,6 +25,7 @@ from hcpscan.sources.interface import Diagnostic
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob",
                   "DeploymentConfig")
+REACHABILITY = "reachability"  # the name the graph is shared under in the Context
 GRAPH_READS = (*WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "HostedCluster",
                "HostedControlPlane")
 
@@ -47,7 +48,7 @@ def reachability(ctx: Context) -> ReachabilityGraph:
         ctx.diagnostics.extend(graph.diagnostics)
         return graph
 
-    return ctx.analysis("reachability", build)
+    return ctx.analysis(REACHABILITY, build)
 
 
 def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
@@ -57,6 +58,13 @@ def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
     if ctx.config.worker_cidrs:
         return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
     return None
+
+
+def outside_text(outside: IPSpace, workers: IPSpace) -> str:
+    """Outside addresses beyond the worker subnets, as findings and pictures name them."""
+    if outside == workers.complement():
+        return f"any address outside {', '.join(workers.cidrs())}"
+    return str(outside)
 
 
 def _port(target: dict[str, Any], hc: HostedCluster) -> int:
@@ -112,8 +120,7 @@ class ReachableOnlyFrom(Primitive):
                     if not paths or not outside:
                         continue
                     layers = {e.layer for p in paths for e in p.evidence}
-                    shown = (f"any address outside {', '.join(allowed.cidrs())}"
-                             if outside == allowed.complement() else str(outside))
+                    shown = outside_text(outside, allowed)
                     perimeter = ("" if "perimeter" in layers else
                                  "; no perimeter rule restricts it" if ctx.config.firewall else
                                  "; no perimeter file was given (--firewall): the firewall or "
