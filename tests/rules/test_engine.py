@@ -88,11 +88,11 @@ def test_baseline_is_keyed_on_object_and_field_not_line(tmp_path):
     assert status["new-one"][0] is Status.FAIL
 
 
-def test_kind_absent_is_not_evaluable_with_reason(tmp_path):
+def test_kind_absent_is_not_applicable_with_reason(tmp_path):
     _cm(tmp_path)
     report = scan([tmp_path], ["OCM005"])
     (result,) = report.results
-    assert result.status is Status.NOT_EVALUABLE
+    assert result.status is Status.NOT_APPLICABLE and result.objects_checked == 0
     assert "kind absent" in result.reason and "ManagedClusterAddOn" in result.reason
 
 

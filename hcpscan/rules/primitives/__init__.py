@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from hcpscan.rules.primitives.base import NotEvaluable, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Primitive, Violation
 
 PRIMITIVES: dict[str, Primitive] = {}
 
@@ -29,4 +29,4 @@ def _load_builtin() -> None:
 
 _load_builtin()
 
-__all__ = ["PRIMITIVES", "NotEvaluable", "Primitive", "Violation", "register"]
+__all__ = ["PRIMITIVES", "NotApplicable", "NotEvaluable", "Primitive", "Violation", "register"]

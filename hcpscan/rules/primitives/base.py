@@ -1,9 +1,12 @@
 """What a check primitive is: parameters (validated by a JSON Schema) and a check.
 
 A primitive looks at one subject object and yields outcomes: a ``Violation``
-(the rule fails there, with the offending field and evidence) or
+(the rule fails there, with the offending field and evidence),
 ``NotEvaluable`` (the data needed is redacted, absent, or must come from the
-user). Yielding nothing means the subject passes.
+user) or ``NotApplicable`` (the subject holds nothing the check is about: a
+Deployment that sets no proxy variable for a proxy check). Yielding nothing
+means the subject was checked and passes; a rule passes only when at least one
+subject was checked.
 """
 
 from __future__ import annotations
@@ -33,7 +36,12 @@ class NotEvaluable:
     reason: str
 
 
-Outcome = Violation | NotEvaluable
+@dataclass(slots=True)
+class NotApplicable:
+    reason: str
+
+
+Outcome = Violation | NotEvaluable | NotApplicable
 
 
 class Primitive:
