@@ -123,7 +123,7 @@ def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = No
 
 def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
                    ) -> tuple[list[Finding], RuleResult, list[Diagnostic]]:
-    primitive = PRIMITIVES[rule.primitive]
+    primitive = PRIMITIVES[rule.template]
     unreadable = _unreadable_reason(rule, ctx)
     if unreadable:
         return [], RuleResult(rule.id, Status.NOT_EVALUABLE, unreadable), []
@@ -166,7 +166,7 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
         diagnostics.append(Diagnostic(
             rule.info.source or rule.id, None,
             f"{rule.id}: the message uses {', '.join('{' + n + '}' for n in names)}, which check "
-            f"{rule.primitive} does not give its findings; printed as written", severity="warning",
+            f"{rule.template} does not give its findings; printed as written", severity="warning",
             hint="use one of " + ", ".join("{" + n + "}" for n in unknown[names[0]])))
     failing = sum(1 for f in findings if f.status is Status.FAIL)
     suppressed = len(findings) - failing
@@ -191,7 +191,7 @@ def _unreadable_reason(rule: Rule, ctx: Context) -> str:
     unavailable = ctx.inventory.unavailable
     if not unavailable:
         return ""
-    kinds = (*rule.applies_to.kinds, *PRIMITIVES[rule.primitive].reads)
+    kinds = rule.reads
     reasons = {unavailable[k].reason for k in kinds if k in unavailable and unavailable[k].may_exist}
     return "; ".join(sorted(reasons))
 

@@ -8,6 +8,7 @@ outside the cluster in the platforms HyperShift supports.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -51,6 +52,11 @@ def reachability(ctx: Context) -> ReachabilityGraph:
     return ctx.analysis(REACHABILITY, build)
 
 
+# Named address sets a reach rule may allow, besides literal CIDRs.
+MACHINE_NETWORK = "machine-network"  # the HostedCluster's machineNetwork, else worker_cidrs
+WORKER_CIDRS = "worker-cidrs"  # worker_cidrs in .hcpscan.yaml
+
+
 def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
     """Where worker nodes live: the HostedCluster's machineNetwork, else config worker_cidrs."""
     if hc.machine_networks:
@@ -67,6 +73,25 @@ def outside_text(outside: IPSpace, workers: IPSpace) -> str:
     return str(outside)
 
 
+def allowed_space(ctx: Context, hc: HostedCluster, allowed: list[str]) -> tuple[IPSpace, str] | None:
+    """The union of a rule's allowed sources: literal CIDRs and named sets; None when a
+    named set has no value in the input or config."""
+    space, where = IPSpace.from_cidrs(()), []
+    for item in allowed:
+        if item == MACHINE_NETWORK:
+            found = worker_space(ctx, hc)
+        elif item == WORKER_CIDRS:
+            found = ((IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config")
+                     if ctx.config.worker_cidrs else None)
+        else:
+            found = IPSpace.from_cidrs([item]), "the rule"
+        if found is None:
+            return None
+        space = space.union(found[0])
+        where.append(found[1])
+    return space, ", ".join(dict.fromkeys(where))
+
+
 def _port(target: dict[str, Any], hc: HostedCluster) -> int:
     port = target.get("port", "kas")
     return hc.kas_port if port == "kas" else int(port)
@@ -77,9 +102,11 @@ def _anchor(hc: HostedCluster, service: str | None) -> str:
     return strategy.field if strategy else "spec.services"
 
 
-def _no_worker_input() -> NotEvaluable:
-    return NotEvaluable("input the user must supply: worker_cidrs (the HostedCluster has no "
-                        "spec.networking.machineNetwork)")
+def _no_allowed_input(allowed: list[str]) -> NotEvaluable:
+    if WORKER_CIDRS in allowed or MACHINE_NETWORK in allowed:
+        return NotEvaluable("input the user must supply: worker_cidrs (the HostedCluster has no "
+                            "spec.networking.machineNetwork)")
+    return NotEvaluable("no allowed source range")
 
 
 def _hcp_targets(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
@@ -88,96 +115,127 @@ def _hcp_targets(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
     return [f"{hc.obj.cluster}:{w.namespace}/{w.name}[{w.kind}]" for w in workloads]
 
 
+_TARGET_DOC = ("a workload of the HostedCluster's control plane: app (its app label), port (a "
+               "number, or kas for the platform's API server port) and service (the "
+               "spec.services entry a finding points at)")
+
+
 @register
-class ReachableOnlyFrom(Primitive):
-    name = "reachable_only_from"
-    description = ("control-plane ports of a HostedCluster reachable from outside only from the "
-                   "worker subnets")
-    params_schema = {"type": "object", "additionalProperties": False, "required": ["targets"],
-                     "properties": {"targets": {"type": "array", "minItems": 1, "items": _TARGET},
-                                    "protocol": {"enum": ["TCP", "UDP", "SCTP"]}}}
+class Reach(Primitive):
+    name = "reach"
+    description = ("who can reach a HostedCluster's control-plane ports from outside, through every "
+                   "layer (perimeter file, Service source ranges, NetworkPolicy): only the allowed "
+                   "sources (expect: only-allowed), or every allowed source (expect: "
+                   "all-allowed)")
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["targets"],
+        "properties": {
+            "targets": {"type": "array", "minItems": 1, "items": _TARGET, "description": _TARGET_DOC},
+            "protocol": {"enum": ["TCP", "UDP", "SCTP"], "description": "default TCP"},
+            "allowed": {"type": "array", "minItems": 1,
+                        "items": {"anyOf": [{"enum": [MACHINE_NETWORK, WORKER_CIDRS]},
+                                            {"type": "string", "format": "cidr"}]},
+                        "description": "source ranges: CIDRs, machine-network (the "
+                                       "HostedCluster's machineNetwork, else worker_cidrs) or "
+                                       "worker-cidrs (the config's); default machine-network"},
+            "expect": {"enum": ["only-allowed", "all-allowed"],
+                       "description": "only-allowed (default): nothing outside the allowed "
+                                      "ranges gets in; all-allowed: every allowed range gets in"},
+        },
+    }
     reads = GRAPH_READS
+    subject_kinds = ("HostedCluster",)
+
+    def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+        found = super().problems(params)
+        for i, item in enumerate(params.get("allowed", ()) if isinstance(params, dict) else ()):
+            if isinstance(item, str) and item not in (MACHINE_NETWORK, WORKER_CIDRS):
+                try:
+                    ipaddress.ip_network(item, strict=False)
+                except ValueError:
+                    found.append((("allowed", i), f"{item!r} is neither a CIDR nor "
+                                                  f"{MACHINE_NETWORK} / {WORKER_CIDRS}"))
+        return found
+
+    message_fields = {"target": "the workload reached (namespace/name[Kind])",
+                      "port": "the port", "protocol": "the protocol",
+                      "sources": "outside addresses that get in (only-allowed)",
+                      "source": "an allowed range that does not get in (all-allowed)",
+                      "workers": "the allowed ranges"}
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         hc = hosted_cluster(subject)
         graph = reachability(ctx)
-        workers = worker_space(ctx, hc)
+        allowed_items = params.get("allowed", [MACHINE_NETWORK])
         protocol = params.get("protocol", "TCP")
+        expect_all = params.get("expect", "only-allowed") == "all-allowed"
         found_any = False
         for target in params["targets"]:
-            port = _port(target, hc)
-            for name in _hcp_targets(ctx, graph, hc, target["app"]):
-                found_any = True
-                if workers is None:
-                    yield _no_worker_input()
-                    return
-                allowed, where = workers
-                for reach in graph.who_can_reach(name, port, protocol, workloads=False):
-                    if not reach.source.is_external:
-                        continue
-                    paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
-                    outside = reach.source.addresses.intersection(allowed.complement())
-                    if not paths or not outside:
-                        continue
-                    layers = {e.layer for p in paths for e in p.evidence}
-                    shown = outside_text(outside, allowed)
-                    perimeter = ("" if "perimeter" in layers else
-                                 "; no perimeter rule restricts it" if ctx.config.firewall else
-                                 "; no perimeter file was given (--firewall): the firewall or "
-                                 "security group in front of the nodes is unknown")
-                    yield Violation(
-                        field=_anchor(hc, target.get("service")),
-                        values={"target": name.split(":", 1)[1], "port": port,
-                                "protocol": protocol, "sources": shown,
-                                "workers": ", ".join(allowed.cidrs())},
-                        evidence=[f"{shown} → {port}/{protocol} via {p.via}: "
-                                  + "; ".join(str(e) for e in p.evidence) + perimeter
-                                  for p in paths] + [f"worker subnets: {', '.join(allowed.cidrs())} "
-                                                     f"(from {where})"])
+            names = _hcp_targets(ctx, graph, hc, target["app"])
+            if not names:
+                continue
+            found_any = True
+            allowed = allowed_space(ctx, hc, allowed_items)
+            if allowed is None:
+                yield _no_allowed_input(allowed_items)
+                return
+            check = _all_get_in if expect_all else _only_allowed_get_in
+            yield from check(ctx, graph, hc, target, names, allowed, protocol)
         if not found_any:
             yield NotEvaluable(f"no {', '.join(t['app'] for t in params['targets'])} workload in "
                                f"HCP namespace {hc.control_plane_namespace} in the input")
 
 
-@register
-class MustBeReachable(Primitive):
-    name = "must_be_reachable"
-    description = "a control-plane port of a HostedCluster must be reachable from every worker subnet"
-    params_schema = {"type": "object", "additionalProperties": False, "required": ["target"],
-                     "properties": {"target": _TARGET, "protocol": {"enum": ["TCP", "UDP", "SCTP"]}}}
-    reads = GRAPH_READS
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        hc = hosted_cluster(subject)
-        graph = reachability(ctx)
-        target = params["target"]
-        protocol = params.get("protocol", "TCP")
-        names = _hcp_targets(ctx, graph, hc, target["app"])
-        if not names:
-            yield NotEvaluable(f"no {target['app']} workload in HCP namespace "
-                               f"{hc.control_plane_namespace} in the input")
-            return
-        workers = worker_space(ctx, hc)
-        if workers is None:
-            yield _no_worker_input()
-            return
-        allowed, where = workers
-        port = _port(target, hc)
-        for cidr in allowed.cidrs():
-            reach = graph.can_reach(cidr, names[0], port, protocol)
-            ways_in = [p for p in reach.paths if p.via != POD_NETWORK]
-            if any(p.allowed for p in ways_in):
+def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
+                         target: dict[str, Any], names: list[str], allowed_where: tuple[IPSpace, str],
+                         protocol: str) -> Iterable[Outcome]:
+    allowed, where = allowed_where
+    port = _port(target, hc)
+    for name in names:
+        for reach in graph.who_can_reach(name, port, protocol, workloads=False):
+            if not reach.source.is_external:
                 continue
-            blocked = [f"via {p.via}: {p.blocked_by}" for p in ways_in if p.blocked_by is not None]
-            if not ways_in:
-                blocked = [f"no NodePort/LoadBalancer Service or Route exposes port {port} of "
-                           f"{names[0].split(':', 1)[1]}"]
+            paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
+            outside = reach.source.addresses.intersection(allowed.complement())
+            if not paths or not outside:
+                continue
+            layers = {e.layer for p in paths for e in p.evidence}
+            shown = outside_text(outside, allowed)
+            perimeter = ("" if "perimeter" in layers else
+                         "; no perimeter rule restricts it" if ctx.config.firewall else
+                         "; no perimeter file was given (--firewall): the firewall or "
+                         "security group in front of the nodes is unknown")
             yield Violation(
                 field=_anchor(hc, target.get("service")),
-                values={"target": names[0].split(":", 1)[1], "port": port, "protocol": protocol,
-                        "source": cidr},
-                evidence=[f"{cidr} → {port}/{protocol}: {b}" for b in blocked]
-                + [f"worker subnet {cidr} from {where}"])
+                values={"target": name.split(":", 1)[1], "port": port,
+                        "protocol": protocol, "sources": shown,
+                        "workers": ", ".join(allowed.cidrs())},
+                evidence=[f"{shown} → {port}/{protocol} via {p.via}: "
+                          + "; ".join(str(e) for e in p.evidence) + perimeter
+                          for p in paths] + [f"allowed sources: {', '.join(allowed.cidrs())} "
+                                             f"(from {where})"])
+
+
+def _all_get_in(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster, target: dict[str, Any],
+                names: list[str], allowed_where: tuple[IPSpace, str], protocol: str
+                ) -> Iterable[Outcome]:
+    allowed, where = allowed_where
+    port = _port(target, hc)
+    for cidr in allowed.cidrs():
+        reach = graph.can_reach(cidr, names[0], port, protocol)
+        ways_in = [p for p in reach.paths if p.via != POD_NETWORK]
+        if any(p.allowed for p in ways_in):
+            continue
+        blocked = [f"via {p.via}: {p.blocked_by}" for p in ways_in if p.blocked_by is not None]
+        if not ways_in:
+            blocked = [f"no NodePort/LoadBalancer Service or Route exposes port {port} of "
+                       f"{names[0].split(':', 1)[1]}"]
+        yield Violation(
+            field=_anchor(hc, target.get("service")),
+            values={"target": names[0].split(":", 1)[1], "port": port, "protocol": protocol,
+                    "source": cidr, "workers": ", ".join(allowed.cidrs())},
+            evidence=[f"{cidr} → {port}/{protocol}: {b}" for b in blocked]
+            + [f"allowed source {cidr} from {where}"])
 
 
 @register

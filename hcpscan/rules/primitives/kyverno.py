@@ -317,7 +317,7 @@ def installation_proxy(ctx: Context) -> InstallationProxy:
     answer.known = any(o.name.endswith("-cluster-values")
                        for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
     for consumer in ctx.analysis("proxy", effective_proxies):
-        if consumer.kind == CLUSTER_PROXY and consumer.name.endswith("(spec)"):
+        if consumer.kind == CLUSTER_PROXY and consumer.part == "spec":
             answer.known = True
         if consumer.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):
             continue
