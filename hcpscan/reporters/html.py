@@ -69,7 +69,20 @@ def _header(report: ScanReport, summary: Summary) -> str:
              ("hcpscan", report.tool_version)]
     dl = "".join(f"<div><dt>{esc(k)}</dt><dd>{esc(v)}</dd></div>" for k, v in facts if v)
     return (f'<header><h1>hcpscan report</h1><p class="headline" id="headline">'
-            f"{esc(summary.failing_text())}</p><dl class=\"facts\">{dl}</dl></header>")
+            f"{esc(summary.failing_text())}</p>{_exposure_headline(report.exposures)}"
+            f'<dl class="facts">{dl}</dl></header>')
+
+
+def _exposure_headline(exposures: list[HostedClusterExposure]) -> str:
+    """One sentence on the hosted control planes, for readers who stop at the top."""
+    if not exposures:
+        return ""
+    ways = [way for e in exposures for way in e.ways_in]
+    beyond = sum(1 for way in ways if way.beyond_workers)
+    planes = f"{len(exposures)} hosted control plane{'s' if len(exposures) != 1 else ''}"
+    css = "alert" if beyond else "calm"
+    return (f'<p class="exposure-line {css}" id="exposure-line">{beyond} of {len(ways)} ways into '
+            f"{planes} reachable beyond the worker subnets</p>")
 
 
 def _severity_cards(summary: Summary) -> str:
