@@ -13,15 +13,16 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hcpscan.analysis.hypershift import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.inventory.objects import MANAGEMENT
+from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.sources.interface import Diagnostic
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob",
@@ -238,51 +239,113 @@ def _all_get_in(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster, targe
             + [f"allowed source {cidr} from {where}"])
 
 
+# Where an egress need goes: any outside address, or the management cluster's API server
+# endpoints (the kubernetes Service's endpoints: policies apply after DNAT).
+OUTSIDE, MANAGEMENT_KAS = "outside", "management-kas"
+_SOURCES = {"type": "object", "additionalProperties": False,
+            "description": "the HCP namespace's workloads that have the need: by app label, or "
+                           "by any label set",
+            "properties": {"apps": {"type": "array", "items": {"type": "string"}},
+                           "labels": {"type": "object", "additionalProperties": {"type": "string"}}}}
+_NEED = {
+    "type": "object", "additionalProperties": False, "required": ["sources", "port"],
+    "properties": {
+        "sources": _SOURCES,
+        "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+        "protocol": {"enum": ["TCP", "UDP", "SCTP"]},
+        "to": {"enum": [OUTSIDE, MANAGEMENT_KAS],
+               "description": "outside (default): some outside address; management-kas: every "
+                              "endpoint of the management cluster's default/kubernetes Service"},
+        "require": {"enum": ["some", "all"],
+                    "description": "to outside: some address (default), or every one"},
+    },
+}
+
+
+def management_kas_endpoints(ctx: Context, cluster: str) -> IPSpace | None:
+    """The management API server's addresses: the default/kubernetes Endpoints (or
+    EndpointSlices) of the cluster; None when the input holds neither."""
+    addresses: list[str] = []
+    endpoints = ctx.inventory.get("Endpoints", "default", "kubernetes", cluster)
+    for subset in (endpoints.get("subsets") or []) if endpoints is not None else []:
+        for address in (subset.get("addresses") or []) if isinstance(subset, dict) else []:
+            if isinstance(address, dict) and isinstance(address.get("ip"), str):
+                addresses.append(address["ip"])
+    for eps in ctx.inventory.query("EndpointSlice", namespace="default", cluster=cluster):
+        if eps.labels.get("kubernetes.io/service-name") != "kubernetes":
+            continue
+        for endpoint in eps.get("endpoints") or []:
+            if isinstance(endpoint, dict):
+                addresses += [a for a in endpoint.get("addresses") or [] if isinstance(a, str)]
+    valid = [a for a in dict.fromkeys(addresses) if _is_address(a)]
+    return IPSpace.from_cidrs(valid) if valid else None
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 @register
 class EgressOpen(Primitive):
     name = "egress_open"
-    description = "control-plane workloads that need a way out keep egress on the port"
+    description = ("control-plane workloads of a HostedCluster keep the egress they need under "
+                   "NetworkPolicy: each need names its workloads, a port and where to (outside "
+                   "addresses, or the management API server's endpoints)")
     params_schema = {
-        "type": "object", "additionalProperties": False, "required": ["sources", "port"],
-        "properties": {
-            "sources": {"type": "object", "additionalProperties": False,
-                        "properties": {"apps": {"type": "array", "items": {"type": "string"}},
-                                       "labels": {"type": "object",
-                                                  "additionalProperties": {"type": "string"}}}},
-            "port": {"type": "integer"},
-            "protocol": {"enum": ["TCP", "UDP", "SCTP"]},
-            "require": {"enum": ["some", "all"],
-                        "description": "some outside address (default), or every one"},
-        },
+        "type": "object", "additionalProperties": False, "required": ["needs"],
+        "properties": {"needs": {"type": "array", "minItems": 1, "items": _NEED}},
     }
-    reads = GRAPH_READS
+    reads = (*GRAPH_READS, "Endpoints", "EndpointSlice")
+    subject_kinds = ("HostedCluster",)
+    message_fields = {"workload": "the workload that cannot get out", "port": "the port",
+                      "protocol": "the protocol", "blocked": "the destinations it cannot reach"}
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         hc = hosted_cluster(subject)
         graph = reachability(ctx)
         ns, cluster = hc.control_plane_namespace, subject.cluster
-        selectors = [{"app": a} for a in params["sources"].get("apps", ())]
-        if params["sources"].get("labels"):
-            selectors.append(dict(params["sources"]["labels"]))
-        workloads = {w for sel in selectors for w in graph.select_workloads(cluster, ns, sel)}
         if not graph.workloads(cluster, ns):
             yield NotEvaluable(f"HCP namespace {ns} is not in the input")
             return
-        protocol, port = params.get("protocol", "TCP"), params["port"]
+        for need in params["needs"]:
+            yield from self._need(ctx, graph, cluster, ns, need)
+
+    def _need(self, ctx: Context, graph: ReachabilityGraph, cluster: str, ns: str,
+              need: dict[str, Any]) -> Iterable[Outcome]:
+        selectors = [{"app": a} for a in need["sources"].get("apps", ())]
+        if need["sources"].get("labels"):
+            selectors.append(dict(need["sources"]["labels"]))
+        workloads = {w for sel in selectors for w in graph.select_workloads(cluster, ns, sel)}
+        protocol, port = need.get("protocol", "TCP"), need["port"]
+        wanted, note = None, ""
+        if need.get("to") == MANAGEMENT_KAS:
+            wanted = management_kas_endpoints(ctx, MANAGEMENT)
+            if wanted is None:
+                note = ("the management API server's endpoints (default/kubernetes Endpoints) are "
+                        "not in the input: judged as egress to any outside address")
         for w in sorted(workloads, key=lambda w: w.name):
             egress = graph.egress_outside(f"{cluster}:{w.namespace}/{w.name}[{w.kind}]", port, protocol)
-            missing = egress.allowed.complement()
-            if params.get("require", "some") == "some" and egress.allowed:
-                continue
-            if params.get("require") == "all" and not missing:
+            if wanted is not None:
+                missing = wanted.intersection(egress.allowed.complement())
+            elif need.get("require", "some") == "some":
+                missing = IPSpace.from_cidrs(()) if egress.allowed else egress.allowed.complement()
+            else:
+                missing = egress.allowed.complement()
+            if not missing:
                 continue
             obj = ctx.inventory.get(w.kind, w.namespace, w.name, cluster)
+            blocked = ("every outside address" if not egress.allowed and wanted is None
+                       else f"the management API server ({missing})" if wanted is not None
+                       else str(missing))
             yield Violation(
                 field="spec.template.spec" if obj is not None and w.kind != "Pod" else "spec",
                 subject=obj,
-                values={"workload": w.ref, "port": port, "protocol": protocol,
-                        "blocked": "every outside address" if not egress.allowed else str(missing)},
-                evidence=[str(e) for e in egress.evidence])
+                values={"workload": w.ref, "port": port, "protocol": protocol, "blocked": blocked},
+                evidence=[str(e) for e in egress.evidence] + ([note] if note else []))
 
 
 @register
@@ -354,13 +417,15 @@ class PlainHttpEndpoints(Primitive):
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:
-            return  # only control planes of hosted clusters
+            yield NotApplicable("not in the control-plane namespace of a HostedCluster in the input")
+            return
         yield from self._bind(subject, params)
         graph = reachability(ctx)
         name = f"{subject.cluster}:{subject.namespace}/{subject.name}[{subject.kind}]"
         try:
             exposed = graph.exposed_ports(name)
         except LookupError:
+            yield NotEvaluable(f"{subject.ref} is not in the reachability graph")
             return
         for entry in exposed:
             if entry.via == POD_NETWORK or not entry.sources:

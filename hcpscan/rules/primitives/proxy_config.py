@@ -43,6 +43,8 @@ from hcpscan.analysis.proxy.settings import (
 )
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster
+from hcpscan.model.networks import cidrs, first_host
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
@@ -84,19 +86,6 @@ def _by_namespace(found: list[ConsumerProxy]) -> dict[tuple[str, str], list[Cons
     for c in found:
         out.setdefault((c.object.cluster, c.object.namespace), []).append(c)
     return out
-
-
-def hcp_namespace(hc: K8sObject) -> str:
-    """The namespace HyperShift runs the hosted control plane in (DOMAIN.md §1)."""
-    return f"{hc.namespace}-{hc.name}".replace(".", "-")
-
-
-def hosted_cluster_of_namespace(ctx: Context, namespace: str,
-                                cluster: str = MANAGEMENT) -> K8sObject | None:
-    for hc in ctx.inventory.of_kind("HostedCluster"):
-        if hc.cluster == cluster and hcp_namespace(hc) == namespace:
-            return hc
-    return None
 
 
 def field_in(subject: K8sObject, setting: Setting) -> str:
@@ -187,30 +176,13 @@ class ClusterNetworks:
     service_domain: str = "cluster.local"
 
 
-def _first_host(cidr: str) -> str | None:
-    try:
-        net = ipaddress.ip_network(cidr, strict=False)
-    except ValueError:
-        return None
-    return str(net.network_address + 1) if net.num_addresses > 1 else str(net.network_address)
-
-
-def _cidrs(items: Any, key: str | None = "cidr") -> tuple[str, ...]:
-    out = []
-    for item in items if isinstance(items, list) else []:
-        value = item.get(key) if key and isinstance(item, dict) else item
-        if isinstance(value, str) and value.strip():
-            out.append(value.strip())
-    return tuple(out)
-
-
-def hosted_cluster_networks(hc: K8sObject) -> ClusterNetworks | None:
-    service = _cidrs(hc.get("spec.networking.serviceNetwork"))
-    pod = _cidrs(hc.get("spec.networking.clusterNetwork"))
+def hosted_cluster_networks(obj: K8sObject) -> ClusterNetworks | None:
+    hc = hosted_cluster(obj)
+    service, pod = hc.service_networks, hc.cluster_networks
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
-                           f"{hc.ref} spec.networking")
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
+                           f"{obj.ref} spec.networking")
 
 
 def _openshift_networks(ctx: Context, cluster: str) -> ClusterNetworks | None:
@@ -221,23 +193,23 @@ def _openshift_networks(ctx: Context, cluster: str) -> ClusterNetworks | None:
             block = net.body.get(part)
             if not isinstance(block, dict):
                 continue
-            service = _cidrs(block.get("serviceNetwork"), None)
-            pod = _cidrs(block.get("clusterNetwork"))
+            service = cidrs(block.get("serviceNetwork"), None)
+            pod = cidrs(block.get("clusterNetwork"))
             if service or pod:
                 kas = ctx.inventory.get("Service", "default", "kubernetes", cluster)
                 kas_ip = kas.get("spec.clusterIP") if kas is not None else None
-                return ClusterNetworks(service, pod, kas_ip or (_first_host(service[0])
+                return ClusterNetworks(service, pod, kas_ip or (first_host(service[0])
                                                                 if service else None),
                                        f"{net.ref} {part}")
     return None
 
 
 def _capi_networks(cluster: K8sObject) -> ClusterNetworks | None:
-    service = _cidrs(cluster.get("spec.clusterNetwork.services.cidrBlocks"), None)
-    pod = _cidrs(cluster.get("spec.clusterNetwork.pods.cidrBlocks"), None)
+    service = cidrs(cluster.get("spec.clusterNetwork.services.cidrBlocks"), None)
+    pod = cidrs(cluster.get("spec.clusterNetwork.pods.cidrBlocks"), None)
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
                            f"{cluster.ref} spec.clusterNetwork",
                            str(cluster.get("spec.clusterNetwork.serviceDomain") or "cluster.local"))
 
@@ -265,7 +237,7 @@ def _values_networks(ctx: Context, namespace: str, cluster_name: str,
     pod = tuple(x for x in [calico.get("CIDR")] if isinstance(x, str))
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
                            f"{cm.ref} data.values")  # type: ignore[union-attr]
 
 
@@ -573,7 +545,7 @@ class SecondaryNetworkInNoProxy(Primitive):
         if not slash:  # a bare name is looked up where the VMs run: the HCP namespace
             hc_name = str(nodepool.get("spec.clusterName") or "")
             hc = ctx.inventory.get("HostedCluster", nodepool.namespace, hc_name, nodepool.cluster)
-            namespace, nad_name = (hcp_namespace(hc) if hc else nodepool.namespace), name
+            namespace, nad_name = (hcp_namespace(hc.namespace, hc.name) if hc else nodepool.namespace), name
         nad = ctx.inventory.get("NetworkAttachmentDefinition", namespace, nad_name,
                                 nodepool.cluster)
         if nad is None:
@@ -607,7 +579,7 @@ class KonnectivityCarriesProxy(Primitive):
         proxy = subject.get("spec.configuration.proxy")
         if not isinstance(proxy, dict) or not (proxy.get("httpProxy") or proxy.get("httpsProxy")):
             return
-        namespace = hcp_namespace(subject)
+        namespace = hcp_namespace(subject.namespace, subject.name)
         in_ns = consumers_in(ctx, subject.cluster, namespace)
         # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
         # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
