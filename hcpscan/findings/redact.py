@@ -33,6 +33,9 @@ HOST_WITH_PASSWORD = re.compile(
     r"(?P<host>(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?)(?=$|[\s/'\",;)\]])")
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# the same but tab, newline and carriage return, for HTML, where they move nothing
+_CONTROL_BUT_LAYOUT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                                 "\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -56,10 +59,11 @@ def mask_values(value: Any) -> Any:
     return value
 
 
-def escape_controls(text: str) -> str:
+def escape_controls(text: str, *, keep_layout: bool = False) -> str:
     """Control characters (C0, DEL, C1, line/paragraph separators, bidi controls) as
-    visible escapes; everything else, including non-ASCII letters, unchanged."""
-    return _CONTROL.sub(_escape, text)
+    visible escapes; everything else, including non-ASCII letters, unchanged.
+    ``keep_layout`` leaves tab, newline and carriage return (HTML renders them as space)."""
+    return (_CONTROL_BUT_LAYOUT if keep_layout else _CONTROL).sub(_escape, text)
 
 
 def _escape(match: re.Match[str]) -> str:

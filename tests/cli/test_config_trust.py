@@ -113,12 +113,14 @@ def test_one_trusted_config_applies_to_every_path_and_is_named_in_every_report(
     digest = hashlib.sha256(config.read_bytes()).hexdigest()
     assert report["scan"]["config"] == {"path": str(config.resolve()), "sha256": digest}
     named = f"{config.resolve()} (sha256 {digest})"
-    files = {fmt: tmp_path / f"r.{fmt}" for fmt in ("sarif", "junit", "markdown")}
+    files = {fmt: tmp_path / f"r.{fmt}" for fmt in ("sarif", "junit", "markdown", "concise", "html")}
     table = run_cli("scan", str(first), "--no-progress", "--format", "table",
                     *(f"--format={fmt}={path}" for fmt, path in files.items()))
     assert f"Config: {named}" in table.out
     assert f"**Config:** {named}" in files["markdown"].read_text()
     assert f'value="{named}"' in files["junit"].read_text()
+    assert f"Config: {named}" in files["concise"].read_text()
+    assert f'<p id="config">Config: {named}</p>' in files["html"].read_text()
     sarif = json.loads(files["sarif"].read_text())
     assert sarif["runs"][0]["properties"]["config"]["sha256"] == digest
 

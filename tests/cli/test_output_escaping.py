@@ -39,13 +39,22 @@ def _forged_lines(text: str, prefix: str) -> list[str]:
 
 
 def test_table_shows_control_characters_as_escapes(run_cli, dump):
-    result = run_cli("scan", str(dump), "--no-config", "--no-progress")
+    result = run_cli("scan", str(dump), "--no-config", "--no-progress", "--format", "table")
     assert result.code == 1
     assert not RAW.search(result.out)
     assert "proxy-env\\x1b[2K\\x1b[1A\\r\\nCoverage: 25 rules" in result.out
     assert "\\x1b]52;c;cm0gLXJmIH4=\\x07\\u202e" in result.out
     coverage = _forged_lines(result.out, "Coverage:")
     assert len(coverage) == 1 and FORGED not in coverage[0]
+
+
+def test_concise_view_keeps_each_finding_on_one_visible_line(run_cli, dump):
+    result = run_cli("scan", str(dump), "--no-config", "--no-progress", "--format", "concise")
+    assert result.code == 1
+    assert not RAW.search(result.out)
+    assert "proxy-env\\x1b[2K\\x1b[1A" in result.out
+    assert [line for line in result.out.splitlines() if line.startswith("Coverage:")] == [
+        line for line in result.out.splitlines() if line.startswith("Coverage:") and FORGED not in line]
 
 
 def test_markdown_and_junit_escape_and_json_sarif_stay_exact(run_cli, dump, tmp_path):
