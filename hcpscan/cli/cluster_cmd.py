@@ -14,6 +14,7 @@ from hcpscan.inventory import Inventory
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.scan import RunClock, kinds_needed, run_scan
 from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
+from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB
 from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
 from hcpscan.sources.live.lister import ListedResource
 
@@ -51,7 +52,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     scope.add_argument("-A", "--all-namespaces", action="store_true",
                        help="read every namespace (the default)")
     group.add_argument("--request-timeout", type=float, default=10.0, metavar="SECONDS",
-                       help="give up on a request after this long (default: 10)")
+                       help="give up on a request that is not complete (connected, headers and "
+                            "body read) after this long, however slowly the server sends "
+                            "(default: 10)")
+    group.add_argument("--max-response-size", type=float, default=MAX_RESPONSE_MIB, metavar="MIB",
+                       help=f"refuse an answer larger than this many MiB (default: {MAX_RESPONSE_MIB})")
+    group.add_argument("--exec-timeout", type=float, default=EXEC_TIMEOUT, metavar="SECONDS",
+                       help="give up on an exec credential plugin after this long (default: "
+                            f"{EXEC_TIMEOUT:g})")
     group.add_argument("--page-size", type=int, default=500, metavar="N",
                        help="objects per list request (default: 500)")
     group.add_argument("--concurrency", type=int, default=4, metavar="N",
@@ -60,8 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="also write what was read to DIR in must-gather layout (rerun it with "
                             "`hcpscan scan DIR`); DIR must be new or empty")
     group.add_argument("--keep-secrets", action="store_true",
-                       help="with --save-dump, keep Secret values instead of redacting them as "
-                            "must-gather does")
+                       help="with --save-dump, keep Secret values and proxy passwords instead of "
+                            "redacting them as must-gather does and masking them as reports do")
     add_rule_arguments(parser)
     add_report_arguments(parser)
     parser.set_defaults(run=run)
@@ -70,10 +78,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     clock = RunClock()
     _check_arguments(args)
-    prepared = prepare_rules(args, Path.cwd())
+    prepared = prepare_rules(args, [])
     namespaces = _namespaces(args)
     plurals = {plural for rule in prepared.rules for plural in rule.needs}
-    target = ClusterTarget(args.kubeconfig, args.context, args.request_timeout)
+    target = ClusterTarget(args.kubeconfig, args.context, args.request_timeout,
+                           exec_timeout=args.exec_timeout,
+                           max_response_bytes=int(args.max_response_size * (1 << 20)))
     try:
         conn = connect(target)
         try:
@@ -99,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
 def _check_arguments(args: argparse.Namespace) -> None:
     if not args.request_timeout > 0:
         raise UsageError("--request-timeout must be more than 0 seconds", "e.g. --request-timeout 10")
+    if not args.exec_timeout > 0:
+        raise UsageError("--exec-timeout must be more than 0 seconds", "e.g. --exec-timeout 60")
+    if not args.max_response_size > 0:
+        raise UsageError("--max-response-size must be more than 0 MiB", "e.g. --max-response-size 256")
     if not 1 <= args.page_size <= 10_000:
         raise UsageError("--page-size must be between 1 and 10000", "the default, 500, suits most clusters")
     if not 1 <= args.concurrency <= 32:
@@ -127,6 +141,7 @@ def _save_dump(root: Path, listed: list[ListedResource], keep_secrets: bool,
         files = write_dump(root, listed, keep_secrets, unavailable)
     except DumpError as exc:
         raise UsageError(str(exc), "give a new, writable folder to --save-dump") from None
-    redaction = "Secret values kept" if keep_secrets else "Secret values redacted"
+    redaction = ("Secret values and proxy passwords kept" if keep_secrets
+                 else "Secret values redacted, proxy passwords masked")
     print(f"hcpscan: wrote {files} file(s) to {root} ({redaction}); rescan offline with "
           f"`hcpscan scan {root}`", file=sys.stderr)

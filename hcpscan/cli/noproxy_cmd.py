@@ -13,6 +13,7 @@ from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import cells as output_cells
 from hcpscan.cli.output import console_for
+from hcpscan.findings.redact import mask_values
 
 DESCRIPTION = """\
 Show, for each URL and each HTTP client runtime, whether a request goes direct
@@ -100,8 +101,9 @@ def run(args: argparse.Namespace) -> int:
                              "matched": decision.matched, "reason": decision.reason})
     if args.format == "json":
         keys = ("url", "runtime", "bypass", "matched") + (("proxy",) if args.env else ())
-        json.dump([{k: row[k] for k in keys} for row in rows], sys.stdout, indent=2,
-                  ensure_ascii=False)
+        # --env values and URLs may carry user:password@ as clients accept them
+        json.dump(mask_values([{k: row[k] for k in keys} for row in rows]), sys.stdout,
+                  indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     _table(rows, targets, runtimes)

@@ -14,7 +14,9 @@ same tests to prove it answers as a real server would. It serves:
 * ``GET /api/v1/namespaces/<name>``;
 * 401 without a known bearer token or client certificate, 404 for what is
   not served, 410 for expired continue tokens, injected 429/5xx answers, 405
-  for any method but GET.
+  for any method but GET;
+* hostile answers (``misbehave``): headers dribbled a line at a time, a body
+  that never ends, a JSON server that is not Kubernetes.
 
 It binds 127.0.0.1 on an ephemeral port; every connection has a timeout and a
 request budget, so no loop runs unbounded.
@@ -44,6 +46,9 @@ RW_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "upd
 BUILTIN_GROUPS = frozenset({"", "apps", "batch", "networking.k8s.io", "rbac.authorization.k8s.io"})
 _PER_CONNECTION_REQUESTS = 1000
 _SOCKET_TIMEOUT = 10.0
+DRIBBLE_INTERVAL = 0.25  # seconds between dribbled header lines
+DRIBBLE_FOR = 4.0  # then the real answer, so a client without a deadline gets one eventually
+ENDLESS_CAP = 64 << 20  # bytes of an "endless" body before the stand-in gives up
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,10 @@ class ClusterState:
     expire_continue: set[str] = field(default_factory=set)  # next continue on these plurals -> 410
     faults: dict[str, Fault] = field(default_factory=dict)  # path -> injected answers
     delay: float = 0.0  # seconds before every answer (bounded by the socket timeout)
+    # path -> how the answer misbehaves: "dribble-headers" (one header line every
+    # DRIBBLE_INTERVAL s for DRIBBLE_FOR s, then the real answer), "endless-body" (a 200
+    # whose body never ends, up to ENDLESS_CAP bytes), "not-kubernetes" (some other JSON API)
+    misbehave: dict[str, str] = field(default_factory=dict)
     resource_version: int = 1000
     requests: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -231,9 +240,39 @@ class _Handler(BaseHTTPRequestHandler):
             state.requests.append(record)
         if state.delay:
             time.sleep(min(state.delay, _SOCKET_TIMEOUT))
+        mode = state.misbehave.get(url.path)
+        if mode == "endless-body":
+            self._endless_body()
+            return
+        if mode == "not-kubernetes":
+            self._send(200, {"status": "ok", "service": "corporate login portal"}, {})
+            return
+        if mode == "dribble-headers":
+            self._dribble_headers()
         code, body, headers = self._answer(url.path, query, user)
         record.status = code
         self._send(code, body, headers)
+
+    def _dribble_headers(self) -> None:
+        """Headers as a slow (or hostile) server sends them: each read of the client gets
+        a line before its socket timeout, so only a whole-request deadline ends it."""
+        started = time.monotonic()
+        self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        self.wfile.flush()
+        while time.monotonic() - started < DRIBBLE_FOR:
+            time.sleep(DRIBBLE_INTERVAL)
+            self.wfile.write(b"X-Dribble: 1\r\n")
+            self.wfile.flush()
+        # then a real answer's headers follow: _send's status line is swallowed as a header
+        self.wfile.write(b"X-Status-Line: ")
+
+    def _endless_body(self) -> None:
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         b"Connection: close\r\n\r\n{\"kind\": \"APIVersions\", \"pad\": \"")
+        chunk = b"x" * (1 << 16)
+        for _ in range(ENDLESS_CAP // len(chunk)):
+            self.wfile.write(chunk)
+        self.close_connection = True
 
     def _refuse(self) -> None:
         with self.server.state.lock:

@@ -155,12 +155,15 @@ check: {template: field_matches, params: {path: "$.metadata.labels.owner", patte
     assert "'docs'" in info.value.message and "'category'" in info.value.message
 
 
-def test_config_file_is_found_upwards_and_validated(tmp_path):
+def test_config_file_is_found_upwards_to_the_repository_root_and_validated(tmp_path):
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nfail_on: medium\n")
+    (tmp_path / ".git").mkdir()
     nested = tmp_path / "clusters" / "prod"
     nested.mkdir(parents=True)
     found = find_config(nested)
-    assert found == tmp_path / ".hcpscan.yaml"
+    assert found == tmp_path.resolve() / ".hcpscan.yaml"
+    assert find_config(nested, [tmp_path / "clusters"]) == found
+    assert find_config(nested, [tmp_path]) is None  # inside a scanned path
     assert load_config(found).fail_on == "medium"
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nexemptions:\n- rule: HCP001\n")
     with pytest.raises(ConfigError) as info:
