@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 
 def test_json_output(run_cli) -> None:
     result = run_cli("noproxy", "--no-proxy", ".svc,10.128.0.0/14", "--runtime", "go",
@@ -11,12 +13,14 @@ def test_json_output(run_cli) -> None:
                      "https://kubernetes.default.svc")
     assert result.code == 0, result.err
     assert json.loads(result.out) == [
-        {"url": "https://10.129.0.7", "runtime": "go", "bypass": True, "matched": "10.128.0.0/14"},
-        {"url": "https://10.129.0.7", "runtime": "python", "bypass": False, "matched": None},
-        {"url": "https://kubernetes.default.svc", "runtime": "go", "bypass": True,
-         "matched": ".svc"},
-        {"url": "https://kubernetes.default.svc", "runtime": "python", "bypass": True,
-         "matched": ".svc"},
+        {"url": "https://10.129.0.7", "runtime": "go", "version": "1.11", "bypass": True,
+         "matched": "10.128.0.0/14"},
+        {"url": "https://10.129.0.7", "runtime": "python", "version": "3.8", "bypass": False,
+         "matched": None},
+        {"url": "https://kubernetes.default.svc", "runtime": "go", "version": "1.11",
+         "bypass": True, "matched": ".svc"},
+        {"url": "https://kubernetes.default.svc", "runtime": "python", "version": "3.8",
+         "bypass": True, "matched": ".svc"},
     ]
 
 
@@ -67,4 +71,22 @@ def test_bad_env_pair_is_a_usage_error(run_cli) -> None:
 
 def test_unknown_runtime_is_a_usage_error(run_cli) -> None:
     result = run_cli("noproxy", "--no-proxy", "x", "--runtime", "perl", "http://x")
-    assert result.code == 2 and "invalid choice" in result.err
+    assert result.code == 2 and "unknown runtime 'perl'" in result.err and "curl" in result.err
+
+
+@pytest.mark.parametrize("runtime", ["curl@6.0", "node-undici@9", "curl@eight"])
+def test_unknown_version_is_a_usage_error_listing_the_known_ranges(run_cli, runtime: str) -> None:
+    result = run_cli("noproxy", "--no-proxy", "x", "--runtime", runtime, "http://x")
+    assert result.code == 2 and f"known: {runtime.partition('@')[0]}: >= " in result.err
+
+
+def test_versions_side_by_side(run_cli) -> None:
+    result = run_cli("noproxy", "--no-proxy", "fd00::/8,*.example.test", "--runtime", "curl@7.88",
+                     "--runtime", "curl", "--runtime", "node-undici@7", "--runtime",
+                     "node-undici", "--format", "json", "http://[fd00::1]/",
+                     "http://example.test/")
+    assert result.code == 0, result.err
+    got = [(r["runtime"], r["version"], r["bypass"]) for r in json.loads(result.out)]
+    assert got == [("curl", "7.88", False), ("curl", "8.18", True), ("node-undici", "7.0", False),
+                   ("node-undici", "8.0", False), ("curl", "7.88", False), ("curl", "8.18", False),
+                   ("node-undici", "7.0", True), ("node-undici", "8.0", False)]

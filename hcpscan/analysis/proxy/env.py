@@ -19,12 +19,15 @@ and the NO_PROXY decision. Facts per client (from each client's source):
 * node-undici: ``http_proxy ?? HTTP_PROXY`` — a *defined* lower-case variable
   wins even when empty; https falls back to the http proxy; ``no_proxy ??
   NO_PROXY``.
-* proxy-from-env: ``npm_config_<scheme>_proxy``, ``<scheme>_proxy``,
-  ``npm_config_proxy``, ``all_proxy`` — each lower-case first, then upper-case,
-  empty = unset; NO_PROXY from ``npm_config_no_proxy`` then ``no_proxy``.
-* ruby: lower-case first, then upper-case; a defined empty lower-case value wins
-  (and means "no proxy"); under CGI only a lone lower-case ``http_proxy`` or
-  ``CGI_HTTP_PROXY`` is used.
+* proxy-from-env 2.x: ``<scheme>_proxy``, ``all_proxy`` — each lower-case
+  first, then upper-case, empty = unset; NO_PROXY from ``no_proxy``. 1.x reads
+  ``npm_config_<scheme>_proxy`` before them and ``npm_config_proxy`` before
+  ``all_proxy``, and ``npm_config_no_proxy`` before ``no_proxy``.
+* ruby (``Net::HTTP``): it looks the proxy up for ``http://host:port`` whatever
+  the URL's scheme, so an https request uses ``http_proxy`` (``https_proxy`` is
+  never read); lower-case first, then upper-case; a defined empty lower-case
+  value wins (and means "no proxy"); under CGI only lower-case ``http_proxy``,
+  then ``CGI_HTTP_PROXY``, is used.
 * java: no environment variables; system properties ``http.proxyHost``,
   ``https.proxyHost``, ``http.nonProxyHosts`` given as ``--env`` keys or as ``-D``
   options in ``JAVA_TOOL_OPTIONS``/``JDK_JAVA_OPTIONS``/``JAVA_OPTS``.
@@ -39,7 +42,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy.decision import Decision
-from hcpscan.analysis.proxy.noproxy import bypasses, runtime
+from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses, runtime_ref
+from hcpscan.analysis.proxy.runtimes.base import Version
+from hcpscan.analysis.proxy.runtimes.node import PFE_2
 from hcpscan.analysis.proxy.target import Target, parse_target
 
 Env = Mapping[str, str]
@@ -88,7 +93,7 @@ def _first_defined(env: Env, *names: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _go(env: Env, scheme: str) -> EnvChoice:
+def _go(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_nonempty(env, "NO_PROXY", "no_proxy")
     if scheme == "https":
         proxy, var = _first_nonempty(env, "HTTPS_PROXY", "https_proxy")
@@ -103,7 +108,7 @@ def _go(env: Env, scheme: str) -> EnvChoice:
     return EnvChoice(proxy, var, no, no_var)
 
 
-def _curl(env: Env, scheme: str) -> EnvChoice:
+def _curl(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_nonempty(env, "no_proxy", "NO_PROXY")
     names = [f"{scheme}_proxy"]
     if scheme != "http":  # HTTP_PROXY is never read (CGI "Proxy:" header injection)
@@ -135,21 +140,21 @@ def urllib_proxies(env: Env) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _python(env: Env, scheme: str) -> EnvChoice:
+def _python(env: Env, scheme: str, version: Version) -> EnvChoice:
     found = urllib_proxies(env)
     proxy, var = found.get(scheme, (None, None))
     no, no_var = found.get("no", (None, None))
     return EnvChoice(proxy, var, no, no_var)
 
 
-def _requests(env: Env, scheme: str) -> EnvChoice:
+def _requests(env: Env, scheme: str, version: Version) -> EnvChoice:
     found = urllib_proxies(env)
     proxy, var = found.get(scheme) or found.get("all") or (None, None)
     no, no_var = _first_nonempty(env, "no_proxy", "NO_PROXY")
     return EnvChoice(proxy, var, no, no_var)
 
 
-def _undici(env: Env, scheme: str) -> EnvChoice:
+def _undici(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_defined(env, "no_proxy", "NO_PROXY")
     http, http_var = _first_defined(env, "http_proxy", "HTTP_PROXY")
     if scheme == "https":
@@ -161,17 +166,19 @@ def _undici(env: Env, scheme: str) -> EnvChoice:
     return EnvChoice(http or None, http_var if http else None, no, no_var)
 
 
-def _pfe(env: Env, scheme: str) -> EnvChoice:
+def _pfe(env: Env, scheme: str, version: Version) -> EnvChoice:
     def get(key: str) -> tuple[str | None, str | None]:
         return _first_nonempty(env, key.lower(), key.upper())
 
+    npm = version < PFE_2  # 2.x no longer reads npm's configuration variables
     proxy, var = None, None
-    for key in (f"npm_config_{scheme}_proxy", f"{scheme}_proxy", "npm_config_proxy", "all_proxy"):
+    keys = (f"npm_config_{scheme}_proxy", f"{scheme}_proxy", "npm_config_proxy", "all_proxy")
+    for key in keys if npm else keys[1::2]:
         proxy, var = get(key)
         if proxy:
             break
     no, no_var = None, None
-    for key in ("npm_config_no_proxy", "no_proxy"):
+    for key in ("npm_config_no_proxy", "no_proxy") if npm else ("no_proxy",):
         no, no_var = get(key)
         if no:
             break
@@ -180,16 +187,17 @@ def _pfe(env: Env, scheme: str) -> EnvChoice:
     return EnvChoice(proxy, var, no, no_var)
 
 
-def _ruby(env: Env, scheme: str) -> EnvChoice:
+def _ruby(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_defined(env, "no_proxy", "NO_PROXY")
-    name = f"{scheme}_proxy"
-    if name == "http_proxy" and "REQUEST_METHOD" in env:
-        lone = [k for k in env if k.lower() == "http_proxy"] == ["http_proxy"]
-        proxy, var = (env["http_proxy"], "http_proxy") if lone else (None, None)
-        if not proxy:
+    if scheme not in ("http", "https"):
+        return EnvChoice(None, None, no, no_var, f"Net::HTTP speaks no {scheme or 'such'} URLs")
+    # Net::HTTP asks URI::HTTP("http://host:port").find_proxy: always the http_proxy name
+    if "REQUEST_METHOD" in env:
+        proxy, var = _first_defined(env, "http_proxy")
+        if proxy is None:
             proxy, var = _first_defined(env, "CGI_HTTP_PROXY")
     else:
-        proxy, var = _first_defined(env, name, name.upper())
+        proxy, var = _first_defined(env, "http_proxy", "HTTP_PROXY")
     return EnvChoice(proxy or None, var, no, no_var,
                      "an empty variable means no proxy" if var and not proxy else "")
 
@@ -210,7 +218,7 @@ def java_properties(env: Env) -> dict[str, str]:
     return props
 
 
-def _java(env: Env, scheme: str) -> EnvChoice:
+def _java(env: Env, scheme: str, version: Version) -> EnvChoice:
     props = java_properties(env)
     no = props.get("http.nonProxyHosts")
     no_var = "http.nonProxyHosts" if no is not None else None
@@ -223,35 +231,37 @@ def _java(env: Env, scheme: str) -> EnvChoice:
     return EnvChoice(None, None, no, no_var, "Java reads no proxy environment variables")
 
 
-def _wget(env: Env, scheme: str) -> EnvChoice:
+def _wget(env: Env, scheme: str, version: Version) -> EnvChoice:
     proxy, var = _first_nonempty(env, f"{scheme}_proxy") if scheme in ("http", "https", "ftp") \
         else (None, None)
     no, no_var = _first_defined(env, "no_proxy")
     return EnvChoice(proxy, var, no, no_var)
 
 
-_CHOOSERS: dict[str, Callable[[Env, str], EnvChoice]] = {
+_CHOOSERS: dict[str, Callable[[Env, str, Version], EnvChoice]] = {
     "go": _go, "curl": _curl, "python": _python, "requests": _requests,
     "node-undici": _undici, "proxy-from-env": _pfe, "ruby": _ruby, "java": _java, "wget": _wget,
 }
 
 
-def choose(runtime_name: str, env: Env, scheme: str) -> EnvChoice:
-    runtime(runtime_name)  # raises for an unknown name
-    return _CHOOSERS[runtime_name](env, scheme.lower())
+def choose(runtime_name: str | RuntimeRef, env: Env, scheme: str) -> EnvChoice:
+    ref = runtime_ref(runtime_name)  # raises for an unknown name or version
+    return _CHOOSERS[ref.name](env, scheme.lower(), ref.version)
 
 
-def evaluate_env(runtime_name: str, env: Env, url: str | Target) -> EnvDecision:
+def evaluate_env(runtime_name: str | RuntimeRef, env: Env, url: str | Target) -> EnvDecision:
     target = url if isinstance(url, Target) else parse_target(url)
-    choice = choose(runtime_name, env, target.scheme or "http")
+    ref = runtime_ref(runtime_name)
+    runtime_name = ref.name
+    choice = choose(ref, env, target.scheme or "http")
     if not choice.proxy:
         reason = choice.note or f"no proxy variable for {target.scheme or 'http'} URLs"
         return EnvDecision(runtime_name, target.raw, True, None, choice.proxy_var, None,
                            choice.no_proxy_var, reason)
     if runtime_name == "java":
-        decision: Decision = bypasses("java", choice.no_proxy, target)
+        decision: Decision = bypasses(ref, choice.no_proxy, target)
     else:
-        decision = bypasses(runtime_name, choice.no_proxy or "", target)
+        decision = bypasses(ref, choice.no_proxy or "", target)
     reason = decision.reason if decision.bypass else "through " + choice.proxy
     if choice.note and not decision.bypass:
         reason += f" ({choice.note})"

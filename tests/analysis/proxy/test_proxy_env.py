@@ -16,7 +16,7 @@ BOTH = {"HTTP_PROXY": "http://upper:3128", "http_proxy": "http://lower:3128",
 @pytest.mark.parametrize("runtime,var", [
     ("go", "HTTPS_PROXY"), ("curl", "https_proxy"), ("python", "https_proxy"),
     ("requests", "https_proxy"), ("node-undici", "https_proxy"), ("proxy-from-env", "https_proxy"),
-    ("ruby", "https_proxy"), ("wget", "https_proxy")])
+    ("ruby", "http_proxy"), ("wget", "https_proxy")])
 def test_which_case_wins(runtime: str, var: str) -> None:
     assert choose(runtime, BOTH, "https").proxy_var == var
 
@@ -36,7 +36,8 @@ def test_go_skips_an_empty_upper_case_value() -> None:
 def test_an_empty_lower_case_value_hides_the_upper_case_one_for_undici_and_ruby() -> None:
     env = {"https_proxy": "", "HTTPS_PROXY": "http://upper:3129"}
     assert choose("node-undici", env, "https").proxy is None
-    assert choose("ruby", env, "https").proxy is None
+    assert choose("ruby", {"http_proxy": "", "HTTP_PROXY": "http://upper:3128"}, "https").proxy \
+        is None
     assert choose("curl", env, "https").proxy == "http://upper:3129"
 
 
@@ -102,3 +103,15 @@ def test_python_agrees_with_the_real_getproxies_environment(
         monkeypatch.setenv(name, value)
     real = urllib.request.getproxies_environment()
     assert {k: v for k, (v, _) in urllib_proxies(env).items()} == real
+
+
+def test_ruby_net_http_looks_up_https_urls_as_http() -> None:
+    env = {"https_proxy": "http://s:3129", "http_proxy": "http://p:3128"}
+    assert choose("ruby", env, "https").proxy_var == "http_proxy"
+    assert choose("ruby", {"https_proxy": "http://s:3129"}, "https").proxy is None
+
+
+def test_proxy_from_env_2_reads_no_npm_config_variables() -> None:
+    env = {"npm_config_https_proxy": "http://npm:1", "https_proxy": "http://env:2"}
+    assert choose("proxy-from-env@1", env, "https").proxy_var == "npm_config_https_proxy"
+    assert choose("proxy-from-env@2", env, "https").proxy_var == "https_proxy"

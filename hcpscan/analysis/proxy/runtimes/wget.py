@@ -13,11 +13,13 @@ Facts:
 from __future__ import annotations
 
 from hcpscan.analysis.proxy.decision import Decision, direct, proxied
-from hcpscan.analysis.proxy.runtimes.base import AddressRules
+from hcpscan.analysis.proxy.runtimes.base import AddressRules, Era, Version
 from hcpscan.analysis.proxy.target import Target
 
 NAME = "wget"
 SUMMARY = "wget: suffix match on a dot boundary, lower-case no_proxy only, no CIDR, no ports"
+ERAS = (Era((1, 20, 0), (2, 0, 0), "GNU Wget 1.x (not wget2)"),)
+LATEST = ERAS[-1].since
 
 
 def entries(no_proxy: str) -> list[str]:
@@ -45,12 +47,13 @@ def _sufmatch(entry: str, host: str) -> bool:
     return rest == 0 or host_l[rest - 1] == "." or entry_l.startswith(".")
 
 
-def decide(no_proxy: str, target: Target) -> Decision:
+def decide(no_proxy: str, target: Target, version: Version = LATEST) -> Decision:
     for entry in entries(no_proxy):
         if _sufmatch(entry, target.host):
             return direct(NAME, entry, "domain-suffix match")
     return proxied(NAME)
 
 
-def address_rules(no_proxy: str, port: int | None) -> AddressRules:
+def address_rules(no_proxy: str, port: int | None,
+                  version: Version = LATEST) -> AddressRules:
     return AddressRules(by_text=True)
