@@ -44,6 +44,12 @@ examples:
       --runtime node-undici@7 --runtime node-undici@8 "http://[fd00::1]/"
   hcpscan noproxy --env HTTP_PROXY=http://proxy:3128 --env no_proxy=.internal \\
       --env NO_PROXY=.example.com http://www.example.com --format json
+  hcpscan noproxy --env http_proxy=127.0.0.1:3128 --runtime node-undici --runtime ruby \\
+      --runtime go http://api.example.test     # outcome "error": the client refuses it
+
+JSON rows: outcome is direct, proxy or error (the client refuses the configuration,
+reason says why); variable is the variable or property that chose the proxy (or
+that the client refused); bypass (true = direct) is kept for compatibility.
 """
 
 
@@ -120,16 +126,19 @@ def run(args: argparse.Namespace) -> int:
                    "label": given}
             if args.env:
                 d = evaluate_env(ref, env, target)
-                row.update({"bypass": d.bypass, "matched": d.matched,
-                            "proxy": None if d.bypass else d.proxy, "reason": d.reason})
+                row.update({"outcome": d.outcome, "variable": d.variable, "bypass": d.bypass,
+                            "matched": d.matched,
+                            "proxy": d.proxy if d.outcome == "proxy" else None,
+                            "reason": d.reason})
             else:
                 decision = bypasses(ref, args.no_proxy, target)
-                row.update({"bypass": decision.bypass, "matched": decision.matched,
-                            "reason": decision.reason})
+                row.update({"outcome": "direct" if decision.bypass else "proxy",
+                            "variable": None, "bypass": decision.bypass,
+                            "matched": decision.matched, "reason": decision.reason})
             rows.append(row)
     if args.format == "json":
-        keys = ("url", "runtime", "version", "bypass", "matched") + \
-            (("proxy",) if args.env else ())
+        keys = ("url", "runtime", "version", "outcome", "variable", "bypass", "matched") + \
+            (("proxy",) if args.env else ()) + ("reason",)
         json.dump([{k: row[k] for k in keys} for row in rows], sys.stdout, indent=2,
                   ensure_ascii=False)
         sys.stdout.write("\n")
@@ -139,10 +148,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _cell(row: dict[str, Any]) -> str:
+    if row["outcome"] == "error":
+        return f"error ({row['reason']})"
     if row["bypass"]:
         why = row["matched"] or row.get("reason")
         return f"direct ({why})" if why else "direct"
-    return f"proxy {row['proxy']}" if row.get("proxy") else "proxy"
+    via = f" via {row['variable']}" if row.get("variable") else ""
+    return f"proxy {row['proxy']}{via}" if row.get("proxy") else "proxy"
 
 
 def _table(rows: list[dict[str, Any]], targets: list[Target],

@@ -13,14 +13,17 @@ def test_json_output(run_cli) -> None:
                      "https://kubernetes.default.svc")
     assert result.code == 0, result.err
     assert json.loads(result.out) == [
-        {"url": "https://10.129.0.7", "runtime": "go", "version": "1.11", "bypass": True,
-         "matched": "10.128.0.0/14"},
-        {"url": "https://10.129.0.7", "runtime": "python", "version": "3.8", "bypass": False,
-         "matched": None},
+        {"url": "https://10.129.0.7", "runtime": "go", "version": "1.11", "outcome": "direct",
+         "variable": None, "bypass": True, "matched": "10.128.0.0/14",
+         "reason": "address inside the CIDR"},
+        {"url": "https://10.129.0.7", "runtime": "python", "version": "3.8", "outcome": "proxy",
+         "variable": None, "bypass": False, "matched": None, "reason": "no entry matches"},
         {"url": "https://kubernetes.default.svc", "runtime": "go", "version": "1.11",
-         "bypass": True, "matched": ".svc"},
+         "outcome": "direct", "variable": None, "bypass": True, "matched": ".svc",
+         "reason": "domain match"},
         {"url": "https://kubernetes.default.svc", "runtime": "python", "version": "3.8",
-         "bypass": True, "matched": ".svc"},
+         "outcome": "direct", "variable": None, "bypass": True, "matched": ".svc",
+         "reason": "name or domain-suffix match"},
     ]
 
 
@@ -90,3 +93,24 @@ def test_versions_side_by_side(run_cli) -> None:
     assert got == [("curl", "7.88", False), ("curl", "8.18", True), ("node-undici", "7.0", False),
                    ("node-undici", "8.0", False), ("curl", "7.88", False), ("curl", "8.18", False),
                    ("node-undici", "7.0", True), ("node-undici", "8.0", False)]
+
+
+def test_error_outcome_with_the_clients_reason_and_the_variable(run_cli) -> None:
+    result = run_cli("noproxy", "--env", "http_proxy=127.0.0.1:3128", "--env",
+                     "HTTPS_PROXY=http://127.0.0.1:3129", "--runtime", "node-undici",
+                     "--runtime", "ruby", "--runtime", "curl", "--format", "json",
+                     "https://api.example.test")
+    assert result.code == 0, result.err
+    rows = {r["runtime"]: r for r in json.loads(result.out)}
+    assert (rows["node-undici"]["outcome"], rows["node-undici"]["variable"]) == \
+        ("error", "http_proxy")
+    assert "Invalid URL" in rows["node-undici"]["reason"]
+    assert (rows["ruby"]["outcome"], rows["ruby"]["bypass"]) == ("error", False)
+    assert (rows["curl"]["outcome"], rows["curl"]["variable"], rows["curl"]["proxy"]) == \
+        ("proxy", "HTTPS_PROXY", "http://127.0.0.1:3129")
+
+
+def test_error_outcome_in_the_table(run_cli) -> None:
+    result = run_cli("noproxy", "--env", "HTTP_PROXY=http://p:3128", "--env",
+                     "REQUEST_METHOD=GET", "--runtime", "go", "http://a.test")
+    assert result.code == 0 and "error" in result.out and "CGI" in result.out

@@ -6,8 +6,9 @@ and the NO_PROXY decision. Facts per client (from each client's source):
 
 * go: ``HTTP_PROXY`` then ``http_proxy`` (same for HTTPS_PROXY, NO_PROXY) — the
   first *non-empty* value wins; https uses only HTTPS_PROXY, http only
-  HTTP_PROXY, other schemes never a proxy; under CGI (``REQUEST_METHOD`` set)
-  HTTP_PROXY is refused for http URLs.
+  HTTP_PROXY, other schemes never a proxy; under CGI (``REQUEST_METHOD``
+  non-empty) an http URL with an HTTP proxy set fails with an error, before
+  NO_PROXY or the loopback rule is looked at.
 * curl: ``<scheme>_proxy`` then ``<SCHEME>_PROXY`` — but never ``HTTP_PROXY``
   (only lower-case ``http_proxy`` for http); ws/wss fall back to http(s)_proxy;
   then ``all_proxy``/``ALL_PROXY``; ``no_proxy`` before ``NO_PROXY``; empty = unset.
@@ -18,7 +19,8 @@ and the NO_PROXY decision. Facts per client (from each client's source):
   ``no_proxy`` or (when that is empty/unset) ``NO_PROXY``.
 * node-undici: ``http_proxy ?? HTTP_PROXY`` — a *defined* lower-case variable
   wins even when empty; https falls back to the http proxy; ``no_proxy ??
-  NO_PROXY``.
+  NO_PROXY``. A proxy value that is not an http(s)/socks URL (``127.0.0.1:3128``)
+  makes the agent throw, so every request fails.
 * proxy-from-env 2.x: ``<scheme>_proxy``, ``all_proxy`` — each lower-case
   first, then upper-case, empty = unset; NO_PROXY from ``no_proxy``. 1.x reads
   ``npm_config_<scheme>_proxy`` before them and ``npm_config_proxy`` before
@@ -27,7 +29,8 @@ and the NO_PROXY decision. Facts per client (from each client's source):
   the URL's scheme, so an https request uses ``http_proxy`` (``https_proxy`` is
   never read); lower-case first, then upper-case; a defined empty lower-case
   value wins (and means "no proxy"); under CGI only lower-case ``http_proxy``,
-  then ``CGI_HTTP_PROXY``, is used.
+  then ``CGI_HTTP_PROXY``, is used. A value ``URI.parse`` rejects
+  (``127.0.0.1:3128``) raises, but only for requests that would use the proxy.
 * java: no environment variables; system properties ``http.proxyHost``,
   ``https.proxyHost``, ``http.nonProxyHosts`` given as ``--env`` keys or as ``-D``
   options in ``JAVA_TOOL_OPTIONS``/``JDK_JAVA_OPTIONS``/``JAVA_OPTS``.
@@ -36,10 +39,11 @@ and the NO_PROXY decision. Facts per client (from each client's source):
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from hcpscan.analysis.proxy.decision import Decision
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses, runtime_ref
@@ -48,6 +52,11 @@ from hcpscan.analysis.proxy.runtimes.node import PFE_2
 from hcpscan.analysis.proxy.target import Target, parse_target
 
 Env = Mapping[str, str]
+Outcome = Literal["direct", "proxy", "error"]
+
+# RFC 3986 / WHATWG: a URL starts with a scheme; "127.0.0.1:3128" has none.
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+GO_CGI_ERROR = "refusing to use HTTP_PROXY value in CGI environment; see golang.org/s/cgihttpproxy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +68,9 @@ class EnvChoice:
     no_proxy: str | None
     no_proxy_var: str | None
     note: str = ""
+    error: str = ""  # the client refuses the configuration: its reason
+    error_var: str | None = None  # the variable it refuses
+    error_if_proxied: bool = False  # the refusal only hits requests that would use the proxy
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +83,13 @@ class EnvDecision:
     matched: str | None  # the NO_PROXY entry that made it direct
     no_proxy_var: str | None
     reason: str
+    outcome: Outcome = "direct"
+    variable: str | None = None  # the variable that chose the proxy, or that the client refused
 
     def to_json(self) -> dict[str, Any]:
-        return {"url": self.url, "runtime": self.runtime, "bypass": self.bypass,
-                "matched": self.matched, "proxy": None if self.bypass else self.proxy,
+        return {"url": self.url, "runtime": self.runtime, "outcome": self.outcome,
+                "variable": self.variable, "bypass": self.bypass, "matched": self.matched,
+                "proxy": self.proxy if self.outcome == "proxy" else None,
                 "proxy_var": self.proxy_var, "no_proxy_var": self.no_proxy_var,
                 "reason": self.reason}
 
@@ -100,7 +115,7 @@ def _go(env: Env, scheme: str, version: Version) -> EnvChoice:
     elif scheme == "http":
         proxy, var = _first_nonempty(env, "HTTP_PROXY", "http_proxy")
         if proxy and env.get("REQUEST_METHOD"):
-            return EnvChoice(None, var, no, no_var, "refused: HTTP_PROXY in a CGI environment")
+            return EnvChoice(proxy, var, no, no_var, error=GO_CGI_ERROR, error_var=var)
     else:
         return EnvChoice(None, None, no, no_var, f"Go uses no proxy for {scheme or 'this'} URLs")
     if proxy and proxy.partition("://")[0].lower() not in ("http", "https", "socks5"):
@@ -154,11 +169,27 @@ def _requests(env: Env, scheme: str, version: Version) -> EnvChoice:
     return EnvChoice(proxy, var, no, no_var)
 
 
+def _undici_refusal(value: str) -> str:
+    """Why undici's ProxyAgent throws for ``value`` ("" when it accepts it)."""
+    scheme = _SCHEME.match(value)
+    if scheme is None:
+        return f"Invalid URL: undici cannot read {value!r} as a proxy URL"
+    if scheme.group(1).lower() not in ("http", "https", "socks", "socks5"):
+        return f"Invalid URL protocol {scheme.group(1)!r}: the proxy URL must start with http: " \
+               "or https:"
+    return ""
+
+
 def _undici(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_defined(env, "no_proxy", "NO_PROXY")
     http, http_var = _first_defined(env, "http_proxy", "HTTP_PROXY")
+    https, https_var = _first_defined(env, "https_proxy", "HTTPS_PROXY")
+    # the agent builds both proxy agents up front: a bad value fails every request
+    for value, var in ((http, http_var), (https, https_var)):
+        refusal = _undici_refusal(value) if value else ""
+        if refusal:
+            return EnvChoice(value, var, no, no_var, error=refusal, error_var=var)
     if scheme == "https":
-        https, https_var = _first_defined(env, "https_proxy", "HTTPS_PROXY")
         if https:
             return EnvChoice(https, https_var, no, no_var)
         return EnvChoice(http or None, http_var if http else None, no, no_var,
@@ -198,8 +229,18 @@ def _ruby(env: Env, scheme: str, version: Version) -> EnvChoice:
             proxy, var = _first_defined(env, "CGI_HTTP_PROXY")
     else:
         proxy, var = _first_defined(env, "http_proxy", "HTTP_PROXY")
+    if proxy and not _ruby_has_host(proxy):
+        return EnvChoice(proxy, var, no, no_var, error=f"URI::InvalidURIError: bad URI(is not "
+                         f"URI?): {proxy!r}", error_var=var, error_if_proxied=True)
     return EnvChoice(proxy or None, var, no, no_var,
                      "an empty variable means no proxy" if var and not proxy else "")
+
+
+def _ruby_has_host(value: str) -> bool:
+    """Whether ``URI.parse(value)`` reads a proxy host: a scheme then ``//``; a value
+    without a scheme whose first segment holds a ':' is rejected outright."""
+    scheme = _SCHEME.match(value)
+    return scheme is not None and value[scheme.end():].startswith("//")
 
 
 def java_properties(env: Env) -> dict[str, str]:
@@ -254,6 +295,8 @@ def evaluate_env(runtime_name: str | RuntimeRef, env: Env, url: str | Target) ->
     ref = runtime_ref(runtime_name)
     runtime_name = ref.name
     choice = choose(ref, env, target.scheme or "http")
+    if choice.error and not choice.error_if_proxied:
+        return _refused(runtime_name, target, choice, None)
     if not choice.proxy:
         reason = choice.note or f"no proxy variable for {target.scheme or 'http'} URLs"
         return EnvDecision(runtime_name, target.raw, True, None, choice.proxy_var, None,
@@ -262,8 +305,20 @@ def evaluate_env(runtime_name: str | RuntimeRef, env: Env, url: str | Target) ->
         decision: Decision = bypasses(ref, choice.no_proxy, target)
     else:
         decision = bypasses(ref, choice.no_proxy or "", target)
+    if choice.error and not decision.bypass:
+        return _refused(runtime_name, target, choice, decision.matched)
     reason = decision.reason if decision.bypass else "through " + choice.proxy
     if choice.note and not decision.bypass:
         reason += f" ({choice.note})"
     return EnvDecision(runtime_name, target.raw, decision.bypass, choice.proxy, choice.proxy_var,
-                       decision.matched, choice.no_proxy_var, reason)
+                       decision.matched, choice.no_proxy_var, reason,
+                       "direct" if decision.bypass else "proxy",
+                       None if decision.bypass else choice.proxy_var)
+
+
+def _refused(runtime_name: str, target: Target, choice: EnvChoice,
+             matched: str | None) -> EnvDecision:
+    """The request fails: the client refuses the proxy configuration."""
+    return EnvDecision(runtime_name, target.raw, False, None, choice.proxy_var, matched,
+                       choice.no_proxy_var, f"{choice.error_var}: {choice.error}", "error",
+                       choice.error_var)
