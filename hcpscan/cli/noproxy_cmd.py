@@ -14,7 +14,6 @@ from hcpscan.analysis.proxy.noproxy import (
     RuntimeRef,
     UnknownRuntime,
     bypasses,
-    known_versions,
     runtime_ref,
 )
 from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
@@ -34,7 +33,8 @@ runtimes:
   it reads no environment variable.
 
 versions (--runtime NAME@VERSION; a bare NAME is the newest release modelled):
-""" + "\n".join(f"  {known_versions(name)}" for name in RUNTIME_NAMES) + """
+""" + "\n".join(f"  {name:15} {e.label}: {e.changes}" for name in RUNTIME_NAMES
+                for e in RUNTIMES[name].ERAS) + """
 
 examples:
   hcpscan noproxy --no-proxy ".svc,.cluster.local,10.128.0.0/14" https://10.129.3.4 \\
@@ -47,9 +47,11 @@ examples:
   hcpscan noproxy --env http_proxy=127.0.0.1:3128 --runtime node-undici --runtime ruby \\
       --runtime go http://api.example.test     # outcome "error": the client refuses it
 
-JSON rows: outcome is direct, proxy or error (the client refuses the configuration,
-reason says why); variable is the variable or property that chose the proxy (or
-that the client refused); bypass (true = direct) is kept for compatibility.
+JSON rows: version is the release asked for (null: the newest behaviour), models
+the release range whose behaviour applies; outcome is direct, proxy or error (the
+client refuses the configuration, reason says why); variable is the variable or
+property that chose the proxy (or that the client refused); bypass (true =
+direct) is kept for compatibility.
 """
 
 
@@ -122,8 +124,8 @@ def run(args: argparse.Namespace) -> int:
     env = _env(args.env)
     for target in targets:
         for given, ref in runtimes:
-            row = {"url": target.raw, "runtime": ref.name, "version": str(ref).partition("@")[2],
-                   "label": given}
+            row = {"url": target.raw, "runtime": ref.name, "version": ref.version_given,
+                   "models": ref.era_label, "label": given}
             if args.env:
                 d = evaluate_env(ref, env, target)
                 row.update({"outcome": d.outcome, "variable": d.variable, "bypass": d.bypass,
@@ -137,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
                             "matched": decision.matched, "reason": decision.reason})
             rows.append(row)
     if args.format == "json":
-        keys = ("url", "runtime", "version", "outcome", "variable", "bypass", "matched") + \
+        keys = ("url", "runtime", "version", "models", "outcome", "variable", "bypass",
+                "matched") + \
             (("proxy",) if args.env else ()) + ("reason",)
         json.dump([{k: row[k] for k in keys} for row in rows], sys.stdout, indent=2,
                   ensure_ascii=False)

@@ -50,7 +50,8 @@ class RuntimeRef:
     """A client and the release whose behaviour to model: ``curl@7.88``, ``node-undici@7``."""
 
     name: str
-    version: Version  # the release asked for, or the newest modelled one
+    version: Version  # the release asked for, or the first of the newest modelled range
+    explicit: bool = True  # False: no release was given, the newest behaviour applies
 
     @property
     def runtime(self) -> Runtime:
@@ -58,10 +59,15 @@ class RuntimeRef:
 
     @property
     def era_label(self) -> str:
+        """The release range whose behaviour applies: ``>= 7.86, < 8.9``."""
         return next(e.label for e in self.runtime.ERAS if e.holds(self.version))
 
+    @property
+    def version_given(self) -> str | None:
+        return version_text(self.version) if self.explicit else None
+
     def __str__(self) -> str:
-        return f"{self.name}@{version_text(self.version)}"
+        return f"{self.name}@{version_text(self.version)}" if self.explicit else self.name
 
 
 def known_versions(name: str) -> str:
@@ -76,7 +82,7 @@ def runtime_ref(text: str | RuntimeRef) -> RuntimeRef:
     name, at, version_part = text.strip().partition("@")
     rt = runtime(name)
     if not at:
-        return RuntimeRef(name, rt.ERAS[-1].since)
+        return RuntimeRef(name, rt.ERAS[-1].since, explicit=False)
     try:
         version = parse_version(version_part)
     except VersionError as exc:

@@ -1,6 +1,10 @@
-"""Ruby ``URI::Generic#find_proxy`` / ``URI::Generic.use_proxy?`` (uri gem, current).
+"""Ruby ``Net::HTTP`` through ``URI::Generic#find_proxy`` / ``use_proxy?`` (uri gem).
 
-Facts:
+Modelled: Ruby 3.x (checked against Debian's Ruby 3.1 by tests/realclients).
+``Net::HTTP`` asks for the proxy of ``http://host:port`` whatever the URL's
+scheme, so an https request uses ``http_proxy`` (``env`` holds that choice; code
+calling ``URI("https://...").find_proxy`` itself, like open-uri, reads
+``https_proxy``). Facts:
 * the host is resolved first (``IPSocket.getaddress``); a 127.x or ``::1``
   address is always direct. hcpscan does not resolve names: IP literals stand
   for themselves and ``localhost`` for 127.0.0.1; other names have no address;
@@ -24,7 +28,7 @@ from hcpscan.analysis.proxy.runtimes.base import AddressRules, Era, IPNetwork, V
 from hcpscan.analysis.proxy.target import IPAddress, Target
 
 NAME = "ruby"
-SUMMARY = "Ruby URI: .x.com = subdomains, x.com = apex+subdomains, CIDR for resolved " \
+SUMMARY = "Ruby Net::HTTP: .x.com = subdomains, x.com = apex+subdomains, CIDR for resolved " \
           "addresses, host:port, no '*', loopback direct"
 ERAS = (Era((3, 0, 0), (4, 0, 0), "URI::Generic#find_proxy through Net::HTTP"),)
 LATEST = ERAS[-1].since
