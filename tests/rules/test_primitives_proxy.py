@@ -6,6 +6,7 @@ import base64
 import json
 from pathlib import Path
 
+from hcpscan.analysis.proxy.noproxy import runtime_ref
 from hcpscan.findings.model import ScanReport, Status
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
@@ -419,6 +420,25 @@ def test_prx007_cidr_names_the_clients_that_ignore_it() -> None:
     assert "python" in lines[0] and "wget" in lines[0] and "curl" not in lines[0]
 
 
+def test_prx007_names_the_releases_that_diverge() -> None:
+    found = _divergence("fd00::/8")
+    assert found is not None
+    line = found[1][0]
+    assert "curl before 8.18" in line and "python" in line, line
+    star = _divergence("*.example.com")
+    assert star is not None and any("node-undici" not in ln for ln in star[1])
+    apex = [ln for ln in star[1] if "for example.com:" in ln]
+    assert apex and "node-undici before 8.0" in apex[0], star
+
+
+def test_prx007_a_configured_release_is_the_only_one_asked_about() -> None:
+    pinned = {"curl": runtime_ref("curl@8.18")}
+    found = _divergence("fd00::/8", pinned)
+    assert found is not None and "curl" not in found[1][0]
+    found = _divergence("fd00::/8", {"curl": runtime_ref("curl@7.88")})
+    assert found is not None and "curl@7.88" in found[1][0]
+
+
 def test_prx007_envfrom_configmap_is_reported_at_the_reference(tmp_path: Path) -> None:
     text = """\
 apiVersion: v1
@@ -442,3 +462,32 @@ spec:
     findings = [f for f in run(tmp_path, text, "PRX007").findings]
     fields = {(f.object.kind, f.field) for f in findings}
     assert ("Deployment", "spec.template.spec.containers[0].envFrom[0]") in fields
+
+
+def test_prx007_reads_the_configured_releases_in_a_scan(tmp_path: Path) -> None:
+    text = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: proxy-env, namespace: apps}
+data:
+  HTTPS_PROXY: http://p:3128
+  NO_PROXY: "fd00::/8"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: apps}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        envFrom:
+        - configMapRef: {name: proxy-env}
+"""
+    def evidence(config: ScanConfig | None) -> str:
+        return "\n".join(line for f in run(tmp_path, text, "PRX007", config).findings
+                         for line in f.evidence)
+
+    assert "curl before 8.18" in evidence(None)
+    pinned = ScanConfig(runtime_versions={"curl": runtime_ref("curl@7.88")})
+    assert "curl@7.88" in evidence(pinned)

@@ -8,6 +8,7 @@ researched from its source (see each module's docstring).
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hcpscan.analysis.proxy.decision import Decision
@@ -96,6 +97,35 @@ def runtime_ref(text: str | RuntimeRef) -> RuntimeRef:
 def era_refs(name: str) -> tuple[RuntimeRef, ...]:
     """One reference per modelled behaviour of ``name``, oldest first."""
     return tuple(RuntimeRef(name, e.since) for e in runtime(name).ERAS)
+
+
+def releases_where(name: str, holds: Callable[[RuntimeRef], bool],
+                   pinned: RuntimeRef | None = None) -> str | None:
+    """Which modelled releases of ``name`` satisfy ``holds``, for messages: None for
+    none, ``name`` for all, else ``name before 8.18`` / ``name 8.0+`` / ``name
+    >= 7.86, < 8.9`` per run of adjacent ranges. A ``pinned`` release (configured
+    for the consumer) is the only one asked about."""
+    if pinned is not None:
+        return str(pinned) if holds(pinned) else None
+    eras = runtime(name).ERAS
+    mask = [holds(RuntimeRef(name, e.since)) for e in eras]
+    if not any(mask):
+        return None
+    if all(mask):
+        return name
+    parts, i = [], 0
+    while i < len(eras):
+        if not mask[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(eras) and mask[j + 1]:
+            j += 1
+        since, until = version_text(eras[i].since), version_text(eras[j].until)
+        parts.append(f"before {until}" if i == 0 else f"{since}+" if j == len(eras) - 1
+                     else f">= {since}, < {until}")
+        i = j + 1
+    return f"{name} {' and '.join(parts)}"
 
 
 def bypasses(runtime_name: str | RuntimeRef, no_proxy: str | None,

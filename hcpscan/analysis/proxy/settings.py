@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.analysis.proxy.noproxy import RuntimeRef
 from hcpscan.analysis.proxy.pem import CABundle
+from hcpscan.analysis.proxy.versions import infer_from_image
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
@@ -161,6 +163,12 @@ class ConsumerProxy:
     via: ConsumerProxy | None = None
     runtime: str | None = None
     notes: list[str] = field(default_factory=list)
+    image: str | None = None  # a container's image, which may name the client and its release
+
+    @property
+    def client_release(self) -> RuntimeRef | None:
+        """The HTTP client and release the image tag states (``curlimages/curl:8.5.0``)."""
+        return infer_from_image(self.image) if self.image else None
 
     @property
     def cluster(self) -> str:

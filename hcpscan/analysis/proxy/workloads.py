@@ -123,7 +123,9 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
             http, https, no = effective_settings(variables, runtime)
             consumer = ConsumerProxy(CONTAINER, f"{ref.obj.ref} container {ref.name}", ref.obj,
                                      container=ref.name, http_proxy=http, https_proxy=https,
-                                     no_proxy=no, variables=variables, runtime=runtime)
+                                     no_proxy=no, variables=variables, runtime=runtime,
+                                     image=ref.spec.get("image") if isinstance(
+                                         ref.spec.get("image"), str) else None)
             _link(consumer, sidecars)
             out.append(consumer)
     return out

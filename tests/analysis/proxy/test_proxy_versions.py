@@ -98,3 +98,28 @@ def test_configured_versions_win_over_the_image_and_are_validated() -> None:
     assert str(consumer_runtime("go", "curlimages/curl:8.5.0")) == "go"
     with pytest.raises(UnknownRuntime):
         configured_versions({"curl": "5"})
+
+
+def test_a_container_consumer_knows_the_client_release_its_image_states(tmp_path) -> None:
+    from hcpscan.analysis.proxy import effective_proxies
+
+    from .conftest import load
+
+    (tmp_path / "pod.yaml").write_text("""\
+apiVersion: v1
+kind: Pod
+metadata: {name: probe, namespace: apps}
+spec:
+  containers:
+  - name: curl
+    image: docker.io/curlimages/curl:7.88.1
+    env: [{name: https_proxy, value: "http://p:3128"}, {name: no_proxy, value: "fd00::/8"}]
+  - name: app
+    image: quay.io/example/app:1.0
+    env: [{name: HTTPS_PROXY, value: "http://p:3128"}]
+""")
+    consumers = {c.container: c for c in effective_proxies(load(tmp_path / "pod.yaml"))}
+    release = consumers["curl"].client_release
+    assert release is not None and str(release) == "curl@7.88.1"
+    assert bypasses(release, "fd00::/8", "http://[fd00::1]/").bypass is False
+    assert consumers["app"].client_release is None
