@@ -6,10 +6,9 @@ the recording proxy can tell which URL a request was for. Every proxy value
 points at its own loopback address, ``127.<variable>.<group>``, so the address
 a request arrives on names both the group and the variable that chose it.
 
-Hosts are names under ``.test`` (never resolvable: the namespace's resolver is
-127.0.0.1, where nothing answers), documentation addresses (192.0.2.0/24,
-198.51.100.0/24, 2001:db8::/32) that the namespace routes to its own ``lo``, and
-loopback addresses.
+Hosts are names under ``.test`` (never resolvable: inside the namespace names
+come from /etc/hosts only), documentation addresses (``LOCAL_RANGES``) that the
+namespace routes to its own ``lo``, and loopback addresses.
 """
 
 from __future__ import annotations
@@ -19,6 +18,8 @@ import random
 from dataclasses import dataclass, field
 
 PROXY_PORT = 3128
+# Routed to lo inside the namespace: a direct request to them never leaves it.
+LOCAL_RANGES = ("192.0.2.0/24", "198.51.100.0/24", "2001:db8::/32")
 TARGET_PORTS = (80, 443, 8080, 8443)
 # The variables a case may set; the index + 1 is the second octet of its proxy address.
 VARIABLES = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",

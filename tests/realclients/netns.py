@@ -6,7 +6,8 @@ group, and writes what the proxy saw. Nothing here can reach another machine:
 the namespace has no interface but ``lo``, and the script refuses to run if it
 sees one.
 
-Usage (see ``runner.py``): ``unshare -rnm python3 netns.py SPEC.json``.
+Usage (see ``runner.py``): ``unshare -nm python3 netns.py SPEC.json`` (``-rnm`` when
+not root).
 """
 
 from __future__ import annotations
@@ -20,21 +21,19 @@ import sys
 import tempfile
 import threading
 
-PROXY_PORT = 3128
-TARGET_PORTS = (80, 443, 8080, 8443)
-LOCAL_RANGES = (("-4", "192.0.2.0/24"), ("-4", "198.51.100.0/24"), ("-6", "2001:db8::/32"))
 HITS: list[list[str]] = []
 _LOCK = threading.Lock()
 
 
-def _setup() -> None:
+def _setup(local_ranges: list[str]) -> None:
     links = subprocess.run(["ip", "-o", "link", "show"], check=True, capture_output=True,
                            text=True).stdout.splitlines()
     names = [line.split(":")[1].strip() for line in links]
     if names != ["lo"]:
         sys.exit(f"refusing to run: this namespace has interfaces {names}, not only lo")
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    for family, cidr in LOCAL_RANGES:
+    for cidr in local_ranges:  # every address in them is this namespace's own
+        family = "-6" if ":" in cidr else "-4"
         subprocess.run(["ip", family, "route", "add", "local", cidr, "dev", "lo"], check=True)
     # Names resolve from /etc/hosts only; were DNS asked anyway, it would be 127.0.0.1.
     _bind_over("/etc/resolv.conf", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
@@ -106,10 +105,10 @@ class _Server6(_Server):
         super().server_bind()
 
 
-def _serve() -> list[socketserver.BaseServer]:
+def _serve(proxy_port: int, target_ports: list[int]) -> list[socketserver.BaseServer]:
     # 0.0.0.0 and :: here are the namespace's own lo: it has no other interface
-    servers: list[socketserver.BaseServer] = [_Server(("0.0.0.0", PROXY_PORT), _Proxy)]
-    for port in TARGET_PORTS:
+    servers: list[socketserver.BaseServer] = [_Server(("0.0.0.0", proxy_port), _Proxy)]
+    for port in target_ports:
         servers.append(_Server(("0.0.0.0", port), _Target))
         servers.append(_Server6(("::", port), _Target))
     for server in servers:
@@ -145,8 +144,8 @@ def _run_per_group(spec: dict) -> list[str]:
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as f:
         spec = json.load(f)
-    _setup()
-    servers = _serve()
+    _setup(spec["local_ranges"])
+    servers = _serve(spec["proxy_port"], spec["target_ports"])
     lines = _run_per_group(spec) if spec.get("per_group") else _run_driver(spec)
     for server in servers:
         server.shutdown()

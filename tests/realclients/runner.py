@@ -7,6 +7,7 @@ configuration) or ``direct`` (anything else: the client went to the host itself)
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,7 +15,16 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .cases import Group, authority_key, url_key, variable_of, write_groups
+from .cases import (
+    LOCAL_RANGES,
+    PROXY_PORT,
+    TARGET_PORTS,
+    Group,
+    authority_key,
+    url_key,
+    variable_of,
+    write_groups,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -31,13 +41,15 @@ class NamespaceUnavailable(RuntimeError):
 
 
 def unshare_command() -> list[str]:
-    """A new user+network+mount namespace; fails when the kernel refuses one."""
+    """A new network+mount namespace (as root), or user+network+mount otherwise;
+    fails when the kernel refuses one."""
     if shutil.which("unshare") is None or shutil.which("ip") is None:
         raise NamespaceUnavailable("unshare and ip (util-linux, iproute2) are needed")
-    probe = subprocess.run(["unshare", "-rnm", "true"], capture_output=True, text=True)
+    command = ["unshare", "-nm"] if os.geteuid() == 0 else ["unshare", "-rnm"]
+    probe = subprocess.run(command + ["true"], capture_output=True, text=True)
     if probe.returncode != 0:
-        raise NamespaceUnavailable(f"unshare -rnm failed: {probe.stderr.strip()}")
-    return ["unshare", "-rnm"]
+        raise NamespaceUnavailable(f"{' '.join(command)} failed: {probe.stderr.strip()}")
+    return command
 
 
 def run_client(groups: list[Group], work: Path, command: list[str], refusal: str | None = None,
@@ -48,7 +60,8 @@ def run_client(groups: list[Group], work: Path, command: list[str], refusal: str
     groups_file, results = work / "groups.tsv", work / "results.json"
     write_groups(groups, str(groups_file))
     spec = {"groups_file": str(groups_file), "command": command, "results": str(results),
-            "per_group": per_group, "timeout": timeout,
+            "per_group": per_group, "timeout": timeout, "proxy_port": PROXY_PORT,
+            "target_ports": list(TARGET_PORTS), "local_ranges": list(LOCAL_RANGES),
             "groups": [asdict(g) | {"urls": list(g.urls)} for g in groups]}
     (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     done = subprocess.run(unshare_command() + [sys.executable, str(HERE / "netns.py"),

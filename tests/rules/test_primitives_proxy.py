@@ -439,51 +439,39 @@ def test_prx007_a_configured_release_is_the_only_one_asked_about() -> None:
     assert found is not None and "curl@7.88" in found[1][0]
 
 
-def test_prx007_envfrom_configmap_is_reported_at_the_reference(tmp_path: Path) -> None:
-    text = """\
+def envfrom_app(no_proxy: str) -> str:
+    """A Deployment taking its proxy variables from a ConfigMap with this NO_PROXY."""
+    return f"""\
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: proxy-env, namespace: apps}
+metadata: {{name: proxy-env, namespace: apps}}
 data:
   HTTPS_PROXY: http://p:3128
-  NO_PROXY: "*.corp.example.com"
+  NO_PROXY: "{no_proxy}"
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: app, namespace: apps}
+metadata: {{name: app, namespace: apps}}
 spec:
   template:
     spec:
       containers:
       - name: app
         envFrom:
-        - configMapRef: {name: proxy-env}
+        - configMapRef: {{name: proxy-env}}
 """
+
+
+def test_prx007_envfrom_configmap_is_reported_at_the_reference(tmp_path: Path) -> None:
+    text = envfrom_app("*.corp.example.com")
     findings = [f for f in run(tmp_path, text, "PRX007").findings]
     fields = {(f.object.kind, f.field) for f in findings}
     assert ("Deployment", "spec.template.spec.containers[0].envFrom[0]") in fields
 
 
 def test_prx007_reads_the_configured_releases_in_a_scan(tmp_path: Path) -> None:
-    text = """\
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: proxy-env, namespace: apps}
-data:
-  HTTPS_PROXY: http://p:3128
-  NO_PROXY: "fd00::/8"
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: app, namespace: apps}
-spec:
-  template:
-    spec:
-      containers:
-      - name: app
-        envFrom:
-        - configMapRef: {name: proxy-env}
-"""
+    text = envfrom_app("fd00::/8")
+
     def evidence(config: ScanConfig | None) -> str:
         return "\n".join(line for f in run(tmp_path, text, "PRX007", config).findings
                          for line in f.evidence)
