@@ -1,5 +1,8 @@
 """Go, ``golang.org/x/net/http/httpproxy`` (every Kubernetes and OpenShift component).
 
+Modelled: Go 1.11 onwards (net/http reads the environment through this package
+since then), one behaviour; tests/realclients checks it against the installed Go.
+
 Facts (golang/net http/httpproxy/proxy.go, current master):
 * entries are split on ``,``, trimmed and lower-cased; a ``*`` entry anywhere
   disables the proxy for every host;

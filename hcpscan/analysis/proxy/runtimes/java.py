@@ -1,5 +1,7 @@
 """Java ``sun.net.spi.DefaultProxySelector`` with ``http.nonProxyHosts``.
 
+Modelled: JDK 11 to 25, one behaviour; tests/realclients checks the installed JDK.
+
 Java reads no environment variable: the list is the system property
 ``http.nonProxyHosts`` (used for https too). Facts:
 * entries are separated by ``|`` only and are not trimmed;

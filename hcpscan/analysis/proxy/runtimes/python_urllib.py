@@ -1,5 +1,7 @@
 """Python ``urllib.request.proxy_bypass_environment`` (CPython 3.x on Linux).
 
+Modelled: CPython 3.8 onwards, one behaviour; tests/realclients checks the running one.
+
 Facts:
 * the value ``*`` (exactly) bypasses everything; otherwise entries are split on
   commas, stripped, lower-cased, and *all* leading dots dropped;

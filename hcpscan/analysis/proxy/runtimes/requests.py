@@ -1,5 +1,8 @@
 """Python ``requests`` (``requests.utils.should_bypass_proxies``, 2.x).
 
+Modelled: 2.32 onwards, one behaviour (older releases are not modelled: asking
+for one is a usage error); tests/realclients checks the installed requests.
+
 Facts:
 * spaces are removed from the whole value, then it is split on commas;
 * for an IPv4 host: an entry that is a valid ``a.b.c.d/n`` (n in 1..32) matches by

@@ -1,5 +1,8 @@
 """GNU Wget (src/host.c ``sufmatch``, src/init.c ``sepstring``; 1.20+).
 
+Modelled: Wget 1.20 onwards (not wget2), one behaviour; tests/realclients checks
+the installed wget.
+
 Facts:
 * only the lower-case ``no_proxy`` (and ``http_proxy`` ...) variables are read;
 * the value is split on commas; blanks after a comma are skipped, blanks before
