@@ -163,7 +163,13 @@ class ConsumerProxy:
     via: ConsumerProxy | None = None
     runtime: str | None = None
     notes: list[str] = field(default_factory=list)
-    image: str | None = None  # a container's image, which may name the client and its release
+    # Which block of the object holds the settings when it has two: a Proxy's "spec"
+    # (what the user wrote) or "status" (what the cluster computed from it).
+    part: str = ""
+    # The program that reads the settings, when the input says: a systemd unit's name, a
+    # container's image (see hcpscan.model.readers).
+    program: str = ""
+    image: str = ""
 
     @property
     def client_release(self) -> RuntimeRef | None:

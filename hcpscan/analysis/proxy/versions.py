@@ -12,10 +12,12 @@ import re
 from collections.abc import Mapping
 
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, UnknownRuntime, runtime_ref
+from hcpscan.model.readers import image_program
 
-# Image repositories (last path components) whose tag is the client's own release.
+# Image programs (a repository's last path element) whose tag is the client's own release:
+# curlimages/curl, and the language images whose runtime is the client.
 IMAGE_RUNTIMES: dict[str, str] = {
-    "curlimages/curl": "curl",
+    "curl": "curl",
     "golang": "go",
     "ruby": "ruby",
     "python": "python",
@@ -37,16 +39,9 @@ def configured_versions(mapping: Mapping[str, object]) -> dict[str, RuntimeRef]:
 def infer_from_image(image: str) -> RuntimeRef | None:
     """The client release an image tag states, when the image is that client and the
     tag is a version hcpscan models; None otherwise (no tag, a digest, ``latest``)."""
-    ref = image.partition("@")[0]
-    repo, colon, tag = ref.rpartition(":")
-    if not colon or "/" in tag:
-        return None
-    parts = repo.split("/")
-    for size in (2, 1):
-        runtime = IMAGE_RUNTIMES.get("/".join(parts[-size:]))
-        if runtime is not None:
-            break
-    else:
+    runtime = IMAGE_RUNTIMES.get(image_program(image))
+    tag = image.partition("@")[0].rsplit("/", 1)[-1].partition(":")[2]
+    if runtime is None or not tag:
         return None
     m = _TAG_VERSION.match(tag)
     if m is None:
