@@ -37,9 +37,10 @@ def _setup(local_ranges: list[str]) -> None:
         subprocess.run(["ip", family, "route", "add", "local", cidr, "dev", "lo"], check=True)
     # Names resolve from /etc/hosts only; were DNS asked anyway, it would be 127.0.0.1.
     _bind_over("/etc/resolv.conf", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
-    with open("/etc/nsswitch.conf", encoding="utf-8") as f:
-        lines = [ln for ln in f if not ln.startswith("hosts:")]
-    _bind_over("/etc/nsswitch.conf", "".join(lines) + "hosts: files\n")
+    if os.path.isfile("/etc/nsswitch.conf"):
+        with open("/etc/nsswitch.conf", encoding="utf-8") as f:
+            lines = [ln for ln in f if not ln.startswith("hosts:")]
+        _bind_over("/etc/nsswitch.conf", "".join(lines) + "hosts: files\n")
 
 
 def _bind_over(path: str, text: str) -> None:
