@@ -309,10 +309,11 @@ def test_prx003_without_management_proxy_is_not_evaluable(tmp_path: Path) -> Non
 
 def test_prx003_missing_env_is_reported_at_the_container(tmp_path: Path) -> None:
     text = MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + OPERATOR.format(env="")
-    findings = run(tmp_path, text, "PRX003").findings
-    assert {f.field for f in findings} == {"spec.template.spec.containers[0]"}
-    assert {f.message.split(": ")[1].split(" is")[0] for f in findings} == {
-        "HTTPS_PROXY", "NO_PROXY"}
+    # both variables missing from one container: one finding at the container, naming both
+    (finding,) = run(tmp_path, text, "PRX003").findings
+    assert finding.field == "spec.template.spec.containers[0]"
+    said = " ".join([finding.message, *finding.evidence])
+    assert "HTTPS_PROXY" in said and "NO_PROXY" in said
 
 
 def test_prx003_env_set_while_proxy_removed_is_stale(tmp_path: Path) -> None:
@@ -462,38 +463,58 @@ def test_prx007_a_configured_release_is_the_only_one_asked_about() -> None:
     assert found is not None and "curl@7.88" in found[1][0]
 
 
-def envfrom_app(no_proxy: str) -> str:
-    """A Deployment taking its proxy variables from a ConfigMap with this NO_PROXY."""
-    return f"""\
-apiVersion: v1
-kind: ConfigMap
-metadata: {{name: proxy-env, namespace: apps}}
-data:
-  HTTPS_PROXY: http://p:3128
-  NO_PROXY: "{no_proxy}"
+def test_prx007_a_configmap_many_workloads_read_is_one_finding_at_the_value(tmp_path: Path) -> None:
+    deployment = """\
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {{name: app, namespace: apps}}
+metadata: {name: %s, namespace: apps}
+spec:
+  template:
+    spec:
+      containers:
+      - name: %s
+        image: python:3.12
+        envFrom:
+        - configMapRef: {name: proxy-env}
+"""
+    text = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: proxy-env, namespace: apps}
+data:
+  HTTPS_PROXY: http://p:3128
+  NO_PROXY: "*.corp.example.com"
+""" + deployment % ("app", "app") + deployment % ("worker", "worker")
+    (finding,) = run(tmp_path, text, "PRX007").findings
+    assert (finding.object.kind, finding.object.name, finding.field) == ("ConfigMap", "proxy-env",
+                                                                        "data.NO_PROXY")
+    assert finding.location.line == 6
+    said = " ".join([finding.message, *finding.evidence])
+    assert "Deployment apps/app" in said and "Deployment apps/worker" in said
+
+
+def test_prx007_reads_the_configured_releases_in_a_scan(tmp_path: Path) -> None:
+    text = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: proxy-env, namespace: apps}
+data:
+  HTTPS_PROXY: http://p:3128
+  NO_PROXY: "fd00::/8"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: apps}
 spec:
   template:
     spec:
       containers:
       - name: app
+        image: python:3.12
         envFrom:
-        - configMapRef: {{name: proxy-env}}
+        - configMapRef: {name: proxy-env}
 """
-
-
-def test_prx007_envfrom_configmap_is_reported_at_the_reference(tmp_path: Path) -> None:
-    text = envfrom_app("*.corp.example.com")
-    findings = [f for f in run(tmp_path, text, "PRX007").findings]
-    fields = {(f.object.kind, f.field) for f in findings}
-    assert ("Deployment", "spec.template.spec.containers[0].envFrom[0]") in fields
-
-
-def test_prx007_reads_the_configured_releases_in_a_scan(tmp_path: Path) -> None:
-    text = envfrom_app("fd00::/8")
 
     def evidence(config: ScanConfig | None) -> str:
         return "\n".join(line for f in run(tmp_path, text, "PRX007", config).findings
@@ -545,3 +566,37 @@ spec:
         assert run(tmp_path, template(unit), "PRX007").findings == [], unit
     (finding,) = run(tmp_path, template("node-exporter-fetcher"), "PRX007").findings
     assert "10.0.0.0/8" in finding.message
+
+
+def test_prx005_a_shared_configmap_missing_svc_is_one_finding_naming_every_reader(tmp_path: Path) -> None:
+    reader = """\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %s, namespace: apps}
+spec:
+  template:
+    spec:
+      containers:
+      - name: main
+        image: app:1
+        env:
+        - name: HTTPS_PROXY
+          valueFrom: {configMapKeyRef: {name: proxy-env, key: HTTPS_PROXY}}
+        - name: NO_PROXY
+          valueFrom: {configMapKeyRef: {name: proxy-env, key: NO_PROXY}}
+"""
+    text = NETWORK + """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: proxy-env, namespace: apps}
+data:
+  HTTPS_PROXY: http://p:3128
+  NO_PROXY: localhost,127.0.0.1
+""" + "".join(reader % name for name in ("api", "worker", "cron"))
+    findings = [f for f in run(tmp_path, text, "PRX005").findings if f.object.kind == "ConfigMap"]
+    (finding,) = findings
+    assert finding.field == "data.NO_PROXY"
+    said = " ".join([finding.message, *finding.evidence])
+    assert all(f"Deployment apps/{name}" in said for name in ("api", "worker", "cron"))

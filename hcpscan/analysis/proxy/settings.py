@@ -59,6 +59,17 @@ class Source:
         return self._ref  # type: ignore[return-value]
 
     @property
+    def place(self) -> tuple[K8sObject, tuple[Step, ...]] | None:
+        """The inventory object and field path the value is written at, when it is a field of
+        an object of its own (not a document embedded in another, such as a kubeconfig)."""
+        if self._of is None:
+            return None
+        _inventory, obj, steps = self._of
+        if obj.origin is not None and obj.source.embedded_in:
+            return None
+        return obj, steps
+
+    @property
     def field(self) -> str:
         if self._field is None:
             self._name()

@@ -31,6 +31,7 @@ from hcpscan.rules.primitives.proxy_config import (
     consumers_of,
     controlled_pod,
     field_in,
+    root_of,
     same_url,
     split_entries,
 )
@@ -213,14 +214,14 @@ class NoProxyEntriesPortable(Primitive):
                 if (c.name, setting.value) in seen:
                     continue
                 seen.add((c.name, setting.value))
-                field = field_in(subject, setting)
+                at, field = root_of(subject, setting)
                 found = [(raw, d) for raw in setting.value.split(",")
                          if (d := _divergence(raw.strip(), ctx.config.runtime_versions))]
                 if not found:
                     continue
                 kinds_found = sorted({d[0] for _, d in found})
                 yield Violation(
-                    field=field,
+                    field=field, subject=at,
                     values={"consumer": c.name, "variable": setting.name,
                             "entries": ", ".join(raw.strip() for raw, _ in found),
                             "kinds": " and ".join(kinds_found)},

@@ -99,6 +99,16 @@ def field_in(subject: K8sObject, setting: Setting) -> str:
     return ""
 
 
+def root_of(subject: K8sObject, setting: Setting) -> tuple[K8sObject | None, str]:
+    """Where a finding about ``setting`` belongs: at the value itself when another object of
+    the input holds it (a ConfigMap or Secret many workloads read: one value, one finding,
+    whoever reads it), else at the subject's own field for it."""
+    place = setting.source.place
+    if place is not None and place[0] is not subject and place[0].kind in ("ConfigMap", "Secret"):
+        return place[0], format_path(place[1])
+    return None, field_in(subject, setting)
+
+
 def where(setting: Setting) -> str:
     """``'value' (path:line ref field)`` for evidence."""
     return f"{setting.value!r} at {setting.source}"
@@ -346,6 +356,10 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
     return missed, evidence
 
 
+# The kubernetes Service's ClusterIP on an OpenShift cluster with the default serviceNetwork.
+OPENSHIFT_KAS_IP = "172.30.0.1"
+
+
 def managed_kas_ip(ctx: Context) -> tuple[str, str] | NotEvaluable:
     """The managed cluster's kube-apiserver ClusterIP, which OCM add-on agents reach and the
     hub cannot tell them (DOMAIN.md §5): the user's input, else the one default/kubernetes
@@ -369,8 +383,14 @@ def managed_kas_ip(ctx: Context) -> tuple[str, str] | NotEvaluable:
         return NotEvaluable("the input holds several default/kubernetes Services ("
                             + ", ".join(f"{ip}: {' '.join(r)}" for ip, r in sorted(ips.items()))
                             + "); input the user must supply: managed_cluster_kas_ip")
+    openshift = sorted(mc.name for mc in ctx.inventory.of_kind("ManagedCluster")
+                       if str(mc.labels.get("vendor", "")).lower() == "openshift")
+    hint = (f"; {', '.join(openshift)} {'is' if len(openshift) == 1 else 'are'} OpenShift, whose "
+            f"default is {OPENSHIFT_KAS_IP} (the first address of the default service network "
+            f"172.30.0.0/16): set managed_cluster_kas_ip: {OPENSHIFT_KAS_IP} unless the cluster "
+            "was installed with another serviceNetwork" if openshift else "")
     return NotEvaluable("input the user must supply: managed_cluster_kas_ip (or include the "
-                        "managed cluster's default/kubernetes Service)")
+                        "managed cluster's default/kubernetes Service)" + hint)
 
 
 def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
@@ -426,7 +446,8 @@ class NoProxyCoverage(Primitive):
                         "description": "every destination must go direct (default), or one"},
         },
     }
-    reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret")
+    reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret",
+             "ManagedCluster")
     subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Deployment", "StatefulSet",
                      "DaemonSet", "Job", "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn",
                      "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap")
@@ -478,7 +499,8 @@ class NoProxyCoverage(Primitive):
             anchor = c.no_proxy or c.https_proxy or c.http_proxy
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
-            yield Violation(field=field_in(subject, anchor) if anchor else "",
+            at, field = root_of(subject, anchor) if anchor else (None, "")
+            yield Violation(field=field, subject=at,
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
                             evidence=[shown, *evidence])
