@@ -463,8 +463,8 @@ def test_prx007_a_configured_release_is_the_only_one_asked_about() -> None:
     assert found is not None and "curl@7.88" in found[1][0]
 
 
-def test_prx007_a_configmap_many_workloads_read_is_one_finding_at_the_value(tmp_path: Path) -> None:
-    deployment = """\
+# A Python workload reading its proxy variables from the ConfigMap proxy-env.
+PYTHON_DEPLOYMENT = """\
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -478,14 +478,22 @@ spec:
         envFrom:
         - configMapRef: {name: proxy-env}
 """
-    text = """\
+
+
+def proxy_env(no_proxy: str) -> str:
+    return f"""\
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: proxy-env, namespace: apps}
+metadata: {{name: proxy-env, namespace: apps}}
 data:
   HTTPS_PROXY: http://p:3128
-  NO_PROXY: "*.corp.example.com"
-""" + deployment % ("app", "app") + deployment % ("worker", "worker")
+  NO_PROXY: "{no_proxy}"
+"""
+
+
+def test_prx007_a_configmap_many_workloads_read_is_one_finding_at_the_value(tmp_path: Path) -> None:
+    text = proxy_env("*.corp.example.com") + PYTHON_DEPLOYMENT % ("app", "app") + \
+        PYTHON_DEPLOYMENT % ("worker", "worker")
     (finding,) = run(tmp_path, text, "PRX007").findings
     assert (finding.object.kind, finding.object.name, finding.field) == ("ConfigMap", "proxy-env",
                                                                         "data.NO_PROXY")
@@ -495,26 +503,7 @@ data:
 
 
 def test_prx007_reads_the_configured_releases_in_a_scan(tmp_path: Path) -> None:
-    text = """\
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: proxy-env, namespace: apps}
-data:
-  HTTPS_PROXY: http://p:3128
-  NO_PROXY: "fd00::/8"
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: app, namespace: apps}
-spec:
-  template:
-    spec:
-      containers:
-      - name: app
-        image: python:3.12
-        envFrom:
-        - configMapRef: {name: proxy-env}
-"""
+    text = proxy_env("fd00::/8") + PYTHON_DEPLOYMENT % ("app", "app")
 
     def evidence(config: ScanConfig | None) -> str:
         return "\n".join(line for f in run(tmp_path, text, "PRX007", config).findings
