@@ -16,6 +16,7 @@ Example::
       worker_cidrs: [10.0.0.0/16]
       secondary_networks: {"vm-ns/storage-net": [192.168.100.0/24]}
       proxy_ca_files: [certs/corp-proxy-ca.pem]
+      runtime_versions: {curl: "7.88", node-undici: "7"}   # releases consumers run (quoted)
       managed_cluster_kas_ip: 172.30.0.1
       firewall: perimeter.yaml      # see `hcpscan connectivity --help` for the format
 """
@@ -31,6 +32,8 @@ from typing import Any
 
 import jsonschema
 
+from hcpscan.analysis.proxy.noproxy import RuntimeRef, UnknownRuntime
+from hcpscan.analysis.proxy.versions import configured_versions
 from hcpscan.rules.schema import SEVERITIES
 from hcpscan.sources.walk import CONFIG_NAMES
 from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
@@ -62,6 +65,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "proxy_ca_files": {"type": "array", "items": {"type": "string"}},
                 "managed_cluster_kas_ip": {"type": "string"},
                 "firewall": {"type": "string"},
+                # the client release consumers run, e.g. {curl: "7.88", node-undici: "7"}
+                "runtime_versions": {"type": "object",
+                                     "additionalProperties": {"type": "string"}},
             }},
     },
 }
@@ -99,6 +105,7 @@ class ScanConfig:
     proxy_ca_files: list[Path] = field(default_factory=list)
     managed_cluster_kas_ip: str | None = None
     firewall: Path | None = None  # perimeter file (security groups / firewall before the nodes)
+    runtime_versions: dict[str, RuntimeRef] = field(default_factory=dict)  # pinned client releases
 
 
     def used(self) -> dict[str, str] | None:
@@ -175,6 +182,7 @@ def load_config(path: Path) -> ScanConfig:
         proxy_ca_files=[base / p for p in inputs.get("proxy_ca_files", [])],
         managed_cluster_kas_ip=inputs.get("managed_cluster_kas_ip"),
         firewall=base / inputs["firewall"] if inputs.get("firewall") else None,
+        runtime_versions=configured_versions(inputs.get("runtime_versions", {})),
     )
 
 
@@ -209,6 +217,11 @@ def _check_values(text: str, path: Path, data: dict[str, Any]) -> None:
             fail(("inputs", "proxy_ca_files", i), f"file not found: {path.parent / name}")
     if inputs.get("firewall") and not (path.parent / inputs["firewall"]).is_file():
         fail(("inputs", "firewall"), f"file not found: {path.parent / inputs['firewall']}")
+    for name, version in inputs.get("runtime_versions", {}).items():
+        try:
+            configured_versions({name: version})
+        except UnknownRuntime as exc:
+            fail(("inputs", "runtime_versions", name), str(exc))
 
 
 def _network(cidr: str, fail: Any) -> None:

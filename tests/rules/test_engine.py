@@ -214,6 +214,9 @@ def test_config_values_are_checked_when_loaded(tmp_path):
         ("inputs:\n  managed_cluster_kas_ip: 300.1.1.1\n", 2, "not an IP address"),
         ("inputs:\n  proxy_ca_files: [missing.pem]\n", 2, "file not found"),
         ("exemptions:\n- rule: HCP001\n  reason: lab\n  expires: 2020-02-30\n", 4, "not a date"),
+        ("inputs:\n  runtime_versions:\n    curl: '6.0'\n", 3, "known: curl: >= 7.86"),
+        ("inputs:\n  runtime_versions:\n    perl: '5'\n", 3, "unknown runtime 'perl'"),
+        ("inputs:\n  runtime_versions:\n    curl: 7.88\n", 3, "is not of type 'string'"),
     ):
         config.write_text(text)
         with pytest.raises(ConfigError) as info:
@@ -231,6 +234,14 @@ def test_a_scan_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
     finally:
         (gc.enable if was else gc.disable)()
     assert [f.rule_id for f in report.findings] == ["PRX008"]
+
+
+def test_config_runtime_versions_are_typed_references(tmp_path):
+    config = tmp_path / ".hcpscan.yaml"
+    config.write_text("inputs:\n  runtime_versions: {curl: '7.88', node-undici: '7'}\n")
+    versions = load_config(config).runtime_versions
+    assert {k: str(v) for k, v in versions.items()} == {"curl": "curl@7.88",
+                                                         "node-undici": "node-undici@7.0"}
 
 
 def test_a_reference_rule_alone_reads_the_kind_it_references(tmp_path):
