@@ -17,7 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = {"table": "example.txt", "json": "example.json", "sarif": "example.sarif",
-           "junit": "example.junit.xml", "markdown": "example.md"}
+           "junit": "example.junit.xml", "markdown": "example.md",
+           "openreports": "example.openreports.yaml", "policyreport": "example.policyreport.yaml"}
 EPOCH = "1763683200"  # 2025-11-21T00:00:00Z
 
 

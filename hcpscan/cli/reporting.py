@@ -14,7 +14,7 @@ from hcpscan.rules.suppress import write_baseline
 from hcpscan.scan import exit_status
 from hcpscan.sources.walk import read_member
 
-FORMATS = ("table", "json", "sarif", "junit", "markdown")
+FORMATS = ("table", "json", "sarif", "junit", "markdown", "openreports", "policyreport")
 
 
 class _NotATty:
