@@ -158,13 +158,14 @@ def _scan_results(report: ScanReport, infos: dict[str, RuleInfo], stamp: dict[st
 
 
 def _rule_outcome(rule: RuleResult, info: RuleInfo | None) -> tuple[str, str]:
-    """``pass`` only when the rule looked at something: a rule whose scope matched no
-    object was not applicable (``skip``); not evaluable is ``error``."""
+    """``pass`` only for a rule that looked at objects and found nothing; nothing in
+    scope (not applicable) and a rule suppressed as a whole are ``skip``; not
+    evaluable is ``error``."""
     title = info.title if info else rule.rule_id
-    if rule.status is Status.PASS and rule.objects_checked:
-        return "pass", f"{title}: no finding in {rule.objects_checked} object(s)"
     if rule.status is Status.PASS:
-        return "skip", f"not applicable: {rule.reason or 'no object in scope'}"
+        return "pass", f"{title}: no finding in {rule.objects_checked} object(s)"
+    if rule.status is Status.NOT_APPLICABLE:
+        return "skip", f"not applicable: {rule.reason or 'nothing in the rule scope'}"
     if rule.status is Status.NOT_EVALUABLE:
         return "error", f"not evaluable: {rule.reason or 'no reason given'}"
     if rule.status is Status.SUPPRESSED:

@@ -147,7 +147,7 @@ def test_names_do_not_depend_on_time(realistic):
 
 def test_not_applicable_rule_is_skipped_not_passed():
     rules = [RuleInfo("PRX001", "KubeVirt network missing from noProxy", Severity.HIGH, "proxy")]
-    results = [RuleResult("PRX001", Status.PASS, "no NodePool matches the rule's scope")]
+    results = [RuleResult("PRX001", Status.NOT_APPLICABLE, "no NodePool matches the rule's scope")]
     (cluster,) = build_reports(ScanReport("0.1.0", rules, results, [], [], {}, {}))
     (result,) = cluster["results"]
     assert result["result"] == "skip"
