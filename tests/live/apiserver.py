@@ -134,6 +134,19 @@ REPORT_CRDS = (
     _r("openreports.io/v1alpha1", "reports", "Report", short=("reps",)),
     _r("openreports.io/v1alpha1", "clusterreports", "ClusterReport", False, ("creps",)),
 )
+# What deploy/ creates (RBAC, and Open Cluster Management's hub kinds), for
+# `kubectl apply --dry-run=server` of its manifests.
+DEPLOY_RESOURCES = (
+    _r("rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", False),
+    _r("rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", False),
+    _r("rbac.authorization.k8s.io/v1", "roles", "Role"),
+    _r("rbac.authorization.k8s.io/v1", "rolebindings", "RoleBinding"),
+    _r("cluster.open-cluster-management.io/v1beta1", "placements", "Placement"),
+    _r("cluster.open-cluster-management.io/v1beta2", "managedclustersetbindings", "ManagedClusterSetBinding"),
+    _r("work.open-cluster-management.io/v1", "manifestworks", "ManifestWork", short=("mw",)),
+    _r("work.open-cluster-management.io/v1alpha1", "manifestworkreplicasets", "ManifestWorkReplicaSet",
+       short=("mwrs",)),
+)
 APPLY_PATCH = "application/apply-patch+yaml"
 _MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's request body limit
 
@@ -361,8 +374,11 @@ class _Handler(BaseHTTPRequestHandler):
         validate = state.schemas.get((resource.group, resource.kind))
         errors = validate(body) if validate else []
         if errors:
+            causes = [{"reason": "FieldValueInvalid", "message": message, "field": where}
+                      for where, _, message in (e.partition(": ") for e in errors)]
             return 422, _status(422, "Invalid", f'{resource.kind}.{resource.group or "core"} "{name}" is '
-                                f'invalid: {"; ".join(errors)}', {"name": name, "kind": resource.kind})
+                                f'invalid: {"; ".join(errors)}', {"name": name, "group": resource.group,
+                                                                  "kind": resource.kind, "causes": causes})
         with state.lock:
             old = state.find(resource.group, resource.kind, namespace, name)
             owner = (old or {}).get("metadata", {}).get("managedFields", [{}])[0].get("manager")
