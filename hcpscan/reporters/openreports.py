@@ -225,6 +225,7 @@ class OpenReportsReporter:
     name = "openreports"
     media_type = "application/yaml"
     extension = "yaml"
+    kinds = OPENREPORTS
 
     def render(self, report: ScanReport, options: ReportOptions) -> str:
-        return dump_documents(build_reports(report, OPENREPORTS))
+        return dump_documents(build_reports(report, self.kinds))

@@ -9,17 +9,11 @@ server would prune it), so every result carries ``source: hcpscan``.
 
 from __future__ import annotations
 
-from hcpscan.findings.model import ScanReport
-from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.openreports import ReportKinds, build_reports, dump_documents
+from hcpscan.reporters.openreports import OpenReportsReporter, ReportKinds
 
 POLICYREPORT = ReportKinds("wgpolicyk8s.io/v1alpha2", "PolicyReport", "ClusterPolicyReport", False)
 
 
-class PolicyReportReporter:
+class PolicyReportReporter(OpenReportsReporter):
     name = "policyreport"
-    media_type = "application/yaml"
-    extension = "yaml"
-
-    def render(self, report: ScanReport, options: ReportOptions) -> str:
-        return dump_documents(build_reports(report, POLICYREPORT))
+    kinds = POLICYREPORT
