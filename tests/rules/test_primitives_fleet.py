@@ -592,10 +592,11 @@ def test_prx010_a_kyverno_proxy_policy_shows_the_installation_uses_a_proxy(tmp_p
                for e in report.findings[0].evidence)
 
 
-def test_prx010_values_without_proxy_pass(tmp_path):
+def test_prx010_values_without_proxy_are_not_applicable(tmp_path):
     values = _values_secret("mycluster", b64("cluster:\n  kubernetes: {}\n"))
-    _, result = scan_text(tmp_path, docs(values, CERT_MANAGER), "PRX010")
-    assert result.status is Status.PASS, result.reason
+    report, result = scan_text(tmp_path, docs(values, CERT_MANAGER), "PRX010")
+    assert report.findings == [] and result.status is Status.NOT_APPLICABLE, result.reason
+    assert "uses no proxy" in result.reason
 
 
 def test_prx010_skips_controller_owned_pods(tmp_path):
@@ -609,5 +610,5 @@ def test_prx010_skips_controller_owned_pods(tmp_path):
         spec:
           containers: [{name: chart-operator, image: chart-operator:3.2.1}]
         """
-    _, result = scan_text(tmp_path, docs(_policy(), pod), "PRX010")
-    assert result.status is Status.PASS, result.reason
+    report, result = scan_text(tmp_path, docs(_policy(), pod), "PRX010")
+    assert report.findings == [] and result.status is Status.NOT_APPLICABLE, result.reason

@@ -6,13 +6,15 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
+
 from hcpscan.findings.model import ScanReport, Status
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.primitives.proxy_clients import _divergence
-from hcpscan.rules.primitives.proxy_config import hcp_namespace, nad_cidrs
-from hcpscan.rules.primitives.proxy_ignition import computed_no_proxy
+from hcpscan.rules.primitives.proxy_config import nad_cidrs
 from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan
 
@@ -212,7 +214,10 @@ spec:
         command: [/usr/bin/control-plane-operator, konnectivity-https-proxy]
         args: [run]
 """
-    assert run(tmp_path, text, "PRX005").results[0].status is Status.PASS
+    report = run(tmp_path, text, "PRX005")
+    assert report.findings == []
+    # nothing left to judge: the spec is completed by the cluster, the container is routed
+    assert report.results[0].status is Status.NOT_APPLICABLE
 
 
 def test_prx005_guest_cluster_uses_hosted_cluster_networks(tmp_path: Path) -> None:
@@ -253,7 +258,7 @@ spec:
 
 def test_hcp_namespace_turns_dots_into_dashes(tmp_path: Path) -> None:
     (hc,) = objects(tmp_path, HC.format(name="prod.eu"))
-    assert hcp_namespace(hc) == "clusters-prod-eu"
+    assert hosted_cluster(hc).control_plane_namespace == "clusters-prod-eu"
 
 
 def test_prx002_without_control_plane_workloads_is_not_evaluable(tmp_path: Path) -> None:
@@ -351,12 +356,12 @@ def test_prx004_stub_without_its_hosted_cluster_is_not_evaluable(tmp_path: Path)
     assert "clusters-example" in result.reason
 
 
-def test_prx004_hosted_cluster_without_proxy_passes(tmp_path: Path) -> None:
+def test_prx004_hosted_cluster_without_proxy_is_not_applicable(tmp_path: Path) -> None:
     stub = base64.b64encode(json.dumps({"ignition": {"config": {"merge": [
         {"source": "https://ignition.example.com/ignition"}]}}}).encode()).decode()
     text = ("apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
             "metadata: {name: example, namespace: clusters}\nspec: {}\n" + _user_data(stub))
-    assert run(tmp_path, text, "PRX004").results[0].status is Status.PASS
+    assert run(tmp_path, text, "PRX004").results[0].status is Status.NOT_APPLICABLE
 
 
 def test_computed_no_proxy_follows_hypershift(tmp_path: Path) -> None:
@@ -371,10 +376,28 @@ spec:
     serviceNetwork: [{cidr: 172.31.0.0/16}]
   platform: {type: AWS, aws: {region: eu-west-1}}
 """)
-    entries = computed_no_proxy(hc).split(",")
-    for want in (".svc", ".local", "10.0.0.0/16", "172.31.0.0/16", "169.254.169.254",
-                 ".eu-west-1.compute.internal", "corp.example.com"):
+    entries = hosted_cluster(hc).computed_no_proxy.split(",")
+    for want in (".svc", ".local", ".hypershift.local", "10.0.0.0/16", "172.31.0.0/16",
+                 "169.254.169.254", ".eu-west-1.compute.internal", "corp.example.com"):
         assert want in entries
+
+
+@pytest.mark.parametrize(("platform", "metadata"), [("GCP", True), ("OpenStack", True), ("Azure", True),
+                                                    ("Agent", False), ("KubeVirt", False)])
+def test_computed_no_proxy_names_the_metadata_address_where_the_cloud_has_one(
+        tmp_path: Path, platform: str, metadata: bool) -> None:
+    (hc,) = objects(tmp_path, f"""\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {{name: example, namespace: clusters}}
+spec:
+  configuration: {{proxy: {{httpsProxy: "http://p:3128"}}}}
+  networking: {{machineNetwork: [{{cidr: 0.0.0.0/0}}]}}
+  platform: {{type: {platform}}}
+""")
+    entries = hosted_cluster(hc).computed_no_proxy.split(",")
+    assert ("169.254.169.254" in entries) is metadata
+    assert "0.0.0.0/0" not in entries
 
 
 # -- PRX006 ---------------------------------------------------------------------------------

@@ -110,12 +110,12 @@ def openshift_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     for obj in inventory.of_kind("Proxy"):
         if obj.group != "config.openshift.io":
             continue
-        spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj)
+        spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj, part="spec")
         _fields(inventory, obj, ("spec",), spec)
         _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"), "openshift-config")
         out.append(spec)
         if isinstance(obj.get("status"), dict):
-            status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj)
+            status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj, part="status")
             _fields(inventory, obj, ("status",), status)
             status.notes.append("status: what the cluster computed (noProxy includes the "
                                 "cluster's own networks)")

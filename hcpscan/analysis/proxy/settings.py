@@ -161,6 +161,9 @@ class ConsumerProxy:
     via: ConsumerProxy | None = None
     runtime: str | None = None
     notes: list[str] = field(default_factory=list)
+    # Which block of the object holds the settings when it has two: a Proxy's "spec"
+    # (what the user wrote) or "status" (what the cluster computed from it).
+    part: str = ""
 
     @property
     def cluster(self) -> str:

@@ -29,7 +29,7 @@ from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 _PROXY_ENV = re.compile(r"(?<![A-Za-z0-9_])(https?_proxy|no_proxy)(?![A-Za-z0-9_])", re.IGNORECASE)
@@ -317,7 +317,7 @@ def installation_proxy(ctx: Context) -> InstallationProxy:
     answer.known = any(o.name.endswith("-cluster-values")
                        for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
     for consumer in ctx.analysis("proxy", effective_proxies):
-        if consumer.kind == CLUSTER_PROXY and consumer.name.endswith("(spec)"):
+        if consumer.kind == CLUSTER_PROXY and consumer.part == "spec":
             answer.known = True
         if consumer.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):
             continue
@@ -346,10 +346,13 @@ class ExplicitProxyEnv(Primitive):
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if subject.kind == "Pod" and not is_static_pod(subject):
-            return  # controller-owned pods: their Deployment/DaemonSet is checked
+            # controller-owned pods: their Deployment/DaemonSet is checked
+            yield NotApplicable("not a static pod")
+            return
         what = next((name for name, t in params["targets"].items() if _target_matches(subject, t)),
                     None)
         if what is None:
+            yield NotApplicable("none of the rule's target workloads")
             return
         answer = installation_proxy(ctx)
         if not answer.known:
@@ -358,9 +361,11 @@ class ExplicitProxyEnv(Primitive):
                                "the Kyverno proxy policy")
             return
         if not answer.proxies:
+            yield NotApplicable("the installation uses no proxy")
             return
         pod_path = ct.POD_SPEC_PATHS.get(subject.kind)
         if pod_path is None:
+            yield NotApplicable(f"{subject.kind} has no pod template")
             return
         pod = subject.get(pod_path)
         items = pod.get("containers") if isinstance(pod, dict) else None

@@ -54,7 +54,7 @@ def managed_cluster_proxy(ctx: Context, cluster: str, target: str) -> ManagedClu
     answer = ManagedClusterProxy()
     consumers = [c for c in ctx.analysis("proxy", effective_proxies) if c.cluster == cluster]
     for consumer in consumers:
-        if consumer.kind == CLUSTER_PROXY and consumer.name.endswith("(spec)"):
+        if consumer.kind == CLUSTER_PROXY and consumer.part == "spec":
             answer.known = True
             _consider(answer, consumer, scheme, target)
     agents = [o for o in ctx.inventory.of_kind(*WORKLOAD_KINDS)

@@ -190,7 +190,7 @@ class NoProxyEntriesPortable(Primitive):
             return
         seen: set[tuple[str, str]] = set()
         for c in consumers_of(ctx, subject):
-            if c.kind not in kinds or c.name.endswith("(status)"):
+            if c.kind not in kinds or c.part == "status":
                 continue  # a Proxy status is computed; its CIDRs come from the cluster
             for setting in c.variables.values():
                 if setting.name.lower().replace("_", "") != "noproxy" or not setting.value:
