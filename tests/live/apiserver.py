@@ -1,4 +1,5 @@
-"""A small Kubernetes-API-compatible server for live-scan tests (HTTPS, read-only).
+"""A small Kubernetes-API-compatible server for live-scan tests (HTTPS; read-only unless a test
+makes resources appliable).
 
 There is no kube-apiserver package on our registries (DOMAIN.md §9), so the
 tests talk to this stand-in, and the real kubectl is driven against it in the
