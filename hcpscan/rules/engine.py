@@ -161,6 +161,7 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
             looked = True
             findings.append(_finding(rule, ctx, subject, outcome, suppressor, unknown))
         checked += looked
+    findings = _one_per_place(findings)
     if unknown:
         names = sorted(unknown)
         diagnostics.append(Diagnostic(
@@ -183,6 +184,21 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     if (failing or suppressed) and reasons:
         reason += "; also not evaluable for " + "; ".join(sorted(reasons))
     return findings, RuleResult(rule.id, status, reason, failing, suppressed, checked), diagnostics
+
+
+def _one_per_place(findings: list[Finding]) -> list[Finding]:
+    """A rule's findings at one place (object and field) are one problem with one cause —
+    a ConfigMap value that several workloads read, a publishing strategy that exposes two
+    ports: one finding, whose evidence names every case after the first."""
+    merged: dict[str, Finding] = {}
+    for finding in findings:
+        first = merged.setdefault(finding.key, finding)
+        if first is finding:
+            continue
+        for line in (f"also: {finding.message}", *finding.evidence):
+            if line not in first.evidence:
+                first.evidence.append(line)
+    return list(merged.values())
 
 
 def _unreadable_reason(rule: Rule, ctx: Context) -> str:

@@ -308,10 +308,11 @@ def test_prx003_without_management_proxy_is_not_evaluable(tmp_path: Path) -> Non
 
 def test_prx003_missing_env_is_reported_at_the_container(tmp_path: Path) -> None:
     text = MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + OPERATOR.format(env="")
-    findings = run(tmp_path, text, "PRX003").findings
-    assert {f.field for f in findings} == {"spec.template.spec.containers[0]"}
-    assert {f.message.split(": ")[1].split(" is")[0] for f in findings} == {
-        "HTTPS_PROXY", "NO_PROXY"}
+    # both variables missing from one container: one finding at the container, naming both
+    (finding,) = run(tmp_path, text, "PRX003").findings
+    assert finding.field == "spec.template.spec.containers[0]"
+    said = " ".join([finding.message, *finding.evidence])
+    assert "HTTPS_PROXY" in said and "NO_PROXY" in said
 
 
 def test_prx003_env_set_while_proxy_removed_is_stale(tmp_path: Path) -> None:
@@ -442,7 +443,21 @@ def test_prx007_cidr_names_the_clients_that_ignore_it() -> None:
     assert "python" in lines[0] and "wget" in lines[0] and "curl" not in lines[0]
 
 
-def test_prx007_envfrom_configmap_is_reported_at_the_reference(tmp_path: Path) -> None:
+def test_prx007_a_configmap_many_workloads_read_is_one_finding_at_the_value(tmp_path: Path) -> None:
+    deployment = """\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %s, namespace: apps}
+spec:
+  template:
+    spec:
+      containers:
+      - name: %s
+        image: python:3.12
+        envFrom:
+        - configMapRef: {name: proxy-env}
+"""
     text = """\
 apiVersion: v1
 kind: ConfigMap
@@ -450,18 +465,87 @@ metadata: {name: proxy-env, namespace: apps}
 data:
   HTTPS_PROXY: http://p:3128
   NO_PROXY: "*.corp.example.com"
+""" + deployment % ("app", "app") + deployment % ("worker", "worker")
+    (finding,) = run(tmp_path, text, "PRX007").findings
+    assert (finding.object.kind, finding.object.name, finding.field) == ("ConfigMap", "proxy-env",
+                                                                        "data.NO_PROXY")
+    assert finding.location.line == 6
+    said = " ".join([finding.message, *finding.evidence])
+    assert "Deployment apps/app" in said and "Deployment apps/worker" in said
+
+
+# -- PRX007: who reads the value ---------------------------------------------------------------
+
+
+def test_prx007_judges_what_a_non_go_program_reads_once_per_value(tmp_path: Path) -> None:
+    # a Python app reads both spellings; one value in two variables is one finding
+    text = workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY="10.0.0.0/8", no_proxy="10.0.0.0/8"))
+    report = run(tmp_path, text.replace("image: app:1", "image: python:3.12"), "PRX007")
+    (finding,) = report.findings
+    assert "10.0.0.0/8" in finding.message
+
+
+@pytest.mark.parametrize("image", ["quay.io/giantswarm/chart-operator:3.2.1",
+                                   "quay.io/jetstack/cert-manager-controller:v1.16.2",
+                                   "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123"])
+def test_prx007_leaves_values_only_go_programs_read(tmp_path: Path, image: str) -> None:
+    text = workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY="10.0.0.0/8"))
+    report = run(tmp_path, text.replace("image: app:1", f"image: {image}"), "PRX007")
+    assert report.findings == []
+    assert report.results[0].status is Status.NOT_APPLICABLE
+
+
+def test_prx007_leaves_containerd_and_kubelet_drop_ins_but_not_other_units(tmp_path: Path) -> None:
+    def template(unit: str) -> str:
+        return f"""\
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata: {{name: workers, namespace: org-a}}
+spec:
+  template:
+    spec:
+      files:
+      - path: /etc/systemd/system/{unit}.service.d/http-proxy.conf
+        content: |
+          [Service]
+          Environment="HTTPS_PROXY=http://p:3128"
+          Environment="NO_PROXY=10.0.0.0/8,.svc"
+"""
+    for unit in ("containerd", "kubelet", "teleport"):
+        assert run(tmp_path, template(unit), "PRX007").findings == [], unit
+    (finding,) = run(tmp_path, template("node-exporter-fetcher"), "PRX007").findings
+    assert "10.0.0.0/8" in finding.message
+
+
+def test_prx005_a_shared_configmap_missing_svc_is_one_finding_naming_every_reader(tmp_path: Path) -> None:
+    reader = """\
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: app, namespace: apps}
+metadata: {name: %s, namespace: apps}
 spec:
   template:
     spec:
       containers:
-      - name: app
-        envFrom:
-        - configMapRef: {name: proxy-env}
+      - name: main
+        image: app:1
+        env:
+        - name: HTTPS_PROXY
+          valueFrom: {configMapKeyRef: {name: proxy-env, key: HTTPS_PROXY}}
+        - name: NO_PROXY
+          valueFrom: {configMapKeyRef: {name: proxy-env, key: NO_PROXY}}
 """
-    findings = [f for f in run(tmp_path, text, "PRX007").findings]
-    fields = {(f.object.kind, f.field) for f in findings}
-    assert ("Deployment", "spec.template.spec.containers[0].envFrom[0]") in fields
+    text = NETWORK + """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: proxy-env, namespace: apps}
+data:
+  HTTPS_PROXY: http://p:3128
+  NO_PROXY: localhost,127.0.0.1
+""" + "".join(reader % name for name in ("api", "worker", "cron"))
+    findings = [f for f in run(tmp_path, text, "PRX005").findings if f.object.kind == "ConfigMap"]
+    (finding,) = findings
+    assert finding.field == "data.NO_PROXY"
+    said = " ".join([finding.message, *finding.evidence])
+    assert all(f"Deployment apps/{name}" in said for name in ("api", "worker", "cron"))

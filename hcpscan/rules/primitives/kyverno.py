@@ -67,9 +67,12 @@ class Resource:
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     namespace_labels: Mapping[str, str] = field(default_factory=dict)
+    # How to name it to a reader when it is not an object of the input: the Pods a
+    # Deployment will create have names no input holds, and evidence cites only the input.
+    shown: str = ""
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.namespace}/{self.name}"
+        return self.shown or f"{self.kind} {self.namespace}/{self.name}"
 
 
 def _globs(value: Any) -> list[str]:
@@ -215,14 +218,16 @@ def workload_resources(ctx: Context, target: Mapping[str, Any]) -> list[Resource
                             ns_labels))
         out.append(Resource("Pod", dep.namespace, f"{dep.name}-{target['pod_suffix']}",
                             template.get("labels") or {}, template.get("annotations") or {},
-                            ns_labels))
+                            ns_labels, shown=f"the Pods of {dep.ref} (its pod template)"))
     if out:
         return out
     ns_labels = {"kubernetes.io/metadata.name": target["namespace"]}
     labels = target.get("labels", {})
-    return [Resource("Deployment", target["namespace"], target["name"], labels, {}, ns_labels),
+    shown = f"{target['namespace']}/{target['name']} (not in the input; the rule's defaults)"
+    return [Resource("Deployment", target["namespace"], target["name"], labels, {}, ns_labels,
+                     shown=f"Deployment {shown}"),
             Resource("Pod", target["namespace"], f"{target['name']}-{target['pod_suffix']}",
-                     labels, {}, ns_labels)]
+                     labels, {}, ns_labels, shown=f"the Pods of Deployment {shown}")]
 
 
 @register

@@ -33,6 +33,7 @@ from hcpscan.analysis.proxy import (
 )
 from hcpscan.analysis.proxy import containers as ct
 from hcpscan.analysis.proxy.settings import (
+    ADDON_CONFIG,
     CLUSTER_PROXY,
     CLUSTER_VALUES,
     CONTAINER,
@@ -52,7 +53,7 @@ from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
                   "systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
-                  "cluster-values": CLUSTER_VALUES}
+                  "cluster-values": CLUSTER_VALUES, "addon-config": ADDON_CONFIG}
 
 # -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
 
@@ -96,6 +97,16 @@ def field_in(subject: K8sObject, setting: Setting) -> str:
         if src.ref == subject.ref:
             return src.field.partition(" (")[0]
     return ""
+
+
+def root_of(subject: K8sObject, setting: Setting) -> tuple[K8sObject | None, str]:
+    """Where a finding about ``setting`` belongs: at the value itself when another object of
+    the input holds it (a ConfigMap or Secret many workloads read: one value, one finding,
+    whoever reads it), else at the subject's own field for it."""
+    place = setting.source.place
+    if place is not None and place[0] is not subject and place[0].kind in ("ConfigMap", "Secret"):
+        return place[0], format_path(place[1])
+    return None, field_in(subject, setting)
 
 
 def where(setting: Setting) -> str:
@@ -277,7 +288,7 @@ def networks_for(ctx: Context, obj: K8sObject) -> ClusterNetworks | None:
 
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "kas-service-ip", "svc", "cluster-domain",
-                "localhost", "loopback")
+                "localhost", "loopback", "managed-kas-ip")
 _NETWORK_SETS = ("service-network", "pod-network", "kas-service-ip")
 
 
@@ -298,8 +309,8 @@ def _literal(dest: str, no_proxy: str, runtime: str) -> tuple[str, str] | None:
         dest, f"https://{host} goes through the proxy for {runtime}")
 
 
-def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO
-            ) -> tuple[list[str], list[str]]:
+def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO,
+            managed_kas: tuple[str, str] | None = None) -> tuple[list[str], list[str]]:
     """(destinations the proxy gets, evidence lines) under ``runtime``'s NO_PROXY reading."""
     missed: list[str] = []
     evidence: list[str] = []
@@ -329,12 +340,57 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             if not bypasses(runtime, no_proxy, f"http://{host}").bypass:
                 missed.append(host)
                 evidence.append(f"http://{host} goes through the proxy")
+        elif dest == "managed-kas-ip" and managed_kas is not None:
+            ip, origin = managed_kas
+            host = f"[{ip}]" if ":" in ip else ip
+            decision = bypasses(runtime, no_proxy, f"https://{host}:443")
+            if not decision.bypass:
+                missed.append(f"the managed cluster's kube-apiserver {ip}")
+                evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
+                                f"{decision.reason}")
         elif dest not in DESTINATIONS:
             found = _literal(dest, no_proxy, runtime)
             if found:
                 missed.append(found[0])
                 evidence.append(found[1])
     return missed, evidence
+
+
+# The kubernetes Service's ClusterIP on an OpenShift cluster with the default serviceNetwork.
+OPENSHIFT_KAS_IP = "172.30.0.1"
+
+
+def managed_kas_ip(ctx: Context) -> tuple[str, str] | NotEvaluable:
+    """The managed cluster's kube-apiserver ClusterIP, which OCM add-on agents reach and the
+    hub cannot tell them (DOMAIN.md §5): the user's input, else the one default/kubernetes
+    Service of the input."""
+    if ctx.config.managed_cluster_kas_ip:
+        ip = ctx.config.managed_cluster_kas_ip.strip()
+        try:
+            ipaddress.ip_address(ip)
+        except ValueError:
+            return NotEvaluable(f"inputs.managed_cluster_kas_ip {ip!r} is not an IP address")
+        return ip, "inputs.managed_cluster_kas_ip"
+    ips: dict[str, list[str]] = {}
+    for svc in ctx.inventory.query("Service", namespace="default", name="kubernetes"):
+        cluster_ip = svc.get("spec.clusterIP")
+        if cluster_ip and cluster_ip != "None":
+            ips.setdefault(str(cluster_ip), []).append(svc.ref)
+    if len(ips) == 1:
+        ((ip, refs),) = ips.items()
+        return ip, f"ClusterIP of {refs[0]}"
+    if len(ips) > 1:
+        return NotEvaluable("the input holds several default/kubernetes Services ("
+                            + ", ".join(f"{ip}: {' '.join(r)}" for ip, r in sorted(ips.items()))
+                            + "); input the user must supply: managed_cluster_kas_ip")
+    openshift = sorted(mc.name for mc in ctx.inventory.of_kind("ManagedCluster")
+                       if str(mc.labels.get("vendor", "")).lower() == "openshift")
+    hint = (f"; {', '.join(openshift)} {'is' if len(openshift) == 1 else 'are'} OpenShift, whose "
+            f"default is {OPENSHIFT_KAS_IP} (the first address of the default service network "
+            f"172.30.0.0/16): set managed_cluster_kas_ip: {OPENSHIFT_KAS_IP} unless the cluster "
+            "was installed with another serviceNetwork" if openshift else "")
+    return NotEvaluable("input the user must supply: managed_cluster_kas_ip (or include the "
+                        "managed cluster's default/kubernetes Service)" + hint)
 
 
 def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
@@ -390,10 +446,11 @@ class NoProxyCoverage(Primitive):
                         "description": "every destination must go direct (default), or one"},
         },
     }
-    reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret")
-    subject_kinds = ("Proxy", "HostedCluster", "Deployment", "StatefulSet", "DaemonSet", "Job",
-                     "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn", "KubeadmConfig",
-                     "KubeadmConfigTemplate", "Secret", "ConfigMap")
+    reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret",
+             "ManagedCluster")
+    subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Deployment", "StatefulSet",
+                     "DaemonSet", "Job", "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn",
+                     "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap")
     message_fields = {"consumer": "the consumer (object, and container where there is one)",
                       "missed": "the destinations that would go through the proxy, per runtime",
                       "runtimes": "the runtimes judged"}
@@ -417,6 +474,13 @@ class NoProxyCoverage(Primitive):
             if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx, subject), True
             no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
+            managed_kas = None
+            if "managed-kas-ip" in wanted:
+                found = managed_kas_ip(ctx)
+                if isinstance(found, NotEvaluable):
+                    yield found
+                    continue
+                managed_kas = found
             if nets is None and any(d in _NETWORK_SETS for d in wanted):
                 yield NotEvaluable(f"{c.name}: the cluster's service and pod networks are not in "
                                    "the input (HostedCluster networking, CAPI Cluster "
@@ -425,7 +489,7 @@ class NoProxyCoverage(Primitive):
             missed: list[str] = []
             evidence: list[str] = []
             for runtime in runtimes:
-                lost, why = _missed(no_proxy, nets, wanted, runtime)
+                lost, why = _missed(no_proxy, nets, wanted, runtime, managed_kas)
                 suffix = f" ({runtime})" if len(runtimes) > 1 else ""
                 missed += [m + suffix for m in lost]
                 evidence += why
@@ -435,7 +499,8 @@ class NoProxyCoverage(Primitive):
             anchor = c.no_proxy or c.https_proxy or c.http_proxy
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
-            yield Violation(field=field_in(subject, anchor) if anchor else "",
+            at, field = root_of(subject, anchor) if anchor else (None, "")
+            yield Violation(field=field, subject=at,
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
                             evidence=[shown, *evidence])
