@@ -117,7 +117,7 @@ def _unique_keys(validator, keys, instance, schema) -> Iterator[jsonschema.Valid
         seen.add(key)
 
 
-_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator,
+CrdValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator,
                                           {"x-unique-keys": _unique_keys})
 
 
@@ -147,7 +147,7 @@ def errors_against_crd(obj: dict[str, Any], crd: dict[str, Any], version: str) -
     if namespaced != bool((obj.get("metadata") or {}).get("namespace")):
         problems.append("metadata.namespace " + ("missing" if namespaced else "set on a "
                                                   "cluster-scoped object"))
-    validator = _Validator(crd_version_schema(crd, version))
+    validator = CrdValidator(crd_version_schema(crd, version))
     for error in sorted(validator.iter_errors(obj), key=lambda e: list(e.absolute_path)):
         where = ".".join(str(p) for p in error.absolute_path) or "(root)"
         problems.append(f"{where}: {error.message}")

@@ -21,7 +21,7 @@ import jsonschema
 import kubernetes.client
 
 from tests.conftest import SHARED
-from tests.k8sschema import OBJECT_META, errors_against_crd, load_crd, to_json_schema
+from tests.k8sschema import OBJECT_META, CrdValidator, errors_against_crd, load_crd, to_json_schema
 
 Validator = Callable[[dict[str, Any]], list[str]]
 OPENREPORTS_CRDS = SHARED / "conformance" / "openreports"
@@ -70,7 +70,7 @@ def openapi(schema: dict[str, Any]) -> Validator:
     """A schema in the CRD dialect (OpenAPI v3 with Kubernetes extensions)."""
     translated = to_json_schema(schema)
     translated["properties"]["metadata"] = OBJECT_META
-    validator = jsonschema.Draft202012Validator(translated)
+    validator = CrdValidator(translated)
     return lambda obj: _messages(validator, obj)
 
 
