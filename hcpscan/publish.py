@@ -26,6 +26,7 @@ from hcpscan.sources.live.client import ApiError, Connection, LiveError
 GROUP, VERSION = "openreports.io", "v1alpha1"
 PLURALS = {"Report": "reports", "ClusterReport": "clusterreports"}
 FIELD_MANAGER = "hcpscan"
+MANAGED_BY = "app.kubernetes.io/managed-by"  # the well-known label key
 APPLY_PATCH = "application/apply-patch+yaml"
 RBAC_FILE = "deploy/hcpscan-publisher-rbac.yaml"
 RBAC_HINT = (f"grant create, patch and get on reports.{GROUP} and clusterreports.{GROUP} "
@@ -39,28 +40,58 @@ class PublishError(LiveError):
 @dataclass(slots=True)
 class Published:
     applied: list[str] = field(default_factory=list)  # "Report ns/name"
+    emptied: list[str] = field(default_factory=list)  # earlier reports whose findings are gone
     failed: list[str] = field(default_factory=list)  # "Report ns/name: why"
 
 
-def publish_reports(conn: Connection, objects: Iterable[dict[str, Any]]) -> Published:
-    """Apply every object; an object the server rejects is recorded and the rest still go.
-    Raises :class:`PublishError` when none could go (CRDs missing, RBAC forbids)."""
-    objects = list(objects)
+def publish_reports(conn: Connection, objects: Iterable[dict[str, Any]],
+                    replace_if_present: Iterable[dict[str, Any]] = ()) -> Published:
+    """Apply every object of ``objects``, and each of ``replace_if_present`` (empty
+    reports of namespaces without findings) only where an earlier hcpscan report
+    exists, so fixed findings do not linger without hcpscan needing list or delete.
+    An object the server rejects is recorded and the rest still go; raises
+    :class:`PublishError` when none can go (CRDs missing, RBAC forbids)."""
     _check_served(conn)
     done = Published()
     for obj in objects:
-        name = _describe(obj)
-        try:
-            conn.request("PATCH", _path(obj), {"fieldManager": FIELD_MANAGER, "force": "true"},
-                         json.dumps(obj).encode(), APPLY_PATCH)
-        except ApiError as exc:
-            if exc.status in (401, 403):
-                raise PublishError(f"cannot publish {name} to context {conn.context}: "
-                                   f"{exc.reason or exc.status}: {exc.message}", RBAC_HINT) from None
-            done.failed.append(f"{name}: {exc.status} {exc.reason}: {exc.message}")
-            continue
-        done.applied.append(name)
+        if _apply(conn, obj, done):
+            done.applied.append(_describe(obj))
+    for obj in replace_if_present:
+        if _earlier_report(conn, obj, done) and _apply(conn, obj, done):
+            done.emptied.append(_describe(obj))
     return done
+
+
+def _apply(conn: Connection, obj: dict[str, Any], done: Published) -> bool:
+    try:
+        conn.request("PATCH", _path(obj), {"fieldManager": FIELD_MANAGER, "force": "true"},
+                     json.dumps(obj).encode(), APPLY_PATCH)
+    except ApiError as exc:
+        _record(conn, obj, exc, done)
+        return False
+    return True
+
+
+def _earlier_report(conn: Connection, obj: dict[str, Any], done: Published) -> bool:
+    """Whether hcpscan published this object before: it exists and carries the same
+    ``app.kubernetes.io/managed-by`` label as ``obj`` (not someone else's report)."""
+    try:
+        found = conn.get(_path(obj))
+    except ApiError as exc:
+        if exc.status != 404:
+            _record(conn, obj, exc, done)
+        return False
+    ours = ((obj.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY)
+    theirs = ((found.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY)
+    return ours is not None and theirs == ours
+
+
+def _record(conn: Connection, obj: dict[str, Any], exc: ApiError, done: Published) -> None:
+    name = _describe(obj)
+    if exc.status in (401, 403):
+        raise PublishError(f"cannot publish {name} to context {conn.context}: "
+                           f"{exc.reason or exc.status}: {exc.message}", RBAC_HINT) from None
+    done.failed.append(f"{name}: {exc.status} {exc.reason}: {exc.message}")
 
 
 def _check_served(conn: Connection) -> None:

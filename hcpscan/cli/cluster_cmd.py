@@ -11,10 +11,10 @@ from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.reporting import add_report_arguments, write_reports
 from hcpscan.cli.ruleset import PreparedRules, add_rule_arguments, prepare_rules
 from hcpscan.findings.model import ScanReport
-from hcpscan.inventory import Inventory
+from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.publish import FIELD_MANAGER, publish_reports
-from hcpscan.reporters.openreports import OPENREPORTS, build_reports
+from hcpscan.reporters.openreports import OPENREPORTS, build_reports, empty_reports
 from hcpscan.scan import RunClock, kinds_needed, run_scan
 from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
 from hcpscan.sources.live.client import Connection
@@ -113,25 +113,34 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     report.metadata.update(clock.metadata())
     code = write_reports(args, report, prepared)
     if args.publish_reports:
-        _publish(conn, report)
+        _publish(conn, report, _namespaces_read(read.objects))
     return code
 
 
-def _publish(conn: Connection, report: ScanReport) -> None:
-    """Apply the OpenReports objects of ``report``; any failure is exit code 2, after the
-    other reports were written."""
+def _namespaces_read(objects: list[K8sObject]) -> set[str]:
+    return {o.name for o in objects if o.kind == "Namespace"} | {o.namespace for o in objects if o.namespace}
+
+
+def _publish(conn: Connection, report: ScanReport, namespaces: set[str]) -> None:
+    """Apply the OpenReports objects of ``report``, and empty the earlier report of every
+    namespace read that has no finding now; any failure is exit code 2, after the other
+    reports were written."""
+    objects = build_reports(report, OPENREPORTS)
+    with_reports = {o["metadata"].get("namespace") for o in objects}
     try:
-        done = publish_reports(conn, build_reports(report, OPENREPORTS))
+        done = publish_reports(conn, objects, empty_reports(sorted(namespaces - with_reports)))
     except LiveError as exc:
         raise UsageError(exc.message, exc.hint) from None
     for failure in done.failed:
         print(f"hcpscan: not published: {failure}", file=sys.stderr)
     if done.failed:
-        raise UsageError(f"{len(done.failed)} of {len(done.failed) + len(done.applied)} report "
+        total = len(done.failed) + len(done.applied) + len(done.emptied)
+        raise UsageError(f"{len(done.failed)} of {total} report "
                          f"object(s) were not published to context {conn.context}",
                          "see the messages above; the other objects were applied")
-    print(f"hcpscan: published {len(done.applied)} report object(s) to context {conn.context} "
-          f"(server-side apply, field manager {FIELD_MANAGER}); read them with `kubectl get "
+    emptied = f", emptied {len(done.emptied)} whose findings are gone" if done.emptied else ""
+    print(f"hcpscan: published {len(done.applied)} report object(s){emptied} to context "
+          f"{conn.context} (server-side apply, field manager {FIELD_MANAGER}); read them with `kubectl get "
           "clusterreports.openreports.io,reports.openreports.io -A "
           "-l app.kubernetes.io/managed-by=hcpscan`", file=sys.stderr)
 

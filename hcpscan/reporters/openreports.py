@@ -86,6 +86,13 @@ def build_reports(report: ScanReport, kinds: ReportKinds = OPENREPORTS) -> list[
             for (cluster, namespace), results in sorted(groups.items(), key=_group_order)]
 
 
+def empty_reports(namespaces: list[str], cluster: str = MANAGEMENT,
+                  kinds: ReportKinds = OPENREPORTS) -> list[dict[str, Any]]:
+    """A ``Report`` with no results for each namespace: what a namespace whose findings
+    are all gone should show instead of the previous scan's."""
+    return [_report_object(cluster, namespace, [], kinds) for namespace in sorted(namespaces)]
+
+
 def _group_order(item: tuple[tuple[str, str], Any]) -> tuple[bool, bool, str, str]:
     (cluster, namespace), _ = item
     return (namespace != "", cluster != MANAGEMENT, cluster, namespace)

@@ -76,6 +76,35 @@ def test_publishing_is_the_only_write_and_reapplying_updates(standin, pki, tmp_p
     assert {r.status for r in writes} == {200, 201}
 
 
+def test_a_namespace_whose_findings_are_gone_gets_an_empty_report(standin, pki, kubectl, tmp_path,
+                                                                  example_bodies):
+    server = publishing_standin(standin, example_bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    publish(config, tmp_path / "first.yaml")
+    assert server.state.find("openreports.io", "Report", "monitoring", "hcpscan")["results"]
+    # someone else's report in a namespace without findings is left alone
+    server.state.store({"apiVersion": "openreports.io/v1alpha1", "kind": "Report",
+                        "metadata": {"name": "hcpscan", "namespace": "default"}, "results": []}, "kyverno")
+    # the proxy credentials leave the monitoring ConfigMap (PRX008's only finding)
+    configmaps = server.state.objects[("", "ConfigMap")]
+    configmaps[:] = [o for o in configmaps if o["metadata"]["namespace"] != "monitoring"]
+    requests_before = len(server.state.requests)
+    code, _, err = publish(config, tmp_path / "second.yaml")
+    assert code == 1, err
+    assert "emptied 1 whose findings are gone" in err
+    emptied = kubectl(config, "get", "reports.openreports.io", "hcpscan", "-n", "monitoring", "-o", "yaml")
+    assert emptied.returncode == 0, emptied.stderr
+    report = yaml.safe_load(emptied.stdout)
+    assert report.get("results", []) == [] and set(report["summary"].values()) == {0}
+    assert server.state.find("openreports.io", "Report", "default", "hcpscan")["metadata"][
+        "managedFields"][0]["manager"] == "kyverno"
+    second = yaml.safe_load_all((tmp_path / "second.yaml").read_text())
+    with_findings = {d["metadata"].get("namespace") for d in second}
+    looked_up = {r.path.split("/")[5] for r in server.state.requests[requests_before:]
+                 if r.method == "GET" and "/reports/" in r.path}
+    assert "monitoring" in looked_up and not looked_up & with_findings
+
+
 def test_crds_not_installed_is_a_clear_error_after_the_reports(standin, pki, tmp_path, example_bodies):
     server = standin(example_bodies)  # no openreports.io
     config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, context="edge")
