@@ -73,7 +73,7 @@ def test_the_manifests_the_fleet_gets_are_valid_too(standin, pki, kubectl, tmp_p
     (mwrs,) = documents(MWRS)
     embedded = mwrs["spec"]["manifestWorkTemplate"]["workload"]["manifests"]
     assert embedded == [d for name in OWN_FILES for d in documents(DEPLOY / name)], (
-        f"{MWRS.name} must carry exactly {', '.join(OWN_FILES)}")
+        f"{MWRS.name} must carry exactly {', '.join(OWN_FILES)}: run python3 deploy/ocm/regenerate.py")
     work = tmp_path / "work.yaml"
     work.write_text(yaml.safe_dump_all(embedded))
     done = dry_run(kubectl, config, work)
