@@ -112,10 +112,17 @@ class Connection:
 
     def get(self, path: str, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """GET a JSON document; retry 429 and 5xx with backoff; raise ApiError or TransportError."""
+        return self.request("GET", path, query)
+
+    def request(self, method: str, path: str, query: Mapping[str, Any] | None = None,
+                body: bytes | None = None, content_type: str | None = None) -> dict[str, Any]:
+        """One request with a JSON answer, retried like ``get``. Only ``get`` is used to read
+        a cluster; the one writer (``hcpscan/publish.py``, server-side apply of reports,
+        idempotent and so safe to retry) sends its PATCH through here."""
         url = self.host + quote(path, safe="/:@-._~") + (f"?{urlencode(query)}" if query else "")
         for attempt in range(1, self.attempts + 1):
-            response = self._send(url, path)
-            if response.status == 200:
+            response = self._send(method, url, path, body, content_type)
+            if response.status in (200, 201):
                 return _json_body(response.data, path)
             error = _api_error(response, path)
             if response.status not in RETRY_STATUSES or attempt == self.attempts:
@@ -123,14 +130,19 @@ class Connection:
             time.sleep(_backoff(attempt, response.headers.get("Retry-After")))
         raise AssertionError("unreachable")  # the loop always returns or raises
 
-    def _send(self, url: str, path: str) -> _Answer:
+    def _send(self, method: str, url: str, path: str, body: bytes | None = None,
+              content_type: str | None = None) -> _Answer:
         """One request, complete (status, headers, body) within ``timeout`` seconds."""
-        headers = {"Accept": "application/json", "User-Agent": "hcpscan (read-only)"}
+        agent = "hcpscan (read-only)" if method == "GET" else "hcpscan (publishing reports)"
+        headers = {"Accept": "application/json", "User-Agent": agent}
+        if content_type:
+            headers["Content-Type"] = content_type
         headers.update(self._auth_headers())
         try:
             with deadline(self.timeout):
                 response = self._pool.request(
-                    "GET", url, headers=headers, retries=False, redirect=False, preload_content=False,
+                    method, url, body=body, headers=headers, retries=False, redirect=False,
+                    preload_content=False,
                     timeout=urllib3.Timeout(connect=self.timeout, read=self.timeout))
                 try:
                     data = self._body(response, path)
