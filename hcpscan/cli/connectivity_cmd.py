@@ -22,7 +22,8 @@ from hcpscan.analysis.reachability.ports import PROTOCOLS
 from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
-from hcpscan.cli.output import console_for, diagnostics_table
+from hcpscan.cli.output import console_for, diagnostics_table, say
+from hcpscan.findings.redact import shown
 from hcpscan.reporters.connectivity import (
     GraphvizMissing,
     diff_csv,
@@ -172,11 +173,18 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus) -
     else:
         _header(result.exclusion_note)
         if one is not None:
-            print(f"Permitted connections on {one}:")
+            say(f"Permitted connections on {one}:")
         lines = (result.section_lines(pairs_only) if result.sections
                  else result.lines(pairs_only=pairs_only))
         if lines:
-            sys.stdout.write("\n".join(lines) + "\n")  # one write: lists run to 10^6 lines
+            _write_lines(lines)
+
+
+def _write_lines(lines: list[str]) -> None:
+    """Lines holding input-derived names, escaped as ``say`` escapes them, in one write
+    (lists run to a million lines); a leading tab is layout and stays."""
+    out = [f"\t{shown(line[1:])}" if line.startswith("\t") else shown(line) for line in lines]
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 def _run_diff(args: argparse.Namespace) -> int:
@@ -203,8 +211,8 @@ def _run_diff(args: argparse.Namespace) -> int:
     else:
         _header(note)
         if result.changes:
-            print("Connectivity diff:")
-            sys.stdout.write("\n".join(result.lines()) + "\n")
+            say("Connectivity diff:")
+            _write_lines(result.lines())
     _svg(args, lambda: diff_dot(result.changes))
     return _finish(old.diagnostics + new.diagnostics + result.diagnostics, args.format)
 
@@ -291,7 +299,7 @@ def _header(note: str) -> None:
     """The answer's caveat, first on standard output so nobody reads the answer without it
     (a ``#`` line: tools that read the lines skip it)."""
     if note:
-        print(f"# {note}")
+        say(f"# {note}")
 
 
 def _exclusions(kinds: list[UnevaluatedKind], note: str) -> dict[str, Any]:
@@ -307,23 +315,23 @@ def _show_reaches(args: argparse.Namespace, reaches: list[Reach], extra: dict[st
     if question:
         reach = reaches[0]
         verdict = "CAN" if reach.allowed else "CANNOT"
-        print(f"{reach.source} {verdict} reach {reach.target} on {reach.protocol}/{reach.port}")
+        say(f"{reach.source} {verdict} reach {reach.target} on {reach.protocol}/{reach.port}")
         for path in reach.paths:
-            print(f"  via {path.via}: {'open' if path.allowed else 'blocked'}")
+            say(f"  via {path.via}: {'open' if path.allowed else 'blocked'}")
             for evidence in path.evidence:
-                print(f"    {evidence}")
+                say(f"    {evidence}")
         return
-    print(f"who can reach {args.to} on {args.protocol}/{args.port}:")
+    say(f"who can reach {args.to} on {args.protocol}/{args.port}:")
     if not reaches:
-        print("  nobody")
+        say("  nobody")
     ordered = sorted(reaches, key=lambda r: (not r.source.is_external, r.source.name))
     for reach in ordered:
         where = "outside the cluster" if reach.source.is_external else "workload"
-        print(f"  {reach.source} ({where})")
+        say(f"  {reach.source} ({where})")
         for path in reach.paths:
-            print(f"    via {path.via}")
+            say(f"    via {path.via}")
             for evidence in path.evidence:
-                print(f"      {evidence}")
+                say(f"      {evidence}")
 
 
 def _show_exposed(args: argparse.Namespace, exposed: list[ExposedPort],
@@ -331,10 +339,10 @@ def _show_exposed(args: argparse.Namespace, exposed: list[ExposedPort],
     if args.format == "json":
         _dump({"exposed": [e.to_json() for e in exposed], **extra})
         return
-    print(f"ports of {args.to} reachable from outside the cluster:")
+    say(f"ports of {args.to} reachable from outside the cluster:")
     if not exposed:
-        print("  none")
+        say("  none")
     for item in sorted(exposed, key=lambda e: (e.via, str(e.connections))):
-        print(f"  {item.connections} via {item.via} from {item.sources}")
+        say(f"  {item.connections} via {item.via} from {item.sources}")
         for evidence in item.evidence:
-            print(f"    {evidence}")
+            say(f"    {evidence}")

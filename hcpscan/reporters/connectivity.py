@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from hcpscan.analysis.reachability.connlist import INGRESS_CONTROLLER, Connection
 from hcpscan.analysis.reachability.diff import ADDED, REMOVED, ConnectionChange
+from hcpscan.findings.redact import shown
 
 LIST_COLUMNS = ("src", "dst", "conn")
 DIFF_COLUMNS = ("diff-type", "source", "destination", "ref1", "ref2", "workloads-diff-info")
@@ -64,7 +65,7 @@ def _csv(header: list[str], rows: Iterable[list[str]]) -> str:
 
 def _md(header: list[str], rows: Iterable[list[str]]) -> str:
     def cell(text: str) -> str:
-        return text.replace("|", "\\|")
+        return shown(text).replace("|", "\\|")
 
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(h) + 2) for h in header) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
@@ -90,7 +91,9 @@ def diff_md(changes: Sequence[ConnectionChange]) -> str:
 # -- the picture ------------------------------------------------------------------------------
 
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A dot string: quotes and backslashes escaped, then control characters as visible
+    escapes (a newline becomes dot's own line break, ``\\n``), and credentials masked."""
+    return '"' + shown(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
 def _node_id(cluster: str, peer: str, multi: bool) -> str:

@@ -30,6 +30,6 @@ class Context:
             self.build_seconds[name] = time.perf_counter() - start
         return self._analyses[name]
 
-    def built(self, name: str) -> Any:
-        """The analysis ``name`` if some check built it, else ``None`` (never builds)."""
+    def built(self, name: str) -> Any | None:
+        """An analysis if some rule already built it, else ``None`` (never builds)."""
         return self._analyses.get(name)

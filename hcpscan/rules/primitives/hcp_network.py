@@ -29,6 +29,7 @@ from hcpscan.sources.interface import Diagnostic
 
 # Everything the graph reads: endpoints and their owners, policies of every tier and
 # the ways in (one home for the endpoint kinds: the reachability endpoints module).
+REACHABILITY = "reachability"  # the name the graph is shared under in the Context
 GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
                "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS)
 
@@ -51,7 +52,7 @@ def reachability(ctx: Context) -> ReachabilityGraph:
         ctx.diagnostics.extend(graph.diagnostics)
         return graph
 
-    return ctx.analysis("reachability", build)
+    return ctx.analysis(REACHABILITY, build)
 
 
 # Named address sets a reach rule may allow, besides literal CIDRs.
@@ -67,7 +68,7 @@ class GraphPrimitive(Primitive):
     reads_groups = (POLICY_GROUP_WORD,)
 
     def caveat(self, ctx: Context) -> str:
-        graph = ctx.built("reachability")
+        graph = ctx.built(REACHABILITY)
         return graph.exclusion_note() if graph is not None else ""
 
 
@@ -78,6 +79,13 @@ def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
     if ctx.config.worker_cidrs:
         return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
     return None
+
+
+def outside_text(outside: IPSpace, workers: IPSpace) -> str:
+    """Outside addresses beyond the worker subnets, as findings and pictures name them."""
+    if outside == workers.complement():
+        return f"any address outside {', '.join(workers.cidrs())}"
+    return str(outside)
 
 
 def allowed_space(ctx: Context, hc: HostedCluster, allowed: list[str]) -> tuple[IPSpace, str] | None:
@@ -206,8 +214,7 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, hc: HostedClust
             if not paths or not outside:
                 continue
             layers = {e.layer for p in paths for e in p.evidence}
-            shown = (f"any address outside {', '.join(allowed.cidrs())}"
-                     if outside == allowed.complement() else str(outside))
+            shown = outside_text(outside, allowed)
             perimeter = ("" if "perimeter" in layers else
                          "; no perimeter rule restricts it" if ctx.config.firewall else
                          "; no perimeter file was given (--firewall): the firewall or "
