@@ -20,9 +20,11 @@ from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.context import Context
 from hcpscan.rules.engine import evaluate, select_rules
+from hcpscan.rules.exposure import hosted_cluster_exposures
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
-from hcpscan.rules.primitives import PRIMITIVES
+from hcpscan.rules.primitives import TEMPLATES
+from hcpscan.rules.primitives.hcp_network import REACHABILITY
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.sources.layout import plural_of
 from hcpscan.sources.loader import ResourceNeeds
@@ -49,8 +51,7 @@ def load_rules(config: ScanConfig, selection: RuleSelection) -> list[Rule]:
 def kinds_needed(rules: list[Rule]) -> set[str]:
     kinds: set[str] = {"Namespace"}
     for rule in rules:
-        kinds.update(rule.applies_to.kinds)
-        kinds.update(PRIMITIVES[rule.primitive].reads)
+        kinds.update(rule.reads)
     return kinds
 
 
@@ -60,7 +61,8 @@ def resource_needs(rules: list[Rule]) -> ResourceNeeds:
         plurals.update(_SYNTHETIC_SOURCES.get(kind, (plural_of(kind),)))
     for rule in rules:
         plurals.update(rule.needs)
-    return ResourceNeeds(frozenset(plurals))
+    groups = {word for rule in rules for word in TEMPLATES[rule.template].reads_groups}
+    return ResourceNeeds(frozenset(plurals), frozenset(groups))
 
 
 def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
@@ -72,10 +74,11 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
     with collector.paused():
         findings, results, diagnostics = evaluate(rules, ctx, suppressor)
     if clock is not None:
-        clock.stage("rules", within={"graph": ctx.build_seconds.get("reachability", 0.0)})
+        clock.stage("rules", within={"graph": ctx.build_seconds.get(REACHABILITY, 0.0)})
     findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))
     meta = dict(metadata or {})
     meta.setdefault("clusters", inventory.clusters)
+    meta.setdefault("config", config.used())
     return ScanReport(
         tool_version=__version__,
         rules=[r.info for r in rules],
@@ -84,6 +87,7 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
         diagnostics=[d.to_json() for d in [*inventory.diagnostics, *diagnostics]],
         inventory_counts=dict(sorted(Counter(o.kind for o in inventory.objects).items())),
         metadata=meta,
+        exposures=hosted_cluster_exposures(ctx),
     )
 
 

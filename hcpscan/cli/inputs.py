@@ -14,7 +14,7 @@ from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.interface import InputLimits
 from hcpscan.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
 from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
-from hcpscan.sources.walk import DEFAULT_LIMITS, size_text
+from hcpscan.sources.walk import CONFIG_NAMES, DEFAULT_LIMITS, size_text
 
 PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
@@ -66,8 +66,11 @@ def _show_progress(args: argparse.Namespace) -> bool:
     return sys.stderr.isatty() and not os.environ.get("NO_COLOR") and not os.environ.get("CI")
 
 
-def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None) -> Inventory:
-    """Load the paths of a command; raise ``UsageError`` when there is nothing to scan."""
+def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
+                   applied_config: str | None = None) -> Inventory:
+    """Load the paths of a command; raise ``UsageError`` when there is nothing to scan.
+    ``applied_config``: the config file the run uses (given with --config), which is
+    not reported as "inside a scanned path, not applied" even when it is there."""
     limits = input_limits(args)
     try:
         if _show_progress(args):
@@ -78,8 +81,14 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None)
         raise UsageError(f"path not found: {exc.args[0]}",
                          "check the spelling; give a file, a directory or an archive") from None
     objects, unavailable = _recorded_unavailable(result.objects)
+    diagnostics = result.diagnostics
+    if applied_config is not None:
+        applied = os.path.realpath(applied_config)
+        # hidden files are never read, so their only diagnostic is the walker's notice
+        diagnostics = [d for d in diagnostics if os.path.basename(d.path) not in CONFIG_NAMES
+                       or os.path.realpath(d.path) != applied]
     with collector.paused():
-        inventory = Inventory(objects, result.diagnostics, result.skipped, unavailable=unavailable)
+        inventory = Inventory(objects, diagnostics, result.skipped, unavailable=unavailable)
     collector.freeze()
     if not inventory.objects:
         problems = "; ".join(str(d) for d in result.diagnostics[:3])
@@ -111,7 +120,10 @@ def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], di
 
 def _load_with_progress(paths: list[str], needs: ResourceNeeds | None,  # type: ignore[no-untyped-def]
                         limits: InputLimits):
+    from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from hcpscan.findings.redact import shown
 
     with Progress(SpinnerColumn(), TextColumn("reading {task.fields[files]} files"),
                   TextColumn("[dim]{task.description}"), TimeElapsedColumn(),
@@ -120,7 +132,7 @@ def _load_with_progress(paths: list[str], needs: ResourceNeeds | None,  # type: 
 
         def tick(files: int, path: str) -> None:
             if files % 25 == 0:
-                bar.update(task, files=files, description=path[-60:])
+                bar.update(task, files=files, description=escape(shown(path)[-60:]))
 
         return load_paths(paths, needs, progress=tick, limits=limits)
 

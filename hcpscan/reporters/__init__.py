@@ -17,17 +17,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from hcpscan.findings.model import ScanReport
+from hcpscan.reporters.concise import ConciseReporter
+from hcpscan.reporters.html import HtmlReporter
 from hcpscan.reporters.interface import Reporter, ReportOptions, color_wanted, read_file_text
 from hcpscan.reporters.json import SCHEMA_VERSION, JsonReporter
 from hcpscan.reporters.junit import JunitReporter
 from hcpscan.reporters.markdown import MarkdownReporter
+from hcpscan.reporters.openreports import OpenReportsReporter
+from hcpscan.reporters.policyreport import PolicyReportReporter
 from hcpscan.reporters.sarif import SarifReporter
 from hcpscan.reporters.table import TableReporter
 
 REPORTERS: dict[str, Reporter] = {
     reporter.name: reporter
     for reporter in (TableReporter(), JsonReporter(), SarifReporter(), JunitReporter(),
-                     MarkdownReporter())
+                     MarkdownReporter(), HtmlReporter(), ConciseReporter(), OpenReportsReporter(),
+                     PolicyReportReporter())
 }
 
 JSON_SCHEMA_PATH = Path(__file__).with_name("hcpscan-report.schema.json")

@@ -9,7 +9,11 @@ from hcpscan.findings.model import Finding, Location, RuleInfo, RuleResult, Scan
 
 SEVERITIES: tuple[Severity, ...] = tuple(sorted(Severity, key=lambda s: -s.rank))
 RULE_STATUSES: tuple[Status, ...] = (Status.FAIL, Status.PASS, Status.NOT_EVALUABLE,
-                                     Status.SUPPRESSED)
+                                     Status.NOT_APPLICABLE, Status.SUPPRESSED)
+# Statuses whose rules a report lists with their reasons (a pass or a fail speaks for itself).
+EXPLAINED_STATUSES: tuple[tuple[Status, str], ...] = (
+    (Status.NOT_EVALUABLE, "not evaluable"), (Status.NOT_APPLICABLE, "not applicable"),
+    (Status.SUPPRESSED, "suppressed"))
 
 
 def finding_order(finding: Finding) -> tuple:
@@ -27,6 +31,17 @@ def where(location: Location) -> str:
     """``file:line`` as a person would click it; virtual paths say so."""
     text = f"{location.path}:{location.line}" if location.path else "(no file)"
     return f"{text} (virtual)" if location.virtual else text
+
+
+def config_text(report: ScanReport) -> str | None:
+    """``path (sha256 …)`` of the config the run used, ``none``, or None when the
+    report does not say (a report built without the CLI)."""
+    if "config" not in report.metadata:
+        return None
+    used = report.metadata["config"]
+    if not isinstance(used, dict):
+        return "none"
+    return f"{used.get('path')} (sha256 {used.get('sha256')})"
 
 
 def rule_index(report: ScanReport) -> dict[str, RuleInfo]:
@@ -63,7 +78,13 @@ class Summary:
         return (f"{total} rule{'s' if total != 1 else ''}: "
                 f"{self.rule_count(Status.PASS)} passed, {self.rule_count(Status.FAIL)} failed, "
                 f"{self.rule_count(Status.NOT_EVALUABLE)} not evaluable, "
+                f"{self.rule_count(Status.NOT_APPLICABLE)} not applicable, "
                 f"{self.rule_count(Status.SUPPRESSED)} suppressed")
+
+    def checked_text(self) -> str:
+        """How many objects the passing and failing rules looked at."""
+        checked = sum(r.objects_checked for r in self.rules[Status.PASS] + self.rules[Status.FAIL])
+        return f"{checked} object check{'s' if checked != 1 else ''}"
 
 
 def summarize(report: ScanReport) -> Summary:

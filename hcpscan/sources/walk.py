@@ -30,6 +30,9 @@ from dataclasses import dataclass
 from hcpscan.sources.interface import Diagnostic, Entry, InputLimits, MiB, SkipRecord
 
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
+# hcpscan's own config file names (hcpscan/rules/config.py reads them); one found in the
+# input is never applied, and says so
+CONFIG_NAMES = (".hcpscan.yaml", ".hcpscan.yml")
 DEFAULT_LIMITS = InputLimits()
 
 NOT_REGULAR = "not a regular file (FIFO, socket or device: never opened)"
@@ -43,6 +46,16 @@ Skip = Callable[[str, str], None]  # (reason, where)
 
 def _no_skip(reason: str, where: str) -> None:
     return None
+
+
+def _pass_over_hidden(display: str, name: str, skip: Skip, diagnose: Sink) -> None:
+    """A hidden file is passed over; a config file among them is also named, because a
+    dump that carried its own `ignore:` list would otherwise look clean."""
+    skip("hidden file", display)
+    if name in CONFIG_NAMES:
+        diagnose(Diagnostic(display, None, f"{name} inside a scanned path is not applied: "
+                            "the input never configures its own scan", severity="warning",
+                            hint="review it and pass --config FILE to use it"))
 
 
 def is_archive(name: str) -> bool:
@@ -210,7 +223,7 @@ def _file_entries(item: os.DirEntry[str], parts: tuple[str, ...], root: str, dia
     """The entry of one file of a folder, or nothing (saying why)."""
     display, name = shown(item.path), shown(item.name)
     if name.startswith("."):
-        skipped.add("hidden file", display)
+        _pass_over_hidden(display, name, skipped.add, diagnose)
         return
     link = item.is_symlink()
     if link and not os.path.exists(item.path):
@@ -396,7 +409,7 @@ def _tar_member_wanted(archive: _Archive, member: tarfile.TarInfo, name: str,
             archive.skip("special file in an archive (device, FIFO)", display)
         return False
     if _hidden(parts):
-        archive.skip("hidden file", display)
+        _pass_over_hidden(display, parts[-1], archive.skip, archive.diagnose)
         return False
     return bool(parts)
 
@@ -444,7 +457,7 @@ def _zip_member_wanted(archive: _Archive, info: zipfile.ZipInfo, name: str,
     if not parts:
         return False
     if _hidden(parts):
-        archive.skip("hidden file", display)
+        _pass_over_hidden(display, parts[-1], archive.skip, archive.diagnose)
         return False
     mode = (info.external_attr >> 16) & 0o170000
     if mode == stat.S_IFLNK:

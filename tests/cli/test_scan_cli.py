@@ -71,6 +71,12 @@ def test_fail_on_incomplete(run_cli):
     assert run_cli("scan", EXAMPLE, "--select", "OCM003", "--fail-on-incomplete").code == 3
 
 
+def test_exit_zero_ignores_findings_but_not_problems(run_cli, tmp_path):
+    assert run_cli("scan", EXAMPLE, "--select", "OCM005", "--fail-on", "medium", "--exit-zero").code == 0
+    assert run_cli("scan", EXAMPLE, "--select", "OCM003", "--fail-on-incomplete", "--exit-zero").code == 3
+    assert run_cli("scan", str(tmp_path / "nope"), "--exit-zero").code == 2
+
+
 def test_missing_path_is_a_usage_error(run_cli, tmp_path):
     result = run_cli("scan", str(tmp_path / "nope"))
     assert result.code == 2
@@ -165,3 +171,18 @@ def test_a_message_placeholder_the_check_does_not_give_is_reported(run_cli, tmp_
     (warning,) = [d for d in report["diagnostics"] if "ACME002" in d["message"]]
     assert "{owner}" in warning["message"] and warning["path"].endswith("ACME002.yaml")
     assert "{object}" in warning["hint"] and "{url}" in warning["hint"]
+
+
+def test_templates_list_and_show_describe_what_a_rule_can_use(run_cli):
+    listed = run_cli("templates", "list", "--format", "json")
+    assert listed.code == 0
+    names = {t["name"] for t in json.loads(listed.out)}
+    assert "reference_exists" in names
+    shown = run_cli("templates", "show", "reference_exists", "--format", "json")
+    item = json.loads(shown.out)
+    assert {p["name"] for p in item["params"]} >= {"refs", "kind"}
+    assert "ref_name" in item["message_fields"] and "object" in item["message_fields"]
+    text = run_cli("templates", "show", "reference_exists")
+    assert "refs (string, required): JSONPath to the reference objects" in text.out
+    missing = run_cli("templates", "show", "no_such_template")
+    assert missing.code == 2 and "templates list" in missing.err

@@ -88,11 +88,11 @@ def test_baseline_is_keyed_on_object_and_field_not_line(tmp_path):
     assert status["new-one"][0] is Status.FAIL
 
 
-def test_kind_absent_is_not_evaluable_with_reason(tmp_path):
+def test_kind_absent_is_not_applicable_with_reason(tmp_path):
     _cm(tmp_path)
     report = scan([tmp_path], ["OCM005"])
     (result,) = report.results
-    assert result.status is Status.NOT_EVALUABLE
+    assert result.status is Status.NOT_APPLICABLE and result.objects_checked == 0
     assert "kind absent" in result.reason and "ManagedClusterAddOn" in result.reason
 
 
@@ -114,16 +114,56 @@ def test_broken_rule_file_names_file_and_line(tmp_path):
     bad.write_text(text.replace("primitive: no_credentials", "primitive: no_such_check"))
     with pytest.raises(RuleFileError) as info:
         load_rule_file(bad)
-    assert "unknown check primitive" in info.value.message
+    assert "unknown check template" in info.value.message
     assert bad.read_text().splitlines()[info.value.line - 1].strip().startswith("primitive:")
 
 
-def test_config_file_is_found_upwards_and_validated(tmp_path):
+def test_every_problem_of_a_rule_file_is_shown_at_once_with_its_line(tmp_path):
+    bad = tmp_path / "X.yaml"
+    bad.write_text("""\
+id: ACME001
+title: A custom rule with three mistakes
+severity: urgent
+message: "{name} is wrong"
+applies_to: {kinds: [ConfigMap], where: "$.data["}
+check:
+  template: field_matches
+  params: {path: "$.data.x", pattern: "(", must: maybe}
+""")
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(bad)
+    lines = {line for line, _ in info.value.problems}
+    assert lines == {3, 5, 8}, info.value.problems
+    text = str(info.value.message)
+    assert "severity" in text and "must" in text and "regular expression" in text
+
+
+def test_a_user_rule_needs_no_docs_but_a_builtin_one_does(tmp_path):
+    rule = tmp_path / "ACME002.yaml"
+    rule.write_text("""\
+id: ACME002
+title: ConfigMaps name their owner
+severity: low
+message: "{object} has no owner label"
+applies_to: {kinds: [ConfigMap]}
+check: {template: field_matches, params: {path: "$.metadata.labels.owner", pattern: ".", required: true}}
+""")
+    loaded = load_rule_file(rule)
+    assert loaded.template == "field_matches" and loaded.info.category == "custom"
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(rule, builtin=True)
+    assert "'docs'" in info.value.message and "'category'" in info.value.message
+
+
+def test_config_file_is_found_upwards_to_the_repository_root_and_validated(tmp_path):
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nfail_on: medium\n")
+    (tmp_path / ".git").mkdir()
     nested = tmp_path / "clusters" / "prod"
     nested.mkdir(parents=True)
     found = find_config(nested)
-    assert found == tmp_path / ".hcpscan.yaml"
+    assert found == tmp_path.resolve() / ".hcpscan.yaml"
+    assert find_config(nested, [tmp_path / "clusters"]) == found
+    assert find_config(nested, [tmp_path]) is None  # inside a scanned path
     assert load_config(found).fail_on == "medium"
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nexemptions:\n- rule: HCP001\n")
     with pytest.raises(ConfigError) as info:
@@ -174,6 +214,9 @@ def test_config_values_are_checked_when_loaded(tmp_path):
         ("inputs:\n  managed_cluster_kas_ip: 300.1.1.1\n", 2, "not an IP address"),
         ("inputs:\n  proxy_ca_files: [missing.pem]\n", 2, "file not found"),
         ("exemptions:\n- rule: HCP001\n  reason: lab\n  expires: 2020-02-30\n", 4, "not a date"),
+        ("inputs:\n  runtime_versions:\n    curl: '6.0'\n", 3, "known: curl: >= 7.86"),
+        ("inputs:\n  runtime_versions:\n    perl: '5'\n", 3, "unknown runtime 'perl'"),
+        ("inputs:\n  runtime_versions:\n    curl: 7.88\n", 3, "is not of type 'string'"),
     ):
         config.write_text(text)
         with pytest.raises(ConfigError) as info:
@@ -191,3 +234,42 @@ def test_a_scan_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
     finally:
         (gc.enable if was else gc.disable)()
     assert [f.rule_id for f in report.findings] == ["PRX008"]
+
+
+def test_config_runtime_versions_are_typed_references(tmp_path):
+    config = tmp_path / ".hcpscan.yaml"
+    config.write_text("inputs:\n  runtime_versions: {curl: '7.88', node-undici: '7'}\n")
+    versions = load_config(config).runtime_versions
+    assert {k: str(v) for k, v in versions.items()} == {"curl": "curl@7.88",
+                                                         "node-undici": "node-undici@7.0"}
+
+
+def test_a_reference_rule_alone_reads_the_kind_it_references(tmp_path):
+    """In a must-gather the loader reads only the resources the selected rules need: the
+    referenced kind must be among them, or every reference looks dangling."""
+    ns = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "cluster1"
+    group = ns / "addon.open-cluster-management.io"
+    group.mkdir(parents=True)
+    (ns / "cluster1.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: cluster1}\n")
+    (group / "managedclusteraddons.yaml").write_text("""\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: addon.open-cluster-management.io/v1alpha1
+  kind: ManagedClusterAddOn
+  metadata: {name: application-manager, namespace: cluster1}
+  spec:
+    configs:
+    - {group: addon.open-cluster-management.io, resource: addondeploymentconfigs, name: proxy-config}
+""")
+    (group / "addondeploymentconfigs.yaml").write_text("""\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: addon.open-cluster-management.io/v1alpha1
+  kind: AddOnDeploymentConfig
+  metadata: {name: proxy-config, namespace: cluster1}
+  spec: {proxyConfig: {httpProxy: "http://proxy.corp.example.com:3128"}}
+""")
+    (result,) = scan([tmp_path], ["OCM005"]).results
+    assert result.status is Status.PASS and result.objects_checked == 1, result.reason

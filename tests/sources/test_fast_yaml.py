@@ -42,13 +42,18 @@ def _files():
 
 
 def test_every_real_file_reads_the_same_and_dumps_take_the_fast_path():
+    # Agreement is required of every file; the fast-path share is measured on dumps
+    # only (real-world estates and our fixtures), not on the conformance suites'
+    # hand-written inputs, whose growth must not decide what "dumps" means.
     fast_bytes = total_bytes = 0
     for path in _files():
         text = path.read_text(encoding="utf-8-sig")
         fast = fast_documents(text)
         if fast is not None:
             assert _outcome(fast) == _outcome(_composed_documents(text)), path
-            fast_bytes += len(text)
+        if SHARED / "conformance" in path.parents:
+            continue
+        fast_bytes += len(text) if fast is not None else 0
         total_bytes += len(text)
     assert fast_bytes / total_bytes > 0.9
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.analysis.proxy.noproxy import RuntimeRef
 from hcpscan.analysis.proxy.pem import CABundle
+from hcpscan.analysis.proxy.versions import infer_from_image
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
@@ -55,6 +57,17 @@ class Source:
         if self._ref is None:
             self._name()
         return self._ref  # type: ignore[return-value]
+
+    @property
+    def place(self) -> tuple[K8sObject, tuple[Step, ...]] | None:
+        """The inventory object and field path the value is written at, when it is a field of
+        an object of its own (not a document embedded in another, such as a kubeconfig)."""
+        if self._of is None:
+            return None
+        _inventory, obj, steps = self._of
+        if obj.origin is not None and obj.source.embedded_in:
+            return None
+        return obj, steps
 
     @property
     def field(self) -> str:
@@ -161,6 +174,18 @@ class ConsumerProxy:
     via: ConsumerProxy | None = None
     runtime: str | None = None
     notes: list[str] = field(default_factory=list)
+    # Which block of the object holds the settings when it has two: a Proxy's "spec"
+    # (what the user wrote) or "status" (what the cluster computed from it).
+    part: str = ""
+    # The program that reads the settings, when the input says: a systemd unit's name, a
+    # container's image (see hcpscan.model.readers).
+    program: str = ""
+    image: str = ""
+
+    @property
+    def client_release(self) -> RuntimeRef | None:
+        """The HTTP client and release the image tag states (``curlimages/curl:8.5.0``)."""
+        return infer_from_image(self.image) if self.image else None
 
     @property
     def cluster(self) -> str:

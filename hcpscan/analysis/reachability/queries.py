@@ -3,7 +3,8 @@
 Every answer says *which layer* decided: ``perimeter`` (the ``--firewall``
 file), ``service`` (a NodePort/LoadBalancer Service or a Route that opens a
 way in), ``network-policy`` (ingress of the destination, egress of the
-source). Evidence carries the file and line of the object or rule that
+source), ``admin-network-policy`` / ``baseline-admin-network-policy`` (the
+AdminNetworkPolicy tiers around it). Evidence carries the file and line of the object or rule that
 decided (its ``Place``), so a finding can point at it.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
+from hcpscan.analysis.reachability.exposure import ExposurePath
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.ports import ConnectionSet
 
@@ -21,6 +23,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from hcpscan.analysis.reachability.graph import ReachabilityGraph
 
 PERIMETER, SERVICE, NETWORK_POLICY = "perimeter", "service", "network-policy"
+ADMIN_NETWORK_POLICY = "admin-network-policy"
+BASELINE_ADMIN_NETWORK_POLICY = "baseline-admin-network-policy"
+EGRESS_FIREWALL = "egress-firewall"  # OVN-Kubernetes EgressFirewall, on the way out
+PRIMARY_NETWORK = "primary-network"  # UserDefinedNetworks keep their pods apart
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +196,17 @@ class ExposedPort:
         return {"target": self.target.to_json(), "via": self.via,
                 "connections": str(self.connections), "sources": self.sources.cidrs(),
                 "evidence": [e.to_json() for e in self.evidence]}
+
+
+@dataclass(frozen=True, slots=True)
+class WayInVerdict:
+    """One way in from outside (a NodePort/LoadBalancer Service or a Route to one pod
+    port) and the outside addresses that get through every layer on it."""
+
+    path: ExposurePath
+    workloads: tuple[Workload, ...]
+    admitted: IPSpace
+    blocked_by: Evidence | None  # the first blocking layer met, for a range that is stopped
 
 
 @dataclass(frozen=True, slots=True)
