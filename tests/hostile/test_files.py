@@ -92,8 +92,26 @@ def test_a_tree_1500_folders_deep(tmp_path: Path) -> None:
         Path("deep.yaml").write_text(GOOD.replace("good-web", "deep-web"))
     finally:
         os.chdir(here)
-    runs = run_every_command(str(tree))
-    assert "deep-web" in runs["inventory"].out
+    try:
+        runs = run_every_command(str(tree))
+        assert "deep-web" in runs["inventory"].out
+    finally:
+        _remove_deep(tree, 1500)
+
+
+def _remove_deep(tree: Path, depth: int) -> None:
+    """Remove the tree from its bottom up: pytest's own clean-up recurses, and fails on it."""
+    here = os.getcwd()
+    os.chdir(tree)
+    try:
+        for _ in range(depth):
+            os.chdir("d")
+        os.remove("deep.yaml")
+        for _ in range(depth):
+            os.chdir("..")
+            os.rmdir("d")
+    finally:
+        os.chdir(here)
 
 
 def test_names_that_are_not_utf8_never_break_a_report(tmp_path: Path) -> None:
