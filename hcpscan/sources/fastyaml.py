@@ -97,7 +97,7 @@ def fast_documents(text: str) -> list[ParsedDocument] | None:
     try:
         for doc in docs:
             doc.body = _canonical(doc.body, _strings, restore)
-    except RecursionError:
+    except (RecursionError, _NotFast):
         return None
     return docs
 
@@ -303,7 +303,13 @@ def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type,
             item = _sequence(item, shared, restore)
         elif restore:
             item = _canonical(item, shared, restore)
-        out[shared[key] if type(key) is str else _canonical(key, shared, restore)] = item
+        if type(key) is str:
+            key = shared[key]
+        elif type(key) in (frozenset, tuple):
+            raise _NotFast  # a collection as a key ("{{ .Values.x }}"): PyYAML refuses it
+        else:
+            key = _canonical(key, shared, restore)
+        out[key] = item
     return out
 
 
@@ -314,8 +320,10 @@ def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, An
 
 def _load(chunk: str) -> Any:
     assert yaml_rs is not None
+    # A duplicate key fails here (at no cost to normal parsing), so the file goes to
+    # PyYAML, which says on which lines both keys are.
     return yaml_rs.loads(chunk, parse_datetime=False,
-                         duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.LastWins)
+                         duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
 
 
 class _Lines:
