@@ -16,7 +16,7 @@ from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
 
 PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
-    ".tar/.tar.gz/.tgz/.zip archives, or - for standard input"
+    ".tar/.tar.gz/.tgz/.tar.xz/.txz/.tar.bz2/.zip archives, or - for standard input"
 )
 
 

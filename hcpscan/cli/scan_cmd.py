@@ -15,7 +15,7 @@ DESCRIPTION = """\
 Scan Kubernetes manifests offline against the rules: single files, directories
 (GitOps trees), must-gather and `oc adm inspect` output, `hypershift dump`
 output (the guest cluster under hostedcluster-<name>/ is kept apart), and
-.tar/.tar.gz/.zip archives of any of these.
+.tar/.tar.gz/.tar.xz/.zip archives of any of these.
 
 examples:
   hcpscan scan ./must-gather.local.123

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator
 
 from hcpscan.sources.interface import Diagnostic, Entry, SkipRecord
 
-ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
+# Compressed tars are told apart by their magic bytes (``_decompressed``), not their suffix.
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip")
 
 Sink = Callable[[Diagnostic], None]
 Skip = Callable[[str, str], None]  # (reason, where)
