@@ -160,6 +160,23 @@ class RuleResult:
                 "objects_checked": self.objects_checked}
 
 
+@dataclass(frozen=True, slots=True)
+class PassedOver:
+    """Input the scan did not read, on purpose, for one reason: how much, one
+    example, and where it helps a count per resource (``by``)."""
+
+    reason: str
+    count: int
+    example: str = ""
+    by: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"reason": self.reason, "count": self.count, "example": self.example}
+        if self.by:
+            out["by"] = dict(self.by)
+        return out
+
+
 @dataclass(slots=True)
 class ScanReport:
     """Everything one run produced; the reporters' only input."""
@@ -171,6 +188,7 @@ class ScanReport:
     diagnostics: list[dict[str, Any]]  # Diagnostic.to_json() of everything not read/evaluated
     inventory_counts: dict[str, int]  # kind -> count
     metadata: dict[str, Any] = field(default_factory=dict)  # paths, clusters, started, duration...
+    passed_over: list[PassedOver] = field(default_factory=list)  # sorted by reason
 
     def rule(self, rule_id: str) -> RuleInfo | None:
         for info in self.rules:

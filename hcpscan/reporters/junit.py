@@ -9,6 +9,10 @@ One ``<testsuite>`` per rule, one ``<testcase>`` per rule × object:
   testcase ("N other objects") so the totals add up;
 * a passing rule: one passing testcase; a rule that was not evaluable or is
   suppressed as a whole: one skipped testcase with the reason.
+
+Input passed over on purpose (hidden files, logs, resources no selected rule
+reads...) is one more suite, ``hcpscan input passed over``: a skipped testcase
+per reason, with the count.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field
 
 from hcpscan.findings.model import Finding, ObjectRef, RuleResult, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import ordered, rule_index, where
+from hcpscan.reporters.summary import ordered, passed_over_text, rule_index, where
 
 # XML 1.0 cannot carry most control characters, even escaped.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -108,6 +112,13 @@ def build_tree(report: ScanReport) -> ET.Element:
             attrs["timestamp"] = started
         suite = _Suite(ET.SubElement(root, "testsuite", attrs))
         _fill(suite, results[rule_id], by_rule.get(rule_id, {}))
+        _set_counts(suite.element, suite.counts)
+        total.add(suite.counts)
+    if report.passed_over:
+        suite = _Suite(ET.SubElement(root, "testsuite", {"name": "hcpscan input passed over"}))
+        for item in report.passed_over:
+            suite.skip(suite.case("hcpscan.input", item.reason),
+                       f"passed over, not read: {passed_over_text(item)}")
         _set_counts(suite.element, suite.counts)
         total.add(suite.counts)
     _set_counts(root, total)

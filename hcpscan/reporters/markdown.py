@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from hcpscan.findings.model import Finding, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import SEVERITIES, ordered, rule_index, summarize, where
+from hcpscan.reporters.summary import (
+    SEVERITIES,
+    ordered,
+    passed_over_text,
+    passed_over_total,
+    rule_index,
+    summarize,
+    where,
+)
 
 MAX_FIELD_CHARS = 500
 MAX_EVIDENCE_ITEMS = 5
@@ -62,6 +70,11 @@ def _header(report: ScanReport) -> list[str]:
             lines += ["", "</details>"]
     if report.diagnostics:
         lines += ["", f"**Input problems:** {len(report.diagnostics)} (see the full report)."]
+    if report.passed_over:
+        lines += ["", f"<details><summary>Passed over, not read ({passed_over_total(report)})"
+                      "</summary>", ""]
+        lines += [f"- {_cell(passed_over_text(item))}" for item in report.passed_over]
+        lines += ["", "</details>"]
     return lines
 
 

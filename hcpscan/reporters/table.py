@@ -20,7 +20,16 @@ from rich.text import Text
 
 from hcpscan.findings.model import Finding, ScanReport, Severity, Status
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import SEVERITIES, Summary, ordered, rule_index, summarize, where
+from hcpscan.reporters.summary import (
+    SEVERITIES,
+    Summary,
+    ordered,
+    passed_over_text,
+    passed_over_total,
+    rule_index,
+    summarize,
+    where,
+)
 
 STYLE = {Severity.CRITICAL: "bold white on red", Severity.HIGH: "bold red",
          Severity.MEDIUM: "yellow", Severity.LOW: "cyan", Severity.INFO: "dim"}
@@ -66,6 +75,8 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
         blocks.append(_suppressed(ordered(suppressed)))
     if report.diagnostics:
         blocks.append(_diagnostics_table(report))
+    if report.passed_over:
+        blocks.append(_passed_over(report))
     blocks.append(_summary_table(summary))
     blocks.append(_coverage(summary))
     return blocks
@@ -116,6 +127,14 @@ def _diagnostics_table(report: ScanReport) -> Table:
         table.add_row(str(diag.get("severity") or "error"), f"{path}:{line}" if line else path,
                       str(diag.get("message") or ""), str(diag.get("hint") or ""))
     return table
+
+
+def _passed_over(report: ScanReport) -> RenderableType:
+    parts: list[RenderableType] = [Text(f"Passed over, not read: {passed_over_total(report)}",
+                                        style="bold")]
+    parts += [_indented(Text(passed_over_text(item), style="dim"), 2) for item in report.passed_over]
+    parts.append(Text(""))
+    return Group(*parts)
 
 
 def _summary_table(summary: Summary) -> Table:

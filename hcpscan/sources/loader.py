@@ -100,6 +100,9 @@ def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _P
         loader.close()
 
 
+# Files of a dump holding a resource no selected rule reads: not parsed (that is most
+# of a must-gather), so counted per resource, in files (`hcpscan inventory` reads them).
+LEFT_OUT = "left out (files): no selected rule reads the resource"
 POD_FOLDER_SKIPPED = "pod folder not opened: the pod was read from the namespace's pod list (logs are not read)"
 
 
@@ -143,7 +146,8 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
     if reason is None and _needs_sniff(entry) and not explicit:
         reason = _sniff(entry, result)
     if reason:
-        result.skipped.add(reason, entry.display)
+        # Which resources were left out is what a reader of a pruned scan must know.
+        result.skipped.add(reason, entry.display, placement.plural if reason == LEFT_OUT else None)
         return
     pods.note(entry, placement)
     if entry.member is not None or _needs_sniff(entry):
@@ -347,7 +351,7 @@ def _skip_reason(entry: Entry, placement: Placement, needs: ResourceNeeds,
     if placement.plural in NOISE_PLURALS:
         return "events"
     if placement.plural and not needs.wants(placement.plural):
-        return "resource no enabled rule reads"
+        return LEFT_OUT
     return None
 
 
