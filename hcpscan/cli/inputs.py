@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 
 from hcpscan import collector
 from hcpscan.cli import exitcodes
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import HCPSCAN_API, K8sObject
 from hcpscan.inventory.store import UnavailableKind
+from hcpscan.sources.gathered import not_collected
 from hcpscan.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
 from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
 
@@ -44,8 +46,10 @@ def _show_progress(args: argparse.Namespace) -> bool:
     return sys.stderr.isatty() and not os.environ.get("NO_COLOR") and not os.environ.get("CI")
 
 
-def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None) -> Inventory:
-    """Load the paths of a command; raise ``UsageError`` when there is nothing to scan."""
+def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
+                   kinds: Iterable[str] = ()) -> Inventory:
+    """Load the paths of a command; raise ``UsageError`` when there is nothing to scan.
+    ``kinds``: those the rules check, whose absence from a must-gather is noted."""
     try:
         if _show_progress(args):
             result = _load_with_progress(args.paths, needs)
@@ -55,6 +59,9 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None)
         raise UsageError(f"path not found: {exc.args[0]}",
                          "check the spelling; give a file, a directory or an archive") from None
     objects, unavailable = _recorded_unavailable(result.objects)
+    present = {o.kind for o in objects}
+    for kind, why in not_collected(result.dumps.gathered(), kinds, present).items():
+        unavailable.setdefault(kind, why)
     with collector.paused():
         inventory = Inventory(objects, result.diagnostics, result.skipped, unavailable=unavailable)
     collector.freeze()

@@ -9,7 +9,7 @@ from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import add_path_arguments, load_inventory
 from hcpscan.cli.reporting import add_report_arguments, write_reports
 from hcpscan.cli.ruleset import add_rule_arguments, prepare_rules
-from hcpscan.scan import RunClock, resource_needs, run_scan
+from hcpscan.scan import RunClock, kinds_needed, resource_needs, run_scan
 
 DESCRIPTION = """\
 Scan Kubernetes manifests offline against the rules: single files, directories
@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     clock = RunClock()
     prepared = prepare_rules(args, Path(args.paths[0]) if args.paths[0] != "-" else Path.cwd())
-    inventory = load_inventory(args, resource_needs(prepared.rules))
+    inventory = load_inventory(args, resource_needs(prepared.rules), kinds_needed(prepared.rules))
     clock.stage("load")
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
                       {"paths": list(args.paths), "mode": "offline"}, clock)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from hcpscan import collector
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
+from hcpscan.sources.gathered import DumpRoots
 from hcpscan.sources.interface import Diagnostic, Entry, SkipRecord
 from hcpscan.sources.layout import NOISE_PLURALS, Placement, cluster_of, place
 from hcpscan.sources.walk import iter_entries, iter_folder
@@ -50,6 +51,7 @@ class LoadResult:
     skipped: SkipRecord = field(default_factory=SkipRecord)
     files_read: int = 0
     bytes_read: int = 0
+    dumps: DumpRoots = field(default_factory=DumpRoots)  # what each must-gather collected
 
 
 class PathNotFound(Exception):
@@ -141,6 +143,7 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
           loader: _Parser, pods: _PodFolders) -> None:
     """Skip an entry (saying why), set it aside, or hand it to the parser."""
     placement = place(entry.parts)
+    result.dumps.note(entry, placement)
     explicit = explicit_file and entry.member is None
     reason = _skip_reason(entry, placement, needs, explicit)
     if reason is None and _needs_sniff(entry) and not explicit:
