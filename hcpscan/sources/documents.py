@@ -152,6 +152,11 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
             f"duplicate key {duplicate.key!r} (lines {duplicate.first_line} and "
             f"{duplicate.second_line}): kubectl refuses this document; hcpscan read the last value",
             hint="keep one of the two; the value on the earlier line was not checked"))
+    if _other_json(entry, body):
+        # API answers and tool output beside the manifests (a must-gather's etcd_info/,
+        # monitoring/alerts.json; package.json in a repository): data, not a manifest.
+        result.skipped.append(("not a manifest (JSON without kind or apiVersion)", where))
+        return
     if not isinstance(body, dict):
         result.diagnostics.append(Diagnostic(where, doc.line,
                                              f"not a Kubernetes object (a {type(body).__name__})",
@@ -200,6 +205,14 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
             _add_object(entry, cluster, item, _location(entry, doc, i), result)
         return
     _add_object(entry, cluster, body, _location(entry, doc), result)
+
+
+def _other_json(entry: Entry, body: Any) -> bool:
+    if not entry.display.endswith(".json"):
+        return False
+    if isinstance(body, list):
+        return True
+    return isinstance(body, dict) and not {"kind", "apiVersion", "ignition"} & set(body)
 
 
 def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLocation,

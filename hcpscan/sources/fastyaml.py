@@ -17,6 +17,9 @@ Where they agree, and how that is checked:
   dumps (a string in 1.1, a float in 1.2), so a number 1.2 made of such a
   token is put back to the 1.1 value — only when no other token gives that
   same number; every other difference sends the file to PyYAML.
+* Duplicate mapping keys make yaml-rs fail (its ``Error`` policy costs nothing
+  more than last-wins), so such a file goes to PyYAML, which names both lines;
+  so do collections as keys (``{{ .Values.x }}``), which PyYAML refuses.
 * Positions (each document's start and each ``items`` entry of a List) are
   found in the text: document markers cannot occur inside scalars, and the
   entries of a block sequence start with ``-`` at one indentation. Found

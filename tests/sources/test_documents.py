@@ -134,3 +134,19 @@ def test_merge_keys_are_not_duplicates(tmp_path):
             "metadata: {name: m}\ndata:\n  <<: {a: '1'}\n  a: '2'\n")
     result = load_paths([str(_write(tmp_path, "merge.yaml", text))])
     assert [d.message for d in result.diagnostics] == ["document has no 'kind'"]
+
+
+def test_json_that_is_not_a_manifest_is_passed_over(tmp_path):
+    # what a must-gather keeps beside the manifests: etcdctl and Prometheus API output
+    etcd = tmp_path / "etcd_info"
+    etcd.mkdir()
+    (etcd / "endpoint_health.json").write_text('[{"endpoint": "https://10.0.0.5:2379", "health": true}]\n')
+    (etcd / "member_list.json").write_text('{"header": {"cluster_id": 1}, "members": []}\n')
+    (tmp_path / "alerts.json").write_text('{"status": "success", "data": {"alerts": '
+                                          '[{"annotations": {"summary": "{{ $labels.pod }}"}}]}}\n')
+    (tmp_path / "broken.json").write_text('{"apiVersion": "v1", "metadata": {"name": "x"}}\n')
+    result = load_paths([str(tmp_path)])
+    assert result.skipped.counts == {"not a manifest (JSON without kind or apiVersion)": 3}
+    # JSON that means to be an object but lacks its kind is still reported
+    assert [(Path(d.path).name, d.message) for d in result.diagnostics] == \
+        [("broken.json", "document has no 'kind'")]
