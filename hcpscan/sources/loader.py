@@ -240,6 +240,10 @@ def _read_kustomize(roots: KustomizeRoots, explicit_file: bool, needs: ResourceN
                 _take(entry, explicit_file, needs, result, loader, pods)
             else:  # the kustomization, patches, generator inputs: not objects
                 result.skipped.add(KUSTOMIZE_NOT_BUILT, entry.display)
+        if explicit_file:  # only the kustomization was given: read what it lists
+            for path in sorted(resources):
+                for entry in iter_entries(path, loader.diagnose, result.skipped):
+                    _take(entry, True, needs, result, loader, pods)
 
 
 KUSTOMIZE_INPUT = "kustomize input: read as built by `kubectl kustomize`"

@@ -166,10 +166,18 @@ def test_a_kustomization_in_an_archive_is_named_not_read_as_an_object(tmp_path):
     assert "kubectl kustomize DIR" in warning.hint
 
 
-def test_a_kustomization_given_on_its_own_is_built_or_named(tmp_path, monkeypatch):
+@needs_kubectl
+def test_a_kustomization_given_on_its_own_is_built(tmp_path):
+    root = _addon(tmp_path / "gitops")
+    result = load_paths([str(root / "addon" / "kustomization.yaml")])
+    assert {o.namespace for o in result.objects} == {"open-cluster-management"}
+    assert len(result.objects) == 3
+
+
+def test_a_kustomization_given_on_its_own_without_kubectl(tmp_path, monkeypatch):
     _no_kubectl(monkeypatch, tmp_path)
     root = _addon(tmp_path / "gitops")
     result = load_paths([str(root / "addon" / "kustomization.yaml")])
-    assert result.objects == []
+    assert sorted(o.name for o in result.objects) == ["addon", "addon-controller"]
     (warning,) = result.diagnostics
     assert warning.message.startswith("kustomize root not built")
