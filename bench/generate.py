@@ -153,9 +153,21 @@ def _tcp(*ports: int) -> list[dict[str, Any]]:
 
 # -- the hosted control plane template -------------------------------------------------------
 
-def _load_template() -> list[dict[str, Any]]:
+class TemplateMissing(Exception):
+    """The real rendered control plane the benchmark clusters are made of is not there."""
+
+
+def _load_template(folder: Path | None = None) -> list[dict[str, Any]]:
+    """The rendered HCP manifests each benchmark cluster copies. Without them a clone would
+    silently benchmark clusters of a few dozen objects, so their absence is an error."""
+    folder = folder or TEMPLATE
+    paths = sorted(folder.rglob("*.yaml")) if folder.is_dir() else []
+    if not paths:
+        raise TemplateMissing(f"{folder}: the benchmark's template (a real HyperShift control "
+                              "plane, shared/realworld/hypershift/cpo-rendered) is missing; "
+                              "check out shared/ beside the project and run again")
     objects = []
-    for path in sorted(TEMPLATE.rglob("*.yaml")):
+    for path in paths:
         for doc in yaml.load_all(path.read_text(), Loader=yaml.CSafeLoader):
             if not isinstance(doc, dict) or not doc.get("kind") or doc["kind"] in SKIP_KINDS:
                 continue
@@ -163,6 +175,8 @@ def _load_template() -> list[dict[str, Any]]:
             if not meta.get("name") or str(meta["name"]).startswith("-"):
                 continue  # rendered without a HostedCluster name
             objects.append(doc)
+    if not objects:
+        raise TemplateMissing(f"{folder}: no HCP manifests in the benchmark's template")
     return objects
 
 
@@ -700,7 +714,11 @@ def main(argv: list[str] | None = None) -> None:
         p.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     if args.what == "mgmt":
-        info = generate_mgmt(args.clusters, args.workload_namespaces, args.seed, args.out, args.tar)
+        try:
+            info = generate_mgmt(args.clusters, args.workload_namespaces, args.seed, args.out,
+                                 args.tar)
+        except TemplateMissing as exc:
+            sys.exit(f"generate.py: {exc}")
     else:
         info = generate_netpol(args.pods, args.policies, args.seed, args.out)
     print(" ".join(f"{k}={v}" for k, v in info.items()))

@@ -185,7 +185,10 @@ def ensure_mgmt(n: int, seed: int) -> dict[str, Any]:
         if info.get("seed") == seed:
             return info
     print(f"generating {n} hosted clusters ...", flush=True)
-    info = generate.generate_mgmt(n, seed=seed, out=OUT)
+    try:
+        info = generate.generate_mgmt(n, seed=seed, out=OUT)
+    except generate.TemplateMissing as exc:
+        sys.exit(f"run.py: {exc}")
     info["seed"] = seed
     marker.write_text(json.dumps(info))
     return info

@@ -22,7 +22,6 @@ from hcpscan.rules.context import Context
 from hcpscan.rules.engine import evaluate, select_rules
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
-from hcpscan.rules.primitives import PRIMITIVES
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.sources.layout import plural_of
 from hcpscan.sources.loader import ResourceNeeds
@@ -49,8 +48,7 @@ def load_rules(config: ScanConfig, selection: RuleSelection) -> list[Rule]:
 def kinds_needed(rules: list[Rule]) -> set[str]:
     kinds: set[str] = {"Namespace"}
     for rule in rules:
-        kinds.update(rule.applies_to.kinds)
-        kinds.update(PRIMITIVES[rule.primitive].reads)
+        kinds.update(rule.reads)
     return kinds
 
 

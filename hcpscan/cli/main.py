@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "hcpscan.cli.cluster_cmd",
     "hcpscan.cli.inventory_cmd",
     "hcpscan.cli.rules_cmd",
+    "hcpscan.cli.templates_cmd",
     "hcpscan.cli.connectivity_cmd",
     "hcpscan.cli.noproxy_cmd",
     "hcpscan.cli.proxy_cmd",

@@ -33,6 +33,7 @@ class Status(str, Enum):
     FAIL = "fail"
     PASS = "pass"
     NOT_EVALUABLE = "not-evaluable"
+    NOT_APPLICABLE = "not-applicable"  # nothing in the rule's scope: checked nothing, passed nothing
     SUPPRESSED = "suppressed"
 
 

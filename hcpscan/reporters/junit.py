@@ -131,6 +131,10 @@ def _fill(suite: _Suite, result: RuleResult, objects: dict[ObjectRef, list[Findi
         suite.skip(suite.case(classname, "not evaluable"),
                    f"not evaluable: {result.reason or 'no reason given'}")
         return
+    if result.status is Status.NOT_APPLICABLE:
+        suite.skip(suite.case(classname, "not applicable"),
+                   f"not applicable: {result.reason or 'nothing in the rule scope'}")
+        return
     if result.status is Status.SUPPRESSED and not objects:
         suite.skip(suite.case(classname, "rule suppressed"),
                    f"suppressed: {result.reason or 'no reason given'}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from hcpscan.findings.model import Finding, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
+    EXPLAINED_STATUSES,
     SEVERITIES,
     ordered,
     passed_over_text,
@@ -60,11 +61,10 @@ def _header(report: ScanReport) -> list[str]:
     for sev in SEVERITIES:
         lines.append(f"| {sev.value} | {summary.failing[sev]} | {summary.suppressed[sev]} |")
     lines += ["", f"**Coverage:** {summary.coverage_text()}."]
-    for status, label in ((Status.NOT_EVALUABLE, "Not evaluable"), (Status.SUPPRESSED,
-                                                                    "Suppressed rules")):
+    for status, label in EXPLAINED_STATUSES:
         results = summary.rules[status]
         if results:
-            lines += ["", f"<details><summary>{label} ({len(results)})</summary>", ""]
+            lines += ["", f"<details><summary>{label.capitalize()} ({len(results)})</summary>", ""]
             lines += [f"- {_code(r.rule_id)}: {_cell(r.reason or 'no reason given')}"
                       for r in results]
             lines += ["", "</details>"]

@@ -18,7 +18,11 @@ from hcpscan.findings.model import (
 
 SEVERITIES: tuple[Severity, ...] = tuple(sorted(Severity, key=lambda s: -s.rank))
 RULE_STATUSES: tuple[Status, ...] = (Status.FAIL, Status.PASS, Status.NOT_EVALUABLE,
-                                     Status.SUPPRESSED)
+                                     Status.NOT_APPLICABLE, Status.SUPPRESSED)
+# Statuses whose rules a report lists with their reasons (a pass or a fail speaks for itself).
+EXPLAINED_STATUSES: tuple[tuple[Status, str], ...] = (
+    (Status.NOT_EVALUABLE, "not evaluable"), (Status.NOT_APPLICABLE, "not applicable"),
+    (Status.SUPPRESSED, "suppressed"))
 
 
 def finding_order(finding: Finding) -> tuple:
@@ -72,7 +76,13 @@ class Summary:
         return (f"{total} rule{'s' if total != 1 else ''}: "
                 f"{self.rule_count(Status.PASS)} passed, {self.rule_count(Status.FAIL)} failed, "
                 f"{self.rule_count(Status.NOT_EVALUABLE)} not evaluable, "
+                f"{self.rule_count(Status.NOT_APPLICABLE)} not applicable, "
                 f"{self.rule_count(Status.SUPPRESSED)} suppressed")
+
+    def checked_text(self) -> str:
+        """How many objects the passing and failing rules looked at."""
+        checked = sum(r.objects_checked for r in self.rules[Status.PASS] + self.rules[Status.FAIL])
+        return f"{checked} object check{'s' if checked != 1 else ''}"
 
 
 def summarize(report: ScanReport) -> Summary:

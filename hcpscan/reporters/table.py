@@ -21,6 +21,7 @@ from rich.text import Text
 from hcpscan.findings.model import Finding, ScanReport, Severity, Status
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
+    EXPLAINED_STATUSES,
     SEVERITIES,
     Summary,
     ordered,
@@ -152,8 +153,7 @@ def _summary_table(summary: Summary) -> Table:
 
 def _coverage(summary: Summary) -> RenderableType:
     parts: list[RenderableType] = [Text(f"Coverage: {summary.coverage_text()}", style="bold")]
-    for status, label in ((Status.NOT_EVALUABLE, "not evaluable"), (Status.SUPPRESSED,
-                                                                    "suppressed")):
+    for status, label in EXPLAINED_STATUSES:
         for result in summary.rules[status]:
             parts.append(Text(f"  {label}: {result.rule_id}: {result.reason or 'no reason given'}"))
     return Group(*parts)

@@ -26,7 +26,7 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
-from hcpscan.rules.primitives import PRIMITIVES, NotEvaluable, Violation
+from hcpscan.rules.primitives import PRIMITIVES, NotApplicable, NotEvaluable, Violation
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.sources.interface import Diagnostic
 
@@ -123,7 +123,7 @@ def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = No
 
 def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
                    ) -> tuple[list[Finding], RuleResult, list[Diagnostic]]:
-    primitive = PRIMITIVES[rule.primitive]
+    primitive = PRIMITIVES[rule.template]
     unreadable = _unreadable_reason(rule, ctx)
     if unreadable:
         return [], RuleResult(rule.id, Status.NOT_EVALUABLE, unreadable), []
@@ -133,9 +133,14 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
         absent = not ctx.inventory.of_kind(*rule.applies_to.kinds)
         reason = (_absent_reason(rule, ctx) if absent
                   else f"no {kinds} matches the rule's scope")
-        return [], RuleResult(rule.id, Status.NOT_EVALUABLE if absent else Status.PASS, reason), []
+        unseen = absent and any(ctx.inventory.unavailable[k].unseen for k in rule.applies_to.kinds
+                                if k in ctx.inventory.unavailable)
+        return [], RuleResult(rule.id, Status.NOT_EVALUABLE if unseen else Status.NOT_APPLICABLE,
+                              reason), []
     findings: list[Finding] = []
     reasons: Counter[str] = Counter()
+    inapplicable: Counter[str] = Counter()  # why subjects held nothing to check
+    checked = 0
     diagnostics: list[Diagnostic] = []
     unknown: dict[str, list[str]] = {}  # placeholder -> names the check does provide
     for subject in subjects:
@@ -147,18 +152,25 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
             diagnostics.append(Diagnostic(subject.source.path, subject.source.line,
                                           f"{rule.id}: {reason}", hint="please report this bug"))
             continue
+        looked = not outcomes
         for outcome in outcomes:
+            if isinstance(outcome, NotApplicable):
+                inapplicable[outcome.reason] += 1
+                continue
             if isinstance(outcome, NotEvaluable):
                 reason = outcome.reason
                 reasons[reason if reason.startswith(subject.ref) else f"{subject.ref}: {reason}"] += 1
                 continue
+            looked = True
             findings.append(_finding(rule, ctx, subject, outcome, suppressor, unknown))
+        checked += looked
+    findings = _one_per_place(findings)
     if unknown:
         names = sorted(unknown)
         diagnostics.append(Diagnostic(
             rule.info.source or rule.id, None,
             f"{rule.id}: the message uses {', '.join('{' + n + '}' for n in names)}, which check "
-            f"{rule.primitive} does not give its findings; printed as written", severity="warning",
+            f"{rule.template} does not give its findings; printed as written", severity="warning",
             hint="use one of " + ", ".join("{" + n + "}" for n in unknown[names[0]])))
     failing = sum(1 for f in findings if f.status is Status.FAIL)
     suppressed = len(findings) - failing
@@ -168,11 +180,28 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
         status, reason = Status.SUPPRESSED, f"{suppressed} finding(s), all suppressed"
     elif reasons:
         status, reason = Status.NOT_EVALUABLE, "; ".join(sorted(reasons))
-    else:
+    elif checked:
         status, reason = Status.PASS, ""
+    else:  # every subject held nothing to check: a pass would claim what was not looked at
+        status, reason = Status.NOT_APPLICABLE, "; ".join(sorted(inapplicable)) or "nothing to check"
     if (failing or suppressed) and reasons:
         reason += "; also not evaluable for " + "; ".join(sorted(reasons))
-    return findings, RuleResult(rule.id, status, reason, failing, suppressed, len(subjects)), diagnostics
+    return findings, RuleResult(rule.id, status, reason, failing, suppressed, checked), diagnostics
+
+
+def _one_per_place(findings: list[Finding]) -> list[Finding]:
+    """A rule's findings at one place (object and field) are one problem with one cause —
+    a ConfigMap value that several workloads read, a publishing strategy that exposes two
+    ports: one finding, whose evidence names every case after the first."""
+    merged: dict[str, Finding] = {}
+    for finding in findings:
+        first = merged.setdefault(finding.key, finding)
+        if first is finding:
+            continue
+        for line in (f"also: {finding.message}", *finding.evidence):
+            if line not in first.evidence:
+                first.evidence.append(line)
+    return list(merged.values())
 
 
 def _unreadable_reason(rule: Rule, ctx: Context) -> str:
@@ -181,7 +210,7 @@ def _unreadable_reason(rule: Rule, ctx: Context) -> str:
     unavailable = ctx.inventory.unavailable
     if not unavailable:
         return ""
-    kinds = (*rule.applies_to.kinds, *PRIMITIVES[rule.primitive].reads)
+    kinds = rule.reads
     reasons = {unavailable[k].reason for k in kinds if k in unavailable and unavailable[k].may_exist}
     return "; ".join(sorted(reasons))
 

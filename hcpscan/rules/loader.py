@@ -12,7 +12,7 @@ import jsonschema
 from hcpscan.findings.model import RuleDocs, RuleInfo, Severity
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
-from hcpscan.rules.primitives import PRIMITIVES
+from hcpscan.rules.primitives import TEMPLATES, Template
 from hcpscan.rules.schema import RULE_SCHEMA
 from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
 
@@ -20,11 +20,17 @@ _VALIDATOR = jsonschema.Draft202012Validator(RULE_SCHEMA)
 
 
 class RuleFileError(Exception):
-    def __init__(self, path: str, line: int | None, message: str) -> None:
-        super().__init__(f"{path}:{line or 1}: {message}")
+    """A rule file that cannot be used; ``problems`` holds every (line, message) found,
+    so a user fixes a file in one round rather than one error per run."""
+
+    def __init__(self, path: str, line: int | None, message: str,
+                 problems: list[tuple[int, str]] | None = None) -> None:
+        self.problems = problems or [(line or 1, message)]
         self.path = path
-        self.line = line
-        self.message = message
+        self.line = self.problems[0][0]
+        self.message = self.problems[0][1] if len(self.problems) == 1 else "\n".join(
+            f"{path}:{ln}: {msg}" for ln, msg in self.problems)
+        super().__init__(f"{path}:{self.line}: {self.message}")
 
 
 def builtin_rules_dir() -> Path:
@@ -44,11 +50,12 @@ def builtin_rules_dir() -> Path:
 
 def load_rule_dirs(dirs: list[Path]) -> list[Rule]:
     rules: dict[str, Rule] = {}
+    builtin = builtin_rules_dir().resolve()
     for folder in dirs:
         if not folder.is_dir():
             raise RuleFileError(str(folder), None, "rule directory not found")
         for path in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")):
-            rule = load_rule_file(path)
+            rule = load_rule_file(path, builtin=folder.resolve() == builtin)
             if rule.id in rules:
                 raise RuleFileError(str(path), 1, f"rule id {rule.id} is already defined in "
                                                   f"{rules[rule.id].info.source}")
@@ -56,7 +63,9 @@ def load_rule_dirs(dirs: list[Path]) -> list[Rule]:
     return sorted(rules.values(), key=lambda r: r.id)
 
 
-def load_rule_file(path: Path) -> Rule:
+def load_rule_file(path: Path, builtin: bool = False) -> Rule:
+    """A rule file, validated whole: every problem is reported at once, each at its line.
+    Built-in rules must also carry their category and docs."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -68,51 +77,57 @@ def load_rule_file(path: Path) -> Rule:
     if len(docs) != 1 or not isinstance(docs[0].body, dict):
         raise RuleFileError(str(path), 1, "a rule file holds exactly one YAML mapping")
     data = docs[0].body
-    errors = sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        err = errors[0]
+    problems: list[tuple[tuple[Any, ...], str]] = []
+    for err in sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path)):
         steps = tuple(err.absolute_path)
-        where = locate(text, 0, None, steps)
-        field = ".".join(str(s) for s in steps) or "(top level)"
-        raise RuleFileError(str(path), where[0] if where else 1, f"{field}: {err.message}")
-    primitive = PRIMITIVES.get(data["check"]["primitive"])
-    if primitive is None:
-        where = locate(text, 0, None, ("check", "primitive"))
-        known = ", ".join(sorted(PRIMITIVES))
-        raise RuleFileError(str(path), where[0] if where else 1,
-                            f"unknown check primitive {data['check']['primitive']!r} (known: {known})")
-    params = data["check"].get("params", {})
-    for steps, message in _expression_errors(data):
-        where = locate(text, 0, None, steps)
-        raise RuleFileError(str(path), where[0] if where else 1,
-                            f"{'.'.join(map(str, steps))}: {message}")
-    problem = primitive.validate(params)
-    if problem:
-        steps, message = problem
-        where = locate(text, 0, None, ("check", "params", *steps))
-        raise RuleFileError(str(path), where[0] if where else 1, f"check.params: {message}")
-    return _build(path, data)
+        problems.append((steps, f"{'.'.join(str(s) for s in steps) or '(top level)'}: {err.message}"))
+    if builtin:
+        problems += [((), f"a built-in rule needs '{key}'") for key in ("category", "docs")
+                     if key not in data]
+    check = data.get("check") if isinstance(data.get("check"), dict) else {}
+    name = check.get("template", check.get("primitive"))
+    template = TEMPLATES.get(name) if isinstance(name, str) else None
+    if isinstance(name, str) and template is None:
+        key = "template" if "template" in check else "primitive"
+        problems.append((("check", key), f"unknown check template {name!r} (known: "
+                                         f"{', '.join(sorted(TEMPLATES))}; see `hcpscan templates list`)"))
+    problems += _expression_errors(data)
+    params = check.get("params", {})
+    if template is not None and isinstance(params, dict):
+        problems += [(("check", "params", *steps),
+                      f"{'.'.join(map(str, ('check.params', *steps)))}: {message}")
+                     for steps, message in template.problems(params)]
+        if "applies_to" not in data and not template.subject_kinds:
+            problems.append(((), f"applies_to.kinds is needed: template {name} judges any kind"))
+    if problems:
+        located = []
+        for steps, message in problems:
+            where = locate(text, 0, None, steps) if steps else None
+            located.append((where[0] if where else 1, message))
+        raise RuleFileError(str(path), None, "", problems=sorted(located))
+    return _build(path, data, template)
 
 
-def _build(path: Path, data: dict[str, Any]) -> Rule:
-    docs = data["docs"]
+def _build(path: Path, data: dict[str, Any], template: Template) -> Rule:
+    docs = data.get("docs", {})
     info = RuleInfo(
         id=data["id"], title=data["title"], severity=Severity(data["severity"]),
-        category=data["category"],
-        docs=RuleDocs(what=docs["what"], why=docs["why"], failing=docs["failing"],
-                      passing=docs["passing"], fix=docs["fix"],
-                      known_problems=docs.get("known_problems", ""),
-                      references=tuple(docs["references"])),
+        category=data.get("category", "custom"),
+        docs=RuleDocs(what=docs.get("what", ""), why=docs.get("why", ""),
+                      failing=docs.get("failing", ""), passing=docs.get("passing", ""),
+                      fix=docs.get("fix", ""), known_problems=docs.get("known_problems", ""),
+                      references=tuple(docs.get("references", ()))),
         tags=tuple(data.get("tags", ())), precision=data.get("precision", "high"), source=str(path))
-    applies = data["applies_to"]
+    applies = data.get("applies_to", {})
     return Rule(
         info=info,
         applies_to=AppliesTo(
-            kinds=tuple(applies["kinds"]), api_versions=tuple(applies.get("api_versions", ())),
+            kinds=tuple(applies.get("kinds", template.subject_kinds)),
+            api_versions=tuple(applies.get("api_versions", ())),
             namespaces=tuple(applies.get("namespaces", ())), names=tuple(applies.get("names", ())),
             labels=tuple(sorted(applies.get("labels", {}).items())), where=applies.get("where"),
             clusters=applies.get("clusters", "all")),
-        primitive=data["check"]["primitive"], params=data["check"].get("params", {}),
+        template=template.name, params=data["check"].get("params", {}),
         message=data["message"], needs=tuple(data.get("needs", ())))
 
 
@@ -143,6 +158,9 @@ def _expression_errors(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]
                 except ValueError as exc:
                     errors.append((steps, str(exc)))
 
-    check(data.get("applies_to", {}).get("where"), ("applies_to", "where"), "where")
-    check(data["check"].get("params", {}), ("check", "params"), None)
+    applies = data.get("applies_to")
+    if isinstance(applies, dict):
+        check(applies.get("where"), ("applies_to", "where"), "where")
+    if isinstance(data.get("check"), dict):
+        check(data["check"].get("params", {}), ("check", "params"), None)
     return errors

@@ -23,7 +23,7 @@ class AppliesTo:
 class Rule:
     info: RuleInfo
     applies_to: AppliesTo
-    primitive: str
+    template: str
     params: dict[str, Any] = field(default_factory=dict)
     message: str = ""
     needs: tuple[str, ...] = ()
@@ -31,3 +31,10 @@ class Rule:
     @property
     def id(self) -> str:
         return self.info.id
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """Every kind the rule looks at: its subjects and what its template reads for its params."""
+        from hcpscan.rules.primitives import TEMPLATES
+
+        return (*self.applies_to.kinds, *TEMPLATES[self.template].reads_for(self.params))

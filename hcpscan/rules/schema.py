@@ -8,7 +8,9 @@ RULE_SCHEMA: dict = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "additionalProperties": False,
-    "required": ["id", "title", "severity", "category", "applies_to", "check", "message", "docs"],
+    # docs and category are required of the built-in catalog (the loader checks that);
+    # a user's rule may leave them out.
+    "required": ["id", "title", "severity", "check", "message"],
     "properties": {
         "id": {"type": "string", "pattern": "^[A-Z][A-Z0-9]*[0-9]{3}$"},
         "title": {"type": "string", "minLength": 5},
@@ -19,7 +21,7 @@ RULE_SCHEMA: dict = {
         "applies_to": {
             "type": "object",
             "additionalProperties": False,
-            "required": ["kinds"],
+            "description": "the rule's subjects; defaults to the template's subject kinds",
             "properties": {
                 "kinds": {"type": "array", "minItems": 1, "items": {"type": "string"}},
                 "api_versions": {"type": "array", "items": {"type": "string"}},
@@ -35,9 +37,10 @@ RULE_SCHEMA: dict = {
         "check": {
             "type": "object",
             "additionalProperties": False,
-            "required": ["primitive"],
+            "oneOf": [{"required": ["template"]}, {"required": ["primitive"]}],
             "properties": {
-                "primitive": {"type": "string"},
+                "template": {"type": "string", "description": "the check template (hcpscan templates list)"},
+                "primitive": {"type": "string", "description": "the template's earlier name (deprecated)"},
                 "params": {"type": "object"},
             },
         },

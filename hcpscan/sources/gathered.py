@@ -63,5 +63,5 @@ def not_collected(gathered: Mapping[str, frozenset[str]], kinds: Iterable[str],
         out[kind] = UnavailableKind(
             f"not collected: the must-gather does not gather {plural}, so the cluster may "
             f"have some (`oc get {plural} -A -o yaml > {plural}.yaml`, then scan it too)",
-            may_exist=False)
+            may_exist=False, unseen=True)
     return out

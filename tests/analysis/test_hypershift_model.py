@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hcpscan.analysis.hypershift import hcp_namespace, hosted_clusters
 from hcpscan.inventory import Inventory
+from hcpscan.model.hostedcluster import hcp_namespace, hosted_clusters
 from hcpscan.sources.loader import load_paths
 from tests.conftest import FIXTURES, REALWORLD
 

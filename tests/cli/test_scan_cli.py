@@ -165,3 +165,18 @@ def test_a_message_placeholder_the_check_does_not_give_is_reported(run_cli, tmp_
     (warning,) = [d for d in report["diagnostics"] if "ACME002" in d["message"]]
     assert "{owner}" in warning["message"] and warning["path"].endswith("ACME002.yaml")
     assert "{object}" in warning["hint"] and "{url}" in warning["hint"]
+
+
+def test_templates_list_and_show_describe_what_a_rule_can_use(run_cli):
+    listed = run_cli("templates", "list", "--format", "json")
+    assert listed.code == 0
+    names = {t["name"] for t in json.loads(listed.out)}
+    assert "reference_exists" in names
+    shown = run_cli("templates", "show", "reference_exists", "--format", "json")
+    item = json.loads(shown.out)
+    assert {p["name"] for p in item["params"]} >= {"refs", "kind"}
+    assert "ref_name" in item["message_fields"] and "object" in item["message_fields"]
+    text = run_cli("templates", "show", "reference_exists")
+    assert "refs (string, required): JSONPath to the reference objects" in text.out
+    missing = run_cli("templates", "show", "no_such_template")
+    assert missing.code == 2 and "templates list" in missing.err

@@ -94,7 +94,7 @@ def test_summary_diagnostics_inventory_and_metadata(realistic):
     assert doc["summary"]["findings"] == {"critical": 2, "high": 3, "medium": 0, "low": 0,
                                           "info": 1}
     assert doc["summary"]["suppressed"]["medium"] == 1
-    assert doc["summary"]["rules"] == {"fail": 4, "pass": 1, "not-evaluable": 1,
+    assert doc["summary"]["rules"] == {"fail": 4, "pass": 1, "not-evaluable": 1, "not-applicable": 0,
                                        "suppressed": 2}
     assert doc["diagnostics"][0]["message"] == "archive is truncated"
     assert doc["inventory"] == {"total": 8, "kinds": {"HostedCluster": 1, "NetworkPolicy": 6,

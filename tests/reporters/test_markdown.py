@@ -17,7 +17,7 @@ def test_table_of_counts_and_coverage(realistic):
     assert text.startswith("## hcpscan: 6 findings (2 critical, 3 high, 1 info), 2 suppressed")
     assert "| critical | 2 | 0 |" in text
     assert "| medium | 0 | 1 |" in text
-    assert "**Coverage:** 8 rules: 1 passed, 4 failed, 1 not evaluable, 2 suppressed." in text
+    assert "**Coverage:** 8 rules: 1 passed, 4 failed, 1 not evaluable, 0 not applicable, 2 suppressed." in text
     assert "`HCP-NET-011`: no Service objects in the input" in text
 
 

@@ -62,7 +62,7 @@ def test_summary_counts_and_coverage_with_reasons(realistic, options):
     text = table(realistic, options)
     assert re.search(r"critical\s+2\s+0", text)
     assert re.search(r"total\s+6\s+2", text)
-    assert "Coverage: 8 rules: 1 passed, 4 failed, 1 not evaluable, 2 suppressed" in text
+    assert "Coverage: 8 rules: 1 passed, 4 failed, 1 not evaluable, 0 not applicable, 2 suppressed" in text
     assert "not evaluable: HCP-NET-011: no Service objects in the input" in text
     assert "by baseline (external): accepted in baseline (until 2027-01-01)" in text
 

@@ -9,7 +9,7 @@ from hcpscan.findings.model import ScanReport
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.suppress import Suppressor
-from hcpscan.scan import RuleSelection, load_rules, run_scan
+from hcpscan.scan import RuleSelection, load_rules, resource_needs, run_scan
 from hcpscan.sources.loader import load_paths
 
 EXPECT = re.compile(r"#\s*expect:\s*(?P<ids>[A-Z0-9, ]+)")
@@ -19,7 +19,9 @@ def scan(paths: list[Path], select: list[str], config: ScanConfig | None = None,
          suppressor: Suppressor | None = None) -> ScanReport:
     config = config or ScanConfig()
     rules = load_rules(config, RuleSelection(select=select))
-    result = load_paths([str(p) for p in paths])
+    # Read what the selected rules need and no more, as the CLI does: a rule run alone
+    # must see every kind its template reads.
+    result = load_paths([str(p) for p in paths], needs=resource_needs(rules))
     inventory = Inventory(result.objects, result.diagnostics, result.skipped)
     return run_scan(inventory, rules, config, suppressor or Suppressor(config.exemptions))
 

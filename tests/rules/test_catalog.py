@@ -52,3 +52,22 @@ def test_docs_examples_fail_and_pass(rule, tmp_path: Path):
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
 def test_docs_name_seed_references(rule):
     assert any("seed" in ref or "DOMAIN.md" in ref for ref in rule.info.docs.references)
+
+
+@pytest.fixture(scope="module")
+def whole_catalog_on_the_example():
+    report = scan([FIXTURES / "example"], [])
+    return {r.rule_id: r for r in report.results}, report.findings
+
+
+@pytest.mark.parametrize("rule", RULES, ids=IDS)
+def test_a_rule_run_alone_judges_as_in_the_whole_catalog(rule, whole_catalog_on_the_example):
+    """Alone, the loader reads only what the rule's template says it reads; a kind it
+    forgot to declare would turn a reference into a dangling one (a false fail) here."""
+    results, findings = whole_catalog_on_the_example
+    alone = scan([FIXTURES / "example"], [rule.id])
+    (result,) = alone.results
+    expected = results[rule.id]
+    assert (result.status, result.reason, result.objects_checked) == \
+        (expected.status, expected.reason, expected.objects_checked)
+    assert sorted(f.key for f in alone.findings) == sorted(f.key for f in findings if f.rule_id == rule.id)

@@ -88,11 +88,11 @@ def test_baseline_is_keyed_on_object_and_field_not_line(tmp_path):
     assert status["new-one"][0] is Status.FAIL
 
 
-def test_kind_absent_is_not_evaluable_with_reason(tmp_path):
+def test_kind_absent_is_not_applicable_with_reason(tmp_path):
     _cm(tmp_path)
     report = scan([tmp_path], ["OCM005"])
     (result,) = report.results
-    assert result.status is Status.NOT_EVALUABLE
+    assert result.status is Status.NOT_APPLICABLE and result.objects_checked == 0
     assert "kind absent" in result.reason and "ManagedClusterAddOn" in result.reason
 
 
@@ -114,8 +114,45 @@ def test_broken_rule_file_names_file_and_line(tmp_path):
     bad.write_text(text.replace("primitive: no_credentials", "primitive: no_such_check"))
     with pytest.raises(RuleFileError) as info:
         load_rule_file(bad)
-    assert "unknown check primitive" in info.value.message
+    assert "unknown check template" in info.value.message
     assert bad.read_text().splitlines()[info.value.line - 1].strip().startswith("primitive:")
+
+
+def test_every_problem_of_a_rule_file_is_shown_at_once_with_its_line(tmp_path):
+    bad = tmp_path / "X.yaml"
+    bad.write_text("""\
+id: ACME001
+title: A custom rule with three mistakes
+severity: urgent
+message: "{name} is wrong"
+applies_to: {kinds: [ConfigMap], where: "$.data["}
+check:
+  template: field_matches
+  params: {path: "$.data.x", pattern: "(", must: maybe}
+""")
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(bad)
+    lines = {line for line, _ in info.value.problems}
+    assert lines == {3, 5, 8}, info.value.problems
+    text = str(info.value.message)
+    assert "severity" in text and "must" in text and "regular expression" in text
+
+
+def test_a_user_rule_needs_no_docs_but_a_builtin_one_does(tmp_path):
+    rule = tmp_path / "ACME002.yaml"
+    rule.write_text("""\
+id: ACME002
+title: ConfigMaps name their owner
+severity: low
+message: "{object} has no owner label"
+applies_to: {kinds: [ConfigMap]}
+check: {template: field_matches, params: {path: "$.metadata.labels.owner", pattern: ".", required: true}}
+""")
+    loaded = load_rule_file(rule)
+    assert loaded.template == "field_matches" and loaded.info.category == "custom"
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(rule, builtin=True)
+    assert "'docs'" in info.value.message and "'category'" in info.value.message
 
 
 def test_config_file_is_found_upwards_and_validated(tmp_path):
@@ -191,3 +228,34 @@ def test_a_scan_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
     finally:
         (gc.enable if was else gc.disable)()
     assert [f.rule_id for f in report.findings] == ["PRX008"]
+
+
+def test_a_reference_rule_alone_reads_the_kind_it_references(tmp_path):
+    """In a must-gather the loader reads only the resources the selected rules need: the
+    referenced kind must be among them, or every reference looks dangling."""
+    ns = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "cluster1"
+    group = ns / "addon.open-cluster-management.io"
+    group.mkdir(parents=True)
+    (ns / "cluster1.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: cluster1}\n")
+    (group / "managedclusteraddons.yaml").write_text("""\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: addon.open-cluster-management.io/v1alpha1
+  kind: ManagedClusterAddOn
+  metadata: {name: application-manager, namespace: cluster1}
+  spec:
+    configs:
+    - {group: addon.open-cluster-management.io, resource: addondeploymentconfigs, name: proxy-config}
+""")
+    (group / "addondeploymentconfigs.yaml").write_text("""\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: addon.open-cluster-management.io/v1alpha1
+  kind: AddOnDeploymentConfig
+  metadata: {name: proxy-config, namespace: cluster1}
+  spec: {proxyConfig: {httpProxy: "http://proxy.corp.example.com:3128"}}
+""")
+    (result,) = scan([tmp_path], ["OCM005"]).results
+    assert result.status is Status.PASS and result.objects_checked == 1, result.reason

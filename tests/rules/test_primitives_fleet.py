@@ -559,6 +559,27 @@ def test_prx011_policy_forms(tmp_path, text, status):
     assert result.status is status, result.reason
 
 
+def test_prx011_evidence_names_only_objects_of_the_input(tmp_path):
+    deployment = """\
+    ---
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: chart-operator, namespace: giantswarm, labels: {app: chart-operator}}
+    spec:
+      template:
+        metadata: {labels: {app: chart-operator}}
+        spec: {containers: [{name: chart-operator, image: chart-operator:3.2.1}]}
+    """
+    for text in (_policy(), _policy().rstrip(" ") + deployment):
+        report, _ = scan_text(tmp_path, text, "PRX011")
+        (finding,) = report.findings
+        said = " ".join([finding.message, *finding.evidence])
+        assert "7d9f8c6b5" not in said, said  # no Pod of that name is in the input
+        assert "the Pods of Deployment giantswarm/chart-operator" in said
+        if "Deployment" not in text.split("---")[-1]:
+            assert "not in the input" in said
+
+
 def test_injected_variables_reads_json_patches_and_ignores_lookalikes():
     rule = {"mutate": {"patchesJson6902": "- op: add\n  value: {name: no_proxy, value: x}\n"
                                           "- {name: MY_HTTPS_PROXY_URL}"}}
@@ -592,10 +613,11 @@ def test_prx010_a_kyverno_proxy_policy_shows_the_installation_uses_a_proxy(tmp_p
                for e in report.findings[0].evidence)
 
 
-def test_prx010_values_without_proxy_pass(tmp_path):
+def test_prx010_values_without_proxy_are_not_applicable(tmp_path):
     values = _values_secret("mycluster", b64("cluster:\n  kubernetes: {}\n"))
-    _, result = scan_text(tmp_path, docs(values, CERT_MANAGER), "PRX010")
-    assert result.status is Status.PASS, result.reason
+    report, result = scan_text(tmp_path, docs(values, CERT_MANAGER), "PRX010")
+    assert report.findings == [] and result.status is Status.NOT_APPLICABLE, result.reason
+    assert "uses no proxy" in result.reason
 
 
 def test_prx010_skips_controller_owned_pods(tmp_path):
@@ -609,5 +631,50 @@ def test_prx010_skips_controller_owned_pods(tmp_path):
         spec:
           containers: [{name: chart-operator, image: chart-operator:3.2.1}]
         """
-    _, result = scan_text(tmp_path, docs(_policy(), pod), "PRX010")
-    assert result.status is Status.PASS, result.reason
+    report, result = scan_text(tmp_path, docs(_policy(), pod), "PRX010")
+    assert report.findings == [] and result.status is Status.NOT_APPLICABLE, result.reason
+
+
+def test_ocm004_names_openshifts_default_kas_ip_when_the_service_is_absent(tmp_path):
+    text = """\
+    apiVersion: cluster.open-cluster-management.io/v1
+    kind: ManagedCluster
+    metadata: {name: cluster1, labels: {vendor: OpenShift}}
+    spec: {hubAcceptsClient: true}
+    ---
+    apiVersion: addon.open-cluster-management.io/v1alpha1
+    kind: AddOnDeploymentConfig
+    metadata: {name: proxy-config, namespace: cluster1}
+    spec:
+      proxyConfig: {httpsProxy: "http://proxy.corp.example.com:3128", noProxy: ".svc"}
+    """
+    report, result = scan_text(tmp_path, text, "OCM004")
+    assert report.findings == [] and result.status is Status.NOT_EVALUABLE
+    assert "cluster1 is OpenShift" in result.reason and "172.30.0.1" in result.reason
+    report, result = scan_text(tmp_path, text, "OCM004",
+                               ScanConfig(managed_cluster_kas_ip="172.30.0.1"))
+    assert result.status is Status.FAIL
+
+
+def test_prx009_an_inline_proxy_drop_in_needs_no_cluster_values_secret(tmp_path):
+    template = """\
+    apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+    kind: KubeadmConfigTemplate
+    metadata:
+      name: test-worker
+      namespace: org-a
+      labels: {cluster.x-k8s.io/cluster-name: test}
+    spec:
+      template:
+        spec:
+          files:
+          - path: /etc/systemd/system/containerd.service.d/http-proxy.conf
+            content: |
+              [Service]
+              Environment="%s"
+    """
+    # a GitOps tree: the <cluster>-cluster-values Secret is generated in the cluster, never in Git
+    report, result = scan_text(tmp_path, template % "HTTPS_PROXY=http://proxy.corp:3128", "PRX009")
+    assert report.findings == [] and result.status is Status.PASS and result.objects_checked == 1
+    _, result = scan_text(tmp_path, template % "NO_PROXY=.svc", "PRX009")
+    assert result.status is Status.NOT_EVALUABLE and "test-cluster-values" in result.reason

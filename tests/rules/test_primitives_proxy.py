@@ -6,13 +6,15 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
+
 from hcpscan.findings.model import ScanReport, Status
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.primitives.proxy_clients import _divergence
-from hcpscan.rules.primitives.proxy_config import hcp_namespace, nad_cidrs
-from hcpscan.rules.primitives.proxy_ignition import computed_no_proxy
+from hcpscan.rules.primitives.proxy_config import nad_cidrs
 from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan
 
@@ -212,7 +214,10 @@ spec:
         command: [/usr/bin/control-plane-operator, konnectivity-https-proxy]
         args: [run]
 """
-    assert run(tmp_path, text, "PRX005").results[0].status is Status.PASS
+    report = run(tmp_path, text, "PRX005")
+    assert report.findings == []
+    # nothing left to judge: the spec is completed by the cluster, the container is routed
+    assert report.results[0].status is Status.NOT_APPLICABLE
 
 
 def test_prx005_guest_cluster_uses_hosted_cluster_networks(tmp_path: Path) -> None:
@@ -253,7 +258,7 @@ spec:
 
 def test_hcp_namespace_turns_dots_into_dashes(tmp_path: Path) -> None:
     (hc,) = objects(tmp_path, HC.format(name="prod.eu"))
-    assert hcp_namespace(hc) == "clusters-prod-eu"
+    assert hosted_cluster(hc).control_plane_namespace == "clusters-prod-eu"
 
 
 def test_prx002_without_control_plane_workloads_is_not_evaluable(tmp_path: Path) -> None:
@@ -303,10 +308,11 @@ def test_prx003_without_management_proxy_is_not_evaluable(tmp_path: Path) -> Non
 
 def test_prx003_missing_env_is_reported_at_the_container(tmp_path: Path) -> None:
     text = MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + OPERATOR.format(env="")
-    findings = run(tmp_path, text, "PRX003").findings
-    assert {f.field for f in findings} == {"spec.template.spec.containers[0]"}
-    assert {f.message.split(": ")[1].split(" is")[0] for f in findings} == {
-        "HTTPS_PROXY", "NO_PROXY"}
+    # both variables missing from one container: one finding at the container, naming both
+    (finding,) = run(tmp_path, text, "PRX003").findings
+    assert finding.field == "spec.template.spec.containers[0]"
+    said = " ".join([finding.message, *finding.evidence])
+    assert "HTTPS_PROXY" in said and "NO_PROXY" in said
 
 
 def test_prx003_env_set_while_proxy_removed_is_stale(tmp_path: Path) -> None:
@@ -351,12 +357,12 @@ def test_prx004_stub_without_its_hosted_cluster_is_not_evaluable(tmp_path: Path)
     assert "clusters-example" in result.reason
 
 
-def test_prx004_hosted_cluster_without_proxy_passes(tmp_path: Path) -> None:
+def test_prx004_hosted_cluster_without_proxy_is_not_applicable(tmp_path: Path) -> None:
     stub = base64.b64encode(json.dumps({"ignition": {"config": {"merge": [
         {"source": "https://ignition.example.com/ignition"}]}}}).encode()).decode()
     text = ("apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
             "metadata: {name: example, namespace: clusters}\nspec: {}\n" + _user_data(stub))
-    assert run(tmp_path, text, "PRX004").results[0].status is Status.PASS
+    assert run(tmp_path, text, "PRX004").results[0].status is Status.NOT_APPLICABLE
 
 
 def test_computed_no_proxy_follows_hypershift(tmp_path: Path) -> None:
@@ -371,10 +377,28 @@ spec:
     serviceNetwork: [{cidr: 172.31.0.0/16}]
   platform: {type: AWS, aws: {region: eu-west-1}}
 """)
-    entries = computed_no_proxy(hc).split(",")
-    for want in (".svc", ".local", "10.0.0.0/16", "172.31.0.0/16", "169.254.169.254",
-                 ".eu-west-1.compute.internal", "corp.example.com"):
+    entries = hosted_cluster(hc).computed_no_proxy.split(",")
+    for want in (".svc", ".local", ".hypershift.local", "10.0.0.0/16", "172.31.0.0/16",
+                 "169.254.169.254", ".eu-west-1.compute.internal", "corp.example.com"):
         assert want in entries
+
+
+@pytest.mark.parametrize(("platform", "metadata"), [("GCP", True), ("OpenStack", True), ("Azure", True),
+                                                    ("Agent", False), ("KubeVirt", False)])
+def test_computed_no_proxy_names_the_metadata_address_where_the_cloud_has_one(
+        tmp_path: Path, platform: str, metadata: bool) -> None:
+    (hc,) = objects(tmp_path, f"""\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {{name: example, namespace: clusters}}
+spec:
+  configuration: {{proxy: {{httpsProxy: "http://p:3128"}}}}
+  networking: {{machineNetwork: [{{cidr: 0.0.0.0/0}}]}}
+  platform: {{type: {platform}}}
+""")
+    entries = hosted_cluster(hc).computed_no_proxy.split(",")
+    assert ("169.254.169.254" in entries) is metadata
+    assert "0.0.0.0/0" not in entries
 
 
 # -- PRX006 ---------------------------------------------------------------------------------
@@ -419,7 +443,21 @@ def test_prx007_cidr_names_the_clients_that_ignore_it() -> None:
     assert "python" in lines[0] and "wget" in lines[0] and "curl" not in lines[0]
 
 
-def test_prx007_envfrom_configmap_is_reported_at_the_reference(tmp_path: Path) -> None:
+def test_prx007_a_configmap_many_workloads_read_is_one_finding_at_the_value(tmp_path: Path) -> None:
+    deployment = """\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %s, namespace: apps}
+spec:
+  template:
+    spec:
+      containers:
+      - name: %s
+        image: python:3.12
+        envFrom:
+        - configMapRef: {name: proxy-env}
+"""
     text = """\
 apiVersion: v1
 kind: ConfigMap
@@ -427,18 +465,87 @@ metadata: {name: proxy-env, namespace: apps}
 data:
   HTTPS_PROXY: http://p:3128
   NO_PROXY: "*.corp.example.com"
+""" + deployment % ("app", "app") + deployment % ("worker", "worker")
+    (finding,) = run(tmp_path, text, "PRX007").findings
+    assert (finding.object.kind, finding.object.name, finding.field) == ("ConfigMap", "proxy-env",
+                                                                        "data.NO_PROXY")
+    assert finding.location.line == 6
+    said = " ".join([finding.message, *finding.evidence])
+    assert "Deployment apps/app" in said and "Deployment apps/worker" in said
+
+
+# -- PRX007: who reads the value ---------------------------------------------------------------
+
+
+def test_prx007_judges_what_a_non_go_program_reads_once_per_value(tmp_path: Path) -> None:
+    # a Python app reads both spellings; one value in two variables is one finding
+    text = workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY="10.0.0.0/8", no_proxy="10.0.0.0/8"))
+    report = run(tmp_path, text.replace("image: app:1", "image: python:3.12"), "PRX007")
+    (finding,) = report.findings
+    assert "10.0.0.0/8" in finding.message
+
+
+@pytest.mark.parametrize("image", ["quay.io/giantswarm/chart-operator:3.2.1",
+                                   "quay.io/jetstack/cert-manager-controller:v1.16.2",
+                                   "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123"])
+def test_prx007_leaves_values_only_go_programs_read(tmp_path: Path, image: str) -> None:
+    text = workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY="10.0.0.0/8"))
+    report = run(tmp_path, text.replace("image: app:1", f"image: {image}"), "PRX007")
+    assert report.findings == []
+    assert report.results[0].status is Status.NOT_APPLICABLE
+
+
+def test_prx007_leaves_containerd_and_kubelet_drop_ins_but_not_other_units(tmp_path: Path) -> None:
+    def template(unit: str) -> str:
+        return f"""\
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata: {{name: workers, namespace: org-a}}
+spec:
+  template:
+    spec:
+      files:
+      - path: /etc/systemd/system/{unit}.service.d/http-proxy.conf
+        content: |
+          [Service]
+          Environment="HTTPS_PROXY=http://p:3128"
+          Environment="NO_PROXY=10.0.0.0/8,.svc"
+"""
+    for unit in ("containerd", "kubelet", "teleport"):
+        assert run(tmp_path, template(unit), "PRX007").findings == [], unit
+    (finding,) = run(tmp_path, template("node-exporter-fetcher"), "PRX007").findings
+    assert "10.0.0.0/8" in finding.message
+
+
+def test_prx005_a_shared_configmap_missing_svc_is_one_finding_naming_every_reader(tmp_path: Path) -> None:
+    reader = """\
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: app, namespace: apps}
+metadata: {name: %s, namespace: apps}
 spec:
   template:
     spec:
       containers:
-      - name: app
-        envFrom:
-        - configMapRef: {name: proxy-env}
+      - name: main
+        image: app:1
+        env:
+        - name: HTTPS_PROXY
+          valueFrom: {configMapKeyRef: {name: proxy-env, key: HTTPS_PROXY}}
+        - name: NO_PROXY
+          valueFrom: {configMapKeyRef: {name: proxy-env, key: NO_PROXY}}
 """
-    findings = [f for f in run(tmp_path, text, "PRX007").findings]
-    fields = {(f.object.kind, f.field) for f in findings}
-    assert ("Deployment", "spec.template.spec.containers[0].envFrom[0]") in fields
+    text = NETWORK + """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: proxy-env, namespace: apps}
+data:
+  HTTPS_PROXY: http://p:3128
+  NO_PROXY: localhost,127.0.0.1
+""" + "".join(reader % name for name in ("api", "worker", "cron"))
+    findings = [f for f in run(tmp_path, text, "PRX005").findings if f.object.kind == "ConfigMap"]
+    (finding,) = findings
+    assert finding.field == "data.NO_PROXY"
+    said = " ".join([finding.message, *finding.evidence])
+    assert all(f"Deployment apps/{name}" in said for name in ("api", "worker", "cron"))

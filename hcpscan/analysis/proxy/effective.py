@@ -49,6 +49,7 @@ from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.readers import unit_program
 from hcpscan.sources.systemd import parse_unit
 
 ADDON_GROUP = "addon.open-cluster-management.io"
@@ -110,12 +111,12 @@ def openshift_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     for obj in inventory.of_kind("Proxy"):
         if obj.group != "config.openshift.io":
             continue
-        spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj)
+        spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj, part="spec")
         _fields(inventory, obj, ("spec",), spec)
         _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"), "openshift-config")
         out.append(spec)
         if isinstance(obj.get("status"), dict):
-            status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj)
+            status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj, part="status")
             _fields(inventory, obj, ("status",), status)
             status.notes.append("status: what the cluster computed (noProxy includes the "
                                 "cluster's own networks)")
@@ -180,7 +181,8 @@ def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
 
 
 def _unit_consumer(inventory: Inventory, obj: K8sObject, name: str, kind: str,
-                   environment: dict[str, tuple[str, Source]], runtime: str) -> ConsumerProxy | None:
+                   environment: dict[str, tuple[str, Source]], runtime: str,
+                   unit_path: str = "") -> ConsumerProxy | None:
     from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 
     variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
@@ -189,7 +191,7 @@ def _unit_consumer(inventory: Inventory, obj: K8sObject, name: str, kind: str,
         return None
     http, https, no = effective_settings(variables, runtime)
     return ConsumerProxy(kind, name, obj, http_proxy=http, https_proxy=https, no_proxy=no,
-                         variables=variables, runtime=runtime)
+                         variables=variables, runtime=runtime, program=unit_program(unit_path))
 
 
 def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerProxy]:
@@ -198,8 +200,9 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
     for obj in inventory.of_kind(SYSTEMD_DROPIN):
         env = obj.body.get("environment") or {}
         found = {k: (str(v), source_of(inventory, obj, ("environment", k))) for k, v in env.items()}
-        consumer = _unit_consumer(inventory, obj, f"systemd drop-in {obj.body.get('path', obj.name)}",
-                                  SYSTEMD, found, runtime)
+        path = str(obj.body.get("path", obj.name))
+        consumer = _unit_consumer(inventory, obj, f"systemd drop-in {path}", SYSTEMD, found, runtime,
+                                  path)
         if consumer is not None:
             out.append(consumer)
     for obj in inventory.of_kind("KubeadmConfig", "KubeadmConfigTemplate"):
@@ -248,7 +251,7 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
             why = ("redacted in the dump" if value is not None and value.redacted else
                    f"Secret {obj.namespace}/{secret_ref.get('name')} key {key!r} is not in the "
                    "inventory")
-            consumer = ConsumerProxy(KUBEADM_FILE, name, obj)
+            consumer = ConsumerProxy(KUBEADM_FILE, name, obj, program=unit_program(file_path))
             for var in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"):
                 consumer.variables[var] = Setting(var, None, where, unknown=why)
             consumer.http_proxy, consumer.https_proxy, consumer.no_proxy = (
@@ -269,7 +272,7 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         # the line inside the embedded unit, on top of where the unit text is
         env[var] = (val, Source(origin.ref, f"{origin.field} (unit line {line})", origin.path,
                                 origin.line))
-    consumer = _unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime)
+    consumer = _unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
     if consumer is not None and via:
         for key, setting in consumer.variables.items():
             consumer.variables[key] = Setting(setting.name, setting.value, setting.source, via)

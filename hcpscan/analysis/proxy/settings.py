@@ -57,6 +57,17 @@ class Source:
         return self._ref  # type: ignore[return-value]
 
     @property
+    def place(self) -> tuple[K8sObject, tuple[Step, ...]] | None:
+        """The inventory object and field path the value is written at, when it is a field of
+        an object of its own (not a document embedded in another, such as a kubeconfig)."""
+        if self._of is None:
+            return None
+        _inventory, obj, steps = self._of
+        if obj.origin is not None and obj.source.embedded_in:
+            return None
+        return obj, steps
+
+    @property
     def field(self) -> str:
         if self._field is None:
             self._name()
@@ -161,6 +172,13 @@ class ConsumerProxy:
     via: ConsumerProxy | None = None
     runtime: str | None = None
     notes: list[str] = field(default_factory=list)
+    # Which block of the object holds the settings when it has two: a Proxy's "spec"
+    # (what the user wrote) or "status" (what the cluster computed from it).
+    part: str = ""
+    # The program that reads the settings, when the input says: a systemd unit's name, a
+    # container's image (see hcpscan.model.readers).
+    program: str = ""
+    image: str = ""
 
     @property
     def cluster(self) -> str:

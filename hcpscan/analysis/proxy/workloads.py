@@ -25,6 +25,7 @@ from hcpscan.analysis.proxy.settings import (
     source_of,
 )
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.readers import image_program
 
 KONNECTIVITY_COMMANDS = {"konnectivity-https-proxy": "http", "konnectivity-socks5-proxy": "socks5"}
 DEFAULT_SERVING_PORT = 8090
@@ -121,9 +122,11 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
             if not variables and not include_unset:
                 continue
             http, https, no = effective_settings(variables, runtime)
+            image = str(ref.spec.get("image") or "")
             consumer = ConsumerProxy(CONTAINER, f"{ref.obj.ref} container {ref.name}", ref.obj,
                                      container=ref.name, http_proxy=http, https_proxy=https,
-                                     no_proxy=no, variables=variables, runtime=runtime)
+                                     no_proxy=no, variables=variables, runtime=runtime,
+                                     program=image_program(image), image=image)
             _link(consumer, sidecars)
             out.append(consumer)
     return out

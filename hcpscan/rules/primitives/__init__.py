@@ -1,4 +1,4 @@
-"""The registry of check primitives: the only code behind the rules in rules/.
+"""The registry of check templates: the only code behind the rules in rules/.
 
 Every module of this package is imported once; its ``@register``-decorated
 classes become available to rule files by their ``name``.
@@ -9,15 +9,16 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from hcpscan.rules.primitives.base import NotEvaluable, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Primitive, Template, Violation
 
-PRIMITIVES: dict[str, Primitive] = {}
+TEMPLATES: dict[str, Template] = {}
+PRIMITIVES = TEMPLATES  # the registry's earlier name
 
 
-def register(cls: type[Primitive]) -> type[Primitive]:
-    if cls.name in PRIMITIVES:
-        raise RuntimeError(f"check primitive {cls.name!r} is registered twice")
-    PRIMITIVES[cls.name] = cls()
+def register(cls: type[Template]) -> type[Template]:
+    if cls.name in TEMPLATES:
+        raise RuntimeError(f"check template {cls.name!r} is registered twice")
+    TEMPLATES[cls.name] = cls()
     return cls
 
 
@@ -29,4 +30,5 @@ def _load_builtin() -> None:
 
 _load_builtin()
 
-__all__ = ["PRIMITIVES", "NotEvaluable", "Primitive", "Violation", "register"]
+__all__ = ["PRIMITIVES", "TEMPLATES", "NotApplicable", "NotEvaluable", "Primitive", "Template", "Violation",
+           "register"]

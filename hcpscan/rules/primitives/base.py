@@ -1,9 +1,19 @@
-"""What a check primitive is: parameters (validated by a JSON Schema) and a check.
+"""What a check template is: parameters (validated by a JSON Schema) and a check.
+
+A rule file instantiates one template with its params (``check: {template: NAME,
+params: {...}}``). Each template declares what a user needs to write a rule on
+it without reading its code: the kinds it can judge, its parameters (with
+descriptions), the kinds it reads as a function of those parameters (so the
+loader keeps them and a live scan lists them), and the fields it gives a rule's
+message.
 
 A primitive looks at one subject object and yields outcomes: a ``Violation``
-(the rule fails there, with the offending field and evidence) or
+(the rule fails there, with the offending field and evidence),
 ``NotEvaluable`` (the data needed is redacted, absent, or must come from the
-user). Yielding nothing means the subject passes.
+user) or ``NotApplicable`` (the subject holds nothing the check is about: a
+Deployment that sets no proxy variable for a proxy check). Yielding nothing
+means the subject was checked and passes; a rule passes only when at least one
+subject was checked.
 """
 
 from __future__ import annotations
@@ -33,22 +43,42 @@ class NotEvaluable:
     reason: str
 
 
-Outcome = Violation | NotEvaluable
+@dataclass(slots=True)
+class NotApplicable:
+    reason: str
 
 
-class Primitive:
+Outcome = Violation | NotEvaluable | NotApplicable
+
+
+class Template:
     name: ClassVar[str]
     description: ClassVar[str]
     params_schema: ClassVar[dict[str, Any]] = {"type": "object"}
     # Kinds the check reads besides the rule's subjects (so dumps are not
-    # pruned of them and live scans list them).
+    # pruned of them and live scans list them); see reads_for.
     reads: ClassVar[tuple[str, ...]] = ()
+    # Kinds a rule on this template may apply to; empty: any kind.
+    subject_kinds: ClassVar[tuple[str, ...]] = ()
+    # Placeholders the check fills in a rule's message, besides kind/namespace/name/object/cluster.
+    message_fields: ClassVar[dict[str, str]] = {}
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        """The kinds a rule with these params reads besides its subjects."""
+        return self.reads
+
+    def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+        """Every way ``params`` break the template's schema: (field path, message)."""
+        validator = jsonschema.Draft202012Validator(self.params_schema)
+        return [(tuple(e.absolute_path), e.message)
+                for e in sorted(validator.iter_errors(params), key=lambda e: list(e.absolute_path))]
 
     def validate(self, params: dict[str, Any]) -> tuple[tuple[Any, ...], str] | None:
-        validator = jsonschema.Draft202012Validator(self.params_schema)
-        for error in sorted(validator.iter_errors(params), key=lambda e: list(e.absolute_path)):
-            return tuple(error.absolute_path), error.message
-        return None
+        found = self.problems(params)
+        return found[0] if found else None
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         raise NotImplementedError
+
+
+Primitive = Template  # the name rule modules used before templates had metadata

@@ -24,7 +24,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.sources.systemd import parse_unit
 
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
@@ -100,24 +100,46 @@ class ContainerdProxyDropIn(Primitive):
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if any(isinstance(o, dict) and o.get("kind") == "Machine"
                for o in subject.metadata.get("ownerReferences") or []):
-            return  # rendered from a template or control plane, which is checked itself
+            # rendered from a template or control plane, which is checked itself
+            yield NotApplicable("owned by a Machine: its template is checked")
+            return
         found = cluster_of(ctx, subject)
         if found is None:
             yield NotEvaluable(f"no {CLUSTER_NAME_LABEL} label and no <cluster>{VALUES_SUFFIX} "
                                f"Secret in {subject.namespace} whose name prefixes {subject.name}")
             return
         cluster, how = found
+        files_path = parse_path({**FILES_PATHS, **params.get("files", {})}[subject.kind])
+        dropin = params.get("path", CONTAINERD_DROPIN)
         proxy = cluster_proxy(ctx, subject, cluster)
         if isinstance(proxy, NotEvaluable):
-            yield proxy
-            return
+            # A GitOps tree has no <cluster>-cluster-values Secret; a drop-in written inline
+            # with proxy variables says by itself that the cluster uses a proxy.
+            inline = _inline_dropin_proxy(subject, files_path, dropin)
+            if not inline:
+                yield proxy
+                return
+            proxy, how = inline, f"as the drop-in it writes inline says; {proxy.reason.split(':')[0]}"
         if not proxy:
+            yield NotApplicable(f"cluster {cluster} uses no proxy")
             return
         said = [f"cluster {cluster} ({how}) uses proxy "
                 + ", ".join(f"{k}={mask_credentials(v)}" for k, v in proxy.items())]
-        files_path = parse_path({**FILES_PATHS, **params.get("files", {})}[subject.kind])
-        yield from _check_files(ctx, subject, cluster, files_path,
-                                params.get("path", CONTAINERD_DROPIN), said)
+        yield from _check_files(ctx, subject, cluster, files_path, dropin, said)
+
+
+def _inline_dropin_proxy(subject: K8sObject, files_path: tuple[Step, ...],
+                         dropin: str) -> dict[str, str]:
+    """The proxy variables an inline (content) drop-in at ``dropin`` sets, by name."""
+    files = subject.get(files_path)
+    for item in files if isinstance(files, list) else []:
+        if not isinstance(item, dict) or str(item.get("path", "")).strip() != dropin:
+            continue
+        text = decode_file_content(item)
+        environment = parse_unit(text).environment if text is not None else {}
+        return {name: value for name, (value, _line) in environment.items()
+                if name.lower() in ("http_proxy", "https_proxy") and value.strip()}
+    return {}
 
 
 def _check_files(ctx: Context, subject: K8sObject, cluster: str, files_path: tuple[Step, ...],

@@ -12,7 +12,7 @@ from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, Outcome, Primitive, Violation
 
 _JSONPATHS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
 
@@ -81,6 +81,7 @@ class FieldMatches(Primitive):
             condition = re.compile(when["pattern"])
             if not any(isinstance(v, str) and condition.search(v)
                        for v, _ in ctx.inventory.jsonpath(subject, when["path"])):
+                yield NotApplicable(f"no value at {when['path']} matches {when['pattern']!r}")
                 return
         pattern = re.compile(params["pattern"])
         want = params.get("must", "match") == "match"
@@ -100,4 +101,6 @@ def _parent_path(expr: str) -> str:
     """`$.spec.proxyConfig.caBundle` -> `spec.proxyConfig.caBundle` (located at its nearest
     present parent when missing). Only plain dotted JSONPaths map to a field path."""
     plain = expr[2:] if expr.startswith("$.") else expr
+    while plain.endswith("[*]"):  # every item of a list that is missing: the list's place
+        plain = plain[:-3]
     return plain if re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+", plain) else ""

@@ -29,7 +29,7 @@ from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 _PROXY_ENV = re.compile(r"(?<![A-Za-z0-9_])(https?_proxy|no_proxy)(?![A-Za-z0-9_])", re.IGNORECASE)
@@ -67,9 +67,12 @@ class Resource:
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     namespace_labels: Mapping[str, str] = field(default_factory=dict)
+    # How to name it to a reader when it is not an object of the input: the Pods a
+    # Deployment will create have names no input holds, and evidence cites only the input.
+    shown: str = ""
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.namespace}/{self.name}"
+        return self.shown or f"{self.kind} {self.namespace}/{self.name}"
 
 
 def _globs(value: Any) -> list[str]:
@@ -215,14 +218,16 @@ def workload_resources(ctx: Context, target: Mapping[str, Any]) -> list[Resource
                             ns_labels))
         out.append(Resource("Pod", dep.namespace, f"{dep.name}-{target['pod_suffix']}",
                             template.get("labels") or {}, template.get("annotations") or {},
-                            ns_labels))
+                            ns_labels, shown=f"the Pods of {dep.ref} (its pod template)"))
     if out:
         return out
     ns_labels = {"kubernetes.io/metadata.name": target["namespace"]}
     labels = target.get("labels", {})
-    return [Resource("Deployment", target["namespace"], target["name"], labels, {}, ns_labels),
+    shown = f"{target['namespace']}/{target['name']} (not in the input; the rule's defaults)"
+    return [Resource("Deployment", target["namespace"], target["name"], labels, {}, ns_labels,
+                     shown=f"Deployment {shown}"),
             Resource("Pod", target["namespace"], f"{target['name']}-{target['pod_suffix']}",
-                     labels, {}, ns_labels)]
+                     labels, {}, ns_labels, shown=f"the Pods of Deployment {shown}")]
 
 
 @register
@@ -317,7 +322,7 @@ def installation_proxy(ctx: Context) -> InstallationProxy:
     answer.known = any(o.name.endswith("-cluster-values")
                        for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
     for consumer in ctx.analysis("proxy", effective_proxies):
-        if consumer.kind == CLUSTER_PROXY and consumer.name.endswith("(spec)"):
+        if consumer.kind == CLUSTER_PROXY and consumer.part == "spec":
             answer.known = True
         if consumer.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):
             continue
@@ -346,10 +351,13 @@ class ExplicitProxyEnv(Primitive):
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if subject.kind == "Pod" and not is_static_pod(subject):
-            return  # controller-owned pods: their Deployment/DaemonSet is checked
+            # controller-owned pods: their Deployment/DaemonSet is checked
+            yield NotApplicable("not a static pod")
+            return
         what = next((name for name, t in params["targets"].items() if _target_matches(subject, t)),
                     None)
         if what is None:
+            yield NotApplicable("none of the rule's target workloads")
             return
         answer = installation_proxy(ctx)
         if not answer.known:
@@ -358,9 +366,11 @@ class ExplicitProxyEnv(Primitive):
                                "the Kyverno proxy policy")
             return
         if not answer.proxies:
+            yield NotApplicable("the installation uses no proxy")
             return
         pod_path = ct.POD_SPEC_PATHS.get(subject.kind)
         if pod_path is None:
+            yield NotApplicable(f"{subject.kind} has no pod template")
             return
         pod = subject.get(pod_path)
         items = pod.get("containers") if isinstance(pod, dict) else None

@@ -9,7 +9,6 @@ neither, the answer is unknown and the rules say so instead of passing.
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,7 +53,7 @@ def managed_cluster_proxy(ctx: Context, cluster: str, target: str) -> ManagedClu
     answer = ManagedClusterProxy()
     consumers = [c for c in ctx.analysis("proxy", effective_proxies) if c.cluster == cluster]
     for consumer in consumers:
-        if consumer.kind == CLUSTER_PROXY and consumer.name.endswith("(spec)"):
+        if consumer.kind == CLUSTER_PROXY and consumer.part == "spec":
             answer.known = True
             _consider(answer, consumer, scheme, target)
     agents = [o for o in ctx.inventory.of_kind(*WORKLOAD_KINDS)
@@ -128,61 +127,3 @@ class HubKubeconfigProxyUrl(Primitive):
         yield Violation(field=field_name,
                         values={"server": server, "proxy": _show(answer.proxy)},
                         evidence=[f"server {server} has no proxy-url"] + answer.said_by)
-
-
-@register
-class AddonNoProxyHasKasIP(Primitive):
-    name = "addon_no_proxy_has_kas_ip"
-    description = ("an AddOnDeploymentConfig with a proxy lists the managed cluster's "
-                   "kube-apiserver IP in noProxy")
-    params_schema = {"type": "object", "additionalProperties": False, "properties": {}}
-    reads = ("Service",)
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        proxy = subject.get("spec.proxyConfig")
-        if not isinstance(proxy, dict) or not any(str(proxy.get(k) or "").strip()
-                                                  for k in ("httpProxy", "httpsProxy")):
-            return
-        found = kas_ip(ctx)
-        if isinstance(found, NotEvaluable):
-            yield found
-            return
-        ip, origin = found
-        host = f"[{ip}]" if ":" in ip else ip
-        no_proxy = str(proxy.get("noProxy") or "")
-        decision = bypasses("go", no_proxy, f"https://{host}:443")
-        if decision.bypass:
-            return
-        present = "noProxy" in proxy
-        yield Violation(
-            field="spec.proxyConfig.noProxy" if present else "spec.proxyConfig",
-            values={"ip": ip, "origin": origin},
-            evidence=[f"kube-apiserver IP {ip} ({origin})",
-                      f"spec.proxyConfig.noProxy = {no_proxy!r}" if present
-                      else "spec.proxyConfig has no noProxy",
-                      f"go: {decision.reason}"])
-
-
-def kas_ip(ctx: Context) -> tuple[str, str] | NotEvaluable:
-    """The managed cluster's kube-apiserver ClusterIP and where it came from."""
-    if ctx.config.managed_cluster_kas_ip:
-        ip = ctx.config.managed_cluster_kas_ip.strip()
-        try:
-            ipaddress.ip_address(ip)
-        except ValueError:
-            return NotEvaluable(f"inputs.managed_cluster_kas_ip {ip!r} is not an IP address")
-        return ip, "inputs.managed_cluster_kas_ip"
-    ips: dict[str, list[str]] = {}
-    for svc in ctx.inventory.query("Service", namespace="default", name="kubernetes"):
-        cluster_ip = svc.get("spec.clusterIP")
-        if cluster_ip and cluster_ip != "None":
-            ips.setdefault(str(cluster_ip), []).append(svc.ref)
-    if len(ips) == 1:
-        ((ip, refs),) = ips.items()
-        return ip, f"ClusterIP of {refs[0]}"
-    if len(ips) > 1:
-        return NotEvaluable("the input holds several default/kubernetes Services ("
-                            + ", ".join(f"{ip}: {' '.join(r)}" for ip, r in sorted(ips.items()))
-                            + "); input the user must supply: managed_cluster_kas_ip")
-    return NotEvaluable("input the user must supply: managed_cluster_kas_ip (or include the "
-                        "managed cluster's default/kubernetes Service)")

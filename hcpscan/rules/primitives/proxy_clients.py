@@ -20,15 +20,17 @@ from hcpscan.analysis.proxy import RUNTIME_NAMES, ConsumerProxy, Setting, bypass
 from hcpscan.analysis.proxy.env import choose
 from hcpscan.analysis.proxy.settings import KONNECTIVITY_SIDECAR
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.readers import go_reader
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.rules.primitives.proxy_config import (
     CONSUMER_KINDS,
     GO,
     consumers_of,
     controlled_pod,
     field_in,
+    root_of,
     same_url,
     split_entries,
 )
@@ -180,6 +182,9 @@ class NoProxyEntriesPortable(Primitive):
         "type": "object", "additionalProperties": False,
         "properties": {
             "consumers": {"type": "array", "items": {"enum": sorted(CONSUMER_KINDS)}},
+            "include_go_readers": {"type": "boolean",
+                                   "description": "also judge values only Go programs read "
+                                                  "(containerd, kubelet, OpenShift images ...)"},
         },
     }
     reads = ("ConfigMap", "Secret")
@@ -187,28 +192,36 @@ class NoProxyEntriesPortable(Primitive):
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)}
         if controlled_pod(subject):
+            yield NotApplicable("a controller-owned pod: its controller is checked")
             return
         seen: set[tuple[str, str]] = set()
+        judged = False
         for c in consumers_of(ctx, subject):
-            if c.kind not in kinds or c.name.endswith("(status)"):
+            if c.kind not in kinds or c.part == "status":
                 continue  # a Proxy status is computed; its CIDRs come from the cluster
+            if go_reader(c.program, c.image) and not params.get("include_go_readers"):
+                continue  # only Go reads it: how other clients would read it does not matter
             for setting in c.variables.values():
                 if setting.name.lower().replace("_", "") != "noproxy" or not setting.value:
                     continue
-                field = field_in(subject, setting)
-                if (field, setting.value) in seen:
+                judged = True
+                # NO_PROXY and no_proxy with one value in one consumer are one problem
+                if (c.name, setting.value) in seen:
                     continue
-                seen.add((field, setting.value))
+                seen.add((c.name, setting.value))
+                at, field = root_of(subject, setting)
                 found = [(raw, d) for raw in setting.value.split(",")
                          if (d := _divergence(raw.strip())) is not None]
                 if not found:
                     continue
                 kinds_found = sorted({d[0] for _, d in found})
                 yield Violation(
-                    field=field,
+                    field=field, subject=at,
                     values={"consumer": c.name, "variable": setting.name,
                             "entries": ", ".join(raw.strip() for raw, _ in found),
                             "kinds": " and ".join(kinds_found)},
                     evidence=[f"{setting.name} = {setting.value!r} at {setting.source}",
                               *(line for _, d in found for line in d[1])])
+        if not judged:
+            yield NotApplicable("no noProxy that a non-Go client may read")
 

@@ -4,7 +4,7 @@ Everything here reads the proxy model (``hcpscan.analysis.proxy``) built once pe
 scan; NO_PROXY questions are answered by its Go evaluator (what Kubernetes and
 OpenShift components use), never by string compares.
 
-* ``noproxy_covers_internal`` (PRX005): service/pod networks, ``.svc``,
+* ``noproxy_coverage`` (PRX005 and users' coverage rules): service/pod networks, ``.svc``,
   ``.cluster.local``, loopback and the KAS service IP bypass the proxy;
 * ``secondary_network_in_noproxy`` (PRX001): KubeVirt secondary networks are
   in the management cluster's noProxy;
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy import (
+    RUNTIME_NAMES,
     ConsumerProxy,
     Setting,
     bypasses,
@@ -32,6 +33,7 @@ from hcpscan.analysis.proxy import (
 )
 from hcpscan.analysis.proxy import containers as ct
 from hcpscan.analysis.proxy.settings import (
+    ADDON_CONFIG,
     CLUSTER_PROXY,
     CLUSTER_VALUES,
     CONTAINER,
@@ -42,14 +44,16 @@ from hcpscan.analysis.proxy.settings import (
 )
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster
+from hcpscan.model.networks import cidrs, first_host
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
                   "systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
-                  "cluster-values": CLUSTER_VALUES}
+                  "cluster-values": CLUSTER_VALUES, "addon-config": ADDON_CONFIG}
 
 # -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
 
@@ -85,19 +89,6 @@ def _by_namespace(found: list[ConsumerProxy]) -> dict[tuple[str, str], list[Cons
     return out
 
 
-def hcp_namespace(hc: K8sObject) -> str:
-    """The namespace HyperShift runs the hosted control plane in (DOMAIN.md §1)."""
-    return f"{hc.namespace}-{hc.name}".replace(".", "-")
-
-
-def hosted_cluster_of_namespace(ctx: Context, namespace: str,
-                                cluster: str = MANAGEMENT) -> K8sObject | None:
-    for hc in ctx.inventory.of_kind("HostedCluster"):
-        if hc.cluster == cluster and hcp_namespace(hc) == namespace:
-            return hc
-    return None
-
-
 def field_in(subject: K8sObject, setting: Setting) -> str:
     """The field of ``subject`` a finding about ``setting`` points at: where the value
     is written when that is in the subject, else the subject's own reference to it
@@ -106,6 +97,16 @@ def field_in(subject: K8sObject, setting: Setting) -> str:
         if src.ref == subject.ref:
             return src.field.partition(" (")[0]
     return ""
+
+
+def root_of(subject: K8sObject, setting: Setting) -> tuple[K8sObject | None, str]:
+    """Where a finding about ``setting`` belongs: at the value itself when another object of
+    the input holds it (a ConfigMap or Secret many workloads read: one value, one finding,
+    whoever reads it), else at the subject's own field for it."""
+    place = setting.source.place
+    if place is not None and place[0] is not subject and place[0].kind in ("ConfigMap", "Secret"):
+        return place[0], format_path(place[1])
+    return None, field_in(subject, setting)
 
 
 def where(setting: Setting) -> str:
@@ -186,30 +187,13 @@ class ClusterNetworks:
     service_domain: str = "cluster.local"
 
 
-def _first_host(cidr: str) -> str | None:
-    try:
-        net = ipaddress.ip_network(cidr, strict=False)
-    except ValueError:
-        return None
-    return str(net.network_address + 1) if net.num_addresses > 1 else str(net.network_address)
-
-
-def _cidrs(items: Any, key: str | None = "cidr") -> tuple[str, ...]:
-    out = []
-    for item in items if isinstance(items, list) else []:
-        value = item.get(key) if key and isinstance(item, dict) else item
-        if isinstance(value, str) and value.strip():
-            out.append(value.strip())
-    return tuple(out)
-
-
-def hosted_cluster_networks(hc: K8sObject) -> ClusterNetworks | None:
-    service = _cidrs(hc.get("spec.networking.serviceNetwork"))
-    pod = _cidrs(hc.get("spec.networking.clusterNetwork"))
+def hosted_cluster_networks(obj: K8sObject) -> ClusterNetworks | None:
+    hc = hosted_cluster(obj)
+    service, pod = hc.service_networks, hc.cluster_networks
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
-                           f"{hc.ref} spec.networking")
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
+                           f"{obj.ref} spec.networking")
 
 
 def _openshift_networks(ctx: Context, cluster: str) -> ClusterNetworks | None:
@@ -220,23 +204,23 @@ def _openshift_networks(ctx: Context, cluster: str) -> ClusterNetworks | None:
             block = net.body.get(part)
             if not isinstance(block, dict):
                 continue
-            service = _cidrs(block.get("serviceNetwork"), None)
-            pod = _cidrs(block.get("clusterNetwork"))
+            service = cidrs(block.get("serviceNetwork"), None)
+            pod = cidrs(block.get("clusterNetwork"))
             if service or pod:
                 kas = ctx.inventory.get("Service", "default", "kubernetes", cluster)
                 kas_ip = kas.get("spec.clusterIP") if kas is not None else None
-                return ClusterNetworks(service, pod, kas_ip or (_first_host(service[0])
+                return ClusterNetworks(service, pod, kas_ip or (first_host(service[0])
                                                                 if service else None),
                                        f"{net.ref} {part}")
     return None
 
 
 def _capi_networks(cluster: K8sObject) -> ClusterNetworks | None:
-    service = _cidrs(cluster.get("spec.clusterNetwork.services.cidrBlocks"), None)
-    pod = _cidrs(cluster.get("spec.clusterNetwork.pods.cidrBlocks"), None)
+    service = cidrs(cluster.get("spec.clusterNetwork.services.cidrBlocks"), None)
+    pod = cidrs(cluster.get("spec.clusterNetwork.pods.cidrBlocks"), None)
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
                            f"{cluster.ref} spec.clusterNetwork",
                            str(cluster.get("spec.clusterNetwork.serviceDomain") or "cluster.local"))
 
@@ -264,7 +248,7 @@ def _values_networks(ctx: Context, namespace: str, cluster_name: str,
     pod = tuple(x for x in [calico.get("CIDR")] if isinstance(x, str))
     if not service and not pod:
         return None
-    return ClusterNetworks(service, pod, _first_host(service[0]) if service else None,
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
                            f"{cm.ref} data.values")  # type: ignore[union-attr]
 
 
@@ -300,21 +284,40 @@ def networks_for(ctx: Context, obj: K8sObject) -> ClusterNetworks | None:
     return _openshift_networks(ctx, obj.cluster)
 
 
-# -- PRX005 ---------------------------------------------------------------------------------
+# -- noproxy_coverage (PRX005 and users' coverage rules) -------------------------------------
 
+# Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "kas-service-ip", "svc", "cluster-domain",
-                "localhost", "loopback")
+                "localhost", "loopback", "managed-kas-ip")
+_NETWORK_SETS = ("service-network", "pod-network", "kas-service-ip")
 
 
-def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str]
-            ) -> tuple[list[str], list[str]]:
-    """(destinations the proxy gets, evidence lines) under Go's NO_PROXY reading."""
+def _literal(dest: str, no_proxy: str, runtime: str) -> tuple[str, str] | None:
+    """(missed, evidence) when a literal destination would go through the proxy: a CIDR
+    (every address), a ``.domain`` or ``*.domain`` (every name under it) or one host."""
+    if "/" in dest:
+        cov = covers_cidr(runtime, no_proxy, dest)
+        return None if cov.covered else (
+            dest, f"{dest} is not covered for {runtime}: {', '.join(cov.uncovered)} would go "
+                  f"through the proxy, e.g. {cov.example}")
+    if dest.startswith((".", "*.")):
+        cov = covers_domain(runtime, no_proxy, dest, include_apex=False)
+        return None if cov.covered else (
+            dest, f"{cov.example} (under {dest.lstrip('*')}) goes through the proxy for {runtime}")
+    host = f"[{dest}]" if ":" in dest else dest
+    return None if bypasses(runtime, no_proxy, f"https://{host}").bypass else (
+        dest, f"https://{host} goes through the proxy for {runtime}")
+
+
+def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO,
+            managed_kas: tuple[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """(destinations the proxy gets, evidence lines) under ``runtime``'s NO_PROXY reading."""
     missed: list[str] = []
     evidence: list[str] = []
     for dest in wanted:
         if dest in ("service-network", "pod-network") and nets is not None:
             for cidr in nets.service if dest == "service-network" else nets.pod:
-                cov = covers_cidr(GO, no_proxy, cidr)
+                cov = covers_cidr(runtime, no_proxy, cidr)
                 if not cov.covered:
                     label = "service network" if dest == "service-network" else "pod network"
                     missed.append(f"{label} {cidr}")
@@ -322,86 +325,187 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str]
                                     f"{', '.join(cov.uncovered)} would go through the proxy, e.g. "
                                     f"{cov.example}")
         elif dest == "kas-service-ip" and nets is not None and nets.kas_ip:
-            if not bypasses(GO, no_proxy, f"https://{nets.kas_ip}").bypass:
+            if not bypasses(runtime, no_proxy, f"https://{nets.kas_ip}").bypass:
                 missed.append(f"KAS service IP {nets.kas_ip}")
                 evidence.append(f"https://{nets.kas_ip} (the kubernetes Service) goes through "
                                 "the proxy")
         elif dest in ("svc", "cluster-domain"):
             domain = "svc" if dest == "svc" else (nets.service_domain if nets else "cluster.local")
-            cov = covers_domain(GO, no_proxy, domain, include_apex=False)
+            cov = covers_domain(runtime, no_proxy, domain, include_apex=False)
             if not cov.covered:
                 missed.append(f".{domain}")
                 evidence.append(f"{cov.example} (a .{domain} name) goes through the proxy")
         elif dest in ("localhost", "loopback"):
             host = "localhost" if dest == "localhost" else "127.0.0.1"
-            if not bypasses(GO, no_proxy, f"http://{host}").bypass:
+            if not bypasses(runtime, no_proxy, f"http://{host}").bypass:
                 missed.append(host)
                 evidence.append(f"http://{host} goes through the proxy")
+        elif dest == "managed-kas-ip" and managed_kas is not None:
+            ip, origin = managed_kas
+            host = f"[{ip}]" if ":" in ip else ip
+            decision = bypasses(runtime, no_proxy, f"https://{host}:443")
+            if not decision.bypass:
+                missed.append(f"the managed cluster's kube-apiserver {ip}")
+                evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
+                                f"{decision.reason}")
+        elif dest not in DESTINATIONS:
+            found = _literal(dest, no_proxy, runtime)
+            if found:
+                missed.append(found[0])
+                evidence.append(found[1])
     return missed, evidence
 
 
-def _internal_consumers(ctx: Context, subject: K8sObject, kinds: set[str]
-                        ) -> Iterator[ConsumerProxy]:
+# The kubernetes Service's ClusterIP on an OpenShift cluster with the default serviceNetwork.
+OPENSHIFT_KAS_IP = "172.30.0.1"
+
+
+def managed_kas_ip(ctx: Context) -> tuple[str, str] | NotEvaluable:
+    """The managed cluster's kube-apiserver ClusterIP, which OCM add-on agents reach and the
+    hub cannot tell them (DOMAIN.md §5): the user's input, else the one default/kubernetes
+    Service of the input."""
+    if ctx.config.managed_cluster_kas_ip:
+        ip = ctx.config.managed_cluster_kas_ip.strip()
+        try:
+            ipaddress.ip_address(ip)
+        except ValueError:
+            return NotEvaluable(f"inputs.managed_cluster_kas_ip {ip!r} is not an IP address")
+        return ip, "inputs.managed_cluster_kas_ip"
+    ips: dict[str, list[str]] = {}
+    for svc in ctx.inventory.query("Service", namespace="default", name="kubernetes"):
+        cluster_ip = svc.get("spec.clusterIP")
+        if cluster_ip and cluster_ip != "None":
+            ips.setdefault(str(cluster_ip), []).append(svc.ref)
+    if len(ips) == 1:
+        ((ip, refs),) = ips.items()
+        return ip, f"ClusterIP of {refs[0]}"
+    if len(ips) > 1:
+        return NotEvaluable("the input holds several default/kubernetes Services ("
+                            + ", ".join(f"{ip}: {' '.join(r)}" for ip, r in sorted(ips.items()))
+                            + "); input the user must supply: managed_cluster_kas_ip")
+    openshift = sorted(mc.name for mc in ctx.inventory.of_kind("ManagedCluster")
+                       if str(mc.labels.get("vendor", "")).lower() == "openshift")
+    hint = (f"; {', '.join(openshift)} {'is' if len(openshift) == 1 else 'are'} OpenShift, whose "
+            f"default is {OPENSHIFT_KAS_IP} (the first address of the default service network "
+            f"172.30.0.0/16): set managed_cluster_kas_ip: {OPENSHIFT_KAS_IP} unless the cluster "
+            "was installed with another serviceNetwork" if openshift else "")
+    return NotEvaluable("input the user must supply: managed_cluster_kas_ip (or include the "
+                        "managed cluster's default/kubernetes Service)" + hint)
+
+
+def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
+    """The destinations a consumer answers for. The platform completes some noProxy values
+    with the cluster's own destinations (DOMAIN.md §3): a Proxy's status is computed from its
+    spec, and HyperShift computes a HostedCluster's; those answer only for what the user must
+    write (literal destinations), and a Proxy's status only for the computed, named ones."""
+    named = [d for d in wanted if d in DESTINATIONS]
+    literal = [d for d in wanted if d not in DESTINATIONS]
+    if consumer.kind == CLUSTER_PROXY:
+        return literal if consumer.part == "spec" else named
+    if consumer.kind == HOSTED_CLUSTER:
+        return literal
+    return wanted
+
+
+def _coverage_consumers(ctx: Context, subject: K8sObject, kinds: set[str],
+                        variables: set[str]) -> Iterator[ConsumerProxy]:
     for c in consumers_of(ctx, subject):
         if c.kind not in kinds:
             continue
-        if c.kind == CLUSTER_PROXY and c.name.endswith("(spec)"):
-            # spec is what the user wrote; the cluster network operator adds the cluster's
-            # own networks, .svc, .cluster.local and loopback to status (DOMAIN.md §3)
-            continue
-        if c.kind == HOSTED_CLUSTER:
-            # HyperShift computes the hosted cluster's noProxy the same way
-            continue
         if c.kind == CONTAINER and (c.via is not None or controlled_pod(subject)):
             continue  # the konnectivity path reaches the data plane on purpose
+        if variables and not variables & {name.upper() for name in c.variables}:
+            continue
         yield c
 
 
+_DESTINATION = {"type": "string", "minLength": 1,
+                "description": "a named set (" + ", ".join(DESTINATIONS) + "), a CIDR, a domain "
+                               "(.corp.example.com: every name under it) or one host name or IP"}
+
+
 @register
-class NoProxyCoversInternal(Primitive):
-    name = "noproxy_covers_internal"
-    description = ("a consumer that uses a proxy sends the cluster's own destinations (service "
-                   "and pod networks, .svc, the cluster domain, loopback, the KAS service IP) "
-                   "direct, under Go's NO_PROXY semantics")
+class NoProxyCoverage(Primitive):
+    name = "noproxy_coverage"
+    description = ("every consumer that uses a proxy sends the given destinations direct, under "
+                   "the NO_PROXY semantics of each given HTTP client runtime")
     params_schema = {
-        "type": "object", "additionalProperties": False,
+        "type": "object", "additionalProperties": False, "required": ["destinations"],
         "properties": {
-            "consumers": {"type": "array", "items": {"enum": sorted(CONSUMER_KINDS)}},
-            "destinations": {"type": "array", "items": {"enum": list(DESTINATIONS)}},
+            "consumers": {"type": "array", "items": {"enum": sorted(CONSUMER_KINDS)},
+                          "description": "which proxy consumers to judge (default: all of them)"},
+            "variables": {"type": "array", "items": {"type": "string"},
+                          "description": "judge only consumers that set one of these variables "
+                                         "(e.g. HTTPS_PROXY; any case)"},
+            "destinations": {"type": "array", "minItems": 1, "items": _DESTINATION},
+            "runtimes": {"type": "array", "minItems": 1, "items": {"enum": list(RUNTIME_NAMES)},
+                         "description": "clients whose NO_PROXY reading counts (default: go, "
+                                        "which every Kubernetes/OpenShift component and "
+                                        "containerd use)"},
+            "require": {"enum": ["all", "any"],
+                        "description": "every destination must go direct (default), or one"},
         },
     }
-    reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret")
+    reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret",
+             "ManagedCluster")
+    subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Deployment", "StatefulSet",
+                     "DaemonSet", "Job", "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn",
+                     "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap")
+    message_fields = {"consumer": "the consumer (object, and container where there is one)",
+                      "missed": "the destinations that would go through the proxy, per runtime",
+                      "runtimes": "the runtimes judged"}
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)}
-        wanted = params.get("destinations", DESTINATIONS)
+        variables = {v.upper() for v in params.get("variables", ())}
+        runtimes = params.get("runtimes", [GO])
         nets: ClusterNetworks | None = None
         looked_up = False
-        for c in _internal_consumers(ctx, subject, kinds):
+        judged_any = False
+        for c in _coverage_consumers(ctx, subject, kinds, variables):
+            wanted = _judged(c, params["destinations"])
             uses = proxy_in_use(c)
-            if uses is False:
+            if not wanted or uses is False:
                 continue
             if uses is None or (c.no_proxy is not None and not c.no_proxy.known):
                 yield NotEvaluable(unknown_reason(c))
                 continue
-            if not looked_up:
+            judged_any = True
+            if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx, subject), True
-            no_proxy = c.no_proxy.value if c.no_proxy is not None else ""
-            missed, evidence = _missed(no_proxy or "", nets, wanted)
-            if nets is None and any(d in wanted for d in ("service-network", "pod-network",
-                                                          "kas-service-ip")):
+            no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
+            managed_kas = None
+            if "managed-kas-ip" in wanted:
+                found = managed_kas_ip(ctx)
+                if isinstance(found, NotEvaluable):
+                    yield found
+                    continue
+                managed_kas = found
+            if nets is None and any(d in _NETWORK_SETS for d in wanted):
                 yield NotEvaluable(f"{c.name}: the cluster's service and pod networks are not in "
                                    "the input (HostedCluster networking, CAPI Cluster "
                                    "clusterNetwork, cluster-values or config.openshift.io "
                                    "Network)")
-            if not missed:
+            missed: list[str] = []
+            evidence: list[str] = []
+            for runtime in runtimes:
+                lost, why = _missed(no_proxy, nets, wanted, runtime, managed_kas)
+                suffix = f" ({runtime})" if len(runtimes) > 1 else ""
+                missed += [m + suffix for m in lost]
+                evidence += why
+            if not missed or (params.get("require") == "any"
+                              and len(set(missed)) < len(wanted) * len(runtimes)):
                 continue
             anchor = c.no_proxy or c.https_proxy or c.http_proxy
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
-            yield Violation(field=field_in(subject, anchor) if anchor else "",
-                            values={"consumer": c.name, "missed": ", ".join(missed)},
+            at, field = root_of(subject, anchor) if anchor else (None, "")
+            yield Violation(field=field, subject=at,
+                            values={"consumer": c.name, "missed": ", ".join(missed),
+                                    "runtimes": ", ".join(runtimes)},
                             evidence=[shown, *evidence])
+        if not judged_any:
+            yield NotApplicable("no consumer in scope uses a proxy")
 
 
 # -- PRX001 ---------------------------------------------------------------------------------
@@ -506,7 +610,7 @@ class SecondaryNetworkInNoProxy(Primitive):
         if not slash:  # a bare name is looked up where the VMs run: the HCP namespace
             hc_name = str(nodepool.get("spec.clusterName") or "")
             hc = ctx.inventory.get("HostedCluster", nodepool.namespace, hc_name, nodepool.cluster)
-            namespace, nad_name = (hcp_namespace(hc) if hc else nodepool.namespace), name
+            namespace, nad_name = (hcp_namespace(hc.namespace, hc.name) if hc else nodepool.namespace), name
         nad = ctx.inventory.get("NetworkAttachmentDefinition", namespace, nad_name,
                                 nodepool.cluster)
         if nad is None:
@@ -540,7 +644,7 @@ class KonnectivityCarriesProxy(Primitive):
         proxy = subject.get("spec.configuration.proxy")
         if not isinstance(proxy, dict) or not (proxy.get("httpProxy") or proxy.get("httpsProxy")):
             return
-        namespace = hcp_namespace(subject)
+        namespace = hcp_namespace(subject.namespace, subject.name)
         in_ns = consumers_in(ctx, subject.cluster, namespace)
         # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
         # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)

@@ -15,33 +15,11 @@ from typing import Any
 from hcpscan.analysis.proxy import bypasses
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
+from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
-from hcpscan.rules.primitives.proxy_config import GO, hcp_namespace, hosted_cluster_of_namespace
-
-# What HyperShift adds to a hosted cluster's noProxy when a proxy is set
-# (support/globalconfig/proxy.go; DOMAIN.md §3), besides the cluster's own networks.
-HYPERSHIFT_NO_PROXY = ("127.0.0.1", "localhost", ".svc", ".cluster.local", ".local")
-
-
-def computed_no_proxy(hc: K8sObject) -> str:
-    """The noProxy HyperShift computes for a hosted cluster with a proxy."""
-    entries = list(HYPERSHIFT_NO_PROXY)
-    for key in ("machineNetwork", "clusterNetwork", "serviceNetwork"):
-        for item in hc.get(f"spec.networking.{key}") or []:
-            if isinstance(item, dict) and item.get("cidr"):
-                entries.append(str(item["cidr"]))
-    platform = str(hc.get("spec.platform.type") or "")
-    if platform in ("AWS", "Azure"):
-        entries.append("169.254.169.254")
-    if platform == "AWS":
-        region = str(hc.get("spec.platform.aws.region") or "")
-        entries.append(".ec2.internal" if region == "us-east-1" else f".{region}.compute.internal")
-    user = hc.get("spec.configuration.proxy.noProxy")
-    if user:
-        entries += [e for e in str(user).split(",") if e]
-    return ",".join(entries)
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.proxy_config import GO
 
 
 @register
@@ -59,14 +37,16 @@ class IgnitionStubHasProxy(Primitive):
         key = params.get("key", "value")
         value = secret_values(subject).get(key)
         if value is None:
+            yield NotApplicable(f"no {key} key: not a user-data stub")
             return
-        hc = hosted_cluster_of_namespace(ctx, subject.namespace, subject.cluster)
-        if hc is None:
+        model = hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster)
+        if model is None:
             yield NotEvaluable(f"no HostedCluster whose HCP namespace is {subject.namespace} is in "
                                "the input: cannot tell whether the nodes need a proxy")
             return
-        proxy = hc.get("spec.configuration.proxy")
-        if not isinstance(proxy, dict) or not (proxy.get("httpsProxy") or proxy.get("httpProxy")):
+        hc, proxy = model.obj, model.proxy
+        if not (proxy.get("httpsProxy") or proxy.get("httpProxy")):
+            yield NotApplicable("the hosted cluster sets no proxy")
             return
         if value.redacted:
             yield NotEvaluable(f"{key} is redacted in the dump: scan a dump taken with secrets, "
@@ -75,14 +55,15 @@ class IgnitionStubHasProxy(Primitive):
         try:
             stub = json.loads(value.text or "")
         except ValueError:
-            return  # not an ignition stub
+            stub = None
         ignition = stub.get("ignition") if isinstance(stub, dict) else None
         if not isinstance(ignition, dict):
+            yield NotApplicable(f"{key} is not an ignition stub")
             return
         carried = ignition.get("proxy")
         if isinstance(carried, dict) and (carried.get("httpsProxy") or carried.get("httpProxy")):
             return
-        no_proxy = computed_no_proxy(hc)
+        no_proxy = model.computed_no_proxy
         merge = (ignition.get("config") or {}).get("merge") if isinstance(
             ignition.get("config"), dict) else None
         sources = [m.get("source") for m in merge or [] if isinstance(m, dict)
@@ -101,4 +82,4 @@ class IgnitionStubHasProxy(Primitive):
                       f"noProxy {no_proxy!r} (Go rules)",
                       "the stub has no ignition.proxy" if carried is None
                       else f"ignition.proxy = {json.dumps(carried)} names no proxy",
-                      f"HCP namespace {hcp_namespace(hc)}"])
+                      f"HCP namespace {model.control_plane_namespace}"])

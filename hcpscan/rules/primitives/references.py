@@ -20,11 +20,18 @@ class ReferenceExists(Primitive):
         "type": "object", "additionalProperties": False, "required": ["refs", "kind"],
         "properties": {
             "refs": {"type": "string", "description": "JSONPath to the reference objects"},
-            "kind": {"type": "string"},
-            "name_field": {"type": "string"},
-            "namespace_field": {"type": "string"},
+            "kind": {"type": "string", "description": "the kind each reference names"},
+            "name_field": {"type": "string", "description": "the reference's name key (default name)"},
+            "namespace_field": {"type": "string",
+                                "description": "its namespace key (default namespace; "
+                                               "missing: the subject's namespace)"},
         },
     }
+    message_fields = {"ref_kind": "the referenced kind", "ref_namespace": "its namespace",
+                      "ref_name": "its name"}
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        return (params["kind"],)  # without them every reference would look dangling
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         kind = params["kind"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import yaml
 
-from hcpscan.analysis.hypershift import hosted_cluster_for_namespace
 from hcpscan.analysis.reachability.graph import build_reachability
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import SourceLocation
+from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
 from hcpscan.rules.context import Context
 from hcpscan.scan import RunClock
 

@@ -6,11 +6,11 @@ hostedcluster/network_policies.go)."""
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.model.networks import cidrs as _cidrs
 
 HOSTED_CLUSTER = "HostedCluster"
 NODE_POOL = "NodePool"
@@ -19,25 +19,16 @@ NODE_POOL = "NodePool"
 KAS_PORT_BY_PLATFORM = {"Azure": 7443, "IBMCloud": 2040}
 DEFAULT_KAS_PORT = 6443
 
+# What HyperShift puts first in a hosted cluster's computed noProxy (DOMAIN.md §3).
+HYPERSHIFT_NO_PROXY = ("127.0.0.1", "localhost", ".svc", ".cluster.local", ".local",
+                       ".hypershift.local")
+METADATA_ADDRESS = "169.254.169.254"
+METADATA_PLATFORMS = ("AWS", "GCP", "Azure", "OpenStack")
+
 
 def hcp_namespace(namespace: str, name: str) -> str:
     """`<hostedcluster.namespace>-<hostedcluster.name>`, dots become dashes."""
     return f"{namespace}-{name}".replace(".", "-")
-
-
-def _cidrs(entries: Any) -> tuple[str, ...]:
-    """The CIDRs of a networking list, as networks (host bits masked, as the API does);
-    entries that are not CIDRs are left out (PRX013-style validation reports them)."""
-    if not isinstance(entries, list):
-        return ()
-    out = []
-    for entry in entries:
-        if isinstance(entry, dict) and isinstance(entry.get("cidr"), str):
-            try:
-                out.append(str(ipaddress.ip_network(entry["cidr"].strip(), strict=False)))
-            except ValueError:
-                continue
-    return tuple(out)
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -94,6 +85,26 @@ class HostedCluster:
     def proxy(self) -> dict[str, Any]:
         proxy = self.obj.get("spec.configuration.proxy")
         return proxy if isinstance(proxy, dict) else {}
+
+    @property
+    def computed_no_proxy(self) -> str:
+        """The noProxy HyperShift hands the hosted cluster's components and nodes when a
+        proxy is set (DOMAIN.md §3, support/globalconfig/proxy.go): fixed local entries,
+        the cluster's machine, pod and service networks (never 0.0.0.0/0), the cloud
+        metadata address, AWS's internal domain, then the user's entries."""
+        entries = list(HYPERSHIFT_NO_PROXY)
+        for net in (*self.machine_networks, *self.cluster_networks, *self.service_networks):
+            if net not in ("0.0.0.0/0", "::/0"):
+                entries.append(net)
+        if self.platform in METADATA_PLATFORMS:
+            entries.append(METADATA_ADDRESS)
+        if self.platform == "AWS":
+            region = str(self.obj.get("spec.platform.aws.region") or "")
+            entries.append(".ec2.internal" if region == "us-east-1" else f".{region}.compute.internal")
+        user = self.proxy.get("noProxy")
+        if isinstance(user, str) and user:
+            entries += [e for e in user.split(",") if e]
+        return ",".join(entries)
 
 
 def hosted_cluster(obj: K8sObject) -> HostedCluster:

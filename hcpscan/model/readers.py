@@ -1,0 +1,53 @@
+"""Which program reads a proxy setting, so whose NO_PROXY reading decides.
+
+A NO_PROXY list means what its reader makes of it (DOMAIN.md §7). Settings in a
+systemd drop-in are read by the unit's program; a container's by its image's
+program. Where that program is known to be written in Go — containerd, kubelet,
+CRI-O and every Kubernetes/OpenShift component (DOMAIN.md §1, §7), and the Go
+operators of Cluster API fleets (cert-manager, chart-operator, teleport;
+seed 003) — only Go's semantics apply, and portability warnings about other
+clients would be false.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Program names (a unit's, or an image repository's last path element) of Go programs.
+GO_PROGRAMS = frozenset({
+    "containerd", "kubelet", "crio", "cri-o", "dockerd", "docker", "teleport",
+    "cert-manager", "chart-operator", "cluster-apps-operator", "app-operator",
+    "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "coredns",
+    "etcd", "hypershift", "control-plane-operator", "konnectivity", "cluster-api",
+    "kyverno", "external-dns", "cluster-autoscaler",
+})
+# Image repositories whose every image is an OpenShift or HyperShift component (Go).
+GO_REGISTRIES = ("quay.io/openshift-release-dev/", "registry.redhat.io/openshift4/",
+                 "quay.io/openshift/", "quay.io/hypershift/", "registry.k8s.io/", "k8s.gcr.io/")
+_UNIT = re.compile(r"/([A-Za-z0-9_.@-]+?)\.service\.d/[^/]+$")
+
+
+def unit_program(path: str) -> str:
+    """``/etc/systemd/system/containerd.service.d/http-proxy.conf`` -> ``containerd``."""
+    found = _UNIT.search(path or "")
+    return found.group(1) if found else ""
+
+
+def image_program(image: str) -> str:
+    """``quay.io/giantswarm/chart-operator:3.2.1`` -> ``chart-operator`` (the repository's
+    last path element, without tag or digest)."""
+    name = (image or "").split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    return last.split(":", 1)[0]
+
+
+def go_reader(program: str, image: str = "") -> str:
+    """Why the reader is a Go program ('' when it is not known to be one)."""
+    if image and image.startswith(GO_REGISTRIES):
+        return f"its image {image.split('@', 1)[0]} is an OpenShift/Kubernetes component (Go)"
+    if not program:
+        return ""
+    if program in GO_PROGRAMS:
+        return f"read by {program}, a Go program"
+    family = next((p for p in GO_PROGRAMS if program.startswith(p + "-")), None)
+    return f"read by {program} ({family}, a Go program)" if family else ""

@@ -1,0 +1,172 @@
+"""Template ``cel``: a CEL boolean expression over the subject and the scan's objects.
+
+For checks no other template expresses. ``object`` is the subject (the
+manifest as a map), ``objects`` every object of the kinds the rule names in
+``reads`` (so a rule says what it looks at, and the loader keeps exactly
+that). true means compliant. The domain engines are functions, so a CEL rule
+gets the same exact answers as the built-in templates:
+
+* ``hcp_namespace(hostedcluster)`` — the control-plane namespace of a
+  HostedCluster map;
+* ``no_proxy_direct(runtime, no_proxy, url)`` — whether ``runtime`` (go, curl,
+  python, ...) sends ``url`` direct under that NO_PROXY value;
+* ``no_proxy_covers(runtime, no_proxy, destination)`` — whether every address
+  of a CIDR, every name under ``.domain``, or one host goes direct;
+* ``reachable(cidr, namespace, app, port)`` — whether every address of ``cidr``
+  can open TCP ``port`` on the workload labelled ``app`` in ``namespace`` (of
+  the subject's cluster) through a way in from outside, through every layer.
+
+The library is cel-expr-python (Google's CEL-C++ runtime): it agreed with 1,050
+of 1,090 cel-spec conformance cases here, type-checks when compiling (so a
+broken expression is an error at the rule's line, not on every object) and was
+the fastest candidate.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import ipaddress
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from hcpscan.analysis.proxy import bypasses, covers_cidr, covers_domain
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.hostedcluster import hcp_namespace
+from hcpscan.rules.context import Context
+from hcpscan.rules.primitives import register
+from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+
+try:
+    from cel_expr_python import cel
+except ImportError:  # no wheel for this platform (e.g. Linux aarch64 on Python 3.11)
+    cel = None
+
+# The subject and the rule's evaluation, for the domain functions CEL calls back into.
+_CURRENT: contextvars.ContextVar[tuple[Context, K8sObject]] = contextvars.ContextVar("cel_subject")
+_OBJECTS = re.compile(r"\bobjects\b")
+
+
+def _hcp_namespace(hostedcluster: Any) -> str:
+    meta = hostedcluster.get("metadata") if isinstance(hostedcluster, dict) else None
+    if not isinstance(meta, dict) or not meta.get("name") or not meta.get("namespace"):
+        raise ValueError("hcp_namespace() takes a HostedCluster with metadata.name and namespace")
+    return hcp_namespace(str(meta["namespace"]), str(meta["name"]))
+
+
+def _direct(runtime: str, no_proxy: str, url: str) -> bool:
+    return bypasses(runtime, no_proxy, url).bypass
+
+
+def _covers(runtime: str, no_proxy: str, destination: str) -> bool:
+    if "/" in destination:
+        return covers_cidr(runtime, no_proxy, destination).covered
+    if destination.startswith((".", "*.")):
+        return covers_domain(runtime, no_proxy, destination, include_apex=False).covered
+    host = f"[{destination}]" if ":" in destination else destination
+    return bypasses(runtime, no_proxy, f"https://{host}").bypass
+
+
+def _reachable(cidr: str, namespace: str, app: str, port: int) -> bool:
+    from hcpscan.analysis.reachability.graph import POD_NETWORK
+    from hcpscan.rules.primitives.hcp_network import reachability
+
+    ipaddress.ip_network(cidr, strict=False)  # a ValueError is the expression's error
+    ctx, subject = _CURRENT.get()
+    graph = reachability(ctx)
+    for workload in graph.select_workloads(subject.cluster, namespace, {"app": app}):
+        name = f"{subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+        reach = graph.can_reach(cidr, name, int(port), "TCP")
+        if any(p.allowed for p in reach.paths if p.via != POD_NETWORK):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    t = cel.Type
+    string, boolean = t.STRING, t.BOOL
+
+    def fn(name: str, result: Any, args: list[Any], impl: Any) -> Any:
+        return cel.FunctionDecl(name, [cel.Overload(f"hcpscan_{name}", result, args, impl=impl)])
+
+    return cel.NewEnv(
+        variables={"object": t.Map(t.STRING, t.DYN), "objects": t.List(t.DYN)},
+        functions=[fn("hcp_namespace", string, [t.Map(t.STRING, t.DYN)], _hcp_namespace),
+                   fn("no_proxy_direct", boolean, [string, string, string], _direct),
+                   fn("no_proxy_covers", boolean, [string, string, string], _covers),
+                   fn("reachable", boolean, [string, string, string, t.INT], _reachable)])
+
+
+@lru_cache(maxsize=256)
+def compile_expression(expression: str) -> Any:
+    """The compiled program; ValueError with CEL's position-bearing message when the
+    expression does not parse, does not type-check, or is not boolean."""
+    if cel is None:
+        raise ValueError("the cel template needs the cel-expr-python package, which has no "
+                         "wheel for this platform; use another template")
+    try:
+        program = _environment().compile(expression)
+    except RuntimeError as exc:
+        raise ValueError(str(exc).removeprefix("ERROR: ").strip()) from None
+    if program.return_type() not in (cel.Type.BOOL, cel.Type.DYN):
+        raise ValueError(f"the expression gives {program.return_type().name()}, not a bool")
+    return program
+
+
+@register
+class Cel(Primitive):
+    name = "cel"
+    description = ("a CEL expression over `object` (the subject) and `objects` (every object "
+                   "of the kinds in reads) is true for every compliant subject")
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["expression"],
+        "properties": {
+            "expression": {"type": "string", "minLength": 1,
+                           "description": "CEL, true = compliant; functions: hcp_namespace, "
+                                          "no_proxy_direct, no_proxy_covers, reachable"},
+            "reads": {"type": "array", "items": {"type": "string"},
+                      "description": "the kinds `objects` holds (needed when the expression "
+                                     "uses objects)"},
+            "field": {"type": "string", "description": "the field a finding points at "
+                                                       "(default: the object)"},
+        },
+    }
+    message_fields = {"expression": "the rule's expression"}
+
+    def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+        found = super().problems(params)
+        expression = params.get("expression") if isinstance(params, dict) else None
+        if not isinstance(expression, str) or found:
+            return found
+        try:
+            compile_expression(expression)
+        except ValueError as exc:
+            found.append((("expression",), f"invalid CEL: {exc}"))
+        if _OBJECTS.search(expression) and not params.get("reads"):
+            found.append((("expression",), "the expression uses objects: name its kinds in "
+                                            "params.reads (e.g. [NetworkPolicy])"))
+        return found
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(params.get("reads", ()))
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        program = compile_expression(params["expression"])
+        objects = [o.body for o in ctx.inventory.of_kind(*params["reads"])] if params.get("reads") else []
+        token = _CURRENT.set((ctx, subject))
+        try:
+            value = program.eval(data={"object": subject.body, "objects": objects})
+        finally:
+            _CURRENT.reset(token)
+        if value.type() == cel.Type.ERROR:
+            yield NotEvaluable(f"the expression could not be evaluated: {value.value()}")
+            return
+        if value.type() != cel.Type.BOOL:
+            yield NotEvaluable(f"the expression gave {value.type().name()}, not a bool")
+            return
+        if not value.value():
+            yield Violation(field=params.get("field", ""),
+                            values={"expression": params["expression"]},
+                            evidence=[f"false for {subject.ref}: {params['expression']}"])

@@ -1,0 +1,106 @@
+"""The cel template: expressions checked when the rule loads, domain functions, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hcpscan.rules.loader import RuleFileError, load_rule_file
+from hcpscan.rules.primitives.cel import cel
+
+pytestmark = pytest.mark.skipif(cel is None, reason="cel-expr-python has no wheel here")
+
+RULE = """\
+id: CEL001
+title: A CEL rule under test
+severity: medium
+message: "{{object}} fails"
+applies_to: {{kinds: [{kind}]}}
+check:
+  template: cel
+  params:
+{params}
+"""
+
+
+def _rule(tmp_path: Path, kind: str, params: str) -> Path:
+    folder = tmp_path / "rules"
+    folder.mkdir(exist_ok=True)
+    (folder / "CEL001.yaml").write_text(RULE.format(kind=kind, params=params))
+    return folder
+
+
+def _scan(run_cli, tmp_path: Path, manifest: str, rules: Path) -> dict:
+    (tmp_path / "in.yaml").write_text(manifest)
+    result = run_cli("scan", str(tmp_path / "in.yaml"), "--rules", str(rules), "--select", "CEL001",
+                     "--no-config", "--format", "json")
+    assert result.code in (0, 1), result.err
+    return json.loads(result.out)
+
+
+def test_a_type_error_is_reported_at_the_rule_line_with_the_column(tmp_path):
+    folder = _rule(tmp_path, "ConfigMap", "    expression: object.metadata.name.startsWith(3)")
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(folder / "CEL001.yaml")
+    assert info.value.line == 9
+    assert "invalid CEL" in info.value.message and "1:" in info.value.message
+
+
+def test_objects_need_their_kinds_named(tmp_path):
+    folder = _rule(tmp_path, "ConfigMap", '    expression: objects.exists(o, o.kind == "Secret")')
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(folder / "CEL001.yaml")
+    assert "params.reads" in info.value.message
+
+
+def test_a_non_boolean_expression_is_refused(tmp_path):
+    folder = _rule(tmp_path, "ConfigMap", '    expression: "\\"text\\""')
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(folder / "CEL001.yaml")
+    assert "not a bool" in info.value.message
+
+
+def test_false_fails_true_passes_and_an_error_is_not_evaluable(run_cli, tmp_path):
+    folder = _rule(tmp_path, "ConfigMap", "    expression: object.data.mode == 'strict'")
+    manifest = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: %s, namespace: a}
+%s
+"""
+    strict = _scan(run_cli, tmp_path, manifest % ("x", "data: {mode: strict}"), folder)
+    assert strict["rules"][0]["status"] == "pass" and strict["rules"][0]["objects_checked"] == 1
+    loose = _scan(run_cli, tmp_path, manifest % ("x", "data: {mode: loose}"), folder)
+    assert loose["rules"][0]["status"] == "fail"
+    assert loose["findings"][0]["evidence"] == ["false for ConfigMap a/x: object.data.mode == 'strict'"]
+    missing = _scan(run_cli, tmp_path, manifest % ("x", "data: {}"), folder)
+    assert missing["rules"][0]["status"] == "not-evaluable"
+    assert "could not be evaluated" in missing["rules"][0]["reason"]
+
+
+def test_no_proxy_functions_use_each_clients_semantics(run_cli, tmp_path):
+    # curl reads a leading-dot entry as the domain and its subdomains; Go likewise; but an IP
+    # CIDR is matched by address for both and a bare domain entry 'corp' covers nothing else.
+    folder = _rule(tmp_path, "ConfigMap", """\
+    expression: >
+      no_proxy_direct("go", object.data.NO_PROXY, "https://api.corp.example.com")
+      && no_proxy_covers("curl", object.data.NO_PROXY, "10.200.0.0/16")
+      && !no_proxy_direct("go", object.data.NO_PROXY, "https://example.org")""")
+    manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: env, namespace: a}\ndata: {NO_PROXY: '%s'}\n"
+    good = _scan(run_cli, tmp_path, manifest % ".corp.example.com,10.200.0.0/16", folder)
+    assert good["rules"][0]["status"] == "pass", good["rules"][0]["reason"]
+    bad = _scan(run_cli, tmp_path, manifest % ".corp.example.com,10.200.0.0/17", folder)
+    assert bad["rules"][0]["status"] == "fail"
+
+
+def test_reachable_asks_the_reachability_engine(run_cli, tmp_path):
+    cases = Path(__file__).resolve().parents[2] / "fixtures" / "custom-rules" / "cases" / "ACME004"
+    folder = _rule(tmp_path, "HostedCluster", """\
+    expression: >
+      !reachable("192.0.2.0/24", hcp_namespace(object), "ignition-server", 9090)""")
+    for case, status in (("fail", "fail"), ("pass", "pass")):
+        result = run_cli("scan", str(cases / case), "--rules", str(folder), "--select", "CEL001",
+                         "--no-config", "--format", "json")
+        assert json.loads(result.out)["rules"][0]["status"] == status, case
