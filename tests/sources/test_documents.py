@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from hcpscan.sources import fastyaml
 from hcpscan.sources.loader import load_paths
 
 ALERTMANAGER = """\
@@ -57,7 +60,7 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_go_templates_inside_strings_are_read(tmp_path):
+def test_go_templates_inside_strings_are_read(tmp_path, parser):
     path = _write(tmp_path, "monitoring.yaml", "\n---\n".join([ALERTMANAGER, PROMETHEUS_RULE,
                                                               SERVICE.format(name="after")]))
     result = load_paths([str(path)])
@@ -66,7 +69,7 @@ def test_go_templates_inside_strings_are_read(tmp_path):
     assert "{{ range .Alerts }}" in result.objects[0].body["data"]["slack.tmpl"]
 
 
-def test_template_breaking_the_structure_loses_only_its_document(tmp_path):
+def test_template_breaking_the_structure_loses_only_its_document(tmp_path, parser):
     chart = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
              "  name: {{ include \"app.fullname\" . }}\n"
              "spec:\n  replicas: {{ .Values.replicas }}\n")
@@ -110,7 +113,18 @@ def test_field_lines_after_a_bad_document_are_found(tmp_path):
     assert inventory.locate(service, "spec.ports[0].port").line == 11
 
 
-def test_duplicate_keys_are_named_with_both_lines(tmp_path):
+@pytest.fixture(params=["yaml-rs", "pyyaml"])
+def parser(request, monkeypatch):
+    """Both parse paths: the yaml-rs fast path (which hands duplicates to PyYAML) and
+    PyYAML alone (whose plain-data builder hands them to the composing loader)."""
+    if request.param == "pyyaml":
+        monkeypatch.setattr(fastyaml, "yaml_rs", None)
+    elif not fastyaml.AVAILABLE:
+        pytest.skip("yaml-rs is not installed")
+    return request.param
+
+
+def test_duplicate_keys_are_named_with_both_lines(tmp_path, parser):
     text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: proxy\n  namespace: app\n"
             "data:\n  HTTPS_PROXY: http://user:secret@proxy.corp:3128\n"
             "  NO_PROXY: .svc\n  HTTPS_PROXY: http://proxy.corp:3128\n")
@@ -121,7 +135,7 @@ def test_duplicate_keys_are_named_with_both_lines(tmp_path):
     assert result.objects[0].body["data"]["HTTPS_PROXY"] == "http://proxy.corp:3128"
 
 
-def test_duplicate_keys_in_a_list_entry_and_a_flow_mapping(tmp_path):
+def test_duplicate_keys_in_a_list_entry_and_a_flow_mapping(tmp_path, parser):
     text = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n"
             "  metadata: {name: s, name: t}\n")
     result = load_paths([str(_write(tmp_path, "list.yaml", text))])
