@@ -20,8 +20,10 @@ from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.context import Context
 from hcpscan.rules.engine import evaluate, select_rules
+from hcpscan.rules.exposure import hosted_cluster_exposures
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
+from hcpscan.rules.primitives.hcp_network import REACHABILITY
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.sources.layout import plural_of
 from hcpscan.sources.loader import ResourceNeeds
@@ -70,7 +72,7 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
     with collector.paused():
         findings, results, diagnostics = evaluate(rules, ctx, suppressor)
     if clock is not None:
-        clock.stage("rules", within={"graph": ctx.build_seconds.get("reachability", 0.0)})
+        clock.stage("rules", within={"graph": ctx.build_seconds.get(REACHABILITY, 0.0)})
     findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))
     meta = dict(metadata or {})
     meta.setdefault("clusters", inventory.clusters)
@@ -84,6 +86,7 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
         metadata=meta,
         passed_over=[PassedOver(item["reason"], item["count"], item["example"], item.get("by", {}))
                      for item in inventory.skipped.to_json()],
+        exposures=hosted_cluster_exposures(ctx),
     )
 
 

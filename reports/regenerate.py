@@ -4,7 +4,10 @@
 
 Runs `hcpscan scan fixtures/example` from the repository root with a fixed
 SOURCE_DATE_EPOCH and terminal width, so the files are reproducible;
-tests/cli/test_example_reports.py fails when they are stale.
+tests/cli/test_example_reports.py fails when they are stale. With chromium
+installed it also writes example.html.png, the first 1280x1600 pixels of the
+HTML report as headless Chromium renders them (pixels depend on the machine's
+fonts, so that file is not compared by the tests).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = {"table": "example.txt", "json": "example.json", "sarif": "example.sarif",
-           "junit": "example.junit.xml", "markdown": "example.md"}
+           "junit": "example.junit.xml", "markdown": "example.md", "html": "example.html",
+           "concise": "example.concise.txt"}
+SCREENSHOT = "example.html.png"
 EPOCH = "1763683200"  # 2025-11-21T00:00:00Z
 
 
@@ -49,7 +54,26 @@ def generate(out_dir: Path) -> dict[str, Path]:
     return written
 
 
+def screenshot(html: Path, png: Path) -> bool:
+    """The HTML report as a reader first sees it at 1280 pixels; False without chromium."""
+    from tests.browser import Browser, find_chromium
+
+    if find_chromium() is None:
+        return False
+    with Browser(width=1280, height=1600) as browser:
+        run = browser.open(html)
+        if run.errors:
+            raise SystemExit(f"{html} has errors in the browser: {run.errors}")
+        browser.screenshot(png)
+    return True
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    for path in generate(ROOT / "reports").values():
+    written = generate(ROOT / "reports")
+    for path in written.values():
         print(f"wrote {path.relative_to(ROOT)}")
+    if screenshot(written["html"], ROOT / "reports" / SCREENSHOT):
+        print(f"wrote reports/{SCREENSHOT}")
+    else:
+        print(f"reports/{SCREENSHOT} not updated: install chromium", file=sys.stderr)

@@ -14,7 +14,9 @@ from hcpscan.rules.suppress import write_baseline
 from hcpscan.scan import exit_status
 from hcpscan.sources.walk import read_member
 
-FORMATS = ("table", "json", "sarif", "junit", "markdown")
+FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html")
+# The two terminal views --output-format names: one line per finding, or the detailed table.
+VIEWS = {"concise": "concise", "full": "table"}
 
 
 class _NotATty:
@@ -33,7 +35,12 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--format", action="append", metavar="FMT[=FILE]",
                        help=f"report format, one of {', '.join(FORMATS)}; repeat for several, "
                             "each optionally with its own file (--format table "
-                            "--format sarif=out.sarif). Default: table")
+                            "--format sarif=out.sarif). Default: the --output-format view")
+    group.add_argument("--output-format", choices=sorted(VIEWS), metavar="{concise,full}",
+                       help="the report on standard output: concise (one line per finding, "
+                            "path:line:col: ID [severity] message) or full (the detailed table, "
+                            "same as --format table). Default: full on a terminal, concise "
+                            "when piped or redirected")
     group.add_argument("-o", "--output", metavar="FILE",
                        help="write the (single) report without =FILE to FILE instead of stdout")
     group.add_argument("--fail-on", choices=[s.value for s in Severity],
@@ -47,8 +54,28 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
                        help="SARIF runAutomationDetails.id, to keep several uploads apart")
 
 
+def _default_view(args: argparse.Namespace) -> str:
+    """The view for standard output (or -o) when --format does not name one: the
+    detailed table for a person at a terminal, one line per finding for pipes,
+    files and CI logs (as ruff does)."""
+    if args.output_format:
+        return VIEWS[args.output_format]
+    return "table" if not args.output and sys.stdout.isatty() else "concise"
+
+
 def _targets(args: argparse.Namespace) -> list[tuple[str, str | None]]:
-    specs = args.format or ["table"]
+    targets = _parse_formats(args.format or [])
+    to_stdout = [t for t in targets if t[1] is None]
+    if args.output_format and to_stdout:
+        raise UsageError(f"--output-format {args.output_format} and --format {to_stdout[0][0]} "
+                         "both name the report on standard output",
+                         "keep one, or give the --format report a file: --format json=out.json")
+    if not args.format or (args.output_format and not to_stdout):
+        targets.append((_default_view(args), None))
+    return _route(args, targets)
+
+
+def _parse_formats(specs: list[str]) -> list[tuple[str, str | None]]:
     targets: list[tuple[str, str | None]] = []
     for spec in specs:
         name, sep, path = spec.partition("=")
@@ -59,6 +86,12 @@ def _targets(args: argparse.Namespace) -> list[tuple[str, str | None]]:
             raise UsageError(f"--format {spec}: the file name is empty",
                              f"write --format {name}=FILE, or --format {name} for stdout")
         targets.append((name, path if sep else None))
+    return targets
+
+
+def _route(args: argparse.Namespace, targets: list[tuple[str, str | None]]
+           ) -> list[tuple[str, str | None]]:
+    """-o sends the one report without a file there; only one may go to stdout."""
     to_stdout = [t for t in targets if t[1] is None]
     if args.output:
         if len(to_stdout) != 1:

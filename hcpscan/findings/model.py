@@ -178,6 +178,34 @@ class PassedOver:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class WayIn:
+    """One way outside addresses are offered into a hosted control plane: a NodePort or
+    LoadBalancer Service, or a Route through the router, to one pod port."""
+
+    layer: str  # NodePort | LoadBalancer | Route
+    via: ObjectRef  # the Service or Route that opens it
+    protocol: str
+    entry_port: int | None  # port at the perimeter; None = a node port not allocated yet
+    pod_port: int
+    targets: tuple[str, ...]  # workloads behind it, "namespace/name[Kind]"
+    admitted: str  # outside addresses that get through every layer; "" = none
+    beyond_workers: str  # the part of them outside the worker subnets; "" = none
+    blocked_by: str  # when nothing is admitted: the layer that stops it, and why
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class HostedClusterExposure:
+    """What a HostedCluster's control plane offers to outside addresses (from the
+    reachability analysis the HCP rules ran), for pictures of it."""
+
+    hosted_cluster: ObjectRef
+    control_plane_namespace: str
+    workers: tuple[str, ...]  # worker subnets; () when neither input gives them
+    ways_in: tuple[WayIn, ...]
+
+
 @dataclass(slots=True)
 class ScanReport:
     """Everything one run produced; the reporters' only input."""
@@ -189,6 +217,8 @@ class ScanReport:
     diagnostics: list[dict[str, Any]]  # Diagnostic.to_json() of everything not read/evaluated
     inventory_counts: dict[str, int]  # kind -> count
     metadata: dict[str, Any] = field(default_factory=dict)  # paths, clusters, started, duration...
+    # Per HostedCluster, when the reachability analysis ran (an HCP rule needed it).
+    exposures: list[HostedClusterExposure] = field(default_factory=list)
     passed_over: list[PassedOver] = field(default_factory=list)  # sorted by reason
 
     def rule(self, rule_id: str) -> RuleInfo | None:

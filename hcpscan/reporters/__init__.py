@@ -17,6 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hcpscan.findings.model import ScanReport
+from hcpscan.reporters.concise import ConciseReporter
+from hcpscan.reporters.html import HtmlReporter
 from hcpscan.reporters.interface import Reporter, ReportOptions, color_wanted, read_file_text
 from hcpscan.reporters.json import SCHEMA_VERSION, JsonReporter
 from hcpscan.reporters.junit import JunitReporter
@@ -27,7 +29,7 @@ from hcpscan.reporters.table import TableReporter
 REPORTERS: dict[str, Reporter] = {
     reporter.name: reporter
     for reporter in (TableReporter(), JsonReporter(), SarifReporter(), JunitReporter(),
-                     MarkdownReporter())
+                     MarkdownReporter(), HtmlReporter(), ConciseReporter())
 }
 
 JSON_SCHEMA_PATH = Path(__file__).with_name("hcpscan-report.schema.json")

@@ -19,7 +19,7 @@ KNOWN = "Known problems"
 REFERENCES = "References"
 
 
-def _sections(rule: RuleInfo) -> list[tuple[str, str, bool]]:
+def sections(rule: RuleInfo) -> list[tuple[str, str, bool]]:
     """(heading, body, body_is_yaml) for each non-empty section."""
     docs = rule.docs
     refs = "\n".join(f"- {ref}" for ref in docs.references)
@@ -47,7 +47,7 @@ def _fence(body: str) -> str:
 
 def markdown(rule: RuleInfo) -> str:
     out: list[str] = []
-    for head, body, is_yaml in _sections(rule):
+    for head, body, is_yaml in sections(rule):
         out.append(f"## {head}\n")
         if is_yaml:
             fence = _fence(body)
@@ -59,7 +59,7 @@ def markdown(rule: RuleInfo) -> str:
 
 def text(rule: RuleInfo) -> str:
     out: list[str] = []
-    for head, body, is_yaml in _sections(rule):
+    for head, body, is_yaml in sections(rule):
         if is_yaml:
             body = "\n".join(f"    {line}" if line else "" for line in body.splitlines())
         out.append(f"{head}\n{body}\n")

@@ -29,3 +29,7 @@ class Context:
             self._analyses[name] = build(self.inventory)
             self.build_seconds[name] = time.perf_counter() - start
         return self._analyses[name]
+
+    def built(self, name: str) -> Any | None:
+        """An analysis if some rule already built it, else ``None`` (never builds)."""
+        return self._analyses.get(name)

@@ -95,7 +95,7 @@ def unknown_placeholders(template: str, values: dict[str, Any]) -> list[str]:
     return sorted({name.split(".")[0].split("[")[0] for name in fields} - set(values))
 
 
-def _ref(obj: K8sObject) -> ObjectRef:
+def object_ref(obj: K8sObject) -> ObjectRef:
     return ObjectRef(obj.cluster, obj.api_version, obj.kind, obj.namespace, obj.name)
 
 
@@ -237,7 +237,7 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
         unknown.setdefault(name, sorted(values))
     # Reports are uploaded (SARIF to code scanning) and pasted into tickets: no
     # password a primitive quotes may reach them.
-    finding = Finding(rule_id=rule.id, severity=rule.info.severity, object=_ref(obj),
+    finding = Finding(rule_id=rule.id, severity=rule.info.severity, object=object_ref(obj),
                       field=violation.field, location=location_of(ctx, obj, violation.field),
                       message=mask_credentials(render_message(rule.message, values)),
                       evidence=[mask_credentials(e) for e in violation.evidence])

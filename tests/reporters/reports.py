@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hcpscan.findings.model import (
     Finding,
+    HostedClusterExposure,
     Location,
     ObjectRef,
     RuleDocs,
@@ -21,6 +22,7 @@ from hcpscan.findings.model import (
     Severity,
     Status,
     Suppression,
+    WayIn,
 )
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -146,6 +148,28 @@ def ignition_finding(name: str = "nodeport-ignition-proxy", line: int = 12,
          "no perimeter rule"])
 
 
+def prod_exposure() -> HostedClusterExposure:
+    """HostedCluster clusters/prod: ignition open beyond the workers through a NodePort,
+    the API server behind a LoadBalancer kept to the workers, a Route NetworkPolicy blocks."""
+    def service(name: str) -> ObjectRef:
+        return ObjectRef("management", "v1", "Service", "clusters-prod", name)
+
+    return HostedClusterExposure(
+        ObjectRef("management", "hypershift.openshift.io/v1beta1", "HostedCluster", "clusters",
+                  "prod"), "clusters-prod", ("10.0.0.0/24",),
+        (WayIn("NodePort", service("ignition-server-proxy"), "TCP", 30443, 8443,
+               ("clusters-prod/ignition-server-proxy[Deployment]",), "any address",
+               "any address outside 10.0.0.0/24", "", Location("gitops/hcp/services.yaml", 9, 5)),
+         WayIn("LoadBalancer", service("kube-apiserver"), "TCP", 6443, 6443,
+               ("clusters-prod/kube-apiserver[Deployment]",), "10.0.0.0/24", "", "",
+               Location("gitops/hcp/services.yaml", 30, 5)),
+         WayIn("Route", ObjectRef("management", "route.openshift.io/v1", "Route", "clusters-prod",
+                                  "metrics"), "TCP", 443, 9443,
+               ("clusters-prod/metrics-proxy[Deployment]",), "", "",
+               "network-policy: no NetworkPolicy rule admits the router",
+               Location("gitops/hcp/routes.yaml", 4, 5))))
+
+
 def small_report() -> ScanReport:
     """The fixed report of the snapshot tests: one of each thing, nothing more."""
     findings = [
@@ -172,7 +196,8 @@ def small_report() -> ScanReport:
                       [{"path": "gitops/broken.yaml", "line": 3, "severity": "error",
                         "message": "invalid YAML: mapping values are not allowed here",
                         "hint": "fix the indentation"}],
-                      {"NetworkPolicy": 2, "HostedCluster": 1}, dict(METADATA))
+                      {"NetworkPolicy": 2, "HostedCluster": 1}, dict(METADATA),
+                      [prod_exposure()])
 
 
 def realistic_report() -> ScanReport:

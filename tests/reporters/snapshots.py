@@ -12,4 +12,5 @@ def _text_snapshot(extension: str) -> type[SingleFileSnapshotExtension]:
 
 SNAPSHOT_EXTENSIONS = {name: _text_snapshot(ext) for name, ext in
                        (("table", "txt"), ("json", "json"), ("sarif", "sarif"),
-                        ("junit", "xml"), ("markdown", "md"))}
+                        ("junit", "xml"), ("markdown", "md"), ("concise", "txt"),
+                        ("html", "html"))}

@@ -77,9 +77,23 @@ def test_junit_has_a_skipped_case_per_reason(report):
     assert int(root.get("skipped")) >= 3
 
 
+def test_html_has_a_passed_over_section(report):
+    text = _render("html", report)
+    assert "<h2>Passed over, not read (8)</h2>" in text
+    assert "<td>1 special file (FIFO)</td><td><code>gitops/pipe</code></td>" in text
+
+
+def test_concise_ends_with_a_passed_over_line(report):
+    last = _render("concise", report).splitlines()[-1]
+    assert last == ("Passed over, not read: 8 (2 hidden file, 5 left out (files): no selected rule "
+                    "reads the resource, 1 special file (FIFO)).")
+
+
 def test_nothing_passed_over_adds_nothing(report):
     report.passed_over = []
     assert "Passed over" not in _render("table", report)
+    assert "Passed over" not in _render("concise", report)
+    assert "Passed over" not in _render("html", report)
     assert "Passed over" not in _render("markdown", report)
     assert "passed over" not in _render("junit", report)
     assert json.loads(_render("json", report))["passed_over"] == []

@@ -51,6 +51,7 @@ from hcpscan.analysis.reachability.queries import (
     Peer,
     Place,
     Reach,
+    WayInVerdict,
 )
 from hcpscan.analysis.reachability.selectors import bits
 from hcpscan.inventory import Inventory, K8sObject
@@ -255,26 +256,31 @@ class ReachabilityGraph:
                               self._ingress(view, dst, src_bit, "outside", protocol, port)) if e]
         results.append(PathResult(POD_NETWORK, all(e.allows for e in direct), tuple(direct)))
         for path in view.paths.get(dst, []):
-            if path.protocol != protocol or path.pod_port != port:
-                continue
-            place = self._place(path.obj, path.field)
-            evidence: list[Evidence] = []
-            if not path.sources.contains(atom):
-                evidence.append(Evidence(SERVICE, False, f"{path.describe()} admits only "
-                                         f"{path.sources}", place))
-            else:
-                evidence.append(Evidence(SERVICE, True, path.describe(), place))
-            gate = self._perimeter(atom, protocol, path.entry_port)
-            if gate is not None:
-                evidence.append(gate)
-            if path.through_router and view.router is not None:
-                evidence.append(self._ingress(view, dst, view.router,
-                                              f"the router ({ROUTER_NAMESPACE})", protocol, port))
-            else:
-                evidence.append(self._ingress(view, dst, src_bit, "outside", protocol, port))
-            results.append(PathResult(path.label, all(e.allows for e in evidence),
-                                      tuple(evidence)))
+            if path.protocol == protocol and path.pod_port == port:
+                results.append(self._way_in_result(view, atom_index, dst, path))
         return tuple(results)
+
+    def _way_in_result(self, view: ClusterView, atom_index: int, dst: int,
+                       path: ExposurePath) -> PathResult:
+        """Every layer's say on one outside range taking one way in to ``dst``."""
+        atom, protocol, port = view.atoms[atom_index], path.protocol, path.pod_port
+        place = self._place(path.obj, path.field)
+        evidence: list[Evidence] = []
+        if not path.sources.contains(atom):
+            evidence.append(Evidence(SERVICE, False, f"{path.describe()} admits only "
+                                     f"{path.sources}", place))
+        else:
+            evidence.append(Evidence(SERVICE, True, path.describe(), place))
+        gate = self._perimeter(atom, protocol, path.entry_port)
+        if gate is not None:
+            evidence.append(gate)
+        if path.through_router and view.router is not None:
+            evidence.append(self._ingress(view, dst, view.router,
+                                          f"the router ({ROUTER_NAMESPACE})", protocol, port))
+        else:
+            evidence.append(self._ingress(view, dst, view.evaluation.n + atom_index, "outside",
+                                          protocol, port))
+        return PathResult(path.label, all(e.allows for e in evidence), tuple(evidence))
 
     def _internal_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
                         port: int) -> tuple[PathResult, ...]:
@@ -320,6 +326,28 @@ class ReachabilityGraph:
         for space, paths in merged.values():
             out.append(Reach(Peer(view.cluster, addresses=space), target_peer, protocol, port,
                              tuple(_unique(paths))))
+        return out
+
+    def ways_in(self, cluster: str, namespace: str) -> list[WayInVerdict]:
+        """Every NodePort/LoadBalancer Service and Route into the pods of a namespace, with
+        the outside addresses that get through every layer (and, for the rest, the first
+        layer that blocks them)."""
+        view = next((v for v in self.views if v.cluster == cluster), None)
+        if view is None:
+            return []
+        out: list[WayInVerdict] = []
+        for klass in self._namespace_classes(cluster, namespace):
+            groups = self._atom_groups(view, [klass.index])
+            for path in view.paths.get(klass.index, []):
+                admitted, blocked = IPSpace(), None
+                for group in groups:
+                    k = (group & -group).bit_length() - 1  # every atom of the group fares alike
+                    result = self._way_in_result(view, k, klass.index, path)
+                    if result.allowed:
+                        admitted = admitted.union(view.space_of(group))
+                    elif blocked is None:
+                        blocked = result.blocked_by
+                out.append(WayInVerdict(path, tuple(klass.workloads), admitted, blocked))
         return out
 
     def _atom_groups(self, view: ClusterView, targets: list[int]) -> list[int]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
+from hcpscan.analysis.reachability.exposure import ExposurePath
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.ports import ConnectionSet
 
@@ -190,6 +191,17 @@ class ExposedPort:
         return {"target": self.target.to_json(), "via": self.via,
                 "connections": str(self.connections), "sources": self.sources.cidrs(),
                 "evidence": [e.to_json() for e in self.evidence]}
+
+
+@dataclass(frozen=True, slots=True)
+class WayInVerdict:
+    """One way in from outside (a NodePort/LoadBalancer Service or a Route to one pod
+    port) and the outside addresses that get through every layer on it."""
+
+    path: ExposurePath
+    workloads: tuple[Workload, ...]
+    admitted: IPSpace
+    blocked_by: Evidence | None  # the first blocking layer met, for a range that is stopped
 
 
 @dataclass(frozen=True, slots=True)

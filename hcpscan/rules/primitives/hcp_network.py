@@ -27,6 +27,7 @@ from hcpscan.sources.interface import Diagnostic
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob",
                   "DeploymentConfig")
+REACHABILITY = "reachability"  # the name the graph is shared under in the Context
 GRAPH_READS = (*WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "HostedCluster",
                "HostedControlPlane")
 
@@ -49,7 +50,7 @@ def reachability(ctx: Context) -> ReachabilityGraph:
         ctx.diagnostics.extend(graph.diagnostics)
         return graph
 
-    return ctx.analysis("reachability", build)
+    return ctx.analysis(REACHABILITY, build)
 
 
 # Named address sets a reach rule may allow, besides literal CIDRs.
@@ -64,6 +65,13 @@ def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
     if ctx.config.worker_cidrs:
         return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
     return None
+
+
+def outside_text(outside: IPSpace, workers: IPSpace) -> str:
+    """Outside addresses beyond the worker subnets, as findings and pictures name them."""
+    if outside == workers.complement():
+        return f"any address outside {', '.join(workers.cidrs())}"
+    return str(outside)
 
 
 def allowed_space(ctx: Context, hc: HostedCluster, allowed: list[str]) -> tuple[IPSpace, str] | None:
@@ -193,8 +201,7 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, hc: HostedClust
             if not paths or not outside:
                 continue
             layers = {e.layer for p in paths for e in p.evidence}
-            shown = (f"any address outside {', '.join(allowed.cidrs())}"
-                     if outside == allowed.complement() else str(outside))
+            shown = outside_text(outside, allowed)
             perimeter = ("" if "perimeter" in layers else
                          "; no perimeter rule restricts it" if ctx.config.firewall else
                          "; no perimeter file was given (--firewall): the firewall or "

@@ -1,0 +1,35 @@
+"""Text as HTML/SVG character data: every value a report shows passes through here.
+
+Object names, messages and evidence come from the scanned input, which an
+attacker may write, so ``<``, ``&`` and quotes are escaped, and characters a
+reader could not see or that reorder the text around them (C0/C1 controls,
+bidirectional overrides) are shown as ``\\xNN``/``\\uNNNN`` instead.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_html(value: object) -> str:
+    """``value`` as text safe inside an element or a quoted attribute."""
+    return html.escape(_INVISIBLE.sub(_visible, str(value)), quote=True)
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters, an ellipsis marking a cut (for SVG labels,
+    which do not wrap; the full text stays in the element's title)."""
+    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
+
+
+def visible(value: object) -> str:
+    """``value`` on one line with its invisible characters shown (for line-based output)."""
+    return _INVISIBLE.sub(_visible, " ".join(str(value).split()))
