@@ -76,6 +76,7 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
     findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))
     meta = dict(metadata or {})
     meta.setdefault("clusters", inventory.clusters)
+    meta.setdefault("config", config.used())
     return ScanReport(
         tool_version=__version__,
         rules=[r.info for r in rules],

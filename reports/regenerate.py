@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = {"table": "example.txt", "json": "example.json", "sarif": "example.sarif",
            "junit": "example.junit.xml", "markdown": "example.md", "html": "example.html",
-           "concise": "example.concise.txt"}
+           "concise": "example.concise.txt", "openreports": "example.openreports.yaml",
+           "policyreport": "example.policyreport.yaml"}
 SCREENSHOT = "example.html.png"
 EPOCH = "1763683200"  # 2025-11-21T00:00:00Z
 

@@ -9,18 +9,23 @@ from pathlib import Path
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.reporting import add_report_arguments, write_reports
-from hcpscan.cli.ruleset import add_rule_arguments, prepare_rules
-from hcpscan.inventory import Inventory
+from hcpscan.cli.ruleset import PreparedRules, add_rule_arguments, prepare_rules
+from hcpscan.findings.model import ScanReport
+from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.store import UnavailableKind
+from hcpscan.publish import FIELD_MANAGER, publish_reports
+from hcpscan.reporters.openreports import OPENREPORTS, build_reports, empty_reports
 from hcpscan.scan import RunClock, kinds_needed, run_scan
 from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
+from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB, Connection
 from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
 from hcpscan.sources.live.lister import ListedResource
 
 DESCRIPTION = """\
 Scan a running cluster through its API with the same rules and reports as
 `hcpscan scan`. Read-only: only `get`/`list` requests, and only for the kinds
-the selected rules need (discovery decides which exist). Findings point at
+the selected rules need (discovery decides which exist); --publish-reports
+then server-side-applies the results as OpenReports objects, the one write. Findings point at
 virtual paths cluster/<context>/<namespace>/<Kind>/<name>.yaml.
 
 The kubeconfig is found as kubectl finds it (--kubeconfig, KUBECONFIG,
@@ -33,6 +38,7 @@ examples:
   hcpscan cluster --context mgmt-hub --namespace clusters,clusters-prod
   hcpscan cluster --format sarif=hcpscan.sarif --save-dump ./hcpscan-dump
   hcpscan scan ./hcpscan-dump          # the same scan, offline
+  hcpscan cluster --publish-reports    # and apply the results as OpenReports objects
 """
 
 
@@ -51,7 +57,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     scope.add_argument("-A", "--all-namespaces", action="store_true",
                        help="read every namespace (the default)")
     group.add_argument("--request-timeout", type=float, default=10.0, metavar="SECONDS",
-                       help="give up on a request after this long (default: 10)")
+                       help="give up on a request that is not complete (connected, headers and "
+                            "body read) after this long, however slowly the server sends "
+                            "(default: 10)")
+    group.add_argument("--max-response-size", type=float, default=MAX_RESPONSE_MIB, metavar="MIB",
+                       help=f"refuse an answer larger than this many MiB (default: {MAX_RESPONSE_MIB})")
+    group.add_argument("--exec-timeout", type=float, default=EXEC_TIMEOUT, metavar="SECONDS",
+                       help="give up on an exec credential plugin after this long (default: "
+                            f"{EXEC_TIMEOUT:g})")
     group.add_argument("--page-size", type=int, default=500, metavar="N",
                        help="objects per list request (default: 500)")
     group.add_argument("--concurrency", type=int, default=4, metavar="N",
@@ -60,8 +73,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="also write what was read to DIR in must-gather layout (rerun it with "
                             "`hcpscan scan DIR`); DIR must be new or empty")
     group.add_argument("--keep-secrets", action="store_true",
-                       help="with --save-dump, keep Secret values instead of redacting them as "
-                            "must-gather does")
+                       help="with --save-dump, keep Secret values and proxy passwords instead of "
+                            "redacting them as must-gather does and masking them as reports do")
+    group.add_argument("--publish-reports", action="store_true",
+                       help="after the scan, server-side-apply the results as OpenReports Report/"
+                            "ClusterReport objects into the scanned cluster (the only write hcpscan "
+                            "makes; needs deploy/hcpscan-publisher-rbac.yaml)")
     add_rule_arguments(parser)
     add_report_arguments(parser)
     parser.set_defaults(run=run)
@@ -70,18 +87,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     clock = RunClock()
     _check_arguments(args)
-    prepared = prepare_rules(args, Path.cwd())
+    prepared = prepare_rules(args, [])
     namespaces = _namespaces(args)
     plurals = {plural for rule in prepared.rules for plural in rule.needs}
-    target = ClusterTarget(args.kubeconfig, args.context, args.request_timeout)
+    target = ClusterTarget(args.kubeconfig, args.context, args.request_timeout,
+                           exec_timeout=args.exec_timeout,
+                           max_response_bytes=int(args.max_response_size * (1 << 20)))
     try:
         conn = connect(target)
-        try:
-            discovery = discover(conn, args.concurrency)
-            read = read_cluster(conn, discovery, kinds_needed(prepared.rules), plurals, namespaces,
-                                args.page_size, args.concurrency)
-        finally:
-            conn.close()
+    except LiveError as exc:
+        raise UsageError(exc.message, exc.hint) from None
+    try:
+        return _scan(args, clock, prepared, conn, namespaces, plurals)
+    finally:
+        conn.close()
+
+
+def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, conn: Connection,
+          namespaces: list[str] | None, plurals: set[str]) -> int:
+    try:
+        discovery = discover(conn, args.concurrency)
+        read = read_cluster(conn, discovery, kinds_needed(prepared.rules), plurals, namespaces,
+                            args.page_size, args.concurrency)
     except LiveError as exc:
         raise UsageError(exc.message, exc.hint) from None
     clock.stage("read")
@@ -93,12 +120,47 @@ def run(args: argparse.Namespace) -> int:
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor, metadata)
     clock.stage("rules")
     report.metadata.update(clock.metadata())
-    return write_reports(args, report, prepared)
+    code = write_reports(args, report, prepared)
+    if args.publish_reports:
+        _publish(conn, report, _namespaces_read(read.objects))
+    return code
+
+
+def _namespaces_read(objects: list[K8sObject]) -> set[str]:
+    return {o.name for o in objects if o.kind == "Namespace"} | {o.namespace for o in objects if o.namespace}
+
+
+def _publish(conn: Connection, report: ScanReport, namespaces: set[str]) -> None:
+    """Apply the OpenReports objects of ``report``, and empty the earlier report of every
+    namespace read that has no finding now; any failure is exit code 2, after the other
+    reports were written."""
+    objects = build_reports(report, OPENREPORTS)
+    with_reports = {o["metadata"].get("namespace") for o in objects}
+    try:
+        done = publish_reports(conn, objects, empty_reports(sorted(namespaces - with_reports)))
+    except LiveError as exc:
+        raise UsageError(exc.message, exc.hint) from None
+    for failure in done.failed:
+        print(f"hcpscan: not published: {failure}", file=sys.stderr)
+    if done.failed:
+        total = len(done.failed) + len(done.applied) + len(done.emptied)
+        raise UsageError(f"{len(done.failed)} of {total} report "
+                         f"object(s) were not published to context {conn.context}",
+                         "see the messages above; the other objects were applied")
+    emptied = f", emptied {len(done.emptied)} whose findings are gone" if done.emptied else ""
+    print(f"hcpscan: published {len(done.applied)} report object(s){emptied} to context "
+          f"{conn.context} (server-side apply, field manager {FIELD_MANAGER}); read them with `kubectl get "
+          "clusterreports.openreports.io,reports.openreports.io -A "
+          "-l app.kubernetes.io/managed-by=hcpscan`", file=sys.stderr)
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
     if not args.request_timeout > 0:
         raise UsageError("--request-timeout must be more than 0 seconds", "e.g. --request-timeout 10")
+    if not args.exec_timeout > 0:
+        raise UsageError("--exec-timeout must be more than 0 seconds", "e.g. --exec-timeout 60")
+    if not args.max_response_size > 0:
+        raise UsageError("--max-response-size must be more than 0 MiB", "e.g. --max-response-size 256")
     if not 1 <= args.page_size <= 10_000:
         raise UsageError("--page-size must be between 1 and 10000", "the default, 500, suits most clusters")
     if not 1 <= args.concurrency <= 32:
@@ -127,6 +189,7 @@ def _save_dump(root: Path, listed: list[ListedResource], keep_secrets: bool,
         files = write_dump(root, listed, keep_secrets, unavailable)
     except DumpError as exc:
         raise UsageError(str(exc), "give a new, writable folder to --save-dump") from None
-    redaction = "Secret values kept" if keep_secrets else "Secret values redacted"
+    redaction = ("Secret values and proxy passwords kept" if keep_secrets
+                 else "Secret values redacted, proxy passwords masked")
     print(f"hcpscan: wrote {files} file(s) to {root} ({redaction}); rescan offline with "
           f"`hcpscan scan {root}`", file=sys.stderr)

@@ -16,7 +16,7 @@ from hcpscan.analysis.reachability.ports import PROTOCOLS
 from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
-from hcpscan.cli.output import console_for, diagnostics_table
+from hcpscan.cli.output import console_for, diagnostics_table, say
 from hcpscan.sources.interface import Diagnostic
 
 DESCRIPTION = """\
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                    "diagnostics": [d.to_json() for d in result.diagnostics]})
         else:
             for line in result.lines():
-                print(line)
+                say(line)
         return _finish(inventory.diagnostics + result.diagnostics, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
@@ -143,33 +143,33 @@ def _show_reaches(args: argparse.Namespace, reaches: list[Reach], question: bool
     if question:
         reach = reaches[0]
         verdict = "CAN" if reach.allowed else "CANNOT"
-        print(f"{reach.source} {verdict} reach {reach.target} on {reach.protocol}/{reach.port}")
+        say(f"{reach.source} {verdict} reach {reach.target} on {reach.protocol}/{reach.port}")
         for path in reach.paths:
-            print(f"  via {path.via}: {'open' if path.allowed else 'blocked'}")
+            say(f"  via {path.via}: {'open' if path.allowed else 'blocked'}")
             for evidence in path.evidence:
-                print(f"    {evidence}")
+                say(f"    {evidence}")
         return
-    print(f"who can reach {args.to} on {args.protocol}/{args.port}:")
+    say(f"who can reach {args.to} on {args.protocol}/{args.port}:")
     if not reaches:
-        print("  nobody")
+        say("  nobody")
     ordered = sorted(reaches, key=lambda r: (not r.source.is_external, r.source.name))
     for reach in ordered:
         where = "outside the cluster" if reach.source.is_external else "workload"
-        print(f"  {reach.source} ({where})")
+        say(f"  {reach.source} ({where})")
         for path in reach.paths:
-            print(f"    via {path.via}")
+            say(f"    via {path.via}")
             for evidence in path.evidence:
-                print(f"      {evidence}")
+                say(f"      {evidence}")
 
 
 def _show_exposed(args: argparse.Namespace, exposed: list[ExposedPort]) -> None:
     if args.format == "json":
         _dump({"exposed": [e.to_json() for e in exposed]})
         return
-    print(f"ports of {args.to} reachable from outside the cluster:")
+    say(f"ports of {args.to} reachable from outside the cluster:")
     if not exposed:
-        print("  none")
+        say("  none")
     for item in sorted(exposed, key=lambda e: (e.via, str(e.connections))):
-        print(f"  {item.connections} via {item.via} from {item.sources}")
+        say(f"  {item.connections} via {item.via} from {item.sources}")
         for evidence in item.evidence:
-            print(f"    {evidence}")
+            say(f"    {evidence}")

@@ -15,6 +15,7 @@ from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.gathered import not_collected
 from hcpscan.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
 from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
+from hcpscan.sources.walk import CONFIG_NAMES
 
 PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
@@ -47,8 +48,10 @@ def _show_progress(args: argparse.Namespace) -> bool:
 
 
 def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
-                   kinds: Iterable[str] = ()) -> Inventory:
+                   applied_config: str | None = None, kinds: Iterable[str] = ()) -> Inventory:
     """Load the paths of a command; raise ``UsageError`` when there is nothing to scan.
+    ``applied_config``: the config file the run uses (given with --config), which is
+    not reported as "inside a scanned path, not applied" even when it is there.
     ``kinds``: those the rules check, whose absence from a must-gather is noted."""
     try:
         if _show_progress(args):
@@ -62,8 +65,14 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
     present = {o.kind for o in objects}
     for kind, why in not_collected(result.dumps.gathered(), kinds, present).items():
         unavailable.setdefault(kind, why)
+    diagnostics = result.diagnostics
+    if applied_config is not None:
+        applied = os.path.realpath(applied_config)
+        # hidden files are never read, so their only diagnostic is the walker's notice
+        diagnostics = [d for d in diagnostics if os.path.basename(d.path) not in CONFIG_NAMES
+                       or os.path.realpath(d.path) != applied]
     with collector.paused():
-        inventory = Inventory(objects, result.diagnostics, result.skipped, unavailable=unavailable)
+        inventory = Inventory(objects, diagnostics, result.skipped, unavailable=unavailable)
     collector.freeze()
     if not inventory.objects:
         problems = "; ".join(str(d) for d in result.diagnostics[:3])
@@ -90,7 +99,10 @@ def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], di
 
 
 def _load_with_progress(paths: list[str], needs: ResourceNeeds | None):  # type: ignore[no-untyped-def]
+    from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from hcpscan.findings.redact import shown
 
     with Progress(SpinnerColumn(), TextColumn("reading {task.fields[files]} files"),
                   TextColumn("[dim]{task.description}"), TimeElapsedColumn(),
@@ -99,7 +111,7 @@ def _load_with_progress(paths: list[str], needs: ResourceNeeds | None):  # type:
 
         def tick(files: int, path: str) -> None:
             if files % 25 == 0:
-                bar.update(task, files=files, description=path[-60:])
+                bar.update(task, files=files, description=escape(shown(path)[-60:]))
 
         return load_paths(paths, needs, progress=tick)
 

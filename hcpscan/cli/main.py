@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from hcpscan import __version__
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.output import say
 
 # Each module registers one subcommand with `register(subparsers)`.
 COMMAND_MODULES = (
@@ -58,9 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except UsageError as exc:
-        print(f"hcpscan: error: {exc.message}", file=sys.stderr)
+        # messages quote file names, member names and server answers: all input
+        say(f"hcpscan: error: {exc.message}", sys.stderr)
         if exc.hint:
-            print(f"hcpscan: hint: {exc.hint}", file=sys.stderr)
+            say(f"hcpscan: hint: {exc.hint}", sys.stderr)
         return exitcodes.USAGE
     except KeyboardInterrupt:
         print("hcpscan: interrupted", file=sys.stderr)
@@ -70,6 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a message
         if getattr(args, "debug", False):
             raise
-        print(f"hcpscan: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say(f"hcpscan: internal error: {type(exc).__name__}: {exc}", sys.stderr)
         print("hcpscan: hint: rerun with --debug and report the traceback", file=sys.stderr)
         return exitcodes.INTERNAL

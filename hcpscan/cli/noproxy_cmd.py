@@ -8,11 +8,19 @@ import sys
 from typing import Any
 
 from hcpscan.analysis.proxy.env import evaluate_env
-from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES, RUNTIMES, bypasses
+from hcpscan.analysis.proxy.noproxy import (
+    RUNTIME_NAMES,
+    RUNTIMES,
+    RuntimeRef,
+    UnknownRuntime,
+    bypasses,
+    runtime_ref,
+)
 from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import cells as output_cells
 from hcpscan.cli.output import console_for
+from hcpscan.findings.redact import mask_values
 
 DESCRIPTION = """\
 Show, for each URL and each HTTP client runtime, whether a request goes direct
@@ -25,12 +33,26 @@ runtimes:
   java reads the list as the http.nonProxyHosts property ('|'-separated globs);
   it reads no environment variable.
 
+versions (--runtime NAME@VERSION; a bare NAME is the newest release modelled):
+""" + "\n".join(f"  {name:15} {e.label}: {e.changes}" for name in RUNTIME_NAMES
+                for e in RUNTIMES[name].ERAS) + """
+
 examples:
   hcpscan noproxy --no-proxy ".svc,.cluster.local,10.128.0.0/14" https://10.129.3.4 \\
       https://api.example.svc
   hcpscan noproxy --no-proxy "example.com" --runtime go --runtime curl http://www.example.com
+  hcpscan noproxy --no-proxy "fd00::/8,*" --runtime curl@7.88 --runtime curl \\
+      --runtime node-undici@7 --runtime node-undici@8 "http://[fd00::1]/"
   hcpscan noproxy --env HTTP_PROXY=http://proxy:3128 --env no_proxy=.internal \\
       --env NO_PROXY=.example.com http://www.example.com --format json
+  hcpscan noproxy --env http_proxy=127.0.0.1:3128 --runtime node-undici --runtime ruby \\
+      --runtime go http://api.example.test     # outcome "error": the client refuses it
+
+JSON rows: version is the release asked for (null: the newest behaviour), models
+the release range whose behaviour applies; outcome is direct, proxy or error (the
+client refuses the configuration, reason says why); variable is the variable or
+property that chose the proxy (or that the client refused); bypass (true =
+direct) is kept for compatibility.
 """
 
 
@@ -45,8 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="a process environment variable (repeatable); evaluates each "
                              "client's full precedence: which *_PROXY and NO_PROXY it reads")
-    parser.add_argument("--runtime", action="append", choices=RUNTIME_NAMES, metavar="R",
-                        help="only these runtimes (repeatable): " + ", ".join(RUNTIME_NAMES))
+    parser.add_argument("--runtime", action="append", metavar="R[@VERSION]",
+                        help="only these runtimes (repeatable), optionally at a release, e.g. "
+                             "curl@7.88: " + ", ".join(RUNTIME_NAMES))
     parser.add_argument("--format", choices=("table", "json"), default="table",
                         help="table (default) or json")
     parser.set_defaults(run=run)
@@ -62,6 +85,19 @@ def _env(pairs: list[str]) -> dict[str, str]:
                              "KEY=)")
         env[key] = value
     return env
+
+
+def _runtimes(given: list[str] | None) -> list[tuple[str, RuntimeRef]]:
+    """(text as given, what it names); a bare name is the newest modelled release."""
+    out: dict[str, RuntimeRef] = {}
+    for text in given or RUNTIME_NAMES:
+        try:
+            out[text] = runtime_ref(text)
+        except UnknownRuntime as exc:
+            raise UsageError(f"--runtime: {exc}",
+                             "give NAME or NAME@VERSION within a known range; "
+                             "`hcpscan noproxy --help` lists them") from None
+    return list(out.items())
 
 
 def _targets(urls: list[str]) -> list[Target]:
@@ -83,25 +119,33 @@ def run(args: argparse.Namespace) -> int:
     if args.no_proxy is not None and args.env:
         raise UsageError("--no-proxy and --env cannot be combined",
                          "put the list in the environment instead: --env NO_PROXY=LIST")
-    runtimes = list(dict.fromkeys(args.runtime or RUNTIME_NAMES))
+    runtimes = _runtimes(args.runtime)
     targets = _targets(args.urls)
     rows: list[dict[str, Any]] = []
     env = _env(args.env)
     for target in targets:
-        for name in runtimes:
+        for given, ref in runtimes:
+            row = {"url": target.raw, "runtime": ref.name, "version": ref.version_given,
+                   "models": ref.era_label, "label": given}
             if args.env:
-                d = evaluate_env(name, env, target)
-                rows.append({"url": target.raw, "runtime": name, "bypass": d.bypass,
-                             "matched": d.matched, "proxy": None if d.bypass else d.proxy,
-                             "reason": d.reason})
+                d = evaluate_env(ref, env, target)
+                row.update({"outcome": d.outcome, "variable": d.variable, "bypass": d.bypass,
+                            "matched": d.matched,
+                            "proxy": d.proxy if d.outcome == "proxy" else None,
+                            "reason": d.reason})
             else:
-                decision = bypasses(name, args.no_proxy, target)
-                rows.append({"url": target.raw, "runtime": name, "bypass": decision.bypass,
-                             "matched": decision.matched, "reason": decision.reason})
+                decision = bypasses(ref, args.no_proxy, target)
+                row.update({"outcome": "direct" if decision.bypass else "proxy",
+                            "variable": None, "bypass": decision.bypass,
+                            "matched": decision.matched, "reason": decision.reason})
+            rows.append(row)
     if args.format == "json":
-        keys = ("url", "runtime", "bypass", "matched") + (("proxy",) if args.env else ())
-        json.dump([{k: row[k] for k in keys} for row in rows], sys.stdout, indent=2,
-                  ensure_ascii=False)
+        keys = ("url", "runtime", "version", "models", "outcome", "variable", "bypass",
+                "matched") + \
+            (("proxy",) if args.env else ()) + ("reason",)
+        # --env values and URLs may carry user:password@ as clients accept them
+        json.dump(mask_values([{k: row[k] for k in keys} for row in rows]), sys.stdout,
+                  indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     _table(rows, targets, runtimes)
@@ -109,19 +153,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _cell(row: dict[str, Any]) -> str:
+    if row["outcome"] == "error":
+        return f"error ({row['reason']})"
     if row["bypass"]:
         why = row["matched"] or row.get("reason")
         return f"direct ({why})" if why else "direct"
-    return f"proxy {row['proxy']}" if row.get("proxy") else "proxy"
+    via = f" via {row['variable']}" if row.get("variable") else ""
+    return f"proxy {row['proxy']}{via}" if row.get("proxy") else "proxy"
 
 
-def _table(rows: list[dict[str, Any]], targets: list[Target], runtimes: list[str]) -> None:
+def _table(rows: list[dict[str, Any]], targets: list[Target],
+           runtimes: list[tuple[str, RuntimeRef]]) -> None:
     from rich.table import Table
 
     table = Table(title_justify="left")
     table.add_column("URL", overflow="fold")
-    for name in runtimes:
-        table.add_column(name, overflow="fold")
+    for given, _ref in runtimes:
+        table.add_column(given, overflow="fold")
     for i, target in enumerate(targets):
         cells = rows[i * len(runtimes):(i + 1) * len(runtimes)]
         table.add_row(*output_cells(target.raw, *(_cell(c) for c in cells)))

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from hcpscan.findings.redact import mask_credentials
+from hcpscan.findings.redact import shown
 from hcpscan.sources.interface import Diagnostic
 
 
@@ -32,8 +32,15 @@ def console_for(stream: IO[str]) -> Console:
 
 def cells(*values: object) -> list[str]:
     """Table cells shown as given: user text such as [fd00::1] or [Service] is not
-    rich markup, and passwords in URLs are masked."""
-    return [escape(mask_credentials(str(v))) for v in values]
+    rich markup, passwords are masked and control characters are visible escapes.
+    A list or tuple is a cell of several lines, each line shown that way."""
+    return [escape("\n".join(shown(line) for line in value) if isinstance(value, (list, tuple))
+                   else shown(value)) for value in values]
+
+
+def say(text: str, stream: IO[str] | None = None) -> None:
+    """Print one line of plain (not rich) output that holds input-derived text."""
+    print(shown(text), file=stream)
 
 
 def diagnostics_table(diagnostics: Iterable[Diagnostic]) -> Table:

@@ -11,7 +11,7 @@ from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES
 from hcpscan.analysis.proxy.settings import ConsumerProxy, Setting
 from hcpscan.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
 from hcpscan.cli.output import cells, console_for, diagnostics_table
-from hcpscan.findings.redact import mask_credentials
+from hcpscan.findings.redact import mask_values
 
 DESCRIPTION = """\
 List every consumer of proxy settings found in the given paths — containers of
@@ -48,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
     inventory = load_inventory(args)
     consumers = effective_proxies(inventory, args.runtime, include_unset=args.all)
     if args.format == "json":
-        text = json.dumps([c.to_json() for c in consumers], indent=2, ensure_ascii=False)
-        sys.stdout.write(mask_credentials(text) + "\n")
+        text = json.dumps(mask_values([c.to_json() for c in consumers]), indent=2,
+                          ensure_ascii=False)
+        sys.stdout.write(text + "\n")
         return exit_code_for_input(inventory)
     from rich.table import Table
 
@@ -75,7 +76,7 @@ def _value(setting: Setting | None) -> str:
     return setting.value or '""'
 
 
-def _sources(consumer: ConsumerProxy) -> str:
+def _sources(consumer: ConsumerProxy) -> list[str]:
     lines: list[str] = []
     seen: set[tuple[str, int]] = set()
     for setting in (consumer.http_proxy, consumer.https_proxy, consumer.no_proxy):
@@ -92,4 +93,4 @@ def _sources(consumer: ConsumerProxy) -> str:
         lines.append(f"CA bundle: {len(consumer.ca_bundle)} certificate(s)"
                      + (f", {len(consumer.ca_bundle.problems)} problem(s)"
                         if consumer.ca_bundle.problems else ""))
-    return "\n".join(lines)
+    return lines

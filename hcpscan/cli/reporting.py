@@ -14,7 +14,8 @@ from hcpscan.rules.suppress import write_baseline
 from hcpscan.scan import exit_status
 from hcpscan.sources.walk import read_member
 
-FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html")
+FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html",
+           "openreports", "policyreport")
 # The two terminal views --output-format names: one line per finding, or the detailed table.
 VIEWS = {"concise": "concise", "full": "table"}
 
@@ -48,6 +49,9 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
                             "or fail_on in the config)")
     group.add_argument("--fail-on-incomplete", action="store_true",
                        help="exit 3 when some rules could not be evaluated")
+    group.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even with findings (a scheduled job whose results are read "
+                            "elsewhere); problems still exit 2, 3 or 4")
     group.add_argument("--sarif-root", metavar="DIR",
                        help="make SARIF paths relative to DIR (default: the current directory)")
     group.add_argument("--sarif-category", metavar="NAME", default="hcpscan",
@@ -152,5 +156,7 @@ def exit_code(report: ScanReport, args: argparse.Namespace, prepared: PreparedRu
         return exitcodes.USAGE
     fail_on = Severity(args.fail_on or prepared.config.fail_on or "high")
     status = exit_status(report, fail_on, args.fail_on_incomplete)
+    if status == "findings" and args.exit_zero:
+        return exitcodes.OK
     return {"findings": exitcodes.FINDINGS, "incomplete": exitcodes.INCOMPLETE}.get(status,
                                                                                     exitcodes.OK)

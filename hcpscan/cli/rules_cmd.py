@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import cells, console_for
+from hcpscan.findings.redact import shown
 from hcpscan.reporters import ruledocs
 from hcpscan.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
@@ -76,6 +77,8 @@ def run_show(args: argparse.Namespace) -> int:
     text = (f"# {info.id}: {info.title}\n\nSeverity: **{info.severity.value}** · category: "
             f"`{info.category}`" + (f" · tags: {', '.join(info.tags)}" if info.tags else "")
             + "\n\n" + ruledocs.markdown(info))
+    # rule files may come from --rules or the config: their text is input too
+    text = "\n".join(shown(line) for line in text.split("\n"))
     if args.format == "markdown":
         sys.stdout.write(text)
         return 0

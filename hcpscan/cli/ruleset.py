@@ -36,10 +36,13 @@ def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
                             "separated (repeatable)")
     group.add_argument("--ignore", action="append", metavar="IDS",
                        help="skip these rules: ids, id prefixes or categories (repeatable)")
-    group.add_argument("--config", metavar="FILE",
-                       help="config file (default: the nearest .hcpscan.yaml from the scanned "
-                            "path upwards)")
-    group.add_argument("--no-config", action="store_true", help="do not look for .hcpscan.yaml")
+    config = group.add_mutually_exclusive_group()
+    config.add_argument("--config", metavar="FILE",
+                        help="config file (default: the nearest .hcpscan.yaml from the working "
+                             "directory up to the repository root, never one inside a scanned "
+                             "path)")
+    config.add_argument("--no-config", action="store_true",
+                        help="use no config file, not even a .hcpscan.yaml nearby")
     group.add_argument("--firewall", metavar="FILE",
                        help="perimeter file: the security groups / firewall in front of the nodes "
                             "(format: `hcpscan connectivity --help`); default: inputs.firewall of "
@@ -50,7 +53,9 @@ def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
                        help="record the current failing findings in FILE and exit 0")
 
 
-def prepare_rules(args: argparse.Namespace, scanned: Path) -> PreparedRules:
+def prepare_rules(args: argparse.Namespace, scanned: list[Path]) -> PreparedRules:
+    """``scanned``: the paths the run reads (none for a live scan); one config
+    applies to all of them."""
     config = _config(args, scanned)
     try:
         rules = load_rules(config, RuleSelection([Path(d) for d in args.rules],
@@ -79,10 +84,10 @@ def prepare_rules(args: argparse.Namespace, scanned: Path) -> PreparedRules:
     return PreparedRules(rules, config, suppressor)
 
 
-def _config(args: argparse.Namespace, scanned: Path) -> ScanConfig:
+def _config(args: argparse.Namespace, scanned: list[Path]) -> ScanConfig:
     if args.no_config:
         return ScanConfig()
-    path = Path(args.config) if args.config else find_config(scanned)
+    path = Path(args.config) if args.config else find_config(Path.cwd(), scanned)
     if path is None:
         return ScanConfig()
     if not path.is_file():

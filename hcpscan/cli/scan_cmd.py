@@ -38,8 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     clock = RunClock()
-    prepared = prepare_rules(args, Path(args.paths[0]) if args.paths[0] != "-" else Path.cwd())
-    inventory = load_inventory(args, resource_needs(prepared.rules), kinds_needed(prepared.rules))
+    prepared = prepare_rules(args, [Path(p) for p in args.paths if p != "-"])
+    inventory = load_inventory(args, resource_needs(prepared.rules), prepared.config.path,
+                               kinds_needed(prepared.rules))
     clock.stage("load")
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
                       {"paths": list(args.paths), "mode": "offline"}, clock)

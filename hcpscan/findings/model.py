@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from hcpscan.inventory.objects import MANAGEMENT  # reporters name clusters through this module
+
 
 class Severity(str, Enum):
     CRITICAL = "critical"
@@ -74,7 +76,7 @@ class ObjectRef:
 
     def __str__(self) -> str:
         where = f"{self.namespace}/{self.name}" if self.namespace else self.name
-        prefix = "" if self.cluster == "management" else f"{self.cluster}:"
+        prefix = "" if self.cluster == MANAGEMENT else f"{self.cluster}:"
         return f"{prefix}{self.kind} {where}"
 
 

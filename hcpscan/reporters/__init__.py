@@ -23,13 +23,16 @@ from hcpscan.reporters.interface import Reporter, ReportOptions, color_wanted, r
 from hcpscan.reporters.json import SCHEMA_VERSION, JsonReporter
 from hcpscan.reporters.junit import JunitReporter
 from hcpscan.reporters.markdown import MarkdownReporter
+from hcpscan.reporters.openreports import OpenReportsReporter
+from hcpscan.reporters.policyreport import PolicyReportReporter
 from hcpscan.reporters.sarif import SarifReporter
 from hcpscan.reporters.table import TableReporter
 
 REPORTERS: dict[str, Reporter] = {
     reporter.name: reporter
     for reporter in (TableReporter(), JsonReporter(), SarifReporter(), JunitReporter(),
-                     MarkdownReporter(), HtmlReporter(), ConciseReporter())
+                     MarkdownReporter(), HtmlReporter(), ConciseReporter(), OpenReportsReporter(),
+                     PolicyReportReporter())
 }
 
 JSON_SCHEMA_PATH = Path(__file__).with_name("hcpscan-report.schema.json")

@@ -13,7 +13,7 @@ from hcpscan.findings.model import Finding, Location, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.locations import virtual_path
 from hcpscan.reporters.markup import visible
-from hcpscan.reporters.summary import EXPLAINED_STATUSES, ordered, passed_over_total, summarize
+from hcpscan.reporters.summary import EXPLAINED_STATUSES, config_text, ordered, passed_over_total, summarize
 
 _UNCHECKED = (Status.NOT_EVALUABLE, Status.NOT_APPLICABLE)
 
@@ -31,6 +31,9 @@ class ConciseReporter:
         if summary.total_suppressed:
             found += f", {summary.total_suppressed} suppressed"
         lines += [found + ".", f"Coverage: {summary.coverage_text()}."]
+        config = config_text(report)
+        if config is not None:
+            lines.append(f"Config: {visible(config)}")
         unchecked = [f"{r.rule_id} {label}" for status, label in EXPLAINED_STATUSES
                      if status in _UNCHECKED for r in summary.rules[status]]
         if unchecked:

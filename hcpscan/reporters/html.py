@@ -27,6 +27,7 @@ from hcpscan.reporters.summary import (
     RULE_STATUSES,
     SEVERITIES,
     Summary,
+    config_text,
     ordered,
     passed_over_text,
     passed_over_total,
@@ -51,7 +52,8 @@ class HtmlReporter:
 
     def render(self, report: ScanReport, options: ReportOptions) -> str:
         summary = summarize(report)
-        body = [_header(report, summary), _severity_cards(summary), _coverage(summary),
+        body = [_header(report, summary), _severity_cards(summary),
+                _coverage(summary, config_text(report)),
                 _exposures(report.exposures), _findings(report), _suppressed(report),
                 _diagnostics(report), _passed_over(report)]
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -99,7 +101,8 @@ def _severity_cards(summary: Summary) -> str:
             f'</h2><div class="cards">{"".join(cards)}</div></section>')
 
 
-def _coverage(summary: Summary) -> str:
+def _coverage(summary: Summary, config: str | None = None) -> str:
+    """``config``: the config the run used (``config_text``), shown under the coverage."""
     total = sum(len(v) for v in summary.rules.values()) or 1
     bar, legend, x = [], [], 0.0
     for status in RULE_STATUSES:
@@ -119,8 +122,9 @@ def _coverage(summary: Summary) -> str:
                            f"<td>{esc(result.reason or 'no reason given')}</td></tr>")
     table = ('<table class="reasons"><thead><tr><th>status</th><th>rule</th><th>why</th></tr>'
              f'</thead><tbody>{"".join(reasons)}</tbody></table>') if reasons else ""
+    used = f'<p id="config">Config: {esc(config)}</p>' if config is not None else ""
     return ('<section class="coverage"><h2>Rule coverage</h2>'
-            f'<p id="coverage">{esc(summary.coverage_text())}</p>'
+            f'<p id="coverage">{esc(summary.coverage_text())}</p>{used}'
             f'<svg class="bar" viewBox="0 0 1000 22" preserveAspectRatio="none" role="img" '
             f'aria-label="rules by status">{"".join(bar)}</svg>'
             f'<ul class="legend">{"".join(legend)}</ul>{table}</section>')

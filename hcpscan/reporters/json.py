@@ -15,6 +15,7 @@ from pathlib import PurePath
 from typing import Any
 
 from hcpscan.findings.model import ScanReport
+from hcpscan.findings.redact import mask_values
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import RULE_STATUSES, ordered, passed_over_total, rule_index, summarize
 
@@ -28,7 +29,8 @@ class JsonReporter:
     extension = "json"
 
     def render(self, report: ScanReport, options: ReportOptions) -> str:
-        return json.dumps(build_document(report, options), indent=2, ensure_ascii=False) + "\n"
+        document = mask_values(build_document(report, options))
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def build_document(report: ScanReport, options: ReportOptions) -> dict[str, Any]:

@@ -23,15 +23,17 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from hcpscan.findings.model import Finding, ObjectRef, RuleResult, ScanReport, Status
+from hcpscan.findings.redact import shown
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import ordered, passed_over_text, rule_index, where
+from hcpscan.reporters.summary import config_text, ordered, passed_over_text, rule_index, where
 
-# XML 1.0 cannot carry most control characters, even escaped.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# XML 1.0 cannot carry these even escaped; `shown` has made the others visible already.
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 
-def _xml_text(value: str) -> str:
-    return _NOT_XML.sub("\ufffd", value)
+def _xml_text(value: object) -> str:
+    """One input-derived value: masked, control characters (newlines too) visible."""
+    return _NOT_XML.sub("\ufffd", shown(value))
 
 
 class JunitReporter:
@@ -79,17 +81,18 @@ class _Suite:
         first = findings[0]
         failure = ET.SubElement(case, "failure", {"message": _xml_text(first.message),
                                                   "type": first.severity.value})
-        failure.text = _xml_text("\n\n".join(_describe(f) for f in findings))
+        failure.text = "\n\n".join(_describe(f) for f in findings)
         self.counts.failures += 1
 
 
 def _describe(finding: Finding) -> str:
-    lines = [f"[{finding.severity.value}] {finding.message}",
-             f"object: {finding.object}", f"at: {where(finding.location)}"]
+    """Lines of our own, each value escaped so it cannot add lines of its own."""
+    lines = [f"[{finding.severity.value}] {_xml_text(finding.message)}",
+             f"object: {_xml_text(finding.object)}", f"at: {_xml_text(where(finding.location))}"]
     if finding.field:
-        lines.append(f"field: {finding.field}")
-    lines.extend(f"evidence: {item}" for item in finding.evidence)
-    lines.extend(f"note: {note}" for note in finding.notes)
+        lines.append(f"field: {_xml_text(finding.field)}")
+    lines.extend(f"evidence: {_xml_text(item)}" for item in finding.evidence)
+    lines.extend(f"note: {_xml_text(note)}" for note in finding.notes)
     return "\n".join(lines)
 
 
@@ -102,6 +105,10 @@ def build_tree(report: ScanReport) -> ET.Element:
     for rule_id in by_rule:  # findings of a rule with no result still show up
         results.setdefault(rule_id, RuleResult(rule_id, Status.FAIL))
     root = ET.Element("testsuites", {"name": "hcpscan"})
+    config = config_text(report)
+    if config is not None:
+        properties = ET.SubElement(root, "properties")
+        ET.SubElement(properties, "property", {"name": "hcpscan.config", "value": _xml_text(config)})
     started = report.metadata.get("started")
     total = _Counts()
     for rule_id in sorted(results):

@@ -8,10 +8,12 @@ and findings that do not fit are counted in a closing note instead of shown.
 from __future__ import annotations
 
 from hcpscan.findings.model import Finding, ScanReport, Status
+from hcpscan.findings.redact import shown as _shown  # `shown` counts findings below
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
     EXPLAINED_STATUSES,
     SEVERITIES,
+    config_text,
     ordered,
     passed_over_text,
     passed_over_total,
@@ -35,13 +37,16 @@ class MarkdownReporter:
 
 
 def _cut(text: str, limit: int = MAX_FIELD_CHARS) -> str:
-    text = " ".join(text.split())
+    """One line of input-derived text: control characters (newlines included) shown
+    as escapes, so a value cannot start a line of its own; runs of spaces folded."""
+    text = " ".join(_shown(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _cell(text: str) -> str:
-    """Table cell text: one line, pipes escaped."""
-    return _cut(text).replace("\\", "\\\\").replace("|", "\\|")
+    """Table cell text: one line, pipes escaped, and no HTML: a value holding `<!--` or
+    `<details>` would otherwise hide the rest of the comment from its reader."""
+    return _cut(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
 
 
 def _code(text: str) -> str:
@@ -61,6 +66,9 @@ def _header(report: ScanReport) -> list[str]:
     for sev in SEVERITIES:
         lines.append(f"| {sev.value} | {summary.failing[sev]} | {summary.suppressed[sev]} |")
     lines += ["", f"**Coverage:** {summary.coverage_text()}."]
+    config = config_text(report)
+    if config is not None:
+        lines += ["", f"**Config:** {_cell(config)}"]
     for status, label in EXPLAINED_STATUSES:
         results = summary.rules[status]
         if results:

@@ -9,19 +9,13 @@ bidirectional overrides) are shown as ``\\xNN``/``\\uNNNN`` instead.
 from __future__ import annotations
 
 import html
-import re
 
-_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+from hcpscan.findings.redact import escape_controls, shown
 
 
 def escape_html(value: object) -> str:
     """``value`` as text safe inside an element or a quoted attribute."""
-    return html.escape(_INVISIBLE.sub(_visible, str(value)), quote=True)
+    return html.escape(escape_controls(str(value), keep_layout=True), quote=True)
 
 
 def shorten(text: str, limit: int) -> str:
@@ -32,4 +26,4 @@ def shorten(text: str, limit: int) -> str:
 
 def visible(value: object) -> str:
     """``value`` on one line with its invisible characters shown (for line-based output)."""
-    return _INVISIBLE.sub(_visible, " ".join(str(value).split()))
+    return " ".join(shown(value).split())  # escaped first: a newline shows as \\n

@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hcpscan.findings.model import Finding, RuleInfo, ScanReport, Severity, Status
+from hcpscan.findings.redact import mask_values
 from hcpscan.reporters import ruledocs
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.linehash import LineHashCache
@@ -57,7 +58,11 @@ class SarifReporter:
     extension = "sarif"
 
     def render(self, report: ScanReport, options: ReportOptions) -> str:
-        return json.dumps(build_log(report, options), indent=2, ensure_ascii=False) + "\n"
+        log = build_log(report, options)
+        for run in log["runs"]:  # what came from the input; rule docs are ours and quote examples
+            run["results"] = mask_values(run["results"])
+            run["invocations"] = mask_values(run["invocations"])
+        return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
 def build_log(report: ScanReport, options: ReportOptions) -> dict[str, Any]:
@@ -91,6 +96,7 @@ def _run(report: ScanReport, options: ReportOptions) -> dict[str, Any]:
             "rules": {status.value: summary.rule_count(status) for status in RULE_STATUSES},
             "inventory": dict(sorted(report.inventory_counts.items())),
             "passedOver": [item.to_json() for item in report.passed_over],
+            **({"config": report.metadata["config"]} if "config" in report.metadata else {}),
         },
     }
 

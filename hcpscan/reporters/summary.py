@@ -42,6 +42,17 @@ def where(location: Location) -> str:
     return f"{text} (virtual)" if location.virtual else text
 
 
+def config_text(report: ScanReport) -> str | None:
+    """``path (sha256 …)`` of the config the run used, ``none``, or None when the
+    report does not say (a report built without the CLI)."""
+    if "config" not in report.metadata:
+        return None
+    used = report.metadata["config"]
+    if not isinstance(used, dict):
+        return "none"
+    return f"{used.get('path')} (sha256 {used.get('sha256')})"
+
+
 def rule_index(report: ScanReport) -> dict[str, RuleInfo]:
     return {info.id: info for info in report.rules}
 

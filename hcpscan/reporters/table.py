@@ -19,11 +19,13 @@ from rich.table import Table
 from rich.text import Text
 
 from hcpscan.findings.model import Finding, ScanReport, Severity, Status
+from hcpscan.findings.redact import shown
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
     EXPLAINED_STATUSES,
     SEVERITIES,
     Summary,
+    config_text,
     ordered,
     passed_over_text,
     passed_over_total,
@@ -65,8 +67,8 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
         blocks.append(Text(f"{severity.value.upper()} ({len(group)})", style=STYLE[severity]))
         for rule_id, by_rule in groupby(group, key=lambda f: f.rule_id):
             items = list(by_rule)
-            title = titles.get(rule_id, "")
-            heading = Text(f"  {rule_id}", style="bold")
+            title = shown(titles.get(rule_id, ""))
+            heading = Text(f"  {shown(rule_id)}", style="bold")
             heading.append(f"  {title}" if title else "")
             heading.append(f"  ({len(items)})", style="dim")
             blocks.append(heading)
@@ -80,6 +82,9 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
         blocks.append(_passed_over(report))
     blocks.append(_summary_table(summary))
     blocks.append(_coverage(summary))
+    config = config_text(report)
+    if config is not None:
+        blocks.append(Text(f"Config: {shown(config)}"))
     return blocks
 
 
@@ -91,27 +96,27 @@ def _finding(finding: Finding) -> RenderableType:
     """The object, then where and which field, the message and the evidence;
     wrapped lines stay indented under their block."""
     details = Text()
-    details.append(f"at {where(finding.location)}", style="dim")
+    details.append(f"at {shown(where(finding.location))}", style="dim")
     if finding.field:
-        details.append(f"  {finding.field}", style="dim")
-    details.append(f"\n{finding.message}")
+        details.append(f"  {shown(finding.field)}", style="dim")
+    details.append(f"\n{shown(finding.message)}")
     for item in finding.evidence:
-        details.append(f"\n- {item}", style="italic")
+        details.append(f"\n- {shown(item)}", style="italic")
     for note in finding.notes:
-        details.append(f"\nnote: {note}", style="dim")
-    return Group(_indented(Text(str(finding.object), style="bold"), 4), _indented(details, 6))
+        details.append(f"\nnote: {shown(note)}", style="dim")
+    return Group(_indented(Text(shown(finding.object), style="bold"), 4), _indented(details, 6))
 
 
 def _suppressed(findings: list[Finding]) -> RenderableType:
     parts: list[RenderableType] = [Text(f"SUPPRESSED ({len(findings)})", style="bold")]
     for f in findings:
-        head = Text(f"{f.rule_id}  {f.severity.value}  {f.object}", style="dim")
+        head = Text(f"{shown(f.rule_id)}  {f.severity.value}  {shown(f.object)}", style="dim")
         sup = f.suppression
-        detail = Text(f"at {where(f.location)}", style="dim")
+        detail = Text(f"at {shown(where(f.location))}", style="dim")
         if sup:
-            detail.append(f"\nby {sup.source} ({sup.kind}): {sup.justification}")
+            detail.append(f"\nby {shown(sup.source)} ({sup.kind}): {shown(sup.justification)}")
             if sup.expires:
-                detail.append(f" (until {sup.expires})")
+                detail.append(f" (until {shown(sup.expires)})")
         else:
             detail.append("\nno justification recorded")
         parts += [_indented(head, 2), _indented(detail, 6)]
@@ -125,15 +130,16 @@ def _diagnostics_table(report: ScanReport) -> Table:
         table.add_column(column, overflow="fold")
     for diag in report.diagnostics:
         path, line = str(diag.get("path") or ""), diag.get("line")
-        table.add_row(str(diag.get("severity") or "error"), f"{path}:{line}" if line else path,
-                      str(diag.get("message") or ""), str(diag.get("hint") or ""))
+        table.add_row(shown(diag.get("severity") or "error"),
+                      shown(f"{path}:{line}" if line else path),
+                      shown(diag.get("message") or ""), shown(diag.get("hint") or ""))
     return table
 
 
 def _passed_over(report: ScanReport) -> RenderableType:
     parts: list[RenderableType] = [Text(f"Passed over, not read: {passed_over_total(report)}",
                                         style="bold")]
-    parts += [_indented(Text(passed_over_text(item), style="dim"), 2) for item in report.passed_over]
+    parts += [_indented(Text(shown(passed_over_text(item)), style="dim"), 2) for item in report.passed_over]
     parts.append(Text(""))
     return Group(*parts)
 
@@ -155,5 +161,6 @@ def _coverage(summary: Summary) -> RenderableType:
     parts: list[RenderableType] = [Text(f"Coverage: {summary.coverage_text()}", style="bold")]
     for status, label in EXPLAINED_STATUSES:
         for result in summary.rules[status]:
-            parts.append(Text(f"  {label}: {result.rule_id}: {result.reason or 'no reason given'}"))
+            reason = shown(result.reason or "no reason given")
+            parts.append(Text(f"  {label}: {shown(result.rule_id)}: {reason}"))
     return Group(*parts)

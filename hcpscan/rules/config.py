@@ -16,6 +16,7 @@ Example::
       worker_cidrs: [10.0.0.0/16]
       secondary_networks: {"vm-ns/storage-net": [192.168.100.0/24]}
       proxy_ca_files: [certs/corp-proxy-ca.pem]
+      runtime_versions: {curl: "7.88", node-undici: "7"}   # releases consumers run (quoted)
       managed_cluster_kas_ip: 172.30.0.1
       firewall: perimeter.yaml      # see `hcpscan connectivity --help` for the format
 """
@@ -23,6 +24,7 @@ Example::
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,10 +32,11 @@ from typing import Any
 
 import jsonschema
 
+from hcpscan.analysis.proxy.noproxy import RuntimeRef, UnknownRuntime
+from hcpscan.analysis.proxy.versions import configured_versions
 from hcpscan.rules.schema import SEVERITIES
+from hcpscan.sources.walk import CONFIG_NAMES
 from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
-
-CONFIG_NAMES = (".hcpscan.yaml", ".hcpscan.yml")
 
 _DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 CONFIG_SCHEMA: dict[str, Any] = {
@@ -62,6 +65,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "proxy_ca_files": {"type": "array", "items": {"type": "string"}},
                 "managed_cluster_kas_ip": {"type": "string"},
                 "firewall": {"type": "string"},
+                # the client release consumers run, e.g. {curl: "7.88", node-undici: "7"}
+                "runtime_versions": {"type": "object",
+                                     "additionalProperties": {"type": "string"}},
             }},
     },
 }
@@ -87,6 +93,7 @@ class Exemption:
 @dataclass(slots=True)
 class ScanConfig:
     path: str | None = None
+    sha256: str | None = None  # of the file's bytes, so a report says exactly which config ran
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, str] = field(default_factory=dict)
@@ -98,23 +105,50 @@ class ScanConfig:
     proxy_ca_files: list[Path] = field(default_factory=list)
     managed_cluster_kas_ip: str | None = None
     firewall: Path | None = None  # perimeter file (security groups / firewall before the nodes)
+    runtime_versions: dict[str, RuntimeRef] = field(default_factory=dict)  # pinned client releases
 
 
-def find_config(start: Path) -> Path | None:
-    """The nearest `.hcpscan.yaml` in the scanned path's folder or above it."""
-    folder = start.resolve()
-    if not folder.is_dir():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
+    def used(self) -> dict[str, str] | None:
+        """What every report says about the config: its path and hash, or None."""
+        if self.path is None:
+            return None
+        return {"path": self.path, "sha256": self.sha256 or ""}
+
+
+def trusted_folders(cwd: Path) -> list[Path]:
+    """Where a config may come from: the working directory and its parents up to the
+    repository root (the first folder holding ``.git``); only the working directory
+    when it is in no repository. Never above: a shared /tmp or home folder is not
+    the user's project."""
+    here = cwd.resolve()
+    chain = [here, *here.parents]
+    for i, folder in enumerate(chain):
+        if (folder / ".git").exists():
+            return chain[: i + 1]
+    return [here]
+
+
+def find_config(cwd: Path, scanned: list[Path] | tuple[Path, ...] = ()) -> Path | None:
+    """The nearest config in ``trusted_folders(cwd)`` that is not inside a scanned
+    path: the input never configures its own scan (the walker reports such a file
+    as a diagnostic instead)."""
+    roots = [p.resolve() for p in scanned]
+    for folder in trusted_folders(cwd):
         for name in CONFIG_NAMES:
-            if (candidate / name).is_file():
-                return candidate / name
+            candidate = folder / name
+            if candidate.is_file() and not any(_within(candidate, root) for root in roots):
+                return candidate
     return None
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
 
 
 def load_config(path: Path) -> ScanConfig:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
         docs = list(parse_documents(text))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), None, f"cannot read config: {exc}") from None
@@ -134,7 +168,8 @@ def load_config(path: Path) -> ScanConfig:
     inputs = data.get("inputs", {})
     _check_values(text, path, data)
     return ScanConfig(
-        path=str(path), select=data.get("select", []), ignore=data.get("ignore", []),
+        path=str(path), sha256=hashlib.sha256(raw).hexdigest(),
+        select=data.get("select", []), ignore=data.get("ignore", []),
         severity=data.get("severity", {}), fail_on=data.get("fail_on"),
         rule_dirs=[base / d for d in data.get("rules", [])],
         exemptions=[Exemption(rule=e["rule"], reason=e["reason"], namespace=e.get("namespace", "*"),
@@ -147,6 +182,7 @@ def load_config(path: Path) -> ScanConfig:
         proxy_ca_files=[base / p for p in inputs.get("proxy_ca_files", [])],
         managed_cluster_kas_ip=inputs.get("managed_cluster_kas_ip"),
         firewall=base / inputs["firewall"] if inputs.get("firewall") else None,
+        runtime_versions=configured_versions(inputs.get("runtime_versions", {})),
     )
 
 
@@ -181,6 +217,11 @@ def _check_values(text: str, path: Path, data: dict[str, Any]) -> None:
             fail(("inputs", "proxy_ca_files", i), f"file not found: {path.parent / name}")
     if inputs.get("firewall") and not (path.parent / inputs["firewall"]).is_file():
         fail(("inputs", "firewall"), f"file not found: {path.parent / inputs['firewall']}")
+    for name, version in inputs.get("runtime_versions", {}).items():
+        try:
+            configured_versions({name: version})
+        except UnknownRuntime as exc:
+            fail(("inputs", "runtime_versions", name), str(exc))
 
 
 def _network(cidr: str, fail: Any) -> None:

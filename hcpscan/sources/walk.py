@@ -21,6 +21,9 @@ from hcpscan.sources.interface import Diagnostic, Entry, SkipRecord
 
 # Compressed tars are told apart by their magic bytes (``_decompressed``), not their suffix.
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip")
+# hcpscan's own config file names (hcpscan/rules/config.py reads them); one found in the
+# input is never applied, and says so
+CONFIG_NAMES = (".hcpscan.yaml", ".hcpscan.yml")
 
 Sink = Callable[[Diagnostic], None]
 Skip = Callable[[str, str], None]  # (reason, where)
@@ -28,6 +31,16 @@ Skip = Callable[[str, str], None]  # (reason, where)
 
 def _no_skip(reason: str, where: str) -> None:
     return None
+
+
+def _pass_over_hidden(display: str, name: str, skip: Skip, diagnose: Sink) -> None:
+    """A hidden file is passed over; a config file among them is also named, because a
+    dump that carried its own `ignore:` list would otherwise look clean."""
+    skip("hidden file", display)
+    if name in CONFIG_NAMES:
+        diagnose(Diagnostic(display, None, f"{name} inside a scanned path is not applied: "
+                            "the input never configures its own scan", severity="warning",
+                            hint="review it and pass --config FILE to use it"))
 
 
 def is_archive(name: str) -> bool:
@@ -93,7 +106,7 @@ def iter_folder(path: str, prefix: tuple[str, ...], diagnose: Sink, skipped: Ski
                 folders.append(item)
             continue
         if name.startswith("."):
-            skipped.add("hidden file", item.path)
+            _pass_over_hidden(item.path, name, skipped.add, diagnose)
             continue
         if item.is_symlink() and not os.path.exists(item.path):
             diagnose(Diagnostic(item.path, None, "broken symbolic link", severity="warning"))
@@ -186,7 +199,7 @@ def _iter_tar(path: str, prefix: tuple[str, ...], diagnose: Sink,
                 if not parts:
                     continue
                 if _hidden(parts):
-                    skip("hidden file", f"{path}!{name}")
+                    _pass_over_hidden(f"{path}!{name}", parts[-1], skip, diagnose)
                     continue
                 display = f"{path}!{name}"
                 if is_archive(parts[-1]):
@@ -218,7 +231,7 @@ def _iter_zip(path: str, prefix: tuple[str, ...], diagnose: Sink,
             if not parts:
                 continue
             if _hidden(parts):
-                skip("hidden file", display)
+                _pass_over_hidden(display, parts[-1], skip, diagnose)
                 continue
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
                 skip("symbolic link in an archive (not followed)", display)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 
 def test_json_output(run_cli) -> None:
     result = run_cli("noproxy", "--no-proxy", ".svc,10.128.0.0/14", "--runtime", "go",
@@ -11,12 +13,17 @@ def test_json_output(run_cli) -> None:
                      "https://kubernetes.default.svc")
     assert result.code == 0, result.err
     assert json.loads(result.out) == [
-        {"url": "https://10.129.0.7", "runtime": "go", "bypass": True, "matched": "10.128.0.0/14"},
-        {"url": "https://10.129.0.7", "runtime": "python", "bypass": False, "matched": None},
-        {"url": "https://kubernetes.default.svc", "runtime": "go", "bypass": True,
-         "matched": ".svc"},
-        {"url": "https://kubernetes.default.svc", "runtime": "python", "bypass": True,
-         "matched": ".svc"},
+        {"url": "https://10.129.0.7", "runtime": "go", "version": None, "models": ">= 1.11, < 2.0", "outcome": "direct",
+         "variable": None, "bypass": True, "matched": "10.128.0.0/14",
+         "reason": "address inside the CIDR"},
+        {"url": "https://10.129.0.7", "runtime": "python", "version": None, "models": ">= 3.8, < 4.0", "outcome": "proxy",
+         "variable": None, "bypass": False, "matched": None, "reason": "no entry matches"},
+        {"url": "https://kubernetes.default.svc", "runtime": "go", "version": None,
+         "models": ">= 1.11, < 2.0", "outcome": "direct", "variable": None, "bypass": True, "matched": ".svc",
+         "reason": "domain match"},
+        {"url": "https://kubernetes.default.svc", "runtime": "python", "version": None,
+         "models": ">= 3.8, < 4.0", "outcome": "direct", "variable": None, "bypass": True, "matched": ".svc",
+         "reason": "name or domain-suffix match"},
     ]
 
 
@@ -67,4 +74,43 @@ def test_bad_env_pair_is_a_usage_error(run_cli) -> None:
 
 def test_unknown_runtime_is_a_usage_error(run_cli) -> None:
     result = run_cli("noproxy", "--no-proxy", "x", "--runtime", "perl", "http://x")
-    assert result.code == 2 and "invalid choice" in result.err
+    assert result.code == 2 and "unknown runtime 'perl'" in result.err and "curl" in result.err
+
+
+@pytest.mark.parametrize("runtime", ["curl@6.0", "node-undici@9", "curl@eight"])
+def test_unknown_version_is_a_usage_error_listing_the_known_ranges(run_cli, runtime: str) -> None:
+    result = run_cli("noproxy", "--no-proxy", "x", "--runtime", runtime, "http://x")
+    assert result.code == 2 and f"known: {runtime.partition('@')[0]}: >= " in result.err
+
+
+def test_versions_side_by_side(run_cli) -> None:
+    result = run_cli("noproxy", "--no-proxy", "fd00::/8,*.example.test", "--runtime", "curl@7.88",
+                     "--runtime", "curl", "--runtime", "node-undici@7", "--runtime",
+                     "node-undici", "--format", "json", "http://[fd00::1]/",
+                     "http://example.test/")
+    assert result.code == 0, result.err
+    got = [(r["runtime"], r["version"], r["bypass"]) for r in json.loads(result.out)]
+    assert got == [("curl", "7.88", False), ("curl", None, True), ("node-undici", "7.0", False),
+                   ("node-undici", None, False), ("curl", "7.88", False), ("curl", None, False),
+                   ("node-undici", "7.0", True), ("node-undici", None, False)]
+
+
+def test_error_outcome_with_the_clients_reason_and_the_variable(run_cli) -> None:
+    result = run_cli("noproxy", "--env", "http_proxy=127.0.0.1:3128", "--env",
+                     "HTTPS_PROXY=http://127.0.0.1:3129", "--runtime", "node-undici",
+                     "--runtime", "ruby", "--runtime", "curl", "--format", "json",
+                     "https://api.example.test")
+    assert result.code == 0, result.err
+    rows = {r["runtime"]: r for r in json.loads(result.out)}
+    assert (rows["node-undici"]["outcome"], rows["node-undici"]["variable"]) == \
+        ("error", "http_proxy")
+    assert "Invalid URL" in rows["node-undici"]["reason"]
+    assert (rows["ruby"]["outcome"], rows["ruby"]["bypass"]) == ("error", False)
+    assert (rows["curl"]["outcome"], rows["curl"]["variable"], rows["curl"]["proxy"]) == \
+        ("proxy", "HTTPS_PROXY", "http://127.0.0.1:3129")
+
+
+def test_error_outcome_in_the_table(run_cli) -> None:
+    result = run_cli("noproxy", "--env", "HTTP_PROXY=http://p:3128", "--env",
+                     "REQUEST_METHOD=GET", "--runtime", "go", "http://a.test")
+    assert result.code == 0 and "error" in result.out and "CGI" in result.out

@@ -71,6 +71,12 @@ def test_fail_on_incomplete(run_cli):
     assert run_cli("scan", EXAMPLE, "--select", "OCM003", "--fail-on-incomplete").code == 3
 
 
+def test_exit_zero_ignores_findings_but_not_problems(run_cli, tmp_path):
+    assert run_cli("scan", EXAMPLE, "--select", "OCM005", "--fail-on", "medium", "--exit-zero").code == 0
+    assert run_cli("scan", EXAMPLE, "--select", "OCM003", "--fail-on-incomplete", "--exit-zero").code == 3
+    assert run_cli("scan", str(tmp_path / "nope"), "--exit-zero").code == 2
+
+
 def test_missing_path_is_a_usage_error(run_cli, tmp_path):
     result = run_cli("scan", str(tmp_path / "nope"))
     assert result.code == 2

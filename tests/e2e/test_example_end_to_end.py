@@ -13,7 +13,7 @@ from tests.conftest import ROOT
 from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
 from tests.reporters.snapshots import SNAPSHOT_EXTENSIONS
 
-FORMATS = ("table", "json", "sarif", "junit", "markdown")
+FORMATS = ("table", "json", "sarif", "junit", "markdown", "openreports", "policyreport")
 
 
 @pytest.fixture(scope="module")

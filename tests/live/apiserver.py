@@ -1,4 +1,5 @@
-"""A small Kubernetes-API-compatible server for live-scan tests (HTTPS, read-only).
+"""A small Kubernetes-API-compatible server for live-scan tests (HTTPS; read-only unless a test
+makes resources appliable).
 
 There is no kube-apiserver package on our registries (DOMAIN.md §9), so the
 tests talk to this stand-in, and the real kubectl is driven against it in the
@@ -12,9 +13,18 @@ same tests to prove it answers as a real server would. It serves:
 * lists, cluster-wide and per namespace, with ``limit``/``continue``; built-in
   lists omit ``kind``/``apiVersion`` on their items as the real server does;
 * ``GET /api/v1/namespaces/<name>``;
+* ``GET`` of one object (``.../<plural>/<name>``);
+* server-side apply (``PATCH`` with ``application/apply-patch+yaml``) of the
+  resources in ``ClusterState.appliable`` only (the OpenReports kinds, or the
+  deploy/ kinds for ``kubectl apply --dry-run=server``): ``fieldManager``
+  required, conflicts between managers without ``force``, ``dryRun=All``,
+  403 for resources not granted, 404 for a namespace that does not exist, 422
+  with the schema's complaints (``ClusterState.schemas``);
 * 401 without a known bearer token or client certificate, 404 for what is
   not served, 410 for expired continue tokens, injected 429/5xx answers, 405
-  for any method but GET.
+  for any other write;
+* hostile answers (``misbehave``): headers dribbled a line at a time, a body
+  that never ends, a JSON server that is not Kubernetes.
 
 It binds 127.0.0.1 on an ephemeral port; every connection has a timeout and a
 request budget, so no loop runs unbounded.
@@ -30,12 +40,14 @@ import ssl
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import yaml
 
 from tests.live.pki import CertificateAuthority
 
@@ -44,6 +56,9 @@ RW_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "upd
 BUILTIN_GROUPS = frozenset({"", "apps", "batch", "networking.k8s.io", "rbac.authorization.k8s.io"})
 _PER_CONNECTION_REQUESTS = 1000
 _SOCKET_TIMEOUT = 10.0
+DRIBBLE_INTERVAL = 0.25  # seconds between dribbled header lines
+DRIBBLE_FOR = 4.0  # then the real answer, so a client without a deadline gets one eventually
+ENDLESS_CAP = 64 << 20  # bytes of an "endless" body before the stand-in gives up
 
 
 @dataclass(frozen=True)
@@ -124,6 +139,27 @@ CRDS = (
 
 PREFERRED = {"hypershift.openshift.io": "v1beta1"}
 
+# The OpenReports CRDs, which `hcpscan cluster --publish-reports` writes to.
+REPORT_CRDS = (
+    _r("openreports.io/v1alpha1", "reports", "Report", short=("reps",)),
+    _r("openreports.io/v1alpha1", "clusterreports", "ClusterReport", False, ("creps",)),
+)
+# What deploy/ creates (RBAC, and Open Cluster Management's hub kinds), for
+# `kubectl apply --dry-run=server` of its manifests.
+DEPLOY_RESOURCES = (
+    _r("rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", False),
+    _r("rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", False),
+    _r("rbac.authorization.k8s.io/v1", "roles", "Role"),
+    _r("rbac.authorization.k8s.io/v1", "rolebindings", "RoleBinding"),
+    _r("cluster.open-cluster-management.io/v1beta1", "placements", "Placement"),
+    _r("cluster.open-cluster-management.io/v1beta2", "managedclustersetbindings", "ManagedClusterSetBinding"),
+    _r("work.open-cluster-management.io/v1", "manifestworks", "ManifestWork", short=("mw",)),
+    _r("work.open-cluster-management.io/v1alpha1", "manifestworkreplicasets", "ManifestWorkReplicaSet",
+       short=("mwrs",)),
+)
+APPLY_PATCH = "application/apply-patch+yaml"
+_MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's request body limit
+
 
 def catalog(*, without: Iterable[str] = ()) -> list[Served]:
     """Built-ins plus CRDs, minus the CRD groups or kinds named in ``without``."""
@@ -159,6 +195,14 @@ class ClusterState:
     expire_continue: set[str] = field(default_factory=set)  # next continue on these plurals -> 410
     faults: dict[str, Fault] = field(default_factory=dict)  # path -> injected answers
     delay: float = 0.0  # seconds before every answer (bounded by the socket timeout)
+    # path -> how the answer misbehaves: "dribble-headers" (one header line every
+    # DRIBBLE_INTERVAL s for DRIBBLE_FOR s, then the real answer), "endless-body" (a 200
+    # whose body never ends, up to ENDLESS_CAP bytes), "not-kubernetes" (some other JSON API)
+    misbehave: dict[str, str] = field(default_factory=dict)
+    # Server-side apply: the (group, plural)s that accept it, and a validator per
+    # (group, kind) returning what the server would reject (empty: valid).
+    appliable: set[tuple[str, str]] = field(default_factory=set)
+    schemas: dict[tuple[str, str], Callable[[dict[str, Any]], list[str]]] = field(default_factory=dict)
     resource_version: int = 1000
     requests: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -178,6 +222,35 @@ class ClusterState:
         items.append(stored)
         items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"].get("name", "")))
 
+    def find(self, group: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        for obj in self.objects.get((group, kind), []):
+            meta = obj["metadata"]
+            if meta.get("namespace", "") == namespace and meta.get("name") == name:
+                return obj
+        return None
+
+    def store(self, body: dict[str, Any], manager: str) -> bool:
+        """Create or replace an applied object (one field manager owns all of it);
+        True when it was created."""
+        group, _, _ = str(body["apiVersion"]).rpartition("/")
+        meta = body["metadata"]
+        old = self.find(group, body["kind"], meta.get("namespace", ""), meta["name"])
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        meta["managedFields"] = [{"manager": manager, "operation": "Apply", "apiVersion": body["apiVersion"],
+                                  "time": stamp, "fieldsType": "FieldsV1", "fieldsV1": {}}]
+        if old is None:
+            meta["creationTimestamp"] = stamp
+            meta["generation"] = 1
+            self.add(body)
+            return True
+        meta.update(uid=old["metadata"]["uid"], creationTimestamp=old["metadata"]["creationTimestamp"],
+                    generation=old["metadata"].get("generation", 1) + 1)
+        self.resource_version += 1
+        meta["resourceVersion"] = str(self.resource_version)
+        items = self.objects[(group, body["kind"])]
+        items[items.index(old)] = json.loads(json.dumps(body))
+        return False
+
     def may(self, group: str, plural: str) -> bool:
         return self.allowed is None or (group, plural) in self.allowed
 
@@ -191,6 +264,27 @@ def _status(code: int, reason: str, message: str, details: dict[str, Any] | None
     if details:
         out["details"] = details
     return out
+
+
+def _display(r: Served) -> str:
+    return f"{r.plural}.{r.group}" if r.group else r.plural
+
+
+def _mismatch(body: Any, resource: Served, namespace: str, name: str) -> str:
+    """What a real server answers 400 to: a body that is not the object of the URL."""
+    if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict):
+        return "the body is not an object with metadata"
+    if body.get("apiVersion") != resource.api_version or body.get("kind") != resource.kind:
+        return (f"the API version in the data ({body.get('apiVersion')}) or kind ({body.get('kind')}) "
+                f"does not match the request ({resource.api_version}, {resource.kind})")
+    meta = body["metadata"]
+    if meta.get("name") != name:
+        return f"the name of the object ({meta.get('name')}) does not match the name on the URL ({name})"
+    if meta.get("namespace", namespace) != namespace:
+        return "the namespace of the provided object does not match the namespace sent on the request"
+    if namespace:
+        meta["namespace"] = namespace
+    return ""
 
 
 def _encode_token(rv: int, last: str) -> str:
@@ -231,16 +325,134 @@ class _Handler(BaseHTTPRequestHandler):
             state.requests.append(record)
         if state.delay:
             time.sleep(min(state.delay, _SOCKET_TIMEOUT))
+        mode = state.misbehave.get(url.path)
+        if mode == "endless-body":
+            self._endless_body()
+            return
+        if mode == "not-kubernetes":
+            self._send(200, {"status": "ok", "service": "corporate login portal"}, {})
+            return
+        if mode == "dribble-headers":
+            self._dribble_headers()
         code, body, headers = self._answer(url.path, query, user)
         record.status = code
         self._send(code, body, headers)
+
+    def _dribble_headers(self) -> None:
+        """Headers as a slow (or hostile) server sends them: each read of the client gets
+        a line before its socket timeout, so only a whole-request deadline ends it."""
+        started = time.monotonic()
+        self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        self.wfile.flush()
+        while time.monotonic() - started < DRIBBLE_FOR:
+            time.sleep(DRIBBLE_INTERVAL)
+            self.wfile.write(b"X-Dribble: 1\r\n")
+            self.wfile.flush()
+        # then a real answer's headers follow: _send's status line is swallowed as a header
+        self.wfile.write(b"X-Status-Line: ")
+
+    def _endless_body(self) -> None:
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         b"Connection: close\r\n\r\n{\"kind\": \"APIVersions\", \"pad\": \"")
+        chunk = b"x" * (1 << 16)
+        for _ in range(ENDLESS_CAP // len(chunk)):
+            self.wfile.write(chunk)
+        self.close_connection = True
 
     def _refuse(self) -> None:
         with self.server.state.lock:
             self.server.state.requests.append(Request(self.command, self.path, {}, self._user(), 405))
         self._send(405, _status(405, "MethodNotAllowed", "the stand-in is read-only"), {})
 
-    do_POST = do_PUT = do_PATCH = do_DELETE = _refuse  # noqa: N815
+    do_POST = do_PUT = do_DELETE = _refuse  # noqa: N815
+
+    def do_PATCH(self) -> None:  # noqa: N802 - http.server's naming
+        state = self.server.state
+        url = urlsplit(self.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > _MAX_BODY:
+            self.close_connection = True
+            self._send(413, _status(413, "RequestEntityTooLarge", "request body too large"), {})
+            return
+        body = self.rfile.read(length)
+        content_type = self.headers.get("Content-Type", "").split(";")[0].strip()
+        user = self._user()
+        record = Request("PATCH", url.path, query, user)
+        with state.lock:
+            state.requests.append(record)
+        code, answer = self._apply(url.path, query, user, content_type, body)
+        record.status = code
+        self._send(code, answer, {})
+
+    def _apply(self, path: str, query: dict[str, str], user: str | None, content_type: str,
+               data: bytes) -> tuple[int, dict[str, Any]]:
+        state = self.server.state
+        if user is None:
+            return 401, _status(401, "Unauthorized", "Unauthorized")
+        target = self._object_path(path)
+        if target is None or (target[0].group, target[0].plural) not in state.appliable:
+            return 405, _status(405, "MethodNotAllowed", "the stand-in only accepts server-side apply "
+                                "of the resources a test made appliable")
+        resource, namespace, name = target
+        if content_type != APPLY_PATCH:
+            return 415, _status(415, "UnsupportedMediaType", f"the stand-in only accepts {APPLY_PATCH}")
+        where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+        if resource.plural in state.forbidden or not state.may(resource.group, resource.plural):
+            return 403, _status(403, "Forbidden", (
+                f'{_display(resource)} "{name}" is forbidden: User "{user}" cannot patch resource '
+                f'"{resource.plural}" in API group "{resource.group}" {where}'),
+                {"name": name, "group": resource.group, "kind": resource.plural})
+        if not query.get("fieldManager"):
+            return 400, _status(400, "BadRequest", "PATCH requests of type apply must set fieldManager")
+        try:
+            body = yaml.safe_load(data)
+        except yaml.YAMLError as exc:
+            return 400, _status(400, "BadRequest", f"error decoding YAML: {exc}")
+        problem = _mismatch(body, resource, namespace, name)
+        if problem:
+            return 400, _status(400, "BadRequest", problem)
+        if namespace and state.objects.get(("", "Namespace")) and state.find("", "Namespace", "", namespace) is None:
+            return 404, _status(404, "NotFound", f'namespaces "{namespace}" not found',
+                                {"name": namespace, "kind": "namespaces"})
+        validate = state.schemas.get((resource.group, resource.kind))
+        errors = validate(body) if validate else []
+        if errors:
+            causes = [{"reason": "FieldValueInvalid", "message": message, "field": where}
+                      for where, _, message in (e.partition(": ") for e in errors)]
+            return 422, _status(422, "Invalid", f'{resource.kind}.{resource.group or "core"} "{name}" is '
+                                f'invalid: {"; ".join(errors)}', {"name": name, "group": resource.group,
+                                                                  "kind": resource.kind, "causes": causes})
+        with state.lock:
+            old = state.find(resource.group, resource.kind, namespace, name)
+            owner = (old or {}).get("metadata", {}).get("managedFields", [{}])[0].get("manager")
+            if old is not None and owner and owner != query["fieldManager"] and query.get("force") != "true":
+                return 409, _status(409, "Conflict", f'Apply failed with 1 conflict: conflict with '
+                                    f'"{owner}": .metadata (retry with force)')
+            if query.get("dryRun") == "All":
+                return 200, body
+            created = state.store(body, query["fieldManager"])
+            stored = state.find(resource.group, resource.kind, namespace, name)
+        return (201 if created else 200), stored or {}
+
+    def _object_path(self, path: str) -> tuple[Served, str, str] | None:
+        """``/api(s)/.../[namespaces/<ns>/]<plural>/<name>`` -> (resource, namespace, name)."""
+        parts = [p for p in path.split("/") if p]
+        if parts[:1] == ["api"] and len(parts) >= 2:
+            gv, rest = ("", parts[1]), parts[2:]
+        elif parts[:1] == ["apis"] and len(parts) >= 3:
+            gv, rest = (parts[1], parts[2]), parts[3:]
+        else:
+            return None
+        namespace = ""
+        if len(rest) == 4 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        if len(rest) != 2:
+            return None
+        resource = next((r for r in self.server.state.served(*gv) if r.plural == rest[0]), None)
+        if resource is None or resource.namespaced != bool(namespace):
+            return None
+        return resource, namespace, rest[1]
 
     def _user(self) -> str | None:
         scheme, _, token = self.headers.get("Authorization", "").partition(" ")
@@ -322,6 +534,8 @@ class _Handler(BaseHTTPRequestHandler):
             namespace, rest = rest[1], rest[2:]
         elif rest[0] == "namespaces" and len(rest) == 2 and not group:
             return self._get_namespace(rest[1])
+        if len(rest) == 2:
+            return self._get_object(served, namespace, rest, user)
         if len(rest) != 1:
             return not_found
         resource = next((r for r in served if r.plural == rest[0] and "list" in r.verbs), None)
@@ -333,6 +547,23 @@ class _Handler(BaseHTTPRequestHandler):
                        f'cannot list resource "{resource.plural}" in API group "{group}" {scope}')
             return 403, _status(403, "Forbidden", message, {"group": group, "kind": resource.plural}), {}
         return self._list(resource, namespace, query)
+
+    def _get_object(self, served: list[Served], namespace: str | None, rest: list[str], user: str
+                    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        state = self.server.state
+        resource = next((r for r in served if r.plural == rest[0] and "get" in r.verbs), None)
+        if resource is None or resource.namespaced != (namespace is not None):
+            return 404, _status(404, "NotFound", "the server could not find the requested resource"), {}
+        if resource.plural in state.forbidden or not state.may(resource.group, resource.plural):
+            return 403, _status(403, "Forbidden", f'{_display(resource)} "{rest[1]}" is forbidden: User '
+                                f'"{user}" cannot get resource "{resource.plural}" in API group '
+                                f'"{resource.group}"'), {}
+        with state.lock:
+            obj = state.find(resource.group, resource.kind, namespace or "", rest[1])
+        if obj is None:
+            return 404, _status(404, "NotFound", f'{_display(resource)} "{rest[1]}" not found',
+                                {"name": rest[1], "group": resource.group, "kind": resource.plural}), {}
+        return 200, obj, {}
 
     @staticmethod
     def _describe(r: Served) -> dict[str, Any]:

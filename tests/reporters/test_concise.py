@@ -35,7 +35,7 @@ def test_a_message_stays_on_its_line_with_invisible_characters_shown(options):
     report = small_report()
     report.findings[0].message = "two\nlines\x1b[2J and \u202eoverride"
     (line,) = [x for x in render("concise", report, options).splitlines() if "HCP-NET-001" in x]
-    assert line.endswith("[critical] two lines\\x1b[2J and \\u202eoverride")
+    assert line.endswith("[critical] two\\nlines\\x1b[2J and \\u202eoverride")
 
 
 def test_virtual_locations_keep_a_jumpable_path(options):

@@ -83,4 +83,4 @@ def test_control_characters_do_not_break_the_xml():
     finding = ignition_finding()
     finding.message = "bad\x00byte\x1b[31m in a value"
     root = parse(report_with([finding]))
-    assert "bad\ufffdbyte" in next(root.iter("failure")).get("message")
+    assert "bad\\x00byte\\x1b[31m" in next(root.iter("failure")).get("message")

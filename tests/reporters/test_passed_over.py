@@ -113,3 +113,11 @@ def test_a_scan_reports_what_the_loader_passed_over(tmp_path, run_cli):
     assert sum(p["count"] for p in props) == 3
     table = run_cli("scan", str(tmp_path)).out
     assert "Passed over, not read: 3" in table and "1 not a manifest (.md)" in table
+
+
+def test_names_from_the_input_are_shown_escaped(report):
+    # a folder named with a terminal escape becomes a resource name of the breakdown
+    report.passed_over = [PassedOver("left out (files): no selected rule reads the resource", 1,
+                                     "mg/namespaces/a/x/evil.yaml", {"evil\x1b[2K": 1})]
+    for name in ("table", "concise", "markdown", "junit", "html"):
+        assert "\x1b" not in _render(name, report), name

@@ -155,12 +155,15 @@ check: {template: field_matches, params: {path: "$.metadata.labels.owner", patte
     assert "'docs'" in info.value.message and "'category'" in info.value.message
 
 
-def test_config_file_is_found_upwards_and_validated(tmp_path):
+def test_config_file_is_found_upwards_to_the_repository_root_and_validated(tmp_path):
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nfail_on: medium\n")
+    (tmp_path / ".git").mkdir()
     nested = tmp_path / "clusters" / "prod"
     nested.mkdir(parents=True)
     found = find_config(nested)
-    assert found == tmp_path / ".hcpscan.yaml"
+    assert found == tmp_path.resolve() / ".hcpscan.yaml"
+    assert find_config(nested, [tmp_path / "clusters"]) == found
+    assert find_config(nested, [tmp_path]) is None  # inside a scanned path
     assert load_config(found).fail_on == "medium"
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nexemptions:\n- rule: HCP001\n")
     with pytest.raises(ConfigError) as info:
@@ -211,6 +214,9 @@ def test_config_values_are_checked_when_loaded(tmp_path):
         ("inputs:\n  managed_cluster_kas_ip: 300.1.1.1\n", 2, "not an IP address"),
         ("inputs:\n  proxy_ca_files: [missing.pem]\n", 2, "file not found"),
         ("exemptions:\n- rule: HCP001\n  reason: lab\n  expires: 2020-02-30\n", 4, "not a date"),
+        ("inputs:\n  runtime_versions:\n    curl: '6.0'\n", 3, "known: curl: >= 7.86"),
+        ("inputs:\n  runtime_versions:\n    perl: '5'\n", 3, "unknown runtime 'perl'"),
+        ("inputs:\n  runtime_versions:\n    curl: 7.88\n", 3, "is not of type 'string'"),
     ):
         config.write_text(text)
         with pytest.raises(ConfigError) as info:
@@ -228,6 +234,14 @@ def test_a_scan_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
     finally:
         (gc.enable if was else gc.disable)()
     assert [f.rule_id for f in report.findings] == ["PRX008"]
+
+
+def test_config_runtime_versions_are_typed_references(tmp_path):
+    config = tmp_path / ".hcpscan.yaml"
+    config.write_text("inputs:\n  runtime_versions: {curl: '7.88', node-undici: '7'}\n")
+    versions = load_config(config).runtime_versions
+    assert {k: str(v) for k, v in versions.items()} == {"curl": "curl@7.88",
+                                                         "node-undici": "node-undici@7.0"}
 
 
 def test_a_reference_rule_alone_reads_the_kind_it_references(tmp_path):

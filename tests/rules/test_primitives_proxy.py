@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from hcpscan.analysis.proxy.noproxy import runtime_ref
 from hcpscan.findings.model import ScanReport, Status
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
@@ -443,8 +444,27 @@ def test_prx007_cidr_names_the_clients_that_ignore_it() -> None:
     assert "python" in lines[0] and "wget" in lines[0] and "curl" not in lines[0]
 
 
-def test_prx007_a_configmap_many_workloads_read_is_one_finding_at_the_value(tmp_path: Path) -> None:
-    deployment = """\
+def test_prx007_names_the_releases_that_diverge() -> None:
+    found = _divergence("fd00::/8")
+    assert found is not None
+    line = found[1][0]
+    assert "curl before 8.18" in line and "python" in line, line
+    star = _divergence("*.example.com")
+    assert star is not None and any("node-undici" not in ln for ln in star[1])
+    apex = [ln for ln in star[1] if "for example.com:" in ln]
+    assert apex and "node-undici before 8.0" in apex[0], star
+
+
+def test_prx007_a_configured_release_is_the_only_one_asked_about() -> None:
+    pinned = {"curl": runtime_ref("curl@8.18")}
+    found = _divergence("fd00::/8", pinned)
+    assert found is not None and "curl" not in found[1][0]
+    found = _divergence("fd00::/8", {"curl": runtime_ref("curl@7.88")})
+    assert found is not None and "curl@7.88" in found[1][0]
+
+
+# A Python workload reading its proxy variables from the ConfigMap proxy-env.
+PYTHON_DEPLOYMENT = """\
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -458,20 +478,40 @@ spec:
         envFrom:
         - configMapRef: {name: proxy-env}
 """
-    text = """\
+
+
+def proxy_env(no_proxy: str) -> str:
+    return f"""\
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: proxy-env, namespace: apps}
+metadata: {{name: proxy-env, namespace: apps}}
 data:
   HTTPS_PROXY: http://p:3128
-  NO_PROXY: "*.corp.example.com"
-""" + deployment % ("app", "app") + deployment % ("worker", "worker")
+  NO_PROXY: "{no_proxy}"
+"""
+
+
+def test_prx007_a_configmap_many_workloads_read_is_one_finding_at_the_value(tmp_path: Path) -> None:
+    text = proxy_env("*.corp.example.com") + PYTHON_DEPLOYMENT % ("app", "app") + \
+        PYTHON_DEPLOYMENT % ("worker", "worker")
     (finding,) = run(tmp_path, text, "PRX007").findings
     assert (finding.object.kind, finding.object.name, finding.field) == ("ConfigMap", "proxy-env",
                                                                         "data.NO_PROXY")
     assert finding.location.line == 6
     said = " ".join([finding.message, *finding.evidence])
     assert "Deployment apps/app" in said and "Deployment apps/worker" in said
+
+
+def test_prx007_reads_the_configured_releases_in_a_scan(tmp_path: Path) -> None:
+    text = proxy_env("fd00::/8") + PYTHON_DEPLOYMENT % ("app", "app")
+
+    def evidence(config: ScanConfig | None) -> str:
+        return "\n".join(line for f in run(tmp_path, text, "PRX007", config).findings
+                         for line in f.evidence)
+
+    assert "curl before 8.18" in evidence(None)
+    pinned = ScanConfig(runtime_versions={"curl": runtime_ref("curl@7.88")})
+    assert "curl@7.88" in evidence(pinned)
 
 
 # -- PRX007: who reads the value ---------------------------------------------------------------

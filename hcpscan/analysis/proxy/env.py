@@ -6,8 +6,9 @@ and the NO_PROXY decision. Facts per client (from each client's source):
 
 * go: ``HTTP_PROXY`` then ``http_proxy`` (same for HTTPS_PROXY, NO_PROXY) — the
   first *non-empty* value wins; https uses only HTTPS_PROXY, http only
-  HTTP_PROXY, other schemes never a proxy; under CGI (``REQUEST_METHOD`` set)
-  HTTP_PROXY is refused for http URLs.
+  HTTP_PROXY, other schemes never a proxy; under CGI (``REQUEST_METHOD``
+  non-empty) an http URL with an HTTP proxy set fails with an error, before
+  NO_PROXY or the loopback rule is looked at.
 * curl: ``<scheme>_proxy`` then ``<SCHEME>_PROXY`` — but never ``HTTP_PROXY``
   (only lower-case ``http_proxy`` for http); ws/wss fall back to http(s)_proxy;
   then ``all_proxy``/``ALL_PROXY``; ``no_proxy`` before ``NO_PROXY``; empty = unset.
@@ -18,13 +19,18 @@ and the NO_PROXY decision. Facts per client (from each client's source):
   ``no_proxy`` or (when that is empty/unset) ``NO_PROXY``.
 * node-undici: ``http_proxy ?? HTTP_PROXY`` — a *defined* lower-case variable
   wins even when empty; https falls back to the http proxy; ``no_proxy ??
-  NO_PROXY``.
-* proxy-from-env: ``npm_config_<scheme>_proxy``, ``<scheme>_proxy``,
-  ``npm_config_proxy``, ``all_proxy`` — each lower-case first, then upper-case,
-  empty = unset; NO_PROXY from ``npm_config_no_proxy`` then ``no_proxy``.
-* ruby: lower-case first, then upper-case; a defined empty lower-case value wins
-  (and means "no proxy"); under CGI only a lone lower-case ``http_proxy`` or
-  ``CGI_HTTP_PROXY`` is used.
+  NO_PROXY``. A proxy value that is not an http(s)/socks URL (``127.0.0.1:3128``)
+  makes the agent throw, so every request fails.
+* proxy-from-env 2.x: ``<scheme>_proxy``, ``all_proxy`` — each lower-case
+  first, then upper-case, empty = unset; NO_PROXY from ``no_proxy``. 1.x reads
+  ``npm_config_<scheme>_proxy`` before them and ``npm_config_proxy`` before
+  ``all_proxy``, and ``npm_config_no_proxy`` before ``no_proxy``.
+* ruby (``Net::HTTP``): it looks the proxy up for ``http://host:port`` whatever
+  the URL's scheme, so an https request uses ``http_proxy`` (``https_proxy`` is
+  never read); lower-case first, then upper-case; a defined empty lower-case
+  value wins (and means "no proxy"); under CGI only lower-case ``http_proxy``,
+  then ``CGI_HTTP_PROXY``, is used. A value ``URI.parse`` rejects
+  (``127.0.0.1:3128``) raises, but only for requests that would use the proxy.
 * java: no environment variables; system properties ``http.proxyHost``,
   ``https.proxyHost``, ``http.nonProxyHosts`` given as ``--env`` keys or as ``-D``
   options in ``JAVA_TOOL_OPTIONS``/``JDK_JAVA_OPTIONS``/``JAVA_OPTS``.
@@ -33,16 +39,24 @@ and the NO_PROXY decision. Facts per client (from each client's source):
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from hcpscan.analysis.proxy.decision import Decision
-from hcpscan.analysis.proxy.noproxy import bypasses, runtime
+from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses, runtime_ref
+from hcpscan.analysis.proxy.runtimes.base import Version
+from hcpscan.analysis.proxy.runtimes.node import PFE_2
 from hcpscan.analysis.proxy.target import Target, parse_target
 
 Env = Mapping[str, str]
+Outcome = Literal["direct", "proxy", "error"]
+
+# RFC 3986 / WHATWG: a URL starts with a scheme; "127.0.0.1:3128" has none.
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+GO_CGI_ERROR = "refusing to use HTTP_PROXY value in CGI environment; see golang.org/s/cgihttpproxy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +68,9 @@ class EnvChoice:
     no_proxy: str | None
     no_proxy_var: str | None
     note: str = ""
+    error: str = ""  # the client refuses the configuration: its reason
+    error_var: str | None = None  # the variable it refuses
+    error_if_proxied: bool = False  # the refusal only hits requests that would use the proxy
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +83,13 @@ class EnvDecision:
     matched: str | None  # the NO_PROXY entry that made it direct
     no_proxy_var: str | None
     reason: str
+    outcome: Outcome = "direct"
+    variable: str | None = None  # the variable that chose the proxy, or that the client refused
 
     def to_json(self) -> dict[str, Any]:
-        return {"url": self.url, "runtime": self.runtime, "bypass": self.bypass,
-                "matched": self.matched, "proxy": None if self.bypass else self.proxy,
+        return {"url": self.url, "runtime": self.runtime, "outcome": self.outcome,
+                "variable": self.variable, "bypass": self.bypass, "matched": self.matched,
+                "proxy": self.proxy if self.outcome == "proxy" else None,
                 "proxy_var": self.proxy_var, "no_proxy_var": self.no_proxy_var,
                 "reason": self.reason}
 
@@ -88,14 +108,14 @@ def _first_defined(env: Env, *names: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _go(env: Env, scheme: str) -> EnvChoice:
+def _go(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_nonempty(env, "NO_PROXY", "no_proxy")
     if scheme == "https":
         proxy, var = _first_nonempty(env, "HTTPS_PROXY", "https_proxy")
     elif scheme == "http":
         proxy, var = _first_nonempty(env, "HTTP_PROXY", "http_proxy")
         if proxy and env.get("REQUEST_METHOD"):
-            return EnvChoice(None, var, no, no_var, "refused: HTTP_PROXY in a CGI environment")
+            return EnvChoice(proxy, var, no, no_var, error=GO_CGI_ERROR, error_var=var)
     else:
         return EnvChoice(None, None, no, no_var, f"Go uses no proxy for {scheme or 'this'} URLs")
     if proxy and proxy.partition("://")[0].lower() not in ("http", "https", "socks5"):
@@ -103,7 +123,7 @@ def _go(env: Env, scheme: str) -> EnvChoice:
     return EnvChoice(proxy, var, no, no_var)
 
 
-def _curl(env: Env, scheme: str) -> EnvChoice:
+def _curl(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_nonempty(env, "no_proxy", "NO_PROXY")
     names = [f"{scheme}_proxy"]
     if scheme != "http":  # HTTP_PROXY is never read (CGI "Proxy:" header injection)
@@ -135,25 +155,41 @@ def urllib_proxies(env: Env) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _python(env: Env, scheme: str) -> EnvChoice:
+def _python(env: Env, scheme: str, version: Version) -> EnvChoice:
     found = urllib_proxies(env)
     proxy, var = found.get(scheme, (None, None))
     no, no_var = found.get("no", (None, None))
     return EnvChoice(proxy, var, no, no_var)
 
 
-def _requests(env: Env, scheme: str) -> EnvChoice:
+def _requests(env: Env, scheme: str, version: Version) -> EnvChoice:
     found = urllib_proxies(env)
     proxy, var = found.get(scheme) or found.get("all") or (None, None)
     no, no_var = _first_nonempty(env, "no_proxy", "NO_PROXY")
     return EnvChoice(proxy, var, no, no_var)
 
 
-def _undici(env: Env, scheme: str) -> EnvChoice:
+def _undici_refusal(value: str) -> str:
+    """Why undici's ProxyAgent throws for ``value`` ("" when it accepts it)."""
+    scheme = _SCHEME.match(value)
+    if scheme is None:
+        return f"Invalid URL: undici cannot read {value!r} as a proxy URL"
+    if scheme.group(1).lower() not in ("http", "https", "socks", "socks5"):
+        return f"Invalid URL protocol {scheme.group(1)!r}: the proxy URL must start with http: " \
+               "or https:"
+    return ""
+
+
+def _undici(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_defined(env, "no_proxy", "NO_PROXY")
     http, http_var = _first_defined(env, "http_proxy", "HTTP_PROXY")
+    https, https_var = _first_defined(env, "https_proxy", "HTTPS_PROXY")
+    # the agent builds both proxy agents up front: a bad value fails every request
+    for value, var in ((http, http_var), (https, https_var)):
+        refusal = _undici_refusal(value) if value else ""
+        if refusal:
+            return EnvChoice(value, var, no, no_var, error=refusal, error_var=var)
     if scheme == "https":
-        https, https_var = _first_defined(env, "https_proxy", "HTTPS_PROXY")
         if https:
             return EnvChoice(https, https_var, no, no_var)
         return EnvChoice(http or None, http_var if http else None, no, no_var,
@@ -161,17 +197,19 @@ def _undici(env: Env, scheme: str) -> EnvChoice:
     return EnvChoice(http or None, http_var if http else None, no, no_var)
 
 
-def _pfe(env: Env, scheme: str) -> EnvChoice:
+def _pfe(env: Env, scheme: str, version: Version) -> EnvChoice:
     def get(key: str) -> tuple[str | None, str | None]:
         return _first_nonempty(env, key.lower(), key.upper())
 
+    npm = version < PFE_2  # 2.x no longer reads npm's configuration variables
     proxy, var = None, None
-    for key in (f"npm_config_{scheme}_proxy", f"{scheme}_proxy", "npm_config_proxy", "all_proxy"):
+    keys = (f"npm_config_{scheme}_proxy", f"{scheme}_proxy", "npm_config_proxy", "all_proxy")
+    for key in keys if npm else keys[1::2]:
         proxy, var = get(key)
         if proxy:
             break
     no, no_var = None, None
-    for key in ("npm_config_no_proxy", "no_proxy"):
+    for key in ("npm_config_no_proxy", "no_proxy") if npm else ("no_proxy",):
         no, no_var = get(key)
         if no:
             break
@@ -180,18 +218,29 @@ def _pfe(env: Env, scheme: str) -> EnvChoice:
     return EnvChoice(proxy, var, no, no_var)
 
 
-def _ruby(env: Env, scheme: str) -> EnvChoice:
+def _ruby(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_defined(env, "no_proxy", "NO_PROXY")
-    name = f"{scheme}_proxy"
-    if name == "http_proxy" and "REQUEST_METHOD" in env:
-        lone = [k for k in env if k.lower() == "http_proxy"] == ["http_proxy"]
-        proxy, var = (env["http_proxy"], "http_proxy") if lone else (None, None)
-        if not proxy:
+    if scheme not in ("http", "https"):
+        return EnvChoice(None, None, no, no_var, f"Net::HTTP speaks no {scheme or 'such'} URLs")
+    # Net::HTTP asks URI::HTTP("http://host:port").find_proxy: always the http_proxy name
+    if "REQUEST_METHOD" in env:
+        proxy, var = _first_defined(env, "http_proxy")
+        if proxy is None:
             proxy, var = _first_defined(env, "CGI_HTTP_PROXY")
     else:
-        proxy, var = _first_defined(env, name, name.upper())
+        proxy, var = _first_defined(env, "http_proxy", "HTTP_PROXY")
+    if proxy and not _ruby_has_host(proxy):
+        return EnvChoice(proxy, var, no, no_var, error=f"URI::InvalidURIError: bad URI(is not "
+                         f"URI?): {proxy!r}", error_var=var, error_if_proxied=True)
     return EnvChoice(proxy or None, var, no, no_var,
                      "an empty variable means no proxy" if var and not proxy else "")
+
+
+def _ruby_has_host(value: str) -> bool:
+    """Whether ``URI.parse(value)`` reads a proxy host: a scheme then ``//``; a value
+    without a scheme whose first segment holds a ':' is rejected outright."""
+    scheme = _SCHEME.match(value)
+    return scheme is not None and value[scheme.end():].startswith("//")
 
 
 def java_properties(env: Env) -> dict[str, str]:
@@ -210,7 +259,7 @@ def java_properties(env: Env) -> dict[str, str]:
     return props
 
 
-def _java(env: Env, scheme: str) -> EnvChoice:
+def _java(env: Env, scheme: str, version: Version) -> EnvChoice:
     props = java_properties(env)
     no = props.get("http.nonProxyHosts")
     no_var = "http.nonProxyHosts" if no is not None else None
@@ -223,37 +272,53 @@ def _java(env: Env, scheme: str) -> EnvChoice:
     return EnvChoice(None, None, no, no_var, "Java reads no proxy environment variables")
 
 
-def _wget(env: Env, scheme: str) -> EnvChoice:
+def _wget(env: Env, scheme: str, version: Version) -> EnvChoice:
     proxy, var = _first_nonempty(env, f"{scheme}_proxy") if scheme in ("http", "https", "ftp") \
         else (None, None)
     no, no_var = _first_defined(env, "no_proxy")
     return EnvChoice(proxy, var, no, no_var)
 
 
-_CHOOSERS: dict[str, Callable[[Env, str], EnvChoice]] = {
+_CHOOSERS: dict[str, Callable[[Env, str, Version], EnvChoice]] = {
     "go": _go, "curl": _curl, "python": _python, "requests": _requests,
     "node-undici": _undici, "proxy-from-env": _pfe, "ruby": _ruby, "java": _java, "wget": _wget,
 }
 
 
-def choose(runtime_name: str, env: Env, scheme: str) -> EnvChoice:
-    runtime(runtime_name)  # raises for an unknown name
-    return _CHOOSERS[runtime_name](env, scheme.lower())
+def choose(runtime_name: str | RuntimeRef, env: Env, scheme: str) -> EnvChoice:
+    ref = runtime_ref(runtime_name)  # raises for an unknown name or version
+    return _CHOOSERS[ref.name](env, scheme.lower(), ref.version)
 
 
-def evaluate_env(runtime_name: str, env: Env, url: str | Target) -> EnvDecision:
+def evaluate_env(runtime_name: str | RuntimeRef, env: Env, url: str | Target) -> EnvDecision:
     target = url if isinstance(url, Target) else parse_target(url)
-    choice = choose(runtime_name, env, target.scheme or "http")
+    ref = runtime_ref(runtime_name)
+    runtime_name = ref.name
+    choice = choose(ref, env, target.scheme or "http")
+    if choice.error and not choice.error_if_proxied:
+        return _refused(runtime_name, target, choice, None)
     if not choice.proxy:
         reason = choice.note or f"no proxy variable for {target.scheme or 'http'} URLs"
         return EnvDecision(runtime_name, target.raw, True, None, choice.proxy_var, None,
                            choice.no_proxy_var, reason)
     if runtime_name == "java":
-        decision: Decision = bypasses("java", choice.no_proxy, target)
+        decision: Decision = bypasses(ref, choice.no_proxy, target)
     else:
-        decision = bypasses(runtime_name, choice.no_proxy or "", target)
+        decision = bypasses(ref, choice.no_proxy or "", target)
+    if choice.error and not decision.bypass:
+        return _refused(runtime_name, target, choice, decision.matched)
     reason = decision.reason if decision.bypass else "through " + choice.proxy
     if choice.note and not decision.bypass:
         reason += f" ({choice.note})"
     return EnvDecision(runtime_name, target.raw, decision.bypass, choice.proxy, choice.proxy_var,
-                       decision.matched, choice.no_proxy_var, reason)
+                       decision.matched, choice.no_proxy_var, reason,
+                       "direct" if decision.bypass else "proxy",
+                       None if decision.bypass else choice.proxy_var)
+
+
+def _refused(runtime_name: str, target: Target, choice: EnvChoice,
+             matched: str | None) -> EnvDecision:
+    """The request fails: the client refuses the proxy configuration."""
+    return EnvDecision(runtime_name, target.raw, False, None, choice.proxy_var, matched,
+                       choice.no_proxy_var, f"{choice.error_var}: {choice.error}", "error",
+                       choice.error_var)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.analysis.proxy.noproxy import RuntimeRef
 from hcpscan.analysis.proxy.pem import CABundle
+from hcpscan.analysis.proxy.versions import infer_from_image
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
@@ -179,6 +181,11 @@ class ConsumerProxy:
     # container's image (see hcpscan.model.readers).
     program: str = ""
     image: str = ""
+
+    @property
+    def client_release(self) -> RuntimeRef | None:
+        """The HTTP client and release the image tag states (``curlimages/curl:8.5.0``)."""
+        return infer_from_image(self.image) if self.image else None
 
     @property
     def cluster(self) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from hcpscan.analysis.proxy import RUNTIME_NAMES, ConsumerProxy, Setting, bypasses, parse_no_proxy
 from hcpscan.analysis.proxy.env import choose
+from hcpscan.analysis.proxy.noproxy import RuntimeRef, releases_where
 from hcpscan.analysis.proxy.settings import KONNECTIVITY_SIDECAR
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.readers import go_reader
@@ -154,8 +155,10 @@ def _probes(raw: str) -> list[str]:
     return []
 
 
-def _divergence(raw: str) -> tuple[str, list[str]] | None:
-    """(kind of entry, evidence lines) when some client decides differently from Go."""
+def _divergence(raw: str, pinned: dict[str, RuntimeRef] | None = None
+                ) -> tuple[str, list[str]] | None:
+    """(kind of entry, evidence lines) when some client decides differently from Go,
+    naming the releases that do when only some of a client's releases do."""
     hosts = _probes(raw)
     if not hosts:
         return None
@@ -165,7 +168,9 @@ def _divergence(raw: str) -> tuple[str, list[str]] | None:
     for host in hosts:
         url = f"https://{host}"
         go = bypasses(GO, raw, url).bypass
-        differ = [rt for rt in ENV_RUNTIMES if rt != GO and bypasses(rt, raw, url).bypass != go]
+        differ = [text for rt in ENV_RUNTIMES if rt != GO and (text := releases_where(
+            rt, lambda ref, url=url, go=go: bypasses(ref, raw, url).bypass != go,
+            (pinned or {}).get(rt)))]
         if differ:
             how = "direct" if go else "through the proxy"
             lines.append(f"{raw!r} for {host}: Go goes {how}, {', '.join(differ)} go"
@@ -211,7 +216,7 @@ class NoProxyEntriesPortable(Primitive):
                 seen.add((c.name, setting.value))
                 at, field = root_of(subject, setting)
                 found = [(raw, d) for raw in setting.value.split(",")
-                         if (d := _divergence(raw.strip())) is not None]
+                         if (d := _divergence(raw.strip(), ctx.config.runtime_versions))]
                 if not found:
                     continue
                 kinds_found = sorted({d[0] for _, d in found})

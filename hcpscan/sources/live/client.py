@@ -12,10 +12,16 @@ read-only lister of arbitrary resources needs none of them.
 Proxy: ``proxy-url`` of the kubeconfig's cluster wins, as in kubectl (and
 ``NO_PROXY`` does not apply to it); otherwise ``HTTPS_PROXY``/``NO_PROXY`` from
 the environment, never for a loopback server (Go's rule, which kubectl follows).
+
+Fails closed (the cluster may be hostile or compromised): credentials that cannot
+be obtained end the scan (``credentials``), each request must be complete within
+``request_timeout`` seconds however slowly the server sends it (``deadline``),
+and an answer larger than ``max_response_bytes`` is refused, not read.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import os
@@ -32,11 +38,17 @@ from urllib.request import getproxies_environment, proxy_bypass_environment
 import urllib3
 import yaml
 
+from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
+from hcpscan.sources.live.deadline import deadline, enforce_deadlines
+
 SERVICEACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 IN_CLUSTER = "in-cluster"
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 5.0
+MAX_RESPONSE_MIB = 256  # a page of 500 large ConfigMaps fits; an endless body does not
+EXEC_TIMEOUT = 60.0  # seconds for an exec credential plugin (a browser login takes a while)
+_RELOGIN = "log in again, or switch the user to an exec credential plugin (kubectl dropped auth-providers)"
 
 
 class LiveError(Exception):
@@ -72,6 +84,16 @@ class ClusterTarget:
     request_timeout: float = 10.0
     attempts: int = 4  # per request, for 429 and 5xx answers
     serviceaccount_dir: Path = SERVICEACCOUNT_DIR
+    exec_timeout: float = EXEC_TIMEOUT
+    max_response_bytes: int = MAX_RESPONSE_MIB << 20
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    status: int
+    reason: str
+    headers: Mapping[str, str]
+    data: bytes
 
 
 @dataclass(slots=True)
@@ -83,16 +105,24 @@ class Connection:
     proxy: str | None
     timeout: float
     attempts: int
+    max_response_bytes: int
     _configuration: Any
     _pool: urllib3.PoolManager
     _auth_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get(self, path: str, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """GET a JSON document; retry 429 and 5xx with backoff; raise ApiError or TransportError."""
+        return self.request("GET", path, query)
+
+    def request(self, method: str, path: str, query: Mapping[str, Any] | None = None,
+                body: bytes | None = None, content_type: str | None = None) -> dict[str, Any]:
+        """One request with a JSON answer, retried like ``get``. Only ``get`` is used to read
+        a cluster; the one writer (``hcpscan/publish.py``, server-side apply of reports,
+        idempotent and so safe to retry) sends its PATCH through here."""
         url = self.host + quote(path, safe="/:@-._~") + (f"?{urlencode(query)}" if query else "")
         for attempt in range(1, self.attempts + 1):
-            response = self._send(url)
-            if response.status == 200:
+            response = self._send(method, url, path, body, content_type)
+            if response.status in (200, 201):
                 return _json_body(response.data, path)
             error = _api_error(response, path)
             if response.status not in RETRY_STATUSES or attempt == self.attempts:
@@ -100,19 +130,57 @@ class Connection:
             time.sleep(_backoff(attempt, response.headers.get("Retry-After")))
         raise AssertionError("unreachable")  # the loop always returns or raises
 
-    def _send(self, url: str) -> urllib3.BaseHTTPResponse:
-        headers = {"Accept": "application/json", "User-Agent": "hcpscan (read-only)"}
+    def _send(self, method: str, url: str, path: str, body: bytes | None = None,
+              content_type: str | None = None) -> _Answer:
+        """One request, complete (status, headers, body) within ``timeout`` seconds."""
+        agent = "hcpscan (read-only)" if method == "GET" else "hcpscan (publishing reports)"
+        headers = {"Accept": "application/json", "User-Agent": agent}
+        if content_type:
+            headers["Content-Type"] = content_type
         headers.update(self._auth_headers())
         try:
-            return self._pool.request("GET", url, headers=headers, retries=False, redirect=False,
-                                      timeout=urllib3.Timeout(connect=self.timeout, read=self.timeout))
+            with deadline(self.timeout):
+                response = self._pool.request(
+                    method, url, body=body, headers=headers, retries=False, redirect=False,
+                    preload_content=False,
+                    timeout=urllib3.Timeout(connect=self.timeout, read=self.timeout))
+                try:
+                    data = self._body(response, path)
+                except BaseException:
+                    response.close()  # half read: the connection cannot carry another request
+                    raise
+                response.release_conn()
         except urllib3.exceptions.HTTPError as exc:
             raise self._transport_error(exc) from None
+        return _Answer(response.status, response.reason or "", response.headers, data)
+
+    def _body(self, response: urllib3.BaseHTTPResponse, path: str) -> bytes:
+        """The body, refused beyond ``max_response_bytes`` (counted after decompression)."""
+        limit = self.max_response_bytes
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise self._too_large(path)
+        chunks, size = [], 0
+        for chunk in response.stream(1 << 16):
+            size += len(chunk)
+            if size > limit:
+                raise self._too_large(path)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _too_large(self, path: str) -> TransportError:
+        mib = self.max_response_bytes / (1 << 20)
+        return TransportError(f"the API server at {self.host} answered {path} with more than "
+                              f"{mib:g} MiB; not read", "lower --page-size, or raise "
+                              "--max-response-size if the cluster really holds objects this large")
 
     def _auth_headers(self) -> dict[str, str]:
         # auth_settings() runs the client's refresh hook (exec plugins, expiring tokens).
-        with self._auth_lock:
-            settings = self._configuration.auth_settings()
+        try:
+            with self._auth_lock:
+                settings = self._configuration.auth_settings()
+        except CredentialError as exc:
+            raise LiveError(exc.message, exc.hint) from None
         return {s["key"]: s["value"] for s in settings.values()
                 if s.get("in") == "header" and s.get("value")}
 
@@ -151,7 +219,13 @@ def connect(target: ClusterTarget) -> Connection:
     if kubeconfig is None:
         context, cluster = _load_in_cluster(target, configuration)
     else:
-        context, cluster = _load_kubeconfig(kubeconfig, target.context, configuration)
+        context, cluster = _load_kubeconfig(kubeconfig, target, configuration)
+    try:
+        check_readable({"client certificate": configuration.cert_file,
+                        "client key": configuration.key_file,
+                        "certificate authority": configuration.ssl_ca_cert})
+    except CredentialError as exc:
+        raise LiveError(exc.message, exc.hint) from None
     host = configuration.host.rstrip("/")
     proxy = cluster.get("proxy-url") or _environment_proxy(host)
     configuration.proxy = proxy or None
@@ -164,8 +238,9 @@ def connect(target: ClusterTarget) -> Connection:
     except (ValueError, OSError, ImportError) as exc:
         raise LiveError(f"cannot set up the connection to {host}: {exc}",
                         "check the TLS files and proxy-url of the kubeconfig") from None
+    enforce_deadlines(pool)
     return Connection(context, host, proxy or None, target.request_timeout, target.attempts,
-                      configuration, pool)
+                      target.max_response_bytes, configuration, pool)
 
 
 def _kubeconfig_path(target: ClusterTarget) -> str | None:
@@ -189,12 +264,12 @@ def _kubeconfig_path(target: ClusterTarget) -> str | None:
                     "give --kubeconfig PATH, set KUBECONFIG, or create ~/.kube/config")
 
 
-def _load_kubeconfig(path: str, context: str | None, configuration: Any) -> tuple[str, dict[str, Any]]:
-    from kubernetes import config as kube_config
+def _load_kubeconfig(path: str, target: ClusterTarget, configuration: Any) -> tuple[str, dict[str, Any]]:
     from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.kube_config import KubeConfigMerger
 
     clusters, contexts, current = _read_kubeconfigs(path)
-    name = context or current
+    name = target.context or current
     if not name:
         raise LiveError(f"the kubeconfig {path} has no current-context",
                         "pick one with --context NAME (see `kubectl config get-contexts`)")
@@ -203,13 +278,71 @@ def _load_kubeconfig(path: str, context: str | None, configuration: Any) -> tupl
         raise LiveError(f"context {name!r} not found in {path} (contexts: {known})",
                         "pick one with --context NAME (see `kubectl config get-contexts`)")
     try:
-        kube_config.load_kube_config(config_file=path, context=name, client_configuration=configuration,
-                                     persist_config=False)
+        merged = KubeConfigMerger(path).config
+        loader = _fail_closed_loader()(config_dict=merged, config_base_path=None, active_context=name)
+        loader.exec_timeout = target.exec_timeout
+        loader.load_and_set(configuration)
+    except CredentialError as exc:
+        raise LiveError(f"no credentials for context {name!r} of {path}: {exc.message}",
+                        exc.hint) from None
     except (ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
         raise LiveError(f"cannot use context {name!r} of {path}: {_short(exc)}",
                         "check the context's user (token, client certificate or exec plugin)") from None
     cluster_name = (contexts[name] or {}).get("cluster")
     return name, clusters.get(cluster_name, {}) if isinstance(cluster_name, str) else {}
+
+
+@functools.cache
+def _fail_closed_loader() -> type:
+    """The kubernetes client's kubeconfig loader, with exec plugins run by
+    :func:`run_exec_plugin`: with a timeout, and an exception instead of a log line
+    (and an anonymous scan) when they fail."""
+    from kubernetes.config.dateutil import parse_rfc3339
+    from kubernetes.config.kube_config import FileOrData, KubeConfigLoader
+
+    class FailClosedLoader(KubeConfigLoader):  # type: ignore[misc]
+        exec_timeout: float = EXEC_TIMEOUT
+
+        def _load_authentication(self) -> None:
+            # the client reads a user the kubeconfig lacks as "no credentials"; kubectl refuses
+            wanted = self._current_context["context"].safe_get("user")
+            if wanted and not self._user:
+                raise CredentialError(f"the context's user {wanted!r} is not in the kubeconfig",
+                                      "add the user, or pick another --context")
+            super()._load_authentication()
+
+        def _load_auth_provider_token(self) -> str | None:
+            # the client skips an unknown provider or an unusable token and goes on anonymously
+            if "auth-provider" not in self._user:
+                return None
+            name = self._user["auth-provider"].safe_get("name")
+            try:
+                token = super()._load_auth_provider_token()
+            except Exception as exc:  # noqa: BLE001 - any failure of a provider fails closed
+                raise CredentialError(f"the kubeconfig's auth-provider {name!r} failed: "
+                                      f"{_short(exc)}", _RELOGIN) from None
+            if not token:
+                raise CredentialError(f"the kubeconfig's auth-provider {name!r} gave no usable "
+                                      "token (unknown provider, or a malformed id-token)", _RELOGIN)
+            return token
+
+        def _load_from_exec_plugin(self) -> bool | None:
+            if "exec" not in self._user:
+                return None
+            status = run_exec_plugin(self._user["exec"].value, base_path(self._cluster.path),
+                                     self.exec_timeout, self._cluster.value)
+            if status.get("token"):
+                self.token = f"Bearer {status['token']}"
+            else:
+                for attr, key in (("cert_file", "clientCertificateData"), ("key_file", "clientKeyData")):
+                    setattr(self, attr, FileOrData(status, None, data_key_name=key,
+                                                   base64_file_content=False,
+                                                   temp_file_path=self._temp_file_path).as_file())
+            if "expirationTimestamp" in status:
+                self.expiry = parse_rfc3339(status["expirationTimestamp"])
+            return True
+
+    return FailClosedLoader
 
 
 def _read_kubeconfigs(path: str) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], str]:

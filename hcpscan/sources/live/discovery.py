@@ -60,6 +60,7 @@ def discover(conn: Connection, concurrency: int = 4) -> Discovery:
         groups = conn.get("/apis")
     except ApiError as exc:
         raise _refused(conn, exc) from None
+    _check_kubernetes(conn, core, groups)
     ordered: list[tuple[str, list[str]]] = [("", [str(v) for v in core.get("versions") or []])]
     for group in groups.get("groups") or []:
         if not isinstance(group, dict) or not group.get("name"):
@@ -87,6 +88,21 @@ def discover(conn: Connection, concurrency: int = 4) -> Discovery:
                     seen_kinds.add(resource.kind)
                     discovery.resources.append(resource)
     return discovery
+
+
+def _check_kubernetes(conn: Connection, core: dict, groups: dict) -> None:
+    """Any HTTPS server answers something: without this a proxy's login page or another
+    JSON API would give "nothing served", every rule not evaluable and exit 0."""
+    versions = core.get("versions")
+    problems = []
+    if core.get("kind") != "APIVersions" or not isinstance(versions, list) or "v1" not in versions:
+        problems.append("/api is not an APIVersions list with v1")
+    if groups.get("kind") != "APIGroupList" or not isinstance(groups.get("groups"), list):
+        problems.append("/apis is not an APIGroupList")
+    if problems:
+        raise LiveError(f"the server at {conn.host} (context {conn.context}) does not look like a "
+                        f"Kubernetes API server: {'; '.join(problems)}",
+                        "check the server URL of the kubeconfig's cluster (and its proxy-url)")
 
 
 def _refused(conn: Connection, exc: ApiError) -> LiveError:

@@ -13,7 +13,11 @@ kinds stay not evaluable, kinds the server did not serve stay absent).
 Secrets are redacted as must-gather redacts them: each value becomes
 ``"<n> bytes long"`` except ``tls.crt``, ``ca.crt`` and ``service-ca.crt``
 (certificates are public and rules read them). The last-applied-configuration
-annotation, which repeats the values in clear, is elided too.
+annotation, which repeats the values in clear, is elided too. Passwords in
+proxy URLs anywhere else (ConfigMap data, container env, HostedCluster proxy
+settings), the very values hcpscan flags, are masked as reports mask them
+(``user:****@host``), so the rules still see them as credentials offline.
+``keep_secrets`` keeps all of it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from hcpscan.findings.redact import mask_values
 from hcpscan.inventory.objects import HCPSCAN_API
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.live.lister import ListedResource
@@ -60,8 +65,9 @@ def write_dump(root: Path, listed: list[ListedResource], keep_secrets: bool = Fa
         resource = result.resource
         group = resource.group or "core"
         for item in result.items:
-            if resource.kind == "Secret" and not resource.group and not keep_secrets:
-                item = redact_secret(item)
+            if not keep_secrets:
+                secret = resource.kind == "Secret" and not resource.group
+                item = mask_values(redact_secret(item) if secret else item)
             meta = item.get("metadata") or {}
             name, ns = str(meta.get("name") or ""), str(meta.get("namespace") or "")
             if resource.kind == "Namespace" and not resource.group:
@@ -70,9 +76,14 @@ def write_dump(root: Path, listed: list[ListedResource], keep_secrets: bool = Fa
                 files[Path("namespaces", ns, group, f"{resource.plural}.yaml")].append(item)
             else:
                 files[Path("cluster-scoped-resources", group, f"{resource.plural}.yaml")].append(item)
+    inside = root.resolve()
     try:
         for relative, items in sorted(files.items()):
             target = root / relative
+            # names come from the server: a namespace "../../x" must not write outside DIR
+            if not target.resolve().is_relative_to(inside) or "\0" in str(relative):
+                raise DumpError(f"the cluster returned an object whose name would be written "
+                                f"outside {root} ({relative}); nothing more written")
             target.parent.mkdir(parents=True, exist_ok=True)
             parts = relative.parts
             single = (parts[0] == "namespaces" and len(parts) == 3) or len(parts) == 1

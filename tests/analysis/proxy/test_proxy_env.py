@@ -16,7 +16,7 @@ BOTH = {"HTTP_PROXY": "http://upper:3128", "http_proxy": "http://lower:3128",
 @pytest.mark.parametrize("runtime,var", [
     ("go", "HTTPS_PROXY"), ("curl", "https_proxy"), ("python", "https_proxy"),
     ("requests", "https_proxy"), ("node-undici", "https_proxy"), ("proxy-from-env", "https_proxy"),
-    ("ruby", "https_proxy"), ("wget", "https_proxy")])
+    ("ruby", "http_proxy"), ("wget", "https_proxy")])
 def test_which_case_wins(runtime: str, var: str) -> None:
     assert choose(runtime, BOTH, "https").proxy_var == var
 
@@ -36,7 +36,8 @@ def test_go_skips_an_empty_upper_case_value() -> None:
 def test_an_empty_lower_case_value_hides_the_upper_case_one_for_undici_and_ruby() -> None:
     env = {"https_proxy": "", "HTTPS_PROXY": "http://upper:3129"}
     assert choose("node-undici", env, "https").proxy is None
-    assert choose("ruby", env, "https").proxy is None
+    assert choose("ruby", {"http_proxy": "", "HTTP_PROXY": "http://upper:3128"}, "https").proxy \
+        is None
     assert choose("curl", env, "https").proxy == "http://upper:3129"
 
 
@@ -45,9 +46,46 @@ def test_undici_https_falls_back_to_the_http_proxy() -> None:
     assert choose("go", {"HTTP_PROXY": "http://p:3128"}, "https").proxy is None
 
 
-def test_go_refuses_http_proxy_under_cgi() -> None:
-    env = {"HTTP_PROXY": "http://p:3128", "REQUEST_METHOD": "GET"}
-    assert evaluate_env("go", env, "http://example.com").bypass is True
+@pytest.mark.parametrize("url,no_proxy", [("http://example.com", ""),
+                                           ("http://example.com", "example.com"),
+                                           ("http://127.0.0.1:8080", "")])
+def test_go_fails_an_http_request_with_http_proxy_under_cgi(url: str, no_proxy: str) -> None:
+    env = {"http_proxy": "http://p:3128", "REQUEST_METHOD": "GET", "NO_PROXY": no_proxy}
+    result = evaluate_env("go", env, url)
+    assert (result.outcome, result.variable, result.bypass) == ("error", "http_proxy", False)
+    assert "refusing to use HTTP_PROXY value in CGI environment" in result.reason
+
+
+def test_go_cgi_leaves_https_and_an_empty_request_method_alone() -> None:
+    env = {"HTTP_PROXY": "http://p:3128", "HTTPS_PROXY": "http://s:3129", "REQUEST_METHOD": "GET"}
+    assert evaluate_env("go", env, "https://example.com").outcome == "proxy"
+    env = {"HTTP_PROXY": "http://p:3128", "REQUEST_METHOD": ""}
+    assert evaluate_env("go", env, "http://example.com").variable == "HTTP_PROXY"
+
+
+@pytest.mark.parametrize("value,why", [("127.0.0.1:3128", "Invalid URL"),
+                                       ("proxy.corp:3128", "Invalid URL protocol")])
+def test_undici_fails_every_request_for_a_proxy_value_that_is_not_a_url(value: str,
+                                                                        why: str) -> None:
+    env = {"https_proxy": value, "http_proxy": "http://p:3128", "no_proxy": "example.com"}
+    for url in ("http://example.com", "http://other.test", "https://other.test"):
+        result = evaluate_env("node-undici", env, url)
+        assert (result.outcome, result.variable) == ("error", "https_proxy")
+        assert why in result.reason
+
+
+def test_ruby_raises_only_for_requests_that_would_use_a_scheme_less_proxy() -> None:
+    env = {"http_proxy": "127.0.0.1:3128", "no_proxy": "example.com"}
+    assert evaluate_env("ruby", env, "https://other.test").outcome == "error"
+    assert evaluate_env("ruby", env, "https://example.com").outcome == "direct"
+    assert evaluate_env("ruby", env, "http://127.0.0.2/").outcome == "direct"
+
+
+def test_a_scheme_less_proxy_is_plain_http_for_go_curl_and_python() -> None:
+    env = {"http_proxy": "127.0.0.1:3128"}
+    for runtime in ("go", "curl", "python", "requests"):
+        result = evaluate_env(runtime, env, "http://other.test")
+        assert (result.outcome, result.variable) == ("proxy", "http_proxy")
 
 
 def test_go_reads_a_bare_host_port_as_http() -> None:
@@ -102,3 +140,15 @@ def test_python_agrees_with_the_real_getproxies_environment(
         monkeypatch.setenv(name, value)
     real = urllib.request.getproxies_environment()
     assert {k: v for k, (v, _) in urllib_proxies(env).items()} == real
+
+
+def test_ruby_net_http_looks_up_https_urls_as_http() -> None:
+    env = {"https_proxy": "http://s:3129", "http_proxy": "http://p:3128"}
+    assert choose("ruby", env, "https").proxy_var == "http_proxy"
+    assert choose("ruby", {"https_proxy": "http://s:3129"}, "https").proxy is None
+
+
+def test_proxy_from_env_2_reads_no_npm_config_variables() -> None:
+    env = {"npm_config_https_proxy": "http://npm:1", "https_proxy": "http://env:2"}
+    assert choose("proxy-from-env@1", env, "https").proxy_var == "npm_config_https_proxy"
+    assert choose("proxy-from-env@2", env, "https").proxy_var == "https_proxy"

@@ -38,7 +38,7 @@ def test_star_dot_wildcard(runtime: str, expected: bool) -> None:
     assert direct(runtime, "*.example.com", "https://www.example.com") is expected
 
 
-@pytest.mark.parametrize("runtime", ["curl", "python", "requests", "node-undici"])
+@pytest.mark.parametrize("runtime", ["curl", "python", "requests", "node-undici@7"])
 def test_a_star_only_disables_the_proxy_when_it_is_the_whole_value(runtime: str) -> None:
     assert direct(runtime, "*", "https://anything.example") is True
     assert direct(runtime, "internal,*", "https://anything.example") is False

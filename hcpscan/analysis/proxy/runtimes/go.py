@@ -1,5 +1,8 @@
 """Go, ``golang.org/x/net/http/httpproxy`` (every Kubernetes and OpenShift component).
 
+Modelled: Go 1.11 onwards (net/http reads the environment through this package
+since then), one behaviour; tests/realclients checks it against the installed Go.
+
 Facts (golang/net http/httpproxy/proxy.go, current master):
 * entries are split on ``,``, trimmed and lower-cased; a ``*`` entry anywhere
   disables the proxy for every host;
@@ -19,12 +22,14 @@ from dataclasses import dataclass
 
 from hcpscan.analysis.proxy.decision import LOOPBACK, Decision, direct, proxied
 from hcpscan.analysis.proxy.hosts import strict_ip, to_ascii, unmap
-from hcpscan.analysis.proxy.runtimes.base import AddressRules, IPNetwork
+from hcpscan.analysis.proxy.runtimes.base import AddressRules, Era, IPNetwork, Version
 from hcpscan.analysis.proxy.target import Target
 
 NAME = "go"
 SUMMARY = "Go httpproxy: CIDR and IP entries, x.com = apex+subdomains, .x.com/*.x.com = " \
           "subdomains, host:port, loopback always direct"
+ERAS = (Era((1, 11, 0), (2, 0, 0), "net/http reads the environment with x/net/http/httpproxy"),)
+LATEST = ERAS[-1].since
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +109,7 @@ def _is_loopback(target: Target) -> bool:
     return target.host == "localhost" or (ip is not None and unmap(ip).is_loopback)
 
 
-def decide(no_proxy: str, target: Target) -> Decision:
+def decide(no_proxy: str, target: Target, version: Version = LATEST) -> Decision:
     if _is_loopback(target):
         return direct(NAME, LOOPBACK, "Go never proxies localhost or loopback addresses")
     ip = target.ip
@@ -125,7 +130,8 @@ def decide(no_proxy: str, target: Target) -> Decision:
     return proxied(NAME)
 
 
-def address_rules(no_proxy: str, port: int | None) -> AddressRules:
+def address_rules(no_proxy: str, port: int | None,
+                  version: Version = LATEST) -> AddressRules:
     loop = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
     entries: dict[IPNetwork, str] = {n: LOOPBACK for n in loop}
     for entry in parse(no_proxy):

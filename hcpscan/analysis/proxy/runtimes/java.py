@@ -1,5 +1,7 @@
 """Java ``sun.net.spi.DefaultProxySelector`` with ``http.nonProxyHosts``.
 
+Modelled: JDK 11 to 25, one behaviour; tests/realclients checks the installed JDK.
+
 Java reads no environment variable: the list is the system property
 ``http.nonProxyHosts`` (used for https too). Facts:
 * entries are separated by ``|`` only and are not trimmed;
@@ -19,12 +21,14 @@ import re
 
 from hcpscan.analysis.proxy.decision import DEFAULT_LIST, Decision, direct, proxied
 from hcpscan.analysis.proxy.hosts import strict_ip
-from hcpscan.analysis.proxy.runtimes.base import AddressRules, IPNetwork
+from hcpscan.analysis.proxy.runtimes.base import AddressRules, Era, IPNetwork, Version
 from hcpscan.analysis.proxy.target import Target
 
 NAME = "java"
 SUMMARY = "Java http.nonProxyHosts: '|'-separated globs (*.x.com, 10.*), whole-host match, " \
           "no CIDR, no ports, no env"
+ERAS = (Era((11, 0, 0), (26, 0, 0), "DefaultProxySelector with the JDK default list appended"),)
+LATEST = ERAS[-1].since
 
 DEFAULT = "localhost|127.*|[::1]|0.0.0.0|[::0]"
 
@@ -48,7 +52,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(("(?s:.*)" if lead else "") + re.escape(core) + ("(?s:.*)" if trail else ""))
 
 
-def decide(non_proxy_hosts: str | None, target: Target) -> Decision:
+def decide(non_proxy_hosts: str | None, target: Target, version: Version = LATEST) -> Decision:
     host = target.url_host.lower()
     if not host:
         return proxied(NAME, "no host")
@@ -79,7 +83,8 @@ def _prefix_networks(prefix: str) -> list[IPNetwork]:
             if str(v).startswith(partial)]
 
 
-def address_rules(non_proxy_hosts: str | None, port: int | None) -> AddressRules:
+def address_rules(non_proxy_hosts: str | None, port: int | None,
+                  version: Version = LATEST) -> AddressRules:
     found: dict[IPNetwork, str] = {}
     for pattern, _default in disjuncts(non_proxy_hosts):
         if pattern == "*":

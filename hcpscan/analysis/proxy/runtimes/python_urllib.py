@@ -1,5 +1,7 @@
 """Python ``urllib.request.proxy_bypass_environment`` (CPython 3.x on Linux).
 
+Modelled: CPython 3.8 onwards, one behaviour; tests/realclients checks the running one.
+
 Facts:
 * the value ``*`` (exactly) bypasses everything; otherwise entries are split on
   commas, stripped, lower-cased, and *all* leading dots dropped;
@@ -15,11 +17,13 @@ from __future__ import annotations
 import re
 
 from hcpscan.analysis.proxy.decision import Decision, direct, proxied
-from hcpscan.analysis.proxy.runtimes.base import AddressRules
+from hcpscan.analysis.proxy.runtimes.base import AddressRules, Era, Version
 from hcpscan.analysis.proxy.target import Target
 
 NAME = "python"
 SUMMARY = "Python urllib: x.com/.x.com = apex+subdomains, host:port, '*' only alone, no CIDR"
+ERAS = (Era((3, 8, 0), (4, 0, 0), "proxy_bypass_environment"),)
+LATEST = ERAS[-1].since
 
 _PORT = re.compile(r"(.*):([0-9]*)", re.DOTALL)
 
@@ -50,12 +54,13 @@ def bypass_host(no_proxy: str, host: str) -> str | None:
     return None
 
 
-def decide(no_proxy: str, target: Target) -> Decision:
+def decide(no_proxy: str, target: Target, version: Version = LATEST) -> Decision:
     matched = bypass_host(no_proxy, target.netloc)
     if matched is None:
         return proxied(NAME)
     return direct(NAME, matched, "'*'" if matched == "*" else "name or domain-suffix match")
 
 
-def address_rules(no_proxy: str, port: int | None) -> AddressRules:
+def address_rules(no_proxy: str, port: int | None,
+                  version: Version = LATEST) -> AddressRules:
     return AddressRules(everything=no_proxy == "*", by_text=True)

@@ -1,5 +1,8 @@
 """Python ``requests`` (``requests.utils.should_bypass_proxies``, 2.x).
 
+Modelled: 2.32 onwards, one behaviour (older releases are not modelled: asking
+for one is a usage error); tests/realclients checks the installed requests.
+
 Facts:
 * spaces are removed from the whole value, then it is split on commas;
 * for an IPv4 host: an entry that is a valid ``a.b.c.d/n`` (n in 1..32) matches by
@@ -20,12 +23,14 @@ import socket
 
 from hcpscan.analysis.proxy.decision import Decision, direct, proxied
 from hcpscan.analysis.proxy.runtimes import python_urllib
-from hcpscan.analysis.proxy.runtimes.base import AddressRules, IPNetwork
+from hcpscan.analysis.proxy.runtimes.base import AddressRules, Era, IPNetwork, Version
 from hcpscan.analysis.proxy.target import Target
 
 NAME = "requests"
 SUMMARY = "requests: IPv4 CIDR, x.com/.x.com = apex+subdomains, host:port, " \
           "then urllib's rules"
+ERAS = (Era((2, 32, 0), (3, 0, 0), "dot-bounded domain suffixes"),)
+LATEST = ERAS[-1].since
 
 
 def inet_aton(text: str) -> ipaddress.IPv4Address | None:
@@ -54,7 +59,7 @@ def entries(no_proxy: str) -> list[str]:
     return [e for e in no_proxy.replace(" ", "").split(",") if e]
 
 
-def decide(no_proxy: str, target: Target) -> Decision:
+def decide(no_proxy: str, target: Target, version: Version = LATEST) -> Decision:
     hostname = target.host.lower()
     if not hostname:
         return direct(NAME, "", "a URL without a host is never proxied")
@@ -80,7 +85,8 @@ def decide(no_proxy: str, target: Target) -> Decision:
     return proxied(NAME)
 
 
-def address_rules(no_proxy: str, port: int | None) -> AddressRules:
+def address_rules(no_proxy: str, port: int | None,
+                  version: Version = LATEST) -> AddressRules:
     found: dict[IPNetwork, str] = {}
     for entry in entries(no_proxy):
         net = _cidr(entry)

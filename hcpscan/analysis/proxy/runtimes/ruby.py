@@ -1,6 +1,10 @@
-"""Ruby ``URI::Generic#find_proxy`` / ``URI::Generic.use_proxy?`` (uri gem, current).
+"""Ruby ``Net::HTTP`` through ``URI::Generic#find_proxy`` / ``use_proxy?`` (uri gem).
 
-Facts:
+Modelled: Ruby 3.x (checked against Debian's Ruby 3.1 by tests/realclients).
+``Net::HTTP`` asks for the proxy of ``http://host:port`` whatever the URL's
+scheme, so an https request uses ``http_proxy`` (``env`` holds that choice; code
+calling ``URI("https://...").find_proxy`` itself, like open-uri, reads
+``https_proxy``). Facts:
 * the host is resolved first (``IPSocket.getaddress``); a 127.x or ``::1``
   address is always direct. hcpscan does not resolve names: IP literals stand
   for themselves and ``localhost`` for 127.0.0.1; other names have no address;
@@ -20,12 +24,14 @@ import re
 
 from hcpscan.analysis.proxy.decision import LOOPBACK, Decision, direct, proxied
 from hcpscan.analysis.proxy.hosts import strict_ip
-from hcpscan.analysis.proxy.runtimes.base import AddressRules, IPNetwork
+from hcpscan.analysis.proxy.runtimes.base import AddressRules, Era, IPNetwork, Version
 from hcpscan.analysis.proxy.target import IPAddress, Target
 
 NAME = "ruby"
-SUMMARY = "Ruby URI: .x.com = subdomains, x.com = apex+subdomains, CIDR for resolved " \
+SUMMARY = "Ruby Net::HTTP: .x.com = subdomains, x.com = apex+subdomains, CIDR for resolved " \
           "addresses, host:port, no '*', loopback direct"
+ERAS = (Era((3, 0, 0), (4, 0, 0), "URI::Generic#find_proxy through Net::HTTP"),)
+LATEST = ERAS[-1].since
 
 _ENTRY = re.compile(r"([^:,\s]+)(?::(\d+))?")
 _PORTS = {"http": 80, "https": 443, "ftp": 21, "ws": 80, "wss": 443}
@@ -57,7 +63,7 @@ def address_of(target: Target) -> IPAddress | None:
     return strict_ip(target.host)
 
 
-def decide(no_proxy: str, target: Target) -> Decision:
+def decide(no_proxy: str, target: Target, version: Version = LATEST) -> Decision:
     addr = address_of(target)
     if addr is not None and (str(addr).startswith("127.") or str(addr) == "::1"):
         return direct(NAME, LOOPBACK, "Ruby never proxies a host resolving to loopback")
@@ -78,7 +84,8 @@ def decide(no_proxy: str, target: Target) -> Decision:
     return proxied(NAME)
 
 
-def address_rules(no_proxy: str, port: int | None) -> AddressRules:
+def address_rules(no_proxy: str, port: int | None,
+                  version: Version = LATEST) -> AddressRules:
     found: dict[IPNetwork, str] = {ipaddress.ip_network("127.0.0.0/8"): LOOPBACK,
                                    ipaddress.ip_network("::1/128"): LOOPBACK}
     for raw, p_host, p_port in entries(no_proxy):

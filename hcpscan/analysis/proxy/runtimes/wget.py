@@ -1,5 +1,8 @@
 """GNU Wget (src/host.c ``sufmatch``, src/init.c ``sepstring``; 1.20+).
 
+Modelled: Wget 1.20 onwards (not wget2), one behaviour; tests/realclients checks
+the installed wget.
+
 Facts:
 * only the lower-case ``no_proxy`` (and ``http_proxy`` ...) variables are read;
 * the value is split on commas; blanks after a comma are skipped, blanks before
@@ -13,11 +16,13 @@ Facts:
 from __future__ import annotations
 
 from hcpscan.analysis.proxy.decision import Decision, direct, proxied
-from hcpscan.analysis.proxy.runtimes.base import AddressRules
+from hcpscan.analysis.proxy.runtimes.base import AddressRules, Era, Version
 from hcpscan.analysis.proxy.target import Target
 
 NAME = "wget"
 SUMMARY = "wget: suffix match on a dot boundary, lower-case no_proxy only, no CIDR, no ports"
+ERAS = (Era((1, 20, 0), (2, 0, 0), "GNU Wget 1.x (not wget2)"),)
+LATEST = ERAS[-1].since
 
 
 def entries(no_proxy: str) -> list[str]:
@@ -45,12 +50,13 @@ def _sufmatch(entry: str, host: str) -> bool:
     return rest == 0 or host_l[rest - 1] == "." or entry_l.startswith(".")
 
 
-def decide(no_proxy: str, target: Target) -> Decision:
+def decide(no_proxy: str, target: Target, version: Version = LATEST) -> Decision:
     for entry in entries(no_proxy):
         if _sufmatch(entry, target.host):
             return direct(NAME, entry, "domain-suffix match")
     return proxied(NAME)
 
 
-def address_rules(no_proxy: str, port: int | None) -> AddressRules:
+def address_rules(no_proxy: str, port: int | None,
+                  version: Version = LATEST) -> AddressRules:
     return AddressRules(by_text=True)

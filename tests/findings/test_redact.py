@@ -1,0 +1,42 @@
+"""The one redaction module: credentials masked in every form a client accepts, control
+characters made visible."""
+
+from __future__ import annotations
+
+import pytest
+
+from hcpscan.findings.redact import escape_controls, mask_credentials, mask_values, shown
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    ("http://svc:Spring2026@proxy:3128", "http://svc:****@proxy:3128"),
+    ("svc:Spring2026@proxy:3128", "svc:****@proxy:3128"),  # no scheme: Go and curl read http://
+    ("HTTPS_PROXY=svc:Spring2026@proxy.corp.example.com:3128",
+     "HTTPS_PROXY=svc:****@proxy.corp.example.com:3128"),
+    ("svc:p@ss@proxy:3128", "svc:****@proxy:3128"),  # clients split at the last @
+    ("https://svc:p@ss@proxy:3128/x", "https://svc:****@proxy:3128/x"),
+    ("svc:pw@[fd00::1]:3128", "svc:****@[fd00::1]:3128"),
+    ("'svc:pw@proxy'", "'svc:****@proxy'"),
+])
+def test_passwords_are_masked_with_and_without_scheme(text, masked):
+    assert mask_credentials(text) == masked
+
+
+@pytest.mark.parametrize("text", [
+    "quay.io/openshift/proxy@sha256:0123abcd", "nginx:1.25@sha256:abcd", "git@github.com:org/repo",
+    "ops@example.com", "http://proxy:3128",
+])
+def test_values_without_a_password_are_left_alone(text):
+    assert mask_credentials(text) == text
+
+
+def test_mask_values_masks_every_string_of_a_tree_and_keeps_keys():
+    tree = {"env": [{"name": "HTTPS_PROXY", "value": 'svc:pa"ss@proxy:3128'}], "n": 3}
+    assert mask_values(tree) == {"env": [{"name": "HTTPS_PROXY", "value": "svc:****@proxy:3128"}],
+                                 "n": 3}
+
+
+def test_control_characters_are_visible():
+    assert escape_controls("a\x1b[2K\r\n\t\x00\x7f\x9b\u202e\u2066\u2028é") == (
+        "a\\x1b[2K\\r\\n\\t\\x00\\x7f\\x9b\\u202e\\u2066\\u2028é")
+    assert shown("x\nhttp://u:pw@h") == "x\\nhttp://u:****@h"

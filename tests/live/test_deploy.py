@@ -1,0 +1,130 @@
+"""deploy/: every manifest is accepted by kubectl against the stand-in, and the pieces fit together.
+
+How it validates: ``kubectl apply --server-side --dry-run=server`` maps each
+document to a served resource through the stand-in's discovery (an unknown
+apiVersion/kind fails there, as on a real cluster) and sends it; the stand-in
+checks it as an API server would (tests/live/schemas.py: the kubernetes
+client's generated schemas of the built-in kinds, the OpenReports CRDs, the
+OCM field lists) and stores nothing. kubectl's own client-side validation
+(``--validate``) needs the server's OpenAPI v2 document in protobuf, which the
+stand-in does not serve, hence ``--validate=false``: the server side decides.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.live.apiserver import DEPLOY_RESOURCES, REPORT_CRDS, catalog
+from tests.live.conftest import HERE, write_kubeconfig
+from tests.live.schemas import validators
+
+DEPLOY = HERE.parents[1] / "deploy"
+OWN_FILES = ("hcpscan-readonly-clusterrole.yaml", "hcpscan-publisher-rbac.yaml", "hcpscan-cronjob.yaml")
+MWRS = DEPLOY / "ocm" / "hcpscan-manifestworkreplicaset.yaml"
+
+
+def documents(path: Path) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def manifests() -> list[Path]:
+    return sorted(p for p in DEPLOY.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+
+
+def deploy_standin(standin):
+    server = standin([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
+                      for ns in ("hcpscan", "hcpscan-fleet")],
+                     resources=[*catalog(), *REPORT_CRDS, *DEPLOY_RESOURCES])
+    server.state.appliable |= {(r.group, r.plural) for r in server.state.resources if "/" not in r.plural}
+    server.state.schemas.update(validators())
+    return server
+
+
+def dry_run(kubectl, config: Path, *paths: Path):
+    files = [arg for path in paths for arg in ("-f", str(path))]
+    return kubectl(config, "apply", "--server-side", "--dry-run=server", "--validate=false", *files)
+
+
+def test_every_deploy_manifest_passes_a_server_dry_run(standin, pki, kubectl, tmp_path):
+    server = deploy_standin(standin)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    files = manifests()
+    assert {p.relative_to(DEPLOY).as_posix() for p in files} >= {
+        *OWN_FILES, "ocm/hcpscan-placement.yaml", "ocm/hcpscan-manifestworkreplicaset.yaml"}
+    done = dry_run(kubectl, config, *files)
+    assert done.returncode == 0, done.stderr
+    count = sum(len(documents(p)) for p in files)
+    assert done.stdout.count("serverside-applied (server dry run)") == count, done.stdout
+    patches = [r for r in server.state.requests if r.method == "PATCH"]
+    assert len(patches) == count and {r.status for r in patches} == {200}
+    assert all(r.query.get("dryRun") == "All" for r in patches)
+    # every kind was checked against a schema, and nothing was stored
+    kinds = {(str(d["apiVersion"]).rpartition("/")[0], d["kind"]) for p in files for d in documents(p)}
+    assert kinds <= set(server.state.schemas)
+    assert set(server.state.objects) == {("", "Namespace")}
+
+
+def test_the_manifests_the_fleet_gets_are_valid_too(standin, pki, kubectl, tmp_path):
+    server = deploy_standin(standin)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    (mwrs,) = documents(MWRS)
+    embedded = mwrs["spec"]["manifestWorkTemplate"]["workload"]["manifests"]
+    assert embedded == [d for name in OWN_FILES for d in documents(DEPLOY / name)], (
+        f"{MWRS.name} must carry exactly {', '.join(OWN_FILES)}: run python3 deploy/ocm/regenerate.py")
+    work = tmp_path / "work.yaml"
+    work.write_text(yaml.safe_dump_all(embedded))
+    done = dry_run(kubectl, config, work)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_broken_manifest_is_refused(standin, pki, kubectl, tmp_path):
+    server = deploy_standin(standin)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    cronjob = next(d for d in documents(DEPLOY / "hcpscan-cronjob.yaml") if d["kind"] == "CronJob")
+    pod = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    pod["serviceAcountName"] = pod.pop("serviceAccountName")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(yaml.safe_dump(cronjob))
+    done = dry_run(kubectl, config, broken)
+    assert done.returncode != 0
+    assert "is invalid" in done.stderr and "'serviceAcountName' was unexpected" in done.stderr
+    (placement,) = [d for d in documents(DEPLOY / "ocm" / "hcpscan-placement.yaml")
+                    if d["kind"] == "Placement"]
+    placement["apiVersion"] = "cluster.open-cluster-management.io/v1"  # not served
+    broken.write_text(yaml.safe_dump(placement))
+    done = dry_run(kubectl, config, broken)
+    assert done.returncode != 0 and 'no matches for kind "Placement"' in done.stderr, done.stderr
+
+
+def test_the_cronjob_publishes_with_its_own_service_account():
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for name in OWN_FILES:
+        for doc in documents(DEPLOY / name):
+            by_kind.setdefault(doc["kind"], []).append(doc)
+    (cronjob,) = by_kind["CronJob"]
+    pod = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["args"][:2] == ["cluster", "--publish-reports"]
+    (account,) = by_kind["ServiceAccount"]
+    assert pod["serviceAccountName"] == account["metadata"]["name"]
+    assert cronjob["metadata"]["namespace"] == account["metadata"]["namespace"]
+    subject = {"kind": "ServiceAccount", "name": account["metadata"]["name"],
+               "namespace": account["metadata"]["namespace"]}
+    roles = {r["metadata"]["name"] for r in by_kind["ClusterRole"]}
+    bound = {b["roleRef"]["name"] for b in by_kind["ClusterRoleBinding"] if subject in b["subjects"]}
+    assert bound == roles == {"hcpscan-readonly", "hcpscan-publisher"}
+
+
+def test_the_replica_set_follows_the_placement():
+    docs = documents(DEPLOY / "ocm" / "hcpscan-placement.yaml")
+    (placement,) = [d for d in docs if d["kind"] == "Placement"]
+    (binding,) = [d for d in docs if d["kind"] == "ManagedClusterSetBinding"]
+    (mwrs,) = documents(MWRS)
+    assert binding["metadata"]["name"] == binding["spec"]["clusterSet"]
+    assert placement["spec"]["clusterSets"] == [binding["spec"]["clusterSet"]]
+    namespaces = {d["metadata"]["namespace"] for d in (placement, binding, mwrs)}
+    assert namespaces == {"hcpscan-fleet"}
+    assert [ref["name"] for ref in mwrs["spec"]["placementRefs"]] == [placement["metadata"]["name"]]
