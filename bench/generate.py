@@ -2,6 +2,7 @@
 
     python3 bench/generate.py mgmt --clusters 100            # bench/out/mgmt-100/ (+ --tar)
     python3 bench/generate.py netpol --pods 2000 --policies 500   # bench/out/netpol-2000-500/
+    python3 bench/generate.py netpol --pods 2000 --policies 500 --anps 50 --banp-rules 10
 
 ``mgmt``: a management cluster in must-gather layout. Each of N hosted clusters
 has a HostedCluster and NodePools in ``clusters``, and an HCP namespace
@@ -623,12 +624,21 @@ def generate_mgmt(clusters: int, workload_namespaces: int | None = None, seed: i
 
 # -- plain NetworkPolicy inputs (hcpscan connectivity vs nca) --------------------------------
 
-def generate_netpol(pods: int, policies: int, seed: int = 1, out: Path = OUT) -> dict[str, Any]:
+def netpol_name(pods: int, policies: int, anps: int = 0, banp_rules: int = 0) -> str:
+    tiers = f"-anp{anps}-banp{banp_rules}" if anps or banp_rules else ""
+    return f"netpol-{pods}-{policies}{tiers}"
+
+
+def generate_netpol(pods: int, policies: int, seed: int = 1, out: Path = OUT, anps: int = 0,
+                    banp_rules: int = 0) -> dict[str, Any]:
     """``pods`` pods in namespaces of 40, ``policies`` policies spread over them: default
     deny, same-namespace, cross-namespace by label, app-to-app ports, DNS egress and
-    external ipBlocks - the mix a multi-tenant cluster carries."""
+    external ipBlocks - the mix a multi-tenant cluster carries. With ``anps`` /
+    ``banp_rules``, also that many AdminNetworkPolicies and a BaselineAdminNetworkPolicy
+    with that many rules (``cluster-policies.yaml``); the pods and NetworkPolicies are
+    the same bytes as without them, so the two runs compare."""
     rng = random.Random(f"netpol/{seed}")
-    root = out / f"netpol-{pods}-{policies}"
+    root = out / netpol_name(pods, policies, anps, banp_rules)
     if root.exists():
         shutil.rmtree(root)
     per_ns = 40
@@ -662,8 +672,67 @@ def generate_netpol(pods: int, policies: int, seed: int = 1, out: Path = OUT) ->
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "objects.yaml").write_text(yaml.dump_all(docs, Dumper=Dumper, sort_keys=False))
         written += len(docs)
+    if anps or banp_rules:
+        tiers = _admin_policies(anps, banp_rules, random.Random(f"anp/{seed}"), apps, teams)
+        (root / "cluster-policies.yaml").write_text(yaml.dump_all(tiers, Dumper=Dumper,
+                                                                  sort_keys=False))
+        written += len(tiers)
     return {"path": str(root), "pods": pods, "policies": policy_no, "namespaces": namespaces,
-            "objects": written}
+            "objects": written, "anps": anps, "banp_rules": banp_rules}
+
+
+def _admin_policies(anps: int, banp_rules: int, rng: random.Random, apps: list[str],
+                    teams: list[str]) -> list[dict[str, Any]]:
+    """ANPs a platform team writes: per team or tier, allow/deny/pass by namespace and pod
+    labels, ports and port ranges, egress to networks; then a baseline of deny rules."""
+    def peer(direction: str) -> dict[str, Any]:
+        pick = rng.randrange(4)
+        if pick == 3 and direction == "egress":
+            return {"networks": [f"{rng.randrange(11, 200)}.{rng.randrange(256)}.0.0/16"]}
+        if pick == 0:
+            return {"namespaces": {"matchLabels": {"team": rng.choice(teams)}}}
+        return {"pods": {"namespaceSelector": {"matchLabels": {"tier": rng.choice(["prod", "dev"])}},
+                         "podSelector": {"matchLabels": {"app": rng.choice(apps)}}}}
+
+    def ports() -> list[dict[str, Any]] | None:
+        pick = rng.randrange(4)
+        if pick == 0:
+            return None
+        if pick == 1:
+            return [{"portRange": {"protocol": "TCP", "start": 8080, "end": 8083}}]
+        if pick == 2:
+            return [{"namedPort": "http"}]
+        return [{"portNumber": {"protocol": rng.choice(["TCP", "UDP"]), "port": rng.choice([53, 443, 8080])}}]
+
+    def rules(direction: str, count: int, actions: list[str]) -> list[dict[str, Any]]:
+        out = []
+        for r in range(count):
+            rule: dict[str, Any] = {"name": f"{direction}-{r}", "action": rng.choice(actions),
+                                    "to" if direction == "egress" else "from": [peer(direction)]}
+            chosen = ports()
+            if chosen is not None:
+                rule["ports"] = chosen
+            out.append(rule)
+        return out
+
+    docs: list[dict[str, Any]] = []
+    for a in range(anps):
+        subject = ({"namespaces": {"matchLabels": {"team": teams[a % len(teams)]}}} if a % 2 else
+                   {"pods": {"namespaceSelector": {"matchLabels": {"tier": "prod"}},
+                             "podSelector": {"matchLabels": {"app": apps[a % len(apps)]}}}})
+        docs.append({"apiVersion": "policy.networking.k8s.io/v1alpha1", "kind": "AdminNetworkPolicy",
+                     "metadata": {"name": f"anp-{a:03d}"},
+                     "spec": {"priority": a * 7 % 1000, "subject": subject,
+                              "ingress": rules("ingress", 2, ["Allow", "Deny", "Pass"]),
+                              "egress": rules("egress", 2, ["Allow", "Deny", "Pass"])}})
+    if banp_rules:
+        half = banp_rules // 2
+        docs.append({"apiVersion": "policy.networking.k8s.io/v1alpha1",
+                     "kind": "BaselineAdminNetworkPolicy", "metadata": {"name": "default"},
+                     "spec": {"subject": {"namespaces": {}},
+                              "ingress": rules("ingress", banp_rules - half, ["Allow", "Deny"]),
+                              "egress": rules("egress", half, ["Allow", "Deny"])}})
+    return docs
 
 
 def _netpol_policy(ns: str, q: int, rng: random.Random, apps: list[str], teams: list[str],
@@ -709,6 +778,9 @@ def main(argv: list[str] | None = None) -> None:
     netpol = sub.add_parser("netpol", help="Namespaces, Pods and NetworkPolicies")
     netpol.add_argument("--pods", type=int, default=2000)
     netpol.add_argument("--policies", type=int, default=500)
+    netpol.add_argument("--anps", type=int, default=0, help="AdminNetworkPolicies to add")
+    netpol.add_argument("--banp-rules", type=int, default=0,
+                        help="rules of the BaselineAdminNetworkPolicy to add (0: none)")
     for p in (mgmt, netpol):
         p.add_argument("--seed", type=int, default=1)
         p.add_argument("--out", type=Path, default=OUT)
@@ -720,7 +792,8 @@ def main(argv: list[str] | None = None) -> None:
         except TemplateMissing as exc:
             sys.exit(f"generate.py: {exc}")
     else:
-        info = generate_netpol(args.pods, args.policies, args.seed, args.out)
+        info = generate_netpol(args.pods, args.policies, args.seed, args.out, args.anps,
+                               args.banp_rules)
     print(" ".join(f"{k}={v}" for k, v in info.items()))
 
 

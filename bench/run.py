@@ -16,7 +16,9 @@ bench/out/) and measures, each in its own process:
 * checkov (``checkov -d DIR --framework kubernetes``) on the same directory;
 * ``hcpscan connectivity`` against np-guard's ``nca --connectivity`` on
   Namespaces/Pods/NetworkPolicies (bench/generate.py netpol), at 2,000 pods /
-  500 policies and 20,000 pods / 5,000 policies.
+  500 policies and 20,000 pods / 5,000 policies; and at 2,000 pods / 500
+  policies plus 50 AdminNetworkPolicies and a 10-rule BaselineAdminNetworkPolicy,
+  against the plain run of the same pods and policies (nca is not run on it).
 
 Peers live in their own virtualenvs under bench/.venvs/, created here on first
 use; a peer that cannot be installed, or runs past --timeout, is reported as
@@ -194,13 +196,16 @@ def ensure_mgmt(n: int, seed: int) -> dict[str, Any]:
     return info
 
 
-def ensure_netpol(pods: int, policies: int, seed: int) -> dict[str, Any]:
+def ensure_netpol(pods: int, policies: int, seed: int, anps: int = 0,
+                  banp_rules: int = 0) -> dict[str, Any]:
     import generate
 
-    marker = OUT / f"netpol-{pods}-{policies}.json"
-    if marker.exists() and (OUT / f"netpol-{pods}-{policies}").exists():
+    name = generate.netpol_name(pods, policies, anps, banp_rules)
+    marker = OUT / f"{name}.json"
+    if marker.exists() and (OUT / name).exists():
         return json.loads(marker.read_text())
-    info = generate.generate_netpol(pods, policies, seed=seed, out=OUT)
+    info = generate.generate_netpol(pods, policies, seed=seed, out=OUT, anps=anps,
+                                    banp_rules=banp_rules)
     marker.write_text(json.dumps(info))
     return info
 
@@ -238,13 +243,17 @@ def bench_scan(n: int, args: argparse.Namespace, log: list[str]) -> dict[str, An
 
 
 def bench_connectivity(pods: int, policies: int, args: argparse.Namespace,
-                       log: list[str]) -> dict[str, Any]:
-    info = ensure_netpol(pods, policies, args.seed)
+                       log: list[str], anps: int = 0, banp_rules: int = 0) -> dict[str, Any]:
+    info = ensure_netpol(pods, policies, args.seed, anps, banp_rules)
     root = info["path"]
-    row: dict[str, Any] = {"pods": pods, "policies": policies, "data": info}
+    row: dict[str, Any] = {"pods": pods, "policies": policies, "anps": anps,
+                           "banp_rules": banp_rules, "data": info}
+    listing = OUT / f"connectivity-{Path(root).name.removeprefix('netpol-')}.txt"
     row["hcpscan"] = measure([*hcpscan(), "connectivity", root, "--no-progress"], args.timeout,
-                             stdout=OUT / f"connectivity-{pods}-{policies}.txt")
-    row["hcpscan"]["lines"] = sum(1 for _ in open(OUT / f"connectivity-{pods}-{policies}.txt"))
+                             stdout=listing)
+    row["hcpscan"]["lines"] = sum(1 for _ in open(listing))
+    if anps or banp_rules:
+        return row  # nca is run on the plain NetworkPolicy input only: the ratio is to that
     if args.peers and pods <= args.nca_max:
         nca = peer("nca", log)
         if nca is not None:
@@ -317,14 +326,23 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
     lines += ["", f"Fitted scaling exponent (least squares, log time vs log N): "
                   f"{exponent:.2f}" if exponent is not None else "Fitted exponent: needs two sizes"]
     if conn:
-        lines += ["", "### hcpscan connectivity vs nca (Namespaces, Pods, NetworkPolicies)", "",
-                  "| pods / policies | hcpscan connectivity | peak RSS MiB | lines | nca --connectivity |",
-                  "|---|---:|---:|---:|---|"]
+        lines += ["", "### hcpscan connectivity vs nca (Namespaces, Pods, NetworkPolicies; "
+                      "rows with ANPs add AdminNetworkPolicies and a BaselineAdminNetworkPolicy)", "",
+                  "| pods / policies / ANPs / BANP rules | hcpscan connectivity | × plain "
+                  "| peak RSS MiB | lines | nca --connectivity |",
+                  "|---|---:|---:|---:|---:|---|"]
+        plain = {(r["pods"], r["policies"]): r["hcpscan"]["seconds"] for r in conn
+                 if not r.get("anps") and not r.get("banp_rules")}
         for row in conn:
             ours = row["hcpscan"]
-            lines.append(f"| {row['pods']} / {row['policies']} | {_s(ours['seconds'])} s "
-                         f"| {_mib(ours['peak_tree_rss'])} | {ours['lines']} "
-                         f"| {_peer_cell(row.get('nca'), ours['seconds'], args.timeout)} |")
+            tiers = bool(row.get("anps") or row.get("banp_rules"))
+            base = plain.get((row["pods"], row["policies"]))
+            ratio = f"{ours['seconds'] / base:.2f}" if tiers and base else "-"
+            nca = ("not run (ANPs: compare with the plain row's nca)" if tiers
+                   else _peer_cell(row.get("nca"), ours["seconds"], args.timeout))
+            lines.append(f"| {row['pods']} / {row['policies']} / {row.get('anps', 0)} "
+                         f"/ {row.get('banp_rules', 0)} | {_s(ours['seconds'])} s | {ratio} "
+                         f"| {_mib(ours['peak_tree_rss'])} | {ours['lines']} | {nca} |")
     lines += ["", "Peers: " + ", ".join(f"{k} {v}" for k, v in versions.items())]
     if log:
         lines += ["", "Notes:"] + [f"* {entry}" for entry in log]
@@ -350,8 +368,9 @@ def machine() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10,100,500", help="hosted clusters per run (N)")
-    parser.add_argument("--connectivity", default="2000:500,20000:5000",
-                        help="pods:policies for hcpscan connectivity vs nca ('' to skip)")
+    parser.add_argument("--connectivity", default="2000:500,2000:500:50:10,20000:5000",
+                        help="pods:policies[:anps:banp_rules] for hcpscan connectivity vs nca "
+                             "('' to skip)")
     parser.add_argument("--no-peers", dest="peers", action="store_false",
                         help="leave out checkov and nca")
     parser.add_argument("--checkov-max", type=int, default=500, help="largest N checkov runs on")
@@ -379,9 +398,10 @@ def main() -> None:
         rows.append(bench_scan(n, args, log))
     conn = []
     for spec in [s for s in args.connectivity.split(",") if s]:
-        pods, policies = (int(x) for x in spec.split(":"))
-        print(f"connectivity {pods} pods / {policies} policies ...", flush=True)
-        conn.append(bench_connectivity(pods, policies, args, log))
+        pods, policies, anps, banp_rules = ([int(x) for x in spec.split(":")] + [0, 0])[:4]
+        print(f"connectivity {pods} pods / {policies} policies / {anps} ANPs / {banp_rules} "
+              "BANP rules ...", flush=True)
+        conn.append(bench_connectivity(pods, policies, args, log, anps, banp_rules))
     versions = {}
     if args.peers:
         versions["checkov"] = peer_version(VENVS / "checkov" / "bin" / "checkov"

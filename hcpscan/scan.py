@@ -23,6 +23,7 @@ from hcpscan.rules.engine import evaluate, select_rules
 from hcpscan.rules.exposure import hosted_cluster_exposures
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
+from hcpscan.rules.primitives import TEMPLATES
 from hcpscan.rules.primitives.hcp_network import REACHABILITY
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.sources.layout import plural_of
@@ -60,7 +61,8 @@ def resource_needs(rules: list[Rule]) -> ResourceNeeds:
         plurals.update(_SYNTHETIC_SOURCES.get(kind, (plural_of(kind),)))
     for rule in rules:
         plurals.update(rule.needs)
-    return ResourceNeeds(frozenset(plurals))
+    groups = {word for rule in rules for word in TEMPLATES[rule.template].reads_groups}
+    return ResourceNeeds(frozenset(plurals), frozenset(groups))
 
 
 def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,

@@ -1,14 +1,20 @@
-"""`hcpscan connectivity PATH...`: what NetworkPolicy, Services, Routes and the
-perimeter let through, as a connection list or as answers to one question."""
+"""`hcpscan connectivity PATH...`: what the policy tiers, Services, Routes and the
+perimeter let through, as a connection list, a diff of two inputs, or answers to
+one question."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
-from hcpscan.analysis.reachability.connlist import connection_list
+from hcpscan.analysis.reachability.connlist import ConnectionList, Focus, connection_list
+from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note
+from hcpscan.analysis.reachability.diff import connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
@@ -17,16 +23,31 @@ from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say
+from hcpscan.findings.redact import shown
+from hcpscan.reporters.connectivity import (
+    GraphvizMissing,
+    diff_csv,
+    diff_dot,
+    diff_md,
+    list_csv,
+    list_dot,
+    list_md,
+    write_svg,
+)
 from hcpscan.sources.interface import Diagnostic
 
 DESCRIPTION = """\
-Without a question, list every connection NetworkPolicy allows between
-workloads and external address ranges, one per line:
+Without a question, list every connection AdminNetworkPolicy, NetworkPolicy,
+BaselineAdminNetworkPolicy and EgressFirewall allow between workloads and
+external address ranges, one per line:
 
     <src> => <dst> : <connections>
 
-(workloads as namespace/name[Kind], ranges as first-last[External],
-connections as `All Connections` or e.g. `TCP 8080,UDP 53`).
+(workloads as namespace/name[Kind], ranges as first-last[External], the
+ingress controller Routes and Ingresses send from as {ingress-controller},
+connections as `All Connections` or e.g. `TCP 8080,UDP 53`). A first line
+starting `# ` names policy objects the answer does not reflect. The --focus
+options keep part of the list; --format csv|md|dot and --svg draw it.
 
 With --to, answer for one workload, taking Services (NodePort, LoadBalancer),
 Routes and an optional perimeter file (--firewall) into account, and say which
@@ -35,8 +56,15 @@ layer allows or blocks each way in:
   --to W --port N --from S   can S (workload or address/CIDR) reach W on N
   --to W                     which ports of W outside addresses reach
 
+`hcpscan connectivity diff OLD NEW` lists what changed between two inputs
+(e.g. before and after an upgrade), one line per pair whose connections differ:
+  diff-type: added|removed|changed, source: A, destination: B, ref1: OLD, ref2: NEW
+
 examples:
   hcpscan connectivity ./manifests
+  hcpscan connectivity ./manifests --focus-workload frontend/webapp --focus-direction egress
+  hcpscan connectivity ./manifests --svg connectivity.svg
+  hcpscan connectivity diff before/ after/
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --to hcp-namespace/kube-apiserver --port 6443 --from 10.0.128.7
@@ -45,13 +73,21 @@ The perimeter file format is described in fixtures/reachability/README.md.
 """
 
 
+DIFF = "diff"  # `hcpscan connectivity diff OLD NEW` (a path named diff still reads as a path)
+FORMATS = ("text", "txt", "json", "csv", "md", "dot")
+TABLE_FORMATS = ("csv", "md", "dot")  # the list and the diff only
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "connectivity", help="list allowed connections, or ask who can reach a workload",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_path_arguments(parser)
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text (default) or json")
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="text (default; also txt), json, or for the list and diff csv, "
+                             "md (Markdown) and dot (Graphviz)")
+    parser.add_argument("--svg", metavar="FILE",
+                        help="also draw the list or diff as an SVG picture (needs Graphviz's dot)")
     parser.add_argument("--firewall", metavar="FILE",
                         help="perimeter file: security group / firewall rules in front of the nodes")
     parser.add_argument("--to", metavar="WORKLOAD",
@@ -62,6 +98,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="protocol of --port (default TCP)")
     parser.add_argument("--from", dest="source", metavar="SOURCE",
                         help="source workload (namespace/name) or address/CIDR outside the cluster")
+    focus = parser.add_argument_group("focus (the connection list only)")
+    focus.add_argument("--focus-workload", action="append", default=[], metavar="W[,W]",
+                       help="only connections of these workloads (name or namespace/name; "
+                            "ingress-controller for the {ingress-controller} lines)")
+    focus.add_argument("--focus-workload-peer", action="append", default=[], metavar="P[,P]",
+                       help="with --focus-workload: only connections between a focus workload "
+                            "and these")
+    focus.add_argument("--focus-direction", choices=("ingress", "egress"),
+                       help="with --focus-workload: only connections into (ingress) or out of "
+                            "(egress) the focus workloads")
+    focus.add_argument("--focus-conn", metavar="PROTO-PORT",
+                       help="only pairs that allow this one connection, e.g. tcp-80 or udp-53")
     parser.add_argument("--ipblock-selects-pods", action="store_true",
                         help="let ipBlock peers match pod IPs too (default: ipBlock is outside "
                              "the cluster only)")
@@ -71,39 +119,150 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.paths[0] == DIFF and not os.path.exists(DIFF):
+        return _run_diff(args)
     _check_arguments(args)
     perimeter = _perimeter(args.firewall)
     inventory = load_inventory(args)
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
     if args.to is None:
-        result = connection_list(inventory, options)
-        if args.format == "json":
-            _dump({"connections": [c.to_json() for c in result.connections],
-                   "diagnostics": [d.to_json() for d in result.diagnostics]})
-        else:
-            for line in result.lines():
-                say(line)
+        focus = _focus(args)
+        result = connection_list(inventory, options).focused(focus)
+        _show_list(args, result, focus)
+        one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
+        _svg(args, lambda: list_dot(result.connections, label=one))
         return _finish(inventory.diagnostics + result.diagnostics, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
+    note = graph.exclusion_note()
+    extra = _exclusions(graph.unevaluated, note)
+    if args.format != "json":
+        _header(note)
     try:
         if args.port is None:
             exposed = graph.exposed_ports(args.to)
-            _show_exposed(args, exposed)
+            _show_exposed(args, exposed, extra)
         elif args.source is not None:
             reach = graph.can_reach(args.source, args.to, args.port, args.protocol)
-            _show_reaches(args, [reach], question=True)
+            _show_reaches(args, [reach], extra, question=True)
         else:
             reaches = graph.who_can_reach(args.to, args.port, args.protocol)
-            _show_reaches(args, reaches, question=False)
+            _show_reaches(args, reaches, extra, question=False)
     except TargetNotFound as exc:
         raise UsageError(str(exc), "run `hcpscan connectivity PATH` to list the workloads the "
                                    "inputs hold") from None
     return _finish(inventory.diagnostics + graph.diagnostics, args.format)
 
 
+def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus) -> None:
+    """The list in the chosen format; focused on one connection, lines name pairs only."""
+    pairs_only = focus.connection is not None
+    one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
+    if args.format == "json":
+        rows = [c.to_json() for c in result.connections]
+        for row in rows if pairs_only else ():
+            del row["conn"]
+        _dump({"connections": rows, **_exclusions(result.unevaluated, result.exclusion_note),
+               "diagnostics": [d.to_json() for d in result.diagnostics]})
+    elif args.format == "dot":
+        sys.stdout.write(list_dot(result.connections, label=one))
+    elif args.format in TABLE_FORMATS:
+        render = list_csv if args.format == "csv" else list_md
+        sys.stdout.write(render(result.connections, pairs_only))
+    else:
+        _header(result.exclusion_note)
+        if one is not None:
+            say(f"Permitted connections on {one}:")
+        lines = (result.section_lines(pairs_only) if result.sections
+                 else result.lines(pairs_only=pairs_only))
+        if lines:
+            _write_lines(lines)
+
+
+def _write_lines(lines: list[str]) -> None:
+    """Lines holding input-derived names, escaped as ``say`` escapes them, in one write
+    (lists run to a million lines); a leading tab is layout and stays."""
+    out = [f"\t{shown(line[1:])}" if line.startswith("\t") else shown(line) for line in lines]
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    """``hcpscan connectivity diff OLD NEW``: what changed between two inputs."""
+    if len(args.paths) != 3:
+        raise UsageError("connectivity diff takes two inputs: OLD and NEW",
+                         "e.g. hcpscan connectivity diff before/ after/")
+    if args.to is not None or _focusing(args):
+        raise UsageError("connectivity diff compares whole connection lists: leave out --to "
+                         "and the --focus options")
+    options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
+                                host_network_exempt=args.host_network_exempt)
+    old = load_inventory(argparse.Namespace(**{**vars(args), "paths": [args.paths[1]]}))
+    new = load_inventory(argparse.Namespace(**{**vars(args), "paths": [args.paths[2]]}))
+    result = connectivity_diff(old, new, options)
+    note = exclusion_note(result.unevaluated)
+    if args.format == "json":
+        _dump({"changes": [c.to_json() for c in result.changes],
+               **_exclusions(result.unevaluated, note),
+               "diagnostics": [d.to_json() for d in result.diagnostics]})
+    elif args.format in TABLE_FORMATS:
+        sys.stdout.write({"csv": diff_csv, "md": diff_md, "dot": diff_dot}[args.format](
+            result.changes))
+    else:
+        _header(note)
+        if result.changes:
+            say("Connectivity diff:")
+            _write_lines(result.lines())
+    _svg(args, lambda: diff_dot(result.changes))
+    return _finish(old.diagnostics + new.diagnostics + result.diagnostics, args.format)
+
+
+def _svg(args: argparse.Namespace, dot_text: Callable[[], str]) -> None:
+    if not args.svg:
+        return
+    try:
+        write_svg(dot_text(), args.svg)
+    except GraphvizMissing as exc:
+        raise UsageError(f"--svg {args.svg}: {exc}",
+                         "install Graphviz (apt-get install graphviz, brew install graphviz), or "
+                         "write --format dot and render it where Graphviz is") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        raise UsageError(f"--svg {args.svg}: Graphviz could not draw it: "
+                         f"{detail.decode(errors='replace').strip() or exc}",
+                         "check that the folder exists and is writable") from None
+
+
+def _names(values: list[str]) -> tuple[str, ...]:
+    return tuple(n.strip() for v in values for n in v.split(",") if n.strip())
+
+
+def _focus(args: argparse.Namespace) -> Focus:
+    connection = None
+    if args.focus_conn is not None:
+        proto, _, port = args.focus_conn.partition("-")
+        if proto.upper() not in PROTOCOLS or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise UsageError(f"--focus-conn {args.focus_conn!r} is not PROTOCOL-PORT",
+                             "e.g. --focus-conn tcp-8080 or --focus-conn udp-53")
+        connection = (proto.upper(), int(port))
+    workloads, peers = _names(args.focus_workload), _names(args.focus_workload_peer)
+    if (peers or args.focus_direction) and not workloads:
+        raise UsageError("--focus-workload-peer and --focus-direction need --focus-workload",
+                         "e.g. --focus-workload frontend/webapp --focus-direction egress")
+    return Focus(workloads, peers, args.focus_direction or "", connection)
+
+
+def _focusing(args: argparse.Namespace) -> bool:
+    return bool(args.focus_workload or args.focus_workload_peer or args.focus_direction
+                or args.focus_conn)
+
+
 def _check_arguments(args: argparse.Namespace) -> None:
+    if args.to is not None and (args.format in TABLE_FORMATS or args.svg):
+        raise UsageError(f"--format {args.format} and --svg draw the connection list or a diff; "
+                         "a question (--to) is answered as text or json")
+    if args.to is not None and _focusing(args):
+        raise UsageError("the --focus options filter the connection list: leave out --to")
     if args.to is None and (args.port is not None or args.source is not None):
         raise UsageError("--port and --from ask about one target: give --to too",
                          "e.g. --to hcp-namespace/ignition-server-proxy --port 8443")
@@ -124,7 +283,7 @@ def _perimeter(path: str | None) -> Perimeter | None:
 
 
 def _finish(diagnostics: list[Diagnostic], fmt: str) -> int:
-    if diagnostics and fmt == "text":
+    if diagnostics and fmt != "json":
         console_for(sys.stderr).print(diagnostics_table(diagnostics))
     if any(d.severity == "error" for d in diagnostics):
         return exitcodes.USAGE
@@ -136,9 +295,22 @@ def _dump(doc: Any) -> None:
     sys.stdout.write("\n")
 
 
-def _show_reaches(args: argparse.Namespace, reaches: list[Reach], question: bool) -> None:
+def _header(note: str) -> None:
+    """The answer's caveat, first on standard output so nobody reads the answer without it
+    (a ``#`` line: tools that read the lines skip it)."""
+    if note:
+        say(f"# {note}")
+
+
+def _exclusions(kinds: list[UnevaluatedKind], note: str) -> dict[str, Any]:
+    """JSON fields: what the answer leaves out (empty list and note when nothing)."""
+    return {"excluded": [k.to_json() for k in kinds], "note": note}
+
+
+def _show_reaches(args: argparse.Namespace, reaches: list[Reach], extra: dict[str, Any],
+                  question: bool) -> None:
     if args.format == "json":
-        _dump({"reaches": [r.to_json() for r in reaches]})
+        _dump({"reaches": [r.to_json() for r in reaches], **extra})
         return
     if question:
         reach = reaches[0]
@@ -162,9 +334,10 @@ def _show_reaches(args: argparse.Namespace, reaches: list[Reach], question: bool
                 say(f"      {evidence}")
 
 
-def _show_exposed(args: argparse.Namespace, exposed: list[ExposedPort]) -> None:
+def _show_exposed(args: argparse.Namespace, exposed: list[ExposedPort],
+                  extra: dict[str, Any]) -> None:
     if args.format == "json":
-        _dump({"exposed": [e.to_json() for e in exposed]})
+        _dump({"exposed": [e.to_json() for e in exposed], **extra})
         return
     say(f"ports of {args.to} reachable from outside the cluster:")
     if not exposed:

@@ -172,6 +172,10 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
             f"{rule.id}: the message uses {', '.join('{' + n + '}' for n in names)}, which check "
             f"{rule.template} does not give its findings; printed as written", severity="warning",
             hint="use one of " + ", ".join("{" + n + "}" for n in unknown[names[0]])))
+    caveat = primitive.caveat(ctx)
+    for finding in findings:
+        if caveat:
+            finding.evidence.append(caveat)
     failing = sum(1 for f in findings if f.status is Status.FAIL)
     suppressed = len(findings) - failing
     if failing:
@@ -186,6 +190,8 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
         status, reason = Status.NOT_APPLICABLE, "; ".join(sorted(inapplicable)) or "nothing to check"
     if (failing or suppressed) and reasons:
         reason += "; also not evaluable for " + "; ".join(sorted(reasons))
+    if caveat and status in (Status.PASS, Status.FAIL, Status.SUPPRESSED):
+        reason = f"{reason}; {caveat}" if reason else caveat
     return findings, RuleResult(rule.id, status, reason, failing, suppressed, checked), diagnostics
 
 

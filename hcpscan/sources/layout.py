@@ -35,6 +35,7 @@ class Placement:
     plural: str | None = None
     namespace: str | None = None
     is_log: bool = False
+    group: str | None = None  # the API group folder (``core`` for the core group)
 
 
 def cluster_of(parts: tuple[str, ...]) -> str:
@@ -74,15 +75,16 @@ def _place_namespaced(cluster: str, root: tuple[str, ...], rest: tuple[str, ...]
     name = rest[-1]
     is_log = name.endswith(".log") or "logs" in rest[1:-1]
     plural: str | None = None
+    group: str | None = None
     if len(rest) == 2 and _stem(name) == ns:
         plural = "namespaces"
     elif len(rest) >= 3 and rest[1] == "pods":
         plural = "pods"
     elif len(rest) == 3:  # <ns>/<group>/<plural>.yaml
-        plural = _stem(name)
+        plural, group = _stem(name), rest[1]
     elif len(rest) == 4:  # <ns>/<group>/<plural>/<name>.yaml
-        plural = rest[2]
-    return Placement(cluster, root, plural, ns, is_log)
+        plural, group = rest[2], rest[1]
+    return Placement(cluster, root, plural, ns, is_log, group)
 
 
 def _place_cluster_scoped(cluster: str, root: tuple[str, ...], rest: tuple[str, ...]) -> Placement:
@@ -91,7 +93,9 @@ def _place_cluster_scoped(cluster: str, root: tuple[str, ...], rest: tuple[str, 
         plural = _stem(rest[1])
     elif len(rest) == 3:
         plural = rest[1]
-    return Placement(cluster, root, plural, None, rest[-1].endswith(".log") if rest else False)
+    group = rest[0] if plural is not None else None
+    return Placement(cluster, root, plural, None, rest[-1].endswith(".log") if rest else False,
+                     group)
 
 
 _IRREGULAR = {

@@ -46,9 +46,13 @@ class ResourceNeeds:
     """Which resources the enabled rules read; ``None`` plurals means all of them."""
 
     plurals: frozenset[str] | None = None
+    # every resource of an API group whose name contains one of these words
+    # (policy CRDs hcpscan does not know, which it must still see to report them)
+    group_words: frozenset[str] = frozenset()
 
-    def wants(self, plural: str) -> bool:
-        return self.plurals is None or plural in self.plurals
+    def wants(self, plural: str, group: str | None = None) -> bool:
+        return (self.plurals is None or plural in self.plurals
+                or (group is not None and any(w in group for w in self.group_words)))
 
 
 @dataclass(slots=True)
@@ -471,7 +475,7 @@ def _skip_reason(entry: Entry, placement: Placement, needs: ResourceNeeds,
         return "logs"
     if placement.plural in NOISE_PLURALS:
         return "events"
-    if placement.plural and not needs.wants(placement.plural):
+    if placement.plural and not needs.wants(placement.plural, placement.group):
         return LEFT_OUT
     return None
 

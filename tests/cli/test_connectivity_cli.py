@@ -107,3 +107,61 @@ spec: {containers: [{name: web}]}
     assert result.code == 2
     assert "default/broken is invalid" in result.err
     assert "0.0.0.0-255.255.255.255[External] => default/web[Pod] : All Connections" in result.out
+
+
+def test_focus_options_filter_the_list(run_cli):
+    base = ("connectivity", "--no-progress", str(FIXTURES / "nodeport-service"))
+    everything = run_cli(*base).out.splitlines()
+    egress = run_cli(*base, "--focus-workload", "checkout", "--focus-direction", "egress")
+    assert egress.code == 0, egress.err
+    lines = egress.out.splitlines()
+    assert lines and all(line.startswith("shop/checkout[Deployment] => ") for line in lines)
+    assert set(lines) == {line for line in everything if line.startswith("shop/checkout[")}
+    one = run_cli(*base, "--focus-conn", "tcp-5050").out.splitlines()
+    assert one[0] == "Permitted connections on TCP 5050:"
+    assert "shop/storefront[Deployment] => shop/checkout[Deployment]" in one[1:]
+
+
+def test_bad_focus_options_are_usage_errors(run_cli):
+    base = ("connectivity", "--no-progress", str(FIXTURES / "nodeport-service"))
+    assert run_cli(*base, "--focus-conn", "icmp-8").code == 2
+    assert run_cli(*base, "--focus-direction", "egress").code == 2
+    assert run_cli(*base, "--focus-workload", "x", "--to", "shop/checkout").code == 2
+
+
+def test_diff_lists_what_changed(run_cli, tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    pods = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: shop, labels: {app: web}}
+spec: {containers: [{name: web}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db, namespace: shop, labels: {app: db}}
+spec: {containers: [{name: db}]}
+"""
+    (old / "m.yaml").write_text(pods)
+    (new / "m.yaml").write_text(pods + """\
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: db, namespace: shop}
+spec:
+  podSelector: {matchLabels: {app: db}}
+  ingress: [{from: [{podSelector: {matchLabels: {app: web}}}], ports: [{port: 5432}]}]
+""")
+    result = run_cli("connectivity", "--no-progress", "diff", str(old), str(new))
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        "Connectivity diff:",
+        "diff-type: changed, source: shop/web[Pod], destination: shop/db[Pod], "
+        "ref1: All Connections, ref2: TCP 5432",
+        "diff-type: removed, source: 0.0.0.0-255.255.255.255[External], destination: shop/db[Pod], "
+        "ref1: All Connections, ref2: No Connections"]
+    same = run_cli("connectivity", "--no-progress", "diff", str(old), str(old))
+    assert same.code == 0 and same.out == ""
+    assert run_cli("connectivity", "--no-progress", "diff", str(old)).code == 2

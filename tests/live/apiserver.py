@@ -93,6 +93,7 @@ BUILTINS = (
     _r("v1", "endpoints", "Endpoints", short=("ep",)),
     _r("discovery.k8s.io/v1", "endpointslices", "EndpointSlice"),
     _r("v1", "pods", "Pod", short=("po",)),
+    _r("v1", "replicationcontrollers", "ReplicationController", short=("rc",)),
     _r("v1", "pods/log", "Pod", verbs=("get",)),
     _r("v1", "serviceaccounts", "ServiceAccount", short=("sa",)),
     _r("v1", "bindings", "Binding", verbs=("create",)),
@@ -135,6 +136,28 @@ CRDS = (
     _r("kyverno.io/v1", "clusterpolicies", "ClusterPolicy", False, ("cpol",)),
     _r("kyverno.io/v1", "policies", "Policy", short=("pol",)),
     _r("policy.open-cluster-management.io/v1", "policies", "Policy", short=("plc",)),
+    # policy-like kinds the reachability engine reports when it does not evaluate them
+    _r("policy.networking.k8s.io/v1alpha1", "adminnetworkpolicies", "AdminNetworkPolicy", False,
+       ("anp",)),
+    _r("policy.networking.k8s.io/v1alpha1", "baselineadminnetworkpolicies",
+       "BaselineAdminNetworkPolicy", False, ("banp",)),
+    _r("k8s.ovn.org/v1", "egressfirewalls", "EgressFirewall"),
+    _r("k8s.ovn.org/v1", "userdefinednetworks", "UserDefinedNetwork"),
+    _r("k8s.ovn.org/v1", "clusteruserdefinednetworks", "ClusterUserDefinedNetwork", False),
+    _r("k8s.cni.cncf.io/v1beta1", "multi-networkpolicies", "MultiNetworkPolicy"),
+    _r("network.openshift.io/v1", "egressnetworkpolicies", "EgressNetworkPolicy"),
+    _r("crd.projectcalico.org/v1", "networkpolicies", "NetworkPolicy"),
+    _r("crd.projectcalico.org/v1", "globalnetworkpolicies", "GlobalNetworkPolicy", False),
+    _r("crd.projectcalico.org/v1", "stagednetworkpolicies", "StagedNetworkPolicy"),
+    _r("crd.projectcalico.org/v1", "stagedglobalnetworkpolicies", "StagedGlobalNetworkPolicy",
+       False),
+    _r("cilium.io/v2", "ciliumnetworkpolicies", "CiliumNetworkPolicy", short=("cnp",)),
+    _r("cilium.io/v2", "ciliumclusterwidenetworkpolicies", "CiliumClusterwideNetworkPolicy", False,
+       ("ccnp",)),
+    _r("security.istio.io/v1", "authorizationpolicies", "AuthorizationPolicy"),
+    # KubeVirt: virtual machines are endpoints (HostedClusters on KubeVirt run their nodes so)
+    _r("kubevirt.io/v1", "virtualmachines", "VirtualMachine", short=("vm",)),
+    _r("kubevirt.io/v1", "virtualmachineinstances", "VirtualMachineInstance", short=("vmi",)),
 )
 
 PREFERRED = {"hypershift.openshift.io": "v1beta1"}

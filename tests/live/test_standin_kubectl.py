@@ -11,12 +11,17 @@ from tests.live.conftest import write_kubeconfig
 
 
 def _served(resources) -> set[tuple[str, str, bool, str]]:
-    """(name, apiVersion, namespaced, kind) of the preferred version of each group, as kubectl shows."""
+    """(name, apiVersion, namespaced, kind) of each resource in the preferred version of its
+    group, or in the version that serves it when the preferred one does not (Multus:
+    NetworkAttachmentDefinition in v1, MultiNetworkPolicy in v1beta1), as kubectl shows."""
     seen_groups: dict[str, str] = {}
+    for r in resources:
+        seen_groups.setdefault(r.group, r.version)
+    in_preferred = {(r.group, r.plural) for r in resources if r.version == seen_groups[r.group]}
     out = set()
     for r in resources:
-        preferred = seen_groups.setdefault(r.group, r.version)
-        if r.version == preferred and "/" not in r.plural:
+        preferred = r.version == seen_groups[r.group]
+        if (preferred or (r.group, r.plural) not in in_preferred) and "/" not in r.plural:
             out.add((r.plural, r.api_version, r.namespaced, r.kind))
     return out
 

@@ -5,27 +5,53 @@ and external ranges, in the notation of np-guard's netpol-analyzer
 External ranges follow that tool's convention so outputs compare line for
 line: sources are the pieces the *ingress* ipBlocks cut the address space
 into, destinations the pieces the *egress* ipBlocks cut it into. The space is
-IPv4, plus IPv6 when some policy names an IPv6 block. A workload's
+IPv4, plus IPv6 when some NetworkPolicy names an IPv6 block (IPv6 ``networks``
+of AdminNetworkPolicies alone do not add it: netpol-analyzer lists only IPv4
+for them; the graph's queries evaluate them all the same). A workload's
 connections to itself are not listed; connections of workloads whose pods fall
 into several classes are the union over those classes.
+
+With Routes or Ingresses in the input, ``{ingress-controller}`` lines say which
+pod ports they send to that the pods' ingress policies admit from an ingress
+controller (the OpenShift router in ``openshift-ingress``, or ingress-nginx in
+``ingress-nginx``: a namespaceSelector matching either admits it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from hcpscan.analysis.reachability.coverage import (
+    UnevaluatedKind,
+    exclusion_note,
+    read_unevaluated,
+)
+from hcpscan.analysis.reachability.endpoints import EndpointClass
 from hcpscan.analysis.reachability.evaluation import (
     DEFAULT_OPTIONS,
     EvaluationOptions,
     PolicyEvaluation,
 )
+from hcpscan.analysis.reachability.exposure import (
+    NGINX,
+    ROUTER,
+    IngressController,
+    add_controller,
+    has_ways_through_controllers,
+    ingress_paths,
+    route_paths,
+)
 from hcpscan.analysis.reachability.ipspace import IPSpace, cut
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
+from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
 from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.inventory import Inventory
 from hcpscan.sources.interface import Diagnostic
+
+INGRESS_CONTROLLER = "{ingress-controller}"  # the peer Routes and Ingresses send from
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,23 +60,124 @@ class Connection:
     source: str
     destination: str
     connections: ConnectionSet
+    network: str = ""  # with user-defined networks: pod-network, or the UDN's / CUDN's name
 
     def __str__(self) -> str:
         return f"{self.source} => {self.destination} : {self.connections}"
 
     def to_json(self) -> dict[str, str]:
-        return {"cluster": self.cluster, "src": self.source, "dst": self.destination,
-                "conn": str(self.connections)}
+        out = {"cluster": self.cluster, "src": self.source, "dst": self.destination,
+               "conn": str(self.connections)}
+        if self.network:
+            out["network"] = self.network
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """Which lines of the list to keep, as netpol-analyzer's focus options choose them.
+
+    ``workloads``: lines with one of these on either side (``name`` or
+    ``namespace/name``; ``ingress-controller`` is the ``{ingress-controller}`` peer);
+    ``peers``: with ``workloads``, only lines between a focus workload and one of
+    these; ``direction``: ``ingress`` (into the focus workloads) or ``egress`` (out
+    of them); ``connection``: only pairs that allow this (protocol, port).
+    """
+
+    workloads: tuple[str, ...] = ()
+    peers: tuple[str, ...] = ()
+    direction: str = ""
+    connection: tuple[str, int] | None = None
+
+    def keeps(self, conn: Connection) -> bool:
+        if self.connection is not None and not conn.connections.allows(*self.connection):
+            return False
+        if not self.workloads:
+            return True
+        outgoing = self.direction != "ingress" and _named(conn.source, self.workloads) and (
+            not self.peers or _named(conn.destination, self.peers))
+        incoming = self.direction != "egress" and _named(conn.destination, self.workloads) and (
+            not self.peers or _named(conn.source, self.peers))
+        return bool(outgoing or incoming)
+
+
+def _named(peer: str, names: tuple[str, ...]) -> bool:
+    """Is the peer of a line (``ns/name[Kind]``, ``{ingress-controller}``) one of ``names``?"""
+    if peer == INGRESS_CONTROLLER:
+        return "ingress-controller" in names
+    if peer.endswith("[External]"):
+        return False
+    full = peer.rsplit("[", 1)[0]
+    return full in names or full.partition("/")[2] in names
+
+
+@dataclass(slots=True)
+class Section:
+    """The connections inside one primary network (when UDNs or CUDNs split the cluster)."""
+
+    cluster: str
+    network: Network
+    connections: list[Connection]
+
+
+ALL_ON_UDN = "all input workloads are configured with (C)UDN as their primary network interface"
 
 
 @dataclass(slots=True)
 class ConnectionList:
     connections: list[Connection] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # policy-like objects of the input the list does not reflect
+    unevaluated: list[UnevaluatedKind] = field(default_factory=list)
+    # with user-defined primary networks: the list per network, and each workload's network
+    sections: list[Section] = field(default_factory=list)
+    networks: dict[tuple[str, str], Network] = field(default_factory=dict)  # (cluster, ref)
 
-    def lines(self) -> list[str]:
+    @property
+    def exclusion_note(self) -> str:
+        return exclusion_note(self.unevaluated)
+
+    def lines(self, pairs_only: bool = False) -> list[str]:
+        """One line per connection; ``pairs_only``: without the connections part (for a
+        list focused on one connection)."""
         multi = len({c.cluster for c in self.connections}) > 1
-        return [f"{c.cluster}: {c}" if multi else str(c) for c in self.connections]
+        # Lists repeat few connection set objects many times; they live as long as the
+        # list, so their ids stay unique (hashing the value each time costs more).
+        shown: dict[int, str] = {}
+        out = []
+        for c in self.connections:
+            if pairs_only:
+                text = f"{c.source} => {c.destination}"
+            else:
+                conns = shown.get(id(c.connections))
+                if conns is None:
+                    conns = shown[id(c.connections)] = str(c.connections)
+                text = f"{c.source} => {c.destination} : {conns}"
+            out.append(f"{c.cluster}: {text}" if multi else text)
+        return out
+
+    def focused(self, focus: Focus) -> ConnectionList:
+        sections = [Section(s.cluster, s.network, [c for c in s.connections if focus.keeps(c)])
+                    for s in self.sections]
+        return ConnectionList([c for c in self.connections if focus.keeps(c)], self.diagnostics,
+                              self.unevaluated, sections, self.networks)
+
+    def section_lines(self, pairs_only: bool = False) -> list[str]:
+        """The list per network, then each workload's primary network."""
+        multi = len({s.cluster for s in self.sections}) > 1
+        out: list[str] = []
+        for section in self.sections:
+            head = f"{section.cluster}: " if multi else ""
+            out.append(f"{head}Permitted connectivity analyzed in {section.network.title}:")
+            lines = ConnectionList(section.connections).lines(pairs_only)
+            if not lines and section.network.kind == "pod":
+                lines = [ALL_ON_UDN]
+            out += lines + [""]
+        out.append("Workload-to-Networks Mapping:")
+        for (cluster, ref), network in sorted(self.networks.items()):
+            out += [f"{cluster + ': ' if multi else ''}{ref}: ",
+                    f"\tPrimary Network: {network.mapping}"]
+        return out
 
 
 def external_name(space: IPSpace) -> str:
@@ -59,19 +186,37 @@ def external_name(space: IPSpace) -> str:
 
 def connection_universe(model: ClusterModel) -> IPSpace:
     universe = IPSpace.all_v4()
-    if any(6 in block.versions for block in model.policy_blocks()):
+    if any(6 in block.versions for block in model.policy_blocks(admin=False)):
         universe = universe.union(IPSpace.all_v6())
     return universe
 
 
-def cluster_connections(model: ClusterModel, options: EvaluationOptions) -> list[Connection]:
-    universe = connection_universe(model)
-    src_atoms = cut(model.policy_blocks(INGRESS), universe)
-    dst_atoms = cut(model.policy_blocks(EGRESS), universe)
-    evaluation = PolicyEvaluation(model.classes, model.policies, model.namespaces,
-                                  src_atoms, dst_atoms, options)
+@dataclass(frozen=True, slots=True)
+class Cuts:
+    """Address space the list's external ranges are cut from: the universe, and blocks to
+    cut by besides the model's own (a diff cuts both inputs alike)."""
+
+    universe: IPSpace | None = None  # None: ``connection_universe(model)``
+    sources: tuple[IPSpace, ...] = ()
+    destinations: tuple[IPSpace, ...] = ()
+
+
+def cluster_connections(model: ClusterModel, options: EvaluationOptions,
+                        inventory: Inventory | None = None, cuts: Cuts = Cuts()) -> list[Connection]:
+    """The cluster's connection list; with ``inventory``, also the ``{ingress-controller}``
+    lines of its Routes and Ingresses."""
+    universe = cuts.universe if cuts.universe is not None else connection_universe(model)
+    src_atoms = cut([*model.policy_blocks(INGRESS), *cuts.sources], universe)
+    dst_atoms = cut([*model.policy_blocks(EGRESS), *cuts.destinations], universe)
+    classes, namespaces = list(model.classes), dict(model.namespaces)
+    controllers: list[tuple[int, IngressController]] = []
+    if inventory is not None and has_ways_through_controllers(inventory, model.cluster):
+        controllers = [(add_controller(inventory, model.cluster, c, classes, namespaces), c)
+                       for c in (ROUTER, NGINX)]
+    evaluation = PolicyEvaluation(classes, model.policies, namespaces,
+                                  src_atoms, dst_atoms, options, model.admin, model.firewalls)
     n = evaluation.n
-    class_names = [[w.ref for w in c.workloads] for c in model.classes]
+    class_names = [[w.ref for w in c.workloads] for c in classes]
     spans = Counter(name for names in class_names for name in names)
     # a class holding exactly one workload that lives in no other class maps
     # one-to-one onto output lines; only the rest need merging
@@ -93,13 +238,71 @@ def cluster_connections(model: ClusterModel, options: EvaluationOptions) -> list
                 if src != dst:
                     merged[(src, dst)] = merged[(src, dst)].union(conns)
     rows.extend((src, dst, conns) for (src, dst), conns in merged.items() if conns)
+    if controllers:
+        assert inventory is not None
+        rows.extend(_controller_rows(inventory, model, evaluation, controllers))
     rows.sort(key=lambda row: (row[0], row[1]))
     return [Connection(model.cluster, src, dst, conns) for src, dst, conns in rows]
+
+
+def _controller_rows(inventory: Inventory, model: ClusterModel, evaluation: PolicyEvaluation,
+                     controllers: list[tuple[int, IngressController]]
+                     ) -> list[tuple[str, str, ConnectionSet]]:
+    """``{ingress-controller}`` lines: the pod ports Routes and Ingresses send to, as far
+    as the pods' policies admit some controller that serves the object (one peer for all
+    controllers, as netpol-analyzer writes it)."""
+    found: dict[str, ConnectionSet] = defaultdict(ConnectionSet.none)
+    for klass in model.classes:
+        for path in route_paths(inventory, klass) + ingress_paths(inventory, klass):
+            wanted = ConnectionSet.port(path.protocol, path.pod_port)
+            for index, controller in controllers:
+                if path.via in controller.serves:
+                    conns = evaluation.connections(index, klass.index).intersection(wanted)
+                    for workload in klass.workloads:
+                        found[workload.ref] = found[workload.ref].union(conns)
+    return [(INGRESS_CONTROLLER, dst, conns) for dst, conns in found.items() if conns]
 
 
 def connection_list(inventory: Inventory,
                     options: EvaluationOptions = DEFAULT_OPTIONS) -> ConnectionList:
     result = ConnectionList()
+    result.unevaluated = read_unevaluated(inventory, result.diagnostics)
     for model in read_clusters(inventory, options, result.diagnostics):
-        result.connections.extend(cluster_connections(model, options))
+        networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
+        if not networks:
+            result.connections.extend(cluster_connections(model, options, inventory))
+            continue
+        for section in network_sections(model, networks, options, inventory):
+            result.sections.append(section)
+            result.connections.extend(section.connections)
+        for klass in model.classes:
+            for workload in klass.workloads:
+                result.networks[(model.cluster, workload.ref)] = networks.get(klass.namespace, POD)
     return result
+
+
+def network_sections(model: ClusterModel, networks: dict[str, Network],
+                     options: EvaluationOptions, inventory: Inventory) -> list[Section]:
+    """One connection list per primary network, over that network's endpoints only;
+    workloads of a namespace's own UDN are written ``ns[udn]/name[Kind]``."""
+    members: dict[Network, list[EndpointClass]] = defaultdict(list, {POD: []})
+    for klass in model.classes:
+        members[networks.get(klass.namespace, POD)].append(klass)
+    out = []
+    for network, classes in sorted(members.items()):
+        own = [dataclasses.replace(k, index=i) for i, k in enumerate(classes)]
+        conns = cluster_connections(dataclasses.replace(model, classes=own), options, inventory)
+        udn = network.kind == "UDN"
+        name = network.name or network.mapping
+        conns = [Connection(c.cluster, _udn_name(c.source) if udn else c.source,
+                            _udn_name(c.destination) if udn else c.destination, c.connections, name)
+                 for c in conns]
+        out.append(Section(model.cluster, network, conns))
+    return out
+
+
+def _udn_name(peer: str) -> str:
+    if peer.endswith("[External]") or peer.startswith("{"):
+        return peer
+    namespace, _, rest = peer.partition("/")
+    return f"{namespace}[udn]/{rest}"

@@ -19,12 +19,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.analysis.reachability.ports import normalise_protocol
+from hcpscan.analysis.reachability.ports import ConnectionSet, normalise_protocol
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",
-                  "Job", "CronJob", "DeploymentConfig")
+                  "Job", "CronJob", "DeploymentConfig", "VirtualMachine", "VirtualMachineInstance")
+VM_KINDS = ("VirtualMachine", "VirtualMachineInstance")  # KubeVirt: one virt-launcher pod each
 DEFAULT_NAMESPACE = "default"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
@@ -113,6 +114,18 @@ class EndpointClass:
                 return port.number
         return None
 
+    def with_named_ports(self, numeric: ConnectionSet,
+                         named: Iterable[tuple[str, str | None]]) -> ConnectionSet:
+        """``numeric`` plus the container ports each (name, protocol) resolves to: a
+        NetworkPolicy named port only with the rule's protocol, an AdminNetworkPolicy
+        ``namedPort`` (protocol ``None``) with the container port's own."""
+        out = numeric
+        for name, protocol in named:
+            for port in self.ports:
+                if port.name == name and protocol in (None, port.protocol):
+                    out = out.union(ConnectionSet.port(port.protocol, port.number))
+        return out
+
 
 def container_ports(pod_spec: dict[str, Any]) -> tuple[ContainerPort, ...]:
     found: set[ContainerPort] = set()
@@ -184,9 +197,21 @@ class _Owners:
 
 
 def pod_template(obj: K8sObject) -> dict[str, Any] | None:
-    path = "spec.jobTemplate.spec.template" if obj.kind == "CronJob" else "spec.template"
-    template = obj.get(path)
-    return template if isinstance(template, dict) else None
+    if obj.kind == "VirtualMachineInstance":
+        template: Any = {"metadata": obj.metadata, "spec": obj.body.get("spec") or {}}
+    else:
+        path = "spec.jobTemplate.spec.template" if obj.kind == "CronJob" else "spec.template"
+        template = obj.get(path)
+    if not isinstance(template, dict):
+        return None
+    if obj.kind in VM_KINDS:
+        # the virt-launcher pod carries the VM's template labels and these of KubeVirt's
+        meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+        labels = dict(meta.get("labels") or {})
+        labels.setdefault("kubevirt.io", "virt-launcher")
+        labels.setdefault("vm.kubevirt.io/name", obj.name)
+        template = {**template, "metadata": {**meta, "labels": labels}}
+    return template
 
 
 def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:

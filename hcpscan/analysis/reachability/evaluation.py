@@ -15,18 +15,31 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from hcpscan.analysis.reachability.admin import (
+    ADMIN_TIER,
+    ALLOW,
+    BASELINE_TIER,
+    DENY,
+    PASS,
+    AdminPeer,
+    AdminPolicyModel,
+    AdminRule,
+)
+from hcpscan.analysis.reachability.egressfirewall import EgressFirewallModel
 from hcpscan.analysis.reachability.endpoints import EndpointClass
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.policies import (
     EGRESS,
     INGRESS,
+    NP_TIER,
     NetworkPolicyModel,
     PeerSpec,
     PolicyRule,
 )
 from hcpscan.analysis.reachability.ports import ConnectionSet, union_all
-from hcpscan.analysis.reachability.selectors import LabelIndex, bits
+from hcpscan.analysis.reachability.selectors import LabelIndex, LabelSelector, bits
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,17 +62,25 @@ class EvaluationOptions:
 DEFAULT_OPTIONS = EvaluationOptions()
 
 
+AnyRule = PolicyRule | AdminRule
+DEFAULT_TIER = "default"  # no tier decided: the connection is allowed
+
+
 @dataclass(slots=True)
 class Part:
     """Peers of one side that the same rules select, and what those rules allow.
 
-    ``rules`` empty with ``isolated`` False means no policy isolates this side.
-    ``connections`` is ``None`` when it depends on the destination's named ports.
+    ``rules`` are in evaluation order: AdminNetworkPolicy rules (by priority),
+    NetworkPolicy rules, BaselineAdminNetworkPolicy rules. ``np_isolated``: some
+    NetworkPolicy selects the side's class in this direction (so its tier, not the
+    baseline, decides what the admin tier passes on). ``connections`` is ``None``
+    when it depends on the destination's named ports.
     """
 
     mask: int
-    rules: tuple[PolicyRule, ...]
+    rules: tuple[AnyRule, ...]
     connections: ConnectionSet | None
+    np_isolated: bool = True
 
 
 @dataclass(slots=True)
@@ -68,10 +89,86 @@ class Side:
 
     policies: tuple[NetworkPolicyModel, ...]
     parts: list[Part] = field(default_factory=list)
+    admin: tuple[AdminPolicyModel, ...] = ()  # ANPs and the BANP with rules for this side
+    rules: tuple[AnyRule, ...] = ()  # every rule of those policies, in evaluation order
 
     @property
     def isolated(self) -> bool:
+        """Some policy of some tier has a say (else everything is allowed)."""
+        return bool(self.policies or self.admin)
+
+    @property
+    def np_isolated(self) -> bool:
         return bool(self.policies)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the policy tiers decide for one connection, and which rules decided.
+
+    ``tier``: ``admin``, ``network-policy``, ``baseline`` or ``default`` (nothing
+    decided: allowed). ``rules``: the deciding rule (for NetworkPolicy every rule
+    that allows). ``passed_by``: the ANP rule that passed it to the next tier."""
+
+    allowed: bool
+    tier: str
+    rules: tuple[AnyRule, ...] = ()
+    passed_by: AdminRule | None = None
+
+
+def tiered_connections(rules: Sequence[AnyRule], dst: EndpointClass | None,
+                       np_isolated: bool) -> ConnectionSet:
+    """What ``rules`` (all matching one peer, in evaluation order) allow towards
+    ``dst``: the admin tier first (first match decides; Pass hands on), then the
+    NetworkPolicies if any isolates the side, else the baseline, else allowed."""
+    if all(r.tier == NP_TIER for r in rules):
+        if np_isolated:
+            return union_all(r.connections_to(dst) for r in rules)
+        return ConnectionSet.all()
+    undecided, allowed, denied = ConnectionSet.all(), ConnectionSet.none(), ConnectionSet.none()
+    for rule in rules:
+        if rule.tier != ADMIN_TIER:
+            continue
+        matched = rule.connections_to(dst).intersection(undecided)
+        if not matched:
+            continue
+        undecided = undecided.difference(matched)
+        if rule.action == ALLOW:
+            allowed = allowed.union(matched)
+        elif rule.action == DENY:
+            denied = denied.union(matched)
+    rest = ConnectionSet.all().difference(allowed.union(denied))
+    if np_isolated:
+        permitted = union_all(r.connections_to(dst) for r in rules if r.tier == NP_TIER)
+        return allowed.union(rest.intersection(permitted))
+    for rule in rules:
+        if rule.tier != BASELINE_TIER or not rest:
+            continue
+        matched = rule.connections_to(dst).intersection(rest)
+        rest = rest.difference(matched)
+        if rule.action == ALLOW:
+            allowed = allowed.union(matched)
+    return allowed.union(rest)
+
+
+def tiered_verdict(rules: Sequence[AnyRule], dst: EndpointClass | None, np_isolated: bool,
+                   protocol: str, port: int) -> Verdict:
+    """``tiered_connections`` for one protocol and port, with the rules that decided."""
+    passed_by = None
+    for rule in rules:
+        if rule.tier == ADMIN_TIER and rule.connections_to(dst).allows(protocol, port):
+            if rule.action == PASS:
+                passed_by = rule
+                break
+            return Verdict(rule.action == ALLOW, ADMIN_TIER, (rule,))
+    if np_isolated:
+        allowing = tuple(r for r in rules
+                         if r.tier == NP_TIER and r.connections_to(dst).allows(protocol, port))
+        return Verdict(bool(allowing), NP_TIER, allowing, passed_by)
+    for rule in rules:
+        if rule.tier == BASELINE_TIER and rule.connections_to(dst).allows(protocol, port):
+            return Verdict(rule.action == ALLOW, BASELINE_TIER, (rule,), passed_by)
+    return Verdict(True, DEFAULT_TIER, (), passed_by)
 
 
 class PolicyEvaluation:
@@ -83,9 +180,18 @@ class PolicyEvaluation:
 
     def __init__(self, classes: Sequence[EndpointClass], policies: Sequence[NetworkPolicyModel],
                  namespaces: dict[str, dict[str, str]], src_atoms: Sequence[IPSpace],
-                 dst_atoms: Sequence[IPSpace], options: EvaluationOptions = DEFAULT_OPTIONS) -> None:
+                 dst_atoms: Sequence[IPSpace], options: EvaluationOptions = DEFAULT_OPTIONS,
+                 admin: Sequence[AdminPolicyModel] = (),
+                 firewalls: dict[str, EgressFirewallModel] | None = None,
+                 networks: Sequence[int] | None = None) -> None:
         self.classes = list(classes)
         self.policies = list(policies)
+        self.admin = list(admin)  # in evaluation order: ANPs by priority, then the BANP
+        self.firewalls = firewalls or {}  # EgressFirewall by namespace
+        # Primary network of each class (UDN isolation): classes reach only classes of their
+        # own network; -1 is in every network (the ingress controller). None: one network.
+        self.networks = list(networks) if networks is not None else [0] * len(self.classes)
+        self._firewall_cache: dict[tuple[str, int], ConnectionSet] = {}
         self.options = options
         self.n = len(self.classes)
         self.src_atoms = list(src_atoms)
@@ -105,15 +211,17 @@ class PolicyEvaluation:
         self._peer_masks: dict[tuple[int, str], int] = {}
         self._sides: dict[str, list[Side]] = {INGRESS: [], EGRESS: []}
         self._isolated: dict[str, int] = {INGRESS: 0, EGRESS: 0}
-        self._conn_cache: dict[tuple[tuple[int, ...], tuple], ConnectionSet] = {}
+        self._conn_cache: dict[tuple, ConnectionSet] = {}
         self._build()
 
     # -- construction -----------------------------------------------------------------
 
-    def _build(self) -> None:
-        selecting: dict[str, list[list[NetworkPolicyModel]]] = {
+    def _selecting(self, policies: Sequence[NetworkPolicyModel | AdminPolicyModel]
+                   ) -> dict[str, list[list[Any]]]:
+        """Per direction and class, the policies (in their given order) selecting it."""
+        selecting: dict[str, list[list[Any]]] = {
             INGRESS: [[] for _ in range(self.n)], EGRESS: [[] for _ in range(self.n)]}
-        for policy in self.policies:
+        for policy in policies:
             selected = self.policy_selects(policy)
             if not selected:
                 continue
@@ -121,24 +229,47 @@ class PolicyEvaluation:
                 if policy.affects(direction):
                     for i in bits(selected):
                         selecting[direction][i].append(policy)
+        return selecting
+
+    def _build(self) -> None:
+        selecting = self._selecting(self.policies)
+        admin_selecting = self._selecting(self.admin)
+        reach = self._network_reach()
         for direction in (INGRESS, EGRESS):
             cache: dict[tuple, Side] = {}
-            universe = self.all_src if direction == INGRESS else self.all_dst
+            everything = self.all_src if direction == INGRESS else self.all_dst
             for i, policies in enumerate(selecting[direction]):
-                if policies:
+                universe = everything & ~self.all_classes | reach[self.networks[i]]
+                admin = admin_selecting[direction][i]
+                if policies or admin:
                     self._isolated[direction] |= 1 << i
-                rules = tuple(r for p in policies for r in p.rules(direction))
+                rules = (*(r for p in admin if p.tier == ADMIN_TIER for r in p.rules(direction)),
+                         *(r for p in policies for r in p.rules(direction)),
+                         *(r for p in admin if p.tier == BASELINE_TIER for r in p.rules(direction)))
                 named = direction == INGRESS and any(r.named for r in rules)
-                key = (tuple(id(p) for p in policies), self.classes[i].ports if named else ())
+                key = (tuple(id(p) for p in policies), tuple(id(p) for p in admin),
+                       self.classes[i].ports if named else (), self.networks[i])
                 side = cache.get(key)
                 if side is None:
-                    side = cache[key] = self._side(tuple(policies), rules, direction, universe, i)
+                    side = cache[key] = self._side(tuple(policies), tuple(admin), rules,
+                                                   direction, universe, i)
                 self._sides[direction].append(side)
 
-    def _side(self, policies: tuple[NetworkPolicyModel, ...], rules: tuple[PolicyRule, ...],
-              direction: str, universe: int, index: int) -> Side:
-        if not policies:
-            return Side((), [Part(universe, (), ConnectionSet.all())])
+    def _network_reach(self) -> dict[int, int]:
+        """Network id -> the classes a class of that network may reach (its network's and
+        those in every network); -1 reaches every class."""
+        members: dict[int, int] = {}
+        for i, network in enumerate(self.networks):
+            members[network] = members.get(network, 0) | (1 << i)
+        everywhere = members.get(-1, 0)
+        reach = {network: mask | everywhere for network, mask in members.items()}
+        reach[-1] = self.all_classes
+        return reach
+
+    def _side(self, policies: tuple[NetworkPolicyModel, ...], admin: tuple[AdminPolicyModel, ...],
+              rules: tuple[AnyRule, ...], direction: str, universe: int, index: int) -> Side:
+        if not policies and not admin:
+            return Side((), [Part(universe, (), ConnectionSet.all(), False)])
         groups: dict[tuple[int, ...], int] = {}
         members: dict[tuple[int, ...], tuple[PolicyRule, ...]] = {(): ()}
         groups[()] = universe
@@ -156,34 +287,46 @@ class PolicyEvaluation:
                     refined[new_key] = refined.get(new_key, 0) | inside
                     members.setdefault(new_key, members[key] + (rule,))
             groups = refined
-        side = Side(policies)
+        side = Side(policies, admin=admin, rules=rules)
+        np_isolated = bool(policies)
         dst = self.classes[index] if direction == INGRESS else None
         for key, mask in groups.items():
-            if not key:
-                continue
             chosen = members[key]
             if direction == INGRESS:
-                conns: ConnectionSet | None = union_all(r.connections_to(dst) for r in chosen)
+                conns: ConnectionSet | None = self._tiered(chosen, dst, np_isolated)
                 if not conns:
                     continue
             elif any(r.named for r in chosen):
                 conns = None  # resolved per destination
             else:
-                conns = union_all(r.numeric for r in chosen)
+                conns = self._tiered(chosen, None, np_isolated)
                 if not conns:
                     continue
-            side.parts.append(Part(mask, chosen, conns))
+            side.parts.append(Part(mask, chosen, conns, np_isolated))
         return side
 
     # -- selection ----------------------------------------------------------------------
 
-    def policy_selects(self, policy: NetworkPolicyModel) -> int:
-        mask = self._ns_classes.get(policy.namespace, 0) & self._class_index.select(policy.pod_selector)
+    def policy_selects(self, policy: NetworkPolicyModel | AdminPolicyModel) -> int:
+        if isinstance(policy, AdminPolicyModel):
+            mask = self._namespaces_mask(policy.subject_namespaces)
+            if policy.subject_pods is not None:
+                mask &= self._class_index.select(policy.subject_pods)
+        else:
+            mask = (self._ns_classes.get(policy.namespace, 0)
+                    & self._class_index.select(policy.pod_selector))
         if self.options.host_network_exempt:
             mask &= ~self._host_network
         return mask
 
-    def rule_peers(self, rule: PolicyRule) -> int:
+    def _namespaces_mask(self, selector: LabelSelector) -> int:
+        """Classes of the namespaces ``selector`` selects."""
+        namespaces = 0
+        for j in bits(self._ns_index.select(selector)):
+            namespaces |= self._ns_classes.get(self._ns_names[j], 0)
+        return namespaces
+
+    def rule_peers(self, rule: AnyRule) -> int:
         key = (id(rule), rule.direction)
         cached = self._peer_masks.get(key)
         if cached is not None:
@@ -194,27 +337,43 @@ class PolicyEvaluation:
         else:
             mask = 0
             for peer in rule.peers:
-                mask |= self._peer_mask(peer, rule)
+                if isinstance(peer, AdminPeer):
+                    mask |= self._admin_peer_mask(peer, rule.direction)
+                else:
+                    mask |= self._peer_mask(peer, rule)
         self._peer_masks[key] = mask
+        return mask
+
+    def _address_mask(self, space: IPSpace, direction: str) -> int:
+        """External atoms inside ``space``, and pods with IPs in it when ipBlocks select pods."""
+        mask = self._atoms_within(space, direction)
+        if self.options.ipblock_selects_pods:
+            for i, klass in enumerate(self.classes):
+                if klass.ips and space.contains(IPSpace.from_cidrs(klass.ips)):
+                    mask |= 1 << i
         return mask
 
     def _peer_mask(self, peer: PeerSpec, rule: PolicyRule) -> int:
         if peer.ip_block is not None:
-            mask = self._atoms_within(peer.ip_block, rule.direction)
-            if self.options.ipblock_selects_pods:
-                for i, klass in enumerate(self.classes):
-                    if klass.ips and peer.ip_block.contains(IPSpace.from_cidrs(klass.ips)):
-                        mask |= 1 << i
-            return mask
+            return self._address_mask(peer.ip_block, rule.direction)
         if peer.namespace_selector is None:
             namespaces = self._ns_classes.get(rule.policy.namespace, 0)
         else:
-            namespaces = 0
-            for j in bits(self._ns_index.select(peer.namespace_selector)):
-                namespaces |= self._ns_classes.get(self._ns_names[j], 0)
+            namespaces = self._namespaces_mask(peer.namespace_selector)
         if peer.pod_selector is None:
             return namespaces
         return namespaces & self._class_index.select(peer.pod_selector)
+
+    def _admin_peer_mask(self, peer: AdminPeer, direction: str) -> int:
+        if peer.addresses is not None:
+            return self._address_mask(peer.addresses, direction) if peer.addresses else 0
+        assert peer.namespace_selector is not None
+        mask = self._namespaces_mask(peer.namespace_selector)
+        if peer.pod_selector is not None:
+            mask &= self._class_index.select(peer.pod_selector)
+        if self.options.host_network_exempt:
+            mask &= ~self._host_network
+        return mask
 
     def _atoms_within(self, block: IPSpace, direction: str) -> int:
         atoms = self.dst_atoms if direction == EGRESS else self.src_atoms
@@ -252,14 +411,63 @@ class PolicyEvaluation:
                 return part
         return None
 
+    def firewall_of(self, src: int) -> EgressFirewallModel | None:
+        """The EgressFirewall filtering class ``src``'s traffic out of the cluster (never a
+        hostNetwork pod's)."""
+        klass = self.classes[src]
+        return None if klass.host_network else self.firewalls.get(klass.namespace)
+
+    def firewall_allows(self, src: int, atom: int) -> ConnectionSet:
+        """What class ``src``'s EgressFirewall lets out to destination atom ``atom``."""
+        firewall = self.firewall_of(src)
+        if firewall is None:
+            return ConnectionSet.all()
+        key = (firewall.namespace, atom)
+        found = self._firewall_cache.get(key)
+        if found is None:
+            found = self._firewall_cache[key] = firewall.allowed(self.dst_atoms[atom])
+        return found
+
+    def verdict(self, direction: str, index: int, peer_bit: int, protocol: str,
+                port: int) -> Verdict:
+        """What the tiers decide for class ``index``'s ``direction`` towards the peer at
+        ``peer_bit`` (a class, or an external atom past ``n``) on one port."""
+        side = self._sides[direction][index]
+        if not side.isolated:
+            return Verdict(True, DEFAULT_TIER)
+        matched = tuple(r for r in side.rules if self.rule_peers(r) >> peer_bit & 1)
+        if direction == INGRESS:
+            dst: EndpointClass | None = self.classes[index]
+        else:
+            dst = self.classes[peer_bit] if peer_bit < self.n else None
+        return tiered_verdict(matched, dst, side.np_isolated, protocol, port)
+
     def egress_connections(self, part: Part, dst: EndpointClass | None) -> ConnectionSet:
         if part.connections is not None:
             return part.connections
-        key = (tuple(id(r) for r in part.rules), dst.ports if dst is not None else None)
+        return self._tiered(part.rules, dst, part.np_isolated)
+
+    def _tiered(self, rules: tuple[AnyRule, ...], dst: EndpointClass | None,
+                np_isolated: bool) -> ConnectionSet:
+        """``tiered_connections``, once per rule tuple and destination ports: classes
+        and sides share rule tuples (a rule's ports depend on nothing else)."""
+        key = (tuple(id(r) for r in rules), dst.ports if dst is not None else None, np_isolated)
         found = self._conn_cache.get(key)
         if found is None:
-            found = self._conn_cache[key] = union_all(r.connections_to(dst) for r in part.rules)
+            found = self._conn_cache[key] = tiered_connections(rules, dst, np_isolated)
         return found
+
+    def connections(self, src: int, dst: int) -> ConnectionSet:
+        """What class ``src`` may open to class ``dst``: its egress and ``dst``'s ingress."""
+        inbound = self.ingress_part(dst, src)
+        if inbound is None or not inbound.connections:
+            return ConnectionSet.none()
+        if not self._isolated[EGRESS] >> src & 1:
+            return inbound.connections
+        outbound = self.egress_part(src, dst)
+        if outbound is None:
+            return ConnectionSet.none()
+        return inbound.connections.intersection(self.egress_connections(outbound, self.classes[dst]))
 
     def pairs(self) -> Iterator[tuple[int, int, ConnectionSet, Part | None, Part | None]]:
         """Every allowed (source bit, destination bit, connections, ingress part,
@@ -290,6 +498,10 @@ class PolicyEvaluation:
                 if not reach:
                     continue
                 conns = self.egress_connections(part, None)
-                if conns:
-                    for d in bits(reach):
-                        yield s, d, conns, None, part if side.isolated else None
+                if not conns:
+                    continue
+                firewalled = self.firewall_of(s) is not None
+                for d in bits(reach):
+                    out = conns.intersection(self.firewall_allows(s, d - n)) if firewalled else conns
+                    if out:
+                        yield s, d, out, None, part if side.isolated else None

@@ -7,7 +7,10 @@
 * an OpenShift ``Route`` reaches the pods of its Service through the router
   (ingress controller) on 443, or 80 without TLS; the pods then see the
   router as the client, so their NetworkPolicy must admit the router's
-  namespace, not the outside address.
+  namespace, not the outside address;
+* a Kubernetes ``Ingress`` reaches the target port of the Service port each
+  backend names through an ingress controller the same way (OpenShift's
+  router serves Ingresses too).
 
 None of these bypasses NetworkPolicy: traffic still arrives at a pod port and
 is subject to the pod's ingress policies. Also collected here: the networks
@@ -17,9 +20,10 @@ in cutting the external address space.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from hcpscan.analysis.reachability.endpoints import EndpointClass, namespace_of
+from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
 from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace
 from hcpscan.analysis.reachability.ports import normalise_protocol
 from hcpscan.analysis.reachability.selectors import LabelSelector
@@ -33,6 +37,50 @@ ROUTER_NAMESPACE_LABELS = {
     "policy-group.network.openshift.io/ingress": "",
 }
 ROUTER_POD_LABELS = {"ingresscontroller.operator.openshift.io/deployment-ingresscontroller": "default"}
+NGINX_NAMESPACE = "ingress-nginx"
+
+
+@dataclass(frozen=True, slots=True)
+class IngressController:
+    """An ingress controller the pods behind Routes/Ingresses see as their client:
+    where it runs, its pods' labels, and which kinds it serves."""
+
+    namespace: str
+    pod_labels: tuple[tuple[str, str], ...]
+    namespace_labels: tuple[tuple[str, str], ...]  # when the input lacks its Namespace
+    serves: tuple[str, ...]
+
+
+# OpenShift's router serves Routes, and Ingresses too (it turns them into Routes).
+ROUTER = IngressController(ROUTER_NAMESPACE, tuple(ROUTER_POD_LABELS.items()),
+                           tuple(ROUTER_NAMESPACE_LABELS.items()), ("Route", "Ingress"))
+# The ingress-nginx project's controller, as its manifests install it.
+NGINX = IngressController(
+    NGINX_NAMESPACE,
+    (("app.kubernetes.io/component", "controller"), ("app.kubernetes.io/name", "ingress-nginx")),
+    (("app.kubernetes.io/name", "ingress-nginx"), ("kubernetes.io/metadata.name", NGINX_NAMESPACE)),
+    ("Ingress",))
+
+
+def add_controller(inventory: Inventory, cluster: str, controller: IngressController,
+                   classes: list[EndpointClass], namespaces: dict[str, dict[str, str]]) -> int:
+    """Append a virtual endpoint class for ``controller`` (its namespace's labels from the
+    input when it holds the Namespace); returns its index."""
+    index = len(classes)
+    if controller.namespace not in namespaces:
+        ns = inventory.get("Namespace", "", controller.namespace, cluster)
+        labels = (dict(controller.namespace_labels) if ns is None
+                  else {str(k): str(v) for k, v in ns.labels.items()})
+        labels.setdefault("kubernetes.io/metadata.name", controller.namespace)
+        namespaces[controller.namespace] = labels
+    classes.append(EndpointClass(index, cluster, controller.namespace, dict(controller.pod_labels),
+                                 namespaces[controller.namespace], (), False))
+    return index
+
+
+def has_ways_through_controllers(inventory: Inventory, cluster: str) -> bool:
+    """Routes or Ingresses in the cluster: something an ingress controller sends to."""
+    return any(o.cluster == cluster for o in inventory.of_kind("Route", "Ingress"))
 NODE_PORT_RANGE = (30000, 32767)
 
 
@@ -40,7 +88,7 @@ NODE_PORT_RANGE = (30000, 32767)
 class ExposurePath:
     """One way from outside to one pod port of a class."""
 
-    via: str  # NodePort | LoadBalancer | Route
+    via: str  # NodePort | LoadBalancer | Route | Ingress
     obj: K8sObject
     field: str
     protocol: str
@@ -51,13 +99,13 @@ class ExposurePath:
 
     @property
     def name(self) -> str:
-        kind = "Route" if self.via == "Route" else "Service"
+        kind = self.via if self.via in ("Route", "Ingress") else "Service"
         return f"{kind} {namespace_of(self.obj)}/{self.obj.name}"
 
     @property
     def label(self) -> str:
         """How a path is named in answers: ``NodePort Service ns/x``, ``Route ns/x``."""
-        return self.name if self.via == "Route" else f"{self.via} {self.name}"
+        return self.name if self.via in ("Route", "Ingress") else f"{self.via} {self.name}"
 
     def describe(self) -> str:
         entry = self.entry_port if self.entry_port is not None else "an allocated node port"
@@ -128,6 +176,9 @@ class _WaysIn:
 
     services: dict[tuple[str, str], list[tuple[K8sObject, str, LabelSelector | None]]]
     routes: dict[tuple[str, str], list[tuple[K8sObject, K8sObject, LabelSelector | None]]]
+    # Kubernetes Ingresses: (ingress, field of the backend, Service, its selector, port ref)
+    ingresses: dict[tuple[str, str], list[tuple[K8sObject, str, K8sObject, LabelSelector | None,
+                                                 int | str]]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, inventory: Inventory) -> _WaysIn:
@@ -141,12 +192,53 @@ class _WaysIn:
         for route in inventory.of_kind("Route"):
             if route.get("spec.to.kind", "Service") != "Service":
                 continue
-            svc = inventory.get("Service", route.namespace, str(route.get("spec.to.name") or ""),
-                                route.cluster)
+            svc = _service(inventory, route, str(route.get("spec.to.name") or ""))
             if svc is not None:
                 routes.setdefault((route.cluster, namespace_of(route)), []).append(
                     (route, svc, _selector_of(svc)))
-        return cls(services, routes)
+        return cls(services, routes, _read_ingresses(inventory))
+
+
+def _service(inventory: Inventory, referrer: K8sObject, name: str) -> K8sObject | None:
+    """The Service a Route or Ingress names, in its namespace (a Service written without
+    a namespace is in ``default``, as ``kubectl apply`` puts it)."""
+    namespace = namespace_of(referrer)
+    found = inventory.get("Service", namespace, name, referrer.cluster)
+    if found is None and namespace == DEFAULT_NAMESPACE:
+        found = inventory.get("Service", "", name, referrer.cluster)
+    return found
+
+
+def _read_ingresses(inventory: Inventory) -> dict[tuple[str, str], list[tuple[
+        K8sObject, str, K8sObject, LabelSelector | None, int | str]]]:
+    out: dict[tuple[str, str], list[tuple[K8sObject, str, K8sObject, LabelSelector | None,
+                                          int | str]]] = {}
+    for ingress in inventory.of_kind("Ingress"):
+        if ingress.group != "networking.k8s.io":
+            continue
+        for field_path, backend in _ingress_backends(ingress):
+            service = backend.get("service") if isinstance(backend, dict) else None
+            if not isinstance(service, dict) or not isinstance(service.get("port"), dict):
+                continue  # a resource backend sends to no pod
+            port = service["port"].get("number", service["port"].get("name"))
+            svc = _service(inventory, ingress, str(service.get("name") or ""))
+            if svc is not None and isinstance(port, (int, str)) and not isinstance(port, bool):
+                out.setdefault((ingress.cluster, namespace_of(ingress)), []).append(
+                    (ingress, field_path, svc, _selector_of(svc), port))
+    return out
+
+
+def _ingress_backends(ingress: K8sObject) -> list[tuple[str, Any]]:
+    """(field, backend) of the default backend and of every rule's paths."""
+    found: list[tuple[str, Any]] = []
+    if ingress.get("spec.defaultBackend") is not None:
+        found.append(("spec.defaultBackend", ingress.get("spec.defaultBackend")))
+    for i, rule in enumerate(ingress.get("spec.rules") or []):
+        paths = rule.get("http", {}).get("paths") if isinstance(rule, dict) else None
+        for j, path in enumerate(paths if isinstance(paths, list) else []):
+            if isinstance(path, dict):
+                found.append((f"spec.rules[{i}].http.paths[{j}].backend", path.get("backend")))
+    return found
 
 
 def _ways_in(inventory: Inventory) -> _WaysIn:
@@ -204,10 +296,22 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
     return paths
 
 
-def router_namespace_labels(inventory: Inventory, cluster: str) -> dict[str, str]:
-    ns = inventory.get("Namespace", "", ROUTER_NAMESPACE, cluster)
-    if ns is None:
-        return dict(ROUTER_NAMESPACE_LABELS)
-    labels = {str(k): str(v) for k, v in ns.labels.items()}
-    labels.setdefault("kubernetes.io/metadata.name", ROUTER_NAMESPACE)
-    return labels
+def ingress_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
+    """Kubernetes Ingress backends that send to ``klass``: through an ingress controller
+    to the target port of the Service port the backend names."""
+    paths: list[ExposurePath] = []
+    for ingress, field_path, svc, selector, port in _ways_in(inventory).ingresses.get(
+            (klass.cluster, klass.namespace), ()):
+        if selector is None or not selector.matches(klass.labels):
+            continue
+        for entry in svc.get("spec.ports") or []:
+            if not isinstance(entry, dict) or port not in (entry.get("port"), entry.get("name")):
+                continue
+            protocol = normalise_protocol(entry.get("protocol"))
+            pod_port = _target_port(entry, klass, protocol)
+            if pod_port is None or protocol != "TCP":
+                continue
+            entry_port = 443 if ingress.get("spec.tls") else 80
+            paths.append(ExposurePath("Ingress", ingress, field_path, protocol, pod_port,
+                                      entry_port, IPSpace.everything(), through_router=True))
+    return paths

@@ -18,31 +18,49 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from hcpscan.analysis.reachability.admin import ADMIN_TIER, ALLOW, BASELINE_TIER
+from hcpscan.analysis.reachability.coverage import (
+    UnevaluatedKind,
+    exclusion_note,
+    read_unevaluated,
+)
 from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload
 from hcpscan.analysis.reachability.evaluation import (
     DEFAULT_OPTIONS,
+    DEFAULT_TIER,
+    AnyRule,
     EvaluationOptions,
     Part,
     PolicyEvaluation,
+    Side,
+    Verdict,
+    tiered_verdict,
 )
 from hcpscan.analysis.reachability.exposure import (
     NODE_PORT_RANGE,
+    ROUTER,
     ROUTER_NAMESPACE,
-    ROUTER_POD_LABELS,
     ExposurePath,
+    add_controller,
     declared_networks,
+    has_ways_through_controllers,
+    ingress_paths,
     route_paths,
-    router_namespace_labels,
     service_paths,
 )
 from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, cut
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
+from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.perimeter import Perimeter
-from hcpscan.analysis.reachability.policies import NetworkPolicyModel, PolicyRule
+from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NP_TIER, NetworkPolicyModel
 from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol
 from hcpscan.analysis.reachability.queries import (
+    ADMIN_NETWORK_POLICY,
+    BASELINE_ADMIN_NETWORK_POLICY,
+    EGRESS_FIREWALL,
     NETWORK_POLICY,
     PERIMETER,
+    PRIMARY_NETWORK,
     SERVICE,
     Egress,
     Evidence,
@@ -58,6 +76,8 @@ from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.sources.interface import Diagnostic
 
 POD_NETWORK = "pod network"
+LAYER_OF_TIER = {ADMIN_TIER: ADMIN_NETWORK_POLICY, NP_TIER: NETWORK_POLICY,
+                 BASELINE_TIER: BASELINE_ADMIN_NETWORK_POLICY, DEFAULT_TIER: NETWORK_POLICY}
 
 
 class TargetNotFound(LookupError):
@@ -72,6 +92,7 @@ class ClusterView:
     router: int | None  # class index of the virtual router, when Routes exist
     machine_network: IPSpace
     paths: dict[int, list[ExposurePath]] = field(default_factory=dict)
+    primary: dict[str, Network] = field(default_factory=dict)  # namespace -> its (C)UDN
     # atoms inside a space, and the space a set of atoms covers, by bit mask over atoms
     _atoms_within: dict[IPSpace, int] = field(default_factory=dict)
     _spaces: dict[int, IPSpace] = field(default_factory=dict)
@@ -103,6 +124,8 @@ class ReachabilityGraph:
         self.perimeter = perimeter
         self.options = options
         self.diagnostics: list[Diagnostic] = []
+        # policy-like objects no answer of this graph reflects
+        self.unevaluated: list[UnevaluatedKind] = read_unevaluated(inventory, self.diagnostics)
         self.views = [self._view(m) for m in read_clusters(inventory, options, self.diagnostics)]
         # Lookups by name, built on first use: rules ask per HostedCluster and per
         # workload, and scanning every class for each question is quadratic in a fleet.
@@ -110,31 +133,37 @@ class ReachabilityGraph:
         self._by_namespace: dict[tuple[str, str], list[EndpointClass]] | None = None
         self._places: dict[tuple[K8sObject, str], Place] = {}
 
+    def exclusion_note(self, cluster: str | None = None) -> str:
+        """What answers about ``cluster`` (every cluster when ``None``) leave out, as one
+        sentence; '' when they leave nothing out."""
+        return exclusion_note([k for k in self.unevaluated if cluster is None or k.cluster == cluster])
+
     # -- construction ---------------------------------------------------------------------
 
     def _view(self, model: ClusterModel) -> ClusterView:
         networks = declared_networks(self.inventory, model.cluster)
         classes, namespaces = list(model.classes), dict(model.namespaces)
         router = None
-        if any(r.cluster == model.cluster for r in self.inventory.of_kind("Route")):
-            router = len(classes)
-            namespaces.setdefault(ROUTER_NAMESPACE,
-                                  router_namespace_labels(self.inventory, model.cluster))
-            classes.append(EndpointClass(router, model.cluster, ROUTER_NAMESPACE,
-                                         dict(ROUTER_POD_LABELS), namespaces[ROUTER_NAMESPACE],
-                                         (), False))
+        if has_ways_through_controllers(self.inventory, model.cluster):
+            router = add_controller(self.inventory, model.cluster, ROUTER, classes, namespaces)
         view = ClusterView(model, None, [], router,  # type: ignore[arg-type]
                            IPSpace.union_of(networks["machine"]))
         for klass in model.classes:
             view.paths[klass.index] = (service_paths(self.inventory, klass)
-                                       + route_paths(self.inventory, klass))
+                                       + route_paths(self.inventory, klass)
+                                       + ingress_paths(self.inventory, klass))
         cuts = model.policy_blocks() + [s for spaces in networks.values() for s in spaces]
         cuts += [p.sources for paths in view.paths.values() for p in paths]
         if self.perimeter is not None:
             cuts += self.perimeter.cidrs()
         view.atoms = cut(cuts, IPSpace.everything())
+        primary = view.primary = primary_networks(self.inventory, model.cluster, model.namespaces, [])
+        ids = {network: n for n, network in enumerate(sorted(set(primary.values())), 1)}
+        network_of = [ids.get(primary.get(k.namespace), 0) if k.index != router else -1
+                      for k in classes]
         view.evaluation = PolicyEvaluation(classes, model.policies, namespaces, view.atoms,
-                                           view.atoms, self.options)
+                                           view.atoms, self.options, model.admin,
+                                           model.firewalls, network_of)
         return view
 
     # -- resolving names ------------------------------------------------------------------
@@ -196,40 +225,47 @@ class ReachabilityGraph:
 
     # -- flow verdicts --------------------------------------------------------------------
 
-    def _policy_evidence(self, direction: str, part: Part | None,
-                         isolating: tuple[NetworkPolicyModel, ...], who: str, peer: str,
-                         dst: EndpointClass | None, protocol: str, port: int,
-                         conns: ConnectionSet | None) -> Evidence:
-        if not isolating:
+    def _policy_evidence(self, direction: str, side: Side, verdict: Verdict, who: str, peer: str,
+                         protocol: str, port: int) -> Evidence:
+        """The policy tiers' say, naming the tier, the object and the rule that decided."""
+        if not side.isolated:
             return Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates {direction} of {who}")
+        passed = (f" (passed on by {verdict.passed_by.display})"
+                  if verdict.passed_by is not None else "")
+        if verdict.tier in (ADMIN_TIER, BASELINE_TIER):
+            (rule,) = verdict.rules
+            return Evidence(LAYER_OF_TIER[verdict.tier], verdict.allowed,
+                            f"{direction} of {who} {'allowed' if verdict.allowed else 'denied'} "
+                            f"for {peer} on {protocol}/{port} by {rule.display}{passed}",
+                            self._place(rule.policy.obj, rule.field))
+        if verdict.tier == DEFAULT_TIER:
+            return Evidence(NETWORK_POLICY, True,
+                            f"{direction} of {who}: no AdminNetworkPolicy rule decides {peer} on "
+                            f"{protocol}/{port}{passed}, no NetworkPolicy isolates it and no "
+                            "BaselineAdminNetworkPolicy rule denies it")
         # Named in a fixed order (not the input's: API order live, file order offline).
-        if part is not None and conns is not None and conns.allows(protocol, port):
-            deciding = sorted((r for r in part.rules if r.connections_to(dst).allows(protocol, port)),
-                              key=_rule_order)
-            names = ", ".join(_rule_name(r) for r in deciding)
-            return Evidence(NETWORK_POLICY, True, f"{direction} of {who} allowed by {names}",
+        if verdict.allowed:
+            deciding = sorted(verdict.rules, key=_rule_order)
+            names = ", ".join(r.display for r in deciding)
+            return Evidence(NETWORK_POLICY, True, f"{direction} of {who} allowed by {names}{passed}",
                             self._place(deciding[0].policy.obj, deciding[0].field))
-        ordered = sorted(isolating, key=lambda p: p.ref)
+        ordered = sorted(side.policies, key=lambda p: p.ref)
         names = ", ".join(p.ref for p in ordered)
         return Evidence(NETWORK_POLICY, False,
                         f"{direction} of {who} is isolated by {names} and no rule allows {peer} on "
-                        f"{protocol}/{port}", self._place(ordered[0].obj))
+                        f"{protocol}/{port}{passed}", self._place(ordered[0].obj))
 
     def _ingress(self, view: ClusterView, dst: int, src_bit: int, src_name: str, protocol: str,
                  port: int) -> Evidence:
-        side = view.evaluation.ingress_side(dst)
-        part = view.evaluation.ingress_part(dst, src_bit)
-        conns = part.connections if part is not None else None
-        return self._policy_evidence("ingress", part, side.policies, _class_name(view, dst),
-                                     src_name, view.evaluation.classes[dst], protocol, port, conns)
+        verdict = view.evaluation.verdict(INGRESS, dst, src_bit, protocol, port)
+        return self._policy_evidence("ingress", view.evaluation.ingress_side(dst), verdict,
+                                     _class_name(view, dst), src_name, protocol, port)
 
     def _egress(self, view: ClusterView, src: int, dst_bit: int, dst_name: str,
-                dst: EndpointClass | None, protocol: str, port: int) -> Evidence:
-        side = view.evaluation.egress_side(src)
-        part = view.evaluation.egress_part(src, dst_bit)
-        conns = view.evaluation.egress_connections(part, dst) if part is not None else None
-        return self._policy_evidence("egress", part, side.policies, _class_name(view, src),
-                                     dst_name, dst, protocol, port, conns)
+                protocol: str, port: int) -> Evidence:
+        verdict = view.evaluation.verdict(EGRESS, src, dst_bit, protocol, port)
+        return self._policy_evidence("egress", view.evaluation.egress_side(src), verdict,
+                                     _class_name(view, src), dst_name, protocol, port)
 
     def _perimeter(self, atom: IPSpace, protocol: str, port: int | None) -> Evidence | None:
         """The perimeter's say on traffic from ``atom`` to ``port`` (``None``: a
@@ -284,10 +320,23 @@ class ReachabilityGraph:
 
     def _internal_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
                         port: int) -> tuple[PathResult, ...]:
-        dst_class = view.evaluation.classes[dst]
-        evidence = (self._egress(view, src, dst, _class_name(view, dst), dst_class, protocol, port),
+        evidence = (self._egress(view, src, dst, _class_name(view, dst), protocol, port),
                     self._ingress(view, dst, src, _class_name(view, src), protocol, port))
+        apart = self._network_apart(view, src, dst)
+        if apart is not None:
+            evidence = (apart, *evidence)
         return (PathResult(POD_NETWORK, all(e.allows for e in evidence), evidence),)
+
+    def _network_apart(self, view: ClusterView, src: int, dst: int) -> Evidence | None:
+        """Evidence that two classes sit on different primary networks (UDN isolation)."""
+        networks = view.evaluation.networks
+        if networks[src] == networks[dst] or -1 in (networks[src], networks[dst]):
+            return None
+        primary = view.primary
+        names = [primary.get(view.evaluation.classes[i].namespace, POD).title for i in (src, dst)]
+        return Evidence(PRIMARY_NETWORK, False, f"{_class_name(view, src)} is on the {names[0]} "
+                        f"and {_class_name(view, dst)} on the {names[1]}: OVN-Kubernetes keeps "
+                        "primary networks apart")
 
     # -- queries --------------------------------------------------------------------------
 
@@ -422,22 +471,56 @@ class ReachabilityGraph:
         view, workload, indices = self._workload_classes(source)
         ev = view.evaluation
         reached, isolated, deciding, isolating = [], True, [], []
+        walled: dict[tuple[int, int], list[int]] = {}  # (src, firewall rule) -> atoms it denies
         for src in indices:
             side = ev.egress_side(src)
             if not side.isolated:
                 isolated = False
-                reached.append(IPSpace.everything())
-                continue
             isolating.extend(p for p in side.policies if p not in isolating)
             for part in side.parts:
                 if not ev.egress_connections(part, None).allows(protocol, port):
                     continue
-                reached.append(view.space_of(part.mask >> ev.n))  # the outside atoms it reaches
-                deciding.extend(r for r in part.rules
-                                if r.connections_to(None).allows(protocol, port) and r not in deciding)
+                atoms = (part.mask >> ev.n) & ((1 << len(view.atoms)) - 1)
+                atoms = self._through_firewall(view, src, atoms, protocol, port, walled)
+                reached.append(view.space_of(atoms))  # the outside atoms it reaches
+                if side.isolated:
+                    verdict = tiered_verdict(part.rules, None, part.np_isolated, protocol, port)
+                    deciding.extend(r for r in verdict.rules if r not in deciding)
         evidence = self._egress_evidence(workload, isolated, isolating, deciding, protocol, port)
+        evidence += self._firewall_evidence(view, walled, protocol, port)
         return Egress(Peer(view.cluster, workload), protocol, port, isolated, IPSpace.union_of(reached),
                       evidence)
+
+    @staticmethod
+    def _through_firewall(view: ClusterView, src: int, atoms: int, protocol: str, port: int,
+                          walled: dict[tuple[int, int], list[int]]) -> int:
+        """The atoms of ``atoms`` the source's EgressFirewall lets ``protocol``/``port``
+        through to; the rest are noted in ``walled`` under the rule that denies them."""
+        ev = view.evaluation
+        firewall = ev.firewall_of(src)
+        if firewall is None:
+            return atoms
+        kept = 0
+        for k in bits(atoms):
+            rule = firewall.deciding(view.atoms[k], protocol, port)
+            if rule is None or rule.allow:
+                kept |= 1 << k
+            else:
+                walled.setdefault((src, rule.index), []).append(k)
+        return kept
+
+    def _firewall_evidence(self, view: ClusterView, walled: dict[tuple[int, int], list[int]],
+                           protocol: str, port: int) -> tuple[Evidence, ...]:
+        out = []
+        for (src, index), atoms in sorted(walled.items()):
+            firewall = view.evaluation.firewall_of(src)
+            assert firewall is not None
+            rule = firewall.rules[index]
+            space = view.space_of(sum(1 << k for k in atoms))
+            out.append(Evidence(EGRESS_FIREWALL, False, f"{rule.describe(firewall)} denies "
+                                f"{protocol}/{port} to {space}",
+                                self._place(firewall.obj, rule.field)))
+        return tuple(out)
 
     def egress_connections(self, source: str) -> tuple[bool, ConnectionSet]:
         """(egress isolated?, every connection its egress rules allow to any peer)."""
@@ -494,22 +577,27 @@ class ReachabilityGraph:
         return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
 
     def _egress_evidence(self, workload: Workload, isolated: bool,
-                         isolating: list[NetworkPolicyModel], deciding: list[PolicyRule],
+                         isolating: list[NetworkPolicyModel], deciding: list[AnyRule],
                          protocol: str, port: int) -> tuple[Evidence, ...]:
         who = workload.ref
         if not isolated:
             return (Evidence(NETWORK_POLICY, True, f"no NetworkPolicy isolates egress of {who}"),)
         if deciding:
             deciding = sorted(deciding, key=_rule_order)
-            names = ", ".join(_rule_name(r) for r in deciding)
-            return (Evidence(NETWORK_POLICY, True, f"egress of {who} on {protocol}/{port} allowed "
-                                                   f"by {names}",
+            names = ", ".join(r.display for r in deciding)
+            return (Evidence(LAYER_OF_TIER[deciding[0].tier], True,
+                             f"egress of {who} on {protocol}/{port} allowed by {names}",
                              self._place(deciding[0].policy.obj, deciding[0].field)),)
-        isolating = sorted(isolating, key=lambda p: p.ref)
-        names = ", ".join(p.ref for p in isolating)
-        return (Evidence(NETWORK_POLICY, False, f"egress of {who} is isolated by {names} and no "
-                                                f"rule allows {protocol}/{port} to outside "
-                                                "addresses", self._place(isolating[0].obj)),)
+        if isolating:
+            isolating = sorted(isolating, key=lambda p: p.ref)
+            names = ", ".join(p.ref for p in isolating)
+            return (Evidence(NETWORK_POLICY, False, f"egress of {who} is isolated by {names} and "
+                                                    f"no rule allows {protocol}/{port} to outside "
+                                                    "addresses", self._place(isolating[0].obj)),)
+        return (Evidence(ADMIN_NETWORK_POLICY, False,
+                         f"egress of {who} on {protocol}/{port} to outside addresses is denied or "
+                         "passed on by AdminNetworkPolicy rules and denied by the "
+                         "BaselineAdminNetworkPolicy, or allowed to none of them"),)
 
     def exposed_ports(self, target: str) -> list[ExposedPort]:
         """Pod ports of ``target`` that outside addresses reach, per way in."""
@@ -599,12 +687,8 @@ def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
     return ReachabilityGraph(inventory, perimeter, options)
 
 
-def _rule_order(rule: PolicyRule) -> tuple[str, str, int]:
+def _rule_order(rule: AnyRule) -> tuple[str, str, int]:
     return rule.policy.ref, rule.direction, rule.index
-
-
-def _rule_name(rule: PolicyRule) -> str:
-    return f"NetworkPolicy {rule.policy.ref} {rule.direction} rule #{rule.index + 1}"
 
 
 def _class_name(view: ClusterView, index: int) -> str:
@@ -617,12 +701,18 @@ def _side_summary(policies: tuple[NetworkPolicyModel, ...], part: Part | None) -
     if not policies:
         return "no NetworkPolicy isolates ingress"
     assert part is not None
-    return "ingress allowed by " + ", ".join(_rule_name(r) for r in part.rules)
+    return "ingress allowed by " + ", ".join(_allowing(part))
+
+
+def _allowing(part: Part) -> list[str]:
+    """The part's rules that allow (for the tiers, Deny and Pass rules may match too)."""
+    names = [r.display for r in part.rules if r.action == ALLOW]
+    return names or ["no policy tier denying it"]
 
 
 def _allowed_by(in_part: Part | None, out_part: Part | None) -> list[str]:
-    out = ["egress not isolated"] if out_part is None else [_rule_name(r) for r in out_part.rules]
-    out += ["ingress not isolated"] if in_part is None else [_rule_name(r) for r in in_part.rules]
+    out = ["egress not isolated"] if out_part is None else _allowing(out_part)
+    out += ["ingress not isolated"] if in_part is None else _allowing(in_part)
     return out
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from hcpscan.analysis.reachability.admin import AdminPolicyModel, read_admin_policies
+from hcpscan.analysis.reachability.egressfirewall import EgressFirewallModel, read_firewalls
 from hcpscan.analysis.reachability.endpoints import (
     EndpointClass,
     collect_endpoints,
@@ -14,7 +16,7 @@ from hcpscan.analysis.reachability.endpoints import (
 )
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.ipspace import IPSpace
-from hcpscan.analysis.reachability.policies import NetworkPolicyModel, read_policies
+from hcpscan.analysis.reachability.policies import INGRESS, NetworkPolicyModel, read_policies
 from hcpscan.inventory import Inventory
 from hcpscan.sources.interface import Diagnostic
 
@@ -25,9 +27,13 @@ class ClusterModel:
     classes: list[EndpointClass]
     policies: list[NetworkPolicyModel]
     namespaces: dict[str, dict[str, str]]
+    # AdminNetworkPolicies in evaluation order, then the BaselineAdminNetworkPolicy
+    admin: list[AdminPolicyModel] = field(default_factory=list)
+    firewalls: dict[str, EgressFirewallModel] = field(default_factory=dict)  # by namespace
 
-    def policy_blocks(self, direction: str | None = None) -> list[IPSpace]:
-        """Every ipBlock of every policy (of one direction when given)."""
+    def policy_blocks(self, direction: str | None = None, admin: bool = True) -> list[IPSpace]:
+        """Every address peer of every policy - ipBlocks, and with ``admin`` ANP/BANP
+        networks and nodes - (of one direction when given)."""
         out = []
         for policy in self.policies:
             for rule in policy.ingress + policy.egress:
@@ -36,6 +42,12 @@ class ClusterModel:
                 for peer in rule.peers or ():
                     if peer.ip_block is not None:
                         out.append(peer.ip_block)
+        for policy in self.admin if admin else ():
+            for arule in policy.ingress + policy.egress:
+                if direction is None or arule.direction == direction:
+                    out.extend(p.addresses for p in arule.peers if p.addresses is not None)
+        if admin and direction != INGRESS:
+            out.extend(r.addresses for f in self.firewalls.values() for r in f.rules if r.addresses)
         return out
 
 
@@ -45,13 +57,15 @@ def read_clusters(inventory: Inventory, options: EvaluationOptions,
     for cluster in inventory.clusters:
         endpoints = collect_endpoints(inventory, cluster)
         policies = read_policies(inventory, cluster, diagnostics)
-        if not endpoints and not policies:
+        admin = read_admin_policies(inventory, cluster, diagnostics)
+        firewalls = read_firewalls(inventory, cluster, diagnostics)
+        if not endpoints and not policies and not admin:
             continue
         classes = group_classes(endpoints, inventory, by_ip=options.ipblock_selects_pods)
         names = set(namespaces_in(inventory, cluster, classes)) | {p.namespace for p in policies}
         namespaces = {n: namespace_labels(inventory, cluster, n) for n in sorted(names)}
         _warn_label_gaps(classes, inventory, diagnostics)
-        models.append(ClusterModel(cluster, classes, policies, namespaces))
+        models.append(ClusterModel(cluster, classes, policies, namespaces, admin, firewalls))
     return models
 
 

@@ -3,7 +3,8 @@
 Every answer says *which layer* decided: ``perimeter`` (the ``--firewall``
 file), ``service`` (a NodePort/LoadBalancer Service or a Route that opens a
 way in), ``network-policy`` (ingress of the destination, egress of the
-source). Evidence carries the file and line of the object or rule that
+source), ``admin-network-policy`` / ``baseline-admin-network-policy`` (the
+AdminNetworkPolicy tiers around it). Evidence carries the file and line of the object or rule that
 decided (its ``Place``), so a finding can point at it.
 """
 
@@ -22,6 +23,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from hcpscan.analysis.reachability.graph import ReachabilityGraph
 
 PERIMETER, SERVICE, NETWORK_POLICY = "perimeter", "service", "network-policy"
+ADMIN_NETWORK_POLICY = "admin-network-policy"
+BASELINE_ADMIN_NETWORK_POLICY = "baseline-admin-network-policy"
+EGRESS_FIREWALL = "egress-firewall"  # OVN-Kubernetes EgressFirewall, on the way out
+PRIMARY_NETWORK = "primary-network"  # UserDefinedNetworks keep their pods apart
 
 
 @dataclass(frozen=True, slots=True)

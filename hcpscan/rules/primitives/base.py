@@ -58,6 +58,8 @@ class Template:
     # Kinds the check reads besides the rule's subjects (so dumps are not
     # pruned of them and live scans list them); see reads_for.
     reads: ClassVar[tuple[str, ...]] = ()
+    # Words of API groups whose every kind the check reads too (unknown CRDs).
+    reads_groups: ClassVar[tuple[str, ...]] = ()
     # Kinds a rule on this template may apply to; empty: any kind.
     subject_kinds: ClassVar[tuple[str, ...]] = ()
     # Placeholders the check fills in a rule's message, besides kind/namespace/name/object/cluster.
@@ -79,6 +81,11 @@ class Template:
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         raise NotImplementedError
+
+    def caveat(self, ctx: Context) -> str:
+        """What the rule's answer leaves out, once its checks ran ('' for nothing): the
+        engine adds it to the rule's result and to each finding's evidence."""
+        return ""
 
 
 Primitive = Template  # the name rule modules used before templates had metadata

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from hcpscan.analysis.reachability.coverage import POLICY_GROUP_WORD, POLICY_LIKE_KINDS
+from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
 from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
@@ -25,11 +27,11 @@ from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.sources.interface import Diagnostic
 
-WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob",
-                  "DeploymentConfig")
+# Everything the graph reads: endpoints and their owners, policies of every tier and
+# the ways in (one home for the endpoint kinds: the reachability endpoints module).
 REACHABILITY = "reachability"  # the name the graph is shared under in the Context
-GRAPH_READS = (*WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "HostedCluster",
-               "HostedControlPlane")
+GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
+               "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS)
 
 _TARGET = {"type": "object", "additionalProperties": False, "required": ["app"],
            "properties": {"app": {"type": "string"},
@@ -56,6 +58,18 @@ def reachability(ctx: Context) -> ReachabilityGraph:
 # Named address sets a reach rule may allow, besides literal CIDRs.
 MACHINE_NETWORK = "machine-network"  # the HostedCluster's machineNetwork, else worker_cidrs
 WORKER_CIDRS = "worker-cidrs"  # worker_cidrs in .hcpscan.yaml
+
+
+class GraphPrimitive(Primitive):
+    """A check answered from the reachability graph: it reads what the graph reads,
+    and its answer says which policy objects the graph leaves out."""
+
+    reads = GRAPH_READS
+    reads_groups = (POLICY_GROUP_WORD,)
+
+    def caveat(self, ctx: Context) -> str:
+        graph = ctx.built(REACHABILITY)
+        return graph.exclusion_note() if graph is not None else ""
 
 
 def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
@@ -122,7 +136,7 @@ _TARGET_DOC = ("a workload of the HostedCluster's control plane: app (its app la
 
 
 @register
-class Reach(Primitive):
+class Reach(GraphPrimitive):
     name = "reach"
     description = ("who can reach a HostedCluster's control-plane ports from outside, through every "
                    "layer (perimeter file, Service source ranges, NetworkPolicy): only the allowed "
@@ -144,7 +158,6 @@ class Reach(Primitive):
                                       "ranges gets in; all-allowed: every allowed range gets in"},
         },
     }
-    reads = GRAPH_READS
     subject_kinds = ("HostedCluster",)
 
     def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
@@ -290,7 +303,7 @@ def _is_address(text: str) -> bool:
 
 
 @register
-class EgressOpen(Primitive):
+class EgressOpen(GraphPrimitive):
     name = "egress_open"
     description = ("control-plane workloads of a HostedCluster keep the egress they need under "
                    "NetworkPolicy: each need names its workloads, a port and where to (outside "
@@ -349,12 +362,11 @@ class EgressOpen(Primitive):
 
 
 @register
-class DnsBothProtocols(Primitive):
+class DnsBothProtocols(GraphPrimitive):
     name = "dns_both_protocols"
     description = "egress rules that open DNS on one protocol only, for pods under egress isolation"
     params_schema = {"type": "object", "additionalProperties": False,
                      "properties": {"ports": {"type": "array", "items": {"type": "integer"}}}}
-    reads = GRAPH_READS
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if not is_network_policy(subject):
@@ -402,7 +414,7 @@ _LOOPBACK = re.compile(r"^(127\.0\.0\.1|localhost|\[::1\]):\d+$")
 
 
 @register
-class PlainHttpEndpoints(Primitive):
+class PlainHttpEndpoints(GraphPrimitive):
     name = "plain_http_endpoints"
     description = ("plain-HTTP health/metrics ports reachable from outside the cluster, and "
                    "metrics listeners that must bind loopback")
@@ -413,7 +425,6 @@ class PlainHttpEndpoints(Primitive):
                                          "description": "workload names whose metrics flag must "
                                                         "bind 127.0.0.1"}},
     }
-    reads = GRAPH_READS
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:

@@ -279,6 +279,8 @@ metadata: {name: deny, namespace: default}
 spec: {selector: all()}
 """
     result = connection_list(manifests(CLIENT_SERVER + calico))
-    assert any(d.severity == "info" and "not a Kubernetes NetworkPolicy" in d.message
-               for d in result.diagnostics)
+    # not silently: a warning, and the list says what it leaves out
+    assert any(d.severity == "warning" and "1 Calico NetworkPolicy object" in d.message
+               and "default/deny" in d.message for d in result.diagnostics)
+    assert "Calico NetworkPolicy (crd.projectcalico.org/v1): default/deny" in result.exclusion_note
     assert "default/client[Pod] => default/server[Pod] : All Connections" in result.lines()

@@ -1,0 +1,167 @@
+"""Semantic connectivity diff of two inputs: connections added, removed and changed.
+
+Both inputs' connection lists are computed over the same external ranges (the
+pieces that the address blocks of *both* cut the space into), then compared
+pair by pair: ``added`` (no connection before), ``removed`` (none after),
+``changed`` (both, different). A pair whose workload exists in only one input
+says so (``workload X added``), as netpol-analyzer's diff does.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+from hcpscan.analysis.reachability.connlist import (
+    Cuts,
+    cluster_connections,
+    connection_universe,
+)
+from hcpscan.analysis.reachability.coverage import UnevaluatedKind, read_unevaluated
+from hcpscan.analysis.reachability.evaluation import DEFAULT_OPTIONS, EvaluationOptions
+from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
+from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
+from hcpscan.analysis.reachability.ports import ConnectionSet
+from hcpscan.inventory import Inventory
+from hcpscan.sources.interface import Diagnostic
+
+ADDED, REMOVED, CHANGED = "added", "removed", "changed"
+ORDER = (CHANGED, ADDED, REMOVED)  # the order lines are listed in
+EXTERNAL = "[External]"
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionChange:
+    cluster: str
+    source: str
+    destination: str
+    old: ConnectionSet
+    new: ConnectionSet
+    workloads: str = ""  # "workload X added", "workload X and Y removed", or ""
+
+    @property
+    def kind(self) -> str:
+        if not self.old:
+            return ADDED
+        return REMOVED if not self.new else CHANGED
+
+    def fields(self) -> list[str]:
+        """diff-type, source, destination, ref1 (old), ref2 (new), workloads-diff-info."""
+        return [self.kind, self.source, self.destination, str(self.old), str(self.new),
+                self.workloads]
+
+    def __str__(self) -> str:
+        info = f", workloads-diff-info: {self.workloads}" if self.workloads else ""
+        return (f"diff-type: {self.kind}, source: {self.source}, destination: {self.destination}, "
+                f"ref1: {self.old}, ref2: {self.new}{info}")
+
+    def to_json(self) -> dict[str, str]:
+        return {"cluster": self.cluster, "diff-type": self.kind, "src": self.source,
+                "dst": self.destination, "ref1": str(self.old), "ref2": str(self.new),
+                "workloads-diff-info": self.workloads}
+
+
+@dataclass(slots=True)
+class ConnectivityDiff:
+    changes: list[ConnectionChange] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    unevaluated: list[UnevaluatedKind] = field(default_factory=list)  # of either input
+
+    def lines(self) -> list[str]:
+        multi = len({c.cluster for c in self.changes}) > 1
+        return [f"{c.cluster}: {c}" if multi else str(c) for c in self.changes]
+
+
+def connectivity_diff(old: Inventory, new: Inventory,
+                      options: EvaluationOptions = DEFAULT_OPTIONS) -> ConnectivityDiff:
+    result = ConnectivityDiff()
+    result.unevaluated = (read_unevaluated(old, result.diagnostics)
+                          + read_unevaluated(new, result.diagnostics))
+    old_models = {m.cluster: m for m in read_clusters(old, options, result.diagnostics)}
+    new_models = {m.cluster: m for m in read_clusters(new, options, result.diagnostics)}
+    for cluster in sorted(old_models.keys() | new_models.keys()):
+        result.changes.extend(_cluster_changes(cluster, old, old_models.get(cluster), new,
+                                               new_models.get(cluster), options))
+    result.changes.sort(key=lambda c: (c.cluster, ORDER.index(c.kind), c.source, c.destination))
+    return result
+
+
+def _cluster_changes(cluster: str, old: Inventory, old_model: ClusterModel | None,
+                     new: Inventory, new_model: ClusterModel | None,
+                     options: EvaluationOptions) -> list[ConnectionChange]:
+    models = [m for m in (old_model, new_model) if m is not None]
+    universe = connection_universe(models[0])
+    for model in models[1:]:
+        universe = universe.union(connection_universe(model))
+    cuts = Cuts(universe, tuple(b for m in models for b in m.policy_blocks(INGRESS)),
+                tuple(b for m in models for b in m.policy_blocks(EGRESS)))
+    before = _rows(old, old_model, options, cuts)
+    after = _rows(new, new_model, options, cuts)
+    old_names, new_names = _workloads(old_model), _workloads(new_model)
+    out = []
+    pairs = {key: (before.get(key, ConnectionSet.none()), after.get(key, ConnectionSet.none()))
+             for key in before.keys() | after.keys()}
+    for key, (was, now) in sorted(_merge_ranges(pairs).items()):
+        if was == now:
+            continue
+        # added: the pair's workloads the old input lacks; removed: those the new one lacks
+        other = old_names if now else new_names
+        missing = [name for name in key if _is_workload(name) and name not in other]
+        info = ""
+        if missing:
+            info = f"workload {' and '.join(missing)} {'added' if now else 'removed'}"
+        out.append(ConnectionChange(cluster, key[0], key[1], was, now, info))
+    return out
+
+
+def _merge_ranges(pairs: dict[tuple[str, str], tuple[ConnectionSet, ConnectionSet]]
+                  ) -> dict[tuple[str, str], tuple[ConnectionSet, ConnectionSet]]:
+    """Adjacent external ranges of one workload that changed alike become one range: the
+    common cut of both inputs splits ranges neither input tells apart on its own."""
+    out: dict[tuple[str, str], tuple[ConnectionSet, ConnectionSet]] = {}
+    runs: dict[tuple[int, str, tuple[ConnectionSet, ConnectionSet]], list[tuple[int, int, int]]] = {}
+    for (src, dst), change in pairs.items():
+        side = 0 if src.endswith(EXTERNAL) else 1 if dst.endswith(EXTERNAL) else -1
+        if side < 0:
+            out[(src, dst)] = change
+            continue
+        first, last = (src, dst)[side].removesuffix(EXTERNAL).split("-")
+        a, b = ipaddress.ip_address(first), ipaddress.ip_address(last)
+        runs.setdefault((side, (dst, src)[side], change), []).append((a.version, int(a), int(b)))
+    for (side, workload, change), ranges in runs.items():
+        for version, lo, hi in _contiguous(ranges):
+            text = f"{_address(version, lo)}-{_address(version, hi)}{EXTERNAL}"
+            out[(text, workload) if side == 0 else (workload, text)] = change
+    return out
+
+
+def _contiguous(ranges: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    merged: list[list[int]] = []
+    for version, lo, hi in sorted(ranges):
+        if merged and merged[-1][0] == version and merged[-1][2] + 1 == lo:
+            merged[-1][2] = hi
+        else:
+            merged.append([version, lo, hi])
+    return [(v, lo, hi) for v, lo, hi in merged]
+
+
+def _address(version: int, value: int) -> str:
+    return str(ipaddress.IPv4Address(value) if version == 4 else ipaddress.IPv6Address(value))
+
+
+def _rows(inventory: Inventory, model: ClusterModel | None, options: EvaluationOptions,
+          cuts: Cuts) -> dict[tuple[str, str], ConnectionSet]:
+    if model is None:
+        return {}
+    return {(c.source, c.destination): c.connections
+            for c in cluster_connections(model, options, inventory, cuts)}
+
+
+def _workloads(model: ClusterModel | None) -> set[str]:
+    if model is None:
+        return set()
+    return {w.ref for klass in model.classes for w in klass.workloads}
+
+
+def _is_workload(name: str) -> bool:
+    return not name.endswith("[External]") and not name.startswith("{")

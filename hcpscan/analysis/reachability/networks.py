@@ -1,0 +1,111 @@
+"""Primary networks of OVN-Kubernetes: the pod network, UserDefinedNetworks and
+ClusterUserDefinedNetworks (k8s.ovn.org/v1).
+
+* a ``UserDefinedNetwork`` whose ``spec.layer2.role`` / ``spec.layer3.role``
+  (after ``spec.topology``) is ``Primary`` becomes the primary network of every
+  pod of its namespace;
+* a ``ClusterUserDefinedNetwork`` with ``spec.network.<topology>.role: Primary``
+  is the primary network of every pod in the namespaces its
+  ``namespaceSelector`` selects;
+* either only for namespaces labelled ``k8s.ovn.org/primary-user-defined-network``
+  (OVN-Kubernetes requires the label when the namespace is created; a namespace
+  without it stays on the pod network, with a warning for a UDN in it);
+* pods reach each other only inside their primary network: a UDN or CUDN
+  isolates its pods from every other network, the pod network included.
+  NetworkPolicies still apply inside each network; outside addresses are
+  reachable from every network.
+
+The answer is one connection list per network. Secondary networks
+(NetworkAttachmentDefinitions) are not evaluated here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hcpscan.analysis.reachability.endpoints import namespace_of
+from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.sources.interface import Diagnostic
+
+OVN_GROUP = "k8s.ovn.org"
+PRIMARY = "Primary"
+PRIMARY_UDN_LABEL = "k8s.ovn.org/primary-user-defined-network"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Network:
+    """A primary network: ``pod`` (the cluster's), ``UDN`` (named after its namespace, as
+    a namespace holds one primary UDN) or ``CUDN`` (by name)."""
+
+    rank: int  # the order sections are listed in: pod network, UDNs, CUDNs
+    kind: str
+    name: str
+
+    @property
+    def title(self) -> str:
+        if self.kind == "pod":
+            return "Pod network"
+        return f"primary {self.kind} {self.name}"
+
+    @property
+    def mapping(self) -> str:
+        return "pod-network" if self.kind == "pod" else f"{self.name}[{self.kind}]"
+
+
+POD = Network(0, "pod", "")
+
+
+def _role(spec: Any, topology: Any) -> str:
+    if not isinstance(spec, dict) or not isinstance(topology, str):
+        return ""
+    layer = spec.get(topology[:1].lower() + topology[1:])
+    return str(layer.get("role") or "") if isinstance(layer, dict) else ""
+
+
+def primary_networks(inventory: Inventory, cluster: str, namespaces: dict[str, dict[str, str]],
+                     diagnostics: list[Diagnostic]) -> dict[str, Network]:
+    """Namespace -> its primary network, for namespaces not on the pod network."""
+    out: dict[str, Network] = {}
+    for obj in inventory.of_kind("ClusterUserDefinedNetwork"):
+        if obj.cluster != cluster or obj.group != OVN_GROUP:
+            continue
+        network = obj.get("spec.network")
+        if not isinstance(network, dict) or _role(network, network.get("topology")) != PRIMARY:
+            continue
+        selector = _selector(inventory, obj, diagnostics)
+        if selector is None:
+            continue
+        for name, labels in namespaces.items():
+            if PRIMARY_UDN_LABEL in labels and selector.matches(labels):
+                out[name] = Network(2, "CUDN", obj.name)
+    for obj in inventory.of_kind("UserDefinedNetwork"):
+        spec = obj.body.get("spec")
+        if obj.cluster != cluster or obj.group != OVN_GROUP or not isinstance(spec, dict):
+            continue
+        if _role(spec, spec.get("topology")) != PRIMARY:
+            continue
+        namespace = namespace_of(obj)
+        if PRIMARY_UDN_LABEL in namespaces.get(namespace, {}):
+            out[namespace] = Network(1, "UDN", namespace)
+            continue
+        loc = inventory.locate(obj)
+        diagnostics.append(Diagnostic(
+            loc.path, loc.line, f"primary UserDefinedNetwork {namespace}/{obj.name}: namespace "
+            f"{namespace} lacks the label {PRIMARY_UDN_LABEL}, so its pods stay on the pod network",
+            "warning", "OVN-Kubernetes needs the label when the namespace is created"))
+    return out
+
+
+def _selector(inventory: Inventory, obj: K8sObject,
+              diagnostics: list[Diagnostic]) -> LabelSelector | None:
+    try:
+        return LabelSelector.parse(obj.get("spec.namespaceSelector"))
+    except SelectorError as exc:
+        loc = inventory.locate(obj, "spec.namespaceSelector")
+        diagnostics.append(Diagnostic(loc.path, loc.line, f"ClusterUserDefinedNetwork {obj.name} "
+                                      f"is invalid and is ignored: {exc}", "error",
+                                      "the API server rejects it: fix the selector"))
+        return None

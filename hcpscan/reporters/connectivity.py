@@ -1,0 +1,225 @@
+"""Connection lists and connectivity diffs as csv, Markdown, Graphviz dot, and SVG.
+
+The csv and Markdown columns are netpol-analyzer's (``src,dst,conn``, then
+``network`` when UDNs split the cluster; ``diff-type,source,destination,ref1,ref2,
+workloads-diff-info``), with a leading ``cluster`` column when the input holds
+several clusters. The picture is hcpscan's own:
+workloads grouped in a box per namespace, outside address ranges and the ingress
+controller as nodes of their own, and every connection from outside drawn
+thick and red, so what is exposed stands out.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from hcpscan.analysis.reachability.connlist import INGRESS_CONTROLLER, Connection
+from hcpscan.analysis.reachability.diff import ADDED, REMOVED, ConnectionChange
+from hcpscan.findings.redact import shown
+
+LIST_COLUMNS = ("src", "dst", "conn")
+DIFF_COLUMNS = ("diff-type", "source", "destination", "ref1", "ref2", "workloads-diff-info")
+EXTERNAL = "[External]"
+GROUP_AT = 3  # workloads connected alike drawn as one node from this many on
+
+
+class GraphvizMissing(RuntimeError):
+    """``dot`` is not on the PATH."""
+
+
+def _multi(items: Sequence[Connection] | Sequence[ConnectionChange]) -> bool:
+    return len({i.cluster for i in items}) > 1
+
+
+def _list_rows(connections: Sequence[Connection],
+               pairs_only: bool) -> tuple[list[str], list[list[str]]]:
+    """Rows of the list; ``pairs_only`` (a list focused on one connection) leaves out conn."""
+    multi = _multi(connections)
+    networks = any(c.network for c in connections)
+    columns = LIST_COLUMNS[:2] if pairs_only else LIST_COLUMNS
+    header = (["cluster"] if multi else []) + list(columns) + (["network"] if networks else [])
+    rows = [([c.cluster] if multi else []) + [c.source, c.destination]
+            + ([] if pairs_only else [str(c.connections)]) + ([c.network] if networks else [])
+            for c in connections]
+    return header, rows
+
+
+def _diff_rows(changes: Sequence[ConnectionChange]) -> tuple[list[str], list[list[str]]]:
+    multi = _multi(changes)
+    header = (["cluster"] if multi else []) + list(DIFF_COLUMNS)
+    return header, [([c.cluster] if multi else []) + c.fields() for c in changes]
+
+
+def _csv(header: list[str], rows: Iterable[list[str]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _md(header: list[str], rows: Iterable[list[str]]) -> str:
+    def cell(text: str) -> str:
+        return shown(text).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(h) + 2) for h in header) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def list_csv(connections: Sequence[Connection], pairs_only: bool = False) -> str:
+    return _csv(*_list_rows(connections, pairs_only))
+
+
+def list_md(connections: Sequence[Connection], pairs_only: bool = False) -> str:
+    return _md(*_list_rows(connections, pairs_only))
+
+
+def diff_csv(changes: Sequence[ConnectionChange]) -> str:
+    return _csv(*_diff_rows(changes))
+
+
+def diff_md(changes: Sequence[ConnectionChange]) -> str:
+    return _md(*_diff_rows(changes))
+
+
+# -- the picture ------------------------------------------------------------------------------
+
+def _quote(text: str) -> str:
+    """A dot string: quotes and backslashes escaped, then control characters as visible
+    escapes (a newline becomes dot's own line break, ``\\n``), and credentials masked."""
+    return '"' + shown(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
+
+
+def _node_id(cluster: str, peer: str, multi: bool) -> str:
+    return _quote(f"{cluster}:{peer}" if multi else peer)
+
+
+def _is_outside(peer: str) -> bool:
+    return peer.endswith(EXTERNAL) or peer == INGRESS_CONTROLLER
+
+
+def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool) -> list[str]:
+    """Workloads in one box per (cluster, namespace); outside ranges and the ingress
+    controller on their own."""
+    boxes: dict[tuple[str, str], set[str]] = defaultdict(set)
+    loose: set[tuple[str, str]] = set()
+    for item in items:
+        for peer in (item.source, item.destination):
+            if _is_outside(peer):
+                loose.add((item.cluster, peer))
+            else:
+                boxes[(item.cluster, peer.split("/", 1)[0])].add(peer)
+    out = []
+    for k, ((cluster, namespace), peers) in enumerate(sorted(boxes.items())):
+        title = f"{cluster}: namespace {namespace}" if multi else f"namespace {namespace}"
+        out.append(f"  subgraph cluster_{k} {{")
+        out.append(f'    label={_quote(title)}; style="rounded,filled"; fillcolor="#f4f6fa"; '
+                   'color="#8a97ad"; fontname="Helvetica"')
+        for peer in sorted(peers):
+            name, _, kind = peer.split("/", 1)[1].partition("[")
+            label = f"{name}\n[{kind}" if kind else name
+            out.append(f"    {_node_id(cluster, peer, multi)} [label={_quote(label)}]")
+        out.append("  }")
+    for cluster, peer in sorted(loose):
+        if peer == INGRESS_CONTROLLER:
+            style = 'shape=cds, fillcolor="#fff1c2", color="#b58900", label="ingress controller"'
+        else:
+            style = (f'shape=box, style="filled", fillcolor="#fde3e1", color="#c0392b", '
+                     f'label={_quote(peer.removesuffix(EXTERNAL) + chr(10) + "outside")}')
+        out.append(f"  {_node_id(cluster, peer, multi)} [{style}]")
+    return out
+
+
+def _graph(title: str, body: list[str]) -> str:
+    head = ["digraph connectivity {",
+            f'  graph [rankdir=LR, fontname="Helvetica", labelloc=t, label={_quote(title)}]',
+            '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", color="#34495e", '
+            'fontname="Helvetica", fontsize=11]',
+            '  edge [fontname="Helvetica", fontsize=10, color="#7f8c8d", fontcolor="#2c3e50"]']
+    return "\n".join(head + body + ["}"]) + "\n"
+
+
+def _groups(connections: Sequence[Connection], label: str | None) -> dict[tuple[str, str], str]:
+    """Workloads of one namespace connected alike - the same peers, the same connections,
+    both ways - drawn as one node (an HCP namespace has dozens of such): (cluster,
+    workload) -> the group's name, for groups of ``GROUP_AT`` or more (two alike read
+    well side by side)."""
+    edges: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
+    for c in connections:
+        text = label or str(c.connections)
+        edges[(c.cluster, c.source)].add(("out", c.destination, text))
+        edges[(c.cluster, c.destination)].add(("in", c.source, text))
+    alike: dict[tuple[str, str, frozenset[tuple[str, str, str]]], list[str]] = defaultdict(list)
+    for (cluster, peer), signature in edges.items():
+        if not _is_outside(peer):
+            alike[(cluster, peer.split("/", 1)[0], frozenset(signature))].append(peer)
+    out = {}
+    for (cluster, _, _), peers in alike.items():
+        if len(peers) >= GROUP_AT:
+            peers.sort()
+            for peer in peers:
+                out[(cluster, peer)] = f"{peers[0]} (+{len(peers) - 1})"
+    return out
+
+
+def list_dot(connections: Sequence[Connection], title: str = "allowed connections",
+             label: str | None = None) -> str:
+    """The list as a graph; ``label``: the one connection a focused list is about, on every
+    edge instead of the pair's connections. Workloads connected alike share a node."""
+    multi = _multi(connections)
+    groups = _groups(connections, label)
+    members: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for (cluster, peer), group in groups.items():
+        members[(cluster, group)].append(peer)
+    drawn = []
+    seen: set[tuple[str, str, str]] = set()
+    for c in connections:
+        src = groups.get((c.cluster, c.source), c.source)
+        dst = groups.get((c.cluster, c.destination), c.destination)
+        if (c.cluster, src, dst) not in seen:
+            seen.add((c.cluster, src, dst))
+            drawn.append(Connection(c.cluster, src, dst, c.connections))
+    body = _nodes(drawn, multi)
+    for (cluster, group), peers in sorted(members.items()):
+        names = [p.split("/", 1)[1] for p in sorted(peers)]
+        text = "\n".join([f"{len(names)} workloads connected alike", *names[:8]]
+                         + ([f"... and {len(names) - 8} more"] if len(names) > 8 else []))
+        body.append(f"  {_node_id(cluster, group, multi)} [label={_quote(text)}, shape=folder]")
+    for c in drawn:
+        exposed = _is_outside(c.source)
+        style = ' color="#d62728", fontcolor="#d62728", penwidth=2.2' if exposed else ""
+        body.append(f"  {_node_id(c.cluster, c.source, multi)} -> "
+                    f"{_node_id(c.cluster, c.destination, multi)} "
+                    f"[label={_quote(label or str(c.connections))}{style}]")
+    return _graph(title, body)
+
+
+_DIFF_STYLE = {ADDED: 'color="#2e8b57", fontcolor="#2e8b57", penwidth=2',
+               REMOVED: 'color="#c0392b", fontcolor="#c0392b", style=dashed',
+               "changed": 'color="#d68910", fontcolor="#d68910"'}
+
+
+def diff_dot(changes: Sequence[ConnectionChange], title: str = "connectivity diff") -> str:
+    multi = _multi(changes)
+    body = _nodes(changes, multi)
+    for c in changes:
+        label = f"{c.kind}: {c.old} -> {c.new}"
+        body.append(f"  {_node_id(c.cluster, c.source, multi)} -> "
+                    f"{_node_id(c.cluster, c.destination, multi)} "
+                    f"[label={_quote(label)}, {_DIFF_STYLE[c.kind]}]")
+    return _graph(title, body)
+
+
+def write_svg(dot_text: str, path: str, timeout: float = 120) -> None:
+    """Render ``dot_text`` to ``path`` with Graphviz; ``GraphvizMissing`` without it."""
+    binary = shutil.which("dot")
+    if binary is None:
+        raise GraphvizMissing("Graphviz is not installed (no `dot` on the PATH)")
+    subprocess.run([binary, "-Tsvg", "-o", path], input=dot_text.encode(), check=True,
+                   capture_output=True, timeout=timeout)
