@@ -117,8 +117,8 @@ def _bad_document(entry: Entry, text: str, doc: BadDocument, others: bool) -> Di
     action = _breaking_action(text, doc)
     if action is not None:
         line = text.count("\n", 0, action.start()) + 1
-        return Diagnostic(entry.display, line, f"unrendered Helm template ({action.group(0)!r}): "
-                          "this document was not read",
+        return Diagnostic(entry.display, line, f"unrendered Helm template ({action.group(0)!r}) "
+                          "makes this document invalid YAML: it was not read",
                           hint="render it first, e.g. `helm template <chart> | hcpscan scan -`, "
                                "or scan the rendered output" + rest)
     error = doc.error

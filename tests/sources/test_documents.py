@@ -79,6 +79,7 @@ def test_template_breaking_the_structure_loses_only_its_document(tmp_path, parse
     assert [o.name for o in result.objects] == ["before", "node-exporter-rules"]
     (diag,) = result.diagnostics
     assert diag.line == 14 and diag.message.startswith("unrendered Helm template")
+    assert "invalid YAML" in diag.message
     assert "include" in diag.message and "other documents were read" in diag.hint
 
 
