@@ -29,6 +29,8 @@ from hcpscan.reporters.summary import (
     Summary,
     config_text,
     ordered,
+    passed_over_text,
+    passed_over_total,
     rule_index,
     summarize,
     where,
@@ -53,7 +55,7 @@ class HtmlReporter:
         body = [_header(report, summary), _severity_cards(summary),
                 _coverage(summary, config_text(report)),
                 _exposures(report.exposures), _findings(report), _suppressed(report),
-                _diagnostics(report)]
+                _diagnostics(report), _passed_over(report)]
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f'<meta http-equiv="Content-Security-Policy" content="{_csp()}">'
                 '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -240,3 +242,13 @@ def _diagnostics(report: ScanReport) -> str:
     return (f'<section><h2>Could not read or evaluate ({len(rows)})</h2><table><thead><tr>'
             "<th>severity</th><th>where</th><th>problem</th><th>what to do</th></tr></thead>"
             f'<tbody>{"".join(rows)}</tbody></table></section>')
+
+
+def _passed_over(report: ScanReport) -> str:
+    rows = "".join(f"<tr><td>{esc(passed_over_text(item))}</td><td><code>{esc(item.example)}</code>"
+                   "</td></tr>" for item in report.passed_over)
+    if not rows:
+        return ""
+    return (f"<section><h2>Passed over, not read ({passed_over_total(report)})</h2><table><thead>"
+            f"<tr><th>how many, and why</th><th>for example</th></tr></thead><tbody>{rows}</tbody>"
+            "</table></section>")

@@ -15,6 +15,8 @@ from hcpscan.reporters.summary import (
     SEVERITIES,
     config_text,
     ordered,
+    passed_over_text,
+    passed_over_total,
     rule_index,
     summarize,
     where,
@@ -76,6 +78,11 @@ def _header(report: ScanReport) -> list[str]:
             lines += ["", "</details>"]
     if report.diagnostics:
         lines += ["", f"**Input problems:** {len(report.diagnostics)} (see the full report)."]
+    if report.passed_over:
+        lines += ["", f"<details><summary>Passed over, not read ({passed_over_total(report)})"
+                      "</summary>", ""]
+        lines += [f"- {_cell(passed_over_text(item))}" for item in report.passed_over]
+        lines += ["", "</details>"]
     return lines
 
 
