@@ -589,3 +589,14 @@ data:
     assert finding.field == "data.NO_PROXY"
     said = " ".join([finding.message, *finding.evidence])
     assert all(f"Deployment apps/{name}" in said for name in ("api", "worker", "cron"))
+
+
+@pytest.mark.parametrize(("image", "curl_named"), [("curlimages/curl:7.88.1", True),
+                                                   ("curlimages/curl:8.18.0", False)])
+def test_prx007_models_the_curl_release_an_image_tag_states(tmp_path: Path, image: str,
+                                                             curl_named: bool) -> None:
+    # curl before 8.18 never matches IPv6 CIDR entries; 8.18 does, as Go does
+    text = workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY="fd00::/8"))
+    report = run(tmp_path, text.replace("image: app:1", f"image: {image}"), "PRX007")
+    said = " ".join(line for f in report.findings for line in f.evidence if "Go goes" in line)
+    assert said and ("curl" in said) is curl_named, said
