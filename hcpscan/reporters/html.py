@@ -84,6 +84,9 @@ def _exposure_headline(exposures: list[HostedClusterExposure]) -> str:
     ways = [way for e in exposures for way in e.ways_in]
     beyond = sum(1 for way in ways if way.beyond_workers)
     planes = f"{len(exposures)} hosted control plane{'s' if len(exposures) != 1 else ''}"
+    if not ways:  # nothing seen is not nothing open: the control planes' objects may be absent
+        return (f'<p class="exposure-line unknown" id="exposure-line">no way into {planes} '
+                "found in the input: see the rules not evaluated below</p>")
     css = "alert" if beyond else "calm"
     return (f'<p class="exposure-line {css}" id="exposure-line">{beyond} of {len(ways)} ways into '
             f"{planes} reachable beyond the worker subnets</p>")
@@ -199,7 +202,8 @@ def _rule_block(rule_id: str, info: RuleInfo | None, findings: list[Finding]) ->
 def _rule_docs(info: RuleInfo) -> str:
     body = []
     for head, text, is_yaml in sections(info):
-        content = f"<pre>{esc(text)}</pre>" if is_yaml else f"<p>{esc(text)}</p>"
+        content = (f"<pre>{esc(text, keep_layout=True)}</pre>" if is_yaml
+                   else f"<p>{esc(text, keep_layout=True)}</p>")
         body.append(f"<h4>{esc(head)}</h4>{content}")
     return f'<details class="docs"><summary>About {esc(info.id)}</summary>{"".join(body)}</details>'
 

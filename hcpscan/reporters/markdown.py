@@ -45,8 +45,11 @@ def _cut(text: str, limit: int = MAX_FIELD_CHARS) -> str:
 
 def _cell(text: str) -> str:
     """Table cell text: one line, pipes escaped, and no HTML: a value holding `<!--` or
-    `<details>` would otherwise hide the rest of the comment from its reader."""
-    return _cut(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    `<details>` would otherwise hide the rest of the comment from its reader; and no link
+    or image syntax: `![x](https://...)` in an object name must not load a remote image
+    (a tracking pixel) into the pull request that shows the report."""
+    text = _cut(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    return text.replace("[", "\\[").replace("]", "\\]")
 
 
 def _code(text: str) -> str:
