@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hcpscan import __version__, collector
-from hcpscan.findings.model import ScanReport, Severity, Status
+from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.context import Context
@@ -87,6 +87,8 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
         diagnostics=[d.to_json() for d in [*inventory.diagnostics, *diagnostics]],
         inventory_counts=dict(sorted(Counter(o.kind for o in inventory.objects).items())),
         metadata=meta,
+        passed_over=[PassedOver(item["reason"], item["count"], item["example"], item.get("by", {}))
+                     for item in inventory.skipped.to_json()],
         exposures=hosted_cluster_exposures(ctx),
     )
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 
 from hcpscan import collector
 from hcpscan.cli import exitcodes
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import HCPSCAN_API, K8sObject
 from hcpscan.inventory.store import UnavailableKind
+from hcpscan.sources.gathered import not_collected
 from hcpscan.sources.interface import InputLimits
 from hcpscan.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
 from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
@@ -18,7 +20,7 @@ from hcpscan.sources.walk import CONFIG_NAMES, DEFAULT_LIMITS, size_text
 
 PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
-    ".tar/.tar.gz/.tgz/.zip archives, or - for standard input"
+    ".tar/.tar.gz/.tgz/.tar.xz/.txz/.tar.bz2/.zip archives, or - for standard input"
 )
 
 
@@ -67,10 +69,11 @@ def _show_progress(args: argparse.Namespace) -> bool:
 
 
 def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
-                   applied_config: str | None = None) -> Inventory:
+                   applied_config: str | None = None, kinds: Iterable[str] = ()) -> Inventory:
     """Load the paths of a command; raise ``UsageError`` when there is nothing to scan.
     ``applied_config``: the config file the run uses (given with --config), which is
-    not reported as "inside a scanned path, not applied" even when it is there."""
+    not reported as "inside a scanned path, not applied" even when it is there.
+    ``kinds``: those the rules check, whose absence from a must-gather is noted."""
     limits = input_limits(args)
     try:
         if _show_progress(args):
@@ -81,6 +84,9 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
         raise UsageError(f"path not found: {exc.args[0]}",
                          "check the spelling; give a file, a directory or an archive") from None
     objects, unavailable = _recorded_unavailable(result.objects)
+    present = {o.kind for o in objects}
+    for kind, why in not_collected(result.dumps.gathered(), kinds, present).items():
+        unavailable.setdefault(kind, why)
     diagnostics = result.diagnostics
     if applied_config is not None:
         applied = os.path.realpath(applied_config)

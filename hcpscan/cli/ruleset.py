@@ -65,7 +65,8 @@ def prepare_rules(args: argparse.Namespace, scanned: list[Path]) -> PreparedRule
                          "fix the rule file; see `hcpscan rules show <ID>` for a valid example"
                          ) from None
     if not rules:
-        raise UsageError("no rules selected", "check --select/--ignore and the config file")
+        where = f"the config file {config.path}" if config.path else "--rules (no config file was used)"
+        raise UsageError("no rules selected", f"check --select/--ignore and {where}")
     baseline = {}
     if args.baseline:
         try:

@@ -9,14 +9,14 @@ from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import add_path_arguments, load_inventory
 from hcpscan.cli.reporting import add_report_arguments, write_reports
 from hcpscan.cli.ruleset import add_rule_arguments, prepare_rules
-from hcpscan.scan import RunClock, resource_needs, run_scan
+from hcpscan.scan import RunClock, kinds_needed, resource_needs, run_scan
 from hcpscan.sources.walk import shown
 
 DESCRIPTION = """\
 Scan Kubernetes manifests offline against the rules: single files, directories
 (GitOps trees), must-gather and `oc adm inspect` output, `hypershift dump`
 output (the guest cluster under hostedcluster-<name>/ is kept apart), and
-.tar/.tar.gz/.zip archives of any of these.
+.tar/.tar.gz/.tar.xz/.zip archives of any of these.
 
 examples:
   hcpscan scan ./must-gather.local.123
@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     clock = RunClock()
     prepared = prepare_rules(args, [Path(p) for p in args.paths if p != "-"])
-    inventory = load_inventory(args, resource_needs(prepared.rules), prepared.config.path)
+    inventory = load_inventory(args, resource_needs(prepared.rules), prepared.config.path,
+                               kinds_needed(prepared.rules))
     clock.stage("load")
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
                       {"paths": [shown(p) for p in args.paths], "mode": "offline"}, clock)

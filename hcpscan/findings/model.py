@@ -164,6 +164,23 @@ class RuleResult:
 
 
 @dataclass(frozen=True, slots=True)
+class PassedOver:
+    """Input the scan did not read, on purpose, for one reason: how much, one
+    example, and where it helps a count per resource (``by``)."""
+
+    reason: str
+    count: int
+    example: str = ""
+    by: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"reason": self.reason, "count": self.count, "example": self.example}
+        if self.by:
+            out["by"] = dict(self.by)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class WayIn:
     """One way outside addresses are offered into a hosted control plane: a NodePort or
     LoadBalancer Service, or a Route through the router, to one pod port."""
@@ -204,6 +221,7 @@ class ScanReport:
     metadata: dict[str, Any] = field(default_factory=dict)  # paths, clusters, started, duration...
     # Per HostedCluster, when the reachability analysis ran (an HCP rule needed it).
     exposures: list[HostedClusterExposure] = field(default_factory=list)
+    passed_over: list[PassedOver] = field(default_factory=list)  # sorted by reason
 
     def rule(self, rule_id: str) -> RuleInfo | None:
         for info in self.rules:

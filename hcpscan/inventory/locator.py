@@ -39,7 +39,7 @@ class Locator:
         self._texts: OrderedDict[tuple[str, str | None], tuple[bytes | None, list[str] | None]] = \
             OrderedDict()
         self._nodes: OrderedDict[tuple, tuple[Any, int] | None] = OrderedDict()
-        self._spans: OrderedDict[tuple[str, str | None], list[tuple[int, int]] | None] = \
+        self._spans: OrderedDict[tuple[str, str | None], list[tuple[int, str]] | None] = \
             OrderedDict()
         self._archives = ArchiveMembers()
 
@@ -79,20 +79,20 @@ class Locator:
             return None
         spans = self._document_spans(source, lines)
         if spans is not None and source.doc_index < len(spans):
-            first, last = spans[source.doc_index]
-            assert lines is not None
-            node = compose_document("".join(lines[first:last]), 0)
+            first_line, text = spans[source.doc_index]
+            node = compose_document(text, 0)
             if node is not None:
-                return node, first
+                return node, first_line
         node = compose_document(data, source.doc_index)
         return None if node is None else (node, 0)
 
     def _document_spans(self, source: SourceLocation, lines: list[str] | None
-                        ) -> list[tuple[int, int]] | None:
+                        ) -> list[tuple[int, str]] | None:
+        """Each document's first line (0-based) and text, found once per file."""
         key = (source.file, source.member)
         if key not in self._spans:
-            self._spans[key] = None if lines is None else document_spans("".join(lines))
-            if len(self._spans) > 256:
+            self._spans[key] = None if lines is None else _documents_of("".join(lines))
+            if len(self._spans) > 64:
                 self._spans.popitem(last=False)
         return self._spans[key]
 
@@ -142,6 +142,12 @@ class Locator:
                 return fh.read()
         except OSError:
             return None
+
+
+def _documents_of(text: str) -> list[tuple[int, str]] | None:
+    if text.startswith("%") or "\n%" in text:
+        return None  # directives apply from the top: compose the whole stream
+    return [(text.count("\n", 0, start), text[start:end]) for start, end in document_spans(text)]
 
 
 def _lines(data: bytes) -> list[str] | None:

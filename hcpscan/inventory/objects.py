@@ -14,6 +14,9 @@ IGNITION_CONFIG = "IgnitionConfig"
 SYSTEMD_DROPIN = "SystemdDropIn"
 
 
+BUILT_DOCUMENT = -1  # SourceLocation.doc_index of objects a tool built from the file
+
+
 @dataclass(frozen=True, slots=True)
 class SourceLocation:
     """Where a document starts: a file on disk or a member of an archive.
@@ -31,6 +34,8 @@ class SourceLocation:
     member: str | None = None
     doc_index: int = 0
     item_index: int | None = None
+    # BUILT_DOCUMENT: the object was built from this file (``kubectl kustomize``), not
+    # written in it, so its fields have no line of their own.
     # For objects derived from another one (a kubeconfig inside a Secret):
     # the field of the parent document that holds this object's text.
     embedded_in: str | None = None

@@ -39,6 +39,10 @@ class UnavailableKind:
 
     reason: str  # e.g. "kind not served: ..." or "forbidden: grant list on secrets ..."
     may_exist: bool
+    # Never looked for (a must-gather does not gather the kind): the rules that check
+    # the kind are not evaluable when none was read; rules that only consult it are
+    # judged on what the input holds, as offline scans always are.
+    unseen: bool = False
 
 
 class Inventory:

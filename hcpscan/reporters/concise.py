@@ -13,7 +13,7 @@ from hcpscan.findings.model import Finding, Location, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.locations import virtual_path
 from hcpscan.reporters.markup import visible
-from hcpscan.reporters.summary import EXPLAINED_STATUSES, config_text, ordered, summarize
+from hcpscan.reporters.summary import EXPLAINED_STATUSES, config_text, ordered, passed_over_total, summarize
 
 _UNCHECKED = (Status.NOT_EVALUABLE, Status.NOT_APPLICABLE)
 
@@ -38,6 +38,9 @@ class ConciseReporter:
                      if status in _UNCHECKED for r in summary.rules[status]]
         if unchecked:
             lines.append(f"Not checked: {', '.join(unchecked)} (reasons: --output-format full).")
+        if report.passed_over:
+            counts = ", ".join(f"{item.count} {visible(item.reason)}" for item in report.passed_over)
+            lines.append(f"Passed over, not read: {passed_over_total(report)} ({counts}).")
         return "\n".join(lines) + "\n"
 
 

@@ -29,6 +29,8 @@ from hcpscan.reporters.summary import (
     Summary,
     config_text,
     ordered,
+    passed_over_text,
+    passed_over_total,
     rule_index,
     summarize,
     where,
@@ -53,7 +55,7 @@ class HtmlReporter:
         body = [_header(report, summary), _severity_cards(summary),
                 _coverage(summary, config_text(report)),
                 _exposures(report.exposures), _findings(report), _suppressed(report),
-                _diagnostics(report)]
+                _diagnostics(report), _passed_over(report)]
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f'<meta http-equiv="Content-Security-Policy" content="{_csp()}">'
                 '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -82,6 +84,9 @@ def _exposure_headline(exposures: list[HostedClusterExposure]) -> str:
     ways = [way for e in exposures for way in e.ways_in]
     beyond = sum(1 for way in ways if way.beyond_workers)
     planes = f"{len(exposures)} hosted control plane{'s' if len(exposures) != 1 else ''}"
+    if not ways:  # nothing seen is not nothing open: the control planes' objects may be absent
+        return (f'<p class="exposure-line unknown" id="exposure-line">no way into {planes} '
+                "found in the input: see the rules not evaluated below</p>")
     css = "alert" if beyond else "calm"
     return (f'<p class="exposure-line {css}" id="exposure-line">{beyond} of {len(ways)} ways into '
             f"{planes} reachable beyond the worker subnets</p>")
@@ -197,7 +202,8 @@ def _rule_block(rule_id: str, info: RuleInfo | None, findings: list[Finding]) ->
 def _rule_docs(info: RuleInfo) -> str:
     body = []
     for head, text, is_yaml in sections(info):
-        content = f"<pre>{esc(text)}</pre>" if is_yaml else f"<p>{esc(text)}</p>"
+        content = (f"<pre>{esc(text, keep_layout=True)}</pre>" if is_yaml
+                   else f"<p>{esc(text, keep_layout=True)}</p>")
         body.append(f"<h4>{esc(head)}</h4>{content}")
     return f'<details class="docs"><summary>About {esc(info.id)}</summary>{"".join(body)}</details>'
 
@@ -240,3 +246,13 @@ def _diagnostics(report: ScanReport) -> str:
     return (f'<section><h2>Could not read or evaluate ({len(rows)})</h2><table><thead><tr>'
             "<th>severity</th><th>where</th><th>problem</th><th>what to do</th></tr></thead>"
             f'<tbody>{"".join(rows)}</tbody></table></section>')
+
+
+def _passed_over(report: ScanReport) -> str:
+    rows = "".join(f"<tr><td>{esc(passed_over_text(item))}</td><td><code>{esc(item.example)}</code>"
+                   "</td></tr>" for item in report.passed_over)
+    if not rows:
+        return ""
+    return (f"<section><h2>Passed over, not read ({passed_over_total(report)})</h2><table><thead>"
+            f"<tr><th>how many, and why</th><th>for example</th></tr></thead><tbody>{rows}</tbody>"
+            "</table></section>")

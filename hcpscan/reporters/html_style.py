@@ -18,6 +18,7 @@ header{display:flex;flex-wrap:wrap;align-items:baseline;gap:8px 24px}
 .headline{font-size:20px;font-weight:600;margin:0}
 .exposure-line{margin:0;font-weight:600;padding:2px 10px;border-radius:4px}
 .exposure-line.alert{background:#fde8e8;color:#9b1c1c}.exposure-line.calm{background:#e7f6ec;color:#166534}
+.exposure-line.unknown{background:#eef0f3;color:#374151}
 .facts{display:flex;flex-wrap:wrap;gap:4px 22px;margin:4px 0 0;width:100%;color:var(--muted);font-size:13px}
 .facts div{display:flex;gap:6px}.facts dt{font-weight:600}.facts dd{margin:0;word-break:break-all}
 .cards{display:grid;grid-template-columns:repeat(5,1fr);gap:12px}

@@ -17,9 +17,9 @@ from typing import Any
 from hcpscan.findings.model import ScanReport
 from hcpscan.findings.redact import mask_values
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import RULE_STATUSES, ordered, rule_index, summarize
+from hcpscan.reporters.summary import RULE_STATUSES, ordered, passed_over_total, rule_index, summarize
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: passed_over, summary.passed_over
 SCHEMA_FILE = "hcpscan-report.schema.json"
 
 
@@ -54,10 +54,12 @@ def build_document(report: ScanReport, options: ReportOptions) -> dict[str, Any]
             "suppressed": {sev.value: n for sev, n in summary.suppressed.items()},
             "rules": {status.value: summary.rule_count(status) for status in RULE_STATUSES},
             "diagnostics": len(report.diagnostics),
+            "passed_over": passed_over_total(report),
         },
         "findings": [finding.to_json() for finding in ordered(report.findings)],
         "rules": rules,
         "diagnostics": [_plain(diag) for diag in report.diagnostics],
+        "passed_over": [item.to_json() for item in report.passed_over],
         "inventory": {"total": sum(report.inventory_counts.values()),
                       "kinds": dict(sorted(report.inventory_counts.items()))},
     }

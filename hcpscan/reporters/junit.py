@@ -9,6 +9,10 @@ One ``<testsuite>`` per rule, one ``<testcase>`` per rule × object:
   testcase ("N other objects") so the totals add up;
 * a passing rule: one passing testcase; a rule that was not evaluable or is
   suppressed as a whole: one skipped testcase with the reason.
+
+Input passed over on purpose (hidden files, logs, resources no selected rule
+reads...) is one more suite, ``hcpscan input passed over``: a skipped testcase
+per reason, with the count.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from dataclasses import dataclass, field
 from hcpscan.findings.model import Finding, ObjectRef, RuleResult, ScanReport, Status
 from hcpscan.findings.redact import shown
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import config_text, ordered, rule_index, where
+from hcpscan.reporters.summary import config_text, ordered, passed_over_text, rule_index, where
 
 # XML 1.0 cannot carry these even escaped; `shown` has made the others visible already.
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
@@ -115,6 +119,13 @@ def build_tree(report: ScanReport) -> ET.Element:
             attrs["timestamp"] = started
         suite = _Suite(ET.SubElement(root, "testsuite", attrs))
         _fill(suite, results[rule_id], by_rule.get(rule_id, {}))
+        _set_counts(suite.element, suite.counts)
+        total.add(suite.counts)
+    if report.passed_over:
+        suite = _Suite(ET.SubElement(root, "testsuite", {"name": "hcpscan input passed over"}))
+        for item in report.passed_over:
+            suite.skip(suite.case("hcpscan.input", item.reason),
+                       f"passed over, not read: {passed_over_text(item)}")
         _set_counts(suite.element, suite.counts)
         total.add(suite.counts)
     _set_counts(root, total)

@@ -15,6 +15,8 @@ from hcpscan.reporters.summary import (
     SEVERITIES,
     config_text,
     ordered,
+    passed_over_text,
+    passed_over_total,
     rule_index,
     summarize,
     where,
@@ -43,8 +45,11 @@ def _cut(text: str, limit: int = MAX_FIELD_CHARS) -> str:
 
 def _cell(text: str) -> str:
     """Table cell text: one line, pipes escaped, and no HTML: a value holding `<!--` or
-    `<details>` would otherwise hide the rest of the comment from its reader."""
-    return _cut(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    `<details>` would otherwise hide the rest of the comment from its reader; and no link
+    or image syntax: `![x](https://...)` in an object name must not load a remote image
+    (a tracking pixel) into the pull request that shows the report."""
+    text = _cut(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    return text.replace("[", "\\[").replace("]", "\\]")
 
 
 def _code(text: str) -> str:
@@ -76,6 +81,11 @@ def _header(report: ScanReport) -> list[str]:
             lines += ["", "</details>"]
     if report.diagnostics:
         lines += ["", f"**Input problems:** {len(report.diagnostics)} (see the full report)."]
+    if report.passed_over:
+        lines += ["", f"<details><summary>Passed over, not read ({passed_over_total(report)})"
+                      "</summary>", ""]
+        lines += [f"- {_cell(passed_over_text(item))}" for item in report.passed_over]
+        lines += ["", "</details>"]
     return lines
 
 

@@ -13,9 +13,11 @@ import html
 from hcpscan.findings.redact import escape_controls, shown
 
 
-def escape_html(value: object) -> str:
-    """``value`` as text safe inside an element or a quoted attribute."""
-    return html.escape(escape_controls(str(value), keep_layout=True), quote=True)
+def escape_html(value: object, *, keep_layout: bool = False) -> str:
+    """``value`` as text safe inside an element or a quoted attribute; newlines and
+    carriage returns are shown as ``\\n``/``\\r`` too, unless ``keep_layout`` (for our
+    own multi-line text in a ``<pre>``, such as a rule's example YAML)."""
+    return html.escape(escape_controls(str(value), keep_layout=keep_layout), quote=True)
 
 
 def shorten(text: str, limit: int) -> str:

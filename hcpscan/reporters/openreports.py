@@ -31,7 +31,7 @@ import yaml
 
 from hcpscan.findings.model import MANAGEMENT, Finding, RuleInfo, RuleResult, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import ordered, rule_index
+from hcpscan.reporters.summary import config_text, ordered, rule_index
 
 SOURCE = "hcpscan"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "hcpscan"}
@@ -71,6 +71,10 @@ def report_name(cluster: str) -> str:
     return SOURCE if cluster == MANAGEMENT else f"{SOURCE}-{dns_label(cluster)}"
 
 
+# The config the run used, as every other report format names it.
+CONFIG_ANNOTATION = "hcpscan.io/config"
+
+
 def build_reports(report: ScanReport, kinds: ReportKinds = OPENREPORTS) -> list[dict[str, Any]]:
     """The report objects of a scan: the ``ClusterReport`` s first, then the namespaced
     ``Report`` s by cluster and namespace."""
@@ -82,7 +86,8 @@ def build_reports(report: ScanReport, kinds: ReportKinds = OPENREPORTS) -> list[
         key = (finding.object.cluster, finding.object.namespace)
         groups[key].append(_finding_result(finding, infos.get(finding.rule_id), stamp, kinds))
     groups[(clusters[0], "")].extend(_scan_results(report, infos, stamp, kinds))
-    return [_report_object(cluster, namespace, results, kinds)
+    config = config_text(report)
+    return [_report_object(cluster, namespace, results, kinds, config)
             for (cluster, namespace), results in sorted(groups.items(), key=_group_order)]
 
 
@@ -99,11 +104,13 @@ def _group_order(item: tuple[tuple[str, str], Any]) -> tuple[bool, bool, str, st
 
 
 def _report_object(cluster: str, namespace: str, results: list[dict[str, Any]],
-                   kinds: ReportKinds) -> dict[str, Any]:
+                   kinds: ReportKinds, config: str | None = None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": report_name(cluster)}
     if namespace:
         metadata["namespace"] = namespace
     metadata["labels"] = {**MANAGED_BY, CLUSTER_LABEL: dns_label(cluster)}
+    if config is not None:  # which .hcpscan.yaml shaped these results (path and sha256), or none
+        metadata["annotations"] = {CONFIG_ANNOTATION: config}
     obj: dict[str, Any] = {"apiVersion": kinds.api_version,
                            "kind": kinds.namespaced if namespace else kinds.cluster_scoped,
                            "metadata": metadata}

@@ -29,7 +29,13 @@ from hcpscan.reporters import ruledocs
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.linehash import LineHashCache
 from hcpscan.reporters.locations import artifact_path, path_uri
-from hcpscan.reporters.summary import RULE_STATUSES, SEVERITIES, finding_order, summarize
+from hcpscan.reporters.summary import (
+    RULE_STATUSES,
+    SEVERITIES,
+    finding_order,
+    passed_over_text,
+    summarize,
+)
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "hcpscan"
@@ -72,6 +78,7 @@ def _run(report: ScanReport, options: ReportOptions) -> dict[str, Any]:
     notifications = _truncation_notes(len(report.findings), kept, left_out, options)
     notifications += _coverage_notes(report, index)
     notifications += _diagnostic_notes(report, root)
+    notifications += _passed_over_notes(report)
     category = options.sarif_category or TOOL_NAME
     summary = summarize(report)
     return {
@@ -88,6 +95,7 @@ def _run(report: ScanReport, options: ReportOptions) -> dict[str, Any]:
         "properties": {
             "rules": {status.value: summary.rule_count(status) for status in RULE_STATUSES},
             "inventory": dict(sorted(report.inventory_counts.items())),
+            "passedOver": [item.to_json() for item in report.passed_over],
             **({"config": report.metadata["config"]} if "config" in report.metadata else {}),
         },
     }
@@ -270,6 +278,13 @@ def _diagnostic_notes(report: ScanReport, root: str) -> list[dict[str, Any]]:
             note["locations"] = [{"physicalLocation": physical}]
         notes.append(note)
     return notes
+
+
+def _passed_over_notes(report: ScanReport) -> list[dict[str, Any]]:
+    """Input not read on purpose, one note per reason (counts in run.properties.passedOver)."""
+    return [{"level": "note", "descriptor": {"id": "hcpscan/passed-over"},
+             "message": {"text": f"passed over, not read: {passed_over_text(item)}"}}
+            for item in report.passed_over]
 
 
 def _invocation(report: ScanReport, notifications: list[dict[str, Any]]) -> dict[str, Any]:

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hcpscan.findings.model import Finding, Location, RuleInfo, RuleResult, ScanReport, Severity, Status
+from hcpscan.findings.model import (
+    Finding,
+    Location,
+    PassedOver,
+    RuleInfo,
+    RuleResult,
+    ScanReport,
+    Severity,
+    Status,
+)
 
 SEVERITIES: tuple[Severity, ...] = tuple(sorted(Severity, key=lambda s: -s.rank))
 RULE_STATUSES: tuple[Status, ...] = (Status.FAIL, Status.PASS, Status.NOT_EVALUABLE,
@@ -97,3 +106,17 @@ def summarize(report: ScanReport) -> Summary:
     for result in sorted(report.results, key=lambda r: r.rule_id):
         rules.setdefault(result.status, []).append(result)
     return Summary(failing, suppressed, rules)
+
+
+def passed_over_text(item: PassedOver) -> str:
+    """``3 hidden file`` or, with a breakdown, ``170 left out (...) (apirequestcounts 160, ...)``:
+    the same words in every report, whatever reasons the loader gives."""
+    text = f"{item.count} {item.reason}"
+    if item.by:
+        parts = sorted(item.by.items(), key=lambda kv: (-kv[1], kv[0]))
+        text += " (" + ", ".join(f"{name} {count}" for name, count in parts) + ")"
+    return text
+
+
+def passed_over_total(report: ScanReport) -> int:
+    return sum(item.count for item in report.passed_over)

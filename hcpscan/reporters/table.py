@@ -27,6 +27,8 @@ from hcpscan.reporters.summary import (
     Summary,
     config_text,
     ordered,
+    passed_over_text,
+    passed_over_total,
     rule_index,
     summarize,
     where,
@@ -76,6 +78,8 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
         blocks.append(_suppressed(ordered(suppressed)))
     if report.diagnostics:
         blocks.append(_diagnostics_table(report))
+    if report.passed_over:
+        blocks.append(_passed_over(report))
     blocks.append(_summary_table(summary))
     blocks.append(_coverage(summary))
     config = config_text(report)
@@ -130,6 +134,14 @@ def _diagnostics_table(report: ScanReport) -> Table:
                       shown(f"{path}:{line}" if line else path),
                       shown(diag.get("message") or ""), shown(diag.get("hint") or ""))
     return table
+
+
+def _passed_over(report: ScanReport) -> RenderableType:
+    parts: list[RenderableType] = [Text(f"Passed over, not read: {passed_over_total(report)}",
+                                        style="bold")]
+    parts += [_indented(Text(shown(passed_over_text(item)), style="dim"), 2) for item in report.passed_over]
+    parts.append(Text(""))
+    return Group(*parts)
 
 
 def _summary_table(summary: Summary) -> Table:

@@ -133,7 +133,10 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
         absent = not ctx.inventory.of_kind(*rule.applies_to.kinds)
         reason = (_absent_reason(rule, ctx) if absent
                   else f"no {kinds} matches the rule's scope")
-        return [], RuleResult(rule.id, Status.NOT_APPLICABLE, reason), []
+        unseen = absent and any(ctx.inventory.unavailable[k].unseen for k in rule.applies_to.kinds
+                                if k in ctx.inventory.unavailable)
+        return [], RuleResult(rule.id, Status.NOT_EVALUABLE if unseen else Status.NOT_APPLICABLE,
+                              reason), []
     findings: list[Finding] = []
     reasons: Counter[str] = Counter()
     inapplicable: Counter[str] = Counter()  # why subjects held nothing to check

@@ -24,19 +24,20 @@ from hcpscan.sources import systemd
 from hcpscan.sources.fastyaml import fast_documents
 from hcpscan.sources.interface import Diagnostic, Entry
 from hcpscan.sources.yamldocs import (
+    BadDocument,
     InputLimitError,
     ParsedDocument,
     YamlSyntaxError,
     load_json,
     number_too_long,
     parse_documents,
+    read_documents,
 )
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
-# Helm-only template syntax (Prometheus/Alertmanager's "{{ $labels }}" is legitimate content).
-_HELM = re.compile(r"\{\{-?\s*(?:\.Values|\.Release|\.Chart|\.Capabilities|include\s|template\s"
-                   r"|if\s|range\s|with\s|define\s|toYaml|\$\.Values|end\s*-?\}\})")
+# A Go template action ({{ ... }}, Helm's and Prometheus's alike), on one line.
+_ACTION = re.compile(r"\{\{.*?\}\}")
 
 
 class ParseResult:
@@ -71,13 +72,6 @@ def parse_entry(entry: Entry, cluster: str, data: bytes) -> ParseResult:
     if name.endswith(".conf"):
         _parse_dropin(entry, cluster, text, result)
         return result
-    helm = _HELM.search(text)
-    if helm:
-        line = text.count("\n", 0, helm.start()) + 1
-        result.diagnostics.append(Diagnostic(
-            entry.display, line, f"unrendered Helm template ({helm.group(0)!r})",
-            hint="render it first, e.g. `helm template <chart> | hcpscan scan -` or scan the rendered output"))
-        return result
     _parse_manifests(entry, cluster, text, result)
     return result
 
@@ -92,37 +86,73 @@ def _location(entry: Entry, doc: ParsedDocument, item: int | None = None) -> Sou
 
 
 def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
-    try:
-        fast = fast_documents(text)
-        for doc in fast if fast is not None else parse_documents(text):
+    """Every document that parses is read, whatever the others hold: template text
+    inside strings (Prometheus, Alertmanager, Kyverno) is content, and a bad
+    document costs only itself."""
+    fast = fast_documents(text)
+    docs = fast if fast is not None else list(read_documents(text))
+    bad = [doc for doc in docs if isinstance(doc, BadDocument)]
+    beyond = any(isinstance(doc.error, InputLimitError) for doc in bad)
+    if bad and not beyond and entry.display.endswith(".json"):
+        _parse_json(entry, cluster, text, result)
+        return
+    for doc in docs:
+        if isinstance(doc, BadDocument) and isinstance(doc.error, InputLimitError):
+            result.diagnostics.append(Diagnostic(entry.display, doc.error.line or doc.line,
+                                                 f"not read: {doc.error.message}",
+                                                 hint=doc.error.hint))
+        elif isinstance(doc, BadDocument):
+            result.diagnostics.append(_bad_document(entry, text, doc, len(docs) > 1))
+        else:
             _add_document(entry, cluster, doc, result)
-    except InputLimitError as exc:
-        result.diagnostics.append(Diagnostic(entry.display, exc.line, f"not read: {exc.message}",
-                                             hint=exc.hint))
-    except YamlSyntaxError as exc:
-        if entry.display.endswith(".json"):
-            # JSON that YAML 1.1 cannot read (tabs, some escapes): try the JSON parser.
-            try:
-                body = load_json(text)
-            except json.JSONDecodeError as jexc:
-                result.diagnostics.append(Diagnostic(entry.display, jexc.lineno,
-                                                     f"invalid JSON: {jexc.msg}",
-                                                     hint="fix the syntax at this line"))
-                return
-            except ValueError as jexc:  # too deep, or a number too long
-                limit = number_too_long(text) if "integer" in str(jexc) else None
-                where = limit.line if limit else exc.line
-                message = limit.message if limit else str(jexc)
-                result.diagnostics.append(Diagnostic(entry.display, where, f"not read: {message}",
-                                                     hint=InputLimitError.hint))
-                return
-            result.objects.clear()
-            result.diagnostics.clear()
-            _add_document(entry, cluster, ParsedDocument(body, 0, 1, 1, None), result)
-            return
-        result.diagnostics.append(Diagnostic(entry.display, exc.line, f"invalid YAML: {exc.message}",
-                                             hint="fix the syntax at this line; the rest of the "
-                                                  "file after it was not read"))
+
+
+def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
+    """JSON that YAML 1.1 cannot read (tabs, some escapes): the JSON parser's reading."""
+    try:
+        body = load_json(text)
+    except json.JSONDecodeError as exc:
+        result.diagnostics.append(Diagnostic(entry.display, exc.lineno, f"invalid JSON: {exc.msg}",
+                                             hint="fix the syntax at this line"))
+        return
+    except ValueError as exc:  # nested too deep, or a number too long
+        limit = number_too_long(text) if "integer" in str(exc) else None
+        result.diagnostics.append(Diagnostic(entry.display, limit.line if limit else None,
+                                             f"not read: {limit.message if limit else exc}",
+                                             hint=InputLimitError.hint))
+        return
+    _add_document(entry, cluster, ParsedDocument(body, 0, 1, 1, None), result)
+
+
+def _bad_document(entry: Entry, text: str, doc: BadDocument, others: bool) -> Diagnostic:
+    """An unrendered template when the document's template actions are what breaks
+    it (it parses with them blanked out), invalid YAML otherwise."""
+    rest = "; the file's other documents were read" if others else ""
+    action = _breaking_action(text, doc)
+    if action is not None:
+        line = text.count("\n", 0, action.start()) + 1
+        return Diagnostic(entry.display, line, f"unrendered Helm template ({action.group(0)!r}) "
+                          "makes this document invalid YAML: it was not read",
+                          hint="render it first, e.g. `helm template <chart> | hcpscan scan -`, "
+                               "or scan the rendered output" + rest)
+    error = doc.error
+    hint = "fix the syntax at this line" + rest
+    if _ACTION.search(text, doc.start, doc.end):
+        hint += "; if this is a Helm template, render it first (`helm template <chart> | hcpscan scan -`)"
+    return Diagnostic(entry.display, error.line or doc.line, f"invalid YAML: {error.message}", hint=hint)
+
+
+def _breaking_action(text: str, doc: BadDocument) -> re.Match[str] | None:
+    first = _ACTION.search(text, doc.start, doc.end)
+    if first is None:
+        return None
+    blanked = _ACTION.sub(lambda m: " " * len(m.group(0)), text[doc.start : doc.end])
+    try:
+        for _ in parse_documents(blanked):
+            pass
+    except YamlSyntaxError:
+        return None
+    return first
 
 
 def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: ParseResult) -> None:
@@ -130,6 +160,17 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
     if body is None:
         return
     where = entry.display
+    for duplicate in doc.duplicates:
+        result.diagnostics.append(Diagnostic(
+            where, duplicate.second_line,
+            f"duplicate key {duplicate.key!r} (lines {duplicate.first_line} and "
+            f"{duplicate.second_line}): kubectl refuses this document; hcpscan read the last value",
+            hint="keep one of the two; the value on the earlier line was not checked"))
+    if _other_json(entry, body):
+        # API answers and tool output beside the manifests (a must-gather's etcd_info/,
+        # monitoring/alerts.json; package.json in a repository): data, not a manifest.
+        result.skipped.append(("not a manifest (JSON without kind or apiVersion)", where))
+        return
     if not isinstance(body, dict):
         result.diagnostics.append(Diagnostic(where, doc.line,
                                              f"not a Kubernetes object (a {type(body).__name__})",
@@ -178,6 +219,14 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
             _add_object(entry, cluster, item, _location(entry, doc, i), result)
         return
     _add_object(entry, cluster, body, _location(entry, doc), result)
+
+
+def _other_json(entry: Entry, body: Any) -> bool:
+    if not entry.display.endswith(".json"):
+        return False
+    if isinstance(body, list):
+        return True
+    return isinstance(body, dict) and not {"kind", "apiVersion", "ignition"} & set(body)
 
 
 def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLocation,

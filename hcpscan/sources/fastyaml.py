@@ -17,6 +17,9 @@ Where they agree, and how that is checked:
   dumps (a string in 1.1, a float in 1.2), so a number 1.2 made of such a
   token is put back to the 1.1 value — only when no other token gives that
   same number; every other difference sends the file to PyYAML.
+* Duplicate mapping keys make yaml-rs fail (its ``Error`` policy costs nothing
+  more than last-wins), so such a file goes to PyYAML, which names both lines;
+  so do collections as keys (``{{ .Values.x }}``), which PyYAML refuses.
 * Positions (each document's start and each ``items`` entry of a List) are
   found in the text: document markers cannot occur inside scalars, and the
   entries of a block sequence start with ``-`` at one indentation. Found
@@ -309,7 +312,13 @@ def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type,
             item = _sequence(item, shared, restore, depth + 1)
         elif restore:
             item = _canonical(item, shared, restore, depth)
-        out[shared[key] if type(key) is str else _canonical(key, shared, restore, depth)] = item
+        if type(key) is str:
+            key = shared[key]
+        elif type(key) in (frozenset, tuple):
+            raise _NotFast  # a collection as a key ("{{ .Values.x }}"): PyYAML refuses it
+        else:
+            key = _canonical(key, shared, restore, depth)
+        out[key] = item
     return out
 
 
@@ -323,8 +332,10 @@ def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, An
 
 def _load(chunk: str) -> Any:
     assert yaml_rs is not None
+    # A duplicate key fails here (at no cost to normal parsing), so the file goes to
+    # PyYAML, which says on which lines both keys are.
     return yaml_rs.loads(chunk, parse_datetime=False,
-                         duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.LastWins)
+                         duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
 
 
 class _Lines:

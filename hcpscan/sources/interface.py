@@ -88,17 +88,27 @@ class InputLimits:
 
 @dataclass(slots=True)
 class SkipRecord:
-    """Files passed over on purpose, counted per reason so nothing vanishes silently."""
+    """Input passed over on purpose, counted per reason so nothing vanishes silently.
+
+    ``details`` breaks a reason down where one count hides what a reader needs
+    (the resources a scan left out because no selected rule reads them)."""
 
     counts: dict[str, int] = field(default_factory=dict)
     examples: dict[str, str] = field(default_factory=dict)
+    details: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def add(self, reason: str, example: str) -> None:
+    def add(self, reason: str, example: str, detail: str | None = None) -> None:
         self.counts[reason] = self.counts.get(reason, 0) + 1
         self.examples.setdefault(reason, example)
+        if detail is not None:
+            by = self.details.setdefault(reason, {})
+            by[detail] = by.get(detail, 0) + 1
 
     def to_json(self) -> list[dict[str, Any]]:
-        return [
-            {"reason": reason, "count": count, "example": self.examples[reason]}
-            for reason, count in sorted(self.counts.items())
-        ]
+        out = []
+        for reason, count in sorted(self.counts.items()):
+            entry: dict[str, Any] = {"reason": reason, "count": count, "example": self.examples[reason]}
+            if reason in self.details:
+                entry["by"] = dict(sorted(self.details[reason].items()))
+            out.append(entry)
+        return out

@@ -18,9 +18,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from hcpscan import collector
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject, SourceLocation
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
+from hcpscan.sources.gathered import DumpRoots
 from hcpscan.sources.interface import Diagnostic, Entry, InputLimits, SkipRecord
+from hcpscan.sources.kustomize import (
+    KustomizeRoot,
+    KustomizeRoots,
+    build,
+    build_command,
+    is_kustomization,
+)
 from hcpscan.sources.layout import NOISE_PLURALS, Placement, cluster_of, place
 from hcpscan.sources.walk import (
     DEFAULT_LIMITS,
@@ -62,6 +70,7 @@ class LoadResult:
     skipped: SkipRecord = field(default_factory=SkipRecord)
     files_read: int = 0
     bytes_read: int = 0
+    dumps: DumpRoots = field(default_factory=DumpRoots)  # what each must-gather collected
 
 
 class PathNotFound(Exception):
@@ -91,6 +100,7 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
 def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _Parser,
           pods: _PodFolders) -> None:
     limits = loader.limits
+    kustomize: list[tuple[KustomizeRoots, bool]] = []
     try:
         for path in paths:
             if path == "-":
@@ -98,9 +108,20 @@ def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _P
                 continue
             explicit_file = not os.path.isdir(path)
             pods.root = path
-            for entry in iter_entries(path, loader.diagnose, result.skipped, pods.defer_folder, limits):
-                _take(entry, explicit_file, needs, result, loader, pods)
+            roots = _kustomize_roots(path, explicit_file)
+            kustomize.append((roots, explicit_file))
+
+            def prune(parts: tuple[str, ...], folder: str, roots: KustomizeRoots = roots) -> bool:
+                if pods.defer_folder(parts, folder):
+                    return True
+                roots.note_folder(parts, folder)
+                return False
+
+            for entry in iter_entries(path, loader.diagnose, result.skipped, prune, limits):
+                _take(entry, explicit_file, needs, result, loader, pods, roots)
         loader.finish()
+        for roots, explicit_file in kustomize:
+            _read_kustomize(roots, explicit_file, needs, result, loader, pods)
         # What the pod lists did not hold (a list cut short, or edited): read on its own.
         for parts, folder, root in pods.deferred:
             if pods.identity(parts) in loader.seen:
@@ -123,6 +144,9 @@ def _take_stdin(loader: _Parser) -> None:
     loader.add(entry, place(entry.parts), data)
 
 
+# Files of a dump holding a resource no selected rule reads: not parsed (that is most
+# of a must-gather), so counted per resource, in files (`hcpscan inventory` reads them).
+LEFT_OUT = "left out (files): no selected rule reads the resource"
 POD_FOLDER_SKIPPED = "pod folder not opened: the pod was read from the namespace's pod list (logs are not read)"
 
 
@@ -159,15 +183,19 @@ class _PodFolders:
 
 
 def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadResult,
-          loader: _Parser, pods: _PodFolders) -> None:
+          loader: _Parser, pods: _PodFolders, kustomize: KustomizeRoots | None = None) -> None:
     """Skip an entry (saying why), set it aside, or hand it to the parser."""
+    if _held_for_kustomize(entry, kustomize, loader):
+        return
     placement = place(entry.parts)
+    result.dumps.note(entry, placement)
     explicit = explicit_file and entry.member is None
     reason = _skip_reason(entry, placement, needs, explicit)
     if reason is None and _needs_sniff(entry) and not explicit:
         reason = _sniff(entry, result)
     if reason:
-        result.skipped.add(reason, entry.display)
+        # Which resources were left out is what a reader of a pruned scan must know.
+        result.skipped.add(reason, entry.display, placement.plural if reason == LEFT_OUT else None)
         return
     limit = loader.limits.max_file_size
     if entry.member is None and not entry.in_memory and entry.known_size() > limit:
@@ -183,6 +211,103 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
         loader.add(entry, placement, data)
     else:
         loader.add(entry, placement, None)  # read where it is parsed
+
+
+def _kustomize_roots(path: str, explicit_file: bool) -> KustomizeRoots:
+    roots = KustomizeRoots()
+    if not explicit_file:
+        roots.note_folder((), path)
+    elif is_kustomization(os.path.basename(path)):
+        roots.roots.append(KustomizeRoot((), os.path.dirname(path) or ".", path))
+    return roots
+
+
+def _held_for_kustomize(entry: Entry, kustomize: KustomizeRoots | None, loader: _Parser) -> bool:
+    """Files below a kustomize root wait until it is built (or not); a kustomization
+    inside an archive cannot be built, and is named as what it is."""
+    if entry.member is not None:
+        if not is_kustomization(entry.parts[-1]):
+            return False
+        loader.diagnose(Diagnostic(
+            entry.display, None, "kustomize root inside an archive: not built; the manifests beside "
+            "it were read as they are (without what kustomize sets)", severity="warning",
+            hint="unpack the archive and build it: " + build_command("DIR")))
+        return True
+    root = kustomize.owner(entry.parts) if kustomize is not None and kustomize.roots else None
+    if root is None:
+        return False
+    root.inputs.append(entry)
+    return True
+
+
+def _read_kustomize(roots: KustomizeRoots, explicit_file: bool, needs: ResourceNeeds,
+                    result: LoadResult, loader: _Parser, pods: _PodFolders) -> None:
+    """Build each top-level root; read what was built instead of the files below the
+    roots it covers, or read those files as they are when it could not be built."""
+    built = {}
+    top, users = roots.top_level()
+    for root in top:
+        outcome = build(root, roots.kubectl)
+        built[os.path.realpath(root.folder)] = outcome.output is not None
+        if outcome.output is not None:
+            _add_built(root, outcome.output, result)
+        else:
+            result.diagnostics.append(Diagnostic(
+                root.file, None, f"kustomize root not built: {outcome.failure}; the resources it "
+                "lists were read as they are (without the namespace, names and patches kustomize "
+                "sets)", severity="warning", hint="build it and scan the output: "
+                + build_command(root.folder)))
+    for root in roots.roots:
+        if _covered(os.path.realpath(root.folder), built, users, set()):
+            for entry in root.inputs:
+                result.skipped.add(KUSTOMIZE_INPUT, entry.display)
+            continue
+        resources = root.resource_files()
+        for entry in root.inputs:
+            if os.path.realpath(entry.file) in resources:
+                _take(entry, explicit_file, needs, result, loader, pods)
+            else:  # the kustomization, patches, generator inputs: not objects
+                result.skipped.add(KUSTOMIZE_NOT_BUILT, entry.display)
+        if explicit_file:  # only the kustomization was given: read what it lists
+            for path in sorted(resources):
+                for entry in iter_entries(path, loader.diagnose, result.skipped):
+                    _take(entry, True, needs, result, loader, pods)
+
+
+KUSTOMIZE_INPUT = "kustomize input: read as built by `kubectl kustomize`"
+KUSTOMIZE_NOT_BUILT = ("kustomize input that is not a resource (kustomization, patch, generator "
+                       "file) of a root that was not built")
+
+
+def _covered(folder: str, built: dict[str, bool], users: dict[str, list[KustomizeRoot]],
+             seen: set[str]) -> bool:
+    """Whether a root's objects came out of a build: its own, or that of every root using it."""
+    if folder in built:
+        return built[folder]
+    if folder in seen or folder not in users:
+        return False
+    seen.add(folder)
+    return all(_covered(os.path.realpath(u.folder), built, users, seen) for u in users[folder])
+
+
+def _add_built(root: KustomizeRoot, output: bytes, result: LoadResult) -> None:
+    """The built objects, located at the kustomization file: they were written nowhere."""
+    parts = (*root.parts, os.path.basename(root.file))
+    entry = Entry(root.file, parts, lambda: output, len(output), root.file)
+    parsed = parse_entry(entry, place(parts).cluster, output)
+    built_at = SourceLocation(root.file, 1, 1, root.file, None, BUILT_DOCUMENT)
+    for obj in parsed.objects:
+        obj.source = built_at
+    result.objects.extend(parsed.objects)
+    result.diagnostics.extend(
+        Diagnostic(root.file, None, f"in what `kubectl kustomize` built: {d.message}", d.severity, d.hint)
+        for d in parsed.diagnostics)
+    for reason, _ in parsed.skipped:
+        result.skipped.add(reason, root.file)
+    result.diagnostics.append(Diagnostic(
+        root.file, None, f"kustomize root built with `kubectl kustomize {root.folder}`: "
+        f"{len(parsed.objects)} objects, located at this file (line 1) since kustomize made them",
+        severity="info"))
 
 
 class _Plan:
@@ -381,7 +506,7 @@ def _skip_reason(entry: Entry, placement: Placement, needs: ResourceNeeds,
     if placement.plural in NOISE_PLURALS:
         return "events"
     if placement.plural and not needs.wants(placement.plural, placement.group):
-        return "resource no enabled rule reads"
+        return LEFT_OUT
     return None
 
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from hcpscan.sources.interface import Diagnostic, Entry, InputLimits, MiB, SkipRecord
 
-ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
+# Compressed tars are told apart by their magic bytes (``_decompressed``), not their suffix.
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip")
 # hcpscan's own config file names (hcpscan/rules/config.py reads them); one found in the
 # input is never applied, and says so
 CONFIG_NAMES = (".hcpscan.yaml", ".hcpscan.yml")

@@ -25,7 +25,6 @@ from typing import Any
 import yaml
 from yaml.events import (
     DocumentEndEvent,
-    DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
@@ -58,8 +57,40 @@ _LONG_NUMBER = re.compile(r"[-+]?(?:0[xob])?[0-9a-fA-F_:]{1000,}")
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader that keeps timestamps as the strings Kubernetes sends and
+    """Safe loader that keeps timestamps as the strings Kubernetes sends, notes
+    duplicate mapping keys (PyYAML keeps the last value silently; kubectl refuses) and
     refuses integers beyond the int-string limit (``0x`` ones are not checked by Python)."""
+
+    def __init__(self, stream: str | bytes) -> None:
+        super().__init__(stream)
+        self.duplicates: list[DuplicateKey] = []
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            _note_duplicates(self, node)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateKey:
+    """A key given twice in one mapping: where each was written (1-based lines)."""
+
+    key: str
+    first_line: int
+    second_line: int
+
+
+def _note_duplicates(loader: Any, node: yaml.MappingNode) -> None:
+    """Keys written twice in the mapping as written (a merge key, ``<<``, is how
+    YAML 1.1 means to override, so merged keys are not compared)."""
+    seen: dict[tuple[str, str], yaml.Node] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+            continue
+        first = seen.setdefault((key.tag, key.value), key)
+        if first is not key:
+            loader.duplicates.append(DuplicateKey(key.value, first.start_mark.line + 1,
+                                                  key.start_mark.line + 1))
 
 
 def _timestamp_as_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -94,6 +125,8 @@ class ParsedDocument:
     column: int
     # For List-shaped documents: (line, column) of each entry of ``items``.
     item_positions: list[tuple[int, int]] | None = None
+    # Keys written twice in one of the document's mappings (the last value was kept).
+    duplicates: tuple[DuplicateKey, ...] = ()
 
 
 class YamlSyntaxError(Exception):
@@ -207,6 +240,7 @@ def _composed_documents(text: str | bytes, too_deep_at: tuple[int, int] | None =
                     break
                 node = loader.get_node()
                 body = loader.construct_document(node)
+                duplicates, loader.duplicates = tuple(loader.duplicates), []
             except yaml.MarkedYAMLError as exc:
                 mark = exc.problem_mark or exc.context_mark
                 line = mark.line + 1 if mark else None
@@ -229,7 +263,7 @@ def _composed_documents(text: str | bytes, too_deep_at: tuple[int, int] | None =
             line, column = _mark(node)
             items = _items_node(node)
             positions = [_mark(item) for item in items.value] if items is not None else None
-            yield ParsedDocument(body, index, line, column, positions)
+            yield ParsedDocument(body, index, line, column, positions, duplicates)
             index += 1
     finally:
         loader.dispose()
@@ -377,6 +411,8 @@ def _build_node(get: Any, event: Any, scalar: _Scalars) -> tuple[Any, list[tuple
                 if depth == 1 and items_state == 0 and event.value == "items":
                     items_state = 1
             else:
+                if keys[-1] in parent:
+                    raise _NotPlain  # a duplicate key: the composing loader says where both are
                 parent[keys[-1]] = value
                 keys[-1] = no_key
                 if items_state == 1 and depth == 1:
@@ -393,8 +429,94 @@ def _build_node(get: Any, event: Any, scalar: _Scalars) -> tuple[Any, list[tuple
         event = get()
 
 
+# A line that starts a document: "---" at column 0 followed by a blank or the line's end.
+# It cannot occur inside a scalar (PyYAML ends a quoted scalar there with an error),
+# so the text between two such lines is one document.
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class BadDocument:
+    """A document that could not be read: where its text is and why."""
+
+    doc_index: int
+    start: int  # offsets of the document's text, its "---" line included
+    end: int
+    line: int  # where the document's text starts
+    error: YamlSyntaxError
+
+
+def document_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each document of the stream, in the order the
+    parser counts them: the text before the first "---" is a document only when
+    it holds content (not only comments, blanks and directives)."""
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if not starts or _holds_content(text[: starts[0]]):
+        starts.insert(0, 0)
+    return [(start, starts[i + 1] if i + 1 < len(starts) else len(text))
+            for i, start in enumerate(starts)]
+
+
+def _holds_content(text: str) -> bool:
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("#", "%")):
+            return True
+    return False
+
+
+def _padded(text: str, start: int, end: int) -> str:
+    """text[start:end] preceded by as many empty lines as come before it, so the
+    parser gives its positions as lines of the whole file."""
+    return "\n" * text.count("\n", 0, start) + text[start:end]
+
+
+def read_documents(text: str) -> Iterator[ParsedDocument | BadDocument]:
+    """Every document of the stream; one that cannot be read is a ``BadDocument``
+    and reading goes on with the next one (``parse_documents`` stops at the first)."""
+    spans: list[tuple[int, int]] | None = None
+    index, offset = 0, 0
+    while True:
+        stream = text if offset == 0 else _padded(text, offset, len(text))
+        try:
+            for doc in parse_documents(stream):
+                doc.doc_index = index
+                index += 1
+                yield doc
+            return
+        except YamlSyntaxError:
+            pass
+        # The first document not finished is the bad one (a document is yielded once
+        # the next one starts): read it on its own, then go on after it.
+        spans = spans if spans is not None else document_spans(text)
+        if index >= len(spans):
+            return  # pragma: no cover - an error after the last document's text
+        start, end = spans[index]
+        yield from _one_document(text, index, start, end)
+        index += 1
+        if index >= len(spans):
+            return
+        offset = spans[index][0]
+
+
+def _one_document(text: str, index: int, start: int, end: int) -> Iterator[ParsedDocument | BadDocument]:
+    line = text.count("\n", 0, start) + 1
+    try:
+        for doc in parse_documents(_padded(text, start, end)):
+            doc.doc_index = index
+            yield doc
+    except YamlSyntaxError as exc:
+        # An error found only at the next "---" (an unclosed bracket) belongs to this
+        # document's last line, not to the next document's.
+        last = line + text.count("\n", start, len(text[:end].rstrip())) if exc.line else None
+        if exc.line and last is not None and exc.line > last:
+            exc = YamlSyntaxError(exc.message, last, None)
+        yield BadDocument(index, start, end, line, exc)
+
+
 def compose_document(text: str | bytes, doc_index: int) -> yaml.Node | None:
-    """The node tree of one document (positions included), or None if unreadable."""
+    """The node tree of one document (positions included), or None if unreadable.
+    A document after a bad one is composed on its own, as ``read_documents`` read it."""
     loader = _Loader(text)
     try:
         node = None
@@ -404,32 +526,18 @@ def compose_document(text: str | bytes, doc_index: int) -> yaml.Node | None:
             node = loader.get_node()
         return node
     except yaml.YAMLError:
-        return None
+        pass
     finally:
         loader.dispose()
-
-
-def document_spans(text: str) -> list[tuple[int, int]] | None:
-    """(first line, line after the last) of each document of a stream, 0-based, from
-    libyaml's events (one pass, no composing); None where a document cannot be
-    composed on its own lines (directives, which apply from the top) or the stream
-    does not parse."""
-    if text.startswith("%") or "\n%" in text:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8-sig", errors="replace")
+    spans = document_spans(text)
+    if doc_index >= len(spans):
         return None
-    loader = _Loader(text)
-    spans: list[tuple[int, int]] = []
-    start = 0
+    start, end = spans[doc_index]
+    loader = _Loader(_padded(text, start, end))
     try:
-        while True:
-            event = loader.get_event()
-            kind = type(event)
-            if kind is DocumentStartEvent:
-                start = event.start_mark.line
-            elif kind is DocumentEndEvent:
-                end = event.end_mark
-                spans.append((start, end.line + (1 if end.column else 0)))
-            elif kind is StreamEndEvent or event is None:
-                return spans
+        return loader.get_node() if loader.check_node() else None
     except yaml.YAMLError:
         return None
     finally:

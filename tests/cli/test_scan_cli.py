@@ -100,7 +100,7 @@ def test_bad_input_is_reported_and_the_rest_scanned(run_cli, tmp_path):
     assert result.code == 2
     assert [f["rule_id"] for f in report["findings"]] == ["PRX008"]
     (diag,) = report["diagnostics"]
-    assert diag["path"].endswith("broken.yaml") and diag["line"] == 3
+    assert diag["path"].endswith("broken.yaml") and diag["line"] == 2  # the unclosed brace's line
 
 
 def test_baseline_round_trip(run_cli, tmp_path):

@@ -4,7 +4,9 @@ no answer without a size limit, no scan of a server that is not a Kubernetes API
 from __future__ import annotations
 
 import json
+import socket
 import sys
+import threading
 import time
 
 import pytest
@@ -106,3 +108,49 @@ def test_a_server_that_is_not_a_kubernetes_api_is_exit_2(standin, pki, tmp_path)
     code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config")
     assert code == 2 and out == ""
     assert "does not look like a Kubernetes API server" in _one_error_line(err)
+
+
+def _dribbling_proxy(stop: threading.Event) -> int:
+    """An HTTP proxy that answers CONNECT with a status line, then one header line every
+    0.25 s for at most 8 s: the tunnel is never set up within any sane time."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(8)
+
+    def serve() -> None:
+        try:
+            client, _ = listener.accept()
+        except OSError:
+            return
+        ends = time.monotonic() + 8
+        try:
+            client.settimeout(2)
+            client.recv(65536)  # the CONNECT request
+            client.sendall(b"HTTP/1.1 200 Connection established\r\n")
+            while time.monotonic() < ends and not stop.is_set():
+                client.sendall(b"X-Dribble: 1\r\n")
+                time.sleep(0.25)
+        except OSError:
+            pass
+        finally:
+            client.close()
+            listener.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+def test_request_timeout_bounds_a_proxy_that_dribbles_its_connect_answer(standin, pki, tmp_path):
+    server = standin([NAMESPACE])
+    stop = threading.Event()
+    port = _dribbling_proxy(stop)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem,
+                              proxy_url=f"http://127.0.0.1:{port}")
+    started = time.monotonic()
+    try:
+        code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                               "--request-timeout", "1")
+    finally:
+        stop.set()
+    elapsed = time.monotonic() - started
+    assert code == 2, err
+    assert elapsed < 5, elapsed  # without a whole-request deadline the proxy holds it 8 s

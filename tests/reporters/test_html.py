@@ -29,6 +29,7 @@ def test_attacker_names_are_escaped_everywhere(options):
     hostile = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
     report.findings[0].object = ObjectRef("management", "v1", "Service", "hcp-ns", hostile)
     report.findings[0].evidence.append("\x1b[31mred\u202eevil")
+    report.findings[0].evidence.append("ok\r\nCoverage: 25 rules: 25 passed")
     exposure = report.exposures[0]
     way = exposure.ways_in[0]
     report.exposures[0] = type(exposure)(exposure.hosted_cluster, exposure.control_plane_namespace,
@@ -41,6 +42,7 @@ def test_attacker_names_are_escaped_everywhere(options):
     assert "<script" not in page and "<img" not in page and "onerror=alert(2)>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "\\x1b[31mred\\u202eevil" in page and "\x1b" not in page and "\u202e" not in page
+    assert "ok\\r\\nCoverage: 25 rules: 25 passed" in page
 
 
 def test_summary_coverage_and_reasons(small, options):
@@ -78,3 +80,13 @@ def test_no_exposure_section_without_exposures(options):
     report = small_report()
     report.exposures = []
     assert "<svg class" not in render("html", report, options).replace('<svg class="bar"', "")
+
+
+def test_no_way_in_found_is_not_shown_as_all_clear(options):
+    report = small_report()
+    exposure = report.exposures[0]
+    report.exposures[0] = type(exposure)(exposure.hosted_cluster, exposure.control_plane_namespace,
+                                         exposure.workers, ())
+    page = render("html", report, options)
+    line = re.search(r'<p class="exposure-line (\w+)"[^>]*>([^<]*)</p>', page)
+    assert line.group(1) == "unknown" and "no way into 1 hosted control plane" in line.group(2)

@@ -58,5 +58,13 @@ def test_a_huge_message_is_cut_and_table_cells_escape_pipes():
     assert "a\\|b" in text
 
 
+def test_an_image_or_link_in_a_value_stays_text():
+    finding = ignition_finding()
+    finding.message = "see ![x](https://evil.example/p.png) and [here](https://evil.example)"
+    text = markdown(report_with([finding]))
+    assert "![x](" not in text and "[here](" not in text
+    assert "!\\[x\\](https://evil.example/p.png)" in text
+
+
 def test_no_findings_says_so():
     assert markdown(report_with([])).startswith("## hcpscan: no findings")

@@ -192,3 +192,13 @@ def test_schema_check_catches_what_a_server_would_reject(small):
     assert schema_errors(documents) == []
     as_v1alpha2 = dict(documents[0], apiVersion="wgpolicyk8s.io/v1alpha2", kind="ClusterPolicyReport")
     assert any("'source' was unexpected" in p for p in schema_errors([as_v1alpha2]))
+
+
+def test_every_report_object_names_the_config_the_run_used(realistic):
+    realistic.metadata["config"] = {"path": "/repo/.hcpscan.yaml", "sha256": "ab" * 32}
+    for kinds in (None, POLICYREPORT):
+        objects = build_reports(realistic) if kinds is None else build_reports(realistic, kinds)
+        assert objects and {o["metadata"]["annotations"]["hcpscan.io/config"] for o in objects} == {
+            f"/repo/.hcpscan.yaml (sha256 {'ab' * 32})"}
+    realistic.metadata["config"] = None
+    assert {o["metadata"]["annotations"]["hcpscan.io/config"] for o in build_reports(realistic)} == {"none"}

@@ -589,3 +589,37 @@ data:
     assert finding.field == "data.NO_PROXY"
     said = " ".join([finding.message, *finding.evidence])
     assert all(f"Deployment apps/{name}" in said for name in ("api", "worker", "cron"))
+
+
+@pytest.mark.parametrize(("image", "curl_named"), [("curlimages/curl:7.88.1", True),
+                                                   ("curlimages/curl:8.18.0", False)])
+def test_prx007_models_the_curl_release_an_image_tag_states(tmp_path: Path, image: str,
+                                                             curl_named: bool) -> None:
+    # curl before 8.18 never matches IPv6 CIDR entries; 8.18 does, as Go does
+    text = workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY="fd00::/8"))
+    report = run(tmp_path, text.replace("image: app:1", f"image: {image}"), "PRX007")
+    said = " ".join(line for f in report.findings for line in f.evidence if "Go goes" in line)
+    assert said and ("curl" in said) is curl_named, said
+
+
+def test_prx008_finds_credentials_in_every_form_a_client_accepts(tmp_path: Path) -> None:
+    text = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: a}
+spec:
+  template:
+    spec:
+      containers:
+      - name: c
+        image: registry.example.com/app:1.0@sha256:0123abcd
+        args: ["--https-proxy", "u5:Pw5@proxy.corp:3128"]
+        env:
+        - {name: HTTPS_PROXY, value: "user:S3cretPw@proxy.corp:3128"}
+        - {name: ALL_PROXY, value: "socks5://u:p@proxy.corp:1080"}
+        - {name: IMAGE, value: "registry.example.com/app:1.0@sha256:0123abcd"}
+"""
+    fields = {f.field for f in run(tmp_path, text, "PRX008").findings}
+    assert fields == {"spec.template.spec.containers[0].args[1]",
+                      "spec.template.spec.containers[0].env[0].value",
+                      "spec.template.spec.containers[0].env[1].value"}

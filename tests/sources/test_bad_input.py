@@ -42,7 +42,7 @@ def test_documents_before_a_syntax_error_are_kept(tmp_path):
     (tmp_path / "multi.yaml").write_text(GOOD.replace("good", "first") + "---\nkind: [\n")
     result = load_paths([str(tmp_path / "multi.yaml")])
     assert [o.name for o in result.objects] == ["first"]
-    assert result.diagnostics[0].line == 10
+    assert result.diagnostics[0].line == 9  # the unclosed bracket's line
 
 
 def test_binary_file(tmp_path):

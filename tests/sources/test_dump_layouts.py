@@ -100,10 +100,12 @@ def test_realworld_folders_load_without_diagnostics(folder):
 
 
 def test_resources_no_rule_needs_are_not_parsed(tmp_path, cpo_objects):
-    from hcpscan.sources.loader import ResourceNeeds
+    from hcpscan.sources.loader import LEFT_OUT, ResourceNeeds
 
     files, _ = inspect_tree(cpo_objects, "management", "")
     write_tree(tmp_path, files)
     result = load_paths([str(tmp_path)], ResourceNeeds(frozenset({"deployments", "services"})))
     assert {o.kind for o in result.objects} == {"Deployment", "Service"}
-    assert result.skipped.counts["resource no enabled rule reads"] > 0
+    left_out = result.skipped.details[LEFT_OUT]
+    assert result.skipped.counts[LEFT_OUT] == sum(left_out.values())
+    assert "configmaps" in left_out and "deployments" not in left_out

@@ -149,7 +149,18 @@ STREAMS = {
 FAST = {"hash that is a float in 1.2", "octal alone", "1.2 octal", "quoted booleans", "null and true",
         "block scalar with 1.1 words", "sequence block scalar", "shell in flow text",
         "jsonpath in json text", "list", "indented items", "items empty", "documents",
-        "crlf", "duplicate keys"}
+        "crlf"}
+
+
+def test_duplicate_keys_go_to_pyyaml_which_says_where_both_are():
+    assert fast_documents(STREAMS["duplicate keys"]) is None
+    (doc,) = _composed_documents(STREAMS["duplicate keys"])
+    assert [(d.key, d.first_line, d.second_line) for d in doc.duplicates] == [("a", 1, 2)]
+
+
+def test_template_actions_read_as_keys_go_to_pyyaml():
+    # yaml-rs makes "{{ .Values.x }}" a frozenset key; PyYAML refuses an unhashable key.
+    assert fast_documents("a: {{ .Values.x }}\n") is None
 
 
 @pytest.mark.parametrize("name", sorted(STREAMS))

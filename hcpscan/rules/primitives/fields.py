@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from hcpscan.findings.redact import HOST_WITH_PASSWORD as _HOST_WITH_PASSWORD
 from hcpscan.findings.redact import URL_WITH_PASSWORD as _URL_WITH_PASSWORD
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import format_path
@@ -33,6 +34,14 @@ def _strings(value: Any, steps: tuple, seen: set[int] | None = None
         yield from _strings(sub, steps + ((str(key) if isinstance(value, dict) else key),), seen)
 
 
+def _credentials(text: str) -> list[re.Match[str]]:
+    with_scheme = list(_URL_WITH_PASSWORD.finditer(text))
+    taken = [(m.start(), m.end()) for m in with_scheme]
+    bare = [m for m in _HOST_WITH_PASSWORD.finditer(text)
+            if not any(a <= m.start() < b for a, b in taken)]
+    return sorted(with_scheme + bare, key=lambda m: m.start())
+
+
 @register
 class NoCredentials(Primitive):
     name = "no_credentials"
@@ -49,7 +58,9 @@ class NoCredentials(Primitive):
                 for text, path in texts:
                     if "@" not in text:
                         continue  # no user:password@ in it
-                    for m in _URL_WITH_PASSWORD.finditer(text):
+                    # with a scheme, or without one as Go, curl and Python accept a proxy
+                    # (user:password@host:port reads as http://): the forms the masking knows
+                    for m in _credentials(text):
                         masked = m["password"].strip("*") == ""
                         yield Violation(
                             field=format_path(path),

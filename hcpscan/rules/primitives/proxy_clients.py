@@ -210,6 +210,12 @@ class NoProxyEntriesPortable(Primitive):
                 continue  # a Proxy status is computed; its CIDRs come from the cluster
             if go_reader(c.program, c.image) and not params.get("include_go_readers"):
                 continue  # only Go reads it: how other clients would read it does not matter
+            # the releases to model: configured (inputs.runtime_versions), else what the
+            # consumer's image tag states (curlimages/curl:8.5.0), else each client's ranges
+            pinned = dict(ctx.config.runtime_versions)
+            release = c.client_release
+            if release is not None:
+                pinned.setdefault(release.name, release)
             for setting in c.variables.values():
                 if setting.name.lower().replace("_", "") != "noproxy" or not setting.value:
                     continue
@@ -220,7 +226,7 @@ class NoProxyEntriesPortable(Primitive):
                 seen.add((c.name, setting.value))
                 at, field = root_of(subject, setting)
                 found = [(raw, d) for raw in setting.value.split(",")
-                         if (d := _divergence(raw.strip(), ctx.config.runtime_versions))]
+                         if (d := _divergence(raw.strip(), pinned))]
                 if not found:
                     continue
                 kinds_found = sorted({d[0] for _, d in found})

@@ -652,7 +652,7 @@ class KonnectivityCarriesProxy(Primitive):
             "no konnectivity sidecar serves that port" in n for n in c.notes)]
         if not sidecars and not orphans:
             yield NotEvaluable(f"no control-plane workload with a konnectivity proxy sidecar in "
-                               f"HCP namespace {namespace} is in the input")
+                               f"HCP namespace {namespace} in the input")
             return
         for sidecar in sidecars:
             yield from self._sidecar(ctx, subject, proxy, sidecar)

@@ -5,8 +5,9 @@ urllib3's read timeout bounds one ``recv``: a server that sends one header line
 connection's socket is wrapped so that each read may wait only for what is left
 of the current request's deadline; the deadline is per thread, because a
 request runs on one thread from start to end. Connecting (TCP, proxy CONNECT,
-TLS handshake) is bounded by urllib3's connect timeout, which the caller sets
-to the time left as well.
+TLS handshake) reads the raw socket before it can be wrapped, so a watchdog
+shuts that socket down when the deadline passes: a server that dribbles its
+TLS handshake a byte at a time cannot outlast the request either.
 """
 
 from __future__ import annotations
@@ -87,9 +88,38 @@ class _DeadlineSocket:
 
 def _with_deadline(connection_cls: type) -> type:
     class DeadlineConnection(connection_cls):  # type: ignore[misc, valid-type]
+        _raw: Any = None
+
+        def _new_conn(self) -> Any:
+            self._raw = super()._new_conn()  # the TCP socket, before any TLS or CONNECT
+            return self._raw
+
         def connect(self) -> None:
-            super().connect()
+            left = time_left()
+            watchdog = None
+            if left is not None:
+                watchdog = threading.Timer(max(left, 0.0), self._abort_connect)
+                watchdog.daemon = True
+                watchdog.start()
+            try:
+                super().connect()
+            except OSError:
+                left = time_left()
+                if left is not None and left <= 0:
+                    raise DeadlineExceeded("the request deadline passed while connecting") from None
+                raise
+            finally:
+                if watchdog is not None:
+                    watchdog.cancel()
             self.sock = _DeadlineSocket(self.sock)
+
+        def _abort_connect(self) -> None:
+            raw = self._raw
+            if raw is not None:
+                try:
+                    raw.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # already closed or never connected
 
     DeadlineConnection.__name__ = f"Deadline{connection_cls.__name__}"
     return DeadlineConnection

@@ -84,7 +84,7 @@ def url_port(target: Target, defaults: dict[str, int]) -> int:
 class ProxyFromEnv:
     NAME = "proxy-from-env"
     SUMMARY = "proxy-from-env (axios): exact host, .x.com/*x = plain string suffix, " \
-              "host:port, '*' only alone, no CIDR"
+              "host:port, a '*' entry anywhere = all (an empty suffix), no CIDR"
     ERAS = (Era((1, 0, 0), PFE_2, "legacy url.parse: IPv6 hosts not normalised; "
                 "npm_config_* variables read first"),
             Era(PFE_2, (3, 0, 0), "WHATWG URL: IPv6 hosts canonical; no npm_config_* variables"))

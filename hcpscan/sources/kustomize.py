@@ -1,0 +1,154 @@
+"""Kustomize roots: built with ``kubectl kustomize`` when kubectl is there, named otherwise.
+
+A folder holding ``kustomization.yaml``, ``kustomization.yml`` or
+``Kustomization`` is a kustomize root: that file is kustomize's input, never a
+Kubernetes object, and the manifests below the folder are what it builds from
+(without the namespace, name prefixes, labels and patches it applies).
+
+* With ``kubectl`` on PATH, each root that no other root in the input uses (as
+  a resource, base or component) is built, bounded by ``BUILD_TIMEOUT``
+  seconds. The built objects are read instead of the files below the root,
+  which are counted as passed over: reading both would count every object
+  twice, once without what kustomize sets. The objects were built, not written
+  anywhere, so they are located at the kustomization file, line 1, and an info
+  diagnostic says so.
+* Without kubectl, when the build fails (a remote base without network, a
+  broken patch) or times out, and for roots inside archives, the files below
+  the root are read as they are and a warning names the root and the command
+  that builds it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+import yaml
+
+from hcpscan.sources.interface import Entry
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+BUILD_TIMEOUT = 120.0  # seconds for one `kubectl kustomize` (remote bases are fetched)
+# Entries of a kustomization that name other folders it builds from.
+_USES = ("resources", "bases", "components")
+
+
+def is_kustomization(name: str) -> bool:
+    return name in KUSTOMIZATION_FILES
+
+
+def kustomization_in(folder: str) -> str | None:
+    """The kustomization file of a folder, if it is a kustomize root."""
+    for name in KUSTOMIZATION_FILES:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def build_command(folder: str) -> str:
+    return f"kubectl kustomize {shlex.quote(folder)} > built.yaml && hcpscan scan built.yaml"
+
+
+@dataclass(slots=True)
+class KustomizeRoot:
+    parts: tuple[str, ...]  # the folder, relative to the scanned path
+    folder: str  # the folder on disk
+    file: str  # its kustomization file on disk
+    inputs: list[Entry] = field(default_factory=list)  # files below it, held back
+
+    def uses(self) -> set[str]:
+        """Folders (real paths) this root builds from, as its kustomization names them."""
+        return {path for path in self._named(_USES) if os.path.isdir(path)}
+
+    def resource_files(self) -> set[str]:
+        """Manifests (real paths) it lists as resources: what is read when it cannot be
+        built (patches and generator inputs are not objects)."""
+        return {path for path in self._named(("resources",)) if os.path.isfile(path)}
+
+    def _named(self, keys: tuple[str, ...]) -> set[str]:
+        try:
+            with open(self.file, encoding="utf-8") as fh:
+                spec = yaml.safe_load(fh)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            return set()
+        found = set()
+        for key in keys:
+            entries = spec.get(key) if isinstance(spec, dict) else None
+            for entry in entries if isinstance(entries, list) else ():
+                if isinstance(entry, str) and "://" not in entry:
+                    found.add(os.path.realpath(os.path.join(self.folder, entry)))
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """What one ``kubectl kustomize`` gave: the manifests, or why there are none."""
+
+    output: bytes | None
+    failure: str = ""
+
+
+def build(root: KustomizeRoot, kubectl: str | None) -> Build:
+    if kubectl is None:
+        return Build(None, "kubectl was not found on PATH")
+    try:
+        done = subprocess.run([kubectl, "kustomize", root.folder], capture_output=True,
+                              timeout=BUILD_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired:
+        return Build(None, f"`kubectl kustomize` did not finish within {BUILD_TIMEOUT:g} s")
+    except OSError as exc:
+        return Build(None, f"cannot run kubectl: {exc.strerror or exc}")
+    if done.returncode != 0:
+        return Build(None, f"`kubectl kustomize` failed: {_why(done.stderr, done.returncode)}")
+    return Build(done.stdout)
+
+
+# kubectl logs its error through klog: `E1124 10:52:37.51 20652 run.go:72] "command failed" err="..."`.
+_KLOG = re.compile(r'^[EWIF]\d{4} [\d:.]+\s+\d+ \S+\] (?:"command failed" err=)?"?(?P<why>.*?)"?$')
+_WHY_CHARS = 400
+
+
+def _why(stderr: bytes, code: int) -> str:
+    lines = [line for line in stderr.decode("utf-8", "replace").strip().splitlines()
+             if not line.startswith("# Warning")]
+    if not lines:
+        return f"exit code {code}"
+    found = _KLOG.match(lines[-1])
+    why = found.group("why") if found else lines[-1]
+    return why if len(why) <= _WHY_CHARS else why[: _WHY_CHARS - 1] + "…"
+
+
+class KustomizeRoots:
+    """The kustomize roots met while walking one path, and the files held back for them."""
+
+    def __init__(self) -> None:
+        self.kubectl = shutil.which("kubectl")
+        self.roots: list[KustomizeRoot] = []
+
+    def note_folder(self, parts: tuple[str, ...], folder: str) -> None:
+        file = kustomization_in(folder)
+        if file is not None:
+            self.roots.append(KustomizeRoot(parts, folder, file))
+
+    def owner(self, parts: tuple[str, ...]) -> KustomizeRoot | None:
+        """The innermost root a file below it belongs to."""
+        best = None
+        for root in self.roots:
+            if parts[: len(root.parts)] == root.parts and len(parts) > len(root.parts):
+                if best is None or len(root.parts) > len(best.parts):
+                    best = root
+        return best
+
+    def top_level(self) -> tuple[list[KustomizeRoot], dict[str, list[KustomizeRoot]]]:
+        """Roots no other root uses, and for each used root (by real path) its users."""
+        users: dict[str, list[KustomizeRoot]] = {}
+        for root in self.roots:
+            for used in root.uses():
+                users.setdefault(used, []).append(root)
+        top = [r for r in self.roots if os.path.realpath(r.folder) not in users]
+        return top, users

@@ -1,0 +1,67 @@
+"""A kind a must-gather never gathers is "not collected", not "none in the input"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import SHARED
+from tests.sources.dumps import write_tree
+
+IMAGE = "must-gather.local.3141/quay-io-openshift-must-gather-sha256-9a8b/"
+NAMESPACE = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: openshift-dns\n"
+SERVICES = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata:\n"
+            "    name: dns-default\n    namespace: openshift-dns\n  spec:\n    ports:\n"
+            "    - {name: dns, port: 53, protocol: UDP}\n")
+
+
+def _dump(root: Path, timestamp: bool, extra: dict[str, str] | None = None) -> Path:
+    files = {IMAGE + "namespaces/openshift-dns/openshift-dns.yaml": NAMESPACE,
+             IMAGE + "namespaces/openshift-dns/core/services.yaml": SERVICES, **(extra or {})}
+    if timestamp:
+        files["must-gather.local.3141/timestamp"] = "2026-11-24 09:00:00 start\n"
+    write_tree(root, files)
+    return root
+
+
+def _reason(run_cli, path: Path, rule: str) -> str:
+    """The rule's status and reason, as one line."""
+    result = run_cli("scan", str(path), "--format", "json", "--select", rule)
+    (entry,) = json.loads(result.out)["rules"]
+    return f"{entry['status']}: {entry['reason']}"
+
+
+def test_networkpolicies_absent_from_a_must_gather_were_not_collected(tmp_path, run_cli):
+    reason = _reason(run_cli, _dump(tmp_path, timestamp=True), "HCP004")
+    # the cluster may have some that were not looked at: not evaluable, not "nothing to check"
+    assert reason.startswith("not-evaluable: not collected: the must-gather does not gather "
+                             "networkpolicies")
+    assert "oc get networkpolicies -A -o yaml" in reason
+    assert "no NetworkPolicy in the input" not in reason
+
+
+def test_a_tree_without_timestamp_is_not_taken_for_a_must_gather(tmp_path, run_cli):
+    # hcpscan cluster --save-dump writes the same layout, for every kind it listed
+    assert _reason(run_cli, _dump(tmp_path, timestamp=False), "HCP004") == \
+        "not-applicable: kind absent: no NetworkPolicy in the input"
+
+
+def test_a_collected_but_empty_resource_is_absent(tmp_path, run_cli):
+    empty = {IMAGE + "namespaces/openshift-dns/networking.k8s.io/networkpolicies.yaml":
+             "apiVersion: v1\nkind: List\nitems: []\n"}
+    assert _reason(run_cli, _dump(tmp_path, timestamp=True, extra=empty), "HCP004") == \
+        "not-applicable: kind absent: no NetworkPolicy in the input"
+
+
+def test_the_real_must_gather_says_what_it_did_not_collect(run_cli):
+    path = SHARED / "realworld" / "must-gather-aws"
+    result = run_cli("scan", str(path), "--format", "json")
+    report = json.loads(result.out)
+    assert (result.code, report["diagnostics"]) == (0, [])  # a valid dump, read in full
+    reasons = {r["rule_id"]: r["reason"] for r in report["rules"]}
+    assert "must-gather does not gather networkpolicies" in reasons["HCP004"]
+    assert {r["rule_id"]: r["status"] for r in report["rules"]}["HCP004"] == "not-evaluable"
+    assert not [r for r in reasons.values() if "in the input" in r and "kind absent" in r]
+    # and what the scan left out for want of a rule reading it, per resource
+    (left_out,) = [p for p in report["passed_over"] if p["reason"].startswith("left out")]
+    assert left_out["by"]["apirequestcounts"] >= 1 and "configmaps" not in left_out["by"]

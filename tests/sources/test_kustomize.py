@@ -1,0 +1,183 @@
+"""A kustomize root is built with `kubectl kustomize` when kubectl is there, named otherwise."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import stat
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from hcpscan.sources import kustomize
+from hcpscan.sources.loader import KUSTOMIZE_INPUT, KUSTOMIZE_NOT_BUILT, load_paths
+from tests.sources.dumps import write_tree
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: addon-controller
+spec:
+  selector: {matchLabels: {app: addon}}
+  template:
+    metadata: {labels: {app: addon}}
+    spec:
+      containers:
+      - name: controller
+        image: quay.io/open-cluster-management/addon-examples:latest
+"""
+SERVICE = "apiVersion: v1\nkind: Service\nmetadata:\n  name: addon\nspec:\n  ports:\n  - port: 443\n"
+PATCH = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: addon-controller\nspec:\n  replicas: 2\n"
+KUSTOMIZATION = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: open-cluster-management
+resources:
+- resources/deployment.yaml
+- resources/service.yaml
+patches:
+- path: replicas-patch.yaml
+configMapGenerator:
+- name: addon-proxy
+  literals:
+  - HTTPS_PROXY=http://addon:s3cret@proxy.corp.example.com:3128
+"""
+
+
+def _addon(root: Path) -> Path:
+    write_tree(root, {"addon/kustomization.yaml": KUSTOMIZATION,
+                      "addon/replicas-patch.yaml": PATCH,
+                      "addon/resources/deployment.yaml": DEPLOYMENT,
+                      "addon/resources/service.yaml": SERVICE,
+                      "other/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                                              "  name: plain\n  namespace: apps\n"})
+    return root
+
+
+def _no_kubectl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir(exist_ok=True)
+    monkeypatch.setenv("PATH", str(empty))
+
+
+def _fake_kubectl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, script: str) -> None:
+    folder = tmp_path / "fake-bin"
+    folder.mkdir()
+    kubectl = folder / "kubectl"
+    kubectl.write_text("#!/bin/sh\n" + script)
+    kubectl.chmod(kubectl.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+@needs_kubectl
+def test_a_root_is_built_and_its_objects_located_at_the_kustomization(tmp_path):
+    root = _addon(tmp_path / "gitops")
+    result = load_paths([str(root)])
+    objects = {(o.kind, o.namespace, o.name.split("-")[0] if o.kind == "ConfigMap" else o.name): o
+               for o in result.objects}
+    deployment = objects[("Deployment", "open-cluster-management", "addon-controller")]
+    assert deployment.body["spec"]["replicas"] == 2  # the patch was applied
+    assert ("ConfigMap", "open-cluster-management", "addon") in objects  # generated
+    assert ("ConfigMap", "apps", "plain") in objects  # beside the root: read as it is
+    assert len(result.objects) == 4  # nothing read twice
+    kustomization = str(root / "addon" / "kustomization.yaml")
+    assert (deployment.source.path, deployment.source.line) == (kustomization, 1)
+    (info,) = result.diagnostics
+    assert info.severity == "info" and info.path == kustomization
+    assert "built with `kubectl kustomize" in info.message and "3 objects" in info.message
+    assert result.skipped.counts[KUSTOMIZE_INPUT] == 4
+
+
+@needs_kubectl
+def test_a_finding_on_a_built_object_points_at_the_kustomization(tmp_path, run_cli):
+    root = _addon(tmp_path / "gitops")
+    result = run_cli("scan", str(root), "--format", "json", "--select", "PRX008")
+    report = json.loads(result.out)
+    (finding,) = report["findings"]
+    assert finding["location"]["path"] == str(root / "addon" / "kustomization.yaml")
+    assert finding["location"]["line"] == 1
+    assert "s3cret" not in json.dumps(report)
+
+
+@needs_kubectl
+def test_a_base_used_by_an_overlay_is_built_once(tmp_path):
+    write_tree(tmp_path, {
+        "base/kustomization.yaml": "resources:\n- service.yaml\n",
+        "base/service.yaml": SERVICE,
+        "overlays/prod/kustomization.yaml": "namespace: prod\nresources:\n- ../../base\n",
+    })
+    result = load_paths([str(tmp_path)])
+    assert [(o.kind, o.namespace) for o in result.objects] == [("Service", "prod")]
+
+
+def test_without_kubectl_the_root_is_named_with_the_command(tmp_path, monkeypatch):
+    _no_kubectl(monkeypatch, tmp_path)
+    root = _addon(tmp_path / "gitops")
+    result = load_paths([str(root)])
+    # the resources it lists, as they are; not the patch, nor the kustomization as an object
+    assert sorted((o.kind, o.name) for o in result.objects) == [
+        ("ConfigMap", "plain"), ("Deployment", "addon-controller"), ("Service", "addon")]
+    (warning,) = result.diagnostics
+    assert warning.severity == "warning"
+    assert warning.path == str(root / "addon" / "kustomization.yaml")
+    assert warning.message.startswith("kustomize root not built: kubectl was not found on PATH")
+    assert f"kubectl kustomize {root / 'addon'} > built.yaml && hcpscan scan built.yaml" in warning.hint
+    assert result.skipped.counts[KUSTOMIZE_NOT_BUILT] == 2  # the kustomization and the patch
+    assert not [d for d in result.diagnostics if "metadata.name" in d.message]
+
+
+def test_a_failing_build_says_why_and_reads_the_resources(tmp_path, monkeypatch):
+    _fake_kubectl(monkeypatch, tmp_path, 'echo \'E1124 10:52:37.516954   20652 run.go:72] "command failed" '
+                                         'err="accumulating resources: no such file"\' >&2\nexit 1\n')
+    root = _addon(tmp_path / "gitops")
+    result = load_paths([str(root)])
+    (warning,) = result.diagnostics
+    assert "`kubectl kustomize` failed: accumulating resources: no such file;" in warning.message
+    assert len(result.objects) == 3
+
+
+def test_a_build_that_hangs_is_given_up(tmp_path, monkeypatch):
+    _fake_kubectl(monkeypatch, tmp_path, "exec sleep 30\n")
+    monkeypatch.setattr(kustomize, "BUILD_TIMEOUT", 0.5)
+    root = _addon(tmp_path / "gitops")
+    result = load_paths([str(root)])
+    (warning,) = result.diagnostics
+    assert "did not finish within 0.5 s" in warning.message
+
+
+def test_a_kustomization_in_an_archive_is_named_not_read_as_an_object(tmp_path):
+    archive = tmp_path / "gitops.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, text in {"addon/kustomization.yaml": KUSTOMIZATION,
+                           "addon/resources/service.yaml": SERVICE}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text.encode()))
+    result = load_paths([str(archive)])
+    assert [o.kind for o in result.objects] == ["Service"]
+    (warning,) = result.diagnostics
+    assert warning.message.startswith("kustomize root inside an archive: not built")
+    assert "kubectl kustomize DIR" in warning.hint
+
+
+@needs_kubectl
+def test_a_kustomization_given_on_its_own_is_built(tmp_path):
+    root = _addon(tmp_path / "gitops")
+    result = load_paths([str(root / "addon" / "kustomization.yaml")])
+    assert {o.namespace for o in result.objects} == {"open-cluster-management"}
+    assert len(result.objects) == 3
+
+
+def test_a_kustomization_given_on_its_own_without_kubectl(tmp_path, monkeypatch):
+    _no_kubectl(monkeypatch, tmp_path)
+    root = _addon(tmp_path / "gitops")
+    result = load_paths([str(root / "addon" / "kustomization.yaml")])
+    assert sorted(o.name for o in result.objects) == ["addon", "addon-controller"]
+    (warning,) = result.diagnostics
+    assert warning.message.startswith("kustomize root not built")
