@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if args.to is None:
         focus = _focus(args)
         result = connection_list(inventory, options).focused(focus)
-        _show_list(args, result, focus)
+        _show_list(args, result, focus, inventory.diagnostics)
         one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
         _svg(args, lambda: list_dot(result.connections, label=one))
         return _finish(inventory.diagnostics + result.diagnostics, args.format)
@@ -155,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
     return _finish(inventory.diagnostics + graph.diagnostics, args.format)
 
 
-def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus) -> None:
+def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
+               read: list[Diagnostic]) -> None:
     """The list in the chosen format; focused on one connection, lines name pairs only."""
     pairs_only = focus.connection is not None
     one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
@@ -164,7 +165,7 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus) -
         for row in rows if pairs_only else ():
             del row["conn"]
         _dump({"connections": rows, **_exclusions(result.unevaluated, result.exclusion_note),
-               "diagnostics": [d.to_json() for d in result.diagnostics]})
+               "diagnostics": [d.to_json() for d in read + result.diagnostics]})
     elif args.format == "dot":
         sys.stdout.write(list_dot(result.connections, label=one))
     elif args.format in TABLE_FORMATS:
@@ -283,7 +284,7 @@ def _perimeter(path: str | None) -> Perimeter | None:
 
 
 def _finish(diagnostics: list[Diagnostic], fmt: str) -> int:
-    if diagnostics and fmt != "json":
+    if diagnostics:  # on stderr in JSON mode too: an exit code 2 must say why
         console_for(sys.stderr).print(diagnostics_table(diagnostics))
     if any(d.severity == "error" for d in diagnostics):
         return exitcodes.USAGE

@@ -13,9 +13,10 @@ from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import HCPSCAN_API, K8sObject
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.gathered import not_collected
+from hcpscan.sources.interface import InputLimits
 from hcpscan.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
 from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
-from hcpscan.sources.walk import CONFIG_NAMES
+from hcpscan.sources.walk import CONFIG_NAMES, DEFAULT_LIMITS, size_text
 
 PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
@@ -32,8 +33,28 @@ class UsageError(Exception):
         self.hint = hint
 
 
+_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+
+def byte_size(text: str) -> int:
+    """A size as given on the command line: bytes, or a number with K, M or G (binary units)."""
+    value = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = value[-1:] if value[-1:] in _UNITS else ""
+    number = value[: len(value) - len(unit)]
+    if not number.isdigit() or int(number) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 500M, 2G)")
+    return int(number) * _UNITS[unit]
+
+
 def add_path_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
+    parser.add_argument("--max-file-size", type=byte_size, metavar="SIZE",
+                        default=DEFAULT_LIMITS.max_file_size,
+                        help="do not read files or archive members larger than this "
+                             f"(default {size_text(DEFAULT_LIMITS.max_file_size)}; e.g. 500M, 2G)")
+    parser.add_argument("--follow-symlinks", action="store_true",
+                        help="read symbolic links to files outside the scanned folder "
+                             "(default: passed over and counted)")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--progress", dest="progress", action="store_true", default=None,
                        help="show a progress bar while reading (default: on a terminal)")
@@ -53,11 +74,12 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
     ``applied_config``: the config file the run uses (given with --config), which is
     not reported as "inside a scanned path, not applied" even when it is there.
     ``kinds``: those the rules check, whose absence from a must-gather is noted."""
+    limits = input_limits(args)
     try:
         if _show_progress(args):
-            result = _load_with_progress(args.paths, needs)
+            result = _load_with_progress(args.paths, needs, limits)
         else:
-            result = load_paths(args.paths, needs)
+            result = load_paths(args.paths, needs, limits=limits)
     except PathNotFound as exc:
         raise UsageError(f"path not found: {exc.args[0]}",
                          "check the spelling; give a file, a directory or an archive") from None
@@ -83,6 +105,10 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
     return inventory
 
 
+def input_limits(args: argparse.Namespace) -> InputLimits:
+    return InputLimits(max_file_size=args.max_file_size, follow_symlinks=args.follow_symlinks)
+
+
 def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], dict[str, UnavailableKind]]:
     """A dump saved by ``hcpscan cluster --save-dump`` records the kinds the live read
     could not list: they are as unavailable offline as they were live."""
@@ -98,7 +124,8 @@ def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], di
     return [o for o in objects if not recorded(o)], unavailable
 
 
-def _load_with_progress(paths: list[str], needs: ResourceNeeds | None):  # type: ignore[no-untyped-def]
+def _load_with_progress(paths: list[str], needs: ResourceNeeds | None,  # type: ignore[no-untyped-def]
+                        limits: InputLimits):
     from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -113,7 +140,7 @@ def _load_with_progress(paths: list[str], needs: ResourceNeeds | None):  # type:
             if files % 25 == 0:
                 bar.update(task, files=files, description=escape(shown(path)[-60:]))
 
-        return load_paths(paths, needs, progress=tick)
+        return load_paths(paths, needs, progress=tick, limits=limits)
 
 
 def _stderr_console():  # type: ignore[no-untyped-def]

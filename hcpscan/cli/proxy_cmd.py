@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(mask_values([c.to_json() for c in consumers]), indent=2,
                           ensure_ascii=False)
         sys.stdout.write(text + "\n")
+        if inventory.diagnostics:  # an exit code 2 must say why
+            console_for(sys.stderr).print(diagnostics_table(inventory.diagnostics))
         return exit_code_for_input(inventory)
     from rich.table import Table
 

@@ -12,7 +12,7 @@ from hcpscan.cli.ruleset import PreparedRules
 from hcpscan.findings.model import ScanReport, Severity
 from hcpscan.rules.suppress import write_baseline
 from hcpscan.scan import exit_status
-from hcpscan.sources.walk import read_member
+from hcpscan.sources.walk import ArchiveMembers
 
 FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html",
            "openreports", "policyreport")
@@ -108,11 +108,14 @@ def _route(args: argparse.Namespace, targets: list[tuple[str, str | None]]
     return targets
 
 
+_ARCHIVES = ArchiveMembers()
+
+
 def read_source_text(path: str) -> str | None:
     """Text of a finding's file, including archive members (``a.tar.gz!x.yaml``)."""
     if "!" in path:
         archive, _, member = path.partition("!")
-        data = read_member(archive, member)
+        data = _ARCHIVES.read(archive, member)
         return data.decode("utf-8", errors="replace") if data is not None else None
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as fh:

@@ -10,6 +10,7 @@ from hcpscan.cli.inputs import add_path_arguments, load_inventory
 from hcpscan.cli.reporting import add_report_arguments, write_reports
 from hcpscan.cli.ruleset import add_rule_arguments, prepare_rules
 from hcpscan.scan import RunClock, kinds_needed, resource_needs, run_scan
+from hcpscan.sources.walk import shown
 
 DESCRIPTION = """\
 Scan Kubernetes manifests offline against the rules: single files, directories
@@ -43,6 +44,6 @@ def run(args: argparse.Namespace) -> int:
                                kinds_needed(prepared.rules))
     clock.stage("load")
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
-                      {"paths": list(args.paths), "mode": "offline"}, clock)
+                      {"paths": [shown(p) for p in args.paths], "mode": "offline"}, clock)
     report.metadata.update(clock.metadata())
     return write_reports(args, report, prepared)

@@ -4,9 +4,14 @@ A document is composed again (with positions) when a finding or an evidence
 line needs one of its fields. Most objects of a dump are entries of large
 Lists (a namespace's pods.yaml is half a megabyte), so an entry is composed on
 its own: its lines run from where it starts to the first line indented less
-than it. The entry's keys must be the object's, or the whole document is
-composed as before; recent results are kept, since findings cluster in a few
-files.
+than it. The entry's keys must be the object's, or its document is composed
+as before; recent results are kept, since findings cluster in a few files.
+
+The cost of a finding must not grow with the input: a document of a
+multi-document file is composed from its own lines (where each document starts
+and ends is found once per file), never by composing every document before it;
+and an archive is streamed once, its manifests kept compressed, never once per
+finding.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ import yaml
 
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import SourceLocation
-from hcpscan.sources.walk import read_member
-from hcpscan.sources.yamldocs import compose_document, locate_in
+from hcpscan.sources.walk import ArchiveMembers
+from hcpscan.sources.yamldocs import compose_document, document_spans, locate_in
 
 # Line breaks of YAML 1.1 besides "\n" (and "\r\n"): with them in a file, lines are
 # not cut out of it, the whole document is composed.
@@ -34,6 +39,9 @@ class Locator:
         self._texts: OrderedDict[tuple[str, str | None], tuple[bytes | None, list[str] | None]] = \
             OrderedDict()
         self._nodes: OrderedDict[tuple, tuple[Any, int] | None] = OrderedDict()
+        self._spans: OrderedDict[tuple[str, str | None], list[tuple[int, str]] | None] = \
+            OrderedDict()
+        self._archives = ArchiveMembers()
 
     def field(self, source: SourceLocation, body: Any,
               steps: tuple[Step, ...]) -> tuple[int, int] | None:
@@ -51,7 +59,7 @@ class Locator:
         if found is None:
             return None
         where = locate_in(found[0], source.item_index, steps)
-        return None if where is None else (where[0], where[1])
+        return None if where is None else (where[0] + found[1], where[1])
 
     def _cached(self, key: tuple, compose: Callable[[], tuple[Any, int] | None]) -> tuple[Any, int] | None:
         if key in self._nodes:
@@ -64,9 +72,29 @@ class Locator:
         return found
 
     def _compose_document(self, source: SourceLocation) -> tuple[Any, int] | None:
-        data, _ = self._text(source)
-        node = None if data is None else compose_document(data, source.doc_index)
+        """The document's node and the line its text starts after: composed from its
+        own lines when the file's documents could be told apart, else from the file."""
+        data, lines = self._text(source)
+        if data is None:
+            return None
+        spans = self._document_spans(source, lines)
+        if spans is not None and source.doc_index < len(spans):
+            first_line, text = spans[source.doc_index]
+            node = compose_document(text, 0)
+            if node is not None:
+                return node, first_line
+        node = compose_document(data, source.doc_index)
         return None if node is None else (node, 0)
+
+    def _document_spans(self, source: SourceLocation, lines: list[str] | None
+                        ) -> list[tuple[int, str]] | None:
+        """Each document's first line (0-based) and text, found once per file."""
+        key = (source.file, source.member)
+        if key not in self._spans:
+            self._spans[key] = None if lines is None else _documents_of("".join(lines))
+            if len(self._spans) > 64:
+                self._spans.popitem(last=False)
+        return self._spans[key]
 
     def _compose_item(self, source: SourceLocation, body: Any) -> tuple[Any, int] | None:
         _, lines = self._text(source)
@@ -96,7 +124,7 @@ class Locator:
         if key in self._texts:
             self._texts.move_to_end(key)
             return self._texts[key]
-        data = _read(source)
+        data = self._read(source)
         found = (data, None if data is None else _lines(data))
         self._texts[key] = found
         if len(self._texts) > 64:
@@ -104,16 +132,22 @@ class Locator:
         return found
 
 
-def _read(source: SourceLocation) -> bytes | None:
-    if not source.file or source.file == "<stdin>":
-        return None
-    if source.member is not None:
-        return read_member(source.file, source.member)
-    try:
-        with open(source.file, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return None
+    def _read(self, source: SourceLocation) -> bytes | None:
+        if not source.file or source.file == "<stdin>":
+            return None
+        if source.member is not None:
+            return self._archives.read(source.file, source.member)
+        try:
+            with open(source.file, "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
+
+def _documents_of(text: str) -> list[tuple[int, str]] | None:
+    if text.startswith("%") or "\n%" in text:
+        return None  # directives apply from the top: compose the whole stream
+    return [(text.count("\n", 0, start), text[start:end]) for start, end in document_spans(text)]
 
 
 def _lines(data: bytes) -> list[str] | None:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hcpscan.inventory.fieldpath import Step, parse_path
+from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.locator import Locator
 from hcpscan.inventory.objects import (
@@ -20,6 +20,7 @@ from hcpscan.inventory.objects import (
     SourceLocation,
 )
 from hcpscan.inventory.secrets import secret_values
+from hcpscan.inventory.shapes import first_misfit
 from hcpscan.sources.interface import Diagnostic, SkipRecord
 from hcpscan.sources.yamldocs import YamlSyntaxError, parse_documents
 
@@ -48,8 +49,9 @@ class Inventory:
     def __init__(self, objects: Iterable[K8sObject], diagnostics: Iterable[Diagnostic] = (),
                  skipped: SkipRecord | None = None,
                  unavailable: Mapping[str, UnavailableKind] | None = None) -> None:
-        self.objects: list[K8sObject] = list(objects)
         self.diagnostics: list[Diagnostic] = list(diagnostics)
+        self._locator = Locator()
+        self.objects: list[K8sObject] = self._fitting(objects)
         self.skipped = skipped or SkipRecord()
         # Kinds a live source could not list (offline inputs: always empty).
         self.unavailable: dict[str, UnavailableKind] = dict(unavailable or {})
@@ -61,7 +63,6 @@ class Inventory:
             self._by_ref[(obj.cluster, obj.kind, obj.namespace, obj.name)].append(obj)
         self._by_namespace: dict[tuple[str, str, str], list[K8sObject]] | None = None
         self._derived: dict[str, Any] = {}
-        self._locator = Locator()
 
     # -- queries ---------------------------------------------------------------
 
@@ -161,6 +162,26 @@ class Inventory:
             return obj.source
         line, column = found
         return dataclasses.replace(obj.source, line=line, column=column)
+
+    # -- checked objects -------------------------------------------------------
+
+    def _fitting(self, objects: Iterable[K8sObject]) -> list[K8sObject]:
+        """The objects whose fields have the types the API server requires (see
+        ``shapes``); each other one is an error at its offending field, and left out:
+        it cannot exist in a cluster, and no command may meet it."""
+        kept = []
+        for obj in objects:
+            misfit = first_misfit(obj.kind, obj.body) if obj.api_version != HCPSCAN_API else None
+            if misfit is None:
+                kept.append(obj)
+                continue
+            path, found, expected = misfit
+            loc = self.locate(obj, path)
+            self.diagnostics.append(Diagnostic(
+                loc.path, loc.line, f"{obj.ref} is left out: {format_path(path)} is {found}, "
+                f"not {expected}", hint="the API server rejects this object, so it does not exist "
+                                        "in a cluster; fix the field's type"))
+        return kept
 
     # -- derived objects -------------------------------------------------------
 

@@ -25,8 +25,11 @@ from hcpscan.sources.fastyaml import fast_documents
 from hcpscan.sources.interface import Diagnostic, Entry
 from hcpscan.sources.yamldocs import (
     BadDocument,
+    InputLimitError,
     ParsedDocument,
     YamlSyntaxError,
+    load_json,
+    number_too_long,
     parse_documents,
     read_documents,
 )
@@ -89,11 +92,16 @@ def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult)
     fast = fast_documents(text)
     docs = fast if fast is not None else list(read_documents(text))
     bad = [doc for doc in docs if isinstance(doc, BadDocument)]
-    if bad and entry.display.endswith(".json"):
+    beyond = any(isinstance(doc.error, InputLimitError) for doc in bad)
+    if bad and not beyond and entry.display.endswith(".json"):
         _parse_json(entry, cluster, text, result)
         return
     for doc in docs:
-        if isinstance(doc, BadDocument):
+        if isinstance(doc, BadDocument) and isinstance(doc.error, InputLimitError):
+            result.diagnostics.append(Diagnostic(entry.display, doc.error.line or doc.line,
+                                                 f"not read: {doc.error.message}",
+                                                 hint=doc.error.hint))
+        elif isinstance(doc, BadDocument):
             result.diagnostics.append(_bad_document(entry, text, doc, len(docs) > 1))
         else:
             _add_document(entry, cluster, doc, result)
@@ -102,10 +110,16 @@ def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult)
 def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
     """JSON that YAML 1.1 cannot read (tabs, some escapes): the JSON parser's reading."""
     try:
-        body = json.loads(text)
+        body = load_json(text)
     except json.JSONDecodeError as exc:
         result.diagnostics.append(Diagnostic(entry.display, exc.lineno, f"invalid JSON: {exc.msg}",
                                              hint="fix the syntax at this line"))
+        return
+    except ValueError as exc:  # nested too deep, or a number too long
+        limit = number_too_long(text) if "integer" in str(exc) else None
+        result.diagnostics.append(Diagnostic(entry.display, limit.line if limit else None,
+                                             f"not read: {limit.message if limit else exc}",
+                                             hint=InputLimitError.hint))
         return
     _add_document(entry, cluster, ParsedDocument(body, 0, 1, 1, None), result)
 

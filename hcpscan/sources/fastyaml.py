@@ -34,7 +34,7 @@ import os
 import re
 from typing import Any
 
-from hcpscan.sources.yamldocs import ParsedDocument, resolve_plain
+from hcpscan.sources.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
 
 try:
     import yaml_rs
@@ -69,7 +69,10 @@ _NOT_1_1 = (re.compile(r"\][ \t]*:(?:[ \t]|$)", re.M),
             re.compile(r"\}[ \t]*:(?:[ \t]|$)", re.M), re.compile(r"--- *[|>]"),
             re.compile(r"\\u[dD][89abAB]"))
 _NOT_1_1_TEXT = (":]", ":}", ":,")
-_DEEP = re.compile(r"\n[ \t?\-]{1000}")
+# Block nesting costs at least one column of indentation or "- " per level, so lines
+# indented less than this cannot nest deeper than MAX_DEPTH without flow brackets, and
+# yaml-rs refuses flow nesting past a few hundred levels by itself.
+_DEEP = re.compile(r"\n[ \t?\-]{%d}" % MAX_DEPTH)
 # Characters PyYAML refuses, line breaks of YAML 1.1 only, byte-order marks in a stream.
 _UNUSUAL = re.compile(r"[^\x09\x0A\x0D\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD"
                       r"\U00010000-\U0010FFFF]")
@@ -99,9 +102,9 @@ def fast_documents(text: str) -> list[ParsedDocument] | None:
         _strings.clear()
     try:
         for doc in docs:
-            doc.body = _canonical(doc.body, _strings, restore)
+            doc.body = _canonical(doc.body, _strings, restore, 0)
     except (RecursionError, _NotFast):
-        return None
+        return None  # deeper than MAX_DEPTH: PyYAML's reading says where
     return docs
 
 
@@ -276,16 +279,16 @@ class _Shared(dict):  # type: ignore[type-arg]
 _strings = _Shared()
 
 
-def _canonical(value: Any, shared: _Shared, restore: dict[tuple[type, Any], Any]) -> Any:
+def _canonical(value: Any, shared: _Shared, restore: dict[tuple[type, Any], Any], depth: int) -> Any:
     """Parsed data rebuilt the way PyYAML's loading shares it: equal keys and short
     strings are one object (a dump repeats them hundreds of thousands of times: this
     halves the inventory's memory and the cost of passing it between processes),
     and numbers put back to their YAML 1.1 values."""
     kind = type(value)
     if kind is dict:
-        return _mapping(value, shared, restore)
+        return _mapping(value, shared, restore, depth + 1)
     if kind is list:
-        return _sequence(value, shared, restore)
+        return _sequence(value, shared, restore, depth + 1)
     if kind is str:
         return shared[value] if len(value) < _SHARED_LENGTH else value
     if (kind is int or kind is float) and restore:
@@ -293,7 +296,10 @@ def _canonical(value: Any, shared: _Shared, restore: dict[tuple[type, Any], Any]
     return value
 
 
-def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type, Any], Any]) -> dict[Any, Any]:
+def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type, Any], Any],
+             depth: int) -> dict[Any, Any]:
+    if depth >= MAX_DEPTH:
+        raise _NotFast
     out = {}
     for key, item in mapping.items():
         kind = type(item)
@@ -301,24 +307,27 @@ def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type,
             if len(item) < _SHARED_LENGTH:
                 item = shared[item]
         elif kind is dict:
-            item = _mapping(item, shared, restore)
+            item = _mapping(item, shared, restore, depth + 1)
         elif kind is list:
-            item = _sequence(item, shared, restore)
+            item = _sequence(item, shared, restore, depth + 1)
         elif restore:
-            item = _canonical(item, shared, restore)
+            item = _canonical(item, shared, restore, depth)
         if type(key) is str:
             key = shared[key]
         elif type(key) in (frozenset, tuple):
             raise _NotFast  # a collection as a key ("{{ .Values.x }}"): PyYAML refuses it
         else:
-            key = _canonical(key, shared, restore)
+            key = _canonical(key, shared, restore, depth)
         out[key] = item
     return out
 
 
-def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, Any], Any]) -> list[Any]:
+def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, Any], Any],
+              depth: int) -> list[Any]:
     # mappings hold most values, so only _mapping inlines the dispatch of _canonical
-    return [_canonical(item, shared, restore) for item in sequence]
+    if depth >= MAX_DEPTH:
+        raise _NotFast
+    return [_canonical(item, shared, restore, depth) for item in sequence]
 
 
 def _load(chunk: str) -> Any:

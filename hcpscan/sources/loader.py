@@ -21,7 +21,7 @@ from hcpscan import collector
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject, SourceLocation
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
-from hcpscan.sources.interface import Diagnostic, Entry, SkipRecord
+from hcpscan.sources.interface import Diagnostic, Entry, InputLimits, SkipRecord
 from hcpscan.sources.kustomize import (
     KustomizeRoot,
     KustomizeRoots,
@@ -30,7 +30,15 @@ from hcpscan.sources.kustomize import (
     is_kustomization,
 )
 from hcpscan.sources.layout import NOISE_PLURALS, Placement, cluster_of, place
-from hcpscan.sources.walk import iter_entries, iter_folder
+from hcpscan.sources.walk import (
+    DEFAULT_LIMITS,
+    FileTooLarge,
+    iter_entries,
+    iter_folder,
+    read_bounded,
+    shown,
+    too_large,
+)
 
 _SNIFF_LIMIT = 8 * 1024 * 1024
 # Parse in worker processes only when there is this much to parse (starting a
@@ -73,15 +81,16 @@ Progress = Callable[[int, str], None]
 
 
 def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
-               progress: Progress | None = None) -> LoadResult:
+               progress: Progress | None = None,
+               limits: InputLimits = DEFAULT_LIMITS) -> LoadResult:
     """Load every path; raise ``PathNotFound`` for a path that does not exist."""
     paths = list(paths)
     for path in paths:
         if path != "-" and not os.path.exists(path):
-            raise PathNotFound(path)
+            raise PathNotFound(shown(path))
     result = LoadResult()
     needs = needs or ResourceNeeds()
-    loader = _Parser(result, progress)
+    loader = _Parser(result, progress, limits)
     pods = _PodFolders()
     with collector.paused():
         _load(paths, needs, result, loader, pods)
@@ -90,15 +99,15 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
 
 def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _Parser,
           pods: _PodFolders) -> None:
+    limits = loader.limits
     kustomize: list[tuple[KustomizeRoots, bool]] = []
     try:
         for path in paths:
             if path == "-":
-                data = sys.stdin.buffer.read()
-                entry = Entry("<stdin>", ("<stdin>.yaml",), lambda d=data: d, len(data), "<stdin>")
-                loader.add(entry, place(entry.parts), data)
+                _take_stdin(loader)
                 continue
             explicit_file = not os.path.isdir(path)
+            pods.root = path
             roots = _kustomize_roots(path, explicit_file)
             kustomize.append((roots, explicit_file))
 
@@ -108,21 +117,31 @@ def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _P
                 roots.note_folder(parts, folder)
                 return False
 
-            for entry in iter_entries(path, loader.diagnose, result.skipped, prune):
+            for entry in iter_entries(path, loader.diagnose, result.skipped, prune, limits):
                 _take(entry, explicit_file, needs, result, loader, pods, roots)
         loader.finish()
         for roots, explicit_file in kustomize:
             _read_kustomize(roots, explicit_file, needs, result, loader, pods)
         # What the pod lists did not hold (a list cut short, or edited): read on its own.
-        for parts, folder in pods.deferred:
+        for parts, folder, root in pods.deferred:
             if pods.identity(parts) in loader.seen:
-                result.skipped.add(POD_FOLDER_SKIPPED, folder)
+                result.skipped.add(POD_FOLDER_SKIPPED, shown(folder))
                 continue
-            for entry in iter_folder(folder, parts, loader.diagnose, result.skipped):
+            for entry in iter_folder(folder, parts, loader.diagnose, result.skipped, None, limits, root):
                 _take(entry, False, needs, result, loader, pods)
         loader.finish()
     finally:
         loader.close()
+
+
+def _take_stdin(loader: _Parser) -> None:
+    limit = loader.limits.max_file_size
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        loader.diagnose(too_large("<stdin>", limit))
+        return
+    entry = Entry("<stdin>", ("<stdin>.yaml",), lambda d=data: d, len(data), "<stdin>")
+    loader.add(entry, place(entry.parts), data)
 
 
 # Files of a dump holding a resource no selected rule reads: not parsed (that is most
@@ -141,7 +160,8 @@ class _PodFolders:
 
     def __init__(self) -> None:
         self.lists: set[tuple] = set()
-        self.deferred: list[tuple[tuple[str, ...], str]] = []
+        self.root = ""  # the scanned folder the current folders are in
+        self.deferred: list[tuple[tuple[str, ...], str, str]] = []
 
     def note(self, entry: Entry, placement: Placement) -> None:
         if placement.plural == "pods" and placement.inspect_root is not None:
@@ -154,7 +174,7 @@ class _PodFolders:
             return False
         if (parts[:-4], parts[-3]) not in self.lists:
             return False
-        self.deferred.append((parts, path))
+        self.deferred.append((parts, path, self.root))
         return True
 
     @staticmethod
@@ -177,12 +197,16 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
         # Which resources were left out is what a reader of a pruned scan must know.
         result.skipped.add(reason, entry.display, placement.plural if reason == LEFT_OUT else None)
         return
+    limit = loader.limits.max_file_size
+    if entry.member is None and not entry.in_memory and entry.known_size() > limit:
+        loader.diagnose(too_large(entry.display, limit))
+        return
     pods.note(entry, placement)
-    if entry.member is not None or _needs_sniff(entry):
+    if entry.member is not None or entry.in_memory or _needs_sniff(entry):
         try:
             data = entry.read()
         except OSError as exc:
-            loader.diagnose(_unreadable(entry, exc))
+            loader.diagnose(_unreadable(entry, exc, limit))
             return
         loader.add(entry, placement, data)
     else:
@@ -289,6 +313,8 @@ def _add_built(root: KustomizeRoot, output: bytes, result: LoadResult) -> None:
 class _Plan:
     """Stands in for the parser to list what a load would parse."""
 
+    limits = DEFAULT_LIMITS
+
     def __init__(self) -> None:
         self.files: list[str] = []
 
@@ -318,25 +344,26 @@ def _jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _unreadable(entry: Entry, exc: OSError) -> Diagnostic:
+def _unreadable(entry: Entry, exc: OSError, limit: int = DEFAULT_LIMITS.max_file_size) -> Diagnostic:
+    if isinstance(exc, FileTooLarge):
+        return too_large(entry.display, limit)
     return Diagnostic(entry.display, None, f"cannot read file: {exc.strerror or exc}",
                       hint="check that the file is readable")
 
 
-# One file for a worker: what to show, path parts, file and member, cluster, and its
-# bytes (None: read the file in the worker).
-_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None"]
+# One file for a worker: what to show, path parts, file and member, cluster, its
+# bytes (None: read the file in the worker) and the most it may read of it.
+_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int]
 
 
 def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int]:
-    display, parts, file, member, cluster, data = task
+    display, parts, file, member, cluster, data, limit = task
     if data is None:
         try:
-            with open(file, "rb") as fh:
-                data = fh.read()
+            data = read_bounded(file, limit)
         except OSError as exc:
             entry = Entry(display, parts, lambda: b"", 0, file, member)
-            return None, _unreadable(entry, exc), 0
+            return None, _unreadable(entry, exc, limit), 0
     entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
     return parse_entry(entry, cluster, data), None, len(data)
 
@@ -350,9 +377,11 @@ class _Parser:
     """Parses entries in order: here while the input is small, in a process pool
     once it is large; results are merged strictly in the order entries came."""
 
-    def __init__(self, result: LoadResult, progress: Progress | None) -> None:
+    def __init__(self, result: LoadResult, progress: Progress | None,
+                 limits: InputLimits = DEFAULT_LIMITS) -> None:
         self.result = result
         self.progress = progress
+        self.limits = limits
         self.seen: set[tuple] = set()
         self.jobs = _jobs()
         self.pending: list[tuple[_Task, Placement | None, Diagnostic | None]] = []
@@ -363,7 +392,8 @@ class _Parser:
         self.in_flight: deque = deque()
 
     def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
-        task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data)
+        task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data,
+                       self.limits.max_file_size)
         size = len(data) if data is not None else entry.known_size()
         if self.pool is None:
             self.pending.append((task, placement, None))
@@ -378,7 +408,7 @@ class _Parser:
         if self.pool is None and not self.pending:
             self.result.diagnostics.append(diagnostic)
             return
-        item = (("", (), "", None, "", None), None, diagnostic)
+        item = (("", (), "", None, "", None, 0), None, diagnostic)
         if self.pool is None:
             self.pending.append(item)
         else:

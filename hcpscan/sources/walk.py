@@ -3,6 +3,13 @@
 Archives are streamed member by member (``tarfile`` in ``r|*`` mode, ``zipfile``
 per member): nothing is unpacked to disk and a truncated archive still yields
 the members before the damage, followed by a diagnostic.
+
+Reading is bounded (``InputLimits``), because the input may be hostile: only
+regular files are opened (opening a FIFO blocks forever, a device never ends),
+no file or member larger than the maximum is read, an archive stops being read
+once it unpacks too much or too many members (decompression bombs), and a
+symbolic link is read only when it points inside the scanned folder (a link to
+``~/.kube/config`` would otherwise put its content in reports).
 """
 
 from __future__ import annotations
@@ -12,18 +19,27 @@ import gzip
 import io
 import lzma
 import os
+import stat
 import tarfile
 import zipfile
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
-from hcpscan.sources.interface import Diagnostic, Entry, SkipRecord
+from hcpscan.sources.interface import Diagnostic, Entry, InputLimits, MiB, SkipRecord
 
 # Compressed tars are told apart by their magic bytes (``_decompressed``), not their suffix.
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip")
 # hcpscan's own config file names (hcpscan/rules/config.py reads them); one found in the
 # input is never applied, and says so
 CONFIG_NAMES = (".hcpscan.yaml", ".hcpscan.yml")
+DEFAULT_LIMITS = InputLimits()
+
+NOT_REGULAR = "not a regular file (FIFO, socket or device: never opened)"
+LINK_OUTSIDE = ("symbolic link to a file outside the scanned folder "
+                "(not read; --follow-symlinks reads it)")
+NESTED_TOO_DEEP = "archive inside too many archives (not opened)"
 
 Sink = Callable[[Diagnostic], None]
 Skip = Callable[[str, str], None]  # (reason, where)
@@ -47,10 +63,56 @@ def is_archive(name: str) -> bool:
     return name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-def _file_reader(path: str) -> Callable[[], bytes]:
+def shown(name: str) -> str:
+    """A path as text: bytes that are not UTF-8 (Python keeps them as lone
+    surrogates in file and member names, which no report could encode) become U+FFFD."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def size_text(size: int) -> str:
+    return f"{size // MiB} MiB" if size >= MiB and size % MiB == 0 else f"{size} bytes"
+
+
+class FileTooLarge(OSError):
+    pass
+
+
+class NotRegularFile(OSError):
+    pass
+
+
+def too_large(display: str, limit: int) -> Diagnostic:
+    return Diagnostic(display, None, f"not read: larger than the maximum file size ({size_text(limit)})",
+                      hint="if the file is genuine, raise the limit with --max-file-size")
+
+
+def read_bounded(path: str, limit: int, regular_only: bool = True) -> bytes:
+    """A file's bytes, never more than ``limit`` of them (``FileTooLarge`` beyond).
+
+    With ``regular_only`` the file is opened without blocking and refused unless
+    it is a regular file: something swapped for a FIFO after the walk looked at
+    it would otherwise block the read forever. A path the user named is read
+    whatever it is (``<(helm template ...)`` is a pipe), still bounded."""
+    flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0)
+    if regular_only:
+        flags |= getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as fh:
+        if regular_only and not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(0, "not a regular file", path)
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLarge(0, f"larger than {size_text(limit)}", path)
+    return data
+
+
+def _file_reader(path: str, limit: int, regular_only: bool = True) -> Callable[[], bytes]:
     def read() -> bytes:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return read_bounded(path, limit, regular_only)
 
     return read
 
@@ -60,15 +122,37 @@ def _file_reader(path: str) -> Callable[[], bytes]:
 Prune = Callable[[tuple[str, ...], str], bool]
 
 
-def iter_entries(path: str, diagnose: Sink, skipped: SkipRecord,
-                 prune: Prune | None = None) -> Iterator[Entry]:
+def iter_entries(path: str, diagnose: Sink, skipped: SkipRecord, prune: Prune | None = None,
+                 limits: InputLimits = DEFAULT_LIMITS) -> Iterator[Entry]:
     """Entries below one user-given path (file, directory or archive)."""
     if os.path.isdir(path):
-        yield from iter_folder(path, (), diagnose, skipped, prune)
+        yield from iter_folder(path, (), diagnose, skipped, prune, limits)
     elif is_archive(path):
-        yield from iter_archive(path, (), diagnose, skip=skipped.add)
+        yield from iter_archive(path, (), diagnose, skip=skipped.add, limits=limits)
     else:
-        yield Entry(path, (os.path.basename(path),), _file_reader(path), _size(path), path)
+        yield _named_file(path, diagnose, limits)
+
+
+def _named_file(path: str, diagnose: Sink, limits: InputLimits) -> Entry:
+    """A file the user named. A pipe or device is read here, once (bounded): it
+    cannot be opened again where the file is parsed."""
+    display = shown(path)
+    reader = _file_reader(path, limits.max_file_size, regular_only=False)
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = True  # reading it will say why it cannot be read
+    if regular:
+        return Entry(display, (os.path.basename(display),), reader, _size(path), path)
+    data = b""
+    try:
+        data = reader()
+    except FileTooLarge:
+        diagnose(too_large(display, limits.max_file_size))
+    except OSError as exc:
+        diagnose(Diagnostic(display, None, f"cannot read file: {exc.strerror or exc}",
+                            hint="check that the file is readable"))
+    return Entry(display, (os.path.basename(display),), lambda: data, len(data), path, in_memory=True)
 
 
 def _size(path: str) -> int:
@@ -78,53 +162,170 @@ def _size(path: str) -> int:
         return 0
 
 
+def _inside(target: str, root: str) -> bool:
+    return target == root or target.startswith(os.path.join(root, ""))
+
+
 def iter_folder(path: str, prefix: tuple[str, ...], diagnose: Sink, skipped: SkipRecord,
-                prune: Prune | None = None) -> Iterator[Entry]:
+                prune: Prune | None = None, limits: InputLimits = DEFAULT_LIMITS,
+                root: str | None = None) -> Iterator[Entry]:
     """Files of a tree in a stable order: a folder's files by name, then its folders
-    by name. One ``scandir`` per folder and no per-file system calls: a must-gather
-    holds tens of thousands of files (pod logs), most of them never read."""
+    by name, depth first (with a stack of its own: a tree thousands of folders deep
+    must not exhaust Python's recursion). One ``scandir`` per folder and no per-file
+    system calls for plain files: a must-gather holds tens of thousands of files
+    (pod logs), most of them never read. ``root`` is the scanned folder links must
+    stay inside (default: ``path``)."""
+    root = os.path.realpath(root if root is not None else path)
+    stack: list[tuple[str, tuple[str, ...]]] = [(path, prefix)]
+    while stack:
+        folder, parts = stack.pop()
+        found = _listing(folder, diagnose)
+        folders: list[tuple[str, tuple[str, ...]]] = []
+        for item in found:
+            if _is_folder(item):
+                if _keep_folder(item, parts, skipped, prune):
+                    folders.append((item.path, parts + (shown(item.name),)))
+                continue
+            yield from _file_entries(item, parts, root, diagnose, skipped, limits)
+        stack.extend(reversed(folders))
+
+
+def _listing(folder: str, diagnose: Sink) -> list[os.DirEntry[str]]:
     try:
-        with os.scandir(path) as listing:
-            found = sorted(listing, key=lambda e: e.name)
+        with os.scandir(folder) as listing:
+            return sorted(listing, key=lambda e: e.name)
     except OSError as exc:
-        diagnose(Diagnostic(exc.filename or path, None, f"cannot read directory: {exc.strerror}",
+        diagnose(Diagnostic(shown(exc.filename or folder), None,
+                            f"cannot read directory: {exc.strerror}",
                             hint="check the permissions of this folder"))
+        return []
+
+
+def _is_folder(item: os.DirEntry[str]) -> bool:
+    try:
+        return item.is_dir()
+    except OSError:
+        return False
+
+
+def _keep_folder(item: os.DirEntry[str], parts: tuple[str, ...], skipped: SkipRecord,
+                 prune: Prune | None) -> bool:
+    if item.name.startswith("."):
+        skipped.add("hidden folder", shown(item.path))
+    elif item.is_symlink():
+        skipped.add("symbolic link to a folder (not followed)", shown(item.path))
+    else:
+        return prune is None or not prune(parts + (shown(item.name),), item.path)
+    return False
+
+
+def _file_entries(item: os.DirEntry[str], parts: tuple[str, ...], root: str, diagnose: Sink,
+                  skipped: SkipRecord, limits: InputLimits) -> Iterator[Entry]:
+    """The entry of one file of a folder, or nothing (saying why)."""
+    display, name = shown(item.path), shown(item.name)
+    if name.startswith("."):
+        _pass_over_hidden(display, name, skipped.add, diagnose)
         return
-    folders = []
-    for item in found:
-        name = item.name
-        try:
-            is_folder = item.is_dir()
-        except OSError:
-            is_folder = False
-        if is_folder:
-            if name.startswith("."):
-                skipped.add("hidden folder", item.path)
-            elif item.is_symlink():
-                skipped.add("symbolic link to a folder (not followed)", item.path)
-            elif prune is None or not prune(prefix + (name,), item.path):
-                folders.append(item)
-            continue
-        if name.startswith("."):
-            _pass_over_hidden(item.path, name, skipped.add, diagnose)
-            continue
-        if item.is_symlink() and not os.path.exists(item.path):
-            diagnose(Diagnostic(item.path, None, "broken symbolic link", severity="warning"))
-            continue
-        if is_archive(name):
-            yield from iter_archive(item.path, prefix, diagnose, skip=skipped.add)
-            continue
-        yield Entry(item.path, prefix + (name,), _file_reader(item.path), None, item.path)
-    for folder in folders:
-        yield from iter_folder(folder.path, prefix + (folder.name,), diagnose, skipped, prune)
+    link = item.is_symlink()
+    if link and not os.path.exists(item.path):
+        diagnose(Diagnostic(display, None, "broken symbolic link", severity="warning"))
+        return
+    try:
+        regular = item.is_file()  # follows a link: a link to /dev/zero is not regular either
+    except OSError:
+        regular = False
+    if not regular:
+        skipped.add(NOT_REGULAR, display)
+        return
+    if link and not limits.follow_symlinks and not _inside(os.path.realpath(item.path), root):
+        skipped.add(LINK_OUTSIDE, display)
+        return
+    if is_archive(name):
+        yield from iter_archive(item.path, parts, diagnose, skip=skipped.add, limits=limits)
+        return
+    yield Entry(display, parts + (name,), _file_reader(item.path, limits.max_file_size), None,
+                item.path)
 
 
 def iter_archive(path: str, prefix: tuple[str, ...], diagnose: Sink,
-                 data: bytes | None = None, skip: Skip = _no_skip) -> Iterator[Entry]:
-    if path.lower().endswith(".zip"):
-        yield from _iter_zip(path, prefix, diagnose, data, skip)
-    else:
-        yield from _iter_tar(path, prefix, diagnose, data, skip)
+                 data: bytes | None = None, skip: Skip = _no_skip,
+                 limits: InputLimits = DEFAULT_LIMITS, budget: _Budget | None = None,
+                 depth: int = 0) -> Iterator[Entry]:
+    """Members of an archive on disk (``data`` None) or of one read from another
+    archive, which shares the outer archive's ``budget``."""
+    if budget is None:
+        budget = _Budget(limits, len(data) if data is not None else _size(path))
+    reader = _iter_zip if path.lower().endswith(".zip") else _iter_tar
+    yield from reader(_Archive(path, prefix, diagnose, skip, budget, depth), data)
+
+
+@dataclass(slots=True)
+class _Budget:
+    """What one archive on disk has unpacked so far, nested archives included."""
+
+    limits: InputLimits
+    packed: int
+    unpacked: int = 0
+    members: int = 0
+
+    def take(self, size: int) -> str | None:
+        """Count one more member of ``size`` bytes; why reading must stop, or None."""
+        self.members += 1
+        self.unpacked += size
+        limits = self.limits
+        if self.members > limits.max_archive_members:
+            return f"has more than {limits.max_archive_members} members"
+        if self.unpacked > limits.max_archive_bytes:
+            return f"unpacks to more than {size_text(limits.max_archive_bytes)}"
+        if self.unpacked > max(limits.ratio_floor, limits.max_archive_ratio * self.packed):
+            packed = max(self.packed // 1024, 1)
+            return (f"unpacks to more than {limits.max_archive_ratio} times its size "
+                    f"({self.unpacked // MiB} MiB from {packed} KiB): a decompression bomb")
+        return None
+
+
+@dataclass(slots=True)
+class _Archive:
+    """One archive being read, and where its members and problems go."""
+
+    path: str
+    prefix: tuple[str, ...]
+    diagnose: Sink
+    skip: Skip
+    budget: _Budget
+    depth: int
+
+    def display(self, name: str) -> str:
+        return f"{shown(self.path)}!{name}"
+
+    def counted(self, size: int) -> bool:
+        """Count one more member; False (saying why) once the archive must stop being read."""
+        why = self.budget.take(size)
+        if why:
+            self.stop(why)
+        return why is None
+
+    def stop(self, why: str) -> None:
+        self.diagnose(Diagnostic(shown(self.path), None,
+                                 f"archive {why}; stopped reading it after "
+                                 f"{self.budget.members - 1} members",
+                                 hint="the members before were read; if the archive is genuine, "
+                                      "unpack it and scan the folder"))
+
+    def member(self, name: str, parts: tuple[str, ...], blob: bytes,
+               file_member: str) -> Iterator[Entry]:
+        """The entry of a member read whole, or the members of an archive inside it."""
+        display = self.display(name)
+        if is_archive(parts[-1]):
+            if self.depth + 1 > self.budget.limits.max_archive_nesting:
+                self.skip(NESTED_TOO_DEEP, display)
+                return
+            yield from iter_archive(display, self.prefix + parts[:-1], self.diagnose, blob,
+                                    self.skip, self.budget.limits, self.budget, self.depth + 1)
+            return
+        # the member's name as the archive holds it, to find the member again for a finding's line
+        yield Entry(display, self.prefix + parts, (lambda b=blob: b), len(blob), self.path,
+                    file_member)
 
 
 def _member_parts(name: str) -> tuple[str, ...]:
@@ -141,16 +342,6 @@ def _member_parts(name: str) -> tuple[str, ...]:
             continue
         parts.append(part)
     return tuple(parts)
-
-
-def _shown(name: str) -> str:
-    """A member name as text: bytes that are not UTF-8 (tarfile keeps them as lone
-    surrogates, which no report could encode) become U+FFFD."""
-    try:
-        name.encode("utf-8")
-        return name
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _hidden(parts: tuple[str, ...]) -> bool:
@@ -175,91 +366,132 @@ class TruncatedMember(Exception):
     pass
 
 
-def _iter_tar(path: str, prefix: tuple[str, ...], diagnose: Sink,
-              data: bytes | None, skip: Skip) -> Iterator[Entry]:
+_ARCHIVE_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError, lzma.LZMAError, TruncatedMember)
+
+
+def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
     last = None
+    path = archive.path
     try:
         raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
         with raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
             for member in tar:
-                name = _shown(member.name)
-                if not member.isfile():
-                    if member.issym() or member.islnk():
-                        kind = "symbolic" if member.issym() else "hard"
-                        skip(f"{kind} link in an archive (not followed)", f"{path}!{name}")
-                    elif not member.isdir():
-                        skip("special file in an archive (device, FIFO)", f"{path}!{name}")
+                tar.members = []  # stream mode would keep every header it has seen
+                if not archive.counted(member.size if member.isfile() else 0):
+                    return
+                name = shown(member.name)
+                parts = _member_parts(name)
+                if not _tar_member_wanted(archive, member, name, parts):
+                    continue
+                if member.size > archive.budget.limits.max_file_size:
+                    archive.diagnose(too_large(archive.display(name), archive.budget.limits.max_file_size))
                     continue
                 content = tar.extractfile(member)
                 blob = content.read() if content is not None else b""
                 if len(blob) != member.size:
                     raise TruncatedMember(f"member {name!r} is cut short")
                 last = name
-                parts = _member_parts(name)
-                if not parts:
-                    continue
-                if _hidden(parts):
-                    _pass_over_hidden(f"{path}!{name}", parts[-1], skip, diagnose)
-                    continue
-                display = f"{path}!{name}"
-                if is_archive(parts[-1]):
-                    yield from iter_archive(display, prefix + parts[:-1], diagnose, blob, skip)
-                    continue
-                # member.name as tarfile read it, to find the member again for a finding's line
-                yield Entry(display, prefix + parts, (lambda b=blob: b), len(blob), path, member.name)
-    except (tarfile.TarError, EOFError, zlib.error, OSError, lzma.LZMAError,
-            TruncatedMember) as exc:
+                yield from archive.member(name, parts, blob, member.name)
+    except _ARCHIVE_ERRORS as exc:
         where = f"after member {last!r}" if last else "at its start"
-        diagnose(Diagnostic(path, None, f"archive is truncated or corrupt {where}: {exc}",
-                            hint="the members before the damage were read; re-create the archive"))
+        archive.diagnose(Diagnostic(shown(path), None, f"archive is truncated or corrupt {where}: {exc}",
+                                    hint="the members before the damage were read; re-create the archive"))
 
 
-def _iter_zip(path: str, prefix: tuple[str, ...], diagnose: Sink,
-              data: bytes | None, skip: Skip) -> Iterator[Entry]:
+def _tar_member_wanted(archive: _Archive, member: tarfile.TarInfo, name: str,
+                       parts: tuple[str, ...]) -> bool:
+    """Whether to read a member: a regular file with a name, not hidden."""
+    display = archive.display(name)
+    if not member.isfile():
+        if member.issym() or member.islnk():
+            kind = "symbolic" if member.issym() else "hard"
+            archive.skip(f"{kind} link in an archive (not followed)", display)
+        elif not member.isdir():
+            archive.skip("special file in an archive (device, FIFO)", display)
+        return False
+    if _hidden(parts):
+        _pass_over_hidden(display, parts[-1], archive.skip, archive.diagnose)
+        return False
+    return bool(parts)
+
+
+def _iter_zip(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
+    path = archive.path
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data) if data is not None else path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        diagnose(Diagnostic(path, None, f"cannot open zip archive: {exc}",
-                            hint="the archive is truncated or not a zip file; re-create it"))
+        opened = zipfile.ZipFile(io.BytesIO(data) if data is not None else path)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        archive.diagnose(Diagnostic(shown(path), None, f"cannot open zip archive: {exc}",
+                                    hint="the archive is truncated or not a zip file; re-create it"))
         return
-    with archive:
-        for info in archive.infolist():
+    limit = archive.budget.limits.max_file_size
+    with opened:
+        for info in opened.infolist():
             if info.is_dir():
                 continue
-            parts = _member_parts(info.filename)
-            display = f"{path}!{info.filename}"
-            if not parts:
+            if not archive.counted(info.file_size):
+                return
+            name = shown(info.filename)
+            parts = _member_parts(name)
+            if not _zip_member_wanted(archive, info, name, parts):
                 continue
-            if _hidden(parts):
-                _pass_over_hidden(display, parts[-1], skip, diagnose)
-                continue
-            if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                skip("symbolic link in an archive (not followed)", display)
+            if info.file_size > limit:
+                archive.diagnose(too_large(archive.display(name), limit))
                 continue
             try:
-                blob = archive.read(info)
-            except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
-                diagnose(Diagnostic(display, None, f"cannot read archive member: {exc}",
-                                    hint="the archive is damaged; re-create it"))
+                with opened.open(info) as member:
+                    blob = member.read(limit + 1)  # the size in the header may lie
+            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError,
+                    RuntimeError, ValueError) as exc:
+                archive.diagnose(Diagnostic(archive.display(name), None,
+                                            f"cannot read archive member: {exc}",
+                                            hint="the archive is damaged; re-create it"))
                 continue
-            if is_archive(parts[-1]):
-                yield from iter_archive(display, prefix + parts[:-1], diagnose, blob, skip)
+            if len(blob) > limit:
+                archive.diagnose(too_large(archive.display(name), limit))
                 continue
-            yield Entry(display, prefix + parts, (lambda b=blob: b), len(blob), path, info.filename)
+            yield from archive.member(name, parts, blob, info.filename)
 
 
-def read_member(file: str, member: str) -> bytes | None:
-    """Read one member of an archive again (to find a field's line for a finding)."""
-    try:
-        if file.lower().endswith(".zip"):
-            with zipfile.ZipFile(file) as archive:
-                return archive.read(member)
-        with open(file, "rb") as raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
-            for info in tar:
-                if info.name == member and info.isfile():
-                    fh = tar.extractfile(info)
-                    return fh.read() if fh else None
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError, KeyError,
-            lzma.LZMAError):
-        return None
-    return None
+def _zip_member_wanted(archive: _Archive, info: zipfile.ZipInfo, name: str,
+                       parts: tuple[str, ...]) -> bool:
+    display = archive.display(name)
+    if not parts:
+        return False
+    if _hidden(parts):
+        _pass_over_hidden(display, parts[-1], archive.skip, archive.diagnose)
+        return False
+    mode = (info.external_attr >> 16) & 0o170000
+    if mode == stat.S_IFLNK:
+        archive.skip("symbolic link in an archive (not followed)", display)
+        return False
+    if mode not in (0, stat.S_IFREG):
+        archive.skip("special file in an archive (device, FIFO)", display)
+        return False
+    return True
+
+
+class ArchiveMembers:
+    """The manifests of recently used archives, each archive streamed once (with the
+    bounds of loading) and its members kept compressed: a finding's line or a report's
+    snippet in a member must not stream the archive again from its start."""
+
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
+        self._archives: OrderedDict[str, dict[str, bytes]] = OrderedDict()
+
+    def read(self, file: str, member: str) -> bytes | None:
+        packed = self._members(file).get(member)
+        return None if packed is None else zlib.decompress(packed)
+
+    def _members(self, file: str) -> dict[str, bytes]:
+        if file in self._archives:
+            self._archives.move_to_end(file)
+            return self._archives[file]
+        members: dict[str, bytes] = {}
+        for entry in iter_archive(file, (), lambda diagnostic: None):
+            if entry.member is not None and not entry.parts[-1].endswith(".log"):
+                members.setdefault(entry.member, zlib.compress(entry.read(), 1))
+        self._archives[file] = members
+        if len(self._archives) > self.keep:
+            self._archives.popitem(last=False)
+        return members

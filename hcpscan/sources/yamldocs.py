@@ -14,13 +14,17 @@ error, goes through the composing loader, so results and messages are the same.
 
 from __future__ import annotations
 
+import json
+import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 from yaml.events import (
+    DocumentEndEvent,
     MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
@@ -43,9 +47,19 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 Step = str | int
 
 
+# Input beyond these is a diagnostic, never parsed: libyaml's composer recurses in C
+# (30,000 levels kill the process), and Python prints no integer longer than its
+# int-string limit (an error in whatever report shows it).
+MAX_DEPTH = 200  # nesting levels; no Kubernetes object comes near
+MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+_MAX_INT_BITS = int(MAX_DIGITS * math.log2(10))
+_LONG_NUMBER = re.compile(r"[-+]?(?:0[xob])?[0-9a-fA-F_:]{1000,}")
+
+
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader that keeps timestamps as the strings Kubernetes sends and notes
-    duplicate mapping keys (PyYAML keeps the last value silently; kubectl refuses)."""
+    """Safe loader that keeps timestamps as the strings Kubernetes sends, notes
+    duplicate mapping keys (PyYAML keeps the last value silently; kubectl refuses) and
+    refuses integers beyond the int-string limit (``0x`` ones are not checked by Python)."""
 
     def __init__(self, stream: str | bytes) -> None:
         super().__init__(stream)
@@ -83,7 +97,24 @@ def _timestamp_as_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:
     return loader.construct_scalar(node)  # type: ignore[arg-type]
 
 
+class _NumberTooLong(ValueError):
+    pass
+
+
+def _bounded_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
+    try:
+        value = yaml.SafeLoader.construct_yaml_int(loader, node)  # type: ignore[arg-type]
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            raise _NumberTooLong(str(exc)) from None
+        raise
+    if value.bit_length() > _MAX_INT_BITS:
+        raise _NumberTooLong(f"more than {MAX_DIGITS} digits")
+    return value
+
+
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_string)
+_Loader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
 
 
 @dataclass(slots=True)
@@ -106,6 +137,43 @@ class YamlSyntaxError(Exception):
         self.column = column
 
 
+class InputLimitError(YamlSyntaxError):
+    """Text beyond what hcpscan reads (nested too deep, a number too long): no
+    parser builds it, and no other reading (JSON) is tried."""
+
+    hint = "no Kubernetes object holds this; the file is damaged or made to break parsers"
+
+
+def too_deep(line: int | None) -> InputLimitError:
+    return InputLimitError(f"nested deeper than {MAX_DEPTH} levels", line, None)
+
+
+def number_too_long(text: str) -> InputLimitError:
+    found = _LONG_NUMBER.search(text)
+    line = text.count("\n", 0, found.start()) + 1 if found else None
+    return InputLimitError(f"a number longer than {MAX_DIGITS} digits", line, None)
+
+
+def load_json(text: str | bytes) -> Any:
+    """``json.loads`` whose every failure is a ``ValueError``: a deep document
+    raises ``RecursionError`` there, a long number a ``ValueError`` of its own."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"nested deeper than Python reads ({sys.getrecursionlimit()} levels)") from None
+
+
+def load_one(text: str) -> Any:
+    """The single document of a YAML text found inside an object (Helm values,
+    an embedded configuration), read as files are, bounds included; ``None`` when
+    empty. Raises ``YamlSyntaxError``."""
+    docs = list(parse_documents(text))
+    if len(docs) > 1:
+        raise YamlSyntaxError("expected a single document, found several",
+                              docs[1].line, docs[1].column)
+    return docs[0].body if docs else None
+
+
 def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
@@ -121,19 +189,52 @@ def _items_node(node: yaml.Node) -> yaml.SequenceNode | None:
 
 def parse_documents(text: str | bytes) -> Iterator[ParsedDocument]:
     """Yield each document of a YAML (or JSON) stream; raise ``YamlSyntaxError``
-    at the first syntax error, after yielding the documents before it."""
+    at the first syntax error, after yielding the documents before it, and
+    ``InputLimitError`` at the first document nested deeper than ``MAX_DEPTH``
+    (found in the event stream, which libyaml reads without recursing, before
+    the composer, which recurses, sees it) or holding a number too long."""
     plain = _plain_documents(text)
     if plain is not None:
-        yield from plain
+        docs, problem = plain
+        yield from docs
+        if problem is not None:
+            raise problem
         return
-    yield from _composed_documents(text)
+    yield from _composed_documents(text, _first_too_deep(text))
 
 
-def _composed_documents(text: str | bytes) -> Iterator[ParsedDocument]:
+def _first_too_deep(text: str | bytes) -> tuple[int, int] | None:
+    """(document index, line) where the stream first nests deeper than ``MAX_DEPTH``."""
+    loader = _Loader(text)
+    get, depth, index = loader.get_event, 0, 0
+    try:
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is MappingStartEvent or kind is SequenceStartEvent:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return index, event.start_mark.line + 1
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                depth -= 1
+            elif kind is DocumentEndEvent:
+                index += 1
+            elif kind is StreamEndEvent or event is None:
+                return None
+    except yaml.YAMLError:
+        return None  # composing reports the syntax error; it does not go deeper than this
+    finally:
+        loader.dispose()
+
+
+def _composed_documents(text: str | bytes, too_deep_at: tuple[int, int] | None = None
+                        ) -> Iterator[ParsedDocument]:
     loader = _Loader(text)
     index = 0
     try:
         while True:
+            if too_deep_at is not None and index == too_deep_at[0]:
+                raise too_deep(too_deep_at[1])
             try:
                 if not loader.check_node():
                     break
@@ -150,6 +251,9 @@ def _composed_documents(text: str | bytes) -> Iterator[ParsedDocument]:
                 raise YamlSyntaxError(problem, line, column) from None
             except yaml.YAMLError as exc:
                 raise YamlSyntaxError(str(exc), None, None) from None
+            except _NumberTooLong:
+                shown = text if isinstance(text, str) else text.decode("utf-8", "replace")
+                raise number_too_long(shown) from None
             except (ValueError, TypeError, RecursionError) as exc:
                 # e.g. unhashable keys ("? [a]: b") or a bad base64 !!binary
                 raise YamlSyntaxError(f"cannot construct document: {exc}", None, None) from None
@@ -169,7 +273,6 @@ class _NotPlain(Exception):
     """The stream uses YAML beyond plain data; the composing loader handles it."""
 
 
-_MAX_DEPTH = 200  # deeper than any Kubernetes object; left to the composing loader
 _STR = "tag:yaml.org,2002:str"
 _SPECIAL_TAGS = ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")
 
@@ -220,25 +323,36 @@ def resolve_plain(value: str) -> Any:
     return _resolver(value)
 
 
-def _plain_documents(text: str | bytes) -> list[ParsedDocument] | None:
-    """Every document of a stream of plain data, or None to use the composing loader."""
+class _TooDeep(Exception):
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _plain_documents(text: str | bytes
+                     ) -> tuple[list[ParsedDocument], InputLimitError | None] | None:
+    """Every document of a stream of plain data, or None to use the composing
+    loader; when a document nests too deep, the ones before it and the error."""
     loader = _Loader(text)
+    docs: list[ParsedDocument] = []
     try:
-        return _build_documents(loader, _Scalars(loader))
+        _build_documents(loader, _Scalars(loader), docs)
+        return docs, None
+    except _TooDeep as exc:
+        return docs, too_deep(exc.line)
     except (_NotPlain, yaml.YAMLError, ValueError, TypeError, AttributeError):
         return None
     finally:
         loader.dispose()
 
 
-def _build_documents(loader: Any, scalar: _Scalars) -> list[ParsedDocument]:
+def _build_documents(loader: Any, scalar: _Scalars, docs: list[ParsedDocument]) -> None:
     get = loader.get_event
     get()  # stream start
-    docs: list[ParsedDocument] = []
     while True:
         event = get()  # document start, or stream end
         if type(event) is StreamEndEvent:
-            return docs
+            return
         event = get()
         mark = event.start_mark
         body, positions = _build_node(get, event, scalar)
@@ -264,8 +378,10 @@ def _build_node(get: Any, event: Any, scalar: _Scalars) -> tuple[Any, list[tuple
             value = scalar(event.value) if event.implicit[0] else event.value
             container = None
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
-            if event.anchor is not None or event.tag is not None or len(stack) >= _MAX_DEPTH:
+            if event.anchor is not None or event.tag is not None:
                 raise _NotPlain
+            if len(stack) >= MAX_DEPTH:
+                raise _TooDeep(event.start_mark.line + 1)
             value = container = {} if kind is MappingStartEvent else []
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
             stack.pop()

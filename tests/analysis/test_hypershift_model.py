@@ -40,7 +40,9 @@ def test_publishing_strategies_of_the_example():
     assert agent.proxy["httpsProxy"].startswith("https://")
 
 
-def test_wrongly_typed_fields_do_not_break_the_model(tmp_path):
+def test_wrongly_typed_fields_leave_the_object_out_with_their_line(tmp_path):
+    """The API server rejects a HostedCluster whose fields have the wrong type: it is
+    left out of the inventory, with an error at the field, before any model sees it."""
     (tmp_path / "hc.yaml").write_text(
         "apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
         "metadata: {name: h1, namespace: clusters}\n"
@@ -49,8 +51,16 @@ def test_wrongly_typed_fields_do_not_break_the_model(tmp_path):
         "apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
         "metadata: {name: h2, namespace: clusters}\n"
         "spec:\n  networking:\n    machineNetwork: [{cidr: 10.10.0.5/24}, {cidr: nonsense}]\n"
-        "  services:\n  - {service: Ignition, servicePublishingStrategy: NodePort}\n")
-    h1, h2 = _hcs(tmp_path)
-    assert h1.publishing == {} and h1.machine_networks == () and h1.platform == "None"
+        "  services:\n  - {service: Ignition, servicePublishingStrategy: {type: None}}\n---\n"
+        "apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
+        "metadata: {name: h3, namespace: clusters}\n"
+        "spec:\n  services:\n  - {service: Ignition, servicePublishingStrategy: NodePort}\n")
+    inventory = Inventory(load_paths([str(tmp_path)]).objects)
+    (h2,) = hosted_clusters(inventory)
     assert h2.machine_networks == ("10.10.0.0/24",)
     assert h2.published_as("Ignition") == "None"
+    assert [(d.line, d.message) for d in inventory.diagnostics] == [
+        (5, "HostedCluster clusters/h1 is left out: spec.networking is a string or number, "
+            "not a mapping"),
+        (23, "HostedCluster clusters/h3 is left out: spec.services[0].servicePublishingStrategy "
+             "is a string or number, not a mapping")]

@@ -56,16 +56,16 @@ def test_not_utf8(tmp_path):
 
 
 def test_unreadable_file(tmp_path, monkeypatch):
-    import builtins
+    import os
 
-    real_open = builtins.open
+    real_open = os.open
 
     def deny(path, *args, **kwargs):
         if str(path).endswith("secret.yaml"):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", deny)
+    monkeypatch.setattr(os, "open", deny)
     diags = _load_with(tmp_path, "secret.yaml", GOOD)
     assert len(diags) == 1 and "Permission denied" in diags[0].message
 

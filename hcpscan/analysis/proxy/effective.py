@@ -21,11 +21,8 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
-import json
 from collections.abc import Iterator
 from typing import Any
-
-import yaml
 
 from hcpscan.analysis.proxy.pem import parse_bundle
 from hcpscan.analysis.proxy.settings import (
@@ -51,6 +48,7 @@ from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.readers import unit_program
 from hcpscan.sources.systemd import parse_unit
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 
 ADDON_GROUP = "addon.open-cluster-management.io"
 _FIELDS = (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"), ("noProxy", "no_proxy"))
@@ -168,7 +166,7 @@ def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             if text is None or '"ignition"' not in text:
                 continue
             try:
-                body = json.loads(text)
+                body = load_json(text)
             except ValueError:
                 continue
             field = "data" if key in (secret.body.get("data") or {}) else "stringData"
@@ -302,8 +300,8 @@ def cluster_values_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     out = []
     for obj, field, text in _values_documents(inventory):
         try:
-            values = yaml.safe_load(text)
-        except yaml.YAMLError:
+            values = load_one(text)
+        except YamlSyntaxError:
             continue
         if not isinstance(values, dict):
             continue

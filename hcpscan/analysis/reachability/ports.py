@@ -199,9 +199,12 @@ _ALL = ConnectionSet(tuple((p, PortSet.all()) for p in PROTOCOLS))
 _NONE = ConnectionSet(())
 
 
-def normalise_protocol(protocol: str | None) -> str:
-    """Kubernetes protocol names are upper case; a missing protocol means TCP."""
-    return (protocol or "TCP").upper()
+def normalise_protocol(protocol: object) -> str:
+    """Kubernetes protocol names are upper case; a missing protocol means TCP. Anything
+    else (a number, a list) comes back as text, which no protocol name equals."""
+    if protocol is None or protocol == "":
+        return "TCP"
+    return protocol.upper() if isinstance(protocol, str) else repr(protocol)
 
 
 def is_known_protocol(protocol: str | None) -> bool:

@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import yaml
-
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import decode_file_content
 from hcpscan.findings.redact import mask_credentials
@@ -26,6 +24,7 @@ from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.sources.systemd import parse_unit
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 VALUES_SUFFIX = "-cluster-values"
@@ -66,9 +65,9 @@ def cluster_proxy(ctx: Context, obj: K8sObject, cluster: str) -> dict[str, str] 
     if value.redacted:
         return NotEvaluable(f"{secret.ref} key 'values' is redacted in this dump")
     try:
-        values = yaml.safe_load(value.text or "")
-    except yaml.YAMLError as exc:
-        return NotEvaluable(f"{secret.ref} key 'values' is not valid YAML: {exc}")
+        values = load_one(value.text or "")
+    except YamlSyntaxError as exc:
+        return NotEvaluable(f"{secret.ref} key 'values' is not valid YAML: {exc.message}")
     section = values.get("cluster") if isinstance(values, dict) else None
     proxy = section.get("proxy") if isinstance(section, dict) else None
     if not isinstance(proxy, dict):

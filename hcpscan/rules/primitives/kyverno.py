@@ -92,11 +92,16 @@ def kind_matches(pattern: str, kind: str) -> bool:
 def selector_matches(selector: Any, labels: Mapping[str, str]) -> bool:
     if not isinstance(selector, dict):
         return True
-    for key, value in (selector.get("matchLabels") or {}).items():
+    match_labels = selector.get("matchLabels")
+    for key, value in (match_labels if isinstance(match_labels, dict) else {}).items():
         if key not in labels or not fnmatch.fnmatchcase(str(labels[key]), str(value)):
             return False
     for expr in selector.get("matchExpressions") or []:
+        if not isinstance(expr, dict):
+            return False  # Kyverno rejects such a policy: it selects nothing
         key, op = expr.get("key"), str(expr.get("operator", ""))
+        if not isinstance(key, str):
+            return False
         values = [str(v) for v in expr.get("values") or []]
         present = key in labels
         if op == "In" and not (present and labels[key] in values):

@@ -20,6 +20,7 @@ from hcpscan.analysis.proxy import RUNTIME_NAMES, ConsumerProxy, Setting, bypass
 from hcpscan.analysis.proxy.env import choose
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, releases_where
 from hcpscan.analysis.proxy.settings import KONNECTIVITY_SIDECAR
+from hcpscan.analysis.proxy.target import TargetError, parse_target
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.readers import go_reader
 from hcpscan.rules.context import Context
@@ -166,7 +167,10 @@ def _divergence(raw: str, pinned: dict[str, RuntimeRef] | None = None
             else "a CIDR" if "/" in raw else "a *. wildcard")
     lines = []
     for host in hosts:
-        url = f"https://{host}"
+        try:
+            url = parse_target(f"https://{host}")
+        except TargetError:
+            continue  # a word that is no host (``[::1]}``) shows nothing about the entry
         go = bypasses(GO, raw, url).bypass
         differ = [text for rt in ENV_RUNTIMES if rt != GO and (text := releases_where(
             rt, lambda ref, url=url, go=go: bypasses(ref, raw, url).bypass != go,

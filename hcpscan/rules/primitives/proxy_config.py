@@ -17,7 +17,6 @@ OpenShift components use), never by string compares.
 from __future__ import annotations
 
 import ipaddress
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +48,7 @@ from hcpscan.model.networks import cidrs, first_host
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
@@ -229,15 +229,13 @@ def _values_networks(ctx: Context, namespace: str, cluster_name: str,
                      cluster: str) -> ClusterNetworks | None:
     """Giant Swarm ``<cluster>-cluster-values`` ConfigMap: ``kubernetes.API.clusterIPRange``
     and ``calico.CIDR`` (seed 003)."""
-    import yaml
-
     cm = ctx.inventory.get("ConfigMap", namespace, f"{cluster_name}-cluster-values", cluster)
     text = (cm.body.get("data") or {}).get("values") if cm is not None else None
     if not isinstance(text, str):
         return None
     try:
-        values = yaml.safe_load(text)
-    except yaml.YAMLError:
+        values = load_one(text)
+    except YamlSyntaxError:
         return None
     if not isinstance(values, dict):
         return None
@@ -519,7 +517,7 @@ def nad_cidrs(nad: K8sObject) -> tuple[list[str], str]:
     if not isinstance(text, str) or not text.strip():
         return [], "it has no spec.config"
     try:
-        config = json.loads(text)
+        config = load_json(text)
     except ValueError:
         return [], "its spec.config is not JSON"
     found: list[str] = []

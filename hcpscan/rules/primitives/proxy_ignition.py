@@ -20,6 +20,7 @@ from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 from hcpscan.rules.primitives.proxy_config import GO
+from hcpscan.sources.yamldocs import load_json
 
 
 @register
@@ -53,7 +54,7 @@ class IgnitionStubHasProxy(Primitive):
                                "or the live cluster")
             return
         try:
-            stub = json.loads(value.text or "")
+            stub = load_json(value.text or "")
         except ValueError:
             stub = None
         ignition = stub.get("ignition") if isinstance(stub, dict) else None

@@ -40,6 +40,7 @@ import yaml
 
 from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
 from hcpscan.sources.live.deadline import deadline, enforce_deadlines
+from hcpscan.sources.yamldocs import load_json
 
 SERVICEACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 IN_CLUSTER = "in-cluster"
@@ -405,7 +406,7 @@ def _is_loopback(hostname: str) -> bool:
 
 def _json_body(data: bytes, path: str) -> dict[str, Any]:
     try:
-        body = json.loads(data)
+        body = load_json(data)
     except (ValueError, UnicodeDecodeError):
         raise ApiError(200, "OK", "the answer is not JSON", path) from None
     if not isinstance(body, dict):

@@ -73,7 +73,6 @@ CONTAINERS = """\
   - {name: LOG_LEVEL, value: debug}
   - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
   - {name: GOMAXPROCS, valueFrom: {resourceFieldRef: {resource: limits.cpu}}}
-  - not-an-entry
 - name: proxy
   env: [{name: https_proxy, value: "http://proxy:3128"}]
 - name: key-reference

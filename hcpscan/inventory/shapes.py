@@ -1,0 +1,170 @@
+"""The shape of the fields hcpscan reads, per kind: which are mappings, lists or scalars.
+
+The API server (and a CRD's structural schema) rejects an object whose field has
+the wrong JSON type — ``containers`` as a mapping, a port's ``protocol`` as a
+list — so such an object cannot exist in a cluster. The inventory checks every
+object against these shapes once, when it is built, and leaves out the objects
+that do not fit, with an error at the offending field's line: every command
+(``scan``, ``inventory``, ``proxy``, ``connectivity``, ``cluster``) reads the same
+checked objects, and no analysis meets a list where the API guarantees a string.
+
+Only what the analyses and rules read is described; everything else is free.
+Scalars are not told apart (an unquoted number where the API wants a string is
+read as its text, as before). ``None`` (a field written empty) is always
+accepted, as the API server accepts it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hcpscan.inventory.fieldpath import Step
+
+
+class _Scalar:
+    """A string, number or boolean."""
+
+
+SCALAR = _Scalar()
+ANY_KEY = "*"
+# A shape: ``dict`` (any mapping), ``list`` (any list), SCALAR, a mapping of field to
+# shape (``ANY_KEY`` for every key), or a one-element list (the shape of every entry).
+Shape = type | _Scalar | dict[str, "Shape"] | list["Shape"]
+
+STRING_MAP: Shape = {ANY_KEY: SCALAR}
+OBJECT_REF: Shape = {"name": SCALAR, "namespace": SCALAR, "key": SCALAR, "kind": SCALAR}
+METADATA: Shape = {"name": SCALAR, "namespace": SCALAR, "generateName": SCALAR,
+                   "labels": STRING_MAP, "annotations": STRING_MAP,
+                   "ownerReferences": [{"kind": SCALAR, "name": SCALAR, "apiVersion": SCALAR,
+                                        "controller": SCALAR}]}
+SELECTOR: Shape = {"matchLabels": STRING_MAP, "matchExpressions": [dict]}
+ENV: Shape = {"name": SCALAR, "value": SCALAR,
+              "valueFrom": {"configMapKeyRef": OBJECT_REF, "secretKeyRef": OBJECT_REF,
+                            "fieldRef": dict}}
+CONTAINER: Shape = {
+    "name": SCALAR, "image": SCALAR, "env": [ENV],
+    "envFrom": [{"prefix": SCALAR, "configMapRef": OBJECT_REF, "secretRef": OBJECT_REF}],
+    "ports": [{"containerPort": SCALAR, "hostPort": SCALAR, "protocol": SCALAR, "name": SCALAR}],
+    "args": [SCALAR], "command": [SCALAR], "volumeMounts": [dict],
+}
+POD_SPEC: Shape = {"containers": [CONTAINER], "initContainers": [CONTAINER],
+                   "hostNetwork": SCALAR, "volumes": [dict], "nodeSelector": STRING_MAP}
+POD_TEMPLATE: Shape = {"metadata": METADATA, "spec": POD_SPEC}
+WORKLOAD: Shape = {"metadata": METADATA,
+                   "spec": {"selector": SELECTOR, "template": POD_TEMPLATE, "replicas": SCALAR}}
+PROXY_VALUES: Shape = {"httpProxy": SCALAR, "httpsProxy": SCALAR, "noProxy": SCALAR,
+                       "trustedCA": {"name": SCALAR}, "readinessEndpoints": [SCALAR]}
+CIDR_LIST: Shape = [{"cidr": SCALAR}]
+
+HOSTED_CLUSTER: Shape = {"metadata": METADATA, "spec": {
+    "networking": {"clusterNetwork": CIDR_LIST, "serviceNetwork": CIDR_LIST,
+                   "machineNetwork": CIDR_LIST, "networkType": SCALAR},
+    "services": [{"service": SCALAR, "servicePublishingStrategy": {
+        "type": SCALAR, "nodePort": {"address": SCALAR, "port": SCALAR},
+        "route": {"hostname": SCALAR}, "loadBalancer": {"hostname": SCALAR}}}],
+    "configuration": {"proxy": PROXY_VALUES}, "platform": dict,
+    "additionalTrustBundle": {"name": SCALAR}}}
+
+KUBEADM_CONFIG: Shape = {"files": [{"path": SCALAR, "content": SCALAR, "encoding": SCALAR,
+                                     "contentFrom": {"secret": OBJECT_REF}}],
+                          "preKubeadmCommands": [SCALAR], "postKubeadmCommands": [SCALAR]}
+ANY_KIND: Shape = {"metadata": METADATA}  # ObjectMeta is the same in every kind
+
+POLICY_PORT: Shape = {"port": SCALAR, "endPort": SCALAR, "protocol": SCALAR}
+POLICY_PEER: Shape = {"podSelector": SELECTOR, "namespaceSelector": SELECTOR,
+                      "ipBlock": {"cidr": SCALAR, "except": [SCALAR]}}
+
+SHAPES: dict[str, Shape] = {
+    "Deployment": WORKLOAD, "StatefulSet": WORKLOAD, "DaemonSet": WORKLOAD,
+    "ReplicaSet": WORKLOAD, "Job": WORKLOAD,
+    "CronJob": {"metadata": METADATA, "spec": {"jobTemplate": {"spec": {"template": POD_TEMPLATE}}}},
+    "Pod": {"metadata": METADATA, "spec": POD_SPEC,
+            "status": {"podIP": SCALAR, "hostIP": SCALAR, "podIPs": [{"ip": SCALAR}]}},
+    "Namespace": {"metadata": METADATA},
+    "ConfigMap": {"metadata": METADATA, "data": STRING_MAP, "binaryData": STRING_MAP},
+    "Secret": {"metadata": METADATA, "data": STRING_MAP, "stringData": STRING_MAP, "type": SCALAR},
+    "Service": {"metadata": METADATA, "spec": {
+        "type": SCALAR, "selector": STRING_MAP, "clusterIP": SCALAR, "externalIPs": [SCALAR],
+        "loadBalancerSourceRanges": [SCALAR], "externalTrafficPolicy": SCALAR,
+        "ports": [{"name": SCALAR, "port": SCALAR, "targetPort": SCALAR, "nodePort": SCALAR,
+                   "protocol": SCALAR}]}},
+    "Route": {"metadata": METADATA, "spec": {"host": SCALAR, "to": {"kind": SCALAR, "name": SCALAR},
+                                             "port": {"targetPort": SCALAR}, "tls": dict}},
+    "Proxy": {"metadata": METADATA, "spec": PROXY_VALUES, "status": PROXY_VALUES},
+    "Network": {"metadata": METADATA,
+                "spec": {"clusterNetwork": CIDR_LIST, "serviceNetwork": [SCALAR],
+                         "networkType": SCALAR},
+                "status": {"clusterNetwork": CIDR_LIST, "serviceNetwork": [SCALAR]}},
+    "HostedCluster": HOSTED_CLUSTER, "HostedControlPlane": HOSTED_CLUSTER,
+    "NodePool": {"metadata": METADATA, "spec": {"clusterName": SCALAR, "platform": dict,
+                                                "config": [{"name": SCALAR}]}},
+    "ManagedClusterAddOn": {"metadata": METADATA, "spec": {
+        "installNamespace": SCALAR,
+        "configs": [{"group": SCALAR, "resource": SCALAR, "name": SCALAR, "namespace": SCALAR}]}},
+    "AddOnDeploymentConfig": {"metadata": METADATA, "spec": {
+        "proxyConfig": {"httpProxy": SCALAR, "httpsProxy": SCALAR, "noProxy": SCALAR,
+                        "caBundle": SCALAR},
+        "customizedVariables": [{"name": SCALAR, "value": SCALAR}], "nodePlacement": dict}},
+    # types only: what a policy means (and rejects beyond types) is analysis/reachability/policies.py
+    "NetworkPolicy": {"metadata": METADATA, "spec": {
+        "podSelector": SELECTOR, "policyTypes": [SCALAR],
+        "ingress": [{"from": [POLICY_PEER], "ports": [POLICY_PORT]}],
+        "egress": [{"to": [POLICY_PEER], "ports": [POLICY_PORT]}]}},
+    "NetworkAttachmentDefinition": {"metadata": METADATA, "spec": {"config": SCALAR}},
+    "KubeadmConfig": {"metadata": METADATA, "spec": KUBEADM_CONFIG},
+    "KubeadmConfigTemplate": {"metadata": METADATA, "spec": {"template": {"spec": KUBEADM_CONFIG}}},
+    "KubeadmControlPlane": {"metadata": METADATA, "spec": {"kubeadmConfigSpec": KUBEADM_CONFIG}},
+    "KubeadmControlPlaneTemplate": {"metadata": METADATA, "spec": {"template": {"spec": {
+        "kubeadmConfigSpec": KUBEADM_CONFIG}}}},
+    "Cluster": {"metadata": METADATA, "spec": {"clusterNetwork": {
+        "pods": {"cidrBlocks": [SCALAR]}, "services": {"cidrBlocks": [SCALAR]},
+        "serviceDomain": SCALAR}}},
+}
+
+
+Misfit = tuple[tuple[Step, ...], str, str]  # (field path, what it is, what it should be)
+
+
+def first_misfit(kind: str, body: dict[str, Any]) -> Misfit | None:
+    """The first field of ``body`` whose type does not fit the kind's shape, or None.
+    Plain recursion, no generators: every object of a dump is checked."""
+    return _misfit(body, SHAPES.get(kind, ANY_KIND), ())
+
+
+def _misfit(value: Any, shape: Shape, path: tuple[Step, ...]) -> Misfit | None:
+    if value is None:
+        return None
+    if shape is SCALAR:
+        return (path, _name(value), "a string or number") if isinstance(value, (dict, list)) else None
+    if shape is dict or type(shape) is dict:
+        if type(value) is not dict:
+            return path, _name(value), "a mapping"
+        return _fields(value, shape, path) if type(shape) is dict else None  # type: ignore[arg-type]
+    if type(value) is not list:
+        return path, _name(value), "a list"
+    if type(shape) is list:
+        inner = shape[0]  # type: ignore[index]
+        for index, item in enumerate(value):
+            found = _misfit(item, inner, (*path, index))
+            if found is not None:
+                return found
+    return None
+
+
+def _fields(value: dict[Any, Any], shape: dict[str, Shape], path: tuple[Step, ...]) -> Misfit | None:
+    every = shape.get(ANY_KEY)
+    for key, item in value.items():
+        sub = shape.get(key, every) if isinstance(key, str) else every
+        if sub is not None and item is not None:
+            found = _misfit(item, sub, (*path, str(key)))
+            if found is not None:
+                return found
+    return None
+
+
+def _name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return "a string or number"

@@ -1,0 +1,74 @@
+"""The cost of a finding's line does not grow with the input: a document is composed
+from its own lines, an archive is streamed once."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from hcpscan.inventory import Inventory
+from hcpscan.inventory import locator as locator_module
+from hcpscan.sources import walk
+from hcpscan.sources.loader import load_paths
+from hcpscan.sources.yamldocs import locate
+from tests.hostile.harness import GOOD
+
+DOCS = 200
+FIELD = ("spec", "template", "spec", "containers", 0, "env", 0, "value")
+
+
+def _documents() -> str:
+    return "---\n".join(GOOD.replace("good-web", f"web-{i}") for i in range(DOCS))
+
+
+def test_each_document_is_composed_from_its_own_lines(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "many.yaml"
+    path.write_text("# many Deployments\n" + _documents())
+    composed: list[int] = []
+    real = locator_module.compose_document
+
+    def counting(text, index):  # type: ignore[no-untyped-def]
+        composed.append(len(text))
+        return real(text, index)
+
+    monkeypatch.setattr(locator_module, "compose_document", counting)
+    inventory = Inventory(load_paths([str(path)]).objects)
+    text = path.read_bytes()
+    for obj in inventory.objects:
+        found = inventory.locate(obj, FIELD)
+        assert (found.line, found.column) == locate(text, obj.source.doc_index, None, FIELD)[:2]
+    assert len(composed) == DOCS and max(composed) < 2 * len(GOOD)
+
+
+@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
+def test_an_archive_is_read_once_for_all_its_findings(tmp_path: Path, monkeypatch, suffix: str) -> None:
+    archive = tmp_path / f"dump{suffix}"
+    files = {f"ns/web-{i}.yaml": GOOD.replace("good-web", f"web-{i}").encode() for i in range(50)}
+    if suffix == ".zip":
+        import zipfile
+
+        with zipfile.ZipFile(archive, "w") as out:
+            for name, data in files.items():
+                out.writestr(name, data)
+    else:
+        with tarfile.open(archive, "w:gz") as out:
+            for name, data in files.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                out.addfile(info, io.BytesIO(data))
+    streamed: list[str] = []
+    real = walk.iter_archive
+
+    def counting(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        streamed.append(path)
+        return real(path, *args, **kwargs)
+
+    inventory = Inventory(load_paths([str(archive)]).objects)
+    monkeypatch.setattr(walk, "iter_archive", counting)
+    assert len(inventory.objects) == 50
+    for obj in inventory.objects:
+        assert inventory.locate(obj, FIELD).line == 13
+    assert streamed == [str(archive)]

@@ -1,0 +1,116 @@
+"""Property-based fuzzing of the loaders and of every command's model building.
+
+Documents of every kind hcpscan reads (one of each from the bundled fixtures),
+with fields replaced by values of the wrong type, huge ones, or removed, are
+written to a file, loaded, and given to what `inventory`, `proxy`,
+`connectivity` and `scan` build: each must end in results or diagnostics, never
+an exception (exit 4) or a check that failed. Raw text is fed to the parser.
+The number of examples is bounded for CI (``HCPSCAN_FUZZ_EXAMPLES`` raises it);
+inputs that once failed are kept in ``corpus/`` and replayed on every run.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import HCPSCAN_API, K8sObject
+from hcpscan.sources.documents import parse_entry
+from hcpscan.sources.interface import Entry
+from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
+from tests.hostile.models import FORMATS, build_every_model
+
+EXAMPLES = int(os.environ.get("HCPSCAN_FUZZ_EXAMPLES", "200"))
+CORPUS = Path(__file__).parent / "corpus"
+DELETE = object()
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@functools.cache
+def seeds() -> tuple[K8sObject, ...]:
+    """The first object of each kind in the fixtures, and a few around it to relate to."""
+    found: dict[str, K8sObject] = {}
+    for folder in ("example", "proxy", "reachability", "rules"):
+        for obj in load_paths([str(FIXTURES / folder)]).objects:
+            if obj.api_version != HCPSCAN_API:
+                found.setdefault(obj.kind, obj)
+    return tuple(found[kind] for kind in sorted(found))
+
+
+def _context() -> list[K8sObject]:
+    return [o for o in seeds() if o.kind in ("Namespace", "Service", "HostedCluster", "Proxy")]
+
+
+VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False), st.text(max_size=12), st.just("x" * 20_000),
+    st.just("http://u:p@[::1]}:x"), st.just("*"), st.just("0.0.0.0/0"),
+    st.lists(st.one_of(st.integers(), st.text(max_size=4)), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.one_of(st.integers(), st.text(max_size=4)), max_size=2),
+    st.just(DELETE),
+)
+
+
+def _paths(body: Any, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix] if prefix else []
+    items = body.items() if isinstance(body, dict) else enumerate(body) if isinstance(body, list) else ()
+    for key, value in items:
+        out.extend(_paths(value, (*prefix, key)))
+    return out
+
+
+def _mutated(body: dict[str, Any], changes: list[tuple[int, Any]]) -> dict[str, Any]:
+    body = copy.deepcopy(body)
+    for choice, value in changes:
+        paths = [p for p in _paths(body) if p[0] not in ("apiVersion", "kind")]
+        if not paths:
+            break
+        *parents, last = paths[choice % len(paths)]
+        parent = body
+        for step in parents:
+            parent = parent[step]
+        if value is DELETE:
+            del parent[last]
+        else:
+            parent[last] = copy.deepcopy(value)
+    return body
+
+
+@SETTINGS
+@given(seed=st.integers(min_value=0), changes=st.lists(st.tuples(st.integers(min_value=0), VALUES),
+                                                       min_size=1, max_size=4),
+       as_json=st.booleans())
+def test_wrongly_typed_documents_of_every_kind(tmp_path_factory, seed: int,
+                                               changes: list[tuple[int, Any]], as_json: bool) -> None:
+    obj = seeds()[seed % len(seeds())]
+    body = _mutated(obj.body, changes)
+    folder = tmp_path_factory.mktemp("fuzz")
+    path = folder / ("object.json" if as_json else "object.yaml")
+    path.write_text(yaml.safe_dump(body, default_flow_style=as_json, width=10**6))
+    loaded = load_paths([str(path)])
+    build_every_model(Inventory([*loaded.objects, *_context()], loaded.diagnostics))
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.sampled_from(list("{}[]-:,'\"!&*#|>?% \n\t\\abck0129.xe")), max_size=300))
+def test_the_parser_on_any_text(text: str) -> None:
+    entry = Entry("fuzz.yaml", ("fuzz.yaml",), lambda: b"", None, "fuzz.yaml")
+    parse_entry(entry, "management", text.encode())
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.iterdir()))
+def test_inputs_that_once_failed(name: str) -> None:
+    loaded = load_paths([str(CORPUS / name)])
+    inventory = Inventory([*loaded.objects, *_context()], loaded.diagnostics)
+    build_every_model(inventory, FORMATS)

@@ -1,0 +1,107 @@
+"""Documents built to break parsers: nesting tens of thousands of levels deep (which
+killed the process with SIGSEGV in both YAML parsers) and numbers longer than
+Python's int-string limit (an internal error on every command)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hcpscan.sources import fastyaml
+from hcpscan.sources.yamldocs import (
+    MAX_DEPTH,
+    InputLimitError,
+    YamlSyntaxError,
+    load_json,
+    load_one,
+    parse_documents,
+)
+from tests.hostile.harness import GOOD, diagnostics, run_every_command, with_good
+
+LEVELS = 30_000
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep, namespace: shop}\n"
+DEEP = {
+    "flow.yaml": CONFIGMAP + "data: " + "[" * LEVELS + "]" * LEVELS + "\n",
+    "dashes.yaml": CONFIGMAP + "data:\n" + "- " * LEVELS + "x\n",
+    "anchored.yaml": CONFIGMAP.replace("metadata:", "metadata: &m") + "x: " + "{a: " * LEVELS + "1" + "}" * LEVELS + "\n",
+    "deep.json": '{"kind": "ConfigMap", "data": ' + '{"a": ' * LEVELS + "1" + "}" * LEVELS + "}\n",
+}
+LONG = {
+    "decimal.json": '{"apiVersion": "v1", "kind": "ConfigMap", "data": {"n": ' + "9" * 5000 + "}}\n",
+    "hex.yaml": CONFIGMAP + "data: {n: 0x" + "f" * 5000 + "}\n",
+    "decimal.yaml": CONFIGMAP + "data:\n  n: " + "1" * 4400 + "\n",
+}
+
+
+def _every_command_over(tmp_path: Path, files: dict[str, str]) -> tuple[dict, dict]:
+    """(runs, {file name: (line, message)}) of every command over the files and a good one."""
+    tree = with_good(tmp_path / "dump")
+    for name, text in files.items():
+        (tree / name).write_text(text)
+    runs = run_every_command(str(tree))
+    return runs, {Path(d["path"]).name: (d["line"], d["message"]) for d in diagnostics(runs)}
+
+
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["yaml-rs", "pyyaml"])
+def test_deep_documents_are_a_diagnostic_on_every_command(tmp_path: Path, monkeypatch, fast: str) -> None:
+    monkeypatch.setenv("HCPSCAN_FAST_YAML", fast)
+    runs, found = _every_command_over(tmp_path, DEEP)
+    deeper = f"not read: nested deeper than {MAX_DEPTH} levels"
+    assert found == {"flow.yaml": (4, deeper), "dashes.yaml": (5, deeper),
+                     "anchored.yaml": (4, deeper), "deep.json": (1, deeper)}
+    assert all(r.code == 2 for r in runs.values() if r.command != "proxy")
+
+
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["yaml-rs", "pyyaml"])
+def test_numbers_beyond_the_int_limit_are_a_diagnostic_on_every_command(tmp_path: Path, monkeypatch,
+                                                                         fast: str) -> None:
+    monkeypatch.setenv("HCPSCAN_FAST_YAML", fast)
+    _, found = _every_command_over(tmp_path, LONG)
+    longer = "not read: a number longer than 4300 digits"
+    assert found == {"decimal.json": (1, longer), "hex.yaml": (4, longer), "decimal.yaml": (5, longer)}
+
+
+def test_the_documents_before_a_deep_one_are_kept() -> None:
+    text = GOOD + "---\n" + DEEP["flow.yaml"] + "---\n" + GOOD
+    docs = []
+    with pytest.raises(InputLimitError) as raised:
+        for doc in parse_documents(text):
+            docs.append(doc)
+    assert len(docs) == 1 and raised.value.line == GOOD.count("\n") + 5
+
+
+def test_depth_at_the_limit_reads_the_same_on_both_paths() -> None:
+    def nested(levels: int) -> str:
+        return CONFIGMAP + "data:\n" + "".join("  " * i + "a:\n" for i in range(1, levels)) + "  " * levels + "a: 1\n"
+
+    at_limit = nested(MAX_DEPTH - 1)  # the document itself is one level
+    assert fastyaml.fast_documents(at_limit) is None or \
+        [d.body for d in fastyaml.fast_documents(at_limit)] == [d.body for d in parse_documents(at_limit)]
+    assert len(list(parse_documents(at_limit))) == 1
+    with pytest.raises(InputLimitError):
+        list(parse_documents(nested(MAX_DEPTH + 1)))
+    assert fastyaml.fast_documents(nested(MAX_DEPTH + 1)) is None
+
+
+def test_text_inside_objects_is_read_with_the_same_bounds() -> None:
+    """Helm values and embedded configurations go through the same reader."""
+    with pytest.raises(InputLimitError):
+        load_one("a: " + "[" * LEVELS + "]" * LEVELS)
+    with pytest.raises(YamlSyntaxError):
+        load_one("a: 1\n---\nb: 2\n")
+    assert load_one("") is None and load_one("a: [1]") == {"a": [1]}
+    with pytest.raises(ValueError):
+        load_json("[" * LEVELS + "]" * LEVELS)
+    with pytest.raises(ValueError):
+        load_json("9" * 5000)
+
+
+def test_deep_helm_values_inside_a_secret(tmp_path: Path) -> None:
+    """An embedded document is not a file: the rule that reads it says it cannot."""
+    tree = with_good(tmp_path / "dump")
+    deep = "cluster: " + "[" * LEVELS + "]" * LEVELS
+    (tree / "values.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1-cluster-values, namespace: org-a}\n"
+        f"data:\n  values: '{deep}'\n")
+    run_every_command(str(tree))
