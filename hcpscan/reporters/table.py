@@ -38,6 +38,15 @@ STYLE = {Severity.CRITICAL: "bold white on red", Severity.HIGH: "bold red",
          Severity.MEDIUM: "yellow", Severity.LOW: "cyan", Severity.INFO: "dim"}
 
 
+# Findings shown in full (wrapped, with evidence); the rest get one plain line each: a
+# terminal of 100,000 wrapped findings helps nobody, and rich's wrapping costs ~0.3 ms each.
+DETAILED_FINDINGS = 1000
+
+
+class _Plain(list):  # type: ignore[type-arg]
+    """Lines written as they are, past rich (already escaped and masked)."""
+
+
 class TableReporter:
     name = "table"
     media_type = "text/plain"
@@ -51,7 +60,10 @@ class TableReporter:
                           highlight=False, markup=False, emoji=False, soft_wrap=False,
                           force_interactive=False, _environ={})
         for block in _blocks(report):
-            console.print(block)
+            if isinstance(block, _Plain):
+                console.file.write("".join(line + "\n" for line in block))
+            else:
+                console.print(block)
         # rich pads wrapped blocks to their width; trailing blanks only clutter logs
         return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
 
@@ -62,7 +74,9 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
     failing = [f for f in report.findings if f.status is not Status.SUPPRESSED]
     suppressed = [f for f in report.findings if f.status is Status.SUPPRESSED]
     titles = {rule_id: info.title for rule_id, info in rule_index(report).items()}
-    for severity, by_severity in groupby(ordered(failing), key=lambda f: f.severity):
+    failing = ordered(failing)
+    failing, rest = failing[:DETAILED_FINDINGS], failing[DETAILED_FINDINGS:]
+    for severity, by_severity in groupby(failing, key=lambda f: f.severity):
         group = list(by_severity)
         blocks.append(Text(f"{severity.value.upper()} ({len(group)})", style=STYLE[severity]))
         for rule_id, by_rule in groupby(group, key=lambda f: f.rule_id):
@@ -73,6 +87,12 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
             heading.append(f"  ({len(items)})", style="dim")
             blocks.append(heading)
             blocks.extend(_finding(f) for f in items)
+        blocks.append(Text(""))
+    if rest:
+        blocks.append(Text(f"{len(rest)} MORE FINDINGS, one line each (all of them in full: "
+                           "--format json or markdown)", style="bold"))
+        blocks.append(_Plain(f"  {shown(where(f.location))}: {shown(f.rule_id)} [{f.severity.value}] "
+                             f"{shown(f.object)}: {shown(f.message)}" for f in rest))
         blocks.append(Text(""))
     if suppressed:
         blocks.append(_suppressed(ordered(suppressed)))

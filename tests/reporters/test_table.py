@@ -71,3 +71,15 @@ def test_lines_fit_the_width_and_have_no_trailing_blanks(realistic):
     text = table(realistic, ReportOptions(width=60))
     assert all(len(line) <= 60 for line in text.splitlines())
     assert all(line == line.rstrip() for line in text.splitlines())
+
+
+def test_past_the_detailed_findings_each_finding_is_one_plain_line(realistic, monkeypatch):
+    from hcpscan.reporters import table as table_module
+
+    failing = [f for f in realistic.findings if f.status.value == "fail"]
+    assert len(failing) > 2
+    monkeypatch.setattr(table_module, "DETAILED_FINDINGS", 2)
+    text = table(realistic, ReportOptions.for_stream(io.StringIO(), environ={}))
+    assert f"{len(failing) - 2} MORE FINDINGS, one line each" in text
+    tail = text.split("MORE FINDINGS", 1)[1].splitlines()[1:len(failing) - 1]
+    assert all(re.match(r"  \S+:\d+( \(virtual\))?: \S+ \[\w+\] ", line) for line in tail), tail
