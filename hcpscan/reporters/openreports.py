@@ -31,7 +31,7 @@ import yaml
 
 from hcpscan.findings.model import MANAGEMENT, Finding, RuleInfo, RuleResult, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
-from hcpscan.reporters.summary import config_text, ordered, rule_index
+from hcpscan.reporters.summary import config_text, ordered, passed_over_text, rule_index
 
 SOURCE = "hcpscan"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "hcpscan"}
@@ -73,6 +73,7 @@ def report_name(cluster: str) -> str:
 
 # The config the run used, as every other report format names it.
 CONFIG_ANNOTATION = "hcpscan.io/config"
+PASSED_OVER_ANNOTATION = "hcpscan.io/passed-over"
 
 
 def build_reports(report: ScanReport, kinds: ReportKinds = OPENREPORTS) -> list[dict[str, Any]]:
@@ -86,8 +87,10 @@ def build_reports(report: ScanReport, kinds: ReportKinds = OPENREPORTS) -> list[
         key = (finding.object.cluster, finding.object.namespace)
         groups[key].append(_finding_result(finding, infos.get(finding.rule_id), stamp, kinds))
     groups[(clusters[0], "")].extend(_scan_results(report, infos, stamp, kinds))
-    config = config_text(report)
-    return [_report_object(cluster, namespace, results, kinds, config)
+    annotations = {CONFIG_ANNOTATION: config} if (config := config_text(report)) is not None else {}
+    if report.passed_over:  # input the scan did not read, with its reasons, as every report says
+        annotations[PASSED_OVER_ANNOTATION] = "; ".join(passed_over_text(i) for i in report.passed_over)
+    return [_report_object(cluster, namespace, results, kinds, annotations)
             for (cluster, namespace), results in sorted(groups.items(), key=_group_order)]
 
 
@@ -104,13 +107,13 @@ def _group_order(item: tuple[tuple[str, str], Any]) -> tuple[bool, bool, str, st
 
 
 def _report_object(cluster: str, namespace: str, results: list[dict[str, Any]],
-                   kinds: ReportKinds, config: str | None = None) -> dict[str, Any]:
+                   kinds: ReportKinds, annotations: dict[str, str] | None = None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": report_name(cluster)}
     if namespace:
         metadata["namespace"] = namespace
     metadata["labels"] = {**MANAGED_BY, CLUSTER_LABEL: dns_label(cluster)}
-    if config is not None:  # which .hcpscan.yaml shaped these results (path and sha256), or none
-        metadata["annotations"] = {CONFIG_ANNOTATION: config}
+    if annotations:  # which .hcpscan.yaml shaped these results (path and sha256, or none) ...
+        metadata["annotations"] = dict(annotations)
     obj: dict[str, Any] = {"apiVersion": kinds.api_version,
                            "kind": kinds.namespaced if namespace else kinds.cluster_scoped,
                            "metadata": metadata}

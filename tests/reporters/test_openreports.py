@@ -202,3 +202,12 @@ def test_every_report_object_names_the_config_the_run_used(realistic):
             f"/repo/.hcpscan.yaml (sha256 {'ab' * 32})"}
     realistic.metadata["config"] = None
     assert {o["metadata"]["annotations"]["hcpscan.io/config"] for o in build_reports(realistic)} == {"none"}
+
+
+def test_report_objects_say_what_input_was_passed_over(realistic):
+    from hcpscan.findings.model import PassedOver
+
+    realistic.passed_over = [PassedOver("hidden file", 3, ".git/config"),
+                             PassedOver("link leaving the scanned folder", 1, "d/link.yaml")]
+    (said,) = {o["metadata"]["annotations"]["hcpscan.io/passed-over"] for o in build_reports(realistic)}
+    assert said == "3 hidden file; 1 link leaving the scanned folder"
