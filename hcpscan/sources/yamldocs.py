@@ -163,6 +163,21 @@ def load_json(text: str | bytes) -> Any:
         raise ValueError(f"nested deeper than Python reads ({sys.getrecursionlimit()} levels)") from None
 
 
+def nested_too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether a parsed value (an API answer's object) nests deeper than ``limit``:
+    such an object is refused as a file nested that deep is, before anything recurses
+    over it (the model, a report, a saved dump). Iterative, so any depth is safe."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
 def load_one(text: str) -> Any:
     """The single document of a YAML text found inside an object (Helm values,
     an embedded configuration), read as files are, bounds included; ``None`` when

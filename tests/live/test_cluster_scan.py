@@ -164,3 +164,36 @@ def test_save_dump_refuses_a_folder_with_content(tmp_path, pki):
     config = write_kubeconfig(tmp_path / "kubeconfig", "https://127.0.0.1:1", pki.ca_pem)
     code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--save-dump", str(dump))
     assert code == 2 and "already exists and is not an empty folder" in err and "Traceback" not in err
+
+
+def test_save_dump_of_hostile_objects_reads_back_with_the_same_diagnostics(standin, pki, tmp_path):
+    """A cluster serving wrongly typed objects and absurd values: the live scan and the
+    offline scan of its saved dump both report them and go on, never crash (exit 4)."""
+    good = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "proxy-env", "namespace": "shop"},
+            "data": {"HTTPS_PROXY": "http://user:pw@proxy.corp:3128"}}
+    typed = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+             "metadata": {"name": "web", "namespace": "shop"},
+             "spec": {"podSelector": {}, "ingress": [{"ports": [{"port": [80, 443]}]}]}}
+    deep: dict = {}
+    cursor = deep
+    for _ in range(400):
+        cursor["a"] = {}
+        cursor = cursor["a"]
+    nested = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "deep", "namespace": "shop",
+                                                                     "annotations": {"x": "y"}},
+              "data": {"ok": "1"}, "extra": deep}
+    server = standin([good, typed, nested])
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    dump = tmp_path / "dump"
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--save-dump", str(dump),
+                           "--keep-secrets", "--format", f"json={tmp_path / 'live.json'}")
+    assert code in (1, 2), err
+    live = json.loads((tmp_path / "live.json").read_text())
+    offline_code, _, offline_err = hcpscan("scan", str(dump), "--no-config", "--no-progress",
+                                           "--format", f"json={tmp_path / 'offline.json'}")
+    assert offline_code in (1, 2), offline_err
+    offline = json.loads((tmp_path / "offline.json").read_text())
+    for report in (live, offline):
+        assert any(f["rule_id"] == "PRX008" and f["object"]["name"] == "proxy-env" for f in report["findings"])
+        messages = " ".join(d["message"] for d in report["diagnostics"])
+        assert "NetworkPolicy shop/web is left out" in messages and "is a list" in messages, messages

@@ -27,6 +27,7 @@ from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.interface import Diagnostic
 from hcpscan.sources.live.client import ApiError, Connection, TransportError
 from hcpscan.sources.live.discovery import ApiResource, Discovery
+from hcpscan.sources.yamldocs import MAX_DEPTH, nested_too_deep
 
 MAX_PAGES = 10_000  # per list: 5 million objects at the default page size
 MAX_RESTARTS = 3  # per list, after expired continue tokens
@@ -102,6 +103,7 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
         if isinstance(outcome, _Failure):
             _record_failure(read, outcome)
         else:
+            _refuse_too_deep(outcome, conn.context, read)
             read.listed.append(outcome)
             read.objects.extend(to_object(item, conn.context) for item in outcome.items)
     for derived, source in _DERIVED_FROM.items():
@@ -135,6 +137,22 @@ def list_all(conn: Connection, path: str, page_size: int) -> list[dict[str, Any]
         if next_token == token or pages >= MAX_PAGES:
             raise ApiError(200, "OK", f"the list did not end after {pages} pages", path)
         token = next_token
+
+
+def _refuse_too_deep(listed: ListedResource, context: str, read: ClusterRead) -> None:
+    """Leave out (from the scan and a saved dump alike) objects nested deeper than a file
+    may be: the same limit and words as for files."""
+    kept = []
+    for item in listed.items:
+        if not nested_too_deep(item):
+            kept.append(item)
+            continue
+        obj = to_object(item, context)
+        read.diagnostics.append(Diagnostic(obj.source.path, None, f"not read: {obj.ref} is nested "
+                                           f"deeper than {MAX_DEPTH} levels",
+                                           hint="no Kubernetes object nests that deep: the API "
+                                                "server or an extension returned it; inspect it"))
+    listed.items[:] = kept
 
 
 def to_object(item: dict[str, Any], context: str) -> K8sObject:
