@@ -147,7 +147,12 @@ class Locator:
 def _documents_of(text: str) -> list[tuple[int, str]] | None:
     if text.startswith("%") or "\n%" in text:
         return None  # directives apply from the top: compose the whole stream
-    return [(text.count("\n", 0, start), text[start:end]) for start, end in document_spans(text)]
+    out, line, counted = [], 0, 0
+    for start, end in document_spans(text):
+        line += text.count("\n", counted, start)  # only what lies since the last document:
+        counted = start                           # once over the file, not once per document
+        out.append((line, text[start:end]))
+    return out
 
 
 def _lines(data: bytes) -> list[str] | None:
