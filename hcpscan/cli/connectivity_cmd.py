@@ -22,7 +22,7 @@ from hcpscan.analysis.reachability.ports import PROTOCOLS
 from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
-from hcpscan.cli.output import console_for, diagnostics_table, say
+from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
 from hcpscan.findings.redact import shown
 from hcpscan.reporters.connectivity import (
     GraphvizMissing,
@@ -124,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     _check_arguments(args)
     perimeter = _perimeter(args.firewall)
     inventory = load_inventory(args)
+    say_passed_over(inventory)
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
     if args.to is None:

@@ -7,7 +7,7 @@ import json
 import sys
 
 from hcpscan.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
-from hcpscan.cli.output import cells, console_for, diagnostics_table
+from hcpscan.cli.output import cells, console_for, diagnostics_table, passed_over_line
 
 DESCRIPTION = """\
 List what hcpscan reads from the given paths: object counts per cluster, kind
@@ -53,9 +53,9 @@ def run(args: argparse.Namespace) -> int:
     for cluster, kind, namespace, count in inventory.counts():
         table.add_row(*cells(cluster, kind, namespace or "-", count))
     console.print(table)
-    if inventory.skipped.counts:
-        skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(inventory.skipped.counts.items()))
-        console.print(f"passed over: {skipped}", style="dim", markup=False)
+    passed_over = passed_over_line(inventory)
+    if passed_over:
+        console.print(passed_over, style="dim", markup=False)
     if inventory.diagnostics:
         console.print(diagnostics_table(inventory.diagnostics))
     return exit_code_for_input(inventory)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
-from typing import IO
+from typing import IO, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -53,3 +54,20 @@ def diagnostics_table(diagnostics: Iterable[Diagnostic]) -> Table:
         where = f"{d.path}:{d.line}" if d.line else d.path
         table.add_row(*cells(d.severity, where, d.message, d.hint))
     return table
+
+
+def passed_over_line(inventory: Any) -> str | None:
+    """``passed over: 1 hidden folder, 2 not a regular file`` — what every command says
+    about input it did not read (scan's reports carry it in each format)."""
+    counts = inventory.skipped.counts
+    if not counts:
+        return None
+    return "passed over: " + ", ".join(f"{n} {shown(reason)}" for reason, n in sorted(counts.items()))
+
+
+def say_passed_over(inventory: Any) -> None:
+    """The passed-over line on standard error, so a command's own output (JSON, CSV, DOT)
+    stays clean."""
+    line = passed_over_line(inventory)
+    if line:
+        console_for(sys.stderr).print(line, style="dim", markup=False)

@@ -10,7 +10,7 @@ from hcpscan.analysis.proxy.effective import effective_proxies
 from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES
 from hcpscan.analysis.proxy.settings import ConsumerProxy, Setting
 from hcpscan.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
-from hcpscan.cli.output import cells, console_for, diagnostics_table
+from hcpscan.cli.output import cells, console_for, diagnostics_table, say_passed_over
 from hcpscan.findings.redact import mask_values
 
 DESCRIPTION = """\
@@ -46,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     inventory = load_inventory(args)
+    say_passed_over(inventory)
     consumers = effective_proxies(inventory, args.runtime, include_unset=args.all)
     if args.format == "json":
         text = json.dumps(mask_values([c.to_json() for c in consumers]), indent=2,

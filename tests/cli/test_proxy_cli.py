@@ -39,3 +39,17 @@ def test_missing_path_is_a_usage_error(run_cli) -> None:
 def test_help_shows_an_example(run_cli) -> None:
     result = run_cli("proxy", "--help")
     assert result.code == 0 and "hcpscan proxy " in result.out
+
+
+def test_proxy_and_connectivity_say_what_they_passed_over(run_cli, tmp_path):
+    (tmp_path / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: env, namespace: a}\ndata: {x: y}\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config.yaml").write_text("x: 1\n")
+    (tmp_path / "notes.txt").write_text("not a manifest\n")
+    for args in (("proxy", str(tmp_path), "--format", "json"),
+                 ("connectivity", str(tmp_path), "--format", "csv")):
+        result = run_cli(*args)
+        assert result.code == 0, result.err
+        assert "passed over: 1 hidden folder, 1 not a manifest (.txt)" in result.err, args
+        assert "passed over" not in result.out  # machine-readable output stays clean
