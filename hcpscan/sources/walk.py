@@ -19,6 +19,7 @@ import gzip
 import io
 import lzma
 import os
+import select
 import stat
 import tarfile
 import zipfile
@@ -100,6 +101,8 @@ def read_bounded(path: str, limit: int, regular_only: bool = True) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0)
     if regular_only:
         flags |= getattr(os, "O_NONBLOCK", 0)
+    elif _is_fifo(path):
+        return _read_pipe(path, limit)
     fd = os.open(path, flags)
     with os.fdopen(fd, "rb") as fh:
         if regular_only and not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -108,6 +111,43 @@ def read_bounded(path: str, limit: int, regular_only: bool = True) -> bytes:
     if len(data) > limit:
         raise FileTooLarge(0, f"larger than {size_text(limit)}", path)
     return data
+
+
+# How long a pipe the user named may stay silent before hcpscan gives up on it.
+PIPE_SILENCE = 120.0
+
+
+def _is_fifo(path: str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _read_pipe(path: str, limit: int) -> bytes:
+    """A named pipe or ``<(...)``: opened without blocking, so a FIFO nobody writes to
+    reads as empty instead of hanging; a writer that goes silent for ``PIPE_SILENCE``
+    seconds ends the read with an error. Bounded like files."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:  # a writer is there but has nothing yet
+                ready, _, _ = select.select([fd], [], [], PIPE_SILENCE)
+                if not ready:
+                    raise OSError(0, f"nothing written to the pipe for {PIPE_SILENCE:.0f} s") from None
+                continue
+            if not chunk:  # end of input, or no writer at all
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > limit:
+                raise FileTooLarge(0, f"larger than {size_text(limit)}", path)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
 
 
 def _file_reader(path: str, limit: int, regular_only: bool = True) -> Callable[[], bytes]:

@@ -41,6 +41,17 @@ def test_a_pipe_named_on_the_command_line_is_read(tmp_path: Path) -> None:
     assert done.returncode == 0 and b"Deployment" in done.stdout
 
 
+def test_a_fifo_nobody_writes_to_named_on_the_command_line_does_not_hang(tmp_path: Path) -> None:
+    good = with_good(tmp_path / "dump")
+    os.mkfifo(tmp_path / "lonely.yaml")  # opened as given, it would wait for a writer forever
+    for command in ("scan", "inventory", "proxy", "connectivity"):
+        done = hcpscan(command, str(good), str(tmp_path / "lonely.yaml"), "--no-progress")
+        assert done.returncode in (0, 1, 2), (command, done.stderr)
+        assert b"Traceback" not in done.stderr
+    done = hcpscan("inventory", str(good), str(tmp_path / "lonely.yaml"), "--no-progress")
+    assert b"Deployment" in done.stdout
+
+
 def test_links_out_of_the_tree_are_not_read_unless_asked(tmp_path: Path) -> None:
     tree = with_good(tmp_path / "dump")
     (tmp_path / "home").mkdir()
