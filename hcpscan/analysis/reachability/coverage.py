@@ -48,6 +48,10 @@ KNOWN: dict[tuple[str, str], str] = {
     ("k8s.ovn.org", "UserDefinedNetwork"): "OVN-Kubernetes UserDefinedNetwork",
     ("k8s.ovn.org", "ClusterUserDefinedNetwork"): "OVN-Kubernetes ClusterUserDefinedNetwork",
     ("k8s.cni.cncf.io", "MultiNetworkPolicy"): "MultiNetworkPolicy",
+    # Not a filter but a network: pods attached to it talk on it, and no connection on a
+    # secondary network is listed, so an answer without it must say so.
+    ("k8s.cni.cncf.io", "NetworkAttachmentDefinition"):
+        "NetworkAttachmentDefinition (its secondary network's connections are not listed)",
     ("network.openshift.io", "EgressNetworkPolicy"): "OpenShift SDN EgressNetworkPolicy",
 }
 
@@ -82,6 +86,8 @@ def policy_label(obj: K8sObject, evaluated: frozenset[tuple[str, str]] = EVALUAT
         return None
     if key in KNOWN:
         return KNOWN[key]
+    if obj.kind == "NetworkAttachmentDefinition":  # whatever its group is spelt (upstream typos)
+        return KNOWN[("k8s.cni.cncf.io", "NetworkAttachmentDefinition")]
     if obj.kind == "NetworkPolicy":
         return f"NetworkPolicy of API group {obj.group or '(core)'}"
     if POLICY_GROUP_WORD in obj.group and obj.group not in NOT_TRAFFIC:
