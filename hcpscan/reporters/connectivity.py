@@ -12,6 +12,7 @@ thick and red, so what is exposed stands out.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import shutil
 import subprocess
@@ -123,7 +124,9 @@ def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool
                    'color="#8a97ad"; fontname="Helvetica"')
         for peer in sorted(peers):
             name, _, kind = peer.split("/", 1)[1].partition("[")
-            label = f"{name}\n[{kind}" if kind else name
+            kind, _, network = kind.partition("]")
+            label = f"{name}\n[{kind}]" if kind else name
+            label += f"\non {network}" if network else ""
             out.append(f"    {_node_id(cluster, peer, multi)} [label={_quote(label)}]")
         out.append("  }")
     for cluster, peer in sorted(loose):
@@ -173,6 +176,11 @@ def list_dot(connections: Sequence[Connection], title: str = "allowed connection
     """The list as a graph; ``label``: the one connection a focused list is about, on every
     edge instead of the pair's connections. Workloads connected alike share a node."""
     multi = _multi(connections)
+    # a workload on a secondary network is a node of its own there, named as
+    # netpol-analyzer names it: ns/name[Kind]<network>
+    connections = [dataclasses.replace(c, source=c.source + c.network,
+                                       destination=c.destination + c.network)
+                   if c.secondary else c for c in connections]
     groups = _groups(connections, label)
     members: dict[tuple[str, str], list[str]] = defaultdict(list)
     for (cluster, peer), group in groups.items():

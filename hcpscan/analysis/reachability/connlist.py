@@ -24,6 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from hcpscan.analysis.reachability.coverage import (
+    CONNECTION_LIST_EVALUATED,
     UnevaluatedKind,
     exclusion_note,
     read_unevaluated,
@@ -48,6 +49,11 @@ from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
 from hcpscan.analysis.reachability.ports import ConnectionSet
+from hcpscan.analysis.reachability.secondary import (
+    SecondaryNetwork,
+    attachments_by_workload,
+    secondary_networks,
+)
 from hcpscan.inventory import Inventory
 from hcpscan.sources.interface import Diagnostic
 
@@ -60,7 +66,8 @@ class Connection:
     source: str
     destination: str
     connections: ConnectionSet
-    network: str = ""  # with user-defined networks: pod-network, or the UDN's / CUDN's name
+    network: str = ""  # with several networks: pod-network, or the UDN's / CUDN's / NAD's name
+    secondary: bool = False  # on a secondary network (a NAD's), not a primary one
 
     def __str__(self) -> str:
         return f"{self.source} => {self.destination} : {self.connections}"
@@ -113,14 +120,22 @@ def _named(peer: str, names: tuple[str, ...]) -> bool:
 
 @dataclass(slots=True)
 class Section:
-    """The connections inside one primary network (when UDNs or CUDNs split the cluster)."""
+    """The connections inside one network (when UDNs, CUDNs or NADs split the cluster)."""
 
     cluster: str
     network: Network
     connections: list[Connection]
+    populated: bool = True  # some workload is on the network
+
+    def empty_note(self) -> str:
+        """What an empty pod-network section says, as netpol-analyzer words it."""
+        if self.network.kind != "pod":
+            return ""
+        return NOTHING_ALLOWED if self.populated else ALL_ON_UDN
 
 
 ALL_ON_UDN = "all input workloads are configured with (C)UDN as their primary network interface"
+NOTHING_ALLOWED = "All connections are not allowed for the workloads in the pod-network"
 
 
 @dataclass(slots=True)
@@ -132,6 +147,7 @@ class ConnectionList:
     # with user-defined primary networks: the list per network, and each workload's network
     sections: list[Section] = field(default_factory=list)
     networks: dict[tuple[str, str], Network] = field(default_factory=dict)  # (cluster, ref)
+    secondary: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # NAD names
 
     @property
     def exclusion_note(self) -> str:
@@ -157,26 +173,32 @@ class ConnectionList:
         return out
 
     def focused(self, focus: Focus) -> ConnectionList:
-        sections = [Section(s.cluster, s.network, [c for c in s.connections if focus.keeps(c)])
-                    for s in self.sections]
+        sections = [Section(s.cluster, s.network, [c for c in s.connections if focus.keeps(c)],
+                            s.populated) for s in self.sections]
         return ConnectionList([c for c in self.connections if focus.keeps(c)], self.diagnostics,
-                              self.unevaluated, sections, self.networks)
+                              self.unevaluated, sections, self.networks, self.secondary)
 
     def section_lines(self, pairs_only: bool = False) -> list[str]:
-        """The list per network, then each workload's primary network."""
+        """The list per network, then each workload's networks. Focused on one connection
+        (``pairs_only``), only the networks where some pair allows it, and no mapping."""
         multi = len({s.cluster for s in self.sections}) > 1
         out: list[str] = []
         for section in self.sections:
+            lines = ConnectionList(section.connections).lines(pairs_only)
+            if not lines and pairs_only:
+                continue
             head = f"{section.cluster}: " if multi else ""
             out.append(f"{head}Permitted connectivity analyzed in {section.network.title}:")
-            lines = ConnectionList(section.connections).lines(pairs_only)
-            if not lines and section.network.kind == "pod":
-                lines = [ALL_ON_UDN]
-            out += lines + [""]
+            out += (lines or [n for n in (section.empty_note(),) if n]) + [""]
+        if pairs_only:
+            return out
         out.append("Workload-to-Networks Mapping:")
         for (cluster, ref), network in sorted(self.networks.items()):
             out += [f"{cluster + ': ' if multi else ''}{ref}: ",
                     f"\tPrimary Network: {network.mapping}"]
+            names = self.secondary.get((cluster, ref))
+            if names:
+                out.append("\tSecondary Networks: " + ",".join(f"{n}[NAD]" for n in names))
         return out
 
 
@@ -266,19 +288,35 @@ def _controller_rows(inventory: Inventory, model: ClusterModel, evaluation: Poli
 def connection_list(inventory: Inventory,
                     options: EvaluationOptions = DEFAULT_OPTIONS) -> ConnectionList:
     result = ConnectionList()
-    result.unevaluated = read_unevaluated(inventory, result.diagnostics)
+    result.unevaluated = read_unevaluated(inventory, result.diagnostics, CONNECTION_LIST_EVALUATED)
     for model in read_clusters(inventory, options, result.diagnostics):
         networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
-        if not networks:
+        secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)
+        if not networks and not secondary:
             result.connections.extend(cluster_connections(model, options, inventory))
             continue
-        for section in network_sections(model, networks, options, inventory):
+        sections = network_sections(model, networks, options, inventory)
+        sections += [secondary_section(model, net, options) for net in secondary]
+        for section in sections:
             result.sections.append(section)
             result.connections.extend(section.connections)
         for klass in model.classes:
             for workload in klass.workloads:
                 result.networks[(model.cluster, workload.ref)] = networks.get(klass.namespace, POD)
+        for workload, names in attachments_by_workload(secondary).items():
+            result.secondary[(model.cluster, workload.ref)] = names
     return result
+
+
+def secondary_section(model: ClusterModel, net: SecondaryNetwork,
+                      options: EvaluationOptions) -> Section:
+    """The connections on one secondary network: between its workloads only, as its
+    MultiNetworkPolicies allow (no outside ranges, no tiers, no EgressFirewall)."""
+    own = ClusterModel(model.cluster, net.classes, net.policies, model.namespaces)
+    options = dataclasses.replace(options, ipblock_selects_pods=False)
+    conns = cluster_connections(own, options, cuts=Cuts(universe=IPSpace()))
+    return Section(model.cluster, net.network,
+                   [dataclasses.replace(c, network=net.network.name, secondary=True) for c in conns])
 
 
 def network_sections(model: ClusterModel, networks: dict[str, Network],
@@ -297,7 +335,7 @@ def network_sections(model: ClusterModel, networks: dict[str, Network],
         conns = [Connection(c.cluster, _udn_name(c.source) if udn else c.source,
                             _udn_name(c.destination) if udn else c.destination, c.connections, name)
                  for c in conns]
-        out.append(Section(model.cluster, network, conns))
+        out.append(Section(model.cluster, network, conns, bool(classes)))
     return out
 
 

@@ -29,6 +29,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.sources.interface import Diagnostic
 
 POLICY_GROUP_WORD = "policy"
+MULTUS_GROUP = "k8s.cni.cncf.io"
 
 # (API group, kind) -> what to call it. Kinds listed here are policy-like
 # whatever their group's name.
@@ -48,10 +49,10 @@ KNOWN: dict[tuple[str, str], str] = {
     ("k8s.ovn.org", "UserDefinedNetwork"): "OVN-Kubernetes UserDefinedNetwork",
     ("k8s.ovn.org", "ClusterUserDefinedNetwork"): "OVN-Kubernetes ClusterUserDefinedNetwork",
     ("k8s.cni.cncf.io", "MultiNetworkPolicy"): "MultiNetworkPolicy",
-    # Not a filter but a network: pods attached to it talk on it, and no connection on a
-    # secondary network is listed, so an answer without it must say so.
-    ("k8s.cni.cncf.io", "NetworkAttachmentDefinition"):
-        "NetworkAttachmentDefinition (its secondary network's connections are not listed)",
+    # Not a filter but a network: pods attached to it talk on it, so an answer that leaves
+    # secondary networks out (the queries, the diff) must say so.
+    (MULTUS_GROUP, "NetworkAttachmentDefinition"):
+        "NetworkAttachmentDefinition (its secondary network is not evaluated here)",
     ("network.openshift.io", "EgressNetworkPolicy"): "OpenShift SDN EgressNetworkPolicy",
 }
 
@@ -73,6 +74,14 @@ EVALUATED: frozenset[tuple[str, str]] = frozenset({
     ("k8s.ovn.org", "ClusterUserDefinedNetwork"),
 })
 
+# Secondary networks: the connection list evaluates them (secondary.py); the graph's
+# queries and the diff answer for primary networks only, so they keep naming them.
+SECONDARY_KINDS: frozenset[tuple[str, str]] = frozenset({
+    (MULTUS_GROUP, "NetworkAttachmentDefinition"),
+    (MULTUS_GROUP, "MultiNetworkPolicy"),
+})
+CONNECTION_LIST_EVALUATED = EVALUATED | SECONDARY_KINDS
+
 # Kinds to read from a pruned dump or a live cluster for this check: every kind
 # named above (unknown policy CRDs are found by their group, ``POLICY_GROUP_WORD``).
 POLICY_LIKE_KINDS: tuple[str, ...] = tuple(sorted({kind for _, kind in KNOWN}))
@@ -82,12 +91,12 @@ def policy_label(obj: K8sObject, evaluated: frozenset[tuple[str, str]] = EVALUAT
     """What to call ``obj`` when it is a policy-like object the engine does not
     evaluate; ``None`` when it is evaluated or filters no traffic."""
     key = (obj.group, obj.kind)
+    if (MULTUS_GROUP, obj.kind) in SECONDARY_KINDS:  # read by kind, whatever the group is spelt
+        key = (MULTUS_GROUP, obj.kind)
     if key in evaluated:
         return None
     if key in KNOWN:
         return KNOWN[key]
-    if obj.kind == "NetworkAttachmentDefinition":  # whatever its group is spelt (upstream typos)
-        return KNOWN[("k8s.cni.cncf.io", "NetworkAttachmentDefinition")]
     if obj.kind == "NetworkPolicy":
         return f"NetworkPolicy of API group {obj.group or '(core)'}"
     if POLICY_GROUP_WORD in obj.group and obj.group not in NOT_TRAFFIC:

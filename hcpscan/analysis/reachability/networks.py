@@ -16,7 +16,8 @@ ClusterUserDefinedNetworks (k8s.ovn.org/v1).
   reachable from every network.
 
 The answer is one connection list per network. Secondary networks
-(NetworkAttachmentDefinitions) are not evaluated here.
+(NetworkAttachmentDefinitions) are read in ``secondary.py``; their ``Network`` is
+defined here so that every network sorts into one order.
 """
 
 from __future__ import annotations
@@ -33,14 +34,16 @@ from hcpscan.sources.interface import Diagnostic
 OVN_GROUP = "k8s.ovn.org"
 PRIMARY = "Primary"
 PRIMARY_UDN_LABEL = "k8s.ovn.org/primary-user-defined-network"
+SECONDARY = "NAD"
 
 
 @dataclass(frozen=True, slots=True, order=True)
 class Network:
-    """A primary network: ``pod`` (the cluster's), ``UDN`` (named after its namespace, as
-    a namespace holds one primary UDN) or ``CUDN`` (by name)."""
+    """A network: ``pod`` (the cluster's), ``UDN`` (named after its namespace, as a
+    namespace holds one primary UDN), ``CUDN`` (by name), or ``NAD`` (a secondary
+    network, by its NetworkAttachmentDefinitions' name)."""
 
-    rank: int  # the order sections are listed in: pod network, UDNs, CUDNs
+    rank: int  # the order sections are listed in: pod network, UDNs, CUDNs, NADs
     kind: str
     name: str
 
@@ -48,7 +51,13 @@ class Network:
     def title(self) -> str:
         if self.kind == "pod":
             return "Pod network"
+        if self.kind == SECONDARY:
+            return f"secondary NAD {self.name}"
         return f"primary {self.kind} {self.name}"
+
+    @property
+    def secondary(self) -> bool:
+        return self.kind == SECONDARY
 
     @property
     def mapping(self) -> str:
@@ -56,6 +65,10 @@ class Network:
 
 
 POD = Network(0, "pod", "")
+
+
+def secondary_network(name: str) -> Network:
+    return Network(3, SECONDARY, name)
 
 
 def _role(spec: Any, topology: Any) -> str:
@@ -70,8 +83,9 @@ def primary_networks(inventory: Inventory, cluster: str, namespaces: dict[str, d
     """Namespace -> its primary network, for namespaces not on the pod network."""
     out: dict[str, Network] = {}
     for obj in inventory.of_kind("ClusterUserDefinedNetwork"):
-        if obj.cluster != cluster or obj.group != OVN_GROUP:
+        if obj.cluster != cluster:
             continue
+        check_group(inventory, obj, OVN_GROUP, diagnostics)
         network = obj.get("spec.network")
         if not isinstance(network, dict) or _role(network, network.get("topology")) != PRIMARY:
             continue
@@ -83,8 +97,9 @@ def primary_networks(inventory: Inventory, cluster: str, namespaces: dict[str, d
                 out[name] = Network(2, "CUDN", obj.name)
     for obj in inventory.of_kind("UserDefinedNetwork"):
         spec = obj.body.get("spec")
-        if obj.cluster != cluster or obj.group != OVN_GROUP or not isinstance(spec, dict):
+        if obj.cluster != cluster or not isinstance(spec, dict):
             continue
+        check_group(inventory, obj, OVN_GROUP, diagnostics)
         if _role(spec, spec.get("topology")) != PRIMARY:
             continue
         namespace = namespace_of(obj)
@@ -97,6 +112,18 @@ def primary_networks(inventory: Inventory, cluster: str, namespaces: dict[str, d
             f"{namespace} lacks the label {PRIMARY_UDN_LABEL}, so its pods stay on the pod network",
             "warning", "OVN-Kubernetes needs the label when the namespace is created"))
     return out
+
+
+def check_group(inventory: Inventory, obj: K8sObject, group: str,
+                diagnostics: list[Diagnostic]) -> None:
+    """Network kinds are served by one API group only: another group is a typo, read as
+    meant (as netpol-analyzer does), with a warning, rather than a network left out unsaid."""
+    if obj.group != group:
+        loc = inventory.locate(obj)
+        diagnostics.append(Diagnostic(
+            loc.path, loc.line, f"{obj.kind} {obj.name} has apiVersion {obj.api_version}; read "
+            f"as {group} {obj.kind}", "warning",
+            f"write apiVersion: {group}/...: the API server serves {obj.kind} only there"))
 
 
 def _selector(inventory: Inventory, obj: K8sObject,

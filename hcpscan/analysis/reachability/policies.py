@@ -102,7 +102,7 @@ class PolicyRule:
 
     @property
     def display(self) -> str:
-        return f"NetworkPolicy {self.ref}"
+        return f"{self.policy.kind} {self.ref}"
 
     def connections_to(self, dst: EndpointClass | None) -> ConnectionSet:
         """Ports this rule allows towards ``dst`` (``None``: an address outside,
@@ -127,6 +127,7 @@ class NetworkPolicyModel:
     affects_egress: bool
     ingress: tuple[PolicyRule, ...] = ()
     egress: tuple[PolicyRule, ...] = ()
+    kind: str = "NetworkPolicy"  # or MultiNetworkPolicy, whose spec means the same
 
     @property
     def ref(self) -> str:
@@ -183,7 +184,7 @@ def read_policies(inventory: Inventory, cluster: str,
     return out
 
 
-def parse_policy(obj: K8sObject) -> NetworkPolicyModel:
+def parse_policy(obj: K8sObject, kind: str = "NetworkPolicy") -> NetworkPolicyModel:
     spec = obj.body.get("spec")
     if spec is None:
         spec = {}
@@ -204,7 +205,7 @@ def parse_policy(obj: K8sObject) -> NetworkPolicyModel:
     else:
         affects_ingress, affects_egress = True, bool(egress_raw)
     policy = NetworkPolicyModel(obj, obj.cluster, namespace_of(obj), obj.name, pod_selector,
-                                affects_ingress, affects_egress)
+                                affects_ingress, affects_egress, kind=kind)
     policy.ingress = tuple(_rule(policy, INGRESS, i, r) for i, r in enumerate(ingress_raw))
     policy.egress = tuple(_rule(policy, EGRESS, i, r) for i, r in enumerate(egress_raw))
     return policy

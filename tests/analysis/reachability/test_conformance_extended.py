@@ -4,10 +4,8 @@ netpol-extended/``), through the hcpscan mode that matches the flags the upstrea
 A case is compared line for line as a set (blank lines and hcpscan's own ``#`` caveat
 lines aside): the connection sets must be the expected ones. A case needing a feature
 hcpscan lacks is held to what hcpscan promises instead - never a silently wrong answer:
-a mode it does not have is refused (exit 2, no output); an input with secondary
-networks gets the '# answer excludes' line, and every connection hcpscan does list is
-one the oracle lists. When a feature lands, those tests fail and the case moves to the
-oracle comparison.
+a mode it does not have is refused (exit 2, no output). When a feature lands, those
+tests fail and the case moves to the oracle comparison.
 """
 
 from __future__ import annotations
@@ -50,15 +48,7 @@ def missing_feature(meta: dict) -> str | None:
         return "explain mode is not implemented"
     if meta["mode"] == "exposure" or meta.get("exposure"):
         return "exposure analysis in netpol-analyzer's form is not implemented"
-    if meta.get("multiple_networks") and _secondary_networks(meta):
-        return "secondary networks (NetworkAttachmentDefinitions, MultiNetworkPolicies) are not evaluated"
     return None
-
-
-def _secondary_networks(meta: dict) -> bool:
-    case = EXTENDED / meta["category"] / meta["id"].replace("/", "__")
-    return any("NetworkAttachmentDefinition" in p.read_text() or "MultiNetworkPolicy" in p.read_text()
-               for p in case.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.name != "case.json")
 
 
 def hcpscan_args(case: Path, meta: dict) -> list[str]:
@@ -79,7 +69,7 @@ def hcpscan_args(case: Path, meta: dict) -> list[str]:
         args += ["--exposure"]
     if meta["explain"]:
         args += ["--explain"] + (["--explain-only", meta["explain_only"]] if meta["explain_only"] else [])
-    # multiple_networks needs no flag: hcpscan always evaluates primary (C)UDNs
+    # multiple_networks needs no flag: hcpscan always evaluates (C)UDNs and NADs
     return args
 
 
@@ -90,7 +80,6 @@ def _param(case: Path):
 
 SUPPORTED = [_param(c) for c in CASES if missing_feature(_meta(c)) is None]
 MISSING_MODE = [_param(c) for c in CASES if (missing_feature(_meta(c)) or "").endswith("implemented")]
-SECONDARY = [_param(c) for c in CASES if (missing_feature(_meta(c)) or "").startswith("secondary")]
 DEVIATING = [_param(c) for c in CASES if _meta(c)["id"] in DEVIATIONS]
 
 
@@ -99,7 +88,7 @@ def _lines(text: str) -> Counter:
 
 
 def test_every_case_is_held_to_something():
-    assert len(SUPPORTED) + len(MISSING_MODE) + len(SECONDARY) + len(DEVIATING) == len(CASES)
+    assert len(SUPPORTED) + len(MISSING_MODE) + len(DEVIATING) == len(CASES)
 
 
 @pytest.mark.parametrize("case", MISSING_MODE)
@@ -108,20 +97,6 @@ def test_a_mode_hcpscan_lacks_is_refused_never_answered(case, run_cli):
     result = run_cli(*hcpscan_args(case, meta))
     flag = "--explain" if meta["mode"] == "explain" or meta.get("explain") else "--exposure"
     assert result.code == 2 and result.out == "" and flag in result.err
-
-
-@pytest.mark.parametrize("case", SECONDARY)
-def test_secondary_networks_are_declared_and_the_rest_is_right(case, run_cli):
-    meta = _meta(case)
-    result = run_cli(*hcpscan_args(case, meta))
-    assert result.code == 0, result.err
-    first = result.out.splitlines()[0]
-    assert first.startswith("# answer excludes") and (
-        "NetworkAttachmentDefinition" in first or "MultiNetworkPolicy" in first), first
-    inputs = "".join(p.read_text() for p in case.rglob("*") if p.suffix in (".yaml", ".yml"))
-    if "UserDefinedNetwork" not in inputs:  # UDN sections name pods differently upstream
-        expected = _lines((case / meta["expected"]).read_text())
-        assert not _lines(result.out) - expected, "hcpscan lists a connection the oracle does not"
 
 
 @pytest.mark.parametrize("case", DEVIATING)
@@ -147,12 +122,11 @@ def test_anp_ingress_diff_and_focus_cases_without_other_features_all_run():
     """The categories this suite claims: none of their cases may be held only to the weaker checks below."""
     for case in CASES:
         meta = _meta(case)
-        if meta["category"] in ("anp", "ingress", "diff") and meta["id"] not in DEVIATIONS:
-            assert missing_feature(meta) is None, case.name
-        if meta["category"] == "udn" and not meta["id"].startswith("nad_"):
+        if meta["category"] in ("anp", "ingress", "diff", "udn", "multinet") and (
+                meta["id"] not in DEVIATIONS):
             assert missing_feature(meta) is None, case.name
     focus = [c for c in CASES if _meta(c)["category"] == "focus"]
-    assert sum(missing_feature(_meta(c)) is None for c in focus) == 12
+    assert sum(missing_feature(_meta(c)) is None for c in focus) == 15
 
 
 @pytest.mark.parametrize("case", SUPPORTED)
