@@ -138,8 +138,16 @@ def run(args: argparse.Namespace) -> int:
     graph = ReachabilityGraph(inventory, perimeter, options)
     note = graph.exclusion_note()
     extra = _exclusions(graph.unevaluated, note)
+    try:
+        dnat = [str(n) for n in graph.dnat_notes_for(args.to)]
+    except TargetNotFound:
+        dnat = []  # the question itself says so below
+    if dnat:
+        extra["notes"] = dnat
     if args.format != "json":
         _header(note)
+        for text in dnat:
+            _header(text)
     try:
         if args.port is None:
             exposed = graph.exposed_ports(args.to)
@@ -165,8 +173,9 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
         rows = [c.to_json() for c in result.connections]
         for row in rows if pairs_only else ():
             del row["conn"]
+        notes = {"notes": [str(n) for n in result.dnat]} if result.dnat else {}
         _dump({"connections": rows, **_exclusions(result.unevaluated, result.exclusion_note),
-               "diagnostics": [d.to_json() for d in read + result.diagnostics]})
+               **notes, "diagnostics": [d.to_json() for d in read + result.diagnostics]})
     elif args.format == "dot":
         sys.stdout.write(list_dot(result.connections, label=one))
     elif args.format in TABLE_FORMATS:
@@ -174,6 +183,8 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
         sys.stdout.write(render(result.connections, pairs_only))
     else:
         _header(result.exclusion_note)
+        for note in result.dnat:
+            _header(str(note))
         if one is not None:
             say(f"Permitted connections on {one}:")
         lines = (result.section_lines(pairs_only) if result.sections

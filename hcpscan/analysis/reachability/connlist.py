@@ -29,6 +29,7 @@ from hcpscan.analysis.reachability.coverage import (
     exclusion_note,
     read_unevaluated,
 )
+from hcpscan.analysis.reachability.dnat import DnatNote, dns_dnat_notes
 from hcpscan.analysis.reachability.endpoints import EndpointClass
 from hcpscan.analysis.reachability.evaluation import (
     DEFAULT_OPTIONS,
@@ -148,6 +149,7 @@ class ConnectionList:
     sections: list[Section] = field(default_factory=list)
     networks: dict[tuple[str, str], Network] = field(default_factory=dict)  # (cluster, ref)
     secondary: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # NAD names
+    dnat: list[DnatNote] = field(default_factory=list)  # Service ports policies never see
 
     @property
     def exclusion_note(self) -> str:
@@ -176,7 +178,7 @@ class ConnectionList:
         sections = [Section(s.cluster, s.network, [c for c in s.connections if focus.keeps(c)],
                             s.populated) for s in self.sections]
         return ConnectionList([c for c in self.connections if focus.keeps(c)], self.diagnostics,
-                              self.unevaluated, sections, self.networks, self.secondary)
+                              self.unevaluated, sections, self.networks, self.secondary, self.dnat)
 
     def section_lines(self, pairs_only: bool = False) -> list[str]:
         """The list per network, then each workload's networks. Focused on one connection
@@ -290,6 +292,7 @@ def connection_list(inventory: Inventory,
     result = ConnectionList()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics, CONNECTION_LIST_EVALUATED)
     for model in read_clusters(inventory, options, result.diagnostics):
+        result.dnat.extend(dns_dnat_notes(inventory, model.cluster, model.classes))
         networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
         secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)
         if not networks and not secondary:

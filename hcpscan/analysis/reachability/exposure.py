@@ -146,7 +146,7 @@ def _add(target: list[IPSpace], cidr: object) -> None:
         pass  # unreadable networks are reported by the rules that read them
 
 
-def _selector_of(service: K8sObject) -> LabelSelector | None:
+def service_selector(service: K8sObject) -> LabelSelector | None:
     """The pods a Service sends to, or None: without a selector its endpoints are
     managed by hand, not by labels."""
     selector = service.get("spec.selector")
@@ -155,7 +155,7 @@ def _selector_of(service: K8sObject) -> LabelSelector | None:
     return LabelSelector.parse({"matchLabels": selector})
 
 
-def _target_port(entry: dict, klass: EndpointClass, protocol: str) -> int | None:
+def target_port(entry: dict, klass: EndpointClass, protocol: str) -> int | None:
     target = entry.get("targetPort", entry.get("port"))
     if isinstance(target, bool):
         return None
@@ -187,7 +187,7 @@ class _WaysIn:
             kind = svc.get("spec.type") or "ClusterIP"
             if kind in ("NodePort", "LoadBalancer"):
                 services.setdefault((svc.cluster, namespace_of(svc)), []).append(
-                    (svc, kind, _selector_of(svc)))
+                    (svc, kind, service_selector(svc)))
         routes: dict[tuple[str, str], list[tuple[K8sObject, K8sObject, LabelSelector | None]]] = {}
         for route in inventory.of_kind("Route"):
             if route.get("spec.to.kind", "Service") != "Service":
@@ -195,7 +195,7 @@ class _WaysIn:
             svc = _service(inventory, route, str(route.get("spec.to.name") or ""))
             if svc is not None:
                 routes.setdefault((route.cluster, namespace_of(route)), []).append(
-                    (route, svc, _selector_of(svc)))
+                    (route, svc, service_selector(svc)))
         return cls(services, routes, _read_ingresses(inventory))
 
 
@@ -224,7 +224,7 @@ def _read_ingresses(inventory: Inventory) -> dict[tuple[str, str], list[tuple[
             svc = _service(inventory, ingress, str(service.get("name") or ""))
             if svc is not None and isinstance(port, (int, str)) and not isinstance(port, bool):
                 out.setdefault((ingress.cluster, namespace_of(ingress)), []).append(
-                    (ingress, field_path, svc, _selector_of(svc), port))
+                    (ingress, field_path, svc, service_selector(svc), port))
     return out
 
 
@@ -260,7 +260,7 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
             if not isinstance(entry, dict):
                 continue
             protocol = normalise_protocol(entry.get("protocol"))
-            pod_port = _target_port(entry, klass, protocol)
+            pod_port = target_port(entry, klass, protocol)
             if pod_port is None:
                 continue
             field = f"spec.ports[{i}]"
@@ -285,7 +285,7 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
             if not isinstance(entry, dict):
                 continue
             protocol = normalise_protocol(entry.get("protocol"))
-            pod_port = _target_port(entry, klass, protocol)
+            pod_port = target_port(entry, klass, protocol)
             if pod_port is None or protocol != "TCP":
                 continue
             if wanted is not None and wanted not in (entry.get("name"), entry.get("targetPort"),
@@ -308,7 +308,7 @@ def ingress_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
             if not isinstance(entry, dict) or port not in (entry.get("port"), entry.get("name")):
                 continue
             protocol = normalise_protocol(entry.get("protocol"))
-            pod_port = _target_port(entry, klass, protocol)
+            pod_port = target_port(entry, klass, protocol)
             if pod_port is None or protocol != "TCP":
                 continue
             entry_port = 443 if ingress.get("spec.tls") else 80

@@ -24,6 +24,7 @@ from hcpscan.analysis.reachability.coverage import (
     exclusion_note,
     read_unevaluated,
 )
+from hcpscan.analysis.reachability.dnat import DnatNote, dns_dnat_notes
 from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload
 from hcpscan.analysis.reachability.evaluation import (
     DEFAULT_OPTIONS,
@@ -132,6 +133,17 @@ class ReachabilityGraph:
         self._by_name: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] | None = None
         self._by_namespace: dict[tuple[str, str], list[EndpointClass]] | None = None
         self._places: dict[tuple[K8sObject, str], Place] = {}
+
+    def dnat_notes(self, cluster: str) -> list[DnatNote]:
+        """Service ports of the cluster's DNS that its pods receive on another port."""
+        view = next((v for v in self.views if v.cluster == cluster), None)
+        return dns_dnat_notes(self.inventory, cluster, view.model.classes) if view else []
+
+    def dnat_notes_for(self, target: str) -> list[DnatNote]:
+        """The DNAT notes that matter to a question about ``target``: those of the
+        Services in front of it."""
+        view, workload, _ = self._workload_classes(target)
+        return [n for n in self.dnat_notes(view.cluster) if workload in n.workloads]
 
     def exclusion_note(self, cluster: str | None = None) -> str:
         """What answers about ``cluster`` (every cluster when ``None``) leave out, as one

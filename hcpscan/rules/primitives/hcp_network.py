@@ -387,13 +387,16 @@ class DnsBothProtocols(GraphPrimitive):
                 if isolated and not any(conns.allows(other, p) for p in dns_ports):
                     lacking.append(w.ref)
             if lacking:
+                # DNS pods behind a Service on another port: say which port policies see
+                dnat = [str(n) for n in graph.dnat_notes(subject.cluster)]
                 yield Violation(
                     field=f"spec.egress[{i}].ports",
                     values={"have": have, "missing": other, "workloads": ", ".join(lacking[:5])
                             + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")},
                     evidence=[f"egress rule #{i + 1} opens DNS on {have} only",
                               f"no egress rule of any NetworkPolicy opens {other} "
-                              f"{'/'.join(map(str, dns_ports))} for {', '.join(lacking)}"])
+                              f"{'/'.join(map(str, dns_ports))} for {', '.join(lacking)}",
+                              *dnat])
 
 
 def _dns_protocols(rule: Any, dns_ports: list[int]) -> set[str]:

@@ -1,0 +1,123 @@
+"""OVN-Kubernetes applies policies after DNAT: answers about OpenShift DNS (the dns-default
+Service on 53 in front of pods listening on 5353) say which port policies see."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+DNS_SERVICE = """\
+---
+apiVersion: v1
+kind: Service
+metadata: {name: dns-default, namespace: openshift-dns}
+spec:
+  selector: {dns.operator.openshift.io/daemonset-dns: default}
+  ports:
+  - {name: dns, port: 53, protocol: UDP, targetPort: dns}
+  - {name: dns-tcp, port: 53, protocol: TCP, targetPort: dns-tcp}
+  - {name: metrics, port: 9154, protocol: TCP, targetPort: metrics}
+"""
+DNS_PODS = """\
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: dns-default, namespace: openshift-dns}
+spec:
+  selector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: default}}
+  template:
+    metadata: {labels: {dns.operator.openshift.io/daemonset-dns: default}}
+    spec:
+      containers:
+      - name: dns
+        ports:
+        - {name: dns, containerPort: 5353, protocol: UDP}
+        - {name: dns-tcp, containerPort: 5353, protocol: TCP}
+      - name: kube-rbac-proxy
+        ports: [{name: metrics, containerPort: 9154, protocol: TCP}]
+"""
+# HCP004's failing example: DNS egress on UDP 5353 only
+UDP_ONLY = """\
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-dns, namespace: payments}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector:
+        matchLabels: {kubernetes.io/metadata.name: openshift-dns}
+    ports:
+    - {port: 5353, protocol: UDP}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: payments}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: payments-api:1.4}]
+"""
+NOTE = ("# policies apply after DNAT: Service openshift-dns/dns-default 53 → pods 5353 "
+        "(UDP, TCP), so rules towards the pods must name 5353")
+
+
+def _input(tmp_path: Path, text: str) -> str:
+    (tmp_path / "in.yaml").write_text(text)
+    return str(tmp_path)
+
+
+def test_the_list_says_policies_see_the_pod_port(run_cli, tmp_path):
+    path = _input(tmp_path, DNS_SERVICE + DNS_PODS + UDP_ONLY)
+    result = run_cli("connectivity", "--no-progress", path)
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[0] == NOTE
+    assert "9154" not in result.out.splitlines()[0]  # same port on both sides: nothing to say
+    doc = json.loads(run_cli("connectivity", "--no-progress", path, "--format", "json").out)
+    assert doc["notes"] == [NOTE[2:]]
+
+
+@pytest.mark.parametrize("text", [DNS_PODS + UDP_ONLY, DNS_SERVICE + UDP_ONLY],
+                         ids=["no dns-default Service", "no DNS pods to resolve its ports"])
+def test_no_note_without_the_service_and_its_pods(run_cli, tmp_path, text):
+    path = _input(tmp_path, text)
+    result = run_cli("connectivity", "--no-progress", path)
+    assert result.code == 0, result.err
+    assert "DNAT" not in result.out
+    assert "notes" not in json.loads(run_cli("connectivity", "--no-progress", path,
+                                             "--format", "json").out)
+
+
+def test_a_question_about_the_dns_pods_says_so_and_others_do_not(run_cli, tmp_path):
+    path = _input(tmp_path, DNS_SERVICE + DNS_PODS + UDP_ONLY)
+    dns = run_cli("connectivity", "--no-progress", path, "--to", "openshift-dns/dns-default",
+                  "--port", "5353", "--protocol", "UDP", "--from", "payments/api")
+    assert dns.code == 0, dns.err
+    assert dns.out.splitlines()[0] == NOTE
+    api = run_cli("connectivity", "--no-progress", path, "--to", "payments/api", "--port", "80")
+    assert api.code == 0, api.err
+    assert "DNAT" not in api.out
+
+
+def _hcp004(run_cli, tmp_path: Path, text: str) -> list[dict]:
+    out = tmp_path / "r.json"
+    result = run_cli("scan", "--no-progress", "--no-config", "--select", "HCP004", "--format",
+                     f"json={out}", _input(tmp_path, text))
+    assert result.code in (0, 1), result.err  # a medium finding does not fail the scan
+    return [f for f in json.loads(out.read_text())["findings"] if f["rule_id"] == "HCP004"]
+
+
+def test_hcp004_evidence_names_the_dnat(run_cli, tmp_path):
+    (finding,) = _hcp004(run_cli, tmp_path, DNS_SERVICE + DNS_PODS + UDP_ONLY)
+    assert NOTE[2:] in finding["evidence"]
+
+
+def test_hcp004_without_the_dns_service_has_no_dnat_evidence(run_cli, tmp_path):
+    (finding,) = _hcp004(run_cli, tmp_path, UDP_ONLY)
+    assert not any("DNAT" in e for e in finding["evidence"])
