@@ -10,9 +10,10 @@ import datetime as dt
 import os
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from hcpscan import __version__, collector
 from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
@@ -28,6 +29,17 @@ from hcpscan.rules.primitives.hcp_network import REACHABILITY
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.sources.layout import plural_of
 from hcpscan.sources.loader import ResourceNeeds
+
+
+class _Served(Protocol):
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+
+R = TypeVar("R", bound=_Served)
 
 # Synthetic kinds come from these resources (or from files outside any dump layout).
 _SYNTHETIC_SOURCES = {"Kubeconfig": ("secrets",), "IgnitionConfig": ("secrets",),
@@ -53,6 +65,15 @@ def kinds_needed(rules: list[Rule]) -> set[str]:
     for rule in rules:
         kinds.update(rule.reads)
     return kinds
+
+
+def served_also_read(rules: list[Rule], served: Iterable[R]) -> list[R]:
+    """Of the resources a live server serves (anything with ``group`` and ``kind``), those
+    the rules' templates read besides the kinds they name: unknown policy CRDs, so that
+    their objects are declared live as offline."""
+    templates = {rule.template for rule in rules}
+    return [r for r in served
+            if any(TEMPLATES[t].reads_served(r.group, r.kind) for t in templates)]
 
 
 def resource_needs(rules: list[Rule]) -> ResourceNeeds:

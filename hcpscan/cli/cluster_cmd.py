@@ -15,7 +15,7 @@ from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.publish import FIELD_MANAGER, publish_reports
 from hcpscan.reporters.openreports import OPENREPORTS, build_reports, empty_reports
-from hcpscan.scan import RunClock, kinds_needed, run_scan
+from hcpscan.scan import RunClock, kinds_needed, run_scan, served_also_read
 from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
 from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB, Connection
 from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
@@ -108,7 +108,8 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     try:
         discovery = discover(conn, args.concurrency)
         read = read_cluster(conn, discovery, kinds_needed(prepared.rules), plurals, namespaces,
-                            args.page_size, args.concurrency)
+                            args.page_size, args.concurrency,
+                            also=served_also_read(prepared.rules, discovery.resources))
     except LiveError as exc:
         raise UsageError(exc.message, exc.hint) from None
     clock.stage("read")

@@ -11,8 +11,8 @@ list and say their answer excludes it.
 What counts as policy-like:
 
 * known kinds of CNIs and meshes that filter traffic (``KNOWN``);
-* ``NetworkPolicy`` of any API group but ``networking.k8s.io`` (Calico's,
-  Antrea's...);
+* a kind named ``...NetworkPolicy`` of any API group but the evaluated ones
+  (Calico's, Antrea's ``ClusterNetworkPolicy``...);
 * any kind whose API group contains ``policy`` (an unknown policy CRD),
   except groups known to hold no traffic filter (``NOT_TRAFFIC``:
   PodDisruptionBudgets, OCM governance policies that target *other*
@@ -29,6 +29,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.sources.interface import Diagnostic
 
 POLICY_GROUP_WORD = "policy"
+NETWORK_POLICY_SUFFIX = "NetworkPolicy"  # of any group: a traffic filter by its name
 MULTUS_GROUP = "k8s.cni.cncf.io"
 
 # (API group, kind) -> what to call it. Kinds listed here are policy-like
@@ -90,17 +91,23 @@ POLICY_LIKE_KINDS: tuple[str, ...] = tuple(sorted({kind for _, kind in KNOWN}))
 def policy_label(obj: K8sObject, evaluated: frozenset[tuple[str, str]] = EVALUATED) -> str | None:
     """What to call ``obj`` when it is a policy-like object the engine does not
     evaluate; ``None`` when it is evaluated or filters no traffic."""
-    key = (obj.group, obj.kind)
-    if (MULTUS_GROUP, obj.kind) in SECONDARY_KINDS:  # read by kind, whatever the group is spelt
-        key = (MULTUS_GROUP, obj.kind)
+    return kind_label(obj.group, obj.kind, evaluated)
+
+
+def kind_label(group: str, kind: str,
+               evaluated: frozenset[tuple[str, str]] = EVALUATED) -> str | None:
+    """``policy_label`` of a kind, before any object of it is read (API discovery)."""
+    key = (group, kind)
+    if (MULTUS_GROUP, kind) in SECONDARY_KINDS:  # read by kind, whatever the group is spelt
+        key = (MULTUS_GROUP, kind)
     if key in evaluated:
         return None
     if key in KNOWN:
         return KNOWN[key]
-    if obj.kind == "NetworkPolicy":
-        return f"NetworkPolicy of API group {obj.group or '(core)'}"
-    if POLICY_GROUP_WORD in obj.group and obj.group not in NOT_TRAFFIC:
-        return f"{obj.kind} (a {obj.group} policy kind hcpscan does not know)"
+    if kind.endswith(NETWORK_POLICY_SUFFIX):  # Antrea's ClusterNetworkPolicy, Calico's staged ones
+        return f"{kind} of API group {group or '(core)'}"
+    if POLICY_GROUP_WORD in group and group not in NOT_TRAFFIC:
+        return f"{kind} (a {group} policy kind hcpscan does not know)"
     return None
 
 

@@ -69,6 +69,11 @@ class Template:
         """The kinds a rule with these params reads besides its subjects."""
         return self.reads
 
+    def reads_served(self, group: str, kind: str) -> bool:
+        """Whether a live scan lists this served resource for the check besides ``reads``
+        (a kind it cannot name in advance: an unknown policy CRD)."""
+        return any(word in group for word in self.reads_groups)
+
     def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
         """Every way ``params`` break the template's schema: (field path, message)."""
         validator = jsonschema.Draft202012Validator(self.params_schema)

@@ -13,7 +13,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hcpscan.analysis.reachability.coverage import POLICY_GROUP_WORD, POLICY_LIKE_KINDS
+from hcpscan.analysis.reachability.coverage import (
+    POLICY_GROUP_WORD,
+    POLICY_LIKE_KINDS,
+    kind_label,
+)
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
 from hcpscan.analysis.reachability.ipspace import IPSpace
@@ -70,6 +74,10 @@ class GraphPrimitive(Primitive):
     def caveat(self, ctx: Context) -> str:
         graph = ctx.built(REACHABILITY)
         return graph.exclusion_note() if graph is not None else ""
+
+    def reads_served(self, group: str, kind: str) -> bool:
+        # every policy-like kind the graph leaves out: its objects make the answer's caveat
+        return super().reads_served(group, kind) or kind_label(group, kind) is not None
 
 
 def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:

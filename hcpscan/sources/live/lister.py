@@ -77,10 +77,11 @@ class _Failure:
 
 def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
                  plurals: Iterable[str] = (), namespaces: list[str] | None = None,
-                 page_size: int = 500, concurrency: int = 4) -> ClusterRead:
-    """List every served resource of ``kinds`` (or named in ``plurals``), all namespaces
-    unless ``namespaces`` is given."""
-    kinds, plurals = set(kinds), set(plurals)
+                 page_size: int = 500, concurrency: int = 4,
+                 also: Iterable[ApiResource] = ()) -> ClusterRead:
+    """List every served resource of ``kinds`` (or named in ``plurals``, or in ``also``),
+    all namespaces unless ``namespaces`` is given."""
+    kinds, plurals, extra = set(kinds), set(plurals), set(also)
     read = ClusterRead(conn.context, conn.host)
     where = virtual_root(conn.context)
     for kind in sorted(kinds - set(_DERIVED_FROM) - _FILE_ONLY):
@@ -91,7 +92,8 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
         read.diagnostics.append(Diagnostic(where, None, f"discovery of {gv} failed: {why}",
                                            severity="warning",
                                            hint="kinds served only by this API group were not read"))
-    resources = [r for r in discovery.resources if r.kind in kinds or r.plural in plurals]
+    resources = [r for r in discovery.resources
+                 if r.kind in kinds or r.plural in plurals or r in extra]
     if namespaces is not None:
         resources = [r for r in resources if not (r.kind == "Namespace" and not r.group)]
         _get_namespaces(conn, namespaces, read)

@@ -36,6 +36,7 @@ def _obj(api_version: str, kind: str) -> K8sObject:
     ("security.istio.io/v1", "AuthorizationPolicy", "Istio AuthorizationPolicy"),
     ("k8s.cni.cncf.io/v1beta1", "MultiNetworkPolicy", "MultiNetworkPolicy"),
     ("antrea.io/v1", "NetworkPolicy", "NetworkPolicy of API group antrea.io"),
+    ("crd.antrea.io/v1beta1", "ClusterNetworkPolicy", "ClusterNetworkPolicy of API group crd.antrea.io"),
     ("acme.policy.example.com/v1", "TrafficRule",
      "TrafficRule (a acme.policy.example.com policy kind hcpscan does not know)"),
 ])
