@@ -38,7 +38,9 @@ from hcpscan.analysis.reachability.policies import (
     EGRESS,
     INGRESS,
     PORT_NAME,
+    REJECTED,
     PolicyError,
+    invalid_object,
     join_field,
     list_field,
 )
@@ -147,12 +149,8 @@ def read_admin_policies(inventory: Inventory, cluster: str,
         try:
             out.append(parse_admin_policy(obj, nodes))
         except (PolicyError, SelectorError) as exc:
-            field = getattr(exc, "field", "")
-            loc = inventory.locate(obj, field) if field else inventory.locate(obj)
-            diagnostics.append(Diagnostic(
-                loc.path, loc.line, f"{obj.kind} {obj.name} is invalid and is ignored: {exc}",
-                "error", "the API server rejects this policy, so it does not exist in a cluster; "
-                         "fix the field"))
+            diagnostics.append(invalid_object(inventory, obj, f"{obj.kind} {obj.name}", exc,
+                                              REJECTED))
     out.sort(key=lambda p: (p.priority, p.name))
     _warn_ties(inventory, out, diagnostics)
     _warn_nodes(inventory, out, nodes, diagnostics)

@@ -27,7 +27,7 @@ from typing import Any
 from hcpscan.analysis.reachability.admin import node_addresses
 from hcpscan.analysis.reachability.endpoints import namespace_of
 from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, parse_network
-from hcpscan.analysis.reachability.policies import PolicyError, list_field
+from hcpscan.analysis.reachability.policies import PolicyError, invalid_object, list_field
 from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.inventory import Inventory
@@ -98,11 +98,9 @@ def read_firewalls(inventory: Inventory, cluster: str,
                 raise PolicyError(f"an EgressFirewall must be named {FIREWALL_NAME!r}", "metadata.name")
             model = EgressFirewallModel(obj, namespace_of(obj), _rules(obj, nodes))
         except (PolicyError, SelectorError) as exc:
-            field = getattr(exc, "field", "")
-            loc = inventory.locate(obj, field) if field else inventory.locate(obj)
-            diagnostics.append(Diagnostic(
-                loc.path, loc.line, f"EgressFirewall {namespace_of(obj)}/{obj.name} is invalid and "
-                f"is ignored: {exc}", "error", "OVN-Kubernetes rejects it: fix the field"))
+            diagnostics.append(invalid_object(inventory, obj, f"EgressFirewall {namespace_of(obj)}/"
+                                              f"{obj.name}", exc, "OVN-Kubernetes rejects it: fix "
+                                              "the field"))
             continue
         out[model.namespace] = model
         for rule in model.dns_rules:

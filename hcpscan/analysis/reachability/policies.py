@@ -140,6 +140,17 @@ class NetworkPolicyModel:
         return self.affects_ingress if direction == INGRESS else self.affects_egress
 
 
+REJECTED = "the API server rejects this policy, so it does not exist in a cluster; fix the field"
+
+
+def invalid_object(inventory: Inventory, obj: K8sObject, name: str,
+                   exc: PolicyError | SelectorError, hint: str) -> Diagnostic:
+    """The error for an object the engine leaves out as invalid, at the field at fault."""
+    field = getattr(exc, "field", "")
+    loc = inventory.locate(obj, field) if field else inventory.locate(obj)
+    return Diagnostic(loc.path, loc.line, f"{name} is invalid and is ignored: {exc}", "error", hint)
+
+
 def is_network_policy(obj: K8sObject) -> bool:
     return obj.kind == "NetworkPolicy" and obj.group == POLICY_API_GROUP
 
@@ -167,12 +178,8 @@ def read_policies(inventory: Inventory, cluster: str,
             policy = parse_policy(obj)
             out.append(policy)
         except (PolicyError, SelectorError) as exc:
-            field = getattr(exc, "field", "")
-            loc = inventory.locate(obj, field) if field else inventory.locate(obj)
-            diagnostics.append(Diagnostic(
-                loc.path, loc.line, f"NetworkPolicy {key[0]}/{key[1]} is invalid and is ignored: "
-                f"{exc}", "error",
-                "the API server rejects this policy, so it does not exist in a cluster; fix the field"))
+            diagnostics.append(invalid_object(inventory, obj, f"NetworkPolicy {key[0]}/{key[1]}",
+                                              exc, REJECTED))
             continue
         for rule in policy.ingress + policy.egress:
             for peer in rule.peers or ():

@@ -43,7 +43,12 @@ from hcpscan.analysis.reachability.endpoints import (
     pod_template,
 )
 from hcpscan.analysis.reachability.networks import Network, check_group, secondary_network
-from hcpscan.analysis.reachability.policies import NetworkPolicyModel, PolicyError, parse_policy
+from hcpscan.analysis.reachability.policies import (
+    NetworkPolicyModel,
+    PolicyError,
+    invalid_object,
+    parse_policy,
+)
 from hcpscan.analysis.reachability.selectors import SelectorError
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
@@ -205,11 +210,9 @@ def _parse(inventory: Inventory, obj: K8sObject,
     try:
         policy = parse_policy(obj, kind=MNP_KIND)
     except (PolicyError, SelectorError) as exc:
-        field = getattr(exc, "field", "")
-        loc = inventory.locate(obj, field) if field else inventory.locate(obj)
-        diagnostics.append(Diagnostic(
-            loc.path, loc.line, f"MultiNetworkPolicy {ref} is invalid and is ignored: {exc}",
-            "error", "fix the field: a MultiNetworkPolicy's spec follows NetworkPolicy's rules"))
+        diagnostics.append(invalid_object(inventory, obj, f"MultiNetworkPolicy {ref}", exc,
+                                          "fix the field: a MultiNetworkPolicy's spec follows "
+                                          "NetworkPolicy's rules"))
         return None
     for rule in policy.ingress + policy.egress:
         for peer in rule.peers or ():
