@@ -12,7 +12,7 @@ from hcpscan.inventory import Inventory
 from hcpscan.model.clusters import networks_for, scan_model
 from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan
-from tests.rules.test_primitives_proxy import env, workload
+from tests.rules.test_primitives_proxy import env, guest_dump, workload
 
 NETWORK = """\
 apiVersion: config.openshift.io/v1
@@ -59,24 +59,10 @@ def test_install_config_machine_network_covered_passes(tmp_path: Path) -> None:
 
 
 def test_hosted_cluster_machine_network_for_guest_workloads(tmp_path: Path) -> None:
-    dump = tmp_path / "dump"
-    guest = dump / "hostedcluster-example" / "namespaces" / "team" / "apps" / "deployments"
-    guest.mkdir(parents=True)
-    (guest / "app.yaml").write_text(workload(env(
-        HTTPS_PROXY="http://p:3128", NO_PROXY=".svc,.cluster.local,10.132.0.0/14,172.31.0.0/16"),
-        namespace="team"))
-    hcs = dump / "namespaces" / "clusters" / "hypershift.openshift.io" / "hostedclusters"
-    hcs.mkdir(parents=True)
-    (hcs / "example.yaml").write_text("""\
-apiVersion: hypershift.openshift.io/v1beta1
-kind: HostedCluster
-metadata: {name: example, namespace: clusters}
-spec:
-  networking:
-    clusterNetwork: [{cidr: 10.132.0.0/14}]
-    serviceNetwork: [{cidr: 172.31.0.0/16}]
-    machineNetwork: [{cidr: 192.168.10.0/24}]
-""")
+    dump = guest_dump(tmp_path, ".svc,.cluster.local,10.132.0.0/14,172.31.0.0/16",
+                      "    clusterNetwork: [{cidr: 10.132.0.0/14}]\n"
+                      "    serviceNetwork: [{cidr: 172.31.0.0/16}]\n"
+                      "    machineNetwork: [{cidr: 192.168.10.0/24}]\n")
     (finding,) = scan([dump], ["PRX005"]).findings
     assert finding.message.endswith("misses machine network 192.168.10.0/24")
     assert any("HostedCluster clusters/example spec.networking.machineNetwork" in e
