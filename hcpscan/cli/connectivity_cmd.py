@@ -146,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
         _show_list(args, result, focus, inventory.diagnostics, exposure)
         one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
         _svg(args, lambda: list_dot(result.connections, label=one, exposure=exposure))
-        return _finish(inventory.diagnostics + result.diagnostics, args.format)
+        found = exposure.diagnostics if exposure is not None else []
+        return _finish(inventory.diagnostics + result.diagnostics + found, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
     note = graph.exclusion_note()

@@ -53,6 +53,7 @@ from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, PolicyRule
 from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.inventory import Inventory
+from hcpscan.sources.interface import Diagnostic
 
 ENTIRE_CLUSTER = "entire-cluster"
 DIRECTIONS = (EGRESS, INGRESS)
@@ -284,6 +285,7 @@ class Unprotected:
 class ExposureReport:
     lines: list[ExposureLine] = field(default_factory=list)
     unprotected: list[Unprotected] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def of(self, direction: str) -> list[ExposureLine]:
         """One direction's lines, sorted by workload then peer, as netpol-analyzer sorts."""
@@ -306,6 +308,12 @@ def exposure_report(inventory: Inventory, listed: ConnectionList, focus: Focus |
     lines to outside addresses are taken from)."""
     report, focus = ExposureReport(), focus or Focus()
     only = ConnectionSet.port(*focus.connection) if focus.connection else None
+    if listed.sections:
+        report.diagnostics.append(Diagnostic(
+            "", None, "exposure analysis treats every workload as on the pod network: "
+            "the isolation of primary (Cluster)UserDefinedNetworks is not applied to it",
+            "warning", "read the exposure of workloads on a user-defined network as an upper "
+            "bound; the connection list above does apply the isolation"))
     for model in read_clusters(inventory, options, []):  # the list reported their problems
         openings = _cluster_openings(model, options)
         # a workload with something open in either direction has its outside lines shown too
@@ -320,7 +328,7 @@ def exposure_report(inventory: Inventory, listed: ConnectionList, focus: Focus |
             # as netpol-analyzer, a list focused on one connection names no unprotected ones
             if found.unprotected and only is None and focus.keeps(_pseudo(model.cluster, workload, direction)):
                 report.unprotected.append(Unprotected(model.cluster, workload, direction))
-        report.lines += _outside_lines(listed, {(model.cluster, w) for w in exposed})
+        report.lines += _outside_lines(listed, {(model.cluster, w) for w in exposed}, only)
     return report
 
 
@@ -344,15 +352,17 @@ def _pseudo(cluster: str, workload: str, direction: str) -> Connection:
     return Connection(cluster, workload, ENTIRE_CLUSTER, ConnectionSet.all())
 
 
-def _outside_lines(listed: ConnectionList, exposed: set[tuple[str, str]]) -> list[ExposureLine]:
+def _outside_lines(listed: ConnectionList, exposed: set[tuple[str, str]],
+                   only: ConnectionSet | None) -> list[ExposureLine]:
     """The list's lines to and from outside addresses, for the exposed workloads."""
     out = []
     for conn in listed.connections:
         for workload, peer, direction in ((conn.destination, conn.source, INGRESS),
                                           (conn.source, conn.destination, EGRESS)):
+            workload = workload.replace("[udn]/", "/", 1)  # a UDN section's spelling
             if peer.endswith("[External]") and (conn.cluster, workload) in exposed:
                 out.append(ExposureLine(conn.cluster, workload, direction, peer,
-                                        Openness(conn.connections)))
+                                        Openness(conn.connections).only(only)))
     return out
 
 
