@@ -57,6 +57,17 @@ connections as `All Connections` or e.g. `TCP 8080,UDP 53`). A first line
 starting `# ` names policy objects the answer does not reflect. The --focus
 options keep part of the list; --format csv|md|dot and --svg draw it.
 
+--exposure then says what each workload's policies open to pods NOT in the
+input and to outside addresses (netpol-analyzer's exposure analysis):
+    Egress Exposure:   <workload> => <peer> : <connections>
+    Ingress Exposure:  <workload> <= <peer> : <connections>
+where <peer> is entire-cluster (any pod, any namespace), what a rule's
+selectors stand for ([namespace with {team=a}]/[all pods],
+[all namespaces]/[pod with {app=x}], ns/[pod with {app=x}]) or an outside
+range; a selector line shows where it differs from entire-cluster (narrower:
+an AdminNetworkPolicy Deny, `No Connections` when nothing is left). Then
+"Workloads not protected by network policies:" - open to everything there.
+
 With --to, answer for one workload, taking Services (NodePort, LoadBalancer),
 Routes and an optional perimeter file (--firewall) into account, and say which
 layer allows or blocks each way in:
@@ -72,6 +83,7 @@ examples:
   hcpscan connectivity ./manifests
   hcpscan connectivity ./manifests --focus-workload frontend/webapp --focus-direction egress
   hcpscan connectivity ./manifests --svg connectivity.svg
+  hcpscan connectivity ./manifests --exposure
   hcpscan connectivity diff before/ after/
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
