@@ -240,9 +240,9 @@ def _run_diff(args: argparse.Namespace) -> int:
     if len(args.paths) != 3:
         raise UsageError("connectivity diff takes two inputs: OLD and NEW",
                          "e.g. hcpscan connectivity diff before/ after/")
-    if args.to is not None or _focusing(args):
-        raise UsageError("connectivity diff compares whole connection lists: leave out --to "
-                         "and the --focus options")
+    if args.to is not None or _focusing(args) or args.exposure:
+        raise UsageError("connectivity diff compares whole connection lists: leave out --to, "
+                         "--exposure and the --focus options")
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
     old = load_inventory(argparse.Namespace(**{**vars(args), "paths": [args.paths[1]]}))
