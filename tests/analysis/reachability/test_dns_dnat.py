@@ -8,62 +8,12 @@ from pathlib import Path
 
 import pytest
 
-DNS_SERVICE = """\
----
-apiVersion: v1
-kind: Service
-metadata: {name: dns-default, namespace: openshift-dns}
-spec:
-  selector: {dns.operator.openshift.io/daemonset-dns: default}
-  ports:
-  - {name: dns, port: 53, protocol: UDP, targetPort: dns}
-  - {name: dns-tcp, port: 53, protocol: TCP, targetPort: dns-tcp}
-  - {name: metrics, port: 9154, protocol: TCP, targetPort: metrics}
-"""
-DNS_PODS = """\
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: dns-default, namespace: openshift-dns}
-spec:
-  selector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: default}}
-  template:
-    metadata: {labels: {dns.operator.openshift.io/daemonset-dns: default}}
-    spec:
-      containers:
-      - name: dns
-        ports:
-        - {name: dns, containerPort: 5353, protocol: UDP}
-        - {name: dns-tcp, containerPort: 5353, protocol: TCP}
-      - name: kube-rbac-proxy
-        ports: [{name: metrics, containerPort: 9154, protocol: TCP}]
-"""
-# HCP004's failing example: DNS egress on UDP 5353 only
-UDP_ONLY = """\
----
-apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: allow-dns, namespace: payments}
-spec:
-  podSelector: {}
-  policyTypes: [Egress]
-  egress:
-  - to:
-    - namespaceSelector:
-        matchLabels: {kubernetes.io/metadata.name: openshift-dns}
-    ports:
-    - {port: 5353, protocol: UDP}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: api, namespace: payments}
-spec:
-  selector: {matchLabels: {app: api}}
-  template:
-    metadata: {labels: {app: api}}
-    spec:
-      containers: [{name: api, image: payments-api:1.4}]
-"""
+from .conftest import FIXTURES
+
+DNS = FIXTURES / "openshift-dns"
+DNS_SERVICE = "---\n" + (DNS / "dns-service.yaml").read_text()
+DNS_PODS = "---\n" + (DNS / "dns-pods.yaml").read_text()
+UDP_ONLY = "---\n" + (DNS / "payments.yaml").read_text()  # HCP004's failing example
 NOTE = ("# policies apply after DNAT: Service openshift-dns/dns-default 53 → pods 5353 "
         "(UDP, TCP), so rules towards the pods must name 5353")
 
