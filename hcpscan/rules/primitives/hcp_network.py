@@ -349,7 +349,12 @@ class EgressOpen(GraphPrimitive):
                 note = ("the management API server's endpoints (default/kubernetes Endpoints) are "
                         "not in the input: judged as egress to any outside address")
         for w in sorted(workloads, key=lambda w: w.name):
-            egress = graph.egress_outside(f"{cluster}:{w.namespace}/{w.name}[{w.kind}]", port, protocol)
+            try:
+                egress = graph.egress_outside(f"{cluster}:{w.namespace}/{w.name}[{w.kind}]", port,
+                                              protocol)
+            except LookupError:  # a workload without a name (invalid input) cannot be asked for
+                yield NotEvaluable(f"{w.ref} is not in the reachability graph")
+                continue
             if wanted is not None:
                 missing = wanted.intersection(egress.allowed.complement())
             elif need.get("require", "some") == "some":
