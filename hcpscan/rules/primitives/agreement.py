@@ -138,6 +138,9 @@ class Agreement(Template):
                                        "fail (default) or ok; or per role"},
         },
     }
+    # every kind some role or relation reads; reads_for narrows it to a rule's params
+    reads = tuple(dict.fromkeys(k for kinds in (*_ROLE_READS.values(), *_RELATION_READS.values())
+                                for k in kinds))
     subject_kinds = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod",
                      "DeploymentConfig", "HostedCluster", "Secret", "SystemdDropIn", "KubeadmConfig",
                      "KubeadmConfigTemplate", "KubeadmControlPlane", "KubeadmControlPlaneTemplate")
@@ -352,12 +355,12 @@ def _disagreement(side: Side, ref: Side, name: str, hv: str, wv: str,
         lines = ([f"{mine} lacks {', '.join(lacking)}"] if lacking else []) + (
             [f"{mine} has in addition {', '.join(surplus)}"] if surplus else [])
         if ref.same_consumer:
-            return f"{mine} and {ref.spell(name)} differ", lines
+            return f"{ref.spell(name)} and {mine} differ", lines
         return "; ".join(lines), lines
     if (same_url(hv, wv) if name in URL_FIELDS else hv == wv):
         return None
     if ref.same_consumer:
-        return f"{mine} and {ref.spell(name)} differ", []
+        return f"{ref.spell(name)} and {mine} differ", []
     return f"{mine}={hv}, but {theirs} is {wv}", []
 
 
