@@ -306,7 +306,7 @@ def _lacking(side: Side, ref: Side, params: dict[str, Any], values: dict[str, st
     problem = f"{side.label} without {joined}" if side.label else f"has no {joined}"
     return [_Diff(params["fields"][0], problem, side.obj, side.anchor,
                   {**values, "missing": joined, "fields": ", ".join(params["fields"])},
-                  [f"{side.name} sets no {joined}", *side.evidence, *ref.evidence], lacking=True)]
+                  [*side.evidence], lacking=True)]
 
 
 def _differences(side: Side, ref: Side, params: dict[str, Any], values: dict[str, str],
@@ -367,13 +367,13 @@ def _disagreement(side: Side, ref: Side, name: str, hv: str, wv: str,
 def _evidence(side: Side, ref: Side, name: str, have: Setting | None,
               want: Setting | None) -> list[str]:
     at = f" at {want.source}" if want is not None and ref.same_consumer else ""
-    lines = [f"{ref.field_name(name)} = {ref.value(name)!r}{at}",
-             f"{have.name} {where(have)}" if have is not None
-             else f"{side.name} has no {side.spell(name)}"]
+    lines = [f"{ref.field_name(name)} = {ref.value(name)!r}{at}"]
+    if have is not None:
+        lines.append(f"{have.name} {where(have)}")
     if ref.same_consumer:
         env = {s.name: s.value or "" for s in (have, want) if s is not None}
         lines.append("each client takes: " + case_readers(env, name))
-    return lines + ref.evidence
+    return lines
 
 
 def _grouped(diffs: list[_Diff], subject: K8sObject, side: Side, ref: Side) -> Iterator[Violation]:
@@ -392,6 +392,10 @@ def _grouped(diffs: list[_Diff], subject: K8sObject, side: Side, ref: Side) -> I
         evidence: list[str] = []
         for d in group:
             evidence += [e for e in d.evidence if e not in evidence]
+        lacking = [d.values.get("missing") or d.values["variable"] for d in group if d.lacking]
+        if lacking:
+            evidence.append(f"{side.name} has no {', '.join(lacking)}")
+        evidence += [e for e in ref.evidence if e not in evidence]
         at = first.at if first.at is not None and first.at is not subject else None
         yield Violation(field=first.place, subject=at,
                         values={**first.values, "fields": first.values.get("fields", fields)
