@@ -12,7 +12,7 @@ absent, fails. Roles and relations are listed in ``agreement_sides``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -242,9 +242,9 @@ def _present(side: Side, params: dict[str, Any]) -> bool:
 
 
 def _applicable(side: Side, refs: list[Side], params: dict[str, Any]
-                ) -> Iterator[Outcome] | Any:
+                ) -> Generator[Outcome, None, tuple[Side, dict[str, str]] | None]:
     """The first reference the ``when`` condition holds for, with the message values it
-    gives; yields why none does (a generator's return value carries the answer)."""
+    gives (the generator's return value); yields why none does, when that is not a pass."""
     when = params.get("when") or {}
     relation = params["reference"]["relation"]
     if not when:
