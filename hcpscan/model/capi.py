@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.fieldpath import Step
+from hcpscan.model.clusters import CAPI_NAME_LABEL, VALUES_SUFFIX
 
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
-# Giant Swarm's cluster-apps-operator values of a workload cluster: `<cluster>-cluster-values`.
-VALUES_SUFFIX = "-cluster-values"
 BOOTSTRAP_FILES: dict[str, tuple[Step, ...]] = {
     "KubeadmConfig": ("spec", "files"),
     "KubeadmConfigTemplate": ("spec", "template", "spec", "files"),
@@ -23,9 +21,9 @@ def capi_cluster_of(inventory: Inventory, obj: K8sObject) -> tuple[str, str] | N
     ``<cluster>-cluster-values`` Secret is in the same namespace and the object is named
     ``<cluster>`` or ``<cluster>-…`` (Giant Swarm names templates ``<cluster>-<pool>`` and
     the control plane ``<cluster>``)."""
-    label = obj.labels.get(CLUSTER_NAME_LABEL)
+    label = obj.labels.get(CAPI_NAME_LABEL)
     if label:
-        return str(label), f"label {CLUSTER_NAME_LABEL}"
+        return str(label), f"label {CAPI_NAME_LABEL}"
     candidates = [s.name.removesuffix(VALUES_SUFFIX)
                   for s in inventory.query("Secret", namespace=obj.namespace, cluster=obj.cluster)
                   if s.name.endswith(VALUES_SUFFIX)]

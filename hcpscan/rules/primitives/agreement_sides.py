@@ -34,13 +34,8 @@ from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
-from hcpscan.model.capi import (
-    BOOTSTRAP_FILES,
-    CLUSTER_NAME_LABEL,
-    VALUES_SUFFIX,
-    capi_cluster_of,
-    machine_owned,
-)
+from hcpscan.model.capi import BOOTSTRAP_FILES, capi_cluster_of, machine_owned
+from hcpscan.model.clusters import CAPI_NAME_LABEL, VALUES_SUFFIX
 from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.model.ocm import agent_workloads
 from hcpscan.rules.context import Context
@@ -481,7 +476,7 @@ def _management_proxy(ctx: Context) -> RefOutcome:
 def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
     found = capi_cluster_of(ctx.inventory, obj)
     if found is None:
-        return NotEvaluable(f"no {CLUSTER_NAME_LABEL} label and no <cluster>{VALUES_SUFFIX} "
+        return NotEvaluable(f"no {CAPI_NAME_LABEL} label and no <cluster>{VALUES_SUFFIX} "
                             f"Secret in {obj.namespace} whose name prefixes {obj.name}")
     cluster, how = found
     name = cluster + VALUES_SUFFIX
