@@ -246,3 +246,80 @@ def test_the_readme_shows_the_fixtures_rule():
     shown = yaml.safe_load(block.split("```")[0])
     rule = yaml.safe_load((BASE / "rules" / "ACME101.yaml").read_text())
     assert (shown["applies_to"], shown["check"]) == (rule["applies_to"], rule["check"])
+
+
+def test_a_shared_reference_gives_each_finding_its_own_evidence(run_cli, tmp_path):
+    """The managed cluster's proxy is resolved once per scan; two kubeconfigs judged against
+    it must not collect each other's evidence."""
+    params = """\
+        consumers: {role: kubeconfig}
+        reference: {relation: managed-cluster}
+        fields: [proxy-url]
+        match: present
+        when: {proxied: server}
+        """
+    proxy = """\
+        apiVersion: config.openshift.io/v1
+        kind: Proxy
+        metadata: {name: cluster}
+        spec: {httpsProxy: "http://proxy.corp.example.com:3128"}
+        """
+    secret = """\
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: %s, namespace: agents}
+        stringData:
+          kubeconfig: |
+            apiVersion: v1
+            kind: Config
+            clusters: [{name: hub, cluster: {server: "https://%s.hub.example.com:6443"}}]
+            contexts: [{name: hub, context: {cluster: hub}}]
+            current-context: hub
+        """
+    report, rule = _scan(run_cli, tmp_path, params, proxy, secret % ("one", "api"),
+                         secret % ("two", "api2"), kinds="[Secret]")
+    assert rule["status"] == "fail" and len(report["findings"]) == 2
+    for finding in report["findings"]:
+        said = [e for e in finding["evidence"] if "go(es) through" in e]
+        assert len(said) == 1, finding["evidence"]
+
+
+KCP = """\
+    apiVersion: controlplane.cluster.x-k8s.io/v1beta1
+    kind: KubeadmControlPlane
+    metadata: {name: mycluster, namespace: org-acme}
+    spec:
+      kubeadmConfigSpec:
+        files:
+        - path: /etc/systemd/system/containerd.service.d/http-proxy.conf
+          content: |
+            [Service]
+            Environment="%s"
+    """
+VALUES = """\
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: mycluster-cluster-values, namespace: org-acme}
+    stringData:
+      values: |
+        cluster:
+          proxy: {https: "http://192.168.52.220:3128"}
+    """
+
+
+@pytest.mark.parametrize("environment, status", [
+    ("https_proxy=http://192.168.52.220:3128", "pass"),
+    ("NO_PROXY=.svc", "fail"),
+])
+def test_prx009_reads_a_control_planes_inline_drop_in(tmp_path, environment, status):
+    from tests.rules.harness import scan
+
+    (tmp_path / "input.yaml").write_text(textwrap.dedent(VALUES) + "---\n" + textwrap.dedent(KCP % environment))
+    report = scan([tmp_path / "input.yaml"], ["PRX009"])
+    assert report.results[0].status.value == status, report.results[0].reason
+    if status == "fail":
+        (finding,) = report.findings
+        assert finding.field == "spec.kubeadmConfigSpec.files[0].content"
+        assert finding.message.endswith("(cluster mycluster) writes /etc/systemd/system/"
+                                        "containerd.service.d/http-proxy.conf without HTTP_PROXY or "
+                                        "HTTPS_PROXY")

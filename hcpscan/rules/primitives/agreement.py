@@ -12,6 +12,7 @@ absent, fails. Roles and relations are listed in ``agreement_sides``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -268,9 +269,11 @@ def _applicable(side: Side, refs: list[Side], params: dict[str, Any]
             return ref, {"proxy": _proxy_of(ref, "https") or _proxy_of(ref, "http")}
         proxied = [(d, p) for d in destinations if (p := _proxied(ref, d))]
         if proxied:
-            ref.evidence.append(f"{', '.join(d for d, _ in proxied)} go(es) through {ref.name}'s "
-                                f"proxy: not in its noProxy {_no_proxy(ref)!r} (Go rules)")
-            return ref, {"destination": proxied[0][0], "proxy": proxied[0][1]}
+            # a copy: references are shared by every subject of a scan
+            said = (f"{', '.join(d for d, _ in proxied)} go(es) through {ref.name}'s proxy: not "
+                    f"in its noProxy {_no_proxy(ref)!r} (Go rules)")
+            return (dataclasses.replace(ref, evidence=[*ref.evidence, said]),
+                    {"destination": proxied[0][0], "proxy": proxied[0][1]})
     if unknown:
         yield NotEvaluable(unknown)
     elif when.get("uses_proxy") and not any(r.uses_proxy() for r in refs):

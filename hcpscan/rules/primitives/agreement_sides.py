@@ -505,6 +505,14 @@ def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
 
 
 def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
+    """Built once per cluster of the scan: every subject of a cluster has the same answer."""
+    found: dict[str, RefOutcome] = ctx.analysis("agreement-managed-cluster", lambda _inv: {})
+    if cluster not in found:
+        found[cluster] = _managed_cluster_of(ctx, cluster)
+    return found[cluster]
+
+
+def _managed_cluster_of(ctx: Context, cluster: str) -> RefOutcome:
     proxies = [c for c in consumers(ctx) if c.cluster == cluster and c.kind == CLUSTER_PROXY
                and c.part == "spec"]
     agents = {id(o): o for o in agent_workloads(ctx.inventory, cluster)}
@@ -522,6 +530,11 @@ def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
 
 
 def _installation(ctx: Context) -> RefOutcome:
+    """Built once per scan: the answer is the same for every subject."""
+    return ctx.analysis("agreement-installation", lambda _inv: _installation_of(ctx))  # type: ignore[no-any-return]
+
+
+def _installation_of(ctx: Context) -> RefOutcome:
     known = any(o.name.endswith(VALUES_SUFFIX) for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
     said: list[str] = []
     for c in consumers(ctx):
