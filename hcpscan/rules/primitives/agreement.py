@@ -193,6 +193,8 @@ class Agreement(Template):
         match = params.get("match", "equal")
         if match == "present" and not side.absent and _present(side, params):
             return
+        if match != "present" and missing_ok and not (side.settings or side.absent or side.unknown):
+            return  # fields set on one side only are left alone, and this side sets none
         refs = reference_sides(ctx, subject, side, params["reference"])
         if isinstance(refs, (NotApplicable, NotEvaluable)):
             yield refs
@@ -204,7 +206,7 @@ class Agreement(Template):
         values = {**side.facts, **ref.facts, "reference": ref.name or side.name, **extra}
         if side.absent:
             if not missing_ok:
-                yield Violation(field=side.anchor, subject=_other(side, subject),
+                yield Violation(field=side.place, subject=_other(side, subject),
                                 values={**values, "problem": side.absent},
                                 evidence=[*ref.evidence, *side.evidence])
             return
@@ -307,7 +309,7 @@ def _lacking(side: Side, ref: Side, params: dict[str, Any], values: dict[str, st
     names = [side.spell(f) for f in params["fields"] if not _is_set(side.settings.get(f))]
     joined = (" or " if params.get("require") == "any" else " and ").join(names)
     problem = f"{side.label} without {joined}" if side.label else f"has no {joined}"
-    return [_Diff(params["fields"][0], problem, side.obj, side.anchor,
+    return [_Diff(params["fields"][0], problem, side.obj, side.place,
                   {**values, "missing": joined, "fields": ", ".join(params["fields"])},
                   [*side.evidence], lacking=True)]
 
@@ -338,7 +340,7 @@ def _differences(side: Side, ref: Side, params: dict[str, Any], values: dict[str
             yield _Diff(name, problem, side.obj, field_in(side.obj, want) if side.obj else "", vals,
                         evidence)
         else:
-            yield _Diff(name, problem, side.obj, side.anchor, vals, evidence, lacking=True)
+            yield _Diff(name, problem, side.obj, side.place, vals, evidence, lacking=True)
 
 
 def _disagreement(side: Side, ref: Side, name: str, hv: str, wv: str,

@@ -111,7 +111,9 @@ class Side:
     settings: dict[str, Setting] = field(default_factory=dict)
     spelling: dict[str, str] = field(default_factory=dict)  # field -> as this side writes it
     obj: K8sObject | None = None  # the object findings about this side are reported on
-    anchor: str = ""  # field of ``obj`` for findings about what the side lacks
+    # field of ``obj`` for findings about what the side lacks (steps are formatted when a
+    # finding needs them: most consumers of a scan never have one)
+    anchor: str | tuple[Step, ...] = ""
     label: str = ""  # what the side is, in a problem sentence ("writes /etc/...conf")
     destinations: dict[str, list[str]] = field(default_factory=dict)  # named URLs it reaches
     no_proxy: str | None = None  # the noProxy its clients use, when not its noProxy setting
@@ -122,6 +124,10 @@ class Side:
     uses_proxy_said: bool | None = None  # a statement without values (a Kyverno policy)
     same_consumer: bool = False  # the reference is the consumer itself (variable-case)
     variables: dict[str, Setting] = field(default_factory=dict)  # every proxy variable as written
+
+    @property
+    def place(self) -> str:
+        return self.anchor if isinstance(self.anchor, str) else format_path(self.anchor)
 
     def spell(self, name: str) -> str:
         setting = self.settings.get(name)
@@ -181,7 +187,7 @@ def _env_settings(c: ConsumerProxy, case: str) -> dict[str, Setting]:
 
 
 def _from_consumer(c: ConsumerProxy, case: str, obj: K8sObject | None = None,
-                   anchor: str = "") -> Side:
+                   anchor: str | tuple[Step, ...] = "") -> Side:
     names = {k: v.lower() if case == "lower" else v for k, v in ENV_NAMES.items()}
     return Side(c.name, _env_settings(c, case), names, obj or c.object, anchor,
                 facts={"consumer": c.name, **({"container": c.container} if c.container else {})},
@@ -205,7 +211,7 @@ def _containers(ctx: Context, subject: K8sObject, selector: dict[str, Any],
         return
     by_name = {c.container: c for c in consumers_of(ctx, subject) if c.kind == CONTAINER}
     for ref in refs:
-        anchor = format_path(ref.path + (("env",) if "env" in ref.spec else ()))
+        anchor = ref.path + (("env",) if "env" in ref.spec else ())
         c = by_name.get(ref.name)
         side = (_from_consumer(c, case, subject, anchor) if c is not None else
                 Side(f"{subject.ref} container {ref.name}", {}, dict(ENV_NAMES), subject, anchor,
