@@ -155,39 +155,45 @@ def test_variable_case_compares_a_consumers_own_spellings(run_cli, tmp_path):
     assert any(e.startswith("each client takes: HTTPS_PROXY: go") for e in finding["evidence"])
 
 
-def test_present_with_proxied_destination_judges_a_kubeconfig(run_cli, tmp_path):
-    params = """\
-        consumers: {role: kubeconfig}
-        reference: {relation: managed-cluster}
-        fields: [proxy-url]
-        match: present
-        when: {proxied: server}
-        """
-    proxy = """\
-        apiVersion: config.openshift.io/v1
-        kind: Proxy
-        metadata: {name: cluster}
-        spec: {httpsProxy: "http://proxy.corp.example.com:3128", noProxy: ".internal.example.com"}
-        """
-    secret = """\
+KUBECONFIG_PROXY_URL = """\
+    consumers: {role: kubeconfig}
+    reference: {relation: managed-cluster}
+    fields: [proxy-url]
+    match: present
+    when: {proxied: server}
+    """
+MANAGED_PROXY = """\
+    apiVersion: config.openshift.io/v1
+    kind: Proxy
+    metadata: {name: cluster}
+    spec: {httpsProxy: "http://proxy.corp.example.com:3128", noProxy: ".internal.example.com"}
+    """
+
+
+def _kubeconfig_secret(name: str, host: str) -> str:
+    return textwrap.dedent(f"""\
         apiVersion: v1
         kind: Secret
-        metadata: {name: hub, namespace: agents}
+        metadata: {{name: {name}, namespace: agents}}
         stringData:
           kubeconfig: |
             apiVersion: v1
             kind: Config
-            clusters: [{name: hub, cluster: {server: "https://%s:6443"}}]
-            contexts: [{name: hub, context: {cluster: hub}}]
+            clusters: [{{name: hub, cluster: {{server: "https://{host}:6443"}}}}]
+            contexts: [{{name: hub, context: {{cluster: hub}}}}]
             current-context: hub
-        """
-    report, rule = _scan(run_cli, tmp_path, params, proxy, secret % "api.hub.example.com",
+        """)
+
+
+def test_present_with_proxied_destination_judges_a_kubeconfig(run_cli, tmp_path):
+    params, proxy = KUBECONFIG_PROXY_URL, MANAGED_PROXY
+    report, rule = _scan(run_cli, tmp_path, params, proxy, _kubeconfig_secret("hub", "api.hub.example.com"),
                          kinds="[Secret]", message="{destination} through {proxy}")
     assert rule["status"] == "fail"
     assert report["findings"][0]["message"] == ("https://api.hub.example.com:6443 through "
                                                 "http://proxy.corp.example.com:3128")
-    _, direct = _scan(run_cli, tmp_path, params, proxy, secret % "api.internal.example.com",
-                      kinds="[Secret]")
+    _, direct = _scan(run_cli, tmp_path, params, proxy,
+                      _kubeconfig_secret("hub", "api.internal.example.com"), kinds="[Secret]")
     assert (direct["status"], direct["objects_checked"]) == ("pass", 1)
 
 
@@ -251,33 +257,9 @@ def test_the_readme_shows_the_fixtures_rule():
 def test_a_shared_reference_gives_each_finding_its_own_evidence(run_cli, tmp_path):
     """The managed cluster's proxy is resolved once per scan; two kubeconfigs judged against
     it must not collect each other's evidence."""
-    params = """\
-        consumers: {role: kubeconfig}
-        reference: {relation: managed-cluster}
-        fields: [proxy-url]
-        match: present
-        when: {proxied: server}
-        """
-    proxy = """\
-        apiVersion: config.openshift.io/v1
-        kind: Proxy
-        metadata: {name: cluster}
-        spec: {httpsProxy: "http://proxy.corp.example.com:3128"}
-        """
-    secret = """\
-        apiVersion: v1
-        kind: Secret
-        metadata: {name: %s, namespace: agents}
-        stringData:
-          kubeconfig: |
-            apiVersion: v1
-            kind: Config
-            clusters: [{name: hub, cluster: {server: "https://%s.hub.example.com:6443"}}]
-            contexts: [{name: hub, context: {cluster: hub}}]
-            current-context: hub
-        """
-    report, rule = _scan(run_cli, tmp_path, params, proxy, secret % ("one", "api"),
-                         secret % ("two", "api2"), kinds="[Secret]")
+    report, rule = _scan(run_cli, tmp_path, KUBECONFIG_PROXY_URL, MANAGED_PROXY,
+                         _kubeconfig_secret("one", "api.hub.example.com"),
+                         _kubeconfig_secret("two", "api2.hub.example.com"), kinds="[Secret]")
     assert rule["status"] == "fail" and len(report["findings"]) == 2
     for finding in report["findings"]:
         said = [e for e in finding["evidence"] if "go(es) through" in e]
