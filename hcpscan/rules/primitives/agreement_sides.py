@@ -34,8 +34,13 @@ from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
-from hcpscan.model.capi import BOOTSTRAP_FILES, capi_cluster_of, machine_owned
-from hcpscan.model.clusters import CAPI_NAME_LABEL, VALUES_SUFFIX
+from hcpscan.model.capi import (
+    BOOTSTRAP_FILES,
+    CAPI_NAME_LABEL,
+    VALUES_SUFFIX,
+    capi_cluster_of,
+    machine_owned,
+)
 from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.model.ocm import agent_workloads
 from hcpscan.rules.context import Context
