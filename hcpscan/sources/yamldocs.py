@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 from yaml.events import (
+    AliasEvent,
     DocumentEndEvent,
     MappingEndEvent,
     MappingStartEvent,
@@ -51,6 +52,10 @@ Step = str | int
 # (30,000 levels kill the process), and Python prints no integer longer than its
 # int-string limit (an error in whatever report shows it).
 MAX_DEPTH = 200  # nesting levels; no Kubernetes object comes near
+# Nodes (mappings, sequences, scalars) one file may make. The largest files of real
+# must-gathers and of bench/'s 500-cluster dump make under 50,000; a file at this
+# bound takes about 1 GB however its bytes are spent (see bench/RESULTS.md).
+MAX_NODES = 5_000_000
 MAX_DIGITS = sys.get_int_max_str_digits() or 4300
 _MAX_INT_BITS = int(MAX_DIGITS * math.log2(10))
 _LONG_NUMBER = re.compile(r"[-+]?(?:0[xob])?[0-9a-fA-F_:]{1000,}")
@@ -154,9 +159,25 @@ def number_too_long(text: str) -> InputLimitError:
     return InputLimitError(f"a number longer than {MAX_DIGITS} digits", line, None)
 
 
-def load_json(text: str | bytes) -> Any:
+class TooManyNodes(InputLimitError, ValueError):
+    """More nodes than one file may make (``MAX_NODES`` unless raised): found by
+    counting, before any parser builds them. A ``ValueError`` too, as every
+    failure of ``load_json`` is."""
+
+    hint = "no Kubernetes manifest comes near; if the file is genuine, raise the limit with --max-nodes"
+
+    def __init__(self, limit: int, line: int | None) -> None:
+        super().__init__(f"more than {limit:,} nodes (mappings, lists and values; an alias "
+                         "counts as what it repeats)", line, None)
+
+
+def load_json(text: str | bytes, max_nodes: int = MAX_NODES) -> Any:
     """``json.loads`` whose every failure is a ``ValueError``: a deep document
-    raises ``RecursionError`` there, a long number a ``ValueError`` of its own."""
+    raises ``RecursionError`` there, a long number a ``ValueError`` of its own, a
+    text of more than ``max_nodes`` nodes ``TooManyNodes`` (bytes, which only API
+    answers are, are not counted: the server's pages bound them)."""
+    if isinstance(text, str) and _json_node_bound(text, max_nodes) > max_nodes:
+        raise TooManyNodes(max_nodes, None)
     try:
         return json.loads(text)
     except RecursionError:
@@ -178,10 +199,142 @@ def nested_too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+# Before each entry of a mapping or a list stands one of these: "key:", "- ", "?" (a
+# complex key), "," or, for the first entry of a flow collection, "[" or "{".
+_ENTRY_MARKS = "-:,[{?"
+# An alias where the text could hold one (at a node's start): what it repeats is not
+# written again, so only counting says what it makes.
+_ALIAS = re.compile(r"(?:^|[\s\[{,])\*[0-9A-Za-z_-]", re.M)
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_JSON_BLANKS = str.maketrans("", "", " \t\r\n")
+
+
+def node_overrun(text: str, limit: int = MAX_NODES) -> TooManyNodes | None:
+    """Why reading the text (every document of it) would make more than ``limit``
+    nodes, or None. Most texts are cleared by a bound read off their characters;
+    the others are counted by libyaml's parser, which builds nothing, and only
+    refused when the exact count passes the limit."""
+    aliases = "*" in text and _ALIAS.search(text) is not None
+    if not aliases and _node_bound(text) <= limit:
+        return None
+    if not aliases and _events_at_most(text, limit + 2):
+        return None
+    return _count_nodes(text, limit)
+
+
+def _node_bound(text: str) -> int:
+    """At most this many nodes, whichever parser reads the text (YAML 1.1, 1.2 or
+    JSON) and wherever its syntax errors are, aliases aside: each entry mark opens
+    at most three (a block collection, a key and its value), and "..." may start a
+    document without "---"."""
+    return 3 * sum(text.count(mark) for mark in _ENTRY_MARKS) + text.count("...") + 1
+
+
+def _json_node_bound(text: str, limit: int) -> int:
+    """The values JSON makes (at most, if it is not JSON): outside strings, a colon
+    stands between a key and a value, a comma not before a key and a "[" not
+    before "]" before an entry of a list. Counted only when the looser
+    ``_node_bound`` is over the limit."""
+    bound = _node_bound(text)
+    if bound <= limit:
+        return bound
+    bare = _JSON_STRING.sub("", text).translate(_JSON_BLANKS)
+    lists = bare.count(",") - bare.count(",:") + bare.count("[") - bare.count("[]")
+    return 1 + lists + 2 * bare.count(":")
+
+
+def _events_at_most(text: str, most: int) -> bool:
+    """Whether the whole stream parses in at most ``most`` events (each node is one;
+    the stream's start and end are two more), counted in C without building any."""
+    if not LIBYAML:
+        return False  # pragma: no cover - the pure-Python parser has no raw_parse
+    loader = _Loader(text)
+    try:
+        return int(loader.raw_parse()) <= most
+    except yaml.YAMLError:
+        return False
+    finally:
+        loader.dispose()
+
+
+def _count_nodes(text: str, limit: int) -> TooManyNodes | None:
+    """Nodes counted as ``read_documents`` reads: past a syntax error, the first
+    document not finished on its own, then the rest after it."""
+    tally = _NodeTally(limit)
+    spans: list[tuple[int, int]] | None = None
+    first = 0
+    try:
+        while True:
+            try:
+                tally.read(text if first == 0 else padded(text, spans[first][0], len(text)))  # type: ignore[index]
+                return None
+            except yaml.YAMLError:
+                pass
+            spans = spans if spans is not None else document_spans(text)
+            bad = first + tally.finished
+            if bad >= len(spans):
+                return None
+            try:
+                tally.read(padded(text, *spans[bad]))
+            except yaml.YAMLError:
+                pass
+            first = bad + 1
+            if first >= len(spans):
+                return None
+    except TooManyNodes as over:
+        return over
+
+
+class _NodeTally:
+    """Nodes of the streams read, an alias counting as the nodes of what it names
+    (a "billion laughs" makes no more memory when loaded, but everything that walks
+    the object after, a report or a saved dump, walks each repetition)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+        self.finished = 0  # documents ended in the last stream read
+
+    def read(self, stream: str) -> None:
+        loader = _Loader(stream)
+        get, self.finished = loader.get_event, 0
+        sizes: dict[str, int] = {}  # anchor -> nodes under it
+        opened: list[tuple[str | None, int]] = []  # (anchor, count before) of open collections
+        try:
+            while True:
+                event = get()
+                kind = type(event)
+                if kind is ScalarEvent:
+                    self.count += 1
+                    if event.anchor is not None:
+                        sizes[event.anchor] = 1
+                elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                    opened.append((event.anchor, self.count))
+                    self.count += 1
+                elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                    anchor, before = opened.pop()
+                    if anchor is not None:
+                        sizes[anchor] = self.count - before
+                elif kind is AliasEvent:
+                    self.count += sizes.get(event.anchor, 1)  # not closed yet: a cycle, one reference
+                elif kind is DocumentEndEvent:
+                    self.finished += 1
+                    sizes.clear()  # anchors are per document
+                elif kind is StreamEndEvent or event is None:
+                    return
+                if self.count > self.limit:
+                    raise TooManyNodes(self.limit, event.start_mark.line + 1)
+        finally:
+            loader.dispose()
+
+
 def load_one(text: str) -> Any:
     """The single document of a YAML text found inside an object (Helm values,
     an embedded configuration), read as files are, bounds included; ``None`` when
     empty. Raises ``YamlSyntaxError``."""
+    overrun = node_overrun(text)
+    if overrun is not None:
+        raise overrun
     docs = list(parse_documents(text))
     if len(docs) > 1:
         raise YamlSyntaxError("expected a single document, found several",
@@ -480,7 +633,7 @@ def _holds_content(text: str) -> bool:
     return False
 
 
-def _padded(text: str, start: int, end: int) -> str:
+def padded(text: str, start: int, end: int) -> str:
     """text[start:end] preceded by as many empty lines as come before it, so the
     parser gives its positions as lines of the whole file."""
     return "\n" * text.count("\n", 0, start) + text[start:end]
@@ -492,7 +645,7 @@ def read_documents(text: str) -> Iterator[ParsedDocument | BadDocument]:
     spans: list[tuple[int, int]] | None = None
     index, offset = 0, 0
     while True:
-        stream = text if offset == 0 else _padded(text, offset, len(text))
+        stream = text if offset == 0 else padded(text, offset, len(text))
         try:
             for doc in parse_documents(stream):
                 doc.doc_index = index
@@ -517,7 +670,7 @@ def read_documents(text: str) -> Iterator[ParsedDocument | BadDocument]:
 def _one_document(text: str, index: int, start: int, end: int) -> Iterator[ParsedDocument | BadDocument]:
     line = text.count("\n", 0, start) + 1
     try:
-        for doc in parse_documents(_padded(text, start, end)):
+        for doc in parse_documents(padded(text, start, end)):
             doc.doc_index = index
             yield doc
     except YamlSyntaxError as exc:
@@ -550,7 +703,7 @@ def compose_document(text: str | bytes, doc_index: int) -> yaml.Node | None:
     if doc_index >= len(spans):
         return None
     start, end = spans[doc_index]
-    loader = _Loader(_padded(text, start, end))
+    loader = _Loader(padded(text, start, end))
     try:
         return loader.get_node() if loader.check_node() else None
     except yaml.YAMLError:
