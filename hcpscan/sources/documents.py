@@ -67,7 +67,9 @@ def _decode(entry: Entry, data: bytes, result: ParseResult) -> str | None:
 
 
 def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NODES) -> ParseResult:
-    """``max_nodes``: the most nodes the file may make (``--max-nodes``)."""
+    """A manifest file of more than ``max_nodes`` nodes (``--max-nodes``) is not
+    parsed at all: its size does not bound what parsing costs (3 bytes make an
+    empty mapping)."""
     result = ParseResult()
     text = _decode(entry, data, result)
     if text is None:
@@ -75,6 +77,10 @@ def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NO
     name = entry.parts[-1] if entry.parts else entry.display
     if name.endswith(".conf"):
         _parse_dropin(entry, cluster, text, result)
+        return result
+    overrun = node_overrun(text, max_nodes, data)
+    if overrun is not None:
+        result.diagnostics.append(_not_read(entry, overrun))
         return result
     _parse_manifests(entry, cluster, text, result, max_nodes)
     return result
@@ -93,13 +99,8 @@ def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult,
                      max_nodes: int) -> None:
     """Every document that parses is read, whatever the others hold: template text
     inside strings (Prometheus, Alertmanager, Kyverno) is content, and a bad
-    document costs only itself. A file of more than ``max_nodes`` nodes is not
-    parsed at all: its size does not bound what parsing it costs (3 bytes make an
-    empty mapping)."""
-    overrun = node_overrun(text, max_nodes)
-    if overrun is not None:
-        result.diagnostics.append(_not_read(entry, overrun))
-        return
+    document costs only itself. ``max_nodes`` bounds what JSON read by the JSON
+    parser makes, as ``parse_entry`` bounds what YAML makes."""
     fast = fast_documents(text)
     docs = fast if fast is not None else list(read_documents(text))
     bad = [doc for doc in docs if isinstance(doc, BadDocument)]

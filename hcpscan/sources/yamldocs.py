@@ -202,32 +202,75 @@ def nested_too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
 # Before each entry of a mapping or a list stands one of these: "key:", "- ", "?" (a
 # complex key), "," or, for the first entry of a flow collection, "[" or "{".
 _ENTRY_MARKS = "-:,[{?"
-# An alias where the text could hold one (at a node's start): what it repeats is not
-# written again, so only counting says what it makes.
-_ALIAS = re.compile(r"(?:^|[\s\[{,])\*[0-9A-Za-z_-]", re.M)
+# An alias repeats what its anchor names without writing it again, so only counting
+# says what it makes. Both stand at a node's start (after a blank, "[", "{" or ",");
+# searched from their "&" or "*", which the regex engine skips to quickly (markdown
+# in CRD descriptions writes *emphasis*, URLs &parameters). Past this many
+# candidates, aliases are assumed.
+_ANCHOR = re.compile(r"&([0-9A-Za-z_-]+)")
+_ALIAS = re.compile(r"\*([0-9A-Za-z_-]+)")
+_NODE_START = frozenset(" \t\r\n[{,")
+_NAME_CANDIDATES = 10_000
+_ENTRY_MARK_BYTES = _ENTRY_MARKS.encode()
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _JSON_BLANKS = str.maketrans("", "", " \t\r\n")
 
 
-def node_overrun(text: str, limit: int = MAX_NODES) -> TooManyNodes | None:
+def node_overrun(text: str, limit: int = MAX_NODES, encoded: bytes | None = None) -> TooManyNodes | None:
     """Why reading the text (every document of it) would make more than ``limit``
     nodes, or None. Most texts are cleared by a bound read off their characters;
-    the others are counted by libyaml's parser, which builds nothing, and only
-    refused when the exact count passes the limit."""
-    aliases = "*" in text and _ALIAS.search(text) is not None
-    if not aliases and _node_bound(text) <= limit:
-        return None
-    if not aliases and _events_at_most(text, limit + 2):
-        return None
-    return _count_nodes(text, limit)
+    the others by libyaml's count of their events (C, building nothing), which
+    also refuses a text far over; the rest are counted node by node, which says
+    on which line the count passes the limit. ``encoded``: the text's bytes, when
+    the caller has them (libyaml reads those without a copy)."""
+    source = encoded if encoded is not None else text
+    if not _may_hold_aliases(text):
+        # a mark is a character: a text of a third of the limit is within it, uncounted
+        if 3 * len(source) + 1 <= limit or _node_bound(source) <= limit:
+            return None
+        events = _event_count(source)
+        if events is not None:
+            if events <= limit + 2:  # a node is at least one event; the stream's ends are two
+                return None
+            # ... and at most two (a collection's start and end), besides each document's two
+            documents = text.count("---") + text.count("...") + 1
+            if (events - 2 - 2 * documents) // 2 > limit:
+                return TooManyNodes(limit, None)
+    return _count_nodes(text, limit, source)
 
 
-def _node_bound(text: str) -> int:
+def _may_hold_aliases(text: str) -> bool:
+    """Whether some alias may name an anchor of the text."""
+    if "*" not in text or "&" not in text:
+        return False
+    anchors = _node_names(text, _ANCHOR)
+    if anchors is not None and not anchors:
+        return False
+    aliases = _node_names(text, _ALIAS)
+    return anchors is None or aliases is None or not anchors.isdisjoint(aliases)
+
+
+def _node_names(text: str, pattern: re.Pattern[str]) -> set[str] | None:
+    """Names after "&" or "*" at a node's start; None past ``_NAME_CANDIDATES``."""
+    names = set()
+    for candidate, found in enumerate(pattern.finditer(text)):
+        if candidate >= _NAME_CANDIDATES:
+            return None
+        at = found.start()
+        if at == 0 or text[at - 1] in _NODE_START:
+            names.add(found.group(1))
+    return names
+
+
+def _node_bound(source: str | bytes) -> int:
     """At most this many nodes, whichever parser reads the text (YAML 1.1, 1.2 or
     JSON) and wherever its syntax errors are, aliases aside: each entry mark opens
     at most three (a block collection, a key and its value), and "..." may start a
-    document without "---"."""
-    return 3 * sum(text.count(mark) for mark in _ENTRY_MARKS) + text.count("...") + 1
+    document without "---". (Bytes are counted in one pass: the marks are ASCII.)"""
+    if isinstance(source, bytes):
+        marks = len(source) - len(source.translate(None, _ENTRY_MARK_BYTES))
+        return 3 * marks + source.count(b"...") + 1
+    return 3 * sum(source.count(mark) for mark in _ENTRY_MARKS) + source.count("...") + 1
 
 
 def _json_node_bound(text: str, limit: int) -> int:
@@ -243,21 +286,20 @@ def _json_node_bound(text: str, limit: int) -> int:
     return 1 + lists + 2 * bare.count(":")
 
 
-def _events_at_most(text: str, most: int) -> bool:
-    """Whether the whole stream parses in at most ``most`` events (each node is one;
-    the stream's start and end are two more), counted in C without building any."""
+def _event_count(source: str | bytes) -> int | None:
+    """Events of the whole stream (None if it does not parse), counted in C."""
     if not LIBYAML:
-        return False  # pragma: no cover - the pure-Python parser has no raw_parse
-    loader = _Loader(text)
+        return None  # pragma: no cover - the pure-Python parser has no raw_parse
+    loader = _Loader(source)
     try:
-        return int(loader.raw_parse()) <= most
+        return int(loader.raw_parse())
     except yaml.YAMLError:
-        return False
+        return None
     finally:
         loader.dispose()
 
 
-def _count_nodes(text: str, limit: int) -> TooManyNodes | None:
+def _count_nodes(text: str, limit: int, source: str | bytes) -> TooManyNodes | None:
     """Nodes counted as ``read_documents`` reads: past a syntax error, the first
     document not finished on its own, then the rest after it."""
     tally = _NodeTally(limit)
@@ -266,7 +308,7 @@ def _count_nodes(text: str, limit: int) -> TooManyNodes | None:
     try:
         while True:
             try:
-                tally.read(text if first == 0 else padded(text, spans[first][0], len(text)))  # type: ignore[index]
+                tally.read(source if first == 0 else padded(text, spans[first][0], len(text)))  # type: ignore[index]
                 return None
             except yaml.YAMLError:
                 pass
@@ -295,7 +337,7 @@ class _NodeTally:
         self.count = 0
         self.finished = 0  # documents ended in the last stream read
 
-    def read(self, stream: str) -> None:
+    def read(self, stream: str | bytes) -> None:
         loader = _Loader(stream)
         get, self.finished = loader.get_event, 0
         sizes: dict[str, int] = {}  # anchor -> nodes under it
