@@ -203,13 +203,13 @@ def nested_too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
 # complex key), "," or, for the first entry of a flow collection, "[" or "{".
 _ENTRY_MARKS = "-:,[{?"
 # An alias repeats what its anchor names without writing it again, so only counting
-# says what it makes. Both stand at a node's start (after a blank, "[", "{" or ",");
+# says what it makes. Both stand at a node's start (after a blank, "[", "{", ",");
 # searched from their "&" or "*", which the regex engine skips to quickly (markdown
 # in CRD descriptions writes *emphasis*, URLs &parameters). Past this many
 # candidates, aliases are assumed.
 _ANCHOR = re.compile(r"&([0-9A-Za-z_-]+)")
 _ALIAS = re.compile(r"\*([0-9A-Za-z_-]+)")
-_NODE_START = frozenset(" \t\r\n[{,")
+_NODE_START = frozenset(" \t\r\n[{,:")  # ":" too: libyaml reads {"key":*alias}
 _NAME_CANDIDATES = 10_000
 _ENTRY_MARK_BYTES = _ENTRY_MARKS.encode()
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -303,26 +303,27 @@ def _count_nodes(text: str, limit: int, source: str | bytes) -> TooManyNodes | N
     """Nodes counted as ``read_documents`` reads: past a syntax error, the first
     document not finished on its own, then the rest after it."""
     tally = _NodeTally(limit)
-    spans: list[tuple[int, int]] | None = None
-    first = 0
+    spans: list[tuple[int, int]] = []
+    first, stream = 0, source
     try:
         while True:
             try:
-                tally.read(source if first == 0 else padded(text, spans[first][0], len(text)))  # type: ignore[index]
+                tally.read(stream)
                 return None
             except yaml.YAMLError:
                 pass
-            spans = spans if spans is not None else document_spans(text)
+            spans = spans or document_spans(text)
             bad = first + tally.finished
             if bad >= len(spans):
                 return None
             try:
-                tally.read(padded(text, *spans[bad]))
+                tally.read(_padded(text, *spans[bad]))
             except yaml.YAMLError:
                 pass
             first = bad + 1
             if first >= len(spans):
                 return None
+            stream = _padded(text, spans[first][0], len(text))
     except TooManyNodes as over:
         return over
 
@@ -675,7 +676,7 @@ def _holds_content(text: str) -> bool:
     return False
 
 
-def padded(text: str, start: int, end: int) -> str:
+def _padded(text: str, start: int, end: int) -> str:
     """text[start:end] preceded by as many empty lines as come before it, so the
     parser gives its positions as lines of the whole file."""
     return "\n" * text.count("\n", 0, start) + text[start:end]
@@ -687,7 +688,7 @@ def read_documents(text: str) -> Iterator[ParsedDocument | BadDocument]:
     spans: list[tuple[int, int]] | None = None
     index, offset = 0, 0
     while True:
-        stream = text if offset == 0 else padded(text, offset, len(text))
+        stream = text if offset == 0 else _padded(text, offset, len(text))
         try:
             for doc in parse_documents(stream):
                 doc.doc_index = index
@@ -712,7 +713,7 @@ def read_documents(text: str) -> Iterator[ParsedDocument | BadDocument]:
 def _one_document(text: str, index: int, start: int, end: int) -> Iterator[ParsedDocument | BadDocument]:
     line = text.count("\n", 0, start) + 1
     try:
-        for doc in parse_documents(padded(text, start, end)):
+        for doc in parse_documents(_padded(text, start, end)):
             doc.doc_index = index
             yield doc
     except YamlSyntaxError as exc:
@@ -745,7 +746,7 @@ def compose_document(text: str | bytes, doc_index: int) -> yaml.Node | None:
     if doc_index >= len(spans):
         return None
     start, end = spans[doc_index]
-    loader = _Loader(padded(text, start, end))
+    loader = _Loader(_padded(text, start, end))
     try:
         return loader.get_node() if loader.check_node() else None
     except yaml.YAMLError:

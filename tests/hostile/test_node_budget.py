@@ -14,8 +14,9 @@ import pytest
 import yaml
 
 from hcpscan.sources import documents
-from hcpscan.sources.documents import parse_entry
-from hcpscan.sources.interface import Entry
+from hcpscan.sources.documents import MANIFEST_SUFFIXES, parse_entry
+from hcpscan.sources.interface import Entry, SkipRecord
+from hcpscan.sources.walk import iter_entries
 from hcpscan.sources.yamldocs import (
     MAX_NODES,
     TooManyNodes,
@@ -23,8 +24,10 @@ from hcpscan.sources.yamldocs import (
     load_one,
     node_overrun,
 )
+from tests.conftest import ROOT, SHARED
 from tests.hostile.harness import GOOD, GOOD_NAME, diagnostics, run_every_command, with_good
 
+REALWORLD = SHARED / "realworld"
 BUDGET = 301  # a ConfigMap of k keys makes 15 + 2k nodes: one makes exactly this
 
 
@@ -151,8 +154,29 @@ def test_no_parser_sees_a_file_over_the_budget(monkeypatch) -> None:
     assert [(d.line, d.hint) for d in result.diagnostics] == [(line_passing(text, BUDGET), TooManyNodes.hint)]
 
 
-def test_the_default_clears_what_real_dumps_hold() -> None:
-    assert MAX_NODES == 5_000_000  # README and SECURITY.md say so; bench/RESULTS.md measures it
+def event_nodes(data: bytes) -> int:
+    """Nodes of every document PyYAML's parser reads (up to a syntax error)."""
+    seen = 0
+    try:
+        for event in yaml.parse(data, Loader=yaml.CSafeLoader):
+            seen += isinstance(event, yaml.ScalarEvent | yaml.MappingStartEvent | yaml.SequenceStartEvent)
+    except yaml.YAMLError:
+        pass
+    return seen
+
+
+@pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is not here")
+def test_real_inputs_are_far_below_the_default() -> None:
+    """Every YAML/JSON file of ../shared/realworld (archive members included) makes
+    less than a hundredth of the default; README and SECURITY.md say what it is."""
+    largest = 0
+    for entry in iter_entries(str(REALWORLD), lambda _: None, SkipRecord()):
+        if entry.parts[-1].endswith(MANIFEST_SUFFIXES) and (entry.size or entry.known_size()) > 100_000:
+            largest = max(largest, event_nodes(entry.read()))
+    assert 10_000 < largest < MAX_NODES // 100
+    default = f"`--max-nodes` nodes (default {MAX_NODES:,}"
+    for doc in ("README.md", "SECURITY.md"):
+        assert default in " ".join((ROOT / doc).read_text().split()), doc
 
 
 def _files() -> dict[str, str]:
