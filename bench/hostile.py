@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -110,17 +111,22 @@ _PEAK = ("import runpy, sys\n"
          "sys.exit(code)\n")
 
 
-def _inventory_peak(path: Path, fast: str) -> tuple[float, float, str]:
-    """(peak RSS in MiB, seconds, the diagnostic's message if any) of one inventory run."""
+def _cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _inventory_peak(path: Path, fast: str) -> tuple[float, float, float, str]:
+    """(peak RSS in MiB, wall and CPU seconds, read or refused) of one inventory run."""
     env = {**os.environ, "HCPSCAN_JOBS": "1", "HCPSCAN_FAST_YAML": fast}
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), _cpu_of_children()
     done = subprocess.run([sys.executable, "-c", _PEAK, "inventory", str(path), "--no-progress",
                            "--format", "json"], cwd=ROOT, env=env, capture_output=True, text=True,
                           check=False)
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, _cpu_of_children() - cpu
     peak = int(done.stderr.rsplit("PEAK", 1)[1]) / 1024
     refused = "not read: more than" in done.stdout + done.stderr
-    return peak, seconds, "refused" if refused else f"read (exit {done.returncode})"
+    return peak, seconds, cpu, "refused" if refused else "read"
 
 
 def bench_nodes() -> None:
@@ -144,10 +150,10 @@ def bench_nodes() -> None:
         for fast, parser in (("1", "yaml-rs"), ("0", "PyYAML")):
             base = None
             for name, (path, _) in cases.items():
-                peak, seconds, outcome = _inventory_peak(path, fast)
+                peak, seconds, cpu, outcome = _inventory_peak(path, fast)
                 base = base or peak
-                print(f"{parser:8} {name:36} {path.stat().st_size / 1e6:7.1f} MB  {outcome:9} "
-                      f"{seconds:5.1f} s  peak {peak:6.0f} MiB  {peak / base:5.1f}x baseline")
+                print(f"{parser:8} {name:36} {path.stat().st_size / 1e6:7.1f} MB  {outcome:8} "
+                      f"{seconds:5.1f} s ({cpu:5.1f} s CPU)  peak {peak:6.0f} MiB {peak / base:5.1f}x baseline")
 
 
 def main() -> None:
