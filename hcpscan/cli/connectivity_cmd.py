@@ -16,6 +16,7 @@ from hcpscan.analysis.reachability.connlist import ConnectionList, Focus, connec
 from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note
 from hcpscan.analysis.reachability.diff import connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
+from hcpscan.analysis.reachability.explain import explain, explanation_lines
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.ports import PROTOCOLS
@@ -24,6 +25,7 @@ from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
 from hcpscan.findings.redact import shown
+from hcpscan.inventory import Inventory
 from hcpscan.reporters.connectivity import (
     GraphvizMissing,
     diff_csv,
@@ -109,7 +111,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="with --focus-workload: only connections into (ingress) or out of "
                             "(egress) the focus workloads")
     focus.add_argument("--focus-conn", metavar="PROTO-PORT",
-                       help="only pairs that allow this one connection, e.g. tcp-80 or udp-53")
+                       help="only pairs that allow this one connection, e.g. tcp-80 or udp-53 "
+                            "(with --explain: every pair, explained on that connection)")
+    explain = parser.add_argument_group("explain (the connection list only, text)")
+    explain.add_argument("--explain", action="store_true",
+                         help="for each pair of peers, which AdminNetworkPolicy, NetworkPolicy or "
+                              "BaselineAdminNetworkPolicy rule allows or denies each connection, "
+                              "direction by direction, as netpol-analyzer's --explain prints it")
+    explain.add_argument("--explain-only", choices=("allow", "deny"),
+                         help="with --explain: only the allowed or only the denied connections")
     parser.add_argument("--ipblock-selects-pods", action="store_true",
                         help="let ipBlock peers match pod IPs too (default: ipBlock is outside "
                              "the cluster only)")
@@ -127,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
     say_passed_over(inventory)
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
+    if args.explain:
+        return _run_explain(args, inventory, options)
     if args.to is None:
         focus = _focus(args)
         result = connection_list(inventory, options).focused(focus)
@@ -184,9 +196,23 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
 
 def _write_lines(lines: list[str]) -> None:
     """Lines holding input-derived names, escaped as ``say`` escapes them, in one write
-    (lists run to a million lines); a leading tab is layout and stays."""
-    out = [f"\t{shown(line[1:])}" if line.startswith("\t") else shown(line) for line in lines]
+    (lists run to a million lines); leading tabs are layout and stay."""
+    out = [_indent(line) + shown(line.lstrip("\t")) for line in lines]
     sys.stdout.write("\n".join(out) + "\n")
+
+
+def _run_explain(args: argparse.Namespace, inventory: Inventory, options: EvaluationOptions) -> int:
+    """``--explain``: every pair's connections with the rules that decide them."""
+    result = explain(inventory, options)
+    _header(result.exclusion_note)
+    lines = explanation_lines(result, _focus(args), args.explain_only or "")
+    if lines:
+        _write_lines(lines)
+    return _finish(inventory.diagnostics + result.diagnostics, args.format)
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip("\t"))]
 
 
 def _run_diff(args: argparse.Namespace) -> int:
@@ -260,6 +286,11 @@ def _focusing(args: argparse.Namespace) -> bool:
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
+    if args.explain_only and not args.explain:
+        raise UsageError("--explain-only needs --explain", "e.g. --explain --explain-only deny")
+    if args.explain and (args.to is not None or args.format not in ("text", "txt") or args.svg):
+        raise UsageError("--explain explains the whole connection list as text: leave out --to, "
+                         "--format and --svg")
     if args.to is not None and (args.format in TABLE_FORMATS or args.svg):
         raise UsageError(f"--format {args.format} and --svg draw the connection list or a diff; "
                          "a question (--to) is answered as text or json")
