@@ -51,6 +51,13 @@ connections as `All Connections` or e.g. `TCP 8080,UDP 53`). A first line
 starting `# ` names policy objects the answer does not reflect. The --focus
 options keep part of the list; --format csv|md|dot and --svg draw it.
 
+With --explain, say why instead, as netpol-analyzer's explain mode does: for
+each pair, its allowed and denied connections, each group with the Egress and
+Ingress verdicts and the AdminNetworkPolicy rule (by name), NetworkPolicies
+(rule #n), BaselineAdminNetworkPolicy rule, Route/Ingress, UserDefinedNetwork
+or system default that decided them; then the pairs no rule touches.
+--explain-only allow|deny keeps one kind; the --focus options pick the pairs.
+
 With --to, answer for one workload, taking Services (NodePort, LoadBalancer),
 Routes and an optional perimeter file (--firewall) into account, and say which
 layer allows or blocks each way in:
@@ -66,6 +73,7 @@ examples:
   hcpscan connectivity ./manifests
   hcpscan connectivity ./manifests --focus-workload frontend/webapp --focus-direction egress
   hcpscan connectivity ./manifests --svg connectivity.svg
+  hcpscan connectivity hcp/ --explain --focus-workload ignition-server --focus-conn tcp-9090
   hcpscan connectivity diff before/ after/
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
@@ -203,9 +211,10 @@ def _write_lines(lines: list[str]) -> None:
 
 def _run_explain(args: argparse.Namespace, inventory: Inventory, options: EvaluationOptions) -> int:
     """``--explain``: every pair's connections with the rules that decide them."""
-    result = explain(inventory, options)
+    focus = _focus(args)
+    result = explain(inventory, options, focus.keeps_pair)
     _header(result.exclusion_note)
-    lines = explanation_lines(result, _focus(args), args.explain_only or "")
+    lines = explanation_lines(result, focus, args.explain_only or "")
     if lines:
         _write_lines(lines)
     return _finish(inventory.diagnostics + result.diagnostics, args.format)

@@ -33,7 +33,11 @@ from hcpscan.analysis.reachability.connlist import (
     udn_name,
 )
 from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note, read_unevaluated
-from hcpscan.analysis.reachability.endpoints import EndpointClass, namespace_of
+from hcpscan.analysis.reachability.endpoints import (
+    EndpointClass,
+    endpoints_by_workload,
+    namespace_of,
+)
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions, PolicyEvaluation
 from hcpscan.analysis.reachability.exposure import (
     NGINX,
@@ -55,11 +59,12 @@ from hcpscan.sources.interface import Diagnostic
 
 NP_KIND = "NetworkPolicy"
 NAD = "NetworkAttachmentDefinition"
+FIREWALL_KIND = "EgressFirewall"  # hcpscan's addition: netpol-analyzer does not read them
 ISOLATION_KIND = "isolation"  # user-defined primary networks apart: no policy has a say
 DEFAULT_KIND = ""  # the system default: listed last
 SYSTEM_DEFAULT = "the system default (Allow all)"
 # the order kinds are listed in within a direction: by layer, then by name
-LAYER = {ANP: 3, NP_KIND: 2, "Route": 2, "Ingress": 2, "UserDefinedNetwork": 2, BANP: 1,
+LAYER = {ANP: 3, NP_KIND: 2, FIREWALL_KIND: 2, "Route": 2, "Ingress": 2, "UserDefinedNetwork": 2, BANP: 1,
          DEFAULT_KIND: 0}
 ALL = ConnectionSet.all()
 
@@ -233,10 +238,36 @@ def direction_partition(evaluation: PolicyEvaluation, direction: str, me: Peer,
     return out
 
 
+def _firewall_partition(evaluation: PolicyEvaluation, src: Peer, dst: Peer) -> Partition | None:
+    """What ``src``'s namespace's EgressFirewall decides towards an outside ``dst`` (None:
+    no firewall applies); connections no rule matches pass it without a word."""
+    firewall = evaluation.firewall_of(src.bit) if src.klass is not None else None
+    if firewall is None or dst.klass is not None:
+        return None
+    atom = evaluation.dst_atoms[dst.bit - evaluation.n]
+    out: Partition = []
+    rest = ALL
+    for rule in firewall.rules:
+        if rule.dns_name or not rule.addresses.contains(atom):
+            continue
+        matched = rule.ports.intersection(rest)
+        if matched:
+            verb = "allows" if rule.allow else "denies"
+            text = f"{FIREWALL_KIND} '{firewall.namespace}/{firewall.obj.name}' {verb} " \
+                   f"connections by rule #{rule.index + 1}"
+            out.append((matched, Reason(rule.allow, ((FIREWALL_KIND, text),))))
+            rest = rest.difference(matched)
+    return out + ([(rest, Reason(True, ()))] if rest else [])
+
+
 def explain_pair(evaluation: PolicyEvaluation, src: Peer, dst: Peer) -> list[Segment]:
     """The pair's connections split by outcome and reasons (egress of ``src``, ingress
     of ``dst``), each reason pair once."""
     egress = direction_partition(evaluation, EGRESS, src, dst)
+    firewall = _firewall_partition(evaluation, src, dst)
+    if firewall is not None:  # both must let it out; the firewall's word replaces the default's
+        egress = [(c, _without_default(r) if len(r.lines) > 1 else r)
+                  for c, r in _intersect(egress, firewall)]
     ingress = direction_partition(evaluation, INGRESS, dst, src)
     return join_directions(egress, ingress)
 
@@ -384,8 +415,12 @@ def _peers(evaluation: PolicyEvaluation, atoms: Sequence[IPSpace],
     return peers + [Peer(evaluation.n + k, external_name(a), None) for k, a in enumerate(atoms)]
 
 
+PairFilter = Callable[[str, str], bool]
+
+
 def cluster_explanations(model: ClusterModel, options: EvaluationOptions, inventory: Inventory,
-                         rename: Callable[[str], str] = str) -> list[PairExplanation]:
+                         rename: Callable[[str], str] = str,
+                         keep: PairFilter = lambda src, dst: True) -> list[PairExplanation]:
     """Every pair of the cluster's workloads and external ranges, explained; with Routes
     or Ingresses, also the ``{ingress-controller}`` pairs."""
     universe = connection_universe(model)
@@ -402,6 +437,8 @@ def cluster_explanations(model: ClusterModel, options: EvaluationOptions, invent
     for src in _peers(evaluation, src_atoms, rename):
         for dst in _peers(evaluation, dst_atoms, rename):
             if src.name == dst.name or (src.klass is None and dst.klass is None):
+                continue
+            if not keep(src.name, dst.name):
                 continue
             segments = explain_pair(evaluation, src, dst)
             out.append(PairExplanation(src.name, dst.name, tuple(segments)))
@@ -427,8 +464,7 @@ def _controller_explanations(inventory: Inventory, evaluation: PolicyEvaluation,
                                     Peer(index, INGRESS_CONTROLLER, evaluation.classes[index]))
                 for index, controller in controllers
                 if any(p.via in controller.serves for p in paths)])
-            ingress = [(conns, Reason(r.allowed, tuple(x for x in r.lines if x[0] != DEFAULT_KIND)))
-                       for conns, r in _intersect(layer, policies)]
+            ingress = [(conns, _without_default(r)) for conns, r in _intersect(layer, policies)]
             out.append(PairExplanation(INGRESS_CONTROLLER, me.name,
                                        tuple(join_directions([(ALL, DEFAULT_REASON)], ingress))))
     return out
@@ -453,6 +489,11 @@ def _path_partition(key: tuple[str, str, str], paths: list[ExposurePath]) -> Par
     return out + ([(rest, Reason(False, ((via, deny),)))] if rest else [])
 
 
+def _without_default(reason: Reason) -> Reason:
+    """A layer's own word where the system default would otherwise be named beside it."""
+    return Reason(reason.allowed, tuple(x for x in reason.lines if x[0] != DEFAULT_KIND))
+
+
 def _intersect(first: Partition, second: Partition) -> Partition:
     """Two layers that must both allow: every connection names the reasons of both."""
     out: Partition = []
@@ -464,11 +505,14 @@ def _intersect(first: Partition, second: Partition) -> Partition:
     return out
 
 
-def explain(inventory: Inventory, options: EvaluationOptions) -> Explanation:
-    """Every cluster's pairs explained; with user-defined primary networks, per network."""
+def explain(inventory: Inventory, options: EvaluationOptions,
+            keep: PairFilter = lambda src, dst: True) -> Explanation:
+    """Every cluster's pairs (those ``keep`` keeps) explained; with user-defined primary
+    networks, per network."""
     result = Explanation()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics)
     for model in read_clusters(inventory, options, result.diagnostics):
+        _warn_split_workloads(inventory, model, result.diagnostics)
         networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
         if not networks:
             # beside secondary networks the pod network is one of several: say so
@@ -476,7 +520,7 @@ def explain(inventory: Inventory, options: EvaluationOptions) -> Explanation:
                             for k in result.unevaluated)
             result.sections.append(ExplainSection(
                 model.cluster, _section_name(POD) if secondary else "",
-                cluster_explanations(model, options, inventory)))
+                cluster_explanations(model, options, inventory, keep=keep)))
             continue
         members: dict[Network, list[EndpointClass]] = defaultdict(list)
         for klass in model.classes:
@@ -486,11 +530,25 @@ def explain(inventory: Inventory, options: EvaluationOptions) -> Explanation:
             own = [dataclasses.replace(k, index=i) for i, k in enumerate(classes)]
             rename = udn_name if network.kind == "UDN" else str
             pairs = cluster_explanations(dataclasses.replace(model, classes=own), options,
-                                         inventory, rename)
+                                         inventory, rename, keep)
             sections[network] = ExplainSection(model.cluster, _section_name(network), pairs)
         _isolation(members, sections)
         result.sections.extend(sections.values())
     return result
+
+
+def _warn_split_workloads(inventory: Inventory, model: ClusterModel,
+                          diagnostics: list[Diagnostic]) -> None:
+    """A workload whose pods policies tell apart is explained for one kind of its pods."""
+    for workload, classes in sorted(endpoints_by_workload(model.classes).items()):
+        if len(classes) < 2:
+            continue
+        obj = next(e.obj for e in classes[0].endpoints if e.workload == workload)
+        loc = inventory.locate(obj)
+        diagnostics.append(Diagnostic(
+            loc.path, loc.line, f"pods of {workload.ref} carry different labels or ports: "
+            f"--explain explains the pods like {obj.name} only", "warning",
+            "explain the others with --focus-workload on an input holding only them"))
 
 
 def _isolation(members: dict[Network, list[EndpointClass]],
