@@ -13,8 +13,16 @@ Each direction of a pair is decided on its own, as the policy tiers decide it:
 * failing NetworkPolicies, the first BaselineAdminNetworkPolicy rule matching the
   peer and port decides, else the system default allows.
 
+Beside those tiers: the ``{ingress-controller}`` reaches a workload only on the ports
+its Routes and Ingresses send to (each object named), as far as the workload's ingress
+tiers admit a controller that serves them; an EgressFirewall (which netpol-analyzer
+does not read) decides traffic leaving the cluster after the tiers; pods on different
+primary (C)UDNs are isolated, which only an explanation of one connection lists.
+
 The ports of a pair are split by (allowed, egress reasons, ingress reasons); pairs that
-no rule of any tier touches are only listed, as allowed by the system default.
+no rule of any tier touches are only listed, as allowed by the system default. The
+explanations come from the ``PolicyEvaluation`` the connection list uses (its sides and
+rule peer masks), so a pair's allowed groups are exactly its line of the list.
 """
 
 from __future__ import annotations
@@ -35,8 +43,8 @@ from hcpscan.analysis.reachability.connlist import (
 from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note, read_unevaluated
 from hcpscan.analysis.reachability.endpoints import (
     EndpointClass,
-    endpoints_by_workload,
     namespace_of,
+    split_workloads,
 )
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions, PolicyEvaluation
 from hcpscan.analysis.reachability.exposure import (
@@ -64,8 +72,7 @@ ISOLATION_KIND = "isolation"  # user-defined primary networks apart: no policy h
 DEFAULT_KIND = ""  # the system default: listed last
 SYSTEM_DEFAULT = "the system default (Allow all)"
 # the order kinds are listed in within a direction: by layer, then by name
-LAYER = {ANP: 3, NP_KIND: 2, FIREWALL_KIND: 2, "Route": 2, "Ingress": 2, "UserDefinedNetwork": 2, BANP: 1,
-         DEFAULT_KIND: 0}
+LAYER = {ANP: 3, NP_KIND: 2, FIREWALL_KIND: 2, "Route": 2, "Ingress": 2, BANP: 1, DEFAULT_KIND: 0}
 ALL = ConnectionSet.all()
 
 
@@ -540,10 +547,7 @@ def explain(inventory: Inventory, options: EvaluationOptions,
 def _warn_split_workloads(inventory: Inventory, model: ClusterModel,
                           diagnostics: list[Diagnostic]) -> None:
     """A workload whose pods policies tell apart is explained for one kind of its pods."""
-    for workload, classes in sorted(endpoints_by_workload(model.classes).items()):
-        if len(classes) < 2:
-            continue
-        obj = next(e.obj for e in classes[0].endpoints if e.workload == workload)
+    for workload, _, obj in split_workloads(model.classes):
         loc = inventory.locate(obj)
         diagnostics.append(Diagnostic(
             loc.path, loc.line, f"pods of {workload.ref} carry different labels or ports: "
