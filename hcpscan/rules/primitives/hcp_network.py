@@ -41,6 +41,14 @@ from hcpscan.model.hostedcluster import (
     hosted_cluster,
     hosted_cluster_for_namespace,
 )
+from hcpscan.model.publishing import (
+    INGRESS_CONTROLLER,
+    SERVICE_POD_PORTS,
+    DeclaredWay,
+    Undeclared,
+    Unpublished,
+    declared_way,
+)
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
@@ -292,6 +300,8 @@ class Reach(GraphPrimitive):
         items = [params, *(params.get("sources") or ())]
         if any(item.get("to") == MANAGEMENT_KAS for item in items):
             return (*GRAPH_READS, *ENDPOINT_READS)
+        if params.get("direction", IN) == IN:
+            return (*GRAPH_READS, INGRESS_CONTROLLER)  # the router, when the spec alone speaks
         return GRAPH_READS
 
     def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
@@ -326,28 +336,56 @@ class Reach(GraphPrimitive):
         if not isinstance(scope, Scope):
             yield scope
             return
-        if params.get("direction", IN) == OUT:
+        if subject.kind == HOSTED_CLUSTER and not scope.picked:
+            yield from _spec_only(ctx, graph, scope, params)
+        elif params.get("direction", IN) == OUT:
             yield from check_out(ctx, graph, scope, params)
-        elif scope.picked:
+        else:
             yield from _check_in(ctx, graph, scope, params)
+
+
+def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+               params: dict[str, Any]) -> Iterable[Outcome]:
+    """A HostedCluster subject of a rule that picks no workloads of its control plane: the
+    workloads are subjects of their own where they are in the input; otherwise the spec's
+    services that publish one of the rule's ports are judged (direction in), and what the
+    spec cannot say is named."""
+    hc = scope.hc
+    assert hc is not None
+    ns = hc.control_plane_namespace
+    if graph.workloads(scope.subject.cluster, ns):
+        yield NotApplicable(f"the workloads of HCP namespace {ns} are judged one by one")
+        return
+    ports = scope.ports({}, params) or []
+    published = [({"service": service}, []) for service, pod_ports in SERVICE_POD_PORTS.items()
+                 if service in hc.publishing and params.get("direction", IN) == IN
+                 and any((hc.kas_port if p == "kas" else p) in ports for p in pod_ports)]
+    if published:
+        yield from _declared_in(ctx, graph, Scope(scope.subject, hc, published), params)
+        return
+    shown = "/".join(map(str, ports)) or "the rule's ports"
+    yield NotEvaluable(f"HCP namespace {ns} is not in the input: spec.services publishes none of "
+                       f"ports {shown}, but HyperShift renders the workloads that serve them "
+                       f"there (`oc get deployments,statefulsets,services,routes -n {ns} -o yaml`)")
 
 
 def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
               params: dict[str, Any]) -> Iterable[Outcome]:
     expect = params.get("expect", "only-allowed")
+    if scope.hc is not None and scope.subject.kind == HOSTED_CLUSTER and \
+            not graph.workloads(scope.subject.cluster, scope.hc.control_plane_namespace):
+        yield from _declared_in(ctx, graph, scope, params)  # a GitOps tree: the spec alone
+        return
     present = [(item, workloads) for item, workloads in scope.picked if workloads]
     if not present:
         names = ", ".join(str(item.get("app") or item.get("labels")) for item, _ in scope.picked)
         where = scope.hc.control_plane_namespace if scope.hc else scope.subject.namespace
         yield NotEvaluable(f"no {names} workload in HCP namespace {where} in the input")
         return
-    allowed: tuple[IPSpace, str] | None = (IPSpace(), "")
-    if expect != "none":
-        allowed_items = params.get("allowed", [MACHINE_NETWORK])
-        allowed = allowed_space(ctx, scope.hc, allowed_items)
-        if allowed is None:
-            yield _no_allowed_input(allowed_items)
-            return
+    allowed = _allowed(ctx, scope.hc, params)
+    if allowed is None:
+        yield _no_allowed_input(params.get("allowed", [MACHINE_NETWORK]))
+        return
     for item, workloads in present:
         ports = scope.ports(item, params)
         if ports is None:
@@ -360,6 +398,89 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                 else:
                     yield from _only_allowed_get_in(ctx, graph, scope, item, workloads, allowed,
                                                     port, protocol)
+
+
+def _allowed(ctx: Context, hc: HostedCluster | None,
+             params: dict[str, Any]) -> tuple[IPSpace, str] | None:
+    if params.get("expect") == "none":
+        return IPSpace(), ""
+    return allowed_space(ctx, hc, params.get("allowed", [MACHINE_NETWORK]))
+
+
+def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+                 params: dict[str, Any]) -> Iterable[Outcome]:
+    """Judge each target's spec.services entry from the HostedCluster alone: its HCP
+    namespace is not in the input (a GitOps tree), but its publishing strategies, its
+    allowedCIDRBlocks, the management router's IngressController and the perimeter are."""
+    hc = scope.hc
+    assert hc is not None
+    services = list(dict.fromkeys(str(item.get("service") or "") for item, _ in scope.picked))
+    if "" in services:
+        yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input, and "
+                           "a target names no spec.services entry (service) to judge from the "
+                           "HostedCluster")
+        return
+    allowed = _allowed(ctx, hc, params)
+    for service in services:
+        way = declared_way(ctx.inventory, hc, service)
+        missing = [way.reason] if isinstance(way, Undeclared) else []
+        if allowed is None and not isinstance(way, Unpublished):
+            missing.append(_no_allowed_input(params.get("allowed", [MACHINE_NETWORK])).reason)
+        if missing:
+            yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input; "
+                               + "; ".join(missing))
+            continue
+        for protocol in protocols_of(params):
+            yield from _declared_verdict(ctx, graph, hc, way, allowed, protocol,
+                                         params.get("expect", "only-allowed"))
+
+
+def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
+                      way: DeclaredWay | Unpublished, allowed: tuple[IPSpace, str] | None,
+                      protocol: str, expect: str) -> Iterable[Outcome]:
+    if isinstance(way, Unpublished):
+        if expect == "all-allowed" and allowed is not None:
+            for cidr in allowed[0].cidrs():
+                yield Violation(field="spec.services", values={"source": cidr, "protocol": protocol},
+                                evidence=[way.why])
+        return
+    assert allowed is not None
+    space, where = allowed
+    perimeter = graph.perimeter
+    every, some = (perimeter.admitting(protocol, *way.entry) if perimeter is not None
+                   else (IPSpace.everything(), IPSpace.everything()))
+    certain, maybe = way.sources.intersection(every), way.sources.intersection(some)
+    values = {"target": f"{way.service} (published as {way.kind})", "port": way.entry_text,
+              "ports": way.entry_text, "protocol": protocol, "via": way.kind,
+              "workers": ", ".join(space.cidrs())}
+    layer = (f"perimeter {perimeter.name} admits it" if perimeter is not None else
+             "no perimeter file was given (--firewall): the firewall or security group in "
+             "front of the nodes is unknown")
+    unset = (f"the entry port is not known ({way.entry_text}: set nodePort.port), and the "
+             "perimeter admits {} on some of those ports only")
+    if expect == "all-allowed":
+        for cidr in space.cidrs():
+            target = IPSpace.from_cidrs([cidr])
+            if certain.contains(target):
+                continue
+            if maybe.contains(target):
+                yield NotEvaluable(unset.format(cidr))
+                continue
+            blocked = ("not in its source ranges" if not way.sources.contains(target)
+                       else f"perimeter {perimeter.name if perimeter else ''} denies it")
+            yield Violation(field=way.field, values={**values, "source": cidr},
+                            evidence=[*way.evidence, f"{cidr} → {way.entry_text}/{protocol}: "
+                                                     f"{blocked}", f"allowed source {cidr} from {where}"])
+        return
+    beyond, maybe_beyond = certain.difference(space), maybe.difference(space)
+    if not beyond:
+        if maybe_beyond:
+            yield NotEvaluable(unset.format(maybe_beyond))
+        return
+    shown = outside_text(beyond, space)
+    yield Violation(field=way.field, values={**values, "sources": shown},
+                    evidence=[*way.evidence, f"{shown} → {way.entry_text}/{protocol}: {layer}"]
+                    + ([f"allowed sources: {', '.join(space.cidrs())} (from {where})"] if where else []))
 
 
 def _no_allowed_input(allowed: list[str]) -> NotEvaluable:

@@ -67,7 +67,10 @@ def check_out(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     subject = scope.subject
     if subject.kind == HOSTED_CLUSTER and scope.hc is not None and \
             not graph.workloads(subject.cluster, scope.hc.control_plane_namespace):
-        yield NotEvaluable(f"HCP namespace {scope.hc.control_plane_namespace} is not in the input")
+        ns = scope.hc.control_plane_namespace
+        yield NotEvaluable(f"HCP namespace {ns} is not in the input: its workloads and "
+                           "NetworkPolicies decide egress (`oc get deployments,networkpolicies "
+                           f"-n {ns} -o yaml`)")
         return
     seen: set[tuple[Workload, int, str, str]] = set()
     for item, workloads in scope.picked:
