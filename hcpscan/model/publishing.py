@@ -113,7 +113,7 @@ def _load_balancer(hc: HostedCluster, strategy: Publishing, said: str) -> Declar
         return Undeclared(f"{said}, which HyperShift does not offer for {strategy.service}")
     port = hc.kas_port if port == "kas" else int(port)
     if strategy.service == "APIServer" and hc.allowed_cidrs:
-        ranges = cidrs(hc.allowed_cidrs, key=None)
+        ranges = cidrs(list(hc.allowed_cidrs), key=None)
         return DeclaredWay(strategy.service, "LoadBalancer", "spec.networking.apiServer.allowedCIDRBlocks",
                            (port, port), IPSpace.from_cidrs(ranges), (
                                f"{said}: a LoadBalancer Service on port {port} whose source ranges "
