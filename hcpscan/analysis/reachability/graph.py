@@ -186,6 +186,20 @@ class ReachabilityGraph:
         indices = sorted({i for v, w, i in found if v is view and w == workload})
         return view, workload, indices
 
+    def has_workload(self, target: str) -> bool:
+        """Whether ``target`` (``cluster:namespace/name[Kind]``) is a workload of the inputs."""
+        try:
+            self._workload_classes(target)
+        except TargetNotFound:
+            return False
+        return True
+
+    def has_way_in(self, target: str) -> bool:
+        """Whether a NodePort or LoadBalancer Service or a Route leads to ``target``'s pods:
+        without one, outside traffic would need a routable pod IP."""
+        view, _workload, indices = self._workload_classes(target)
+        return any(view.paths.get(i) for i in indices)
+
     def _name_index(self) -> dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]]:
         """(namespace, name) -> every (view, workload, class index), in class order."""
         if self._by_name is None:

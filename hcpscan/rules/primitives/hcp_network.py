@@ -218,7 +218,7 @@ def scope_of(ctx: Context, graph: ReachabilityGraph, subject: K8sObject,
     if is_network_policy(subject):
         return Scope(subject, hc, [({}, graph.selected_by(subject))])
     workload = Workload(subject.namespace, subject.name, subject.kind)
-    if workload not in graph.workloads(subject.cluster, subject.namespace):
+    if not graph.has_workload(f"{subject.cluster}:{workload.ref}"):
         return NotEvaluable(f"{subject.ref} is not in the reachability graph")
     return Scope(subject, hc, [({}, [workload])])
 
@@ -495,6 +495,8 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
                          protocol: str) -> Iterable[Outcome]:
     allowed, where = allowed_where
     for workload in workloads:
+        if not graph.has_way_in(scope.graph_name(workload)):
+            continue  # outside traffic gets in only through one (pod IPs are not routable)
         for reach in graph.who_can_reach(scope.graph_name(workload), port, protocol, workloads=False):
             if not reach.source.is_external:
                 continue

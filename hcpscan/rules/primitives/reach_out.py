@@ -10,7 +10,7 @@ count whoever its peers are: the DNS pods are seldom in the input).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -99,7 +99,7 @@ def _reachable(ctx: Context, graph: ReachabilityGraph, scope: Scope, workload: W
                dest: Destination, port: int, protocol: str) -> Iterable[Outcome]:
     name = scope.graph_name(workload)
     if dest.name == DNS:
-        if _opens(graph, name, dest, protocol, port):
+        if _opener(graph, name, dest)(protocol, port):
             return
         blocked, evidence = f"DNS on {port}", [f"no egress rule of any NetworkPolicy opens "
                                                f"{protocol}/{port} for {workload.ref}"]
@@ -121,12 +121,17 @@ def _reachable(ctx: Context, graph: ReachabilityGraph, scope: Scope, workload: W
                     evidence=evidence + ([dest.note] if dest.note else []))
 
 
-def _opens(graph: ReachabilityGraph, name: str, dest: Destination, protocol: str, port: int) -> bool:
-    """Whether ``name``'s egress opens ``protocol``/``port`` to ``dest``."""
+def _opener(graph: ReachabilityGraph, name: str, dest: Destination) -> Callable[[str, int], bool]:
+    """Whether ``name``'s egress opens (protocol, port) to ``dest``; for DNS the rules are
+    read once per workload, whatever the ports asked."""
     if dest.name == DNS:
-        return graph.egress_rules_open(name)[1].allows(protocol, port)
-    allowed = graph.egress_outside(name, port, protocol).allowed
-    return allowed.contains(dest.space) if dest.space is not None else bool(allowed)
+        return graph.egress_rules_open(name)[1].allows
+
+    def opens(protocol: str, port: int) -> bool:
+        allowed = graph.egress_outside(name, port, protocol).allowed
+        return allowed.contains(dest.space) if dest.space is not None else bool(allowed)
+
+    return opens
 
 
 def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
@@ -137,8 +142,8 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     only some protocols; elsewhere at each workload."""
     lacking: dict[Workload, list[str]] = {}
     for workload in workloads:
-        name = scope.graph_name(workload)
-        have = [p for p in protocols if any(_opens(graph, name, dest, p, port) for port in ports)]
+        opens = _opener(graph, scope.graph_name(workload), dest)
+        have = [p for p in protocols if any(opens(p, port) for port in ports)]
         if have and len(have) < len(protocols):
             lacking[workload] = [p for p in protocols if p not in have]
     if not lacking:
