@@ -18,8 +18,8 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.inventory import Inventory
+from hcpscan.model.ipspace import IPSpace
 
 OUTSIDE, MANAGEMENT_KAS, DNS = "outside", "management-kas", "dns"
 NAMED_DESTINATIONS = (OUTSIDE, MANAGEMENT_KAS, DNS)

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.reachability.exposure import NODE_PORT_RANGE
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster, Publishing
+from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.networks import cidrs
 
 INGRESS_CONTROLLER = "IngressController"

@@ -45,8 +45,8 @@ from typing import Any
 
 import yaml
 
-from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, cut
 from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
+from hcpscan.model.ipspace import AddressError, IPSpace, cut
 
 ALLOW, DENY = "allow", "deny"
 

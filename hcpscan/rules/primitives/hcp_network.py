@@ -30,7 +30,6 @@ from typing import Any
 from hcpscan.analysis.reachability.coverage import POLICY_GROUP_WORD, POLICY_LIKE_KINDS
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS, Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.inventory import Inventory, K8sObject
@@ -41,6 +40,7 @@ from hcpscan.model.hostedcluster import (
     hosted_cluster,
     hosted_cluster_for_namespace,
 )
+from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.publishing import (
     INGRESS_CONTROLLER,
     SERVICE_POD_PORTS,

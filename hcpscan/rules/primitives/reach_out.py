@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import (
@@ -28,6 +27,7 @@ from hcpscan.model.destinations import (
     management_kas_endpoints,
 )
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER
+from hcpscan.model.ipspace import IPSpace
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Violation
 
