@@ -208,7 +208,7 @@ def scope_of(ctx: Context, graph: ReachabilityGraph, subject: K8sObject,
     if subject.kind == HOSTED_CLUSTER:
         hc = hosted_cluster(subject)
         ns = hc.control_plane_namespace
-        picked = [(item, graph.select_workloads(subject.cluster, ns, _labels(item)))
+        picked = [(item, _named(graph.select_workloads(subject.cluster, ns, _labels(item))))
                   for item in items or []]
         return Scope(subject, hc, picked)
     hc = hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster)
@@ -216,11 +216,17 @@ def scope_of(ctx: Context, graph: ReachabilityGraph, subject: K8sObject,
         return NotEvaluable(f"params.{selection_key(params)} picks workloads of a HostedCluster's "
                             f"control plane; {subject.ref} is not a HostedCluster")
     if is_network_policy(subject):
-        return Scope(subject, hc, [({}, graph.selected_by(subject))])
+        return Scope(subject, hc, [({}, _named(graph.selected_by(subject)))])
     workload = Workload(subject.namespace, subject.name, subject.kind)
     if not graph.has_workload(f"{subject.cluster}:{workload.ref}"):
         return NotEvaluable(f"{subject.ref} is not in the reachability graph")
     return Scope(subject, hc, [({}, [workload])])
+
+
+def _named(workloads: list[Workload]) -> list[Workload]:
+    """Workloads a finding can name: one without a name (a document the API server would
+    refuse, reported by the loader) cannot be asked about by name either."""
+    return [w for w in workloads if w.name and w.namespace]
 
 
 def _labels(item: dict[str, Any]) -> dict[str, str]:
