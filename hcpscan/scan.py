@@ -31,7 +31,7 @@ from hcpscan.sources.loader import ResourceNeeds
 
 # Synthetic kinds come from these resources (or from files outside any dump layout).
 _SYNTHETIC_SOURCES = {"Kubeconfig": ("secrets",), "IgnitionConfig": ("secrets",),
-                      "SystemdDropIn": ("secrets",)}
+                      "SystemdDropIn": ("secrets",), "InstallConfig": ("configmaps", "secrets")}
 
 
 @dataclass(slots=True)

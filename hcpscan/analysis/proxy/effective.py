@@ -24,6 +24,9 @@ import gzip
 from collections.abc import Iterator
 from typing import Any
 
+from hcpscan.analysis.proxy.charts import chart_values_proxies
+from hcpscan.analysis.proxy.klusterlet import klusterlet_proxies
+from hcpscan.analysis.proxy.openshift import install_config_proxies, machine_config_proxies
 from hcpscan.analysis.proxy.pem import parse_bundle
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
@@ -51,6 +54,13 @@ from hcpscan.sources.systemd import parse_unit
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 
 ADDON_GROUP = "addon.open-cluster-management.io"
+# Where each Cluster API bootstrap kind keeps the files kubeadm writes on its nodes.
+KUBEADM_FILES: dict[str, tuple[Step, ...]] = {
+    "KubeadmConfig": ("spec", "files"),
+    "KubeadmConfigTemplate": ("spec", "template", "spec", "files"),
+    "KubeadmControlPlane": ("spec", "kubeadmConfigSpec", "files"),
+    "KubeadmControlPlaneTemplate": ("spec", "template", "spec", "kubeadmConfigSpec", "files"),
+}
 _FIELDS = (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"), ("noProxy", "no_proxy"))
 
 
@@ -64,7 +74,11 @@ def effective_proxies(inventory: Inventory, runtime: str = "go",
     out += ignition_proxies(inventory)
     out += systemd_proxies(inventory, runtime)
     out += cluster_values_proxies(inventory)
+    out += chart_values_proxies(inventory)
     out += addon_proxies(inventory)
+    out += klusterlet_proxies(inventory)
+    out += install_config_proxies(inventory)
+    out += machine_config_proxies(inventory, runtime)
     out += kubeconfig_proxies(inventory)
     return out
 
@@ -178,7 +192,7 @@ def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     return out
 
 
-def _unit_consumer(inventory: Inventory, obj: K8sObject, name: str, kind: str,
+def unit_consumer(inventory: Inventory, obj: K8sObject, name: str, kind: str,
                    environment: dict[str, tuple[str, Source]], runtime: str,
                    unit_path: str = "") -> ConsumerProxy | None:
     from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
@@ -199,13 +213,12 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
         env = obj.body.get("environment") or {}
         found = {k: (str(v), source_of(inventory, obj, ("environment", k))) for k, v in env.items()}
         path = str(obj.body.get("path", obj.name))
-        consumer = _unit_consumer(inventory, obj, f"systemd drop-in {path}", SYSTEMD, found, runtime,
+        consumer = unit_consumer(inventory, obj, f"systemd drop-in {path}", SYSTEMD, found, runtime,
                                   path)
         if consumer is not None:
             out.append(consumer)
-    for obj in inventory.of_kind("KubeadmConfig", "KubeadmConfigTemplate"):
-        base: tuple[Step, ...] = ("spec", "files") if obj.kind == "KubeadmConfig" \
-            else ("spec", "template", "spec", "files")
+    for obj in inventory.of_kind(*KUBEADM_FILES):
+        base = KUBEADM_FILES[obj.kind]
         files = obj.get(base)
         for i, item in enumerate(files if isinstance(files, list) else []):
             if isinstance(item, dict):
@@ -270,7 +283,7 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         # the line inside the embedded unit, on top of where the unit text is
         env[var] = (val, Source(origin.ref, f"{origin.field} (unit line {line})", origin.path,
                                 origin.line))
-    consumer = _unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
+    consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
     if consumer is not None and via:
         for key, setting in consumer.variables.items():
             consumer.variables[key] = Setting(setting.name, setting.value, setting.source, via)

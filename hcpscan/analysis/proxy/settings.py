@@ -24,6 +24,23 @@ CLUSTER_VALUES = "cluster-values"
 ADDON_CONFIG = "AddOnDeploymentConfig"
 MANAGED_CLUSTER_ADDON = "ManagedClusterAddOn"
 KUBECONFIG = "kubeconfig"
+CHART_VALUES = "chart-values"  # Helm values: HelmRelease spec.values, App configs, *-user-values
+KLUSTERLET_CONFIG = "KlusterletConfig"  # OCM: the klusterlet's hub connection
+KLUSTERLET_ADDON_CONFIG = "KlusterletAddonConfig"  # ACM: the add-on agents of one cluster
+INSTALL_CONFIG = "install-config"  # OpenShift installer input: becomes the Proxy spec
+MACHINE_CONFIG_FILE = "machineconfig-file"  # OpenShift MachineConfig drop-ins and env files
+
+# The kinds the model reads to build each consumer kind (so a rule that judges them,
+# run alone, keeps them when a dump is pruned).
+READS_BY_CONSUMER: dict[str, tuple[str, ...]] = {
+    CHART_VALUES: ("HelmRelease", "App", "ConfigMap", "Secret"),
+    KLUSTERLET_CONFIG: ("KlusterletConfig", "ConfigMap"),
+    KLUSTERLET_ADDON_CONFIG: ("KlusterletAddonConfig",),
+    INSTALL_CONFIG: ("InstallConfig", "ConfigMap", "Secret"),
+    MACHINE_CONFIG_FILE: ("MachineConfig",),
+    KUBEADM_FILE: ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
+                   "KubeadmControlPlaneTemplate", "Secret"),
+}
 
 
 class Source:
@@ -123,6 +140,18 @@ def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | st
     return Source.of_field(inventory, obj, steps if isinstance(steps, tuple) else parse_path(steps))
 
 
+def source_in_text(origin: Source, text: str, steps: tuple[Step, ...]) -> Source:
+    """A field of a YAML document held as text in the field ``origin`` (Helm values in a
+    ConfigMap, an install-config in a Secret): named with its path and its line in that
+    text, located at ``origin`` (findings point at the field holding the document)."""
+    from hcpscan.sources.yamldocs import locate
+
+    at = locate(text, 0, None, steps)
+    line = f" at line {at[0]} of it" if at is not None and at[2] == len(steps) else ""
+    return Source(origin.ref, f"{origin.field} ({format_path(steps)}{line})", origin.path,
+                  origin.line)
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One value (``None`` = unknown) and the chain that produced it.
@@ -181,6 +210,9 @@ class ConsumerProxy:
     # container's image (see hcpscan.model.readers).
     program: str = ""
     image: str = ""
+    # Who completes this noProxy with the cluster's own destinations before any client reads
+    # it ('' when nobody does): such a value answers only for what the user must write.
+    completed_by: str = ""
 
     @property
     def client_release(self) -> RuntimeRef | None:
@@ -220,4 +252,6 @@ class ConsumerProxy:
             out["via"] = self.via.to_json()
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.completed_by:
+            out["completedBy"] = self.completed_by
         return out

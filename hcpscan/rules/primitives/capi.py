@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
-from hcpscan.analysis.proxy.effective import decode_file_content
+from hcpscan.analysis.proxy.effective import KUBEADM_FILES, decode_file_content
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
@@ -29,12 +29,7 @@ from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 VALUES_SUFFIX = "-cluster-values"
 CONTAINERD_DROPIN = "/etc/systemd/system/containerd.service.d/http-proxy.conf"
-FILES_PATHS = {
-    "KubeadmConfig": "spec.files",
-    "KubeadmConfigTemplate": "spec.template.spec.files",
-    "KubeadmControlPlane": "spec.kubeadmConfigSpec.files",
-    "KubeadmControlPlaneTemplate": "spec.template.spec.kubeadmConfigSpec.files",
-}
+FILES_PATHS = {kind: format_path(steps) for kind, steps in KUBEADM_FILES.items()}
 
 
 def cluster_of(ctx: Context, obj: K8sObject) -> tuple[str, str] | None:
