@@ -3,11 +3,10 @@
 
 * the installer's ``install-config`` ``proxy`` block (``httpProxy``, ``httpsProxy``,
   ``noProxy``) and ``additionalTrustBundle`` (the PEM the cluster trusts, which must
-  hold an ``https://`` proxy's CA): as a file (kind ``InstallConfig``), as the
-  ``install-config`` key of ConfigMap ``kube-system/cluster-config-v1`` (where the
-  installer leaves it) or as the ``install-config.yaml`` key of a Secret (Hive's
-  ``<cluster>-install-config``). It becomes the ``Proxy cluster`` spec, whose noProxy
-  OpenShift completes with the cluster's own networks (DOMAIN.md §4);
+  hold an ``https://`` proxy's CA): kind ``InstallConfig``, from a file or from the
+  ConfigMap or Secret the inventory found it in (``store.py``). It becomes the
+  ``Proxy cluster`` spec, whose noProxy OpenShift completes with the cluster's own
+  networks (DOMAIN.md §4);
 * MachineConfig files (``spec.config.storage.files``, Ignition ``data:`` URLs) that are
   systemd drop-ins (``*.service.d/*.conf``) or environment files (``*.env``, such as
   the MCO's ``/etc/mco/proxy.env``), and ``spec.config.systemd.units[]`` contents and
@@ -32,19 +31,14 @@ from hcpscan.analysis.proxy.settings import (
     ConsumerProxy,
     Setting,
     Source,
-    source_in_text,
     source_of,
 )
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, K8sObject
-from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.sources.systemd import parse_unit
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 MCO_GROUP = "machineconfiguration.openshift.io"
-CLUSTER_CONFIG = ("kube-system", "cluster-config-v1", "install-config")
-SECRET_KEY = "install-config.yaml"
 OPENSHIFT_COMPLETES = ("OpenShift's network operator, which adds the cluster's networks, "
                        "localhost, .svc, .cluster.local and the API's internal name to the "
                        "Proxy status")
@@ -53,59 +47,30 @@ _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
 
 def install_config_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    """Every install-config: files, and those the inventory found in ConfigMaps and Secrets."""
     out = []
     for obj in inventory.of_kind(INSTALL_CONFIG_KIND):
-        consumer = _install_config(obj, obj.body, f"install-config {obj.name}",
-                                   lambda steps, obj=obj: source_of(inventory, obj, steps))
-        if consumer is not None:
-            out.append(consumer)
-    for obj, field, key, text in _embedded(inventory):
-        try:
-            body = load_one(text)
-        except YamlSyntaxError:
+        proxy = obj.body.get("proxy")
+        if not isinstance(proxy, dict):
             continue
-        origin = source_of(inventory, obj, (field, key))
-        consumer = _install_config(obj, body, f"{obj.ref} key {key}",
-                                   lambda steps, origin=origin, text=text: source_in_text(
-                                       origin, text, steps))
-        if consumer is not None:
-            out.append(consumer)
+        name = f"install-config in {obj.origin.ref}" if obj.origin is not None \
+            else f"install-config {obj.name}"
+        consumer = ConsumerProxy(INSTALL_CONFIG, name, obj, program="openshift-install",
+                                 runtime="go", completed_by=OPENSHIFT_COMPLETES)
+        for key, attr in _FIELDS:
+            if proxy.get(key) is not None:
+                value = proxy[key]
+                text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+                setting = Setting(key, text, source_of(inventory, obj, ("proxy", key)))
+                consumer.variables[key] = setting
+                setattr(consumer, attr, setting)
+        bundle = obj.body.get("additionalTrustBundle")
+        if isinstance(bundle, str) and bundle.strip():
+            consumer.trusted_ca = Setting("additionalTrustBundle", bundle,
+                                          source_of(inventory, obj, ("additionalTrustBundle",)))
+            consumer.ca_bundle = parse_bundle(bundle)
+        out.append(consumer)
     return out
-
-
-def _embedded(inventory: Inventory) -> Iterator[tuple[K8sObject, str, str, str]]:
-    """(object, field, key, text) of every install-config held in a ConfigMap or Secret."""
-    namespace, name, key = CLUSTER_CONFIG
-    for cm in inventory.query("ConfigMap", namespace=namespace, name=name):
-        text = (cm.body.get("data") or {}).get(key)
-        if isinstance(text, str):
-            yield cm, "data", key, text
-    for secret in inventory.of_kind("Secret"):
-        value = secret_values(secret).get(SECRET_KEY)
-        if value is not None and value.text is not None:
-            field = "data" if SECRET_KEY in (secret.body.get("data") or {}) else "stringData"
-            yield secret, field, SECRET_KEY, value.text
-
-
-def _install_config(obj: K8sObject, body: Any, name: str, where: Any) -> ConsumerProxy | None:
-    proxy = body.get("proxy") if isinstance(body, dict) else None
-    if not isinstance(proxy, dict):
-        return None
-    consumer = ConsumerProxy(INSTALL_CONFIG, name, obj, program="openshift-install",
-                             runtime="go", completed_by=OPENSHIFT_COMPLETES)
-    for key, attr in _FIELDS:
-        if proxy.get(key) is not None:
-            value = proxy[key]
-            text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-            setting = Setting(key, text, where(("proxy", key)))
-            consumer.variables[key] = setting
-            setattr(consumer, attr, setting)
-    bundle = body.get("additionalTrustBundle")
-    if isinstance(bundle, str) and bundle.strip():
-        consumer.trusted_ca = Setting("additionalTrustBundle", bundle,
-                                      where(("additionalTrustBundle",)))
-        consumer.ca_bundle = parse_bundle(bundle)
-    return consumer
 
 
 # -- MachineConfig --------------------------------------------------------------------------

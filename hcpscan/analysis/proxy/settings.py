@@ -30,6 +30,16 @@ KLUSTERLET_ADDON_CONFIG = "KlusterletAddonConfig"  # ACM: the add-on agents of o
 INSTALL_CONFIG = "install-config"  # OpenShift installer input: becomes the Proxy spec
 MACHINE_CONFIG_FILE = "machineconfig-file"  # OpenShift MachineConfig drop-ins and env files
 
+# How rules name the consumer kinds above in their `consumers` parameter.
+NEW_CONSUMER_KINDS = {CHART_VALUES: CHART_VALUES, "klusterlet-config": KLUSTERLET_CONFIG,
+                      "klusterlet-addon-config": KLUSTERLET_ADDON_CONFIG,
+                      INSTALL_CONFIG: INSTALL_CONFIG, MACHINE_CONFIG_FILE: MACHINE_CONFIG_FILE}
+
+# The kinds those consumers sit on (what a rule judging them applies to).
+NEW_CONSUMER_OBJECTS = ("HelmRelease", "ConfigMap", "Secret", "KubeadmControlPlane",
+                        "KubeadmControlPlaneTemplate", "KlusterletConfig", "KlusterletAddonConfig",
+                        "InstallConfig", "MachineConfig")
+
 # The kinds the model reads to build each consumer kind (so a rule that judges them,
 # run alone, keeps them when a dump is pruned).
 READS_BY_CONSUMER: dict[str, tuple[str, ...]] = {

@@ -31,6 +31,7 @@ from hcpscan.analysis.proxy import (
     effective_proxies,
 )
 from hcpscan.analysis.proxy import containers as ct
+from hcpscan.analysis.proxy.effective import KUBEADM_FILES
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
     CLUSTER_PROXY,
@@ -39,6 +40,9 @@ from hcpscan.analysis.proxy.settings import (
     HOSTED_CLUSTER,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
+    NEW_CONSUMER_KINDS,
+    NEW_CONSUMER_OBJECTS,
+    READS_BY_CONSUMER,
     SYSTEMD,
 )
 from hcpscan.inventory.fieldpath import Step, format_path
@@ -53,9 +57,16 @@ from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
                   "systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
-                  "cluster-values": CLUSTER_VALUES, "addon-config": ADDON_CONFIG}
+                  "cluster-values": CLUSTER_VALUES, "addon-config": ADDON_CONFIG,
+                  **NEW_CONSUMER_KINDS}
 
 # -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
+
+
+def consumer_reads(names: Iterable[str]) -> tuple[str, ...]:
+    """The kinds the model reads to build the consumers of these kinds (as rules name them)."""
+    return tuple(dict.fromkeys(kind for name in names
+                               for kind in READS_BY_CONSUMER.get(CONSUMER_KINDS[name], ())))
 
 
 def consumers(ctx: Context) -> list[ConsumerProxy]:
@@ -274,7 +285,7 @@ def networks_for(ctx: Context, obj: K8sObject) -> ClusterNetworks | None:
                 return found
         return _openshift_networks(ctx, obj.cluster)
     capi_name = _capi_cluster_name(ctx, obj) if obj.kind in (
-        "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap") else None
+        *KUBEADM_FILES, "HelmRelease", "Secret", "ConfigMap") else None
     if capi_name:
         cluster = ctx.inventory.get("Cluster", obj.namespace, capi_name, obj.cluster)
         found = _capi_networks(cluster) if cluster is not None else None
@@ -400,7 +411,7 @@ def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
     literal = [d for d in wanted if d not in DESTINATIONS]
     if consumer.kind == CLUSTER_PROXY:
         return literal if consumer.part == "spec" else named
-    if consumer.kind == HOSTED_CLUSTER:
+    if consumer.kind == HOSTED_CLUSTER or consumer.completed_by:
         return literal
     return wanted
 
@@ -448,10 +459,13 @@ class NoProxyCoverage(Primitive):
              "ManagedCluster")
     subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Deployment", "StatefulSet",
                      "DaemonSet", "Job", "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn",
-                     "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap")
+                     "KubeadmConfig", "KubeadmConfigTemplate", *NEW_CONSUMER_OBJECTS)
     message_fields = {"consumer": "the consumer (object, and container where there is one)",
                       "missed": "the destinations that would go through the proxy, per runtime",
                       "runtimes": "the runtimes judged"}
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        return (*self.reads, *consumer_reads(params.get("consumers", CONSUMER_KINDS)))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)}
