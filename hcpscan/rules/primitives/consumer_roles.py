@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hcpscan.analysis.proxy import ConsumerProxy, Setting
+from hcpscan.analysis.proxy import ConsumerProxy
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives.proxy_config import CONSUMER_KINDS, consumer_reads, consumers_of
 
-__all__ = ["CONSUMERS_PARAM", "chosen_consumers", "consumer_reads", "holder"]
+__all__ = ["CONSUMERS_PARAM", "chosen_consumers", "consumer_reads"]
 
 CONSUMERS_PARAM: dict[str, Any] = {
     "type": "array", "items": {"enum": sorted(CONSUMER_KINDS)},
@@ -24,13 +24,3 @@ def chosen_consumers(ctx: Context, subject: K8sObject, params: dict[str, Any]
     """The subject's consumers of the kinds ``params['consumers']`` names (none if unset)."""
     kinds = {CONSUMER_KINDS[n] for n in params.get("consumers", ())}
     return [c for c in consumers_of(ctx, subject) if c.kind in kinds] if kinds else []
-
-
-def holder(consumer: ConsumerProxy, setting: Setting) -> K8sObject:
-    """The object a value is written in: a ConfigMap or Secret it was read from, else the
-    object an embedded document (an install-config in a Secret) sits in, else the consumer's."""
-    place = setting.source.place
-    if place is not None:
-        return place[0]
-    obj = consumer.object
-    return obj.origin if obj.origin is not None and obj.source.embedded_in else obj

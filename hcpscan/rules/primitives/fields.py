@@ -14,12 +14,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, Outcome, Primitive, Violation
-from hcpscan.rules.primitives.consumer_roles import (
-    CONSUMERS_PARAM,
-    chosen_consumers,
-    consumer_reads,
-    holder,
-)
+from hcpscan.rules.primitives.consumer_roles import CONSUMERS_PARAM, chosen_consumers, consumer_reads
 from hcpscan.rules.primitives.proxy_config import field_in
 
 _JSONPATHS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
@@ -74,15 +69,16 @@ class NoCredentials(Primitive):
     @staticmethod
     def _consumers(ctx: Context, subject: K8sObject, params: dict[str, Any],
                    seen: set[tuple[str, str]]) -> Iterable[Outcome]:
-        """Proxy values of the model's consumers (decoded drop-ins, chart values, embedded
-        install-configs) that the subject itself writes outside a Secret."""
+        """Proxy values of the model's consumers (decoded drop-ins, chart values) that the
+        subject itself writes: a value read from a Secret (contentFrom, an install-config
+        kept in one) is where it belongs, one read from a ConfigMap is that ConfigMap's."""
+        if subject.kind == "Secret":
+            return
         for consumer in chosen_consumers(ctx, subject, params):
             for setting in consumer.variables.values():
-                if setting.value and holder(consumer, setting).kind != "Secret":
-                    field = field_in(subject, setting)
-                    if field:  # written by the subject, not read from elsewhere
-                        yield from _plain_credentials(field, setting.value, seen,
-                                                      f"{setting.name} at {setting.source.field}")
+                if setting.value and setting.source.ref == subject.ref:
+                    yield from _plain_credentials(field_in(subject, setting), setting.value, seen,
+                                                  f"{setting.name} at {setting.source.field}")
 
 
 def _plain_credentials(field: str, text: str, seen: set[tuple[str, str]],
