@@ -8,11 +8,14 @@ collects, besides containers (``workloads.py``):
 * HostedCluster ``spec.configuration.proxy`` (+ trustedCA ConfigMap in the
   HostedCluster's namespace);
 * ignition stubs (``ignition.proxy``), as files or inside user-data Secrets;
-* systemd drop-ins, as files or as KubeadmConfig(Template) ``spec.files[]``
+* systemd drop-ins, as files or as KubeadmConfig(Template) / KubeadmControlPlane(Template)
+  ``files[]``
   (inline, base64, or ``contentFrom.secret``);
 * Giant Swarm ``<cluster>-cluster-values`` Secrets/ConfigMaps (key ``values``);
-* AddOnDeploymentConfig ``spec.proxyConfig`` and each ManagedClusterAddOn that
-  references one (``via``);
+* AddOnDeploymentConfig ``spec.proxyConfig`` and each ManagedClusterAddOn that gets one,
+  by its own reference or its ClusterManagementAddOn's (``addons.py``, ``via``);
+* Helm chart values (``charts.py``), KlusterletConfig and KlusterletAddonConfig
+  (``klusterlet.py``), install-configs and MachineConfig files (``openshift.py``);
 * kubeconfigs: ``clusters[].cluster.proxy-url`` and the CA bundle.
 """
 
@@ -24,6 +27,7 @@ import gzip
 from collections.abc import Iterator
 from typing import Any
 
+from hcpscan.analysis.proxy.addons import addon_consumers
 from hcpscan.analysis.proxy.charts import chart_values_proxies
 from hcpscan.analysis.proxy.klusterlet import klusterlet_proxies
 from hcpscan.analysis.proxy.openshift import install_config_proxies, machine_config_proxies
@@ -36,7 +40,6 @@ from hcpscan.analysis.proxy.settings import (
     IGNITION,
     KUBEADM_FILE,
     KUBECONFIG,
-    MANAGED_CLUSTER_ADDON,
     SYSTEMD,
     ConsumerProxy,
     Setting,
@@ -53,7 +56,6 @@ from hcpscan.model.readers import unit_program
 from hcpscan.sources.systemd import parse_unit
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 
-ADDON_GROUP = "addon.open-cluster-management.io"
 # Where each Cluster API bootstrap kind keeps the files kubeadm writes on its nodes.
 KUBEADM_FILES: dict[str, tuple[Step, ...]] = {
     "KubeadmConfig": ("spec", "files"),
@@ -353,34 +355,7 @@ def addon_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             consumer.ca_bundle = parse_bundle(str(ca))
         configs[(obj.cluster, obj.namespace, obj.name)] = consumer
         out.append(consumer)
-    for obj in inventory.of_kind("ManagedClusterAddOn"):
-        for i, ref in enumerate(obj.get("spec.configs") or []):
-            if not isinstance(ref, dict) or ref.get("resource") != "addondeploymentconfigs":
-                continue
-            if ref.get("group", ADDON_GROUP) != ADDON_GROUP:
-                continue
-            key = (obj.cluster, str(ref.get("namespace") or obj.namespace), str(ref.get("name")))
-            consumer = ConsumerProxy(MANAGED_CLUSTER_ADDON, obj.ref, obj)
-            where = source_of(inventory, obj, ("spec", "configs", i))
-            target = configs.get(key)
-            if target is None:
-                consumer.notes.append(f"references AddOnDeploymentConfig {key[1]}/{key[2]}, "
-                                      "which is not in the inventory")
-                for attr, name in (("http_proxy", "httpProxy"), ("https_proxy", "httpsProxy"),
-                                   ("no_proxy", "noProxy")):
-                    setattr(consumer, attr, Setting(name, None, where,
-                                                    unknown="AddOnDeploymentConfig not in the "
-                                                            "inventory"))
-            else:
-                consumer.via = target
-                for attr in ("http_proxy", "https_proxy", "no_proxy"):
-                    setting = getattr(target, attr)
-                    if setting is not None:
-                        setattr(consumer, attr, Setting(setting.name, setting.value, setting.source,
-                                                        (where,) + setting.via, setting.unknown))
-                consumer.ca_bundle = target.ca_bundle
-            out.append(consumer)
-    return out
+    return out + addon_consumers(inventory, configs)
 
 
 def kubeconfig_proxies(inventory: Inventory) -> list[ConsumerProxy]:

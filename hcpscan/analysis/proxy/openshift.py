@@ -39,6 +39,8 @@ from hcpscan.inventory.store import Inventory
 from hcpscan.sources.systemd import parse_unit
 
 MCO_GROUP = "machineconfiguration.openshift.io"
+# The MCO's proxy file: the EnvironmentFile of CRI-O, the kubelet and the MCO's own pulls.
+MCO_PROXY_ENV = "/etc/mco/proxy.env"
 OPENSHIFT_COMPLETES = ("OpenShift's network operator, which adds the cluster's networks, "
                        "localhost, .svc, .cluster.local and the API's internal name to the "
                        "Proxy status")
@@ -90,6 +92,9 @@ def machine_config_proxies(inventory: Inventory, runtime: str = "go") -> list[Co
             consumer = unit_consumer(inventory, obj, f"{obj.ref} file {path}", MACHINE_CONFIG_FILE,
                                      env, runtime, path)
             if consumer is not None:
+                if path == MCO_PROXY_ENV:
+                    consumer.program = "crio"
+                    consumer.notes.append("read by CRI-O, the kubelet and the MCO (Go programs)")
                 out.append(consumer)
     return out
 
