@@ -14,8 +14,12 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, Outcome, Primitive, Violation
-from hcpscan.rules.primitives.consumer_roles import CONSUMERS_PARAM, chosen_consumers, consumer_reads
-from hcpscan.rules.primitives.proxy_config import field_in
+from hcpscan.rules.primitives.consumer_roles import (
+    CONSUMERS_PARAM,
+    chosen_consumers,
+    consumer_reads,
+    written_at,
+)
 
 _JSONPATHS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
 
@@ -76,8 +80,9 @@ class NoCredentials(Primitive):
             return
         for consumer in chosen_consumers(ctx, subject, params):
             for setting in consumer.variables.values():
-                if setting.value and setting.source.ref == subject.ref:
-                    yield from _plain_credentials(field_in(subject, setting), setting.value, seen,
+                at = written_at(subject, setting) if setting.value else None
+                if at is not None and at[0] is None:  # a holder (ConfigMap) answers itself
+                    yield from _plain_credentials(at[1], str(setting.value), seen,
                                                   f"{setting.name} at {setting.source.field}")
 
 

@@ -23,8 +23,13 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import Outcome, Primitive, Violation
-from hcpscan.rules.primitives.consumer_roles import CONSUMERS_PARAM, chosen_consumers, consumer_reads
-from hcpscan.rules.primitives.proxy_config import CONSUMER_KINDS, field_in
+from hcpscan.rules.primitives.consumer_roles import (
+    CONSUMERS_PARAM,
+    chosen_consumers,
+    consumer_reads,
+    written_at,
+)
+from hcpscan.rules.primitives.proxy_config import CONSUMER_KINDS
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
 _DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")
@@ -152,16 +157,20 @@ class ProxySettingsValid(Primitive):
             done: set[int] = set()
             for attr in ("http_proxy", "https_proxy", "no_proxy"):
                 setting = getattr(consumer, attr)
-                field = field_in(subject, setting) if setting is not None else ""
-                if setting is None or not setting.value or not field or id(setting) in done:
+                at = written_at(subject, setting) if setting is not None and setting.value \
+                    else None
+                if setting is None or at is None or id(setting) in done:
                     continue
                 done.add(id(setting))  # one value serving http and https is judged once
                 name = setting.source.field  # with the path inside an embedded document
                 if attr == "no_proxy":
-                    yield from _check_no_proxy(field, setting.value, name)
+                    found = _check_no_proxy(at[1], str(setting.value), name)
                 else:
-                    yield from _check_url(field, setting.value,
-                                          schemes.get(setting.name, ["http", "https"]), name)
+                    found = _check_url(at[1], str(setting.value),
+                                       schemes.get(setting.name, ["http", "https"]), name)
+                for violation in found:
+                    violation.subject = at[0]
+                    yield violation
 
     @staticmethod
     def _fields(ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:

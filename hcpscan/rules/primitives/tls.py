@@ -21,9 +21,13 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
-from hcpscan.rules.primitives.consumer_roles import CONSUMERS_PARAM, chosen_consumers, consumer_reads
+from hcpscan.rules.primitives.consumer_roles import (
+    CONSUMERS_PARAM,
+    chosen_consumers,
+    consumer_reads,
+    written_at,
+)
 from hcpscan.rules.primitives.kubeconfigs import current_cluster, kubeconfig_in_secret
-from hcpscan.rules.primitives.proxy_config import field_in
 
 CA_BUNDLE_KEY = "ca-bundle.crt"
 
@@ -101,14 +105,16 @@ def _consumer_trust(subject: K8sObject, consumer: ConsumerProxy) -> Iterable[Out
     said = [f"{s.source.field} = {mask_credentials(str(s.value).strip())}" for s in https]
     ca = consumer.trusted_ca
     if ca is None:
-        yield Violation(field=field_in(subject, https[0]),
+        at = written_at(subject, https[0]) or (None, "")
+        yield Violation(field=at[1], subject=at[0],
                         values={"problem": "https:// proxy without a trusted CA"},
                         evidence=said + [f"{consumer.name} names no CA bundle: the proxy's "
                                          "certificate is checked against the system roots only"])
     elif not ca.known:
         yield NotEvaluable(f"{consumer.name}: {ca.name} unknown ({ca.unknown})")
     elif consumer.ca_bundle is not None and bundle_problems(consumer.ca_bundle):
-        yield Violation(field=field_in(subject, ca),
+        at = written_at(subject, ca) or (None, "")
+        yield Violation(field=at[1], subject=at[0],
                         values={"problem": f"{ca.name} trusts no usable CA"},
                         evidence=said + [f"{ca.source.field}: {p}"
                                          for p in bundle_problems(consumer.ca_bundle)])
