@@ -32,6 +32,7 @@ from hcpscan.analysis.proxy.settings import (
     CHART_VALUES,
     ConsumerProxy,
     Setting,
+    setting_text,
     source_in_text,
     source_of,
 )
@@ -197,11 +198,7 @@ def _consumer(obj: K8sObject, name: str, block: ProxyBlock, where: Any) -> Consu
         key = next((k for k in keys if block.values.get(k) is not None), None)
         if key is None:
             continue
-        value = block.values[key]
-        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-        setting = Setting(key, text, where(key))
-        consumer.variables[key] = setting
-        setattr(consumer, attr, setting)
+        consumer.record(Setting(key, setting_text(block.values[key]), where(key)), attr)
     if not consumer.variables:
         return None  # a block that only switches the proxy on (kyverno-policies-connectivity)
     if block.steps == CLUSTER_CHART_BLOCK:

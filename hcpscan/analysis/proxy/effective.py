@@ -40,10 +40,12 @@ from hcpscan.analysis.proxy.settings import (
     IGNITION,
     KUBEADM_FILE,
     KUBECONFIG,
+    PROXY_FIELDS,
     SYSTEMD,
     ConsumerProxy,
     Setting,
     Source,
+    read_block,
     source_of,
 )
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
@@ -63,7 +65,6 @@ KUBEADM_FILES: dict[str, tuple[Step, ...]] = {
     "KubeadmControlPlane": ("spec", "kubeadmConfigSpec", "files"),
     "KubeadmControlPlaneTemplate": ("spec", "template", "spec", "kubeadmConfigSpec", "files"),
 }
-_FIELDS = (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"), ("noProxy", "no_proxy"))
 
 
 def effective_proxies(inventory: Inventory, runtime: str = "go",
@@ -83,20 +84,6 @@ def effective_proxies(inventory: Inventory, runtime: str = "go",
     out += machine_config_proxies(inventory, runtime)
     out += kubeconfig_proxies(inventory)
     return out
-
-
-def _fields(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...], consumer: ConsumerProxy,
-            fields: tuple[tuple[str, str], ...] = _FIELDS) -> None:
-    block = obj.get(base)
-    if not isinstance(block, dict):
-        return
-    for key, attr in fields:
-        if key in block and block[key] is not None:
-            value = block[key]
-            text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-            setting = Setting(key, text, source_of(inventory, obj, base + (key,)))
-            consumer.variables[key] = setting
-            setattr(consumer, attr, setting)
 
 
 def _trusted_ca(inventory: Inventory, consumer: ConsumerProxy, obj: K8sObject,
@@ -126,12 +113,12 @@ def openshift_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if obj.group != "config.openshift.io":
             continue
         spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj, part="spec")
-        _fields(inventory, obj, ("spec",), spec)
+        read_block(inventory, obj, ("spec",), spec)
         _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"), "openshift-config")
         out.append(spec)
         if isinstance(obj.get("status"), dict):
             status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj, part="status")
-            _fields(inventory, obj, ("status",), status)
+            read_block(inventory, obj, ("status",), status)
             status.notes.append("status: what the cluster computed (noProxy includes the "
                                 "cluster's own networks)")
             out.append(status)
@@ -145,7 +132,7 @@ def hosted_cluster_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if not isinstance(obj.get(base), dict):
             continue
         consumer = ConsumerProxy(HOSTED_CLUSTER, obj.ref, obj)
-        _fields(inventory, obj, base, consumer)
+        read_block(inventory, obj, base, consumer)
         _trusted_ca(inventory, consumer, obj, base + ("trustedCA", "name"), obj.namespace)
         out.append(consumer)
     return out
@@ -158,7 +145,7 @@ def _ignition_consumer(inventory: Inventory, obj: K8sObject, body: Any, name: st
     if not isinstance(proxy, dict):
         return None
     consumer = ConsumerProxy(IGNITION, name, obj)
-    for key, attr in _FIELDS:
+    for key, attr in PROXY_FIELDS:
         if proxy.get(key) is None:
             continue
         value = proxy[key]
@@ -347,7 +334,7 @@ def addon_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if not isinstance(obj.get(base), dict):
             continue
         consumer = ConsumerProxy(ADDON_CONFIG, obj.ref, obj)
-        _fields(inventory, obj, base, consumer)
+        read_block(inventory, obj, base, consumer)
         ca = obj.get(base + ("caBundle",))
         if ca:
             consumer.trusted_ca = Setting("caBundle", str(ca),

@@ -25,6 +25,8 @@ from hcpscan.analysis.proxy.settings import (
     KLUSTERLET_CONFIG,
     ConsumerProxy,
     Setting,
+    read_block,
+    setting_text,
     source_of,
 )
 from hcpscan.inventory.fieldpath import Step
@@ -59,10 +61,7 @@ def klusterlet_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             continue
         consumer = ConsumerProxy(KLUSTERLET_ADDON_CONFIG, obj.ref, obj,
                                  program="ocm-addon-agent", runtime="go")
-        for key, attr in (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"),
-                          ("noProxy", "no_proxy")):
-            if block.get(key) is not None:
-                _set(inventory, consumer, ("spec", "proxyConfig", key), (attr,))
+        read_block(inventory, obj, ("spec", "proxyConfig"), consumer)
         if consumer.variables:
             out.append(consumer)
     return out
@@ -70,12 +69,8 @@ def klusterlet_proxies(inventory: Inventory) -> list[ConsumerProxy]:
 
 def _set(inventory: Inventory, consumer: ConsumerProxy, steps: tuple[Step, ...],
          attrs: tuple[str, ...]) -> None:
-    value = consumer.object.get(steps)
-    text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-    setting = Setting(str(steps[-1]), text, source_of(inventory, consumer.object, steps))
-    consumer.variables[setting.name] = setting
-    for attr in attrs:
-        setattr(consumer, attr, setting)
+    consumer.record(Setting(str(steps[-1]), setting_text(consumer.object.get(steps)),
+                            source_of(inventory, consumer.object, steps)), *attrs)
 
 
 def _legacy(inventory: Inventory, consumer: ConsumerProxy) -> None:

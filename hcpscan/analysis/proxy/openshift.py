@@ -31,6 +31,7 @@ from hcpscan.analysis.proxy.settings import (
     ConsumerProxy,
     Setting,
     Source,
+    read_block,
     source_of,
 )
 from hcpscan.inventory.fieldpath import Step
@@ -44,7 +45,6 @@ MCO_PROXY_ENV = "/etc/mco/proxy.env"
 OPENSHIFT_COMPLETES = ("OpenShift's network operator, which adds the cluster's networks, "
                        "localhost, .svc, .cluster.local and the API's internal name to the "
                        "Proxy status")
-_FIELDS = (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"), ("noProxy", "no_proxy"))
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
 
@@ -59,13 +59,7 @@ def install_config_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             else f"install-config {obj.name}"
         consumer = ConsumerProxy(INSTALL_CONFIG, name, obj, program="openshift-install",
                                  runtime="go", completed_by=OPENSHIFT_COMPLETES)
-        for key, attr in _FIELDS:
-            if proxy.get(key) is not None:
-                value = proxy[key]
-                text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-                setting = Setting(key, text, source_of(inventory, obj, ("proxy", key)))
-                consumer.variables[key] = setting
-                setattr(consumer, attr, setting)
+        read_block(inventory, obj, ("proxy",), consumer)
         bundle = obj.body.get("additionalTrustBundle")
         if isinstance(bundle, str) and bundle.strip():
             consumer.trusted_ca = Setting("additionalTrustBundle", bundle,

@@ -150,6 +150,28 @@ def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | st
     return Source.of_field(inventory, obj, steps if isinstance(steps, tuple) else parse_path(steps))
 
 
+# The fields of an OpenShift-style proxy block (Proxy, HostedCluster, install-config,
+# AddOnDeploymentConfig, KlusterletAddonConfig) and the consumer attribute of each.
+PROXY_FIELDS = (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"), ("noProxy", "no_proxy"))
+
+
+def setting_text(value: Any) -> str:
+    """A field's value as clients read it (a YAML list of noProxy entries: comma-joined)."""
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def read_block(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...], consumer: ConsumerProxy,
+               fields: tuple[tuple[str, str], ...] = PROXY_FIELDS) -> None:
+    """Record the proxy fields of the block at ``base`` of ``obj`` on ``consumer``."""
+    block = obj.get(base)
+    if not isinstance(block, dict):
+        return
+    for key, attr in fields:
+        if key in block and block[key] is not None:
+            consumer.record(Setting(key, setting_text(block[key]),
+                                    source_of(inventory, obj, base + (key,))), attr)
+
+
 def source_in_text(origin: Source, text: str, steps: tuple[Step, ...]) -> Source:
     """A field of a YAML document held as text in the field ``origin`` (Helm values in a
     ConfigMap, an install-config in a Secret): named with its path and its line in that
@@ -236,6 +258,12 @@ class ConsumerProxy:
     @property
     def namespace(self) -> str:
         return self.object.namespace
+
+    def record(self, setting: Setting, *attrs: str) -> None:
+        """Keep ``setting`` as written, and as the effective value of ``attrs``."""
+        self.variables[setting.name] = setting
+        for attr in attrs:
+            setattr(self, attr, setting)
 
     def effective(self, which: str) -> Setting | None:
         return {"httpProxy": self.http_proxy, "httpsProxy": self.https_proxy,
