@@ -134,6 +134,8 @@ CRDS = (
     _r("helm.toolkit.fluxcd.io/v2", "helmreleases", "HelmRelease", short=("hr",)),
     _r("application.giantswarm.io/v1alpha1", "apps", "App"),
     _r("cluster.x-k8s.io/v1beta1", "clusters", "Cluster", short=("cl",)),
+    _r("infrastructure.cluster.x-k8s.io/v1beta2", "awsclusters", "AWSCluster"),
+    _r("infrastructure.cluster.x-k8s.io/v1beta2", "vcdclusters", "VCDCluster"),
     _r("bootstrap.cluster.x-k8s.io/v1beta1", "kubeadmconfigs", "KubeadmConfig"),
     _r("bootstrap.cluster.x-k8s.io/v1beta1", "kubeadmconfigtemplates", "KubeadmConfigTemplate"),
     _r("controlplane.cluster.x-k8s.io/v1beta1", "kubeadmcontrolplanes", "KubeadmControlPlane",
