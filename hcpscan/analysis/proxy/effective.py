@@ -54,17 +54,10 @@ from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.readers import unit_program
 from hcpscan.sources.systemd import parse_unit
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
-
-# Where each Cluster API bootstrap kind keeps the files kubeadm writes on its nodes.
-KUBEADM_FILES: dict[str, tuple[Step, ...]] = {
-    "KubeadmConfig": ("spec", "files"),
-    "KubeadmConfigTemplate": ("spec", "template", "spec", "files"),
-    "KubeadmControlPlane": ("spec", "kubeadmConfigSpec", "files"),
-    "KubeadmControlPlaneTemplate": ("spec", "template", "spec", "kubeadmConfigSpec", "files"),
-}
 
 
 def effective_proxies(inventory: Inventory, runtime: str = "go",
@@ -206,8 +199,8 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
                                   path)
         if consumer is not None:
             out.append(consumer)
-    for obj in inventory.of_kind(*KUBEADM_FILES):
-        base = KUBEADM_FILES[obj.kind]
+    for obj in inventory.of_kind(*BOOTSTRAP_FILES):
+        base = BOOTSTRAP_FILES[obj.kind]
         files = obj.get(base)
         for i, item in enumerate(files if isinstance(files, list) else []):
             if isinstance(item, dict):
