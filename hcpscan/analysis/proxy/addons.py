@@ -58,8 +58,10 @@ def addon_consumers(inventory: Inventory, configs: dict[tuple[str, str, str], Co
     for obj in inventory.of_kind("ManagedClusterAddOn"):
         notes: list[str] = []
         for ref in _refs_for(inventory, obj, notes):
-            out.append(_addon_consumer(obj, ref, configs.get((obj.cluster, ref.namespace,
-                                                               ref.name)), notes))
+            key = (obj.cluster, ref.namespace, ref.name)
+            exists = key in configs or inventory.get("AddOnDeploymentConfig", ref.namespace,
+                                                     ref.name, obj.cluster) is not None
+            out.append(_addon_consumer(obj, ref, configs.get(key), exists, notes))
     return out
 
 
@@ -134,11 +136,15 @@ def _default_refs(inventory: Inventory, cma: K8sObject) -> list[ConfigRef]:
     return out
 
 
-def _addon_consumer(addon: K8sObject, ref: ConfigRef, target: ConsumerProxy | None,
+def _addon_consumer(addon: K8sObject, ref: ConfigRef, target: ConsumerProxy | None, exists: bool,
                     notes: list[str]) -> ConsumerProxy:
     consumer = ConsumerProxy(MANAGED_CLUSTER_ADDON, addon.ref, addon, notes=list(notes))
     if ref.how != "its own spec.configs":
         consumer.notes.append(f"AddOnDeploymentConfig {ref.namespace}/{ref.name} from {ref.how}")
+    if target is None and exists:
+        consumer.notes.append(f"AddOnDeploymentConfig {ref.namespace}/{ref.name} sets no "
+                              "proxyConfig: the add-on's agents get no proxy from it")
+        return consumer
     if target is None:
         consumer.notes.append(f"references AddOnDeploymentConfig {ref.namespace}/{ref.name}, "
                               "which is not in the inventory")

@@ -163,3 +163,10 @@ def test_real_cluster_chart_user_values_are_a_completed_consumer() -> None:
     assert "read by App org-multi-project/testing (spec.userConfig.configMap)" in user.notes
     kcp = [c for c in consumers if c.object.kind == "KubeadmControlPlane"]
     assert {c.program for c in kcp} == {"containerd", "kubelet", "teleport"}
+
+
+def test_a_config_without_proxy_config_is_no_missing_object(ocm: list[ConsumerProxy]) -> None:
+    c = consumer(ocm, "ManagedClusterAddOn cluster5/work-manager")
+    assert c.http_proxy is None and c.https_proxy is None and c.via is None
+    assert c.notes == ["AddOnDeploymentConfig cluster5/no-proxy-config sets no proxyConfig: "
+                       "the add-on's agents get no proxy from it"]
