@@ -23,7 +23,7 @@ from hcpscan.inventory.objects import (
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.shapes import first_misfit
 from hcpscan.sources.interface import Diagnostic, SkipRecord
-from hcpscan.sources.yamldocs import YamlSyntaxError, parse_documents
+from hcpscan.sources.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
 # Where OpenShift keeps an install-config inside an object: the installer leaves it in
@@ -245,7 +245,7 @@ def _embedded_install_configs(objects: Iterable[K8sObject]
 
 
 def _kubeconfig_body(text: str) -> dict[str, Any] | None:
-    if "clusters" not in text:
+    if "clusters" not in text or node_overrun(text) is not None:
         return None
     try:
         docs = list(parse_documents(text))

@@ -6,7 +6,7 @@ from typing import Any
 
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
-from hcpscan.sources.yamldocs import YamlSyntaxError, parse_documents
+from hcpscan.sources.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 
 CLUSTER_FIELDS = ("server", "certificate-authority-data", "proxy-url")
 
@@ -33,6 +33,9 @@ def kubeconfig_in_secret(secret: K8sObject, key: str) -> dict[str, Any] | str:
     if value.text is None:
         return f"{secret.ref} key {key!r} cannot be decoded ({value.error or 'not text'})"
     try:
+        overrun = node_overrun(value.text)
+        if overrun is not None:
+            raise overrun
         docs = list(parse_documents(value.text))
     except YamlSyntaxError as exc:
         return f"{secret.ref} key {key!r} is not valid YAML: {exc.message}"
