@@ -43,7 +43,7 @@ R = TypeVar("R", bound=_Served)
 
 # Synthetic kinds come from these resources (or from files outside any dump layout).
 _SYNTHETIC_SOURCES = {"Kubeconfig": ("secrets",), "IgnitionConfig": ("secrets",),
-                      "SystemdDropIn": ("secrets",)}
+                      "SystemdDropIn": ("secrets",), "InstallConfig": ("configmaps", "secrets")}
 
 
 @dataclass(slots=True)

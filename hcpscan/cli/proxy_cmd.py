@@ -15,10 +15,12 @@ from hcpscan.findings.redact import mask_values
 
 DESCRIPTION = """\
 List every consumer of proxy settings found in the given paths — containers of
-all workload kinds, konnectivity proxy sidecars, the OpenShift Proxy object,
-HostedCluster configuration.proxy, ignition stubs, systemd drop-ins and
-KubeadmConfig files, Giant Swarm cluster values, OCM AddOnDeploymentConfigs and
-kubeconfigs — with its effective httpProxy, httpsProxy and noProxy and the file
+all workload kinds, konnectivity proxy sidecars, the OpenShift Proxy object and
+install-config, HostedCluster configuration.proxy, ignition stubs, systemd
+drop-ins, KubeadmConfig and KubeadmControlPlane files, MachineConfig files, Giant
+Swarm cluster values, Helm chart values (HelmRelease, App, *-user-values), OCM
+AddOnDeploymentConfigs (and the add-ons that get them), KlusterletConfigs,
+KlusterletAddonConfigs and kubeconfigs — with its effective httpProxy, httpsProxy and noProxy and the file
 and line each value comes from. Values that cannot be known offline (a Secret
 redacted in a must-gather, a ConfigMap missing from the dump) show as unknown.
 

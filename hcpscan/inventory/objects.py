@@ -12,6 +12,7 @@ HCPSCAN_API = "hcpscan.io/v1"
 KUBECONFIG = "Kubeconfig"
 IGNITION_CONFIG = "IgnitionConfig"
 SYSTEMD_DROPIN = "SystemdDropIn"
+INSTALL_CONFIG_KIND = "InstallConfig"  # an OpenShift install-config.yaml (apiVersion v1, no kind)
 
 
 BUILT_DOCUMENT = -1  # SourceLocation.doc_index of objects a tool built from the file

@@ -13,6 +13,7 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.locator import Locator
 from hcpscan.inventory.objects import (
     HCPSCAN_API,
+    INSTALL_CONFIG_KIND,
     KUBECONFIG,
     MANAGEMENT,
     SYSTEMD_DROPIN,
@@ -25,6 +26,11 @@ from hcpscan.sources.interface import Diagnostic, SkipRecord
 from hcpscan.sources.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
+# Where OpenShift keeps an install-config inside an object: the installer leaves it in
+# ConfigMap kube-system/cluster-config-v1 (key install-config); Hive's ClusterDeployments
+# read it from a Secret (key install-config.yaml).
+INSTALL_CONFIG_CONFIGMAP = ("kube-system", "cluster-config-v1", "install-config")
+INSTALL_CONFIG_SECRET_KEY = "install-config.yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,7 @@ class Inventory:
         # Kinds a live source could not list (offline inputs: always empty).
         self.unavailable: dict[str, UnavailableKind] = dict(unavailable or {})
         self._derive_kubeconfigs()
+        self._derive_install_configs()
         self._by_kind: dict[str, list[K8sObject]] = defaultdict(list)
         self._by_ref: dict[tuple[str, str, str, str], list[K8sObject]] = defaultdict(list)
         for obj in self.objects:
@@ -203,6 +210,38 @@ class Inventory:
                 derived.append(K8sObject(secret.cluster, HCPSCAN_API, KUBECONFIG, secret.namespace,
                                          f"{secret.name}/{key}", body, loc, origin=secret))
         self.objects.extend(derived)
+
+    def _derive_install_configs(self) -> None:
+        derived = []
+        for holder, field, text in _embedded_install_configs(self.objects):
+            try:
+                docs = list(parse_documents(text))
+            except YamlSyntaxError:
+                continue
+            if len(docs) != 1 or not isinstance(docs[0].body, dict):
+                continue
+            loc = dataclasses.replace(holder.source, embedded_in=format_path(field))
+            derived.append(K8sObject(holder.cluster, HCPSCAN_API, INSTALL_CONFIG_KIND,
+                                     holder.namespace, f"{holder.name}/{field[1]}",
+                                     docs[0].body, loc, origin=holder))
+        self.objects.extend(derived)
+
+
+def _embedded_install_configs(objects: Iterable[K8sObject]
+                              ) -> Iterator[tuple[K8sObject, tuple[str, str], str]]:
+    """(object, field, text) of every install-config held in a ConfigMap or Secret."""
+    namespace, name, key = INSTALL_CONFIG_CONFIGMAP
+    for obj in objects:
+        if obj.kind == "ConfigMap" and (obj.namespace, obj.name) == (namespace, name):
+            text = (obj.body.get("data") or {}).get(key)
+            if isinstance(text, str):
+                yield obj, ("data", key), text
+        elif obj.kind == "Secret":
+            value = secret_values(obj).get(INSTALL_CONFIG_SECRET_KEY)
+            if value is not None and value.text is not None:
+                field = "data" if INSTALL_CONFIG_SECRET_KEY in (obj.body.get("data") or {}) \
+                    else "stringData"
+                yield obj, (field, INSTALL_CONFIG_SECRET_KEY), value.text
 
 
 def _kubeconfig_body(text: str) -> dict[str, Any] | None:

@@ -13,14 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
-from hcpscan.inventory.objects import MANAGEMENT
+from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, MANAGEMENT
+from hcpscan.inventory.store import INSTALL_CONFIG_CONFIGMAP
 from hcpscan.model.capi import CAPI_GROUP, VALUES_SUFFIX, capi_cluster_of
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_clusters
 from hcpscan.model.networks import cidrs, first_host, network
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
-# OpenShift keeps the install-config it was installed with here (key install-config).
-INSTALL_CONFIG_MAP = ("kube-system", "cluster-config-v1")
 # Cluster API infrastructure kinds whose node network the model reads.
 INFRASTRUCTURE_KINDS = ("AWSCluster", "VCDCluster")
 
@@ -145,17 +144,15 @@ def _management(inventory: Inventory) -> ManagementCluster:
 
 
 def install_config(inventory: Inventory, cluster: str) -> tuple[dict[str, Any], str] | None:
-    """The install-config an OpenShift cluster was installed with, and where it was read."""
-    namespace, name = INSTALL_CONFIG_MAP
-    cm = inventory.get("ConfigMap", namespace, name, cluster)
-    text = _mapping(cm.body.get("data")).get("install-config") if cm is not None else None
-    if cm is None or not isinstance(text, str):
-        return None
-    try:
-        parsed = load_one(text)
-    except YamlSyntaxError:
-        return None
-    return (parsed, f"{cm.ref} data.install-config") if isinstance(parsed, dict) else None
+    """The install-config an OpenShift cluster was installed with, and where it was read: the
+    InstallConfig the inventory found in its ConfigMap kube-system/cluster-config-v1."""
+    namespace, name, key = INSTALL_CONFIG_CONFIGMAP
+    for obj in inventory.of_kind(INSTALL_CONFIG_KIND):
+        held = obj.origin
+        if obj.cluster == cluster and held is not None and held.kind == "ConfigMap" and (
+                held.namespace, held.name) == (namespace, name):
+            return obj.body, f"{held.ref} data.{key}"
+    return None
 
 
 def openshift_networks(inventory: Inventory, cluster: str) -> ClusterNetworks | None:
@@ -283,8 +280,8 @@ def _node_pool(obj: K8sObject) -> NodePool:
 # -- whose networks ---------------------------------------------------------------------------
 
 # Kinds whose proxy settings belong to a Cluster API cluster's nodes.
-_CAPI_SETTINGS_KINDS = ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane", "Secret",
-                        "ConfigMap")
+_CAPI_SETTINGS_KINDS = ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
+                        "KubeadmControlPlaneTemplate", "HelmRelease", "Secret", "ConfigMap")
 
 
 def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None:

@@ -20,6 +20,8 @@ GO_PROGRAMS = frozenset({
     "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "coredns",
     "etcd", "hypershift", "control-plane-operator", "konnectivity", "cluster-api",
     "kyverno", "external-dns", "cluster-autoscaler",
+    # OCM's klusterlet and add-on agents, OpenShift's installer (DOMAIN.md §4-5)
+    "klusterlet", "ocm-addon-agent", "openshift-install",
 })
 # Image repositories whose every image is an OpenShift or HyperShift component (Go).
 GO_REGISTRIES = ("quay.io/openshift-release-dev/", "registry.redhat.io/openshift4/",

@@ -15,6 +15,7 @@ from typing import Any
 from hcpscan.inventory.objects import (
     HCPSCAN_API,
     IGNITION_CONFIG,
+    INSTALL_CONFIG_KIND,
     KUBECONFIG,
     SYSTEMD_DROPIN,
     K8sObject,
@@ -199,6 +200,9 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
     if kind is None and "ignition" in body:
         result.objects.append(_synthetic(entry, cluster, doc, IGNITION_CONFIG, body))
         return
+    if kind is None and _install_config(body):
+        result.objects.append(_synthetic(entry, cluster, doc, INSTALL_CONFIG_KIND, body))
+        return
     if kind == "Config" and ("clusters" in body or "contexts" in body):
         result.objects.append(_synthetic(entry, cluster, doc, KUBECONFIG, body))
         return
@@ -236,6 +240,12 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
             _add_object(entry, cluster, item, _location(entry, doc, i), result)
         return
     _add_object(entry, cluster, body, _location(entry, doc), result)
+
+
+def _install_config(body: dict[str, Any]) -> bool:
+    """OpenShift's install-config.yaml: ``apiVersion: v1`` and no kind, with the fields
+    the installer requires (baseDomain, platform)."""
+    return body.get("apiVersion") == "v1" and "baseDomain" in body and "platform" in body
 
 
 def _other_json(entry: Entry, body: Any) -> bool:

@@ -8,11 +8,14 @@ collects, besides containers (``workloads.py``):
 * HostedCluster ``spec.configuration.proxy`` (+ trustedCA ConfigMap in the
   HostedCluster's namespace);
 * ignition stubs (``ignition.proxy``), as files or inside user-data Secrets;
-* systemd drop-ins, as files or as KubeadmConfig(Template) ``spec.files[]``
+* systemd drop-ins, as files or as KubeadmConfig(Template) / KubeadmControlPlane(Template)
+  ``files[]``
   (inline, base64, or ``contentFrom.secret``);
 * Giant Swarm ``<cluster>-cluster-values`` Secrets/ConfigMaps (key ``values``);
-* AddOnDeploymentConfig ``spec.proxyConfig`` and each ManagedClusterAddOn that
-  references one (``via``);
+* AddOnDeploymentConfig ``spec.proxyConfig`` and each ManagedClusterAddOn that gets one,
+  by its own reference or its ClusterManagementAddOn's (``addons.py``, ``via``);
+* Helm chart values (``charts.py``), KlusterletConfig and KlusterletAddonConfig
+  (``klusterlet.py``), install-configs and MachineConfig files (``openshift.py``);
 * kubeconfigs: ``clusters[].cluster.proxy-url`` and the CA bundle.
 """
 
@@ -24,6 +27,10 @@ import gzip
 from collections.abc import Iterator
 from typing import Any
 
+from hcpscan.analysis.proxy.addons import addon_consumers
+from hcpscan.analysis.proxy.charts import chart_values_proxies
+from hcpscan.analysis.proxy.klusterlet import klusterlet_proxies
+from hcpscan.analysis.proxy.openshift import install_config_proxies, machine_config_proxies
 from hcpscan.analysis.proxy.pem import parse_bundle
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
@@ -33,11 +40,12 @@ from hcpscan.analysis.proxy.settings import (
     IGNITION,
     KUBEADM_FILE,
     KUBECONFIG,
-    MANAGED_CLUSTER_ADDON,
+    PROXY_FIELDS,
     SYSTEMD,
     ConsumerProxy,
     Setting,
     Source,
+    read_block,
     source_of,
 )
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
@@ -46,12 +54,10 @@ from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.readers import unit_program
 from hcpscan.sources.systemd import parse_unit
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
-
-ADDON_GROUP = "addon.open-cluster-management.io"
-_FIELDS = (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"), ("noProxy", "no_proxy"))
 
 
 def effective_proxies(inventory: Inventory, runtime: str = "go",
@@ -64,23 +70,13 @@ def effective_proxies(inventory: Inventory, runtime: str = "go",
     out += ignition_proxies(inventory)
     out += systemd_proxies(inventory, runtime)
     out += cluster_values_proxies(inventory)
+    out += chart_values_proxies(inventory)
     out += addon_proxies(inventory)
+    out += klusterlet_proxies(inventory)
+    out += install_config_proxies(inventory)
+    out += machine_config_proxies(inventory, runtime)
     out += kubeconfig_proxies(inventory)
     return out
-
-
-def _fields(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...], consumer: ConsumerProxy,
-            fields: tuple[tuple[str, str], ...] = _FIELDS) -> None:
-    block = obj.get(base)
-    if not isinstance(block, dict):
-        return
-    for key, attr in fields:
-        if key in block and block[key] is not None:
-            value = block[key]
-            text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-            setting = Setting(key, text, source_of(inventory, obj, base + (key,)))
-            consumer.variables[key] = setting
-            setattr(consumer, attr, setting)
 
 
 def _trusted_ca(inventory: Inventory, consumer: ConsumerProxy, obj: K8sObject,
@@ -110,12 +106,12 @@ def openshift_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if obj.group != "config.openshift.io":
             continue
         spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj, part="spec")
-        _fields(inventory, obj, ("spec",), spec)
+        read_block(inventory, obj, ("spec",), spec)
         _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"), "openshift-config")
         out.append(spec)
         if isinstance(obj.get("status"), dict):
             status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj, part="status")
-            _fields(inventory, obj, ("status",), status)
+            read_block(inventory, obj, ("status",), status)
             status.notes.append("status: what the cluster computed (noProxy includes the "
                                 "cluster's own networks)")
             out.append(status)
@@ -129,7 +125,7 @@ def hosted_cluster_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if not isinstance(obj.get(base), dict):
             continue
         consumer = ConsumerProxy(HOSTED_CLUSTER, obj.ref, obj)
-        _fields(inventory, obj, base, consumer)
+        read_block(inventory, obj, base, consumer)
         _trusted_ca(inventory, consumer, obj, base + ("trustedCA", "name"), obj.namespace)
         out.append(consumer)
     return out
@@ -142,7 +138,7 @@ def _ignition_consumer(inventory: Inventory, obj: K8sObject, body: Any, name: st
     if not isinstance(proxy, dict):
         return None
     consumer = ConsumerProxy(IGNITION, name, obj)
-    for key, attr in _FIELDS:
+    for key, attr in PROXY_FIELDS:
         if proxy.get(key) is None:
             continue
         value = proxy[key]
@@ -178,7 +174,7 @@ def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     return out
 
 
-def _unit_consumer(inventory: Inventory, obj: K8sObject, name: str, kind: str,
+def unit_consumer(inventory: Inventory, obj: K8sObject, name: str, kind: str,
                    environment: dict[str, tuple[str, Source]], runtime: str,
                    unit_path: str = "") -> ConsumerProxy | None:
     from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
@@ -199,13 +195,12 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
         env = obj.body.get("environment") or {}
         found = {k: (str(v), source_of(inventory, obj, ("environment", k))) for k, v in env.items()}
         path = str(obj.body.get("path", obj.name))
-        consumer = _unit_consumer(inventory, obj, f"systemd drop-in {path}", SYSTEMD, found, runtime,
+        consumer = unit_consumer(inventory, obj, f"systemd drop-in {path}", SYSTEMD, found, runtime,
                                   path)
         if consumer is not None:
             out.append(consumer)
-    for obj in inventory.of_kind("KubeadmConfig", "KubeadmConfigTemplate"):
-        base: tuple[Step, ...] = ("spec", "files") if obj.kind == "KubeadmConfig" \
-            else ("spec", "template", "spec", "files")
+    for obj in inventory.of_kind(*BOOTSTRAP_FILES):
+        base = BOOTSTRAP_FILES[obj.kind]
         files = obj.get(base)
         for i, item in enumerate(files if isinstance(files, list) else []):
             if isinstance(item, dict):
@@ -270,7 +265,7 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         # the line inside the embedded unit, on top of where the unit text is
         env[var] = (val, Source(origin.ref, f"{origin.field} (unit line {line})", origin.path,
                                 origin.line))
-    consumer = _unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
+    consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
     if consumer is not None and via:
         for key, setting in consumer.variables.items():
             consumer.variables[key] = Setting(setting.name, setting.value, setting.source, via)
@@ -332,7 +327,7 @@ def addon_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if not isinstance(obj.get(base), dict):
             continue
         consumer = ConsumerProxy(ADDON_CONFIG, obj.ref, obj)
-        _fields(inventory, obj, base, consumer)
+        read_block(inventory, obj, base, consumer)
         ca = obj.get(base + ("caBundle",))
         if ca:
             consumer.trusted_ca = Setting("caBundle", str(ca),
@@ -340,34 +335,7 @@ def addon_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             consumer.ca_bundle = parse_bundle(str(ca))
         configs[(obj.cluster, obj.namespace, obj.name)] = consumer
         out.append(consumer)
-    for obj in inventory.of_kind("ManagedClusterAddOn"):
-        for i, ref in enumerate(obj.get("spec.configs") or []):
-            if not isinstance(ref, dict) or ref.get("resource") != "addondeploymentconfigs":
-                continue
-            if ref.get("group", ADDON_GROUP) != ADDON_GROUP:
-                continue
-            key = (obj.cluster, str(ref.get("namespace") or obj.namespace), str(ref.get("name")))
-            consumer = ConsumerProxy(MANAGED_CLUSTER_ADDON, obj.ref, obj)
-            where = source_of(inventory, obj, ("spec", "configs", i))
-            target = configs.get(key)
-            if target is None:
-                consumer.notes.append(f"references AddOnDeploymentConfig {key[1]}/{key[2]}, "
-                                      "which is not in the inventory")
-                for attr, name in (("http_proxy", "httpProxy"), ("https_proxy", "httpsProxy"),
-                                   ("no_proxy", "noProxy")):
-                    setattr(consumer, attr, Setting(name, None, where,
-                                                    unknown="AddOnDeploymentConfig not in the "
-                                                            "inventory"))
-            else:
-                consumer.via = target
-                for attr in ("http_proxy", "https_proxy", "no_proxy"):
-                    setting = getattr(target, attr)
-                    if setting is not None:
-                        setattr(consumer, attr, Setting(setting.name, setting.value, setting.source,
-                                                        (where,) + setting.via, setting.unknown))
-                consumer.ca_bundle = target.ca_bundle
-            out.append(consumer)
-    return out
+    return out + addon_consumers(inventory, configs)
 
 
 def kubeconfig_proxies(inventory: Inventory) -> list[ConsumerProxy]:

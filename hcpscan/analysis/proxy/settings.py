@@ -24,6 +24,33 @@ CLUSTER_VALUES = "cluster-values"
 ADDON_CONFIG = "AddOnDeploymentConfig"
 MANAGED_CLUSTER_ADDON = "ManagedClusterAddOn"
 KUBECONFIG = "kubeconfig"
+CHART_VALUES = "chart-values"  # Helm values: HelmRelease spec.values, App configs, *-user-values
+KLUSTERLET_CONFIG = "KlusterletConfig"  # OCM: the klusterlet's hub connection
+KLUSTERLET_ADDON_CONFIG = "KlusterletAddonConfig"  # ACM: the add-on agents of one cluster
+INSTALL_CONFIG = "install-config"  # OpenShift installer input: becomes the Proxy spec
+MACHINE_CONFIG_FILE = "machineconfig-file"  # OpenShift MachineConfig drop-ins and env files
+
+# How rules name the consumer kinds above in their `consumers` parameter.
+NEW_CONSUMER_KINDS = {CHART_VALUES: CHART_VALUES, "klusterlet-config": KLUSTERLET_CONFIG,
+                      "klusterlet-addon-config": KLUSTERLET_ADDON_CONFIG,
+                      INSTALL_CONFIG: INSTALL_CONFIG, MACHINE_CONFIG_FILE: MACHINE_CONFIG_FILE}
+
+# The kinds those consumers sit on (what a rule judging them applies to).
+NEW_CONSUMER_OBJECTS = ("HelmRelease", "ConfigMap", "Secret", "KubeadmControlPlane",
+                        "KubeadmControlPlaneTemplate", "KlusterletConfig", "KlusterletAddonConfig",
+                        "InstallConfig", "MachineConfig")
+
+# The kinds the model reads to build each consumer kind (so a rule that judges them,
+# run alone, keeps them when a dump is pruned).
+READS_BY_CONSUMER: dict[str, tuple[str, ...]] = {
+    CHART_VALUES: ("HelmRelease", "App", "ConfigMap", "Secret"),
+    KLUSTERLET_CONFIG: ("KlusterletConfig", "ConfigMap"),
+    KLUSTERLET_ADDON_CONFIG: ("KlusterletAddonConfig",),
+    INSTALL_CONFIG: ("InstallConfig", "ConfigMap", "Secret"),
+    MACHINE_CONFIG_FILE: ("MachineConfig",),
+    KUBEADM_FILE: ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
+                   "KubeadmControlPlaneTemplate", "Secret"),
+}
 
 
 class Source:
@@ -123,6 +150,40 @@ def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | st
     return Source.of_field(inventory, obj, steps if isinstance(steps, tuple) else parse_path(steps))
 
 
+# The fields of an OpenShift-style proxy block (Proxy, HostedCluster, install-config,
+# AddOnDeploymentConfig, KlusterletAddonConfig) and the consumer attribute of each.
+PROXY_FIELDS = (("httpProxy", "http_proxy"), ("httpsProxy", "https_proxy"), ("noProxy", "no_proxy"))
+
+
+def setting_text(value: Any) -> str:
+    """A field's value as clients read it (a YAML list of noProxy entries: comma-joined)."""
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def read_block(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...], consumer: ConsumerProxy,
+               fields: tuple[tuple[str, str], ...] = PROXY_FIELDS) -> None:
+    """Record the proxy fields of the block at ``base`` of ``obj`` on ``consumer``."""
+    block = obj.get(base)
+    if not isinstance(block, dict):
+        return
+    for key, attr in fields:
+        if key in block and block[key] is not None:
+            consumer.record(Setting(key, setting_text(block[key]),
+                                    source_of(inventory, obj, base + (key,))), attr)
+
+
+def source_in_text(origin: Source, text: str, steps: tuple[Step, ...]) -> Source:
+    """A field of a YAML document held as text in the field ``origin`` (Helm values in a
+    ConfigMap, an install-config in a Secret): named with its path and its line in that
+    text, located at ``origin`` (findings point at the field holding the document)."""
+    from hcpscan.sources.yamldocs import locate
+
+    at = locate(text, 0, None, steps)
+    line = f" at line {at[0]} of it" if at is not None and at[2] == len(steps) else ""
+    return Source(origin.ref, f"{origin.field} ({format_path(steps)}{line})", origin.path,
+                  origin.line)
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One value (``None`` = unknown) and the chain that produced it.
@@ -181,6 +242,9 @@ class ConsumerProxy:
     # container's image (see hcpscan.model.readers).
     program: str = ""
     image: str = ""
+    # Who completes this noProxy with the cluster's own destinations before any client reads
+    # it ('' when nobody does): such a value answers only for what the user must write.
+    completed_by: str = ""
     # HyperShift's control-plane proxy path (DOMAIN.md §3): a konnectivity sidecar serves
     # "http" (konnectivity-https-proxy, which takes the proxy flags) or "socks5"; a container
     # whose proxy is the pod itself (127.0.0.1:<port>) with no sidecar serving that port keeps
@@ -200,6 +264,12 @@ class ConsumerProxy:
     @property
     def namespace(self) -> str:
         return self.object.namespace
+
+    def record(self, setting: Setting, *attrs: str) -> None:
+        """Keep ``setting`` as written, and as the effective value of ``attrs``."""
+        self.variables[setting.name] = setting
+        for attr in attrs:
+            setattr(self, attr, setting)
 
     def effective(self, which: str) -> Setting | None:
         return {"httpProxy": self.http_proxy, "httpsProxy": self.https_proxy,
@@ -226,4 +296,6 @@ class ConsumerProxy:
             out["via"] = self.via.to_json()
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.completed_by:
+            out["completedBy"] = self.completed_by
         return out

@@ -36,6 +36,9 @@ from hcpscan.analysis.proxy.settings import (
     CONTAINER,
     HOSTED_CLUSTER,
     KUBEADM_FILE,
+    NEW_CONSUMER_KINDS,
+    NEW_CONSUMER_OBJECTS,
+    READS_BY_CONSUMER,
     SYSTEMD,
 )
 from hcpscan.inventory.fieldpath import Step, format_path
@@ -50,9 +53,16 @@ from hcpscan.sources.yamldocs import load_json
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
                   "systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
-                  "cluster-values": CLUSTER_VALUES, "addon-config": ADDON_CONFIG}
+                  "cluster-values": CLUSTER_VALUES, "addon-config": ADDON_CONFIG,
+                  **NEW_CONSUMER_KINDS}
 
 # -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
+
+
+def consumer_reads(names: Iterable[str]) -> tuple[str, ...]:
+    """The kinds the model reads to build the consumers of these kinds (as rules name them)."""
+    return tuple(dict.fromkeys(kind for name in names
+                               for kind in READS_BY_CONSUMER.get(CONSUMER_KINDS[name], ())))
 
 
 def consumers(ctx: Context) -> list[ConsumerProxy]:
@@ -289,7 +299,7 @@ def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
     literal = [d for d in wanted if d not in DESTINATIONS]
     if consumer.kind == CLUSTER_PROXY:
         return literal if consumer.part == "spec" else named
-    if consumer.kind == HOSTED_CLUSTER:
+    if consumer.kind == HOSTED_CLUSTER or consumer.completed_by:
         return literal
     return wanted
 
@@ -337,10 +347,13 @@ class NoProxyCoverage(Primitive):
              "ManagedCluster", *INFRASTRUCTURE_KINDS)
     subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Deployment", "StatefulSet",
                      "DaemonSet", "Job", "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn",
-                     "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap")
+                     "KubeadmConfig", "KubeadmConfigTemplate", *NEW_CONSUMER_OBJECTS)
     message_fields = {"consumer": "the consumer (object, and container where there is one)",
                       "missed": "the destinations that would go through the proxy, per runtime",
                       "runtimes": "the runtimes judged"}
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        return (*self.reads, *consumer_reads(params.get("consumers", CONSUMER_KINDS)))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)}

@@ -23,6 +23,13 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import Outcome, Primitive, Violation
+from hcpscan.rules.primitives.consumer_roles import (
+    CONSUMERS_PARAM,
+    chosen_consumers,
+    consumer_reads,
+    written_at,
+)
+from hcpscan.rules.primitives.proxy_config import CONSUMER_KINDS
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
 _DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")
@@ -105,6 +112,7 @@ def no_proxy_problems(value: str) -> list[tuple[str, str]]:
     return out
 
 
+_SCHEMES = {"type": "array", "minItems": 1, "items": {"type": "string"}}
 _FIELD = {
     "type": "object", "additionalProperties": False, "required": ["path", "type"],
     "properties": {
@@ -122,11 +130,50 @@ class ProxySettingsValid(Primitive):
     description = "proxy URLs have an accepted scheme and a host; NO_PROXY entries are well formed"
     params_schema = {
         "type": "object", "additionalProperties": False, "required": ["fields"],
-        "properties": {"fields": {"type": "object",
-                                  "additionalProperties": {"type": "array", "items": _FIELD}}},
+        "properties": {
+            "fields": {"type": "object",
+                       "additionalProperties": {"type": "array", "items": _FIELD}},
+            "consumers": CONSUMERS_PARAM,
+            "schemes": {"type": "object", "additionalProperties": {
+                "type": "object", "additionalProperties": _SCHEMES},
+                "description": "per consumer kind, per setting name (httpProxy, ...): the "
+                               "schemes its API accepts (default http, https)"},
+        },
     }
 
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        return consumer_reads(params.get("consumers", ()))
+
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        yield from self._fields(ctx, subject, params)
+        yield from self._consumers(ctx, subject, params)
+
+    @staticmethod
+    def _consumers(ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        """The effective proxy settings of the model's consumers, where the subject writes
+        them (chart values, install-configs, KlusterletConfig, ...)."""
+        for consumer in chosen_consumers(ctx, subject, params):
+            schemes = params.get("schemes", {}).get(_param_name(consumer.kind), {})
+            done: set[int] = set()
+            for attr in ("http_proxy", "https_proxy", "no_proxy"):
+                setting = getattr(consumer, attr)
+                at = written_at(subject, setting) if setting is not None and setting.value \
+                    else None
+                if setting is None or at is None or id(setting) in done:
+                    continue
+                done.add(id(setting))  # one value serving http and https is judged once
+                name = setting.source.field  # with the path inside an embedded document
+                if attr == "no_proxy":
+                    found = _check_no_proxy(at[1], str(setting.value), name)
+                else:
+                    found = _check_url(at[1], str(setting.value),
+                                       schemes.get(setting.name, ["http", "https"]), name)
+                for violation in found:
+                    violation.subject = at[0]
+                    yield violation
+
+    @staticmethod
+    def _fields(ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         for spec in params["fields"].get(subject.kind, ()):
             for value, steps in ctx.inventory.jsonpath(subject, spec["path"]):
                 if value is None:
@@ -139,18 +186,25 @@ class ProxySettingsValid(Primitive):
                     yield from _check_no_proxy(field, text)
 
 
-def _check_url(field: str, value: str, schemes: list[str]) -> Iterable[Violation]:
+def _check_url(field: str, value: str, schemes: list[str], name: str = "") -> Iterable[Violation]:
     problems = proxy_url_problems(value, schemes)
     if problems:
         shown = mask_credentials(value.strip())
-        yield Violation(field=field, values={"field": field, "problem": "; ".join(problems)},
-                        evidence=[f"{field} = {shown!r} " + p for p in problems])
+        name = name or field
+        yield Violation(field=field, values={"field": name, "problem": "; ".join(problems)},
+                        evidence=[f"{name} = {shown!r} " + p for p in problems])
 
 
-def _check_no_proxy(field: str, value: str) -> Iterable[Violation]:
+def _check_no_proxy(field: str, value: str, name: str = "") -> Iterable[Violation]:
     bad = no_proxy_problems(value)
     if bad:
         entries = ", ".join(repr(raw) for raw, _ in bad)
+        name = name or field
         yield Violation(field=field,
-                        values={"field": field, "problem": f"malformed entries {entries}"},
-                        evidence=[f"{field} entry {raw!r} {why}" for raw, why in bad])
+                        values={"field": name, "problem": f"malformed entries {entries}"},
+                        evidence=[f"{name} entry {raw!r} {why}" for raw, why in bad])
+
+
+def _param_name(kind: str) -> str:
+    """How rules name a consumer kind (``CONSUMER_KINDS``)."""
+    return next((name for name, k in CONSUMER_KINDS.items() if k == kind), kind)

@@ -14,13 +14,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from hcpscan.analysis.proxy import CABundle, Certificate, parse_bundle
+from hcpscan.analysis.proxy import CABundle, Certificate, ConsumerProxy, parse_bundle
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path, get_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.consumer_roles import (
+    CONSUMERS_PARAM,
+    chosen_consumers,
+    consumer_reads,
+    written_at,
+)
 from hcpscan.rules.primitives.kubeconfigs import current_cluster, kubeconfig_in_secret
 
 CA_BUNDLE_KEY = "ca-bundle.crt"
@@ -72,15 +78,46 @@ class HttpsProxyTrustedCA(Primitive):
     params_schema = {
         "type": "object", "additionalProperties": False, "required": ["sources"],
         "properties": {"sources": {"type": "object",
-                                   "additionalProperties": {"type": "array", "items": _SOURCE}}},
+                                   "additionalProperties": {"type": "array", "items": _SOURCE}},
+                       "consumers": CONSUMERS_PARAM},
     }
     reads = ("ConfigMap",)
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        return (*self.reads, *consumer_reads(params.get("consumers", ())))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         for source in params["sources"].get(subject.kind, ()):
             for block, steps in ctx.inventory.jsonpath(subject, source["at"]):
                 if isinstance(block, dict):
                     yield from _check_block(ctx, subject, block, steps, source)
+        for consumer in chosen_consumers(ctx, subject, params):
+            yield from _consumer_trust(subject, consumer)
+
+
+def _consumer_trust(subject: K8sObject, consumer: ConsumerProxy) -> Iterable[Outcome]:
+    """An https:// proxy of a model consumer and the CA bundle the model found for it
+    (KlusterletConfig trustedCABundles, an install-config's additionalTrustBundle)."""
+    https = [s for s in dict.fromkeys((consumer.https_proxy, consumer.http_proxy))
+             if s is not None and is_https(s.value)]
+    if not https:
+        return
+    said = [f"{s.source.field} = {mask_credentials(str(s.value).strip())}" for s in https]
+    ca = consumer.trusted_ca
+    if ca is None:
+        at = written_at(subject, https[0]) or (None, "")
+        yield Violation(field=at[1], subject=at[0],
+                        values={"problem": "https:// proxy without a trusted CA"},
+                        evidence=said + [f"{consumer.name} names no CA bundle: the proxy's "
+                                         "certificate is checked against the system roots only"])
+    elif not ca.known:
+        yield NotEvaluable(f"{consumer.name}: {ca.name} unknown ({ca.unknown})")
+    elif consumer.ca_bundle is not None and bundle_problems(consumer.ca_bundle):
+        at = written_at(subject, ca) or (None, "")
+        yield Violation(field=at[1], subject=at[0],
+                        values={"problem": f"{ca.name} trusts no usable CA"},
+                        evidence=said + [f"{ca.source.field}: {p}"
+                                         for p in bundle_problems(consumer.ca_bundle)])
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from hcpscan.inventory.objects import (
     IGNITION_CONFIG,
+    INSTALL_CONFIG_KIND,
     KUBECONFIG,
     MANAGEMENT,
     SYSTEMD_DROPIN,
@@ -35,7 +36,7 @@ CLUSTER_SCOPED = "_cluster"
 RBAC_HINT = "grant it to the scanning user, e.g. with deploy/hcpscan-readonly-clusterrole.yaml"
 # Kinds hcpscan makes itself: from Secrets (kubeconfigs) or only from files.
 _DERIVED_FROM = {KUBECONFIG: "Secret"}
-_FILE_ONLY = frozenset({IGNITION_CONFIG, SYSTEMD_DROPIN})
+_FILE_ONLY = frozenset({IGNITION_CONFIG, SYSTEMD_DROPIN, INSTALL_CONFIG_KIND})
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,210 @@
+"""Proxy settings in Helm chart values: Flux HelmRelease ``spec.values`` and
+``spec.valuesFrom``, Giant Swarm App ``spec.config`` / ``spec.userConfig`` /
+``spec.extraConfigs`` (ConfigMaps and Secrets, key ``values``) and the
+``<name>-user-values`` ConfigMaps and Secrets users write for them.
+
+Each values document that holds a proxy block is one consumer, at the object where
+the values are written (one value, one finding, however many releases read it); the
+releases that read it are named in its notes. Where the charts keep the block
+(DOMAIN.md §6, seed 003):
+
+* ``global.connectivity.proxy`` (``httpProxy``/``httpsProxy``/``noProxy``, used only
+  when ``enabled``): the cluster charts (giantswarm/cluster and the cluster-<provider>
+  charts built on it), which write it into the nodes' containerd, kubelet and teleport
+  drop-ins after their own entries — 127.0.0.1, localhost, svc, local, the cluster's
+  service and pod CIDRs —, so its noProxy answers only for what the user must add;
+* ``cluster.proxy`` (``http``/``https``/``noProxy``): what cluster-apps-operator hands
+  every app of a workload cluster (chart-operator, cert-manager, ...);
+* ``proxy`` (``http``/``https`` or ``httpProxy``/``httpsProxy``, ``noProxy``): apps
+  whose chart takes the proxy at the top level.
+
+``<cluster>-cluster-values`` documents are the ``cluster-values`` consumers of
+``effective.py`` and are not read again here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from hcpscan.analysis.proxy.settings import (
+    CHART_VALUES,
+    ConsumerProxy,
+    Setting,
+    setting_text,
+    source_in_text,
+    source_of,
+)
+from hcpscan.inventory.fieldpath import Step
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.secrets import secret_values
+from hcpscan.inventory.store import Inventory
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
+
+HELM_GROUP = "helm.toolkit.fluxcd.io"
+APP_GROUP = "application.giantswarm.io"
+USER_VALUES_SUFFIX = "-user-values"
+CLUSTER_VALUES_SUFFIX = "-cluster-values"
+APP_VALUES_KEY = "values"  # the key app-operator reads from every App config object
+FLUX_VALUES_KEY = "values.yaml"  # HelmRelease valuesFrom[].valuesKey default
+
+# (keys a chart may use for the value, in the order it reads them, consumer attribute)
+PROXY_KEYS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("http", "httpProxy"), "http_proxy"), (("https", "httpsProxy"), "https_proxy"),
+    (("noProxy",), "no_proxy"))
+CLUSTER_CHART_BLOCK = ("global", "connectivity", "proxy")
+# Where charts keep their proxy block, first match wins.
+PROXY_BLOCKS: tuple[tuple[str, ...], ...] = (CLUSTER_CHART_BLOCK, ("cluster", "proxy"), ("proxy",))
+CLUSTER_CHART_COMPLETES = ("the cluster chart, which puts 127.0.0.1, localhost, svc, local and "
+                           "the cluster's service and pod CIDRs before it")
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyBlock:
+    steps: tuple[str, ...]  # where the block is in the values
+    values: dict[str, Any]
+
+
+def proxy_block(values: Any) -> ProxyBlock | None:
+    """The proxy block of a chart's values, or None (none, or ``enabled: false``)."""
+    if not isinstance(values, dict):
+        return None
+    for steps in PROXY_BLOCKS:
+        block: Any = values
+        for step in steps:
+            block = block.get(step) if isinstance(block, dict) else None
+        if isinstance(block, dict):
+            if block.get("enabled") is False or (steps == CLUSTER_CHART_BLOCK
+                                                 and not block.get("enabled")):
+                return None  # the chart renders no proxy from it
+            return ProxyBlock(steps, block)
+    return None
+
+
+def chart_values_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    readers = _readers(inventory)
+    out = [c for c in _inline_values(inventory) if c is not None]
+    seen: set[tuple[int, str]] = set()
+    for obj, key, why in _documents(inventory, readers):
+        if (id(obj), key) in seen:
+            continue
+        seen.add((id(obj), key))
+        consumer = _document_consumer(inventory, obj, key)
+        if consumer is not None:
+            consumer.notes += [f"read by {r}" for r in readers.get((id(obj), key), [])] or [why]
+            out.append(consumer)
+    return out
+
+
+def _inline_values(inventory: Inventory) -> Iterator[ConsumerProxy | None]:
+    for obj in inventory.of_kind("HelmRelease"):
+        if obj.group != HELM_GROUP:
+            continue
+        block = proxy_block(obj.get("spec.values"))
+        if block is None:
+            continue
+        base: tuple[Step, ...] = ("spec", "values", *block.steps)
+        yield _consumer(obj, f"{obj.ref} spec.values", block,
+                        lambda key, base=base, obj=obj: source_of(inventory, obj, base + (key,)))
+
+
+def _readers(inventory: Inventory) -> dict[tuple[int, str], list[str]]:
+    """(values object, key) -> the releases that read it."""
+    out: dict[tuple[int, str], list[str]] = {}
+    for obj, ref_field, kind, name, namespace, key in _references(inventory):
+        target = inventory.get(kind, namespace, name, obj.cluster)
+        if target is not None:
+            out.setdefault((id(target), key), []).append(f"{obj.ref} ({ref_field})")
+    return out
+
+
+def _references(inventory: Inventory) -> Iterator[tuple[K8sObject, str, str, str, str, str]]:
+    """(release, field, kind, name, namespace, key) of every values object a release reads."""
+    for obj in inventory.of_kind("App"):
+        if obj.group != APP_GROUP:
+            continue
+        for part in ("config", "userConfig"):
+            for kind in ("configMap", "secret"):
+                ref = obj.get(("spec", part, kind))
+                if isinstance(ref, dict) and ref.get("name"):
+                    yield (obj, f"spec.{part}.{kind}", kind[0].upper() + kind[1:],
+                           str(ref["name"]), str(ref.get("namespace") or obj.namespace),
+                           APP_VALUES_KEY)
+        extra = obj.get("spec.extraConfigs")
+        for i, ref in enumerate(extra if isinstance(extra, list) else []):
+            if isinstance(ref, dict) and ref.get("name"):
+                kind = "Secret" if str(ref.get("kind", "configMap")).lower() == "secret" \
+                    else "ConfigMap"
+                yield (obj, f"spec.extraConfigs[{i}]", kind, str(ref["name"]),
+                       str(ref.get("namespace") or obj.namespace), APP_VALUES_KEY)
+    for obj in inventory.of_kind("HelmRelease"):
+        sources = obj.get("spec.valuesFrom") if obj.group == HELM_GROUP else None
+        for i, ref in enumerate(sources if isinstance(sources, list) else []):
+            if not isinstance(ref, dict) or ref.get("targetPath") or \
+                    ref.get("kind") not in ("ConfigMap", "Secret") or not ref.get("name"):
+                continue  # a targetPath sets one value, not a values document
+            yield (obj, f"spec.valuesFrom[{i}]", str(ref["kind"]), str(ref["name"]),
+                   obj.namespace, str(ref.get("valuesKey") or FLUX_VALUES_KEY))
+
+
+def _documents(inventory: Inventory, readers: dict[tuple[int, str], list[str]]
+               ) -> Iterator[tuple[K8sObject, str, str]]:
+    """(object, key, why it is read) of every values document to look into."""
+    keys_of: dict[int, list[str]] = {}
+    for oid, key in readers:
+        keys_of.setdefault(oid, []).append(key)
+    for obj in inventory.of_kind("ConfigMap", "Secret"):
+        if obj.name.endswith(CLUSTER_VALUES_SUFFIX):
+            continue  # a cluster-values consumer already
+        keys = keys_of.get(id(obj), [])
+        for key in keys:
+            yield obj, key, "read by a release"
+        if obj.name.endswith(USER_VALUES_SUFFIX) and APP_VALUES_KEY not in keys:
+            yield obj, APP_VALUES_KEY, f"user values ({USER_VALUES_SUFFIX}) of a release"
+
+
+def _document_text(obj: K8sObject, key: str) -> tuple[str, str] | None:
+    """(field, text) of a values document in a ConfigMap or Secret."""
+    if obj.kind == "ConfigMap":
+        text = (obj.body.get("data") or {}).get(key)
+        return ("data", text) if isinstance(text, str) else None
+    value = secret_values(obj).get(key)
+    if value is None or value.text is None:
+        return None
+    return ("data" if key in (obj.body.get("data") or {}) else "stringData"), value.text
+
+
+def _document_consumer(inventory: Inventory, obj: K8sObject, key: str) -> ConsumerProxy | None:
+    found = _document_text(obj, key)
+    if found is None:
+        return None
+    field, text = found
+    try:
+        values = load_one(text)
+    except YamlSyntaxError:
+        return None
+    block = proxy_block(values)
+    if block is None:
+        return None
+    origin = source_of(inventory, obj, (field, key))
+    return _consumer(obj, f"{obj.ref} key {key}", block,
+                     lambda name: source_in_text(origin, text, (*block.steps, name)))
+
+
+def _consumer(obj: K8sObject, name: str, block: ProxyBlock, where: Any) -> ConsumerProxy | None:
+    consumer = ConsumerProxy(CHART_VALUES, name, obj)
+    for keys, attr in PROXY_KEYS:
+        key = next((k for k in keys if block.values.get(k) is not None), None)
+        if key is None:
+            continue
+        consumer.record(Setting(key, setting_text(block.values[key]), where(key)), attr)
+    if not consumer.variables:
+        return None  # a block that only switches the proxy on (kyverno-policies-connectivity)
+    if block.steps == CLUSTER_CHART_BLOCK:
+        consumer.completed_by = CLUSTER_CHART_COMPLETES
+        consumer.program = "containerd"  # and the kubelet and teleport: Go programs all
+        consumer.runtime = "go"
+        consumer.notes.append("the cluster chart writes it into the containerd, kubelet and "
+                              "teleport drop-ins of every node")
+    return consumer
