@@ -18,7 +18,7 @@ from hcpscan.rules.primitives.kyverno import (
     kind_matches,
     selector_matches,
 )
-from hcpscan.rules.primitives.proxy_validity import (
+from hcpscan.analysis.proxy.validity import (
     no_proxy_entry_problem,
     no_proxy_problems,
     proxy_url_problems,

@@ -14,7 +14,7 @@ from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.rules.config import ScanConfig
-from hcpscan.rules.primitives.proxy_clients import _divergence
+from hcpscan.analysis.proxy.portability import divergence as _divergence
 from hcpscan.rules.primitives.proxy_config import nad_cidrs
 from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan

@@ -1,31 +1,46 @@
-"""Primitive: proxy URLs and NO_PROXY lists that are malformed, whatever the client.
+"""What makes a proxy value unusable whatever the client: malformed URLs and NO_PROXY
+entries, template leftovers, and credentials written in plain text.
 
-A proxy URL is ``scheme://[user[:password]@]host[:port][/]``; the scheme a field
-accepts depends on the API (``config.openshift.io`` Proxy: ``httpProxy`` http
-only, ``httpsProxy`` http or https). NO_PROXY entries are classified by the
-proxy model (``parse_no_proxy``); on top of its ``invalid`` entries, this module
-reports entries that parse but can never match a host (an empty domain, a port
-outside 1-65535, a dotted quad that is no IP address, characters no host name has).
+A proxy URL is ``scheme://[user[:password]@]host[:port][/]``; the schemes a field
+accepts depend on its API (``accepted_schemes``). NO_PROXY entries are classified
+by the proxy model (``parse_no_proxy``); on top of its ``invalid`` entries, entries
+that parse but can never match a host (an empty domain, a port outside 1-65535, a
+dotted quad that is no IP address, characters no host name has) are reported.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 from urllib.parse import urlsplit
 
-from hcpscan.analysis.proxy import NoProxyEntry, parse_no_proxy
 from hcpscan.analysis.proxy.hosts import strict_ip, to_ascii
-from hcpscan.findings.redact import mask_credentials
-from hcpscan.inventory.fieldpath import format_path
-from hcpscan.inventory.objects import K8sObject
-from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import Outcome, Primitive, Violation
+from hcpscan.analysis.proxy.noproxy import NoProxyEntry, parse_no_proxy
+from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, HOSTED_CLUSTER, KUBECONFIG
+from hcpscan.findings.redact import HOST_WITH_PASSWORD, URL_WITH_PASSWORD
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
 _DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")
+# What a Go/Helm renderer leaves when a value was missing or not rendered at all.
+_LEFTOVERS = ("<no value>", "{{", "}}")
+
+
+def accepted_schemes(role: str, name: str) -> tuple[str, ...]:
+    """The proxy URL schemes a field accepts. ``config.openshift.io`` Proxy (and a
+    HostedCluster's ``configuration.proxy``, the same API type): ``httpProxy`` http only,
+    ``httpsProxy`` http or https (DOMAIN.md §4); a kubeconfig ``proxy-url`` also socks5;
+    everything else http or https."""
+    if role in (CLUSTER_PROXY, HOSTED_CLUSTER) and name == "httpProxy":
+        return ("http",)
+    if role == KUBECONFIG:
+        return ("http", "https", "socks5")
+    return ("http", "https")
+
+
+def leftover(value: str) -> str:
+    """The template leftover a value holds ('' for none): ``<no value>`` is what Go's
+    text/template prints for a missing key, ``{{ }}`` a template never rendered."""
+    return next((mark for mark in _LEFTOVERS if mark in value), "")
 
 
 def proxy_url_problems(value: str, schemes: Iterable[str]) -> list[str]:
@@ -34,6 +49,8 @@ def proxy_url_problems(value: str, schemes: Iterable[str]) -> list[str]:
     text = value.strip()
     if not text:
         return []  # empty means unset in every API that has these fields
+    if leftover(text):
+        return [f"holds the template leftover {leftover(text)!r}: the renderer had no value for it"]
     expected = " or ".join(f"{s}://" for s in allowed)
     if any(c.isspace() for c in text):
         return ["contains whitespace"]
@@ -75,6 +92,8 @@ def _valid_host(host: str) -> bool:
 
 def no_proxy_entry_problem(entry: NoProxyEntry) -> str | None:
     """Why one NO_PROXY entry is malformed, or None."""
+    if leftover(entry.raw):
+        return f"is the template leftover {leftover(entry.raw)!r}: the renderer had no value for it"
     if entry.kind == "invalid":
         if "://" in entry.raw:
             return "is a URL: NO_PROXY takes host names, domains, IPs and CIDRs, no scheme"
@@ -105,52 +124,13 @@ def no_proxy_problems(value: str) -> list[tuple[str, str]]:
     return out
 
 
-_FIELD = {
-    "type": "object", "additionalProperties": False, "required": ["path", "type"],
-    "properties": {
-        "path": {"type": "string", "description": "JSONPath to the value(s)"},
-        "type": {"enum": ["url", "no_proxy"]},
-        "schemes": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                    "description": "schemes a url accepts (default http, https)"},
-    },
-}
-
-
-@register
-class ProxySettingsValid(Primitive):
-    name = "proxy_settings_valid"
-    description = "proxy URLs have an accepted scheme and a host; NO_PROXY entries are well formed"
-    params_schema = {
-        "type": "object", "additionalProperties": False, "required": ["fields"],
-        "properties": {"fields": {"type": "object",
-                                  "additionalProperties": {"type": "array", "items": _FIELD}}},
-    }
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        for spec in params["fields"].get(subject.kind, ()):
-            for value, steps in ctx.inventory.jsonpath(subject, spec["path"]):
-                if value is None:
-                    continue
-                field = format_path(steps)
-                if spec["type"] == "url":
-                    yield from _check_url(field, str(value), spec.get("schemes", ["http", "https"]))
-                else:
-                    text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-                    yield from _check_no_proxy(field, text)
-
-
-def _check_url(field: str, value: str, schemes: list[str]) -> Iterable[Violation]:
-    problems = proxy_url_problems(value, schemes)
-    if problems:
-        shown = mask_credentials(value.strip())
-        yield Violation(field=field, values={"field": field, "problem": "; ".join(problems)},
-                        evidence=[f"{field} = {shown!r} " + p for p in problems])
-
-
-def _check_no_proxy(field: str, value: str) -> Iterable[Violation]:
-    bad = no_proxy_problems(value)
-    if bad:
-        entries = ", ".join(repr(raw) for raw, _ in bad)
-        yield Violation(field=field,
-                        values={"field": field, "problem": f"malformed entries {entries}"},
-                        evidence=[f"{field} entry {raw!r} {why}" for raw, why in bad])
+def credentials(text: str) -> list[re.Match[str]]:
+    """Every ``user:password@`` in ``text``: with a scheme, or without one as Go, curl and
+    Python accept a proxy (``user:password@host:port`` reads as ``http://``)."""
+    if "@" not in text:
+        return []
+    with_scheme = list(URL_WITH_PASSWORD.finditer(text))
+    taken = [(m.start(), m.end()) for m in with_scheme]
+    bare = [m for m in HOST_WITH_PASSWORD.finditer(text)
+            if not any(a <= m.start() < b for a, b in taken)]
+    return sorted(with_scheme + bare, key=lambda m: m.start())
