@@ -16,7 +16,14 @@ from urllib.parse import urlsplit
 
 from hcpscan.analysis.proxy.hosts import strict_ip, to_ascii
 from hcpscan.analysis.proxy.noproxy import NoProxyEntry, parse_no_proxy
-from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, HOSTED_CLUSTER, KUBECONFIG
+from hcpscan.analysis.proxy.settings import (
+    CLUSTER_PROXY,
+    CONTAINER,
+    HOSTED_CLUSTER,
+    KUBEADM_FILE,
+    KUBECONFIG,
+    SYSTEMD,
+)
 from hcpscan.findings.redact import HOST_WITH_PASSWORD, URL_WITH_PASSWORD
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
@@ -37,14 +44,21 @@ def accepted_schemes(role: str, name: str) -> tuple[str, ...]:
     return ("http", "https")
 
 
+def scheme_optional(role: str) -> bool:
+    """Whether a proxy URL without scheme works there: environment variables, which Go, curl
+    and Python read as ``http://`` (DOMAIN.md §7); API fields require the scheme."""
+    return role in (CONTAINER, SYSTEMD, KUBEADM_FILE)
+
+
 def leftover(value: str) -> str:
     """The template leftover a value holds ('' for none): ``<no value>`` is what Go's
     text/template prints for a missing key, ``{{ }}`` a template never rendered."""
     return next((mark for mark in _LEFTOVERS if mark in value), "")
 
 
-def proxy_url_problems(value: str, schemes: Iterable[str]) -> list[str]:
-    """Why ``value`` is not a usable proxy URL with one of ``schemes`` ([] = fine or unset)."""
+def proxy_url_problems(value: str, schemes: Iterable[str], bare_ok: bool = False) -> list[str]:
+    """Why ``value`` is not a usable proxy URL with one of ``schemes`` ([] = fine or unset);
+    ``bare_ok``: ``host:port`` without scheme reads as ``http://host:port``."""
     allowed = [s.lower() for s in schemes]
     text = value.strip()
     if not text:
@@ -54,6 +68,8 @@ def proxy_url_problems(value: str, schemes: Iterable[str]) -> list[str]:
     expected = " or ".join(f"{s}://" for s in allowed)
     if any(c.isspace() for c in text):
         return ["contains whitespace"]
+    if "://" not in text and bare_ok:
+        text = "http://" + text
     if "://" not in text:
         return [f"has no scheme (expected {expected}host:port)"]
     try:

@@ -28,7 +28,13 @@ from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.noproxy import RuntimeRef
 from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import ROLES
-from hcpscan.analysis.proxy.validity import accepted_schemes, credentials, no_proxy_problems, proxy_url_problems
+from hcpscan.analysis.proxy.validity import (
+    accepted_schemes,
+    credentials,
+    no_proxy_problems,
+    proxy_url_problems,
+    scheme_optional,
+)
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
@@ -170,24 +176,29 @@ def no_credentials(value: Value) -> Iterator[Violation]:
         yield _violation(value, "no-credentials", f"stores credentials in plain text: {url}",
                          [f"{value.field} holds {url}" + (" (password masked in this dump)"
                                                           if masked else ""),
-                          *([value.shown] if value.consumer else [])],
+                          *_read_by(value)],
                          url=url, user=m["user"])
 
 
 def valid(value: Value) -> Iterator[Violation]:
     if value.type == URL:
-        problems = proxy_url_problems(value.text, value.schemes)
+        bare_ok = value.consumer is not None and scheme_optional(value.consumer.kind)
+        problems = proxy_url_problems(value.text, value.schemes, bare_ok)
         if problems:
             shown = mask_credentials(value.text.strip())
             yield _violation(value, "valid", "; ".join(problems),
-                             [f"{value.field} = {shown!r} " + p for p in problems])
+                             [f"{value.field} = {shown!r} " + p for p in problems] + _read_by(value))
     elif value.type == NO_PROXY:
         bad = no_proxy_problems(value.text)
         if bad:
             entries = ", ".join(repr(raw) for raw, _ in bad)
             yield _violation(value, "valid", f"malformed entries {entries}",
-                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad],
+                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad] + _read_by(value),
                              entries=entries)
+
+
+def _read_by(value: Value) -> list[str]:
+    return [f"read by {value.consumer.name}: {value.shown}"] if value.consumer is not None else []
 
 
 def portable(value: Value, pinned: dict[str, RuntimeRef]) -> Iterator[Violation]:
