@@ -9,6 +9,11 @@ from pathlib import Path
 import pytest
 
 from hcpscan.analysis.proxy import parse_bundle, parse_no_proxy
+from hcpscan.analysis.proxy.validity import (
+    no_proxy_entry_problem,
+    no_proxy_problems,
+    proxy_url_problems,
+)
 from hcpscan.findings.model import Status
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.primitives.kyverno import (
@@ -17,11 +22,6 @@ from hcpscan.rules.primitives.kyverno import (
     injected_variables,
     kind_matches,
     selector_matches,
-)
-from hcpscan.analysis.proxy.validity import (
-    no_proxy_entry_problem,
-    no_proxy_problems,
-    proxy_url_problems,
 )
 from hcpscan.rules.primitives.tls import bundle_problems
 from tests.rules.harness import scan

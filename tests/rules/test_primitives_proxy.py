@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from hcpscan.analysis.proxy.noproxy import runtime_ref
+from hcpscan.analysis.proxy.portability import divergence as _divergence
 from hcpscan.findings.model import ScanReport, Status
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.rules.config import ScanConfig
-from hcpscan.analysis.proxy.portability import divergence as _divergence
 from hcpscan.rules.primitives.proxy_config import nad_cidrs
 from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan
