@@ -193,7 +193,20 @@ items:
 
 
 def test_invalid_jsonpath_and_regex_in_a_rule_are_errors_at_their_line(tmp_path):
-    text = (FIXTURES.parent / "rules" / "OCM006.yaml").read_text()
+    text = """\
+id: ACME010
+title: An https proxy comes with a caBundle
+severity: high
+message: "{object} has no caBundle"
+applies_to: {kinds: [AddOnDeploymentConfig]}
+check:
+  template: field_matches
+  params:
+    when: {path: "$.spec.proxyConfig.httpsProxy", pattern: "^https://"}
+    path: "$.spec.proxyConfig.caBundle"
+    pattern: "\\\\S"
+    required: true
+"""
     bad = tmp_path / "X.yaml"
     bad.write_text(text.replace('path: "$.spec.proxyConfig.caBundle"', 'path: "$.data["'))
     with pytest.raises(RuleFileError) as info:
