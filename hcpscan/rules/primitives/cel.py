@@ -170,7 +170,7 @@ class Cel(Primitive):
                        "description": "message field -> CEL expression giving its value"},
         },
     }
-    message_fields = {"expression": "the rule's expression", "...": "each name in values"}
+    message_fields = {"expression": "the rule's expression", "<name>": "each name in params.values"}
 
     def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
         found = super().problems(params)
