@@ -245,5 +245,5 @@ def _judge(ctx: Context, subject: K8sObject, params: dict[str, Any], data: dict[
         got = _evaluate(ctx, subject, expression, data, boolean=False)
         values[name] = got.reason if isinstance(got, NotEvaluable) else _shown(got)
     yield Violation(field=field, values=values,
-                    evidence=[f"false for {where}: {params['expression']}"]
+                    evidence=[f"false for {where}: {' '.join(params['expression'].split())}"]
                     + [f"{k} = {v}" for k, v in values.items() if k != "expression"])
