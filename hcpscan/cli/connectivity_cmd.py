@@ -17,6 +17,12 @@ from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_no
 from hcpscan.analysis.reachability.diff import connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
+from hcpscan.analysis.reachability.openness import (
+    ExposureReport,
+    exposure_report,
+    exposure_text,
+    exposure_title,
+)
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.ports import PROTOCOLS
 from hcpscan.analysis.reachability.queries import ExposedPort, Reach
@@ -29,6 +35,8 @@ from hcpscan.reporters.connectivity import (
     diff_csv,
     diff_dot,
     diff_md,
+    exposure_csv,
+    exposure_md,
     list_csv,
     list_dot,
     list_md,
@@ -49,6 +57,17 @@ connections as `All Connections` or e.g. `TCP 8080,UDP 53`). A first line
 starting `# ` names policy objects the answer does not reflect. The --focus
 options keep part of the list; --format csv|md|dot and --svg draw it.
 
+--exposure then says what each workload's policies open to pods NOT in the
+input and to outside addresses (netpol-analyzer's exposure analysis):
+    Egress Exposure:   <workload> => <peer> : <connections>
+    Ingress Exposure:  <workload> <= <peer> : <connections>
+where <peer> is entire-cluster (any pod, any namespace), what a rule's
+selectors stand for ([namespace with {team=a}]/[all pods],
+[all namespaces]/[pod with {app=x}], ns/[pod with {app=x}]) or an outside
+range; a selector line shows where it differs from entire-cluster (narrower:
+an AdminNetworkPolicy Deny, `No Connections` when nothing is left). Then
+"Workloads not protected by network policies:" - open to everything there.
+
 With --to, answer for one workload, taking Services (NodePort, LoadBalancer),
 Routes and an optional perimeter file (--firewall) into account, and say which
 layer allows or blocks each way in:
@@ -64,6 +83,7 @@ examples:
   hcpscan connectivity ./manifests
   hcpscan connectivity ./manifests --focus-workload frontend/webapp --focus-direction egress
   hcpscan connectivity ./manifests --svg connectivity.svg
+  hcpscan connectivity ./manifests --exposure
   hcpscan connectivity diff before/ after/
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
@@ -110,6 +130,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "(egress) the focus workloads")
     focus.add_argument("--focus-conn", metavar="PROTO-PORT",
                        help="only pairs that allow this one connection, e.g. tcp-80 or udp-53")
+    parser.add_argument("--exposure", action="store_true",
+                        help="after the list, say which workloads the policies open to pods "
+                             "not in the input (any namespace, namespaces or pods by label) "
+                             "and to outside addresses, and which no policy protects")
     parser.add_argument("--ipblock-selects-pods", action="store_true",
                         help="let ipBlock peers match pod IPs too (default: ipBlock is outside "
                              "the cluster only)")
@@ -130,10 +154,12 @@ def run(args: argparse.Namespace) -> int:
     if args.to is None:
         focus = _focus(args)
         result = connection_list(inventory, options).focused(focus)
-        _show_list(args, result, focus, inventory.diagnostics)
+        exposure = exposure_report(inventory, result, focus, options) if args.exposure else None
+        _show_list(args, result, focus, inventory.diagnostics, exposure)
         one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
-        _svg(args, lambda: list_dot(result.connections, label=one))
-        return _finish(inventory.diagnostics + result.diagnostics, args.format)
+        _svg(args, lambda: list_dot(result.connections, label=one, exposure=exposure))
+        found = exposure.diagnostics if exposure is not None else []
+        return _finish(inventory.diagnostics + result.diagnostics + found, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
     note = graph.exclusion_note()
@@ -157,18 +183,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
-               read: list[Diagnostic]) -> None:
-    """The list in the chosen format; focused on one connection, lines name pairs only."""
+               read: list[Diagnostic], exposure: ExposureReport | None) -> None:
+    """The list in the chosen format, and the exposure section when asked; focused on one
+    connection, lines name pairs only."""
     pairs_only = focus.connection is not None
     one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
+    title = exposure_title(focus)
     if args.format == "json":
         rows = [c.to_json() for c in result.connections]
         for row in rows if pairs_only else ():
             del row["conn"]
-        _dump({"connections": rows, **_exclusions(result.unevaluated, result.exclusion_note),
+        extra = {} if exposure is None else {"exposure": _exposure_json(exposure, pairs_only)}
+        _dump({"connections": rows, **extra,
+               **_exclusions(result.unevaluated, result.exclusion_note),
                "diagnostics": [d.to_json() for d in read + result.diagnostics]})
     elif args.format == "dot":
-        sys.stdout.write(list_dot(result.connections, label=one))
+        sys.stdout.write(list_dot(result.connections, label=one, exposure=exposure))
+    elif args.format in TABLE_FORMATS and exposure is not None:
+        render = exposure_csv if args.format == "csv" else exposure_md
+        sys.stdout.write(render(result.connections, exposure, title, pairs_only))
     elif args.format in TABLE_FORMATS:
         render = list_csv if args.format == "csv" else list_md
         sys.stdout.write(render(result.connections, pairs_only))
@@ -180,12 +213,25 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
                  else result.lines(pairs_only=pairs_only))
         if lines:
             _write_lines(lines)
+        if exposure is not None:
+            # its columns are tab-separated: the tabs are layout, the parts input-derived
+            text = exposure_text(exposure, title, pairs_only)
+            _write_lines([""] * bool(lines) + ["\t".join(shown(p) for p in t.split("\t"))
+                                                for t in text], escaped=True)
 
 
-def _write_lines(lines: list[str]) -> None:
-    """Lines holding input-derived names, escaped as ``say`` escapes them, in one write
-    (lists run to a million lines); a leading tab is layout and stays."""
-    out = [f"\t{shown(line[1:])}" if line.startswith("\t") else shown(line) for line in lines]
+def _exposure_json(report: ExposureReport, pairs_only: bool) -> dict[str, Any]:
+    return {"egress": [x.to_json(pairs_only) for x in report.of("egress")],
+            "ingress": [x.to_json(pairs_only) for x in report.of("ingress")],
+            "unprotected": [{"cluster": u.cluster, "workload": u.workload,
+                             "direction": u.direction} for u in report.unprotected]}
+
+
+def _write_lines(lines: list[str], escaped: bool = False) -> None:
+    """Lines holding input-derived names, escaped as ``say`` escapes them (unless already
+    ``escaped``), in one write (lists run to a million lines); a leading tab is layout."""
+    out = lines if escaped else [f"\t{shown(line[1:])}" if line.startswith("\t") else shown(line)
+                                 for line in lines]
     sys.stdout.write("\n".join(out) + "\n")
 
 
@@ -194,9 +240,9 @@ def _run_diff(args: argparse.Namespace) -> int:
     if len(args.paths) != 3:
         raise UsageError("connectivity diff takes two inputs: OLD and NEW",
                          "e.g. hcpscan connectivity diff before/ after/")
-    if args.to is not None or _focusing(args):
-        raise UsageError("connectivity diff compares whole connection lists: leave out --to "
-                         "and the --focus options")
+    if args.to is not None or _focusing(args) or args.exposure:
+        raise UsageError("connectivity diff compares whole connection lists: leave out --to, "
+                         "--exposure and the --focus options")
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
     old = load_inventory(argparse.Namespace(**{**vars(args), "paths": [args.paths[1]]}))
@@ -263,6 +309,9 @@ def _check_arguments(args: argparse.Namespace) -> None:
     if args.to is not None and (args.format in TABLE_FORMATS or args.svg):
         raise UsageError(f"--format {args.format} and --svg draw the connection list or a diff; "
                          "a question (--to) is answered as text or json")
+    if args.to is not None and args.exposure:
+        raise UsageError("--exposure adds to the connection list: leave out --to",
+                         "e.g. hcpscan connectivity ./manifests --exposure")
     if args.to is not None and _focusing(args):
         raise UsageError("the --focus options filter the connection list: leave out --to")
     if args.to is None and (args.port is not None or args.source is not None):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from hcpscan.model.ipspace import AddressError, parse_network
+
 
 def network(text: Any) -> str | None:
     """``10.0.0.5/16`` -> ``10.0.0.0/16`` (host bits masked, as the API server does);
@@ -12,8 +14,8 @@ def network(text: Any) -> str | None:
     if not isinstance(text, str) or not text.strip():
         return None
     try:
-        return str(ipaddress.ip_network(text.strip(), strict=False))
-    except ValueError:
+        return str(parse_network(text, strict=False))
+    except AddressError:
         return None
 
 

@@ -16,10 +16,11 @@ import io
 import shutil
 import subprocess
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from hcpscan.analysis.reachability.connlist import INGRESS_CONTROLLER, Connection
 from hcpscan.analysis.reachability.diff import ADDED, REMOVED, ConnectionChange
+from hcpscan.analysis.reachability.openness import EGRESS, INGRESS, ExposureLine, ExposureReport
 from hcpscan.findings.redact import shown
 
 LIST_COLUMNS = ("src", "dst", "conn")
@@ -80,6 +81,49 @@ def list_md(connections: Sequence[Connection], pairs_only: bool = False) -> str:
     return _md(*_list_rows(connections, pairs_only))
 
 
+def _exposure_sections(report: ExposureReport, multi: bool, pairs_only: bool
+                       ) -> list[tuple[str, list[str], list[list[str]]]]:
+    """netpol-analyzer's exposure blocks as tables: (heading, columns, rows) per direction
+    with lines; ingress names the workload first (dst, src)."""
+    out = []
+    for direction, head, columns in ((EGRESS, "Egress Exposure:", ["src", "dst", "conn"]),
+                                     (INGRESS, "Ingress Exposure:", ["dst", "src", "conn"])):
+        lines = report.of(direction)
+        if lines:
+            rows = [([x.cluster] if multi else []) + [x.workload, x.peer]
+                    + ([] if pairs_only else [str(x.openness)]) for x in lines]
+            out.append((head, (["cluster"] if multi else []) + columns[:2 if pairs_only else 3],
+                        rows))
+    return out
+
+
+def _multi_exposure(connections: Sequence[Connection], report: ExposureReport) -> bool:
+    return len({c.cluster for c in connections} | {x.cluster for x in report.lines}) > 1
+
+
+def exposure_csv(connections: Sequence[Connection], report: ExposureReport, title: str,
+                 pairs_only: bool = False) -> str:
+    """The list, then the exposure section in one csv stream, as netpol-analyzer writes it:
+    a title row and a heading row per block, padded to the list's width."""
+    multi = _multi_exposure(connections, report)
+    width = len(LIST_COLUMNS) + (1 if multi else 0)
+    rows = [[title] + [""] * (width - 1)]
+    for head, columns, lines in _exposure_sections(report, multi, pairs_only):
+        rows += [[head] + [""] * (width - 1), columns, *lines]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return list_csv(connections, pairs_only) + out.getvalue()
+
+
+def exposure_md(connections: Sequence[Connection], report: ExposureReport, title: str,
+                pairs_only: bool = False) -> str:
+    out = [list_md(connections, pairs_only), f"## {title}\n"]
+    for head, columns, lines in _exposure_sections(report, _multi_exposure(connections, report),
+                                                   pairs_only):
+        out += [f"\n### {head}\n", _md(columns, lines)]
+    return "".join(out)
+
+
 def diff_csv(changes: Sequence[ConnectionChange]) -> str:
     return _csv(*_diff_rows(changes))
 
@@ -104,14 +148,17 @@ def _is_outside(peer: str) -> bool:
     return peer.endswith(EXTERNAL) or peer == INGRESS_CONTROLLER
 
 
-def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool) -> list[str]:
-    """Workloads in one box per (cluster, namespace); outside ranges and the ingress
-    controller on their own."""
+def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool,
+           unknown: Mapping[str, str] | None = None) -> list[str]:
+    """Workloads in one box per (cluster, namespace); outside ranges, the ingress
+    controller and ``unknown`` pods (exposure analysis: node id -> what they stand for)
+    on their own."""
+    unknown = unknown or {}
     boxes: dict[tuple[str, str], set[str]] = defaultdict(set)
     loose: set[tuple[str, str]] = set()
     for item in items:
         for peer in (item.source, item.destination):
-            if _is_outside(peer):
+            if _is_outside(peer) or peer in unknown:
                 loose.add((item.cluster, peer))
             else:
                 boxes[(item.cluster, peer.split("/", 1)[0])].add(peer)
@@ -129,6 +176,9 @@ def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool
     for cluster, peer in sorted(loose):
         if peer == INGRESS_CONTROLLER:
             style = 'shape=cds, fillcolor="#fff1c2", color="#b58900", label="ingress controller"'
+        elif peer in unknown:
+            style = (f'shape=box, style="dashed,filled", fillcolor="#fdebd0", color="#d35400", '
+                     f'label={_quote(unknown[peer] + chr(10) + "pods not in the input")}')
         else:
             style = (f'shape=box, style="filled", fillcolor="#fde3e1", color="#c0392b", '
                      f'label={_quote(peer.removesuffix(EXTERNAL) + chr(10) + "outside")}')
@@ -169,11 +219,15 @@ def _groups(connections: Sequence[Connection], label: str | None) -> dict[tuple[
 
 
 def list_dot(connections: Sequence[Connection], title: str = "allowed connections",
-             label: str | None = None) -> str:
+             label: str | None = None, exposure: ExposureReport | None = None) -> str:
     """The list as a graph; ``label``: the one connection a focused list is about, on every
-    edge instead of the pair's connections. Workloads connected alike share a node."""
+    edge instead of the pair's connections. Workloads connected alike share a node, except
+    with ``exposure``: its lines are drawn too, dashed, to nodes standing for pods not in
+    the input, and each workload keeps its own node so that what is open names it."""
+    unknown, texts = _exposure_edges(exposure) if exposure is not None else ({}, {})
+    connections = [*connections, *texts.values()]  # the outside lines twice: drawn once
     multi = _multi(connections)
-    groups = _groups(connections, label)
+    groups = _groups(connections, label) if exposure is None else {}
     members: dict[tuple[str, str], list[str]] = defaultdict(list)
     for (cluster, peer), group in groups.items():
         members[(cluster, group)].append(peer)
@@ -185,19 +239,42 @@ def list_dot(connections: Sequence[Connection], title: str = "allowed connection
         if (c.cluster, src, dst) not in seen:
             seen.add((c.cluster, src, dst))
             drawn.append(Connection(c.cluster, src, dst, c.connections))
-    body = _nodes(drawn, multi)
+    body = _nodes(drawn, multi, unknown)
     for (cluster, group), peers in sorted(members.items()):
         names = [p.split("/", 1)[1] for p in sorted(peers)]
         text = "\n".join([f"{len(names)} workloads connected alike", *names[:8]]
                          + ([f"... and {len(names) - 8} more"] if len(names) > 8 else []))
         body.append(f"  {_node_id(cluster, group, multi)} [label={_quote(text)}, shape=folder]")
+    shown = {key: str(x.openness) for key, x in exposure_lines(exposure)} if exposure else {}
     for c in drawn:
         exposed = _is_outside(c.source)
         style = ' color="#d62728", fontcolor="#d62728", penwidth=2.2' if exposed else ""
+        if c.source in unknown or c.destination in unknown:
+            style = ' color="#d35400", fontcolor="#d35400", style=dashed'
+        text = label or shown.get((c.cluster, c.source, c.destination)) or str(c.connections)
         body.append(f"  {_node_id(c.cluster, c.source, multi)} -> "
                     f"{_node_id(c.cluster, c.destination, multi)} "
-                    f"[label={_quote(label or str(c.connections))}{style}]")
+                    f"[label={_quote(text)}{style}]")
     return _graph(title, body)
+
+
+def exposure_lines(report: ExposureReport) -> list[tuple[tuple[str, str, str], ExposureLine]]:
+    """Each exposure line keyed by its edge (cluster, source node, destination node)."""
+    out = []
+    for x in report.lines:
+        node = x.node or x.peer
+        src, dst = (node, x.workload) if x.direction == INGRESS else (x.workload, node)
+        out.append(((x.cluster, src, dst), x))
+    return out
+
+
+def _exposure_edges(report: ExposureReport) -> tuple[dict[str, str], dict[tuple[str, str, str],
+                                                                           Connection]]:
+    """Nodes for pods not in the input (node id -> text), and the edges of the lines."""
+    unknown = {x.node or x.peer: x.peer for x in report.lines if not x.peer.endswith(EXTERNAL)}
+    edges = {key: Connection(key[0], key[1], key[2], x.openness.connections)
+             for key, x in exposure_lines(report)}
+    return unknown, edges
 
 
 _DIFF_STYLE = {ADDED: 'color="#2e8b57", fontcolor="#2e8b57", penwidth=2',

@@ -18,6 +18,7 @@ Example::
       proxy_ca_files: [certs/corp-proxy-ca.pem]
       runtime_versions: {curl: "7.88", node-undici: "7"}   # releases consumers run (quoted)
       managed_cluster_kas_ip: 172.30.0.1
+      proxy_addresses: {proxy.corp.example.com: [10.20.0.5]}  # what the proxy name resolves to
       firewall: perimeter.yaml      # see `hcpscan connectivity --help` for the format
 """
 
@@ -64,6 +65,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
                                                                 "items": {"type": "string"}}},
                 "proxy_ca_files": {"type": "array", "items": {"type": "string"}},
                 "managed_cluster_kas_ip": {"type": "string"},
+                # what a proxy host name resolves to: {proxy.corp.example.com: [10.0.0.5]}
+                "proxy_addresses": {"type": "object",
+                                    "additionalProperties": {"type": "array",
+                                                             "items": {"type": "string"}}},
                 "firewall": {"type": "string"},
                 # the client release consumers run, e.g. {curl: "7.88", node-undici: "7"}
                 "runtime_versions": {"type": "object",
@@ -104,6 +109,7 @@ class ScanConfig:
     secondary_networks: dict[str, list[str]] = field(default_factory=dict)
     proxy_ca_files: list[Path] = field(default_factory=list)
     managed_cluster_kas_ip: str | None = None
+    proxy_addresses: dict[str, list[str]] = field(default_factory=dict)  # proxy host -> CIDRs
     firewall: Path | None = None  # perimeter file (security groups / firewall before the nodes)
     runtime_versions: dict[str, RuntimeRef] = field(default_factory=dict)  # pinned client releases
 
@@ -181,6 +187,7 @@ def load_config(path: Path) -> ScanConfig:
         secondary_networks=inputs.get("secondary_networks", {}),
         proxy_ca_files=[base / p for p in inputs.get("proxy_ca_files", [])],
         managed_cluster_kas_ip=inputs.get("managed_cluster_kas_ip"),
+        proxy_addresses={k.lower(): v for k, v in inputs.get("proxy_addresses", {}).items()},
         firewall=base / inputs["firewall"] if inputs.get("firewall") else None,
         runtime_versions=configured_versions(inputs.get("runtime_versions", {})),
     )
@@ -206,6 +213,9 @@ def _check_values(text: str, path: Path, data: dict[str, Any]) -> None:
     for key, cidrs in inputs.get("secondary_networks", {}).items():
         for i, cidr in enumerate(cidrs):
             _network(cidr, lambda m, key=key, i=i: fail(("inputs", "secondary_networks", key, i), m))
+    for host, cidrs in inputs.get("proxy_addresses", {}).items():
+        for i, cidr in enumerate(cidrs):
+            _network(cidr, lambda m, host=host, i=i: fail(("inputs", "proxy_addresses", host, i), m))
     if inputs.get("managed_cluster_kas_ip"):
         try:
             ipaddress.ip_address(inputs["managed_cluster_kas_ip"])

@@ -8,10 +8,10 @@ and the HCP001/HCP002 findings always come from the same analysis.
 from __future__ import annotations
 
 from hcpscan.analysis.reachability.graph import ReachabilityGraph
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.queries import WayInVerdict
 from hcpscan.findings.model import HostedClusterExposure, WayIn
 from hcpscan.model.hostedcluster import hosted_clusters
+from hcpscan.model.ipspace import IPSpace
 from hcpscan.rules.context import Context
 from hcpscan.rules.engine import location_of, object_ref
 from hcpscan.rules.primitives.hcp_network import REACHABILITY, outside_text, worker_space

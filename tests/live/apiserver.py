@@ -125,6 +125,8 @@ CRDS = (
     _r("cluster.open-cluster-management.io/v1", "managedclusters", "ManagedCluster", False,
        short=("mcl",)),
     _r("cluster.x-k8s.io/v1beta1", "clusters", "Cluster", short=("cl",)),
+    _r("infrastructure.cluster.x-k8s.io/v1beta2", "awsclusters", "AWSCluster"),
+    _r("infrastructure.cluster.x-k8s.io/v1beta2", "vcdclusters", "VCDCluster"),
     _r("bootstrap.cluster.x-k8s.io/v1beta1", "kubeadmconfigs", "KubeadmConfig"),
     _r("bootstrap.cluster.x-k8s.io/v1beta1", "kubeadmconfigtemplates", "KubeadmConfigTemplate"),
     _r("controlplane.cluster.x-k8s.io/v1beta1", "kubeadmcontrolplanes", "KubeadmControlPlane",

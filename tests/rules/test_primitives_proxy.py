@@ -222,24 +222,25 @@ spec:
     assert report.results[0].status is Status.NOT_APPLICABLE
 
 
-def test_prx005_guest_cluster_uses_hosted_cluster_networks(tmp_path: Path) -> None:
+def guest_dump(tmp_path: Path, no_proxy: str, networking: str) -> Path:
+    """A hypershift dump: a guest workload with a proxy, and its HostedCluster's networking."""
     dump = tmp_path / "dump"
     guest = dump / "hostedcluster-example" / "namespaces" / "team" / "apps" / "deployments"
     guest.mkdir(parents=True)
-    (guest / "app.yaml").write_text(workload(env(HTTPS_PROXY="http://p:3128",
-                                                 NO_PROXY=".svc,.cluster.local,10.132.0.0/14"),
+    (guest / "app.yaml").write_text(workload(env(HTTPS_PROXY="http://p:3128", NO_PROXY=no_proxy),
                                              namespace="team"))
     hcs = dump / "namespaces" / "clusters" / "hypershift.openshift.io" / "hostedclusters"
     hcs.mkdir(parents=True)
-    (hcs / "example.yaml").write_text("""\
-apiVersion: hypershift.openshift.io/v1beta1
-kind: HostedCluster
-metadata: {name: example, namespace: clusters}
-spec:
-  networking:
-    clusterNetwork: [{cidr: 10.132.0.0/14}]
-    serviceNetwork: [{cidr: 172.31.0.0/16}]
-""")
+    (hcs / "example.yaml").write_text(
+        "apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
+        "metadata: {name: example, namespace: clusters}\nspec:\n  networking:\n" + networking)
+    return dump
+
+
+def test_prx005_guest_cluster_uses_hosted_cluster_networks(tmp_path: Path) -> None:
+    dump = guest_dump(tmp_path, ".svc,.cluster.local,10.132.0.0/14",
+                      "    clusterNetwork: [{cidr: 10.132.0.0/14}]\n"
+                      "    serviceNetwork: [{cidr: 172.31.0.0/16}]\n")
     report = scan([dump], ["PRX005"])
     (finding,) = report.findings
     assert finding.object.cluster == "hostedcluster-example"

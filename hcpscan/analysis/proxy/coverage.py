@@ -15,9 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.analysis.proxy.noproxy import address_rules, bypasses
+from hcpscan.analysis.proxy.decision import Decision
+from hcpscan.analysis.proxy.noproxy import NoProxyEntry, address_rules, bypasses, parse_no_proxy
 from hcpscan.analysis.proxy.runtimes.base import IPNetwork
 from hcpscan.analysis.proxy.target import DEFAULT_PORTS, Target
+from hcpscan.model.ipspace import IPSpace
 
 # Addresses examined one by one when text rules may match what networks do not.
 ADDRESS_BUDGET = 1 << 16
@@ -42,23 +44,8 @@ class Coverage:
 
 
 def _remainder(cidr: IPNetwork, networks: tuple[IPNetwork, ...]) -> list[IPNetwork]:
-    """``cidr`` minus the union of ``networks`` as disjoint networks."""
-    left = [cidr]
-    for net in networks:
-        if net.version != cidr.version:
-            continue
-        nxt: list[IPNetwork] = []
-        for piece in left:
-            if piece.subnet_of(net):  # type: ignore[arg-type]
-                continue
-            if net.subnet_of(piece):  # type: ignore[arg-type]
-                nxt.extend(piece.address_exclude(net))  # type: ignore[arg-type]
-            else:
-                nxt.append(piece)
-        left = nxt
-        if not left:
-            break
-    return sorted(left)  # type: ignore[type-var]
+    """``cidr`` minus the union of ``networks``, as the fewest disjoint networks."""
+    return (IPSpace.from_networks([cidr]) - IPSpace.from_networks(networks)).networks()
 
 
 def _addresses(nets: list[IPNetwork]) -> Iterator[ipaddress.IPv4Address | ipaddress.IPv6Address]:
@@ -116,3 +103,34 @@ def covers_domain(runtime: str, no_proxy: str | None, domain: str, include_apex:
         if decision.matched:
             by.append(decision.matched)
     return Coverage(runtime, domain, True, by=tuple(dict.fromkeys(by)))
+
+
+@dataclass(frozen=True, slots=True)
+class NoProxyList:
+    """A NO_PROXY value as written, and what each client decides with it.
+
+    The one way rules, templates and CEL ask NO_PROXY questions: ``decide`` for one
+    URL, ``covers`` for a whole destination - a CIDR (every address), ``.domain`` or
+    ``*.domain`` (every name under it) or one host name or IP."""
+
+    text: str | None
+
+    @property
+    def entries(self) -> tuple[NoProxyEntry, ...]:
+        return parse_no_proxy(self.text)
+
+    def decide(self, runtime: str, url: str | Target) -> Decision:
+        return bypasses(runtime, self.text, url)
+
+    def covers(self, runtime: str, destination: str) -> Coverage:
+        if "/" in destination:
+            return covers_cidr(runtime, self.text, destination)
+        if destination.startswith((".", "*.")):
+            return covers_domain(runtime, self.text, destination, include_apex=False)
+        host = f"[{destination}]" if ":" in destination else destination
+        decision = self.decide(runtime, f"https://{host}")
+        shown = f"https://{host}"
+        return Coverage(runtime, destination, decision.bypass,
+                        uncovered=() if decision.bypass else (shown,),
+                        example=None if decision.bypass else shown,
+                        by=(decision.matched,) if decision.matched else ())

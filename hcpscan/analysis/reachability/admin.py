@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import EndpointClass
-from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.analysis.reachability.policies import (
     EGRESS,
     INGRESS,
@@ -46,6 +45,7 @@ from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet, PortSe
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.sources.interface import Diagnostic
 
 ADMIN_API_GROUP = "policy.networking.k8s.io"

@@ -43,12 +43,12 @@ from hcpscan.analysis.reachability.exposure import (
     ingress_paths,
     route_paths,
 )
-from hcpscan.analysis.reachability.ipspace import IPSpace, cut
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
 from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.inventory import Inventory
+from hcpscan.model.ipspace import IPSpace, cut
 from hcpscan.sources.interface import Diagnostic
 
 INGRESS_CONTROLLER = "{ingress-controller}"  # the peer Routes and Ingresses send from

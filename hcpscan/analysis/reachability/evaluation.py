@@ -29,7 +29,6 @@ from hcpscan.analysis.reachability.admin import (
 )
 from hcpscan.analysis.reachability.egressfirewall import EgressFirewallModel
 from hcpscan.analysis.reachability.endpoints import EndpointClass
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.policies import (
     EGRESS,
     INGRESS,
@@ -40,6 +39,7 @@ from hcpscan.analysis.reachability.policies import (
 )
 from hcpscan.analysis.reachability.ports import ConnectionSet, union_all
 from hcpscan.analysis.reachability.selectors import LabelIndex, LabelSelector, bits
+from hcpscan.model.ipspace import IPSpace
 
 
 @dataclass(frozen=True, slots=True)

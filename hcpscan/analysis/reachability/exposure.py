@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
-from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace
 from hcpscan.analysis.reachability.ports import normalise_protocol
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.ipspace import AddressError, IPSpace
 
 ROUTER_NAMESPACE = "openshift-ingress"
 ROUTER_NAMESPACE_LABELS = {

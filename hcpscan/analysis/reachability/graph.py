@@ -48,7 +48,6 @@ from hcpscan.analysis.reachability.exposure import (
     route_paths,
     service_paths,
 )
-from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, cut
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.perimeter import Perimeter
@@ -73,6 +72,7 @@ from hcpscan.analysis.reachability.queries import (
 )
 from hcpscan.analysis.reachability.selectors import bits
 from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.model.ipspace import AddressError, IPSpace, cut
 from hcpscan.sources.interface import Diagnostic
 
 POD_NETWORK = "pod network"

@@ -15,9 +15,9 @@ from hcpscan.analysis.reachability.endpoints import (
     namespaces_in,
 )
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.policies import INGRESS, NetworkPolicyModel, read_policies
 from hcpscan.inventory import Inventory
+from hcpscan.model.ipspace import IPSpace
 from hcpscan.sources.interface import Diagnostic
 
 

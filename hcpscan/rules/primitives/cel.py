@@ -40,7 +40,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from hcpscan.analysis.proxy import bypasses, covers_cidr, covers_domain
+from hcpscan.analysis.proxy import NoProxyList
 from hcpscan.inventory.fieldpath import format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.hostedcluster import hcp_namespace
@@ -66,16 +66,11 @@ def _hcp_namespace(hostedcluster: Any) -> str:
 
 
 def _direct(runtime: str, no_proxy: str, url: str) -> bool:
-    return bypasses(runtime, no_proxy, url).bypass
+    return NoProxyList(no_proxy).decide(runtime, url).bypass
 
 
 def _covers(runtime: str, no_proxy: str, destination: str) -> bool:
-    if "/" in destination:
-        return covers_cidr(runtime, no_proxy, destination).covered
-    if destination.startswith((".", "*.")):
-        return covers_domain(runtime, no_proxy, destination, include_apex=False).covered
-    host = f"[{destination}]" if ":" in destination else destination
-    return bypasses(runtime, no_proxy, f"https://{host}").bypass
+    return NoProxyList(no_proxy).covers(runtime, destination).covered
 
 
 def _kyverno_proxy_env(rule: Any) -> list[str]:

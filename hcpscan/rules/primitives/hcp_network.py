@@ -16,12 +16,12 @@ from typing import Any
 from hcpscan.analysis.reachability.coverage import POLICY_GROUP_WORD, POLICY_LIKE_KINDS
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import MANAGEMENT
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
+from hcpscan.model.ipspace import IPSpace
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy import (
     RUNTIME_NAMES,
     ConsumerProxy,
+    NoProxyList,
     Setting,
     bypasses,
     covers_cidr,
@@ -41,14 +41,13 @@ from hcpscan.analysis.proxy.settings import (
     SYSTEMD,
 )
 from hcpscan.inventory.fieldpath import Step, format_path
-from hcpscan.inventory.objects import MANAGEMENT, K8sObject
-from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster
-from hcpscan.model.networks import cidrs, first_host
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
+from hcpscan.model.hostedcluster import hcp_namespace
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
@@ -149,16 +148,11 @@ def controlled_pod(obj: K8sObject) -> bool:
 def management_proxy(ctx: Context) -> tuple[K8sObject, str, dict[str, Any]] | None:
     """The management cluster ``Proxy cluster`` and its effective block: status when it
     says anything, else spec."""
-    for obj in ctx.inventory.of_kind("Proxy"):
-        if obj.cluster != MANAGEMENT or obj.group != "config.openshift.io" or obj.name != "cluster":
-            continue
-        status = obj.body.get("status")
-        if isinstance(status, dict) and any(status.get(k) for k in ("httpProxy", "httpsProxy",
-                                                                     "noProxy")):
-            return obj, "status", status
-        spec = obj.body.get("spec")
-        return obj, "spec", spec if isinstance(spec, dict) else {}
-    return None
+    management = scan_model(ctx.inventory).management
+    effective = management.effective_proxy
+    if management.proxy is None or effective is None:
+        return None
+    return management.proxy, *effective
 
 
 def container_refs(ctx: Context, obj: K8sObject) -> list[ct.ContainerRef]:
@@ -176,138 +170,35 @@ def _containers_by_obj(inventory: Any) -> dict[int, list[ct.ContainerRef]]:
 # -- cluster networks -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ClusterNetworks:
-    """The in-cluster destinations of one cluster, and where they were read."""
-
-    service: tuple[str, ...]
-    pod: tuple[str, ...]
-    kas_ip: str | None
-    source: str
-    service_domain: str = "cluster.local"
-
-
-def hosted_cluster_networks(obj: K8sObject) -> ClusterNetworks | None:
-    hc = hosted_cluster(obj)
-    service, pod = hc.service_networks, hc.cluster_networks
-    if not service and not pod:
-        return None
-    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
-                           f"{obj.ref} spec.networking")
-
-
-def _openshift_networks(ctx: Context, cluster: str) -> ClusterNetworks | None:
-    for net in ctx.inventory.of_kind("Network"):
-        if net.cluster != cluster or net.group != "config.openshift.io" or net.name != "cluster":
-            continue
-        for part in ("status", "spec"):
-            block = net.body.get(part)
-            if not isinstance(block, dict):
-                continue
-            service = cidrs(block.get("serviceNetwork"), None)
-            pod = cidrs(block.get("clusterNetwork"))
-            if service or pod:
-                kas = ctx.inventory.get("Service", "default", "kubernetes", cluster)
-                kas_ip = kas.get("spec.clusterIP") if kas is not None else None
-                return ClusterNetworks(service, pod, kas_ip or (first_host(service[0])
-                                                                if service else None),
-                                       f"{net.ref} {part}")
-    return None
-
-
-def _capi_networks(cluster: K8sObject) -> ClusterNetworks | None:
-    service = cidrs(cluster.get("spec.clusterNetwork.services.cidrBlocks"), None)
-    pod = cidrs(cluster.get("spec.clusterNetwork.pods.cidrBlocks"), None)
-    if not service and not pod:
-        return None
-    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
-                           f"{cluster.ref} spec.clusterNetwork",
-                           str(cluster.get("spec.clusterNetwork.serviceDomain") or "cluster.local"))
-
-
-def _values_networks(ctx: Context, namespace: str, cluster_name: str,
-                     cluster: str) -> ClusterNetworks | None:
-    """Giant Swarm ``<cluster>-cluster-values`` ConfigMap: ``kubernetes.API.clusterIPRange``
-    and ``calico.CIDR`` (seed 003)."""
-    cm = ctx.inventory.get("ConfigMap", namespace, f"{cluster_name}-cluster-values", cluster)
-    text = (cm.body.get("data") or {}).get("values") if cm is not None else None
-    if not isinstance(text, str):
-        return None
-    try:
-        values = load_one(text)
-    except YamlSyntaxError:
-        return None
-    if not isinstance(values, dict):
-        return None
-    kube = values.get("kubernetes") if isinstance(values.get("kubernetes"), dict) else {}
-    api = kube.get("API") if isinstance(kube.get("API"), dict) else {}
-    calico = values.get("calico") if isinstance(values.get("calico"), dict) else {}
-    service = tuple(x for x in [api.get("clusterIPRange")] if isinstance(x, str))
-    pod = tuple(x for x in [calico.get("CIDR")] if isinstance(x, str))
-    if not service and not pod:
-        return None
-    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
-                           f"{cm.ref} data.values")  # type: ignore[union-attr]
-
-
-def _capi_cluster_name(ctx: Context, obj: K8sObject) -> str | None:
-    label = obj.labels.get("cluster.x-k8s.io/cluster-name")
-    if label:
-        return str(label)
-    if obj.name.endswith("-cluster-values"):
-        return obj.name[: -len("-cluster-values")]
-    for cluster in ctx.inventory.query("Cluster", namespace=obj.namespace, cluster=obj.cluster):
-        if cluster.group == "cluster.x-k8s.io" and obj.name.startswith(cluster.name + "-"):
-            return cluster.name
-    return None
-
-
-def networks_for(ctx: Context, obj: K8sObject) -> ClusterNetworks | None:
-    """The networks of the cluster whose clients use ``obj``'s proxy settings."""
-    if obj.kind == "HostedCluster":
-        return hosted_cluster_networks(obj)
-    if obj.cluster != MANAGEMENT:  # a guest cluster of a hypershift dump
-        name = obj.cluster.removeprefix("hostedcluster-")
-        for hc in ctx.inventory.query("HostedCluster", name=name, cluster=MANAGEMENT):
-            found = hosted_cluster_networks(hc)
-            if found is not None:
-                return found
-        return _openshift_networks(ctx, obj.cluster)
-    capi_name = _capi_cluster_name(ctx, obj) if obj.kind in (
-        "KubeadmConfig", "KubeadmConfigTemplate", "Secret", "ConfigMap") else None
-    if capi_name:
-        cluster = ctx.inventory.get("Cluster", obj.namespace, capi_name, obj.cluster)
-        found = _capi_networks(cluster) if cluster is not None else None
-        return found or _values_networks(ctx, obj.namespace, capi_name, obj.cluster)
-    return _openshift_networks(ctx, obj.cluster)
-
-
 # -- noproxy_coverage (PRX005 and users' coverage rules) -------------------------------------
 
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
-DESTINATIONS = ("service-network", "pod-network", "kas-service-ip", "svc", "cluster-domain",
-                "localhost", "loopback", "managed-kas-ip", "secondary-networks")
+DESTINATIONS = ("service-network", "pod-network", "machine-network", "kas-service-ip", "svc",
+                "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks")
 # Named sets read from the subject that nothing adds to a noProxy: the user writes them, so a
 # computed noProxy (a Proxy's status, a HostedCluster's) does not answer for them.
 SECONDARY = "secondary-networks"
 _NETWORK_SETS = ("service-network", "pod-network", "kas-service-ip")
+# The named sets that are lists of CIDRs: (label, CIDRs, where they were read).
+_CIDR_SETS = {
+    "service-network": lambda n: ("service network", n.service, n.source),
+    "pod-network": lambda n: ("pod network", n.pod, n.source),
+    "machine-network": lambda n: ("machine network", n.machine, n.machine_source),
+}
 
 
 def _literal(dest: str, no_proxy: str, runtime: str) -> tuple[str, str] | None:
     """(missed, evidence) when a literal destination would go through the proxy: a CIDR
     (every address), a ``.domain`` or ``*.domain`` (every name under it) or one host."""
+    cov = NoProxyList(no_proxy).covers(runtime, dest)
+    if cov.covered:
+        return None
     if "/" in dest:
-        cov = covers_cidr(runtime, no_proxy, dest)
-        return None if cov.covered else (
-            dest, f"{dest} is not covered for {runtime}: {', '.join(cov.uncovered)} would go "
-                  f"through the proxy, e.g. {cov.example}")
+        return dest, (f"{dest} is not covered for {runtime}: {', '.join(cov.uncovered)} would go "
+                      f"through the proxy, e.g. {cov.example}")
     if dest.startswith((".", "*.")):
-        cov = covers_domain(runtime, no_proxy, dest, include_apex=False)
-        return None if cov.covered else (
-            dest, f"{cov.example} (under {dest.lstrip('*')}) goes through the proxy for {runtime}")
-    host = f"[{dest}]" if ":" in dest else dest
-    return None if bypasses(runtime, no_proxy, f"https://{host}").bypass else (
-        dest, f"https://{host} goes through the proxy for {runtime}")
+        return dest, f"{cov.example} (under {dest.lstrip('*')}) goes through the proxy for {runtime}"
+    return dest, f"{cov.example} goes through the proxy for {runtime}"
 
 
 def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO,
@@ -316,13 +207,13 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
     missed: list[str] = []
     evidence: list[str] = []
     for dest in wanted:
-        if dest in ("service-network", "pod-network") and nets is not None:
-            for cidr in nets.service if dest == "service-network" else nets.pod:
+        if dest in _CIDR_SETS and nets is not None:
+            label, cidrs, source = _CIDR_SETS[dest](nets)
+            for cidr in cidrs:  # the machine network only where the input states it
                 cov = covers_cidr(runtime, no_proxy, cidr)
                 if not cov.covered:
-                    label = "service network" if dest == "service-network" else "pod network"
                     missed.append(f"{label} {cidr}")
-                    evidence.append(f"{label} {cidr} (from {nets.source}) is not covered: "
+                    evidence.append(f"{label} {cidr} (from {source}) is not covered: "
                                     f"{', '.join(cov.uncovered)} would go through the proxy, e.g. "
                                     f"{cov.example}")
         elif dest == "kas-service-ip" and nets is not None and nets.kas_ip:
@@ -456,7 +347,7 @@ class NoProxyCoverage(Primitive):
         },
     }
     reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret",
-             "ManagedCluster")
+             "ManagedCluster", *INFRASTRUCTURE_KINDS)
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         extra = (("Proxy",) if params.get("consumers_of") == "management-cluster" else ()) + (
@@ -506,7 +397,7 @@ class NoProxyCoverage(Primitive):
                 if not wanted:
                     continue
             if not looked_up and any(d in DESTINATIONS for d in wanted):
-                nets, looked_up = networks_for(ctx, subject), True
+                nets, looked_up = networks_for(ctx.inventory, subject), True
             no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
             managed_kas = None
             if "managed-kas-ip" in wanted:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from hcpscan.analysis.reachability.graph import TargetNotFound, build_reachability
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import load_perimeter
 from hcpscan.analysis.reachability.queries import can_reach, exposed_ports, who_can_reach
+from hcpscan.model.ipspace import IPSpace
 
 from .conftest import CPO_RENDERED, FIXTURES, load
 

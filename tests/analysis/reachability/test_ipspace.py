@@ -2,7 +2,7 @@
 
 import pytest
 
-from hcpscan.analysis.reachability.ipspace import AddressError, IPSpace, cut
+from hcpscan.model.ipspace import AddressError, IPSpace, cut
 
 
 def test_except_leaves_two_ranges():

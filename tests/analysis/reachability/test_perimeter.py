@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hcpscan.analysis.reachability.ipspace import IPSpace
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter, parse_perimeter
+from hcpscan.model.ipspace import IPSpace
 
 from .conftest import FIXTURES
 

@@ -1,9 +1,12 @@
-"""Address space outside the cluster: exact sets of IPv4 and IPv6 ranges.
+"""Sets of IP addresses: exact sets of IPv4 and IPv6 ranges, the one IP-space type of
+hcpscan.
 
 An ``IPSpace`` is a normalised tuple of disjoint closed integer ranges, each
-tagged with its IP version, so ``0.0.0.0/0`` and ``::/0`` never mix. External
-peers of the reachability graph are the disjoint pieces (``cut``) that every
-CIDR the inputs mention splits the whole space into.
+tagged with its IP version, so ``0.0.0.0/0`` and ``::/0`` never mix. The
+reachability graph's external peers are the disjoint pieces (``cut``) that
+every CIDR the inputs mention splits the whole space into; the perimeter's
+allowed sources and NO_PROXY coverage (what part of a CIDR a client's entries
+leave to the proxy) are set arithmetic on the same type.
 """
 
 from __future__ import annotations
@@ -51,6 +54,12 @@ class IPSpace:
     def from_cidr(cls, cidr: str) -> IPSpace:
         net = parse_network(cidr)
         return cls(((net.version, int(net.network_address), int(net.broadcast_address)),))
+
+    @classmethod
+    def from_networks(cls, networks: Iterable[ipaddress.IPv4Network | ipaddress.IPv6Network]
+                      ) -> IPSpace:
+        return cls(_normalise((n.version, int(n.network_address), int(n.broadcast_address))
+                              for n in networks))
 
     @classmethod
     def from_cidrs(cls, cidrs: Iterable[str]) -> IPSpace:
@@ -149,12 +158,16 @@ class IPSpace:
         """Each contiguous range as ``first-last`` (the connection-list notation)."""
         return [f"{_addr(v, lo)}-{_addr(v, hi)}" for v, lo, hi in self.ranges]
 
-    def cidrs(self) -> list[str]:
-        out: list[str] = []
+    def networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        """The fewest CIDR blocks that make up the set, in address order."""
+        out: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
         for v, lo, hi in self.ranges:
             first, last = ipaddress.ip_address(_addr(v, lo)), ipaddress.ip_address(_addr(v, hi))
-            out.extend(str(n) for n in ipaddress.summarize_address_range(first, last))
+            out.extend(ipaddress.summarize_address_range(first, last))  # type: ignore[arg-type]
         return out
+
+    def cidrs(self) -> list[str]:
+        return [str(n) for n in self.networks()]
 
     def __str__(self) -> str:
         if not self.ranges:

@@ -1,0 +1,112 @@
+"""Can a workload open a connection to the proxy its clients are told to use?
+
+The two engines answer together: the proxy model says which endpoint (host and
+port) a container's HTTP(S)_PROXY names; the reachability graph says which
+outside addresses NetworkPolicy egress (and an EgressFirewall) lets the
+workload's pods open that port to. A proxy named by IP is judged exactly; a
+proxy named by host name is judged exactly when no address or every address is
+allowed on its port, or when the user says what the name resolves to
+(``inputs.proxy_addresses``); otherwise the answer says what is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from hcpscan.analysis.proxy.settings import ConsumerProxy, Setting
+from hcpscan.analysis.reachability.graph import ReachabilityGraph
+from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
+
+# The port a client uses for a proxy URL without one (Go's net/http, curl and the rest agree).
+DEFAULT_PROXY_PORTS = {"http": 80, "https": 443, "socks5": 1080, "socks5h": 1080}
+ALLOWED, BLOCKED, UNKNOWN = "allowed", "blocked", "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyEndpoint:
+    host: str  # lower case, without brackets
+    port: int
+    setting: Setting  # the HTTPS_PROXY/HTTP_PROXY value that names it
+
+    def __str__(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+    @property
+    def in_cluster(self) -> bool:
+        """A Service name (``squid.proxy.svc``, ``squid.proxy.svc.cluster.local``) or a
+        single label: egress to it is pod-to-pod, not to the outside."""
+        try:
+            parse_network(self.host)
+            return False
+        except AddressError:
+            return "." not in self.host or self.host.endswith((".svc", ".svc.cluster.local"))
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyEgress:
+    endpoint: ProxyEndpoint
+    verdict: str  # ALLOWED, BLOCKED or UNKNOWN
+    reason: str
+    evidence: tuple[str, ...] = ()
+
+
+def proxy_endpoints(consumer: ConsumerProxy) -> list[ProxyEndpoint]:
+    """The distinct proxy endpoints of a consumer's effective HTTP_PROXY/HTTPS_PROXY."""
+    found: dict[tuple[str, int], ProxyEndpoint] = {}
+    for setting in (consumer.https_proxy, consumer.http_proxy):
+        if setting is None or not setting.value:
+            continue
+        text = setting.value.strip()
+        parts = urlsplit(text if "://" in text else f"http://{text}")
+        try:
+            host, port = parts.hostname, parts.port
+        except ValueError:  # a port that is not a number: the validity rule reports it
+            continue
+        if not host:
+            continue
+        port = port or DEFAULT_PROXY_PORTS.get(parts.scheme.lower())
+        if port is not None:
+            found.setdefault((host.lower(), port), ProxyEndpoint(host.lower(), port, setting))
+    return list(found.values())
+
+
+def _addresses(endpoint: ProxyEndpoint, configured: dict[str, list[str]]) -> IPSpace | None:
+    try:
+        return IPSpace.from_networks([parse_network(endpoint.host)])
+    except AddressError:
+        pass
+    cidrs = configured.get(endpoint.host)
+    return IPSpace.from_networks(parse_network(c, strict=False) for c in cidrs) if cidrs else None
+
+
+def proxy_egress(graph: ReachabilityGraph, workload: str, endpoint: ProxyEndpoint,
+                 configured: dict[str, list[str]]) -> ProxyEgress:
+    """Whether ``workload`` (a graph name, ``cluster:ns/name[Kind]``) may open TCP to
+    ``endpoint`` under egress policy; ``configured`` maps proxy host names to addresses."""
+    if endpoint.in_cluster:
+        return ProxyEgress(endpoint, UNKNOWN, f"{endpoint} is an in-cluster name; egress to "
+                                              "pods is not judged here (see `hcpscan "
+                                              "connectivity --from`)")
+    egress = graph.egress_outside(workload, endpoint.port, "TCP")
+    evidence = tuple(str(e) for e in egress.evidence)
+    if not egress.isolated:
+        return ProxyEgress(endpoint, ALLOWED, "no NetworkPolicy isolates its egress", evidence)
+    wanted = _addresses(endpoint, configured)
+    if wanted is not None:
+        missing = wanted - egress.allowed
+        if not missing:
+            return ProxyEgress(endpoint, ALLOWED, f"egress to {wanted} on TCP {endpoint.port} is "
+                                                  "allowed", evidence)
+        return ProxyEgress(endpoint, BLOCKED, f"egress to {missing} on TCP {endpoint.port} is not "
+                                              "allowed", evidence)
+    if egress.blocked:
+        return ProxyEgress(endpoint, BLOCKED, f"egress on TCP {endpoint.port} is allowed to no "
+                                              "outside address", evidence)
+    if egress.allowed.contains(IPSpace.all_v4()) and egress.allowed.contains(IPSpace.all_v6()):
+        return ProxyEgress(endpoint, ALLOWED, f"egress on TCP {endpoint.port} is allowed to every "
+                                              "address", evidence)
+    return ProxyEgress(endpoint, UNKNOWN,
+                       f"egress on TCP {endpoint.port} is allowed only to {egress.allowed}; "
+                       f"whether {endpoint.host} resolves there is not in the input: set "
+                       f"inputs.proxy_addresses: {{{endpoint.host}: [<address>]}}", evidence)

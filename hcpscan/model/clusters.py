@@ -1,0 +1,324 @@
+"""The clusters of a scan in domain terms: the management cluster (its ``Proxy`` spec and
+status kept apart, its networks), Cluster API clusters with their infrastructure
+networks, NodePools and OCM managed clusters; and, for any object that holds proxy
+settings, the networks of the cluster whose clients read them.
+
+Facts from DOMAIN.md §3-6. Everything is read from the inventory once per scan
+(``scan_model``) and queried by the analyses and the rule templates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.inventory.objects import MANAGEMENT
+from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_clusters
+from hcpscan.model.networks import cidrs, first_host, network
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
+
+CAPI_GROUP = "cluster.x-k8s.io"
+CAPI_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+VALUES_SUFFIX = "-cluster-values"
+# OpenShift keeps the install-config it was installed with here (key install-config).
+INSTALL_CONFIG_MAP = ("kube-system", "cluster-config-v1")
+# Cluster API infrastructure kinds whose node network the model reads.
+INFRASTRUCTURE_KINDS = ("AWSCluster", "VCDCluster")
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterNetworks:
+    """The in-cluster destinations of one cluster, and where they were read.
+
+    ``machine`` are the networks the nodes live on (HostedCluster machineNetwork, an
+    AWSCluster's VPC, an install-config's machineNetwork), when the input states them."""
+
+    service: tuple[str, ...]
+    pod: tuple[str, ...]
+    kas_ip: str | None
+    source: str
+    service_domain: str = "cluster.local"
+    machine: tuple[str, ...] = ()
+    machine_source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ManagementCluster:
+    """The cluster hcpscan was pointed at: its ``config.openshift.io`` Proxy ``cluster`` with
+    what the user wrote (spec) and what the cluster computed (status) as separate fields."""
+
+    proxy: K8sObject | None
+    proxy_spec: dict[str, Any]
+    proxy_status: dict[str, Any]
+    networks: ClusterNetworks | None
+
+    @property
+    def effective_proxy(self) -> tuple[str, dict[str, Any]] | None:
+        """("status", block) when the status says anything, else ("spec", block)."""
+        if self.proxy is None:
+            return None
+        if any(self.proxy_status.get(k) for k in ("httpProxy", "httpsProxy", "noProxy")):
+            return "status", self.proxy_status
+        return "spec", self.proxy_spec
+
+
+@dataclass(frozen=True, slots=True)
+class InfrastructureNetwork:
+    """What a Cluster API infrastructure object says of the nodes' network."""
+
+    cidrs: tuple[str, ...]
+    source: str  # "AWSCluster org-a/test spec.network.vpc.cidrBlock"
+    unstated: str = ""  # a network named without a CIDR: "VCDCluster org-a/test spec.ovdcNetwork test"
+
+
+@dataclass(frozen=True, slots=True)
+class CapiCluster:
+    obj: K8sObject
+    infrastructure: K8sObject | None
+    networks: ClusterNetworks | None
+
+    @property
+    def name(self) -> str:
+        return self.obj.name
+
+
+@dataclass(frozen=True, slots=True)
+class NodePool:
+    obj: K8sObject
+    cluster_name: str  # spec.clusterName: the HostedCluster it belongs to
+    platform: str
+    attach_default_network: bool | None  # KubeVirt: spec.platform.kubevirt.attachDefaultNetwork
+    additional_networks: tuple[str, ...] = ()  # KubeVirt NAD names (namespace/name or name)
+
+
+@dataclass(frozen=True, slots=True)
+class ManagedCluster:
+    obj: K8sObject
+    vendor: str  # the ``vendor`` label: OpenShift, EKS, ...
+
+    @property
+    def is_openshift(self) -> bool:
+        return self.vendor.lower() == "openshift"
+
+
+@dataclass(slots=True)
+class ScanModel:
+    """Every domain object of a scan, built once from the inventory."""
+
+    management: ManagementCluster
+    hosted_clusters: list[HostedCluster] = field(default_factory=list)
+    node_pools: list[NodePool] = field(default_factory=list)
+    capi_clusters: list[CapiCluster] = field(default_factory=list)
+    managed_clusters: list[ManagedCluster] = field(default_factory=list)
+
+
+def scan_model(inventory: Inventory) -> ScanModel:
+    """The scan's model, built on first use and shared by every rule and analysis."""
+    return inventory.derived("scan-model", _build)
+
+
+def _build(inventory: Inventory) -> ScanModel:
+    return ScanModel(
+        management=_management(inventory),
+        hosted_clusters=[hc for hc in hosted_clusters(inventory) if hc.obj.cluster == MANAGEMENT],
+        node_pools=[_node_pool(o) for o in inventory.of_kind("NodePool")],
+        capi_clusters=[CapiCluster(o, _infrastructure(inventory, o), _capi_networks(inventory, o))
+                       for o in inventory.of_kind("Cluster") if o.group == CAPI_GROUP],
+        managed_clusters=[ManagedCluster(o, str(o.labels.get("vendor", "")))
+                          for o in inventory.of_kind("ManagedCluster")],
+    )
+
+
+# -- the management cluster -------------------------------------------------------------------
+
+
+def _management(inventory: Inventory) -> ManagementCluster:
+    for obj in inventory.of_kind("Proxy"):
+        if obj.cluster == MANAGEMENT and obj.group == "config.openshift.io" and obj.name == "cluster":
+            return ManagementCluster(obj, _mapping(obj.body.get("spec")),
+                                     _mapping(obj.body.get("status")),
+                                     openshift_networks(inventory, MANAGEMENT))
+    return ManagementCluster(None, {}, {}, openshift_networks(inventory, MANAGEMENT))
+
+
+def install_config(inventory: Inventory, cluster: str) -> tuple[dict[str, Any], str] | None:
+    """The install-config an OpenShift cluster was installed with, and where it was read."""
+    namespace, name = INSTALL_CONFIG_MAP
+    cm = inventory.get("ConfigMap", namespace, name, cluster)
+    text = _mapping(cm.body.get("data")).get("install-config") if cm is not None else None
+    if cm is None or not isinstance(text, str):
+        return None
+    try:
+        parsed = load_one(text)
+    except YamlSyntaxError:
+        return None
+    return (parsed, f"{cm.ref} data.install-config") if isinstance(parsed, dict) else None
+
+
+def openshift_networks(inventory: Inventory, cluster: str) -> ClusterNetworks | None:
+    """An OpenShift cluster's networks: service and pod networks from the
+    ``config.openshift.io`` Network (status, else spec), machine networks from its
+    install-config."""
+    installed = install_config(inventory, cluster)
+    machine = cidrs(_mapping(installed[0].get("networking")).get("machineNetwork")) if installed else ()
+    machine_source = installed[1] if installed and machine else ""
+    for net in inventory.of_kind("Network"):
+        if net.cluster != cluster or net.group != "config.openshift.io" or net.name != "cluster":
+            continue
+        for part in ("status", "spec"):
+            block = _mapping(net.body.get(part))
+            service = cidrs(block.get("serviceNetwork"), None)
+            pod = cidrs(block.get("clusterNetwork"))
+            if service or pod:
+                kas = inventory.get("Service", "default", "kubernetes", cluster)
+                kas_ip = kas.get("spec.clusterIP") if kas is not None else None
+                return ClusterNetworks(service, pod, kas_ip or (first_host(service[0])
+                                                                if service else None),
+                                       f"{net.ref} {part}", machine=machine,
+                                       machine_source=machine_source)
+    return None
+
+
+def hosted_cluster_networks(obj: K8sObject) -> ClusterNetworks | None:
+    hc = hosted_cluster(obj)
+    service, pod = hc.service_networks, hc.cluster_networks
+    if not service and not pod:
+        return None
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
+                           f"{obj.ref} spec.networking", machine=hc.machine_networks,
+                           machine_source=f"{obj.ref} spec.networking.machineNetwork"
+                           if hc.machine_networks else "")
+
+
+# -- Cluster API ------------------------------------------------------------------------------
+
+
+def _infrastructure(inventory: Inventory, cluster: K8sObject) -> K8sObject | None:
+    ref = _mapping(_mapping(cluster.body.get("spec")).get("infrastructureRef"))
+    kind, name = ref.get("kind"), ref.get("name")
+    if not isinstance(kind, str) or not isinstance(name, str):
+        return None
+    namespace = ref.get("namespace") if isinstance(ref.get("namespace"), str) else cluster.namespace
+    return inventory.get(kind, namespace, name, cluster.cluster)
+
+
+def infrastructure_network(infra: K8sObject) -> InfrastructureNetwork | None:
+    """The node network a Cluster API infrastructure object states: an AWSCluster's VPC
+    (and subnets), a VCDCluster's OVDC network (named, never with its CIDR)."""
+    spec = _mapping(infra.body.get("spec"))
+    if infra.kind == "AWSCluster":
+        net = _mapping(spec.get("network"))
+        vpc = network(_mapping(net.get("vpc")).get("cidrBlock"))
+        if vpc:
+            return InfrastructureNetwork((vpc,), f"{infra.ref} spec.network.vpc.cidrBlock")
+        subnets = cidrs(net.get("subnets"), "cidrBlock")
+        if subnets:
+            return InfrastructureNetwork(subnets, f"{infra.ref} spec.network.subnets[].cidrBlock")
+    if infra.kind == "VCDCluster" and isinstance(spec.get("ovdcNetwork"), str):
+        return InfrastructureNetwork((), "", f"{infra.ref} spec.ovdcNetwork "
+                                             f"{spec['ovdcNetwork']} (a name; VCD keeps its CIDR)")
+    return None
+
+
+def _capi_networks(inventory: Inventory, cluster: K8sObject) -> ClusterNetworks | None:
+    spec = _mapping(cluster.body.get("spec"))
+    cluster_network = _mapping(spec.get("clusterNetwork"))
+    service = cidrs(_mapping(cluster_network.get("services")).get("cidrBlocks"), None)
+    pod = cidrs(_mapping(cluster_network.get("pods")).get("cidrBlocks"), None)
+    infra = _infrastructure(inventory, cluster)
+    node_net = infrastructure_network(infra) if infra is not None else None
+    machine = node_net.cidrs if node_net else ()
+    if not service and not pod:
+        values = _values_networks(inventory, cluster.namespace, cluster.name, cluster.cluster)
+        if values is None:
+            return None
+        service, pod, source = values.service, values.pod, values.source
+    else:
+        source = f"{cluster.ref} spec.clusterNetwork"
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None, source,
+                           str(cluster_network.get("serviceDomain") or "cluster.local"),
+                           machine=machine, machine_source=node_net.source if machine else "")
+
+
+def _values_networks(inventory: Inventory, namespace: str, cluster_name: str,
+                     cluster: str) -> ClusterNetworks | None:
+    """Giant Swarm ``<cluster>-cluster-values`` ConfigMap: ``kubernetes.API.clusterIPRange``
+    and ``calico.CIDR`` (seed 003)."""
+    cm = inventory.get("ConfigMap", namespace, cluster_name + VALUES_SUFFIX, cluster)
+    text = _mapping(cm.body.get("data")).get("values") if cm is not None else None
+    if cm is None or not isinstance(text, str):
+        return None
+    try:
+        values = load_one(text)
+    except YamlSyntaxError:
+        return None
+    if not isinstance(values, dict):
+        return None
+    api = _mapping(_mapping(values.get("kubernetes")).get("API"))
+    calico = _mapping(values.get("calico"))
+    service = tuple(x for x in [api.get("clusterIPRange")] if isinstance(x, str))
+    pod = tuple(x for x in [calico.get("CIDR")] if isinstance(x, str))
+    if not service and not pod:
+        return None
+    return ClusterNetworks(service, pod, first_host(service[0]) if service else None,
+                           f"{cm.ref} data.values")
+
+
+def capi_cluster_name(inventory: Inventory, obj: K8sObject) -> str | None:
+    """The Cluster API cluster an object belongs to: its cluster-name label, a
+    ``<cluster>-cluster-values`` name, or a ``<cluster>-`` name prefix."""
+    label = obj.labels.get(CAPI_NAME_LABEL)
+    if label:
+        return str(label)
+    if obj.name.endswith(VALUES_SUFFIX):
+        return obj.name[: -len(VALUES_SUFFIX)]
+    for cluster in inventory.query("Cluster", namespace=obj.namespace, cluster=obj.cluster):
+        if cluster.group == CAPI_GROUP and obj.name.startswith(cluster.name + "-"):
+            return cluster.name
+    return None
+
+
+def _node_pool(obj: K8sObject) -> NodePool:
+    spec = _mapping(obj.body.get("spec"))
+    platform = _mapping(spec.get("platform"))
+    kubevirt = _mapping(platform.get("kubevirt"))
+    attach = kubevirt.get("attachDefaultNetwork")
+    extra = kubevirt.get("additionalNetworks") if isinstance(kubevirt.get("additionalNetworks"),
+                                                             list) else []
+    return NodePool(obj, str(spec.get("clusterName") or ""), str(platform.get("type") or ""),
+                    attach if isinstance(attach, bool) else None,
+                    tuple(str(n["name"]) for n in extra if isinstance(n, dict)
+                          and isinstance(n.get("name"), str)))
+
+
+# -- whose networks ---------------------------------------------------------------------------
+
+# Kinds whose proxy settings belong to a Cluster API cluster's nodes.
+_CAPI_SETTINGS_KINDS = ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane", "Secret",
+                        "ConfigMap")
+
+
+def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None:
+    """The networks of the cluster whose clients use ``obj``'s proxy settings."""
+    if obj.kind == "HostedCluster":
+        return hosted_cluster_networks(obj)
+    if obj.cluster != MANAGEMENT:  # a guest cluster of a hypershift dump
+        name = obj.cluster.removeprefix("hostedcluster-")
+        for hc in inventory.query("HostedCluster", name=name, cluster=MANAGEMENT):
+            found = hosted_cluster_networks(hc)
+            if found is not None:
+                return found
+        return openshift_networks(inventory, obj.cluster)
+    capi_name = capi_cluster_name(inventory, obj) if obj.kind in _CAPI_SETTINGS_KINDS else None
+    if capi_name:
+        for capi in scan_model(inventory).capi_clusters:
+            if (capi.obj.namespace, capi.name, capi.obj.cluster) == (obj.namespace, capi_name,
+                                                                     obj.cluster):
+                return capi.networks
+        return _values_networks(inventory, obj.namespace, capi_name, obj.cluster)
+    return openshift_networks(inventory, obj.cluster)
