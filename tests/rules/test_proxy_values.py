@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hcpscan.findings.model import Status
-from tests.rules.harness import scan
+from tests.rules.test_primitives_proxy import run as _scan
 
 HOSTED_CLUSTER = """\
 apiVersion: hypershift.openshift.io/v1beta1
@@ -18,11 +18,6 @@ spec:
       httpProxy: %s
       noProxy: %s
 """
-
-
-def _scan(tmp_path: Path, text: str, rule: str):
-    (tmp_path / "in.yaml").write_text(text)
-    return scan([tmp_path / "in.yaml"], [rule])
 
 
 def test_prx013_names_a_literal_no_value_a_renderer_left(tmp_path: Path) -> None:
@@ -44,18 +39,12 @@ def test_prx013_passes_a_clean_proxy_and_skips_an_unset_one(tmp_path: Path) -> N
 
 
 def test_prx008_a_value_taken_from_a_secret_is_not_plain_text(tmp_path: Path) -> None:
+    # the container reads every variable of the Secret (envFrom), none of it is plain text
     text = """\
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: d, namespace: a}
-spec:
-  template:
-    spec:
-      containers:
-      - name: c
-        image: app:1
-        envFrom:
-        - secretRef: {name: proxy-env}
+spec: {template: {spec: {containers: [{name: c, image: "app:1", envFrom: [{secretRef: {name: proxy-env}}]}]}}}
 ---
 apiVersion: v1
 kind: Secret
