@@ -16,6 +16,7 @@ from hcpscan.analysis.reachability.connlist import ConnectionList, Focus, connec
 from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note
 from hcpscan.analysis.reachability.diff import connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
+from hcpscan.analysis.reachability.explain import explain, explanation_lines
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.openness import (
     ExposureReport,
@@ -30,6 +31,7 @@ from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
 from hcpscan.findings.redact import shown
+from hcpscan.inventory import Inventory
 from hcpscan.reporters.connectivity import (
     GraphvizMissing,
     diff_csv,
@@ -68,6 +70,14 @@ range; a selector line shows where it differs from entire-cluster (narrower:
 an AdminNetworkPolicy Deny, `No Connections` when nothing is left). Then
 "Workloads not protected by network policies:" - open to everything there.
 
+With --explain, say why instead, as netpol-analyzer's explain mode does: for
+each pair, its allowed and denied connections, each group with the Egress and
+Ingress verdicts and the AdminNetworkPolicy rule (by name), NetworkPolicies
+(rule #n), BaselineAdminNetworkPolicy rule, Route/Ingress, UserDefinedNetwork
+or system default that decided them; then the pairs no rule touches.
+--explain-only allow|deny keeps one kind; the --focus options pick the pairs;
+--exposure appends the exposure analysis.
+
 With --to, answer for one workload, taking Services (NodePort, LoadBalancer),
 Routes and an optional perimeter file (--firewall) into account, and say which
 layer allows or blocks each way in:
@@ -83,6 +93,7 @@ examples:
   hcpscan connectivity ./manifests
   hcpscan connectivity ./manifests --focus-workload frontend/webapp --focus-direction egress
   hcpscan connectivity ./manifests --svg connectivity.svg
+  hcpscan connectivity hcp/ --explain --focus-workload ignition-server --focus-conn tcp-9090
   hcpscan connectivity ./manifests --exposure
   hcpscan connectivity diff before/ after/
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
@@ -129,7 +140,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="with --focus-workload: only connections into (ingress) or out of "
                             "(egress) the focus workloads")
     focus.add_argument("--focus-conn", metavar="PROTO-PORT",
-                       help="only pairs that allow this one connection, e.g. tcp-80 or udp-53")
+                       help="only pairs that allow this one connection, e.g. tcp-80 or udp-53 "
+                            "(with --explain: every pair, explained on that connection)")
+    explain = parser.add_argument_group("explain (the connection list only, text)")
+    explain.add_argument("--explain", action="store_true",
+                         help="for each pair of peers, which AdminNetworkPolicy, NetworkPolicy or "
+                              "BaselineAdminNetworkPolicy rule allows or denies each connection, "
+                              "direction by direction, as netpol-analyzer's --explain prints it")
+    explain.add_argument("--explain-only", choices=("allow", "deny"),
+                         help="with --explain: only the allowed or only the denied connections")
     parser.add_argument("--exposure", action="store_true",
                         help="after the list, say which workloads the policies open to pods "
                              "not in the input (any namespace, namespaces or pods by label) "
@@ -151,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
     say_passed_over(inventory)
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
+    if args.explain:
+        return _run_explain(args, inventory, options)
     if args.to is None:
         focus = _focus(args)
         result = connection_list(inventory, options).focused(focus)
@@ -214,10 +235,15 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
         if lines:
             _write_lines(lines)
         if exposure is not None:
-            # its columns are tab-separated: the tabs are layout, the parts input-derived
-            text = exposure_text(exposure, title, pairs_only)
-            _write_lines([""] * bool(lines) + ["\t".join(shown(p) for p in t.split("\t"))
-                                                for t in text], escaped=True)
+            _write_exposure(exposure, title, pairs_only, after=bool(lines))
+
+
+def _write_exposure(exposure: ExposureReport, title: str, pairs_only: bool, after: bool) -> None:
+    """The exposure section (``after`` some lines: a blank line first); its columns are
+    tab-separated: the tabs are layout, the parts input-derived."""
+    text = exposure_text(exposure, title, pairs_only)
+    _write_lines([""] * after + ["\t".join(shown(p) for p in t.split("\t")) for t in text],
+                 escaped=True)
 
 
 def _exposure_json(report: ExposureReport, pairs_only: bool) -> dict[str, Any]:
@@ -229,10 +255,30 @@ def _exposure_json(report: ExposureReport, pairs_only: bool) -> dict[str, Any]:
 
 def _write_lines(lines: list[str], escaped: bool = False) -> None:
     """Lines holding input-derived names, escaped as ``say`` escapes them (unless already
-    ``escaped``), in one write (lists run to a million lines); a leading tab is layout."""
-    out = lines if escaped else [f"\t{shown(line[1:])}" if line.startswith("\t") else shown(line)
-                                 for line in lines]
+    ``escaped``), in one write (lists run to a million lines); leading tabs are layout."""
+    out = lines if escaped else [_indent(line) + shown(line.lstrip("\t")) for line in lines]
     sys.stdout.write("\n".join(out) + "\n")
+
+
+def _run_explain(args: argparse.Namespace, inventory: Inventory, options: EvaluationOptions) -> int:
+    """``--explain``: every pair's connections with the rules that decide them."""
+    focus = _focus(args)
+    result = explain(inventory, options, focus.keeps_pair)
+    _header(result.exclusion_note)
+    lines = explanation_lines(result, focus, args.explain_only or "")
+    if lines:
+        _write_lines(lines)
+    found: list[Diagnostic] = []
+    if args.exposure:  # the exposure of the same (focused) list, after the explanation
+        exposure = exposure_report(inventory, connection_list(inventory, options).focused(focus),
+                                   focus, options)
+        _write_exposure(exposure, exposure_title(focus), focus.connection is not None, bool(lines))
+        found = exposure.diagnostics
+    return _finish(inventory.diagnostics + result.diagnostics + found, args.format)
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip("\t"))]
 
 
 def _run_diff(args: argparse.Namespace) -> int:
@@ -306,6 +352,11 @@ def _focusing(args: argparse.Namespace) -> bool:
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
+    if args.explain_only and not args.explain:
+        raise UsageError("--explain-only needs --explain", "e.g. --explain --explain-only deny")
+    if args.explain and (args.to is not None or args.format not in ("text", "txt") or args.svg):
+        raise UsageError("--explain explains the whole connection list as text: leave out --to, "
+                         "--format and --svg")
     if args.to is not None and (args.format in TABLE_FORMATS or args.svg):
         raise UsageError(f"--format {args.format} and --svg draw the connection list or a diff; "
                          "a question (--to) is answered as text or json")

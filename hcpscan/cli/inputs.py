@@ -46,12 +46,26 @@ def byte_size(text: str) -> int:
     return int(number) * _UNITS[unit]
 
 
+def node_count(text: str) -> int:
+    """A number of nodes as given on the command line: a count, or one with K or M (thousands, millions)."""
+    value = text.strip().upper().replace("_", "").replace(",", "")
+    scale = {"K": 1000, "M": 1000**2}.get(value[-1:], 1)
+    number = value[:-1] if scale > 1 else value
+    if not number.isdigit() or int(number) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of nodes (e.g. 20000000, 20M)")
+    return int(number) * scale
+
+
 def add_path_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
     parser.add_argument("--max-file-size", type=byte_size, metavar="SIZE",
                         default=DEFAULT_LIMITS.max_file_size,
                         help="do not read files or archive members larger than this "
                              f"(default {size_text(DEFAULT_LIMITS.max_file_size)}; e.g. 500M, 2G)")
+    parser.add_argument("--max-nodes", type=node_count, metavar="N",
+                        default=DEFAULT_LIMITS.max_nodes,
+                        help="do not parse files that make more than N nodes (mappings, lists "
+                             f"and values; default {DEFAULT_LIMITS.max_nodes:,}; e.g. 20000000, 20M)")
     parser.add_argument("--follow-symlinks", action="store_true",
                         help="read symbolic links to files outside the scanned folder "
                              "(default: passed over and counted)")
@@ -106,7 +120,8 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
 
 
 def input_limits(args: argparse.Namespace) -> InputLimits:
-    return InputLimits(max_file_size=args.max_file_size, follow_symlinks=args.follow_symlinks)
+    return InputLimits(max_file_size=args.max_file_size, max_nodes=args.max_nodes,
+                       follow_symlinks=args.follow_symlinks)
 
 
 def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], dict[str, UnavailableKind]]:

@@ -44,14 +44,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def describe(template: Template) -> dict[str, Any]:
     """A template as data: what `show` prints and `--format json` writes."""
     schema = template.params_schema
-    required = set(schema.get("required", ()))
-    params = [{"name": name, "required": name in required, "type": _type_text(spec),
-               "description": spec.get("description", "")}
-              for name, spec in schema.get("properties", {}).items()]
+    params = _params(schema)
     return {"name": template.name, "description": template.description,
             "subject_kinds": list(template.subject_kinds) or ["any (the rule's applies_to.kinds)"],
             "params": params, "reads": sorted(template.reads),
             "message_fields": {**_BASE_FIELDS, **template.message_fields}}
+
+
+def _params(schema: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
+    """Each parameter, and the keys of a parameter that is a mapping of fixed keys
+    (``consumers.role``), so a rule's every key is documented."""
+    required = set(schema.get("required", ()))
+    out: list[dict[str, Any]] = []
+    for name, spec in schema.get("properties", {}).items():
+        out.append({"name": prefix + name, "required": name in required, "type": _type_text(spec),
+                    "description": spec.get("description", "")})
+        if spec.get("type") == "object" and spec.get("properties"):
+            out += _params(spec, f"{prefix}{name}.")
+    return out
 
 
 def _type_text(spec: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from hcpscan.inventory.objects import (
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.shapes import first_misfit
 from hcpscan.sources.interface import Diagnostic, SkipRecord
-from hcpscan.sources.yamldocs import YamlSyntaxError, parse_documents
+from hcpscan.sources.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
 
@@ -206,7 +206,7 @@ class Inventory:
 
 
 def _kubeconfig_body(text: str) -> dict[str, Any] | None:
-    if "clusters" not in text:
+    if "clusters" not in text or node_overrun(text) is not None:
         return None
     try:
         docs = list(parse_documents(text))

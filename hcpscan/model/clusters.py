@@ -14,13 +14,11 @@ from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import MANAGEMENT
+from hcpscan.model.capi import CAPI_GROUP, VALUES_SUFFIX, capi_cluster_of
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_clusters
 from hcpscan.model.networks import cidrs, first_host, network
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
-CAPI_GROUP = "cluster.x-k8s.io"
-CAPI_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
-VALUES_SUFFIX = "-cluster-values"
 # OpenShift keeps the install-config it was installed with here (key install-config).
 INSTALL_CONFIG_MAP = ("kube-system", "cluster-config-v1")
 # Cluster API infrastructure kinds whose node network the model reads.
@@ -269,20 +267,6 @@ def _values_networks(inventory: Inventory, namespace: str, cluster_name: str,
                            f"{cm.ref} data.values")
 
 
-def capi_cluster_name(inventory: Inventory, obj: K8sObject) -> str | None:
-    """The Cluster API cluster an object belongs to: its cluster-name label, a
-    ``<cluster>-cluster-values`` name, or a ``<cluster>-`` name prefix."""
-    label = obj.labels.get(CAPI_NAME_LABEL)
-    if label:
-        return str(label)
-    if obj.name.endswith(VALUES_SUFFIX):
-        return obj.name[: -len(VALUES_SUFFIX)]
-    for cluster in inventory.query("Cluster", namespace=obj.namespace, cluster=obj.cluster):
-        if cluster.group == CAPI_GROUP and obj.name.startswith(cluster.name + "-"):
-            return cluster.name
-    return None
-
-
 def _node_pool(obj: K8sObject) -> NodePool:
     spec = _mapping(obj.body.get("spec"))
     platform = _mapping(spec.get("platform"))
@@ -314,7 +298,8 @@ def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None
             if found is not None:
                 return found
         return openshift_networks(inventory, obj.cluster)
-    capi_name = capi_cluster_name(inventory, obj) if obj.kind in _CAPI_SETTINGS_KINDS else None
+    found = capi_cluster_of(inventory, obj) if obj.kind in _CAPI_SETTINGS_KINDS else None
+    capi_name = found[0] if found else None
     if capi_name:
         for capi in scan_model(inventory).capi_clusters:
             if (capi.obj.namespace, capi.name, capi.obj.cluster) == (obj.namespace, capi_name,

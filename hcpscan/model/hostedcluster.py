@@ -42,6 +42,7 @@ class Publishing:
     index: int  # position in spec.services, for field paths
     node_port: int | None = None
     address: str | None = None
+    route_hostname: str | None = None  # route.hostname: the Route's own DNS name
 
     @property
     def field(self) -> str:
@@ -117,10 +118,12 @@ def hosted_cluster(obj: K8sObject) -> HostedCluster:
             continue
         strategy = _mapping(entry.get("servicePublishingStrategy"))
         node_port = _mapping(strategy.get("nodePort"))
+        hostname = _mapping(strategy.get("route")).get("hostname")
         publishing[str(entry.get("service"))] = Publishing(
             service=str(entry.get("service")), type=str(strategy.get("type", "None")), index=i,
             node_port=node_port.get("port") if isinstance(node_port.get("port"), int) else None,
-            address=node_port.get("address") if isinstance(node_port.get("address"), str) else None)
+            address=node_port.get("address") if isinstance(node_port.get("address"), str) else None,
+            route_hostname=hostname if isinstance(hostname, str) and hostname else None)
     networking = _mapping(spec.get("networking"))
     api_server = _mapping(networking.get("apiServer"))
     return HostedCluster(

@@ -24,11 +24,14 @@ from hcpscan.sources import systemd
 from hcpscan.sources.fastyaml import fast_documents
 from hcpscan.sources.interface import Diagnostic, Entry
 from hcpscan.sources.yamldocs import (
+    MAX_NODES,
     BadDocument,
     InputLimitError,
     ParsedDocument,
+    TooManyNodes,
     YamlSyntaxError,
     load_json,
+    node_overrun,
     number_too_long,
     parse_documents,
     read_documents,
@@ -63,7 +66,10 @@ def _decode(entry: Entry, data: bytes, result: ParseResult) -> str | None:
         return None
 
 
-def parse_entry(entry: Entry, cluster: str, data: bytes) -> ParseResult:
+def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NODES) -> ParseResult:
+    """A manifest file of more than ``max_nodes`` nodes (``--max-nodes``) is not
+    parsed at all: its size does not bound what parsing costs (3 bytes make an
+    empty mapping)."""
     result = ParseResult()
     text = _decode(entry, data, result)
     if text is None:
@@ -72,7 +78,11 @@ def parse_entry(entry: Entry, cluster: str, data: bytes) -> ParseResult:
     if name.endswith(".conf"):
         _parse_dropin(entry, cluster, text, result)
         return result
-    _parse_manifests(entry, cluster, text, result)
+    overrun = node_overrun(text, max_nodes, data)
+    if overrun is not None:
+        result.diagnostics.append(_not_read(entry, overrun))
+        return result
+    _parse_manifests(entry, cluster, text, result, max_nodes)
     return result
 
 
@@ -85,32 +95,39 @@ def _location(entry: Entry, doc: ParsedDocument, item: int | None = None) -> Sou
     return SourceLocation(entry.display, line, column, entry.file, entry.member, doc.doc_index, item)
 
 
-def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
+def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult,
+                     max_nodes: int) -> None:
     """Every document that parses is read, whatever the others hold: template text
     inside strings (Prometheus, Alertmanager, Kyverno) is content, and a bad
-    document costs only itself."""
+    document costs only itself. ``max_nodes`` bounds what JSON read by the JSON
+    parser makes, as ``parse_entry`` bounds what YAML makes."""
     fast = fast_documents(text)
     docs = fast if fast is not None else list(read_documents(text))
     bad = [doc for doc in docs if isinstance(doc, BadDocument)]
     beyond = any(isinstance(doc.error, InputLimitError) for doc in bad)
     if bad and not beyond and entry.display.endswith(".json"):
-        _parse_json(entry, cluster, text, result)
+        _parse_json(entry, cluster, text, result, max_nodes)
         return
     for doc in docs:
         if isinstance(doc, BadDocument) and isinstance(doc.error, InputLimitError):
-            result.diagnostics.append(Diagnostic(entry.display, doc.error.line or doc.line,
-                                                 f"not read: {doc.error.message}",
-                                                 hint=doc.error.hint))
+            result.diagnostics.append(_not_read(entry, doc.error, doc.line))
         elif isinstance(doc, BadDocument):
             result.diagnostics.append(_bad_document(entry, text, doc, len(docs) > 1))
         else:
             _add_document(entry, cluster, doc, result)
 
 
-def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
+def _not_read(entry: Entry, error: InputLimitError, line: int | None = None) -> Diagnostic:
+    return Diagnostic(entry.display, error.line or line, f"not read: {error.message}", hint=error.hint)
+
+
+def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult, max_nodes: int) -> None:
     """JSON that YAML 1.1 cannot read (tabs, some escapes): the JSON parser's reading."""
     try:
-        body = load_json(text)
+        body = load_json(text, max_nodes)
+    except TooManyNodes as exc:
+        result.diagnostics.append(_not_read(entry, exc))
+        return
     except json.JSONDecodeError as exc:
         result.diagnostics.append(Diagnostic(entry.display, exc.lineno, f"invalid JSON: {exc.msg}",
                                              hint="fix the syntax at this line"))

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.sources.yamldocs import MAX_NODES
+
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
@@ -73,8 +75,10 @@ class InputLimits:
     passed over included: they are decompressed to be skipped), more than
     ``max_archive_ratio`` times its own size once past ``ratio_floor``, or more than
     ``max_archive_members`` members. Archives inside archives are opened down to
-    ``max_archive_nesting`` levels. Symbolic links to files outside the scanned
-    folder are read only with ``follow_symlinks``.
+    ``max_archive_nesting`` levels. A file that would make more than ``max_nodes``
+    nodes (mappings, lists and values) is not parsed: its size does not bound what
+    parsing costs. Symbolic links to files outside the scanned folder are read only
+    with ``follow_symlinks``.
     """
 
     max_file_size: int = 128 * MiB
@@ -83,6 +87,7 @@ class InputLimits:
     ratio_floor: int = 64 * MiB
     max_archive_members: int = 500_000
     max_archive_nesting: int = 3
+    max_nodes: int = MAX_NODES
     follow_symlinks: bool = False
 
 

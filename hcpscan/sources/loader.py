@@ -250,7 +250,7 @@ def _read_kustomize(roots: KustomizeRoots, explicit_file: bool, needs: ResourceN
         outcome = build(root, roots.kubectl)
         built[os.path.realpath(root.folder)] = outcome.output is not None
         if outcome.output is not None:
-            _add_built(root, outcome.output, result)
+            _add_built(root, outcome.output, result, loader.limits.max_nodes)
         else:
             result.diagnostics.append(Diagnostic(
                 root.file, None, f"kustomize root not built: {outcome.failure}; the resources it "
@@ -290,11 +290,11 @@ def _covered(folder: str, built: dict[str, bool], users: dict[str, list[Kustomiz
     return all(_covered(os.path.realpath(u.folder), built, users, seen) for u in users[folder])
 
 
-def _add_built(root: KustomizeRoot, output: bytes, result: LoadResult) -> None:
+def _add_built(root: KustomizeRoot, output: bytes, result: LoadResult, max_nodes: int) -> None:
     """The built objects, located at the kustomization file: they were written nowhere."""
     parts = (*root.parts, os.path.basename(root.file))
     entry = Entry(root.file, parts, lambda: output, len(output), root.file)
-    parsed = parse_entry(entry, place(parts).cluster, output)
+    parsed = parse_entry(entry, place(parts).cluster, output, max_nodes)
     built_at = SourceLocation(root.file, 1, 1, root.file, None, BUILT_DOCUMENT)
     for obj in parsed.objects:
         obj.source = built_at
@@ -352,12 +352,13 @@ def _unreadable(entry: Entry, exc: OSError, limit: int = DEFAULT_LIMITS.max_file
 
 
 # One file for a worker: what to show, path parts, file and member, cluster, its
-# bytes (None: read the file in the worker) and the most it may read of it.
-_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int]
+# bytes (None: read the file in the worker), the most it may read of it and the
+# most nodes it may make.
+_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int, int]
 
 
 def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int]:
-    display, parts, file, member, cluster, data, limit = task
+    display, parts, file, member, cluster, data, limit, max_nodes = task
     if data is None:
         try:
             data = read_bounded(file, limit)
@@ -365,7 +366,7 @@ def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int
             entry = Entry(display, parts, lambda: b"", 0, file, member)
             return None, _unreadable(entry, exc, limit), 0
     entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
-    return parse_entry(entry, cluster, data), None, len(data)
+    return parse_entry(entry, cluster, data, max_nodes), None, len(data)
 
 
 def _parse_batch(tasks: list[_Task]) -> list[tuple[ParseResult | None, Diagnostic | None, int]]:
@@ -393,7 +394,7 @@ class _Parser:
 
     def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
         task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data,
-                       self.limits.max_file_size)
+                       self.limits.max_file_size, self.limits.max_nodes)
         size = len(data) if data is not None else entry.known_size()
         if self.pool is None:
             self.pending.append((task, placement, None))
@@ -408,7 +409,7 @@ class _Parser:
         if self.pool is None and not self.pending:
             self.result.diagnostics.append(diagnostic)
             return
-        item = (("", (), "", None, "", None, 0), None, diagnostic)
+        item = (("", (), "", None, "", None, 0, 0), None, diagnostic)
         if self.pool is None:
             self.pending.append(item)
         else:

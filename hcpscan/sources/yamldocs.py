@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 from yaml.events import (
+    AliasEvent,
     DocumentEndEvent,
     MappingEndEvent,
     MappingStartEvent,
@@ -51,6 +52,10 @@ Step = str | int
 # (30,000 levels kill the process), and Python prints no integer longer than its
 # int-string limit (an error in whatever report shows it).
 MAX_DEPTH = 200  # nesting levels; no Kubernetes object comes near
+# Nodes (mappings, sequences, scalars) one file may make. The largest files of real
+# must-gathers and of bench/'s 500-cluster dump make under 50,000; a file at this
+# bound takes about 1 GB however its bytes are spent (see bench/RESULTS.md).
+MAX_NODES = 5_000_000
 MAX_DIGITS = sys.get_int_max_str_digits() or 4300
 _MAX_INT_BITS = int(MAX_DIGITS * math.log2(10))
 _LONG_NUMBER = re.compile(r"[-+]?(?:0[xob])?[0-9a-fA-F_:]{1000,}")
@@ -154,9 +159,25 @@ def number_too_long(text: str) -> InputLimitError:
     return InputLimitError(f"a number longer than {MAX_DIGITS} digits", line, None)
 
 
-def load_json(text: str | bytes) -> Any:
+class TooManyNodes(InputLimitError, ValueError):
+    """More nodes than one file may make (``MAX_NODES`` unless raised): found by
+    counting, before any parser builds them. A ``ValueError`` too, as every
+    failure of ``load_json`` is."""
+
+    hint = "no Kubernetes manifest comes near; if the file is genuine, raise the limit with --max-nodes"
+
+    def __init__(self, limit: int, line: int | None) -> None:
+        super().__init__(f"more than {limit:,} nodes (mappings, lists and values; an alias "
+                         "counts as what it repeats)", line, None)
+
+
+def load_json(text: str | bytes, max_nodes: int = MAX_NODES) -> Any:
     """``json.loads`` whose every failure is a ``ValueError``: a deep document
-    raises ``RecursionError`` there, a long number a ``ValueError`` of its own."""
+    raises ``RecursionError`` there, a long number a ``ValueError`` of its own, a
+    text of more than ``max_nodes`` nodes ``TooManyNodes`` (bytes, which only API
+    answers are, are not counted: the server's pages bound them)."""
+    if isinstance(text, str) and _json_node_bound(text, max_nodes) > max_nodes:
+        raise TooManyNodes(max_nodes, None)
     try:
         return json.loads(text)
     except RecursionError:
@@ -178,10 +199,185 @@ def nested_too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+# Before each entry of a mapping or a list stands one of these: "key:", "- ", "?" (a
+# complex key), "," or, for the first entry of a flow collection, "[" or "{".
+_ENTRY_MARKS = "-:,[{?"
+# An alias repeats what its anchor names without writing it again, so only counting
+# says what it makes. Both stand at a node's start (after a blank, "[", "{", ",");
+# searched from their "&" or "*", which the regex engine skips to quickly (markdown
+# in CRD descriptions writes *emphasis*, URLs &parameters). Past this many
+# candidates, aliases are assumed.
+_ANCHOR = re.compile(r"&([0-9A-Za-z_-]+)")
+_ALIAS = re.compile(r"\*([0-9A-Za-z_-]+)")
+_NODE_START = frozenset(" \t\r\n[{,:")  # ":" too: libyaml reads {"key":*alias}
+_NAME_CANDIDATES = 10_000
+_ENTRY_MARK_BYTES = _ENTRY_MARKS.encode()
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_JSON_BLANKS = str.maketrans("", "", " \t\r\n")
+
+
+def node_overrun(text: str, limit: int = MAX_NODES, encoded: bytes | None = None) -> TooManyNodes | None:
+    """Why reading the text (every document of it) would make more than ``limit``
+    nodes, or None. Most texts are cleared by a bound read off their characters;
+    the others by libyaml's count of their events (C, building nothing), which
+    also refuses a text far over; the rest are counted node by node, which says
+    on which line the count passes the limit. ``encoded``: the text's bytes, when
+    the caller has them (libyaml reads those without a copy)."""
+    source = encoded if encoded is not None else text
+    if not _may_hold_aliases(text):
+        # a mark is a character: a text of a third of the limit is within it, uncounted
+        if 3 * len(source) + 1 <= limit or _node_bound(source) <= limit:
+            return None
+        events = _event_count(source)
+        if events is not None:
+            if events <= limit + 2:  # a node is at least one event; the stream's ends are two
+                return None
+            # ... and at most two (a collection's start and end), besides each document's two
+            documents = text.count("---") + text.count("...") + 1
+            if (events - 2 - 2 * documents) // 2 > limit:
+                return TooManyNodes(limit, None)
+    return _count_nodes(text, limit, source)
+
+
+def _may_hold_aliases(text: str) -> bool:
+    """Whether some alias may name an anchor of the text."""
+    if "*" not in text or "&" not in text:
+        return False
+    anchors = _node_names(text, _ANCHOR)
+    if anchors is not None and not anchors:
+        return False
+    aliases = _node_names(text, _ALIAS)
+    return anchors is None or aliases is None or not anchors.isdisjoint(aliases)
+
+
+def _node_names(text: str, pattern: re.Pattern[str]) -> set[str] | None:
+    """Names after "&" or "*" at a node's start; None past ``_NAME_CANDIDATES``."""
+    names = set()
+    for candidate, found in enumerate(pattern.finditer(text)):
+        if candidate >= _NAME_CANDIDATES:
+            return None
+        at = found.start()
+        if at == 0 or text[at - 1] in _NODE_START:
+            names.add(found.group(1))
+    return names
+
+
+def _node_bound(source: str | bytes) -> int:
+    """At most this many nodes, whichever parser reads the text (YAML 1.1, 1.2 or
+    JSON) and wherever its syntax errors are, aliases aside: each entry mark opens
+    at most three (a block collection, a key and its value), and "..." may start a
+    document without "---". (Bytes are counted in one pass: the marks are ASCII.)"""
+    if isinstance(source, bytes):
+        marks = len(source) - len(source.translate(None, _ENTRY_MARK_BYTES))
+        return 3 * marks + source.count(b"...") + 1
+    return 3 * sum(source.count(mark) for mark in _ENTRY_MARKS) + source.count("...") + 1
+
+
+def _json_node_bound(text: str, limit: int) -> int:
+    """The values JSON makes (at most, if it is not JSON): outside strings, a colon
+    stands between a key and a value, a comma not before a key and a "[" not
+    before "]" before an entry of a list. Counted only when the looser
+    ``_node_bound`` is over the limit."""
+    bound = _node_bound(text)
+    if bound <= limit:
+        return bound
+    bare = _JSON_STRING.sub("", text).translate(_JSON_BLANKS)
+    lists = bare.count(",") - bare.count(",:") + bare.count("[") - bare.count("[]")
+    return 1 + lists + 2 * bare.count(":")
+
+
+def _event_count(source: str | bytes) -> int | None:
+    """Events of the whole stream (None if it does not parse), counted in C."""
+    if not LIBYAML:
+        return None  # pragma: no cover - the pure-Python parser has no raw_parse
+    loader = _Loader(source)
+    try:
+        return int(loader.raw_parse())
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+
+
+def _count_nodes(text: str, limit: int, source: str | bytes) -> TooManyNodes | None:
+    """Nodes counted as ``read_documents`` reads: past a syntax error, the first
+    document not finished on its own, then the rest after it."""
+    tally = _NodeTally(limit)
+    spans: list[tuple[int, int]] = []
+    first, stream = 0, source
+    try:
+        while True:
+            try:
+                tally.read(stream)
+                return None
+            except yaml.YAMLError:
+                pass
+            spans = spans or document_spans(text)
+            bad = first + tally.finished
+            if bad >= len(spans):
+                return None
+            try:
+                tally.read(_padded(text, *spans[bad]))
+            except yaml.YAMLError:
+                pass
+            first = bad + 1
+            if first >= len(spans):
+                return None
+            stream = _padded(text, spans[first][0], len(text))
+    except TooManyNodes as over:
+        return over
+
+
+class _NodeTally:
+    """Nodes of the streams read, an alias counting as the nodes of what it names
+    (a "billion laughs" makes no more memory when loaded, but everything that walks
+    the object after, a report or a saved dump, walks each repetition)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+        self.finished = 0  # documents ended in the last stream read
+
+    def read(self, stream: str | bytes) -> None:
+        loader = _Loader(stream)
+        get, self.finished = loader.get_event, 0
+        sizes: dict[str, int] = {}  # anchor -> nodes under it
+        opened: list[tuple[str | None, int]] = []  # (anchor, count before) of open collections
+        try:
+            while True:
+                event = get()
+                kind = type(event)
+                if kind is ScalarEvent:
+                    self.count += 1
+                    if event.anchor is not None:
+                        sizes[event.anchor] = 1
+                elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                    opened.append((event.anchor, self.count))
+                    self.count += 1
+                elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                    anchor, before = opened.pop()
+                    if anchor is not None:
+                        sizes[anchor] = self.count - before
+                elif kind is AliasEvent:
+                    self.count += sizes.get(event.anchor, 1)  # not closed yet: a cycle, one reference
+                elif kind is DocumentEndEvent:
+                    self.finished += 1
+                    sizes.clear()  # anchors are per document
+                elif kind is StreamEndEvent or event is None:
+                    return
+                if self.count > self.limit:
+                    raise TooManyNodes(self.limit, event.start_mark.line + 1)
+        finally:
+            loader.dispose()
+
+
 def load_one(text: str) -> Any:
     """The single document of a YAML text found inside an object (Helm values,
     an embedded configuration), read as files are, bounds included; ``None`` when
     empty. Raises ``YamlSyntaxError``."""
+    overrun = node_overrun(text)
+    if overrun is not None:
+        raise overrun
     docs = list(parse_documents(text))
     if len(docs) > 1:
         raise YamlSyntaxError("expected a single document, found several",

@@ -114,6 +114,7 @@ CRDS = (
     _r("config.openshift.io/v1", "proxies", "Proxy", False),
     _r("config.openshift.io/v1", "networks", "Network", False),
     _r("operator.openshift.io/v1", "networks", "Network", False),
+    _r("operator.openshift.io/v1", "ingresscontrollers", "IngressController"),
     _r("apps.openshift.io/v1", "deploymentconfigs", "DeploymentConfig", short=("dc",)),
     _r("hypershift.openshift.io/v1beta1", "hostedclusters", "HostedCluster", short=("hc",)),
     _r("hypershift.openshift.io/v1beta1", "nodepools", "NodePool", short=("np",)),

@@ -285,7 +285,7 @@ spec:
 """
     (finding,) = run(tmp_path, text, "PRX002").findings
     assert finding.object.namespace == "clusters-prod-eu"
-    assert "no --no-proxy flag(s)" in finding.message
+    assert finding.message.endswith("konnectivity-proxy-https: no --no-proxy")
     assert finding.field == "spec.template.spec.containers[0].args"
 
 

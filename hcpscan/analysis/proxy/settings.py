@@ -201,6 +201,12 @@ class ConsumerProxy:
     # container's image (see hcpscan.model.readers).
     program: str = ""
     image: str = ""
+    # HyperShift's control-plane proxy path (DOMAIN.md §3): a konnectivity sidecar serves
+    # "http" (konnectivity-https-proxy, which takes the proxy flags) or "socks5"; a container
+    # whose proxy is the pod itself (127.0.0.1:<port>) with no sidecar serving that port keeps
+    # the setting that says so in ``unserved``.
+    serves: str = ""
+    unserved: Setting | None = None
 
     @property
     def client_release(self) -> RuntimeRef | None:

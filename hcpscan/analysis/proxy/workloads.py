@@ -60,7 +60,7 @@ def _sidecar(inventory: Inventory, ref: ct.ContainerRef) -> ConsumerProxy | None
     kind = next(KONNECTIVITY_COMMANDS[w] for w in words if w in KONNECTIVITY_COMMANDS)
     flags = ct.flag_values(ref)
     consumer = ConsumerProxy(KONNECTIVITY_SIDECAR, f"{ref.obj.ref} container {ref.name}", ref.obj,
-                             container=ref.name)
+                             container=ref.name, serves=kind)
     for flag, attr in (("--http-proxy", "http_proxy"), ("--https-proxy", "https_proxy"),
                        ("--no-proxy", "no_proxy")):
         if flag in flags:
@@ -80,8 +80,7 @@ def _sidecar(inventory: Inventory, ref: ct.ContainerRef) -> ConsumerProxy | None
 
 
 def _serving(sidecar: ConsumerProxy) -> tuple[str, str]:
-    kind = "socks5" if "socks5 proxy" in sidecar.notes[0] else "http"
-    return kind, str(sidecar.variables["--serving-port"].value)
+    return sidecar.serves, str(sidecar.variables["--serving-port"].value)
 
 
 def _link(consumer: ConsumerProxy, sidecars: list[ConsumerProxy]) -> None:
@@ -101,6 +100,7 @@ def _link(consumer: ConsumerProxy, sidecars: list[ConsumerProxy]) -> None:
                 return
         consumer.notes.append(f"{setting.name}={setting.value} points at the pod itself, but no "
                               "konnectivity sidecar serves that port")
+        consumer.unserved = consumer.unserved or setting
 
 
 def container_proxies(inventory: Inventory, runtime: str = "go",

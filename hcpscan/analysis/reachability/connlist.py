@@ -92,12 +92,16 @@ class Focus:
     def keeps(self, conn: Connection) -> bool:
         if self.connection is not None and not conn.connections.allows(*self.connection):
             return False
+        return self.keeps_pair(conn.source, conn.destination)
+
+    def keeps_pair(self, source: str, destination: str) -> bool:
+        """Is the pair one of the focus workloads' (whatever its connections)?"""
         if not self.workloads:
             return True
-        outgoing = self.direction != "ingress" and _named(conn.source, self.workloads) and (
-            not self.peers or _named(conn.destination, self.peers))
-        incoming = self.direction != "egress" and _named(conn.destination, self.workloads) and (
-            not self.peers or _named(conn.source, self.peers))
+        outgoing = self.direction != "ingress" and _named(source, self.workloads) and (
+            not self.peers or _named(destination, self.peers))
+        incoming = self.direction != "egress" and _named(destination, self.workloads) and (
+            not self.peers or _named(source, self.peers))
         return bool(outgoing or incoming)
 
 
@@ -294,14 +298,14 @@ def network_sections(model: ClusterModel, networks: dict[str, Network],
         conns = cluster_connections(dataclasses.replace(model, classes=own), options, inventory)
         udn = network.kind == "UDN"
         name = network.name or network.mapping
-        conns = [Connection(c.cluster, _udn_name(c.source) if udn else c.source,
-                            _udn_name(c.destination) if udn else c.destination, c.connections, name)
+        conns = [Connection(c.cluster, udn_name(c.source) if udn else c.source,
+                            udn_name(c.destination) if udn else c.destination, c.connections, name)
                  for c in conns]
         out.append(Section(model.cluster, network, conns))
     return out
 
 
-def _udn_name(peer: str) -> str:
+def udn_name(peer: str) -> str:
     if peer.endswith("[External]") or peer.startswith("{"):
         return peer
     namespace, _, rest = peer.partition("/")

@@ -15,7 +15,7 @@ into one ``EndpointClass`` before any pairwise work.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -300,3 +300,13 @@ def endpoints_by_workload(classes: Iterable[EndpointClass]) -> dict[Workload, li
             if klass not in out[workload]:
                 out[workload].append(klass)
     return out
+
+
+def split_workloads(classes: Iterable[EndpointClass]
+                    ) -> Iterator[tuple[Workload, list[EndpointClass], K8sObject]]:
+    """Workloads whose pods fall into several classes, with the object of one such pod
+    (of the first class) to point at."""
+    for workload, members in sorted(endpoints_by_workload(classes).items()):
+        if len(members) > 1:
+            yield workload, members, next(e.obj for e in members[0].endpoints
+                                          if e.workload == workload)

@@ -96,6 +96,7 @@ class ExposurePath:
     entry_port: int | None  # the port at the perimeter; None = an unallocated node port
     sources: IPSpace
     through_router: bool = False
+    service: str = ""  # the Service a Route or Ingress names
 
     @property
     def name(self) -> str:
@@ -292,7 +293,7 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
                                                      pod_port):
                 continue
             paths.append(ExposurePath("Route", route, "spec.to", protocol, pod_port, entry_port,
-                                      IPSpace.everything(), through_router=True))
+                                      IPSpace.everything(), through_router=True, service=svc.name))
     return paths
 
 
@@ -313,5 +314,6 @@ def ingress_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
                 continue
             entry_port = 443 if ingress.get("spec.tls") else 80
             paths.append(ExposurePath("Ingress", ingress, field_path, protocol, pod_port,
-                                      entry_port, IPSpace.everything(), through_router=True))
+                                      entry_port, IPSpace.everything(), through_router=True,
+                                      service=svc.name))
     return paths

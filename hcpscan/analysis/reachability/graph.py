@@ -52,7 +52,7 @@ from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.perimeter import Perimeter
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NP_TIER, NetworkPolicyModel
-from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol
+from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol, union_all
 from hcpscan.analysis.reachability.queries import (
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
@@ -185,6 +185,20 @@ class ReachabilityGraph:
         view, workload = found[0][0], found[0][1]
         indices = sorted({i for v, w, i in found if v is view and w == workload})
         return view, workload, indices
+
+    def has_workload(self, target: str) -> bool:
+        """Whether ``target`` (``cluster:namespace/name[Kind]``) is a workload of the inputs."""
+        try:
+            self._workload_classes(target)
+        except TargetNotFound:
+            return False
+        return True
+
+    def has_way_in(self, target: str) -> bool:
+        """Whether a NodePort or LoadBalancer Service or a Route leads to ``target``'s pods:
+        without one, outside traffic would need a routable pod IP."""
+        view, _workload, indices = self._workload_classes(target)
+        return any(view.paths.get(i) for i in indices)
 
     def _name_index(self) -> dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]]:
         """(namespace, name) -> every (view, workload, class index), in class order."""
@@ -541,6 +555,20 @@ class ReachabilityGraph:
                     if ev.classes[bit].ports not in seen:
                         seen.add(ev.classes[bit].ports)
                         conns = conns.union(ev.egress_connections(part, ev.classes[bit]))
+        return True, conns
+
+    def egress_rules_open(self, source: str) -> tuple[bool, ConnectionSet]:
+        """(egress isolated?, what the egress rules of the NetworkPolicies isolating
+        ``source`` open by port, whoever their peers are — in the inputs or not: a rule
+        towards the DNS pods counts though a dump holds none of them)."""
+        view, _workload, indices = self._workload_classes(source)
+        conns = ConnectionSet.none()
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if not side.np_isolated:
+                return False, ConnectionSet.all()
+            for model in side.policies:
+                conns = union_all([conns, *(rule.connections_to(None) for rule in model.egress)])
         return True, conns
 
     def workloads(self, cluster: str, namespace: str | None = None) -> list[Workload]:

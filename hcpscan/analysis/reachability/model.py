@@ -9,10 +9,10 @@ from hcpscan.analysis.reachability.egressfirewall import EgressFirewallModel, re
 from hcpscan.analysis.reachability.endpoints import (
     EndpointClass,
     collect_endpoints,
-    endpoints_by_workload,
     group_classes,
     namespace_labels,
     namespaces_in,
+    split_workloads,
 )
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.policies import INGRESS, NetworkPolicyModel, read_policies
@@ -71,11 +71,10 @@ def read_clusters(inventory: Inventory, options: EvaluationOptions,
 
 def _warn_label_gaps(classes: list[EndpointClass], inventory: Inventory,
                      diagnostics: list[Diagnostic]) -> None:
-    for workload, members in sorted(endpoints_by_workload(classes).items()):
+    for workload, members, obj in split_workloads(classes):
         label_sets = {tuple(sorted(c.labels.items())) for c in members}
         if len(label_sets) < 2:
             continue
-        obj = next(e.obj for e in members[0].endpoints if e.workload == workload)
         loc = inventory.locate(obj)
         diagnostics.append(Diagnostic(
             loc.path, loc.line, f"pods of {workload.ref} carry different labels; its connections "

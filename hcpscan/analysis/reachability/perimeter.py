@@ -46,7 +46,7 @@ from typing import Any
 import yaml
 
 from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
-from hcpscan.model.ipspace import AddressError, IPSpace
+from hcpscan.model.ipspace import AddressError, IPSpace, cut
 
 ALLOW, DENY = "allow", "deny"
 
@@ -104,6 +104,19 @@ class Perimeter:
             if rule.matches(source, protocol, port):
                 return PerimeterVerdict(rule.action == ALLOW, rule)
         return PerimeterVerdict(self.default == ALLOW, None)
+
+    def admitting(self, protocol: str, first: int, last: int) -> tuple[IPSpace, IPSpace]:
+        """(the addresses let in on every port of ``first``-``last``, those let in on some):
+        the two differ for an entry port not known in advance (an unallocated node port)."""
+        wanted = ConnectionSet.of(normalise_protocol(protocol), PortSet.of((first, last)))
+        every, some = [], []
+        for piece in cut(self.cidrs(), IPSpace.everything()):
+            got = self.allowed(piece).intersection(wanted)
+            if got:
+                some.append(piece)
+            if got == wanted:
+                every.append(piece)
+        return IPSpace.union_of(every), IPSpace.union_of(some)
 
     def allowed(self, source: IPSpace) -> ConnectionSet:
         """Every port the perimeter lets in from ``source``."""

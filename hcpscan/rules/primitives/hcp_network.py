@@ -1,30 +1,58 @@
-"""Primitives over the reachability graph for HyperShift control planes (rules HCP001-HCP006).
+"""Template ``reach``: who gets in to some workloads' ports, or where they get out to.
 
-Outside traffic counts when it enters through a way the cluster offers from
-outside — a NodePort or LoadBalancer Service, or a Route through the router —
-not when it would need a routable pod IP: pod networks are not reachable from
-outside the cluster in the platforms HyperShift supports.
+One question over the reachability graph, in two directions:
+
+* ``in``: which outside addresses open a port of the target workloads, through every
+  layer (perimeter file, Service source ranges, Routes through the router,
+  NetworkPolicy), against the allowed sources (``only-allowed``, ``all-allowed``,
+  ``none``). Outside traffic counts when it enters through a way the cluster offers
+  from outside — a NodePort or LoadBalancer Service, or a Route through the router —
+  not when it would need a routable pod IP: pod networks are not reachable from
+  outside the cluster in the platforms HyperShift supports.
+* ``out``: whether the source workloads' egress (NetworkPolicy, EgressFirewall) reaches
+  a destination — a named one of ``hcpscan.model.destinations`` or a CIDR — on every
+  port and protocol (``reachable``), or on all protocols as soon as on one
+  (``all-protocols-if-any``: DNS over UDP needs TCP for large answers).
+
+Which workloads: for a HostedCluster subject, those of its control-plane namespace
+that the rule's selectors pick; for a workload, itself; for a NetworkPolicy, the pods
+it selects. A ``listeners`` condition adds what no policy decides: a listener bound to
+loopback (read from the container's args) is reached from inside its pod only.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.reachability.coverage import POLICY_GROUP_WORD, POLICY_LIKE_KINDS
-from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
+from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS, Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.inventory import Inventory, K8sObject
-from hcpscan.inventory.objects import MANAGEMENT
-from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
+from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
+from hcpscan.model.hostedcluster import (
+    HOSTED_CLUSTER,
+    HostedCluster,
+    hosted_cluster,
+    hosted_cluster_for_namespace,
+)
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.publishing import (
+    INGRESS_CONTROLLER,
+    SERVICE_POD_PORTS,
+    DeclaredWay,
+    Undeclared,
+    Unpublished,
+    declared_way,
+)
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.reach_out import check_out, listeners, protocols_of
 from hcpscan.sources.interface import Diagnostic
 
 # Everything the graph reads: endpoints and their owners, policies of every tier and
@@ -32,11 +60,44 @@ from hcpscan.sources.interface import Diagnostic
 REACHABILITY = "reachability"  # the name the graph is shared under in the Context
 GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
                "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS)
+ENDPOINT_READS = ("Endpoints", "EndpointSlice")  # where management-kas lives
 
-_TARGET = {"type": "object", "additionalProperties": False, "required": ["app"],
-           "properties": {"app": {"type": "string"},
-                          "port": {"anyOf": [{"type": "integer"}, {"const": "kas"}]},
-                          "service": {"type": "string"}}}
+# Named address sets a reach rule may allow, besides literal CIDRs.
+MACHINE_NETWORK = "machine-network"  # the HostedCluster's machineNetwork, else worker_cidrs
+WORKER_CIDRS = "worker-cidrs"  # worker_cidrs in .hcpscan.yaml
+
+IN, OUT = "in", "out"
+EXPECT_IN = ("only-allowed", "all-allowed", "none")
+EXPECT_OUT = ("reachable", "all-protocols-if-any")
+_PORT = {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 65535}, {"const": "kas"}]}
+_TO = {"anyOf": [{"enum": list(NAMED_DESTINATIONS)}, {"type": "string", "format": "cidr"}],
+       "description": "out: outside (some outside address), management-kas (every endpoint of "
+                      "the management default/kubernetes Service), dns (any peer on the DNS "
+                      "ports), or a CIDR (every address of it); default outside"}
+_SELECTOR = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"app": {"type": "string", "description": "pods labelled app=<this>"},
+                   "labels": {"type": "object", "additionalProperties": {"type": "string"},
+                              "description": "pods carrying all these labels"},
+                   "port": _PORT, "ports": {"type": "array", "minItems": 1, "items": _PORT},
+                   "service": {"type": "string", "description": "the spec.services entry a "
+                               "finding on a HostedCluster points at"},
+                   "to": _TO},
+}
+_SELECTION_DOC = ("workloads of a HostedCluster subject's control-plane namespace, by app label "
+                  "or label set, each with its own port(s), service and (out) destination; "
+                  "omitted: the subject's own pods (a workload, or a NetworkPolicy's selected pods)")
+_LISTENERS = {
+    "type": "object", "additionalProperties": False, "required": ["flags", "default"],
+    "description": "listeners that must bind loopback (reached from inside the pod only)",
+    "properties": {
+        "workloads": {"type": "array", "items": {"type": "string"},
+                      "description": "workload names this applies to (default: every subject)"},
+        "flags": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": "^-"},
+                  "description": "container args that set the listener's host:port"},
+        "default": {"type": "string", "description": "the address used when no flag is given"},
+    },
+}
 
 
 def reachability(ctx: Context) -> ReachabilityGraph:
@@ -53,11 +114,6 @@ def reachability(ctx: Context) -> ReachabilityGraph:
         return graph
 
     return ctx.analysis(REACHABILITY, build)
-
-
-# Named address sets a reach rule may allow, besides literal CIDRs.
-MACHINE_NETWORK = "machine-network"  # the HostedCluster's machineNetwork, else worker_cidrs
-WORKER_CIDRS = "worker-cidrs"  # worker_cidrs in .hcpscan.yaml
 
 
 class GraphPrimitive(Primitive):
@@ -84,20 +140,20 @@ def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
 def outside_text(outside: IPSpace, workers: IPSpace) -> str:
     """Outside addresses beyond the worker subnets, as findings and pictures name them."""
     if outside == workers.complement():
-        return f"any address outside {', '.join(workers.cidrs())}"
+        return f"any address outside {', '.join(workers.cidrs())}" if workers else "any address"
     return str(outside)
 
 
-def allowed_space(ctx: Context, hc: HostedCluster, allowed: list[str]) -> tuple[IPSpace, str] | None:
+def allowed_space(ctx: Context, hc: HostedCluster | None,
+                  allowed: list[str]) -> tuple[IPSpace, str] | None:
     """The union of a rule's allowed sources: literal CIDRs and named sets; None when a
     named set has no value in the input or config."""
     space, where = IPSpace.from_cidrs(()), []
     for item in allowed:
         if item == MACHINE_NETWORK:
-            found = worker_space(ctx, hc)
+            found = worker_space(ctx, hc) if hc is not None else _config_workers(ctx)
         elif item == WORKER_CIDRS:
-            found = ((IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config")
-                     if ctx.config.worker_cidrs else None)
+            found = _config_workers(ctx)
         else:
             found = IPSpace.from_cidrs([item]), "the rule"
         if found is None:
@@ -107,14 +163,330 @@ def allowed_space(ctx: Context, hc: HostedCluster, allowed: list[str]) -> tuple[
     return space, ", ".join(dict.fromkeys(where))
 
 
-def _port(target: dict[str, Any], hc: HostedCluster) -> int:
-    port = target.get("port", "kas")
-    return hc.kas_port if port == "kas" else int(port)
+def _config_workers(ctx: Context) -> tuple[IPSpace, str] | None:
+    if not ctx.config.worker_cidrs:
+        return None
+    return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
 
 
-def _anchor(hc: HostedCluster, service: str | None) -> str:
-    strategy = hc.publishing.get(service or "")
-    return strategy.field if strategy else "spec.services"
+@dataclass(slots=True)
+class Scope:
+    """What one check on one subject is about: the HostedCluster (when the subject is one
+    or runs in its control-plane namespace), the workloads picked per selector item, and
+    the field a finding about traffic to those workloads points at."""
+
+    subject: K8sObject
+    hc: HostedCluster | None
+    picked: list[tuple[dict[str, Any], list[Workload]]]
+
+    def graph_name(self, workload: Workload) -> str:
+        return f"{self.subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+
+    def field_for(self, item: dict[str, Any]) -> str:
+        if self.subject.kind == HOSTED_CLUSTER and self.hc is not None:
+            strategy = self.hc.publishing.get(item.get("service") or "")
+            return strategy.field if strategy else "spec.services"
+        return "spec.containers" if self.subject.kind == "Pod" else "spec.template.spec.containers"
+
+    def ports(self, item: dict[str, Any], params: dict[str, Any]) -> list[int] | None:
+        """The item's ports (its own, else the rule's); None when one is ``kas`` and no
+        HostedCluster says which port its API server uses."""
+        wanted = item.get("ports") or ([item["port"]] if "port" in item else params.get("ports", []))
+        if "kas" in wanted and self.hc is None:
+            return None
+        return [self.hc.kas_port if p == "kas" and self.hc is not None else int(p) for p in wanted]
+
+
+def selection_key(params: dict[str, Any]) -> str:
+    return "targets" if params.get("direction", IN) == IN else "sources"
+
+
+def scope_of(ctx: Context, graph: ReachabilityGraph, subject: K8sObject,
+             params: dict[str, Any]) -> Scope | Outcome:
+    """The subject's scope, or why it has none (not applicable / not evaluable)."""
+    items = params.get(selection_key(params))
+    if subject.kind == HOSTED_CLUSTER:
+        hc = hosted_cluster(subject)
+        ns = hc.control_plane_namespace
+        picked = [(item, _named(graph.select_workloads(subject.cluster, ns, _labels(item))))
+                  for item in items or []]
+        return Scope(subject, hc, picked)
+    hc = hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster)
+    if items:
+        return NotEvaluable(f"params.{selection_key(params)} picks workloads of a HostedCluster's "
+                            f"control plane; {subject.ref} is not a HostedCluster")
+    if is_network_policy(subject):
+        return Scope(subject, hc, [({}, _named(graph.selected_by(subject)))])
+    workload = Workload(subject.namespace, subject.name, subject.kind)
+    if not graph.has_workload(f"{subject.cluster}:{workload.ref}"):
+        return NotEvaluable(f"{subject.ref} is not in the reachability graph")
+    return Scope(subject, hc, [({}, [workload])])
+
+
+def _named(workloads: list[Workload]) -> list[Workload]:
+    """Workloads a finding can name: one without a name (a document the API server would
+    refuse, reported by the loader) cannot be asked about by name either."""
+    return [w for w in workloads if w.name and w.namespace]
+
+
+def _labels(item: dict[str, Any]) -> dict[str, str]:
+    labels = dict(item.get("labels") or {})
+    if "app" in item:
+        labels["app"] = item["app"]
+    return labels
+
+
+def _bad_cidr(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return True
+    return False
+
+
+@register
+class Reach(GraphPrimitive):
+    name = "reach"
+    description = ("who gets in to workloads' ports from outside (direction in: through the "
+                   "perimeter file, Service source ranges, Routes and NetworkPolicy, against the "
+                   "allowed sources), or where workloads get out to (direction out: outside, the "
+                   "management API server, DNS or a CIDR, per port and protocol); listeners "
+                   "that must bind loopback. Subjects: HostedClusters, or with applies_to.kinds "
+                   "NetworkPolicies (the pods they select) and workloads (themselves)")
+    params_schema = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "direction": {"enum": [IN, OUT], "description": "in (default) or out"},
+            "targets": {"type": "array", "minItems": 1, "items": _SELECTOR,
+                        "description": "in: the workloads reached; " + _SELECTION_DOC},
+            "sources": {"type": "array", "minItems": 1, "items": _SELECTOR,
+                        "description": "out: the workloads sending; " + _SELECTION_DOC},
+            "ports": {"type": "array", "minItems": 1, "items": _PORT,
+                      "description": "ports of items without their own; kas: the "
+                                     "HostedCluster's API server port"},
+            "protocols": {"type": "array", "minItems": 1, "uniqueItems": True,
+                          "items": {"enum": ["TCP", "UDP", "SCTP"]}, "description": "default [TCP]"},
+            "protocol": {"enum": ["TCP", "UDP", "SCTP"], "description": "one protocol (shorthand)"},
+            "allowed": {"type": "array", "minItems": 1,
+                        "items": {"anyOf": [{"enum": [MACHINE_NETWORK, WORKER_CIDRS]},
+                                            {"type": "string", "format": "cidr"}]},
+                        "description": "in: source ranges: CIDRs, machine-network (the "
+                                       "HostedCluster's machineNetwork, else worker_cidrs) or "
+                                       "worker-cidrs (the config's); default machine-network"},
+            "to": _TO,
+            "expect": {"enum": [*EXPECT_IN, *EXPECT_OUT],
+                       "description": "in: only-allowed (default; nothing outside the allowed "
+                                      "ranges gets in), all-allowed (every allowed range gets "
+                                      "in), none (no outside address gets in); out: reachable "
+                                      "(default; the destination on every port and protocol), "
+                                      "all-protocols-if-any (once one protocol gets out on the "
+                                      "ports, all do)"},
+            "scope": {"enum": ["any", "control-plane"],
+                      "description": "control-plane: only subjects in a HostedCluster's "
+                                     "control-plane namespace (others are not applicable)"},
+            "listeners": _LISTENERS,
+        },
+    }
+    # HostedClusters unless the rule's applies_to names others: a NetworkPolicy stands
+    # for the pods it selects, a workload (or Pod) for itself.
+    subject_kinds = (HOSTED_CLUSTER,)
+    message_fields = {"target": "the workload reached (namespace/name[Kind])",
+                      "workload": "the workload that cannot get out (out)",
+                      "workloads": "the workloads a protocol is missing for (all-protocols-if-any)",
+                      "port": "the port", "ports": "the ports (or the listener's address)",
+                      "protocol": "the protocol",
+                      "have": "the protocols allowed", "missing": "the protocols not allowed",
+                      "sources": "outside addresses that get in (only-allowed, none)",
+                      "source": "an allowed range that does not get in (all-allowed)",
+                      "via": "the way in (or the listener's flag)",
+                      "blocked": "the destination addresses that cannot be reached (out)",
+                      "workers": "the allowed ranges"}
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        items = [params, *(params.get("sources") or ())]
+        if any(item.get("to") == MANAGEMENT_KAS for item in items):
+            return (*GRAPH_READS, *ENDPOINT_READS)
+        if params.get("direction", IN) == IN:
+            return (*GRAPH_READS, INGRESS_CONTROLLER)  # the router, when the spec alone speaks
+        return GRAPH_READS
+
+    def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+        found = super().problems(params)
+        if not isinstance(params, dict) or found:
+            return found
+        for i, item in enumerate(params.get("allowed", ())):
+            if item not in (MACHINE_NETWORK, WORKER_CIDRS) and _bad_cidr(item):
+                found.append((("allowed", i), f"{item!r} is neither a CIDR nor "
+                                              f"{MACHINE_NETWORK} / {WORKER_CIDRS}"))
+        direction = params.get("direction", IN)
+        for key in ("targets", "sources"):
+            found += [((key, i), "a selector needs app or labels")
+                      for i, item in enumerate(params.get(key, ())) if not ({"app", "labels"} & set(item))]
+        wrong = {IN: ("sources", "to"), OUT: ("targets", "allowed")}[direction]
+        found += [((key,), f"{key} is for direction {OUT if direction == IN else IN}")
+                  for key in wrong if key in params]
+        expect = params.get("expect")
+        if expect is not None and expect not in (EXPECT_IN if direction == IN else EXPECT_OUT):
+            found.append((("expect",), f"expect {expect} is not for direction {direction}"))
+        return found
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        if params.get("scope") == "control-plane" and subject.kind != HOSTED_CLUSTER and \
+                hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:
+            yield NotApplicable("not in the control-plane namespace of a HostedCluster in the input")
+            return
+        if params.get("listeners"):
+            yield from listeners(subject, params["listeners"])
+        graph = reachability(ctx)
+        scope = scope_of(ctx, graph, subject, params)
+        if not isinstance(scope, Scope):
+            yield scope
+            return
+        if subject.kind == HOSTED_CLUSTER and not scope.picked:
+            yield from _spec_only(ctx, graph, scope, params)
+        elif params.get("direction", IN) == OUT:
+            yield from check_out(ctx, graph, scope, params)
+        else:
+            yield from _check_in(ctx, graph, scope, params)
+
+
+def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+               params: dict[str, Any]) -> Iterable[Outcome]:
+    """A HostedCluster subject of a rule that picks no workloads of its control plane: the
+    workloads are subjects of their own where they are in the input; otherwise the spec's
+    services that publish one of the rule's ports are judged (direction in), and what the
+    spec cannot say is named."""
+    hc = scope.hc
+    assert hc is not None
+    ns = hc.control_plane_namespace
+    if graph.workloads(scope.subject.cluster, ns):
+        yield NotApplicable(f"the workloads of HCP namespace {ns} are judged one by one")
+        return
+    ports = scope.ports({}, params) or []
+    published = [({"service": service}, []) for service, pod_ports in SERVICE_POD_PORTS.items()
+                 if service in hc.publishing and params.get("direction", IN) == IN
+                 and any((hc.kas_port if p == "kas" else p) in ports for p in pod_ports)]
+    if published:
+        yield from _declared_in(ctx, graph, Scope(scope.subject, hc, published), params)
+        return
+    shown = "/".join(map(str, ports)) or "the rule's ports"
+    yield NotEvaluable(f"HCP namespace {ns} is not in the input: spec.services publishes none of "
+                       f"ports {shown}, but HyperShift renders the workloads that serve them "
+                       f"there (`oc get deployments,statefulsets,services,routes -n {ns} -o yaml`)")
+
+
+def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+              params: dict[str, Any]) -> Iterable[Outcome]:
+    expect = params.get("expect", "only-allowed")
+    if scope.hc is not None and scope.subject.kind == HOSTED_CLUSTER and \
+            not graph.workloads(scope.subject.cluster, scope.hc.control_plane_namespace):
+        yield from _declared_in(ctx, graph, scope, params)  # a GitOps tree: the spec alone
+        return
+    present = [(item, workloads) for item, workloads in scope.picked if workloads]
+    if not present:
+        names = ", ".join(str(item.get("app") or item.get("labels")) for item, _ in scope.picked)
+        where = scope.hc.control_plane_namespace if scope.hc else scope.subject.namespace
+        yield NotEvaluable(f"no {names} workload in HCP namespace {where} in the input")
+        return
+    allowed = _allowed(ctx, scope.hc, params)
+    if allowed is None:
+        yield _no_allowed_input(params.get("allowed", [MACHINE_NETWORK]))
+        return
+    for item, workloads in present:
+        ports = scope.ports(item, params)
+        if ports is None:
+            yield NotEvaluable("port kas needs a HostedCluster: its API server port")
+            return
+        for port in ports:
+            for protocol in protocols_of(params):
+                if expect == "all-allowed":
+                    yield from _all_get_in(graph, scope, item, workloads, allowed, port, protocol)
+                else:
+                    yield from _only_allowed_get_in(ctx, graph, scope, item, workloads, allowed,
+                                                    port, protocol)
+
+
+def _allowed(ctx: Context, hc: HostedCluster | None,
+             params: dict[str, Any]) -> tuple[IPSpace, str] | None:
+    if params.get("expect") == "none":
+        return IPSpace(), ""
+    return allowed_space(ctx, hc, params.get("allowed", [MACHINE_NETWORK]))
+
+
+def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+                 params: dict[str, Any]) -> Iterable[Outcome]:
+    """Judge each target's spec.services entry from the HostedCluster alone: its HCP
+    namespace is not in the input (a GitOps tree), but its publishing strategies, its
+    allowedCIDRBlocks, the management router's IngressController and the perimeter are."""
+    hc = scope.hc
+    assert hc is not None
+    services = list(dict.fromkeys(str(item.get("service") or "") for item, _ in scope.picked))
+    if "" in services:
+        yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input, and "
+                           "a target names no spec.services entry (service) to judge from the "
+                           "HostedCluster")
+        return
+    allowed = _allowed(ctx, hc, params)
+    for service in services:
+        way = declared_way(ctx.inventory, hc, service)
+        missing = [way.reason] if isinstance(way, Undeclared) else []
+        if allowed is None and not isinstance(way, Unpublished):
+            missing.append(_no_allowed_input(params.get("allowed", [MACHINE_NETWORK])).reason)
+        if missing:
+            yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input; "
+                               + "; ".join(missing))
+            continue
+        for protocol in protocols_of(params):
+            yield from _declared_verdict(ctx, graph, hc, way, allowed, protocol,
+                                         params.get("expect", "only-allowed"))
+
+
+def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
+                      way: DeclaredWay | Unpublished, allowed: tuple[IPSpace, str] | None,
+                      protocol: str, expect: str) -> Iterable[Outcome]:
+    if isinstance(way, Unpublished):
+        if expect == "all-allowed" and allowed is not None:
+            for cidr in allowed[0].cidrs():
+                yield Violation(field="spec.services", values={"source": cidr, "protocol": protocol},
+                                evidence=[way.why])
+        return
+    assert allowed is not None
+    space, where = allowed
+    perimeter = graph.perimeter
+    every, some = (perimeter.admitting(protocol, *way.entry) if perimeter is not None
+                   else (IPSpace.everything(), IPSpace.everything()))
+    certain, maybe = way.sources.intersection(every), way.sources.intersection(some)
+    values = {"target": f"{way.service} (published as {way.kind})", "port": way.entry_text,
+              "ports": way.entry_text, "protocol": protocol, "via": way.kind,
+              "workers": ", ".join(space.cidrs())}
+    layer = (f"perimeter {perimeter.name} admits it" if perimeter is not None else
+             "no perimeter file was given (--firewall): the firewall or security group in "
+             "front of the nodes is unknown")
+    unset = (f"the entry port is not known ({way.entry_text}: set nodePort.port), and the "
+             "perimeter admits {} on some of those ports only")
+    if expect == "all-allowed":
+        for cidr in space.cidrs():
+            target = IPSpace.from_cidrs([cidr])
+            if certain.contains(target):
+                continue
+            if maybe.contains(target):
+                yield NotEvaluable(unset.format(cidr))
+                continue
+            blocked = ("not in its source ranges" if not way.sources.contains(target)
+                       else f"perimeter {perimeter.name if perimeter else ''} denies it")
+            yield Violation(field=way.field, values={**values, "source": cidr},
+                            evidence=[*way.evidence, f"{cidr} → {way.entry_text}/{protocol}: "
+                                                     f"{blocked}", f"allowed source {cidr} from {where}"])
+        return
+    beyond, maybe_beyond = certain.difference(space), maybe.difference(space)
+    if not beyond:
+        if maybe_beyond:
+            yield NotEvaluable(unset.format(maybe_beyond))
+        return
+    shown = outside_text(beyond, space)
+    yield Violation(field=way.field, values={**values, "sources": shown},
+                    evidence=[*way.evidence, f"{shown} → {way.entry_text}/{protocol}: {layer}"]
+                    + ([f"allowed sources: {', '.join(space.cidrs())} (from {where})"] if where else []))
 
 
 def _no_allowed_input(allowed: list[str]) -> NotEvaluable:
@@ -124,89 +496,14 @@ def _no_allowed_input(allowed: list[str]) -> NotEvaluable:
     return NotEvaluable("no allowed source range")
 
 
-def _hcp_targets(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
-                 app: str) -> list[str]:
-    workloads = graph.select_workloads(hc.obj.cluster, hc.control_plane_namespace, {"app": app})
-    return [f"{hc.obj.cluster}:{w.namespace}/{w.name}[{w.kind}]" for w in workloads]
-
-
-_TARGET_DOC = ("a workload of the HostedCluster's control plane: app (its app label), port (a "
-               "number, or kas for the platform's API server port) and service (the "
-               "spec.services entry a finding points at)")
-
-
-@register
-class Reach(GraphPrimitive):
-    name = "reach"
-    description = ("who can reach a HostedCluster's control-plane ports from outside, through every "
-                   "layer (perimeter file, Service source ranges, NetworkPolicy): only the allowed "
-                   "sources (expect: only-allowed), or every allowed source (expect: "
-                   "all-allowed)")
-    params_schema = {
-        "type": "object", "additionalProperties": False, "required": ["targets"],
-        "properties": {
-            "targets": {"type": "array", "minItems": 1, "items": _TARGET, "description": _TARGET_DOC},
-            "protocol": {"enum": ["TCP", "UDP", "SCTP"], "description": "default TCP"},
-            "allowed": {"type": "array", "minItems": 1,
-                        "items": {"anyOf": [{"enum": [MACHINE_NETWORK, WORKER_CIDRS]},
-                                            {"type": "string", "format": "cidr"}]},
-                        "description": "source ranges: CIDRs, machine-network (the "
-                                       "HostedCluster's machineNetwork, else worker_cidrs) or "
-                                       "worker-cidrs (the config's); default machine-network"},
-            "expect": {"enum": ["only-allowed", "all-allowed"],
-                       "description": "only-allowed (default): nothing outside the allowed "
-                                      "ranges gets in; all-allowed: every allowed range gets in"},
-        },
-    }
-    subject_kinds = ("HostedCluster",)
-
-    def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
-        found = super().problems(params)
-        for i, item in enumerate(params.get("allowed", ()) if isinstance(params, dict) else ()):
-            if isinstance(item, str) and item not in (MACHINE_NETWORK, WORKER_CIDRS):
-                try:
-                    ipaddress.ip_network(item, strict=False)
-                except ValueError:
-                    found.append((("allowed", i), f"{item!r} is neither a CIDR nor "
-                                                  f"{MACHINE_NETWORK} / {WORKER_CIDRS}"))
-        return found
-
-    message_fields = {"target": "the workload reached (namespace/name[Kind])",
-                      "port": "the port", "protocol": "the protocol",
-                      "sources": "outside addresses that get in (only-allowed)",
-                      "source": "an allowed range that does not get in (all-allowed)",
-                      "workers": "the allowed ranges"}
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        hc = hosted_cluster(subject)
-        graph = reachability(ctx)
-        allowed_items = params.get("allowed", [MACHINE_NETWORK])
-        protocol = params.get("protocol", "TCP")
-        expect_all = params.get("expect", "only-allowed") == "all-allowed"
-        found_any = False
-        for target in params["targets"]:
-            names = _hcp_targets(ctx, graph, hc, target["app"])
-            if not names:
-                continue
-            found_any = True
-            allowed = allowed_space(ctx, hc, allowed_items)
-            if allowed is None:
-                yield _no_allowed_input(allowed_items)
-                return
-            check = _all_get_in if expect_all else _only_allowed_get_in
-            yield from check(ctx, graph, hc, target, names, allowed, protocol)
-        if not found_any:
-            yield NotEvaluable(f"no {', '.join(t['app'] for t in params['targets'])} workload in "
-                               f"HCP namespace {hc.control_plane_namespace} in the input")
-
-
-def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
-                         target: dict[str, Any], names: list[str], allowed_where: tuple[IPSpace, str],
+def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
+                         workloads: list[Workload], allowed_where: tuple[IPSpace, str], port: int,
                          protocol: str) -> Iterable[Outcome]:
     allowed, where = allowed_where
-    port = _port(target, hc)
-    for name in names:
-        for reach in graph.who_can_reach(name, port, protocol, workloads=False):
+    for workload in workloads:
+        if not graph.has_way_in(scope.graph_name(workload)):
+            continue  # outside traffic gets in only through one (pod IPs are not routable)
+        for reach in graph.who_can_reach(scope.graph_name(workload), port, protocol, workloads=False):
             if not reach.source.is_external:
                 continue
             paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
@@ -219,256 +516,35 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, hc: HostedClust
                          "; no perimeter rule restricts it" if ctx.config.firewall else
                          "; no perimeter file was given (--firewall): the firewall or "
                          "security group in front of the nodes is unknown")
+            allowed_note = [f"allowed sources: {', '.join(allowed.cidrs())} (from {where})"] if where else []
             yield Violation(
-                field=_anchor(hc, target.get("service")),
-                values={"target": name.split(":", 1)[1], "port": port,
+                field=scope.field_for(item),
+                values={"target": workload.ref, "port": port, "ports": str(port),
                         "protocol": protocol, "sources": shown,
+                        "via": ", ".join(dict.fromkeys(p.via for p in paths)),
                         "workers": ", ".join(allowed.cidrs())},
                 evidence=[f"{shown} → {port}/{protocol} via {p.via}: "
                           + "; ".join(str(e) for e in p.evidence) + perimeter
-                          for p in paths] + [f"allowed sources: {', '.join(allowed.cidrs())} "
-                                             f"(from {where})"])
+                          for p in paths] + allowed_note)
 
 
-def _all_get_in(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster, target: dict[str, Any],
-                names: list[str], allowed_where: tuple[IPSpace, str], protocol: str
-                ) -> Iterable[Outcome]:
+def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
+                workloads: list[Workload], allowed_where: tuple[IPSpace, str], port: int,
+                protocol: str) -> Iterable[Outcome]:
     allowed, where = allowed_where
-    port = _port(target, hc)
+    first = workloads[0]
     for cidr in allowed.cidrs():
-        reach = graph.can_reach(cidr, names[0], port, protocol)
+        reach = graph.can_reach(cidr, scope.graph_name(first), port, protocol)
         ways_in = [p for p in reach.paths if p.via != POD_NETWORK]
         if any(p.allowed for p in ways_in):
             continue
         blocked = [f"via {p.via}: {p.blocked_by}" for p in ways_in if p.blocked_by is not None]
         if not ways_in:
             blocked = [f"no NodePort/LoadBalancer Service or Route exposes port {port} of "
-                       f"{names[0].split(':', 1)[1]}"]
+                       f"{first.ref}"]
         yield Violation(
-            field=_anchor(hc, target.get("service")),
-            values={"target": names[0].split(":", 1)[1], "port": port, "protocol": protocol,
+            field=scope.field_for(item),
+            values={"target": first.ref, "port": port, "ports": str(port), "protocol": protocol,
                     "source": cidr, "workers": ", ".join(allowed.cidrs())},
             evidence=[f"{cidr} → {port}/{protocol}: {b}" for b in blocked]
             + [f"allowed source {cidr} from {where}"])
-
-
-# Where an egress need goes: any outside address, or the management cluster's API server
-# endpoints (the kubernetes Service's endpoints: policies apply after DNAT).
-OUTSIDE, MANAGEMENT_KAS = "outside", "management-kas"
-_SOURCES = {"type": "object", "additionalProperties": False,
-            "description": "the HCP namespace's workloads that have the need: by app label, or "
-                           "by any label set",
-            "properties": {"apps": {"type": "array", "items": {"type": "string"}},
-                           "labels": {"type": "object", "additionalProperties": {"type": "string"}}}}
-_NEED = {
-    "type": "object", "additionalProperties": False, "required": ["sources", "port"],
-    "properties": {
-        "sources": _SOURCES,
-        "port": {"type": "integer", "minimum": 1, "maximum": 65535},
-        "protocol": {"enum": ["TCP", "UDP", "SCTP"]},
-        "to": {"enum": [OUTSIDE, MANAGEMENT_KAS],
-               "description": "outside (default): some outside address; management-kas: every "
-                              "endpoint of the management cluster's default/kubernetes Service"},
-        "require": {"enum": ["some", "all"],
-                    "description": "to outside: some address (default), or every one"},
-    },
-}
-
-
-def management_kas_endpoints(ctx: Context, cluster: str) -> IPSpace | None:
-    """The management API server's addresses: the default/kubernetes Endpoints (or
-    EndpointSlices) of the cluster; None when the input holds neither."""
-    addresses: list[str] = []
-    endpoints = ctx.inventory.get("Endpoints", "default", "kubernetes", cluster)
-    for subset in (endpoints.get("subsets") or []) if endpoints is not None else []:
-        for address in (subset.get("addresses") or []) if isinstance(subset, dict) else []:
-            if isinstance(address, dict) and isinstance(address.get("ip"), str):
-                addresses.append(address["ip"])
-    for eps in ctx.inventory.query("EndpointSlice", namespace="default", cluster=cluster):
-        if eps.labels.get("kubernetes.io/service-name") != "kubernetes":
-            continue
-        for endpoint in eps.get("endpoints") or []:
-            if isinstance(endpoint, dict):
-                addresses += [a for a in endpoint.get("addresses") or [] if isinstance(a, str)]
-    valid = [a for a in dict.fromkeys(addresses) if _is_address(a)]
-    return IPSpace.from_cidrs(valid) if valid else None
-
-
-def _is_address(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
-
-
-@register
-class EgressOpen(GraphPrimitive):
-    name = "egress_open"
-    description = ("control-plane workloads of a HostedCluster keep the egress they need under "
-                   "NetworkPolicy: each need names its workloads, a port and where to (outside "
-                   "addresses, or the management API server's endpoints)")
-    params_schema = {
-        "type": "object", "additionalProperties": False, "required": ["needs"],
-        "properties": {"needs": {"type": "array", "minItems": 1, "items": _NEED}},
-    }
-    reads = (*GRAPH_READS, "Endpoints", "EndpointSlice")
-    subject_kinds = ("HostedCluster",)
-    message_fields = {"workload": "the workload that cannot get out", "port": "the port",
-                      "protocol": "the protocol", "blocked": "the destinations it cannot reach"}
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        hc = hosted_cluster(subject)
-        graph = reachability(ctx)
-        ns, cluster = hc.control_plane_namespace, subject.cluster
-        if not graph.workloads(cluster, ns):
-            yield NotEvaluable(f"HCP namespace {ns} is not in the input")
-            return
-        for need in params["needs"]:
-            yield from self._need(ctx, graph, cluster, ns, need)
-
-    def _need(self, ctx: Context, graph: ReachabilityGraph, cluster: str, ns: str,
-              need: dict[str, Any]) -> Iterable[Outcome]:
-        selectors = [{"app": a} for a in need["sources"].get("apps", ())]
-        if need["sources"].get("labels"):
-            selectors.append(dict(need["sources"]["labels"]))
-        workloads = {w for sel in selectors for w in graph.select_workloads(cluster, ns, sel)}
-        protocol, port = need.get("protocol", "TCP"), need["port"]
-        wanted, note = None, ""
-        if need.get("to") == MANAGEMENT_KAS:
-            wanted = management_kas_endpoints(ctx, MANAGEMENT)
-            if wanted is None:
-                note = ("the management API server's endpoints (default/kubernetes Endpoints) are "
-                        "not in the input: judged as egress to any outside address")
-        for w in sorted(workloads, key=lambda w: w.name):
-            egress = graph.egress_outside(f"{cluster}:{w.namespace}/{w.name}[{w.kind}]", port, protocol)
-            if wanted is not None:
-                missing = wanted.intersection(egress.allowed.complement())
-            elif need.get("require", "some") == "some":
-                missing = IPSpace.from_cidrs(()) if egress.allowed else egress.allowed.complement()
-            else:
-                missing = egress.allowed.complement()
-            if not missing:
-                continue
-            obj = ctx.inventory.get(w.kind, w.namespace, w.name, cluster)
-            blocked = ("every outside address" if not egress.allowed and wanted is None
-                       else f"the management API server ({missing})" if wanted is not None
-                       else str(missing))
-            yield Violation(
-                field="spec.template.spec" if obj is not None and w.kind != "Pod" else "spec",
-                subject=obj,
-                values={"workload": w.ref, "port": port, "protocol": protocol, "blocked": blocked},
-                evidence=[str(e) for e in egress.evidence] + ([note] if note else []))
-
-
-@register
-class DnsBothProtocols(GraphPrimitive):
-    name = "dns_both_protocols"
-    description = "egress rules that open DNS on one protocol only, for pods under egress isolation"
-    params_schema = {"type": "object", "additionalProperties": False,
-                     "properties": {"ports": {"type": "array", "items": {"type": "integer"}}}}
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        if not is_network_policy(subject):
-            return
-        graph = reachability(ctx)
-        dns_ports = params.get("ports", [53, 5353])
-        rules = subject.get("spec.egress") or []
-        for i, rule in enumerate(rules if isinstance(rules, list) else []):
-            protocols = _dns_protocols(rule, dns_ports)
-            if len(protocols) != 1:
-                continue
-            (have,) = protocols
-            other = "TCP" if have == "UDP" else "UDP"
-            lacking = []
-            for w in graph.selected_by(subject):
-                isolated, conns = graph.egress_connections(
-                    f"{subject.cluster}:{w.namespace}/{w.name}[{w.kind}]")
-                if isolated and not any(conns.allows(other, p) for p in dns_ports):
-                    lacking.append(w.ref)
-            if lacking:
-                yield Violation(
-                    field=f"spec.egress[{i}].ports",
-                    values={"have": have, "missing": other, "workloads": ", ".join(lacking[:5])
-                            + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")},
-                    evidence=[f"egress rule #{i + 1} opens DNS on {have} only",
-                              f"no egress rule of any NetworkPolicy opens {other} "
-                              f"{'/'.join(map(str, dns_ports))} for {', '.join(lacking)}"])
-
-
-def _dns_protocols(rule: Any, dns_ports: list[int]) -> set[str]:
-    if not isinstance(rule, dict) or not isinstance(rule.get("ports"), list):
-        return set()
-    found = set()
-    for port in rule["ports"]:
-        if not isinstance(port, dict) or not isinstance(port.get("port"), int):
-            continue
-        first, last = port["port"], port.get("endPort") or port["port"]
-        if any(first <= p <= last for p in dns_ports):
-            found.add(str(port.get("protocol", "TCP")).upper())
-    return found
-
-
-_BIND_FLAGS = ("--metrics-bind-address", "--metrics-addr", "--metrics-bind-addr")
-_LOOPBACK = re.compile(r"^(127\.0\.0\.1|localhost|\[::1\]):\d+$")
-
-
-@register
-class PlainHttpEndpoints(GraphPrimitive):
-    name = "plain_http_endpoints"
-    description = ("plain-HTTP health/metrics ports reachable from outside the cluster, and "
-                   "metrics listeners that must bind loopback")
-    params_schema = {
-        "type": "object", "additionalProperties": False, "required": ["ports"],
-        "properties": {"ports": {"type": "array", "items": {"type": "integer"}},
-                       "loopback_only": {"type": "array", "items": {"type": "string"},
-                                         "description": "workload names whose metrics flag must "
-                                                        "bind 127.0.0.1"}},
-    }
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        if hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:
-            yield NotApplicable("not in the control-plane namespace of a HostedCluster in the input")
-            return
-        yield from self._bind(subject, params)
-        graph = reachability(ctx)
-        name = f"{subject.cluster}:{subject.namespace}/{subject.name}[{subject.kind}]"
-        try:
-            exposed = graph.exposed_ports(name)
-        except LookupError:
-            yield NotEvaluable(f"{subject.ref} is not in the reachability graph")
-            return
-        for entry in exposed:
-            if entry.via == POD_NETWORK or not entry.sources:
-                continue
-            ports = [p for p in params["ports"] if entry.connections.allows("TCP", p)]
-            if not ports:
-                continue
-            yield Violation(
-                field="spec.template.spec.containers",
-                values={"ports": ", ".join(map(str, ports)), "via": entry.via,
-                        "sources": str(entry.sources)},
-                evidence=[f"{entry.sources} → {', '.join(map(str, ports))}/TCP via {entry.via}"]
-                + [str(e) for e in entry.evidence])
-
-    @staticmethod
-    def _bind(subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        if subject.name not in params.get("loopback_only", ()):
-            return
-        containers = subject.get("spec.template.spec.containers") or []
-        for ci, container in enumerate(containers):
-            args = [*(container.get("command") or []), *(container.get("args") or [])]
-            for ai, arg in enumerate(container.get("args") or []):
-                flag, _, value = str(arg).partition("=")
-                if flag in _BIND_FLAGS and not _LOOPBACK.match(value):
-                    yield Violation(field=f"spec.template.spec.containers[{ci}].args[{ai}]",
-                                    values={"ports": value or "(empty)", "via": flag,
-                                            "sources": "every address of the pod"},
-                                    evidence=[f"{flag}={value} listens beyond 127.0.0.1"])
-            if not any(str(a).split("=")[0] in _BIND_FLAGS for a in args):
-                yield Violation(field=f"spec.template.spec.containers[{ci}]",
-                                values={"ports": "8080", "via": "default bind address",
-                                        "sources": "every address of the pod"},
-                                evidence=[f"container {container.get('name')} sets no "
-                                          f"{'/'.join(_BIND_FLAGS)}: the controller-runtime "
-                                          "default binds every address"])

@@ -1,11 +1,10 @@
 """Primitives for proxy env in Giant Swarm style fleets, where Kyverno injects it (seed 003).
 
-* ``explicit_proxy_env`` (PRX010): workloads Kyverno cannot mutate — cert-manager in
-  kube-system, chart-operator (it must run before the app platform), static pods —
-  carry HTTPS_PROXY and NO_PROXY in their own pod spec when the installation uses a proxy.
-* ``matched_resources`` (PRX011, a ``cel`` rule through ``kyverno_matches``): whether a Kyverno rule
-  that adds proxy env leaves a workload alone (chart-operator: cluster-apps-operator
-  manages its env).
+* ``proxy_injecting_policies``: the policies that inject proxy env, which tell that the
+  installation uses a proxy (``agreement``'s ``installation`` relation, PRX010).
+* ``matched_resources`` (PRX011, a ``cel`` rule through ``kyverno_matches``): what of a
+  workload a Kyverno rule that adds proxy env matches (chart-operator must be spared:
+  cluster-apps-operator manages its env).
 
 Kyverno's match/exclude is evaluated exactly for what decides a Deployment or Pod:
 ``any``/``all``/legacy ``resources`` filters with kinds, names, namespaces,
@@ -18,19 +17,12 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.analysis.proxy import containers as ct
-from hcpscan.analysis.proxy import effective_proxies
-from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, CLUSTER_VALUES
-from hcpscan.findings.redact import mask_credentials
-from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 # A name the Pods of a Deployment get (Kyverno matches `names` globs against it); never shown.
@@ -254,114 +246,3 @@ def matched_resources(ctx: Context, policy: K8sObject, rule: Mapping[str, Any],
     if not matched and any(r is None for _, r in results):
         return None
     return matched
-
-
-# -- workloads Kyverno does not reach ---------------------------------------------
-
-_TARGET = {
-    "type": "object", "additionalProperties": False,
-    "properties": {
-        "names": {"type": "array", "items": {"type": "string"}},
-        "namespaces": {"type": "array", "items": {"type": "string"}},
-        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
-        "static": {"type": "boolean", "description": "only static (mirror) pods"},
-    },
-}
-
-
-def is_static_pod(obj: K8sObject) -> bool:
-    return obj.kind == "Pod" and (
-        "kubernetes.io/config.mirror" in obj.annotations
-        or obj.annotations.get("kubernetes.io/config.source") == "file")
-
-
-def _target_matches(obj: K8sObject, target: Mapping[str, Any]) -> bool:
-    if target.get("static") and not is_static_pod(obj):
-        return False
-    if target.get("names") and not any(fnmatch.fnmatchcase(obj.name, n) for n in target["names"]):
-        return False
-    if target.get("namespaces") and not any(fnmatch.fnmatchcase(obj.namespace, n)
-                                            for n in target["namespaces"]):
-        return False
-    return all(fnmatch.fnmatchcase(str(obj.labels.get(k, "")), str(v)) and k in obj.labels
-               for k, v in (target.get("labels") or {}).items())
-
-
-@dataclass(slots=True)
-class InstallationProxy:
-    known: bool = False
-    proxies: list[str] = field(default_factory=list)  # evidence of a proxy in use
-
-
-def installation_proxy(ctx: Context) -> InstallationProxy:
-    """Whether the installation uses a proxy: cluster-values, the Proxy object, Kyverno."""
-    answer = InstallationProxy()
-    answer.known = any(o.name.endswith("-cluster-values")
-                       for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
-    for consumer in ctx.analysis("proxy", effective_proxies):
-        if consumer.kind == CLUSTER_PROXY and consumer.part == "spec":
-            answer.known = True
-        if consumer.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):
-            continue
-        for setting in (consumer.https_proxy, consumer.http_proxy):
-            if setting is not None and setting.value and setting.value.strip():
-                answer.proxies.append(f"{consumer.name} sets {setting.name}="
-                                      f"{mask_credentials(setting.value)}")
-                break
-    for policy, i, variables in proxy_injecting_policies(ctx):
-        answer.known = True
-        answer.proxies.append(f"{policy.ref} spec.rules[{i}] injects {', '.join(variables)}")
-    return answer
-
-
-@register
-class ExplicitProxyEnv(Primitive):
-    name = "explicit_proxy_env"
-    description = ("chosen workloads carry HTTPS_PROXY and NO_PROXY in their own pod spec when "
-                   "the installation uses a proxy")
-    params_schema = {
-        "type": "object", "additionalProperties": False, "required": ["targets"],
-        "properties": {"targets": {"type": "object", "additionalProperties": _TARGET,
-                                   "description": "name of the workload -> how to recognise it"}},
-    }
-    reads = ("Secret", "ConfigMap", "Proxy", "ClusterPolicy", "Policy")
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        if subject.kind == "Pod" and not is_static_pod(subject):
-            # controller-owned pods: their Deployment/DaemonSet is checked
-            yield NotApplicable("not a static pod")
-            return
-        what = next((name for name, t in params["targets"].items() if _target_matches(subject, t)),
-                    None)
-        if what is None:
-            yield NotApplicable("none of the rule's target workloads")
-            return
-        answer = installation_proxy(ctx)
-        if not answer.known:
-            yield NotEvaluable("nothing in the input says whether the installation uses a proxy: "
-                               "include the <cluster>-cluster-values Secret, the Proxy object or "
-                               "the Kyverno proxy policy")
-            return
-        if not answer.proxies:
-            yield NotApplicable("the installation uses no proxy")
-            return
-        pod_path = ct.POD_SPEC_PATHS.get(subject.kind)
-        if pod_path is None:
-            yield NotApplicable(f"{subject.kind} has no pod template")
-            return
-        pod = subject.get(pod_path)
-        items = pod.get("containers") if isinstance(pod, dict) else None
-        for i, spec in enumerate(items if isinstance(items, list) else []):
-            if not isinstance(spec, dict):
-                continue
-            ref = ct.ContainerRef(subject, pod_path + ("containers", i), spec)
-            names = {n.upper() for n in ct.proxy_variables(ct.container_env(ctx.inventory, ref))}
-            missing = [v for v in ("HTTPS_PROXY", "NO_PROXY") if v not in names]
-            if not missing:
-                continue
-            env_path = ref.path + (("env",) if "env" in ref.spec else ())
-            yield Violation(field=format_path(env_path),
-                            values={"workload": what, "container": ref.name,
-                                    "missing": " and ".join(missing)},
-                            evidence=[f"container {ref.name} sets no {' or '.join(missing)} "
-                                      "(either case)"] + answer.proxies[:3])

@@ -7,10 +7,8 @@ OpenShift components use), never by string compares.
 * ``noproxy_coverage`` (PRX005, PRX001 and users' coverage rules): service/pod networks,
   ``.svc``, ``.cluster.local``, loopback, the KAS service IP and a NodePool's secondary
   networks (judged on the management cluster Proxy) bypass the proxy;
-* ``konnectivity_carries_proxy`` (PRX002): the control plane's konnectivity
-  sidecars carry the hosted cluster's proxy;
-* ``env_matches_cluster_proxy`` (PRX003): a Deployment's proxy env equals the
-  management cluster ``Proxy``.
+* the helpers ``agreement`` (PRX002, PRX003 ...) reads consumers and the management
+  Proxy with.
 """
 
 from __future__ import annotations
@@ -36,14 +34,12 @@ from hcpscan.analysis.proxy.settings import (
     CLUSTER_VALUES,
     CONTAINER,
     HOSTED_CLUSTER,
-    KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
     SYSTEMD,
 )
-from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
-from hcpscan.model.hostedcluster import hcp_namespace
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
@@ -483,152 +479,3 @@ def _secondary_missed(subject: K8sObject, c: ConsumerProxy, networks: list[Secon
                               "attachDefaultNetwork: " + ("true (default)" if default is None
                                                           else str(default).lower())])
 
-
-# -- PRX002 ---------------------------------------------------------------------------------
-
-_FLAGS = (("--http-proxy", "httpProxy"), ("--https-proxy", "httpsProxy"))
-
-
-def _container_path(ctx: Context, sidecar: ConsumerProxy) -> tuple[Step, ...]:
-    for ref in container_refs(ctx, sidecar.object):
-        if ref.name == sidecar.container:
-            return ref.path + (("args",) if "args" in ref.spec else ())
-    return ()
-
-
-@register
-class KonnectivityCarriesProxy(Primitive):
-    name = "konnectivity_carries_proxy"
-    description = ("every konnectivity proxy sidecar in a HostedCluster's control-plane "
-                   "namespace carries its configuration.proxy as --http-proxy/--https-proxy/"
-                   "--no-proxy, and every control-plane container pointed at 127.0.0.1 has one")
-    params_schema = {"type": "object", "additionalProperties": False, "properties": {}}
-    reads = ("Deployment", "StatefulSet")
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        proxy = subject.get("spec.configuration.proxy")
-        if not isinstance(proxy, dict) or not (proxy.get("httpProxy") or proxy.get("httpsProxy")):
-            return
-        namespace = hcp_namespace(subject.namespace, subject.name)
-        in_ns = consumers_in(ctx, subject.cluster, namespace)
-        # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
-        # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
-        sidecars = [c for c in in_ns if c.kind == KONNECTIVITY_SIDECAR
-                    and c.notes and c.notes[0].startswith("http proxy")]
-        orphans = [c for c in in_ns if c.kind == CONTAINER and c.via is None and any(
-            "no konnectivity sidecar serves that port" in n for n in c.notes)]
-        if not sidecars and not orphans:
-            yield NotEvaluable(f"no control-plane workload with a konnectivity proxy sidecar in "
-                               f"HCP namespace {namespace} in the input")
-            return
-        for sidecar in sidecars:
-            yield from self._sidecar(ctx, subject, proxy, sidecar)
-        for c in orphans:
-            setting = c.https_proxy or c.http_proxy
-            assert setting is not None
-            yield Violation(
-                subject=c.object, field=field_in(c.object, setting),
-                values={"hc": subject.ref, "component": c.name, "problem":
-                        f"{setting.name}={setting.value} but no konnectivity sidecar serves it"},
-                evidence=[f"{setting.name} {where(setting)}", *c.notes])
-
-    def _sidecar(self, ctx: Context, hc: K8sObject, proxy: dict[str, Any],
-                 sidecar: ConsumerProxy) -> Iterator[Violation]:
-        hc_field = f"{hc.ref} spec.configuration.proxy"
-        values = {"hc": hc.ref, "component": sidecar.name}
-        missing: list[str] = []
-        evidence: list[str] = []
-        for flag, key in _FLAGS:
-            want = proxy.get(key)
-            have = sidecar.variables.get(flag)
-            if not want:
-                continue
-            if have is None:
-                missing.append(flag)
-                evidence.append(f"{hc_field}.{key} = {want!r}")
-            elif not same_url(have.value, str(want)):
-                yield Violation(subject=sidecar.object, field=field_in(sidecar.object, have),
-                                values={**values, "problem": f"{flag}={have.value}, but the hosted "
-                                                             f"cluster's {key} is {want}"},
-                                evidence=[f"{hc_field}.{key} = {want!r}", f"{flag} {where(have)}"])
-        wanted = split_entries(str(proxy.get("noProxy") or ""))
-        have = sidecar.variables.get("--no-proxy")
-        if wanted and have is None:
-            missing.append("--no-proxy")
-            evidence.append(f"{hc_field}.noProxy = {proxy.get('noProxy')!r}")
-        elif wanted and have is not None:
-            carried = set(split_entries(have.value))
-            lacking = [e for e in wanted if e not in carried]
-            if lacking:
-                yield Violation(subject=sidecar.object, field=field_in(sidecar.object, have),
-                                values={**values, "problem": f"--no-proxy lacks "
-                                                             f"{', '.join(lacking)}"},
-                                evidence=[f"{hc_field}.noProxy = {proxy.get('noProxy')!r}",
-                                          f"--no-proxy {where(have)}"])
-        if missing:
-            yield Violation(subject=sidecar.object,
-                            field=format_path(_container_path(ctx, sidecar)),
-                            values={**values, "problem": f"no {', '.join(missing)} flag(s)"},
-                            evidence=[*evidence, f"{sidecar.name} has no {', '.join(missing)}: "
-                                      "it connects without the hosted cluster's proxy settings"])
-
-
-# -- PRX003 ---------------------------------------------------------------------------------
-
-_ENV = (("HTTP_PROXY", "httpProxy", "http_proxy"), ("HTTPS_PROXY", "httpsProxy", "https_proxy"),
-        ("NO_PROXY", "noProxy", "no_proxy"))
-
-
-@register
-class EnvMatchesClusterProxy(Primitive):
-    name = "env_matches_cluster_proxy"
-    description = ("a Deployment's proxy environment (Go precedence) equals the management "
-                   "cluster Proxy 'cluster' (status, else spec)")
-    params_schema = {
-        "type": "object", "additionalProperties": False,
-        "properties": {"container": {"type": "string",
-                                     "description": "check only this container when present"}},
-    }
-    reads = ("Proxy", "ConfigMap", "Secret")
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        mgmt = management_proxy(ctx)
-        if mgmt is None:
-            yield NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) "
-                               "is not in the input")
-            return
-        proxy, part, block = mgmt
-        refs = [r for r in container_refs(ctx, subject) if r.path[-2] == "containers"]
-        named = [r for r in refs if r.name == params.get("container")]
-        by_name = {c.container: c for c in consumers_of(ctx, subject) if c.kind == CONTAINER}
-        for ref in named or refs:
-            consumer = by_name.get(ref.name)
-            for var, key, attr in _ENV:
-                want = str(block.get(key) or "")
-                setting: Setting | None = getattr(consumer, attr) if consumer else None
-                if setting is not None and not setting.known:
-                    yield NotEvaluable(f"{subject.ref} container {ref.name}: {setting.name} "
-                                       f"unknown ({setting.unknown})")
-                    continue
-                have = setting.value if setting is not None else ""
-                if key == "noProxy":
-                    equal = set(split_entries(have)) == set(split_entries(want))
-                else:
-                    equal = same_url(have, want)
-                if equal:
-                    continue
-                field = (field_in(subject, setting) if setting is not None
-                         else format_path(ref.path + (("env",) if "env" in ref.spec else ())))
-                extra: list[str] = []
-                if key == "noProxy":
-                    lacking = [e for e in split_entries(want) if e not in split_entries(have)]
-                    surplus = [e for e in split_entries(have) if e not in split_entries(want)]
-                    extra = ([f"{var} lacks {', '.join(lacking)}"] if lacking else []) + (
-                        [f"{var} has in addition {', '.join(surplus)}"] if surplus else [])
-                yield Violation(
-                    field=field,
-                    values={"container": ref.name, "variable": var, "have": have or "(unset)",
-                            "want": want or "(unset)", "proxy": f"{proxy.ref} {part}.{key}"},
-                    evidence=[f"{proxy.ref} {part}.{key} = {want!r}",
-                              f"{setting.name} {where(setting)}" if setting is not None
-                              else f"container {ref.name} sets no {var}", *extra])

@@ -1,0 +1,63 @@
+"""Where a workload's traffic goes, by name: the destinations a ``reach`` check may name.
+
+* ``outside``: any address outside the cluster. Needing "the outside" (a registry, a
+  cloud API, the proxy) is met when egress reaches some outside address: which one is
+  not in the manifests.
+* ``management-kas``: the management cluster's API server, as the endpoints of its
+  ``default/kubernetes`` Service (NetworkPolicy applies after the Service's DNAT, so the
+  endpoints count, not the ClusterIP); needed at every endpoint, since the Service
+  balances over all of them (DOMAIN.md §3, the ``management-kas`` policy).
+* ``dns``: the cluster's DNS on any peer: the ``dns-default`` Service port 53, the port
+  5353 OpenShift's DNS pods listen on, or an upstream resolver on 53 (DOMAIN.md §2).
+
+Also where a listener binds: an address on loopback is reached from inside its pod only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from hcpscan.inventory import Inventory
+from hcpscan.model.ipspace import IPSpace
+
+OUTSIDE, MANAGEMENT_KAS, DNS = "outside", "management-kas", "dns"
+NAMED_DESTINATIONS = (OUTSIDE, MANAGEMENT_KAS, DNS)
+DNS_PORTS = (53, 5353)
+DISPLAY = {OUTSIDE: "outside addresses", MANAGEMENT_KAS: "the management API server", DNS: "DNS"}
+
+# host:port with a loopback host; the port may be empty in no listener we know of.
+_LOOPBACK_BIND = re.compile(r"^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\]):\d+$")
+
+
+def management_kas_endpoints(inventory: Inventory, cluster: str) -> IPSpace | None:
+    """The management API server's addresses: the default/kubernetes Endpoints (or
+    EndpointSlices) of the cluster; None when the input holds neither."""
+    addresses: list[str] = []
+    endpoints = inventory.get("Endpoints", "default", "kubernetes", cluster)
+    for subset in (endpoints.get("subsets") or []) if endpoints is not None else []:
+        for address in (subset.get("addresses") or []) if isinstance(subset, dict) else []:
+            if isinstance(address, dict) and isinstance(address.get("ip"), str):
+                addresses.append(address["ip"])
+    for eps in inventory.query("EndpointSlice", namespace="default", cluster=cluster):
+        if eps.labels.get("kubernetes.io/service-name") != "kubernetes":
+            continue
+        for endpoint in eps.get("endpoints") or []:
+            if isinstance(endpoint, dict):
+                addresses += [a for a in endpoint.get("addresses") or [] if isinstance(a, str)]
+    valid = [a for a in dict.fromkeys(addresses) if _is_address(a)]
+    return IPSpace.from_cidrs(valid) if valid else None
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def binds_loopback(address: str) -> bool:
+    """``127.0.0.1:8080``, ``localhost:8080``, ``[::1]:8080``: reached from inside the pod only
+    (``:8080`` and ``0.0.0.0:8080`` listen on every address of the pod)."""
+    return bool(_LOOPBACK_BIND.match(address))

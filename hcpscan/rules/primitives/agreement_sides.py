@@ -1,0 +1,567 @@
+"""The two sides of an ``agreement`` check, resolved from the proxy model by name.
+
+A *consumer* side is what the subject hands a client (a role: a container's env, a
+konnectivity sidecar's flags, a kubeconfig, an ignition stub, a bootstrap file ...); a
+*reference* side is what it must agree with, reached by a named relation that holds the
+domain's pairing (a control-plane workload's HostedCluster, a bootstrap config's
+``<cluster>-cluster-values``, a managed cluster's Proxy and agents ...). Both become a
+``Side``: canonical fields (``FIELDS``), each a ``Setting`` with provenance, so the
+template compares them without knowing where they came from.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from hcpscan.analysis.proxy import ConsumerProxy, Setting
+from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
+from hcpscan.analysis.proxy.effective import decode_file_content
+from hcpscan.analysis.proxy.settings import (
+    CLUSTER_PROXY,
+    CLUSTER_VALUES,
+    CONTAINER,
+    HOSTED_CLUSTER,
+    KONNECTIVITY_SIDECAR,
+    KUBEADM_FILE,
+    SYSTEMD,
+    source_of,
+)
+from hcpscan.analysis.proxy.workloads import effective_settings
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.secrets import secret_values
+from hcpscan.model.capi import (
+    BOOTSTRAP_FILES,
+    CAPI_NAME_LABEL,
+    VALUES_SUFFIX,
+    capi_cluster_of,
+    machine_owned,
+)
+from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster, hosted_cluster_for_namespace
+from hcpscan.model.ocm import agent_workloads
+from hcpscan.rules.context import Context
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable
+from hcpscan.rules.primitives.kubeconfigs import current_cluster, kubeconfig_in_secret
+from hcpscan.rules.primitives.kyverno import proxy_injecting_policies
+from hcpscan.rules.primitives.proxy_config import (
+    consumers,
+    consumers_in,
+    consumers_of,
+    container_refs,
+    controlled_pod,
+    field_in,
+    management_proxy,
+)
+from hcpscan.sources.systemd import parse_unit
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
+
+FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
+URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
+PROXY_FIELDS = ("httpProxy", "httpsProxy", "noProxy")
+KUBECONFIG_FIELDS = ("server", "proxy-url", "certificate-authority-data")
+ENV_NAMES = {"httpProxy": "HTTP_PROXY", "httpsProxy": "HTTPS_PROXY", "noProxy": "NO_PROXY"}
+FLAG_NAMES = {"httpProxy": "--http-proxy", "httpsProxy": "--https-proxy", "noProxy": "--no-proxy"}
+
+# The consumer roles a rule can pick (``consumers.role``), and what each reads.
+ROLES = {
+    "container": "each container of the subject workload: its env as a Go program reads it "
+                 "(valueFrom and envFrom followed); pods made by a controller are judged at it",
+    "konnectivity-path": "HyperShift's control-plane proxy path in the subject HostedCluster's HCP "
+                         "namespace (or the subject workload): each konnectivity-https-proxy "
+                         "sidecar's --http-proxy/--https-proxy/--no-proxy, and each container "
+                         "whose proxy is the pod itself with no sidecar serving it (absent)",
+    "kubeconfig": "the kubeconfig in the subject Secret's `key`: the current context's cluster "
+                  "(server, proxy-url, certificate-authority-data)",
+    "ignition": "the ignition stub in the subject Secret's `key` (ignition.proxy; destination "
+                "ignition-endpoints: config.merge[].source)",
+    "bootstrap-file": "the file at `path` that a Cluster API bootstrap config writes "
+                      "(files[]: inline content or contentFrom.secret), read as a systemd "
+                      "drop-in; absent when not written or its Secret/key does not exist",
+    "systemd-dropin": "a systemd drop-in file of the input (Environment=)",
+    "kubeadm-file": "a systemd drop-in a KubeadmConfig(Template) writes in spec.files[]",
+}
+# The relations a rule can pick (``reference.relation``): the domain's pairings.
+RELATIONS = {
+    "hosted-cluster": "the HostedCluster whose HCP namespace holds the consumer (a HostedCluster "
+                      "subject is its own): spec.configuration.proxy; its clients' noProxy is the "
+                      "one HyperShift computes",
+    "management-proxy": "the management cluster's config.openshift.io Proxy 'cluster': status "
+                        "when it says anything, else spec",
+    "cluster-values": "the Cluster API workload cluster's <cluster>-cluster-values Secret "
+                      "(cluster from the cluster-name label, else the values Secret's name prefix)",
+    "managed-cluster": "the managed cluster's proxy: its Proxy 'cluster' spec, then the env of "
+                       "its OCM agent workloads; the first that sends the destination through a "
+                       "proxy counts",
+    "installation": "whether the installation uses a proxy: any <cluster>-cluster-values, a "
+                    "Proxy, or a Kyverno policy injecting proxy env",
+    "secret-kubeconfig": "the kubeconfig in Secret `secret` (key `key`) of the consumer's namespace",
+    "variable-case": "the consumer's own upper-case variables (HTTP_PROXY ...), the ones Go "
+                     "programs read; the consumer side then reads the lower-case ones",
+}
+_LABELS = {"hosted-cluster": "the hosted cluster", "management-proxy": "the management cluster Proxy",
+           "cluster-values": "the cluster values", "managed-cluster": "the managed cluster",
+           "installation": "the installation", "secret-kubeconfig": "the reference kubeconfig",
+           "variable-case": "the upper-case variables"}
+
+
+@dataclass(slots=True)
+class Side:
+    """One side of an agreement: canonical fields with provenance, and where findings go."""
+
+    name: str
+    settings: dict[str, Setting] = field(default_factory=dict)
+    spelling: dict[str, str] = field(default_factory=dict)  # field -> as this side writes it
+    obj: K8sObject | None = None  # the object findings about this side are reported on
+    # field of ``obj`` for findings about what the side lacks (steps are formatted when a
+    # finding needs them: most consumers of a scan never have one)
+    anchor: str | tuple[Step, ...] = ""
+    label: str = ""  # what the side is, in a problem sentence ("writes /etc/...conf")
+    destinations: dict[str, list[str]] = field(default_factory=dict)  # named URLs it reaches
+    no_proxy: str | None = None  # the noProxy its clients use, when not its noProxy setting
+    facts: dict[str, str] = field(default_factory=dict)  # message values (container, hc, ...)
+    evidence: list[str] = field(default_factory=list)
+    absent: str = ""  # the consumer does not exist as it should: what is wrong
+    unknown: str = ""  # cannot be read: why
+    uses_proxy_said: bool | None = None  # a statement without values (a Kyverno policy)
+    same_consumer: bool = False  # the reference is the consumer itself (variable-case)
+    variables: dict[str, Setting] = field(default_factory=dict)  # every proxy variable as written
+
+    @property
+    def place(self) -> str:
+        return self.anchor if isinstance(self.anchor, str) else format_path(self.anchor)
+
+    def spell(self, name: str) -> str:
+        setting = self.settings.get(name)
+        return setting.name if setting is not None else self.spelling.get(name, name)
+
+    def field_name(self, name: str) -> str:
+        """``Proxy cluster status.httpsProxy``: the field as evidence and messages name it."""
+        return self.spell(name) if self.same_consumer or not self.name else f"{self.name}.{self.spell(name)}"
+
+    def value(self, name: str) -> str:
+        setting = self.settings.get(name)
+        return (setting.value or "").strip() if setting is not None else ""
+
+    def uses_proxy(self) -> bool | None:
+        if self.uses_proxy_said is not None:
+            return self.uses_proxy_said
+        found = [self.settings.get(k) for k in ("httpProxy", "httpsProxy")]
+        if any(s is not None and (s.value or "").strip() for s in found):
+            return True
+        return None if any(s is not None and not s.known for s in found) else False
+
+
+# -- consumer sides ----------------------------------------------------------------------------
+
+SideOutcome = Side | NotApplicable | NotEvaluable
+
+
+def consumer_sides(ctx: Context, subject: K8sObject, selector: dict[str, Any],
+                   case: str) -> Iterator[SideOutcome]:
+    """The consumers of ``subject`` a rule's ``consumers`` selector picks; ``case`` is
+    ``effective`` (what Go reads) or ``lower`` (the lower-case variables as written)."""
+    role = selector["role"]
+    if role == "container":
+        yield from _containers(ctx, subject, selector, case)
+    elif role == "konnectivity-path":
+        yield from _konnectivity_path(ctx, subject)
+    elif role == "kubeconfig":
+        yield kubeconfig_side(ctx, subject, selector.get("key", "kubeconfig"))
+    elif role == "ignition":
+        yield _ignition(ctx, subject, selector.get("key", "value"))
+    elif role == "bootstrap-file":
+        yield _bootstrap_file(ctx, subject, selector["path"])
+    else:
+        kind = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE}[role]
+        for c in consumers_of(ctx, subject):
+            if c.kind == kind:
+                yield _from_consumer(c, case, obj=subject)
+
+
+def _env_settings(c: ConsumerProxy, case: str) -> dict[str, Setting]:
+    if case == "effective":
+        found = {"httpProxy": c.http_proxy, "httpsProxy": c.https_proxy, "noProxy": c.no_proxy}
+    else:
+        names = {k: v.lower() if case == "lower" else v for k, v in ENV_NAMES.items()}
+        found = {k: c.variables.get(v) for k, v in names.items()}
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def _from_consumer(c: ConsumerProxy, case: str, obj: K8sObject | None = None,
+                   anchor: str | tuple[Step, ...] = "") -> Side:
+    names = {k: v.lower() if case == "lower" else v for k, v in ENV_NAMES.items()}
+    return Side(c.name, _env_settings(c, case), names, obj or c.object, anchor,
+                facts={"consumer": c.name, **({"container": c.container} if c.container else {})},
+                variables=c.variables)
+
+
+def _containers(ctx: Context, subject: K8sObject, selector: dict[str, Any],
+                case: str) -> Iterator[SideOutcome]:
+    if _judged_at_owner(subject):
+        yield NotApplicable("a Pod made by a controller: the controller is judged")
+        return
+    workload = _workload(subject, selector.get("workloads"))
+    if workload is None:
+        yield NotApplicable("none of the rule's target workloads")
+        return
+    lists = ("initContainers", "containers") if selector.get("init_containers") else ("containers",)
+    refs = [r for r in container_refs(ctx, subject) if r.path[-2] in lists
+            and fnmatch.fnmatchcase(r.name, selector.get("container", "*"))]
+    if not refs and "container" in selector:
+        yield NotApplicable(f"no container {selector['container']} in the pod")
+        return
+    by_name = {c.container: c for c in consumers_of(ctx, subject) if c.kind == CONTAINER}
+    for ref in refs:
+        anchor = ref.path + (("env",) if "env" in ref.spec else ())
+        c = by_name.get(ref.name)
+        side = (_from_consumer(c, case, subject, anchor) if c is not None else
+                Side(f"{subject.ref} container {ref.name}", {}, dict(ENV_NAMES), subject, anchor,
+                     facts={"consumer": f"{subject.ref} container {ref.name}"}))
+        side.facts.update({"container": ref.name, **({"workload": workload} if workload else {})})
+        yield side
+
+
+def _judged_at_owner(obj: K8sObject) -> bool:
+    """A Pod (or ReplicaSet) some owner makes: its env is the owner's, judged there. A static
+    pod's mirror is owned by its Node, which decides nothing about its env."""
+    owners = obj.metadata.get("ownerReferences")
+    return controlled_pod(obj) or (obj.kind == "Pod" and not is_static_pod(obj) and isinstance(
+        owners, list) and any(isinstance(o, dict) and o.get("kind") != "Node" for o in owners))
+
+
+def is_static_pod(obj: K8sObject) -> bool:
+    return obj.kind == "Pod" and (
+        "kubernetes.io/config.mirror" in obj.annotations
+        or obj.annotations.get("kubernetes.io/config.source") == "file")
+
+
+def _workload(obj: K8sObject, named: dict[str, dict[str, Any]] | None) -> str | None:
+    """The name of the first of ``named`` selectors ``obj`` matches ('' with no selectors)."""
+    if not named:
+        return ""
+    return next((name for name, sel in named.items() if _selects(sel, obj)), None)
+
+
+def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:
+    if sel.get("static") and not is_static_pod(obj):
+        return False
+    if sel.get("names") and not any(fnmatch.fnmatchcase(obj.name, n) for n in sel["names"]):
+        return False
+    if sel.get("namespaces") and not any(fnmatch.fnmatchcase(obj.namespace, n)
+                                         for n in sel["namespaces"]):
+        return False
+    return all(k in obj.labels and fnmatch.fnmatchcase(str(obj.labels[k]), str(v))
+               for k, v in (sel.get("labels") or {}).items())
+
+
+def _container_path(ctx: Context, c: ConsumerProxy) -> tuple[Step, ...]:
+    for ref in container_refs(ctx, c.object):
+        if ref.name == c.container:
+            return ref.path + (("args",) if "args" in ref.spec else ())
+    return ()
+
+
+def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome]:
+    if subject.kind == HOSTED_CLUSTER:
+        namespace = hcp_namespace(subject.namespace, subject.name)
+        pool = consumers_in(ctx, subject.cluster, namespace)
+    else:
+        namespace, pool = subject.namespace, consumers_of(ctx, subject)
+    # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
+    # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
+    sidecars = [c for c in pool if c.kind == KONNECTIVITY_SIDECAR and c.serves == "http"]
+    orphans = [c for c in pool if c.kind == CONTAINER and c.via is None and c.unserved is not None]
+    if not sidecars and not orphans:
+        yield NotEvaluable(f"no control-plane workload with a konnectivity proxy sidecar in "
+                           f"HCP namespace {namespace} in the input")
+        return
+    for c in sidecars:
+        settings = {k: s for k, s in (("httpProxy", c.http_proxy), ("httpsProxy", c.https_proxy),
+                                      ("noProxy", c.no_proxy)) if s is not None}
+        yield Side(c.name, settings, dict(FLAG_NAMES), c.object,
+                   format_path(_container_path(ctx, c)), facts={"consumer": c.name,
+                                                                "container": c.container or ""})
+    for c in orphans:
+        unserved = c.unserved
+        assert unserved is not None
+        yield Side(c.name, {}, dict(ENV_NAMES), c.object, field_in(c.object, unserved),
+                   facts={"consumer": c.name, "container": c.container or ""},
+                   evidence=[f"{unserved.name} {unserved.value!r} at {unserved.source}", *c.notes],
+                   absent=f"{unserved.name}={unserved.value} but no konnectivity sidecar serves it")
+
+
+def _secret_field(secret: K8sObject, key: str) -> str:
+    return ("data." if key in (secret.body.get("data") or {}) else "stringData.") + key
+
+
+def kubeconfig_side(ctx: Context, secret: K8sObject, key: str) -> SideOutcome:
+    parsed = kubeconfig_in_secret(secret, key)
+    if isinstance(parsed, str):
+        return NotEvaluable(parsed)
+    cluster = current_cluster(parsed) or {}
+    where = _secret_field(secret, key)
+    source = source_of(ctx.inventory, secret, where)
+    settings = {f: Setting(f, str(cluster[f]), source) for f in KUBECONFIG_FIELDS if cluster.get(f)}
+    server = str(cluster.get("server") or "")
+    return Side(secret.ref, settings, {f: f for f in KUBECONFIG_FIELDS}, secret, where,
+                destinations={"server": [server] if server else []},
+                facts={"consumer": f"{secret.ref} key {key}"})
+
+
+def _ignition(ctx: Context, secret: K8sObject, key: str) -> SideOutcome:
+    value = secret_values(secret).get(key)
+    if value is None:
+        return NotApplicable(f"no {key} key: not a user-data stub")
+    where = _secret_field(secret, key)
+    side = Side(f"{secret.ref} key {key}", {}, {k: k for k in PROXY_FIELDS}, secret, where,
+                facts={"consumer": f"{secret.ref} key {key}"})
+    if value.redacted:
+        side.unknown = (f"{key} is redacted in the dump: scan a dump taken with secrets, or the "
+                        "live cluster")
+        return side
+    try:
+        stub = load_json(value.text or "")
+    except ValueError:
+        stub = None
+    ignition = stub.get("ignition") if isinstance(stub, dict) else None
+    if not isinstance(ignition, dict):
+        return NotApplicable(f"{key} is not an ignition stub")
+    source = source_of(ctx.inventory, secret, where)
+    proxy = ignition.get("proxy") if isinstance(ignition.get("proxy"), dict) else {}
+    for name in PROXY_FIELDS:
+        if proxy.get(name) is not None:
+            text = proxy[name]
+            side.settings[name] = Setting(name, ",".join(map(str, text)) if isinstance(text, list)
+                                          else str(text), source)
+    config = ignition.get("config") if isinstance(ignition.get("config"), dict) else {}
+    side.destinations["ignition-endpoints"] = [
+        m["source"] for m in config.get("merge") or [] if isinstance(m, dict)
+        and isinstance(m.get("source"), str)]
+    return side
+
+
+def _bootstrap_file(ctx: Context, subject: K8sObject, path: str) -> SideOutcome:
+    if machine_owned(subject):
+        return NotApplicable("owned by a Machine: its template is checked")
+    files_path = BOOTSTRAP_FILES.get(subject.kind)
+    if files_path is None:
+        return NotApplicable(f"a {subject.kind} writes no bootstrap files")
+    files = subject.get(files_path)
+    items = files if isinstance(files, list) else []
+    side = Side(f"{subject.ref} file {path}", {}, dict(ENV_NAMES), subject, format_path(files_path),
+                label=f"writes {path}", facts={"consumer": f"{subject.ref} file {path}"})
+    index = next((i for i, f in enumerate(items) if isinstance(f, dict)
+                  and str(f.get("path", "")).strip() == path), None)
+    if index is None:
+        written = [str(f.get("path")) for f in items if isinstance(f, dict)]
+        side.absent = f"writes no {path}"
+        side.evidence.append(f"{format_path(files_path)} writes "
+                             + (", ".join(written) if written else "no files"))
+        return side
+    item, base = items[index], files_path + (index,)
+    secret_ref = (item.get("contentFrom") or {}).get("secret") \
+        if isinstance(item.get("contentFrom"), dict) else None
+    if isinstance(secret_ref, dict):
+        text, source = _file_from_secret(ctx, subject, side, base + ("contentFrom", "secret"),
+                                         secret_ref)
+    else:
+        text, source = decode_file_content(item), source_of(ctx.inventory, subject, base + ("content",))
+        side.anchor = format_path(base + ("content",))
+        if text is None and item.get("content") is not None:
+            side.unknown = (f"{format_path(base + ('content',))} cannot be decoded (encoding "
+                            f"{item.get('encoding')!r})")
+        elif text is None:
+            side.absent, side.anchor = f"declares {path} without content or contentFrom", format_path(base)
+    if text is not None and source is not None:
+        variables = {k: Setting(k, v, source) for k, (v, _line) in parse_unit(text).environment.items()
+                     if PROXY_VARIABLE.match(k)}
+        found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
+        side.settings = {k: v for k, v in found.items() if v is not None}
+    return side
+
+
+def _file_from_secret(ctx: Context, subject: K8sObject, side: Side, where: tuple[Step, ...],
+                      ref: dict[str, Any]) -> tuple[str | None, Any]:
+    """The drop-in's text from ``contentFrom.secret``; a Secret or key that does not exist
+    leaves the file absent (Cluster API waits for it and creates no machine)."""
+    name, key = str(ref.get("name") or ""), str(ref.get("key") or "")
+    secret = ctx.inventory.get("Secret", subject.namespace, name, subject.cluster) if name else None
+    side.anchor = format_path(where)
+    if secret is None:
+        side.anchor = format_path(where + ("name",))
+        side.absent = (f"takes the drop-in from Secret {subject.namespace}/{name or '(no name)'}, "
+                       "which does not exist")
+        side.evidence.append(f"{format_path(where)} names Secret {subject.namespace}/{name}: not in "
+                             "the input, so Cluster API waits for it and creates no machine")
+        return None, None
+    value = secret_values(secret).get(key)
+    if value is None:
+        side.anchor = format_path(where + ("key",))
+        side.absent = f"takes the drop-in from key {key!r} of {secret.ref}, which has no such key"
+        side.evidence.append(f"{secret.ref} has keys " + (", ".join(sorted(secret_values(secret)))
+                                                          or "none"))
+        return None, None
+    if value.text is None:
+        side.unknown = f"{secret.ref} key {key!r} is " + ("redacted in this dump" if value.redacted
+                                                            else "not text")
+        return None, None
+    return value.text, source_of(ctx.inventory, secret, _secret_field(secret, key))
+
+
+# -- references ----------------------------------------------------------------------------------
+
+RefOutcome = list[Side] | NotApplicable | NotEvaluable
+
+
+def reference_sides(ctx: Context, subject: K8sObject, consumer: Side,
+                    reference: dict[str, Any]) -> RefOutcome:
+    """What ``consumer`` must agree with, by the relation ``reference`` names: the
+    candidates in order of authority (one, except for managed-cluster)."""
+    relation = reference["relation"]
+    obj = consumer.obj or subject
+    if relation == "hosted-cluster":
+        return _hosted_cluster(ctx, subject, obj)
+    if relation == "management-proxy":
+        return _management_proxy(ctx)
+    if relation == "cluster-values":
+        return _cluster_values(ctx, obj)
+    if relation == "managed-cluster":
+        return _managed_cluster(ctx, obj.cluster)
+    if relation == "installation":
+        return _installation(ctx)
+    if relation == "secret-kubeconfig":
+        other = ctx.inventory.get("Secret", obj.namespace, reference["secret"], obj.cluster)
+        if other is None:
+            return NotEvaluable(f"Secret {obj.namespace}/{reference['secret']} is not in the input")
+        side = kubeconfig_side(ctx, other, reference.get("key", "kubeconfig"))
+        return [side] if isinstance(side, Side) else side
+    upper = {k: consumer.variables[v] for k, v in ENV_NAMES.items() if v in consumer.variables}
+    return [Side("", upper, dict(ENV_NAMES), obj, same_consumer=True)]
+
+
+def label(relation: str) -> str:
+    return _LABELS[relation]
+
+
+def _proxy_side(c: ConsumerProxy, name: str) -> Side:
+    settings = {k: s for k, s in (("httpProxy", c.http_proxy), ("httpsProxy", c.https_proxy),
+                                  ("noProxy", c.no_proxy)) if s is not None}
+    return Side(name, settings, {k: k for k in PROXY_FIELDS}, c.object)
+
+
+def _hosted_cluster(ctx: Context, subject: K8sObject, obj: K8sObject) -> RefOutcome:
+    if subject.kind == HOSTED_CLUSTER:
+        model = hosted_cluster(subject)
+    else:
+        found = hosted_cluster_for_namespace(ctx.inventory, obj.namespace, obj.cluster)
+        if found is None:
+            return NotEvaluable(f"no HostedCluster whose HCP namespace is {obj.namespace} is in "
+                                "the input: nothing to compare with")
+        model = found
+    hc = model.obj
+    proxy = next((c for c in consumers_of(ctx, hc) if c.kind == HOSTED_CLUSTER), None)
+    side = (_proxy_side(proxy, f"{hc.ref} spec.configuration.proxy") if proxy is not None
+            else Side(f"{hc.ref} spec.configuration.proxy", obj=hc))
+    side.no_proxy = model.computed_no_proxy
+    side.facts = {"hc": hc.ref}
+    side.evidence.append(f"HCP namespace {model.control_plane_namespace}")
+    return [side]
+
+
+def _management_proxy(ctx: Context) -> RefOutcome:
+    found = management_proxy(ctx)
+    if found is None:
+        return NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) is "
+                            "not in the input")
+    obj, part, _block = found
+    proxy = next((c for c in consumers_of(ctx, obj) if c.kind == CLUSTER_PROXY and c.part == part),
+                 None)
+    name = f"{obj.ref} {part}"
+    return [_proxy_side(proxy, name) if proxy is not None else Side(name, obj=obj)]
+
+
+def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
+    found = capi_cluster_of(ctx.inventory, obj)
+    if found is None:
+        return NotEvaluable(f"no {CAPI_NAME_LABEL} label and no <cluster>{VALUES_SUFFIX} "
+                            f"Secret in {obj.namespace} whose name prefixes {obj.name}")
+    cluster, how = found
+    name = cluster + VALUES_SUFFIX
+    secret = ctx.inventory.get("Secret", obj.namespace, name, obj.cluster)
+    if secret is None:
+        return NotEvaluable(f"Secret {obj.namespace}/{name} is not in the input: cannot tell "
+                            f"whether cluster {cluster} uses a proxy")
+    value = secret_values(secret).get("values")
+    if value is None:
+        return NotEvaluable(f"{secret.ref} has no key 'values'")
+    if value.redacted:
+        return NotEvaluable(f"{secret.ref} key 'values' is redacted in this dump")
+    try:
+        load_one(value.text or "")
+    except YamlSyntaxError as exc:
+        return NotEvaluable(f"{secret.ref} key 'values' is not valid YAML: {exc.message}")
+    values = next((c for c in consumers_of(ctx, secret) if c.kind == CLUSTER_VALUES), None)
+    side = (_proxy_side(values, f"{secret.ref} key values") if values is not None
+            else Side(f"{secret.ref} key values", obj=secret))
+    side.facts = {"cluster": cluster}
+    shown = ", ".join(f"{s.name}={mask_credentials(s.value or '')}"
+                      for k, s in side.settings.items() if k != "noProxy")
+    side.evidence.append(f"cluster {cluster} ({how}) uses proxy {shown}" if shown
+                         else f"cluster {cluster} ({how})")
+    return [side]
+
+
+def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
+    """Built once per cluster of the scan: every subject of a cluster has the same answer."""
+    found: dict[str, RefOutcome] = ctx.analysis("agreement-managed-cluster", lambda _inv: {})
+    if cluster not in found:
+        found[cluster] = _managed_cluster_of(ctx, cluster)
+    return found[cluster]
+
+
+def _managed_cluster_of(ctx: Context, cluster: str) -> RefOutcome:
+    proxies = [c for c in consumers(ctx) if c.cluster == cluster and c.kind == CLUSTER_PROXY
+               and c.part == "spec"]
+    agents = {id(o): o for o in agent_workloads(ctx.inventory, cluster)}
+    if not proxies and not agents:
+        return NotEvaluable("nothing in the input says whether the managed cluster uses a proxy: "
+                            "include its config.openshift.io Proxy 'cluster' or the klusterlet "
+                            "agent Deployments")
+    sides = [_proxy_side(c, c.name) for c in proxies]
+    sides += [_proxy_side(c, c.name) for c in consumers(ctx)
+              if c.kind == CONTAINER and id(c.object) in agents]
+    said = [f"OCM agent workloads {', '.join(sorted(o.ref for o in agents.values()))}"] if agents else []
+    for side in sides:
+        side.evidence += said
+    return sides or [Side("the managed cluster's agents", evidence=said)]
+
+
+def _installation(ctx: Context) -> RefOutcome:
+    """Built once per scan: the answer is the same for every subject."""
+    return ctx.analysis("agreement-installation", lambda _inv: _installation_of(ctx))  # type: ignore[no-any-return]
+
+
+def _installation_of(ctx: Context) -> RefOutcome:
+    known = any(o.name.endswith(VALUES_SUFFIX) for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
+    said: list[str] = []
+    for c in consumers(ctx):
+        if c.kind == CLUSTER_PROXY and c.part == "spec":
+            known = True
+        if c.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):
+            continue
+        setting = next((s for s in (c.https_proxy, c.http_proxy) if s is not None and s.value
+                        and s.value.strip()), None)
+        if setting is not None:
+            said.append(f"{c.name} sets {setting.name}={mask_credentials(setting.value or '')}")
+    for policy, i, variables in proxy_injecting_policies(ctx):
+        known = True
+        said.append(f"{policy.ref} spec.rules[{i}] injects {', '.join(variables)}")
+    if not known:
+        return NotEvaluable("nothing in the input says whether the installation uses a proxy: "
+                            "include the <cluster>-cluster-values Secret, the Proxy object or the "
+                            "Kyverno proxy policy")
+    return [Side("the installation", uses_proxy_said=bool(said), evidence=said[:3])]

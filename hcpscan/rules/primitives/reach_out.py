@@ -1,0 +1,237 @@
+"""The ``reach`` template's out direction and its listener condition (see hcp_network).
+
+Out: whether a workload's egress — NetworkPolicy of every tier, then EgressFirewall —
+lets it open each port and protocol to a destination. Destinations are named in the
+model (``hcpscan.model.destinations``) or given as a CIDR; what "reached" means is the
+destination's: some outside address for ``outside``, every endpoint for
+``management-kas`` and for a CIDR, any peer for ``dns`` (there an egress rule's ports
+count whoever its peers are: the DNS pods are seldom in the input).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hcpscan.analysis.reachability.endpoints import Workload
+from hcpscan.analysis.reachability.policies import is_network_policy
+from hcpscan.inventory import K8sObject
+from hcpscan.model.destinations import (
+    DISPLAY,
+    DNS,
+    MANAGEMENT_KAS,
+    NAMED_DESTINATIONS,
+    OUTSIDE,
+    binds_loopback,
+    management_kas_endpoints,
+)
+from hcpscan.model.hostedcluster import HOSTED_CLUSTER
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.rules.context import Context
+from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Violation
+
+if TYPE_CHECKING:
+    from hcpscan.analysis.reachability.graph import ReachabilityGraph
+    from hcpscan.rules.primitives.hcp_network import Scope
+
+_SHOWN = 5  # workloads named in one finding before "and N more"
+
+
+def protocols_of(params: dict[str, Any]) -> list[str]:
+    return list(params.get("protocols") or [params.get("protocol", "TCP")])
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    name: str  # a named destination or a CIDR
+    space: IPSpace | None  # every address must be reached; None: outside (some) or dns (any peer)
+    note: str = ""  # how the input fell short of the name, for the evidence
+
+
+def destination(ctx: Context, to: str, cluster: str) -> Destination:
+    if to == MANAGEMENT_KAS:
+        endpoints = management_kas_endpoints(ctx.inventory, cluster)
+        if endpoints is None:
+            return Destination(OUTSIDE, None, "the management API server's endpoints "
+                               "(default/kubernetes Endpoints) are not in the input: judged as "
+                               "egress to any outside address")
+        return Destination(MANAGEMENT_KAS, endpoints)
+    if to in NAMED_DESTINATIONS:
+        return Destination(to, None)
+    return Destination(to, IPSpace.from_cidrs([to]))
+
+
+def check_out(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+              params: dict[str, Any]) -> Iterable[Outcome]:
+    subject = scope.subject
+    if subject.kind == HOSTED_CLUSTER and scope.hc is not None and \
+            not graph.workloads(subject.cluster, scope.hc.control_plane_namespace):
+        ns = scope.hc.control_plane_namespace
+        yield NotEvaluable(f"HCP namespace {ns} is not in the input: its workloads and "
+                           "NetworkPolicies decide egress (`oc get deployments,networkpolicies "
+                           f"-n {ns} -o yaml`)")
+        return
+    seen: set[tuple[Workload, int, str, str]] = set()
+    for item, workloads in scope.picked:
+        ports = scope.ports(item, params)
+        if ports is None:
+            yield NotEvaluable("port kas needs a HostedCluster: its API server port")
+            return
+        dest = destination(ctx, item.get("to", params.get("to", OUTSIDE)), subject.cluster)
+        if params.get("expect") == "all-protocols-if-any":
+            yield from _protocols_agree(ctx, graph, scope, workloads, dest, ports, protocols_of(params))
+            continue
+        for workload in workloads:
+            for port in ports:
+                for protocol in protocols_of(params):
+                    if (workload, port, protocol, dest.name) not in seen:
+                        seen.add((workload, port, protocol, dest.name))
+                        yield from _reachable(ctx, graph, scope, workload, dest, port, protocol)
+
+
+def _workload_field(ctx: Context, workload: Workload, cluster: str) -> tuple[str, K8sObject | None]:
+    obj = ctx.inventory.get(workload.kind, workload.namespace, workload.name, cluster)
+    return ("spec.template.spec" if obj is not None and workload.kind != "Pod" else "spec"), obj
+
+
+def _reachable(ctx: Context, graph: ReachabilityGraph, scope: Scope, workload: Workload,
+               dest: Destination, port: int, protocol: str) -> Iterable[Outcome]:
+    name = scope.graph_name(workload)
+    if dest.name == DNS:
+        if _opener(graph, name, dest)(protocol, port):
+            return
+        blocked, evidence = f"DNS on {port}", [f"no egress rule of any NetworkPolicy opens "
+                                               f"{protocol}/{port} for {workload.ref}"]
+    else:
+        egress = graph.egress_outside(name, port, protocol)
+        if dest.space is not None:
+            missing = dest.space.intersection(egress.allowed.complement())
+            blocked = f"{DISPLAY.get(dest.name, dest.name)} ({missing})"
+        else:
+            missing = IPSpace() if egress.allowed else egress.allowed.complement()
+            blocked = "every outside address"
+        if not missing:
+            return
+        evidence = [str(e) for e in egress.evidence]
+    field, obj = _workload_field(ctx, workload, scope.subject.cluster)
+    yield Violation(field=field, subject=obj,
+                    values={"workload": workload.ref, "port": port, "protocol": protocol,
+                            "blocked": blocked},
+                    evidence=evidence + ([dest.note] if dest.note else []))
+
+
+def _opener(graph: ReachabilityGraph, name: str, dest: Destination) -> Callable[[str, int], bool]:
+    """Whether ``name``'s egress opens (protocol, port) to ``dest``; for DNS the rules are
+    read once per workload, whatever the ports asked."""
+    if dest.name == DNS:
+        return graph.egress_rules_open(name)[1].allows
+
+    def opens(protocol: str, port: int) -> bool:
+        allowed = graph.egress_outside(name, port, protocol).allowed
+        return allowed.contains(dest.space) if dest.space is not None else bool(allowed)
+
+    return opens
+
+
+def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+                     workloads: list[Workload], dest: Destination, ports: list[int],
+                     protocols: list[str]) -> Iterable[Outcome]:
+    """Once a workload gets out to ``dest`` on one protocol (on any of the ports), it must
+    on all of them. On a NetworkPolicy, the finding points at its egress rules that open
+    only some protocols; elsewhere at each workload."""
+    lacking: dict[Workload, list[str]] = {}
+    for workload in workloads:
+        opens = _opener(graph, scope.graph_name(workload), dest)
+        have = [p for p in protocols if any(opens(p, port) for port in ports)]
+        if have and len(have) < len(protocols):
+            lacking[workload] = [p for p in protocols if p not in have]
+    if not lacking:
+        return
+    if is_network_policy(scope.subject):
+        yield from _partial_rules(scope.subject, lacking, dest, ports, protocols)
+        return
+    for workload, missing in lacking.items():
+        field, obj = _workload_field(ctx, workload, scope.subject.cluster)
+        have = [p for p in protocols if p not in missing]
+        yield Violation(field=field, subject=obj,
+                        values={"workload": workload.ref, "workloads": workload.ref,
+                                "have": "/".join(have), "missing": "/".join(missing)},
+                        evidence=[_missing_text(missing, ports, [workload])])
+
+
+def _partial_rules(policy: K8sObject, lacking: dict[Workload, list[str]], dest: Destination,
+                   ports: list[int], protocols: list[str]) -> Iterable[Outcome]:
+    rules = policy.get("spec.egress") or []
+    for i, rule in enumerate(rules if isinstance(rules, list) else []):
+        opened = [p for p in protocols if p in _rule_protocols(rule, ports)]
+        if not opened or len(opened) == len(protocols):
+            continue
+        missing = [p for p in protocols if any(p in m for m in lacking.values())]
+        names = [w.ref for w in sorted(lacking)]
+        shown = ", ".join(names[:_SHOWN]) + (f" and {len(names) - _SHOWN} more"
+                                             if len(names) > _SHOWN else "")
+        yield Violation(
+            field=f"spec.egress[{i}].ports",
+            values={"have": "/".join(opened), "missing": "/".join(missing), "workloads": shown},
+            evidence=[f"egress rule #{i + 1} opens {DISPLAY.get(dest.name, dest.name)} on "
+                      f"{'/'.join(opened)} only", _missing_text(missing, ports, sorted(lacking))])
+
+
+def _missing_text(missing: list[str], ports: list[int], workloads: list[Workload]) -> str:
+    return (f"no egress rule of any NetworkPolicy opens {'/'.join(missing)} "
+            f"{'/'.join(map(str, ports))} for {', '.join(w.ref for w in workloads)}")
+
+
+def _rule_protocols(rule: Any, ports: list[int]) -> set[str]:
+    """The protocols an egress rule's ``ports`` open on any of ``ports`` (ranges included)."""
+    if not isinstance(rule, dict) or not isinstance(rule.get("ports"), list):
+        return set()
+    found = set()
+    for port in rule["ports"]:
+        if not isinstance(port, dict) or not isinstance(port.get("port"), int):
+            continue
+        first, last = port["port"], port.get("endPort") or port["port"]
+        if any(first <= p <= last for p in ports):
+            found.add(str(port.get("protocol", "TCP")).upper())
+    return found
+
+
+def listeners(subject: K8sObject, spec: dict[str, Any]) -> Iterable[Outcome]:
+    """Listeners of the subject's containers that must bind loopback and do not: a flag
+    naming another address, or no flag (the default address)."""
+    if spec.get("workloads") is not None and subject.name not in spec["workloads"]:
+        return
+    base = "spec.containers" if subject.kind == "Pod" else "spec.template.spec.containers"
+    containers = subject.get(base) or []
+    flags, default = tuple(spec["flags"]), spec["default"]
+    for ci, container in enumerate(containers if isinstance(containers, list) else []):
+        if not isinstance(container, dict):
+            continue
+        args = [str(a) for a in container.get("args") or []]
+        for ai, (flag, value) in _flag_values(args, flags):
+            if not binds_loopback(value):
+                yield Violation(field=f"{base}[{ci}].args[{ai}]",
+                                values={"ports": value or "(empty)", "via": flag,
+                                        "sources": "every address of the pod"},
+                                evidence=[f"{flag}={value} listens beyond 127.0.0.1"])
+        command = [str(a) for a in container.get("command") or []]
+        if not list(_flag_values(command + args, flags)) and not binds_loopback(default):
+            yield Violation(field=f"{base}[{ci}]",
+                            values={"ports": default, "via": "default bind address",
+                                    "sources": "every address of the pod"},
+                            evidence=[f"container {container.get('name')} sets no "
+                                      f"{'/'.join(flags)}: the default address {default} "
+                                      "listens on every address of the pod"])
+
+
+def _flag_values(args: list[str], flags: tuple[str, ...]) -> Iterable[tuple[int, tuple[str, str]]]:
+    """(index, (flag, value)) for ``--flag=value`` and ``--flag value``."""
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if flag not in flags:
+            continue
+        if eq:
+            yield i, (flag, value)
+        elif i + 1 < len(args):
+            yield i + 1, (flag, args[i + 1])
