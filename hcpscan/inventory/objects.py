@@ -84,6 +84,14 @@ class K8sObject:
         return ann if isinstance(ann, dict) else {}
 
     @property
+    def held_in(self) -> tuple[K8sObject, str] | None:
+        """(the object, its field) this document is written inside of - a kubeconfig or an
+        install-config stored in a Secret or ConfigMap key - where findings about it belong."""
+        if self.origin is not None and self.source.embedded_in:
+            return self.origin, self.source.embedded_in
+        return None
+
+    @property
     def group(self) -> str:
         return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
 

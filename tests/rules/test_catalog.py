@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,15 @@ def test_a_rule_run_alone_judges_as_in_the_whole_catalog(rule, whole_catalog_on_
     assert (result.status, result.reason, result.objects_checked) == \
         (expected.status, expected.reason, expected.objects_checked)
     assert sorted(f.key for f in alone.findings) == sorted(f.key for f in findings if f.rule_id == rule.id)
+
+
+# Rules re-expressed on proxy_values, trust, noproxy_coverage and cel (issue 12, items 2 and 4).
+VALUES_LANE = ("PRX001", "PRX007", "PRX008", "PRX011", "PRX012", "PRX013", "OCM002", "OCM005",
+               "OCM006")
+
+
+@pytest.mark.parametrize("rule_id", VALUES_LANE)
+def test_the_rule_template_serves_two_built_in_rules_or_is_cel(rule_id):
+    users = Counter(r.template for r in RULES)
+    (rule,) = [r for r in RULES if r.id == rule_id]
+    assert rule.template == "cel" or users[rule.template] >= 2, (rule.template, users[rule.template])

@@ -111,11 +111,11 @@ def test_broken_rule_file_names_file_and_line(tmp_path):
     with pytest.raises(RuleFileError) as info:
         load_rule_file(bad)
     assert info.value.line == 3 and "severity" in info.value.message
-    bad.write_text(text.replace("primitive: no_credentials", "primitive: no_such_check"))
+    bad.write_text(text.replace("template: proxy_values", "template: no_such_check"))
     with pytest.raises(RuleFileError) as info:
         load_rule_file(bad)
     assert "unknown check template" in info.value.message
-    assert bad.read_text().splitlines()[info.value.line - 1].strip().startswith("primitive:")
+    assert bad.read_text().splitlines()[info.value.line - 1].strip().startswith("template:")
 
 
 def test_every_problem_of_a_rule_file_is_shown_at_once_with_its_line(tmp_path):
@@ -193,7 +193,20 @@ items:
 
 
 def test_invalid_jsonpath_and_regex_in_a_rule_are_errors_at_their_line(tmp_path):
-    text = (FIXTURES.parent / "rules" / "OCM006.yaml").read_text()
+    text = """\
+id: ACME010
+title: An https proxy comes with a caBundle
+severity: high
+message: "{object} has no caBundle"
+applies_to: {kinds: [AddOnDeploymentConfig]}
+check:
+  template: field_matches
+  params:
+    when: {path: "$.spec.proxyConfig.httpsProxy", pattern: "^https://"}
+    path: "$.spec.proxyConfig.caBundle"
+    pattern: "\\\\S"
+    required: true
+"""
     bad = tmp_path / "X.yaml"
     bad.write_text(text.replace('path: "$.spec.proxyConfig.caBundle"', 'path: "$.data["'))
     with pytest.raises(RuleFileError) as info:

@@ -9,6 +9,12 @@ from pathlib import Path
 import pytest
 
 from hcpscan.analysis.proxy import parse_bundle, parse_no_proxy
+from hcpscan.analysis.proxy.trust import bundle_problems
+from hcpscan.analysis.proxy.validity import (
+    no_proxy_entry_problem,
+    no_proxy_problems,
+    proxy_url_problems,
+)
 from hcpscan.findings.model import Status
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.primitives.kyverno import (
@@ -18,12 +24,6 @@ from hcpscan.rules.primitives.kyverno import (
     kind_matches,
     selector_matches,
 )
-from hcpscan.rules.primitives.proxy_validity import (
-    no_proxy_entry_problem,
-    no_proxy_problems,
-    proxy_url_problems,
-)
-from hcpscan.rules.primitives.tls import bundle_problems
 from tests.rules.harness import scan
 
 CORP_PROXY_CA = """\
@@ -278,7 +278,7 @@ def test_ocm002_single_certificate_fails_without_any_proxy_ca_known(tmp_path):
 def test_ocm002_http_proxy_url_needs_no_proxy_ca(tmp_path):
     _, result = scan_text(tmp_path, _bootstrap_secret(HUB_CA, "http://proxy.corp.example.com:3128"),
                           "OCM002")
-    assert result.status is Status.PASS
+    assert result.status is Status.NOT_APPLICABLE  # no https proxy: nothing to verify
 
 
 def test_ocm002_redacted_kubeconfig_is_not_evaluable(tmp_path):

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from hcpscan.analysis.proxy.noproxy import runtime_ref
+from hcpscan.analysis.proxy.portability import divergence as _divergence
 from hcpscan.findings.model import ScanReport, Status
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.hostedcluster import hosted_cluster
+from hcpscan.model.secondary import nad_cidrs
 from hcpscan.rules.config import ScanConfig
-from hcpscan.rules.primitives.proxy_clients import _divergence
-from hcpscan.rules.primitives.proxy_config import nad_cidrs
 from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan
 
@@ -124,7 +124,7 @@ def test_prx001_default_network_attached_is_not_checked(tmp_path: Path) -> None:
     text = MGMT_PROXY.format(no_proxy=".corp.example.com") + "---\n" + NODEPOOL.format(attach="true")
     report = run(tmp_path, text, "PRX001", ScanConfig(
         secondary_networks={"vm-networks/storage-net": ["192.168.100.0/24"]}))
-    assert report.results[0].status is Status.PASS
+    assert report.results[0].status is Status.NOT_APPLICABLE  # nothing in scope: not a pass
 
 
 def test_prx001_without_management_proxy_is_not_evaluable(tmp_path: Path) -> None:
@@ -145,7 +145,8 @@ def test_nad_cidrs_reads_the_cni_config_shapes(tmp_path: Path) -> None:
     assert nad_cidrs(nad({"plugins": [{"type": "macvlan", "ipam": {"subnet": "10.2.0.0/16"}}]}))[0] \
         == ["10.2.0.0/16"]
     assert nad_cidrs(nad({"subnets": "10.3.0.0/16, 10.4.0.0/16"}))[0] == ["10.3.0.0/16", "10.4.0.0/16"]
-    assert nad_cidrs(nad({"ipam": {"type": "dhcp"}})) == ([], "its CNI config names no ipam subnet")
+    assert nad_cidrs(nad({"ipam": {"type": "dhcp"}}))[1].startswith("its ipam type dhcp assigns addresses")
+    assert nad_cidrs(nad({"type": "bridge", "ipam": {}}))[1].startswith("its CNI config has an empty ipam")
     assert nad_cidrs(nad("not json"))[1] == "its spec.config is not JSON"
 
 

@@ -51,6 +51,12 @@ READS_BY_CONSUMER: dict[str, tuple[str, ...]] = {
     KUBEADM_FILE: ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
                    "KubeadmControlPlaneTemplate", "Secret"),
 }
+# Consumer roles as rule parameters name them (``consumers: [kubeconfig]``) -> kind above.
+ROLES = {"container": CONTAINER, "konnectivity-sidecar": KONNECTIVITY_SIDECAR,
+         "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER, "ignition": IGNITION,
+         "systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE, "cluster-values": CLUSTER_VALUES,
+         "addon-config": ADDON_CONFIG, "managed-cluster-addon": MANAGED_CLUSTER_ADDON,
+         "kubeconfig": KUBECONFIG, **NEW_CONSUMER_KINDS}
 
 
 class Source:
@@ -95,6 +101,20 @@ class Source:
         if obj.origin is not None and obj.source.embedded_in:
             return None
         return obj, steps
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The field path within the object the value is written in (() when unknown)."""
+        return self._of[2] if self._of is not None else ()
+
+    @property
+    def holder(self) -> K8sObject | None:
+        """The inventory object the value is written in: the outer object of an embedded
+        document (the Secret a kubeconfig is stored in)."""
+        if self._of is None:
+            return None
+        obj = self._of[1]
+        return obj.origin if obj.origin is not None and obj.source.embedded_in else obj
 
     @property
     def field(self) -> str:

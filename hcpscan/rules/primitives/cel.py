@@ -14,7 +14,16 @@ gets the same exact answers as the built-in templates:
   of a CIDR, every name under ``.domain``, or one host goes direct;
 * ``reachable(cidr, namespace, app, port)`` — whether every address of ``cidr``
   can open TCP ``port`` on the workload labelled ``app`` in ``namespace`` (of
-  the subject's cluster) through a way in from outside, through every layer.
+  the subject's cluster) through a way in from outside, through every layer;
+* ``kyverno_proxy_env(rule)`` — the proxy variables a Kyverno rule's mutate block
+  writes; ``kyverno_matches(rule, namespace, name, labels)`` — what of that Deployment
+  and its Pods the rule (of the subject policy) matches ([] = none), as Kyverno decides it
+  (the Deployment of that name in the input, its pod template and namespace labels,
+  else one with ``labels`` in ``namespace``; Kyverno's resourceFilters honoured).
+
+With ``each`` (a JSONPath) the expression is judged once per item it selects
+(``item``), and a finding points at that item (plus ``field`` inside it). ``values``
+names CEL expressions whose results fill the rule's message and its evidence.
 
 The library is cel-expr-python (Google's CEL-C++ runtime): it agreed with 1,050
 of 1,090 cel-spec conformance cases here, type-checks when compiling (so a
@@ -32,11 +41,12 @@ from functools import lru_cache
 from typing import Any
 
 from hcpscan.analysis.proxy import NoProxyList
+from hcpscan.inventory.fieldpath import format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.hostedcluster import hcp_namespace
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 
 try:
     from cel_expr_python import cel
@@ -63,6 +73,24 @@ def _covers(runtime: str, no_proxy: str, destination: str) -> bool:
     return NoProxyList(no_proxy).covers(runtime, destination).covered
 
 
+def _kyverno_proxy_env(rule: Any) -> list[str]:
+    from hcpscan.rules.primitives.kyverno import injected_variables
+
+    return injected_variables(rule) if isinstance(rule, dict) else []
+
+
+def _kyverno_matches(rule: Any, namespace: str, name: str, labels: Any) -> list[str]:
+    from hcpscan.rules.primitives.kyverno import matched_resources
+
+    ctx, subject = _CURRENT.get()
+    found = matched_resources(ctx, subject, rule, {"namespace": namespace, "name": name,
+                                                   "labels": dict(labels or {})})
+    if found is None:
+        raise ValueError(f"rule {rule.get('name')!r} matches by user, role or preconditions, "
+                         "which cannot be decided offline")
+    return [str(res) for res in found]
+
+
 def _reachable(cidr: str, namespace: str, app: str, port: int) -> bool:
     from hcpscan.analysis.reachability.graph import POD_NETWORK
     from hcpscan.rules.primitives.hcp_network import reachability
@@ -87,17 +115,21 @@ def _environment() -> Any:
         return cel.FunctionDecl(name, [cel.Overload(f"hcpscan_{name}", result, args, impl=impl)])
 
     return cel.NewEnv(
-        variables={"object": t.Map(t.STRING, t.DYN), "objects": t.List(t.DYN)},
+        variables={"object": t.Map(t.STRING, t.DYN), "objects": t.List(t.DYN), "item": t.DYN},
         functions=[fn("hcp_namespace", string, [t.Map(t.STRING, t.DYN)], _hcp_namespace),
                    fn("no_proxy_direct", boolean, [string, string, string], _direct),
                    fn("no_proxy_covers", boolean, [string, string, string], _covers),
-                   fn("reachable", boolean, [string, string, string, t.INT], _reachable)])
+                   fn("reachable", boolean, [string, string, string, t.INT], _reachable),
+                   fn("kyverno_proxy_env", t.List(string), [t.Map(t.STRING, t.DYN)],
+                      _kyverno_proxy_env),
+                   fn("kyverno_matches", t.List(string), [t.Map(t.STRING, t.DYN), string, string,
+                                                          t.Map(t.STRING, t.DYN)], _kyverno_matches)])
 
 
 @lru_cache(maxsize=256)
-def compile_expression(expression: str) -> Any:
+def compile_expression(expression: str, boolean: bool = True) -> Any:
     """The compiled program; ValueError with CEL's position-bearing message when the
-    expression does not parse, does not type-check, or is not boolean."""
+    expression does not parse, does not type-check, or (``boolean``) is not boolean."""
     if cel is None:
         raise ValueError("the cel template needs the cel-expr-python package, which has no "
                          "wheel for this platform; use another template")
@@ -105,7 +137,7 @@ def compile_expression(expression: str) -> Any:
         program = _environment().compile(expression)
     except RuntimeError as exc:
         raise ValueError(str(exc).removeprefix("ERROR: ").strip()) from None
-    if program.return_type() not in (cel.Type.BOOL, cel.Type.DYN):
+    if boolean and program.return_type() not in (cel.Type.BOOL, cel.Type.DYN):
         raise ValueError(f"the expression gives {program.return_type().name()}, not a bool")
     return program
 
@@ -125,20 +157,28 @@ class Cel(Primitive):
                       "description": "the kinds `objects` holds (needed when the expression "
                                      "uses objects)"},
             "field": {"type": "string", "description": "the field a finding points at "
-                                                       "(default: the object)"},
+                                                       "(default: the object; with each: inside "
+                                                       "the item)"},
+            "each": {"type": "string", "description": "JSONPath: judge the expression once per "
+                                                      "item it selects, as `item`"},
+            "values": {"type": "object", "additionalProperties": {"type": "string"},
+                       "description": "message field -> CEL expression giving its value"},
         },
     }
-    message_fields = {"expression": "the rule's expression"}
+    message_fields = {"expression": "the rule's expression", "<name>": "each name in params.values"}
 
     def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
         found = super().problems(params)
         expression = params.get("expression") if isinstance(params, dict) else None
         if not isinstance(expression, str) or found:
             return found
-        try:
-            compile_expression(expression)
-        except ValueError as exc:
-            found.append((("expression",), f"invalid CEL: {exc}"))
+        for where, text in [(("expression",), expression), *(
+                (("values", k), v) for k, v in (params.get("values") or {}).items()
+                if isinstance(v, str))]:
+            try:
+                compile_expression(text, boolean=where == ("expression",))
+            except ValueError as exc:
+                found.append((where, f"invalid CEL: {exc}"))
         if _OBJECTS.search(expression) and not params.get("reads"):
             found.append((("expression",), "the expression uses objects: name its kinds in "
                                             "params.reads (e.g. [NetworkPolicy])"))
@@ -148,20 +188,57 @@ class Cel(Primitive):
         return tuple(params.get("reads", ()))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        program = compile_expression(params["expression"])
         objects = [o.body for o in ctx.inventory.of_kind(*params["reads"])] if params.get("reads") else []
-        token = _CURRENT.set((ctx, subject))
-        try:
-            value = program.eval(data={"object": subject.body, "objects": objects})
-        finally:
-            _CURRENT.reset(token)
-        if value.type() == cel.Type.ERROR:
-            yield NotEvaluable(f"the expression could not be evaluated: {value.value()}")
+        field = params.get("field", "")
+        if "each" not in params:
+            yield from _judge(ctx, subject, params, {"object": subject.body, "objects": objects},
+                              field, subject.ref)
             return
-        if value.type() != cel.Type.BOOL:
-            yield NotEvaluable(f"the expression gave {value.type().name()}, not a bool")
-            return
-        if not value.value():
-            yield Violation(field=params.get("field", ""),
-                            values={"expression": params["expression"]},
-                            evidence=[f"false for {subject.ref}: {params['expression']}"])
+        items = ctx.inventory.jsonpath(subject, params["each"])
+        if not items:
+            yield NotApplicable(f"nothing at {params['each']}")
+        for item, steps in items:
+            at = format_path(steps + tuple(parse_path(field))) if field else format_path(steps)
+            yield from _judge(ctx, subject, params, {"object": subject.body, "objects": objects,
+                                                     "item": item},
+                              at, f"{subject.ref} {format_path(steps)}")
+
+
+def _evaluate(ctx: Context, subject: K8sObject, expression: str, data: dict[str, Any],
+              boolean: bool = True) -> Any:
+    """The value, or NotEvaluable with CEL's error."""
+    token = _CURRENT.set((ctx, subject))
+    try:
+        value = compile_expression(expression, boolean).eval(data=data)
+    finally:
+        _CURRENT.reset(token)
+    if value.type() == cel.Type.ERROR:
+        return NotEvaluable(f"the expression could not be evaluated: {value.value()}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    plain = value.value() if hasattr(value, "value") else value
+    if isinstance(plain, list | tuple):
+        return ", ".join(_shown(v) for v in plain)
+    return str(plain.value() if hasattr(plain, "value") else plain)
+
+
+def _judge(ctx: Context, subject: K8sObject, params: dict[str, Any], data: dict[str, Any],
+           field: str, where: str) -> Iterable[Outcome]:
+    value = _evaluate(ctx, subject, params["expression"], data)
+    if isinstance(value, NotEvaluable):
+        yield value
+        return
+    if value.type() != cel.Type.BOOL:
+        yield NotEvaluable(f"the expression gave {value.type().name()}, not a bool")
+        return
+    if value.value():
+        return
+    values = {"expression": params["expression"]}
+    for name, expression in (params.get("values") or {}).items():
+        got = _evaluate(ctx, subject, expression, data, boolean=False)
+        values[name] = got.reason if isinstance(got, NotEvaluable) else _shown(got)
+    yield Violation(field=field, values=values,
+                    evidence=[f"false for {where}: {' '.join(params['expression'].split())}"]
+                    + [f"{k} = {v}" for k, v in values.items() if k != "expression"])

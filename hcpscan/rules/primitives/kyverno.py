@@ -2,8 +2,9 @@
 
 * ``proxy_injecting_policies``: the policies that inject proxy env, which tell that the
   installation uses a proxy (``agreement``'s ``installation`` relation, PRX010).
-* ``kyverno_spares_workload`` (PRX011): a Kyverno policy whose mutate rules add proxy
-  env must not match chart-operator (cluster-apps-operator manages its env).
+* ``matched_resources`` (PRX011, a ``cel`` rule through ``kyverno_matches``): what of a
+  workload a Kyverno rule that adds proxy env matches (chart-operator must be spared:
+  cluster-apps-operator manages its env).
 
 Kyverno's match/exclude is evaluated exactly for what decides a Deployment or Pod:
 ``any``/``all``/legacy ``resources`` filters with kinds, names, namespaces,
@@ -16,17 +17,16 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
+# A name the Pods of a Deployment get (Kyverno matches `names` globs against it); never shown.
+POD_SUFFIX = "7d9f8c6b5-x2x7k"
 _PROXY_ENV = re.compile(r"(?<![A-Za-z0-9_])(https?_proxy|no_proxy)(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
@@ -230,50 +230,19 @@ def workload_resources(ctx: Context, target: Mapping[str, Any]) -> list[Resource
                      labels, {}, ns_labels, shown=f"the Pods of Deployment {shown}")]
 
 
-@register
-class KyvernoSparesWorkload(Primitive):
-    name = "kyverno_spares_workload"
-    description = "Kyverno rules that add proxy env do not match a given workload"
-    params_schema = {
-        "type": "object", "additionalProperties": False, "required": ["target"],
-        "properties": {"target": {
-            "type": "object", "additionalProperties": False, "required": ["name", "namespace"],
-            "properties": {
-                "name": {"type": "string"}, "namespace": {"type": "string"},
-                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
-                "pod_suffix": {"type": "string"},
-            }}},
-    }
-    reads = ("Deployment", "Namespace", "ConfigMap")
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        target = {"pod_suffix": "7d9f8c6b5-x2x7k", **params["target"]}
-        filters = resource_filters(ctx, subject.cluster)
-        rules = subject.get("spec.rules") or []
-        for i, rule in enumerate(rules if isinstance(rules, list) else []):
-            if not isinstance(rule, dict):
-                continue
-            variables = injected_variables(rule)
-            if not variables:
-                continue
-            preconditions = json.dumps(rule.get("preconditions") or {})
-            if target["name"] in preconditions:
-                yield NotEvaluable(f"spec.rules[{i}] ({rule.get('name')}) has preconditions on "
-                                   f"{target['name']} that hcpscan does not evaluate")
-                continue
-            resources = [r for r in workload_resources(ctx, target) if not filtered_out(r, filters)]
-            results = [(res, rule_matches(subject, rule, res)) for res in resources]
-            matched = [res for res, r in results if r is True]
-            if matched:
-                where: tuple[Step, ...] = ("spec", "rules", i, "match")
-                yield Violation(
-                    field=format_path(where),
-                    values={"rule": rule.get("name", i), "workload": str(matched[0]),
-                            "variables": ", ".join(variables)},
-                    evidence=[f"spec.rules[{i}] ({rule.get('name')}) mutates "
-                              + ", ".join(variables)]
-                    + [f"its match/exclude selects {res} (labels "
-                       f"{dict(res.labels) or '{}'})" for res in matched])
-            elif any(r is None for _, r in results):
-                yield NotEvaluable(f"spec.rules[{i}] ({rule.get('name')}) matches by user or "
-                                   "role, which cannot be decided offline")
+def matched_resources(ctx: Context, policy: K8sObject, rule: Mapping[str, Any],
+                      target: Mapping[str, Any]) -> list[Resource] | None:
+    """The target Deployment and its Pods, as far as a Kyverno rule of ``policy`` matches
+    them ([]: it leaves them alone; None: it depends on preconditions on the target, users
+    or roles, which cannot be decided offline). The Deployment is the input's when it holds
+    one of that name, else the target's namespace and labels."""
+    if target["name"] in json.dumps(rule.get("preconditions") or {}):
+        return None
+    filters = resource_filters(ctx, policy.cluster)
+    resources = [r for r in workload_resources(ctx, {"pod_suffix": POD_SUFFIX, **target})
+                 if not filtered_out(r, filters)]
+    results = [(res, rule_matches(policy, rule, res)) for res in resources]
+    matched = [res for res, r in results if r is True]
+    if not matched and any(r is None for _, r in results):
+        return None
+    return matched

@@ -4,10 +4,9 @@ Everything here reads the proxy model (``hcpscan.analysis.proxy``) built once pe
 scan; NO_PROXY questions are answered by its Go evaluator (what Kubernetes and
 OpenShift components use), never by string compares.
 
-* ``noproxy_coverage`` (PRX005 and users' coverage rules): service/pod networks, ``.svc``,
-  ``.cluster.local``, loopback and the KAS service IP bypass the proxy;
-* ``secondary_network_in_noproxy`` (PRX001): KubeVirt secondary networks are
-  in the management cluster's noProxy;
+* ``noproxy_coverage`` (PRX005, PRX001 and users' coverage rules): service/pod networks,
+  ``.svc``, ``.cluster.local``, loopback, the KAS service IP and a NodePool's secondary
+  networks (judged on the management cluster Proxy) bypass the proxy;
 * the helpers ``agreement`` (PRX002, PRX003 ...) reads consumers and the management
   Proxy with.
 """
@@ -41,14 +40,13 @@ from hcpscan.analysis.proxy.settings import (
     READS_BY_CONSUMER,
     SYSTEMD,
 )
-from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
-from hcpscan.model.hostedcluster import hcp_namespace
+from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
-from hcpscan.sources.yamldocs import load_json
 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
@@ -182,7 +180,10 @@ def _containers_by_obj(inventory: Any) -> dict[int, list[ct.ContainerRef]]:
 
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "machine-network", "kas-service-ip", "svc",
-                "cluster-domain", "localhost", "loopback", "managed-kas-ip")
+                "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks")
+# Named sets read from the subject that nothing adds to a noProxy: the user writes them, so a
+# computed noProxy (a Proxy's status, a HostedCluster's) does not answer for them.
+SECONDARY = "secondary-networks"
 _NETWORK_SETS = ("service-network", "pod-network", "kas-service-ip")
 # The named sets that are lists of CIDRs: (label, CIDRs, where they were read).
 _CIDR_SETS = {
@@ -295,8 +296,8 @@ def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
     with the cluster's own destinations (DOMAIN.md §3): a Proxy's status is computed from its
     spec, and HyperShift computes a HostedCluster's; those answer only for what the user must
     write (literal destinations), and a Proxy's status only for the computed, named ones."""
-    named = [d for d in wanted if d in DESTINATIONS]
-    literal = [d for d in wanted if d not in DESTINATIONS]
+    named = [d for d in wanted if d in DESTINATIONS and d != SECONDARY]
+    literal = [d for d in wanted if d not in named]
     if consumer.kind == CLUSTER_PROXY:
         return literal if consumer.part == "spec" else named
     if consumer.kind == HOSTED_CLUSTER or consumer.completed_by:
@@ -304,9 +305,9 @@ def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
     return wanted
 
 
-def _coverage_consumers(ctx: Context, subject: K8sObject, kinds: set[str],
-                        variables: set[str]) -> Iterator[ConsumerProxy]:
-    for c in consumers_of(ctx, subject):
+def _coverage_consumers(ctx: Context, subject: K8sObject, kinds: set[str], variables: set[str],
+                        pool: list[ConsumerProxy]) -> Iterator[ConsumerProxy]:
+    for c in pool:
         if c.kind not in kinds:
             continue
         if c.kind == CONTAINER and (c.via is not None or controlled_pod(subject)):
@@ -341,19 +342,33 @@ class NoProxyCoverage(Primitive):
                                         "containerd use)"},
             "require": {"enum": ["all", "any"],
                         "description": "every destination must go direct (default), or one"},
+            "consumers_of": {"enum": ["subject", "management-cluster"],
+                             "description": "whose consumers are judged: the subject's (default), "
+                                            "or the management cluster's Proxy (for destinations "
+                                            "the management cluster's components reach)"},
+            "only_without_default_network": {
+                "type": "boolean",
+                "description": "secondary-networks: only NodePools whose VMs have no default pod "
+                               "network (attachDefaultNetwork: false)"},
         },
     }
     reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret",
              "ManagedCluster", *INFRASTRUCTURE_KINDS)
+
     subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Deployment", "StatefulSet",
                      "DaemonSet", "Job", "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn",
                      "KubeadmConfig", "KubeadmConfigTemplate", *NEW_CONSUMER_OBJECTS)
     message_fields = {"consumer": "the consumer (object, and container where there is one)",
                       "missed": "the destinations that would go through the proxy, per runtime",
-                      "runtimes": "the runtimes judged"}
+                      "runtimes": "the runtimes judged",
+                      "network": "secondary-networks: the network as the NodePool names it",
+                      "cidr": "secondary-networks: its CIDR that is not covered"}
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
-        return (*self.reads, *consumer_reads(params.get("consumers", CONSUMER_KINDS)))
+        extra = (("Proxy",) if params.get("consumers_of") == "management-cluster" else ()) + (
+            ("NetworkAttachmentDefinition", "ClusterUserDefinedNetwork")
+            if SECONDARY in params.get("destinations", ()) else ())
+        return (*self.reads, *extra, *consumer_reads(params.get("consumers", CONSUMER_KINDS)))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)}
@@ -362,7 +377,19 @@ class NoProxyCoverage(Primitive):
         nets: ClusterNetworks | None = None
         looked_up = False
         judged_any = False
-        for c in _coverage_consumers(ctx, subject, kinds, variables):
+        secondary: list[SecondaryNetwork] = []
+        if SECONDARY in params["destinations"]:
+            found = _secondary_in_scope(ctx, subject, params)
+            if isinstance(found, NotApplicable):
+                yield found
+                return
+            secondary = found
+        pool = _consumer_pool(ctx, subject, params.get("consumers_of", "subject"))
+        if pool is None:
+            yield NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) "
+                               "is not in the input")
+            return
+        for c in _coverage_consumers(ctx, subject, kinds, variables, pool):
             wanted = _judged(c, params["destinations"])
             uses = proxy_in_use(c)
             if not wanted or uses is False:
@@ -371,6 +398,11 @@ class NoProxyCoverage(Primitive):
                 yield NotEvaluable(unknown_reason(c))
                 continue
             judged_any = True
+            if SECONDARY in wanted:
+                wanted = [d for d in wanted if d != SECONDARY]
+                yield from _secondary_missed(subject, c, secondary, runtimes)
+                if not wanted:
+                    continue
             if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx.inventory, subject), True
             no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
@@ -408,112 +440,53 @@ class NoProxyCoverage(Primitive):
             yield NotApplicable("no consumer in scope uses a proxy")
 
 
-# -- PRX001 ---------------------------------------------------------------------------------
+# -- secondary networks (PRX001) ------------------------------------------------------------
 
 
-def nad_cidrs(nad: K8sObject) -> tuple[list[str], str]:
-    """CIDRs of a NetworkAttachmentDefinition's CNI config (``spec.config`` JSON):
-    ``ipam.subnet``, ``ipam.range`` (whereabouts), ``ipam.ranges[][].subnet``
-    (host-local) and OVN-Kubernetes ``subnets``; and why none were found."""
-    text = nad.get("spec.config")
-    if not isinstance(text, str) or not text.strip():
-        return [], "it has no spec.config"
-    try:
-        config = load_json(text)
-    except ValueError:
-        return [], "its spec.config is not JSON"
-    found: list[str] = []
-    for conf in [config, *(config.get("plugins") or [])] if isinstance(config, dict) else []:
-        if not isinstance(conf, dict):
+def _consumer_pool(ctx: Context, subject: K8sObject, scope: str) -> list[ConsumerProxy] | None:
+    """The consumers a coverage rule judges: the subject's, or the management cluster
+    Proxy's (None when it is not in the input)."""
+    if scope == "subject":
+        return consumers_of(ctx, subject)
+    mgmt = management_proxy(ctx)
+    return consumers_of(ctx, mgmt[0]) if mgmt is not None else None
+
+
+def _secondary_in_scope(ctx: Context, subject: K8sObject, params: dict[str, Any]
+                        ) -> list[SecondaryNetwork] | NotApplicable:
+    if subject.kind != "NodePool":
+        return NotApplicable("secondary-networks: only a KubeVirt NodePool attaches them")
+    if params.get("only_without_default_network") and attaches_default_network(subject):
+        return NotApplicable("the NodePool's VMs keep the default pod network "
+                             "(attachDefaultNetwork is not false)")
+    found = secondary_networks(ctx.inventory, subject, ctx.config.secondary_networks)
+    return found or NotApplicable("the NodePool attaches no secondary network")
+
+
+def _secondary_missed(subject: K8sObject, c: ConsumerProxy, networks: list[SecondaryNetwork],
+                      runtimes: list[str]) -> Iterator[Outcome]:
+    """Per network, a finding at the NodePool field naming it for each CIDR the consumer's
+    noProxy does not cover; a network whose CIDR no input states is not evaluable."""
+    no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
+    shown = f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None else "no noProxy is set at all"
+    default = subject.get("spec.platform.kubevirt.attachDefaultNetwork")
+    for net in networks:
+        if net.missing:
+            yield NotEvaluable(f"{net.name}: {net.missing}")
             continue
-        ipam = conf.get("ipam") if isinstance(conf.get("ipam"), dict) else {}
-        for key in ("subnet", "range"):
-            if isinstance(ipam.get(key), str):
-                found.append(ipam[key])
-        for rangeset in ipam.get("ranges") or []:
-            for rng in rangeset if isinstance(rangeset, list) else [rangeset]:
-                if isinstance(rng, dict) and isinstance(rng.get("subnet"), str):
-                    found.append(rng["subnet"])
-        if isinstance(conf.get("subnets"), str):
-            found += [s.strip() for s in conf["subnets"].split(",") if s.strip()]
-    valid = []
-    for cidr in found:
-        try:
-            valid.append(str(ipaddress.ip_network(cidr.strip(), strict=False)))
-        except ValueError:
-            continue
-    return list(dict.fromkeys(valid)), "its CNI config names no ipam subnet"
-
-
-@register
-class SecondaryNetworkInNoProxy(Primitive):
-    name = "secondary_network_in_noproxy"
-    description = ("the CIDRs of a KubeVirt NodePool's additional networks are covered by the "
-                   "management cluster Proxy noProxy (Go semantics)")
-    params_schema = {
-        "type": "object", "additionalProperties": False,
-        "properties": {
-            "only_without_default_network": {
-                "type": "boolean",
-                "description": "check only NodePools with attachDefaultNetwork: false"},
-        },
-    }
-    reads = ("Proxy", "NetworkAttachmentDefinition", "HostedCluster")
-
-    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        base: tuple[Step, ...] = ("spec", "platform", "kubevirt")
-        networks = subject.get(base + ("additionalNetworks",))
-        if not isinstance(networks, list) or not networks:
-            return
-        default = subject.get(base + ("attachDefaultNetwork",))
-        attached = default is not False
-        if attached and params.get("only_without_default_network", False):
-            return
-        mgmt = management_proxy(ctx)
-        if mgmt is None:
-            yield NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) "
-                               "is not in the input")
-            return
-        proxy, part, block = mgmt
-        if not (block.get("httpProxy") or block.get("httpsProxy")):
-            return
-        no_proxy = str(block.get("noProxy") or "")
-        for i, item in enumerate(networks):
-            name = item.get("name") if isinstance(item, dict) else None
-            if not isinstance(name, str) or not name:
-                continue
-            field = format_path(base + ("additionalNetworks", i, "name"))
-            cidrs, origin = self._cidrs(ctx, subject, name)
-            if not cidrs:
-                yield NotEvaluable(f"input the user must supply: secondary_networks[{name!r}] in "
-                                   f".hcpscan.yaml ({origin})")
-                continue
-            for cidr in cidrs:
-                cov = covers_cidr(GO, no_proxy, cidr)
+        for cidr in net.cidrs:
+            for runtime in runtimes:
+                cov = covers_cidr(runtime, no_proxy, cidr)
                 if cov.covered:
                     continue
                 yield Violation(
-                    field=field,
-                    values={"network": name, "cidr": cidr, "proxy": proxy.ref},
-                    evidence=[f"{name}: {cidr} from {origin}",
-                              f"{proxy.ref} {part}.noProxy = {no_proxy!r}",
-                              f"not covered under Go's NO_PROXY rules: {', '.join(cov.uncovered)}"
-                              f" (e.g. {cov.example}) would go through the proxy",
+                    field=net.field,
+                    values={"consumer": c.name, "missed": cidr, "runtimes": runtime,
+                            "network": net.name, "cidr": cidr},
+                    evidence=[f"{net.name}: {cidr} from {net.origin}", shown,
+                              f"not covered under {runtime}'s NO_PROXY rules: "
+                              f"{', '.join(cov.uncovered)} (e.g. {cov.example}) would go "
+                              "through the proxy",
                               "attachDefaultNetwork: " + ("true (default)" if default is None
                                                           else str(default).lower())])
 
-    @staticmethod
-    def _cidrs(ctx: Context, nodepool: K8sObject, name: str) -> tuple[list[str], str]:
-        if name in ctx.config.secondary_networks:
-            return list(ctx.config.secondary_networks[name]), ".hcpscan.yaml secondary_networks"
-        namespace, slash, nad_name = name.partition("/")
-        if not slash:  # a bare name is looked up where the VMs run: the HCP namespace
-            hc_name = str(nodepool.get("spec.clusterName") or "")
-            hc = ctx.inventory.get("HostedCluster", nodepool.namespace, hc_name, nodepool.cluster)
-            namespace, nad_name = (hcp_namespace(hc.namespace, hc.name) if hc else nodepool.namespace), name
-        nad = ctx.inventory.get("NetworkAttachmentDefinition", namespace, nad_name,
-                                nodepool.cluster)
-        if nad is None:
-            return [], f"NetworkAttachmentDefinition {namespace}/{nad_name} is not in the input"
-        cidrs, why = nad_cidrs(nad)
-        return cidrs, (f"{nad.ref} spec.config" if cidrs else f"{nad.ref}: {why}")

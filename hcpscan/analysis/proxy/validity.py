@@ -1,0 +1,155 @@
+"""What makes a proxy value unusable whatever the client: malformed URLs and NO_PROXY
+entries, template leftovers, and credentials written in plain text.
+
+A proxy URL is ``scheme://[user[:password]@]host[:port][/]``; the schemes a field
+accepts depend on its API (``accepted_schemes``). NO_PROXY entries are classified
+by the proxy model (``parse_no_proxy``); on top of its ``invalid`` entries, entries
+that parse but can never match a host (an empty domain, a port outside 1-65535, a
+dotted quad that is no IP address, characters no host name has) are reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from hcpscan.analysis.proxy.hosts import strict_ip, to_ascii
+from hcpscan.analysis.proxy.noproxy import NoProxyEntry, parse_no_proxy
+from hcpscan.analysis.proxy.settings import (
+    CLUSTER_PROXY,
+    CONTAINER,
+    HOSTED_CLUSTER,
+    INSTALL_CONFIG,
+    KLUSTERLET_CONFIG,
+    KUBEADM_FILE,
+    KUBECONFIG,
+    SYSTEMD,
+)
+from hcpscan.findings.redact import HOST_WITH_PASSWORD, URL_WITH_PASSWORD
+
+_HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
+_DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")
+# What a Go/Helm renderer leaves when a value was missing or not rendered at all.
+_LEFTOVERS = ("<no value>", "{{", "}}")
+
+
+def accepted_schemes(role: str, name: str) -> tuple[str, ...]:
+    """The proxy URL schemes a field accepts. ``config.openshift.io`` Proxy (and a
+    HostedCluster's ``configuration.proxy``, the same API type): ``httpProxy`` http only,
+    ``httpsProxy`` http or https (DOMAIN.md §4), and so an install-config's, which becomes
+    it; a kubeconfig ``proxy-url`` and a KlusterletConfig ``proxyURL`` also socks5;
+    everything else http or https."""
+    if role in (CLUSTER_PROXY, HOSTED_CLUSTER, INSTALL_CONFIG) and name == "httpProxy":
+        return ("http",)  # the installer's proxy becomes the Proxy spec
+    if role == KUBECONFIG or (role == KLUSTERLET_CONFIG and name == "proxyURL"):
+        return ("http", "https", "socks5")  # what their Go transport dials
+    return ("http", "https")
+
+
+def scheme_optional(role: str) -> bool:
+    """Whether a proxy URL without scheme works there: environment variables, which Go, curl
+    and Python read as ``http://`` (DOMAIN.md §7); API fields require the scheme."""
+    return role in (CONTAINER, SYSTEMD, KUBEADM_FILE)
+
+
+def leftover(value: str) -> str:
+    """The template leftover a value holds ('' for none): ``<no value>`` is what Go's
+    text/template prints for a missing key, ``{{ }}`` a template never rendered."""
+    return next((mark for mark in _LEFTOVERS if mark in value), "")
+
+
+def proxy_url_problems(value: str, schemes: Iterable[str], bare_ok: bool = False) -> list[str]:
+    """Why ``value`` is not a usable proxy URL with one of ``schemes`` ([] = fine or unset);
+    ``bare_ok``: ``host:port`` without scheme reads as ``http://host:port``."""
+    allowed = [s.lower() for s in schemes]
+    text = value.strip()
+    if not text:
+        return []  # empty means unset in every API that has these fields
+    if leftover(text):
+        return [f"holds the template leftover {leftover(text)!r}: the renderer had no value for it"]
+    expected = " or ".join(f"{s}://" for s in allowed)
+    if any(c.isspace() for c in text):
+        return ["contains whitespace"]
+    if "://" not in text and bare_ok:
+        text = "http://" + text
+    if "://" not in text:
+        return [f"has no scheme (expected {expected}host:port)"]
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:
+        return [f"is not a URL: {exc}"]
+    problems = []
+    if parts.scheme.lower() not in allowed:
+        problems.append(f"uses scheme {parts.scheme or '(empty)'}:// where only {expected} "
+                        "is accepted")
+    host = parts.hostname or ""
+    if not host:
+        problems.append("has no host")
+    elif not _valid_host(host):
+        problems.append(f"host {host!r} is neither a host name nor an IP address")
+    try:
+        port = parts.port
+    except ValueError:
+        problems.append("port is not a number in 1-65535")
+    else:
+        if port == 0:
+            problems.append("port 0 is not a port a proxy can listen on")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        problems.append("carries a path, query or fragment: a proxy URL is "
+                        "scheme://[user:password@]host:port")
+    return problems
+
+
+def _valid_host(host: str) -> bool:
+    if strict_ip(host) is not None:
+        return True
+    if _DOTTED_NUMBERS.match(host):
+        return False
+    return bool(_HOST_NAME.match(to_ascii(host).lower()))
+
+
+def no_proxy_entry_problem(entry: NoProxyEntry) -> str | None:
+    """Why one NO_PROXY entry is malformed, or None."""
+    if leftover(entry.raw):
+        return f"is the template leftover {leftover(entry.raw)!r}: the renderer had no value for it"
+    if entry.kind == "invalid":
+        if "://" in entry.raw:
+            return "is a URL: NO_PROXY takes host names, domains, IPs and CIDRs, no scheme"
+        if "/" in entry.raw:
+            return "is not a valid CIDR"
+        return "is not a host, domain, IP or CIDR"
+    if entry.port is not None and not 0 < entry.port < 65536:
+        return f"port {entry.port} is outside 1-65535"
+    if entry.kind in ("domain", "subdomains"):
+        if not entry.host:
+            return "names no domain (an empty suffix matches nothing)"
+        if _DOTTED_NUMBERS.match(entry.host):
+            return "looks like an IP address but is not one"
+        if ".." in entry.host:
+            return "has an empty label (two dots in a row)"
+        if not _HOST_NAME.match(to_ascii(entry.host)):
+            return "holds characters no host name has (entries are comma-separated)"
+    return None
+
+
+def no_proxy_problems(value: str) -> list[tuple[str, str]]:
+    """(entry as written, why) for every malformed entry of a comma-separated list."""
+    out = []
+    for entry in parse_no_proxy(value):
+        why = no_proxy_entry_problem(entry)
+        if why is not None:
+            out.append((entry.raw, why))
+    return out
+
+
+def credentials(text: str) -> list[re.Match[str]]:
+    """Every ``user:password@`` in ``text``: with a scheme, or without one as Go, curl and
+    Python accept a proxy (``user:password@host:port`` reads as ``http://``)."""
+    if "@" not in text:
+        return []
+    with_scheme = list(URL_WITH_PASSWORD.finditer(text))
+    taken = [(m.start(), m.end()) for m in with_scheme]
+    bare = [m for m in HOST_WITH_PASSWORD.finditer(text)
+            if not any(a <= m.start() < b for a, b in taken)]
+    return sorted(with_scheme + bare, key=lambda m: m.start())

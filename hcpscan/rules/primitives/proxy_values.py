@@ -1,0 +1,322 @@
+"""Template ``proxy_values``: general conditions on each proxy value, wherever it is written.
+
+The values are those of the proxy consumers the rule selects (by role and
+variable: the proxy model, ``hcpscan.analysis.proxy``, says where each is
+written and which program reads it), and of plain fields the rule names per
+kind (ConfigMap data, container arguments: values the model does not read as
+proxy settings). Each value is judged by the conditions the rule lists:
+
+* ``no-credentials``: no ``user:password@`` (with or without a scheme) in a value
+  that is not stored in a Secret;
+* ``valid``: a proxy URL parses with a scheme its field accepts, a host and a sane
+  port; every NO_PROXY entry parses; no template leftover (``<no value>``, ``{{``);
+* ``portable``: every NO_PROXY entry is decided as Go decides it by every client
+  that may read the value (values only Go programs read are not judged).
+
+A value read by several consumers (a ConfigMap key behind ``envFrom``) is judged
+where it is written, so the engine makes one finding of it whose evidence names
+every consumer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from hcpscan.analysis.proxy import ConsumerProxy, Setting
+from hcpscan.analysis.proxy.noproxy import RuntimeRef
+from hcpscan.analysis.proxy.portability import divergence
+from hcpscan.analysis.proxy.settings import ROLES
+from hcpscan.analysis.proxy.validity import (
+    accepted_schemes,
+    credentials,
+    no_proxy_problems,
+    proxy_url_problems,
+    scheme_optional,
+)
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.readers import go_reader
+from hcpscan.rules.context import Context
+from hcpscan.rules.primitives import register
+from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.proxy_config import consumers_of, controlled_pod, root_of
+
+CONDITIONS = ("no-credentials", "valid", "portable")
+URL, NO_PROXY, TEXT = "url", "no_proxy", "text"
+_NOT_PROXY_VALUES = frozenset({"server", "--serving-port"})  # read with proxies, but no proxy
+
+_FIELD = {
+    "oneOf": [
+        {"type": "string", "description": "JSONPath; every string below it is a text value"},
+        {"type": "object", "additionalProperties": False, "required": ["path"],
+         "properties": {
+             "path": {"type": "string", "description": "JSONPath to the value(s)"},
+             "type": {"enum": [URL, NO_PROXY, TEXT], "description": "what the value is "
+                      "(default text: only no-credentials judges it)"},
+             "schemes": {"type": "array", "minItems": 1, "items": {"type": "string"},
+                         "description": "schemes a url accepts (default http, https)"}}},
+    ]}
+
+
+# Why a subject had nothing a condition judges.
+_NOTHING = {"no-credentials": "no proxy setting or plain field in scope",
+            "valid": "no proxy URL or noProxy set",
+            "portable": "no noProxy that a non-Go client may read"}
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One value to judge, and where a finding about it goes."""
+
+    text: str
+    type: str
+    schemes: tuple[str, ...]
+    name: str  # variable or field as written
+    field: str  # the field a finding points at, in ``at`` or else the subject
+    at: K8sObject | None  # another object that holds the value (a ConfigMap many read)
+    shown: str  # where the value is, for evidence
+    in_secret: bool = False
+    consumer: ConsumerProxy | None = None
+    unknown: str = ""  # why the value is not known ('' when it is)
+
+    @property
+    def who(self) -> str:
+        return self.consumer.name if self.consumer is not None else self.field
+
+
+def value_type(name: str) -> str:
+    """A consumer variable's type from its name: NO_PROXY, noProxy, --no-proxy -> no_proxy."""
+    bare = name.lower().lstrip("-").replace("_", "").replace("-", "")
+    return NO_PROXY if bare == "noproxy" else URL
+
+
+def _consumer_values(ctx: Context, subject: K8sObject, roles: set[str], variables: set[str]
+                     ) -> Iterator[Value]:
+    for c in consumers_of(ctx, subject):
+        if c.kind not in roles:
+            continue
+        for setting in c.variables.values():
+            if setting.name in _NOT_PROXY_VALUES or (variables and setting.name.upper() not in variables):
+                continue
+            yield _from_setting(subject, c, setting)
+
+
+def _from_setting(subject: K8sObject, c: ConsumerProxy, setting: Setting) -> Value:
+    at, field = root_of(subject, setting)
+    if at is None and subject.held_in is not None and c.object is subject:
+        at, field = subject.held_in  # a document stored in a key: the finding goes to the key
+    elif at is None and not field and c.object is subject and setting.source.steps:
+        field = format_path(setting.source.steps)
+    return Value(setting.value or "", value_type(setting.name), accepted_schemes(c.kind, setting.name),
+                 setting.name, field, at, f"{setting.name} = {setting.value!r} at {setting.source}",
+                 in_secret=stored_in_secret(setting), consumer=c,
+                 unknown="" if setting.known else f"{c.name}: {setting.name} unknown ({setting.unknown})")
+
+
+def stored_in_secret(setting: Setting) -> bool:
+    """Whether the value is kept in a Secret: written in one (a kubeconfig or drop-in stored
+    there), or taken from one (``valueFrom.secretKeyRef``, ``envFrom[].secretRef``, a
+    bootstrap file's ``contentFrom.secret``) even when
+    the Secret itself is not in the input or is redacted."""
+    for src in (setting.source, *setting.via):
+        holder = src.holder
+        if holder is None:
+            continue
+        if holder.kind == "Secret" or tuple(src.steps[-2:]) == ("contentFrom", "secret"):
+            return True  # written in a Secret, or a bootstrap file's content taken from one
+        node = holder.get(src.steps) if src.steps else None
+        if isinstance(node, dict) and isinstance(node.get("valueFrom"), dict):
+            node = node["valueFrom"]
+        if isinstance(node, dict) and any(isinstance(node.get(k), dict)
+                                          for k in ("secretKeyRef", "secretRef")):
+            return True
+    return False
+
+
+def _field_values(ctx: Context, subject: K8sObject, specs: list[Any]) -> Iterator[Value]:
+    for spec in specs:
+        spec = {"path": spec} if isinstance(spec, str) else spec
+        kind = spec.get("type", TEXT)
+        for value, steps in ctx.inventory.jsonpath(subject, spec["path"]):
+            if value is None:
+                continue
+            if kind == NO_PROXY and isinstance(value, list):
+                value = ",".join(map(str, value))
+            for text, path in _strings(value, steps) if kind == TEXT else [(str(value), steps)]:
+                field = format_path(path)
+                yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
+                            None, f"{field} = {mask_credentials(text)!r}")
+
+
+def _strings(value: Any, steps: tuple[Step, ...], seen: set[int] | None = None
+             ) -> Iterator[tuple[str, tuple[Step, ...]]]:
+    """Every string below a matched value, with its field path. YAML aliases make one
+    object appear at many paths (an alias bomb, at exponentially many): each is walked once."""
+    seen = set() if seen is None else seen
+    if isinstance(value, str):
+        yield value, steps
+        return
+    if not isinstance(value, dict | list) or id(value) in seen:
+        return
+    seen.add(id(value))
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, sub in items:
+        yield from _strings(sub, steps + ((str(key) if isinstance(value, dict) else key),), seen)
+
+
+# -- the conditions ---------------------------------------------------------------------------
+
+
+def no_credentials(value: Value) -> Iterator[Violation]:
+    if value.in_secret:
+        return  # a Secret is where credentials belong
+    for m in credentials(value.text):
+        masked = m["password"].strip("*") == ""
+        url = mask_credentials(m.group(0))
+        yield _violation(value, "no-credentials", f"stores credentials in plain text: {url}",
+                         [f"{value.field} holds {url}" + (" (password masked in this dump)"
+                                                          if masked else ""),
+                          *_read_by(value)],
+                         url=url, user=m["user"])
+
+
+def valid(value: Value) -> Iterator[Violation]:
+    if value.type == URL:
+        bare_ok = value.consumer is not None and scheme_optional(value.consumer.kind)
+        problems = proxy_url_problems(value.text, value.schemes, bare_ok)
+        if problems:
+            shown = mask_credentials(value.text.strip())
+            yield _violation(value, "valid", "; ".join(problems),
+                             [f"{value.field} = {shown!r} " + p for p in problems] + _read_by(value))
+    elif value.type == NO_PROXY:
+        bad = no_proxy_problems(value.text)
+        if bad:
+            entries = ", ".join(repr(raw) for raw, _ in bad)
+            yield _violation(value, "valid", f"malformed entries {entries}",
+                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad] + _read_by(value),
+                             entries=entries)
+
+
+def _read_by(value: Value) -> list[str]:
+    return [f"read by {value.consumer.name}: {value.shown}"] if value.consumer is not None else []
+
+
+def portable(value: Value, pinned: dict[str, RuntimeRef]) -> Iterator[Violation]:
+    found = [(raw, d) for raw in value.text.split(",") if (d := divergence(raw.strip(), pinned))]
+    if found:
+        kinds = " and ".join(sorted({d[0] for _, d in found}))
+        entries = ", ".join(raw.strip() for raw, _ in found)
+        yield _violation(value, "portable", f"holds {kinds} ({entries}) that some clients read "
+                                            "differently from Go",
+                         [value.shown, *(line for _, d in found for line in d[1])],
+                         entries=entries, kinds=kinds)
+
+
+def _violation(value: Value, condition: str, problem: str, evidence: list[str],
+               **extra: str) -> Violation:
+    return Violation(field=value.field, subject=value.at, evidence=evidence,
+                     values={"consumer": value.who, "variable": value.name, "field": value.field,
+                             "condition": condition, "problem": problem, "url": "", "user": "",
+                             "entries": "", "kinds": "", **extra})
+
+
+def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRef]:
+    """The client releases to model: configured (inputs.runtime_versions), else what the
+    consumer's image tag states (curlimages/curl:8.5.0), else each client's ranges."""
+    pinned = dict(ctx.config.runtime_versions)
+    release = consumer.client_release if consumer is not None else None
+    if release is not None:
+        pinned.setdefault(release.name, release)
+    return pinned
+
+
+@register
+class ProxyValues(Primitive):
+    name = "proxy_values"
+    description = ("each proxy value of the selected consumers (and plain fields) meets the "
+                   "listed conditions: no-credentials, valid, portable")
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["conditions"],
+        "properties": {
+            "conditions": {"type": "array", "minItems": 1, "uniqueItems": True,
+                           "items": {"enum": list(CONDITIONS)},
+                           "description": "no-credentials: no user:password@ outside Secrets; "
+                                          "valid: URLs and NO_PROXY entries parse, no template "
+                                          "leftovers; portable: NO_PROXY entries mean the same "
+                                          "to every client that reads them"},
+            "consumers": {"type": "array", "items": {"enum": sorted(ROLES)},
+                          "description": "the proxy consumers whose values are judged (default: "
+                                         "none; only fields)"},
+            "variables": {"type": "array", "items": {"type": "string"},
+                          "description": "judge only these variables/fields of the consumers "
+                                         "(any case; default all)"},
+            "fields": {"type": "object", "additionalProperties": {"type": "array", "items": _FIELD},
+                       "description": "per kind, plain fields (JSONPaths) judged besides the "
+                                      "consumers' values"},
+            "include_go_readers": {"type": "boolean",
+                                   "description": "portable: also judge values only Go programs "
+                                                  "read (containerd, kubelet, OpenShift images)"},
+        },
+    }
+    reads = ("ConfigMap", "Secret")
+    message_fields = {"consumer": "the consumer (or the field when the value is a plain field)",
+                      "variable": "the variable or field name", "field": "the field path",
+                      "condition": "the condition the value breaks", "problem": "what is wrong",
+                      "url": "no-credentials: the URL, password masked", "user": "its user name",
+                      "entries": "valid/portable: the NO_PROXY entries at fault",
+                      "kinds": "portable: CIDR, *. wildcard, entries separated by spaces"}
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        if controlled_pod(subject):
+            yield NotApplicable("a controller-owned pod: its controller is checked")
+            return
+        conditions = params["conditions"]
+        roles = {ROLES[r] for r in params.get("consumers", ())}
+        variables = {v.upper() for v in params.get("variables", ())}
+        values = [*(_consumer_values(ctx, subject, roles, variables) if roles else ()),
+                  *_field_values(ctx, subject, params.get("fields", {}).get(subject.kind, ()))]
+        seen: set[tuple[str, str, str]] = set()
+        judged = False
+        for value in values:
+            for condition in conditions:
+                if value.unknown and not (condition == "no-credentials" and value.in_secret):
+                    if condition != "no-credentials":  # a value not in the input is in no field of it
+                        yield NotEvaluable(value.unknown)
+                    continue
+                if not self._applies(condition, value, params):
+                    continue
+                judged = True
+                # NO_PROXY and no_proxy with one value in one consumer are one problem; a
+                # field that is both a consumer's value and a plain field is judged once
+                # (several values written in one field - chart values in a ConfigMap key -
+                # are each judged)
+                key = ((condition, value.who, value.text) if condition == "portable"
+                       else (condition, str(id(value.at or subject)), value.field, value.text))
+                if key in seen:
+                    continue
+                seen.add(key)
+                if condition == "no-credentials":
+                    yield from no_credentials(value)
+                elif condition == "valid":
+                    yield from valid(value)
+                else:
+                    yield from portable(value, _pinned(ctx, value.consumer))
+        if not judged:
+            yield NotApplicable("; ".join(_NOTHING[c] for c in conditions))
+
+    @staticmethod
+    def _applies(condition: str, value: Value, params: dict[str, Any]) -> bool:
+        """Whether ``condition`` judges ``value``. A Proxy's status is what the cluster
+        computed (its noProxy holds the cluster's own CIDRs): only credentials are its
+        user's doing."""
+        if condition == "no-credentials":
+            return True
+        status = value.consumer is not None and value.consumer.part == "status"
+        if condition == "valid":
+            return value.type != TEXT and not status and bool(value.text.strip())
+        c = value.consumer
+        return (value.type == NO_PROXY and not status and bool(value.text) and c is not None
+                and (bool(params.get("include_go_readers")) or not go_reader(c.program, c.image)))

@@ -1,0 +1,57 @@
+"""proxy_values conditions on built-in rules: template leftovers (issue 13), credentials kept
+in Secrets, and portability judged only where a non-Go client reads the value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hcpscan.findings.model import Status
+from tests.rules.test_primitives_proxy import run as _scan
+
+HOSTED_CLUSTER = """\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {name: example, namespace: clusters}
+spec:
+  configuration:
+    proxy:
+      httpProxy: %s
+      noProxy: %s
+"""
+
+
+def test_prx013_names_a_literal_no_value_a_renderer_left(tmp_path: Path) -> None:
+    report = _scan(tmp_path, HOSTED_CLUSTER % ('"<no value>"', '".svc,<no value>"'), "PRX013")
+    by_field = {f.field: f for f in report.findings}
+    assert set(by_field) == {"spec.configuration.proxy.httpProxy", "spec.configuration.proxy.noProxy"}
+    assert "template leftover '<no value>'" in by_field["spec.configuration.proxy.httpProxy"].message
+    assert any("'<no value>' is the template leftover" in e
+               for e in by_field["spec.configuration.proxy.noProxy"].evidence)
+    assert by_field["spec.configuration.proxy.noProxy"].location.line == 8
+
+
+def test_prx013_passes_a_clean_proxy_and_skips_an_unset_one(tmp_path: Path) -> None:
+    clean = _scan(tmp_path, HOSTED_CLUSTER % ("http://proxy.corp:3128", ".svc,10.0.0.0/16"), "PRX013")
+    assert clean.results[0].status is Status.PASS
+    unset = _scan(tmp_path, "apiVersion: hypershift.openshift.io/v1beta1\nkind: HostedCluster\n"
+                            "metadata: {name: e, namespace: clusters}\nspec: {}\n", "PRX013")
+    assert unset.results[0].status is Status.NOT_APPLICABLE
+
+
+def test_prx008_a_value_taken_from_a_secret_is_not_plain_text(tmp_path: Path) -> None:
+    # the container reads every variable of the Secret (envFrom), none of it is plain text
+    text = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: a}
+spec: {template: {spec: {containers: [{name: c, image: "app:1", envFrom: [{secretRef: {name: proxy-env}}]}]}}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: proxy-env, namespace: a}
+stringData:
+  HTTPS_PROXY: http://u:S3cret@proxy.corp:3128
+"""
+    report = _scan(tmp_path, text, "PRX008")
+    assert report.findings == []
+    assert report.results[0].status is Status.PASS
