@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from hcpscan.analysis.proxy.settings import ConsumerProxy, Setting
+from hcpscan.analysis.proxy.settings import ConsumerProxy
 from hcpscan.analysis.reachability.graph import ReachabilityGraph
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 
@@ -27,7 +27,6 @@ ALLOWED, BLOCKED, UNKNOWN = "allowed", "blocked", "unknown"
 class ProxyEndpoint:
     host: str  # lower case, without brackets
     port: int
-    setting: Setting  # the HTTPS_PROXY/HTTP_PROXY value that names it
 
     def __str__(self) -> str:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
@@ -51,24 +50,24 @@ class ProxyEgress:
     evidence: tuple[str, ...] = ()
 
 
+def proxy_endpoint(url: str) -> ProxyEndpoint | None:
+    """The host and port a client dials for a proxy URL (``http://`` when it has no
+    scheme, as Go, curl and Python read it); None when the URL names no host or port."""
+    text = url.strip()
+    parts = urlsplit(text if "://" in text else f"http://{text}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number: the validity rule reports it
+        return None
+    port = port or DEFAULT_PROXY_PORTS.get(parts.scheme.lower())
+    return ProxyEndpoint(host.lower(), port) if host and port is not None else None
+
+
 def proxy_endpoints(consumer: ConsumerProxy) -> list[ProxyEndpoint]:
     """The distinct proxy endpoints of a consumer's effective HTTP_PROXY/HTTPS_PROXY."""
-    found: dict[tuple[str, int], ProxyEndpoint] = {}
-    for setting in (consumer.https_proxy, consumer.http_proxy):
-        if setting is None or not setting.value:
-            continue
-        text = setting.value.strip()
-        parts = urlsplit(text if "://" in text else f"http://{text}")
-        try:
-            host, port = parts.hostname, parts.port
-        except ValueError:  # a port that is not a number: the validity rule reports it
-            continue
-        if not host:
-            continue
-        port = port or DEFAULT_PROXY_PORTS.get(parts.scheme.lower())
-        if port is not None:
-            found.setdefault((host.lower(), port), ProxyEndpoint(host.lower(), port, setting))
-    return list(found.values())
+    found = (proxy_endpoint(s.value) for s in (consumer.https_proxy, consumer.http_proxy)
+             if s is not None and s.value)
+    return list(dict.fromkeys(e for e in found if e is not None))
 
 
 def _addresses(endpoint: ProxyEndpoint, configured: dict[str, list[str]]) -> IPSpace | None:

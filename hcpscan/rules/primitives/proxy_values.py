@@ -11,7 +11,10 @@ proxy settings). Each value is judged by the conditions the rule lists:
 * ``valid``: a proxy URL parses with a scheme its field accepts, a host and a sane
   port; every NO_PROXY entry parses; no template leftover (``<no value>``, ``{{``);
 * ``portable``: every NO_PROXY entry is decided as Go decides it by every client
-  that may read the value (values only Go programs read are not judged).
+  that may read the value (values only Go programs read are not judged);
+* ``reachable``: a workload's pods may open a connection to the proxy its URL names,
+  under egress NetworkPolicy and EgressFirewall (the proxy model and the reachability
+  graph answer together: ``hcpscan.analysis.proxy_egress``).
 
 A value read by several consumers (a ConfigMap key behind ``envFrom``) is judged
 where it is written, so the engine makes one finding of it whose evidence names
@@ -20,6 +23,7 @@ every consumer.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +31,7 @@ from typing import Any
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.noproxy import RuntimeRef
 from hcpscan.analysis.proxy.portability import divergence
-from hcpscan.analysis.proxy.settings import ROLES
+from hcpscan.analysis.proxy.settings import CONTAINER, ROLES
 from hcpscan.analysis.proxy.validity import (
     accepted_schemes,
     credentials,
@@ -35,6 +39,7 @@ from hcpscan.analysis.proxy.validity import (
     proxy_url_problems,
     scheme_optional,
 )
+from hcpscan.analysis.proxy_egress import BLOCKED, UNKNOWN, proxy_egress, proxy_endpoint
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
@@ -42,9 +47,10 @@ from hcpscan.model.readers import go_reader
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
-from hcpscan.rules.primitives.proxy_config import consumers_of, controlled_pod, root_of
+from hcpscan.rules.primitives.hcp_network import GRAPH_READS, WORKLOAD_KINDS, reachability
+from hcpscan.rules.primitives.proxy_config import consumers_of, controlled_pod, field_in, root_of
 
-CONDITIONS = ("no-credentials", "valid", "portable")
+CONDITIONS = ("no-credentials", "valid", "portable", "reachable")
 URL, NO_PROXY, TEXT = "url", "no_proxy", "text"
 _NOT_PROXY_VALUES = frozenset({"server", "--serving-port"})  # read with proxies, but no proxy
 
@@ -64,7 +70,8 @@ _FIELD = {
 # Why a subject had nothing a condition judges.
 _NOTHING = {"no-credentials": "no proxy setting or plain field in scope",
             "valid": "no proxy URL or noProxy set",
-            "portable": "no noProxy that a non-Go client may read"}
+            "portable": "no noProxy that a non-Go client may read",
+            "reachable": "no workload whose pods are given a proxy URL"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,12 +222,35 @@ def portable(value: Value, pinned: dict[str, RuntimeRef]) -> Iterator[Violation]
                          entries=entries, kinds=kinds)
 
 
+def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
+    """The workload may open TCP to the proxy its value names (see proxy_egress)."""
+    assert value.consumer is not None
+    endpoint = proxy_endpoint(value.text)
+    if endpoint is None:
+        return  # no host or port: `valid` reports it
+    obj = value.consumer.object
+    workload = f"{obj.cluster}:{obj.namespace}/{obj.name}[{obj.kind}]"
+    graph = reachability(ctx)
+    if not graph.has_workload(workload):  # e.g. a workload whose pods select nothing
+        yield NotEvaluable(f"{value.who}: the reachability graph has no pods for {obj.ref}")
+        return
+    found = proxy_egress(graph, workload, endpoint, ctx.config.proxy_addresses)
+    if found.verdict == UNKNOWN:
+        yield NotEvaluable(f"{value.who}: {found.reason}")
+    elif found.verdict == BLOCKED:
+        # at the workload, whose policies are the cause, even when the value is shared
+        setting = value.consumer.variables.get(value.name)
+        at = dataclasses.replace(value, at=None, field=field_in(obj, setting)) if setting else value
+        yield _violation(at, "reachable", f"cannot reach its proxy {endpoint}: {found.reason}",
+                         [value.shown, *found.evidence], endpoint=str(endpoint))
+
+
 def _violation(value: Value, condition: str, problem: str, evidence: list[str],
                **extra: str) -> Violation:
     return Violation(field=value.field, subject=value.at, evidence=evidence,
                      values={"consumer": value.who, "variable": value.name, "field": value.field,
                              "condition": condition, "problem": problem, "url": "", "user": "",
-                             "entries": "", "kinds": "", **extra})
+                             "entries": "", "kinds": "", "endpoint": "", **extra})
 
 
 def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRef]:
@@ -246,7 +276,9 @@ class ProxyValues(Primitive):
                            "description": "no-credentials: no user:password@ outside Secrets; "
                                           "valid: URLs and NO_PROXY entries parse, no template "
                                           "leftovers; portable: NO_PROXY entries mean the same "
-                                          "to every client that reads them"},
+                                          "to every client that reads them; reachable: a "
+                                          "workload may open a connection to its proxy under "
+                                          "egress policy"},
             "consumers": {"type": "array", "items": {"enum": sorted(ROLES)},
                           "description": "the proxy consumers whose values are judged (default: "
                                          "none; only fields)"},
@@ -267,7 +299,12 @@ class ProxyValues(Primitive):
                       "condition": "the condition the value breaks", "problem": "what is wrong",
                       "url": "no-credentials: the URL, password masked", "user": "its user name",
                       "entries": "valid/portable: the NO_PROXY entries at fault",
-                      "kinds": "portable: CIDR, *. wildcard, entries separated by spaces"}
+                      "kinds": "portable: CIDR, *. wildcard, entries separated by spaces",
+                      "endpoint": "reachable: the proxy host:port the workload cannot reach"}
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        graph = GRAPH_READS if "reachable" in params.get("conditions", ()) else ()
+        return (*self.reads, *graph)
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if controlled_pod(subject):
@@ -293,7 +330,7 @@ class ProxyValues(Primitive):
                 # field that is both a consumer's value and a plain field is judged once
                 # (several values written in one field - chart values in a ConfigMap key -
                 # are each judged)
-                key = ((condition, value.who, value.text) if condition == "portable"
+                key = ((condition, value.who, value.text) if condition in ("portable", "reachable")
                        else (condition, str(id(value.at or subject)), value.field, value.text))
                 if key in seen:
                     continue
@@ -302,6 +339,8 @@ class ProxyValues(Primitive):
                     yield from no_credentials(value)
                 elif condition == "valid":
                     yield from valid(value)
+                elif condition == "reachable":
+                    yield from reachable(ctx, value)
                 else:
                     yield from portable(value, _pinned(ctx, value.consumer))
         if not judged:
@@ -315,6 +354,10 @@ class ProxyValues(Primitive):
         if condition == "no-credentials":
             return True
         status = value.consumer is not None and value.consumer.part == "status"
+        if condition == "reachable":
+            c = value.consumer
+            return (value.type == URL and c is not None and c.kind == CONTAINER and c.via is None
+                    and c.object.kind in WORKLOAD_KINDS and bool(value.text.strip()))
         if condition == "valid":
             return value.type != TEXT and not status and bool(value.text.strip())
         c = value.consumer
