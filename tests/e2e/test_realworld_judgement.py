@@ -64,3 +64,20 @@ def test_every_result_is_judged_in_the_table(folder, run_cli):
     assert got - expected == Counter(), "results the table does not judge"
     assert expected - got == Counter(), "rows the scan no longer gives"
 
+
+
+def test_one_root_cause_is_one_finding_naming_every_consumer(run_cli):
+    """cert-manager's three Deployments read one ConfigMap's no_proxy: one PRX005 finding,
+    at the ConfigMap, whose evidence names all three containers."""
+    folder = REALWORLD / "gs-wc-apps-proxy"
+    result = run_cli("scan", str(folder), "--select", "PRX005", "--format", "json", "--no-progress")
+    report = json.loads(result.out)
+    at_config_map = [f for f in report["findings"]
+                     if f["object"]["name"] == "cert-manager-app-proxy"]
+    (finding,) = at_config_map
+    assert finding["object"]["kind"] == "ConfigMap" and finding["field"].endswith("no_proxy")
+    text = finding["message"] + "\n".join(finding["evidence"])
+    for container in ("cert-manager-cainjector", "cert-manager-controller", "cert-manager-webhook"):
+        assert f"container {container}" in text
+    assert not [f for f in report["findings"] if f["object"]["name"].startswith("cert-manager-app")
+                and f["object"]["kind"] == "Deployment"]
