@@ -13,7 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from hcpscan.analysis.reachability.connlist import ConnectionList, Focus, connection_list
-from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note
+from hcpscan.analysis.reachability.coverage import (
+    CONNECTION_LIST_EVALUATED,
+    EVALUATED,
+    UnevaluatedKind,
+    exclusion_note,
+)
 from hcpscan.analysis.reachability.diff import connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.explain import explain, explanation_lines
@@ -274,7 +279,9 @@ def _write_lines(lines: list[str], escaped: bool = False) -> None:
 def _run_explain(args: argparse.Namespace, inventory: Inventory, options: EvaluationOptions) -> int:
     """``--explain``: every pair's connections with the rules that decide them."""
     focus = _focus(args)
-    result = explain(inventory, options, focus.keeps_pair)
+    # the exposure section treats every workload as on the pod network: declare the rest
+    evaluated = EVALUATED if args.exposure else CONNECTION_LIST_EVALUATED
+    result = explain(inventory, options, focus.keeps_pair, evaluated)
     _header(result.exclusion_note)
     lines = explanation_lines(result, focus, args.explain_only or "")
     if lines:

@@ -319,8 +319,7 @@ def secondary_section(model: ClusterModel, net: SecondaryNetwork,
                       options: EvaluationOptions) -> Section:
     """The connections on one secondary network: between its workloads only, as its
     MultiNetworkPolicies allow (no outside ranges, no tiers, no EgressFirewall)."""
-    own = ClusterModel(model.cluster, net.classes, net.policies, model.namespaces)
-    options = dataclasses.replace(options, ipblock_selects_pods=False)
+    own, options = net.model(model, options)
     conns = cluster_connections(own, options, cuts=Cuts(universe=IPSpace()))
     return Section(model.cluster, net.network,
                    [dataclasses.replace(c, network=net.network.name, secondary=True) for c in conns])

@@ -19,6 +19,12 @@ tiers admit a controller that serves them; an EgressFirewall (which netpol-analy
 does not read) decides traffic leaving the cluster after the tiers; pods on different
 primary (C)UDNs are isolated, which only an explanation of one connection lists.
 
+Each secondary network (NetworkAttachmentDefinitions of one name) has a section of its
+own, between the workloads attached to it, decided by the MultiNetworkPolicies for it
+alone, as the connection list evaluates it (``secondary.py``). There, as
+netpol-analyzer writes it, a direction no MultiNetworkPolicy decides is not named
+beside one that some policy decides.
+
 The ports of a pair are split by (allowed, egress reasons, ingress reasons); pairs that
 no rule of any tier touches are only listed, as allowed by the system default. The
 explanations come from the ``PolicyEvaluation`` the connection list uses (its sides and
@@ -40,7 +46,12 @@ from hcpscan.analysis.reachability.connlist import (
     external_name,
     udn_name,
 )
-from hcpscan.analysis.reachability.coverage import UnevaluatedKind, exclusion_note, read_unevaluated
+from hcpscan.analysis.reachability.coverage import (
+    CONNECTION_LIST_EVALUATED,
+    UnevaluatedKind,
+    exclusion_note,
+    read_unevaluated,
+)
 from hcpscan.analysis.reachability.endpoints import (
     EndpointClass,
     namespace_of,
@@ -61,12 +72,12 @@ from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolicyModel, PolicyRule
 from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet
+from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
 from hcpscan.sources.interface import Diagnostic
 
 NP_KIND = "NetworkPolicy"
-NAD = "NetworkAttachmentDefinition"
 FIREWALL_KIND = "EgressFirewall"  # hcpscan's addition: netpol-analyzer does not read them
 ISOLATION_KIND = "isolation"  # user-defined primary networks apart: no policy has a say
 DEFAULT_KIND = ""  # the system default: listed last
@@ -129,29 +140,30 @@ def _direction(direction: str) -> str:
 
 def _np_partition(evaluation: PolicyEvaluation, policy: NetworkPolicyModel, direction: str,
                   me: Peer, peer: Peer, dst: EndpointClass | None) -> Partition:
-    """One NetworkPolicy's verdict on the pair, per connection."""
-    name = f"{NP_KIND} '{policy.ref}'"
+    """One NetworkPolicy's (or MultiNetworkPolicy's) verdict on the pair, per connection."""
+    kind = policy.kind
+    name = f"{kind} '{policy.ref}'"
     word = _direction(direction)
     rules = policy.rules(direction)
     if not rules:
         text = f"{name} selects {me.name}, but {peer.name} is not allowed by any {word} rule " \
                "(no rules defined)"
-        return [(ALL, Reason(False, ((NP_KIND, text),)))]
+        return [(ALL, Reason(False, ((kind, text),)))]
     matched = [r for r in rules if evaluation.rule_peers(r) >> peer.bit & 1]
     if not matched:
         text = f"{name} selects {me.name}, but {peer.name} is not allowed by any {word} rule"
-        return [(ALL, Reason(False, ((NP_KIND, text),)))]
+        return [(ALL, Reason(False, ((kind, text),)))]
     out: Partition = []
     rest = ALL
     for rule in matched:  # each port is explained by the first rule that allows it
         allowed = rule.connections_to(dst).intersection(rest)
         if allowed:
             text = f"{name} allows connections by {word} rule #{rule.index + 1}"
-            out.append((allowed, Reason(True, ((NP_KIND, text),))))
+            out.append((allowed, Reason(True, ((kind, text),))))
             rest = rest.difference(allowed)
     if rest:
-        out.append((rest, Reason(False, ((NP_KIND, _unmatched(matched[0], name, word, me, peer,
-                                                               dst)),))))
+        out.append((rest, Reason(False, ((kind, _unmatched(matched[0], name, word, me, peer,
+                                                            dst)),))))
     return out
 
 
@@ -327,19 +339,23 @@ def _reason_lines(direction: str, reason: Reason) -> list[str]:
     return out
 
 
-def segment_lines(segment: Segment) -> list[str]:
+def segment_lines(segment: Segment, quiet_default: bool = False) -> list[str]:
+    """One group of a pair's connections with why; ``quiet_default``: a direction only the
+    system default decides is not named (a secondary network's way)."""
     verdict = "Allowed" if segment.allowed else "Denied"
     conns = connections_text(segment.connections)
     if segment.by_default:
         return [f"\t{verdict} {conns} due to {SYSTEM_DEFAULT}"]
+    reasons = [line for direction, reason in ((EGRESS, segment.egress), (INGRESS, segment.ingress))
+               if not (quiet_default and reason.by_default)
+               for line in _reason_lines(direction, reason)]
     if segment.egress.isolation:
-        return ([f"\t{verdict} {conns} due to existence of user defined networks:"]
-                + _reason_lines(EGRESS, segment.egress) + _reason_lines(INGRESS, segment.ingress))
-    return ([f"\t{verdict} {conns} due to the following policies and rules:"]
-            + _reason_lines(EGRESS, segment.egress) + _reason_lines(INGRESS, segment.ingress))
+        return [f"\t{verdict} {conns} due to existence of user defined networks:"] + reasons
+    return [f"\t{verdict} {conns} due to the following policies and rules:"] + reasons
 
 
-def pair_lines(source: str, destination: str, segments: Sequence[Segment]) -> list[str]:
+def pair_lines(source: str, destination: str, segments: Sequence[Segment],
+               quiet_default: bool = False) -> list[str]:
     """One pair's block: its allowed, then its denied connections, each group with why."""
     out = [RULER, f"Connections between {source} => {destination}:", ""]
     for allowed, title in ((True, "Allowed connections:"), (False, "Denied connections:")):
@@ -347,7 +363,7 @@ def pair_lines(source: str, destination: str, segments: Sequence[Segment]) -> li
         if not chosen:
             continue
         out.append(title)
-        texts = sorted((segment_lines(s) for s in chosen), key=lambda lines: lines[0])
+        texts = sorted((segment_lines(s, quiet_default) for s in chosen), key=lambda lines: lines[0])
         for lines in texts:
             out += lines + [""]
     return out
@@ -393,6 +409,7 @@ class ExplainSection:
 
     # pairs across primary networks: denied by the isolation (listed only for one connection)
     isolated: list[PairExplanation] = field(default_factory=list)
+    secondary: bool = False  # a secondary network's: MultiNetworkPolicies decide
 
 
 @dataclass(slots=True)
@@ -425,22 +442,24 @@ def _peers(evaluation: PolicyEvaluation, atoms: Sequence[IPSpace],
 PairFilter = Callable[[str, str], bool]
 
 
-def cluster_explanations(model: ClusterModel, options: EvaluationOptions, inventory: Inventory,
-                         rename: Callable[[str], str] = str,
-                         keep: PairFilter = lambda src, dst: True) -> list[PairExplanation]:
-    """Every pair of the cluster's workloads and external ranges, explained; with Routes
-    or Ingresses, also the ``{ingress-controller}`` pairs."""
-    universe = connection_universe(model)
+def cluster_explanations(model: ClusterModel, options: EvaluationOptions,
+                         inventory: Inventory | None, rename: Callable[[str], str] = str,
+                         keep: PairFilter = lambda src, dst: True,
+                         universe: IPSpace | None = None) -> list[PairExplanation]:
+    """Every pair of the cluster's workloads and external ranges (cut from ``universe``,
+    by default ``connection_universe``), explained; with ``inventory`` and Routes or
+    Ingresses in it, also the ``{ingress-controller}`` pairs."""
+    universe = connection_universe(model) if universe is None else universe
     src_atoms = cut(model.policy_blocks(INGRESS), universe)
     dst_atoms = cut(model.policy_blocks(EGRESS), universe)
     classes, namespaces = list(model.classes), dict(model.namespaces)
     controllers: list[tuple[int, IngressController]] = []
-    if has_ways_through_controllers(inventory, model.cluster):
+    if inventory is not None and has_ways_through_controllers(inventory, model.cluster):
         controllers = [(add_controller(inventory, model.cluster, c, classes, namespaces), c)
                        for c in (ROUTER, NGINX)]
     evaluation = PolicyEvaluation(classes, model.policies, namespaces, src_atoms, dst_atoms,
                                   options, model.admin, model.firewalls)
-    out = _controller_explanations(inventory, evaluation, controllers, rename)
+    out = _controller_explanations(inventory, evaluation, controllers, rename) if inventory is not None else []
     for src in _peers(evaluation, src_atoms, rename):
         for dst in _peers(evaluation, dst_atoms, rename):
             if src.name == dst.name or (src.klass is None and dst.klass is None):
@@ -513,35 +532,52 @@ def _intersect(first: Partition, second: Partition) -> Partition:
 
 
 def explain(inventory: Inventory, options: EvaluationOptions,
-            keep: PairFilter = lambda src, dst: True) -> Explanation:
+            keep: PairFilter = lambda src, dst: True,
+            evaluated: frozenset[tuple[str, str]] = CONNECTION_LIST_EVALUATED) -> Explanation:
     """Every cluster's pairs (those ``keep`` keeps) explained; with user-defined primary
-    networks, per network."""
+    networks or secondary networks, per network. ``evaluated``: the kinds the answer
+    does not declare left out (an exposure section beside it leaves out secondary
+    networks, so its caller passes ``EVALUATED``)."""
     result = Explanation()
-    result.unevaluated = read_unevaluated(inventory, result.diagnostics)
+    result.unevaluated = read_unevaluated(inventory, result.diagnostics, evaluated)
     for model in read_clusters(inventory, options, result.diagnostics):
         _warn_split_workloads(inventory, model, result.diagnostics)
         networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
-        if not networks:
-            # beside secondary networks the pod network is one of several: say so
-            secondary = any(k.cluster == model.cluster and k.objects[0].kind == NAD
-                            for k in result.unevaluated)
+        secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)
+        if networks:
+            result.sections.extend(_primary_sections(inventory, model, networks, options, keep))
+        else:  # beside secondary networks the pod network is one of several: say so
             result.sections.append(ExplainSection(
                 model.cluster, _section_name(POD) if secondary else "",
                 cluster_explanations(model, options, inventory, keep=keep)))
-            continue
-        members: dict[Network, list[EndpointClass]] = defaultdict(list)
-        for klass in model.classes:
-            members[networks.get(klass.namespace, POD)].append(klass)
-        sections = {}
-        for network, classes in sorted(members.items()):
-            own = [dataclasses.replace(k, index=i) for i, k in enumerate(classes)]
-            rename = udn_name if network.kind == "UDN" else str
-            pairs = cluster_explanations(dataclasses.replace(model, classes=own), options,
-                                         inventory, rename, keep)
-            sections[network] = ExplainSection(model.cluster, _section_name(network), pairs)
-        _isolation(members, sections)
-        result.sections.extend(sections.values())
+        result.sections.extend(_secondary_section(model, net, options, keep) for net in secondary)
     return result
+
+
+def _secondary_section(model: ClusterModel, net: SecondaryNetwork, options: EvaluationOptions,
+                       keep: PairFilter) -> ExplainSection:
+    """The pairs of a secondary network's workloads: no outside ranges (the network's
+    addresses are not in the input), no {ingress-controller} (Routes reach the pod network)."""
+    own, options = net.model(model, options)
+    pairs = cluster_explanations(own, options, None, keep=keep, universe=IPSpace())
+    return ExplainSection(model.cluster, _section_name(net.network), pairs, secondary=True)
+
+
+def _primary_sections(inventory: Inventory, model: ClusterModel, networks: dict[str, Network],
+                      options: EvaluationOptions, keep: PairFilter) -> list[ExplainSection]:
+    """One section per primary network, with the pairs across them (the isolation)."""
+    members: dict[Network, list[EndpointClass]] = defaultdict(list)
+    for klass in model.classes:
+        members[networks.get(klass.namespace, POD)].append(klass)
+    sections = {}
+    for network, classes in sorted(members.items()):
+        own = [dataclasses.replace(k, index=i) for i, k in enumerate(classes)]
+        rename = udn_name if network.kind == "UDN" else str
+        pairs = cluster_explanations(dataclasses.replace(model, classes=own), options,
+                                     inventory, rename, keep)
+        sections[network] = ExplainSection(model.cluster, _section_name(network), pairs)
+    _isolation(members, sections)
+    return list(sections.values())
 
 
 def _warn_split_workloads(inventory: Inventory, model: ClusterModel,
@@ -600,11 +636,11 @@ def explanation_lines(result: Explanation, focus: Focus, only: str = "") -> list
         if specific:
             out += ["", *banner(f"Specific connections and their reasons{where}")]
             for pair in specific:
-                out += pair_lines(pair.source, pair.destination, pair.segments)
+                out += pair_lines(pair.source, pair.destination, pair.segments, section.secondary)
         if default:
             out += ["", *banner(f"All Connections due to the system default (Allow all){where}")]
             out += [f"{p.source} => {p.destination}" for p in default]
-    networks = [s for s in result.sections if s.network]
+    networks = [s for s in result.sections if s.network and not s.secondary]  # the isolated ones
     if one is None and len(networks) > len({s.cluster for s in networks}):
         out += ["", NETWORKS_NOTE]
     return out

@@ -42,6 +42,8 @@ from hcpscan.analysis.reachability.endpoints import (
     namespace_of,
     pod_template,
 )
+from hcpscan.analysis.reachability.evaluation import EvaluationOptions
+from hcpscan.analysis.reachability.model import ClusterModel
 from hcpscan.analysis.reachability.networks import Network, check_group, secondary_network
 from hcpscan.analysis.reachability.policies import (
     NetworkPolicyModel,
@@ -68,6 +70,14 @@ class SecondaryNetwork:
     network: Network
     classes: list[EndpointClass]
     policies: list[NetworkPolicyModel]
+
+    def model(self, cluster: ClusterModel,
+              options: EvaluationOptions) -> tuple[ClusterModel, EvaluationOptions]:
+        """The network as a cluster of its own: its endpoints and MultiNetworkPolicies only
+        (no tiers, no EgressFirewall); an ipBlock selects no pod, as their addresses on
+        the network are not in the input."""
+        own = ClusterModel(cluster.cluster, self.classes, self.policies, cluster.namespaces)
+        return own, dataclasses.replace(options, ipblock_selects_pods=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,3 +126,39 @@ def test_the_cli_lists_the_sections(run_cli, tmp_path):
     assert "Permitted connectivity analyzed in secondary NAD blue:" in result.out
     csv = run_cli("connectivity", "--no-progress", str(tmp_path), "--format", "csv").out
     assert "apps/a[Pod],apps/b[Pod],All Connections,blue" in csv.splitlines()
+
+
+A_OUT_TO_B = ("{podSelector: {matchLabels: {app: a}}, policyTypes: [Egress], egress: [{to: "
+              "[{podSelector: {matchLabels: {app: b}}}], ports: [{port: 8080, protocol: TCP}]}]}")
+
+
+def test_explain_names_the_multinetworkpolicy_rule_on_its_network(run_cli, tmp_path):
+    """Beside the pod network (where a NetworkPolicy denies all), the secondary network's
+    section explains its pairs by the MultiNetworkPolicy's egress rule, names no
+    direction only the default decides, and the answer no longer says it leaves
+    secondary networks out; with --exposure (pod network only) it still does."""
+    (tmp_path / "in.yaml").write_text(NS + DENY_ALL_NP + _nad("blue") + _pod("a", "blue")
+                                      + _pod("b", "blue") + _pod("c", "blue")
+                                      + _mnp("a-out", "blue", A_OUT_TO_B))
+    result = run_cli("connectivity", "--no-progress", str(tmp_path), "--explain")
+    assert result.code == 0, result.err
+    assert not result.out.startswith("#")
+    _, blue = result.out.split("# Specific connections and their reasons in secondary NAD blue #")
+    assert "NetworkPolicy 'apps/deny'" not in blue and "[External]" not in blue
+    pairs = {b.split("\n")[0]: b for b in blue.split("Connections between ")[1:]}
+    a_b = pairs["apps/a[Pod] => apps/b[Pod]:"]
+    assert ("\tAllowed TCP:[8080] due to the following policies and rules:\n\t\tEgress (Allowed)\n"
+            "\t\t\tMultiNetworkPolicy 'apps/a-out' allows connections by Egress rule #1\n") in a_b
+    assert ("MultiNetworkPolicy 'apps/a-out' selects apps/a[Pod], and Egress rule #1 selects "
+            "apps/b[Pod], but the protocols and ports do not match") in a_b
+    assert "Ingress" not in a_b  # nothing on b's side decides: not named, as upstream
+    a_c = pairs["apps/a[Pod] => apps/c[Pod]:"]
+    assert ("MultiNetworkPolicy 'apps/a-out' selects apps/a[Pod], but apps/c[Pod] is not "
+            "allowed by any Egress rule\n") in a_c
+    default = blue.split("# All Connections due to the system default (Allow all) in secondary "
+                         "NAD blue #")[1]
+    assert "apps/b[Pod] => apps/a[Pod]" in default and "apps/a[Pod] => apps/b" not in default
+    assert "*** Note" not in result.out  # secondary networks are not isolated ones
+    exposure = run_cli("connectivity", "--no-progress", str(tmp_path), "--explain", "--exposure")
+    assert exposure.out.startswith("# answer excludes") and "NetworkAttachmentDefinition" in \
+        exposure.out.splitlines()[0]
