@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from hcpscan.rules.loader import RuleFileError, load_rule_file
 from hcpscan.rules.primitives.cel import cel
@@ -104,3 +105,67 @@ def test_reachable_asks_the_reachability_engine(run_cli, tmp_path):
         result = run_cli("scan", str(cases / case), "--rules", str(folder), "--select", "CEL001",
                          "--no-config", "--format", "json")
         assert json.loads(result.out)["rules"][0]["status"] == status, case
+
+
+def _must_gather(root: Path, objects: list[dict]) -> Path:
+    """``objects`` laid out as `oc adm must-gather` writes them: one List per kind and
+    namespace, so the loader can leave out the kinds the selected rules do not read."""
+    from hcpscan.sources.layout import plural_of
+
+    base = root / "must-gather.local.1" / "image" / "namespaces"
+    for obj in objects:
+        group = obj["apiVersion"].rpartition("/")[0] or "core"
+        file = base / obj["metadata"]["namespace"] / group / f"{plural_of(obj['kind'])}.yaml"
+        file.parent.mkdir(parents=True, exist_ok=True)
+        items = yaml.safe_load(file.read_text())["items"] if file.exists() else []
+        file.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [*items, obj]}))
+    return root / "must-gather.local.1"
+
+
+IGNITION = [
+    {"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+     "metadata": {"name": "hc1", "namespace": "clusters"},
+     "spec": {"networking": {"machineNetwork": [{"cidr": "10.0.0.0/16"}]},
+              "services": [{"service": "Ignition",
+                            "servicePublishingStrategy": {"type": "NodePort"}}]}},
+    {"apiVersion": "apps/v1", "kind": "Deployment",
+     "metadata": {"name": "ignition-server", "namespace": "clusters-hc1"},
+     "spec": {"selector": {"matchLabels": {"app": "ignition-server"}},
+              "template": {"metadata": {"labels": {"app": "ignition-server"}},
+                           "spec": {"containers": [{"name": "s", "image": "x",
+                                                    "ports": [{"containerPort": 9090}]}]}}}},
+    {"apiVersion": "v1", "kind": "Service",
+     "metadata": {"name": "ignition-server", "namespace": "clusters-hc1"},
+     "spec": {"type": "NodePort", "selector": {"app": "ignition-server"},
+              "ports": [{"port": 9090, "targetPort": 9090, "nodePort": 30090}]}},
+]
+KYVERNO = [
+    {"apiVersion": "kyverno.io/v1", "kind": "Policy",
+     "metadata": {"name": "inject", "namespace": "giantswarm"},
+     "spec": {"rules": [{"name": "add", "match": {"any": [{"resources": {
+         "kinds": ["Deployment"], "selector": {"matchLabels": {"team": "x"}}}}]},
+         "mutate": {"patchStrategicMerge": {"spec": {"template": {"spec": {"containers": [
+             {"(name)": "*", "env": [{"name": "HTTPS_PROXY", "value": "http://p:3128"}]}]}}}}}}]}},
+    {"apiVersion": "apps/v1", "kind": "Deployment",
+     "metadata": {"name": "chart-operator", "namespace": "giantswarm", "labels": {"team": "x"}},
+     "spec": {"selector": {"matchLabels": {"app": "c"}},
+              "template": {"metadata": {"labels": {"app": "c"}},
+                           "spec": {"containers": [{"name": "c", "image": "x"}]}}}},
+]
+
+
+@pytest.mark.parametrize(("kind", "objects", "expression"), [
+    ("HostedCluster", IGNITION,
+     '!reachable("8.8.8.0/24", hcp_namespace(object), "ignition-server", 9090)'),
+    ("Policy", KYVERNO,
+     'object.spec.rules.all(r, size(kyverno_matches(r, "giantswarm", "chart-operator", {})) == 0)'),
+])
+def test_domain_functions_keep_the_kinds_they_read_when_run_alone(
+        run_cli, tmp_path, kind, objects, expression):
+    """Without params.reads, a rule run alone on a must-gather still sees the kinds its
+    domain functions read (the graph's for reachable, the workload for kyverno_matches)."""
+    dump = _must_gather(tmp_path / "dump", objects)
+    folder = _rule(tmp_path, kind, f"    expression: '{expression}'")
+    alone = run_cli("scan", str(dump), "--rules", str(folder), "--select", "CEL001",
+                    "--no-config", "--format", "json")
+    assert [r["status"] for r in json.loads(alone.out)["rules"]] == ["fail"], alone.err

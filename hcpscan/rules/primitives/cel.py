@@ -21,6 +21,9 @@ gets the same exact answers as the built-in templates:
   (the Deployment of that name in the input, its pod template and namespace labels,
   else one with ``labels`` in ``namespace``; Kyverno's resourceFilters honoured).
 
+The kinds these functions read are the rule's reads too (``reads_for``), so a rule
+run alone on a dump keeps them without naming them in ``params.reads``.
+
 With ``each`` (a JSONPath) the expression is judged once per item it selects
 (``item``), and a finding points at that item (plus ``field`` inside it). ``values``
 names CEL expressions whose results fill the rule's message and its evidence.
@@ -56,6 +59,18 @@ except ImportError:  # no wheel for this platform (e.g. Linux aarch64 on Python 
 # The subject and the rule's evaluation, for the domain functions CEL calls back into.
 _CURRENT: contextvars.ContextVar[tuple[Context, K8sObject]] = contextvars.ContextVar("cel_subject")
 _OBJECTS = re.compile(r"\bobjects\b")
+_CALL = re.compile(r"\b([a-z_]+)\s*\(")
+
+
+@lru_cache(maxsize=1)
+def _function_reads() -> dict[str, tuple[str, ...]]:
+    """The kinds each domain function reads from the inventory (imported late: those
+    modules import the template registry this one registers into)."""
+    from hcpscan.rules.primitives.hcp_network import GRAPH_READS
+    from hcpscan.rules.primitives.kyverno import MATCH_READS, POLICY_KINDS
+
+    return {"reachable": GRAPH_READS, "kyverno_matches": (*POLICY_KINDS, *MATCH_READS),
+            "kyverno_proxy_env": POLICY_KINDS}
 
 
 def _hcp_namespace(hostedcluster: Any) -> str:
@@ -152,10 +167,12 @@ class Cel(Primitive):
         "properties": {
             "expression": {"type": "string", "minLength": 1,
                            "description": "CEL, true = compliant; functions: hcp_namespace, "
-                                          "no_proxy_direct, no_proxy_covers, reachable"},
+                                          "no_proxy_direct, no_proxy_covers, reachable, "
+                                          "kyverno_proxy_env, kyverno_matches"},
             "reads": {"type": "array", "items": {"type": "string"},
                       "description": "the kinds `objects` holds (needed when the expression "
-                                     "uses objects)"},
+                                     "uses objects); the kinds the domain functions read "
+                                     "are kept without naming them"},
             "field": {"type": "string", "description": "the field a finding points at "
                                                        "(default: the object; with each: inside "
                                                        "the item)"},
@@ -185,7 +202,13 @@ class Cel(Primitive):
         return found
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
-        return tuple(params.get("reads", ()))
+        """``params.reads`` plus the kinds each domain function the expressions call reads,
+        so a rule run alone keeps what those functions look at."""
+        texts = [params.get("expression") or "", *(params.get("values") or {}).values()]
+        called = {m.group(1) for t in texts if isinstance(t, str) for m in _CALL.finditer(t)}
+        functions = _function_reads()
+        domain = [kind for name in sorted(called & functions.keys()) for kind in functions[name]]
+        return tuple(dict.fromkeys([*params.get("reads", ()), *domain]))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         objects = [o.body for o in ctx.inventory.of_kind(*params["reads"])] if params.get("reads") else []

@@ -25,6 +25,8 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
+# What matched_resources reads: the workload, its namespace's labels, the resourceFilters.
+MATCH_READS = ("Deployment", "Namespace", "ConfigMap")
 # A name the Pods of a Deployment get (Kyverno matches `names` globs against it); never shown.
 POD_SUFFIX = "7d9f8c6b5-x2x7k"
 _PROXY_ENV = re.compile(r"(?<![A-Za-z0-9_])(https?_proxy|no_proxy)(?![A-Za-z0-9_])", re.IGNORECASE)
