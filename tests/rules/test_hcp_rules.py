@@ -60,3 +60,28 @@ def test_cli_firewall_option_and_bad_perimeter_file(run_cli, tmp_path: Path):
     bad.write_text("kind: Perimeter\nrules:\n- action: maybe\n")
     broken = run_cli("scan", fail, "--firewall", str(bad))
     assert broken.code == 2 and str(bad) in broken.err and "Traceback" not in broken.err
+
+
+def test_egress_rule_without_any_listed_workload_is_not_evaluable_naming_them(tmp_path: Path):
+    """HCP005 on an HCP namespace holding none of the workloads it lists judged nothing:
+    not-evaluable naming them (as HCP001 does), not a pass."""
+    (tmp_path / "in.yaml").write_text("""\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {name: hc1, namespace: clusters}
+spec: {networking: {machineNetwork: [{cidr: 10.0.0.0/16}]}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: unrelated, namespace: clusters-hc1}
+spec:
+  selector: {matchLabels: {app: unrelated}}
+  template:
+    metadata: {labels: {app: unrelated}}
+    spec: {containers: [{name: c, image: x}]}
+""")
+    [result] = scan([tmp_path / "in.yaml"], ["HCP005"]).results
+    assert result.status is Status.NOT_EVALUABLE, result
+    assert "no control-plane-operator, ingress-operator" in result.reason
+    assert "labelled hypershift.openshift.io/need-management-kas-access=true" in result.reason
+    assert "HCP namespace clusters-hc1" in result.reason

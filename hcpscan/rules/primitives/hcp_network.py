@@ -56,7 +56,7 @@ from hcpscan.model.publishing import (
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
-from hcpscan.rules.primitives.reach_out import check_out, listeners, protocols_of
+from hcpscan.rules.primitives.reach_out import check_out, listeners, none_present, protocols_of
 from hcpscan.sources.interface import Diagnostic
 
 # Everything the graph reads: endpoints and their owners, policies of every tier and
@@ -390,12 +390,11 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
             not graph.workloads(scope.subject.cluster, scope.hc.control_plane_namespace):
         yield from _declared_in(ctx, graph, scope, params)  # a GitOps tree: the spec alone
         return
-    present = [(item, workloads) for item, workloads in scope.picked if workloads]
-    if not present:
-        names = ", ".join(str(item.get("app") or item.get("labels")) for item, _ in scope.picked)
-        where = scope.hc.control_plane_namespace if scope.hc else scope.subject.namespace
-        yield NotEvaluable(f"no {names} workload in HCP namespace {where} in the input")
+    absent = none_present(scope)
+    if absent is not None:
+        yield absent
         return
+    present = [(item, workloads) for item, workloads in scope.picked if workloads]
     allowed = _allowed(ctx, scope.hc, params)
     if allowed is None:
         yield _no_allowed_input(params.get("allowed", [MACHINE_NETWORK]))

@@ -72,6 +72,10 @@ def check_out(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                            "NetworkPolicies decide egress (`oc get deployments,networkpolicies "
                            f"-n {ns} -o yaml`)")
         return
+    absent = none_present(scope) if subject.kind == HOSTED_CLUSTER else None
+    if absent is not None:  # (a policy selecting no pod is judged by what it selects: none)
+        yield absent
+        return
     seen: set[tuple[Workload, int, str, str]] = set()
     for item, workloads in scope.picked:
         ports = scope.ports(item, params)
@@ -91,6 +95,25 @@ def check_out(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                     if (workload, port, protocol, dest.name) not in seen:
                         seen.add((workload, port, protocol, dest.name))
                         yield from _reachable(ctx, graph, scope, workload, dest, port, protocol)
+
+
+def none_present(scope: Scope) -> NotEvaluable | None:
+    """Why nothing can be judged when none of the workloads the rule picks is in the
+    input (a pass would claim traffic of workloads nobody saw), else None."""
+    if not scope.picked or any(workloads for _, workloads in scope.picked):
+        return None
+    names = ", ".join(_selector_text(item) for item, _ in scope.picked)
+    where = scope.hc.control_plane_namespace if scope.hc else scope.subject.namespace
+    return NotEvaluable(f"no {names} workload in HCP namespace {where} in the input")
+
+
+def _selector_text(item: dict[str, Any]) -> str:
+    if item.get("app"):
+        return str(item["app"])
+    labels = item.get("labels") or {}
+    if not labels:
+        return "selected"
+    return "labelled " + ",".join(f"{k}={v}" for k, v in labels.items())
 
 
 def _workload_field(ctx: Context, workload: Workload, cluster: str) -> tuple[str, K8sObject | None]:
