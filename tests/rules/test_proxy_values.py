@@ -55,3 +55,33 @@ stringData:
     report = _scan(tmp_path, text, "PRX008")
     assert report.findings == []
     assert report.results[0].status is Status.PASS
+
+
+TWINS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: demo}
+spec:
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers:
+      - name: c
+        image: x
+        env:
+        - {name: HTTPS_PROXY, value: "%s"}
+        - {name: https_proxy, value: "%s"}
+"""
+
+
+def test_one_value_in_both_spellings_of_one_container_is_one_finding(tmp_path: Path) -> None:
+    """Issue 13: HTTPS_PROXY and https_proxy holding one URL in one consumer are one root
+    cause: one finding whose evidence names both variables."""
+    url = "http://user:s3cret@proxy.example.com:3128"
+    report = _scan(tmp_path, TWINS % (url, url), "PRX008")
+    [finding] = report.findings
+    assert finding.field == "spec.template.spec.containers[0].env[0].value"
+    assert any("HTTPS_PROXY and https_proxy" in e for e in finding.evidence), finding.evidence
+    other = "http://other:pw@proxy.example.com:3128"  # two values: two findings
+    assert len(_scan(tmp_path, TWINS % (url, other), "PRX008").findings) == 2

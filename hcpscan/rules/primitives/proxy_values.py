@@ -96,8 +96,12 @@ class Value:
 
 def value_type(name: str) -> str:
     """A consumer variable's type from its name: NO_PROXY, noProxy, --no-proxy -> no_proxy."""
-    bare = name.lower().lstrip("-").replace("_", "").replace("-", "")
-    return NO_PROXY if bare == "noproxy" else URL
+    return NO_PROXY if _variable(name) == "noproxy" else URL
+
+
+def _variable(name: str) -> str:
+    """One spelling per variable: NO_PROXY, no_proxy, noProxy, --no-proxy -> noproxy."""
+    return name.lower().lstrip("-").replace("_", "").replace("-", "")
 
 
 def _consumer_values(ctx: Context, subject: K8sObject, roles: set[str], variables: set[str]
@@ -253,6 +257,20 @@ def _violation(value: Value, condition: str, problem: str, evidence: list[str],
                              "entries": "", "kinds": "", "endpoint": "", **extra})
 
 
+def _twin_key(value: Value) -> tuple[str, str, str] | None:
+    return (value.who, _variable(value.name), value.text) if value.consumer is not None else None
+
+
+def _twins(values: list[Value]) -> dict[tuple[str, str, str] | None, list[str]]:
+    """Per consumer, variable and value, the spellings that hold it (NO_PROXY and no_proxy)."""
+    found: dict[tuple[str, str, str] | None, list[str]] = {}
+    for value in values:
+        names = found.setdefault(_twin_key(value), [])
+        if value.consumer is not None and value.name not in names:
+            names.append(value.name)
+    return found
+
+
 def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRef]:
     """The client releases to model: configured (inputs.runtime_versions), else what the
     consumer's image tag states (curlimages/curl:8.5.0), else each client's ranges."""
@@ -315,7 +333,8 @@ class ProxyValues(Primitive):
         variables = {v.upper() for v in params.get("variables", ())}
         values = [*(_consumer_values(ctx, subject, roles, variables) if roles else ()),
                   *_field_values(ctx, subject, params.get("fields", {}).get(subject.kind, ()))]
-        seen: set[tuple[str, str, str]] = set()
+        seen: set[tuple[str, ...]] = set()
+        twins = _twins(values)
         judged = False
         for value in values:
             for condition in conditions:
@@ -326,25 +345,39 @@ class ProxyValues(Primitive):
                 if not self._applies(condition, value, params):
                     continue
                 judged = True
-                # NO_PROXY and no_proxy with one value in one consumer are one problem; a
-                # field that is both a consumer's value and a plain field is judged once
+                # NO_PROXY and no_proxy (HTTPS_PROXY and https_proxy) with one value in one
+                # consumer are one problem; a field that is both a consumer's value and a
+                # plain field, or a ConfigMap key many consumers read, is judged once
                 # (several values written in one field - chart values in a ConfigMap key -
                 # are each judged)
-                key = ((condition, value.who, value.text) if condition in ("portable", "reachable")
-                       else (condition, str(id(value.at or subject)), value.field, value.text))
-                if key in seen:
+                keys = {(condition, str(id(value.at or subject)), value.field, value.text)}
+                if value.consumer is not None:
+                    # reach and portability are the value's, whichever variable holds it
+                    keys.add((condition, value.who, value.text) if condition in ("portable", "reachable")
+                             else (condition, value.who, _variable(value.name), value.text))
+                repeat = bool(keys & seen)
+                seen |= keys  # a twin's field too: it is not judged again as a plain field
+                if repeat:
                     continue
-                seen.add(key)
-                if condition == "no-credentials":
-                    yield from no_credentials(value)
-                elif condition == "valid":
-                    yield from valid(value)
-                elif condition == "reachable":
-                    yield from reachable(ctx, value)
-                else:
-                    yield from portable(value, _pinned(ctx, value.consumer))
+                for outcome in self._judge(ctx, condition, value):
+                    if isinstance(outcome, Violation) and len(twins.get(_twin_key(value), ())) > 1:
+                        names = " and ".join(twins[_twin_key(value)])
+                        outcome.evidence.append(f"{value.who} sets {names} to this one value: "
+                                                "one finding for them")
+                    yield outcome
         if not judged:
             yield NotApplicable("; ".join(_NOTHING[c] for c in conditions))
+
+    @staticmethod
+    def _judge(ctx: Context, condition: str, value: Value) -> Iterator[Outcome]:
+        if condition == "no-credentials":
+            yield from no_credentials(value)
+        elif condition == "valid":
+            yield from valid(value)
+        elif condition == "reachable":
+            yield from reachable(ctx, value)
+        else:
+            yield from portable(value, _pinned(ctx, value.consumer))
 
     @staticmethod
     def _applies(condition: str, value: Value, params: dict[str, Any]) -> bool:
