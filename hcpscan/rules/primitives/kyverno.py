@@ -225,11 +225,13 @@ def workload_resources(ctx: Context, target: Mapping[str, Any]) -> list[Resource
         return out
     ns_labels = {"kubernetes.io/metadata.name": target["namespace"]}
     labels = target.get("labels", {})
-    shown = f"{target['namespace']}/{target['name']} (not in the input; the rule's defaults)"
+    # no such object is in the input: say what the match covers, never name an object
+    shown = (f"Deployments named {target['name']} in namespace {target['namespace']}"
+             + (f" labelled {', '.join(f'{k}={v}' for k, v in labels.items())}" if labels else ""))
     return [Resource("Deployment", target["namespace"], target["name"], labels, {}, ns_labels,
-                     shown=f"Deployment {shown}"),
+                     shown=shown),
             Resource("Pod", target["namespace"], f"{target['name']}-{target['pod_suffix']}",
-                     labels, {}, ns_labels, shown=f"the Pods of Deployment {shown}")]
+                     labels, {}, ns_labels, shown=f"the Pods of {shown}")]
 
 
 def matched_resources(ctx: Context, policy: K8sObject, rule: Mapping[str, Any],
