@@ -69,6 +69,12 @@ def _header(report: ScanReport) -> list[str]:
     for sev in SEVERITIES:
         lines.append(f"| {sev.value} | {summary.failing[sev]} | {summary.suppressed[sev]} |")
     lines += ["", f"**Coverage:** {summary.coverage_text()}."]
+    checked = summary.checked_by_rule()
+    if checked:
+        lines += ["", f"<details><summary>Objects checked per rule ({len(checked)})</summary>",
+                  "", "| Rule | Status | Objects checked |", "|---|---|---:|"]
+        lines += [f"| {_code(r.rule_id)} | {r.status.value} | {r.objects_checked} |" for r in checked]
+        lines += ["", "</details>"]
     config = config_text(report)
     if config is not None:
         lines += ["", f"**Config:** {_cell(config)}"]

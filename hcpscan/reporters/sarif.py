@@ -94,6 +94,10 @@ def _run(report: ScanReport, options: ReportOptions) -> dict[str, Any]:
         "results": [_result(f, index[f.rule_id], root, hashes) for f in kept],
         "properties": {
             "rules": {status.value: summary.rule_count(status) for status in RULE_STATUSES},
+            # per rule, its status and how many objects it checked (a pass checked some)
+            "ruleResults": [{"id": r.rule_id, "status": r.status.value,
+                             "objectsChecked": r.objects_checked}
+                            for r in summary.checked_by_rule()],
             "inventory": dict(sorted(report.inventory_counts.items())),
             "passedOver": [item.to_json() for item in report.passed_over],
             **({"config": report.metadata["config"]} if "config" in report.metadata else {}),

@@ -90,10 +90,15 @@ class Summary:
                 f"{self.rule_count(Status.NOT_APPLICABLE)} not applicable, "
                 f"{self.rule_count(Status.SUPPRESSED)} suppressed")
 
+    def checked_by_rule(self) -> list[RuleResult]:
+        """Every rule's result, by rule id: each carries how many objects it checked."""
+        return sorted((r for results in self.rules.values() for r in results),
+                      key=lambda r: r.rule_id)
+
     def checked_text(self) -> str:
-        """How many objects the passing and failing rules looked at."""
-        checked = sum(r.objects_checked for r in self.rules[Status.PASS] + self.rules[Status.FAIL])
-        return f"{checked} object check{'s' if checked != 1 else ''}"
+        """``HCP001=3, HCP002=0, ...``: the objects each rule checked, on one line (a wrap
+        falls between rules)."""
+        return ", ".join(f"{r.rule_id}={r.objects_checked}" for r in self.checked_by_rule())
 
 
 def summarize(report: ScanReport) -> Summary:

@@ -179,6 +179,8 @@ def _summary_table(summary: Summary) -> Table:
 
 def _coverage(summary: Summary) -> RenderableType:
     parts: list[RenderableType] = [Text(f"Coverage: {summary.coverage_text()}", style="bold")]
+    if summary.checked_by_rule():
+        parts.append(Text(f"  objects checked: {shown(summary.checked_text())}"))
     for status, label in EXPLAINED_STATUSES:
         for result in summary.rules[status]:
             reason = shown(result.reason or "no reason given")
