@@ -18,7 +18,7 @@ from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
-from hcpscan.analysis.proxy.effective import decode_file_content
+from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
 from hcpscan.analysis.proxy.settings import (
     CHART_VALUES,
     CLUSTER_PROXY,
@@ -60,7 +60,7 @@ from hcpscan.rules.primitives.proxy_config import (
     management_proxy,
 )
 from hcpscan.sources.systemd import parse_unit
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
 URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
@@ -330,24 +330,12 @@ def _ignition(ctx: Context, secret: K8sObject, key: str) -> SideOutcome:
         side.unknown = (f"{key} is redacted in the dump: scan a dump taken with secrets, or the "
                         "live cluster")
         return side
-    try:
-        stub = load_json(value.text or "")
-    except ValueError:
-        stub = None
-    ignition = stub.get("ignition") if isinstance(stub, dict) else None
-    if not isinstance(ignition, dict):
+    stub = ignition_stub_text(value.text or "")
+    if stub is None:
         return NotApplicable(f"{key} is not an ignition stub")
     source = source_of(ctx.inventory, secret, where)
-    proxy = ignition.get("proxy") if isinstance(ignition.get("proxy"), dict) else {}
-    for name in PROXY_FIELDS:
-        if proxy.get(name) is not None:
-            text = proxy[name]
-            side.settings[name] = Setting(name, ",".join(map(str, text)) if isinstance(text, list)
-                                          else str(text), source)
-    config = ignition.get("config") if isinstance(ignition.get("config"), dict) else {}
-    side.destinations["ignition-endpoints"] = [
-        m["source"] for m in config.get("merge") or [] if isinstance(m, dict)
-        and isinstance(m.get("source"), str)]
+    side.settings = {name: Setting(name, text, source) for name, text in (stub.proxy or {}).items()}
+    side.destinations["ignition-endpoints"] = list(stub.merge_sources)
     return side
 
 
@@ -370,33 +358,30 @@ def _bootstrap_file(ctx: Context, subject: K8sObject, path: str) -> SideOutcome:
                              + (", ".join(written) if written else "no files"))
         return side
     item, base = items[index], files_path + (index,)
-    secret_ref = (item.get("contentFrom") or {}).get("secret") \
-        if isinstance(item.get("contentFrom"), dict) else None
-    if isinstance(secret_ref, dict):
-        text, source = _file_from_secret(ctx, subject, side, base + ("contentFrom", "secret"),
-                                         secret_ref)
+    content = bootstrap_file_text(ctx.inventory, subject, base, item)
+    if content.secret_name is not None:
+        _file_from_secret(subject, side, base + ("contentFrom", "secret"), content)
     else:
-        text, source = decode_file_content(item), source_of(ctx.inventory, subject, base + ("content",))
         side.anchor = format_path(base + ("content",))
-        if text is None and item.get("content") is not None:
+        if content.text is None and item.get("content") is not None:
             side.unknown = (f"{format_path(base + ('content',))} cannot be decoded (encoding "
                             f"{item.get('encoding')!r})")
-        elif text is None:
+        elif content.text is None:
             side.absent, side.anchor = f"declares {path} without content or contentFrom", format_path(base)
-    if text is not None and source is not None:
-        variables = {k: Setting(k, v, source) for k, (v, _line) in parse_unit(text).environment.items()
-                     if PROXY_VARIABLE.match(k)}
+    if content.text is not None and content.source is not None:
+        source = content.source
+        variables = {k: Setting(k, v, source) for k, (v, _line)
+                     in parse_unit(content.text).environment.items() if PROXY_VARIABLE.match(k)}
         found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
         side.settings = {k: v for k, v in found.items() if v is not None}
     return side
 
 
-def _file_from_secret(ctx: Context, subject: K8sObject, side: Side, where: tuple[Step, ...],
-                      ref: dict[str, Any]) -> tuple[str | None, Any]:
-    """The drop-in's text from ``contentFrom.secret``; a Secret or key that does not exist
-    leaves the file absent (Cluster API waits for it and creates no machine)."""
-    name, key = str(ref.get("name") or ""), str(ref.get("key") or "")
-    secret = ctx.inventory.get("Secret", subject.namespace, name, subject.cluster) if name else None
+def _file_from_secret(subject: K8sObject, side: Side, where: tuple[Step, ...],
+                      content: FileText) -> None:
+    """Why a drop-in from ``contentFrom.secret`` has no text: a Secret or key that does not
+    exist leaves the file absent (Cluster API waits for it and creates no machine)."""
+    name, key, secret, value = content.secret_name, content.secret_key, content.secret, content.value
     side.anchor = format_path(where)
     if secret is None:
         side.anchor = format_path(where + ("name",))
@@ -404,19 +389,14 @@ def _file_from_secret(ctx: Context, subject: K8sObject, side: Side, where: tuple
                        "which does not exist")
         side.evidence.append(f"{format_path(where)} names Secret {subject.namespace}/{name}: not in "
                              "the input, so Cluster API waits for it and creates no machine")
-        return None, None
-    value = secret_values(secret).get(key)
-    if value is None:
+    elif value is None:
         side.anchor = format_path(where + ("key",))
         side.absent = f"takes the drop-in from key {key!r} of {secret.ref}, which has no such key"
         side.evidence.append(f"{secret.ref} has keys " + (", ".join(sorted(secret_values(secret)))
                                                           or "none"))
-        return None, None
-    if value.text is None:
+    elif value.text is None:
         side.unknown = f"{secret.ref} key {key!r} is " + ("redacted in this dump" if value.redacted
                                                             else "not text")
-        return None, None
-    return value.text, source_of(ctx.inventory, secret, _secret_field(secret, key))
 
 
 # -- references ----------------------------------------------------------------------------------
