@@ -20,6 +20,7 @@ from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
 from hcpscan.analysis.proxy.settings import (
+    CHART_VALUES,
     CLUSTER_PROXY,
     CLUSTER_VALUES,
     CONTAINER,
@@ -37,6 +38,8 @@ from hcpscan.inventory.secrets import secret_values
 from hcpscan.model.capi import (
     BOOTSTRAP_FILES,
     CAPI_NAME_LABEL,
+    CONTROL_PLANE_KINDS,
+    GS_CLUSTER_LABEL,
     VALUES_SUFFIX,
     capi_cluster_of,
     machine_owned,
@@ -92,7 +95,11 @@ RELATIONS = {
     "management-proxy": "the management cluster's config.openshift.io Proxy 'cluster': status "
                         "when it says anything, else spec",
     "cluster-values": "the Cluster API workload cluster's <cluster>-cluster-values Secret "
-                      "(cluster from the cluster-name label, else the values Secret's name prefix)",
+                      "(cluster from the cluster-name label, else the values Secret's name "
+                      "prefix); without that Secret, what the input states: the chart values "
+                      "(chart-values) of the cluster's releases - named after it or labelled "
+                      "with it, or whose global.metadata.name it is - and the proxy drop-ins "
+                      "of its other KubeadmControlPlanes",
     "managed-cluster": "the managed cluster's proxy: its Proxy 'cluster' spec, then the env of "
                        "its OCM agent workloads; the first that sends the destination through a "
                        "proxy counts",
@@ -473,8 +480,7 @@ def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
     name = cluster + VALUES_SUFFIX
     secret = ctx.inventory.get("Secret", obj.namespace, name, obj.cluster)
     if secret is None:
-        return NotEvaluable(f"Secret {obj.namespace}/{name} is not in the input: cannot tell "
-                            f"whether cluster {cluster} uses a proxy")
+        return _stated_proxy(ctx, obj, cluster, how)
     value = secret_values(secret).get("values")
     if value is None:
         return NotEvaluable(f"{secret.ref} has no key 'values'")
@@ -487,12 +493,42 @@ def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
     values = next((c for c in consumers_of(ctx, secret) if c.kind == CLUSTER_VALUES), None)
     side = (_proxy_side(values, f"{secret.ref} key values") if values is not None
             else Side(f"{secret.ref} key values", obj=secret))
+    _say_cluster(side, cluster, how)
+    return [side]
+
+
+def _say_cluster(side: Side, cluster: str, how: str, where: str = "") -> None:
+    """The cluster's name and proxy as facts and evidence of a cluster-values side."""
     side.facts = {"cluster": cluster}
     shown = ", ".join(f"{s.name}={mask_credentials(s.value or '')}"
                       for k, s in side.settings.items() if k != "noProxy")
-    side.evidence.append(f"cluster {cluster} ({how}) uses proxy {shown}" if shown
-                         else f"cluster {cluster} ({how})")
-    return [side]
+    side.evidence.append(f"cluster {cluster} ({how}){where} uses proxy {shown}" if shown
+                         else f"cluster {cluster} ({how}){where}")
+
+
+def _stated_proxy(ctx: Context, obj: K8sObject, cluster: str, how: str) -> RefOutcome:
+    """Without the ``<cluster>-cluster-values`` Secret (a GitOps tree never holds it, the
+    management cluster renders it): what the input states about the cluster's proxy -
+    the chart values of its releases, then the drop-ins its other KubeadmControlPlanes
+    write (``obj``'s own are what is judged)."""
+    values = [c for c in consumers(ctx) if c.kind == CHART_VALUES and c.cluster == obj.cluster
+              and cluster in c.workload_clusters]
+    drop_ins = [c for c in consumers(ctx) if c.kind == KUBEADM_FILE and c.object is not obj
+                and c.object.kind in CONTROL_PLANE_KINDS and c.cluster == obj.cluster
+                and c.object.namespace == obj.namespace
+                and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == cluster
+                and (c.http_proxy is not None or c.https_proxy is not None)]
+    if not values and not drop_ins:
+        return NotEvaluable(
+            f"nothing in the input says whether cluster {cluster} uses a proxy: include Secret "
+            f"{obj.namespace}/{cluster}{VALUES_SUFFIX}, the chart values of its cluster release "
+            f"(App or HelmRelease named {cluster} or labelled {GS_CLUSTER_LABEL}={cluster}: "
+            "global.connectivity.proxy), or its KubeadmControlPlane with the containerd drop-in")
+    sides = [_proxy_side(c, c.name) for c in values + drop_ins]
+    for side in sides:
+        _say_cluster(side, cluster, how, f" has no {cluster}{VALUES_SUFFIX} Secret in the input;"
+                                          f" by {side.name}, it")
+    return sides
 
 
 def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
