@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         exposure = exposure_report(inventory, result, focus, options) if args.exposure else None
         _show_list(args, result, focus, inventory.diagnostics, exposure)
         one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
-        _svg(args, lambda: list_dot(result.connections, label=one, exposure=exposure))
+        _svg(args, lambda: list_dot(result.connections, label=one, exposure=exposure, compact=True))
         found = exposure.diagnostics if exposure is not None else []
         return _finish(inventory.diagnostics + result.diagnostics + found, args.format)
 
@@ -338,6 +338,12 @@ def _svg(args: argparse.Namespace, dot_text: Callable[[], str]) -> None:
         raise UsageError(f"--svg {args.svg}: {exc}",
                          "install Graphviz (apt-get install graphviz, brew install graphviz), or "
                          "write --format dot and render it where Graphviz is") from None
+    except subprocess.TimeoutExpired as exc:
+        raise UsageError(f"--svg {args.svg}: Graphviz did not finish drawing within "
+                         f"{exc.timeout:g} seconds: the picture has too many connections",
+                         "draw less of it: one namespace (give its folder), --focus-workload "
+                         "NAME, or write --format dot and lay it out with another tool"
+                         ) from None
     except (OSError, subprocess.SubprocessError) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         raise UsageError(f"--svg {args.svg}: Graphviz could not draw it: "

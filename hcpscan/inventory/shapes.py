@@ -74,6 +74,33 @@ POLICY_PORT: Shape = {"port": SCALAR, "endPort": SCALAR, "protocol": SCALAR}
 POLICY_PEER: Shape = {"podSelector": SELECTOR, "namespaceSelector": SELECTOR,
                       "ipBlock": {"cidr": SCALAR, "except": [SCALAR]}}
 
+NETWORK_POLICY: Shape = {"metadata": METADATA, "spec": {
+    "podSelector": SELECTOR, "policyTypes": [SCALAR],
+    "ingress": [{"from": [POLICY_PEER], "ports": [POLICY_PORT]}],
+    "egress": [{"to": [POLICY_PEER], "ports": [POLICY_PORT]}]}}
+
+# KubeVirt: a VirtualMachine's template is a VirtualMachineInstance's metadata and spec
+VMI_SPEC: Shape = {"domain": dict, "networks": [{"name": SCALAR, "pod": dict, "multus": {
+    "networkName": SCALAR, "default": SCALAR}}]}
+
+# policy.networking.k8s.io AdminNetworkPolicy / BaselineAdminNetworkPolicy
+ANP_PODS: Shape = {"namespaceSelector": SELECTOR, "podSelector": SELECTOR}
+ANP_PEER: Shape = {"namespaces": SELECTOR, "pods": ANP_PODS, "nodes": SELECTOR,
+                   "networks": [SCALAR]}
+ANP_PORT: Shape = {"portNumber": {"protocol": SCALAR, "port": SCALAR}, "namedPort": SCALAR,
+                   "portRange": {"protocol": SCALAR, "start": SCALAR, "end": SCALAR}}
+ANP_RULE: Shape = {"name": SCALAR, "action": SCALAR, "from": [ANP_PEER], "to": [ANP_PEER],
+                   "ports": [ANP_PORT]}
+ADMIN_POLICY: Shape = {"metadata": METADATA, "spec": {
+    "priority": SCALAR, "subject": {"namespaces": SELECTOR, "pods": ANP_PODS},
+    "ingress": [ANP_RULE], "egress": [ANP_RULE]}}
+
+# k8s.ovn.org UserDefinedNetwork and ClusterUserDefinedNetwork's spec.network
+UDN_LAYER: Shape = {"role": SCALAR, "subnets": list, "joinSubnets": list}
+UDN_SPEC: Shape = {"topology": SCALAR, "layer2": UDN_LAYER, "layer3": UDN_LAYER}
+INGRESS_BACKEND: Shape = {"service": {"name": SCALAR, "port": {"number": SCALAR, "name": SCALAR}},
+                          "resource": dict}
+
 SHAPES: dict[str, Shape] = {
     "Deployment": WORKLOAD, "StatefulSet": WORKLOAD, "DaemonSet": WORKLOAD,
     "ReplicaSet": WORKLOAD, "Job": WORKLOAD,
@@ -106,10 +133,22 @@ SHAPES: dict[str, Shape] = {
                         "caBundle": SCALAR},
         "customizedVariables": [{"name": SCALAR, "value": SCALAR}], "nodePlacement": dict}},
     # types only: what a policy means (and rejects beyond types) is analysis/reachability/policies.py
-    "NetworkPolicy": {"metadata": METADATA, "spec": {
-        "podSelector": SELECTOR, "policyTypes": [SCALAR],
-        "ingress": [{"from": [POLICY_PEER], "ports": [POLICY_PORT]}],
-        "egress": [{"to": [POLICY_PEER], "ports": [POLICY_PORT]}]}},
+    "NetworkPolicy": NETWORK_POLICY, "MultiNetworkPolicy": NETWORK_POLICY,
+    "AdminNetworkPolicy": ADMIN_POLICY, "BaselineAdminNetworkPolicy": ADMIN_POLICY,
+    "EgressFirewall": {"metadata": METADATA, "spec": {"egress": [{
+        "type": SCALAR, "to": {"cidrSelector": SCALAR, "dnsName": SCALAR, "nodeSelector": SELECTOR},
+        "ports": [{"protocol": SCALAR, "port": SCALAR}]}]}},
+    "UserDefinedNetwork": {"metadata": METADATA, "spec": UDN_SPEC},
+    "ClusterUserDefinedNetwork": {"metadata": METADATA, "spec": {
+        "namespaceSelector": SELECTOR, "network": UDN_SPEC}},
+    "VirtualMachine": {"metadata": METADATA, "spec": {
+        "template": {"metadata": METADATA, "spec": VMI_SPEC}, "running": SCALAR,
+        "runStrategy": SCALAR}},
+    "VirtualMachineInstance": {"metadata": METADATA, "spec": VMI_SPEC},
+    "Ingress": {"metadata": METADATA, "spec": {
+        "ingressClassName": SCALAR, "defaultBackend": INGRESS_BACKEND, "tls": [dict],
+        "rules": [{"host": SCALAR, "http": {"paths": [{
+            "path": SCALAR, "pathType": SCALAR, "backend": INGRESS_BACKEND}]}}]}},
     "NetworkAttachmentDefinition": {"metadata": METADATA, "spec": {"config": SCALAR}},
     "KubeadmConfig": {"metadata": METADATA, "spec": KUBEADM_CONFIG},
     "KubeadmConfigTemplate": {"metadata": METADATA, "spec": {"template": {"spec": KUBEADM_CONFIG}}},

@@ -206,10 +206,23 @@ class Inventory:
                 if body is None:
                     continue
                 field = "data" if key in (secret.body.get("data") or {}) else "stringData"
+                if isinstance(body, str):
+                    self._unreadable_kubeconfig(secret, (field, key), body)
+                    continue
                 loc = dataclasses.replace(secret.source, embedded_in=f"{field}.{key}")
                 derived.append(K8sObject(secret.cluster, HCPSCAN_API, KUBECONFIG, secret.namespace,
                                          f"{secret.name}/{key}", body, loc, origin=secret))
         self.objects.extend(derived)
+
+    def _unreadable_kubeconfig(self, secret: K8sObject, path: tuple[Step, ...], why: str) -> None:
+        """A key that names clusters but holds no readable kubeconfig: the rules on
+        kubeconfigs (proxy-url, CA data) would pass over it unsaid."""
+        loc = self.locate(secret, path)
+        self.diagnostics.append(Diagnostic(
+            loc.path, loc.line, f"{secret.ref} {format_path(path)} looks like a kubeconfig (it "
+            f"names clusters) but cannot be read: {why}; no rule checks it", "warning",
+            "make the key hold one kubeconfig YAML document (kubectl config view --raw "
+            "--kubeconfig FILE reads it back)"))
 
     def _derive_install_configs(self) -> None:
         derived = []
@@ -244,15 +257,20 @@ def _embedded_install_configs(objects: Iterable[K8sObject]
                 yield obj, (field, INSTALL_CONFIG_SECRET_KEY), value.text
 
 
-def _kubeconfig_body(text: str) -> dict[str, Any] | None:
-    if "clusters" not in text or node_overrun(text) is not None:
+def _kubeconfig_body(text: str) -> dict[str, Any] | str | None:
+    """The kubeconfig the text holds; why not, when it names clusters but cannot be
+    read as one; None when it is no kubeconfig."""
+    if "clusters" not in text:
         return None
+    overrun = node_overrun(text)
+    if overrun is not None:
+        return overrun.message
     try:
         docs = list(parse_documents(text))
-    except YamlSyntaxError:
-        return None
+    except YamlSyntaxError as exc:
+        return f"{exc.message}" + (f" (line {exc.line} of the key)" if exc.line else "")
     if len(docs) != 1 or not isinstance(docs[0].body, dict):
-        return None
+        return "it is not one YAML mapping"
     body = docs[0].body
-    return body if isinstance(body.get("clusters"), list) else None
+    return body if isinstance(body.get("clusters"), list) else "its clusters is not a list"
 

@@ -3,12 +3,19 @@ where each bootstrap kind keeps the files it writes on the node (seed 003; DOMAI
 
 from __future__ import annotations
 
+from typing import Any
+
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.fieldpath import Step
 
 CAPI_GROUP = "cluster.x-k8s.io"
 CAPI_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 VALUES_SUFFIX = "-cluster-values"
+# Giant Swarm labels every release its cluster chart renders, and the values users write
+# for them, with the workload cluster's name (alongside CAPI's own label).
+GS_CLUSTER_LABEL = "giantswarm.io/cluster"
+# Where the cluster charts (giantswarm/cluster and cluster-<provider>) take the cluster's name.
+CHART_CLUSTER_NAME = ("global", "metadata", "name")
 
 BOOTSTRAP_FILES: dict[str, tuple[Step, ...]] = {
     "KubeadmConfig": ("spec", "files"),
@@ -16,6 +23,9 @@ BOOTSTRAP_FILES: dict[str, tuple[Step, ...]] = {
     "KubeadmControlPlane": ("spec", "kubeadmConfigSpec", "files"),
     "KubeadmControlPlaneTemplate": ("spec", "template", "spec", "kubeadmConfigSpec", "files"),
 }
+
+# The bootstrap configs of a cluster's control plane: what they write is what its nodes get.
+CONTROL_PLANE_KINDS = ("KubeadmControlPlane", "KubeadmControlPlaneTemplate")
 
 
 def capi_cluster_of(inventory: Inventory, obj: K8sObject) -> tuple[str, str] | None:
@@ -50,3 +60,23 @@ def machine_owned(obj: K8sObject) -> bool:
     which is where its content is decided."""
     return any(isinstance(o, dict) and o.get("kind") == "Machine"
                for o in obj.metadata.get("ownerReferences") or [])
+
+
+def release_clusters(release: K8sObject, values: Any) -> set[str]:
+    """The workload clusters a chart release (HelmRelease, App) or a values object names:
+    its ``cluster.x-k8s.io/cluster-name`` or ``giantswarm.io/cluster`` label; a release's
+    own name (Giant Swarm names the cluster chart's App or HelmRelease after the cluster)
+    and a HelmRelease's ``spec.releaseName``; the values' ``global.metadata.name``."""
+    found = {str(release.labels[k]) for k in (CAPI_NAME_LABEL, GS_CLUSTER_LABEL)
+             if release.labels.get(k)}
+    if release.kind in ("HelmRelease", "App"):
+        found.add(release.name)
+        name = release.get("spec.releaseName") if release.kind == "HelmRelease" else None
+        if isinstance(name, str) and name:
+            found.add(name)
+    named: Any = values
+    for step in CHART_CLUSTER_NAME:
+        named = named.get(step) if isinstance(named, dict) else None
+    if isinstance(named, str) and named:
+        found.add(named)
+    return found

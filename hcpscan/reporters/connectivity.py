@@ -198,35 +198,82 @@ def _graph(title: str, body: list[str]) -> str:
     return "\n".join(head + body + ["}"]) + "\n"
 
 
-def _groups(connections: Sequence[Connection], label: str | None) -> dict[tuple[str, str], str]:
-    """Workloads of one namespace connected alike - the same peers, the same connections,
-    both ways - drawn as one node (an HCP namespace has dozens of such): (cluster,
-    workload) -> the group's name, for groups of ``GROUP_AT`` or more (two alike read
-    well side by side)."""
+Signature = frozenset[tuple[str, str, str]]
+SELF = "\0self"  # stands for the workload itself in a signature: no workload is named so
+
+
+def _signatures(connections: Sequence[Connection], label: str | None
+                ) -> dict[tuple[str, str], Signature]:
+    """Each (cluster, workload) -> its edges both ways: (direction, peer, connections)."""
     edges: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
     for c in connections:
         text = label or str(c.connections)
         edges[(c.cluster, c.source)].add(("out", c.destination, text))
         edges[(c.cluster, c.destination)].add(("in", c.source, text))
-    alike: dict[tuple[str, str, frozenset[tuple[str, str, str]]], list[str]] = defaultdict(list)
-    for (cluster, peer), signature in edges.items():
+    return {key: frozenset(signature) for key, signature in edges.items()}
+
+
+def _seen_from(signature: Signature, me: str, other: str) -> Signature:
+    """``signature`` (of ``me``) with ``me`` and ``other`` both named ``SELF``: two
+    workloads connected alike, each other included, then have the same one."""
+    return frozenset((d, SELF if p in (me, other) else p, t) for d, p, t in signature)
+
+
+def _twins(signatures: Mapping[tuple[str, str], Signature], cluster: str, a: str, b: str
+           ) -> bool:
+    return (_seen_from(signatures[(cluster, a)], a, b)
+            == _seen_from(signatures[(cluster, b)], b, a))
+
+
+def _alike(signatures: Mapping[tuple[str, str], Signature], closed: bool
+           ) -> list[tuple[str, list[str]]]:
+    """Workloads of one namespace connected alike, as (cluster, workloads). ``closed``:
+    also those connected to each other (a namespace open within itself is one such
+    group: a workload never lists itself, so without this no two of them are alike);
+    a workload joins a group only if it is alike with every member, which makes the
+    connections inside the group the same for every pair."""
+    by_namespace: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for cluster, peer in sorted(signatures):
         if not _is_outside(peer):
-            alike[(cluster, peer.split("/", 1)[0], frozenset(signature))].append(peer)
+            by_namespace[(cluster, peer.split("/", 1)[0])].append(peer)
+    out = []
+    for (cluster, _), peers in by_namespace.items():
+        found: list[list[str]] = []
+        for peer in peers:
+            home = next((g for g in found if all(
+                _twins(signatures, cluster, peer, m) if closed
+                else signatures[(cluster, peer)] == signatures[(cluster, m)] for m in g)), None)
+            if home is None:
+                found.append([peer])
+            else:
+                home.append(peer)
+        out += [(cluster, group) for group in found]
+    return out
+
+
+def _groups(connections: Sequence[Connection], label: str | None, closed: bool = False
+            ) -> dict[tuple[str, str], str]:
+    """Workloads of one namespace connected alike - the same peers, the same connections,
+    both ways - drawn as one node (an HCP namespace has dozens of such): (cluster,
+    workload) -> the group's name, for groups of ``GROUP_AT`` or more (two alike read
+    well side by side)."""
     out = {}
-    for (cluster, _, _), peers in alike.items():
+    for cluster, peers in _alike(_signatures(connections, label), closed):
         if len(peers) >= GROUP_AT:
-            peers.sort()
             for peer in peers:
                 out[(cluster, peer)] = f"{peers[0]} (+{len(peers) - 1})"
     return out
 
 
 def list_dot(connections: Sequence[Connection], title: str = "allowed connections",
-             label: str | None = None, exposure: ExposureReport | None = None) -> str:
+             label: str | None = None, exposure: ExposureReport | None = None,
+             compact: bool = False) -> str:
     """The list as a graph; ``label``: the one connection a focused list is about, on every
     edge instead of the pair's connections. Workloads connected alike share a node, except
     with ``exposure``: its lines are drawn too, dashed, to nodes standing for pods not in
-    the input, and each workload keeps its own node so that what is open names it."""
+    the input, and each workload keeps its own node so that what is open names it.
+    ``compact`` (the picture): workloads connected to each other alike share a node too,
+    with one edge to itself; the dot output keeps every edge netpol-analyzer draws."""
     unknown, texts = _exposure_edges(exposure) if exposure is not None else ({}, {})
     connections = [*connections, *texts.values()]  # the outside lines twice: drawn once
     multi = _multi(connections)
@@ -235,7 +282,7 @@ def list_dot(connections: Sequence[Connection], title: str = "allowed connection
     connections = [dataclasses.replace(c, source=c.source + c.network,
                                        destination=c.destination + c.network)
                    if c.secondary else c for c in connections]
-    groups = _groups(connections, label) if exposure is None else {}
+    groups = _groups(connections, label, compact) if exposure is None else {}
     members: dict[tuple[str, str], list[str]] = defaultdict(list)
     for (cluster, peer), group in groups.items():
         members[(cluster, group)].append(peer)

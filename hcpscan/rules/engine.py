@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from hcpscan.analysis.reachability.coverage import same_name_other_group
 from hcpscan.findings.model import (
     Finding,
     Location,
@@ -59,6 +60,8 @@ def subjects_of(applies: AppliesTo, ctx: Context) -> list[K8sObject]:
     for obj in ctx.inventory.of_kind(*applies.kinds):
         if applies.api_versions and obj.api_version not in applies.api_versions:
             continue
+        if not applies.api_versions and same_name_other_group(obj):
+            continue  # e.g. a Calico NetworkPolicy is not a subject of a NetworkPolicy rule
         if applies.clusters == "management" and obj.cluster != MANAGEMENT:
             continue
         if applies.clusters == "guest" and obj.cluster == MANAGEMENT:

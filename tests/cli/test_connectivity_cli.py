@@ -122,6 +122,17 @@ def test_focus_options_filter_the_list(run_cli):
     assert "shop/storefront[Deployment] => shop/checkout[Deployment]" in one[1:]
 
 
+def test_a_focus_workload_the_input_lacks_is_warned_about(run_cli):
+    base = ("connectivity", "--no-progress", str(FIXTURES / "nodeport-service"))
+    result = run_cli(*base, "--focus-workload", "nonexistent,checkout",
+                     "--focus-workload-peer", "shop/storefront")
+    assert result.code == 0, result.err
+    assert "shop/storefront[Deployment] => shop/checkout[Deployment]" in result.out
+    assert "workload nonexistent does not exist in the input resources" in result.err
+    assert "checkout does not" not in result.err and "storefront does not" not in result.err
+    assert "does not exist" not in run_cli(*base, "--focus-workload", "ingress-controller").err
+
+
 def test_bad_focus_options_are_usage_errors(run_cli):
     base = ("connectivity", "--no-progress", str(FIXTURES / "nodeport-service"))
     assert run_cli(*base, "--focus-conn", "icmp-8").code == 2

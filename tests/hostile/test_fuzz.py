@@ -41,7 +41,7 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
 def seeds() -> tuple[K8sObject, ...]:
     """The first object of each kind in the fixtures, and a few around it to relate to."""
     found: dict[str, K8sObject] = {}
-    for folder in ("example", "proxy", "reachability", "rules"):
+    for folder in ("example", "proxy", "reachability", "rules", "fuzz-kinds"):
         for obj in load_paths([str(FIXTURES / folder)]).objects:
             if obj.api_version != HCPSCAN_API:
                 found.setdefault(obj.kind, obj)
@@ -49,7 +49,8 @@ def seeds() -> tuple[K8sObject, ...]:
 
 
 def _context() -> list[K8sObject]:
-    return [o for o in seeds() if o.kind in ("Namespace", "Service", "HostedCluster", "Proxy")]
+    return [o for o in seeds() if o.kind in ("Namespace", "Service", "HostedCluster", "Proxy",
+                                             "NetworkAttachmentDefinition")]
 
 
 VALUES = st.one_of(

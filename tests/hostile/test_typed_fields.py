@@ -67,6 +67,43 @@ spec:
   installNamespace: open-cluster-management-agent-addon
   configs: {name: proxy}
 """, 6, "ManagedClusterAddOn cluster1/work-manager is left out: spec.configs is a mapping, not a list"),
+    "vm-labels-list.yaml": ("""\
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata: {name: vm1, namespace: shop}
+spec:
+  template:
+    metadata:
+      labels: [a]
+    spec: {domain: {}}
+""", 7, "VirtualMachine shop/vm1 is left out: spec.template.metadata.labels is a list, not a mapping"),
+    "anp-subject-list.yaml": ("""\
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata: {name: deny-all}
+spec:
+  priority: 10
+  subject:
+    namespaces: [shop]
+""", 7, "AdminNetworkPolicy deny-all is left out: spec.subject.namespaces is a list, not a mapping"),
+    "udn-role-list.yaml": ("""\
+apiVersion: k8s.ovn.org/v1
+kind: UserDefinedNetwork
+metadata: {name: net, namespace: shop}
+spec:
+  topology: Layer2
+  layer2:
+    role: [Primary]
+""", 7, "UserDefinedNetwork shop/net is left out: spec.layer2.role is a list, not a string or number"),
+    "egressfirewall-to-list.yaml": ("""\
+apiVersion: k8s.ovn.org/v1
+kind: EgressFirewall
+metadata: {name: default, namespace: shop}
+spec:
+  egress:
+  - type: Deny
+    to: [0.0.0.0/0]
+""", 7, "EgressFirewall shop/default is left out: spec.egress[0].to is a list, not a mapping"),
 }
 
 

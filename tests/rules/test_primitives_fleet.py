@@ -440,7 +440,70 @@ def test_prx009_cluster_without_values_secret_is_not_evaluable(tmp_path):
     _, result = scan_text(tmp_path, _template(
         "mycluster-md-0", labels="{cluster.x-k8s.io/cluster-name: mycluster}"), "PRX009")
     assert result.status is Status.NOT_EVALUABLE
-    assert "org-acme/mycluster-cluster-values is not in the input" in result.reason
+    assert "nothing in the input says whether cluster mycluster uses a proxy" in result.reason
+    assert "Secret org-acme/mycluster-cluster-values" in result.reason  # what would decide
+
+
+CLUSTER_CHART_PROXY = """\
+    global:
+      metadata: {name: %s}
+      connectivity:
+        proxy: {enabled: %s, httpProxy: "http://10.0.0.5:3128", httpsProxy: "http://10.0.0.5:3128",
+                noProxy: example.com}
+"""
+
+
+def _helm_release(name: str, values: str, labels: str = "{}") -> str:
+    return f"""\
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: {name}, namespace: org-acme, labels: {labels}}}
+        spec:
+          values:\n""" + textwrap.indent(textwrap.dedent(values), " " * 12)
+
+
+CONTROL_PLANE_WITH_DROP_IN = """\
+    apiVersion: controlplane.cluster.x-k8s.io/v1beta1
+    kind: KubeadmControlPlane
+    metadata: {name: wc1, namespace: org-acme, labels: {cluster.x-k8s.io/cluster-name: wc1}}
+    spec:
+      kubeadmConfigSpec:
+        files:
+        - path: /etc/systemd/system/containerd.service.d/http-proxy.conf
+          content: "[Service]\\nEnvironment=HTTPS_PROXY=http://10.0.0.5:3128\\n"
+    """
+WC1_POOL = _template("wc1-md0", labels="{cluster.x-k8s.io/cluster-name: wc1}")
+
+
+def test_prx009_without_values_secret_the_cluster_release_states_the_proxy(tmp_path):
+    text = docs(_helm_release("wc1", CLUSTER_CHART_PROXY % ("wc9", "true")), WC1_POOL)
+    report, result = scan_text(tmp_path, text, "PRX009")
+    assert result.status is Status.FAIL, result.reason
+    (finding,) = report.findings
+    assert finding.object.name == "wc1-md0"
+    assert any("HelmRelease org-acme/wc1 spec.values, it uses proxy" in e for e in finding.evidence)
+
+
+def test_prx009_without_values_secret_the_control_plane_drop_in_states_the_proxy(tmp_path):
+    report, result = scan_text(tmp_path, docs(CONTROL_PLANE_WITH_DROP_IN, WC1_POOL), "PRX009")
+    assert result.status is Status.FAIL, result.reason
+    assert [f.object.name for f in report.findings] == ["wc1-md0"]
+
+
+def test_prx009_release_values_match_the_cluster_by_label_or_metadata_name(tmp_path):
+    for release in (_helm_release("apps", CLUSTER_CHART_PROXY % ("x", "true"),
+                                  labels="{giantswarm.io/cluster: wc1}"),
+                    _helm_release("apps", CLUSTER_CHART_PROXY % ("wc1", "true"))):
+        _, result = scan_text(tmp_path, docs(release, WC1_POOL), "PRX009")
+        assert result.status is Status.FAIL, result.reason
+
+
+def test_prx009_another_clusters_or_disabled_proxy_values_do_not_decide(tmp_path):
+    for release in (_helm_release("wc2", CLUSTER_CHART_PROXY % ("wc2", "true")),
+                    _helm_release("wc1", CLUSTER_CHART_PROXY % ("wc1", "false"))):
+        _, result = scan_text(tmp_path, docs(release, WC1_POOL), "PRX009")
+        assert result.status is Status.NOT_EVALUABLE
+        assert "include Secret org-acme/wc1-cluster-values" in result.reason
 
 
 def test_prx009_redacted_values_are_not_evaluable(tmp_path):

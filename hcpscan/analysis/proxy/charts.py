@@ -40,6 +40,7 @@ from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.capi import release_clusters
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 HELM_GROUP = "helm.toolkit.fluxcd.io"
@@ -90,9 +91,13 @@ def chart_values_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if (id(obj), key) in seen:
             continue
         seen.add((id(obj), key))
-        consumer = _document_consumer(inventory, obj, key)
-        if consumer is not None:
-            consumer.notes += [f"read by {r}" for r in readers.get((id(obj), key), [])] or [why]
+        found = _document_consumer(inventory, obj, key)
+        if found is not None:
+            consumer, values = found
+            read_by = readers.get((id(obj), key), [])
+            consumer.notes += [f"read by {r.ref} ({f})" for r, f in read_by] or [why]
+            consumer.workload_clusters = frozenset(release_clusters(obj, values).union(
+                *(release_clusters(r, None) for r, _f in read_by)))
             out.append(consumer)
     return out
 
@@ -105,17 +110,20 @@ def _inline_values(inventory: Inventory) -> Iterator[ConsumerProxy | None]:
         if block is None:
             continue
         base: tuple[Step, ...] = ("spec", "values", *block.steps)
-        yield _consumer(obj, f"{obj.ref} spec.values", block,
-                        lambda key, base=base, obj=obj: source_of(inventory, obj, base + (key,)))
+        consumer = _consumer(obj, f"{obj.ref} spec.values", block,
+                             lambda key, base=base, obj=obj: source_of(inventory, obj, base + (key,)))
+        if consumer is not None:
+            consumer.workload_clusters = frozenset(release_clusters(obj, obj.get("spec.values")))
+        yield consumer
 
 
-def _readers(inventory: Inventory) -> dict[tuple[int, str], list[str]]:
-    """(values object, key) -> the releases that read it."""
-    out: dict[tuple[int, str], list[str]] = {}
+def _readers(inventory: Inventory) -> dict[tuple[int, str], list[tuple[K8sObject, str]]]:
+    """(values object, key) -> the releases that read it, with the field that says so."""
+    out: dict[tuple[int, str], list[tuple[K8sObject, str]]] = {}
     for obj, ref_field, kind, name, namespace, key in _references(inventory):
         target = inventory.get(kind, namespace, name, obj.cluster)
         if target is not None:
-            out.setdefault((id(target), key), []).append(f"{obj.ref} ({ref_field})")
+            out.setdefault((id(target), key), []).append((obj, ref_field))
     return out
 
 
@@ -148,7 +156,7 @@ def _references(inventory: Inventory) -> Iterator[tuple[K8sObject, str, str, str
                    obj.namespace, str(ref.get("valuesKey") or FLUX_VALUES_KEY))
 
 
-def _documents(inventory: Inventory, readers: dict[tuple[int, str], list[str]]
+def _documents(inventory: Inventory, readers: dict[tuple[int, str], list[tuple[K8sObject, str]]]
                ) -> Iterator[tuple[K8sObject, str, str]]:
     """(object, key, why it is read) of every values document to look into."""
     keys_of: dict[int, list[str]] = {}
@@ -175,7 +183,9 @@ def _document_text(obj: K8sObject, key: str) -> tuple[str, str] | None:
     return ("data" if key in (obj.body.get("data") or {}) else "stringData"), value.text
 
 
-def _document_consumer(inventory: Inventory, obj: K8sObject, key: str) -> ConsumerProxy | None:
+def _document_consumer(inventory: Inventory, obj: K8sObject, key: str
+                       ) -> tuple[ConsumerProxy, Any] | None:
+    """The consumer of a values document with a proxy block, and the values it reads."""
     found = _document_text(obj, key)
     if found is None:
         return None
@@ -188,8 +198,9 @@ def _document_consumer(inventory: Inventory, obj: K8sObject, key: str) -> Consum
     if block is None:
         return None
     origin = source_of(inventory, obj, (field, key))
-    return _consumer(obj, f"{obj.ref} key {key}", block,
-                     lambda name: source_in_text(origin, text, (*block.steps, name)))
+    consumer = _consumer(obj, f"{obj.ref} key {key}", block,
+                         lambda name: source_in_text(origin, text, (*block.steps, name)))
+    return (consumer, values) if consumer is not None else None
 
 
 def _consumer(obj: K8sObject, name: str, block: ProxyBlock, where: Any) -> ConsumerProxy | None:

@@ -25,6 +25,7 @@ import base64
 import binascii
 import gzip
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy.addons import addon_consumers
@@ -46,13 +47,14 @@ from hcpscan.analysis.proxy.settings import (
     Setting,
     Source,
     read_block,
+    setting_text,
     source_of,
 )
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
-from hcpscan.inventory.secrets import secret_values
+from hcpscan.inventory.secrets import SecretValue, secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.readers import unit_program
@@ -131,20 +133,47 @@ def hosted_cluster_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     return out
 
 
-def _ignition_consumer(inventory: Inventory, obj: K8sObject, body: Any, name: str,
-                       where: Source | None) -> ConsumerProxy | None:
+@dataclass(frozen=True, slots=True)
+class IgnitionStub:
+    """What a HyperShift ignition stub says: ``ignition.proxy`` and the configs it merges."""
+
+    proxy: dict[str, str] | None  # httpProxy/httpsProxy/noProxy as written; None: no proxy block
+    merge_sources: tuple[str, ...]  # ignition.config.merge[].source
+
+
+def ignition_stub(body: Any) -> IgnitionStub | None:
+    """``body`` read as an ignition stub; None when it has no ``ignition`` object."""
     ignition = body.get("ignition") if isinstance(body, dict) else None
-    proxy = ignition.get("proxy") if isinstance(ignition, dict) else None
-    if not isinstance(proxy, dict):
+    if not isinstance(ignition, dict):
+        return None
+    block = ignition.get("proxy")
+    proxy = ({key: setting_text(block[key]) for key, _attr in PROXY_FIELDS
+              if block.get(key) is not None} if isinstance(block, dict) else None)
+    config = ignition.get("config") if isinstance(ignition.get("config"), dict) else {}
+    merge = config.get("merge")
+    return IgnitionStub(proxy, tuple(m["source"] for m in merge if isinstance(m, dict)
+                                     and isinstance(m.get("source"), str))
+                        if isinstance(merge, list) else ())
+
+
+def ignition_stub_text(text: str) -> IgnitionStub | None:
+    """A Secret's user-data value (JSON) read as an ignition stub; None when it is not one."""
+    try:
+        return ignition_stub(load_json(text))
+    except ValueError:
+        return None
+
+
+def _ignition_consumer(inventory: Inventory, obj: K8sObject, stub: IgnitionStub | None, name: str,
+                       where: Source | None) -> ConsumerProxy | None:
+    if stub is None or stub.proxy is None:
         return None
     consumer = ConsumerProxy(IGNITION, name, obj)
     for key, attr in PROXY_FIELDS:
-        if proxy.get(key) is None:
+        if key not in stub.proxy:
             continue
-        value = proxy[key]
-        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
         source = where or source_of(inventory, obj, ("ignition", "proxy", key))
-        setting = Setting(key, text, source)
+        setting = Setting(key, stub.proxy[key], source)
         consumer.variables[key] = setting
         setattr(consumer, attr, setting)
     return consumer
@@ -153,7 +182,8 @@ def _ignition_consumer(inventory: Inventory, obj: K8sObject, body: Any, name: st
 def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     out = []
     for obj in inventory.of_kind(IGNITION_CONFIG):
-        consumer = _ignition_consumer(inventory, obj, obj.body, f"ignition {obj.name}", None)
+        consumer = _ignition_consumer(inventory, obj, ignition_stub(obj.body), f"ignition {obj.name}",
+                                      None)
         if consumer is not None:
             out.append(consumer)
     for secret in inventory.of_kind("Secret"):
@@ -161,12 +191,9 @@ def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             text = value.text
             if text is None or '"ignition"' not in text:
                 continue
-            try:
-                body = load_json(text)
-            except ValueError:
-                continue
             field = "data" if key in (secret.body.get("data") or {}) else "stringData"
-            consumer = _ignition_consumer(inventory, secret, body, f"{secret.ref} key {key}",
+            consumer = _ignition_consumer(inventory, secret, ignition_stub_text(text),
+                                          f"{secret.ref} key {key}",
                                           source_of(inventory, secret, (field, key)))
             if consumer is not None:
                 consumer.notes.append(f"ignition stub in {field}.{key}")
@@ -227,38 +254,60 @@ def decode_file_content(item: dict[str, Any]) -> str | None:
     return content
 
 
+@dataclass(frozen=True, slots=True)
+class FileText:
+    """The text a Cluster API bootstrap config writes to one file of ``files[]``, and where
+    it is: inline ``content`` (plain, base64 or gzip+base64) or ``contentFrom.secret``."""
+
+    text: str | None  # None: no content, undecodable, or its Secret/key is missing or unreadable
+    source: Source | None  # the text's field: the inline content or the Secret's key
+    via: tuple[Source, ...] = ()  # the contentFrom.secret reference, when the text is a Secret's
+    secret_name: str | None = None  # contentFrom.secret name (None: the content is inline)
+    secret_key: str = ""
+    secret: K8sObject | None = None  # the Secret it names, when in the inventory
+    value: SecretValue | None = None  # that Secret's key, when it has it
+
+
+def bootstrap_file_text(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
+                        item: dict[str, Any]) -> FileText:
+    """The file ``item`` at ``path`` of ``obj``'s ``files[]``: its text and provenance."""
+    ref = (item.get("contentFrom") or {}).get("secret") if isinstance(
+        item.get("contentFrom"), dict) else None
+    if not isinstance(ref, dict):
+        return FileText(decode_file_content(item), source_of(inventory, obj, path + ("content",)))
+    via = (source_of(inventory, obj, path + ("contentFrom", "secret")),)
+    name, key = str(ref.get("name") or ""), str(ref.get("key") or "")
+    secret = inventory.get("Secret", obj.namespace, name, obj.cluster) if name else None
+    value = secret_values(secret).get(key) if secret is not None else None
+    if secret is None or value is None or value.text is None:
+        return FileText(None, None, via, name, key, secret, value)
+    field = "data" if key in (secret.body.get("data") or {}) else "stringData"
+    return FileText(value.text, source_of(inventory, secret, (field, key)), via, name, key, secret,
+                    value)
+
+
 def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
                   item: dict[str, Any], runtime: str) -> ConsumerProxy | None:
     file_path = str(item.get("path", ""))
     name = f"{obj.ref} file {file_path}"
-    secret_ref = (item.get("contentFrom") or {}).get("secret") if isinstance(
-        item.get("contentFrom"), dict) else None
-    if isinstance(secret_ref, dict):
-        where = source_of(inventory, obj, path + ("contentFrom", "secret"))
-        secret = inventory.get("Secret", obj.namespace, str(secret_ref.get("name", "")), obj.cluster)
-        key = str(secret_ref.get("key", ""))
-        value = secret_values(secret).get(key) if secret is not None else None
-        if value is None or value.text is None:
-            if ".service.d/" not in file_path and "proxy" not in file_path:
-                return None
-            why = ("redacted in the dump" if value is not None and value.redacted else
-                   f"Secret {obj.namespace}/{secret_ref.get('name')} key {key!r} is not in the "
-                   "inventory")
-            consumer = ConsumerProxy(KUBEADM_FILE, name, obj, program=unit_program(file_path))
-            for var in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"):
-                consumer.variables[var] = Setting(var, None, where, unknown=why)
-            consumer.http_proxy, consumer.https_proxy, consumer.no_proxy = (
-                consumer.variables["HTTP_PROXY"], consumer.variables["HTTPS_PROXY"],
-                consumer.variables["NO_PROXY"])
-            return consumer
-        assert secret is not None
-        field = "data" if key in (secret.body.get("data") or {}) else "stringData"
-        text, origin, via = value.text, source_of(inventory, secret, (field, key)), (where,)
-    else:
-        text = decode_file_content(item)
-        if text is None:
+    content = bootstrap_file_text(inventory, obj, path, item)
+    text, origin, via = content.text, content.source, content.via
+    if content.secret_name is not None and (text is None or origin is None):
+        if ".service.d/" not in file_path and "proxy" not in file_path:
             return None
-        origin, via = source_of(inventory, obj, path + ("content",)), ()
+        value = content.value
+        why = ("redacted in the dump" if value is not None and value.redacted else
+               f"Secret {obj.namespace}/{content.secret_name} key {content.secret_key!r} is not "
+               "in the inventory")
+        consumer = ConsumerProxy(KUBEADM_FILE, name, obj, program=unit_program(file_path))
+        for var in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"):
+            consumer.variables[var] = Setting(var, None, via[0], unknown=why)
+        consumer.http_proxy, consumer.https_proxy, consumer.no_proxy = (
+            consumer.variables["HTTP_PROXY"], consumer.variables["HTTPS_PROXY"],
+            consumer.variables["NO_PROXY"])
+        return consumer
+    if text is None or origin is None:
+        return None
     unit = parse_unit(text)
     env = {}
     for var, (val, line) in unit.environment.items():

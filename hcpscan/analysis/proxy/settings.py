@@ -265,6 +265,9 @@ class ConsumerProxy:
     # Who completes this noProxy with the cluster's own destinations before any client reads
     # it ('' when nobody does): such a value answers only for what the user must write.
     completed_by: str = ""
+    # Chart values: the Cluster API workload clusters they configure (the release's and the
+    # values' own names for it, see hcpscan.model.capi.release_clusters).
+    workload_clusters: frozenset[str] = frozenset()
     # HyperShift's control-plane proxy path (DOMAIN.md §3): a konnectivity sidecar serves
     # "http" (konnectivity-https-proxy, which takes the proxy flags) or "socks5"; a container
     # whose proxy is the pod itself (127.0.0.1:<port>) with no sidecar serving that port keeps

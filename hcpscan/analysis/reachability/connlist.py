@@ -154,6 +154,7 @@ class ConnectionList:
     networks: dict[tuple[str, str], Network] = field(default_factory=dict)  # (cluster, ref)
     secondary: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # NAD names
     dnat: list[DnatNote] = field(default_factory=list)  # Service ports policies never see
+    workloads: set[str] = field(default_factory=set)  # every workload's ref, of every cluster
 
     @property
     def exclusion_note(self) -> str:
@@ -181,8 +182,20 @@ class ConnectionList:
     def focused(self, focus: Focus) -> ConnectionList:
         sections = [Section(s.cluster, s.network, [c for c in s.connections if focus.keeps(c)],
                             s.populated) for s in self.sections]
-        return ConnectionList([c for c in self.connections if focus.keeps(c)], self.diagnostics,
-                              self.unevaluated, sections, self.networks, self.secondary, self.dnat)
+        return ConnectionList([c for c in self.connections if focus.keeps(c)],
+                              self.diagnostics + self._unknown(focus), self.unevaluated, sections,
+                              self.networks, self.secondary, self.dnat, self.workloads)
+
+    def _unknown(self, focus: Focus) -> list[Diagnostic]:
+        """A focus name that names no workload keeps no line: say so, or the empty list
+        reads as 'this workload talks to nobody'."""
+        known = [*self.workloads, INGRESS_CONTROLLER]
+        return [Diagnostic("", None, f"workload {name} does not exist in the input resources, "
+                           "so the list has no line for it", "warning",
+                           "give namespace/name or name of a workload the input holds "
+                           "(run without the --focus options to list them)")
+                for name in dict.fromkeys((*focus.workloads, *focus.peers))
+                if not any(_named(ref, (name,)) for ref in known)]
 
     def section_lines(self, pairs_only: bool = False) -> list[str]:
         """The list per network, then each workload's networks. Focused on one connection
@@ -296,6 +309,7 @@ def connection_list(inventory: Inventory,
     result = ConnectionList()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics, CONNECTION_LIST_EVALUATED)
     for model in read_clusters(inventory, options, result.diagnostics):
+        result.workloads.update(w.ref for klass in model.classes for w in klass.workloads)
         result.dnat.extend(dns_dnat_notes(inventory, model.cluster, model.classes))
         networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
         secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)

@@ -112,6 +112,14 @@ def kind_label(group: str, kind: str,
     return None
 
 
+def same_name_other_group(obj: K8sObject) -> bool:
+    """``obj`` is a policy-like kind the engine does not evaluate although its kind name
+    is one it does (Calico's ``crd.projectcalico.org`` NetworkPolicy): matching by kind
+    name must not take it for the evaluated one; answers declare it as excluded."""
+    return (any(kind == obj.kind for _, kind in CONNECTION_LIST_EVALUATED)
+            and policy_label(obj, CONNECTION_LIST_EVALUATED) is not None)
+
+
 @dataclass(frozen=True, slots=True)
 class UnevaluatedKind:
     """Every object of one policy-like kind of one cluster that no answer reflects."""

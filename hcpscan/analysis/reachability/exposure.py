@@ -28,6 +28,8 @@ from hcpscan.analysis.reachability.ports import normalise_protocol
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.clusters import openshift_networks
+from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.model.ipspace import AddressError, IPSpace
 
 ROUTER_NAMESPACE = "openshift-ingress"
@@ -119,32 +121,25 @@ class ExposurePath:
 
 
 def declared_networks(inventory: Inventory, cluster: str) -> dict[str, list[IPSpace]]:
-    """Cluster, service and machine networks from HostedCluster,
-    HostedControlPlane and config.openshift.io Network objects."""
+    """Cluster, service and machine networks of every HostedCluster and HostedControlPlane
+    of ``cluster`` and of its config.openshift.io Network, as the model reads them."""
     out: dict[str, list[IPSpace]] = {"cluster": [], "service": [], "machine": []}
     for obj in inventory.of_kind("HostedCluster", "HostedControlPlane"):
-        if obj.cluster != cluster:
-            continue
-        for kind in out:
-            for entry in obj.get(f"spec.networking.{kind}Network") or []:
-                _add(out[kind], entry.get("cidr") if isinstance(entry, dict) else entry)
-    for obj in inventory.of_kind("Network"):
-        if obj.cluster != cluster or obj.group != "config.openshift.io":
-            continue
-        for entry in obj.get("spec.clusterNetwork") or []:
-            _add(out["cluster"], entry.get("cidr") if isinstance(entry, dict) else entry)
-        for entry in obj.get("spec.serviceNetwork") or []:
-            _add(out["service"], entry)
+        if obj.cluster == cluster:  # both carry spec.networking in the same shape
+            hc = hosted_cluster(obj)
+            _add(out["cluster"], hc.cluster_networks)
+            _add(out["service"], hc.service_networks)
+            _add(out["machine"], hc.machine_networks)
+    nets = openshift_networks(inventory, cluster)
+    if nets is not None:
+        _add(out["cluster"], nets.pod)
+        _add(out["service"], nets.service)
+        _add(out["machine"], nets.machine)
     return out
 
 
-def _add(target: list[IPSpace], cidr: object) -> None:
-    if not cidr:
-        return
-    try:
-        target.append(IPSpace.from_cidr(str(cidr)))
-    except AddressError:
-        pass  # unreadable networks are reported by the rules that read them
+def _add(target: list[IPSpace], cidrs: tuple[str, ...]) -> None:
+    target.extend(IPSpace.from_cidr(c) for c in cidrs)  # normalised by the model
 
 
 def service_selector(service: K8sObject) -> LabelSelector | None:

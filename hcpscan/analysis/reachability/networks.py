@@ -33,6 +33,7 @@ from hcpscan.sources.interface import Diagnostic
 
 OVN_GROUP = "k8s.ovn.org"
 PRIMARY = "Primary"
+ROLES = (PRIMARY, "Secondary")  # what OVN-Kubernetes accepts for a (C)UDN's role
 PRIMARY_UDN_LABEL = "k8s.ovn.org/primary-user-defined-network"
 SECONDARY = "NAD"
 
@@ -87,7 +88,8 @@ def primary_networks(inventory: Inventory, cluster: str, namespaces: dict[str, d
             continue
         check_group(inventory, obj, OVN_GROUP, diagnostics)
         network = obj.get("spec.network")
-        if not isinstance(network, dict) or _role(network, network.get("topology")) != PRIMARY:
+        if not isinstance(network, dict) or _checked_role(
+                inventory, obj, network, "spec.network.", diagnostics) != PRIMARY:
             continue
         selector = _selector(inventory, obj, diagnostics)
         if selector is None:
@@ -100,7 +102,7 @@ def primary_networks(inventory: Inventory, cluster: str, namespaces: dict[str, d
         if obj.cluster != cluster or not isinstance(spec, dict):
             continue
         check_group(inventory, obj, OVN_GROUP, diagnostics)
-        if _role(spec, spec.get("topology")) != PRIMARY:
+        if _checked_role(inventory, obj, spec, "spec.", diagnostics) != PRIMARY:
             continue
         namespace = namespace_of(obj)
         if PRIMARY_UDN_LABEL in namespaces.get(namespace, {}):
@@ -111,7 +113,43 @@ def primary_networks(inventory: Inventory, cluster: str, namespaces: dict[str, d
             loc.path, loc.line, f"primary UserDefinedNetwork {namespace}/{obj.name}: namespace "
             f"{namespace} lacks the label {PRIMARY_UDN_LABEL}, so its pods stay on the pod network",
             "warning", "OVN-Kubernetes needs the label when the namespace is created"))
+    _warn_labelled_without_network(inventory, cluster, namespaces, out, diagnostics)
     return out
+
+
+def _checked_role(inventory: Inventory, obj: K8sObject, spec: dict[str, Any], prefix: str,
+                  diagnostics: list[Diagnostic]) -> str:
+    """The network's role; a role OVN-Kubernetes does not know is warned about (the
+    network is then read as no primary one) rather than passed over unsaid."""
+    topology = spec.get("topology")
+    role = _role(spec, topology)
+    if role not in ROLES and isinstance(topology, str) and topology:
+        field = f"{prefix}{topology[:1].lower() + topology[1:]}.role"
+        loc = inventory.locate(obj, field)
+        diagnostics.append(Diagnostic(
+            loc.path, loc.line, f"{obj.ref} has role {role or '(none)'!r}, not "
+            f"{' or '.join(ROLES)}: read as no primary network, its namespaces' pods as on the "
+            "pod network", "warning", f"set {field} to Primary or Secondary"))
+    return role
+
+
+def _warn_labelled_without_network(inventory: Inventory, cluster: str,
+                                   namespaces: dict[str, dict[str, str]],
+                                   found: dict[str, Network], diagnostics: list[Diagnostic]) -> None:
+    """A namespace asking for a primary UDN that no (C)UDN gives: OVN-Kubernetes starts
+    no pod there, while the list shows them on the pod network."""
+    for name, labels in sorted(namespaces.items()):
+        if PRIMARY_UDN_LABEL not in labels or name in found:
+            continue
+        namespace = inventory.get("Namespace", "", name, cluster)
+        loc = inventory.locate(namespace, "metadata.labels") if namespace is not None else None
+        diagnostics.append(Diagnostic(
+            loc.path if loc else "", loc.line if loc else None,
+            f"namespace {name} has the label {PRIMARY_UDN_LABEL} but no primary "
+            "UserDefinedNetwork or ClusterUserDefinedNetwork of the input serves it: "
+            "OVN-Kubernetes starts no pod there; they are listed as on the pod network",
+            "warning", "add the namespace's primary UserDefinedNetwork (or the CUDN selecting "
+                       "it) to the input, or remove the label"))
 
 
 def check_group(inventory: Inventory, obj: K8sObject, group: str,

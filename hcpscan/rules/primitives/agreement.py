@@ -54,7 +54,9 @@ _ROLE_READS = {"container": ("ConfigMap", "Secret"), "konnectivity-path": ("Depl
                "bootstrap-file": ("Secret",), "systemd-dropin": ("ConfigMap", "Secret"),
                "kubeadm-file": ("Secret",)}
 _RELATION_READS = {
-    "hosted-cluster": ("HostedCluster",), "management-proxy": ("Proxy",), "cluster-values": ("Secret",),
+    "hosted-cluster": ("HostedCluster",), "management-proxy": ("Proxy",),
+    "cluster-values": ("Secret", "ConfigMap", "HelmRelease", "App", "KubeadmControlPlane",
+                       "KubeadmControlPlaneTemplate"),
     "managed-cluster": ("Proxy", "Deployment", "DaemonSet", "StatefulSet", "ConfigMap", "Secret"),
     "installation": ("Secret", "ConfigMap", "Proxy", "ClusterPolicy", "Policy"),
     "secret-kubeconfig": ("Secret",),

@@ -18,8 +18,9 @@ from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
-from hcpscan.analysis.proxy.effective import decode_file_content
+from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
 from hcpscan.analysis.proxy.settings import (
+    CHART_VALUES,
     CLUSTER_PROXY,
     CLUSTER_VALUES,
     CONTAINER,
@@ -37,6 +38,8 @@ from hcpscan.inventory.secrets import secret_values
 from hcpscan.model.capi import (
     BOOTSTRAP_FILES,
     CAPI_NAME_LABEL,
+    CONTROL_PLANE_KINDS,
+    GS_CLUSTER_LABEL,
     VALUES_SUFFIX,
     capi_cluster_of,
     machine_owned,
@@ -57,7 +60,7 @@ from hcpscan.rules.primitives.proxy_config import (
     management_proxy,
 )
 from hcpscan.sources.systemd import parse_unit
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
 URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
@@ -92,7 +95,11 @@ RELATIONS = {
     "management-proxy": "the management cluster's config.openshift.io Proxy 'cluster': status "
                         "when it says anything, else spec",
     "cluster-values": "the Cluster API workload cluster's <cluster>-cluster-values Secret "
-                      "(cluster from the cluster-name label, else the values Secret's name prefix)",
+                      "(cluster from the cluster-name label, else the values Secret's name "
+                      "prefix); without that Secret, what the input states: the chart values "
+                      "(chart-values) of the cluster's releases - named after it or labelled "
+                      "with it, or whose global.metadata.name it is - and the proxy drop-ins "
+                      "of its other KubeadmControlPlanes",
     "managed-cluster": "the managed cluster's proxy: its Proxy 'cluster' spec, then the env of "
                        "its OCM agent workloads; the first that sends the destination through a "
                        "proxy counts",
@@ -323,24 +330,12 @@ def _ignition(ctx: Context, secret: K8sObject, key: str) -> SideOutcome:
         side.unknown = (f"{key} is redacted in the dump: scan a dump taken with secrets, or the "
                         "live cluster")
         return side
-    try:
-        stub = load_json(value.text or "")
-    except ValueError:
-        stub = None
-    ignition = stub.get("ignition") if isinstance(stub, dict) else None
-    if not isinstance(ignition, dict):
+    stub = ignition_stub_text(value.text or "")
+    if stub is None:
         return NotApplicable(f"{key} is not an ignition stub")
     source = source_of(ctx.inventory, secret, where)
-    proxy = ignition.get("proxy") if isinstance(ignition.get("proxy"), dict) else {}
-    for name in PROXY_FIELDS:
-        if proxy.get(name) is not None:
-            text = proxy[name]
-            side.settings[name] = Setting(name, ",".join(map(str, text)) if isinstance(text, list)
-                                          else str(text), source)
-    config = ignition.get("config") if isinstance(ignition.get("config"), dict) else {}
-    side.destinations["ignition-endpoints"] = [
-        m["source"] for m in config.get("merge") or [] if isinstance(m, dict)
-        and isinstance(m.get("source"), str)]
+    side.settings = {name: Setting(name, text, source) for name, text in (stub.proxy or {}).items()}
+    side.destinations["ignition-endpoints"] = list(stub.merge_sources)
     return side
 
 
@@ -363,33 +358,30 @@ def _bootstrap_file(ctx: Context, subject: K8sObject, path: str) -> SideOutcome:
                              + (", ".join(written) if written else "no files"))
         return side
     item, base = items[index], files_path + (index,)
-    secret_ref = (item.get("contentFrom") or {}).get("secret") \
-        if isinstance(item.get("contentFrom"), dict) else None
-    if isinstance(secret_ref, dict):
-        text, source = _file_from_secret(ctx, subject, side, base + ("contentFrom", "secret"),
-                                         secret_ref)
+    content = bootstrap_file_text(ctx.inventory, subject, base, item)
+    if content.secret_name is not None:
+        _file_from_secret(subject, side, base + ("contentFrom", "secret"), content)
     else:
-        text, source = decode_file_content(item), source_of(ctx.inventory, subject, base + ("content",))
         side.anchor = format_path(base + ("content",))
-        if text is None and item.get("content") is not None:
+        if content.text is None and item.get("content") is not None:
             side.unknown = (f"{format_path(base + ('content',))} cannot be decoded (encoding "
                             f"{item.get('encoding')!r})")
-        elif text is None:
+        elif content.text is None:
             side.absent, side.anchor = f"declares {path} without content or contentFrom", format_path(base)
-    if text is not None and source is not None:
-        variables = {k: Setting(k, v, source) for k, (v, _line) in parse_unit(text).environment.items()
-                     if PROXY_VARIABLE.match(k)}
+    if content.text is not None and content.source is not None:
+        source = content.source
+        variables = {k: Setting(k, v, source) for k, (v, _line)
+                     in parse_unit(content.text).environment.items() if PROXY_VARIABLE.match(k)}
         found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
         side.settings = {k: v for k, v in found.items() if v is not None}
     return side
 
 
-def _file_from_secret(ctx: Context, subject: K8sObject, side: Side, where: tuple[Step, ...],
-                      ref: dict[str, Any]) -> tuple[str | None, Any]:
-    """The drop-in's text from ``contentFrom.secret``; a Secret or key that does not exist
-    leaves the file absent (Cluster API waits for it and creates no machine)."""
-    name, key = str(ref.get("name") or ""), str(ref.get("key") or "")
-    secret = ctx.inventory.get("Secret", subject.namespace, name, subject.cluster) if name else None
+def _file_from_secret(subject: K8sObject, side: Side, where: tuple[Step, ...],
+                      content: FileText) -> None:
+    """Why a drop-in from ``contentFrom.secret`` has no text: a Secret or key that does not
+    exist leaves the file absent (Cluster API waits for it and creates no machine)."""
+    name, key, secret, value = content.secret_name, content.secret_key, content.secret, content.value
     side.anchor = format_path(where)
     if secret is None:
         side.anchor = format_path(where + ("name",))
@@ -397,19 +389,14 @@ def _file_from_secret(ctx: Context, subject: K8sObject, side: Side, where: tuple
                        "which does not exist")
         side.evidence.append(f"{format_path(where)} names Secret {subject.namespace}/{name}: not in "
                              "the input, so Cluster API waits for it and creates no machine")
-        return None, None
-    value = secret_values(secret).get(key)
-    if value is None:
+    elif value is None:
         side.anchor = format_path(where + ("key",))
         side.absent = f"takes the drop-in from key {key!r} of {secret.ref}, which has no such key"
         side.evidence.append(f"{secret.ref} has keys " + (", ".join(sorted(secret_values(secret)))
                                                           or "none"))
-        return None, None
-    if value.text is None:
+    elif value.text is None:
         side.unknown = f"{secret.ref} key {key!r} is " + ("redacted in this dump" if value.redacted
                                                             else "not text")
-        return None, None
-    return value.text, source_of(ctx.inventory, secret, _secret_field(secret, key))
 
 
 # -- references ----------------------------------------------------------------------------------
@@ -493,8 +480,7 @@ def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
     name = cluster + VALUES_SUFFIX
     secret = ctx.inventory.get("Secret", obj.namespace, name, obj.cluster)
     if secret is None:
-        return NotEvaluable(f"Secret {obj.namespace}/{name} is not in the input: cannot tell "
-                            f"whether cluster {cluster} uses a proxy")
+        return _stated_proxy(ctx, obj, cluster, how)
     value = secret_values(secret).get("values")
     if value is None:
         return NotEvaluable(f"{secret.ref} has no key 'values'")
@@ -507,12 +493,42 @@ def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
     values = next((c for c in consumers_of(ctx, secret) if c.kind == CLUSTER_VALUES), None)
     side = (_proxy_side(values, f"{secret.ref} key values") if values is not None
             else Side(f"{secret.ref} key values", obj=secret))
+    _say_cluster(side, cluster, how)
+    return [side]
+
+
+def _say_cluster(side: Side, cluster: str, how: str, where: str = "") -> None:
+    """The cluster's name and proxy as facts and evidence of a cluster-values side."""
     side.facts = {"cluster": cluster}
     shown = ", ".join(f"{s.name}={mask_credentials(s.value or '')}"
                       for k, s in side.settings.items() if k != "noProxy")
-    side.evidence.append(f"cluster {cluster} ({how}) uses proxy {shown}" if shown
-                         else f"cluster {cluster} ({how})")
-    return [side]
+    side.evidence.append(f"cluster {cluster} ({how}){where} uses proxy {shown}" if shown
+                         else f"cluster {cluster} ({how}){where}")
+
+
+def _stated_proxy(ctx: Context, obj: K8sObject, cluster: str, how: str) -> RefOutcome:
+    """Without the ``<cluster>-cluster-values`` Secret (a GitOps tree never holds it, the
+    management cluster renders it): what the input states about the cluster's proxy -
+    the chart values of its releases, then the drop-ins its other KubeadmControlPlanes
+    write (``obj``'s own are what is judged)."""
+    values = [c for c in consumers(ctx) if c.kind == CHART_VALUES and c.cluster == obj.cluster
+              and cluster in c.workload_clusters]
+    drop_ins = [c for c in consumers(ctx) if c.kind == KUBEADM_FILE and c.object is not obj
+                and c.object.kind in CONTROL_PLANE_KINDS and c.cluster == obj.cluster
+                and c.object.namespace == obj.namespace
+                and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == cluster
+                and (c.http_proxy is not None or c.https_proxy is not None)]
+    if not values and not drop_ins:
+        return NotEvaluable(
+            f"nothing in the input says whether cluster {cluster} uses a proxy: include Secret "
+            f"{obj.namespace}/{cluster}{VALUES_SUFFIX}, the chart values of its cluster release "
+            f"(App or HelmRelease named {cluster} or labelled {GS_CLUSTER_LABEL}={cluster}: "
+            "global.connectivity.proxy), or its KubeadmControlPlane with the containerd drop-in")
+    sides = [_proxy_side(c, c.name) for c in values + drop_ins]
+    for side in sides:
+        _say_cluster(side, cluster, how, f" has no {cluster}{VALUES_SUFFIX} Secret in the input;"
+                                          f" by {side.name}, it")
+    return sides
 
 
 def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:

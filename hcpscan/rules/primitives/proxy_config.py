@@ -29,16 +29,12 @@ from hcpscan.analysis.proxy import (
 )
 from hcpscan.analysis.proxy import containers as ct
 from hcpscan.analysis.proxy.settings import (
-    ADDON_CONFIG,
     CLUSTER_PROXY,
-    CLUSTER_VALUES,
     CONTAINER,
     HOSTED_CLUSTER,
-    KUBEADM_FILE,
-    NEW_CONSUMER_KINDS,
     NEW_CONSUMER_OBJECTS,
     READS_BY_CONSUMER,
-    SYSTEMD,
+    ROLES,
 )
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
@@ -49,10 +45,10 @@ from hcpscan.rules.primitives import register
 from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
-CONSUMER_KINDS = {"container": CONTAINER, "Proxy": CLUSTER_PROXY, "HostedCluster": HOSTED_CLUSTER,
-                  "systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
-                  "cluster-values": CLUSTER_VALUES, "addon-config": ADDON_CONFIG,
-                  **NEW_CONSUMER_KINDS}
+# The roles (settings.ROLES, the one name -> kind table) a ``consumers`` parameter here takes:
+# all but these, which other primitives judge (konnectivity, ignition, kubeconfig clients).
+_OTHER_ROLES = ("konnectivity-sidecar", "ignition", "managed-cluster-addon", "kubeconfig")
+CONSUMER_KINDS = {name: kind for name, kind in ROLES.items() if name not in _OTHER_ROLES}
 
 # -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
 

@@ -148,3 +148,31 @@ def test_rules_that_do_not_use_the_graph_carry_no_note(run_cli, tmp_path):
 
 def test_an_inventory_without_policy_like_objects_excludes_nothing():
     assert unevaluated_policies(load(CPO_RENDERED)) == []
+
+
+CALICO = """\
+apiVersion: crd.projectcalico.org/v1
+kind: NetworkPolicy
+metadata: {name: allow-web, namespace: clusters-agent-prod}
+spec:
+  selector: app == 'web'
+  types: [Ingress]
+  ingress: [{action: Allow, protocol: TCP, destination: {ports: [80]}}]
+"""
+
+
+def test_a_calico_network_policy_is_no_subject_of_network_policy_rules(run_cli, tmp_path):
+    """Rules name their subjects by kind: Calico's NetworkPolicy is not the networking.k8s.io
+    one, so HCP004 (applies to NetworkPolicy) still answers, and says it excludes it."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    ns = next(root.glob("must-gather.local.*/*/namespaces/clusters-agent-prod"))
+    (ns / "crd.projectcalico.org").mkdir()
+    (ns / "crd.projectcalico.org" / "networkpolicies.yaml").write_text(CALICO)
+    out = tmp_path / "r.json"
+    run_cli("scan", "--no-progress", "--no-config", "--select", "HCP004", "--format",
+            f"json={out}", str(root))
+    [rule] = json.loads(out.read_text())["rules"]
+    assert rule["status"] == "pass", rule["reason"]
+    assert ("answer excludes policy objects hcpscan does not evaluate: Calico NetworkPolicy "
+            "(crd.projectcalico.org/v1): clusters-agent-prod/allow-web") in rule["reason"]

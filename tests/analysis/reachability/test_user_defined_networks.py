@@ -55,3 +55,18 @@ def test_a_udn_in_an_unlabelled_namespace_leaves_it_on_the_pod_network(manifests
     assert not result.sections
     assert "blue/app[Pod] => plain/app[Pod] : All Connections" in result.lines()
     assert any("lacks the label" in d.message for d in result.diagnostics)
+
+
+def test_a_role_ovn_does_not_know_is_warned_about(manifests):
+    text = _ns("blue") + _udn("blue").replace("role: Primary", "role: primary") + _pod("blue")
+    result = connection_list(manifests(text))
+    warnings = [d for d in result.diagnostics if d.severity == "warning"]
+    assert any("UserDefinedNetwork blue/net has role 'primary', not Primary or Secondary" in d.message
+               and d.hint == "set spec.layer2.role to Primary or Secondary" for d in warnings)
+
+
+def test_a_labelled_namespace_without_its_network_is_warned_about(manifests):
+    result = connection_list(manifests(TEXT + _ns("orphan") + _pod("orphan")))
+    found = [d for d in result.diagnostics if "namespace orphan has the label" in d.message]
+    assert len(found) == 1 and found[0].severity == "warning" and found[0].line is not None
+    assert not [d for d in result.diagnostics if "namespace blue has" in d.message]
