@@ -15,6 +15,24 @@ REALWORLD = SHARED / "realworld" / "hypershift"
 FIXTURES = ROOT / "fixtures"
 
 
+def require(present: object, what: str) -> None:
+    """Fail - never skip - when something the suite needs is missing: every tool and
+    package below is installed by `.ci/run` (Debian packages) or `pip install -e
+    '.[test]'`, and ../shared is checked out beside the project. A missing piece is a
+    broken test machine, which a skip would hide."""
+    if not present:
+        pytest.fail(f"{what} is missing: run `bash .ci/run` (it installs what the tests "
+                    "need), with ../shared checked out beside the project", pytrace=False)
+
+
+def requirement(present_fn, what: str):
+    """``require`` as an autouse fixture for every test of a module."""
+    @pytest.fixture(autouse=True)
+    def _required() -> None:
+        require(present_fn(), what)
+    return _required
+
+
 @dataclass
 class CliResult:
     code: int

@@ -165,7 +165,6 @@ def event_nodes(data: bytes) -> int:
     return seen
 
 
-@pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is not here")
 def test_real_inputs_are_far_below_the_default() -> None:
     """Every YAML/JSON file of ../shared/realworld (archive members included) makes
     less than a hundredth of the default; README and SECURITY.md say what it is."""

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from hcpscan import __version__
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, requirement
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git to copy the tracked tree")
+_git = requirement(lambda: shutil.which("git"), "git (to copy the tracked tree)")
 
 
 def _run(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess[str]:

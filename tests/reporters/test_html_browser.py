@@ -15,11 +15,10 @@ import pytest
 from hcpscan.findings.model import ObjectRef
 from hcpscan.reporters import ReportOptions, render
 from tests.browser import Browser, find_chromium
-from tests.conftest import ROOT
+from tests.conftest import ROOT, requirement
 from tests.reporters.reports import small_report
 
-pytestmark = pytest.mark.skipif(find_chromium() is None,
-                                reason="chromium is not installed (.ci/run installs it)")
+_chromium = requirement(find_chromium, "chromium")
 
 # Numbers as the page shows them, read from the rendered DOM: only elements with a
 # size, not hidden, and within the first 1280x1600 screen count as shown.

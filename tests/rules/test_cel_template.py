@@ -10,8 +10,10 @@ import yaml
 
 from hcpscan.rules.loader import RuleFileError, load_rule_file
 from hcpscan.rules.primitives.cel import cel
+from tests.conftest import requirement
 
-pytestmark = pytest.mark.skipif(cel is None, reason="cel-expr-python has no wheel here")
+_cel = requirement(lambda: cel is not None, "cel-expr-python (a dependency with wheels for "
+                                           "Linux x86_64, macOS and Windows)")
 
 RULE = """\
 id: CEL001

@@ -9,6 +9,7 @@ import pytest
 
 from hcpscan.sources import fastyaml
 from hcpscan.sources.loader import load_paths
+from tests.conftest import require
 
 ALERTMANAGER = """\
 apiVersion: v1
@@ -120,8 +121,8 @@ def parser(request, monkeypatch):
     PyYAML alone (whose plain-data builder hands them to the composing loader)."""
     if request.param == "pyyaml":
         monkeypatch.setattr(fastyaml, "yaml_rs", None)
-    elif not fastyaml.AVAILABLE:
-        pytest.skip("yaml-rs is not installed")
+    else:
+        require(fastyaml.AVAILABLE, "yaml-rs (a dependency)")
     return request.param
 
 

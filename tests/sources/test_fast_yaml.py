@@ -17,9 +17,9 @@ import pytest
 from hcpscan.sources import fastyaml
 from hcpscan.sources.fastyaml import fast_documents
 from hcpscan.sources.yamldocs import YamlSyntaxError, _composed_documents
-from tests.conftest import FIXTURES, REALWORLD, SHARED
+from tests.conftest import FIXTURES, REALWORLD, SHARED, requirement
 
-pytestmark = pytest.mark.skipif(not fastyaml.AVAILABLE, reason="yaml-rs is not installed")
+_yaml_rs = requirement(lambda: fastyaml.AVAILABLE, "yaml-rs (a dependency)")
 
 
 def _outcome(documents):

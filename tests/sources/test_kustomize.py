@@ -14,9 +14,15 @@ import pytest
 
 from hcpscan.sources import kustomize
 from hcpscan.sources.loader import KUSTOMIZE_INPUT, KUSTOMIZE_NOT_BUILT, load_paths
+from tests.conftest import require
 from tests.sources.dumps import write_tree
 
-needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+needs_kubectl = pytest.mark.usefixtures("kubectl")
+
+
+@pytest.fixture
+def kubectl() -> None:
+    require(shutil.which("kubectl"), "kubectl")
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

@@ -19,7 +19,7 @@ import yaml
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, parse_entry
 from hcpscan.sources.interface import SkipRecord
 from hcpscan.sources.walk import iter_entries
-from tests.conftest import SHARED
+from tests.conftest import SHARED, require
 
 REALWORLD = SHARED / "realworld"
 FOLDERS = sorted(p.name for p in REALWORLD.iterdir() if p.is_dir()) if REALWORLD.is_dir() else []
@@ -73,8 +73,7 @@ def test_every_document_pyyaml_reads_is_read(folder):
 def test_the_openshift_monitoring_configmaps_are_read():
     """The 34 ConfigMaps whose Prometheus templates once discarded their file."""
     path = Path(REALWORLD / "must-gather-aws")
-    if not path.is_dir():
-        pytest.skip("no real must-gather")
+    require(path.is_dir(), f"the real must-gather {path}")
     from hcpscan.sources.loader import load_paths
 
     objects = load_paths([str(path)]).objects

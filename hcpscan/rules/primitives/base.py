@@ -94,3 +94,14 @@ class Template:
 
 
 Primitive = Template  # the name rule modules used before templates had metadata
+
+
+def conditions_param(names: Iterable[str], description: str) -> dict[str, Any]:
+    """The schema of a template's ``conditions``: a non-empty set of the names it knows."""
+    return {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": list(names)},
+            "description": description}
+
+
+def roles_param(roles: Iterable[str], description: str) -> dict[str, Any]:
+    """The schema of a list of consumer roles (``consumers: [container, kubeconfig]``)."""
+    return {"type": "array", "items": {"enum": sorted(roles)}, "description": description}

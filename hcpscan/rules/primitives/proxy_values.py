@@ -46,7 +46,15 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.readers import go_reader
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import (
+    NotApplicable,
+    NotEvaluable,
+    Outcome,
+    Primitive,
+    Violation,
+    conditions_param,
+    roles_param,
+)
 from hcpscan.rules.primitives.hcp_network import GRAPH_READS, WORKLOAD_KINDS, reachability
 from hcpscan.rules.primitives.proxy_config import consumers_of, controlled_pod, field_in, root_of
 
@@ -285,21 +293,18 @@ def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRe
 class ProxyValues(Primitive):
     name = "proxy_values"
     description = ("each proxy value of the selected consumers (and plain fields) meets the "
-                   "listed conditions: no-credentials, valid, portable")
+                   "listed conditions: no-credentials, valid, portable, reachable")
     params_schema = {
         "type": "object", "additionalProperties": False, "required": ["conditions"],
         "properties": {
-            "conditions": {"type": "array", "minItems": 1, "uniqueItems": True,
-                           "items": {"enum": list(CONDITIONS)},
-                           "description": "no-credentials: no user:password@ outside Secrets; "
-                                          "valid: URLs and NO_PROXY entries parse, no template "
-                                          "leftovers; portable: NO_PROXY entries mean the same "
-                                          "to every client that reads them; reachable: a "
-                                          "workload may open a connection to its proxy under "
-                                          "egress policy"},
-            "consumers": {"type": "array", "items": {"enum": sorted(ROLES)},
-                          "description": "the proxy consumers whose values are judged (default: "
-                                         "none; only fields)"},
+            "conditions": conditions_param(
+                CONDITIONS, "no-credentials: no user:password@ outside Secrets; valid: URLs and "
+                            "NO_PROXY entries parse, no template leftovers; portable: NO_PROXY "
+                            "entries mean the same to every client that reads them; reachable: "
+                            "a workload may open a connection to its proxy under egress policy"),
+            "consumers": roles_param(
+                ROLES, "the proxy consumers whose values are judged (default: none; only "
+                       "fields)"),
             "variables": {"type": "array", "items": {"type": "string"},
                           "description": "judge only these variables/fields of the consumers "
                                          "(any case; default all)"},

@@ -42,7 +42,15 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.rules.context import Context
 from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.primitives.base import (
+    NotApplicable,
+    NotEvaluable,
+    Outcome,
+    Primitive,
+    Violation,
+    conditions_param,
+    roles_param,
+)
 from hcpscan.rules.primitives.proxy_config import consumers, consumers_of
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains")
@@ -76,18 +84,17 @@ class Trust(Primitive):
     params_schema = {
         "type": "object", "additionalProperties": False, "required": ["conditions"],
         "properties": {
-            "conditions": {"type": "array", "minItems": 1, "uniqueItems": True,
-                           "items": {"enum": list(CONDITIONS)},
-                           "description": "present: a CA is given; resolvable: the ConfigMap it "
-                                          "names exists with ca-bundle.crt; parseable: its PEM "
-                                          "reads; unexpired: not all expired; contains: it holds "
-                                          "the proxy's CA"},
-            "consumers": {"type": "array", "items": {"enum": sorted(ROLES)},
-                          "description": "consumers judged (those whose API keeps a proxy CA: "
-                                         "Proxy, HostedCluster, addon-config, kubeconfig)"},
-            "absent_ok": {"type": "array", "items": {"enum": sorted(ROLES)},
-                          "description": "present: roles whose missing CA this rule does not "
-                                         "report (another rule does)"},
+            "conditions": conditions_param(
+                CONDITIONS, "present: a CA is given; resolvable: the ConfigMap it names exists "
+                            "with ca-bundle.crt; parseable: its PEM reads; unexpired: not all "
+                            "expired; contains: it holds the proxy's CA"),
+            "consumers": roles_param(
+                ROLES, "consumers judged (those whose API keeps a proxy CA: Proxy, "
+                       "HostedCluster, addon-config, kubeconfig, klusterlet-config, "
+                       "install-config)"),
+            "absent_ok": roles_param(
+                ROLES, "present: roles whose missing CA this rule does not report (another "
+                       "rule does)"),
             "with_server_ca": {"type": "boolean",
                                "description": "contains: the bundle must also hold a CA besides "
                                               "the proxy's (a kubeconfig's server CA)"},

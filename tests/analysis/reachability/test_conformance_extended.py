@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require
+
 from .conftest import SHARED
 
 EXTENDED = SHARED / "conformance" / "netpol-extended"
@@ -225,8 +227,7 @@ DIFF_HEADER = ("diff-type", "source", "destination", "ref1", "ref2", "workloads-
 
 def test_svg_draws_the_list(run_cli, tmp_path):
     """The picture: a namespace box per namespace, outside ranges, exposed edges in red."""
-    if shutil.which("dot") is None:
-        pytest.skip("Graphviz is not installed (.ci/run installs it)")
+    require(shutil.which("dot"), "Graphviz's dot")
     case = EXTENDED / "anp" / "anp_banp_core_test_connlist_output"
     svg = tmp_path / "out.svg"
     result = run_cli("connectivity", "--no-progress", str(case / "input"), "--svg", str(svg))
