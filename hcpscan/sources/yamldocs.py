@@ -43,6 +43,8 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
     LIBYAML = False
 
+# The pure-Python loader (no nesting limit of its own) for the depth walk's second look.
+_PureLoader = yaml.SafeLoader
 
 # One step of a field path: a mapping key or a list index (as hcpscan.inventory.fieldpath).
 Step = str | int
@@ -415,9 +417,31 @@ def parse_documents(text: str | bytes) -> Iterator[ParsedDocument]:
 
 
 def _first_too_deep(text: str | bytes) -> tuple[int, int] | None:
-    """(document index, line) where the stream first nests deeper than ``MAX_DEPTH``."""
-    loader = _Loader(text)
-    get, depth, index = loader.get_event, 0, 0
+    """(document index, line) where the stream first nests deeper than ``MAX_DEPTH``.
+
+    The event walk never recurses. When the parser stops with an error, the error
+    itself decides nothing: a parser may refuse deep nesting on its own terms
+    (libyaml 0.2.6 in PyYAML 6.0.4 stops a flow collection at its own level, with
+    its own text) or the input may simply be invalid. Either way the failing
+    document, up to the end of the line where the parser stopped, is walked again
+    by PyYAML's pure-Python parser, which has no nesting limit, and its depth
+    count alone decides."""
+    found, stopped = _walk_depth(_Loader, text)
+    if found is not None or stopped is None or not LIBYAML:
+        return found
+    index, first_line, last_line = stopped  # the failing document, alone
+    part = _lines(text, first_line, last_line)
+    again = _walk_depth(_PureLoader, part)[0]
+    return (index, again[1] + first_line) if again is not None else None
+
+
+def _walk_depth(loader_class: Any, text: str | bytes
+                ) -> tuple[tuple[int, int] | None, tuple[int, int, int] | None]:
+    """(where the stream first nests too deep, or None; when the parser stopped
+    with an error: the failing document's index, its first 0-based line and the
+    0-based line where the parser stopped, -1 when it did not say)."""
+    loader = loader_class(text)
+    get, depth, index, start = loader.get_event, 0, 0, 0
     try:
         while True:
             event = get()
@@ -425,17 +449,41 @@ def _first_too_deep(text: str | bytes) -> tuple[int, int] | None:
             if kind is MappingStartEvent or kind is SequenceStartEvent:
                 depth += 1
                 if depth > MAX_DEPTH:
-                    return index, event.start_mark.line + 1
+                    return (index, event.start_mark.line + 1), None
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
                 depth -= 1
             elif kind is DocumentEndEvent:
                 index += 1
+                start = event.end_mark.line
             elif kind is StreamEndEvent or event is None:
-                return None
+                return None, None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        return None, (index, start, mark.line if mark is not None else -1)
     except yaml.YAMLError:
-        return None  # composing reports the syntax error; it does not go deeper than this
+        return None, (index, start, -1)
     finally:
         loader.dispose()
+
+
+def _lines(text: str | bytes, first: int, last: int) -> str | bytes:
+    """0-based lines ``first`` to ``last`` of ``text`` (to its end when ``last`` < 0)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    begin = 0
+    for _ in range(first):
+        found = text.find(newline, begin)  # type: ignore[arg-type]
+        if found < 0:
+            return text[:0]
+        begin = found + 1
+    if last < 0:
+        return text[begin:]
+    end = begin
+    for _ in range(last - first + 1):
+        found = text.find(newline, end)  # type: ignore[arg-type]
+        if found < 0:
+            return text[begin:]
+        end = found + 1
+    return text[begin:end]
 
 
 def _composed_documents(text: str | bytes, too_deep_at: tuple[int, int] | None = None
