@@ -9,7 +9,7 @@ from typing import Any
 
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import cells, console_for
-from hcpscan.rules.primitives import TEMPLATES, Template
+from hcpscan.rules.templates import TEMPLATES, Template
 
 DESCRIPTION = """\
 Check templates: the code behind every rule. A rule file names one template and

@@ -1,1 +1,1 @@
-"""Declarative rules: YAML files evaluated by a small set of check primitives."""
+"""Declarative rules: YAML files evaluated by a small set of check templates."""

@@ -1,4 +1,4 @@
-"""What a check primitive can see: the inventory, the user's inputs, and analyses built once."""
+"""What a check template can see: the inventory, the user's inputs, and analyses built once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Evaluate rules over an inventory: subjects, check primitives, findings, coverage.
+"""Evaluate rules over an inventory: subjects, check templates, findings, coverage.
 
 Every rule ends in exactly one status: fail, pass, not-evaluable (with the
 reason) or suppressed, so "no findings" never hides "could not check".
@@ -27,7 +27,7 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
-from hcpscan.rules.primitives import PRIMITIVES, NotApplicable, NotEvaluable, Violation
+from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Violation
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.sources.interface import Diagnostic
 
@@ -126,7 +126,7 @@ def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = No
 
 def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
                    ) -> tuple[list[Finding], RuleResult, list[Diagnostic]]:
-    primitive = PRIMITIVES[rule.template]
+    template = TEMPLATES[rule.template]
     unreadable = _unreadable_reason(rule, ctx)
     if unreadable:
         return [], RuleResult(rule.id, Status.NOT_EVALUABLE, unreadable), []
@@ -148,7 +148,7 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     unknown: dict[str, list[str]] = {}  # placeholder -> names the check does provide
     for subject in subjects:
         try:
-            outcomes = list(primitive.check(ctx, subject, rule.params))
+            outcomes = list(template.check(ctx, subject, rule.params))
         except Exception as exc:  # noqa: BLE001 - one broken check must not stop the scan
             reason = f"check failed on {subject.ref}: {type(exc).__name__}: {exc}"
             reasons[reason] += 1
@@ -175,7 +175,7 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
             f"{rule.id}: the message uses {', '.join('{' + n + '}' for n in names)}, which check "
             f"{rule.template} does not give its findings; printed as written", severity="warning",
             hint="use one of " + ", ".join("{" + n + "}" for n in unknown[names[0]])))
-    caveat = primitive.caveat(ctx)
+    caveat = template.caveat(ctx)
     for finding in findings:
         if caveat:
             finding.evidence.append(caveat)
@@ -245,7 +245,7 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
     for name in unknown_placeholders(rule.message, values):
         unknown.setdefault(name, sorted(values))
     # Reports are uploaded (SARIF to code scanning) and pasted into tickets: no
-    # password a primitive quotes may reach them.
+    # password a template quotes may reach them.
     finding = Finding(rule_id=rule.id, severity=rule.info.severity, object=object_ref(obj),
                       field=violation.field, location=location_of(ctx, obj, violation.field),
                       message=mask_credentials(render_message(rule.message, values)),

@@ -14,7 +14,7 @@ from hcpscan.model.hostedcluster import hosted_clusters
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.rules.context import Context
 from hcpscan.rules.engine import location_of, object_ref
-from hcpscan.rules.primitives.hcp_network import REACHABILITY, outside_text, worker_space
+from hcpscan.rules.templates.hcp_network import REACHABILITY, outside_text, worker_space
 
 
 def hosted_cluster_exposures(ctx: Context) -> list[HostedClusterExposure]:

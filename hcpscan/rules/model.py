@@ -35,6 +35,6 @@ class Rule:
     @property
     def reads(self) -> tuple[str, ...]:
         """Every kind the rule looks at: its subjects and what its template reads for its params."""
-        from hcpscan.rules.primitives import TEMPLATES
+        from hcpscan.rules.templates import TEMPLATES
 
         return (*self.applies_to.kinds, *TEMPLATES[self.template].reads_for(self.params))

@@ -13,14 +13,14 @@ from hcpscan.inventory.store import Inventory, UnavailableKind
 from hcpscan.rules.context import Context
 from hcpscan.rules.engine import evaluate
 from hcpscan.rules.model import AppliesTo, Rule
-from hcpscan.rules.primitives import PRIMITIVES, Primitive, Violation
+from hcpscan.rules.templates import TEMPLATES, Template, Violation
 
 FORBIDDEN_SECRETS = UnavailableKind("forbidden: grant list on secrets", may_exist=True)
 NO_HOSTEDCLUSTERS = UnavailableKind("kind not served: the API server serves no HostedCluster "
                                     "(its CRD is not installed)", may_exist=False)
 
 
-class _ReadsSecrets(Primitive):
+class _ReadsSecrets(Template):
     """Flags every subject; stands for a check that also looks up Secrets."""
 
     name = "test_reads_secrets"
@@ -33,7 +33,7 @@ class _ReadsSecrets(Primitive):
 
 @pytest.fixture(autouse=True)
 def _primitive(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(PRIMITIVES, _ReadsSecrets.name, _ReadsSecrets())
+    monkeypatch.setitem(TEMPLATES, _ReadsSecrets.name, _ReadsSecrets())
 
 
 def _rule(rule_id: str, kinds: tuple[str, ...], primitive: str = "field_matches") -> Rule:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hcpscan.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs, load_rule_file
-from hcpscan.rules.primitives import TEMPLATES
+from hcpscan.rules.templates import TEMPLATES
 from tests.conftest import FIXTURES
 from tests.rules.harness import expected_markers
 

@@ -82,7 +82,7 @@ def test_the_rule_template_serves_two_built_in_rules_or_is_cel(rule):
 
 
 def test_no_built_in_rule_uses_a_retired_primitive_name():
-    from hcpscan.rules.primitives import TEMPLATES
+    from hcpscan.rules.templates import TEMPLATES
 
     assert {r.template for r in RULES} <= {"agreement", "cel", "field_matches",
                                             "noproxy_coverage", "proxy_values", "reach", "trust"}

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from hcpscan.rules.loader import RuleFileError, load_rule_file
-from hcpscan.rules.primitives.cel import cel
+from hcpscan.rules.templates.cel import cel
 from tests.conftest import requirement
 
 _cel = requirement(lambda: cel is not None, "cel-expr-python (a dependency with wheels for "

@@ -17,7 +17,7 @@ from hcpscan.analysis.proxy.validity import (
 )
 from hcpscan.findings.model import Status
 from hcpscan.rules.config import ScanConfig
-from hcpscan.rules.primitives.kyverno import (
+from hcpscan.rules.templates.kyverno import (
     Resource,
     block_matches,
     injected_variables,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
-from hcpscan.rules.primitives import TEMPLATES
+from hcpscan.rules.templates import TEMPLATES
 
 HCP_RULES = [r for r in load_rule_dirs([builtin_rules_dir()]) if r.id.startswith("HCP")]
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Primitive, Template, Violation
+from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Template, Violation
 
 TEMPLATES: dict[str, Template] = {}
-PRIMITIVES = TEMPLATES  # the registry's earlier name
 
 
 def register(cls: type[Template]) -> type[Template]:
@@ -30,5 +29,5 @@ def _load_builtin() -> None:
 
 _load_builtin()
 
-__all__ = ["PRIMITIVES", "TEMPLATES", "NotApplicable", "NotEvaluable", "Primitive", "Template", "Violation",
+__all__ = ["TEMPLATES", "NotApplicable", "NotEvaluable", "Template", "Violation",
            "register"]

@@ -9,14 +9,14 @@ from typing import Any
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotApplicable, Outcome, Primitive, Violation
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.base import NotApplicable, Outcome, Template, Violation
 
 _JSONPATHS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
 
 
 @register
-class FieldMatches(Primitive):
+class FieldMatches(Template):
     name = "field_matches"
     description = "every value at a JSONPath must (or must not) match a regular expression"
     params_schema = {

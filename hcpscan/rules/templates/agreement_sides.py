@@ -47,10 +47,10 @@ from hcpscan.model.capi import (
 from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.model.ocm import agent_workloads
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable
-from hcpscan.rules.primitives.kubeconfigs import current_cluster, kubeconfig_in_secret
-from hcpscan.rules.primitives.kyverno import proxy_injecting_policies
-from hcpscan.rules.primitives.proxy_config import (
+from hcpscan.rules.templates.base import NotApplicable, NotEvaluable
+from hcpscan.rules.templates.kubeconfigs import current_cluster, kubeconfig_in_secret
+from hcpscan.rules.templates.kyverno import proxy_injecting_policies
+from hcpscan.rules.templates.proxy_config import (
     consumers,
     consumers_in,
     consumers_of,

@@ -9,7 +9,7 @@ from typing import Any
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives.proxy_config import CONSUMER_KINDS, consumer_reads, consumers_of, field_in
+from hcpscan.rules.templates.proxy_config import CONSUMER_KINDS, consumer_reads, consumers_of, field_in
 
 __all__ = ["CONSUMERS_PARAM", "chosen_consumers", "consumer_reads", "written_at"]
 

@@ -20,8 +20,8 @@ from typing import Any
 from hcpscan.analysis.proxy import Setting, bypasses
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.agreement_sides import (
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.agreement_sides import (
     FIELDS,
     RELATIONS,
     ROLES,
@@ -31,9 +31,9 @@ from hcpscan.rules.primitives.agreement_sides import (
     label,
     reference_sides,
 )
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
-from hcpscan.rules.primitives.proxy_clients import case_readers
-from hcpscan.rules.primitives.proxy_config import GO, field_in, same_url, split_entries, where
+from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
+from hcpscan.rules.templates.proxy_clients import case_readers
+from hcpscan.rules.templates.proxy_config import GO, field_in, same_url, split_entries, where
 
 DESTINATIONS = ("server", "ignition-endpoints")
 # Relations whose reference follows from the subject alone, not from each consumer.

@@ -41,17 +41,17 @@ from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import (
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.base import (
     NotApplicable,
     NotEvaluable,
     Outcome,
-    Primitive,
+    Template,
     Violation,
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.primitives.proxy_config import consumers, consumers_of
+from hcpscan.rules.templates.proxy_config import consumers, consumers_of
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains")
 
@@ -77,7 +77,7 @@ def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
 
 
 @register
-class Trust(Primitive):
+class Trust(Template):
     name = "trust"
     description = ("the CA an https:// proxy's clients verify it with is present, resolvable, "
                    "parseable, unexpired, and contains the proxy's CA")

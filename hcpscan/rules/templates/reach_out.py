@@ -29,11 +29,11 @@ from hcpscan.model.destinations import (
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Violation
+from hcpscan.rules.templates.base import NotEvaluable, Outcome, Violation
 
 if TYPE_CHECKING:
     from hcpscan.analysis.reachability.graph import ReachabilityGraph
-    from hcpscan.rules.primitives.hcp_network import Scope
+    from hcpscan.rules.templates.hcp_network import Scope
 
 _SHOWN = 5  # workloads named in one finding before "and N more"
 

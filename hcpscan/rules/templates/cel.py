@@ -48,8 +48,8 @@ from hcpscan.inventory.fieldpath import format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.hostedcluster import hcp_namespace
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
 
 try:
     from cel_expr_python import cel
@@ -66,8 +66,8 @@ _CALL = re.compile(r"\b([a-z_]+)\s*\(")
 def _function_reads() -> dict[str, tuple[str, ...]]:
     """The kinds each domain function reads from the inventory (imported late: those
     modules import the template registry this one registers into)."""
-    from hcpscan.rules.primitives.hcp_network import GRAPH_READS
-    from hcpscan.rules.primitives.kyverno import MATCH_READS, POLICY_KINDS
+    from hcpscan.rules.templates.hcp_network import GRAPH_READS
+    from hcpscan.rules.templates.kyverno import MATCH_READS, POLICY_KINDS
 
     return {"reachable": GRAPH_READS, "kyverno_matches": (*POLICY_KINDS, *MATCH_READS),
             "kyverno_proxy_env": POLICY_KINDS}
@@ -89,13 +89,13 @@ def _covers(runtime: str, no_proxy: str, destination: str) -> bool:
 
 
 def _kyverno_proxy_env(rule: Any) -> list[str]:
-    from hcpscan.rules.primitives.kyverno import injected_variables
+    from hcpscan.rules.templates.kyverno import injected_variables
 
     return injected_variables(rule) if isinstance(rule, dict) else []
 
 
 def _kyverno_matches(rule: Any, namespace: str, name: str, labels: Any) -> list[str]:
-    from hcpscan.rules.primitives.kyverno import matched_resources
+    from hcpscan.rules.templates.kyverno import matched_resources
 
     ctx, subject = _CURRENT.get()
     found = matched_resources(ctx, subject, rule, {"namespace": namespace, "name": name,
@@ -108,7 +108,7 @@ def _kyverno_matches(rule: Any, namespace: str, name: str, labels: Any) -> list[
 
 def _reachable(cidr: str, namespace: str, app: str, port: int) -> bool:
     from hcpscan.analysis.reachability.graph import POD_NETWORK
-    from hcpscan.rules.primitives.hcp_network import reachability
+    from hcpscan.rules.templates.hcp_network import reachability
 
     ipaddress.ip_network(cidr, strict=False)  # a ValueError is the expression's error
     ctx, subject = _CURRENT.get()
@@ -158,7 +158,7 @@ def compile_expression(expression: str, boolean: bool = True) -> Any:
 
 
 @register
-class Cel(Primitive):
+class Cel(Template):
     name = "cel"
     description = ("a CEL expression over `object` (the subject) and `objects` (every object "
                    "of the kinds in reads) is true for every compliant subject")

@@ -1,4 +1,4 @@
-"""Primitive: references from one object to another that must exist in the inventory."""
+"""Template: references from one object to another that must exist in the inventory."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from typing import Any
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.base import NotEvaluable, Outcome, Template, Violation
 
 
 @register
-class ReferenceExists(Primitive):
+class ReferenceExists(Template):
     name = "reference_exists"
     description = "each reference (name/namespace fields under a JSONPath) names an existing object"
     params_schema = {

@@ -45,18 +45,18 @@ from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.readers import go_reader
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import (
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.base import (
     NotApplicable,
     NotEvaluable,
     Outcome,
-    Primitive,
+    Template,
     Violation,
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.primitives.hcp_network import GRAPH_READS, WORKLOAD_KINDS, reachability
-from hcpscan.rules.primitives.proxy_config import consumers_of, controlled_pod, field_in, root_of
+from hcpscan.rules.templates.hcp_network import GRAPH_READS, WORKLOAD_KINDS, reachability
+from hcpscan.rules.templates.proxy_config import consumers_of, controlled_pod, field_in, root_of
 
 CONDITIONS = ("no-credentials", "valid", "portable", "reachable")
 URL, NO_PROXY, TEXT = "url", "no_proxy", "text"
@@ -290,7 +290,7 @@ def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRe
 
 
 @register
-class ProxyValues(Primitive):
+class ProxyValues(Template):
     name = "proxy_values"
     description = ("each proxy value of the selected consumers (and plain fields) meets the "
                    "listed conditions: no-credentials, valid, portable, reachable")

@@ -54,9 +54,9 @@ from hcpscan.model.publishing import (
     declared_way,
 )
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
-from hcpscan.rules.primitives.reach_out import check_out, listeners, none_present, protocols_of
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
+from hcpscan.rules.templates.reach_out import check_out, listeners, none_present, protocols_of
 from hcpscan.sources.interface import Diagnostic
 
 # Everything the graph reads: endpoints and their owners, policies of every tier and
@@ -120,7 +120,7 @@ def reachability(ctx: Context) -> ReachabilityGraph:
     return ctx.analysis(REACHABILITY, build)
 
 
-class GraphPrimitive(Primitive):
+class GraphTemplate(Template):
     """A check answered from the reachability graph: it reads what the graph reads,
     and its answer says which policy objects the graph leaves out."""
 
@@ -253,7 +253,7 @@ def _bad_cidr(text: str) -> bool:
 
 
 @register
-class Reach(GraphPrimitive):
+class Reach(GraphTemplate):
     name = "reach"
     description = ("who gets in to workloads' ports from outside (direction in: through the "
                    "perimeter file, Service source ranges, Routes and NetworkPolicy, against the "

@@ -7,7 +7,7 @@ descriptions), the kinds it reads as a function of those parameters (so the
 loader keeps them and a live scan lists them), and the fields it gives a rule's
 message.
 
-A primitive looks at one subject object and yields outcomes: a ``Violation``
+A template looks at one subject object and yields outcomes: a ``Violation``
 (the rule fails there, with the offending field and evidence),
 ``NotEvaluable`` (the data needed is redacted, absent, or must come from the
 user) or ``NotApplicable`` (the subject holds nothing the check is about: a
@@ -93,7 +93,6 @@ class Template:
         return ""
 
 
-Primitive = Template  # the name rule modules used before templates had metadata
 
 
 def conditions_param(names: Iterable[str], description: str) -> dict[str, Any]:

@@ -41,12 +41,12 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import Context
-from hcpscan.rules.primitives import register
-from hcpscan.rules.primitives.base import NotApplicable, NotEvaluable, Outcome, Primitive, Violation
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 # The roles (settings.ROLES, the one name -> kind table) a ``consumers`` parameter here takes:
-# all but these, which other primitives judge (konnectivity, ignition, kubeconfig clients).
+# all but these, which other templates judge (konnectivity, ignition, kubeconfig clients).
 _OTHER_ROLES = ("konnectivity-sidecar", "ignition", "managed-cluster-addon", "kubeconfig")
 CONSUMER_KINDS = {name: kind for name, kind in ROLES.items() if name not in _OTHER_ROLES}
 
@@ -319,7 +319,7 @@ _DESTINATION = {"type": "string", "minLength": 1,
 
 
 @register
-class NoProxyCoverage(Primitive):
+class NoProxyCoverage(Template):
     name = "noproxy_coverage"
     description = ("every consumer that uses a proxy sends the given destinations direct, under "
                    "the NO_PROXY semantics of each given HTTP client runtime")
