@@ -24,9 +24,9 @@ from hcpscan.rules.engine import evaluate, select_rules
 from hcpscan.rules.exposure import hosted_cluster_exposures
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
+from hcpscan.rules.suppress import Suppressor
 from hcpscan.rules.templates import TEMPLATES
 from hcpscan.rules.templates.hcp_network import REACHABILITY
-from hcpscan.rules.suppress import Suppressor
 from hcpscan.sources.layout import plural_of
 from hcpscan.sources.loader import ResourceNeeds
 

@@ -30,13 +30,13 @@ from hcpscan.analysis.reachability.openness import (
     exposure_title,
 )
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
-from hcpscan.analysis.reachability.ports import PROTOCOLS
 from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
 from hcpscan.findings.redact import shown
 from hcpscan.inventory import Inventory
+from hcpscan.model.ports import PROTOCOLS
 from hcpscan.reporters.connectivity import (
     GraphvizMissing,
     diff_csv,

@@ -29,11 +29,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hcpscan.analysis.reachability.exposure import NODE_PORT_RANGE
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster, Publishing
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.networks import cidrs
+from hcpscan.model.ports import NODE_PORT_RANGE
 
 INGRESS_CONTROLLER = "IngressController"
 INGRESS_OPERATOR_NAMESPACE, DEFAULT_ROUTER = "openshift-ingress-operator", "default"

@@ -27,8 +27,8 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
-from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Violation
 from hcpscan.rules.suppress import Suppressor
+from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Violation
 from hcpscan.sources.interface import Diagnostic
 
 

@@ -12,8 +12,8 @@ import jsonschema
 from hcpscan.findings.model import RuleDocs, RuleInfo, Severity
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
-from hcpscan.rules.templates import TEMPLATES, Template
 from hcpscan.rules.schema import RULE_SCHEMA
+from hcpscan.rules.templates import TEMPLATES, Template
 from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
 
 _VALIDATOR = jsonschema.Draft202012Validator(RULE_SCHEMA)

@@ -48,7 +48,6 @@ from hcpscan.analysis.reachability.exposure import (
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
-from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.analysis.reachability.secondary import (
     SecondaryNetwork,
     attachments_by_workload,
@@ -56,6 +55,7 @@ from hcpscan.analysis.reachability.secondary import (
 )
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
+from hcpscan.model.ports import ConnectionSet
 from hcpscan.sources.interface import Diagnostic
 
 INGRESS_CONTROLLER = "{ingress-controller}"  # the peer Routes and Ingresses send from

@@ -21,8 +21,8 @@ from hcpscan.analysis.reachability.coverage import UnevaluatedKind, read_unevalu
 from hcpscan.analysis.reachability.evaluation import DEFAULT_OPTIONS, EvaluationOptions
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
-from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.inventory import Inventory
+from hcpscan.model.ports import ConnectionSet
 from hcpscan.sources.interface import Diagnostic
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"

@@ -71,10 +71,10 @@ from hcpscan.analysis.reachability.exposure import (
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolicyModel, PolicyRule
-from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
+from hcpscan.model.ports import PROTOCOLS, ConnectionSet
 from hcpscan.sources.interface import Diagnostic
 
 NP_KIND = "NetworkPolicy"

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
-from hcpscan.analysis.reachability.ports import normalise_protocol
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.model.ipspace import AddressError, IPSpace
+from hcpscan.model.ports import NODE_PORT_RANGE, normalise_protocol
 
 ROUTER_NAMESPACE = "openshift-ingress"
 ROUTER_NAMESPACE_LABELS = {
@@ -83,7 +83,6 @@ def add_controller(inventory: Inventory, cluster: str, controller: IngressContro
 def has_ways_through_controllers(inventory: Inventory, cluster: str) -> bool:
     """Routes or Ingresses in the cluster: something an ingress controller sends to."""
     return any(o.cluster == cluster for o in inventory.of_kind("Route", "Ingress"))
-NODE_PORT_RANGE = (30000, 32767)
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,7 +53,6 @@ from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.perimeter import Perimeter
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NP_TIER, NetworkPolicyModel
-from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol, union_all
 from hcpscan.analysis.reachability.queries import (
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
@@ -74,6 +73,7 @@ from hcpscan.analysis.reachability.queries import (
 from hcpscan.analysis.reachability.selectors import bits
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
+from hcpscan.model.ports import ConnectionSet, PortSet, normalise_protocol, union_all
 from hcpscan.sources.interface import Diagnostic
 
 POD_NETWORK = "pod network"

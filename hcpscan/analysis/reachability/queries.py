@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.exposure import ExposurePath
-from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet
 
 if TYPE_CHECKING:  # pragma: no cover
     from hcpscan.analysis.reachability.graph import ReachabilityGraph
