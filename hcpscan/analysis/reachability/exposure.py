@@ -30,7 +30,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.model.ipspace import AddressError, IPSpace
-from hcpscan.model.ports import NODE_PORT_RANGE, normalise_protocol
+from hcpscan.model.ports import normalise_protocol
 
 ROUTER_NAMESPACE = "openshift-ingress"
 ROUTER_NAMESPACE_LABELS = {
