@@ -38,7 +38,6 @@ from hcpscan.analysis.reachability.evaluation import (
     tiered_verdict,
 )
 from hcpscan.analysis.reachability.exposure import (
-    NODE_PORT_RANGE,
     ROUTER,
     ROUTER_NAMESPACE,
     ExposurePath,
@@ -73,7 +72,7 @@ from hcpscan.analysis.reachability.queries import (
 from hcpscan.analysis.reachability.selectors import bits
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
-from hcpscan.model.ports import ConnectionSet, PortSet, normalise_protocol, union_all
+from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet, normalise_protocol, union_all
 from hcpscan.sources.interface import Diagnostic
 
 POD_NETWORK = "pod network"
