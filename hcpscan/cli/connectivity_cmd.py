@@ -93,6 +93,8 @@ layer allows or blocks each way in:
 `hcpscan connectivity diff OLD NEW` lists what changed between two inputs
 (e.g. before and after an upgrade), one line per pair whose connections differ:
   diff-type: added|removed|changed, source: A, destination: B, ref1: OLD, ref2: NEW
+(every layer the list applies: primary UDNs, secondary networks - a change there ends
+`, network: NAME[NAD]` - policy tiers, Routes and Ingresses).
 
 examples:
   hcpscan connectivity ./manifests

@@ -51,7 +51,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("k8s.ovn.org", "ClusterUserDefinedNetwork"): "OVN-Kubernetes ClusterUserDefinedNetwork",
     ("k8s.cni.cncf.io", "MultiNetworkPolicy"): "MultiNetworkPolicy",
     # Not a filter but a network: pods attached to it talk on it, so an answer that leaves
-    # secondary networks out (the queries, the diff, exposure) must say so.
+    # secondary networks out (the queries, exposure) must say so.
     (MULTUS_GROUP, "NetworkAttachmentDefinition"):
         "NetworkAttachmentDefinition (its secondary network is not evaluated here)",
     ("network.openshift.io", "EgressNetworkPolicy"): "OpenShift SDN EgressNetworkPolicy",
@@ -75,9 +75,9 @@ EVALUATED: frozenset[tuple[str, str]] = frozenset({
     ("k8s.ovn.org", "ClusterUserDefinedNetwork"),
 })
 
-# Secondary networks: the connection list and --explain evaluate them (secondary.py);
-# the graph's queries, the diff and the exposure analysis answer for primary networks
-# only, so they keep naming them.
+# Secondary networks: the connection list, the diff and --explain evaluate them
+# (secondary.py); the graph's queries and the exposure analysis answer for primary
+# networks only, so they keep naming them.
 SECONDARY_KINDS: frozenset[tuple[str, str]] = frozenset({
     (MULTUS_GROUP, "NetworkAttachmentDefinition"),
     (MULTUS_GROUP, "MultiNetworkPolicy"),
