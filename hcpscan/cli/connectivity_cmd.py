@@ -180,14 +180,14 @@ def run(args: argparse.Namespace) -> int:
     if args.explain:
         return _run_explain(args, inventory, options)
     if args.to is None:
-        focus = _focus(args)
+        focus, ignored = _focus(args)
         result = connection_list(inventory, options).focused(focus)
         exposure = exposure_report(inventory, result, focus, options) if args.exposure else None
         _show_list(args, result, focus, inventory.diagnostics, exposure)
         one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
         _svg(args, lambda: list_dot(result.connections, label=one, exposure=exposure, compact=True))
         found = exposure.diagnostics if exposure is not None else []
-        return _finish(inventory.diagnostics + result.diagnostics + found, args.format)
+        return _finish(inventory.diagnostics + ignored + result.diagnostics + found, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
     note = graph.exclusion_note()
@@ -280,7 +280,7 @@ def _write_lines(lines: list[str], escaped: bool = False) -> None:
 
 def _run_explain(args: argparse.Namespace, inventory: Inventory, options: EvaluationOptions) -> int:
     """``--explain``: every pair's connections with the rules that decide them."""
-    focus = _focus(args)
+    focus, ignored = _focus(args)
     # the exposure section treats every workload as on the pod network: declare the rest
     evaluated = EVALUATED if args.exposure else CONNECTION_LIST_EVALUATED
     result = explain(inventory, options, focus.keeps_pair, evaluated)
@@ -294,7 +294,7 @@ def _run_explain(args: argparse.Namespace, inventory: Inventory, options: Evalua
                                    focus, options)
         _write_exposure(exposure, exposure_title(focus), focus.connection is not None, bool(lines))
         found = exposure.diagnostics
-    return _finish(inventory.diagnostics + result.diagnostics + found, args.format)
+    return _finish(inventory.diagnostics + ignored + result.diagnostics + found, args.format)
 
 
 def _indent(line: str) -> str:
@@ -357,7 +357,9 @@ def _names(values: list[str]) -> tuple[str, ...]:
     return tuple(n.strip() for v in values for n in v.split(",") if n.strip())
 
 
-def _focus(args: argparse.Namespace) -> Focus:
+def _focus(args: argparse.Namespace) -> tuple[Focus, list[Diagnostic]]:
+    """The focus options; --focus-workload-peer and --focus-direction without
+    --focus-workload are ignored with a warning (as netpol-analyzer does), the rest kept."""
     connection = None
     if args.focus_conn is not None:
         proto, _, port = args.focus_conn.partition("-")
@@ -366,10 +368,18 @@ def _focus(args: argparse.Namespace) -> Focus:
                              "e.g. --focus-conn tcp-8080 or --focus-conn udp-53")
         connection = (proto.upper(), int(port))
     workloads, peers = _names(args.focus_workload), _names(args.focus_workload_peer)
-    if (peers or args.focus_direction) and not workloads:
-        raise UsageError("--focus-workload-peer and --focus-direction need --focus-workload",
-                         "e.g. --focus-workload frontend/webapp --focus-direction egress")
-    return Focus(workloads, peers, args.focus_direction or "", connection)
+    direction = args.focus_direction or ""
+    ignored = []
+    if not workloads:
+        ignored = [Diagnostic("", None, f"{flag} is used only with --focus-workload: ignored, "
+                              "the list is not focused on a direction or peer", "warning",
+                              "add --focus-workload NAME, e.g. --focus-workload frontend/webapp "
+                              f"{flag} {value}")
+                   for flag, value, given in (("--focus-workload-peer", ",".join(peers), peers),
+                                              ("--focus-direction", direction, direction))
+                   if given]
+        peers, direction = (), ""
+    return Focus(workloads, peers, direction, connection), ignored
 
 
 def _focusing(args: argparse.Namespace) -> bool:
