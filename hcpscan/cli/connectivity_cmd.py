@@ -250,6 +250,8 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
             say(f"Permitted connections on {one}:")
         lines = (result.section_lines(pairs_only) if result.sections
                  else result.lines(pairs_only=pairs_only))
+        if not result.sections and result.networks and not pairs_only:  # VMs, one network
+            lines += [""] * bool(lines) + result.mapping_lines()
         if lines:
             _write_lines(lines)
         if exposure is not None:

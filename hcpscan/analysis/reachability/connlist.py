@@ -46,7 +46,7 @@ from hcpscan.analysis.reachability.exposure import (
     route_paths,
 )
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
-from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
+from hcpscan.analysis.reachability.networks import POD, Network, names_networks, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
 from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.analysis.reachability.secondary import (
@@ -211,7 +211,12 @@ class ConnectionList:
             out += (lines or [n for n in (section.empty_note(),) if n]) + [""]
         if pairs_only:
             return out
-        out.append("Workload-to-Networks Mapping:")
+        return out + self.mapping_lines()
+
+    def mapping_lines(self) -> list[str]:
+        """Each workload's primary network and its secondary ones."""
+        multi = len({cluster for cluster, _ in self.networks}) > 1
+        out = ["Workload-to-Networks Mapping:"]
         for (cluster, ref), network in sorted(self.networks.items()):
             out += [f"{cluster + ': ' if multi else ''}{ref}: ",
                     f"\tPrimary Network: {network.mapping}"]
@@ -324,6 +329,10 @@ def add_cluster(result: ConnectionList, inventory: Inventory, model: ClusterMode
     secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)
     if not networks and not secondary:
         result.connections.extend(cluster_connections(model, options, inventory, cuts or Cuts()))
+        if names_networks(networks, secondary, model.classes):  # VMs: all on the pod network
+            for klass in model.classes:
+                for workload in klass.workloads:
+                    result.networks[(model.cluster, workload.ref)] = POD
         return
     sections = network_sections(model, networks, options, inventory, cuts)
     sections += [secondary_section(model, net, options) for net in secondary]

@@ -69,7 +69,12 @@ from hcpscan.analysis.reachability.exposure import (
     route_paths,
 )
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
-from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
+from hcpscan.analysis.reachability.networks import (
+    POD,
+    Network,
+    names_networks,
+    primary_networks,
+)
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolicyModel, PolicyRule
 from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
@@ -546,9 +551,10 @@ def explain(inventory: Inventory, options: EvaluationOptions,
         secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)
         if networks:
             result.sections.extend(_primary_sections(inventory, model, networks, options, keep))
-        else:  # beside secondary networks the pod network is one of several: say so
+        else:  # beside secondary networks (or for VMs) the pod network is named: say so
+            named = names_networks(networks, secondary, model.classes)
             result.sections.append(ExplainSection(
-                model.cluster, _section_name(POD) if secondary else "",
+                model.cluster, _section_name(POD) if named else "",
                 cluster_explanations(model, options, inventory, keep=keep)))
         result.sections.extend(_secondary_section(model, net, options, keep) for net in secondary)
     return result
