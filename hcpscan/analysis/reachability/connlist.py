@@ -44,6 +44,7 @@ from hcpscan.analysis.reachability.exposure import (
     has_ways_through_controllers,
     ingress_paths,
     route_paths,
+    unrouted_backends,
 )
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, names_networks, primary_networks
@@ -313,6 +314,7 @@ def connection_list(inventory: Inventory,
                     options: EvaluationOptions = DEFAULT_OPTIONS) -> ConnectionList:
     result = ConnectionList()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics, CONNECTION_LIST_EVALUATED)
+    result.diagnostics.extend(unrouted_backends(inventory))
     for model in read_clusters(inventory, options, result.diagnostics):
         result.workloads.update(w.ref for klass in model.classes for w in klass.workloads)
         result.dnat.extend(dns_dnat_notes(inventory, model.cluster, model.classes))

@@ -32,6 +32,7 @@ from hcpscan.analysis.reachability.coverage import (
     read_unevaluated,
 )
 from hcpscan.analysis.reachability.evaluation import DEFAULT_OPTIONS, EvaluationOptions
+from hcpscan.analysis.reachability.exposure import unrouted_backends
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
 from hcpscan.analysis.reachability.ports import ConnectionSet
@@ -99,6 +100,7 @@ def connectivity_diff(old: Inventory, new: Inventory,
     result = ConnectivityDiff()
     result.unevaluated = (read_unevaluated(old, result.diagnostics, CONNECTION_LIST_EVALUATED)
                           + read_unevaluated(new, result.diagnostics, CONNECTION_LIST_EVALUATED))
+    result.diagnostics.extend(unrouted_backends(old) + unrouted_backends(new))
     old_models = {m.cluster: m for m in read_clusters(old, options, result.diagnostics)}
     new_models = {m.cluster: m for m in read_clusters(new, options, result.diagnostics)}
     for cluster in sorted(old_models.keys() | new_models.keys()):

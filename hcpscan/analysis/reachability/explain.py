@@ -67,6 +67,7 @@ from hcpscan.analysis.reachability.exposure import (
     has_ways_through_controllers,
     ingress_paths,
     route_paths,
+    unrouted_backends,
 )
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import (
@@ -545,6 +546,7 @@ def explain(inventory: Inventory, options: EvaluationOptions,
     networks, so its caller passes ``EVALUATED``)."""
     result = Explanation()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics, evaluated)
+    result.diagnostics.extend(unrouted_backends(inventory))
     for model in read_clusters(inventory, options, result.diagnostics):
         _warn_split_workloads(inventory, model, result.diagnostics)
         networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
