@@ -19,7 +19,7 @@ from hcpscan.analysis.reachability.coverage import (
     UnevaluatedKind,
     exclusion_note,
 )
-from hcpscan.analysis.reachability.diff import connectivity_diff
+from hcpscan.analysis.reachability.diff import changed_pairs, connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.explain import explain, explanation_lines
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
@@ -93,6 +93,7 @@ layer allows or blocks each way in:
 `hcpscan connectivity diff OLD NEW` lists what changed between two inputs
 (e.g. before and after an upgrade), one line per pair whose connections differ:
   diff-type: added|removed|changed, source: A, destination: B, ref1: OLD, ref2: NEW
+With --explain, then the explanation of the changed pairs in OLD and in NEW.
 (every layer the list applies: primary UDNs, secondary networks - a change there ends
 `, network: NAME[NAD]` - policy tiers, Routes and Ingresses).
 
@@ -103,6 +104,7 @@ examples:
   hcpscan connectivity hcp/ --explain --focus-workload ignition-server --focus-conn tcp-9090
   hcpscan connectivity ./manifests --exposure
   hcpscan connectivity diff before/ after/
+  hcpscan connectivity diff before/ after/ --explain
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --to hcp-namespace/kube-apiserver --port 6443 --from 10.0.128.7
@@ -311,6 +313,11 @@ def _run_diff(args: argparse.Namespace) -> int:
     if args.to is not None or _focusing(args) or args.exposure:
         raise UsageError("connectivity diff compares whole connection lists: leave out --to, "
                          "--exposure and the --focus options")
+    if args.explain_only and not args.explain:
+        raise UsageError("--explain-only needs --explain", "e.g. --explain --explain-only deny")
+    if args.explain and (args.format not in ("text", "txt") or args.svg):
+        raise UsageError("connectivity diff --explain explains the changed pairs as text: "
+                         "leave out --format and --svg")
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
     old = load_inventory(argparse.Namespace(**{**vars(args), "paths": [args.paths[1]]}))
@@ -329,8 +336,18 @@ def _run_diff(args: argparse.Namespace) -> int:
         if result.changes:
             say("Connectivity diff:")
             _write_lines(result.lines())
+    found: list[Diagnostic] = []
+    if args.explain:  # why each changed pair is as it is, in OLD and in NEW
+        keep = changed_pairs(result.changes)
+        for path, inventory in ((args.paths[1], old), (args.paths[2], new)):
+            why = explain(inventory, options, keep)
+            say("")
+            say(f"Explanation of the changed pairs in {path}:")
+            lines = explanation_lines(why, Focus(), args.explain_only or "", across=keep)
+            _write_lines(lines or ["(no pair of this input changed)"])
+            found += [d for d in why.diagnostics if d not in result.diagnostics]
     _svg(args, lambda: diff_dot(result.changes))
-    return _finish(old.diagnostics + new.diagnostics + result.diagnostics, args.format)
+    return _finish(old.diagnostics + new.diagnostics + result.diagnostics + found, args.format)
 
 
 def _svg(args: argparse.Namespace, dot_text: Callable[[], str]) -> None:

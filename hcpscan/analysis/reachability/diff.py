@@ -17,6 +17,7 @@ the ingress controller.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hcpscan.analysis.reachability.connlist import (
@@ -205,3 +206,39 @@ def _workloads(model: ClusterModel | None) -> set[str]:
 
 def _is_workload(name: str) -> bool:
     return not name.endswith("[External]") and not name.startswith("{")
+
+
+def changed_pairs(changes: list[ConnectionChange]) -> Callable[[str, str], bool]:
+    """A pair filter for explaining a diff: does a pair of one input's explanation (its
+    own names and external ranges) belong to a changed pair? Workloads compare by plain
+    name; an external range belongs when it overlaps the changed range."""
+    exact = {(c.source, c.destination) for c in changes}
+    ranges: dict[tuple[int, str], list[tuple[int, int, int]]] = {}
+    for c in changes:
+        for side, (peer, other) in enumerate(((c.source, c.destination),
+                                              (c.destination, c.source))):
+            span = _span(peer)
+            if span is not None:
+                ranges.setdefault((side, other), []).append(span)
+
+    def keep(source: str, destination: str) -> bool:
+        src, dst = plain_name(source), plain_name(destination)
+        if (src, dst) in exact:
+            return True
+        for side, (peer, other) in enumerate(((src, dst), (dst, src))):
+            span = _span(peer)
+            if span is not None and any(v == span[0] and lo <= span[2] and span[1] <= hi
+                                        for v, lo, hi in ranges.get((side, other), ())):
+                return True
+        return False
+
+    return keep
+
+
+def _span(peer: str) -> tuple[int, int, int] | None:
+    """(IP version, first, last) of an ``a-b[External]`` peer, else None."""
+    if not peer.endswith(EXTERNAL):
+        return None
+    first, last = peer.removesuffix(EXTERNAL).split("-")
+    a, b = ipaddress.ip_address(first), ipaddress.ip_address(last)
+    return a.version, int(a), int(b)

@@ -629,18 +629,20 @@ NETWORKS_NOTE = ("*** Note: Connections between any peers from separate isolated
                  "denied by default and therefore not listed in this report.")
 
 
-def explanation_lines(result: Explanation, focus: Focus, only: str = "") -> list[str]:
+def explanation_lines(result: Explanation, focus: Focus, only: str = "",
+                      across: PairFilter | None = None) -> list[str]:
     """The explanation as text: per network, the pairs some rule decides, each with its
     reasons, then the pairs nothing decides (allowed by the system default). ``focus``
     keeps some pairs (one connection: every pair is explained on it); ``only`` ``allow``
-    or ``deny`` keeps those connections."""
+    or ``deny`` keeps those connections; ``across``: also the pairs across isolated
+    networks it keeps (explaining a diff: a UDN that cut a pair is its reason)."""
     one = ConnectionSet.port(*focus.connection) if focus.connection is not None else None
     clusters = {s.cluster for s in result.sections}
     out: list[str] = []
     for section in result.sections:
         where = f" in {section.network}" if section.network else ""
         where += f" of cluster {section.cluster}" if len(clusters) > 1 else ""
-        specific, default = _split(section, focus, one, only)
+        specific, default = _split(section, focus, one, only, across)
         if specific:
             out += ["", *banner(f"Specific connections and their reasons{where}")]
             for pair in specific:
@@ -654,10 +656,12 @@ def explanation_lines(result: Explanation, focus: Focus, only: str = "") -> list
     return out
 
 
-def _split(section: ExplainSection, focus: Focus, one: ConnectionSet | None,
-           only: str) -> tuple[list[PairExplanation], list[PairExplanation]]:
+def _split(section: ExplainSection, focus: Focus, one: ConnectionSet | None, only: str,
+           across: PairFilter | None = None) -> tuple[list[PairExplanation], list[PairExplanation]]:
     """The section's pairs some rule decides (restricted as asked), and the rest."""
-    pairs = section.pairs + (section.isolated if one is not None else [])
+    isolated = section.isolated if one is not None else [
+        p for p in section.isolated if across is not None and across(p.source, p.destination)]
+    pairs = section.pairs + isolated
     specific, default = [], []
     for pair in sorted(pairs, key=lambda p: (p.source, p.destination)):
         if not focus.keeps_pair(pair.source, pair.destination):

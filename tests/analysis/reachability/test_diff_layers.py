@@ -312,3 +312,34 @@ def test_a_change_on_a_secondary_network_names_the_network(manifests):
         "shop/worker[Pod] added, network: backplane[NAD]"]
     assert on_nad[0].to_json()["network"] == "backplane[NAD]"
     assert not diff.unevaluated  # evaluated, so not declared as left out
+
+
+def test_diff_explain_says_why_each_changed_pair_is_as_it_is(run_cli, tmp_path):
+    """`diff --explain`: after the diff lines, the changed pairs explained in OLD and in NEW
+    (a pair the UDNs cut: the UserDefinedNetworks that isolate it); unchanged pairs are
+    not explained; --explain was ignored before."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    stay = (_ns("stay", False) + _pod("stay")).replace("name: api", "name: cron")
+    (old / "in.yaml").write_text(_ns("shop", False) + _pod("shop") + _ns("bank", False)
+                                 + _pod("bank") + stay)
+    (new / "in.yaml").write_text(_ns("shop", True) + _udn("shop") + _pod("shop") + _ns("bank", True)
+                                 + _udn("bank") + _pod("bank") + stay)
+    result = run_cli("connectivity", "--no-progress", "diff", str(old), str(new), "--explain")
+    assert result.code == 0, result.err
+    diff, before, after = result.out.split("Explanation of the changed pairs in ")
+    # shop and bank lose each other and cron (on the pod network), both ways
+    assert diff.count("diff-type: removed") == 6
+    assert before.startswith(str(old)) and after.startswith(str(new))
+    assert "bank/api[Pod] => shop/api[Pod]" in before
+    assert ("UserDefinedNetwork 'bank' isolates bank[udn]/api[Pod]; and UserDefinedNetwork "
+            "'shop' isolates shop[udn]/api[Pod]") in after
+    assert ("UserDefinedNetwork 'shop' isolates shop[udn]/api[Pod]\n") in after  # cron's side
+    for text in (before, after):  # pairs that did not change are not explained
+        assert "[External]" not in text
+    bad = run_cli("connectivity", "--no-progress", "diff", str(old), str(new), "--explain",
+                  "--format", "json")
+    assert bad.code == 2 and "--explain explains the changed pairs as text" in bad.err
+    only = run_cli("connectivity", "--no-progress", "diff", str(old), str(new), "--explain-only", "deny")
+    assert only.code == 2 and "--explain-only needs --explain" in only.err
