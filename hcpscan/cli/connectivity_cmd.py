@@ -18,6 +18,8 @@ from hcpscan.analysis.reachability.coverage import (
     EVALUATED,
     UnevaluatedKind,
     exclusion_note,
+    secondary_evaluated,
+    unevaluated_diagnostics,
 )
 from hcpscan.analysis.reachability.diff import changed_pairs, connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
@@ -192,8 +194,18 @@ def run(args: argparse.Namespace) -> int:
         return _finish(inventory.diagnostics + ignored + result.diagnostics + found, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
-    note = graph.exclusion_note()
-    extra = _exclusions(graph.unevaluated, note)
+    # the question's paths between workloads evaluate secondary networks; outside sources
+    # (who can reach, which ports outside addresses reach) do not cross them
+    from_workload = args.source is not None and graph.is_workload_source(args.source)
+    unevaluated = secondary_evaluated(graph.unevaluated, outside=not from_workload)
+    # the warnings follow: secondary kinds are no longer 'not evaluated' (a NAD only for
+    # traffic from outside, under its label)
+    stale = set(unevaluated_diagnostics(
+        inventory, [k for k in graph.unevaluated if k not in unevaluated]))
+    graph.diagnostics[:] = [d for d in graph.diagnostics if d not in stale] + \
+        unevaluated_diagnostics(inventory, [k for k in unevaluated if k not in graph.unevaluated])
+    note = exclusion_note(unevaluated)
+    extra = _exclusions(unevaluated, note)
     try:
         dnat = [str(n) for n in graph.dnat_notes_for(args.to)]
     except TargetNotFound:

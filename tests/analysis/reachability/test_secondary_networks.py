@@ -248,3 +248,44 @@ def test_a_vm_s_cloud_init_addresses_are_its_addresses_on_its_secondary_networks
     senders = {"vm-in", "vm-eth0"}
     assert blue == {f"apps/{a}[VirtualMachine] => apps/{b}[VirtualMachine] : All Connections"
                     for a in senders for b in ("vm-in", "vm-eth0", "vm-out") if a != b}
+
+
+B_FROM_A_ON_8080 = ("{podSelector: {matchLabels: {app: b}}, ingress: [{from: [{podSelector: "
+                    "{matchLabels: {app: a}}}], ports: [{port: 8080}]}]}")
+
+
+def test_queries_evaluate_secondary_networks_between_workloads(manifests):
+    """--to questions: a path per secondary network both workloads are on, decided by its
+    MultiNetworkPolicies alone (the NetworkPolicy denying all acts on the pod network)."""
+    text = (NS + DENY_ALL_NP + _nad("blue") + _pod("a", "blue") + _pod("b", "blue") + _pod("c")
+            + _mnp("b-from-a", "blue", B_FROM_A_ON_8080))
+    graph = build_reachability(manifests(text))
+    reach = graph.can_reach("apps/a", "apps/b", 8080)
+    assert reach.allowed
+    (path,) = [p for p in reach.paths if p.allowed]
+    assert path.via == "secondary network blue"
+    assert any("allowed by MultiNetworkPolicy apps/b-from-a ingress rule #1" in e.summary
+               for e in path.evidence)
+    denied = graph.can_reach("apps/a", "apps/b", 9090)
+    assert not denied.allowed
+    assert {p.via for p in denied.paths} == {"pod network", "secondary network blue"}
+    assert not graph.can_reach("apps/c", "apps/b", 8080).allowed  # c is not on blue
+    sources = {str(r.source) for r in graph.who_can_reach("apps/b", 8080)}
+    assert any("apps/a" in s for s in sources) and not any("apps/c" in s for s in sources)
+
+
+def test_the_cli_question_no_longer_declares_what_it_evaluates(run_cli, tmp_path):
+    (tmp_path / "in.yaml").write_text(NS + DENY_ALL_NP + _nad("blue") + _pod("a", "blue")
+                                      + _pod("b", "blue") + _mnp("b-from-a", "blue", B_FROM_A_ON_8080))
+    base = ("connectivity", "--no-progress", str(tmp_path), "--to", "apps/b", "--port", "8080")
+    between = run_cli(*base, "--from", "apps/a")
+    assert between.code == 0, between.err
+    assert between.out.startswith("apps/a[Pod] CAN reach apps/b[Pod] on TCP/8080")
+    assert "via secondary network blue: open" in between.out
+    assert "not evaluated" not in between.err
+    # with outside sources in the answer, the NAD is named for traffic from outside only
+    who = run_cli(*base, "--format", "json")
+    (excluded,) = json.loads(who.out)["excluded"]
+    assert excluded["kind"] == "NetworkAttachmentDefinition"
+    assert "evaluated between workloads" in excluded["label"]
+    assert "MultiNetworkPolicy" not in who.err
