@@ -27,6 +27,7 @@ ADMIN_NETWORK_POLICY = "admin-network-policy"
 BASELINE_ADMIN_NETWORK_POLICY = "baseline-admin-network-policy"
 EGRESS_FIREWALL = "egress-firewall"  # OVN-Kubernetes EgressFirewall, on the way out
 PRIMARY_NETWORK = "primary-network"  # UserDefinedNetworks keep their pods apart
+MULTI_NETWORK_POLICY = "multi-network-policy"  # on a secondary network (a NAD's)
 
 
 @dataclass(frozen=True, slots=True)
