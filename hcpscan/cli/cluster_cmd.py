@@ -118,7 +118,8 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     inventory = Inventory(read.objects, read.diagnostics, unavailable=read.unavailable)
     metadata = {"mode": "live", "context": read.context, "server": read.server,
                 "namespaces": namespaces or ["*"]}
-    report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor, metadata)
+    report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor, metadata,
+                      fixes=True)
     clock.stage("rules")
     report.metadata.update(clock.metadata())
     code = write_reports(args, report, prepared)
