@@ -87,9 +87,9 @@ def fix_for(finding: Finding, info: RuleInfo | None) -> Fix | None:
         return Fix(False, remedy.why)
     if isinstance(remedy, Remedy):
         return plan(remedy)
-    if info is not None and info.autofix == "none":
-        return Fix(False, info.autofix_why)
-    if info is not None and info.autofix == "offered":
+    if info is not None and info.docs.autofix == "none":
+        return Fix(False, info.docs.autofix_why)
+    if info is not None and info.docs.autofix == "offered":
         return Fix(False, _NO_REMEDY)
     return None
 
@@ -125,6 +125,8 @@ def plan(remedy: Remedy, texts: FileTexts | None = None) -> Fix:
     except EditError as exc:
         return Fix(True, remedy.summary, manual=_by_hand(remedy, f"{place.shown} ({exc})"))
     texts.current[place.file] = after
+    if after == before:
+        return Fix(True, remedy.summary)  # an earlier fix of this run made the change
     return Fix(True, remedy.summary, changes=(file_change(place.shown, before, after),))
 
 
