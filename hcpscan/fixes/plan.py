@@ -30,8 +30,6 @@ import yaml
 
 from hcpscan.findings.fix import (
     AddDocument,
-    AppendEntries,
-    AppendItems,
     Edit,
     FileChange,
     Fix,
@@ -41,9 +39,10 @@ from hcpscan.findings.fix import (
     SetField,
 )
 from hcpscan.findings.model import Finding, RuleInfo
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.fixes.textedit import EditError, edit_text, resolved_edit, scalar_text
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
-from hcpscan.fixes.textedit import EditError, _resolved, edit_text, scalar_text
 
 _HELM_SOURCE = re.compile(r"^# Source: (?P<template>\S.*)$", re.MULTILINE)
 _NO_REMEDY = ("the check found no single change that clears this finding here "
@@ -96,6 +95,13 @@ def fix_for(finding: Finding, info: RuleInfo | None) -> Fix | None:
 
 def plan(remedy: Remedy, texts: FileTexts | None = None) -> Fix:
     """The fix for one remedy; with ``texts``, planned on (and applied to) their current text."""
+    try:
+        return _plan(remedy, texts)
+    except EditError as exc:  # the object's own value is not what the remedy expects
+        return Fix(False, f"{remedy.summary}: not made automatically ({exc})")
+
+
+def _plan(remedy: Remedy, texts: FileTexts | None) -> Fix:
     target = remedy.target
     if target.origin is not None and target.source.embedded_in:
         return Fix(True, remedy.summary, manual=_embedded(remedy))
@@ -136,8 +142,11 @@ def file_change(shown: str, before: str, after: str) -> FileChange:
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
-        replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1, "".join(a[i1:i2]), "".join(b[j1:j2])))
-    diff = "".join(difflib.unified_diff(a, b, f"a/{shown}", f"b/{shown}"))
+        replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1, mask_credentials("".join(a[i1:i2])),
+                                        mask_credentials("".join(b[j1:j2]))))
+    # Reports are uploaded and pasted: a proxy password on a line of context must not reach
+    # them (`hcpscan fix` writes its diff from the texts, unmasked).
+    diff = mask_credentials("".join(difflib.unified_diff(a, b, f"a/{shown}", f"b/{shown}")))
     if diff and not diff.endswith("\n"):
         diff += "\n\\ No newline at end of file\n"
     return FileChange(shown, tuple(replacements), diff)
@@ -234,7 +243,7 @@ def _by_hand(remedy: Remedy, where: str) -> str:
 def _edit_text(target: K8sObject, e: Edit) -> str:
     if isinstance(e, AddDocument):
         return "add this object:\n" + _indent(yaml.safe_dump(e.body, sort_keys=False), 4)
-    resolved = _resolved(e, target.body) if not isinstance(e, AddDocument) else e
+    resolved = resolved_edit(e, target.body)
     if resolved is None:
         return f"{format_path(e.steps)} already holds the change"
     if isinstance(resolved, SetField):
@@ -264,7 +273,7 @@ def _live(remedy: Remedy) -> Fix:
             manifests.append((f"{name}.yaml", yaml.safe_dump(e.body, sort_keys=False)))
             commands.append(f"kubectl apply -f {name}.yaml")
             continue
-        resolved = _resolved(e, target.body)
+        resolved = resolved_edit(e, target.body)
         if resolved is None:
             continue
         pointer = "/" + "/".join(str(s).replace("~", "~0").replace("/", "~1")

@@ -45,7 +45,7 @@ def edit_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Ed
             expected.append(e.body)
         else:
             node = _target_node(_node_of(text, doc_index), item_index)
-            e = _resolved(e, target)
+            e = resolved_edit(e, target)
             if e is None:
                 continue  # already there
             text = _apply(text, _plan(text, node, e))
@@ -129,13 +129,13 @@ def _get(body: Any, steps: tuple[Step, ...]) -> Any:
 # -- what each edit means on the decoded body -----------------------------------------------
 
 
-def _resolved(e: Edit, target: Any) -> SetField | AppendItems | None:
+def resolved_edit(e: Edit, target: Any) -> SetField | AppendItems | None:
     """An edit planned against the current value (None when nothing is left to do)."""
     if isinstance(e, AppendEntries):
         current = _get(target, e.steps)
         if isinstance(current, list):
             have = {str(x).strip() for x in current}
-            return _resolved(AppendItems(e.steps, tuple(x for x in e.entries if x not in have)),
+            return resolved_edit(AppendItems(e.steps, tuple(x for x in e.entries if x not in have)),
                              target)
         if current is not None and not isinstance(current, str):
             raise EditError(f"{_path(e.steps)} is neither a list nor a string")

@@ -112,7 +112,7 @@ def _autofix(declared: dict[str, Any] | None) -> dict[str, str]:
     if not declared:
         return {}
     return {"autofix": "offered" if declared["offered"] else "none",
-            "autofix_why": declared.get("why", "")}
+            "autofix_why": declared.get("why", "").strip()}
 
 
 def _build(path: Path, data: dict[str, Any], template: Template) -> Rule:
