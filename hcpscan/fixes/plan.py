@@ -156,16 +156,24 @@ def file_change(shown: str, before: str, after: str) -> FileChange:
 
 
 def _helm_template(text: str, doc_index: int) -> str:
-    """The chart template a document of ``helm template`` output was rendered from."""
+    """The chart template a document of ``helm template`` output was rendered from: the
+    ``# Source:`` comment among the lines before the document's first content line."""
     from hcpscan.sources.yamldocs import document_spans
 
     spans = document_spans(text)
     if doc_index >= len(spans):
         return ""
     start = spans[doc_index - 1][1] if doc_index > 0 else 0
-    head = text[start:spans[doc_index][0] + 400]
-    found = _HELM_SOURCE.search(head)
-    return found["template"].strip() if found else ""
+    for line in text[start:].splitlines():
+        stripped = line.strip()
+        if not stripped or stripped == "---":
+            continue
+        if not stripped.startswith("#"):
+            return ""
+        found = _HELM_SOURCE.match(stripped)
+        if found:
+            return found["template"].strip()
+    return ""
 
 
 def _kustomize_base(remedy: Remedy) -> Place | str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, SHARED, require
 from tests.fixes.rescan import fix_copy_and_rescan
 
 RULES = load_rule_dirs([builtin_rules_dir()])
@@ -43,3 +43,21 @@ def test_docs_failing_example_is_fixed(rule, tmp_path: Path):
     assert result.outcome.applied
     assert [f.message for f in result.still_failing()] == []
     assert [(f.rule_id, f.message) for f in result.new()] == []
+
+
+REALWORLD = SHARED / "realworld"
+REAL_FOLDERS = sorted(p.name for p in REALWORLD.iterdir() if p.is_dir()) if REALWORLD.is_dir() else []
+
+
+@pytest.mark.parametrize("folder", REAL_FOLDERS)
+def test_fixes_on_real_estates_clear_and_add_nothing(folder: str, tmp_path: Path):
+    """Every failing case of ../shared/realworld with an automatic fix (all rules at once,
+    as `hcpscan fix` applies them): gone after the re-scan, and no new finding. Helm
+    output is not patched (its fixes name the chart template): the same files without
+    Helm's markers are fixed in tests/fixes/test_fix_cli.py."""
+    require(REALWORLD.is_dir(), "../shared/realworld")
+    result = fix_copy_and_rescan(REALWORLD / folder, tmp_path)
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+    for finding, fix in result.outcome.by_hand:
+        assert fix.manual or fix.commands, finding.message

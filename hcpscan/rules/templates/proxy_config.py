@@ -481,7 +481,17 @@ def noproxy_remedy(c: ConsumerProxy, entries: list[str],
         return NoFix(f"{format_path(steps)} of {obj.ref} is what the cluster computed from spec "
                      "and its networks; a changed manifest does not change it: add "
                      f"{','.join(entries)} to spec.noProxy and let the operator recompute it")
-    return _noproxy_edit(obj, steps, entries, setting.value or "", still_missed)
+    found = _noproxy_edit(obj, steps, entries, setting.value or "", still_missed)
+    if not isinstance(found, Remedy):
+        return found
+    # NO_PROXY and no_proxy holding one value in one object change together: a fix of one
+    # spelling alone would make them disagree (PRX006)
+    twins = tuple(AppendEntries(place[1], tuple(entries)) for other in c.variables.values()
+                  if other is not setting and other.name.lower() == "no_proxy"
+                  and other.value == setting.value and (place := other.source.place) is not None
+                  and place[0] is obj and place[1] != steps)
+    return Remedy(obj, found.summary + (" (and its other spelling)" if twins else ""),
+                  found.edits + twins) if twins else found
 
 
 def _noproxy_edit(obj: K8sObject, steps: tuple, entries: list[str], value: str,
