@@ -18,6 +18,7 @@ that object came from decides what the fix can be:
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import os
@@ -25,6 +26,7 @@ import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
@@ -40,7 +42,7 @@ from hcpscan.findings.fix import (
 )
 from hcpscan.findings.model import Finding, RuleInfo
 from hcpscan.findings.redact import mask_credentials
-from hcpscan.fixes.textedit import EditError, edit_text, resolved_edit, scalar_text
+from hcpscan.fixes.textedit import EditError, edit_text, intend, resolved_edit, scalar_text
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
 
@@ -65,6 +67,9 @@ class FileTexts:
 
     original: dict[str, str] = field(default_factory=dict)
     current: dict[str, str] = field(default_factory=dict)
+    # Objects read live: their bodies as the commands planned so far leave them, so a
+    # second fix of one value patches it with both changes (the commands run in order).
+    bodies: dict[int, Any] = field(default_factory=dict)
 
     def read(self, path: str) -> str:
         if path not in self.current:
@@ -76,15 +81,18 @@ class FileTexts:
 def attach_fixes(findings: Iterable[Finding], rules: Iterable[RuleInfo]) -> None:
     """Give every failing finding its ``fix``: the change that clears it, or why none."""
     infos = {r.id: r for r in rules}
+    live = FileTexts()  # files are planned one fix at a time; live objects in sequence
     for finding in findings:
-        finding.fix = fix_for(finding, infos.get(finding.rule_id))
+        finding.fix = fix_for(finding, infos.get(finding.rule_id), live)
 
 
-def fix_for(finding: Finding, info: RuleInfo | None) -> Fix | None:
+def fix_for(finding: Finding, info: RuleInfo | None, live: FileTexts | None = None) -> Fix | None:
     remedy = finding.remedy
     if isinstance(remedy, NoFix):
         return Fix(False, remedy.why)
     if isinstance(remedy, Remedy):
+        if live is not None and not remedy.target.source.file:
+            return plan(remedy, live)
         return plan(remedy)
     if info is not None and info.docs.autofix == "none":
         return Fix(False, info.docs.autofix_why)
@@ -106,7 +114,7 @@ def _plan(remedy: Remedy, texts: FileTexts | None) -> Fix:
     if target.origin is not None and target.source.embedded_in:
         return Fix(True, remedy.summary, manual=_embedded(remedy))
     if not target.source.file or target.source.file == "<stdin>":
-        return _live(remedy)
+        return _live(remedy, (texts or FileTexts()).bodies)
     if target.source.member is not None:
         return Fix(True, remedy.summary, manual=_by_hand(remedy, f"{target.source.path} (inside "
                                                          "an archive: edit the file it was "
@@ -267,8 +275,9 @@ def _indent(text: str, n: int) -> str:
 # -- live clusters -------------------------------------------------------------------------
 
 
-def _live(remedy: Remedy) -> Fix:
+def _live(remedy: Remedy, bodies: dict[int, Any]) -> Fix:
     target = remedy.target
+    body = bodies.setdefault(id(target), copy.deepcopy(target.body))
     where = f" -n {target.namespace}" if target.namespace else ""
     ops: list[dict[str, object]] = []
     commands: list[str] = []
@@ -281,14 +290,16 @@ def _live(remedy: Remedy) -> Fix:
             manifests.append((f"{name}.yaml", yaml.safe_dump(e.body, sort_keys=False)))
             commands.append(f"kubectl apply -f {name}.yaml")
             continue
-        resolved = resolved_edit(e, target.body)
+        resolved = resolved_edit(e, body)
         if resolved is None:
             continue
+        existed = _value(body, resolved.steps) is not None
+        intend(body, resolved)
         pointer = "/" + "/".join(str(s).replace("~", "~0").replace("/", "~1")
                                  for s in resolved.steps)
         if isinstance(resolved, SetField):
             ops.append({"op": "add", "path": pointer, "value": resolved.value})
-        elif _value(target.body, resolved.steps) is None:
+        elif not existed:
             ops.append({"op": "add", "path": pointer, "value": list(resolved.items)})
         else:
             ops += [{"op": "add", "path": pointer + "/-", "value": i} for i in resolved.items]

@@ -49,7 +49,7 @@ def edit_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Ed
             if e is None:
                 continue  # already there
             text = _apply(text, _plan(text, node, e))
-            _intend(target, e)
+            intend(target, e)
         after = _documents(text)
         if after != expected:
             raise EditError("the edited text does not read back as the intended change")
@@ -155,8 +155,11 @@ def resolved_edit(e: Edit, target: Any) -> SetField | AppendItems | None:
     raise EditError(f"unknown edit {e!r}")
 
 
-def _intend(target: Any, e: SetField | AppendItems) -> None:
+def intend(target: Any, e: SetField | AppendItems) -> None:
+    """Make the edit on a decoded body (what the text must read back as)."""
     parent = _get(target, e.steps[:-1])
+    if not isinstance(parent, (dict, list)):
+        raise EditError(f"{_path(e.steps[:-1])} is not in the object")
     last = e.steps[-1]
     if isinstance(e, SetField):
         parent[last] = e.value
