@@ -9,8 +9,10 @@ import re
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from hcpscan.reporters import JSON_SCHEMA_PATH
 from tests.conftest import FIXTURES
 from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
 
@@ -32,7 +34,11 @@ def _report(run_cli, tree: Path, fmt: str) -> str:
 
 
 def test_json_findings_carry_the_fix_or_why_none(run_cli, tree):
-    findings = json.loads(_report(run_cli, tree, "json"))["findings"]
+    report = json.loads(_report(run_cli, tree, "json"))
+    schema = json.loads(JSON_SCHEMA_PATH.read_text(encoding="utf-8"))
+    errors = jsonschema.Draft202012Validator(schema).iter_errors(report)
+    assert [e.message for e in errors] == []
+    findings = report["findings"]
     by_rule = {f["rule_id"]: f["fix"] for f in findings}
     hcp004 = by_rule["HCP004"]
     assert hcp004["automatic"] and hcp004["summary"].startswith("open TCP 5353 in egress rule #1")
