@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import jsonschema
 
+from hcpscan.findings.fix import NoFix, Remedy
 from hcpscan.inventory.objects import K8sObject
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class Violation:
     values: dict[str, Any] = field(default_factory=dict)  # fill the rule's message template
     evidence: list[str] = field(default_factory=list)
     subject: K8sObject | None = None  # report on another object than the rule's subject
+    # The minimal change that clears it (hcpscan.findings.fix), or why none is safe.
+    remedy: Remedy | NoFix | None = None
 
 
 @dataclass(slots=True)
