@@ -15,9 +15,9 @@ from hcpscan.analysis.reachability.allow import (
     port_entries,
 )
 from hcpscan.analysis.reachability.policies import parse_policy
-from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet
 from hcpscan.inventory.objects import K8sObject, SourceLocation
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet, PortSet
 
 
 @pytest.mark.parametrize("wanted", [

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import PROTOCOLS, ConnectionSet
 
 INGRESS, EGRESS = "ingress", "egress"
 

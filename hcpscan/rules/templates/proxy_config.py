@@ -28,6 +28,7 @@ from hcpscan.analysis.proxy import (
     effective_proxies,
 )
 from hcpscan.analysis.proxy import containers as ct
+from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import (
     CLUSTER_PROXY,
     CONTAINER,
@@ -37,7 +38,6 @@ from hcpscan.analysis.proxy.settings import (
     ROLES,
     setting_text,
 )
-from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject

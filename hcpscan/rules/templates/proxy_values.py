@@ -47,12 +47,12 @@ from hcpscan.analysis.proxy_egress import (
     proxy_endpoint,
 )
 from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peers
-from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet
 from hcpscan.model.readers import go_reader
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register

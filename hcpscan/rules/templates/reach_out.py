@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from hcpscan.analysis.reachability.allow import port_entries
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.ports import ConnectionSet, union_all
-from hcpscan.findings.fix import AppendItems, NoFix, Remedy
 from hcpscan.analysis.reachability.policies import is_network_policy
+from hcpscan.findings.fix import AppendItems, NoFix, Remedy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import (
     DISPLAY,
@@ -31,6 +30,7 @@ from hcpscan.model.destinations import (
 )
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet, union_all
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates.base import NotEvaluable, Outcome, Violation
 
