@@ -182,6 +182,8 @@ REPORT_CRDS = (
 # What deploy/ creates (RBAC, and Open Cluster Management's hub kinds), for
 # `kubectl apply --dry-run=server` of its manifests.
 DEPLOY_RESOURCES = (
+    _r("apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", False,
+       ("crd", "crds")),
     _r("rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", False),
     _r("rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", False),
     _r("rbac.authorization.k8s.io/v1", "roles", "Role"),
@@ -191,6 +193,20 @@ DEPLOY_RESOURCES = (
     _r("work.open-cluster-management.io/v1", "manifestworks", "ManifestWork", short=("mw",)),
     _r("work.open-cluster-management.io/v1alpha1", "manifestworkreplicasets", "ManifestWorkReplicaSet",
        short=("mwrs",)),
+)
+# What a managed cluster of the fleet serves besides the catalog: the klusterlet's
+# ClusterClaims and the CRDs the ManifestWork carries (ScanSummary), and what the hub
+# serves for `hcpscan fleet` (PlacementDecisions; ManagedClusters are in CRDS).
+FLEET_MANAGED = (
+    _r("cluster.open-cluster-management.io/v1alpha1", "clusterclaims", "ClusterClaim", False),
+    _r("hcpscan.io/v1alpha1", "scansummaries", "ScanSummary", False),
+)
+POLICYREPORT_CRDS = (
+    _r("wgpolicyk8s.io/v1alpha2", "policyreports", "PolicyReport", short=("polr",)),
+    _r("wgpolicyk8s.io/v1alpha2", "clusterpolicyreports", "ClusterPolicyReport", False, ("cpolr",)),
+)
+FLEET_HUB = (
+    _r("cluster.open-cluster-management.io/v1beta1", "placementdecisions", "PlacementDecision"),
 )
 APPLY_PATCH = "application/apply-patch+yaml"
 _MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's request body limit

@@ -20,6 +20,8 @@ from typing import Any
 import jsonschema
 import kubernetes.client
 
+from hcpscan.fleet import contract
+
 from tests.conftest import SHARED
 from tests.k8sschema import OBJECT_META, CrdValidator, errors_against_crd, load_crd, to_json_schema
 
@@ -183,6 +185,9 @@ def validators() -> dict[tuple[str, str], Validator]:
         ("rbac.authorization.k8s.io", "Role"): builtin("V1Role"),
         ("rbac.authorization.k8s.io", "RoleBinding"): builtin("V1RoleBinding"),
         ("batch", "CronJob"): builtin("V1CronJob"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"): builtin("V1CustomResourceDefinition"),
+        ("hcpscan.io", "ScanSummary"): openapi(
+            contract.scan_summary_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]),
         ("openreports.io", "Report"): crd("openreports.io_reports.yaml", "v1alpha1"),
         ("openreports.io", "ClusterReport"): crd("openreports.io_clusterreports.yaml", "v1alpha1"),
         ("cluster.open-cluster-management.io", "Placement"): openapi(_placement()),

@@ -15,6 +15,7 @@ from tests.live.test_clusterrole import _grants as readonly_grants
 
 PUBLISHER_RBAC = HERE.parents[1] / "deploy" / "hcpscan-publisher-rbac.yaml"
 REPORTS = {("openreports.io", "reports"), ("openreports.io", "clusterreports")}
+POLICYREPORTS = {("wgpolicyk8s.io", "policyreports"), ("wgpolicyk8s.io", "clusterpolicyreports")}
 
 
 def publishing_standin(standin, example_bodies):
@@ -131,7 +132,7 @@ def test_forbidden_names_the_role_to_grant_and_the_role_is_enough(standin, pki, 
 
     role = next(d for d in yaml.safe_load_all(PUBLISHER_RBAC.read_text()) if d["kind"] == "ClusterRole")
     granted = {(g, r) for rule in role["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
-    assert granted == REPORTS
+    assert granted == REPORTS | POLICYREPORTS | {("hcpscan.io", "scansummaries")}
     assert all(sorted(rule["verbs"]) == ["create", "get", "patch"] for rule in role["rules"])
     server.state.allowed = readonly_grants() | granted
     code, _, err = publish(config, tmp_path / "r.yaml", "-n", "clusters")
