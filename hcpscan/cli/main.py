@@ -16,6 +16,7 @@ from hcpscan.cli.output import say
 COMMAND_MODULES = (
     "hcpscan.cli.scan_cmd",
     "hcpscan.cli.cluster_cmd",
+    "hcpscan.cli.fleet_cmd",
     "hcpscan.cli.inventory_cmd",
     "hcpscan.cli.rules_cmd",
     "hcpscan.cli.templates_cmd",

@@ -10,7 +10,8 @@ same tests to prove it answers as a real server would. It serves:
 * ``/version``;
 * RBAC as 403: a ClusterRole's grants (``allowed``: anything else is
   forbidden) or single resources (``forbidden``);
-* lists, cluster-wide and per namespace, with ``limit``/``continue``; built-in
+* lists, cluster-wide and per namespace, with ``limit``/``continue`` and equality
+  ``labelSelector``/``fieldSelector`` (``metadata.name``, ``metadata.namespace``); built-in
   lists omit ``kind``/``apiVersion`` on their items as the real server does;
 * ``GET /api/v1/namespaces/<name>``;
 * ``GET`` of one object (``.../<plural>/<name>``);
@@ -639,7 +640,8 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         with state.lock:
             items = [o for o in state.objects.get((resource.group, resource.kind), [])
-                     if namespace is None or o["metadata"].get("namespace") == namespace]
+                     if (namespace is None or o["metadata"].get("namespace") == namespace)
+                     and _selected(o, query)]
             current_rv = state.resource_version
             token = query.get("continue", "")
             if token and resource.plural in state.expire_continue:
@@ -666,6 +668,20 @@ class _Handler(BaseHTTPRequestHandler):
                       for _, o in page]
         return 200, {"kind": f"{resource.kind}List", "apiVersion": resource.api_version,
                      "metadata": meta, "items": body_items}, {}
+
+
+def _selected(obj: dict[str, Any], query: dict[str, str]) -> bool:
+    """``labelSelector`` and ``fieldSelector`` as equality requirements (``a=b,c==d``);
+    the only fields a CRD serves are ``metadata.name`` and ``metadata.namespace``."""
+    meta = obj.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    fields = {"metadata.name": meta.get("name", ""), "metadata.namespace": meta.get("namespace", "")}
+    for param, values in (("labelSelector", labels), ("fieldSelector", fields)):
+        for requirement in filter(None, query.get(param, "").split(",")):
+            key, _, value = requirement.replace("==", "=").partition("=")
+            if values.get(key.strip()) != value.strip():
+                return False
+    return True
 
 
 class StandInServer(ThreadingHTTPServer):

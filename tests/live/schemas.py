@@ -21,7 +21,6 @@ import jsonschema
 import kubernetes.client
 
 from hcpscan.fleet import contract
-
 from tests.conftest import SHARED
 from tests.k8sschema import OBJECT_META, CrdValidator, errors_against_crd, load_crd, to_json_schema
 
@@ -150,6 +149,30 @@ def _manifest_work_spec() -> dict[str, Any]:
                                     updateStrategy=strategy, feedbackRules=_array(feedback))))
 
 
+def _condition() -> dict[str, Any]:
+    return _obj(("type", "status", "lastTransitionTime", "reason", "message"), type=_s(),
+                status=_s(enum=["True", "False", "Unknown"]), lastTransitionTime=_s(),
+                reason=_s(), message=_s(), observedGeneration={"type": "integer"})
+
+
+def _manifest_work() -> dict[str, Any]:
+    """ManifestWork with its status (work/v1 ManifestWorkStatus): where status feedback lands."""
+    value = _obj(("type",), type=_s(enum=["Integer", "String", "Boolean", "JsonRaw"]),
+                 integer={"type": "integer"}, string=_s(), boolean={"type": "boolean"},
+                 jsonRaw=_s(maxLength=1024))
+    meta = _obj(ordinal={"type": "integer"}, group=_s(), version=_s(), kind=_s(), resource=_s(),
+                name=_s(), namespace=_s())
+    manifest = _obj(("resourceMeta", "conditions"), resourceMeta=meta,
+                    statusFeedback=_obj(values=_array(_obj(("name", "fieldValue"), name=_s(),
+                                                           fieldValue=value))),
+                    conditions=_array(_condition()))
+    status = _obj(conditions=_array(_condition()),
+                  resourceStatus=_obj(manifests=_array(manifest)))
+    top = _top(_manifest_work_spec())
+    top["properties"]["status"] = status
+    return top
+
+
 def _rollout_strategy() -> dict[str, Any]:
     timing = {"progressDeadline": _s(), "maxFailures": {"x-kubernetes-int-or-string": True},
               "minSuccessTime": _s()}
@@ -195,5 +218,5 @@ def validators() -> dict[tuple[str, str], Validator]:
             openapi(_managed_cluster_set_binding()),
         ("work.open-cluster-management.io", "ManifestWorkReplicaSet"):
             openapi(_manifest_work_replica_set()),
-        ("work.open-cluster-management.io", "ManifestWork"): openapi(_top(_manifest_work_spec())),
+        ("work.open-cluster-management.io", "ManifestWork"): openapi(_manifest_work()),
     }
