@@ -84,17 +84,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     failing = matrix.failing(Severity(args.fail_on))
-    if failing:
-        print(f"hcpscan: {len(failing)} cluster(s) with findings at or above {args.fail_on}",
-              file=sys.stderr)
-        return exitcodes.FINDINGS
     incomplete = matrix.incomplete()
     if incomplete:
         print(f"hcpscan: {len(incomplete)} placed cluster(s) without a current scan: "
               + ", ".join(f"{r.name} ({r.state.value})" for r in incomplete[:10])
               + (" ..." if len(incomplete) > 10 else ""), file=sys.stderr)
-        if args.fail_on_incomplete:
-            return exitcodes.INCOMPLETE
+    if failing:
+        print(f"hcpscan: {len(failing)} cluster(s) with findings at or above {args.fail_on}",
+              file=sys.stderr)
+        return exitcodes.FINDINGS
+    if incomplete and args.fail_on_incomplete:
+        return exitcodes.INCOMPLETE
     return exitcodes.OK
 
 

@@ -259,3 +259,79 @@ def managed_cluster(name: str, available: bool = True) -> dict[str, Any]:
 def load_template(path: Any) -> dict[str, Any]:
     (mwrs,) = [d for d in yaml.safe_load_all(path.read_text()) if d]
     return mwrs["spec"]["manifestWorkTemplate"]
+
+
+@dataclass(frozen=True)
+class FleetPlan:
+    """How many clusters of a simulated fleet are in each state (the rest are ok)."""
+
+    size: int
+    stale: int
+    failed: int
+    never_reported: int
+    no_work: int
+    not_placed: int
+
+    def state_of(self, index: int) -> str:
+        bounds = [("stale", self.stale), ("failed", self.failed),
+                  ("never-reported", self.never_reported), ("no-work", self.no_work),
+                  ("not-placed", self.not_placed)]
+        start = 0
+        for state, count in bounds:
+            if start <= index < start + count:
+                return state
+            start += count
+        return "ok"
+
+
+RULE_POOL = (("HCP001", "high"), ("HCP002", "high"), ("PRX003", "medium"), ("PRX007", "low"),
+             ("OCM002", "critical"), ("PRX008", "high"))
+
+
+def simulated_fleet(plan: FleetPlan, template: dict[str, Any], now: dt.datetime
+                    ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """A hub's objects for ``plan``: ManagedClusters, hcpscan's ManifestWorks with their
+    status feedback, and PlacementDecisions of 100 clusters each (as OCM splits them);
+    and per cluster what ``hcpscan fleet`` must say (state, findings)."""
+    objects: list[dict[str, Any]] = []
+    expected: dict[str, dict[str, Any]] = {}
+    placed: list[str] = []
+    for index in range(plan.size):
+        name = f"cluster-{index:04d}"
+        state = plan.state_of(index)
+        objects.append(managed_cluster(name, available=state != "stale"))
+        if state == "not-placed":
+            expected[name] = {"state": state, "findings": {}}
+            continue
+        placed.append(name)
+        if state == "no-work":
+            expected[name] = {"state": state, "findings": {}}
+            continue
+        rules = {rule: (severity, 1 + (index + k) % 3)
+                 for k, (rule, severity) in enumerate(RULE_POOL) if (index >> k) & 1}
+        findings = {s: sum(n for sev, n in rules.values() if sev == s) for s in contract.SEVERITIES}
+        scanned = {"stale": now - dt.timedelta(hours=40), "failed": now - dt.timedelta(hours=8)}.get(
+            state, now - dt.timedelta(hours=1 + index % 5))
+        cron = {"lastScheduleTime": stamp(scanned), "lastSuccessfulTime": stamp(scanned)}
+        if state == "failed":
+            cron["lastScheduleTime"] = stamp(now - dt.timedelta(hours=2))
+        feedback = None
+        if state == "never-reported":
+            cron = {}
+        else:
+            feedback = {"cluster": name, "scanTime": stamp(scanned), "hcpscanVersion": "0.1.0",
+                        "reportDigest": "sha256:%064x" % index,
+                        "reportsPublishedTo": "openreports.io/v1alpha1", **findings,
+                        "rulesPassed": 40 - len(rules), "rulesFailed": len(rules), "rulesNotEvaluable": 0,
+                        "failingRules": contract.encode_rules(rules), "notEvaluableRules": ""}
+        objects.append(simulated_work(name, template, feedback, cron, now))
+        expected[name] = {"state": state, "findings": findings if feedback else {}, "rules": rules}
+    for start in range(0, len(placed), 100):
+        objects.append({"apiVersion": "cluster.open-cluster-management.io/v1beta1",
+                        "kind": "PlacementDecision",
+                        "metadata": {"name": f"hcpscan-fleet-decision-{start // 100 + 1}",
+                                     "namespace": "hcpscan-fleet",
+                                     "labels": {PLACEMENT_LABEL: "hcpscan-fleet"}},
+                        "status": {"decisions": [{"clusterName": c, "reason": ""}
+                                                 for c in placed[start:start + 100]]}})
+    return objects, expected
