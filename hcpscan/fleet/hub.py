@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.fleet import contract
-from hcpscan.fleet.matrix import FleetMatrix, classify
+from hcpscan.fleet.matrix import FleetMatrix, as_dict, as_list, classify
 from hcpscan.sources.live.client import ApiError, Connection, LiveError
 from hcpscan.sources.live.lister import list_all
 
@@ -43,11 +43,11 @@ class FleetQuery:
 
 def read_fleet(conn: Connection, query: FleetQuery, now: dt.datetime) -> FleetMatrix:
     notes: list[str] = []
-    clusters = {_name(o): o for o in _list(conn, MANAGED_CLUSTERS, "ManagedClusters", query)}
+    clusters = {_name(o): o for o in _list(conn, MANAGED_CLUSTERS, "ManagedClusters", query) if _name(o)}
     works: dict[str, dict[str, Any]] = {}
     for work in _list(conn, MANIFEST_WORKS, "ManifestWorks", query,
                       {"fieldSelector": f"metadata.name={query.work_name}"}):
-        meta = work.get("metadata") or {}
+        meta = as_dict(work.get("metadata"))
         if meta.get("name") == query.work_name and isinstance(meta.get("namespace"), str):
             works[meta["namespace"]] = work  # a ManifestWork lives in its cluster's namespace
     placed = _placed(conn, query, notes)
@@ -62,7 +62,8 @@ def read_fleet(conn: Connection, query: FleetQuery, now: dt.datetime) -> FleetMa
 
 
 def _name(obj: dict[str, Any]) -> str:
-    return str((obj.get("metadata") or {}).get("name") or "")
+    name = as_dict(obj.get("metadata")).get("name")
+    return name if isinstance(name, str) else ""
 
 
 def _list(conn: Connection, path: str, what: str, query: FleetQuery,
@@ -92,9 +93,9 @@ def _placed(conn: Connection, query: FleetQuery, notes: list[str]) -> set[str]:
         return set()
     chosen = set()
     for decision in decisions:
-        if ((decision.get("metadata") or {}).get("labels") or {}).get(PLACEMENT_LABEL) != name:
+        if as_dict(as_dict(decision.get("metadata")).get("labels")).get(PLACEMENT_LABEL) != name:
             continue
-        for entry in (decision.get("status") or {}).get("decisions") or []:
+        for entry in as_list(as_dict(decision.get("status")).get("decisions")):
             if isinstance(entry, dict) and isinstance(entry.get("clusterName"), str):
                 chosen.add(entry["clusterName"])
     if not decisions:

@@ -132,15 +132,23 @@ def iso(when: dt.datetime | None) -> str | None:
     return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
 
 
+def as_dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def feedback(work: dict[str, Any], group: str, resource: str) -> dict[str, Any] | None:
     """The feedback values (name -> value) OCM synced for one manifest of ``work``, or
-    None when the work's status has no entry for that manifest."""
-    manifests = ((work.get("status") or {}).get("resourceStatus") or {}).get("manifests") or []
-    for entry in manifests:
-        meta = entry.get("resourceMeta") or {} if isinstance(entry, dict) else {}
+    None when the work's status has no entry for that manifest. A status of another
+    shape reads as no entry (whoever can write the hub's ManifestWorks wrote it)."""
+    for entry in as_list(as_dict(as_dict(work.get("status")).get("resourceStatus")).get("manifests")):
+        meta = as_dict(as_dict(entry).get("resourceMeta"))
         if meta.get("group") == group and meta.get("resource") == resource:
-            values = ((entry.get("statusFeedback") or {}).get("values")) or []
-            return {v["name"]: _value(v.get("fieldValue") or {}) for v in values
+            values = as_list(as_dict(entry.get("statusFeedback")).get("values"))
+            return {v["name"]: _value(as_dict(v.get("fieldValue"))) for v in values
                     if isinstance(v, dict) and isinstance(v.get("name"), str)}
     return None
 
@@ -152,7 +160,7 @@ def _value(field_value: dict[str, Any]) -> Any:
 
 
 def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    for cond in (obj.get("status") or {}).get("conditions") or []:
+    for cond in as_list(as_dict(obj.get("status")).get("conditions")):
         if isinstance(cond, dict) and cond.get("type") == kind:
             return cond
     return None
@@ -211,7 +219,7 @@ def _read_summary(row: ClusterRow, summary: dict[str, Any]) -> None:
         row.unreadable.append(f"scanTime={summary.get('scanTime')!r}")
     for severity in contract.SEVERITIES:
         value = summary.get(severity)
-        if isinstance(value, int) and value >= 0:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             row.findings[severity] = value
         elif value is not None:
             row.unreadable.append(f"{severity}={value!r}")

@@ -146,3 +146,22 @@ def test_every_format_shows_the_matrix_and_escapes_what_clusters_wrote():
     assert "| edge-&lt;b>\\|2 |" in md and "| edge-1 | H2 | . |" in md
     page = render(m, "html")
     assert "edge-&lt;b&gt;|2" in page and "<b>|2" not in page
+
+
+def test_a_work_status_of_any_shape_reads_as_no_feedback_never_a_traceback():
+    shapes = [None, "x", [], {"resourceStatus": "x"}, {"resourceStatus": {"manifests": {"a": 1}}},
+              {"resourceStatus": {"manifests": ["x", {"resourceMeta": "x"},
+                                                {"resourceMeta": {"group": "hcpscan.io",
+                                                                  "resource": "scansummaries"},
+                                                 "statusFeedback": ["x"]}]}},
+              {"conditions": "x", "resourceStatus": {"manifests": [
+                  {"resourceMeta": {"group": "hcpscan.io", "resource": "scansummaries"},
+                   "statusFeedback": {"values": ["x", {"name": 3}, {"name": "high", "fieldValue": "x"},
+                                                 {"name": "critical",
+                                                  "fieldValue": {"type": "Boolean", "boolean": True}}]}}]}}]
+    for status in shapes:
+        work = simulated_work("edge-1", {}, None, None, NOW)
+        work["status"] = status
+        r = classify("edge-1", {"status": "x"}, work, True, NOW, STALE)
+        assert r.state is ScanState.NOT_APPLIED and r.last_scan is None
+    assert r.unreadable == ["critical=True"]  # a boolean is not a count
