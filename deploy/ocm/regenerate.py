@@ -50,8 +50,9 @@ HEADER = """\
 # ManifestWork per chosen cluster, in that cluster's namespace on the hub, and
 # follows the Placement as clusters join or leave. The work agent on each
 # cluster applies the manifests (the ScanSummary CRD, the read-only and
-# publisher RBAC, the namespace, service account and CronJob) and removes them
-# when this object is deleted.
+# publisher RBAC, the namespace, service account and CronJob, and an empty
+# ScanSummary, created once: feedback rules only run on what the work created)
+# and removes them when this object is deleted.
 #
 # manifestConfigs: the work agent copies the CronJob's lastScheduleTime and
 # lastSuccessfulTime and the ScanSummary's status (counts per severity, failing
@@ -74,9 +75,11 @@ def documents(path: Path) -> list[dict[str, Any]]:
 
 def carried(image: str) -> list[dict[str, Any]]:
     """The objects of the CARRIED files (the first, generated, from the contract), the
-    CronJob's container image set to ``image``."""
+    CronJob's container image set to ``image``, then the ScanSummary seed: OCM feeds back
+    only resources the work created (hcpscan/fleet/contract.py)."""
     manifests = [contract.scan_summary_crd(),
-                 *(d for name in CARRIED[1:] for d in documents(DEPLOY / name))]
+                 *(d for name in CARRIED[1:] for d in documents(DEPLOY / name)),
+                 contract.scan_summary_seed()]
     for doc in manifests:
         if doc.get("kind") == "CronJob":
             pod = doc["spec"]["jobTemplate"]["spec"]["template"]["spec"]

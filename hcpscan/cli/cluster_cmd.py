@@ -11,9 +11,9 @@ from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.reporting import add_report_arguments, write_reports
 from hcpscan.cli.ruleset import PreparedRules, add_rule_arguments, prepare_rules
 from hcpscan.findings.model import ScanReport
+from hcpscan.fleet.contract import report_digest, scan_summary
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.store import UnavailableKind
-from hcpscan.fleet.contract import report_digest, scan_summary
 from hcpscan.publish import FIELD_MANAGER, check_served, publish_reports, served_apis
 from hcpscan.reporters.openreports import OPENREPORTS, build_reports, cluster_identity, empty_reports
 from hcpscan.reporters.policyreport import POLICYREPORT

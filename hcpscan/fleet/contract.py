@@ -68,14 +68,25 @@ def feedback_rules(paths: dict[str, str]) -> list[dict[str, Any]]:
 
 
 def manifest_configs() -> list[dict[str, Any]]:
-    """``spec.manifestConfigs`` of the ManifestWork: what comes back to the hub."""
+    """``spec.manifestConfigs`` of the ManifestWork: what comes back to the hub.
+
+    OCM runs feedback rules only for resources the work itself created, hence the
+    ScanSummary seed among the work's manifests (:func:`scan_summary_seed`), applied
+    ``CreateOnly`` so the agent never overwrites the status each scan writes."""
     return [
         {"resourceIdentifier": {"group": "batch", "resource": "cronjobs",
                                 "namespace": CRONJOB_NAMESPACE, "name": CRONJOB_NAME},
          "feedbackRules": feedback_rules(CRONJOB_FEEDBACK)},
         {"resourceIdentifier": {"group": GROUP, "resource": PLURAL, "name": NAME},
-         "feedbackRules": feedback_rules(SUMMARY_FEEDBACK)},
+         "feedbackRules": feedback_rules(SUMMARY_FEEDBACK),
+         "updateStrategy": {"type": "CreateOnly"}},
     ]
+
+
+def scan_summary_seed() -> dict[str, Any]:
+    """The ScanSummary as the ManifestWork creates it, before any scan: no status."""
+    return {"apiVersion": API_VERSION, "kind": KIND,
+            "metadata": {"name": NAME, "labels": {"app.kubernetes.io/managed-by": "hcpscan"}}}
 
 
 def encode_rules(rules: dict[str, tuple[str, int]]) -> str:

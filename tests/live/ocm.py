@@ -114,7 +114,7 @@ def replicate(hub: Api, namespace: str, name: str) -> list[str]:
 
 
 def _condition(kind: str, ok: bool, reason: str, message: str, now: dt.datetime) -> dict[str, Any]:
-    return {"type": kind, "status": "True" if ok else "False", "reason": reason, "message": message,
+    return {"type": kind, "status": "True" if ok else "False", "reason": reason, "message": message or reason,
             "lastTransitionTime": stamp(now)}
 
 
@@ -132,12 +132,21 @@ def _resource_meta(index: int, manifest: dict[str, Any], api: Api) -> dict[str, 
 def agent_apply(hub: Api, cluster: ManagedCluster, work_name: str, now: dt.datetime) -> None:
     """The work agent: apply the work's manifests to its cluster, then report Applied."""
     work = hub.get("work.open-cluster-management.io/v1", "ManifestWork", cluster.name, work_name)
+    create_only = {(c["resourceIdentifier"]["group"], c["resourceIdentifier"]["resource"],
+                    c["resourceIdentifier"].get("namespace", ""), c["resourceIdentifier"]["name"])
+                   for c in work["spec"].get("manifestConfigs") or []
+                   if (c.get("updateStrategy") or {}).get("type") == "CreateOnly"}
     manifests = []
     for index, manifest in enumerate(work["spec"]["workload"]["manifests"]):
-        cluster.api.apply(manifest, "work-agent")
+        meta = _resource_meta(index, manifest, cluster.api)
+        group, _, _ = manifest["apiVersion"].rpartition("/")
+        exists = cluster.api.state.find(group, manifest["kind"], meta.get("namespace", ""), meta["name"])
+        if not (exists and (meta["group"], meta["resource"], meta.get("namespace", ""), meta["name"])
+                in create_only):
+            cluster.api.apply(manifest, "work-agent")
         if manifest["kind"] == "CustomResourceDefinition":
             serve_crd(cluster.api.state, manifest)
-        manifests.append({"resourceMeta": _resource_meta(index, manifest, cluster.api),
+        manifests.append({"resourceMeta": _resource_meta(index, manifest, cluster.api),  # after a CRD
                           "conditions": [_condition("Applied", True, "AppliedManifestComplete",
                                                     "Apply manifest complete", now)]})
     work["status"] = {"conditions": [_condition("Applied", True, "AppliedManifestWorkComplete",
@@ -202,13 +211,10 @@ def agent_feedback(hub: Api, cluster: ManagedCluster, work_name: str) -> None:
                     values.append({"name": path["name"], "fieldValue": value})
         entry = next((m for m in manifests if m["resourceMeta"].get("group") == ident["group"]
                       and m["resourceMeta"].get("resource") == ident["resource"]
-                      and m["resourceMeta"]["name"] == ident["name"]), None)
-        if entry is None:  # not a manifest of the work (the ScanSummary the scan writes)
-            entry = {"resourceMeta": {"group": resource.group, "version": resource.version,
-                                      "kind": resource.kind, "resource": resource.plural,
-                                      "name": ident["name"]},
-                     "conditions": []}
-            manifests.append(entry)
+                      and m["resourceMeta"]["name"] == ident["name"]
+                      and m["resourceMeta"].get("namespace", "") == ident.get("namespace", "")), None)
+        if entry is None:  # as OCM: no feedback for a resource the work did not create
+            continue
         entry["statusFeedback"] = {"values": values}
     hub.apply(_without_server_fields(work), "work-agent")
 
@@ -232,16 +238,17 @@ def simulated_work(cluster: str, template: dict[str, Any], feedback: dict[str, A
                             "metadata": {"name": contract.WORK_NAME, "namespace": cluster,
                                          "labels": {MWRS_LABEL: "hcpscan-fleet.hcpscan"}},
                             "spec": template}
-    manifests = [{"resourceMeta": {"group": "batch", "version": "v1", "kind": "CronJob",
+    manifests = [{"resourceMeta": {"ordinal": 8, "group": "batch", "version": "v1", "kind": "CronJob",
                                    "resource": "cronjobs", "name": contract.CRONJOB_NAME,
                                    "namespace": contract.CRONJOB_NAMESPACE},
                   "statusFeedback": {"values": _values(cron or {})},
                   "conditions": [_condition("Applied", True, "AppliedManifestComplete", "", now)]}]
     if feedback is not None:
-        manifests.append({"resourceMeta": {"group": contract.GROUP, "version": contract.VERSION,
+        manifests.append({"resourceMeta": {"ordinal": 9, "group": contract.GROUP, "version": contract.VERSION,
                                            "kind": contract.KIND, "resource": contract.PLURAL,
                                            "name": contract.NAME},
-                          "statusFeedback": {"values": _values(feedback)}, "conditions": []})
+                          "statusFeedback": {"values": _values(feedback)},
+                          "conditions": [_condition("Applied", True, "AppliedManifestComplete", "", now)]})
     work["status"] = {"conditions": [_condition("Applied", True, "AppliedManifestWorkComplete", "", now)],
                       "resourceStatus": {"manifests": manifests}}
     return work
@@ -252,7 +259,9 @@ def managed_cluster(name: str, available: bool = True) -> dict[str, Any]:
             "metadata": {"name": name}, "spec": {"hubAcceptsClient": True},
             "status": {"conditions": [{"type": "ManagedClusterConditionAvailable",
                                        "status": "True" if available else "Unknown",
-                                       "reason": "", "message": "",
+                                       "reason": ("ManagedClusterAvailable" if available
+                                                  else "ManagedClusterLeaseUpdateStopped"),
+                                       "message": "",
                                        "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}
 
 

@@ -150,9 +150,11 @@ def _manifest_work_spec() -> dict[str, Any]:
 
 
 def _condition() -> dict[str, Any]:
+    """metav1.Condition: a non-empty CamelCase reason, as the API server requires."""
     return _obj(("type", "status", "lastTransitionTime", "reason", "message"), type=_s(),
                 status=_s(enum=["True", "False", "Unknown"]), lastTransitionTime=_s(),
-                reason=_s(), message=_s(), observedGeneration={"type": "integer"})
+                reason=_s(minLength=1, pattern="^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"),
+                message=_s(), observedGeneration={"type": "integer"})
 
 
 def _manifest_work() -> dict[str, Any]:
@@ -160,7 +162,7 @@ def _manifest_work() -> dict[str, Any]:
     value = _obj(("type",), type=_s(enum=["Integer", "String", "Boolean", "JsonRaw"]),
                  integer={"type": "integer"}, string=_s(), boolean={"type": "boolean"},
                  jsonRaw=_s(maxLength=1024))
-    meta = _obj(ordinal={"type": "integer"}, group=_s(), version=_s(), kind=_s(), resource=_s(),
+    meta = _obj(("ordinal",), ordinal={"type": "integer"}, group=_s(), version=_s(), kind=_s(), resource=_s(),
                 name=_s(), namespace=_s())
     manifest = _obj(("resourceMeta", "conditions"), resourceMeta=meta,
                     statusFeedback=_obj(values=_array(_obj(("name", "fieldValue"), name=_s(),

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from hcpscan.fleet import contract
 from tests.live.apiserver import DEPLOY_RESOURCES, REPORT_CRDS, catalog
 from tests.live.conftest import HERE, write_kubeconfig
 from tests.live.schemas import OPENREPORTS_CRDS, validators
@@ -80,10 +81,11 @@ def test_the_manifests_the_fleet_gets_are_valid_too(standin, pki, kubectl, tmp_p
             f"{rel} is stale: run python3 deploy/ocm/regenerate.py")
     (mwrs,) = documents(MWRS)
     embedded = mwrs["spec"]["manifestWorkTemplate"]["workload"]["manifests"]
-    assert embedded == [d for name in OWN_FILES for d in documents(DEPLOY / name)], (
+    assert embedded == [*(d for name in OWN_FILES for d in documents(DEPLOY / name)),
+                        contract.scan_summary_seed()], (
         f"{MWRS.name} must carry exactly {', '.join(OWN_FILES)}: run python3 deploy/ocm/regenerate.py")
     work = tmp_path / "work.yaml"
-    work.write_text(yaml.safe_dump_all(embedded))
+    work.write_text(yaml.safe_dump_all(embedded[:-1]))  # the seed's CRD is not served here
     done = dry_run(kubectl, config, work)
     assert done.returncode == 0, done.stderr
 
@@ -152,7 +154,8 @@ def test_the_image_is_a_parameter_and_the_openreports_crds_can_ride_along(tmp_pa
                     "scansummaries.hcpscan.io"]
     # someone else's CRDs: created only where missing, never deleted with the work
     create_only = {c["resourceIdentifier"]["name"] for c in template["manifestConfigs"]
-                   if c.get("updateStrategy") == {"type": "CreateOnly"}}
+                   if c.get("updateStrategy") == {"type": "CreateOnly"}
+                   and c["resourceIdentifier"]["resource"] == "customresourcedefinitions"}
     assert create_only == {"clusterreports.openreports.io", "reports.openreports.io"}
     orphaned = {r["name"] for r in template["deleteOption"]["selectivelyOrphans"]["orphaningRules"]}
     assert template["deleteOption"]["propagationPolicy"] == "SelectivelyOrphan"
@@ -165,17 +168,18 @@ def test_feedback_rules_name_the_objects_the_work_creates():
     template = mwrs["spec"]["manifestWorkTemplate"]
     manifests = template["workload"]["manifests"]
     plurals = {"CronJob": ("batch", "cronjobs"), "ScanSummary": ("hcpscan.io", "scansummaries")}
+    assert {c["resourceIdentifier"]["resource"] for c in template["manifestConfigs"]} == {
+        "cronjobs", "scansummaries"}
     for config in template["manifestConfigs"]:
         ident = config["resourceIdentifier"]
         assert config["feedbackRules"][0]["type"] == "JSONPaths"
         assert all(p["path"].startswith(".") for p in config["feedbackRules"][0]["jsonPaths"])
-        if ident["group"] == "hcpscan.io":
-            # the ScanSummary is written by the scan, not by the work: the CRD is carried
-            assert any(m["kind"] == "CustomResourceDefinition"
-                       and m["spec"]["group"] == "hcpscan.io" for m in manifests)
-            continue
+        # OCM runs feedback rules only on resources the work created
         (target,) = [m for m in manifests
                      if plurals.get(m["kind"]) == (ident["group"], ident["resource"])
                      and m["metadata"]["name"] == ident["name"]
                      and m["metadata"].get("namespace") == ident.get("namespace")]
-        assert target["kind"] == "CronJob"
+        if target["kind"] == "ScanSummary":  # the scan writes its status: create it only
+            assert config["updateStrategy"] == {"type": "CreateOnly"} and "status" not in target
+            assert any(m["kind"] == "CustomResourceDefinition" and m["spec"]["group"] == "hcpscan.io"
+                       for m in manifests)
