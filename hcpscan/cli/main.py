@@ -35,6 +35,7 @@ examples:
   hcpscan scan ./must-gather.local.123
   hcpscan scan gitops/ --format sarif -o hcpscan.sarif
   hcpscan rules show HCP001
+  hcpscan fleet --kubeconfig hub.kubeconfig     # every managed cluster's results, via OCM
   hcpscan noproxy --no-proxy ".svc,10.0.0.0/8" https://10.1.2.3:6443
 """
 
