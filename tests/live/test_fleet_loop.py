@@ -29,6 +29,33 @@ def _claim(name: str, value: str) -> dict[str, Any]:
     return {"apiVersion": CLAIM, "kind": "ClusterClaim", "metadata": {"name": name}, "spec": {"value": value}}
 
 
+def carried_grants(hub, cluster: str) -> set[tuple[str, str, str]]:
+    """(group, resource, verb) the ClusterRoles of the cluster's ManifestWork grant."""
+    work = hub.state.find("work.open-cluster-management.io", "ManifestWork", cluster, "hcpscan")
+    return {(g, r, v) for m in work["spec"]["workload"]["manifests"] if m["kind"] == "ClusterRole"
+            for rule in m["rules"] for g in rule["apiGroups"] for r in rule["resources"] for v in rule["verbs"]}
+
+
+def ungranted(requests, grants: set[tuple[str, str, str]]) -> list[str]:
+    """Resource requests (not discovery) no grant allows."""
+    out = []
+    for request in requests:
+        parts = [p for p in request.path.split("/") if p]
+        if parts[:1] not in (["api"], ["apis"]) or len(parts) < 3:
+            continue  # /version, /api, /apis: discovery, allowed to every authenticated user
+        rest = parts[2:] if parts[0] == "api" else parts[3:]
+        group = "" if parts[0] == "api" else parts[1]
+        if not rest:
+            continue  # discovery: allowed to every authenticated user
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            rest = rest[2:]
+        resource = rest[0]
+        verb = {"PATCH": "patch"}.get(request.method, "get" if len(rest) == 2 else "list")
+        if (group, resource, verb) not in grants:
+            out.append(f"{request.method} {request.path}")
+    return out
+
+
 def _appliable(server) -> None:
     server.state.appliable |= {(r.group, r.plural) for r in server.state.resources if "/" not in r.plural}
     server.state.schemas.update(validators())
@@ -87,10 +114,18 @@ def test_the_whole_loop_from_hub_to_managed_clusters_and_back(fleet, kubectl, tm
         assert cluster.api.state.find("batch", "CronJob", "hcpscan", "hcpscan") is not None
         assert cluster.api.state.find("apiextensions.k8s.io", "CustomResourceDefinition", "",
                                       contract.CRD_NAME) is not None
-    # 4. each CronJob runs `hcpscan cluster --publish-reports ...` against its own cluster
+    # 4. each CronJob runs `hcpscan cluster --publish-reports ...` against its own cluster,
+    # needing no permission beyond the two ClusterRoles the work carried
     for cluster in managed.values():
+        before = len(cluster.api.state.requests)
         code = ocm.run_cronjob(cluster, "hcpscan", "hcpscan", now)
         assert code == 0, (tmp_path / f"{cluster.name}.stderr").read_text()
+        made = cluster.api.state.requests[before + 1:-1]  # not the CronJob controller's GET, PATCH
+        assert made and {r.status for r in made} <= {200, 201, 404}  # 404: what is not served
+        assert all(r.method == "GET" for r in made if r.status == 404)
+        assert any(r.method == "PATCH" and "/scansummaries/" in r.path for r in made)
+        assert not ungranted(made, carried_grants(hub, cluster.name))
+        assert ungranted(made, carried_grants(hub, cluster.name) - {("hcpscan.io", "scansummaries", "patch")})
     # 5. the agents feed the CronJob's and the ScanSummary's status back to the hub
     for cluster in managed.values():
         ocm.agent_feedback(hub_api, cluster, "hcpscan")
