@@ -57,6 +57,7 @@ class ClusterRow:
     findings: dict[str, int] = field(default_factory=dict)  # severity -> count
     rules: dict[str, tuple[str, int]] = field(default_factory=dict)  # rule -> (severity, count)
     not_evaluable: list[str] = field(default_factory=list)
+    reported_as: str = ""  # the name the cluster's own scan gave itself (ClusterClaim, --cluster-name)
     digest: str = ""
     version: str = ""
     published_to: str = ""
@@ -75,7 +76,7 @@ class ClusterRow:
             "findings": dict(self.findings),
             "rules": {rule: {"severity": sev, "count": n} for rule, (sev, n) in sorted(self.rules.items())},
             "notEvaluable": list(self.not_evaluable),
-            "reportDigest": self.digest, "hcpscanVersion": self.version,
+            "reportedAs": self.reported_as, "reportDigest": self.digest, "hcpscanVersion": self.version,
             "reportsPublishedTo": self.published_to, "unreadable": list(self.unreadable),
         }
 
@@ -230,6 +231,7 @@ def _read_summary(row: ClusterRow, summary: dict[str, Any]) -> None:
     evaluable = summary.get("notEvaluableRules")
     if isinstance(evaluable, str):
         row.not_evaluable = [r for r in evaluable.split(",") if r]
+    row.reported_as = str(summary.get("cluster") or "")
     row.digest = str(summary.get("reportDigest") or "")
     row.version = str(summary.get("hcpscanVersion") or "")
     row.published_to = str(summary.get("reportsPublishedTo") or "")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import yaml
 
 from tests.live import ocm
@@ -51,3 +53,13 @@ def test_the_fleet_reader_role_is_enough(standin, pki, tmp_path):
     code, out, err = hcpscan("fleet", "--kubeconfig", str(config))
     assert code == 0, err
     assert "403" not in out and {r.status for r in server.state.requests} == {200}
+
+
+def test_a_cluster_whose_reports_use_another_name_is_a_note(standin, pki, tmp_path):
+    now = dt.datetime.now(dt.UTC)
+    work = ocm.simulated_work("edge-1", {}, {"cluster": "prod-east-1", "scanTime": ocm.stamp(now)}, None, now)
+    server = standin([ocm.managed_cluster("edge-1"), work], resources=[*catalog(), *DEPLOY_RESOURCES, *FLEET_HUB])
+    config = write_kubeconfig(tmp_path / "k", server.url, pki.ca_pem, context="hub")
+    code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--placement", "none")
+    assert code == 0, err
+    assert "note: edge-1: its reports name the cluster 'prod-east-1'" in out

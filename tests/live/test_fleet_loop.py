@@ -168,6 +168,7 @@ def test_the_whole_loop_from_hub_to_managed_clusters_and_back(fleet, kubectl, tm
                if r["result"] == "fail"}
     assert set(rows["edge-1"]["rules"]) == set(failing)
     assert rows["edge-1"]["reportDigest"] == summary["reportDigest"]
+    assert rows["edge-1"]["reportedAs"] == "edge-1" and not fleet["notes"]
     assert rows["edge-1"]["lastScan"] is not None and rows["edge-3"]["lastScan"] is None
     expected = 1 if summary["findings"]["critical"] else 0
     assert code == expected, err
