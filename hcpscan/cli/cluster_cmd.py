@@ -161,9 +161,7 @@ def _cluster_name(args: argparse.Namespace, conn: Connection) -> str:
     for claim in CLUSTER_CLAIMS:
         try:
             value = (conn.get(f"{CLAIMS_PATH}/{claim}").get("spec") or {}).get("value")
-        except LiveError:  # not served, not there, not allowed: the next claim, else none
-            continue
-        except ApiError:
+        except (ApiError, LiveError):  # not served, not there, not allowed: the next claim, else none
             continue
         if isinstance(value, str) and value.strip():
             print(f"hcpscan: cluster name {value.strip()} (ClusterClaim {claim})", file=sys.stderr)
