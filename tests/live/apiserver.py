@@ -24,6 +24,9 @@ same tests to prove it answers as a real server would. It serves:
 * 401 without a known bearer token or client certificate, 404 for what is
   not served, 410 for expired continue tokens, injected 429/5xx answers, 405
   for any other write;
+* an OCM hub and its managed clusters for the fleet tests (``FLEET_HUB``,
+  ``FLEET_MANAGED``; tests/live/ocm.py plays OCM's controllers through this API, and
+  makes a CRD served once it is applied);
 * hostile answers (``misbehave``): headers dribbled a line at a time, a body
   that never ends, a JSON server that is not Kubernetes.
 

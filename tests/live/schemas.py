@@ -4,8 +4,11 @@
   (generated from Kubernetes' own OpenAPI: field names, types, required fields,
   no unknown fields), plus ObjectMeta's name rules;
 * OpenReports: the CRDs in ../shared/conformance/openreports (tests.k8sschema);
-* Open Cluster Management's Placement, ManagedClusterSetBinding and
-  ManifestWorkReplicaSet: written here from the published API field lists
+* CustomResourceDefinition (the kubernetes client's model) and hcpscan's own
+  ScanSummary (its CRD's schema, hcpscan/fleet/contract.py);
+* Open Cluster Management's Placement, ManagedClusterSetBinding,
+  ManifestWorkReplicaSet and ManifestWork with its status (where status feedback
+  lands, required fields and condition reasons included): written here from the published API field lists
   (open-cluster-management-io/api ``cluster/v1beta1``, ``cluster/v1beta2``,
   ``work/v1``, ``work/v1alpha1``), covering the fields deploy/ may use; an object
   schema is closed, so a misspelt or unknown field is an error.
