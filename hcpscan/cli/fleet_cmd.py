@@ -47,8 +47,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--stale-after", type=float, default=13.0, metavar="HOURS",
                         help="a scan older than this is stale (default: 13, two 6-hourly runs and "
                              "an hour)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
-    parser.add_argument("-o", "--output", metavar="PATH", help="write the output here instead of stdout")
+    parser.add_argument("--format", action="append", metavar="FMT[=FILE]",
+                        help=f"output format, one of {', '.join(FORMATS)}; repeat for several, each "
+                             "optionally with its own file (--format table --format html=fleet.html). "
+                             "Default: table")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the (single) output without =FILE to FILE instead of stdout")
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 whatever the fleet's findings and scans (a scheduled job whose "
+                             "output is read elsewhere); a hub that cannot be read still exits 2")
     parser.add_argument("--fail-on", choices=[s.value for s in Severity], default="high",
                         help="exit 1 when any cluster has a finding at or above this severity "
                              "(default: high)")
@@ -64,6 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     query = _query(args)
+    outputs = _outputs(args)
     try:
         conn = connect(ClusterTarget(args.kubeconfig, args.context, args.request_timeout))
     except LiveError as exc:
@@ -74,15 +82,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(exc.message, exc.hint) from None
     finally:
         conn.close()
-    text = render(matrix, args.format)
-    if args.output:
+    for fmt, path in outputs:
+        text = render(matrix, fmt)
+        if path is None:
+            sys.stdout.write(text)
+            continue
         try:
-            Path(args.output).write_text(text)
+            Path(path).write_text(text)
         except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror}", "give a writable path") from None
-        print(f"hcpscan: wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+            raise UsageError(f"cannot write {path}: {exc.strerror}", "give a writable path") from None
+        print(f"hcpscan: wrote {path}", file=sys.stderr)
     failing = matrix.failing(Severity(args.fail_on))
     incomplete = matrix.incomplete()
     if incomplete:
@@ -92,10 +101,34 @@ def run(args: argparse.Namespace) -> int:
     if failing:
         print(f"hcpscan: {len(failing)} cluster(s) with findings at or above {args.fail_on}",
               file=sys.stderr)
+    if args.exit_zero:
+        return exitcodes.OK
+    if failing:
         return exitcodes.FINDINGS
     if incomplete and args.fail_on_incomplete:
         return exitcodes.INCOMPLETE
     return exitcodes.OK
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """(format, file or None for stdout) per --format; -o takes the one without a file."""
+    out: list[tuple[str, str | None]] = []
+    for value in args.format or ["table"]:
+        fmt, eq, path = value.partition("=")
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown format {fmt!r}", f"one of {', '.join(FORMATS)}")
+        if eq and not path:
+            raise UsageError(f"--format {value}: no file after '='", f"e.g. --format {fmt}=fleet.{fmt}")
+        out.append((fmt, path or None))
+    to_stdout = [i for i, (_, path) in enumerate(out) if path is None]
+    if len(to_stdout) > 1:
+        raise UsageError("more than one --format without a file would share standard output",
+                         "give all but one a file: --format json=fleet.json")
+    if args.output:
+        if not to_stdout:
+            raise UsageError("-o needs a --format without =FILE", "e.g. --format html -o fleet.html")
+        out[to_stdout[0]] = (out[to_stdout[0]][0], args.output)
+    return out
 
 
 def _query(args: argparse.Namespace) -> FleetQuery:

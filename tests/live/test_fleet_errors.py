@@ -63,3 +63,23 @@ def test_a_cluster_whose_reports_use_another_name_is_a_note(standin, pki, tmp_pa
     code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--placement", "none")
     assert code == 0, err
     assert "note: edge-1: its reports name the cluster 'prod-east-1'" in out
+
+
+def test_several_formats_at_once_and_exit_zero(standin, pki, tmp_path):
+    now = dt.datetime.now(dt.UTC)
+    work = ocm.simulated_work("edge-1", {}, {"scanTime": ocm.stamp(now), "critical": 1,
+                                             "failingRules": "OCM002=critical:1"}, None, now)
+    server = standin([ocm.managed_cluster("edge-1"), work], resources=[*catalog(), *DEPLOY_RESOURCES, *FLEET_HUB])
+    config = write_kubeconfig(tmp_path / "k", server.url, pki.ca_pem, context="hub")
+    code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--format", "table",
+                             "--format", f"html={tmp_path / 'f.html'}", "--format", "json", "-o",
+                             str(tmp_path / "f.json"))
+    assert code == 2 and "more than one --format without a file" in err
+    code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--format", "table",
+                             "--format", f"html={tmp_path / 'f.html'}", "--format",
+                             f"markdown={tmp_path / 'f.md'}")
+    assert code == 1 and "OCM002" in out
+    assert "<td>C1</td>" in (tmp_path / "f.html").read_text()
+    assert "| edge-1 | C1 |" in (tmp_path / "f.md").read_text()
+    code, _, err = hcpscan("fleet", "--kubeconfig", str(config), "--exit-zero", "--format", "json")
+    assert code == 0 and "1 cluster(s) with findings at or above high" in err
