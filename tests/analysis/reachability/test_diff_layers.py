@@ -343,3 +343,24 @@ def test_diff_explain_says_why_each_changed_pair_is_as_it_is(run_cli, tmp_path):
     assert bad.code == 2 and "--explain explains the changed pairs as text" in bad.err
     only = run_cli("connectivity", "--no-progress", "diff", str(old), str(new), "--explain-only", "deny")
     assert only.code == 2 and "--explain-only needs --explain" in only.err
+
+
+def test_diff_formats_name_the_secondary_network_of_a_change(run_cli, tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    text = _ns("shop", False) + _nad("shop") + _pod("shop", "backplane")
+    (old / "in.yaml").write_text(text)
+    (new / "in.yaml").write_text(text + _pod("shop", "backplane").replace("name: api",
+                                                                          "name: worker"))
+    base = ("connectivity", "--no-progress", "diff", str(old), str(new))
+    csv = run_cli(*base, "--format", "csv")
+    assert csv.code == 0, csv.err
+    header, *rows = csv.out.splitlines()
+    assert header.split(",")[-1] == "network"
+    assert ("added,shop/api[Pod],shop/worker[Pod],No Connections,All Connections,"
+            "workload shop/worker[Pod] added,backplane[NAD]") in rows
+    assert any(row.endswith(",") for row in rows)  # a pod-network change: no network
+    text_out = run_cli(*base).out
+    assert ", network: backplane[NAD]" in text_out
+    assert "# answer excludes" not in text_out  # NADs and MNPs are evaluated, not declared
