@@ -3,8 +3,8 @@
 The property: for any two inputs A and B, the diff of A and B is exactly the difference
 of their connection lists - pair by pair, address by address - for generated inputs
 with primary UserDefinedNetworks and ClusterUserDefinedNetworks, secondary networks with
-MultiNetworkPolicies, AdminNetworkPolicies, BaselineAdminNetworkPolicies and
-NetworkPolicies with ipBlocks. Workloads are compared under the names they have outside
+MultiNetworkPolicies, AdminNetworkPolicies, BaselineAdminNetworkPolicies,
+NetworkPolicies with ipBlocks, and Routes (the {ingress-controller} lines). Workloads are compared under the names they have outside
 a network's section (``ns/name[Kind]``), changes on a secondary network by network.
 """
 
@@ -105,7 +105,8 @@ def admin_policy(draw, banp: bool):
 @st.composite
 def estate(draw) -> list[dict]:
     """One input: namespaces (some on a primary UDN or CUDN), pods (some attached to
-    secondary networks), NADs, NetworkPolicies, MultiNetworkPolicies, ANPs, a BANP."""
+    secondary networks), NADs, NetworkPolicies, MultiNetworkPolicies, ANPs, a BANP, and
+    Services with Routes."""
     docs: list[dict] = []
     udn = draw(st.sets(st.sampled_from(NAMESPACES)))
     cudn = draw(st.sets(st.sampled_from(NAMESPACES))) - udn
@@ -137,6 +138,14 @@ def estate(draw) -> list[dict]:
             docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
                          "spec": {"containers": [{"name": "c", "ports": [
                              {"containerPort": 8080, "name": "http"}]}]}})
+    for ns in sorted(draw(st.sets(st.sampled_from(NAMESPACES), max_size=2))):  # ingress
+        docs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": ns},
+                     "spec": {"selector": {"app": "a"},
+                              "ports": [{"port": 80, "targetPort": draw(st.sampled_from(
+                                  [8080, "http"]))}]}})
+        docs.append({"apiVersion": "route.openshift.io/v1", "kind": "Route",
+                     "metadata": {"name": "web", "namespace": ns},
+                     "spec": {"to": {"kind": "Service", "name": "web"}}})
     if cudn:
         docs.append({"apiVersion": "k8s.ovn.org/v1", "kind": "ClusterUserDefinedNetwork",
                      "metadata": {"name": "shared"},
