@@ -9,12 +9,12 @@ from collections.abc import Iterable
 
 from hcpscan import collector
 from hcpscan.cli import exitcodes
+from hcpscan.cli.errors import UsageError
 from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import HCPSCAN_API, K8sObject
+from hcpscan.inventory.objects import HCPSCAN_API, UNAVAILABLE_KIND, K8sObject
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.gathered import not_collected
 from hcpscan.sources.interface import InputLimits
-from hcpscan.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
 from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
 from hcpscan.sources.walk import CONFIG_NAMES, DEFAULT_LIMITS, size_text
 
@@ -22,15 +22,6 @@ PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
     ".tar/.tar.gz/.tgz/.tar.xz/.txz/.tar.bz2/.zip archives, or - for standard input"
 )
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for: message plus what to do next."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
 
 
 _UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
@@ -133,6 +124,8 @@ def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], di
     records = [o for o in objects if recorded(o)]
     if not records:
         return objects, {}
+    from hcpscan.sources.live.dump import unavailable_from  # the live package only when needed
+
     unavailable: dict[str, UnavailableKind] = {}
     for record in records:
         unavailable.update(unavailable_from(record.body))
