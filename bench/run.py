@@ -525,7 +525,7 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
              "| start-up + report | peak RSS MiB (main / all) | libyaml, 1 process (peer) "
              "| checkov |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-    points, floor_points = [], []
+    points, floor_points, cpu_points = [], [], []
     for row in rows:
         scan, floor, data = row["scan"], row["floor"], row["data"]
         stages = scan.get("stages", {})
@@ -533,6 +533,8 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
         if ok:
             points.append((row["n"], scan["seconds"]))
             floor_points.append((row["n"], floor["seconds"]))
+            if scan.get("cpu"):
+                cpu_points.append((row["n"], scan["cpu"]))
         libyaml = row.get("libyaml")
         lines.append(
             f"| {row['n']} | {scan.get('objects') or '-'} / {data['objects']} "
@@ -545,8 +547,10 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
             f"| {_wall_cpu(libyaml) if libyaml else '-'} "
             f"| {_peer_cell(row.get('checkov'), scan['seconds'], args.timeout)} |")
     exponent, floor_exponent = fit_exponent(points), fit_exponent(floor_points)
-    lines += ["", "Fitted scaling exponent (least squares, log wall time vs log N): "
-                  f"scan {exponent:.2f}, floor {floor_exponent:.2f}"
+    cpu_exponent = fit_exponent(cpu_points)
+    lines += ["", "Fitted scaling exponent (least squares, log time vs log N): "
+                  f"scan wall {exponent:.2f}, scan CPU "
+                  f"{'-' if cpu_exponent is None else f'{cpu_exponent:.2f}'}, floor wall {floor_exponent:.2f}"
               if exponent is not None and floor_exponent is not None
               else "Fitted exponent: needs two sizes"]
     befores = [row for row in rows if row.get("before")]
@@ -707,8 +711,12 @@ def main() -> None:
                                                   "archive": archive}, indent=1, default=str))
     if args.write_results:
         results = HERE / "RESULTS.md"
-        head = results.read_text().split("<!-- measured -->")[0] if results.exists() else ""
-        results.write_text((head or "# Benchmark results\n\n") + "<!-- measured -->\n\n" + text)
+        before = results.read_text() if results.exists() else ""
+        head = before.split("<!-- measured -->")[0]
+        # what follows the second marker (earlier measurements, notes added by hand) stays
+        earlier = before.split("<!-- earlier -->", 1)[1] if "<!-- earlier -->" in before else ""
+        results.write_text((head or "# Benchmark results\n\n") + "<!-- measured -->\n\n" + text
+                           + ("\n<!-- earlier -->" + earlier if earlier else ""))
 
 
 if __name__ == "__main__":
