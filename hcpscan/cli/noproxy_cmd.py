@@ -17,7 +17,7 @@ from hcpscan.analysis.proxy.noproxy import (
     runtime_ref,
 )
 from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
-from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.errors import UsageError
 from hcpscan.cli.output import cells as output_cells
 from hcpscan.cli.output import console_for
 from hcpscan.findings.redact import mask_values

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.errors import UsageError
 from hcpscan.cli.output import cells, console_for
 from hcpscan.findings.redact import shown
 from hcpscan.reporters import ruledocs

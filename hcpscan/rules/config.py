@@ -31,8 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, UnknownRuntime
 from hcpscan.analysis.proxy.versions import configured_versions
 from hcpscan.rules.schema import SEVERITIES
@@ -163,6 +161,8 @@ def load_config(path: Path) -> ScanConfig:
     data = docs[0].body if docs else {}
     if data is None:
         data = {}
+    import jsonschema  # only when there is a config file to validate
+
     validator = jsonschema.Draft202012Validator(CONFIG_SCHEMA)
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:

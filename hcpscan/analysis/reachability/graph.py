@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from hcpscan.analysis.reachability.admin import ADMIN_TIER, ALLOW, BASELINE_TIER
 from hcpscan.analysis.reachability.coverage import (
@@ -761,6 +763,8 @@ class ReachabilityGraph:
         endpoint classes (``class-N``) and external ranges (``ext:first-last``);
         edge attributes ``connections`` (ConnectionSet) and ``allowed_by``
         (policies, Services, Routes and perimeter that allow the edge)."""
+        import networkx as nx  # only for this export: a scan never imports it
+
         view = next((v for v in self.views if cluster is None or v.cluster == cluster), None)
         g = nx.DiGraph(cluster=cluster)
         if view is None:
