@@ -73,10 +73,7 @@ def run_show(args: argparse.Namespace) -> int:
     rule = next((r for r in _rules(args.rules) if r.id == wanted), None)
     if rule is None:
         raise UsageError(f"no rule {args.rule_id}", "list the rules with `hcpscan rules list`")
-    info = rule.info
-    text = (f"# {info.id}: {info.title}\n\nSeverity: **{info.severity.value}** · category: "
-            f"`{info.category}`" + (f" · tags: {', '.join(info.tags)}" if info.tags else "")
-            + "\n\n" + ruledocs.markdown(info))
+    text = ruledocs.page(rule.info)
     # rule files may come from --rules or the config: their text is input too
     text = "\n".join(shown(line) for line in text.split("\n"))
     if args.format == "markdown":

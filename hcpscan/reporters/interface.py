@@ -14,12 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Protocol
 
+from hcpscan import HOMEPAGE
 from hcpscan.findings.model import ScanReport
 from hcpscan.reporters.locations import split_archive_path
 
 ReadText = Callable[[str], "str | None"]
 
-INFORMATION_URI = "https://github.com/hcpscan/hcpscan"
+INFORMATION_URI = HOMEPAGE
 
 # GitHub code scanning rejects a run with more results than this.
 SARIF_MAX_RESULTS = 25_000
