@@ -56,6 +56,10 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
                        help="make SARIF paths relative to DIR (default: the current directory)")
     group.add_argument("--sarif-category", metavar="NAME", default="hcpscan",
                        help="SARIF runAutomationDetails.id, to keep several uploads apart")
+    group.add_argument("--junit-extended", action="store_true",
+                       help="JUnit: add file/line to failing testcases and totals to "
+                            "<testsuites> (GitLab, pytest); the default is valid against the "
+                            "common Jenkins JUnit schema")
 
 
 def _default_view(args: argparse.Namespace) -> str:
@@ -141,7 +145,8 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
     for name, path in targets:
         options = ReportOptions.for_stream(
             sys.stdout if path is None else _NOT_A_TTY, sarif_root=args.sarif_root,
-            sarif_category=args.sarif_category, read_text=read_source_text)
+            sarif_category=args.sarif_category, read_text=read_source_text,
+            junit_extended=getattr(args, "junit_extended", False))
         text = render(name, report, options)
         if path is None:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")

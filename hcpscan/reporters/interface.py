@@ -57,6 +57,7 @@ class ReportOptions:
     the finding has it, including ``archive!member`` paths) or ``None``; used
     only to compute GitHub's ``primaryLocationLineHash``.
     ``color``: ANSI styles in the table; never on when ``NO_COLOR`` is set.
+    ``junit_extended``: JUnit attributes beyond the common (Jenkins) JUnit schema.
     """
 
     sarif_root: str | None = None
@@ -68,6 +69,9 @@ class ReportOptions:
     sarif_max_results: int = SARIF_MAX_RESULTS
     markdown_max_chars: int = MARKDOWN_MAX_CHARS
     markdown_top_findings: int = 50
+    # JUnit: add file/line on testcases and totals/properties on <testsuites> (GitLab and
+    # pytest read them); off by default, as Jenkins' JUnit schema allows neither.
+    junit_extended: bool = False
 
     @classmethod
     def for_stream(cls, stream: IO[str], environ: Mapping[str, str] | None = None,
