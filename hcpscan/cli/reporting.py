@@ -15,7 +15,7 @@ from hcpscan.scan import exit_status
 from hcpscan.sources.walk import ArchiveMembers
 
 FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html",
-           "openreports", "policyreport")
+           "openreports", "policyreport", "github", "gitlab")
 # The two terminal views --output-format names: one line per finding, or the detailed table.
 VIEWS = {"concise": "concise", "full": "table"}
 
@@ -53,7 +53,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
                        help="exit 0 even with findings (a scheduled job whose results are read "
                             "elsewhere); problems still exit 2, 3 or 4")
     group.add_argument("--sarif-root", metavar="DIR",
-                       help="make SARIF paths relative to DIR (default: the current directory)")
+                       help="make SARIF, github and gitlab paths relative to DIR (default: the "
+                            "current directory)")
     group.add_argument("--sarif-category", metavar="NAME", default="hcpscan",
                        help="SARIF runAutomationDetails.id, to keep several uploads apart")
     group.add_argument("--junit-extended", action="store_true",
