@@ -12,14 +12,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from hcpscan.findings.redact import shown
+from hcpscan.reporters.interface import color_wanted
 from hcpscan.sources.interface import Diagnostic
 
 
 def console_for(stream: IO[str]) -> Console:
-    """No ANSI codes at all (colour or bold) with NO_COLOR or when not a terminal; a
-    readable width when piped (COLUMNS, else 120) instead of rich's 80."""
+    """No ANSI codes at all (colour or bold) with NO_COLOR or when not a terminal
+    (unless FORCE_COLOR); a readable width when piped (COLUMNS, else 120) instead of
+    rich's 80."""
     tty = stream.isatty()
-    plain = bool(os.environ.get("NO_COLOR")) or not tty
+    plain = not color_wanted(stream)
     width = None
     if not tty:
         try:
@@ -28,7 +30,7 @@ def console_for(stream: IO[str]) -> Console:
             width = 120
     return Console(file=stream, no_color=plain, color_system=None if plain else "auto",
                    highlight=False, soft_wrap=False, emoji=False, width=width,
-                   force_terminal=False if plain else None)
+                   force_terminal=False if plain else (True if not tty else None))
 
 
 def cells(*values: object) -> list[str]:

@@ -57,6 +57,12 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
                             "current directory)")
     group.add_argument("--sarif-category", metavar="NAME", default="hcpscan",
                        help="SARIF runAutomationDetails.id, to keep several uploads apart")
+    loudness = group.add_mutually_exclusive_group()
+    loudness.add_argument("-q", "--quiet", action="store_true",
+                          help="only the findings and input problems (no totals, coverage or "
+                               "notes): for hooks, whose exit code says the rest")
+    loudness.add_argument("-v", "--verbose", action="store_true",
+                          help="also which rules were not checked and what input was passed over")
     group.add_argument("--junit-extended", action="store_true",
                        help="JUnit: add file/line to failing testcases and totals to "
                             "<testsuites> (GitLab, pytest); the default is valid against the "
@@ -139,15 +145,17 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
             raise UsageError(f"cannot write baseline {args.write_baseline}: "
                              f"{exc.strerror or exc}",
                              "give a file path in a folder that exists") from None
-        print(f"hcpscan: wrote {count} finding(s) to baseline {args.write_baseline}",
-              file=sys.stderr)
+        if verbosity(args) >= 0:
+            print(f"hcpscan: wrote {count} finding(s) to baseline {args.write_baseline}",
+                  file=sys.stderr)
         return exitcodes.OK
     targets = _targets(args)
     for name, path in targets:
         options = ReportOptions.for_stream(
             sys.stdout if path is None else _NOT_A_TTY, sarif_root=args.sarif_root,
+            **({} if path is None else {"color": False}),
             sarif_category=args.sarif_category, read_text=read_source_text,
-            junit_extended=getattr(args, "junit_extended", False))
+            junit_extended=getattr(args, "junit_extended", False), verbosity=verbosity(args))
         text = render(name, report, options)
         if path is None:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -158,6 +166,10 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
                 raise UsageError(f"cannot write {path}: {exc.strerror or exc}",
                                  "check that the folder exists and is writable") from None
     return exit_code(report, args, prepared)
+
+
+def verbosity(args: argparse.Namespace) -> int:
+    return -1 if getattr(args, "quiet", False) else 1 if getattr(args, "verbose", False) else 0
 
 
 def exit_code(report: ScanReport, args: argparse.Namespace, prepared: PreparedRules) -> int:

@@ -81,5 +81,9 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     from rich.markdown import Markdown
 
-    console_for(sys.stdout).print(Markdown(text))
+    console = console_for(sys.stdout)
+    with console.capture() as captured:
+        console.print(Markdown(text))
+    # rich pads each line to the console width: trailing blanks only clutter pipes and diffs
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
     return 0

@@ -72,22 +72,29 @@ class ReportOptions:
     # JUnit: add file/line on testcases and totals/properties on <testsuites> (GitLab and
     # pytest read them); off by default, as Jenkins' JUnit schema allows neither.
     junit_extended: bool = False
+    # -1 quiet (findings and input problems only), 0 normal, 1 verbose (every reason)
+    verbosity: int = 0
 
     @classmethod
     def for_stream(cls, stream: IO[str], environ: Mapping[str, str] | None = None,
                    **overrides: object) -> ReportOptions:
-        """Options for writing to ``stream``: colour only on a TTY without
-        ``NO_COLOR``; width from ``COLUMNS`` when given."""
+        """Options for writing to ``stream``: colour as :func:`color_wanted` says (a
+        ``color`` override wins: report files are never coloured); width from
+        ``COLUMNS`` when given."""
         env = os.environ if environ is None else environ
-        color = color_wanted(stream, env)
+        color = bool(overrides.pop("color", color_wanted(stream, env)))
         width = overrides.pop("width", None) or _columns(env) or 100
         return cls(color=color, width=int(width), **overrides)  # type: ignore[arg-type]
 
 
 def color_wanted(stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
+    """Colour on a terminal; never with ``NO_COLOR``; also when piped with ``FORCE_COLOR``
+    (any non-empty value, as force-color.org has it; ``NO_COLOR`` wins)."""
     env = os.environ if environ is None else environ
     if env.get("NO_COLOR"):
         return False
+    if env.get("FORCE_COLOR"):
+        return True
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
 
