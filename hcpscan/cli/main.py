@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "hcpscan.cli.connectivity_cmd",
     "hcpscan.cli.noproxy_cmd",
     "hcpscan.cli.proxy_cmd",
+    "hcpscan.cli.completion_cmd",
 )
 
 DESCRIPTION = """\
