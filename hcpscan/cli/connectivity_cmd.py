@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -290,14 +291,15 @@ def _summary_view(args: argparse.Namespace) -> bool:
 
 
 def _show_summary(result: ConnectionList) -> None:
-    _header(result.exclusion_note)
-    for note in result.dnat:
-        _header(str(note))
     width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
     try:
         width = int(os.environ.get("COLUMNS", "")) or width
     except ValueError:
         pass
+    for note in [result.exclusion_note, *map(str, result.dnat)]:
+        for line in textwrap.wrap(note, max(40, width) - 2, break_long_words=False,
+                                  break_on_hyphens=False):
+            say(f"# {line}")
     _write_lines(summary_text(summarize(result.connections, result.workloads), width))
 
 

@@ -178,6 +178,7 @@ def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool
             label += f"\non {network}" if network else ""
             out.append(f"    {_node_id(cluster, peer, multi)} [label={_quote(label)}]")
         out.append("  }")
+    out.append("  subgraph sources { rank=min")
     for cluster, peer in sorted(loose):
         if peer == INGRESS_CONTROLLER:
             style = 'shape=cds, fillcolor="#fff1c2", color="#b58900", label="ingress controller"'
@@ -188,12 +189,14 @@ def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool
             style = (f'shape=box, style="filled", fillcolor="#fde3e1", color="#c0392b", '
                      f'label={_quote(peer.removesuffix(EXTERNAL) + chr(10) + "outside")}')
         out.append(f"  {_node_id(cluster, peer, multi)} [{style}]")
+    out.append("  }")
     return out
 
 
 def _graph(title: str, body: list[str]) -> str:
     head = ["digraph connectivity {",
-            f'  graph [rankdir=LR, fontname="Helvetica", labelloc=t, label={_quote(title)}]',
+            f'  graph [rankdir=LR, fontname="Helvetica", labelloc=t, label={_quote(title)}, '
+            'nodesep=0.45, ranksep=1.1]',
             '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", color="#34495e", '
             'fontname="Helvetica", fontsize=11]',
             '  edge [fontname="Helvetica", fontsize=10, color="#7f8c8d", fontcolor="#2c3e50"]']
@@ -361,6 +364,9 @@ def write_svg(dot_text: str, path: str, timeout: float = 120) -> None:
 
 # -- the summary: one screen ------------------------------------------------------------------
 
+SUMMARY_ROWS = 12  # exposed workloads and namespaces shown in full; the rest counted
+
+
 def fit(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters, cut in the middle (names differ at both
     ends: namespace and workload), never mid-line elsewhere."""
@@ -408,24 +414,39 @@ def summary_text(summary: ConnectivitySummary, width: int = 80) -> list[str]:
                  f"{_plural(summary.workloads, 'workload')} in "
                  f"{_plural(len(summary.namespaces), 'namespace')}. Every line: --full. One "
                  "workload: --focus-workload NS/NAME. Why: --explain.", width) + [""]
+    open_spaces = [ns for ns in summary.namespaces if ns.unrestricted]
+    folded = {(ns.cluster, ns.namespace) for ns in open_spaces}
+    if open_spaces:
+        names = [f"{ns.cluster}: {ns.namespace}" if multi else ns.namespace for ns in open_spaces]
+        count = sum(len(ns.workloads) for ns in open_spaces)
+        out += _prose(f"Open to everything - no policy restricts them, every workload reachable "
+                      f"from any address and each other ({_plural(len(open_spaces), 'namespace')}, "
+                      f"{_plural(count, 'workload')}):", width)
+        out += _wrap("  ", names, width) + [""]
     for title, items in (("Open to outside addresses", summary.exposed),
-                         ("Reached through the ingress controller (Routes, Ingresses)",
-                          summary.routed)):
-        if not items:
+                         ("Reached through the ingress controller", summary.routed)):
+        shown_items = [x for x in items
+                       if (x.cluster, x.workload.split("/", 1)[0]) not in folded]
+        if not shown_items:
             continue
-        out.append(f"{title}:")
+        out.append(f"{title}{', besides those' if open_spaces else ''}:")
         names = [(f"{x.cluster}: " if multi else "") + x.workload.removesuffix("[Deployment]")
-                 for x in items]
+                 for x in shown_items]
         column = min(max(len(n) for n in names), width - 26)
-        for name, item in zip(names, items, strict=True):
+        for name, item in list(zip(names, shown_items, strict=True))[:SUMMARY_ROWS]:
             where = "" if title.startswith("Reached") else (
                 " from " + ", ".join(item.sources) if item.sources != ("0.0.0.0-255.255.255.255",)
                 else "")
             out.append(fit(f"  {fit(name, column):<{column}}  {item.connections}{where}", width))
+        if len(shown_items) > SUMMARY_ROWS:
+            out.append(f"  ... and {len(shown_items) - SUMMARY_ROWS} more (--full lists them)")
         out.append("")
+    spaces = [ns for ns in summary.namespaces if (ns.cluster, ns.namespace) not in folded]
+    if not spaces:
+        return out[:-1] if out and not out[-1] else out
     out += _prose("Per namespace: the pairs open within it; from/to: how many of its workloads "
                   "are reached from / reach each peer, with the connections:", width)
-    for ns in summary.namespaces:
+    for ns in spaces[:SUMMARY_ROWS]:
         head = f"{ns.cluster}: {ns.namespace}" if multi else ns.namespace
         out.append(fit(f"  {head} — {_plural(len(ns.workloads), 'workload')}", width))
         n = len(ns.workloads)
@@ -453,12 +474,16 @@ def summary_text(summary: ConnectivitySummary, width: int = 80) -> list[str]:
             out += _wrap("    from:    ", ins, width)
         if outs:
             out += _wrap("    to:      ", outs, width)
+    if len(spaces) > SUMMARY_ROWS:
+        out.append(f"  ... and {len(spaces) - SUMMARY_ROWS} more namespaces "
+                   "(--focus-workload NS/NAME, or give a namespace's folder)")
     return out
 
 
 # -- the overview picture: a whole dump in one readable drawing ---------------------------------
 
-DRAW_AT_MOST = (30, 80)  # workloads, connections: beyond either, --svg draws the overview
+DRAW_AT_MOST = (30, 80)
+FOCUS_PER_NAMESPACE = 8  # exposed workloads drawn on their own; the rest counted in the namespace  # workloads, connections: beyond either, --svg draws the overview
 
 
 def too_large_to_draw(connections: Sequence[Connection]) -> bool:
@@ -470,56 +495,93 @@ def overview_dot(summary: ConnectivitySummary, title: str = "allowed connections
                  ) -> str:
     """One box per namespace holding one node for all its workloads (with what is open
     within it) and a node of its own for each workload outside addresses or the ingress
-    controller reach - the focus chosen for you; one edge per pair of namespaces and per
-    namespace to outside, labelled with the connections; exposures thick and red. Outside
-    and the ingress controller stand in the first column, away from the namespace titles."""
+    controller reach - the focus chosen for you (at most ``FOCUS_PER_NAMESPACE`` each); the
+    namespaces no policy restricts folded into one node; one edge per pair of nodes,
+    labelled with the connections; exposures thick and red. Outside and the ingress
+    controller stand in the first column, away from the namespace titles."""
     multi = len({ns.cluster for ns in summary.namespaces}) > 1
-    focus = {(x.cluster, x.workload) for x in (*summary.exposed, *summary.routed)}
+    open_spaces = [ns for ns in summary.namespaces if ns.unrestricted]
+    folded = {(ns.cluster, ns.namespace) for ns in open_spaces}
+    exposed = [x for x in (*summary.exposed, *summary.routed)
+               if (x.cluster, x.workload.split("/", 1)[0]) not in folded]
+    focus: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for x in exposed:
+        key = (x.cluster, x.workload.split("/", 1)[0])
+        if x.workload not in focus[key] and len(focus[key]) < FOCUS_PER_NAMESPACE:
+            focus[key].append(x.workload)
     body = ['  graph [nodesep=0.5, ranksep=1.6, newrank=true]']
+    routed = any((x.cluster, x.workload.split("/", 1)[0]) not in folded for x in summary.routed)
     body.append('  subgraph sources { rank=min; "outside" [shape=box, style="filled", '
                 'fillcolor="#fde3e1", color="#c0392b", label="outside addresses"]'
                 + ('; "ingress" [shape=cds, fillcolor="#fff1c2", color="#b58900", '
-                   'label="ingress controller"]' if summary.routed else "") + " }")
-    group_ids = {}
-    for k, ns in enumerate(summary.namespaces):
+                   'label="ingress controller"]' if routed else "") + " }")
+    node_of: dict[tuple[str, str], str] = {}
+    if open_spaces:
+        names = [f"{ns.cluster}: {ns.namespace}" if multi else ns.namespace for ns in open_spaces]
+        count = sum(len(ns.workloads) for ns in open_spaces)
+        text = "\n".join([f"{_plural(len(open_spaces), 'namespace')}, {_plural(count, 'workload')}",
+                          "no policy restricts them:",
+                          "open to everything", *names[:8]]
+                         + ([f"... and {len(names) - 8} more"] if len(names) > 8 else []))
+        body.append(f'  "open" [shape=folder, style="filled", fillcolor="#fde3e1", color="#c0392b", '
+                    f"label={_quote(text)}]")
+        body.append('  "outside" -> "open" [label="All Connections", color="#d62728", '
+                    'fontcolor="#d62728", penwidth=2.2]')
+        node_of.update({key: "open" for key in folded})
+    for k, ns in enumerate(s for s in summary.namespaces if (s.cluster, s.namespace) not in folded):
         name = f"{ns.cluster}: {ns.namespace}" if multi else ns.namespace
         group = f"ns:{ns.cluster}:{ns.namespace}"
-        group_ids[(ns.cluster, ns.namespace)] = group
+        node_of[(ns.cluster, ns.namespace)] = group
         n = len(ns.workloads)
         lines = [f"{n} workload{'s' if n != 1 else ''}"]
         if ns.open_within:
             lines.append(f"open to each other: {_flow_text(ns.within)}")
         elif ns.within.pairs:
             lines.append(f"{ns.within.pairs} pairs open within")
+        drawn = focus.get((ns.cluster, ns.namespace), [])
+        more = len({x.workload for x in exposed
+                    if (x.cluster, x.workload.split("/", 1)[0]) == (ns.cluster, ns.namespace)}) - len(drawn)
+        if more > 0:
+            lines.append(f"{more} more reached from outside (--full)")
         body.append(f"  subgraph cluster_{k} {{")
         body.append(f'    label={_quote("namespace " + name)}; labeljust=l; style="rounded,filled"; '
                     'fillcolor="#f4f6fa"; color="#8a97ad"; fontname="Helvetica"')
         (only,) = ns.workloads if n == 1 else (None,)
-        if only is not None and (ns.cluster, only) in focus:  # its one workload stands for it
-            group_ids[(ns.cluster, ns.namespace)] = f"{ns.cluster}|{only}"
+        if only is not None and only in drawn:  # its one workload stands for it
+            node_of[(ns.cluster, ns.namespace)] = f"{ns.cluster}|{only}"
         else:
             body.append(f"    {_quote(group)} [shape=folder, label={_quote(chr(10).join(lines))}]")
-        for cluster, workload in sorted(focus):
-            if cluster == ns.cluster and workload.split("/", 1)[0] == ns.namespace:
-                label = workload.split("/", 1)[1].replace("[", "\n[")
-                body.append(f"    {_quote(cluster + '|' + workload)} [label={_quote(label)}, "
-                            'color="#c0392b"]')
+        for workload in drawn:
+            label = workload.split("/", 1)[1].replace("[", "\n[")
+            body.append(f"    {_quote(ns.cluster + '|' + workload)} [label={_quote(label)}, "
+                        'color="#c0392b"]')
         body.append("  }")
+    drawn_nodes = {(c, w) for (c, _), ws in focus.items() for w in ws}
     red = 'color="#d62728", fontcolor="#d62728", penwidth=2.2'
     for x in summary.exposed:
-        body.append(f'  "outside" -> {_quote(x.cluster + "|" + x.workload)} '
-                    f"[label={_quote(str(x.connections))}, {red}]")
+        if (x.cluster, x.workload) in drawn_nodes:
+            body.append(f'  "outside" -> {_quote(x.cluster + "|" + x.workload)} '
+                        f"[label={_quote(str(x.connections))}, {red}]")
     for x in summary.routed:
-        body.append(f'  "ingress" -> {_quote(x.cluster + "|" + x.workload)} '
-                    f'[label={_quote(str(x.connections))}, color="#b58900", fontcolor="#b58900"]')
+        if (x.cluster, x.workload) in drawn_nodes:
+            body.append(f'  "ingress" -> {_quote(x.cluster + "|" + x.workload)} '
+                        f'[label={_quote(str(x.connections))}, color="#b58900", fontcolor="#b58900"]')
+    flows: dict[tuple[str, str], list[Flow]] = defaultdict(list)
     for ns in summary.namespaces:
-        here = _quote(group_ids[(ns.cluster, ns.namespace)])
-        for other, flow in sorted(ns.to_namespaces.items()):
-            target = group_ids.get((ns.cluster, other))
-            if target is not None:
-                body.append(f"  {here} -> {_quote(target)} [label={_quote(_flow_text(flow))}]")
-        if ns.to_outside.pairs:
+        here = node_of[(ns.cluster, ns.namespace)]
+        for other, flow in ns.to_namespaces.items():
+            there = node_of.get((ns.cluster, other))
+            if there is not None and there != here:
+                flows[(here, there)].append(flow)
+        if ns.to_outside.pairs and here != "open":
             text = f"{len(ns.to_outside.workloads)} out: {_flow_text(ns.to_outside)}"
-            body.append(f'  {here} -> "outside" [label={_quote(text)}, style=dashed, '
+            body.append(f'  {_quote(here)} -> "outside" [label={_quote(text)}, style=dashed, '
                         'constraint=false, color="#95a5a6", fontcolor="#7f8c8d"]')
+    for (here, there), parts in sorted(flows.items()):
+        union = parts[0].connections
+        for part in parts[1:]:
+            union = union.union(part.connections)
+        alike = len({k for part in parts for k in part.kinds}) == 1
+        text = str(union) if alike else f"up to {union}"
+        body.append(f"  {_quote(here)} -> {_quote(there)} [label={_quote(text)}]")
     return _graph(title, body)

@@ -54,6 +54,17 @@ class NamespaceSummary:
     to_namespaces: dict[str, Flow] = field(default_factory=lambda: defaultdict(Flow))
 
     @property
+    def unrestricted(self) -> bool:
+        """No policy restricts it: every pair open within, everything from and to outside
+        addresses open for every workload (a namespace no NetworkPolicy selects)."""
+        everyone = self.workloads
+        within = len(everyone) < 2 or (self.open_within and self.within.alike
+                                       and self.within.connections.is_all)
+        return bool(everyone) and within and all(
+            flow.workloads == everyone and flow.alike and flow.connections.is_all
+            for flow in (self.from_outside, self.to_outside))
+
+    @property
     def open_within(self) -> bool:
         """Every ordered pair of its workloads is connected."""
         n = len(self.workloads)
