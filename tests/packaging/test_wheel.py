@@ -166,3 +166,14 @@ def test_resolves_on_runner_platforms(wheel: Path, tmp_path: Path, where: str) -
         assert any(p.name.startswith("cel_expr_python-") for p in (tmp_path / "cel").iterdir())
     else:
         assert with_cel.returncode != 0 and "cel-expr-python" in with_cel.stderr
+
+
+def test_long_description_speaks_to_a_pip_user(wheel: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        text = archive.read(metadata).decode()
+    description = text.split("\n\n", 1)[1]
+    assert description.startswith("# hcpscan\n")
+    assert "pip install -e" not in description and "pip install 'hcpscan[cel]'" in description
