@@ -58,7 +58,13 @@ from hcpscan.reporters.connectivity import (
 from hcpscan.sources.interface import Diagnostic
 
 DESCRIPTION = """\
-Without a question, list every connection AdminNetworkPolicy, NetworkPolicy,
+At a terminal, without options: a summary that fits a screen - the namespaces no
+policy restricts, the workloads outside addresses and the ingress controller reach
+(with their ports), and per namespace the pairs open within it and what it
+exchanges with outside and other namespaces. --full (the default when piped) lists
+every connection instead; --summary asks for the summary anywhere.
+
+The full list: every connection AdminNetworkPolicy, NetworkPolicy,
 BaselineAdminNetworkPolicy and EgressFirewall allow between workloads and
 external address ranges, one per line:
 
