@@ -482,8 +482,8 @@ def summary_text(summary: ConnectivitySummary, width: int = 80) -> list[str]:
 
 # -- the overview picture: a whole dump in one readable drawing ---------------------------------
 
-DRAW_AT_MOST = (30, 80)
-FOCUS_PER_NAMESPACE = 8  # exposed workloads drawn on their own; the rest counted in the namespace  # workloads, connections: beyond either, --svg draws the overview
+DRAW_AT_MOST = (30, 80)  # workloads, connections: beyond either, --svg draws the overview
+FOCUS_PER_NAMESPACE = 8  # exposed workloads drawn on their own; the rest counted in the namespace
 
 
 def too_large_to_draw(connections: Sequence[Connection]) -> bool:

@@ -6,7 +6,6 @@ import importlib.util
 import json
 
 from hcpscan import RULE_PAGES_URL
-from hcpscan.reporters import REPORTERS, ReportOptions
 from hcpscan.reporters.sarif import MAX_DESCRIPTION_CHARS, within_limit
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from tests.conftest import FIXTURES, ROOT

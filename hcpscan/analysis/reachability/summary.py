@@ -140,7 +140,8 @@ def summarize(connections: Sequence[Connection], workloads: Iterable[str] = ()) 
                 exposed[(c.cluster, c.destination)].append(c)
         elif src_in:
             space(c.cluster, c.source).to_outside.add(c, c.source)
-    return ConnectivitySummary(len(connections), sorted(spaces.values(), key=lambda s: (s.cluster, s.namespace)),
+    ordered = sorted(spaces.values(), key=lambda s: (s.cluster, s.namespace))
+    return ConnectivitySummary(len(connections), ordered,
                                _exposed(exposed), _exposed(routed))
 
 
