@@ -27,6 +27,7 @@ COMMANDS = {
                      "list allowed connections, or ask who can reach a workload"),
     "noproxy": ("hcpscan.cli.noproxy_cmd", "evaluate a NO_PROXY list per HTTP client for URLs"),
     "proxy": ("hcpscan.cli.proxy_cmd", "list each consumer's effective proxy settings"),
+    "completion": ("hcpscan.cli.completion_cmd", "print a shell completion script"),
 }
 COMMAND_MODULES = tuple(module for module, _ in COMMANDS.values())
 

@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hcpscan import RULE_PAGES_URL
 from hcpscan.findings.model import RuleDocs, RuleInfo, Severity
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
@@ -117,7 +118,7 @@ def load_rule_file(path: Path, builtin: bool = False, schema_checked: bool = Fal
             where = locate(text, 0, None, steps) if steps else None
             located.append((where[0] if where else 1, message))
         raise RuleFileError(str(path), None, "", problems=sorted(located))
-    return _build(path, data, template)
+    return _build(path, data, template, builtin)
 
 
 def _autofix(declared: dict[str, Any] | None) -> dict[str, str]:
@@ -127,7 +128,7 @@ def _autofix(declared: dict[str, Any] | None) -> dict[str, str]:
             "autofix_why": declared.get("why", "").strip()}
 
 
-def _build(path: Path, data: dict[str, Any], template: Template) -> Rule:
+def _build(path: Path, data: dict[str, Any], template: Template, builtin: bool = False) -> Rule:
     docs = data.get("docs", {})
     info = RuleInfo(
         id=data["id"], title=data["title"], severity=Severity(data["severity"]),
@@ -137,7 +138,8 @@ def _build(path: Path, data: dict[str, Any], template: Template) -> Rule:
                       fix=docs.get("fix", ""), known_problems=docs.get("known_problems", ""),
                       references=tuple(docs.get("references", ())),
                       **_autofix(docs.get("autofix"))),
-        tags=tuple(data.get("tags", ())), precision=data.get("precision", "high"), source=str(path))
+        tags=tuple(data.get("tags", ())), precision=data.get("precision", "high"), source=str(path),
+        help_uri=f"{RULE_PAGES_URL}/{data['id']}.md" if builtin else "")
     applies = data.get("applies_to", {})
     return Rule(
         info=info,
