@@ -17,7 +17,6 @@ from hcpscan.rules.templates import TEMPLATES, Template
 from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
 
 
-
 @functools.cache
 def _rule_validator() -> Any:
     import jsonschema  # only when a rule file is validated: never for the shipped catalog

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from hcpscan.analysis.reachability.connlist import Connection
-from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.analysis.reachability.summary import summarize
+from hcpscan.model.ports import ConnectionSet
 from hcpscan.reporters.connectivity import fit, summary_text
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "example"

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from hcpscan.analysis.reachability.connlist import INGRESS_CONTROLLER, Connection
-from hcpscan.analysis.reachability.ports import ConnectionSet
+from hcpscan.model.ports import ConnectionSet
 
 EXTERNAL = "[External]"
 
