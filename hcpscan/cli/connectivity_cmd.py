@@ -229,7 +229,9 @@ def run(args: argparse.Namespace) -> int:
     except TargetNotFound as exc:
         raise UsageError(str(exc), "run `hcpscan connectivity PATH` to list the workloads the "
                                    "inputs hold") from None
-    return _finish(inventory.diagnostics + graph.diagnostics, args.format)
+    # questions on a port evaluate secondary networks between workloads: what that rests on
+    secondary = graph.secondary_diagnostics if args.port is not None else []
+    return _finish(inventory.diagnostics + graph.diagnostics + secondary, args.format)
 
 
 def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,

@@ -304,3 +304,19 @@ def test_hostile_address_sources_give_no_addresses_not_a_traceback(manifests):
     result = connection_list(manifests(text))
     (warning,) = [d for d in result.diagnostics if "ipBlock" in d.message]
     assert "apps/p[Pod]" in warning.message and "apps/vm[VirtualMachine]" in warning.message
+
+
+def test_the_cli_question_warns_where_its_secondary_answer_rests_on_missing_input(run_cli, tmp_path):
+    """--to evaluates secondary networks between workloads, so the list's warnings about
+    them hold there too: a 'blocked' over the network that rests on an ipBlock the pod's
+    unknown address was taken not to match must say so (and a NAD the input lacks)."""
+    (tmp_path / "in.yaml").write_text(
+        NS + DENY_ALL_NP + _nad("blue") + _addressed_pod("db-1", "192.0.2.1", "status") + _pod("x", "blue")
+        + _pod("y", "blue, red") + _mnp("from-block", "blue", FROM_BLOCK))
+    base = ("connectivity", "--no-progress", str(tmp_path), "--to", "apps/db-1", "--port", "5432")
+    for extra in (("--from", "apps/x"), ()):
+        result = run_cli(*base, *extra)
+        assert result.code == 0, result.err
+        words = set(result.err.replace("│", " ").split())  # the table wraps its columns
+        assert {"ipBlock", "192.0.2.0/30", "apps/x[Pod],", "apps/red,"} <= words, extra
+    assert "via secondary network blue: blocked" in run_cli(*base, "--from", "apps/x").out
