@@ -27,6 +27,7 @@ from hcpscan.analysis.reachability.diff import changed_pairs, connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.explain import explain, explanation_lines
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
+from hcpscan.analysis.reachability.networks import secondary_network
 from hcpscan.analysis.reachability.openness import (
     ExposureReport,
     exposure_report,
@@ -258,7 +259,9 @@ def run(args: argparse.Namespace) -> int:
     except TargetNotFound as exc:
         raise UsageError(str(exc), "run `hcpscan connectivity PATH` to list the workloads the "
                                    "inputs hold") from None
-    return _finish(inventory.diagnostics + graph.diagnostics, args.format)
+    # questions on a port evaluate secondary networks between workloads: what that rests on
+    secondary = graph.secondary_diagnostics if args.port is not None else []
+    return _finish(inventory.diagnostics + graph.diagnostics + secondary, args.format)
 
 
 def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
@@ -406,8 +409,18 @@ def _run_diff(args: argparse.Namespace) -> int:
     found: list[Diagnostic] = []
     if args.explain:  # why each changed pair is as it is, in OLD and in NEW
         keep = changed_pairs(result.changes)
+        # a pair is explained on the networks it changed on: the primary ones ('') or a NAD
+        on = {"": changed_pairs([c for c in result.changes if not c.network])}
+        for name in {c.network for c in result.changes if c.network}:
+            on[secondary_network(name).title] = changed_pairs(
+                [c for c in result.changes if c.network == name])
         for path, inventory in ((args.paths[1], old), (args.paths[2], new)):
             why = explain(inventory, options, keep)
+            for section in why.sections:
+                changed = on.get(section.network if section.secondary else "", _no_pair)
+                section.pairs = [p for p in section.pairs if changed(p.source, p.destination)]
+                section.isolated = [p for p in section.isolated
+                                    if changed(p.source, p.destination)]
             say("")
             say(f"Explanation of the changed pairs in {path}:")
             lines = explanation_lines(why, Focus(), args.explain_only or "", across=keep)
@@ -415,6 +428,10 @@ def _run_diff(args: argparse.Namespace) -> int:
             found += [d for d in why.diagnostics if d not in result.diagnostics]
     _svg(args, lambda: diff_dot(result.changes))
     return _finish(old.diagnostics + new.diagnostics + result.diagnostics + found, args.format)
+
+
+def _no_pair(source: str, destination: str) -> bool:
+    return False
 
 
 def _svg(args: argparse.Namespace, dot_text: Callable[[], str]) -> None:

@@ -132,6 +132,10 @@ class ReachabilityGraph:
         self.perimeter = perimeter
         self.options = options
         self.diagnostics: list[Diagnostic] = []
+        # what the secondary networks' evaluation rests on (an ipBlock taken to match no pod
+        # whose address the input lacks, a NAD the input lacks): the questions between
+        # workloads evaluate those networks, so their answers carry these warnings
+        self.secondary_diagnostics: list[Diagnostic] = []
         # policy-like objects no answer of this graph reflects
         self.unevaluated: list[UnevaluatedKind] = read_unevaluated(inventory, self.diagnostics)
         self.views = [self._view(m) for m in read_clusters(inventory, options, self.diagnostics)]
@@ -192,7 +196,8 @@ class ReachabilityGraph:
         MultiNetworkPolicies), with which of its classes hold each class's pods."""
         out = []
         owner = {id(e): k.index for k in model.classes for e in k.endpoints}
-        for net in secondary_networks(self.inventory, model.cluster, model.classes, []):
+        for net in secondary_networks(self.inventory, model.cluster, model.classes,
+                                      self.secondary_diagnostics):
             own, options = net.model(model, self.options)
             evaluation = PolicyEvaluation(own.classes, own.policies, dict(own.namespaces), [], [],
                                           options)
