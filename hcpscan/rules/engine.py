@@ -150,7 +150,8 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
         try:
             outcomes = list(template.check(ctx, subject, rule.params))
         except Exception as exc:  # noqa: BLE001 - one broken check must not stop the scan
-            reason = f"check failed on {subject.ref}: {type(exc).__name__}: {exc}"
+            # an exception's text may quote input (Python's URL errors quote the netloc)
+            reason = mask_credentials(f"check failed on {subject.ref}: {type(exc).__name__}: {exc}")
             reasons[reason] += 1
             diagnostics.append(Diagnostic(subject.source.path, subject.source.line,
                                           f"{rule.id}: {reason}", hint="please report this bug"))

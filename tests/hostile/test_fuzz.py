@@ -57,6 +57,9 @@ VALUES = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=False), st.text(max_size=12), st.just("x" * 20_000),
     st.just("http://u:p@[::1]}:x"), st.just("*"), st.just("0.0.0.0/0"),
+    # userinfo shapes of issue 22: a user name holding '@', an empty one, NFKC hosts
+    st.just("http://jdoe@corp.example.com:PW@proxy:3128"), st.just("http://:PW@ｐｒｏｘｙ：３１２８"),
+    st.just("jdoe@corp:P@W@１０.０.０.５:3128"),
     st.lists(st.one_of(st.integers(), st.text(max_size=4)), max_size=3),
     st.dictionaries(st.text(max_size=4), st.one_of(st.integers(), st.text(max_size=4)), max_size=2),
     st.just(DELETE),

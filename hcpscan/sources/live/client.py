@@ -38,6 +38,7 @@ from urllib.request import getproxies_environment, proxy_bypass_environment
 import urllib3
 import yaml
 
+from hcpscan.findings.userinfo import without_userinfo
 from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
 from hcpscan.sources.live.deadline import deadline, enforce_deadlines
 from hcpscan.sources.yamldocs import load_json
@@ -433,15 +434,12 @@ def _backoff(attempt: int, retry_after: str | None) -> float:
 
 
 def _redact_userinfo(url: str | None) -> str:
+    """The proxy URL without its user name and password (the one userinfo parser decides
+    where they end: the last ``@``)."""
     if not url:
         return ""
-    parts = urlsplit(url)
-    if parts.username is None:
-        return url
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return parts._replace(netloc=f"****@{netloc}").geturl()
+    bare = without_userinfo(url)
+    return bare if bare == url.strip() else bare.replace("://", "://****@", 1)
 
 
 def _short(exc: BaseException) -> str:
