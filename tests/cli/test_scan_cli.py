@@ -186,3 +186,17 @@ def test_templates_list_and_show_describe_what_a_rule_can_use(run_cli):
     assert "refs (string, required): JSONPath to the reference objects" in text.out
     missing = run_cli("templates", "show", "no_such_template")
     assert missing.code == 2 and "templates list" in missing.err
+
+
+def test_a_typo_in_select_or_ignore_is_an_error_naming_the_nearest_id(run_cli, tmp_path):
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "HCP001,PRX0O8")
+    assert result.code == 2 and "'PRX0O8'" in result.err and "PRX008" in result.err
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "PRX01")
+    assert result.code == 2 and "'PRX01*'" in result.err
+    config = tmp_path / "hcpscan.yaml"
+    config.write_text("ignore: [PRX07]\n")
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--config", str(config))
+    assert result.code == 2 and str(config) in result.err and "PRX007" in result.err
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "prx008",
+                     "--format", "json")
+    assert {r["rule_id"] for r in json.loads(result.out)["rules"]} == {"PRX008"}

@@ -10,7 +10,7 @@ import pytest
 
 from hcpscan.findings.model import Severity, Status
 from hcpscan.rules.config import ConfigError, Exemption, ScanConfig, find_config, load_config
-from hcpscan.rules.engine import select_rules
+from hcpscan.rules.engine import SelectionError, select_rules
 from hcpscan.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs, load_rule_file
 from hcpscan.rules.suppress import Suppressor, parse_annotation, read_baseline, write_baseline
 from tests.conftest import FIXTURES
@@ -286,3 +286,25 @@ items:
 """)
     (result,) = scan([tmp_path], ["OCM005"]).results
     assert result.status is Status.PASS and result.objects_checked == 1, result.reason
+
+
+def test_selection_is_case_insensitive_and_prefixes_need_a_star():
+    rules = load_rule_dirs([builtin_rules_dir()])
+    assert [r.id for r in select_rules(rules, ["prx008"])] == ["PRX008"]
+    assert {r.id for r in select_rules(rules, ["PRX01*"])} == {r.id for r in rules
+                                                             if r.id.startswith("PRX01")}
+    assert {r.id for r in select_rules(rules, ["Proxy"])} >= {"PRX008"}
+
+
+@pytest.mark.parametrize(("option", "selector", "nearest"), [
+    ("--select", "PRX0O8", "PRX008"),  # letter O for digit 0
+    ("--select", "PRX01", "PRX010"),  # a bare prefix selects no range
+    ("--ignore", "PRX07", "PRX007"),
+])
+def test_a_selector_naming_no_rule_is_an_error_with_the_nearest_ids(option, selector, nearest):
+    rules = load_rule_dirs([builtin_rules_dir()])
+    args = ([selector], []) if option == "--select" else ([], [selector])
+    with pytest.raises(SelectionError) as caught:
+        select_rules(rules, *args)
+    assert caught.value.option == option and nearest in caught.value.nearest
+    assert selector in str(caught.value)
