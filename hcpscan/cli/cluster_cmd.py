@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
-from hcpscan.cli.reporting import add_report_arguments, write_reports
+from hcpscan.cli.reporting import add_report_arguments, write_failure_reports, write_reports
 from hcpscan.cli.ruleset import PreparedRules, add_rule_arguments, prepare_rules
 from hcpscan.findings.model import ScanReport
 from hcpscan.inventory import Inventory, K8sObject
@@ -85,6 +85,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except UsageError as exc:
+        where = f"cluster/{args.context}" if args.context else "cluster"
+        write_failure_reports(args, exc, where, {"mode": "live", "context": args.context or ""})
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     clock = RunClock()
     _check_arguments(args)
     prepared = prepare_rules(args, [])

@@ -12,7 +12,10 @@ One ``<testsuite>`` per rule, one ``<testcase>`` per rule × object:
 
 Input passed over on purpose (hidden files, logs, resources no selected rule
 reads...) is one more suite, ``hcpscan input passed over``: a skipped testcase
-per reason, with the count.
+per reason, with the count. Input that could not be read (error diagnostics; a
+run that ended with exit code 2 before any rule ran has only those) is the suite
+``hcpscan input errors``: one ``<error>`` testcase per problem, so a CI system
+shows why the scan failed.
 """
 
 from __future__ import annotations
@@ -53,11 +56,13 @@ class _Counts:
     tests: int = 0
     failures: int = 0
     skipped: int = 0
+    errors: int = 0
 
     def add(self, other: _Counts) -> None:
         self.tests += other.tests
         self.failures += other.failures
         self.skipped += other.skipped
+        self.errors += other.errors
 
 
 @dataclass
@@ -128,6 +133,17 @@ def build_tree(report: ScanReport) -> ET.Element:
                        f"passed over, not read: {passed_over_text(item)}")
         _set_counts(suite.element, suite.counts)
         total.add(suite.counts)
+    errors = [d for d in report.diagnostics if d.get("severity") == "error"]
+    if errors:
+        suite = _Suite(ET.SubElement(root, "testsuite", {"name": "hcpscan input errors"}))
+        for d in errors:
+            place = f"{d.get('path')}:{d['line']}" if d.get("line") else str(d.get("path"))
+            case = suite.case("hcpscan.input", place)
+            error = ET.SubElement(case, "error", {"message": _xml_text(d.get("message", ""))})
+            error.text = _xml_text(d.get("hint", "")) or None
+            suite.counts.errors += 1
+        _set_counts(suite.element, suite.counts)
+        total.add(suite.counts)
     _set_counts(root, total)
     return root
 
@@ -168,5 +184,5 @@ def _fill(suite: _Suite, result: RuleResult, objects: dict[ObjectRef, list[Findi
 def _set_counts(element: ET.Element, counts: _Counts) -> None:
     element.set("tests", str(counts.tests))
     element.set("failures", str(counts.failures))
-    element.set("errors", "0")
+    element.set("errors", str(counts.errors))
     element.set("skipped", str(counts.skipped))
