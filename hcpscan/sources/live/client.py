@@ -26,6 +26,7 @@ import ipaddress
 import json
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -49,6 +50,7 @@ IN_CLUSTER = "in-cluster"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 5.0
 MAX_RESPONSE_MIB = 256  # a page of 500 large ConfigMaps fits; an endless body does not
+MAX_SERVER_TEXT = 300  # characters of a server's error message repeated to the user
 EXEC_TIMEOUT = 60.0  # seconds for an exec credential plugin (a browser login takes a while)
 _RELOGIN = "log in again, or switch the user to an exec credential plugin (kubectl dropped auth-providers)"
 
@@ -116,17 +118,27 @@ class Connection:
         """GET a JSON document; retry 429 and 5xx with backoff; raise ApiError or TransportError."""
         return self.request("GET", path, query)
 
+    def get_sized(self, path: str, query: Mapping[str, Any] | None = None
+                  ) -> tuple[dict[str, Any], int]:
+        """``get``, and the size in bytes of the answer (for the per-kind byte budget)."""
+        return self._request("GET", path, query)
+
     def request(self, method: str, path: str, query: Mapping[str, Any] | None = None,
                 body: bytes | None = None, content_type: str | None = None) -> dict[str, Any]:
         """One request with a JSON answer, retried like ``get``. Only ``get`` is used to read
         a cluster; the one writer (``hcpscan/publish.py``, server-side apply of reports,
         idempotent and so safe to retry) sends its PATCH through here."""
+        return self._request(method, path, query, body, content_type)[0]
+
+    def _request(self, method: str, path: str, query: Mapping[str, Any] | None = None,
+                 body: bytes | None = None, content_type: str | None = None
+                 ) -> tuple[dict[str, Any], int]:
         url = self.host + quote(path, safe="/:@-._~") + (f"?{urlencode(query)}" if query else "")
         for attempt in range(1, self.attempts + 1):
             response = self._send(method, url, path, body, content_type)
             if response.status in (200, 201):
-                return _json_body(response.data, path)
-            error = _api_error(response, path)
+                return _json_body(response.data, path), len(response.data)
+            error = _api_error(response, path, self._secrets())
             if response.status not in RETRY_STATUSES or attempt == self.attempts:
                 raise error
             time.sleep(_backoff(attempt, response.headers.get("Retry-After")))
@@ -185,6 +197,15 @@ class Connection:
             raise LiveError(exc.message, exc.hint) from None
         return {s["key"]: s["value"] for s in settings.values()
                 if s.get("in") == "header" and s.get("value")}
+
+    def _secrets(self) -> list[str]:
+        """The credentials this connection sends, so that a server echoing them is masked."""
+        try:
+            headers = self._auth_headers()
+        except LiveError:
+            return []
+        values = [v for v in headers.values() if v]
+        return values + [v.split(None, 1)[1] for v in values if " " in v.strip()]
 
     def _transport_error(self, exc: Exception) -> TransportError:
         where = f"the API server at {self.host} (context {self.context})"
@@ -415,15 +436,34 @@ def _json_body(data: bytes, path: str) -> dict[str, Any]:
     return body
 
 
-def _api_error(response: urllib3.BaseHTTPResponse, path: str) -> ApiError:
+def _api_error(response: _Answer, path: str, secrets: list[str] = ()) -> ApiError:
     message = ""
     try:
         status = json.loads(response.data)
         if isinstance(status, dict):
             message = str(status.get("message") or "")
-    except (ValueError, UnicodeDecodeError):
-        message = response.data[:200].decode("utf-8", errors="replace").strip()
-    return ApiError(response.status, response.reason or "", message, path)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        message = response.data[:MAX_SERVER_TEXT * 2].decode("utf-8", errors="replace").strip()
+    return ApiError(response.status, server_text(response.reason or "", secrets),
+                    server_text(message, secrets), path)
+
+
+_AUTH_VALUE = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+|"
+                         r"\b(token|password|secret)(\s*[=:]\s*)[^\s\"',;]+")
+
+
+def server_text(text: str, secrets: list[str] = ()) -> str:
+    """What a server (or a front end before it) said, as hcpscan may repeat it: the
+    credentials it was sent and anything shaped like ``Bearer <token>`` masked, and at
+    most ``MAX_SERVER_TEXT`` characters (a hostile answer can be megabytes)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) >= 4:
+            text = text.replace(secret, "****")
+    text = _AUTH_VALUE.sub(lambda m: f"{m[1] or m[3]}{m[2] or m[4]}****", text)
+    text = " ".join(text.split())
+    if len(text) > MAX_SERVER_TEXT:
+        text = f"{text[:MAX_SERVER_TEXT]}... ({len(text) - MAX_SERVER_TEXT} more characters)"
+    return text
 
 
 def _backoff(attempt: int, retry_after: str | None) -> float:

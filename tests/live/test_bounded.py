@@ -1,0 +1,71 @@
+"""Live mode bounded in time and memory (issue 22): paging that never ends, lists larger
+than their budget, servers that echo the credentials they were sent."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hcpscan.sources.live import ClusterTarget, connect, discover, read_cluster
+from hcpscan.sources.live.lister import ListBudget
+from tests.live.apiserver import ECHO_PAD
+from tests.live.conftest import TOKEN, write_kubeconfig
+from tests.live.test_cluster_scan import hcpscan
+
+SECRETS = "/api/v1/secrets"
+
+
+def _read(config, kinds, budget=ListBudget(), page_size=2):  # type: ignore[no-untyped-def]
+    conn = connect(ClusterTarget(str(config), request_timeout=5))
+    return read_cluster(conn, discover(conn), kinds, page_size=page_size, budget=budget)
+
+
+@pytest.mark.parametrize("mode", ["cyclic-continue", "endless-continue"])
+def test_paging_without_end_ends_that_list_with_a_warning(standin, pki, tmp_path, example_bodies,
+                                                         mode):
+    server = standin(example_bodies)
+    server.state.misbehave[SECRETS] = mode
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    read = _read(config, {"Secret", "Deployment"}, ListBudget(max_items=100))  # 87 Deployments
+    pages = [r for r in server.state.requests if r.path == SECRETS]
+    assert len(pages) <= 51  # the cycle is seen on its fourth page, the budget after 51 pages
+    assert "Secret" in read.unavailable and "Deployment" not in read.unavailable
+    assert not [o for o in read.objects if o.kind == "Secret"]  # part of a kind is not all of it
+    (warning,) = [d for d in read.diagnostics if "secrets" in d.message]
+    assert warning.severity == "warning"
+    words = "circle" if mode == "cyclic-continue" else "more than 100 items"
+    assert words in warning.message
+    if mode == "cyclic-continue":
+        assert [r.query.get("continue", "") for r in pages] == ["", "A", "B", "C"]
+
+
+def test_a_byte_budget_ends_a_list(standin, pki, tmp_path, example_bodies):
+    server = standin(example_bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    read = _read(config, {"Secret", "Namespace"}, ListBudget(max_bytes=2000), page_size=500)
+    assert "MiB" in read.unavailable["Secret"].reason or "more than" in read.unavailable["Secret"].reason
+
+
+def test_the_cli_says_which_list_stopped_and_offers_the_budget(standin, pki, tmp_path, example_bodies):
+    server = standin(example_bodies)
+    server.state.misbehave[SECRETS] = "endless-continue"
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                             "--page-size", "2", "--max-list-items", "100", "--format", "json")
+    report = json.loads(out)
+    [said] = [d for d in report["diagnostics"] if "secrets" in d["message"]]
+    assert "more than 100 items" in said["message"] and "--max-list-items" in said["hint"]
+    assert code in (0, 1, 3, 5)
+
+
+def test_server_text_is_length_limited_and_the_token_masked(standin, pki, tmp_path, example_bodies):
+    server = standin(example_bodies)
+    server.state.misbehave[SECRETS] = "echo-token"
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                             "--format", "json")
+    assert TOKEN not in out + err
+    [said] = [d for d in json.loads(out)["diagnostics"] if "Secret" in d["message"]]
+    assert "forbidden for ****" in said["message"] and len(said["message"]) < 1000
+    assert f"{ECHO_PAD}" not in said["message"] and "more characters" in said["message"]
