@@ -22,6 +22,7 @@ from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
 from hcpscan.sources.live.lister import (
     MAX_BYTES_PER_LIST,
     MAX_ITEMS_PER_LIST,
+    RBAC_HINT,
     ListBudget,
     ListedResource,
 )
@@ -144,6 +145,12 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     clock.stage("rules")
     report.metadata.update(clock.metadata())
     code = write_reports(args, report, prepared)
+    if read.mostly_forbidden and code != exitcodes.USAGE:
+        print(f"hcpscan: error: the API server refused {read.forbidden} of {read.lists} list(s) "
+              f"the rules need (403 Forbidden) to the user of context {read.context}; the scan "
+              "read too little to pass", file=sys.stderr)
+        print(f"hcpscan: hint: {RBAC_HINT}", file=sys.stderr)
+        code = exitcodes.FORBIDDEN
     if args.publish_reports:
         _publish(conn, report, _namespaces_read(read.objects))
     return code

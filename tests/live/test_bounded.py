@@ -69,3 +69,23 @@ def test_server_text_is_length_limited_and_the_token_masked(standin, pki, tmp_pa
     [said] = [d for d in json.loads(out)["diagnostics"] if "Secret" in d["message"]]
     assert "forbidden for ****" in said["message"] and len(said["message"]) < 1000
     assert f"{ECHO_PAD}" not in said["message"] and "more characters" in said["message"]
+
+
+def test_a_cluster_that_refuses_every_list_exits_5_and_still_writes_the_report(
+        standin, pki, tmp_path, example_bodies):
+    server = standin(example_bodies)
+    server.state.allowed = set()  # the user may list nothing
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    out = tmp_path / "report.json"
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                           "--format", f"json={out}")
+    assert code == 5 and "refused" in err and "403" in err
+    assert json.loads(out.read_text())["summary"]["rules"]["not-evaluable"] > 0
+
+
+def test_a_cluster_that_refuses_a_few_lists_is_not_exit_5(standin, pki, tmp_path, example_bodies):
+    server = standin(example_bodies)
+    server.state.forbidden.add("secrets")
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--format", "json")
+    assert code in (0, 1) and "refused" not in err

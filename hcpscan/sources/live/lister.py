@@ -71,6 +71,14 @@ class ClusterRead:
     objects: list[K8sObject] = field(default_factory=list)
     unavailable: dict[str, UnavailableKind] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    lists: int = 0  # list requests made (one per kind, or per kind and namespace)
+    forbidden: int = 0  # of them, refused with 403
+
+    @property
+    def mostly_forbidden(self) -> bool:
+        """Whether more than half of the lists (all, on a cluster that lets the user read
+        nothing) were refused: a scan of what is left would pass having read little."""
+        return self.lists > 0 and self.forbidden * 2 > self.lists
 
 
 @dataclass(slots=True)
@@ -125,8 +133,10 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
              for ns in (namespaces if namespaces is not None and r.namespaced else [None])]
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         outcomes = list(pool.map(lambda t: _run(conn, t, page_size, budget), tasks))
+    read.lists += len(tasks)
     for outcome in outcomes:
         if isinstance(outcome, _Failure):
+            read.forbidden += outcome.reason.startswith("forbidden")
             _record_failure(read, outcome)
         else:
             _refuse_too_deep(outcome, conn.context, read)
