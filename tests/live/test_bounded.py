@@ -89,3 +89,27 @@ def test_a_cluster_that_refuses_a_few_lists_is_not_exit_5(standin, pki, tmp_path
     config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
     code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--format", "json")
     assert code in (0, 1) and "refused" not in err
+
+
+EXEC_API = "client.authentication.k8s.io/v1beta1"
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ("import sys\nwhile True: sys.stdout.write('x' * 65536)\n", "wrote more than 1048576 bytes"),
+    ("import sys\nsys.stdout.write('{' * 1000)\nsys.stdout.flush()\nimport time\ntime.sleep(60)\n",
+     "gave no credential within 2 s"),
+    ("import sys\nfor _ in range(2000): sys.stderr.write('noise ' * 10000 + '\\n')\n"
+     "sys.stderr.write('login expired\\n')\nsys.exit(3)\n", "exit code 3: login expired"),
+])
+def test_exec_plugin_output_is_capped_while_it_runs_and_time_limited(standin, pki, tmp_path,
+                                                                      body, words):
+    server = standin([])
+    script = tmp_path / "plugin.py"
+    script.write_text(body)
+    import sys
+    user = {"exec": {"apiVersion": EXEC_API, "command": sys.executable, "args": [str(script)]}}
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, user=user)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                             "--exec-timeout", "2")
+    assert code == 2 and words in err and len(err) < 5000
+    assert server.state.requests == []
