@@ -14,7 +14,8 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.templates import TEMPLATES, Template
 from hcpscan.rules.schema import RULE_SCHEMA
-from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
+from hcpscan.sources.bounded import read_bounded
+from hcpscan.sources.yamldocs import InputLimitError, YamlSyntaxError, locate, parse_documents
 
 _VALIDATOR = jsonschema.Draft202012Validator(RULE_SCHEMA)
 
@@ -66,8 +67,10 @@ def load_rule_dirs(dirs: list[Path]) -> list[Rule]:
 def load_rule_file(path: Path, builtin: bool = False) -> Rule:
     """A rule file, validated whole: every problem is reported at once, each at its line.
     Built-in rules must also carry their category and docs."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # under the budgets of an input file: a rule file is input too
+        text = read_bounded(path)
+    except InputLimitError as exc:
+        raise RuleFileError(str(path), exc.line, f"not read: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(str(path), None, f"cannot read rule file: {exc}") from None
     try:
