@@ -113,3 +113,35 @@ def test_exec_plugin_output_is_capped_while_it_runs_and_time_limited(standin, pk
                              "--exec-timeout", "2")
     assert code == 2 and words in err and len(err) < 5000
     assert server.state.requests == []
+
+
+def test_a_socks5_proxy_url_is_used(standin, pki, tmp_path, example_bodies):
+    """kubectl dials socks5:// proxy-urls; hcpscan did not ("No module named 'socks'")."""
+    from tests.live.socks import Socks5Proxy
+
+    server = standin(example_bodies)
+    proxy = Socks5Proxy()
+    try:
+        config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, proxy_url=proxy.url)
+        code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                                 "--format", "json")
+    finally:
+        proxy.stop()
+    assert code in (0, 1), err
+    assert json.loads(out)["inventory"] and proxy.connections
+    assert all(c == server.url.removeprefix("https://") for c in proxy.connections)
+
+
+@pytest.mark.parametrize(("server", "words", "hint"), [
+    (None, "the connection was refused", "check the server address and port"),
+    ("https://no-such-host.invalid:6443", "the host name does not resolve", "DNS"),
+])
+def test_an_unreachable_server_is_said_in_words_without_a_pointless_hint(pki, tmp_path, server,
+                                                                         words, hint):
+    from tests.live.apiserver import unused_port
+
+    url = server or f"https://127.0.0.1:{unused_port()}"
+    config = write_kubeconfig(tmp_path / "kubeconfig", url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--request-timeout", "2")
+    assert code == 2 and words in err and hint in err
+    assert "--request-timeout" not in err and "Connection(" not in err and "Error" not in err

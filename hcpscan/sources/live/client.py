@@ -21,6 +21,7 @@ and an answer larger than ``max_response_bytes`` is refused, not read.
 
 from __future__ import annotations
 
+import errno
 import functools
 import ipaddress
 import json
@@ -221,7 +222,10 @@ class Connection:
                                   "check the cluster's certificate-authority(-data) in the kubeconfig")
         # NewConnectionError (refused, no route, unknown name) subclasses ConnectTimeoutError
         if isinstance(cause, urllib3.exceptions.NewConnectionError):
-            return TransportError(f"cannot connect to {where}{via}: {_short(cause)}", hint)
+            why, next_step = _connection_failure(cause)
+            return TransportError(f"cannot connect to {where}{via}: {why}",
+                                  next_step + (f" (and that the proxy {_redact_userinfo(self.proxy)}"
+                                               " is right)" if self.proxy else ""))
         if isinstance(cause, urllib3.exceptions.ConnectTimeoutError):
             return TransportError(f"no connection to {where}{via} within {self.timeout:g} s", hint)
         if isinstance(cause, urllib3.exceptions.ReadTimeoutError):
@@ -480,6 +484,24 @@ def _redact_userinfo(url: str | None) -> str:
         return ""
     bare = without_userinfo(url)
     return bare if bare == url.strip() else bare.replace("://", "://****@", 1)
+
+
+def _connection_failure(exc: BaseException) -> tuple[str, str]:
+    """What went wrong opening a connection, in words (never urllib3's class names), and
+    the next step: waiting longer helps a timeout, not a refusal or an unknown name."""
+    if isinstance(exc, urllib3.exceptions.NameResolutionError):
+        return ("the host name does not resolve",
+                "check the server address in the kubeconfig and your DNS (VPN?)")
+    cause = exc.__cause__ or exc.__context__
+    number = getattr(cause, "errno", None)
+    if number == errno.ECONNREFUSED:
+        return ("the connection was refused (nothing listens on that port)",
+                "check the server address and port in the kubeconfig, and that the API "
+                "server runs")
+    if number in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+        return ("no route to the host", "check the network path (VPN, firewall) to the server")
+    text = (getattr(cause, "strerror", None) or _short(exc)).strip()
+    return text[:1].lower() + text[1:], "check the server address in the kubeconfig and that it is reachable"
 
 
 def _short(exc: BaseException) -> str:
