@@ -145,3 +145,35 @@ def test_an_unreachable_server_is_said_in_words_without_a_pointless_hint(pki, tm
     code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--request-timeout", "2")
     assert code == 2 and words in err and hint in err
     assert "--request-timeout" not in err and "Connection(" not in err and "Error" not in err
+
+
+@pytest.mark.parametrize(("pair", "words"), [
+    ("junk", "clientCertificateData is no PEM certificate"),
+    ("junk-key", "clientKeyData is no PEM private key"),
+    ("other-key", "clientKeyData is not the key of clientCertificateData"),
+    ("good", ""),
+])
+def test_exec_plugin_certificates_are_checked_before_tls(standin, pki, tmp_path, pair, words):
+    import sys
+
+    from tests.live.conftest import client_certificate
+
+    server = standin([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}])
+    mine, other = client_certificate(pki, "hcpscan-reader"), client_certificate(pki, "someone")
+    cert, key = mine.cert_pem.decode(), mine.key_pem.decode()
+    if pair == "junk":
+        cert = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n"
+    elif pair == "junk-key":
+        key = "not a key"
+    elif pair == "other-key":
+        key = other.key_pem.decode()
+    credential = json.dumps({"apiVersion": EXEC_API, "kind": "ExecCredential",
+                             "status": {"clientCertificateData": cert, "clientKeyData": key}})
+    user = {"exec": {"apiVersion": EXEC_API, "command": sys.executable,
+                     "args": ["-c", f"print({credential!r})"]}}
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, user=user)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--format", "json")
+    if not words:
+        assert code in (0, 1), err
+        return
+    assert code == 2 and words in err and "PEM lib" not in err

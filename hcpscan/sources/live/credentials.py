@@ -151,7 +151,37 @@ def _status(out: str, name: str, api_version: object) -> dict[str, Any]:
     if not (token_ok or cert_ok):
         raise CredentialError(f"the exec credential plugin {name!r} returned neither a token nor "
                               "a client certificate and key", _FIX_USER)
+    if cert_ok:
+        problem = client_pair_problem(status["clientCertificateData"], status["clientKeyData"])
+        if problem:
+            raise CredentialError(f"the exec credential plugin {name!r} returned a client "
+                                  f"certificate and key that cannot be used: {problem}", _FIX_USER)
     return status
+
+
+def client_pair_problem(certificate: str, key: str) -> str:
+    """Why a PEM client certificate and key cannot authenticate ('' when they can): not
+    PEM, not a certificate or a private key, or a key that is not the certificate's.
+    Said before TLS would say only "[SSL] PEM lib"."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        cert = x509.load_pem_x509_certificate(certificate.encode())
+    except ValueError:
+        return "clientCertificateData is no PEM certificate"
+    try:
+        private = serialization.load_pem_private_key(key.encode(), password=None)
+    except (ValueError, TypeError):
+        return "clientKeyData is no PEM private key (without passphrase)"
+    except Exception:  # noqa: BLE001 - cryptography raises UnsupportedAlgorithm for odd keys
+        return "clientKeyData holds a key type that cannot be used"
+    public = serialization.PublicFormat.SubjectPublicKeyInfo
+    encoding = serialization.Encoding.DER
+    if cert.public_key().public_bytes(encoding, public) != private.public_key().public_bytes(
+            encoding, public):
+        return "clientKeyData is not the key of clientCertificateData"
+    return ''
 
 
 def check_readable(files: Mapping[str, str | None]) -> None:
