@@ -177,3 +177,15 @@ def test_exec_plugin_certificates_are_checked_before_tls(standin, pki, tmp_path,
         assert code in (0, 1), err
         return
     assert code == 2 and words in err and "PEM lib" not in err
+
+
+def test_a_cluster_run_that_exits_2_still_writes_its_report_file(pki, tmp_path):
+    from tests.live.apiserver import unused_port
+
+    config = write_kubeconfig(tmp_path / "kubeconfig", f"https://127.0.0.1:{unused_port()}",
+                              pki.ca_pem)
+    out = tmp_path / "report.sarif"
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--request-timeout", "2",
+                           "--format", f"sarif={out}")
+    assert code == 2 and "cannot connect" in err
+    assert "cannot connect" in out.read_text(encoding="utf-8")
