@@ -189,3 +189,21 @@ def test_a_cluster_run_that_exits_2_still_writes_its_report_file(pki, tmp_path):
                            "--format", f"sarif={out}")
     assert code == 2 and "cannot connect" in err
     assert "cannot connect" in out.read_text(encoding="utf-8")
+
+
+def test_a_plugin_that_leaves_a_child_holding_its_output_still_gives_its_credential(
+        standin, pki, tmp_path):
+    import sys
+
+    server = standin([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}])
+    credential = json.dumps({"apiVersion": EXEC_API, "kind": "ExecCredential",
+                             "status": {"token": TOKEN}})
+    script = tmp_path / "plugin.py"
+    script.write_text("import os, sys, time\n"
+                      f"sys.stdout.write({credential!r})\nsys.stdout.flush()\n"
+                      "if os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n")
+    user = {"exec": {"apiVersion": EXEC_API, "command": sys.executable, "args": [str(script)]}}
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, user=user)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                             "--exec-timeout", "30", "--format", "json")
+    assert code in (0, 1), err

@@ -23,6 +23,7 @@ from typing import Any
 EXEC_API_VERSIONS = frozenset({"client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"})
 MAX_PLUGIN_OUTPUT = 1 << 20  # an ExecCredential is a few kilobytes
 MAX_PLUGIN_STDERR = 64 << 10  # of which the last line is shown when the plugin fails
+LEFTOVER_WAIT = 2.0  # seconds for the pipes to close once the plugin has exited
 
 
 class CredentialError(Exception):
@@ -76,7 +77,8 @@ def _run(args: list[str], cwd: str | None, env: dict[str, str], timeout: float) 
     finally:
         if process.poll() is None or too_much.is_set():
             _kill(process)
-        out.join(max(0.1, ends - time.monotonic()))
+        # after the plugin exits, a child it left behind may hold the pipes open
+        out.join(min(LEFTOVER_WAIT, max(0.1, ends - time.monotonic())))
         err.join(0.1)
         if out.is_alive() or err.is_alive():  # a child it started still holds the pipes
             _kill(process)
