@@ -82,13 +82,19 @@ def select_rules(rules: list[Rule], select: Iterable[str] = (), ignore: Iterable
     select, ignore = list(select), list(ignore)
     check_selectors(rules, select, "--select")
     check_selectors(rules, ignore, "--ignore")
+    severity = {key.strip().upper(): value for key, value in (severity or {}).items()}
+    ids = {rule.id.upper() for rule in rules}
+    for key in severity:
+        if key not in ids:
+            near = difflib.get_close_matches(key, sorted(ids), n=4, cutoff=0.6)
+            raise SelectionError(key, near, "severity override")
     chosen = []
     for rule in rules:
         if select and not any(matches_selector(rule, s) for s in select):
             continue
         if any(matches_selector(rule, s) for s in ignore):
             continue
-        override = (severity or {}).get(rule.id)
+        override = severity.get(rule.id.upper())
         if override:
             rule = dataclasses.replace(rule, info=dataclasses.replace(rule.info,
                                                                       severity=Severity(override)))

@@ -308,3 +308,12 @@ def test_a_selector_naming_no_rule_is_an_error_with_the_nearest_ids(option, sele
         select_rules(rules, *args)
     assert caught.value.option == option and nearest in caught.value.nearest
     assert selector in str(caught.value)
+
+
+def test_severity_overrides_take_ids_in_any_case_and_refuse_unknown_ones():
+    rules = load_rule_dirs([builtin_rules_dir()])
+    (prx008,) = select_rules(rules, ["PRX008"], [], {"prx008": "low"})
+    assert prx008.info.severity is Severity.LOW
+    with pytest.raises(SelectionError) as caught:
+        select_rules(rules, [], [], {"PRX0O8": "low"})
+    assert "PRX008" in caught.value.nearest
