@@ -59,6 +59,7 @@ _SOCKET_TIMEOUT = 10.0
 DRIBBLE_INTERVAL = 0.25  # seconds between dribbled header lines
 DRIBBLE_FOR = 4.0  # then the real answer, so a client without a deadline gets one eventually
 ENDLESS_CAP = 64 << 20  # bytes of an "endless" body before the stand-in gives up
+MANY_GROUPS = 6_000  # API groups of a "many-groups" /apis, beyond any cluster
 ECHO_PAD = 100_000  # characters after the echoed token in an "echo-token" answer
 
 
@@ -237,7 +238,7 @@ class ClusterState:
     # "cyclic-continue" (the first page again and again, continue tokens A, B, C, A, B ...),
     # "endless-continue" (the first page again and again, a new continue token each time),
     # "echo-token" (403 whose Status message repeats the request's Authorization header and
-    # ECHO_PAD characters more)
+    # ECHO_PAD characters more), "many-groups" (/apis lists MANY_GROUPS groups)
     misbehave: dict[str, str] = field(default_factory=dict)
     # Server-side apply: the (group, plural)s that accept it, and a validator per
     # (group, kind) returning what the server would reject (empty: valid).
@@ -377,6 +378,12 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "echo-token":
             said = f"forbidden for {self.headers.get('Authorization', '')} " + "x" * ECHO_PAD
             self._send(403, _status(403, "Forbidden", said), {})
+            return
+        if mode == "many-groups":  # /apis listing more group versions than any cluster serves
+            groups = [{"name": f"g{i}.example.com", "versions": [{"groupVersion": f"g{i}.example.com/v1",
+                                                                  "version": "v1"}]}
+                      for i in range(MANY_GROUPS)]
+            self._send(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}, {})
             return
         if mode in ("cyclic-continue", "endless-continue"):
             self._send(*self._paging_without_end(mode, url.path, query, user))

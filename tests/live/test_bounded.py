@@ -207,3 +207,12 @@ def test_a_plugin_that_leaves_a_child_holding_its_output_still_gives_its_credent
     code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
                              "--exec-timeout", "30", "--format", "json")
     assert code in (0, 1), err
+
+
+def test_a_discovery_listing_more_group_versions_than_any_cluster_is_refused(standin, pki, tmp_path):
+    server = standin([])
+    server.state.misbehave["/apis"] = "many-groups"
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config")
+    assert code == 2 and "6,001 API group versions" in err  # and the core group
+    assert len(server.state.requests) < 10  # not one request per listed group
