@@ -48,7 +48,8 @@ def test_control_characters_are_visible():
     ("jdoe@corp.example.com:PW@proxy:3128", "jdoe@corp.example.com:****@proxy:3128"),
     ("http://:PW@proxy", "http://:****@proxy"),  # an empty user name
     ("http://u:p%40w@proxy/", "http://u:****@proxy/"),  # percent-encoded
-    ("http://u:PW@ｐｒｏｘｙ：３１２８", "http://u:****@ｐｒｏｘｙ：３１２８"),  # full-width host
+    # a full-width host
+    ("http://u:PW@ｐｒｏｘｙ：３１２８", "http://u:****@ｐｒｏｘｙ：３１２８"),
     ("http://u:PW@прокси.example:3128", "http://u:****@прокси.example:3128"),  # IDN host
     ("NO_PROXY=.svc,http://u:p,w@h:1,10.0.0.0/8", "NO_PROXY=.svc,http://u:****@h:1,10.0.0.0/8"),
     ("--proxy=u:PW@proxy:3128", "--proxy=u:****@proxy:3128"),  # in args

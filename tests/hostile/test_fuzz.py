@@ -58,7 +58,8 @@ VALUES = st.one_of(
     st.floats(allow_nan=False), st.text(max_size=12), st.just("x" * 20_000),
     st.just("http://u:p@[::1]}:x"), st.just("*"), st.just("0.0.0.0/0"),
     # userinfo shapes of issue 22: a user name holding '@', an empty one, NFKC hosts
-    st.just("http://jdoe@corp.example.com:PW@proxy:3128"), st.just("http://:PW@ｐｒｏｘｙ：３１２８"),
+    st.just("http://jdoe@corp.example.com:PW@proxy:3128"),
+    st.just("http://:PW@ｐｒｏｘｙ：３１２８"),
     st.just("jdoe@corp:P@W@１０.０.０.５:3128"),
     st.lists(st.one_of(st.integers(), st.text(max_size=4)), max_size=3),
     st.dictionaries(st.text(max_size=4), st.one_of(st.integers(), st.text(max_size=4)), max_size=2),
@@ -156,7 +157,8 @@ RULE_SHAPES = st.sampled_from([
     "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 10)),
     "deep: " + "[" * 5000 + "]" * 5000 + "\n",
-    "id: FUZZ001\n", "check: {template: cel, params: {expression: '" + "(" * 300 + "true" + ")" * 300 + "'}}\n",
+    "id: FUZZ001\n",
+    "check: {template: cel, params: {expression: '" + "(" * 300 + "true" + ")" * 300 + "'}}\n",
     "check: {template: cel, params: {expression: 'objects.all(a, objects.all(b, objects.all(c, "
     "objects.all(d, true))))', reads: [ConfigMap]}}\n",
     "message: \"{object} \\udc80\"\n", "severity: [low]\n", "title: !!python/object:os.system x\n",
