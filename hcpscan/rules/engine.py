@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import fnmatch
+import re
 import string
 from collections import Counter
 from collections.abc import Iterable
@@ -44,8 +45,12 @@ class SelectionError(ValueError):
 
 
 def _family(rule_id: str) -> str:
-    """``PRX`` of ``PRX008``: the letters an id starts with."""
-    return rule_id.rstrip("0123456789")
+    """``PRX`` of ``PRX008`` (``ACME`` of ``ACME-NET-001``): the letters an id starts with."""
+    letters = _LEADING_LETTERS.match(rule_id)
+    return letters.group(0) if letters else rule_id
+
+
+_LEADING_LETTERS = re.compile(r"[A-Za-z]+")
 
 
 def matches_selector(rule: Rule, selector: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import gc
 from pathlib import Path
@@ -317,3 +318,9 @@ def test_severity_overrides_take_ids_in_any_case_and_refuse_unknown_ones():
     with pytest.raises(SelectionError) as caught:
         select_rules(rules, [], [], {"PRX0O8": "low"})
     assert "PRX008" in caught.value.nearest
+
+
+def test_a_family_is_the_letters_an_id_starts_with_also_for_dashed_custom_ids(tmp_path):
+    rules = load_rule_dirs([builtin_rules_dir()])
+    custom = dataclasses.replace(rules[0], info=dataclasses.replace(rules[0].info, id="ACME-NET-001"))
+    assert [r.id for r in select_rules([*rules, custom], ["acme"])] == ["ACME-NET-001"]
