@@ -216,3 +216,14 @@ def test_a_discovery_listing_more_group_versions_than_any_cluster_is_refused(sta
     code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config")
     assert code == 2 and "6,001 API group versions" in err  # and the core group
     assert len(server.state.requests) < 10  # not one request per listed group
+
+
+def test_server_text_masks_what_looks_like_credentials_and_is_bounded():
+    from hcpscan.sources.live.client import MAX_SERVER_TEXT, server_text
+
+    said = server_text("denied: Authorization: Bearer eyJhbGciOi.x.y; retry with token=abc123; the "
+                       "continue token is too old " + "z" * 1000, ["s3cret-token"])
+    assert "eyJhbGciOi" not in said and "abc123" not in said and "Bearer ****" in said
+    assert "the continue token is too old" in said  # words about tokens are kept
+    assert len(said) < MAX_SERVER_TEXT + 40 and "more characters" in said
+    assert server_text("echo s3cret-token\nnext line", ["s3cret-token"]) == "echo **** next line"

@@ -510,4 +510,4 @@ def _short(exc: BaseException) -> str:
     # urllib3 prefixes messages with the connection object's repr
     if line.startswith("<") and ">: " in line:
         line = line.split(">: ", 1)[1]
-    return line[:300]
+    return server_text(line)  # a proxy or server may echo what it was sent
