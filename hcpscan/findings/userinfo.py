@@ -6,7 +6,9 @@ messages find credentials here, so they cannot disagree about what a password is
 
 How clients read it (Go ``net/url``, curl, Python ``urllib.parse``):
 
-* the authority runs from ``scheme://`` to the first ``/``, ``?`` or ``#``;
+* the authority runs from ``scheme://`` to the first ``/``, ``?`` or ``#`` (a
+  password is looked for up to the first ``/``: one holding a raw ``?`` or ``#``
+  breaks the URL for clients, but is still a password written down);
 * the **last** ``@`` of the authority ends the userinfo, so a user name may hold
   ``@`` (``http://jdoe@corp.example.com:PW@proxy:3128``) and so may a password;
 * the **first** ``:`` of the userinfo ends the user name, which may be empty
@@ -31,6 +33,10 @@ from dataclasses import dataclass
 _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://")
 _WORD = re.compile(r"\S+")
 _AUTHORITY_END = re.compile(r"[/?#]")
+# Where a password is looked for: up to the first '/' only. A raw '?' or '#' in a
+# password makes clients cut the URL there (the proxy then fails), but the password is
+# still written in the value: it is masked all the same.
+_USERINFO_END = re.compile(r"/")
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.%]+\]|(?:[\w.-]|[^\x00-\x7f])+)(?::\d{0,5})?")
 # after a scheme-less credential's host: the end of the token
 _BARE_HOST_END = re.compile(r"$|[/'\",;)\]}]")
@@ -70,7 +76,7 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     for m in _SCHEME.finditer(text, start, end):
         if m.start() < segment:
             continue  # inside the authority of the previous URL
-        authority_end = _AUTHORITY_END.search(text, m.end(), end)
+        authority_end = _USERINFO_END.search(text, m.end(), end)
         stop = authority_end.start() if authority_end else end
         yield from _bare(text, segment, m.start())
         found = _with_scheme(text, m.start(), m.end(), stop)

@@ -67,3 +67,10 @@ def test_credential_parts_follow_the_clients_split():
                                                                   "proxy:3128")
     assert without_userinfo("http://jdoe@corp:PW@ｐｒｏｘｙ:3128") == "http://ｐｒｏｘｙ:3128"
     assert without_userinfo("u:PW@proxy:3128") == "proxy:3128"
+
+
+def test_a_raw_question_mark_or_hash_in_a_password_does_not_show_its_start():
+    """Clients cut such a URL at the '?' or '#' (the proxy then fails), but the password
+    is written in the value all the same."""
+    assert mask_credentials("http://u:pa#ss@proxy:3128") == "http://u:****@proxy:3128"
+    assert mask_credentials("http://u:pa?ss@proxy:3128/") == "http://u:****@proxy:3128/"
