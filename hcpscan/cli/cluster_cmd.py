@@ -9,7 +9,7 @@ from pathlib import Path
 from hcpscan import collector
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
-from hcpscan.cli.reporting import add_report_arguments, write_reports
+from hcpscan.cli.reporting import add_report_arguments, write_failure_reports, write_reports
 from hcpscan.cli.ruleset import PreparedRules, add_rule_arguments, prepare_rules
 from hcpscan.findings.model import ScanReport
 from hcpscan.fixes.script import write_fix_script
@@ -23,7 +23,13 @@ from hcpscan.scan import RunClock, kinds_needed, run_scan, served_also_read
 from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
 from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB, ApiError, Connection
 from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
-from hcpscan.sources.live.lister import ListedResource
+from hcpscan.sources.live.lister import (
+    MAX_BYTES_PER_LIST,
+    MAX_ITEMS_PER_LIST,
+    RBAC_HINT,
+    ListBudget,
+    ListedResource,
+)
 
 DESCRIPTION = """\
 Scan a running cluster through its API with the same rules and reports as
@@ -73,6 +79,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="objects per list request (default: 500)")
     group.add_argument("--concurrency", type=int, default=4, metavar="N",
                        help="list requests in flight at once (default: 4)")
+    group.add_argument("--max-list-items", type=int, default=MAX_ITEMS_PER_LIST, metavar="N",
+                       help="stop listing a kind (its rules become not evaluable) after this many "
+                            f"objects (default: {MAX_ITEMS_PER_LIST})")
+    group.add_argument("--max-list-size", type=float, default=MAX_BYTES_PER_LIST >> 20,
+                       metavar="MIB", help="stop listing a kind after this many MiB of answers "
+                                           f"(default: {MAX_BYTES_PER_LIST >> 20})")
     group.add_argument("--save-dump", metavar="DIR",
                        help="also write what was read to DIR in must-gather layout (rerun it with "
                             "`hcpscan scan DIR`); DIR must be new or empty")
@@ -100,6 +112,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except UsageError as exc:
+        where = f"cluster/{args.context}" if args.context else "cluster"
+        write_failure_reports(args, exc, where, {"mode": "live", "context": args.context or ""})
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     clock = RunClock()
     _check_arguments(args)
     prepared = prepare_rules(args, [])
@@ -124,7 +145,9 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
         discovery = discover(conn, args.concurrency)
         read = read_cluster(conn, discovery, kinds_needed(prepared.rules), plurals, namespaces,
                             args.page_size, args.concurrency,
-                            also=served_also_read(prepared.rules, discovery.resources))
+                            also=served_also_read(prepared.rules, discovery.resources),
+                            budget=ListBudget(args.max_list_items,
+                                              int(args.max_list_size * (1 << 20))))
     except LiveError as exc:
         raise UsageError(exc.message, exc.hint) from None
     clock.stage("read")
@@ -144,6 +167,12 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     code = write_reports(args, report, prepared)
     if args.write_fixes:
         _write_fixes(Path(args.write_fixes), report, read.context)
+    if read.mostly_forbidden and code != exitcodes.USAGE:
+        print(f"hcpscan: error: the API server refused {read.forbidden} of {read.lists} list(s) "
+              f"the rules need (403 Forbidden) to the user of context {read.context}; the scan "
+              "read too little to pass", file=sys.stderr)
+        print(f"hcpscan: hint: {RBAC_HINT}", file=sys.stderr)
+        code = exitcodes.FORBIDDEN
     if args.publish_reports:
         _publish(conn, report, _namespaces_read(read.objects))
     return code
@@ -250,6 +279,9 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise UsageError("--max-response-size must be more than 0 MiB", "e.g. --max-response-size 256")
     if not 1 <= args.page_size <= 10_000:
         raise UsageError("--page-size must be between 1 and 10000", "the default, 500, suits most clusters")
+    if args.max_list_items < 1 or not args.max_list_size > 0:
+        raise UsageError("--max-list-items and --max-list-size must be more than 0",
+                         f"the defaults are {MAX_ITEMS_PER_LIST} and {MAX_BYTES_PER_LIST >> 20}")
     if not 1 <= args.concurrency <= 32:
         raise UsageError("--concurrency must be between 1 and 32", "the default is 4")
     if args.keep_secrets and not args.save_dump:
