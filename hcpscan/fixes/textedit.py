@@ -69,7 +69,7 @@ def _edit_own_text(text: str, doc_index: int, item_index: int | None, edits: tup
         raise EditError(f"document {doc_index + 1} is not in the file")
     start, end = spans[doc_index]
     if item_index is not None and item_at is not None:
-        cut = _item_lines(text, start, end, *item_at)
+        cut = _item_span(text, start, end, *item_at)
         if cut is not None:
             first, last, indent = cut
             snippet = " " * indent + text[first + indent:last]
@@ -82,7 +82,7 @@ def _edit_own_text(text: str, doc_index: int, item_index: int | None, edits: tup
     return text[:start] + edit_text(text[start:end], 0, item_index, edits) + text[end:]
 
 
-def _item_lines(text: str, start: int, end: int, line: int, column: int
+def _item_span(text: str, start: int, end: int, line: int, column: int
                 ) -> tuple[int, int, int] | None:
     """(first offset, end offset, indent) of a List item whose mapping starts at ``line``
     and ``column``: its lines run to the first content line indented less."""
