@@ -160,9 +160,11 @@ def test_in_place_keeps_links_and_file_modes(tmp_path, run_cli):
     target = tree / "real" / "policy.yaml"
     target.write_text(source.read_text())
     target.chmod(0o640)
-    (tree / "linked.yaml").symlink_to(target)
-    result = run_cli("fix", str(tree / "real"), "--select", "HCP004", "--no-progress")
+    (tree / "links").mkdir()
+    (tree / "links" / "linked.yaml").symlink_to(target)
+    result = run_cli("fix", str(tree / "links"), "--follow-symlinks", "--select", "HCP004",
+                     "--no-progress")
     assert result.code == 0, result.err
     assert "- {port: 5353, protocol: TCP}" in target.read_text()
-    assert (tree / "linked.yaml").is_symlink()
+    assert (tree / "links" / "linked.yaml").is_symlink()
     assert target.stat().st_mode & 0o777 == 0o640
