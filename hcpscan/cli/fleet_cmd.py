@@ -132,8 +132,11 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
 
 
 def _query(args: argparse.Namespace) -> FleetQuery:
-    if not args.stale_after > 0:
-        raise UsageError("--stale-after must be more than 0 hours", "e.g. --stale-after 13")
+    if not 0 < args.stale_after <= 24 * 366:
+        raise UsageError("--stale-after must be more than 0 hours and at most a year (8784)",
+                         "e.g. --stale-after 13")
+    if not args.work_name.strip():
+        raise UsageError("--work-name needs a name", f"the default is {WORK_NAME}")
     if not args.request_timeout > 0:
         raise UsageError("--request-timeout must be more than 0 seconds", "e.g. --request-timeout 30")
     if not 1 <= args.page_size <= 10_000:
@@ -141,7 +144,7 @@ def _query(args: argparse.Namespace) -> FleetQuery:
     placement: tuple[str, str] | None = None
     if args.placement != "none":
         namespace, slash, name = args.placement.partition("/")
-        if not slash or not namespace or not name:
+        if not slash or not namespace or not name or "/" in name:
             raise UsageError(f"--placement {args.placement!r} is not NAMESPACE/NAME",
                              "e.g. --placement hcpscan-fleet/hcpscan-fleet, or none")
         placement = (namespace, name)

@@ -58,8 +58,8 @@ def read_fleet(conn: Connection, query: FleetQuery, now: dt.datetime) -> FleetMa
                          "ManagedCluster of that name")
     rows = [classify(n, clusters.get(n), works.get(n), n in placed, now, query.stale_after)
             for n in names]
-    notes += [f"{row.name}: its reports name the cluster {row.reported_as!r} (its ClusterClaim "
-              "id.k8s.io or name, or --cluster-name): reports on it carry that name" for row in rows
+    notes += [f"{row.name}: its reports name the cluster {row.reported_as!r} (--cluster-name, its "
+              "Klusterlet's clusterName or a ClusterClaim): reports on it carry that name" for row in rows
               if row.reported_as and row.reported_as != row.name]
     return FleetMatrix(conn.context, now, query.stale_after, rows, notes)
 

@@ -39,9 +39,13 @@ def test_forbidden_names_the_role_and_missing_decisions_are_a_note(standin, pki,
 def test_bad_arguments_are_usage_errors(standin, pki, tmp_path):
     config = tmp_path / "missing"
     for args, message in [(["--placement", "nope"], "is not NAMESPACE/NAME"),
-                          (["--stale-after", "0"], "--stale-after must be more than 0 hours")]:
+                          (["--stale-after", "0"], "--stale-after must be more than 0 hours"),
+                          (["--stale-after", "inf"], "--stale-after must be more than 0 hours"),
+                          (["--stale-after", "1e300"], "--stale-after must be more than 0 hours"),
+                          (["--work-name", " "], "--work-name needs a name"),
+                          (["--placement", "ns/a/b"], "is not NAMESPACE/NAME")]:
         code, _, err = hcpscan("fleet", "--kubeconfig", str(config), *args)
-        assert code == 2 and message in err
+        assert code == 2 and message in err and "internal error" not in err, err
 
 
 def test_the_fleet_reader_role_is_enough(standin, pki, tmp_path):
