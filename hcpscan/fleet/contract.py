@@ -41,21 +41,25 @@ WORK_NAME = "hcpscan"  # a ManifestWorkReplicaSet names its ManifestWorks after 
 
 SEVERITIES = tuple(s.value for s in Severity)  # most severe first
 
-# feedback name -> JSONPath under .status (OCM's JSONPaths are relative to status)
-CRONJOB_FEEDBACK = {"lastScheduleTime": ".lastScheduleTime",
-                    "lastSuccessfulTime": ".lastSuccessfulTime"}
+# feedback name -> JSONPath. The OCM work agent evaluates a JSONPaths rule against the
+# whole object, not its status (open-cluster-management-io/ocm
+# pkg/work/spoke/statusfeedback/reader.go: FindResults(obj.UnstructuredContent());
+# its own rules and tests read ".status.readyReplicas", ".metadata.name"), so every
+# path starts at the root.
+CRONJOB_FEEDBACK = {"lastScheduleTime": ".status.lastScheduleTime",
+                    "lastSuccessfulTime": ".status.lastSuccessfulTime"}
 SUMMARY_FEEDBACK = {
-    "cluster": ".cluster",
-    "scanTime": ".scanTime",
-    "hcpscanVersion": ".hcpscanVersion",
-    "reportDigest": ".reportDigest",
-    "reportsPublishedTo": ".reportsPublishedTo",
-    **{severity: f".findings.{severity}" for severity in SEVERITIES},
-    "rulesPassed": ".rules.passed",
-    "rulesFailed": ".rules.failed",
-    "rulesNotEvaluable": ".rules.notEvaluable",
-    "failingRules": ".failingRules",
-    "notEvaluableRules": ".notEvaluableRules",
+    "cluster": ".status.cluster",
+    "scanTime": ".status.scanTime",
+    "hcpscanVersion": ".status.hcpscanVersion",
+    "reportDigest": ".status.reportDigest",
+    "reportsPublishedTo": ".status.reportsPublishedTo",
+    **{severity: f".status.findings.{severity}" for severity in SEVERITIES},
+    "rulesPassed": ".status.rules.passed",
+    "rulesFailed": ".status.rules.failed",
+    "rulesNotEvaluable": ".status.rules.notEvaluable",
+    "failingRules": ".status.failingRules",
+    "notEvaluableRules": ".status.notEvaluableRules",
 }
 
 _RULE_ITEM = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)=([a-z]+):([0-9]+)$")

@@ -10,7 +10,8 @@ the loop as OCM would, through the same requests:
 * the work agent reads its cluster's ManifestWork from the hub, applies each
   manifest to its own cluster (a CRD it applies becomes served there, as an API
   server makes it), sets the work's ``Applied`` conditions, and later copies the
-  ``feedbackRules`` JSONPaths (relative to ``.status``) into
+  ``feedbackRules`` JSONPaths (evaluated from the object's root, as OCM's
+  statusfeedback reader does) into
   ``status.resourceStatus.manifests[].statusFeedback`` on the hub;
 * the CronJob controller runs the CronJob's container command (``hcpscan`` and its
   args, in process) against the managed cluster's API and records
@@ -168,8 +169,9 @@ def run_cronjob(cluster: ManagedCluster, namespace: str, name: str, now: dt.date
 
 
 def _at(obj: dict[str, Any], path: str) -> Any:
-    """A feedback JSONPath (``.a.b``, relative to ``.status``) of ``obj``."""
-    node: Any = obj.get("status") or {}
+    """A feedback JSONPath (``.a.b``) of ``obj``, from its root as OCM evaluates it
+    (ocm pkg/work/spoke/statusfeedback/reader.go: ``FindResults(obj.UnstructuredContent())``)."""
+    node: Any = obj
     for part in path.lstrip(".").split("."):
         if not isinstance(node, dict) or part not in node:
             return None
