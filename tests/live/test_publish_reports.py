@@ -118,6 +118,7 @@ def test_crds_not_installed_is_a_clear_error_after_the_reports(standin, pki, tmp
     assert ("error: cannot publish reports: context edge does not serve openreports.io/v1alpha1 "
             "(the OpenReports CRDs are not installed)") in err
     assert "hint: install the OpenReports CRDs" in err
+    assert "PolicyReport CRDs" in err and "deploy/hcpscan-scansummary-crd.yaml" in err  # what else works
     assert out.read_text().startswith("---\napiVersion: openreports.io/v1alpha1")  # still written
     assert not [r for r in server.state.requests if r.method != "GET"]
 
