@@ -21,8 +21,9 @@ CronJob (deploy/ocm/) sent back through OCM's status feedback, and print the
 fleet matrix: per cluster the state of its scan (ok, stale, failed,
 never-reported, not-applied, no-work, not-placed), the time of its last scan,
 its findings per severity, and cluster x rule. Read-only: four lists on the
-hub (ManagedClusters, the ManifestWorks the ManifestWorkReplicaSet made and those
-named hcpscan, the Placement's PlacementDecisions), whatever the fleet's size. docs/fleet.md explains the loop.
+hub (ManagedClusters, the ManifestWorks the ManifestWorkReplicaSet made and
+those named hcpscan, the Placement's PlacementDecisions), whatever the fleet's
+size. docs/fleet.md explains the loop.
 
 examples:
   hcpscan fleet --kubeconfig hub.kubeconfig
