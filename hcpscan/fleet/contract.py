@@ -113,9 +113,15 @@ def decode_rules(text: str) -> tuple[dict[str, tuple[str, int]], list[str]]:
 
 
 def report_digest(objects: list[dict[str, Any]]) -> str:
-    """``sha256:`` of the published report objects as canonical JSON, in order: equal
-    digests across clusters or runs mean equal reports."""
-    canonical = json.dumps(objects, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """``sha256:`` of the published report objects as canonical JSON, in order, without
+    the results' ``timestamp`` (the scan's start, different every run): two runs whose
+    reports say the same have the same digest, so the hub sees when a cluster's results
+    changed."""
+    timeless = [{**obj, "results": [{k: v for k, v in result.items() if k != "timestamp"}
+                                    if isinstance(result, dict) else result
+                                    for result in obj["results"]]}
+                if isinstance(obj.get("results"), list) else obj for obj in objects]
+    canonical = json.dumps(timeless, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
