@@ -104,8 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "feedback carries to the hub (docs/fleet.md)")
     group.add_argument("--cluster-name", metavar="NAME",
                        help="the name of the scanned cluster in its reports and ScanSummary "
-                            "(default with --publish-reports: the value of the OCM ClusterClaim "
-                            "id.k8s.io, else of the ClusterClaim name, else none)")
+                            "(default with --publish-reports: the OCM Klusterlet's spec.clusterName, "
+                            "else the value of the ClusterClaim id.k8s.io, else of the ClusterClaim "
+                            "name, else none)")
     add_rule_arguments(parser)
     add_report_arguments(parser)
     parser.set_defaults(run=run)
@@ -192,14 +193,18 @@ def _namespaces_read(objects: list[K8sObject]) -> set[str]:
     return {o.name for o in objects if o.kind == "Namespace"} | {o.namespace for o in objects if o.namespace}
 
 
-# Well-known ClusterClaims naming the cluster, in the order asked: id.k8s.io (KEP-2149,
-# which the OCM klusterlet sets to the managed cluster's name), then ACM's "name".
+# Where a managed cluster finds its own name, in the order asked: the Klusterlet's
+# spec.clusterName (the name the OCM hub knows it by; plain OCM creates no claim
+# naming the cluster), then the ClusterClaims id.k8s.io (KEP-2149) and
+# ACM's "name".
+KLUSTERLET_PATH = "/apis/operator.open-cluster-management.io/v1/klusterlets/klusterlet"
 CLUSTER_CLAIMS = ("id.k8s.io", "name")
 CLAIMS_PATH = "/apis/cluster.open-cluster-management.io/v1alpha1/clusterclaims"
 
 
 def _cluster_name(args: argparse.Namespace, conn: Connection) -> str:
-    """``--cluster-name``, else (publishing only: one or two GETs) the klusterlet's claim."""
+    """``--cluster-name``, else (publishing only: up to three GETs) the Klusterlet's
+    clusterName or a ClusterClaim; else empty, with a warning."""
     if args.cluster_name is not None:
         name = args.cluster_name.strip()
         if not name:
@@ -207,14 +212,20 @@ def _cluster_name(args: argparse.Namespace, conn: Connection) -> str:
         return name
     if not args.publish_reports:
         return ""
-    for claim in CLUSTER_CLAIMS:
+    sources = [(KLUSTERLET_PATH, "clusterName", "Klusterlet klusterlet")]
+    sources += [(f"{CLAIMS_PATH}/{claim}", "value", f"ClusterClaim {claim}") for claim in CLUSTER_CLAIMS]
+    for path, key, what in sources:
         try:
-            value = (conn.get(f"{CLAIMS_PATH}/{claim}").get("spec") or {}).get("value")
-        except (ApiError, LiveError):  # not served, not there, not allowed: the next claim, else none
+            spec = conn.get(path).get("spec")
+        except (ApiError, LiveError):  # not served, not there, not allowed: the next, else none
             continue
+        value = spec.get(key) if isinstance(spec, dict) else None
         if isinstance(value, str) and value.strip():
-            print(f"hcpscan: cluster name {value.strip()} (ClusterClaim {claim})", file=sys.stderr)
+            print(f"hcpscan: cluster name {value.strip()} ({what})", file=sys.stderr)
             return value.strip()
+    print("hcpscan: warning: no cluster name (no Klusterlet clusterName, no ClusterClaim id.k8s.io "
+          "or name): the reports are labelled management and the ScanSummary names no cluster; "
+          "give --cluster-name NAME", file=sys.stderr)
     return ""
 
 
@@ -238,11 +249,12 @@ def _publish(conn: Connection, report: ScanReport, namespaces: set[str]) -> None
     if reports_api is None:
         print(f"hcpscan: warning: context {conn.context} serves neither the OpenReports nor the "
               "PolicyReport CRDs: no report objects published, only the ScanSummary's counts "
-              "(install the OpenReports CRDs; deploy/ocm carries them)", file=sys.stderr)
+              "(install the OpenReports CRDs, e.g. in the ManifestWork: deploy/ocm/regenerate.py "
+              "--openreports-crds DIR)", file=sys.stderr)
     elif reports_api != OPENREPORTS.api_version:
         print(f"hcpscan: context {conn.context} has no OpenReports CRDs; publishing "
               f"{reports_api} PolicyReports instead", file=sys.stderr)
-    extra = ([scan_summary(report, identity or conn.context, report_digest(objects),
+    extra = ([scan_summary(report, identity, report_digest(objects),
                            reports_api or "none")] if summary else [])
     try:
         done = publish_reports(conn, [*objects, *extra], replace, check=False)

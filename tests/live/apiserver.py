@@ -201,11 +201,12 @@ DEPLOY_RESOURCES = (
        short=("mwrs",)),
 )
 # What a managed cluster of the fleet serves besides the catalog: the klusterlet's
-# ClusterClaims and the CRDs the ManifestWork carries (ScanSummary), and what the hub
+# ClusterClaims, its Klusterlet and the CRDs the ManifestWork carries (ScanSummary), and what the hub
 # serves for `hcpscan fleet` (PlacementDecisions; ManagedClusters are in CRDS).
 FLEET_MANAGED = (
     _r("cluster.open-cluster-management.io/v1alpha1", "clusterclaims", "ClusterClaim", False),
     _r("hcpscan.io/v1alpha1", "scansummaries", "ScanSummary", False),
+    _r("operator.open-cluster-management.io/v1", "klusterlets", "Klusterlet", False),
 )
 POLICYREPORT_CRDS = (
     _r("wgpolicyk8s.io/v1alpha2", "policyreports", "PolicyReport", short=("polr",)),
