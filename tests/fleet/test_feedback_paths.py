@@ -17,7 +17,16 @@ from pathlib import Path
 import yaml
 from jsonpath_ng import parse
 
-from hcpscan.findings.model import Finding, Location, ObjectRef, RuleInfo, RuleResult, ScanReport, Severity, Status
+from hcpscan.findings.model import (
+    Finding,
+    Location,
+    ObjectRef,
+    RuleInfo,
+    RuleResult,
+    ScanReport,
+    Severity,
+    Status,
+)
 from hcpscan.fleet import contract
 
 MWRS = Path(__file__).resolve().parents[2] / "deploy" / "ocm" / "hcpscan-manifestworkreplicaset.yaml"
