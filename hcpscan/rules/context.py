@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.sources.interface import Diagnostic
@@ -33,3 +34,8 @@ class Context:
     def built(self, name: str) -> Any | None:
         """An analysis if some rule already built it, else ``None`` (never builds)."""
         return self._analyses.get(name)
+
+    @property
+    def proxy(self) -> ProxyConsumers:
+        """The proxy model's consumers, indexed (built on first use, then shared)."""
+        return self.analysis("proxy", ProxyConsumers)  # type: ignore[no-any-return]

@@ -51,10 +51,6 @@ from hcpscan.rules.templates.base import NotApplicable, NotEvaluable
 from hcpscan.rules.templates.kubeconfigs import current_cluster, kubeconfig_in_secret
 from hcpscan.rules.templates.kyverno import proxy_injecting_policies
 from hcpscan.rules.templates.proxy_config import (
-    consumers,
-    consumers_in,
-    consumers_of,
-    container_refs,
     controlled_pod,
     field_in,
     management_proxy,
@@ -184,7 +180,7 @@ def consumer_sides(ctx: Context, subject: K8sObject, selector: dict[str, Any],
         yield _bootstrap_file(ctx, subject, selector["path"])
     else:
         kind = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE}[role]
-        for c in consumers_of(ctx, subject):
+        for c in ctx.proxy.of(subject):
             if c.kind == kind:
                 yield _from_consumer(c, case, obj=subject)
 
@@ -216,12 +212,12 @@ def _containers(ctx: Context, subject: K8sObject, selector: dict[str, Any],
         yield NotApplicable("none of the rule's target workloads")
         return
     lists = ("initContainers", "containers") if selector.get("init_containers") else ("containers",)
-    refs = [r for r in container_refs(ctx, subject) if r.path[-2] in lists
+    refs = [r for r in ctx.proxy.containers_of(subject) if r.path[-2] in lists
             and fnmatch.fnmatchcase(r.name, selector.get("container", "*"))]
     if not refs and "container" in selector:
         yield NotApplicable(f"no container {selector['container']} in the pod")
         return
-    by_name = {c.container: c for c in consumers_of(ctx, subject) if c.kind == CONTAINER}
+    by_name = {c.container: c for c in ctx.proxy.of(subject) if c.kind == CONTAINER}
     for ref in refs:
         anchor = ref.path + (("env",) if "env" in ref.spec else ())
         c = by_name.get(ref.name)
@@ -266,7 +262,7 @@ def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:
 
 
 def _container_path(ctx: Context, c: ConsumerProxy) -> tuple[Step, ...]:
-    for ref in container_refs(ctx, c.object):
+    for ref in ctx.proxy.containers_of(c.object):
         if ref.name == c.container:
             return ref.path + (("args",) if "args" in ref.spec else ())
     return ()
@@ -275,9 +271,9 @@ def _container_path(ctx: Context, c: ConsumerProxy) -> tuple[Step, ...]:
 def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome]:
     if subject.kind == HOSTED_CLUSTER:
         namespace = hcp_namespace(subject.namespace, subject.name)
-        pool = consumers_in(ctx, subject.cluster, namespace)
+        pool = ctx.proxy.in_namespace(subject.cluster, namespace)
     else:
-        namespace, pool = subject.namespace, consumers_of(ctx, subject)
+        namespace, pool = subject.namespace, ctx.proxy.of(subject)
     # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
     # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
     sidecars = [c for c in pool if c.kind == KONNECTIVITY_SIDECAR and c.serves == "http"]
@@ -450,7 +446,7 @@ def _hosted_cluster(ctx: Context, subject: K8sObject, obj: K8sObject) -> RefOutc
                                 "the input: nothing to compare with")
         model = found
     hc = model.obj
-    proxy = next((c for c in consumers_of(ctx, hc) if c.kind == HOSTED_CLUSTER), None)
+    proxy = next((c for c in ctx.proxy.of(hc) if c.kind == HOSTED_CLUSTER), None)
     side = (_proxy_side(proxy, f"{hc.ref} spec.configuration.proxy") if proxy is not None
             else Side(f"{hc.ref} spec.configuration.proxy", obj=hc))
     side.no_proxy = model.computed_no_proxy
@@ -465,7 +461,7 @@ def _management_proxy(ctx: Context) -> RefOutcome:
         return NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) is "
                             "not in the input")
     obj, part, _block = found
-    proxy = next((c for c in consumers_of(ctx, obj) if c.kind == CLUSTER_PROXY and c.part == part),
+    proxy = next((c for c in ctx.proxy.of(obj) if c.kind == CLUSTER_PROXY and c.part == part),
                  None)
     name = f"{obj.ref} {part}"
     return [_proxy_side(proxy, name) if proxy is not None else Side(name, obj=obj)]
@@ -490,7 +486,7 @@ def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
         load_one(value.text or "")
     except YamlSyntaxError as exc:
         return NotEvaluable(f"{secret.ref} key 'values' is not valid YAML: {exc.message}")
-    values = next((c for c in consumers_of(ctx, secret) if c.kind == CLUSTER_VALUES), None)
+    values = next((c for c in ctx.proxy.of(secret) if c.kind == CLUSTER_VALUES), None)
     side = (_proxy_side(values, f"{secret.ref} key values") if values is not None
             else Side(f"{secret.ref} key values", obj=secret))
     _say_cluster(side, cluster, how)
@@ -511,9 +507,9 @@ def _stated_proxy(ctx: Context, obj: K8sObject, cluster: str, how: str) -> RefOu
     management cluster renders it): what the input states about the cluster's proxy -
     the chart values of its releases, then the drop-ins its other KubeadmControlPlanes
     write (``obj``'s own are what is judged)."""
-    values = [c for c in consumers(ctx) if c.kind == CHART_VALUES and c.cluster == obj.cluster
+    values = [c for c in ctx.proxy.all if c.kind == CHART_VALUES and c.cluster == obj.cluster
               and cluster in c.workload_clusters]
-    drop_ins = [c for c in consumers(ctx) if c.kind == KUBEADM_FILE and c.object is not obj
+    drop_ins = [c for c in ctx.proxy.all if c.kind == KUBEADM_FILE and c.object is not obj
                 and c.object.kind in CONTROL_PLANE_KINDS and c.cluster == obj.cluster
                 and c.object.namespace == obj.namespace
                 and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == cluster
@@ -540,7 +536,7 @@ def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
 
 
 def _managed_cluster_of(ctx: Context, cluster: str) -> RefOutcome:
-    proxies = [c for c in consumers(ctx) if c.cluster == cluster and c.kind == CLUSTER_PROXY
+    proxies = [c for c in ctx.proxy.all if c.cluster == cluster and c.kind == CLUSTER_PROXY
                and c.part == "spec"]
     agents = {id(o): o for o in agent_workloads(ctx.inventory, cluster)}
     if not proxies and not agents:
@@ -548,7 +544,7 @@ def _managed_cluster_of(ctx: Context, cluster: str) -> RefOutcome:
                             "include its config.openshift.io Proxy 'cluster' or the klusterlet "
                             "agent Deployments")
     sides = [_proxy_side(c, c.name) for c in proxies]
-    sides += [_proxy_side(c, c.name) for c in consumers(ctx)
+    sides += [_proxy_side(c, c.name) for c in ctx.proxy.all
               if c.kind == CONTAINER and id(c.object) in agents]
     said = [f"OCM agent workloads {', '.join(sorted(o.ref for o in agents.values()))}"] if agents else []
     for side in sides:
@@ -564,7 +560,7 @@ def _installation(ctx: Context) -> RefOutcome:
 def _installation_of(ctx: Context) -> RefOutcome:
     known = any(o.name.endswith(VALUES_SUFFIX) for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
     said: list[str] = []
-    for c in consumers(ctx):
+    for c in ctx.proxy.all:
         if c.kind == CLUSTER_PROXY and c.part == "spec":
             known = True
         if c.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):

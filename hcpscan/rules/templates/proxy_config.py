@@ -25,9 +25,7 @@ from hcpscan.analysis.proxy import (
     bypasses,
     covers_cidr,
     covers_domain,
-    effective_proxies,
 )
-from hcpscan.analysis.proxy import containers as ct
 from hcpscan.analysis.proxy.settings import (
     CLUSTER_PROXY,
     CONTAINER,
@@ -57,37 +55,6 @@ def consumer_reads(names: Iterable[str]) -> tuple[str, ...]:
     """The kinds the model reads to build the consumers of these kinds (as rules name them)."""
     return tuple(dict.fromkeys(kind for name in names
                                for kind in READS_BY_CONSUMER.get(CONSUMER_KINDS[name], ())))
-
-
-def consumers(ctx: Context) -> list[ConsumerProxy]:
-    return ctx.analysis("proxy", effective_proxies)  # type: ignore[no-any-return]
-
-
-def consumers_of(ctx: Context, obj: K8sObject) -> list[ConsumerProxy]:
-    index: dict[int, list[ConsumerProxy]] = ctx.analysis("proxy-by-object", lambda _inv: _by_object(
-        consumers(ctx)))
-    return index.get(id(obj), [])
-
-
-def _by_object(found: list[ConsumerProxy]) -> dict[int, list[ConsumerProxy]]:
-    out: dict[int, list[ConsumerProxy]] = {}
-    for c in found:
-        out.setdefault(id(c.object), []).append(c)
-    return out
-
-
-def consumers_in(ctx: Context, cluster: str, namespace: str) -> list[ConsumerProxy]:
-    """Consumers whose object is in a namespace of a cluster, in model order."""
-    index: dict[tuple[str, str], list[ConsumerProxy]] = ctx.analysis(
-        "proxy-by-namespace", lambda _inv: _by_namespace(consumers(ctx)))
-    return index.get((cluster, namespace), [])
-
-
-def _by_namespace(found: list[ConsumerProxy]) -> dict[tuple[str, str], list[ConsumerProxy]]:
-    out: dict[tuple[str, str], list[ConsumerProxy]] = {}
-    for c in found:
-        out.setdefault((c.object.cluster, c.object.namespace), []).append(c)
-    return out
 
 
 def field_in(subject: K8sObject, setting: Setting) -> str:
@@ -155,18 +122,6 @@ def management_proxy(ctx: Context) -> tuple[K8sObject, str, dict[str, Any]] | No
     if management.proxy is None or effective is None:
         return None
     return management.proxy, *effective
-
-
-def container_refs(ctx: Context, obj: K8sObject) -> list[ct.ContainerRef]:
-    index: dict[int, list[ct.ContainerRef]] = ctx.analysis("proxy-containers", _containers_by_obj)
-    return index.get(id(obj), [])
-
-
-def _containers_by_obj(inventory: Any) -> dict[int, list[ct.ContainerRef]]:
-    out: dict[int, list[ct.ContainerRef]] = {}
-    for ref in ct.containers(inventory):
-        out.setdefault(id(ref.obj), []).append(ref)
-    return out
 
 
 # -- cluster networks -----------------------------------------------------------------------
@@ -443,9 +398,9 @@ def _consumer_pool(ctx: Context, subject: K8sObject, scope: str) -> list[Consume
     """The consumers a coverage rule judges: the subject's, or the management cluster
     Proxy's (None when it is not in the input)."""
     if scope == "subject":
-        return consumers_of(ctx, subject)
+        return ctx.proxy.of(subject)
     mgmt = management_proxy(ctx)
-    return consumers_of(ctx, mgmt[0]) if mgmt is not None else None
+    return ctx.proxy.of(mgmt[0]) if mgmt is not None else None
 
 
 def _secondary_in_scope(ctx: Context, subject: K8sObject, params: dict[str, Any]

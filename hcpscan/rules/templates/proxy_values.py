@@ -56,7 +56,7 @@ from hcpscan.rules.templates.base import (
     roles_param,
 )
 from hcpscan.rules.templates.hcp_network import GRAPH_READS, WORKLOAD_KINDS, reachability
-from hcpscan.rules.templates.proxy_config import consumers_of, controlled_pod, field_in, root_of
+from hcpscan.rules.templates.proxy_config import controlled_pod, field_in, root_of
 
 CONDITIONS = ("no-credentials", "valid", "portable", "reachable")
 URL, NO_PROXY, TEXT = "url", "no_proxy", "text"
@@ -114,7 +114,7 @@ def _variable(name: str) -> str:
 
 def _consumer_values(ctx: Context, subject: K8sObject, roles: set[str], variables: set[str]
                      ) -> Iterator[Value]:
-    for c in consumers_of(ctx, subject):
+    for c in ctx.proxy.of(subject):
         if c.kind not in roles:
             continue
         for setting in c.variables.values():

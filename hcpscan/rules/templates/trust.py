@@ -51,29 +51,18 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.templates.proxy_config import consumers, consumers_of
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains")
 
 
 def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
     """The subject's consumers, and those of documents stored in it (a kubeconfig in a Secret)."""
-    index: dict[int, list[ConsumerProxy]] = ctx.analysis("proxy-by-holder", lambda _inv: _by_holder(
-        consumers(ctx)))
-    return [*consumers_of(ctx, subject), *index.get(id(subject), [])]
-
-
-def _by_holder(found: list[ConsumerProxy]) -> dict[int, list[ConsumerProxy]]:
-    out: dict[int, list[ConsumerProxy]] = {}
-    for c in found:
-        if c.object.origin is not None and c.object.source.embedded_in:
-            out.setdefault(id(c.object.origin), []).append(c)
-    return out
+    return ctx.proxy.held_by(subject)
 
 
 def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
     return ctx.analysis("known-proxy-cas", lambda inv: known_proxy_cas(  # type: ignore[no-any-return]
-        inv, consumers(ctx), list(ctx.config.proxy_ca_files)))
+        inv, ctx.proxy.all, list(ctx.config.proxy_ca_files)))
 
 
 @register
