@@ -117,6 +117,7 @@ class Finding:
     status: Status = Status.FAIL
     suppression: Suppression | None = None
     notes: list[str] = field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
+    data: dict[str, Any] = field(default_factory=dict)  # exact values a fix needs (JSON-ready)
 
     @property
     def key(self) -> str:
@@ -145,6 +146,8 @@ class Finding:
                                   "expires": self.suppression.expires}
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.data:
+            out["data"] = self.data
         return out
 
 

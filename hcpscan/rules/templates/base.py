@@ -36,6 +36,9 @@ class Violation:
     values: dict[str, Any] = field(default_factory=dict)  # fill the rule's message template
     evidence: list[str] = field(default_factory=list)
     subject: K8sObject | None = None  # report on another object than the rule's subject
+    # Exact values a fix needs (missing noProxy entries, the CA a consumer lacks and where it
+    # loads its bundle, the consumer's object and field), as JSON-ready data, not only text.
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

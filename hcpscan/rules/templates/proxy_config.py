@@ -37,6 +37,7 @@ from hcpscan.analysis.proxy.settings import (
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
+from hcpscan.model.hostedcluster import HYPERSHIFT_LOCAL_DOMAIN, HostedCluster, hosted_cluster
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
@@ -131,7 +132,10 @@ def management_proxy(ctx: Context) -> tuple[K8sObject, str, dict[str, Any]] | No
 
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "machine-network", "kas-service-ip", "svc",
-                "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks")
+                "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks",
+                "kas-advertise-address", "hypershift-local")
+# Named sets only a HostedCluster (its nodes, through HyperShift's computed noProxy) reaches.
+_HOSTED_SETS = ("kas-advertise-address", "hypershift-local")
 # Named sets read from the subject that nothing adds to a noProxy: the user writes them, so a
 # computed noProxy (a Proxy's status, a HostedCluster's) does not answer for them.
 SECONDARY = "secondary-networks"
@@ -159,23 +163,36 @@ def _literal(dest: str, no_proxy: str, runtime: str) -> tuple[str, str] | None:
 
 
 def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO,
-            managed_kas: tuple[str, str] | None = None) -> tuple[list[str], list[str]]:
-    """(destinations the proxy gets, evidence lines) under ``runtime``'s NO_PROXY reading."""
+            managed_kas: tuple[str, str] | None = None, hosted: HostedCluster | None = None
+            ) -> tuple[list[str], list[str], list[str]]:
+    """(destinations the proxy gets, evidence lines, the noProxy entries that would send them
+    direct) under ``runtime``'s NO_PROXY reading."""
     missed: list[str] = []
     evidence: list[str] = []
+    entries: list[str] = []
     for dest in wanted:
+        if dest in _HOSTED_SETS:
+            if hosted is not None:
+                found = _hosted_missed(dest, no_proxy, hosted, runtime)
+                if found:
+                    missed.append(found[0])
+                    evidence.append(found[1])
+                    entries.append(found[2])
+            continue
         if dest in _CIDR_SETS and nets is not None:
             label, cidrs, source = _CIDR_SETS[dest](nets)
             for cidr in cidrs:  # the machine network only where the input states it
                 cov = covers_cidr(runtime, no_proxy, cidr)
                 if not cov.covered:
                     missed.append(f"{label} {cidr}")
+                    entries.append(cidr)
                     evidence.append(f"{label} {cidr} (from {source}) is not covered: "
                                     f"{', '.join(cov.uncovered)} would go through the proxy, e.g. "
                                     f"{cov.example}")
         elif dest == "kas-service-ip" and nets is not None and nets.kas_ip:
             if not bypasses(runtime, no_proxy, f"https://{nets.kas_ip}").bypass:
                 missed.append(f"KAS service IP {nets.kas_ip}")
+                entries.append(nets.kas_ip)
                 evidence.append(f"https://{nets.kas_ip} (the kubernetes Service) goes through "
                                 "the proxy")
         elif dest in ("svc", "cluster-domain"):
@@ -183,11 +200,13 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             cov = covers_domain(runtime, no_proxy, domain, include_apex=False)
             if not cov.covered:
                 missed.append(f".{domain}")
+                entries.append(f".{domain}")
                 evidence.append(f"{cov.example} (a .{domain} name) goes through the proxy")
         elif dest in ("localhost", "loopback"):
             host = "localhost" if dest == "localhost" else "127.0.0.1"
             if not bypasses(runtime, no_proxy, f"http://{host}").bypass:
                 missed.append(host)
+                entries.append(host)
                 evidence.append(f"http://{host} goes through the proxy")
         elif dest == "managed-kas-ip" and managed_kas is not None:
             ip, origin = managed_kas
@@ -195,6 +214,7 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             decision = bypasses(runtime, no_proxy, f"https://{host}:443")
             if not decision.bypass:
                 missed.append(f"the managed cluster's kube-apiserver {ip}")
+                entries.append(ip)
                 evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
                                 f"{decision.reason}")
         elif dest not in DESTINATIONS:
@@ -202,7 +222,30 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             if found:
                 missed.append(found[0])
                 evidence.append(found[1])
-    return missed, evidence
+                entries.append(dest)
+    return missed, evidence, entries
+
+
+def _hosted_missed(dest: str, no_proxy: str, hosted: HostedCluster, runtime: str
+                   ) -> tuple[str, str, str] | None:
+    """A HostedCluster's own destinations its nodes reach: the API server's node-local address
+    (kubelet, CRI-O and the ignition fetch go through the haproxy on it) and the names of the
+    private zone ``<name>.hypershift.local``."""
+    if dest == "kas-advertise-address":
+        ip, origin = hosted.advertise_address
+        host = f"[{ip}]" if ":" in ip else ip
+        decision = bypasses(runtime, no_proxy, f"https://{host}:{hosted.kas_port}")
+        if decision.bypass:
+            return None
+        return (f"the API server's node-local address {ip}",
+                f"https://{host}:{hosted.kas_port} ({origin}; the kube-apiserver-proxy every node "
+                "reaches its API server through) goes through the proxy", ip)
+    name = f"api.{hosted.name}.{HYPERSHIFT_LOCAL_DOMAIN}"
+    if bypasses(runtime, no_proxy, f"https://{name}:443").bypass:
+        return None
+    return (f".{HYPERSHIFT_LOCAL_DOMAIN}",
+            f"https://{name} (HyperShift's private zone) goes through the proxy",
+            f".{HYPERSHIFT_LOCAL_DOMAIN}")
 
 
 # The kubernetes Service's ClusterIP on an OpenShift cluster with the default serviceNetwork.
@@ -251,7 +294,9 @@ def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
     literal = [d for d in wanted if d not in named]
     if consumer.kind == CLUSTER_PROXY:
         return literal if consumer.part == "spec" else named
-    if consumer.kind == HOSTED_CLUSTER or consumer.completed_by:
+    if consumer.kind == HOSTED_CLUSTER:
+        return wanted  # judged on the noProxy HyperShift computes (model/hostedcluster.py)
+    if consumer.completed_by:
         return literal
     return wanted
 
@@ -356,7 +401,9 @@ class NoProxyCoverage(Template):
                     continue
             if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx.inventory, subject), True
-            no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
+            hosted = hosted_cluster(c.object) if c.kind == HOSTED_CLUSTER else None
+            no_proxy = (hosted.computed_no_proxy if hosted is not None else
+                        (c.no_proxy.value if c.no_proxy is not None else "") or "")
             managed_kas = None
             if "managed-kas-ip" in wanted:
                 found = managed_kas_ip(ctx)
@@ -371,22 +418,32 @@ class NoProxyCoverage(Template):
                                    "Network)")
             missed: list[str] = []
             evidence: list[str] = []
+            entries: list[str] = []
             for runtime in runtimes:
-                lost, why = _missed(no_proxy, nets, wanted, runtime, managed_kas)
+                lost, why, add = _missed(no_proxy, nets, wanted, runtime, managed_kas, hosted)
                 suffix = f" ({runtime})" if len(runtimes) > 1 else ""
                 missed += [m + suffix for m in lost]
                 evidence += why
+                entries += [e for e in add if e not in entries]
             if not missed or (params.get("require") == "any"
                               and len(set(missed)) < len(wanted) * len(runtimes)):
                 continue
             anchor = c.no_proxy or c.https_proxy or c.http_proxy
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
+            if hosted is not None:
+                shown = (f"HyperShift computes noProxy {no_proxy!r} from "
+                         + (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
+                            else "no spec.configuration.proxy.noProxy")
+                         + ", the cluster's networks and its platform")
             at, field = root_of(subject, anchor) if anchor else (None, "")
             yield Violation(field=field, subject=at,
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
-                            evidence=[shown, *evidence])
+                            evidence=[shown, *evidence],
+                            data={"missing_no_proxy": entries, "consumer": {
+                                "object": c.object.ref, "field": field_in(c.object, anchor)
+                                if anchor else "", "variable": anchor.name if anchor else ""}})
         if not judged_any:
             yield NotApplicable("no consumer in scope uses a proxy")
 
