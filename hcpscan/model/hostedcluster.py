@@ -33,6 +33,14 @@ DEFAULT_ADVERTISE_IPV6 = "fd00::1"
 HYPERSHIFT_LOCAL_DOMAIN = "hypershift.local"
 
 
+# The NodePool's ignition pointer stub: Secret user-data-<nodepool>-<hash> in the HCP namespace.
+USER_DATA_PREFIX = "user-data-"
+
+
+def is_user_data(obj: K8sObject) -> bool:
+    return obj.kind == "Secret" and obj.name.startswith(USER_DATA_PREFIX)
+
+
 def hcp_namespace(namespace: str, name: str) -> str:
     """`<hostedcluster.namespace>-<hostedcluster.name>`, dots become dashes."""
     return f"{namespace}-{name}".replace(".", "-")

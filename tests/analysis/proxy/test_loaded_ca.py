@@ -1,0 +1,58 @@
+"""The CA bundle a consumer really loads: ignition data URLs, files a Go program reads."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from hcpscan.analysis.proxy.containers import containers
+from hcpscan.analysis.proxy.loaded_ca import container_loaded, data_url, ignition_loaded
+from hcpscan.inventory import Inventory
+from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
+
+FAIL = FIXTURES / "rules" / "PRX016" / "fail" / "https-proxy-ca-not-loaded.yaml"
+PASS = FIXTURES / "rules" / "PRX016" / "pass" / "https-proxy-ca-loaded.yaml"
+
+
+def _sidecar(path: Path):
+    inventory = Inventory(load_paths([str(path)]).objects)
+    (ref,) = [r for r in containers(inventory) if r.name == "konnectivity-proxy-https"]
+    return inventory, ref
+
+
+def test_data_urls_base64_and_percent_encoded() -> None:
+    pem = b"-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n"
+    assert data_url("data:text/plain;charset=utf-8;base64," + base64.b64encode(pem).decode()) == pem
+    assert data_url("data:,a%20b%0A") == b"a b\n"
+    assert data_url("https://ca.example.com/ca.pem") is None
+
+
+def test_an_ignition_stub_loads_only_its_certificate_authorities() -> None:
+    loaded = ignition_loaded({"ignition": {"security": {"tls": {"certificateAuthorities": [
+        {"source": "https://ca.example.com/ca.pem"}]}}}}, "stub")
+    assert loaded.certificates == [] and "fetched at boot" in loaded.unknown
+
+
+def test_a_bundle_mounted_where_go_does_not_look_is_not_loaded() -> None:
+    inventory, ref = _sidecar(FAIL)
+    loaded = container_loaded(inventory, ref)
+    # trusted-ca-bundle-managed is mounted under /etc/pki/ca-trust/source/anchors: Go never reads it
+    assert (loaded.certificates, loaded.sources, loaded.unknown) == ([], [], "")
+
+
+def test_a_bundle_mounted_over_the_file_go_reads_is_loaded() -> None:
+    inventory, ref = _sidecar(PASS)
+    loaded = container_loaded(inventory, ref)
+    assert loaded.sources == ["ConfigMap clusters-example/trusted-ca-bundle-managed key "
+                              "ca-bundle.crt mounted at "
+                              "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"]
+    assert [c.common_name for c in loaded.certificates] == ["corp-tls-proxy-ca"]
+
+
+def test_ssl_cert_file_decides_which_file_go_reads() -> None:
+    inventory, ref = _sidecar(FAIL)
+    ref.spec.setdefault("env", []).append(
+        {"name": "SSL_CERT_FILE", "value": "/etc/pki/ca-trust/source/anchors/tls-ca-bundle.pem"})
+    loaded = container_loaded(inventory, ref)
+    assert [c.common_name for c in loaded.certificates] == ["corp-tls-proxy-ca"]
