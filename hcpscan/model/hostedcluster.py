@@ -33,6 +33,17 @@ DEFAULT_ADVERTISE_IPV6 = "fd00::1"
 HYPERSHIFT_LOCAL_DOMAIN = "hypershift.local"
 
 
+# Control-plane workloads whose traffic to the outside goes through the data plane to the hosted
+# cluster's proxy (seed 000: Control Plane Operator, Ingress Operator, OAuth server, OpenShift API
+# server), each with a konnectivity proxy sidecar.
+DATA_PLANE_PROXY_WORKLOADS = ("control-plane-operator", "ingress-operator", "oauth-openshift",
+                              "openshift-apiserver")
+# Control-plane workloads the HyperShift operator gives the management cluster's proxy env
+# (seed 000: "Control plane deployments that need external access are configured with the proxy
+# environment variables of the management cluster"), and their main container.
+MANAGEMENT_PROXY_WORKLOADS = {"capi-provider": "manager",
+                              "control-plane-operator": "control-plane-operator"}
+
 # The NodePool's ignition pointer stub: Secret user-data-<nodepool>-<hash> in the HCP namespace.
 USER_DATA_PREFIX = "user-data-"
 

@@ -47,6 +47,9 @@ _WORKLOAD = {
         "labels": {"type": "object", "additionalProperties": {"type": "string"},
                    "description": "labels it must carry (value globs)"},
         "static": {"type": "boolean", "description": "only static (mirror) pods"},
+        "containers": {"type": "array", "items": {"type": "string"},
+                       "description": "container name globs judged in this workload (default: "
+                                      "the consumers.container glob)"},
     },
 }
 # What each role and relation reads besides the subject.

@@ -44,7 +44,12 @@ from hcpscan.model.capi import (
     capi_cluster_of,
     machine_owned,
 )
-from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster, hosted_cluster_for_namespace
+from hcpscan.model.hostedcluster import (
+    DATA_PLANE_PROXY_WORKLOADS,
+    hcp_namespace,
+    hosted_cluster,
+    hosted_cluster_for_namespace,
+)
 from hcpscan.model.ocm import agent_workloads
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable
@@ -212,8 +217,10 @@ def _containers(ctx: Context, subject: K8sObject, selector: dict[str, Any],
         yield NotApplicable("none of the rule's target workloads")
         return
     lists = ("initContainers", "containers") if selector.get("init_containers") else ("containers",)
+    globs = ((selector.get("workloads") or {}).get(workload) or {}).get("containers") \
+        or [selector.get("container", "*")]
     refs = [r for r in ctx.proxy.containers_of(subject) if r.path[-2] in lists
-            and fnmatch.fnmatchcase(r.name, selector.get("container", "*"))]
+            and any(fnmatch.fnmatchcase(r.name, g) for g in globs)]
     if not refs and "container" in selector:
         yield NotApplicable(f"no container {selector['container']} in the pod")
         return
@@ -278,7 +285,9 @@ def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome
     # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
     sidecars = [c for c in pool if c.kind == KONNECTIVITY_SIDECAR and c.serves == "http"]
     orphans = [c for c in pool if c.kind == CONTAINER and c.via is None and c.unserved is not None]
-    if not sidecars and not orphans:
+    bare = _without_proxy(ctx, subject, namespace, pool) if subject.kind == HOSTED_CLUSTER else []
+    yield from bare
+    if not sidecars and not orphans and not bare:
         yield NotEvaluable(f"no control-plane workload with a konnectivity proxy sidecar in "
                            f"HCP namespace {namespace} in the input")
         return
@@ -295,6 +304,30 @@ def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome
                    facts={"consumer": c.name, "container": c.container or ""},
                    evidence=[f"{unserved.name} {unserved.value!r} at {unserved.source}", *c.notes],
                    absent=f"{unserved.name}={unserved.value} but no konnectivity sidecar serves it")
+
+
+def _without_proxy(ctx: Context, hc: K8sObject, namespace: str, pool: list[ConsumerProxy]
+                   ) -> list[Side]:
+    """The control-plane workloads that must reach the outside through the data plane
+    (seed 000) and carry no proxy at all: no container sets HTTP(S)_PROXY."""
+    out = []
+    proxied = {id(c.object) for c in pool if c.kind == CONTAINER
+               and any(s is not None and (s.value or "").strip() for s in (c.http_proxy, c.https_proxy))}
+    for name in DATA_PLANE_PROXY_WORKLOADS:
+        for obj in ctx.inventory.query("Deployment", namespace=namespace, name=name,
+                                       cluster=hc.cluster):
+            if id(obj) in proxied or any(c.object is obj and c.unserved is not None for c in pool):
+                continue
+            ref = next(iter(ctx.proxy.containers_of(obj)), None)
+            anchor = format_path(ref.path) if ref is not None else ""
+            out.append(Side(f"{obj.ref}", {}, dict(ENV_NAMES), obj, anchor,
+                            facts={"consumer": obj.ref, "container": ref.name if ref else ""},
+                            evidence=[f"{obj.ref} is one of the control-plane workloads that reach "
+                                      "the outside through the data plane (seed 000): "
+                                      + ", ".join(DATA_PLANE_PROXY_WORKLOADS)],
+                            absent="sets no HTTP_PROXY/HTTPS_PROXY, so it never reaches the "
+                                   "hosted cluster's proxy"))
+    return out
 
 
 def _secret_field(secret: K8sObject, key: str) -> str:
