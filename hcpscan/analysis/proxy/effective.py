@@ -365,7 +365,31 @@ def cluster_values_proxies(inventory: Inventory) -> list[ConsumerProxy]:
                     setattr(consumer, attr, setting)
                     break
         out.append(consumer)
+    _merge_siblings(out)
     return out
+
+
+def _merge_siblings(found: list[ConsumerProxy]) -> None:
+    """The Secret and the ConfigMap ``<cluster>-cluster-values`` of one cluster are read
+    together (an App names both; seed 003 keeps http/https in the Secret and noProxy in the
+    ConfigMap): each answers with the other's settings where it has none."""
+    by_name: dict[tuple[str, str, str], list[ConsumerProxy]] = {}
+    for c in found:
+        by_name.setdefault((c.object.cluster, c.object.namespace, c.object.name), []).append(c)
+    for pair in by_name.values():
+        if len(pair) < 2:
+            continue
+        for c in pair:
+            for other in pair:
+                if other is c:
+                    continue
+                for attr in ("http_proxy", "https_proxy", "no_proxy"):
+                    theirs = getattr(other, attr)
+                    if getattr(c, attr) is None and theirs is not None:
+                        setattr(c, attr, theirs)
+                        c.variables.setdefault(theirs.name, theirs)
+                        c.notes.append(f"{theirs.name} from {other.object.ref} (read together "
+                                       "with it)")
 
 
 def addon_proxies(inventory: Inventory) -> list[ConsumerProxy]:

@@ -311,8 +311,10 @@ def _without_proxy(ctx: Context, hc: K8sObject, namespace: str, pool: list[Consu
     """The control-plane workloads that must reach the outside through the data plane
     (seed 000) and carry no proxy at all: no container sets HTTP(S)_PROXY."""
     out = []
-    proxied = {id(c.object) for c in pool if c.kind == CONTAINER
-               and any(s is not None and (s.value or "").strip() for s in (c.http_proxy, c.https_proxy))}
+    # a container with proxy env, or a konnectivity sidecar (its path is judged above)
+    proxied = {id(c.object) for c in pool if c.kind == KONNECTIVITY_SIDECAR or (
+        c.kind == CONTAINER and any(s is not None and (s.value or "").strip()
+                                    for s in (c.http_proxy, c.https_proxy)))}
     for name in DATA_PLANE_PROXY_WORKLOADS:
         for obj in ctx.inventory.query("Deployment", namespace=namespace, name=name,
                                        cluster=hc.cluster):
