@@ -58,7 +58,16 @@ from hcpscan.inventory.secrets import SecretValue, secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.readers import unit_program
-from hcpscan.sources.systemd import parse_unit
+from hcpscan.sources.systemd import parse_environment_file, parse_unit
+
+# Files read as NAME=value lines rather than systemd units: /etc/environment (pam_env, read by
+# login shells and kubeadm's commands), Debian's /etc/default/* and Red Hat's /etc/sysconfig/*.
+_ENVIRONMENT_FILES = ("/etc/environment", "/etc/default/", "/etc/sysconfig/")
+
+
+def is_environment_file(path: str) -> bool:
+    path = path.strip()
+    return path == _ENVIRONMENT_FILES[0] or path.startswith(_ENVIRONMENT_FILES[1:])
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 
 
@@ -308,13 +317,24 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         return consumer
     if text is None or origin is None:
         return None
-    unit = parse_unit(text)
+    if is_environment_file(file_path):
+        variables, problems = parse_environment_file(text)
+        label = "line"
+    else:
+        unit = parse_unit(text)
+        variables, problems, label = unit.environment, unit.problems, "unit line"
     env = {}
-    for var, (val, line) in unit.environment.items():
-        # the line inside the embedded unit, on top of where the unit text is
-        env[var] = (val, Source(origin.ref, f"{origin.field} (unit line {line})", origin.path,
+    for var, (val, line) in variables.items():
+        # the line inside the embedded file, on top of where the file's text is
+        env[var] = (val, Source(origin.ref, f"{origin.field} ({label} {line})", origin.path,
                                 origin.line))
     consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
+    proxy_problems = [(line, why) for line, why in problems if "PROXY" in why.upper()]
+    if proxy_problems:
+        consumer = consumer or ConsumerProxy(KUBEADM_FILE, name, obj, runtime=runtime,
+                                             program=unit_program(file_path))
+        consumer.syntax = [(Source(origin.ref, f"{origin.field} ({label} {line})", origin.path,
+                                   origin.line), why) for line, why in proxy_problems]
     if consumer is not None and via:
         for key, setting in consumer.variables.items():
             consumer.variables[key] = Setting(setting.name, setting.value, setting.source, via)

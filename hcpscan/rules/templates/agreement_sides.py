@@ -38,7 +38,6 @@ from hcpscan.inventory.secrets import secret_values
 from hcpscan.model.capi import (
     BOOTSTRAP_FILES,
     CAPI_NAME_LABEL,
-    CONTROL_PLANE_KINDS,
     GS_CLUSTER_LABEL,
     VALUES_SUFFIX,
     capi_cluster_of,
@@ -544,17 +543,20 @@ def _stated_proxy(ctx: Context, obj: K8sObject, cluster: str, how: str) -> RefOu
     write (``obj``'s own are what is judged)."""
     values = [c for c in ctx.proxy.all if c.kind == CHART_VALUES and c.cluster == obj.cluster
               and cluster in c.workload_clusters]
-    drop_ins = [c for c in ctx.proxy.all if c.kind == KUBEADM_FILE and c.object is not obj
-                and c.object.kind in CONTROL_PLANE_KINDS and c.cluster == obj.cluster
+    # any proxy file the cluster's bootstrap configs write (a drop-in, /etc/environment), the
+    # subject's own included: CAPV, CAPZ, BYOH and the azimuth charts write no cluster-values
+    drop_ins = [c for c in ctx.proxy.all if c.kind == KUBEADM_FILE and c.cluster == obj.cluster
                 and c.object.namespace == obj.namespace
                 and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == cluster
-                and (c.http_proxy is not None or c.https_proxy is not None)]
+                and any(s is not None and s.known and (s.value or "").strip()
+                        for s in (c.http_proxy, c.https_proxy))]
     if not values and not drop_ins:
         return NotEvaluable(
             f"nothing in the input says whether cluster {cluster} uses a proxy: include Secret "
             f"{obj.namespace}/{cluster}{VALUES_SUFFIX}, the chart values of its cluster release "
             f"(App or HelmRelease named {cluster} or labelled {GS_CLUSTER_LABEL}={cluster}: "
-            "global.connectivity.proxy), or its KubeadmControlPlane with the containerd drop-in")
+            "global.connectivity.proxy), or its bootstrap configs' proxy files (a systemd drop-in "
+            "or /etc/environment)")
     sides = [_proxy_side(c, c.name) for c in values + drop_ins]
     for side in sides:
         _say_cluster(side, cluster, how, f" has no {cluster}{VALUES_SUFFIX} Secret in the input;"

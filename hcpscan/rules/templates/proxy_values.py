@@ -219,6 +219,19 @@ def valid(value: Value) -> Iterator[Violation]:
                              entries=entries)
 
 
+def _syntax(subject: K8sObject, c: ConsumerProxy) -> Iterator[Violation]:
+    """Lines of a drop-in or environment file its reader ignores: the proxy they meant to set
+    never reaches the program."""
+    for source, why in c.syntax:
+        field = field_in(subject, Setting("", "", source)) or source.field.partition(" (")[0]
+        yield Violation(field=field, evidence=[f"{source}: {why}", f"read by {c.name}"],
+                        values={"consumer": c.name, "variable": "", "field": field,
+                                "condition": "valid", "problem": why, "url": "", "user": "",
+                                "entries": "", "kinds": "", "endpoint": ""},
+                        data={"consumer": {"object": c.object.ref, "field": field},
+                              "line": source.field})
+
+
 def _read_by(value: Value) -> list[str]:
     return [f"read by {value.consumer.name}: {value.shown}"] if value.consumer is not None else []
 
@@ -370,6 +383,11 @@ class ProxyValues(Template):
                         outcome.evidence.append(f"{value.who} sets {names} to this one value: "
                                                 "one finding for them")
                     yield outcome
+        if "valid" in conditions and roles:
+            for c in ctx.proxy.of(subject):
+                if c.kind in roles and c.syntax:
+                    judged = True
+                    yield from _syntax(subject, c)
         if not judged:
             yield NotApplicable("; ".join(_NOTHING[c] for c in conditions))
 
