@@ -19,7 +19,7 @@ GO_PROGRAMS = frozenset({
     "cert-manager", "chart-operator", "cluster-apps-operator", "app-operator",
     "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "coredns",
     "etcd", "hypershift", "control-plane-operator", "konnectivity", "cluster-api",
-    "kyverno", "external-dns", "cluster-autoscaler",
+    "kyverno", "external-dns", "cluster-autoscaler", "kubeadm",
     # OCM's klusterlet and add-on agents, OpenShift's installer (DOMAIN.md §4-5)
     "klusterlet", "ocm-addon-agent", "openshift-install",
 })

@@ -24,6 +24,8 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -243,7 +245,35 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
                 consumer = _kubeadm_file(inventory, obj, base + (i,), item, runtime)
                 if consumer is not None:
                     out.append(consumer)
+        commands = _kubeadm_commands(inventory, obj, base[:-1] + ("preKubeadmCommands",), runtime)
+        if commands is not None:
+            out.append(commands)
     return out
+
+
+_EXPORT = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
+
+
+def _kubeadm_commands(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
+                      runtime: str) -> ConsumerProxy | None:
+    """``export HTTP_PROXY=...`` lines of ``preKubeadmCommands``: cloud-init runs the commands
+    as one script, so the variables reach the ``kubeadm init/join`` that follows."""
+    commands = obj.get(path)
+    env: dict[str, tuple[str, Source]] = {}
+    for i, command in enumerate(commands if isinstance(commands, list) else []):
+        m = _EXPORT.match(command) if isinstance(command, str) else None
+        if m is None:
+            continue
+        try:
+            words = shlex.split(m.group(2), posix=True) if m.group(2).strip() else [""]
+        except ValueError:
+            continue
+        env[m.group(1)] = (" ".join(words), source_of(inventory, obj, path + (i,)))
+    consumer = unit_consumer(inventory, obj, f"{obj.ref} preKubeadmCommands", KUBEADM_FILE, env,
+                             runtime)
+    if consumer is not None:
+        consumer.program = "kubeadm"
+    return consumer
 
 
 def decode_file_content(item: dict[str, Any]) -> str | None:
