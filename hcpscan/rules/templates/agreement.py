@@ -116,6 +116,9 @@ class Agreement(Template):
                         f"{k}: {v}" for k, v in sorted(RELATIONS.items()))},
                     "secret": {"type": "string", "description": "secret-kubeconfig: the Secret"},
                     "key": {"type": "string", "description": "secret-kubeconfig: its key"},
+                    "namespace": {"type": "string",
+                                  "description": "secret-kubeconfig: the Secret's namespace "
+                                                 "(default: the consumer's)"},
                 },
             },
             "fields": {"type": "array", "minItems": 1, "items": {"enum": list(FIELDS)},

@@ -105,7 +105,8 @@ RELATIONS = {
                        "proxy counts",
     "installation": "whether the installation uses a proxy: any <cluster>-cluster-values, a "
                     "Proxy, or a Kyverno policy injecting proxy env",
-    "secret-kubeconfig": "the kubeconfig in Secret `secret` (key `key`) of the consumer's namespace",
+    "secret-kubeconfig": "the kubeconfig in Secret `secret` (key `key`) of the consumer's namespace "
+                         "(or of `namespace`)",
     "variable-case": "the consumer's own upper-case variables (HTTP_PROXY ...), the ones Go "
                      "programs read; the consumer side then reads the lower-case ones",
 }
@@ -451,9 +452,10 @@ def reference_sides(ctx: Context, subject: K8sObject, consumer: Side,
     if relation == "installation":
         return _installation(ctx)
     if relation == "secret-kubeconfig":
-        other = ctx.inventory.get("Secret", obj.namespace, reference["secret"], obj.cluster)
+        namespace = reference.get("namespace", obj.namespace)
+        other = ctx.inventory.get("Secret", namespace, reference["secret"], obj.cluster)
         if other is None:
-            return NotEvaluable(f"Secret {obj.namespace}/{reference['secret']} is not in the input")
+            return NotEvaluable(f"Secret {namespace}/{reference['secret']} is not in the input")
         side = kubeconfig_side(ctx, other, reference.get("key", "kubeconfig"))
         return [side] if isinstance(side, Side) else side
     upper = {k: consumer.variables[v] for k, v in ENV_NAMES.items() if v in consumer.variables}
