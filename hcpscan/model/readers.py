@@ -53,3 +53,10 @@ def go_reader(program: str, image: str = "") -> str:
         return f"read by {program}, a Go program"
     family = next((p for p in GO_PROGRAMS if program.startswith(p + "-")), None)
     return f"read by {program} ({family}, a Go program)" if family else ""
+
+
+# Proxy settings only Go programs read directly: a config.openshift.io Proxy (OpenShift's
+# operators, which copy it into the env of the workloads that need it - judged there) and a
+# HostedCluster's configuration.proxy (HyperShift's operators and the nodes' Go services).
+GO_READ_OBJECTS = {"Proxy": "read by OpenShift's operators (Go), which copy it into env",
+                   "HostedCluster": "read by HyperShift (Go), which hands it to Go components"}

@@ -78,6 +78,23 @@ def root_of(subject: K8sObject, setting: Setting) -> tuple[K8sObject | None, str
     return None, field_in(subject, setting)
 
 
+def same_value_root(ctx: Context, params: dict[str, Any], key: tuple[str, ...],
+                    subject: K8sObject, at: K8sObject | None, field: str
+                    ) -> tuple[K8sObject | None, str]:
+    """One finding per root cause across objects: the first place a rule reports a value
+    written into a workload's own env (the same text with the same problem, e.g. one noProxy
+    string a chart renders into ten workloads) keeps it; later places report there too, and
+    the engine folds them into that finding, whose evidence then names every reader. A value
+    held in a ConfigMap or Secret is already one finding there; values declared in cluster
+    objects (a Proxy, a HostedCluster) are each their own fix."""
+    claimed: dict[tuple[Any, ...], tuple[K8sObject, str]] = ctx.analysis(
+        "same-value-roots", lambda _inv: {})
+    first = claimed.setdefault((id(params), *key), (at or subject, field))
+    if first[0] is (at or subject) and first[1] == field:
+        return at, field
+    return first
+
+
 def where(setting: Setting) -> str:
     """``'value' (path:line ref field)`` for evidence."""
     return f"{setting.value!r} at {setting.source}"
@@ -437,6 +454,9 @@ class NoProxyCoverage(Template):
                             else "no spec.configuration.proxy.noProxy")
                          + ", the cluster's networks and its platform")
             at, field = root_of(subject, anchor) if anchor else (None, "")
+            if anchor is not None and anchor.value and c.kind == CONTAINER and at is None:
+                at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),
+                                            subject, at, field)
             yield Violation(field=field, subject=at,
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},

@@ -43,7 +43,7 @@ from hcpscan.analysis.proxy_egress import BLOCKED, UNKNOWN, proxy_egress, proxy_
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.model.readers import go_reader
+from hcpscan.model.readers import GO_READ_OBJECTS, go_reader
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
@@ -56,7 +56,12 @@ from hcpscan.rules.templates.base import (
     roles_param,
 )
 from hcpscan.rules.templates.hcp_network import GRAPH_READS, WORKLOAD_KINDS, reachability
-from hcpscan.rules.templates.proxy_config import controlled_pod, field_in, root_of
+from hcpscan.rules.templates.proxy_config import (
+    controlled_pod,
+    field_in,
+    root_of,
+    same_value_root,
+)
 
 CONDITIONS = ("no-credentials", "valid", "portable", "reachable")
 URL, NO_PROXY, TEXT = "url", "no_proxy", "text"
@@ -378,6 +383,12 @@ class ProxyValues(Template):
                 if repeat:
                     continue
                 for outcome in self._judge(ctx, condition, value):
+                    if isinstance(outcome, Violation) and condition in ("valid", "portable") \
+                            and value.text.strip() and outcome.subject is None \
+                            and value.consumer is not None and value.consumer.kind == CONTAINER:
+                        outcome.subject, outcome.field = same_value_root(
+                            ctx, params, (condition, value.text, str(outcome.values["problem"])),
+                            subject, outcome.subject, outcome.field)
                     if isinstance(outcome, Violation) and len(twins.get(_twin_key(value), ())) > 1:
                         names = " and ".join(twins[_twin_key(value)])
                         outcome.evidence.append(f"{value.who} sets {names} to this one value: "
@@ -389,7 +400,10 @@ class ProxyValues(Template):
                     judged = True
                     yield from _syntax(subject, c)
         if not judged:
-            yield NotApplicable("; ".join(_NOTHING[c] for c in conditions))
+            looked = ", ".join(params.get("consumers", ())) + (
+                " and plain fields" if params.get("fields") else "")
+            yield NotApplicable("; ".join(_NOTHING[c] for c in conditions)
+                                + (f" (this rule reads {looked})" if looked else ""))
 
     @staticmethod
     def _judge(ctx: Context, condition: str, value: Value) -> Iterator[Outcome]:
@@ -418,4 +432,5 @@ class ProxyValues(Template):
             return value.type != TEXT and not status and bool(value.text.strip())
         c = value.consumer
         return (value.type == NO_PROXY and not status and bool(value.text) and c is not None
-                and (bool(params.get("include_go_readers")) or not go_reader(c.program, c.image)))
+                and (bool(params.get("include_go_readers")) or not (
+                    go_reader(c.program, c.image) or c.object.kind in GO_READ_OBJECTS)))
