@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hcpscan.analysis.proxy.index import ProxyConsumers
+from hcpscan.analysis.proxy.relations import Relations
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.sources.interface import Diagnostic
@@ -39,3 +40,9 @@ class Context:
     def proxy(self) -> ProxyConsumers:
         """The proxy model's consumers, indexed (built on first use, then shared)."""
         return self.analysis("proxy", ProxyConsumers)  # type: ignore[no-any-return]
+
+    @property
+    def relations(self) -> Relations:
+        """The pairings between proxy consumers and what they must agree with (built once)."""
+        return self.analysis(  # type: ignore[no-any-return]
+            "proxy-relations", lambda inv: Relations(inv, self.proxy))

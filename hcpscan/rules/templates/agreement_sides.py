@@ -19,10 +19,8 @@ from typing import Any
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
+from hcpscan.analysis.proxy.relations import Related
 from hcpscan.analysis.proxy.settings import (
-    CHART_VALUES,
-    CLUSTER_PROXY,
-    CLUSTER_VALUES,
     CONTAINER,
     HOSTED_CLUSTER,
     KONNECTIVITY_SIDECAR,
@@ -37,19 +35,13 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.model.capi import (
     BOOTSTRAP_FILES,
-    CAPI_NAME_LABEL,
-    GS_CLUSTER_LABEL,
     VALUES_SUFFIX,
-    capi_cluster_of,
     machine_owned,
 )
 from hcpscan.model.hostedcluster import (
     DATA_PLANE_PROXY_WORKLOADS,
     hcp_namespace,
-    hosted_cluster,
-    hosted_cluster_for_namespace,
 )
-from hcpscan.model.ocm import agent_workloads
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable
 from hcpscan.rules.templates.kubeconfigs import current_cluster, kubeconfig_in_secret
@@ -60,7 +52,6 @@ from hcpscan.rules.templates.proxy_config import (
     management_proxy,
 )
 from hcpscan.sources.systemd import parse_unit
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
 URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
@@ -472,61 +463,48 @@ def _proxy_side(c: ConsumerProxy, name: str) -> Side:
     return Side(name, settings, {k: k for k in PROXY_FIELDS}, c.object)
 
 
+def _sides(related: Related) -> RefOutcome:
+    """A relation's answer as reference sides (NotEvaluable when the input cannot tell)."""
+    if related.unknown:
+        return NotEvaluable(related.unknown)
+    sides = [_proxy_side(c, related.name or c.name) for c in related.consumers]
+    if not sides:
+        sides = [Side(related.name or related.empty, obj=related.holder)]
+    for side in sides:
+        side.evidence += related.evidence
+    return sides
+
+
 def _hosted_cluster(ctx: Context, subject: K8sObject, obj: K8sObject) -> RefOutcome:
-    if subject.kind == HOSTED_CLUSTER:
-        model = hosted_cluster(subject)
-    else:
-        found = hosted_cluster_for_namespace(ctx.inventory, obj.namespace, obj.cluster)
-        if found is None:
-            return NotEvaluable(f"no HostedCluster whose HCP namespace is {obj.namespace} is in "
-                                "the input: nothing to compare with")
-        model = found
-    hc = model.obj
-    proxy = next((c for c in ctx.proxy.of(hc) if c.kind == HOSTED_CLUSTER), None)
-    side = (_proxy_side(proxy, f"{hc.ref} spec.configuration.proxy") if proxy is not None
-            else Side(f"{hc.ref} spec.configuration.proxy", obj=hc))
-    side.no_proxy = model.computed_no_proxy
-    side.facts = {"hc": hc.ref}
-    side.evidence.append(f"HCP namespace {model.control_plane_namespace}")
-    return [side]
+    related = ctx.relations.hosted_cluster(subject, obj)
+    sides = _sides(related)
+    if isinstance(sides, list) and related.hosted is not None:
+        for side in sides:
+            side.no_proxy = related.hosted.computed_no_proxy
+            side.facts = {"hc": related.hosted.obj.ref}
+    return sides
 
 
 def _management_proxy(ctx: Context) -> RefOutcome:
-    found = management_proxy(ctx)
-    if found is None:
-        return NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) is "
-                            "not in the input")
-    obj, part, _block = found
-    proxy = next((c for c in ctx.proxy.of(obj) if c.kind == CLUSTER_PROXY and c.part == part),
-                 None)
-    name = f"{obj.ref} {part}"
-    return [_proxy_side(proxy, name) if proxy is not None else Side(name, obj=obj)]
+    return _sides(ctx.relations.management_proxy(management_proxy(ctx)))
 
 
 def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
-    found = capi_cluster_of(ctx.inventory, obj)
-    if found is None:
-        return NotEvaluable(f"no {CAPI_NAME_LABEL} label and no <cluster>{VALUES_SUFFIX} "
-                            f"Secret in {obj.namespace} whose name prefixes {obj.name}")
-    cluster, how = found
-    name = cluster + VALUES_SUFFIX
-    secret = ctx.inventory.get("Secret", obj.namespace, name, obj.cluster)
-    if secret is None:
-        return _stated_proxy(ctx, obj, cluster, how)
-    value = secret_values(secret).get("values")
-    if value is None:
-        return NotEvaluable(f"{secret.ref} has no key 'values'")
-    if value.redacted:
-        return NotEvaluable(f"{secret.ref} key 'values' is redacted in this dump")
-    try:
-        load_one(value.text or "")
-    except YamlSyntaxError as exc:
-        return NotEvaluable(f"{secret.ref} key 'values' is not valid YAML: {exc.message}")
-    values = next((c for c in ctx.proxy.of(secret) if c.kind == CLUSTER_VALUES), None)
-    side = (_proxy_side(values, f"{secret.ref} key values") if values is not None
-            else Side(f"{secret.ref} key values", obj=secret))
-    _say_cluster(side, cluster, how)
-    return [side]
+    related = ctx.relations.cluster_values(obj)
+    if related.unknown:
+        return NotEvaluable(related.unknown)
+    if related.stated:
+        sides = [_proxy_side(c, c.name) for c in related.consumers]
+        for side in sides:
+            _say_cluster(side, related.cluster, related.how,
+                         f" has no {related.cluster}{VALUES_SUFFIX} Secret in the input; by "
+                         f"{side.name}, it")
+        return sides
+    sides = _sides(related)
+    assert isinstance(sides, list)
+    for side in sides:
+        _say_cluster(side, related.cluster, related.how)
+    return sides
 
 
 def _say_cluster(side: Side, cluster: str, how: str, where: str = "") -> None:
@@ -538,81 +516,14 @@ def _say_cluster(side: Side, cluster: str, how: str, where: str = "") -> None:
                          else f"cluster {cluster} ({how}){where}")
 
 
-def _stated_proxy(ctx: Context, obj: K8sObject, cluster: str, how: str) -> RefOutcome:
-    """Without the ``<cluster>-cluster-values`` Secret (a GitOps tree never holds it, the
-    management cluster renders it): what the input states about the cluster's proxy -
-    the chart values of its releases, then the drop-ins its other KubeadmControlPlanes
-    write (``obj``'s own are what is judged)."""
-    values = [c for c in ctx.proxy.all if c.kind == CHART_VALUES and c.cluster == obj.cluster
-              and cluster in c.workload_clusters]
-    # any proxy file the cluster's bootstrap configs write (a drop-in, /etc/environment), the
-    # subject's own included: CAPV, CAPZ, BYOH and the azimuth charts write no cluster-values
-    drop_ins = [c for c in ctx.proxy.all if c.kind == KUBEADM_FILE and c.cluster == obj.cluster
-                and c.object.namespace == obj.namespace
-                and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == cluster
-                and any(s is not None and s.known and (s.value or "").strip()
-                        for s in (c.http_proxy, c.https_proxy))]
-    if not values and not drop_ins:
-        return NotEvaluable(
-            f"nothing in the input says whether cluster {cluster} uses a proxy: include Secret "
-            f"{obj.namespace}/{cluster}{VALUES_SUFFIX}, the chart values of its cluster release "
-            f"(App or HelmRelease named {cluster} or labelled {GS_CLUSTER_LABEL}={cluster}: "
-            "global.connectivity.proxy), or its bootstrap configs' proxy files (a systemd drop-in "
-            "or /etc/environment)")
-    sides = [_proxy_side(c, c.name) for c in values + drop_ins]
-    for side in sides:
-        _say_cluster(side, cluster, how, f" has no {cluster}{VALUES_SUFFIX} Secret in the input;"
-                                          f" by {side.name}, it")
-    return sides
-
-
 def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
-    """Built once per cluster of the scan: every subject of a cluster has the same answer."""
-    found: dict[str, RefOutcome] = ctx.analysis("agreement-managed-cluster", lambda _inv: {})
-    if cluster not in found:
-        found[cluster] = _managed_cluster_of(ctx, cluster)
-    return found[cluster]
-
-
-def _managed_cluster_of(ctx: Context, cluster: str) -> RefOutcome:
-    proxies = [c for c in ctx.proxy.all if c.cluster == cluster and c.kind == CLUSTER_PROXY
-               and c.part == "spec"]
-    agents = {id(o): o for o in agent_workloads(ctx.inventory, cluster)}
-    if not proxies and not agents:
-        return NotEvaluable("nothing in the input says whether the managed cluster uses a proxy: "
-                            "include its config.openshift.io Proxy 'cluster' or the klusterlet "
-                            "agent Deployments")
-    sides = [_proxy_side(c, c.name) for c in proxies]
-    sides += [_proxy_side(c, c.name) for c in ctx.proxy.all
-              if c.kind == CONTAINER and id(c.object) in agents]
-    said = [f"OCM agent workloads {', '.join(sorted(o.ref for o in agents.values()))}"] if agents else []
-    for side in sides:
-        side.evidence += said
-    return sides or [Side("the managed cluster's agents", evidence=said)]
+    """Resolved once per cluster of the scan: every subject of a cluster has the same answer;
+    each finding gets sides of its own (evidence is appended to them)."""
+    return _sides(ctx.relations.managed_cluster(cluster))
 
 
 def _installation(ctx: Context) -> RefOutcome:
-    """Built once per scan: the answer is the same for every subject."""
-    return ctx.analysis("agreement-installation", lambda _inv: _installation_of(ctx))  # type: ignore[no-any-return]
-
-
-def _installation_of(ctx: Context) -> RefOutcome:
-    known = any(o.name.endswith(VALUES_SUFFIX) for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
-    said: list[str] = []
-    for c in ctx.proxy.all:
-        if c.kind == CLUSTER_PROXY and c.part == "spec":
-            known = True
-        if c.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):
-            continue
-        setting = next((s for s in (c.https_proxy, c.http_proxy) if s is not None and s.value
-                        and s.value.strip()), None)
-        if setting is not None:
-            said.append(f"{c.name} sets {setting.name}={mask_credentials(setting.value or '')}")
-    for policy, i, variables in proxy_injecting_policies(ctx):
-        known = True
-        said.append(f"{policy.ref} spec.rules[{i}] injects {', '.join(variables)}")
-    if not known:
-        return NotEvaluable("nothing in the input says whether the installation uses a proxy: "
-                            "include the <cluster>-cluster-values Secret, the Proxy object or the "
-                            "Kyverno proxy policy")
-    return [Side("the installation", uses_proxy_said=bool(said), evidence=said[:3])]
+    related = ctx.relations.installation(lambda: proxy_injecting_policies(ctx))
+    if related.unknown:
+        return NotEvaluable(related.unknown)
+    return [Side(related.name, uses_proxy_said=related.uses_proxy, evidence=list(related.evidence))]
