@@ -6,6 +6,10 @@ program that dials the proxy reads when it verifies the proxy's certificate.
 * HyperShift's ignition stub (``user-data-*`` Secret): Ignition adds
   ``ignition.security.tls.certificateAuthorities[].source`` (data URLs) to the
   node's system roots, which hold no private CA (HyperShift issue 1615, PR 6053);
+* a Cluster API node (containerd, the kubelet: Go): the distribution's trust store plus the
+  CA files its bootstrap config writes where ``update-ca-trust`` / ``update-ca-certificates``
+  pick them up (``/etc/pki/ca-trust/source/anchors/``, ``/usr/local/share/ca-certificates/``)
+  or straight into the bundle files Go reads;
 * a container (the ``konnectivity-https-proxy`` sidecar is the control-plane
   operator, a Go program): Go reads ``SSL_CERT_FILE`` (else the distribution bundle
   files such as ``/etc/pki/tls/certs/ca-bundle.crt``) and ``SSL_CERT_DIR`` (else
@@ -27,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.proxy.containers import ContainerRef
+from hcpscan.analysis.proxy.effective import bootstrap_file_text
 from hcpscan.analysis.proxy.pem import Certificate, parse_bundle
 from hcpscan.analysis.proxy.settings import HOSTED_CLUSTER, ConsumerProxy
 from hcpscan.analysis.proxy.trust import FOUND, KnownProxyCA, resolve_ca
@@ -34,6 +39,7 @@ from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
 
 # Go's crypto/x509 on Linux (root_linux.go): the first of these files that exists, and every
@@ -130,6 +136,33 @@ def data_url(source: str) -> bytes | None:
         except (binascii.Error, ValueError):
             return b""
     return urllib.parse.unquote_to_bytes(payload)
+
+
+# -- Cluster API nodes ----------------------------------------------------------------------------
+
+# Where a node's trust store takes extra CAs from (RHEL/Fedora, Debian/Ubuntu).
+NODE_ANCHOR_DIRS = ("/etc/pki/ca-trust/source/anchors", "/usr/local/share/ca-certificates")
+
+
+def node_loaded(inventory: Inventory, obj: K8sObject) -> LoadedCA:
+    """The CA files a Cluster API bootstrap config writes into the node's trust store."""
+    base = BOOTSTRAP_FILES.get(obj.kind, ())
+    loaded = LoadedCA(f"{obj.ref} files[] written to the node's trust store "
+                      f"({', '.join(NODE_ANCHOR_DIRS)}, or the bundle files Go reads)", base)
+    files = obj.get(base) if base else None
+    for i, item in enumerate(files if isinstance(files, list) else []):
+        if not isinstance(item, dict):
+            continue
+        path = str(item.get("path", "")).strip()
+        if not (posixpath.dirname(path) in NODE_ANCHOR_DIRS or path in GO_CERT_FILES):
+            continue
+        content = bootstrap_file_text(inventory, obj, base + (i,), item)
+        if content.text is None:
+            loaded.unknown = f"files[{i}] {path}: its content cannot be read"
+            continue
+        loaded.certificates += parse_bundle(content.text).certificates
+        loaded.sources.append(f"files[{i}] {path}")
+    return loaded
 
 
 # -- containers -----------------------------------------------------------------------------------

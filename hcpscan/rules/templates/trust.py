@@ -29,10 +29,17 @@ from hcpscan.analysis.proxy.loaded_ca import (
     hosted_proxy,
     ignition_loaded,
     missing_ca,
+    node_loaded,
     proxy_ca_for,
     trusts,
 )
-from hcpscan.analysis.proxy.settings import IGNITION, KONNECTIVITY_SIDECAR, ROLES, Setting
+from hcpscan.analysis.proxy.settings import (
+    IGNITION,
+    KONNECTIVITY_SIDECAR,
+    KUBEADM_FILE,
+    ROLES,
+    Setting,
+)
 from hcpscan.analysis.proxy.trust import (
     ABSENT,
     CA,
@@ -68,7 +75,7 @@ from hcpscan.rules.templates.base import (
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).
-USERS = (IGNITION, KONNECTIVITY_SIDECAR)
+USERS = (IGNITION, KONNECTIVITY_SIDECAR, KUBEADM_FILE)
 
 
 def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
@@ -109,7 +116,8 @@ class Trust(Template):
     }
     subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Kubeconfig", "Secret",
                      "KlusterletConfig", "InstallConfig", "ConfigMap", "Deployment",
-                     "StatefulSet", "DaemonSet", "Pod")
+                     "StatefulSet", "DaemonSet", "Pod", "KubeadmConfig", "KubeadmConfigTemplate",
+                     "KubeadmControlPlane", "KubeadmControlPlaneTemplate")
     message_fields = {"problem": "what is wrong with the CA", "consumer": "the consumer",
                       "url": "the https:// proxy URL, password masked",
                       "loads": "loaded: how the consumer loads its CA bundle",
@@ -299,6 +307,8 @@ def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setti
 def _loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy) -> LoadedCA | NotEvaluable:
     if c.kind == IGNITION:
         return _stub_loaded(subject, c)
+    if c.kind == KUBEADM_FILE:
+        return node_loaded(ctx.inventory, c.object)
     ref = next((r for r in ctx.proxy.containers_of(subject) if r.name == c.container), None)
     if ref is None:
         return NotEvaluable(f"{c.name}: container {c.container} not found in {subject.ref}")
@@ -329,5 +339,7 @@ def _secret_key_field(secret: K8sObject, key: str) -> str:
 def _field(subject: K8sObject, c: ConsumerProxy, loaded: LoadedCA) -> str:
     if c.kind == IGNITION:
         return str(loaded.field[0]) if subject.kind == "Secret" else format_path(loaded.field)
+    if c.kind == KUBEADM_FILE:
+        return format_path(loaded.field)
     path = loaded.field if subject.get(loaded.field) is not None else loaded.field[:-1]
     return format_path(path)

@@ -56,3 +56,55 @@ def test_ssl_cert_file_decides_which_file_go_reads() -> None:
         {"name": "SSL_CERT_FILE", "value": "/etc/pki/ca-trust/source/anchors/tls-ca-bundle.pem"})
     loaded = container_loaded(inventory, ref)
     assert [c.common_name for c in loaded.certificates] == ["corp-tls-proxy-ca"]
+
+
+CAPI_NODE = """\
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata:
+  name: workers
+  namespace: default
+  labels: {{cluster.x-k8s.io/cluster-name: edge}}
+spec:
+  template:
+    spec:
+      files:
+      - path: /etc/systemd/system/containerd.service.d/http-proxy.conf
+        content: |
+          [Service]
+          Environment="HTTPS_PROXY=https://proxy.corp.example.com:3129"
+          Environment="NO_PROXY=.svc,.cluster.local,10.96.0.0/12,127.0.0.1,localhost"
+{extra}"""
+
+
+def _proxy_ca() -> str:
+    text = PASS.read_text()
+    start = text.index("-----BEGIN CERTIFICATE-----")
+    end = text.index("-----END CERTIFICATE-----", start) + len("-----END CERTIFICATE-----")
+    return "\n".join(line.strip() for line in text[start:end].splitlines()) + "\n"
+
+
+def _node_scan(tmp_path: Path, extra: str):
+    from hcpscan.rules.config import ScanConfig
+    from tests.rules.harness import scan
+
+    ca = tmp_path / "proxy-ca.pem"
+    ca.write_text(_proxy_ca())
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "node.yaml").write_text(CAPI_NODE.format(extra=extra))
+    return scan([tmp_path / "in"], ["PRX016"], ScanConfig(proxy_ca_files=[ca]))
+
+
+def test_a_capi_node_behind_an_https_proxy_must_get_its_ca(tmp_path: Path) -> None:
+    report = _node_scan(tmp_path, "")
+    (finding,) = report.findings
+    assert finding.data["missing_ca"][0]["source"].startswith("proxy_ca_files")
+    assert "trust store" in finding.data["loads_bundle_at"]
+
+
+def test_a_capi_node_that_writes_the_ca_into_its_trust_store_trusts_the_proxy(tmp_path: Path) -> None:
+    pem = "".join(f"          {line}\n" for line in _proxy_ca().splitlines())
+    extra = ("      - path: /etc/pki/ca-trust/source/anchors/corp-proxy-ca.crt\n"
+             "        content: |\n" + pem)
+    report = _node_scan(tmp_path, extra)
+    assert (report.findings, report.results[0].status.value) == ([], "pass")
