@@ -23,15 +23,13 @@ The proxy's CA is what the HostedCluster names in ``configuration.proxy.trustedC
 
 from __future__ import annotations
 
-import base64
-import binascii
 import posixpath
-import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.proxy.containers import ContainerRef
 from hcpscan.analysis.proxy.effective import bootstrap_file_text
+from hcpscan.analysis.proxy.openshift import decode_data_url
 from hcpscan.analysis.proxy.pem import Certificate, parse_bundle
 from hcpscan.analysis.proxy.settings import HOSTED_CLUSTER, ConsumerProxy
 from hcpscan.analysis.proxy.trust import FOUND, KnownProxyCA, resolve_ca
@@ -113,7 +111,7 @@ def ignition_loaded(body: Any, where: str) -> LoadedCA:
         source = ca.get("source") if isinstance(ca, dict) else None
         if not isinstance(source, str):
             continue
-        data = data_url(source)
+        data = decode_data_url(source, ca.get("compression"))
         if data is None:
             loaded.unknown = (f"certificateAuthorities[{i}].source {source[:60]!r} is fetched at "
                               "boot, not written in the stub")
@@ -121,21 +119,6 @@ def ignition_loaded(body: Any, where: str) -> LoadedCA:
         loaded.certificates += parse_bundle(data).certificates
         loaded.sources.append(f"certificateAuthorities[{i}] (data URL)")
     return loaded
-
-
-def data_url(source: str) -> bytes | None:
-    """The bytes of a ``data:`` URL (RFC 2397, base64 or percent-encoded); None otherwise."""
-    if not source.startswith("data:"):
-        return None
-    header, sep, payload = source[5:].partition(",")
-    if not sep:
-        return None
-    if header.endswith(";base64"):
-        try:
-            return base64.b64decode(urllib.parse.unquote(payload), validate=False)
-        except (binascii.Error, ValueError):
-            return b""
-    return urllib.parse.unquote_to_bytes(payload)
 
 
 # -- Cluster API nodes ----------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import base64
 from pathlib import Path
 
 from hcpscan.analysis.proxy.containers import containers
-from hcpscan.analysis.proxy.loaded_ca import container_loaded, data_url, ignition_loaded
+from hcpscan.analysis.proxy.loaded_ca import container_loaded, ignition_loaded
+from hcpscan.analysis.proxy.openshift import decode_data_url
 from hcpscan.inventory import Inventory
 from hcpscan.sources.loader import load_paths
 from tests.conftest import FIXTURES
@@ -23,9 +24,10 @@ def _sidecar(path: Path):
 
 def test_data_urls_base64_and_percent_encoded() -> None:
     pem = b"-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n"
-    assert data_url("data:text/plain;charset=utf-8;base64," + base64.b64encode(pem).decode()) == pem
-    assert data_url("data:,a%20b%0A") == b"a b\n"
-    assert data_url("https://ca.example.com/ca.pem") is None
+    encoded = "data:text/plain;charset=utf-8;base64," + base64.b64encode(pem).decode()
+    assert decode_data_url(encoded) == pem.decode()
+    assert decode_data_url("data:,a%20b%0A") == "a b\n"
+    assert decode_data_url("https://ca.example.com/ca.pem") is None
 
 
 def test_an_ignition_stub_loads_only_its_certificate_authorities() -> None:
