@@ -105,7 +105,8 @@ class Trust(Template):
             "consumers": roles_param(
                 ROLES, "consumers judged (those whose API keeps a proxy CA: Proxy, "
                        "HostedCluster, addon-config, kubeconfig, klusterlet-config, "
-                       "install-config)"),
+                       "install-config; for loaded: ignition, konnectivity-sidecar, "
+                       "kubeadm-file)"),
             "absent_ok": roles_param(
                 ROLES, "present: roles whose missing CA this rule does not report (another "
                        "rule does)"),
