@@ -60,3 +60,15 @@ def go_reader(program: str, image: str = "") -> str:
 # HostedCluster's configuration.proxy (HyperShift's operators and the nodes' Go services).
 GO_READ_OBJECTS = {"Proxy": "read by OpenShift's operators (Go), which copy it into env",
                    "HostedCluster": "read by HyperShift (Go), which hands it to Go components"}
+
+# Programs whose only remote peer is the Kubernetes API server (in-cluster config: the
+# kubernetes Service's ClusterIP): cert-manager's cainjector (writes CA bundles through the
+# API) and its webhook (serves admission, reads the API). A proxy they cannot reach is never
+# used when their NO_PROXY sends the API server direct.
+API_SERVER_ONLY_PROGRAMS = frozenset({"cert-manager-cainjector", "cert-manager-webhook"})
+
+
+def api_server_only(image: str) -> str:
+    """The image's program when it talks to the API server only ('' otherwise)."""
+    program = image_program(image)
+    return program if program in API_SERVER_ONLY_PROGRAMS else ""

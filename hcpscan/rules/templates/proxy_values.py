@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
-from hcpscan.analysis.proxy.noproxy import RuntimeRef
+from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses
 from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import CONTAINER, ROLES
 from hcpscan.analysis.proxy.validity import (
@@ -43,7 +43,8 @@ from hcpscan.analysis.proxy_egress import BLOCKED, UNKNOWN, proxy_egress, proxy_
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.model.readers import GO_READ_OBJECTS, go_reader
+from hcpscan.model.clusters import networks_for
+from hcpscan.model.readers import GO_READ_OBJECTS, api_server_only, go_reader
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
@@ -265,6 +266,11 @@ def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
         yield NotEvaluable(f"{value.who}: the reachability graph has no pods for {obj.ref}")
         return
     found = proxy_egress(graph, workload, endpoint, ctx.config.proxy_addresses)
+    if found.verdict == BLOCKED:
+        moot = _never_uses_proxy(ctx, value.consumer)
+        if moot is not None:
+            yield moot
+            return
     if found.verdict == UNKNOWN:
         yield NotEvaluable(f"{value.who}: {found.reason}")
     elif found.verdict == BLOCKED:
@@ -273,6 +279,28 @@ def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
         at = dataclasses.replace(value, at=None, field=field_in(obj, setting)) if setting else value
         yield _violation(at, "reachable", f"cannot reach its proxy {endpoint}: {found.reason}",
                          [value.shown, *found.evidence], endpoint=str(endpoint))
+
+
+def _never_uses_proxy(ctx: Context, c: ConsumerProxy) -> Outcome | None:
+    """An unreachable proxy that does not matter: the program only talks to the API server,
+    and its NO_PROXY (as Go reads it) sends the API server's Service IP direct. Not
+    evaluable when that IP is not in the input."""
+    program = api_server_only(c.image)
+    if not program:
+        return None
+    nets = networks_for(ctx.inventory, c.object)
+    if nets is None or not nets.kas_ip:
+        return NotEvaluable(f"{c.name}: {program} talks only to the Kubernetes API server; "
+                            "whether its NO_PROXY sends the API server's Service IP direct "
+                            "depends on the cluster's service network, which is not in the "
+                            "input (include the Cluster, the cluster values or the Network)")
+    no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
+    host = f"[{nets.kas_ip}]" if ":" in nets.kas_ip else nets.kas_ip
+    if not bypasses("go", no_proxy, f"https://{host}:443").bypass:
+        return None  # its API calls go to a proxy it cannot reach: a finding
+    return NotApplicable(f"{c.name}: {program} talks only to the Kubernetes API server "
+                         f"({nets.kas_ip}), which its NO_PROXY sends direct: it never uses the "
+                         "proxy")
 
 
 def _violation(value: Value, condition: str, problem: str, evidence: list[str],
