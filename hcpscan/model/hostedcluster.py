@@ -178,6 +178,18 @@ def hosted_cluster(obj: K8sObject) -> HostedCluster:
     )
 
 
+GUEST_PREFIX = "hostedcluster-"  # a hypershift dump's guest cluster folder (DOMAIN.md §8)
+
+
+def hosted_cluster_of_guest(inventory: Inventory, cluster: str) -> HostedCluster | None:
+    """The HostedCluster whose guest cluster a ``hypershift dump`` holds as ``cluster``."""
+    if not cluster.startswith(GUEST_PREFIX):
+        return None
+    name = cluster.removeprefix(GUEST_PREFIX)
+    found = inventory.query(HOSTED_CLUSTER, name=name, cluster="management")
+    return hosted_cluster(found[0]) if found else None
+
+
 def hosted_clusters(inventory: Inventory) -> list[HostedCluster]:
     return [hosted_cluster(o) for o in inventory.of_kind(HOSTED_CLUSTER)]
 

@@ -37,7 +37,12 @@ from hcpscan.analysis.proxy.settings import (
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
-from hcpscan.model.hostedcluster import HYPERSHIFT_LOCAL_DOMAIN, HostedCluster, hosted_cluster
+from hcpscan.model.hostedcluster import (
+    HYPERSHIFT_LOCAL_DOMAIN,
+    HostedCluster,
+    hosted_cluster,
+    hosted_cluster_of_guest,
+)
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
@@ -419,6 +424,10 @@ class NoProxyCoverage(Template):
             if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx.inventory, subject), True
             hosted = hosted_cluster(c.object) if c.kind == HOSTED_CLUSTER else None
+            # a hosted cluster's own Proxy (its guest view in a hypershift dump): its status
+            # is what the nodes' services and guest pods read
+            guest = (hosted_cluster_of_guest(ctx.inventory, c.object.cluster)
+                     if c.kind == CLUSTER_PROXY and c.part == "status" else None)
             no_proxy = (hosted.computed_no_proxy if hosted is not None else
                         (c.no_proxy.value if c.no_proxy is not None else "") or "")
             managed_kas = None
@@ -437,7 +446,8 @@ class NoProxyCoverage(Template):
             evidence: list[str] = []
             entries: list[str] = []
             for runtime in runtimes:
-                lost, why, add = _missed(no_proxy, nets, wanted, runtime, managed_kas, hosted)
+                lost, why, add = _missed(no_proxy, nets, wanted, runtime, managed_kas,
+                                         hosted or guest)
                 suffix = f" ({runtime})" if len(runtimes) > 1 else ""
                 missed += [m + suffix for m in lost]
                 evidence += why
