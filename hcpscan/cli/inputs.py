@@ -103,7 +103,8 @@ def _build_inventory(args: argparse.Namespace, needs: ResourceNeeds | None, appl
                          "check the spelling; give a file, a directory or an archive") from None
     objects, unavailable = _recorded_unavailable(result.objects)
     present = {o.kind for o in objects}
-    for kind, why in not_collected(result.dumps.gathered(), kinds, present).items():
+    for kind, why in not_collected(result.dumps.gathered(), kinds, present,
+                                   result.dumps.crd_lists()).items():
         unavailable.setdefault(kind, why)
     diagnostics = result.diagnostics
     if applied_config is not None:

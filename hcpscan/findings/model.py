@@ -129,6 +129,7 @@ class Finding:
     # What the check says would clear it (hcpscan.fixes turns it into ``fix``); not reported.
     remedy: Remedy | NoFix | None = field(default=None, repr=False, compare=False)
     fix: Fix | None = None
+    data: dict[str, Any] = field(default_factory=dict)  # exact values a fix needs (JSON-ready)
 
     @property
     def key(self) -> str:
@@ -159,6 +160,8 @@ class Finding:
             out["notes"] = list(self.notes)
         if self.fix is not None:
             out["fix"] = self.fix.to_json()
+        if self.data:
+            out["data"] = self.data
         return out
 
 

@@ -272,5 +272,7 @@ def _kubeconfig_body(text: str) -> dict[str, Any] | str | None:
     if len(docs) != 1 or not isinstance(docs[0].body, dict):
         return "it is not one YAML mapping"
     body = docs[0].body
+    if "clusters" not in body and body.get("kind") != "Config":
+        return None  # the word is in a value only (an ignition stub's URL naming clusters-...)
     return body if isinstance(body.get("clusters"), list) else "its clusters is not a list"
 

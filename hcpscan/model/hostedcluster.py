@@ -24,6 +24,32 @@ HYPERSHIFT_NO_PROXY = ("127.0.0.1", "localhost", ".svc", ".cluster.local", ".loc
                        ".hypershift.local")
 METADATA_ADDRESS = "169.254.169.254"
 METADATA_PLATFORMS = ("AWS", "GCP", "Azure", "OpenStack")
+# The address the node-local haproxy (kube-system/kube-apiserver-proxy) serves the API server on,
+# unless spec.networking.apiServer.advertiseAddress says otherwise; IPv6 when the first service
+# network is IPv6 (hypershift support/config/constants.go, GetAdvertiseAddress).
+DEFAULT_ADVERTISE_IPV4 = "172.20.0.1"
+DEFAULT_ADVERTISE_IPV6 = "fd00::1"
+# The private DNS zone HyperShift names private endpoints in (api.<name>.hypershift.local).
+HYPERSHIFT_LOCAL_DOMAIN = "hypershift.local"
+
+
+# Control-plane workloads whose traffic to the outside goes through the data plane to the hosted
+# cluster's proxy (seed 000: Control Plane Operator, Ingress Operator, OAuth server, OpenShift API
+# server), each with a konnectivity proxy sidecar.
+DATA_PLANE_PROXY_WORKLOADS = ("control-plane-operator", "ingress-operator", "oauth-openshift",
+                              "openshift-apiserver")
+# Control-plane workloads the HyperShift operator gives the management cluster's proxy env
+# (seed 000: "Control plane deployments that need external access are configured with the proxy
+# environment variables of the management cluster"), and their main container.
+MANAGEMENT_PROXY_WORKLOADS = {"capi-provider": "manager",
+                              "control-plane-operator": "control-plane-operator"}
+
+# The NodePool's ignition pointer stub: Secret user-data-<nodepool>-<hash> in the HCP namespace.
+USER_DATA_PREFIX = "user-data-"
+
+
+def is_user_data(obj: K8sObject) -> bool:
+    return obj.kind == "Secret" and obj.name.startswith(USER_DATA_PREFIX)
 
 
 def hcp_namespace(namespace: str, name: str) -> str:
@@ -59,6 +85,18 @@ class HostedCluster:
     machine_networks: tuple[str, ...] = ()
     api_server_port: int | None = None
     allowed_cidrs: tuple[str, ...] = ()
+    advertise_address_set: str | None = None  # spec.networking.apiServer.advertiseAddress
+
+    @property
+    def advertise_address(self) -> tuple[str, str]:
+        """(address, where it comes from): the address every node reaches its API server on,
+        through the node-local haproxy. Its clients (kubelet, CRI-O, the ignition fetch) take
+        the hosted cluster's proxy env, so it must go direct."""
+        if self.advertise_address_set:
+            return self.advertise_address_set, "spec.networking.apiServer.advertiseAddress"
+        ipv6 = bool(self.service_networks) and ":" in self.service_networks[0]
+        return ((DEFAULT_ADVERTISE_IPV6, "HyperShift's default for an IPv6 service network")
+                if ipv6 else (DEFAULT_ADVERTISE_IPV4, "HyperShift's default advertise address"))
 
     @property
     def name(self) -> str:
@@ -105,7 +143,7 @@ class HostedCluster:
         user = self.proxy.get("noProxy")
         if isinstance(user, str) and user:
             entries += [e for e in user.split(",") if e]
-        return ",".join(entries)
+        return ",".join(dict.fromkeys(entries))  # a set upstream: each entry once
 
 
 def hosted_cluster(obj: K8sObject) -> HostedCluster:
@@ -132,10 +170,24 @@ def hosted_cluster(obj: K8sObject) -> HostedCluster:
         service_networks=_cidrs(networking.get("serviceNetwork")),
         machine_networks=_cidrs(networking.get("machineNetwork")),
         api_server_port=api_server.get("port") if isinstance(api_server.get("port"), int) else None,
+        advertise_address_set=(str(api_server["advertiseAddress"]).strip() or None
+                               if isinstance(api_server.get("advertiseAddress"), str) else None),
         allowed_cidrs=tuple(c for c in api_server.get("allowedCIDRBlocks") or []
                             if isinstance(c, str)) if isinstance(api_server.get("allowedCIDRBlocks"),
                                                                   list) else (),
     )
+
+
+GUEST_PREFIX = "hostedcluster-"  # a hypershift dump's guest cluster folder (DOMAIN.md §8)
+
+
+def hosted_cluster_of_guest(inventory: Inventory, cluster: str) -> HostedCluster | None:
+    """The HostedCluster whose guest cluster a ``hypershift dump`` holds as ``cluster``."""
+    if not cluster.startswith(GUEST_PREFIX):
+        return None
+    name = cluster.removeprefix(GUEST_PREFIX)
+    found = inventory.query(HOSTED_CLUSTER, name=name, cluster="management")
+    return hosted_cluster(found[0]) if found else None
 
 
 def hosted_clusters(inventory: Inventory) -> list[HostedCluster]:

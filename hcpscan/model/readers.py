@@ -19,7 +19,7 @@ GO_PROGRAMS = frozenset({
     "cert-manager", "chart-operator", "cluster-apps-operator", "app-operator",
     "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "coredns",
     "etcd", "hypershift", "control-plane-operator", "konnectivity", "cluster-api",
-    "kyverno", "external-dns", "cluster-autoscaler",
+    "kyverno", "external-dns", "cluster-autoscaler", "kubeadm",
     # OCM's klusterlet and add-on agents, OpenShift's installer (DOMAIN.md §4-5)
     "klusterlet", "ocm-addon-agent", "openshift-install",
 })
@@ -53,3 +53,22 @@ def go_reader(program: str, image: str = "") -> str:
         return f"read by {program}, a Go program"
     family = next((p for p in GO_PROGRAMS if program.startswith(p + "-")), None)
     return f"read by {program} ({family}, a Go program)" if family else ""
+
+
+# Proxy settings only Go programs read directly: a config.openshift.io Proxy (OpenShift's
+# operators, which copy it into the env of the workloads that need it - judged there) and a
+# HostedCluster's configuration.proxy (HyperShift's operators and the nodes' Go services).
+GO_READ_OBJECTS = {"Proxy": "read by OpenShift's operators (Go), which copy it into env",
+                   "HostedCluster": "read by HyperShift (Go), which hands it to Go components"}
+
+# Programs whose only remote peer is the Kubernetes API server (in-cluster config: the
+# kubernetes Service's ClusterIP): cert-manager's cainjector (writes CA bundles through the
+# API) and its webhook (serves admission, reads the API). A proxy they cannot reach is never
+# used when their NO_PROXY sends the API server direct.
+API_SERVER_ONLY_PROGRAMS = frozenset({"cert-manager-cainjector", "cert-manager-webhook"})
+
+
+def api_server_only(image: str) -> str:
+    """The image's program when it talks to the API server only ('' otherwise)."""
+    program = image_program(image)
+    return program if program in API_SERVER_ONLY_PROGRAMS else ""

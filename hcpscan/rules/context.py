@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from hcpscan.analysis.proxy.index import ProxyConsumers
+from hcpscan.analysis.proxy.relations import Relations
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.sources.interface import Diagnostic
@@ -33,3 +35,14 @@ class Context:
     def built(self, name: str) -> Any | None:
         """An analysis if some rule already built it, else ``None`` (never builds)."""
         return self._analyses.get(name)
+
+    @property
+    def proxy(self) -> ProxyConsumers:
+        """The proxy model's consumers, indexed (built on first use, then shared)."""
+        return self.analysis("proxy", ProxyConsumers)  # type: ignore[no-any-return]
+
+    @property
+    def relations(self) -> Relations:
+        """The pairings between proxy consumers and what they must agree with (built once)."""
+        return self.analysis(  # type: ignore[no-any-return]
+            "proxy-relations", lambda inv: Relations(inv, self.proxy))

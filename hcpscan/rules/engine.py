@@ -292,6 +292,17 @@ def _absent_reason(rule: Rule, ctx: Context) -> str:
     return "; ".join(dict.fromkeys(not_served))
 
 
+def _masked(data: Any) -> Any:
+    """``data`` with every string's proxy credentials masked, as messages are."""
+    if isinstance(data, str):
+        return mask_credentials(data)
+    if isinstance(data, dict):
+        return {k: _masked(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_masked(v) for v in data]
+    return data
+
+
 def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
              suppressor: Suppressor, unknown: dict[str, list[str]]) -> Finding:
     obj = violation.subject or subject
@@ -305,6 +316,7 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
                       field=violation.field, location=location_of(ctx, obj, violation.field),
                       message=mask_credentials(render_message(rule.message, values)),
                       evidence=[mask_credentials(e) for e in violation.evidence],
-                      remedy=violation.remedy)
+                      remedy=violation.remedy,
+                      data=_masked(violation.data))
     suppressor.apply(finding, obj, rule.info.category)
     return finding

@@ -196,7 +196,10 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
             f"duplicate key {duplicate.key!r} (lines {duplicate.first_line} and "
             f"{duplicate.second_line}): kubectl refuses this document; hcpscan read the last value",
             hint="keep one of the two; the value on the earlier line was not checked"))
-    if _other_json(entry, body):
+    typed = insights_typed(entry.parts, body)
+    if typed is not None:
+        body = typed
+    elif _other_json(entry, body):
         # API answers and tool output beside the manifests (a must-gather's etcd_info/,
         # monitoring/alerts.json; package.json in a repository): data, not a manifest.
         result.skipped.append(("not a manifest (JSON without kind or apiVersion)", where))
@@ -217,6 +220,11 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
         return
     if kind == "Config" and ("clusters" in body or "contexts" in body):
         result.objects.append(_synthetic(entry, cluster, doc, KUBECONFIG, body))
+        return
+    client_side = _client_side(body)
+    if client_side:
+        result.skipped.append((f"client-side configuration ({client_side}), not a cluster object",
+                               f"{where}:{doc.line}"))
         return
     if kind is None and set(body) <= {"metadata", "status"}:
         # Go renderers emit objects whose TypeMeta was never set as bare metadata
@@ -252,6 +260,50 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
             _add_object(entry, cluster, item, _location(entry, doc, i), result)
         return
     _add_object(entry, cluster, body, _location(entry, doc), result)
+
+
+# API groups of configuration files tools read on a workstation, never applied to a cluster:
+# oc-mirror's ImageSetConfiguration, kind's cluster config, kubeadm's config file.
+_CLIENT_SIDE_GROUPS = {"mirror.openshift.io": "read by oc-mirror", "kind.x-k8s.io": "read by kind",
+                       "kubeadm.k8s.io": "read by kubeadm"}
+
+
+def _client_side(body: dict[str, Any]) -> str:
+    api, kind = body.get("apiVersion"), body.get("kind")
+    if not isinstance(api, str) or not isinstance(kind, str):
+        return ""
+    tool = _CLIENT_SIDE_GROUPS.get(api.partition("/")[0]) if "/" in api else None
+    return f"{kind}, {tool}" if tool else ""
+
+
+# An Insights Operator archive keeps the cluster's config objects as JSON without TypeMeta
+# (config/proxy.json ...) and gathered objects under config/<resource>/<namespace>/<name>.json.
+_INSIGHTS_CONFIG = {"proxy.json": "Proxy", "network.json": "Network",
+                    "infrastructure.json": "Infrastructure"}
+_INSIGHTS_RESOURCES = {"pod": ("v1", "Pod"), "pods": ("v1", "Pod")}
+
+
+def insights_typed(parts: tuple[str, ...], body: Any) -> dict[str, Any] | None:
+    """An Insights archive document given the kind its path states; None when it is none."""
+    if not isinstance(body, dict) or "kind" in body or "config" not in parts[:-1]:
+        return None
+    at = len(parts) - 1 - parts[::-1].index("config")
+    rest = parts[at + 1:]
+    meta = body.get("metadata")
+    if len(rest) == 1 and rest[0] in _INSIGHTS_CONFIG and isinstance(body.get("spec"), dict):
+        name = meta.get("name") if isinstance(meta, dict) else None
+        if name not in (None, "cluster"):
+            return None
+        return {"apiVersion": "config.openshift.io/v1", "kind": _INSIGHTS_CONFIG[rest[0]],
+                **body, "metadata": {**(meta or {}), "name": "cluster"}}
+    if len(rest) == 3 and rest[0] in _INSIGHTS_RESOURCES and rest[2].endswith(".json") \
+            and isinstance(body.get("spec"), dict):
+        api, kind = _INSIGHTS_RESOURCES[rest[0]]
+        meta = dict(meta) if isinstance(meta, dict) else {}
+        meta.setdefault("namespace", rest[1])
+        meta.setdefault("name", rest[2].removesuffix(".json"))
+        return {"apiVersion": api, "kind": kind, **body, "metadata": meta}
+    return None
 
 
 def _install_config(body: dict[str, Any]) -> bool:

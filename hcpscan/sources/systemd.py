@@ -7,9 +7,15 @@ assignment of the same variable wins, as systemd does.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
+
+# systemd's env_name_is_valid(): letters, digits and '_', not starting with a digit.
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Quotes a word processor puts in: systemd reads them as ordinary characters.
+TYPOGRAPHIC_QUOTES = "\u201c\u201d\u201e\u2018\u2019\u00ab\u00bb"
 
 
 @dataclass(slots=True)
@@ -78,11 +84,53 @@ def _assignments(value: str, number: int, unit: Unit) -> None:
     try:
         words = shlex.split(value, posix=True)
     except ValueError as exc:
-        unit.problems.append((number, f"cannot parse Environment= line: {exc}"))
+        unit.problems.append((number, f"cannot parse Environment= line: {exc}"
+                              + _typographic(value)))
         return
     for word in words:
         name, sep, val = word.partition("=")
         if not sep or not name:
-            unit.problems.append((number, f"Environment= assignment without '=': {word!r}"))
+            unit.problems.append((number, f"Environment= assignment without '=': {word!r}"
+                                  + _typographic(word)))
+            continue
+        if not _ENV_NAME.match(name):
+            # systemd logs "Invalid environment assignment, ignoring" and drops it
+            unit.problems.append((number, f"Environment= assignment {word!r} has no valid "
+                                  f"variable name ({name!r}): systemd ignores it"
+                                  + _typographic(word)))
             continue
         unit.environment[name] = (val, number)
+
+
+def _typographic(text: str) -> str:
+    found = sorted({c for c in text if c in TYPOGRAPHIC_QUOTES})
+    if not found:
+        return ""
+    return (f"; {' '.join(found)} {'is a typographic quote' if len(found) == 1 else 'are typographic quotes'}"
+            ", which systemd does not read as quoting (use straight \" quotes)")
+
+
+def parse_environment_file(text: str) -> tuple[dict[str, tuple[str, int]], list[tuple[int, str]]]:
+    """An environment file (``/etc/environment``, systemd ``EnvironmentFile=``): ``NAME=value``
+    lines, optionally ``export``-prefixed and quoted; ``#`` comments. (variables, problems)"""
+    env: dict[str, tuple[str, int]] = {}
+    problems: list[tuple[int, str]] = []
+    for number, line in _logical_lines(text):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if stripped.startswith("export "):
+            stripped = stripped[len("export "):].strip()
+        name, sep, value = stripped.partition("=")
+        name = name.strip()
+        if not sep or not _ENV_NAME.match(name):
+            problems.append((number, f"{stripped!r} is no NAME=value assignment"
+                             + _typographic(stripped)))
+            continue
+        try:
+            words = shlex.split(value, posix=True) if value.strip() else [""]
+        except ValueError as exc:
+            problems.append((number, f"cannot read the value of {name}: {exc}" + _typographic(value)))
+            continue
+        env[name] = (" ".join(words), number)
+    return env, problems

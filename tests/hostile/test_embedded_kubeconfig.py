@@ -34,3 +34,14 @@ def test_unreadable_kubeconfigs_are_warned_about_at_their_key(run_cli, tmp_path:
     assert all(d["severity"] == "warning" and "cannot be read" in d["message"]
                and "kubectl config view" in d["hint"] for d in found.values())
     assert "nested deeper than" in found[(17, "Secret hub/deep stringData.value")]["message"]
+
+
+def test_an_ignition_stub_naming_clusters_in_a_url_is_no_kubeconfig(tmp_path, run_cli):
+    # HyperShift's user-data stub: its ignition URL holds "clusters-<name>", no clusters key
+    stub = ('{"ignition": {"version": "3.2.0", "config": {"merge": [{"source": '
+            '"https://ignition-server-clusters-example.apps.mgmt.example.com/ignition"}]}}}')
+    (tmp_path / "stub.yaml").write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: user-data-example-1, namespace: "
+        f"clusters-example}}\nstringData:\n  value: '{stub}'\n")
+    result = run_cli("scan", str(tmp_path), "--format", "json")
+    assert [d["message"] for d in json.loads(result.out)["diagnostics"]] == []

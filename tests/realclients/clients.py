@@ -179,6 +179,13 @@ CLIENTS = (
     Client("python", "python", _python("urllib")),
     Client("requests", "requests", _python("requests")),
     Client("undici7", "node-undici", _node("undici@7", "undici", "undici"), UNDICI_REFUSAL),
+    # undici 8 is three behaviours: before 8.10 (no bare IPv6 entries, PR 5623), 8.10.1
+    # (*.x still matches x) and 8.11+ (PR 5777: subdomains only, '*' anywhere)
+    Client("undici8.9", "node-undici", _node("undici@8.9.0", "undici", "undici"), UNDICI_REFUSAL),
+    Client("undici8.10.1", "node-undici", _node("undici@8.10.1", "undici", "undici"),
+           UNDICI_REFUSAL),
+    Client("undici8.13.1", "node-undici", _node("undici@8.13.1", "undici", "undici"),
+           UNDICI_REFUSAL),
     Client("undici-latest", "node-undici", _node("undici@latest", "undici", "undici"),
            UNDICI_REFUSAL),
     Client("proxy-from-env1", "proxy-from-env", _node("proxy-from-env@1", "proxy-from-env", "pfe")),

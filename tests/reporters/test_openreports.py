@@ -63,12 +63,12 @@ def test_example_layout(example):
     assert cluster["kind"] == "ClusterReport" and cluster["metadata"]["name"] == "hcpscan"
     assert {d["kind"] for d in namespaced} == {"Report"}
     assert all(d["metadata"]["name"] == "hcpscan" for d in namespaced)
-    # one Report per namespace with findings; the cluster-scoped Proxy goes to the ClusterReport
+    # one Report per namespace with findings; the example has no cluster-scoped finding since
+    # PRX007 leaves the Go-read Proxy alone (issue 24), so the ClusterReport names no resource
     assert [d["metadata"]["namespace"] for d in namespaced] == [
         "cluster1", "clusters", "clusters-agent-prod", "hypershift", "monitoring",
         "open-cluster-management-agent", "org-acme"]
-    proxy = [r for r in cluster["results"] if r.get("resources")]
-    assert [(r["policy"], r["resources"][0]["kind"]) for r in proxy] == [("PRX007", "Proxy")]
+    assert [r for r in cluster["results"] if r.get("resources")] == []
     for doc in documents:
         assert doc["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "hcpscan"
         assert doc["source"] == "hcpscan"
@@ -153,6 +153,18 @@ def test_not_applicable_rule_is_skipped_not_passed():
     assert result["result"] == "skip"
     assert result["message"] == "not applicable: no NodePool matches the rule's scope"
     assert cluster["summary"] == {"pass": 0, "fail": 0, "warn": 0, "error": 0, "skip": 1}
+
+
+def test_a_cluster_scoped_finding_goes_to_the_cluster_report():
+    ref = ObjectRef("management", "config.openshift.io/v1", "Proxy", "", "cluster")
+    finding = Finding("PRX013", Severity.MEDIUM, ref, "spec.httpProxy",
+                      Location("proxies.yaml", 7), "Proxy cluster: spec.httpProxy has no scheme")
+    report = ScanReport("0.1.0", [], [RuleResult("PRX013", Status.FAIL, findings=1)], [finding],
+                        [], {}, {})
+    (cluster,) = build_reports(report)
+    assert cluster["kind"] == "ClusterReport"
+    placed = [r for r in cluster["results"] if r.get("resources")]
+    assert [(r["policy"], r["resources"][0]["kind"]) for r in placed] == [("PRX013", "Proxy")]
 
 
 def test_odd_cluster_names_become_valid_object_names():

@@ -65,3 +65,46 @@ def test_the_real_must_gather_says_what_it_did_not_collect(run_cli):
     # and what the scan left out for want of a rule reading it, per resource
     (left_out,) = [p for p in report["passed_over"] if p["reason"].startswith("left out")]
     assert left_out["by"]["apirequestcounts"] >= 1 and "configmaps" not in left_out["by"]
+
+
+CRDS = IMAGE + "cluster-scoped-resources/apiextensions.k8s.io/customresourcedefinitions/"
+CRD = ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+       "  name: {name}\n")
+
+
+def _crds(*names: str) -> dict[str, str]:
+    return {CRDS + f"{name}.yaml": CRD.format(name=name) for name in names}
+
+
+def test_a_kind_whose_crd_the_must_gather_does_not_list_is_not_applicable(tmp_path, run_cli):
+    # a plain OpenShift must-gather: its CRD list has config.openshift.io, no HyperShift
+    extra = _crds("proxies.config.openshift.io", "networks.config.openshift.io")
+    reason = _reason(run_cli, _dump(tmp_path, timestamp=True, extra=extra), "HCP001")
+    assert reason == ("not-applicable: not installed: the must-gather's CRD list has no "
+                      "hostedclusters.hypershift.openshift.io, so the cluster has no HostedCluster")
+
+
+def test_a_kind_whose_crd_is_listed_but_not_gathered_was_not_collected(tmp_path, run_cli):
+    extra = _crds("proxies.config.openshift.io", "hostedclusters.hypershift.openshift.io")
+    reason = _reason(run_cli, _dump(tmp_path, timestamp=True, extra=extra), "HCP001")
+    assert reason.startswith("not-evaluable: not collected: the must-gather does not gather "
+                             "hostedclusters")
+
+
+def test_a_built_in_kind_is_not_judged_by_the_crd_list(tmp_path, run_cli):
+    # NetworkPolicy has no CRD: absent from the CRD list, it may still exist
+    extra = _crds("proxies.config.openshift.io")
+    reason = _reason(run_cli, _dump(tmp_path, timestamp=True, extra=extra), "HCP004")
+    assert reason.startswith("not-evaluable: not collected: the must-gather does not gather "
+                             "networkpolicies")
+
+
+def test_a_plain_must_gather_has_no_not_evaluable_result_for_an_uninstalled_crd(run_cli):
+    path = SHARED / "realworld" / "must-gather-aws"
+    report = json.loads(run_cli("scan", str(path), "--format", "json").out)
+    not_evaluable = {r["rule_id"]: r["reason"] for r in report["rules"]
+                     if r["status"] == "not-evaluable"}
+    assert list(not_evaluable) == ["HCP004"]  # NetworkPolicies: built in, not gathered
+    reasons = {r["rule_id"]: r["reason"] for r in report["rules"]}
+    assert "hostedclusters.hypershift.openshift.io" in reasons["HCP001"]
+    assert "clusterpolicies.kyverno.io" in reasons["PRX011"]

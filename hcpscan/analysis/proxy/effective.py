@@ -24,6 +24,8 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -58,7 +60,16 @@ from hcpscan.inventory.secrets import SecretValue, secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.readers import unit_program
-from hcpscan.sources.systemd import parse_unit
+from hcpscan.sources.systemd import parse_environment_file, parse_unit
+
+# Files read as NAME=value lines rather than systemd units: /etc/environment (pam_env, read by
+# login shells and kubeadm's commands), Debian's /etc/default/* and Red Hat's /etc/sysconfig/*.
+_ENVIRONMENT_FILES = ("/etc/environment", "/etc/default/", "/etc/sysconfig/")
+
+
+def is_environment_file(path: str) -> bool:
+    path = path.strip()
+    return path == _ENVIRONMENT_FILES[0] or path.startswith(_ENVIRONMENT_FILES[1:])
 from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 
 
@@ -234,7 +245,35 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
                 consumer = _kubeadm_file(inventory, obj, base + (i,), item, runtime)
                 if consumer is not None:
                     out.append(consumer)
+        commands = _kubeadm_commands(inventory, obj, base[:-1] + ("preKubeadmCommands",), runtime)
+        if commands is not None:
+            out.append(commands)
     return out
+
+
+_EXPORT = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
+
+
+def _kubeadm_commands(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
+                      runtime: str) -> ConsumerProxy | None:
+    """``export HTTP_PROXY=...`` lines of ``preKubeadmCommands``: cloud-init runs the commands
+    as one script, so the variables reach the ``kubeadm init/join`` that follows."""
+    commands = obj.get(path)
+    env: dict[str, tuple[str, Source]] = {}
+    for i, command in enumerate(commands if isinstance(commands, list) else []):
+        m = _EXPORT.match(command) if isinstance(command, str) else None
+        if m is None:
+            continue
+        try:
+            words = shlex.split(m.group(2), posix=True) if m.group(2).strip() else [""]
+        except ValueError:
+            continue
+        env[m.group(1)] = (" ".join(words), source_of(inventory, obj, path + (i,)))
+    consumer = unit_consumer(inventory, obj, f"{obj.ref} preKubeadmCommands", KUBEADM_FILE, env,
+                             runtime)
+    if consumer is not None:
+        consumer.program = "kubeadm"
+    return consumer
 
 
 def decode_file_content(item: dict[str, Any]) -> str | None:
@@ -308,13 +347,24 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         return consumer
     if text is None or origin is None:
         return None
-    unit = parse_unit(text)
+    if is_environment_file(file_path):
+        variables, problems = parse_environment_file(text)
+        label = "line"
+    else:
+        unit = parse_unit(text)
+        variables, problems, label = unit.environment, unit.problems, "unit line"
     env = {}
-    for var, (val, line) in unit.environment.items():
-        # the line inside the embedded unit, on top of where the unit text is
-        env[var] = (val, Source(origin.ref, f"{origin.field} (unit line {line})", origin.path,
+    for var, (val, line) in variables.items():
+        # the line inside the embedded file, on top of where the file's text is
+        env[var] = (val, Source(origin.ref, f"{origin.field} ({label} {line})", origin.path,
                                 origin.line))
     consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
+    proxy_problems = [(line, why) for line, why in problems if "PROXY" in why.upper()]
+    if proxy_problems:
+        consumer = consumer or ConsumerProxy(KUBEADM_FILE, name, obj, runtime=runtime,
+                                             program=unit_program(file_path))
+        consumer.syntax = [(Source(origin.ref, f"{origin.field} ({label} {line})", origin.path,
+                                   origin.line), why) for line, why in proxy_problems]
     if consumer is not None and via:
         for key, setting in consumer.variables.items():
             consumer.variables[key] = Setting(setting.name, setting.value, setting.source, via)
@@ -365,7 +415,31 @@ def cluster_values_proxies(inventory: Inventory) -> list[ConsumerProxy]:
                     setattr(consumer, attr, setting)
                     break
         out.append(consumer)
+    _merge_siblings(out)
     return out
+
+
+def _merge_siblings(found: list[ConsumerProxy]) -> None:
+    """The Secret and the ConfigMap ``<cluster>-cluster-values`` of one cluster are read
+    together (an App names both; seed 003 keeps http/https in the Secret and noProxy in the
+    ConfigMap): each answers with the other's settings where it has none."""
+    by_name: dict[tuple[str, str, str], list[ConsumerProxy]] = {}
+    for c in found:
+        by_name.setdefault((c.object.cluster, c.object.namespace, c.object.name), []).append(c)
+    for pair in by_name.values():
+        if len(pair) < 2:
+            continue
+        for c in pair:
+            for other in pair:
+                if other is c:
+                    continue
+                for attr in ("http_proxy", "https_proxy", "no_proxy"):
+                    theirs = getattr(other, attr)
+                    if getattr(c, attr) is None and theirs is not None:
+                        setattr(c, attr, theirs)
+                        c.variables.setdefault(theirs.name, theirs)
+                        c.notes.append(f"{theirs.name} from {other.object.ref} (read together "
+                                       "with it)")
 
 
 def addon_proxies(inventory: Inventory) -> list[ConsumerProxy]:

@@ -20,7 +20,9 @@ and the NO_PROXY decision. Facts per client (from each client's source):
 * node-undici: ``http_proxy ?? HTTP_PROXY`` — a *defined* lower-case variable
   wins even when empty; https falls back to the http proxy; ``no_proxy ??
   NO_PROXY``. A proxy value that is not an http(s)/socks URL (``127.0.0.1:3128``)
-  makes the agent throw, so every request fails.
+  makes the agent throw, so every request fails - except in 8.0.0 and 8.0.1, which
+  prepend ``http://`` (HTTP proxy) or ``https://`` (HTTPS proxy) to a value without
+  ``scheme://`` (removed again in 8.0.2).
 * proxy-from-env 2.x: ``<scheme>_proxy``, ``all_proxy`` — each lower-case
   first, then upper-case, empty = unset; NO_PROXY from ``no_proxy``. 1.x reads
   ``npm_config_<scheme>_proxy`` before them and ``npm_config_proxy`` before
@@ -180,10 +182,23 @@ def _undici_refusal(value: str) -> str:
     return ""
 
 
+_UNDICI_NORMALISES = ((8, 0, 0), (8, 0, 2))  # releases that prepend a missing scheme
+_SCHEME_SLASHES = re.compile(r"^[a-z][a-z0-9+\-.]*://", re.IGNORECASE)
+
+
+def _undici_normalised(value: str | None, default: str, version: Version) -> str | None:
+    since, until = _UNDICI_NORMALISES
+    if not value or not since <= version < until or _SCHEME_SLASHES.match(value):
+        return value
+    return f"{default}://{value}"
+
+
 def _undici(env: Env, scheme: str, version: Version) -> EnvChoice:
     no, no_var = _first_defined(env, "no_proxy", "NO_PROXY")
     http, http_var = _first_defined(env, "http_proxy", "HTTP_PROXY")
     https, https_var = _first_defined(env, "https_proxy", "HTTPS_PROXY")
+    http = _undici_normalised(http, "http", version)
+    https = _undici_normalised(https, "https", version)
     # the agent builds both proxy agents up front: a bad value fails every request
     for value, var in ((http, http_var), (https, https_var)):
         refusal = _undici_refusal(value) if value else ""

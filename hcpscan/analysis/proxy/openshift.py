@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
-import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -37,7 +36,7 @@ from hcpscan.analysis.proxy.settings import (
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, K8sObject
 from hcpscan.inventory.store import Inventory
-from hcpscan.sources.systemd import parse_unit
+from hcpscan.sources.systemd import parse_environment_file, parse_unit
 
 MCO_GROUP = "machineconfiguration.openshift.io"
 # The MCO's proxy file: the EnvironmentFile of CRI-O, the kubelet and the MCO's own pulls.
@@ -45,7 +44,6 @@ MCO_PROXY_ENV = "/etc/mco/proxy.env"
 OPENSHIFT_COMPLETES = ("OpenShift's network operator, which adds the cluster's networks, "
                        "localhost, .svc, .cluster.local and the API's internal name to the "
                        "Proxy status")
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
 
 def install_config_proxies(inventory: Inventory) -> list[ConsumerProxy]:
@@ -141,9 +139,4 @@ def _environment(path: str, text: str) -> dict[str, tuple[str, int]]:
         return parse_unit(text).environment
     if not path.endswith(".env"):
         return {}
-    found: dict[str, tuple[str, int]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _ENV_LINE.match(line)
-        if match and not line.lstrip().startswith("#"):
-            found[match[1]] = (match[2].strip().strip('"\''), number)
-    return found
+    return parse_environment_file(text)[0]

@@ -274,6 +274,9 @@ class ConsumerProxy:
     # the setting that says so in ``unserved``.
     serves: str = ""
     unserved: Setting | None = None
+    # Lines of a drop-in or environment file its reader ignores (systemd drops an assignment
+    # whose name is invalid, e.g. one wrapped in typographic quotes): (where, what is wrong).
+    syntax: list[tuple[Source, str]] = field(default_factory=list)
 
     @property
     def client_release(self) -> RuntimeRef | None:

@@ -47,6 +47,9 @@ _WORKLOAD = {
         "labels": {"type": "object", "additionalProperties": {"type": "string"},
                    "description": "labels it must carry (value globs)"},
         "static": {"type": "boolean", "description": "only static (mirror) pods"},
+        "containers": {"type": "array", "items": {"type": "string"},
+                       "description": "container name globs judged in this workload (default: "
+                                      "the consumers.container glob)"},
     },
 }
 # What each role and relation reads besides the subject.
@@ -113,6 +116,9 @@ class Agreement(Template):
                         f"{k}: {v}" for k, v in sorted(RELATIONS.items()))},
                     "secret": {"type": "string", "description": "secret-kubeconfig: the Secret"},
                     "key": {"type": "string", "description": "secret-kubeconfig: its key"},
+                    "namespace": {"type": "string",
+                                  "description": "secret-kubeconfig: the Secret's namespace "
+                                                 "(default: the consumer's)"},
                 },
             },
             "fields": {"type": "array", "minItems": 1, "items": {"enum": list(FIELDS)},

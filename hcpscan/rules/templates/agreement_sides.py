@@ -19,10 +19,8 @@ from typing import Any
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
+from hcpscan.analysis.proxy.relations import Related
 from hcpscan.analysis.proxy.settings import (
-    CHART_VALUES,
-    CLUSTER_PROXY,
-    CLUSTER_VALUES,
     CONTAINER,
     HOSTED_CLUSTER,
     KONNECTIVITY_SIDECAR,
@@ -37,30 +35,23 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.model.capi import (
     BOOTSTRAP_FILES,
-    CAPI_NAME_LABEL,
-    CONTROL_PLANE_KINDS,
-    GS_CLUSTER_LABEL,
     VALUES_SUFFIX,
-    capi_cluster_of,
     machine_owned,
 )
-from hcpscan.model.hostedcluster import hcp_namespace, hosted_cluster, hosted_cluster_for_namespace
-from hcpscan.model.ocm import agent_workloads
+from hcpscan.model.hostedcluster import (
+    DATA_PLANE_PROXY_WORKLOADS,
+    hcp_namespace,
+)
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable
 from hcpscan.rules.templates.kubeconfigs import current_cluster, kubeconfig_in_secret
 from hcpscan.rules.templates.kyverno import proxy_injecting_policies
 from hcpscan.rules.templates.proxy_config import (
-    consumers,
-    consumers_in,
-    consumers_of,
-    container_refs,
     controlled_pod,
     field_in,
     management_proxy,
 )
 from hcpscan.sources.systemd import parse_unit
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
 URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
@@ -105,7 +96,8 @@ RELATIONS = {
                        "proxy counts",
     "installation": "whether the installation uses a proxy: any <cluster>-cluster-values, a "
                     "Proxy, or a Kyverno policy injecting proxy env",
-    "secret-kubeconfig": "the kubeconfig in Secret `secret` (key `key`) of the consumer's namespace",
+    "secret-kubeconfig": "the kubeconfig in Secret `secret` (key `key`) of the consumer's namespace "
+                         "(or of `namespace`)",
     "variable-case": "the consumer's own upper-case variables (HTTP_PROXY ...), the ones Go "
                      "programs read; the consumer side then reads the lower-case ones",
 }
@@ -184,7 +176,7 @@ def consumer_sides(ctx: Context, subject: K8sObject, selector: dict[str, Any],
         yield _bootstrap_file(ctx, subject, selector["path"])
     else:
         kind = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE}[role]
-        for c in consumers_of(ctx, subject):
+        for c in ctx.proxy.of(subject):
             if c.kind == kind:
                 yield _from_consumer(c, case, obj=subject)
 
@@ -216,12 +208,14 @@ def _containers(ctx: Context, subject: K8sObject, selector: dict[str, Any],
         yield NotApplicable("none of the rule's target workloads")
         return
     lists = ("initContainers", "containers") if selector.get("init_containers") else ("containers",)
-    refs = [r for r in container_refs(ctx, subject) if r.path[-2] in lists
-            and fnmatch.fnmatchcase(r.name, selector.get("container", "*"))]
+    globs = ((selector.get("workloads") or {}).get(workload) or {}).get("containers") \
+        or [selector.get("container", "*")]
+    refs = [r for r in ctx.proxy.containers_of(subject) if r.path[-2] in lists
+            and any(fnmatch.fnmatchcase(r.name, g) for g in globs)]
     if not refs and "container" in selector:
         yield NotApplicable(f"no container {selector['container']} in the pod")
         return
-    by_name = {c.container: c for c in consumers_of(ctx, subject) if c.kind == CONTAINER}
+    by_name = {c.container: c for c in ctx.proxy.of(subject) if c.kind == CONTAINER}
     for ref in refs:
         anchor = ref.path + (("env",) if "env" in ref.spec else ())
         c = by_name.get(ref.name)
@@ -266,7 +260,7 @@ def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:
 
 
 def _container_path(ctx: Context, c: ConsumerProxy) -> tuple[Step, ...]:
-    for ref in container_refs(ctx, c.object):
+    for ref in ctx.proxy.containers_of(c.object):
         if ref.name == c.container:
             return ref.path + (("args",) if "args" in ref.spec else ())
     return ()
@@ -275,14 +269,16 @@ def _container_path(ctx: Context, c: ConsumerProxy) -> tuple[Step, ...]:
 def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome]:
     if subject.kind == HOSTED_CLUSTER:
         namespace = hcp_namespace(subject.namespace, subject.name)
-        pool = consumers_in(ctx, subject.cluster, namespace)
+        pool = ctx.proxy.in_namespace(subject.cluster, namespace)
     else:
-        namespace, pool = subject.namespace, consumers_of(ctx, subject)
+        namespace, pool = subject.namespace, ctx.proxy.of(subject)
     # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
     # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
     sidecars = [c for c in pool if c.kind == KONNECTIVITY_SIDECAR and c.serves == "http"]
     orphans = [c for c in pool if c.kind == CONTAINER and c.via is None and c.unserved is not None]
-    if not sidecars and not orphans:
+    bare = _without_proxy(ctx, subject, namespace, pool) if subject.kind == HOSTED_CLUSTER else []
+    yield from bare
+    if not sidecars and not orphans and not bare:
         yield NotEvaluable(f"no control-plane workload with a konnectivity proxy sidecar in "
                            f"HCP namespace {namespace} in the input")
         return
@@ -299,6 +295,32 @@ def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome
                    facts={"consumer": c.name, "container": c.container or ""},
                    evidence=[f"{unserved.name} {unserved.value!r} at {unserved.source}", *c.notes],
                    absent=f"{unserved.name}={unserved.value} but no konnectivity sidecar serves it")
+
+
+def _without_proxy(ctx: Context, hc: K8sObject, namespace: str, pool: list[ConsumerProxy]
+                   ) -> list[Side]:
+    """The control-plane workloads that must reach the outside through the data plane
+    (seed 000) and carry no proxy at all: no container sets HTTP(S)_PROXY."""
+    out = []
+    # a container with proxy env, or a konnectivity sidecar (its path is judged above)
+    proxied = {id(c.object) for c in pool if c.kind == KONNECTIVITY_SIDECAR or (
+        c.kind == CONTAINER and any(s is not None and (s.value or "").strip()
+                                    for s in (c.http_proxy, c.https_proxy)))}
+    for name in DATA_PLANE_PROXY_WORKLOADS:
+        for obj in ctx.inventory.query("Deployment", namespace=namespace, name=name,
+                                       cluster=hc.cluster):
+            if id(obj) in proxied or any(c.object is obj and c.unserved is not None for c in pool):
+                continue
+            ref = next(iter(ctx.proxy.containers_of(obj)), None)
+            anchor = format_path(ref.path) if ref is not None else ""
+            out.append(Side(f"{obj.ref}", {}, dict(ENV_NAMES), obj, anchor,
+                            facts={"consumer": obj.ref, "container": ref.name if ref else ""},
+                            evidence=[f"{obj.ref} is one of the control-plane workloads that reach "
+                                      "the outside through the data plane (seed 000): "
+                                      + ", ".join(DATA_PLANE_PROXY_WORKLOADS)],
+                            absent="sets no HTTP_PROXY/HTTPS_PROXY, so it never reaches the "
+                                   "hosted cluster's proxy"))
+    return out
 
 
 def _secret_field(secret: K8sObject, key: str) -> str:
@@ -421,9 +443,10 @@ def reference_sides(ctx: Context, subject: K8sObject, consumer: Side,
     if relation == "installation":
         return _installation(ctx)
     if relation == "secret-kubeconfig":
-        other = ctx.inventory.get("Secret", obj.namespace, reference["secret"], obj.cluster)
+        namespace = reference.get("namespace", obj.namespace)
+        other = ctx.inventory.get("Secret", namespace, reference["secret"], obj.cluster)
         if other is None:
-            return NotEvaluable(f"Secret {obj.namespace}/{reference['secret']} is not in the input")
+            return NotEvaluable(f"Secret {namespace}/{reference['secret']} is not in the input")
         side = kubeconfig_side(ctx, other, reference.get("key", "kubeconfig"))
         return [side] if isinstance(side, Side) else side
     upper = {k: consumer.variables[v] for k, v in ENV_NAMES.items() if v in consumer.variables}
@@ -440,61 +463,48 @@ def _proxy_side(c: ConsumerProxy, name: str) -> Side:
     return Side(name, settings, {k: k for k in PROXY_FIELDS}, c.object)
 
 
+def _sides(related: Related) -> RefOutcome:
+    """A relation's answer as reference sides (NotEvaluable when the input cannot tell)."""
+    if related.unknown:
+        return NotEvaluable(related.unknown)
+    sides = [_proxy_side(c, related.name or c.name) for c in related.consumers]
+    if not sides:
+        sides = [Side(related.name or related.empty, obj=related.holder)]
+    for side in sides:
+        side.evidence += related.evidence
+    return sides
+
+
 def _hosted_cluster(ctx: Context, subject: K8sObject, obj: K8sObject) -> RefOutcome:
-    if subject.kind == HOSTED_CLUSTER:
-        model = hosted_cluster(subject)
-    else:
-        found = hosted_cluster_for_namespace(ctx.inventory, obj.namespace, obj.cluster)
-        if found is None:
-            return NotEvaluable(f"no HostedCluster whose HCP namespace is {obj.namespace} is in "
-                                "the input: nothing to compare with")
-        model = found
-    hc = model.obj
-    proxy = next((c for c in consumers_of(ctx, hc) if c.kind == HOSTED_CLUSTER), None)
-    side = (_proxy_side(proxy, f"{hc.ref} spec.configuration.proxy") if proxy is not None
-            else Side(f"{hc.ref} spec.configuration.proxy", obj=hc))
-    side.no_proxy = model.computed_no_proxy
-    side.facts = {"hc": hc.ref}
-    side.evidence.append(f"HCP namespace {model.control_plane_namespace}")
-    return [side]
+    related = ctx.relations.hosted_cluster(subject, obj)
+    sides = _sides(related)
+    if isinstance(sides, list) and related.hosted is not None:
+        for side in sides:
+            side.no_proxy = related.hosted.computed_no_proxy
+            side.facts = {"hc": related.hosted.obj.ref}
+    return sides
 
 
 def _management_proxy(ctx: Context) -> RefOutcome:
-    found = management_proxy(ctx)
-    if found is None:
-        return NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) is "
-                            "not in the input")
-    obj, part, _block = found
-    proxy = next((c for c in consumers_of(ctx, obj) if c.kind == CLUSTER_PROXY and c.part == part),
-                 None)
-    name = f"{obj.ref} {part}"
-    return [_proxy_side(proxy, name) if proxy is not None else Side(name, obj=obj)]
+    return _sides(ctx.relations.management_proxy(management_proxy(ctx)))
 
 
 def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
-    found = capi_cluster_of(ctx.inventory, obj)
-    if found is None:
-        return NotEvaluable(f"no {CAPI_NAME_LABEL} label and no <cluster>{VALUES_SUFFIX} "
-                            f"Secret in {obj.namespace} whose name prefixes {obj.name}")
-    cluster, how = found
-    name = cluster + VALUES_SUFFIX
-    secret = ctx.inventory.get("Secret", obj.namespace, name, obj.cluster)
-    if secret is None:
-        return _stated_proxy(ctx, obj, cluster, how)
-    value = secret_values(secret).get("values")
-    if value is None:
-        return NotEvaluable(f"{secret.ref} has no key 'values'")
-    if value.redacted:
-        return NotEvaluable(f"{secret.ref} key 'values' is redacted in this dump")
-    try:
-        load_one(value.text or "")
-    except YamlSyntaxError as exc:
-        return NotEvaluable(f"{secret.ref} key 'values' is not valid YAML: {exc.message}")
-    values = next((c for c in consumers_of(ctx, secret) if c.kind == CLUSTER_VALUES), None)
-    side = (_proxy_side(values, f"{secret.ref} key values") if values is not None
-            else Side(f"{secret.ref} key values", obj=secret))
-    _say_cluster(side, cluster, how)
-    return [side]
+    related = ctx.relations.cluster_values(obj)
+    if related.unknown:
+        return NotEvaluable(related.unknown)
+    if related.stated:
+        sides = [_proxy_side(c, c.name) for c in related.consumers]
+        for side in sides:
+            _say_cluster(side, related.cluster, related.how,
+                         f" has no {related.cluster}{VALUES_SUFFIX} Secret in the input; by "
+                         f"{side.name}, it")
+        return sides
+    sides = _sides(related)
+    assert isinstance(sides, list)
+    for side in sides:
+        _say_cluster(side, related.cluster, related.how)
+    return sides
 
 
 def _say_cluster(side: Side, cluster: str, how: str, where: str = "") -> None:
@@ -506,78 +516,14 @@ def _say_cluster(side: Side, cluster: str, how: str, where: str = "") -> None:
                          else f"cluster {cluster} ({how}){where}")
 
 
-def _stated_proxy(ctx: Context, obj: K8sObject, cluster: str, how: str) -> RefOutcome:
-    """Without the ``<cluster>-cluster-values`` Secret (a GitOps tree never holds it, the
-    management cluster renders it): what the input states about the cluster's proxy -
-    the chart values of its releases, then the drop-ins its other KubeadmControlPlanes
-    write (``obj``'s own are what is judged)."""
-    values = [c for c in consumers(ctx) if c.kind == CHART_VALUES and c.cluster == obj.cluster
-              and cluster in c.workload_clusters]
-    drop_ins = [c for c in consumers(ctx) if c.kind == KUBEADM_FILE and c.object is not obj
-                and c.object.kind in CONTROL_PLANE_KINDS and c.cluster == obj.cluster
-                and c.object.namespace == obj.namespace
-                and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == cluster
-                and (c.http_proxy is not None or c.https_proxy is not None)]
-    if not values and not drop_ins:
-        return NotEvaluable(
-            f"nothing in the input says whether cluster {cluster} uses a proxy: include Secret "
-            f"{obj.namespace}/{cluster}{VALUES_SUFFIX}, the chart values of its cluster release "
-            f"(App or HelmRelease named {cluster} or labelled {GS_CLUSTER_LABEL}={cluster}: "
-            "global.connectivity.proxy), or its KubeadmControlPlane with the containerd drop-in")
-    sides = [_proxy_side(c, c.name) for c in values + drop_ins]
-    for side in sides:
-        _say_cluster(side, cluster, how, f" has no {cluster}{VALUES_SUFFIX} Secret in the input;"
-                                          f" by {side.name}, it")
-    return sides
-
-
 def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
-    """Built once per cluster of the scan: every subject of a cluster has the same answer."""
-    found: dict[str, RefOutcome] = ctx.analysis("agreement-managed-cluster", lambda _inv: {})
-    if cluster not in found:
-        found[cluster] = _managed_cluster_of(ctx, cluster)
-    return found[cluster]
-
-
-def _managed_cluster_of(ctx: Context, cluster: str) -> RefOutcome:
-    proxies = [c for c in consumers(ctx) if c.cluster == cluster and c.kind == CLUSTER_PROXY
-               and c.part == "spec"]
-    agents = {id(o): o for o in agent_workloads(ctx.inventory, cluster)}
-    if not proxies and not agents:
-        return NotEvaluable("nothing in the input says whether the managed cluster uses a proxy: "
-                            "include its config.openshift.io Proxy 'cluster' or the klusterlet "
-                            "agent Deployments")
-    sides = [_proxy_side(c, c.name) for c in proxies]
-    sides += [_proxy_side(c, c.name) for c in consumers(ctx)
-              if c.kind == CONTAINER and id(c.object) in agents]
-    said = [f"OCM agent workloads {', '.join(sorted(o.ref for o in agents.values()))}"] if agents else []
-    for side in sides:
-        side.evidence += said
-    return sides or [Side("the managed cluster's agents", evidence=said)]
+    """Resolved once per cluster of the scan: every subject of a cluster has the same answer;
+    each finding gets sides of its own (evidence is appended to them)."""
+    return _sides(ctx.relations.managed_cluster(cluster))
 
 
 def _installation(ctx: Context) -> RefOutcome:
-    """Built once per scan: the answer is the same for every subject."""
-    return ctx.analysis("agreement-installation", lambda _inv: _installation_of(ctx))  # type: ignore[no-any-return]
-
-
-def _installation_of(ctx: Context) -> RefOutcome:
-    known = any(o.name.endswith(VALUES_SUFFIX) for o in ctx.inventory.of_kind("Secret", "ConfigMap"))
-    said: list[str] = []
-    for c in consumers(ctx):
-        if c.kind == CLUSTER_PROXY and c.part == "spec":
-            known = True
-        if c.kind not in (CLUSTER_VALUES, CLUSTER_PROXY):
-            continue
-        setting = next((s for s in (c.https_proxy, c.http_proxy) if s is not None and s.value
-                        and s.value.strip()), None)
-        if setting is not None:
-            said.append(f"{c.name} sets {setting.name}={mask_credentials(setting.value or '')}")
-    for policy, i, variables in proxy_injecting_policies(ctx):
-        known = True
-        said.append(f"{policy.ref} spec.rules[{i}] injects {', '.join(variables)}")
-    if not known:
-        return NotEvaluable("nothing in the input says whether the installation uses a proxy: "
-                            "include the <cluster>-cluster-values Secret, the Proxy object or the "
-                            "Kyverno proxy policy")
-    return [Side("the installation", uses_proxy_said=bool(said), evidence=said[:3])]
+    related = ctx.relations.installation(lambda: proxy_injecting_policies(ctx))
+    if related.unknown:
+        return NotEvaluable(related.unknown)
+    return [Side(related.name, uses_proxy_said=related.uses_proxy, evidence=list(related.evidence))]

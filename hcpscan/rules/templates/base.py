@@ -37,6 +37,9 @@ class Violation:
     subject: K8sObject | None = None  # report on another object than the rule's subject
     # The minimal change that clears it (hcpscan.findings.fix), or why none is safe.
     remedy: Remedy | NoFix | None = None
+    # Exact values a fix needs (missing noProxy entries, the CA a consumer lacks and where it
+    # loads its bundle, the consumer's object and field), as JSON-ready data, not only text.
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

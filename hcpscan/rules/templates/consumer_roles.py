@@ -9,7 +9,7 @@ from typing import Any
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import Context
-from hcpscan.rules.templates.proxy_config import CONSUMER_KINDS, consumer_reads, consumers_of, field_in
+from hcpscan.rules.templates.proxy_config import CONSUMER_KINDS, consumer_reads, field_in
 
 __all__ = ["CONSUMERS_PARAM", "chosen_consumers", "consumer_reads", "written_at"]
 
@@ -23,7 +23,7 @@ def chosen_consumers(ctx: Context, subject: K8sObject, params: dict[str, Any]
                      ) -> list[ConsumerProxy]:
     """The subject's consumers of the kinds ``params['consumers']`` names (none if unset)."""
     kinds = {CONSUMER_KINDS[n] for n in params.get("consumers", ())}
-    return [c for c in consumers_of(ctx, subject) if c.kind in kinds] if kinds else []
+    return [c for c in ctx.proxy.of(subject) if c.kind in kinds] if kinds else []
 
 
 def written_at(subject: K8sObject, setting: Setting) -> tuple[K8sObject | None, str] | None:

@@ -100,6 +100,9 @@ _LISTENERS = {
         "flags": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": "^-"},
                   "description": "container args that set the listener's host:port"},
         "default": {"type": "string", "description": "the address used when no flag is given"},
+        "platforms": {"type": "array", "items": {"type": "string"},
+                      "description": "HostedCluster platform types this applies to (default: "
+                                     "all)"},
     },
 }
 
@@ -344,7 +347,9 @@ class Reach(GraphTemplate):
             yield NotApplicable("not in the control-plane namespace of a HostedCluster in the input")
             return
         if params.get("listeners"):
-            yield from listeners(subject, params["listeners"])
+            hc = (hosted_cluster(subject) if subject.kind == HOSTED_CLUSTER else
+                  hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster))
+            yield from listeners(subject, params["listeners"], hc.platform if hc else None)
         graph = reachability(ctx)
         scope = scope_of(ctx, graph, subject, params)
         if not isinstance(scope, Scope):

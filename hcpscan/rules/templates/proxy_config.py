@@ -25,9 +25,7 @@ from hcpscan.analysis.proxy import (
     bypasses,
     covers_cidr,
     covers_domain,
-    effective_proxies,
 )
-from hcpscan.analysis.proxy import containers as ct
 from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import (
     CLUSTER_PROXY,
@@ -42,6 +40,12 @@ from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
+from hcpscan.model.hostedcluster import (
+    HYPERSHIFT_LOCAL_DOMAIN,
+    HostedCluster,
+    hosted_cluster,
+    hosted_cluster_of_guest,
+)
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
@@ -62,37 +66,6 @@ def consumer_reads(names: Iterable[str]) -> tuple[str, ...]:
                                for kind in READS_BY_CONSUMER.get(CONSUMER_KINDS[name], ())))
 
 
-def consumers(ctx: Context) -> list[ConsumerProxy]:
-    return ctx.analysis("proxy", effective_proxies)  # type: ignore[no-any-return]
-
-
-def consumers_of(ctx: Context, obj: K8sObject) -> list[ConsumerProxy]:
-    index: dict[int, list[ConsumerProxy]] = ctx.analysis("proxy-by-object", lambda _inv: _by_object(
-        consumers(ctx)))
-    return index.get(id(obj), [])
-
-
-def _by_object(found: list[ConsumerProxy]) -> dict[int, list[ConsumerProxy]]:
-    out: dict[int, list[ConsumerProxy]] = {}
-    for c in found:
-        out.setdefault(id(c.object), []).append(c)
-    return out
-
-
-def consumers_in(ctx: Context, cluster: str, namespace: str) -> list[ConsumerProxy]:
-    """Consumers whose object is in a namespace of a cluster, in model order."""
-    index: dict[tuple[str, str], list[ConsumerProxy]] = ctx.analysis(
-        "proxy-by-namespace", lambda _inv: _by_namespace(consumers(ctx)))
-    return index.get((cluster, namespace), [])
-
-
-def _by_namespace(found: list[ConsumerProxy]) -> dict[tuple[str, str], list[ConsumerProxy]]:
-    out: dict[tuple[str, str], list[ConsumerProxy]] = {}
-    for c in found:
-        out.setdefault((c.object.cluster, c.object.namespace), []).append(c)
-    return out
-
-
 def field_in(subject: K8sObject, setting: Setting) -> str:
     """The field of ``subject`` a finding about ``setting`` points at: where the value
     is written when that is in the subject, else the subject's own reference to it
@@ -111,6 +84,23 @@ def root_of(subject: K8sObject, setting: Setting) -> tuple[K8sObject | None, str
     if place is not None and place[0] is not subject and place[0].kind in ("ConfigMap", "Secret"):
         return place[0], format_path(place[1])
     return None, field_in(subject, setting)
+
+
+def same_value_root(ctx: Context, params: dict[str, Any], key: tuple[str, ...],
+                    subject: K8sObject, at: K8sObject | None, field: str
+                    ) -> tuple[K8sObject | None, str]:
+    """One finding per root cause across objects: the first place a rule reports a value
+    written into a workload's own env (the same text with the same problem, e.g. one noProxy
+    string a chart renders into ten workloads) keeps it; later places report there too, and
+    the engine folds them into that finding, whose evidence then names every reader. A value
+    held in a ConfigMap or Secret is already one finding there; values declared in cluster
+    objects (a Proxy, a HostedCluster) are each their own fix."""
+    claimed: dict[tuple[Any, ...], tuple[K8sObject, str]] = ctx.analysis(
+        "same-value-roots", lambda _inv: {})
+    first = claimed.setdefault((id(params), *key), (at or subject, field))
+    if first[0] is (at or subject) and first[1] == field:
+        return at, field
+    return first
 
 
 def where(setting: Setting) -> str:
@@ -160,18 +150,6 @@ def management_proxy(ctx: Context) -> tuple[K8sObject, str, dict[str, Any]] | No
     return management.proxy, *effective
 
 
-def container_refs(ctx: Context, obj: K8sObject) -> list[ct.ContainerRef]:
-    index: dict[int, list[ct.ContainerRef]] = ctx.analysis("proxy-containers", _containers_by_obj)
-    return index.get(id(obj), [])
-
-
-def _containers_by_obj(inventory: Any) -> dict[int, list[ct.ContainerRef]]:
-    out: dict[int, list[ct.ContainerRef]] = {}
-    for ref in ct.containers(inventory):
-        out.setdefault(id(ref.obj), []).append(ref)
-    return out
-
-
 # -- cluster networks -----------------------------------------------------------------------
 
 
@@ -179,7 +157,10 @@ def _containers_by_obj(inventory: Any) -> dict[int, list[ct.ContainerRef]]:
 
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "machine-network", "kas-service-ip", "svc",
-                "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks")
+                "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks",
+                "kas-advertise-address", "hypershift-local")
+# Named sets only a HostedCluster (its nodes, through HyperShift's computed noProxy) reaches.
+_HOSTED_SETS = ("kas-advertise-address", "hypershift-local")
 # Named sets read from the subject that nothing adds to a noProxy: the user writes them, so a
 # computed noProxy (a Proxy's status, a HostedCluster's) does not answer for them.
 SECONDARY = "secondary-networks"
@@ -207,28 +188,36 @@ def _literal(dest: str, no_proxy: str, runtime: str) -> tuple[str, str] | None:
 
 
 def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO,
-            managed_kas: tuple[str, str] | None = None, adds: list[str] | None = None
-            ) -> tuple[list[str], list[str]]:
-    """(destinations the proxy gets, evidence lines) under ``runtime``'s NO_PROXY reading;
-    ``adds`` collects the noProxy entries that name each missed destination."""
+            managed_kas: tuple[str, str] | None = None, hosted: HostedCluster | None = None
+            ) -> tuple[list[str], list[str], list[str]]:
+    """(destinations the proxy gets, evidence lines, the noProxy entries that would send them
+    direct) under ``runtime``'s NO_PROXY reading."""
     missed: list[str] = []
     evidence: list[str] = []
-    adds = [] if adds is None else adds
+    entries: list[str] = []
     for dest in wanted:
+        if dest in _HOSTED_SETS:
+            if hosted is not None:
+                found = _hosted_missed(dest, no_proxy, hosted, runtime)
+                if found:
+                    missed.append(found[0])
+                    evidence.append(found[1])
+                    entries.append(found[2])
+            continue
         if dest in _CIDR_SETS and nets is not None:
             label, cidrs, source = _CIDR_SETS[dest](nets)
             for cidr in cidrs:  # the machine network only where the input states it
                 cov = covers_cidr(runtime, no_proxy, cidr)
                 if not cov.covered:
                     missed.append(f"{label} {cidr}")
-                    adds.append(cidr)
+                    entries.append(cidr)
                     evidence.append(f"{label} {cidr} (from {source}) is not covered: "
                                     f"{', '.join(cov.uncovered)} would go through the proxy, e.g. "
                                     f"{cov.example}")
         elif dest == "kas-service-ip" and nets is not None and nets.kas_ip:
             if not bypasses(runtime, no_proxy, f"https://{nets.kas_ip}").bypass:
                 missed.append(f"KAS service IP {nets.kas_ip}")
-                adds.append(nets.kas_ip)
+                entries.append(nets.kas_ip)
                 evidence.append(f"https://{nets.kas_ip} (the kubernetes Service) goes through "
                                 "the proxy")
         elif dest in ("svc", "cluster-domain"):
@@ -236,13 +225,13 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             cov = covers_domain(runtime, no_proxy, domain, include_apex=False)
             if not cov.covered:
                 missed.append(f".{domain}")
-                adds.append(f".{domain}")
+                entries.append(f".{domain}")
                 evidence.append(f"{cov.example} (a .{domain} name) goes through the proxy")
         elif dest in ("localhost", "loopback"):
             host = "localhost" if dest == "localhost" else "127.0.0.1"
             if not bypasses(runtime, no_proxy, f"http://{host}").bypass:
                 missed.append(host)
-                adds.append(host)
+                entries.append(host)
                 evidence.append(f"http://{host} goes through the proxy")
         elif dest == "managed-kas-ip" and managed_kas is not None:
             ip, origin = managed_kas
@@ -250,16 +239,38 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             decision = bypasses(runtime, no_proxy, f"https://{host}:443")
             if not decision.bypass:
                 missed.append(f"the managed cluster's kube-apiserver {ip}")
-                adds.append(ip)
+                entries.append(ip)
                 evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
                                 f"{decision.reason}")
         elif dest not in DESTINATIONS:
             found = _literal(dest, no_proxy, runtime)
             if found:
                 missed.append(found[0])
-                adds.append(dest)
                 evidence.append(found[1])
-    return missed, evidence
+                entries.append(dest)
+    return missed, evidence, entries
+
+
+def _hosted_missed(dest: str, no_proxy: str, hosted: HostedCluster, runtime: str
+                   ) -> tuple[str, str, str] | None:
+    """A HostedCluster's own destinations its nodes reach: the API server's node-local address
+    (kubelet, CRI-O and the ignition fetch go through the haproxy on it) and the names of the
+    private zone ``<name>.hypershift.local``."""
+    if dest == "kas-advertise-address":
+        ip, origin = hosted.advertise_address
+        host = f"[{ip}]" if ":" in ip else ip
+        decision = bypasses(runtime, no_proxy, f"https://{host}:{hosted.kas_port}")
+        if decision.bypass:
+            return None
+        return (f"the API server's node-local address {ip}",
+                f"https://{host}:{hosted.kas_port} ({origin}; the kube-apiserver-proxy every node "
+                "reaches its API server through) goes through the proxy", ip)
+    name = f"api.{hosted.name}.{HYPERSHIFT_LOCAL_DOMAIN}"
+    if bypasses(runtime, no_proxy, f"https://{name}:443").bypass:
+        return None
+    return (f".{HYPERSHIFT_LOCAL_DOMAIN}",
+            f"https://{name} (HyperShift's private zone) goes through the proxy",
+            f".{HYPERSHIFT_LOCAL_DOMAIN}")
 
 
 # The kubernetes Service's ClusterIP on an OpenShift cluster with the default serviceNetwork.
@@ -308,7 +319,9 @@ def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
     literal = [d for d in wanted if d not in named]
     if consumer.kind == CLUSTER_PROXY:
         return literal if consumer.part == "spec" else named
-    if consumer.kind == HOSTED_CLUSTER or consumer.completed_by:
+    if consumer.kind == HOSTED_CLUSTER:
+        return wanted  # judged on the noProxy HyperShift computes (model/hostedcluster.py)
+    if consumer.completed_by:
         return literal
     return wanted
 
@@ -413,7 +426,13 @@ class NoProxyCoverage(Template):
                     continue
             if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx.inventory, subject), True
-            no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
+            hosted = hosted_cluster(c.object) if c.kind == HOSTED_CLUSTER else None
+            # a hosted cluster's own Proxy (its guest view in a hypershift dump): its status
+            # is what the nodes' services and guest pods read
+            guest = (hosted_cluster_of_guest(ctx.inventory, c.object.cluster)
+                     if c.kind == CLUSTER_PROXY and c.part == "status" else None)
+            no_proxy = (hosted.computed_no_proxy if hosted is not None else
+                        (c.no_proxy.value if c.no_proxy is not None else "") or "")
             managed_kas = None
             if "managed-kas-ip" in wanted:
                 found = managed_kas_ip(ctx)
@@ -428,26 +447,40 @@ class NoProxyCoverage(Template):
                                    "Network)")
             missed: list[str] = []
             evidence: list[str] = []
-            adds: list[str] = []
+            entries: list[str] = []
             for runtime in runtimes:
-                lost, why = _missed(no_proxy, nets, wanted, runtime, managed_kas, adds)
+                lost, why, add = _missed(no_proxy, nets, wanted, runtime, managed_kas,
+                                         hosted or guest)
                 suffix = f" ({runtime})" if len(runtimes) > 1 else ""
                 missed += [m + suffix for m in lost]
                 evidence += why
+                entries += [e for e in add if e not in entries]
             if not missed or (params.get("require") == "any"
                               and len(set(missed)) < len(wanted) * len(runtimes)):
                 continue
             anchor = c.no_proxy or c.https_proxy or c.http_proxy
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
+            if hosted is not None:
+                shown = (f"HyperShift computes noProxy {no_proxy!r} from "
+                         + (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
+                            else "no spec.configuration.proxy.noProxy")
+                         + ", the cluster's networks and its platform")
             at, field = root_of(subject, anchor) if anchor else (None, "")
             check = lambda value: [m for r in runtimes  # noqa: E731
-                                   for m in _missed(value, nets, wanted, r, managed_kas)[0]]
+                                   for m in _missed(value, nets, wanted, r, managed_kas,
+                                                    hosted or guest)[0]]
+            if anchor is not None and anchor.value and c.kind == CONTAINER and at is None:
+                at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),
+                                            subject, at, field)
             yield Violation(field=field, subject=at,
-                            remedy=noproxy_remedy(c, adds, check),
+                            remedy=noproxy_remedy(c, entries, check),
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
-                            evidence=[shown, *evidence])
+                            evidence=[shown, *evidence],
+                            data={"missing_no_proxy": entries, "consumer": {
+                                "object": c.object.ref, "field": field_in(c.object, anchor)
+                                if anchor else "", "variable": anchor.name if anchor else ""}})
         if not judged_any:
             yield NotApplicable("no consumer in scope uses a proxy")
 
@@ -523,9 +556,9 @@ def _consumer_pool(ctx: Context, subject: K8sObject, scope: str) -> list[Consume
     """The consumers a coverage rule judges: the subject's, or the management cluster
     Proxy's (None when it is not in the input)."""
     if scope == "subject":
-        return consumers_of(ctx, subject)
+        return ctx.proxy.of(subject)
     mgmt = management_proxy(ctx)
-    return consumers_of(ctx, mgmt[0]) if mgmt is not None else None
+    return ctx.proxy.of(mgmt[0]) if mgmt is not None else None
 
 
 def _secondary_in_scope(ctx: Context, subject: K8sObject, params: dict[str, Any]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
-from hcpscan.analysis.proxy.noproxy import RuntimeRef
+from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses
 from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import CONTAINER, ROLES
 from hcpscan.analysis.proxy.validity import (
@@ -51,9 +51,10 @@ from hcpscan.findings.fix import AddDocument, NoFix, Remedy
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.clusters import networks_for
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet
-from hcpscan.model.readers import go_reader
+from hcpscan.model.readers import GO_READ_OBJECTS, api_server_only, go_reader
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
@@ -66,7 +67,12 @@ from hcpscan.rules.templates.base import (
     roles_param,
 )
 from hcpscan.rules.templates.hcp_network import GRAPH_READS, WORKLOAD_KINDS, reachability
-from hcpscan.rules.templates.proxy_config import consumers_of, controlled_pod, field_in, root_of
+from hcpscan.rules.templates.proxy_config import (
+    controlled_pod,
+    field_in,
+    root_of,
+    same_value_root,
+)
 
 CONDITIONS = ("no-credentials", "valid", "portable", "reachable")
 URL, NO_PROXY, TEXT = "url", "no_proxy", "text"
@@ -130,7 +136,7 @@ def _variable(name: str) -> str:
 
 def _consumer_values(ctx: Context, subject: K8sObject, roles: set[str], variables: set[str]
                      ) -> Iterator[Value]:
-    for c in consumers_of(ctx, subject):
+    for c in ctx.proxy.of(subject):
         if c.kind not in roles:
             continue
         for setting in c.variables.values():
@@ -235,6 +241,19 @@ def valid(value: Value) -> Iterator[Violation]:
                              entries=entries)
 
 
+def _syntax(subject: K8sObject, c: ConsumerProxy) -> Iterator[Violation]:
+    """Lines of a drop-in or environment file its reader ignores: the proxy they meant to set
+    never reaches the program."""
+    for source, why in c.syntax:
+        field = field_in(subject, Setting("", "", source)) or source.field.partition(" (")[0]
+        yield Violation(field=field, evidence=[f"{source}: {why}", f"read by {c.name}"],
+                        values={"consumer": c.name, "variable": "", "field": field,
+                                "condition": "valid", "problem": why, "url": "", "user": "",
+                                "entries": "", "kinds": "", "endpoint": ""},
+                        data={"consumer": {"object": c.object.ref, "field": field},
+                              "line": source.field})
+
+
 def _read_by(value: Value) -> list[str]:
     return [f"read by {value.consumer.name}: {value.shown}"] if value.consumer is not None else []
 
@@ -263,6 +282,11 @@ def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
         yield NotEvaluable(f"{value.who}: the reachability graph has no pods for {obj.ref}")
         return
     found = proxy_egress(graph, workload, endpoint, ctx.config.proxy_addresses)
+    if found.verdict == BLOCKED:
+        moot = _never_uses_proxy(ctx, value.consumer)
+        if moot is not None:
+            yield moot
+            return
     if found.verdict == UNKNOWN:
         yield NotEvaluable(f"{value.who}: {found.reason}")
     elif found.verdict == BLOCKED:
@@ -296,6 +320,28 @@ def _proxy_policy(workload: K8sObject, endpoint: ProxyEndpoint, missing: IPSpace
     return Remedy(workload, f"add NetworkPolicy {workload.namespace}/{body['metadata']['name']} "
                             f"allowing {workload.ref} TCP {endpoint.port} to {missing} only",
                   (AddDocument(body),))
+
+
+def _never_uses_proxy(ctx: Context, c: ConsumerProxy) -> Outcome | None:
+    """An unreachable proxy that does not matter: the program only talks to the API server,
+    and its NO_PROXY (as Go reads it) sends the API server's Service IP direct. Not
+    evaluable when that IP is not in the input."""
+    program = api_server_only(c.image)
+    if not program:
+        return None
+    nets = networks_for(ctx.inventory, c.object)
+    if nets is None or not nets.kas_ip:
+        return NotEvaluable(f"{c.name}: {program} talks only to the Kubernetes API server; "
+                            "whether its NO_PROXY sends the API server's Service IP direct "
+                            "depends on the cluster's service network, which is not in the "
+                            "input (include the Cluster, the cluster values or the Network)")
+    no_proxy = (c.no_proxy.value if c.no_proxy is not None else "") or ""
+    host = f"[{nets.kas_ip}]" if ":" in nets.kas_ip else nets.kas_ip
+    if not bypasses("go", no_proxy, f"https://{host}:443").bypass:
+        return None  # its API calls go to a proxy it cannot reach: a finding
+    return NotApplicable(f"{c.name}: {program} talks only to the Kubernetes API server "
+                         f"({nets.kas_ip}), which its NO_PROXY sends direct: it never uses the "
+                         "proxy")
 
 
 def _violation(value: Value, condition: str, problem: str, evidence: list[str],
@@ -406,13 +452,27 @@ class ProxyValues(Template):
                 if repeat:
                     continue
                 for outcome in self._judge(ctx, condition, value):
+                    if isinstance(outcome, Violation) and condition in ("valid", "portable") \
+                            and value.text.strip() and outcome.subject is None \
+                            and value.consumer is not None and value.consumer.kind == CONTAINER:
+                        outcome.subject, outcome.field = same_value_root(
+                            ctx, params, (condition, value.text, str(outcome.values["problem"])),
+                            subject, outcome.subject, outcome.field)
                     if isinstance(outcome, Violation) and len(twins.get(_twin_key(value), ())) > 1:
                         names = " and ".join(twins[_twin_key(value)])
                         outcome.evidence.append(f"{value.who} sets {names} to this one value: "
                                                 "one finding for them")
                     yield outcome
+        if "valid" in conditions and roles:
+            for c in ctx.proxy.of(subject):
+                if c.kind in roles and c.syntax:
+                    judged = True
+                    yield from _syntax(subject, c)
         if not judged:
-            yield NotApplicable("; ".join(_NOTHING[c] for c in conditions))
+            looked = ", ".join(params.get("consumers", ())) + (
+                " and plain fields" if params.get("fields") else "")
+            yield NotApplicable("; ".join(_NOTHING[c] for c in conditions)
+                                + (f" (this rule reads {looked})" if looked else ""))
 
     @staticmethod
     def _judge(ctx: Context, condition: str, value: Value) -> Iterator[Outcome]:
@@ -441,4 +501,5 @@ class ProxyValues(Template):
             return value.type != TEXT and not status and bool(value.text.strip())
         c = value.consumer
         return (value.type == NO_PROXY and not status and bool(value.text) and c is not None
-                and (bool(params.get("include_go_readers")) or not go_reader(c.program, c.image)))
+                and (bool(params.get("include_go_readers")) or not (
+                    go_reader(c.program, c.image) or c.object.kind in GO_READ_OBJECTS)))

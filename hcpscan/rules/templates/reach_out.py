@@ -243,10 +243,14 @@ def _rule_protocols(rule: Any, ports: list[int]) -> set[str]:
     return found
 
 
-def listeners(subject: K8sObject, spec: dict[str, Any]) -> Iterable[Outcome]:
+def listeners(subject: K8sObject, spec: dict[str, Any], platform: str | None = None
+              ) -> Iterable[Outcome]:
     """Listeners of the subject's containers that must bind loopback and do not: a flag
-    naming another address, or no flag (the default address)."""
+    naming another address, or no flag (the default address). ``platform``: the HostedCluster's
+    platform type, for listeners scoped to some platforms."""
     if spec.get("workloads") is not None and subject.name not in spec["workloads"]:
+        return
+    if spec.get("platforms") and platform not in spec["platforms"]:
         return
     base = "spec.containers" if subject.kind == "Pod" else "spec.template.spec.containers"
     containers = subject.get(base) or []

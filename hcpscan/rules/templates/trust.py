@@ -11,7 +11,10 @@ wherever its API keeps it, and the rule's conditions judge it:
 * ``contains``: the bundle holds the proxy's CA — known from ``inputs.proxy_ca_files``,
   an AddOnDeploymentConfig's caBundle or a cluster Proxy's trustedCA — and, with
   ``with_server_ca``, also another CA (a kubeconfig verifies the proxy and, inside the
-  tunnel, the server with one bundle).
+  tunnel, the server with one bundle);
+* ``loaded``: trust where it is used - the bundle the consumer really loads (an ignition
+  stub's ``certificateAuthorities``, the files a container's Go program reads; see
+  ``hcpscan.analysis.proxy.loaded_ca``) holds the CA its https:// proxy presents.
 """
 
 from __future__ import annotations
@@ -20,7 +23,23 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy
-from hcpscan.analysis.proxy.settings import ROLES
+from hcpscan.analysis.proxy.loaded_ca import (
+    LoadedCA,
+    container_loaded,
+    hosted_proxy,
+    ignition_loaded,
+    missing_ca,
+    node_loaded,
+    proxy_ca_for,
+    trusts,
+)
+from hcpscan.analysis.proxy.settings import (
+    IGNITION,
+    KONNECTIVITY_SIDECAR,
+    KUBEADM_FILE,
+    ROLES,
+    Setting,
+)
 from hcpscan.analysis.proxy.trust import (
     ABSENT,
     CA,
@@ -40,6 +59,7 @@ from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
+from hcpscan.model.hostedcluster import is_user_data
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
@@ -51,29 +71,21 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.templates.proxy_config import consumers, consumers_of
+from hcpscan.sources.yamldocs import load_json
 
-CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains")
+CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "loaded")
+# The consumers whose loaded bundle the model follows (condition ``loaded``).
+USERS = (IGNITION, KONNECTIVITY_SIDECAR, KUBEADM_FILE)
 
 
 def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
     """The subject's consumers, and those of documents stored in it (a kubeconfig in a Secret)."""
-    index: dict[int, list[ConsumerProxy]] = ctx.analysis("proxy-by-holder", lambda _inv: _by_holder(
-        consumers(ctx)))
-    return [*consumers_of(ctx, subject), *index.get(id(subject), [])]
-
-
-def _by_holder(found: list[ConsumerProxy]) -> dict[int, list[ConsumerProxy]]:
-    out: dict[int, list[ConsumerProxy]] = {}
-    for c in found:
-        if c.object.origin is not None and c.object.source.embedded_in:
-            out.setdefault(id(c.object.origin), []).append(c)
-    return out
+    return ctx.proxy.held_by(subject)
 
 
 def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
     return ctx.analysis("known-proxy-cas", lambda inv: known_proxy_cas(  # type: ignore[no-any-return]
-        inv, consumers(ctx), list(ctx.config.proxy_ca_files)))
+        inv, ctx.proxy.all, list(ctx.config.proxy_ca_files)))
 
 
 @register
@@ -87,11 +99,14 @@ class Trust(Template):
             "conditions": conditions_param(
                 CONDITIONS, "present: a CA is given; resolvable: the ConfigMap it names exists "
                             "with ca-bundle.crt; parseable: its PEM reads; unexpired: not all "
-                            "expired; contains: it holds the proxy's CA"),
+                            "expired; contains: it holds the proxy's CA; loaded: the bundle the "
+                            "consumer really loads holds the proxy's CA (ignition, "
+                            "konnectivity-sidecar)"),
             "consumers": roles_param(
                 ROLES, "consumers judged (those whose API keeps a proxy CA: Proxy, "
                        "HostedCluster, addon-config, kubeconfig, klusterlet-config, "
-                       "install-config)"),
+                       "install-config; for loaded: ignition, konnectivity-sidecar, "
+                       "kubeadm-file)"),
             "absent_ok": roles_param(
                 ROLES, "present: roles whose missing CA this rule does not report (another "
                        "rule does)"),
@@ -101,19 +116,31 @@ class Trust(Template):
         },
     }
     subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Kubeconfig", "Secret",
-                     "KlusterletConfig", "InstallConfig", "ConfigMap")
+                     "KlusterletConfig", "InstallConfig", "ConfigMap", "Deployment",
+                     "StatefulSet", "DaemonSet", "Pod", "KubeadmConfig", "KubeadmConfigTemplate",
+                     "KubeadmControlPlane", "KubeadmControlPlaneTemplate")
     message_fields = {"problem": "what is wrong with the CA", "consumer": "the consumer",
-                      "url": "the https:// proxy URL, password masked"}
+                      "url": "the https:// proxy URL, password masked",
+                      "loads": "loaded: how the consumer loads its CA bundle",
+                      "ca": "loaded: the proxy's CA it lacks"}
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
-        known = ("AddOnDeploymentConfig", "Proxy") if "contains" in params.get("conditions", ()) else ()
-        return ("ConfigMap", *known)
+        conditions = params.get("conditions", ())
+        known = ("AddOnDeploymentConfig", "Proxy") if "contains" in conditions else ()
+        loaded = ("HostedCluster", "Secret") if "loaded" in conditions else ()
+        return ("ConfigMap", *known, *loaded)
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         roles = {ROLES[r] for r in params.get("consumers", ("Proxy", "HostedCluster", "addon-config",
                                                             "kubeconfig"))}
         judged = False
         for c in _consumers_for(ctx, subject):
+            if c.kind in USERS:
+                url = _https_url(c) if c.kind in roles and "loaded" in params["conditions"] else None
+                if url is not None:
+                    judged = True
+                    yield from _judge_loaded(ctx, subject, c, url)
+                continue
             ca = resolve_ca(ctx.inventory, c) if c.kind in roles else None
             if ca is None:
                 continue
@@ -121,10 +148,18 @@ class Trust(Template):
             yield from _judge(ctx, subject, c, ca, params)
         if judged:
             return
-        if subject.kind == "Secret" and any(v.redacted for v in secret_values(subject).values()):
+        # a redacted Secret may hold a consumer; for ``loaded`` only an ignition stub can
+        stub_only = set(params["conditions"]) == {"loaded"}
+        if subject.kind == "Secret" and any(v.redacted for v in secret_values(subject).values()) \
+                and (not stub_only or is_user_data(subject)):
             yield NotEvaluable(f"{subject.ref} is redacted in this dump")
         else:
             yield NotApplicable("no https:// proxy in scope")
+
+
+def _https_url(c: ConsumerProxy) -> Setting | None:
+    return next((s for s in (c.https_proxy, c.http_proxy) if s is not None
+                 and (s.value or "").strip().lower().startswith("https://")), None)
 
 
 def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: dict[str, Any]
@@ -231,3 +266,81 @@ class _Place:
             return Violation(field=key, values=values, evidence=evidence, subject=container)
         return Violation(field=format_path(steps), values=values, evidence=evidence,
                          subject=None if holder is self.subject else holder)
+
+
+# -- loaded: trust where it is used ---------------------------------------------------------
+
+
+def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setting) -> Iterator[Outcome]:
+    known, _unreadable = _known(ctx)
+    proxy_ca = proxy_ca_for(ctx.inventory, subject, known,
+                            hosted_proxy(ctx.inventory, ctx.proxy.all, subject))
+    if proxy_ca.unknown:
+        yield NotEvaluable(f"{c.name}: {proxy_ca.unknown}")
+        return
+    loaded = _loaded(ctx, subject, c)
+    if isinstance(loaded, NotEvaluable):
+        yield loaded
+        return
+    if trusts(loaded, proxy_ca):
+        return
+    if loaded.unknown:
+        yield NotEvaluable(f"{c.name}: {loaded.unknown}")
+        return
+    shown = mask_credentials(url.value or "")
+    cas = ", ".join(describe(k.certificate) for k in proxy_ca.certificates[:2])
+    held = (", ".join(f"{s}" for s in loaded.sources) + " hold "
+            + ", ".join(describe(cert) for cert in loaded.certificates)
+            if loaded.certificates else "it loads no CA besides the system roots, which hold "
+                                        "no private CA")
+    yield Violation(
+        field=_field(subject, c, loaded),
+        values={"consumer": c.name, "url": shown, "loads": loaded.loads_at, "ca": cas},
+        evidence=[f"{url.name} {shown!r} at {url.source}", f"loads: {loaded.loads_at}", held,
+                  *(f"proxy CA {describe(k.certificate)} from {k.source}"
+                    for k in proxy_ca.certificates[:3])],
+        data={"missing_ca": missing_ca(proxy_ca),
+              "consumer": {"object": c.object.ref, "container": c.container or "",
+                           "field": _field(subject, c, loaded)},
+              "loads_bundle_at": loaded.loads_at, "proxy_url": shown})
+
+
+def _loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy) -> LoadedCA | NotEvaluable:
+    if c.kind == IGNITION:
+        return _stub_loaded(subject, c)
+    if c.kind == KUBEADM_FILE:
+        return node_loaded(ctx.inventory, c.object)
+    ref = next((r for r in ctx.proxy.containers_of(subject) if r.name == c.container), None)
+    if ref is None:
+        return NotEvaluable(f"{c.name}: container {c.container} not found in {subject.ref}")
+    return container_loaded(ctx.inventory, ref)
+
+
+def _stub_loaded(subject: K8sObject, c: ConsumerProxy) -> LoadedCA | NotEvaluable:
+    if subject.kind != "Secret":
+        return ignition_loaded(subject.body, subject.ref)
+    for key, value in secret_values(subject).items():
+        if value.redacted:
+            return NotEvaluable(f"{subject.ref} key {key} is redacted in this dump")
+        try:
+            body = load_json(value.text or "")
+        except ValueError:
+            continue
+        if isinstance(body, dict) and isinstance(body.get("ignition"), dict):
+            loaded = ignition_loaded(body, f"{subject.ref} key {key}")
+            loaded.field = (_secret_key_field(subject, key),)
+            return loaded
+    return NotEvaluable(f"{c.name}: the ignition stub cannot be read")
+
+
+def _secret_key_field(secret: K8sObject, key: str) -> str:
+    return ("data." if key in (secret.body.get("data") or {}) else "stringData.") + key
+
+
+def _field(subject: K8sObject, c: ConsumerProxy, loaded: LoadedCA) -> str:
+    if c.kind == IGNITION:
+        return str(loaded.field[0]) if subject.kind == "Secret" else format_path(loaded.field)
+    if c.kind == KUBEADM_FILE:
+        return format_path(loaded.field)
+    path = loaded.field if subject.get(loaded.field) is not None else loaded.field[:-1]
+    return format_path(path)

@@ -162,7 +162,8 @@ def test_real_cluster_chart_user_values_are_a_completed_consumer() -> None:
     assert user.completed_by
     assert "read by App org-multi-project/testing (spec.userConfig.configMap)" in user.notes
     kcp = [c for c in consumers if c.object.kind == "KubeadmControlPlane"]
-    assert {c.program for c in kcp} == {"containerd", "kubelet", "teleport"}
+    # the drop-ins' programs, and kubeadm for the chart's preKubeadmCommands exports
+    assert {c.program for c in kcp} == {"containerd", "kubelet", "teleport", "kubeadm"}
 
 
 def test_a_config_without_proxy_config_is_no_missing_object(ocm: list[ConsumerProxy]) -> None:

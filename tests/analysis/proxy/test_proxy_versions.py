@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from hcpscan.analysis.proxy.env import evaluate_env
 from hcpscan.analysis.proxy.noproxy import (
     RUNTIME_NAMES,
     UnknownRuntime,
@@ -20,7 +21,7 @@ def direct(runtime: str, no_proxy: str, url: str) -> bool:
 
 
 def test_a_bare_name_is_the_newest_modelled_release() -> None:
-    assert runtime_ref("node-undici").era_label == ">= 8.0, < 9.0"
+    assert runtime_ref("node-undici").era_label == ">= 8.11, < 9.0"
     assert runtime_ref("curl").era_label == ">= 8.18, < 9.0"
     assert runtime_ref("curl").version_given is None
     assert runtime_ref("curl@7.88").era_label == ">= 7.86, < 8.9"
@@ -64,8 +65,41 @@ def test_curl_blank_separated_entries_before_8_9(version: str, expected: bool) -
     (".example.test", "http://example.test/", True, True),
 ])
 def test_undici_7_and_8(no_proxy: str, url: str, seven: bool, eight: bool) -> None:
-    assert (direct("node-undici@7", no_proxy, url), direct("node-undici@8", no_proxy, url)) == \
-        (seven, eight)
+    assert (direct("node-undici@7", no_proxy, url), direct("node-undici@8.13.1", no_proxy, url)) \
+        == (seven, eight)
+
+
+# Read on the published releases (env-http-proxy-agent.js): 8.9.0 matches like 7.x; 8.10.0
+# (PR 5623) matches bare IPv6 entries; 8.10.1 ignores trailing dots; 8.11.0 (PR 5777) reads a
+# '*' entry anywhere and *.x as subdomains only. Columns: 8.9.0, 8.10.0, 8.10.1, 8.13.1.
+@pytest.mark.parametrize("no_proxy,url,releases", [
+    ("*.example", "http://example/", (True, True, True, False)),
+    ("*.example", "http://www.example/", (True, True, True, True)),
+    ("2001:db8::1", "http://[2001:db8::1]/", (False, True, True, True)),
+    ("[2001:db8::1]", "http://[2001:db8::1]/", (True, True, True, True)),
+    ("example.test.", "http://example.test/", (False, False, True, True)),
+    ("example.test", "http://example.test./", (False, False, True, True)),
+    ("internal,*", "https://anything.example", (False, False, False, True)),
+    ("*", "https://anything.example", (True, True, True, True)),
+])
+def test_undici_8_is_four_behaviours(no_proxy: str, url: str,
+                                     releases: tuple[bool, ...]) -> None:
+    found = tuple(direct(f"node-undici@{v}", no_proxy, url)
+                  for v in ("8.9.0", "8.10.0", "8.10.1", "8.13.1"))
+    assert found == releases
+
+
+def test_undici_8_without_a_release_is_the_newest_and_8_is_8_0() -> None:
+    assert direct("node-undici", "*.example", "http://example/") is False
+    assert direct("node-undici@8", "*.example", "http://example/") is True
+
+
+def test_undici_8_0_0_prepends_the_scheme_8_0_2_throws() -> None:
+    env = {"HTTPS_PROXY": "127.0.0.1:3128"}
+    early = evaluate_env("node-undici@8.0.1", env, "https://api.example/")
+    later = evaluate_env("node-undici@8.0.2", env, "https://api.example/")
+    assert (early.outcome, early.proxy) == ("proxy", "https://127.0.0.1:3128")
+    assert later.outcome == "error"
 
 
 def test_proxy_from_env_1_does_not_normalise_ipv6() -> None:

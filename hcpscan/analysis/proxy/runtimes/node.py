@@ -14,17 +14,21 @@ matches ``prefexample``; ``.x.com`` does not match ``x.com``). Versions:
   it also reads ``npm_config_*`` variables first (see ``env``);
 * 2.x (the default) reads it with WHATWG ``URL``: IPv6 in its canonical form.
 
-undici (lib/dispatcher/env-http-proxy-agent.js). Versions:
-* 7.x: a leading ``*.`` or ``.`` is dropped, then the entry matches the host
-  exactly or as a dot-bounded suffix (``.x.com`` and ``*.x.com`` match ``x.com``
+undici (lib/dispatcher/env-http-proxy-agent.js). Versions (read on the published
+releases; the matching code is the same within each range):
+* 7.x to 8.9.x: a leading ``*.`` or ``.`` is dropped, then the entry matches the
+  host exactly or as a dot-bounded suffix (``.x.com`` and ``*.x.com`` match ``x.com``
   too); only the whole value ``*`` bypasses all; an entry is split at its last
-  ``:digits``, so a bare IPv6 entry (``2001:db8::1``) never matches;
-* 8.x (the default): a ``*`` entry anywhere bypasses all (``*:80`` only that
-  port); IPv6 entries are compared without brackets, so ``2001:db8::1`` and
-  ``[2001:db8::1]`` both match; one trailing dot of an entry and of the host is
-  ignored; ``*.x.com`` matches subdomains only, no longer ``x.com``.
+  ``:digits``, so a bare IPv6 entry (``2001:db8::1``) never matches; trailing dots
+  are compared as written;
+* 8.10.0 (undici PR 5623): IPv6 entries are compared without brackets, so
+  ``2001:db8::1`` and ``[2001:db8::1]`` both match;
+* 8.10.1 and 8.10.2: one trailing dot of an entry and of the host is ignored;
+* 8.11.0 on (undici PR 5777, the default): a ``*`` entry anywhere bypasses all
+  (``*:80`` only that port); ``*.x.com`` matches subdomains only, no longer ``x.com``.
 Both throw when a proxy variable is not a URL (``127.0.0.1:3128``): every request
-fails, whatever NO_PROXY says.
+fails, whatever NO_PROXY says (undici 8.0.0 and 8.0.1 prepend ``http://`` resp.
+``https://`` instead; see ``env``).
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ from hcpscan.analysis.proxy.target import Target
 
 PFE_2 = (2, 0, 0)
 UNDICI_8 = (8, 0, 0)
+UNDICI_IPV6 = (8, 10, 0)  # PR 5623: bare IPv6 entries match
+UNDICI_DOT = (8, 10, 1)  # trailing dots ignored
+UNDICI_WILDCARD = (8, 11, 0)  # PR 5777: '*' entry anywhere, *.x.com subdomains only
 
 _ENTRY_PORT = re.compile(r"^(.+):(\d+)$", re.DOTALL)
 _SPLIT = re.compile(r"[,\s]")
@@ -127,8 +134,8 @@ _V6_PORT = re.compile(r"^\[(.+)\]:(\d+)$", re.DOTALL)
 _BRACKETED = re.compile(r"^\[(.+)\]$", re.DOTALL)
 
 
-def parse8(no_proxy: str) -> list[_Entry8]:
-    """undici 8's reading of the list."""
+def parse8(no_proxy: str, trailing_dot: bool = True) -> list[_Entry8]:
+    """undici 8.10's reading of the list (``trailing_dot``: 8.10.1+ drops one)."""
     out = []
     for raw in _SPLIT.split(no_proxy):
         if not raw:
@@ -142,29 +149,33 @@ def parse8(no_proxy: str) -> list[_Entry8]:
             if p:
                 host, port = p.group(1), int(p.group(2))
         host = re.sub(r"^\*?\.", "", host, count=1)
-        host = re.sub(r"^(.+)\.$", r"\1", host, count=1, flags=re.DOTALL)
+        if trailing_dot:
+            host = re.sub(r"^(.+)\.$", r"\1", host, count=1, flags=re.DOTALL)
         out.append(_Entry8(raw, host.lower(), port, raw.startswith("*")))
     return out
 
 
-def host8(target: Target) -> str:
+def host8(target: Target, trailing_dot: bool = True) -> str:
     host = url_host(target)
     host = _BRACKETED.sub(r"\1", host)
-    return host[:-1] if len(host) > 1 and host.endswith(".") else host
+    return host[:-1] if trailing_dot and len(host) > 1 and host.endswith(".") else host
 
 
 class Undici:
     NAME = "node-undici"
     SUMMARY = "undici EnvHttpProxyAgent: x.com/.x.com = apex+subdomains, *.x.com = " \
               "subdomains (8+), host:port, '*' entry = all (8+), no CIDR"
-    ERAS = (Era((7, 0, 0), UNDICI_8, "'*' only as the whole value; *.x.com matches x.com; "
+    ERAS = (Era((7, 0, 0), UNDICI_IPV6, "'*' only as the whole value; *.x.com matches x.com; "
                 "bare IPv6 entries never match; trailing dots compared"),
-            Era(UNDICI_8, (9, 0, 0), "'*' entry anywhere; *.x.com subdomains only; bare IPv6 "
-                "entries; trailing dots ignored"))
+            Era(UNDICI_IPV6, UNDICI_DOT, "bare IPv6 entries match (PR 5623)"),
+            Era(UNDICI_DOT, UNDICI_WILDCARD, "trailing dots ignored"),
+            Era(UNDICI_WILDCARD, (9, 0, 0), "'*' entry anywhere; *.x.com subdomains only "
+                "(PR 5777)"))
 
-    def decide(self, no_proxy: str, target: Target, version: Version = UNDICI_8) -> Decision:
-        if version >= UNDICI_8:
-            return self._decide8(no_proxy, target)
+    def decide(self, no_proxy: str, target: Target,
+               version: Version = UNDICI_WILDCARD) -> Decision:
+        if version >= UNDICI_IPV6:
+            return self._decide8(no_proxy, target, version)
         entries = parse(no_proxy, strip_wildcard_dot=True)
         if not entries:
             return proxied(self.NAME, "empty NO_PROXY")
@@ -178,25 +189,28 @@ class Undici:
                 return direct(self.NAME, entry.raw, "host or domain match")
         return proxied(self.NAME)
 
-    def _decide8(self, no_proxy: str, target: Target) -> Decision:
-        entries = parse8(no_proxy)
+    def _decide8(self, no_proxy: str, target: Target, version: Version) -> Decision:
+        dot, star = version >= UNDICI_DOT, version >= UNDICI_WILDCARD
+        entries = parse8(no_proxy, dot)
         if not entries:
             return proxied(self.NAME, "empty NO_PROXY")
-        host, port = host8(target), url_port(target, UNDICI_PORTS)
+        if not star and no_proxy == "*":
+            return direct(self.NAME, "*", "the value is '*'")
+        host, port = host8(target, dot), url_port(target, UNDICI_PORTS)
         for entry in entries:
             if entry.port and entry.port != port:
                 continue
-            if entry.host == "*":
+            if star and entry.host == "*":
                 return direct(self.NAME, entry.raw, "a '*' entry bypasses every host")
-            if not entry.wildcard and host == entry.host:
+            if not (star and entry.wildcard) and host == entry.host:
                 return direct(self.NAME, entry.raw, "same host")
             if host.endswith("." + entry.host):
                 return direct(self.NAME, entry.raw, "subdomain match")
         return proxied(self.NAME)
 
     def address_rules(self, no_proxy: str, port: int | None,
-                      version: Version = UNDICI_8) -> AddressRules:
-        if version >= UNDICI_8:
+                      version: Version = UNDICI_WILDCARD) -> AddressRules:
+        if version >= UNDICI_WILDCARD:
             star = any(e.host == "*" and e.port in (0, port) for e in parse8(no_proxy))
             return AddressRules(everything=star, by_text=True)
         return AddressRules(everything=no_proxy == "*", by_text=True)

@@ -1,0 +1,56 @@
+"""Who uses a proxy, indexed the ways rules ask: by object, by namespace, by holder.
+
+Built once per scan from the inventory (``ProxyConsumers(inventory)``) and handed to
+templates through the rule context (``ctx.proxy``), so a template only judges what the
+model found and never builds or caches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from hcpscan.analysis.proxy import containers as ct
+from hcpscan.analysis.proxy.effective import effective_proxies
+from hcpscan.analysis.proxy.settings import ConsumerProxy
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import K8sObject
+
+
+class ProxyConsumers:
+    """Every consumer of a proxy in the input (``effective_proxies``), in model order."""
+
+    def __init__(self, inventory: Inventory) -> None:
+        self.all: list[ConsumerProxy] = effective_proxies(inventory)
+        self._inventory = inventory
+        self._by_object: dict[int, list[ConsumerProxy]] = {}
+        self._by_namespace: dict[tuple[str, str], list[ConsumerProxy]] = {}
+        self._by_holder: dict[int, list[ConsumerProxy]] = {}
+        for c in self.all:
+            self._by_object.setdefault(id(c.object), []).append(c)
+            self._by_namespace.setdefault((c.object.cluster, c.object.namespace), []).append(c)
+            if c.object.origin is not None and c.object.source.embedded_in:
+                self._by_holder.setdefault(id(c.object.origin), []).append(c)
+        self._containers: dict[int, list[ct.ContainerRef]] | None = None
+
+    def __iter__(self) -> Iterator[ConsumerProxy]:
+        return iter(self.all)
+
+    def of(self, obj: K8sObject) -> list[ConsumerProxy]:
+        """The consumers ``obj`` itself is (its containers, its proxy block ...)."""
+        return self._by_object.get(id(obj), [])
+
+    def held_by(self, obj: K8sObject) -> list[ConsumerProxy]:
+        """``obj``'s consumers and those of documents stored in it (a kubeconfig in a Secret)."""
+        return [*self.of(obj), *self._by_holder.get(id(obj), [])]
+
+    def in_namespace(self, cluster: str, namespace: str) -> list[ConsumerProxy]:
+        """Consumers whose object is in a namespace of a cluster, in model order."""
+        return self._by_namespace.get((cluster, namespace), [])
+
+    def containers_of(self, obj: K8sObject) -> list[ct.ContainerRef]:
+        """Every container of a workload (proxy env or not), for rules that judge absence."""
+        if self._containers is None:
+            self._containers = {}
+            for ref in ct.containers(self._inventory):
+                self._containers.setdefault(id(ref.obj), []).append(ref)
+        return self._containers.get(id(obj), [])

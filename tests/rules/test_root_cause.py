@@ -1,0 +1,55 @@
+"""One root cause, one finding: a noProxy string a chart renders into many workloads is
+reported once, at its first place, naming every workload that reads it (issue 24 item 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.rules.harness import scan
+
+RENDERED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  namespace: apps
+spec:
+  template:
+    spec:
+      containers:
+      - name: main
+        image: registry.corp.example.com/apps/{name}:1.0
+        env:
+        - name: HTTPS_PROXY
+          value: http://proxy.corp.example.com:3128
+        - name: NO_PROXY
+          value: {no_proxy}
+"""
+
+
+def _chart(tmp_path: Path, no_proxy: str, names: list[str]) -> Path:
+    (tmp_path / "rendered.yaml").write_text("---\n".join(
+        RENDERED.format(name=n, no_proxy=no_proxy) for n in names))
+    return tmp_path / "rendered.yaml"
+
+
+def test_one_no_proxy_string_in_ten_workloads_is_one_finding(tmp_path: Path) -> None:
+    names = [f"svc-{i}" for i in range(10)]
+    report = scan([_chart(tmp_path, "localhost 127.0.0.1 .corp.example.com", names)],
+                  ["PRX005", "PRX007"])
+    by_rule: dict[str, list] = {}
+    for f in report.findings:
+        by_rule.setdefault(f.rule_id, []).append(f)
+    assert {rule: len(found) for rule, found in by_rule.items()} == {"PRX005": 1, "PRX007": 1}
+    for (finding,) in by_rule.values():
+        assert finding.object.name == "svc-0"
+        readers = [e for e in finding.evidence if e.startswith("also: ")]
+        assert len(readers) == 9 and all(f"svc-{i}" in " ".join(readers) for i in range(1, 10))
+
+
+def test_different_values_stay_different_findings(tmp_path: Path) -> None:
+    text = (RENDERED.format(name="a", no_proxy="localhost") + "---\n"
+            + RENDERED.format(name="b", no_proxy="127.0.0.1"))
+    (tmp_path / "two.yaml").write_text(text)
+    report = scan([tmp_path / "two.yaml"], ["PRX005"])
+    assert sorted(f.object.name for f in report.findings) == ["a", "b"]
