@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from hcpscan.analysis.reachability.graph import ReachabilityGraph
+from hcpscan.analysis.reachability.scan_graph import REACHABILITY, scan_graph
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.sources.interface import Diagnostic
@@ -33,3 +35,11 @@ class Context:
     def built(self, name: str) -> Any | None:
         """An analysis if some rule already built it, else ``None`` (never builds)."""
         return self._analyses.get(name)
+
+    def reachability(self) -> ReachabilityGraph:
+        """The scan's reachability graph (with the perimeter file, if given), built by
+        the analysis stage on the first rule that asks, then shared."""
+        graph: ReachabilityGraph = self.analysis(
+            REACHABILITY, lambda inventory: scan_graph(inventory, self.config.firewall,
+                                                       self.diagnostics))
+        return graph

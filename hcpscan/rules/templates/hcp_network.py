@@ -24,19 +24,23 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.reachability.coverage import (
     POLICY_GROUP_WORD,
-    POLICY_LIKE_KINDS,
     kind_label,
 )
-from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS, Workload
-from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
-from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
+from hcpscan.analysis.reachability.endpoints import Workload
+from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.policies import is_network_policy
-from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.analysis.reachability.scan_graph import (
+    ENDPOINT_READS,
+    GRAPH_READS,
+    REACHABILITY,
+    outside_text,
+)
+from hcpscan.analysis.reachability.scan_graph import worker_space as hosts_of
+from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
 from hcpscan.model.hostedcluster import (
     HOSTED_CLUSTER,
@@ -56,15 +60,7 @@ from hcpscan.model.publishing import (
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
-from hcpscan.rules.templates.reach_out import check_out, listeners, none_present, protocols_of
-from hcpscan.sources.interface import Diagnostic
-
-# Everything the graph reads: endpoints and their owners, policies of every tier and
-# the ways in (one home for the endpoint kinds: the reachability endpoints module).
-REACHABILITY = "reachability"  # the name the graph is shared under in the Context
-GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
-               "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS)
-ENDPOINT_READS = ("Endpoints", "EndpointSlice")  # where management-kas lives
+from hcpscan.rules.templates.reach_out import Scope, check_out, listeners, none_present, protocols_of
 
 # Named address sets a reach rule may allow, besides literal CIDRs.
 MACHINE_NETWORK = "machine-network"  # the HostedCluster's machineNetwork, else worker_cidrs
@@ -105,19 +101,8 @@ _LISTENERS = {
 
 
 def reachability(ctx: Context) -> ReachabilityGraph:
-    """The scan's reachability graph, built once, with the perimeter file if given."""
-    def build(inventory: Inventory) -> ReachabilityGraph:
-        perimeter = None
-        if ctx.config.firewall is not None:
-            try:
-                perimeter = load_perimeter(ctx.config.firewall)
-            except PerimeterError as exc:
-                ctx.diagnostics.append(Diagnostic(exc.path, exc.line, str(exc)))
-        graph = build_reachability(inventory, perimeter)
-        ctx.diagnostics.extend(graph.diagnostics)
-        return graph
-
-    return ctx.analysis(REACHABILITY, build)
+    """The scan's reachability graph (built by the analysis stage, shared by the context)."""
+    return ctx.reachability()
 
 
 class GraphTemplate(Template):
@@ -138,18 +123,7 @@ class GraphTemplate(Template):
 
 def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
     """Where worker nodes live: the HostedCluster's machineNetwork, else config worker_cidrs."""
-    if hc.machine_networks:
-        return IPSpace.from_cidrs(hc.machine_networks), "spec.networking.machineNetwork"
-    if ctx.config.worker_cidrs:
-        return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
-    return None
-
-
-def outside_text(outside: IPSpace, workers: IPSpace) -> str:
-    """Outside addresses beyond the worker subnets, as findings and pictures name them."""
-    if outside == workers.complement():
-        return f"any address outside {', '.join(workers.cidrs())}" if workers else "any address"
-    return str(outside)
+    return hosts_of(hc, ctx.config.worker_cidrs)
 
 
 def allowed_space(ctx: Context, hc: HostedCluster | None,
@@ -175,34 +149,6 @@ def _config_workers(ctx: Context) -> tuple[IPSpace, str] | None:
     if not ctx.config.worker_cidrs:
         return None
     return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
-
-
-@dataclass(slots=True)
-class Scope:
-    """What one check on one subject is about: the HostedCluster (when the subject is one
-    or runs in its control-plane namespace), the workloads picked per selector item, and
-    the field a finding about traffic to those workloads points at."""
-
-    subject: K8sObject
-    hc: HostedCluster | None
-    picked: list[tuple[dict[str, Any], list[Workload]]]
-
-    def graph_name(self, workload: Workload) -> str:
-        return f"{self.subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
-
-    def field_for(self, item: dict[str, Any]) -> str:
-        if self.subject.kind == HOSTED_CLUSTER and self.hc is not None:
-            strategy = self.hc.publishing.get(item.get("service") or "")
-            return strategy.field if strategy else "spec.services"
-        return "spec.containers" if self.subject.kind == "Pod" else "spec.template.spec.containers"
-
-    def ports(self, item: dict[str, Any], params: dict[str, Any]) -> list[int] | None:
-        """The item's ports (its own, else the rule's); None when one is ``kas`` and no
-        HostedCluster says which port its API server uses."""
-        wanted = item.get("ports") or ([item["port"]] if "port" in item else params.get("ports", []))
-        if "kas" in wanted and self.hc is None:
-            return None
-        return [self.hc.kas_port if p == "kas" and self.hc is not None else int(p) for p in wanted]
 
 
 def selection_key(params: dict[str, Any]) -> str:
