@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "hcpscan.cli.rules_cmd",
     "hcpscan.cli.templates_cmd",
     "hcpscan.cli.connectivity_cmd",
+    "hcpscan.cli.flows_cmd",
     "hcpscan.cli.noproxy_cmd",
     "hcpscan.cli.proxy_cmd",
 )
