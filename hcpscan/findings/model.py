@@ -117,6 +117,7 @@ class Finding:
     status: Status = Status.FAIL
     suppression: Suppression | None = None
     notes: list[str] = field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
+    facts: dict[str, Any] = field(default_factory=dict)  # structured, for fixes (see Violation)
 
     @property
     def key(self) -> str:
@@ -145,6 +146,8 @@ class Finding:
                                   "expires": self.suppression.expires}
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.facts:
+            out["facts"] = self.facts
         return out
 
 

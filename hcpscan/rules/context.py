@@ -7,10 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from hcpscan.analysis.reachability.graph import ReachabilityGraph
+from hcpscan.analysis.reachability.required import FlowIndex
 from hcpscan.analysis.reachability.scan_graph import REACHABILITY, scan_graph
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.sources.interface import Diagnostic
+
+REQUIRED_FLOWS = "required-flows"  # the flow results and the path graph they share
 
 
 class Context:
@@ -43,3 +46,9 @@ class Context:
             REACHABILITY, lambda inventory: scan_graph(inventory, self.config.firewall,
                                                        self.diagnostics))
         return graph
+
+    def flow_index(self) -> FlowIndex:
+        """The required-flow results asked so far and their networkx path graph (empty
+        until a rule asks a flow; each flow is asked once per HostedCluster)."""
+        index: FlowIndex = self.analysis(REQUIRED_FLOWS, lambda _inventory: FlowIndex())
+        return index

@@ -249,6 +249,7 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
     finding = Finding(rule_id=rule.id, severity=rule.info.severity, object=object_ref(obj),
                       field=violation.field, location=location_of(ctx, obj, violation.field),
                       message=mask_credentials(render_message(rule.message, values)),
-                      evidence=[mask_credentials(e) for e in violation.evidence])
+                      evidence=[mask_credentials(e) for e in violation.evidence],
+                      facts=violation.facts)
     suppressor.apply(finding, obj, rule.info.category)
     return finding
