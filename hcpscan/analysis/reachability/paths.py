@@ -133,19 +133,20 @@ class PathGraph:
                 at = nxt
 
     def add_egress(self, origin: str, destination: str, protocol: str, port: int,
-                   allows: bool, evidence: Iterable[Evidence], summary: str) -> None:
+                   allows: bool, evidence: Iterable[Evidence], summary: str,
+                   explicit: bool = False) -> None:
         """A workload's way out to a named destination: one hop, decided by its egress
         (NetworkPolicy tiers, EgressFirewall); the evidence's first blocking (or
-        deciding) item names the object."""
+        deciding) item names the object; ``explicit``: ``summary`` says what it decides."""
         self._node(origin, WORKLOAD)
         self._node(destination, DESTINATION)
         items = list(evidence)
         deciding = next((e for e in items if e.allows == allows and e.path), None) or \
             next((e for e in items if e.allows == allows), None)
         layer = deciding.layer if deciding else "network-policy"
-        text = "; ".join(str(e) for e in items) or summary
+        text = summary if explicit else "; ".join(e.summary for e in items) or summary
         self._edge(origin, protocol, port, Hop(
-            origin, destination, layer, allows, summary if not items else text,
+            origin, destination, layer, allows, text,
             deciding.path if deciding else None, deciding.line if deciding else None))
 
     # -- the questions ---------------------------------------------------------------------

@@ -72,8 +72,9 @@ class FlowResult:
 
 
 def _conn(answer: PathAnswer) -> str:
-    source = answer.origin.removeprefix("range ")
-    return f"{answer.connection} from {source}" if answer.origin.startswith("range ") else answer.connection
+    if answer.origin.startswith("range "):
+        return f"{answer.connection} from {answer.origin.removeprefix('range ')}"
+    return f"{answer.connection} to {answer.target}"
 
 
 def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph,
@@ -100,7 +101,8 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
         return _egress(inventory, graph, paths, hc, flow, sources)
     sources = _hcp_sources(graph, hc, flow)
     if not sources:
-        apps = ", ".join(flow.source) if isinstance(flow.source, tuple) else str(flow.source)
+        apps = ("control-plane" if flow.source == ("*",) else " or ".join(flow.source)
+                if isinstance(flow.source, tuple) else str(flow.source))
         return [FlowResult(flow, UNKNOWN, f"no {apps} workload in HCP namespace {ns} in the input")]
     return _egress(inventory, graph, paths, hc, flow, sources)
 
@@ -111,8 +113,10 @@ def graph_name(cluster: str, workload: Workload) -> str:
 
 def _hcp_sources(graph: ReachabilityGraph, hc: HostedCluster, flow: Flow) -> list[Workload]:
     cluster, ns = hc.obj.cluster, hc.control_plane_namespace
-    if flow.source == ("*",):
-        return [w for w in graph.workloads(cluster, ns) if w.namespace == ns and w.name]
+    if flow.source == ("*",):  # the KubeVirt workers' pods are workers, not control plane
+        workers = set(graph.select_workloads(cluster, ns, VIRT_LAUNCHER))
+        return [w for w in graph.workloads(cluster, ns) if w.namespace == ns and w.name
+                and w not in workers]
     found: list[Workload] = []
     for app in flow.source:
         found += [w for w in graph.select_workloads(cluster, ns, {"app": app}) if w not in found]
@@ -136,23 +140,24 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
     results = []
     for workload in targets:
         name = graph_name(cluster, workload)
+        answers, ports = [], []
         for endpoint in (t for t in flow.targets if t.app == app):
             port = endpoint.port_for(hc)
             if port is None:  # flows.py refuses an app target without a port
                 continue
-            answers = []
+            ports.append(str(port))
             for protocol in flow.protocols:
                 for cidr in workers[0].cidrs():
                     origin = f"range {cidr}"
                     reach = graph.can_reach(cidr, name, port, protocol)
                     paths.add_reach(reach, origin, workload.ref, ways_only=True)
                     answers.append(paths.answer(origin, workload.ref, protocol, port))
-            status = OPEN if all(a.open for a in answers) else BLOCKED
-            results.append(FlowResult(flow, status, workload=workload,
-                                      destination=f"{workload.ref} port {port}",
-                                      answers=tuple(answers),
-                                      notes=(f"workers are {', '.join(workers[0].cidrs())} "
-                                             f"({workers[1]})",)))
+        status = OPEN if all(a.open for a in answers) else BLOCKED
+        results.append(FlowResult(flow, status, workload=workload,
+                                  destination=f"{workload.ref} port {', '.join(ports)}",
+                                  answers=tuple(answers),
+                                  notes=(f"workers are {', '.join(workers[0].cidrs())} "
+                                         f"({workers[1]})",)))
     return results
 
 
@@ -175,25 +180,27 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
     results = []
     for workload in sources:
         name = graph_name(cluster, workload)
+        answers, notes = [], []
         for endpoint in flow.targets:
-            answers, notes = [], []
-            for protocol, port, allows, evidence, note in _out(inventory, graph, hc, flow, name,
-                                                              endpoint):
+            for protocol, port, allows, evidence, note, summary in _out(inventory, graph, hc, flow,
+                                                                       name, endpoint):
                 paths.add_egress(workload.ref, endpoint.named, protocol, port, allows, evidence,
-                                 f"egress of {workload.ref} to {endpoint.named} {protocol} {port}")
+                                 summary or f"egress of {workload.ref} to {endpoint.named} "
+                                            f"{protocol} {port}", explicit=bool(summary))
                 answers.append(paths.answer(workload.ref, endpoint.named, protocol, port))
                 if note and note not in notes:
                     notes.append(note)
-            status = OPEN if all(a.open for a in answers) else BLOCKED
-            results.append(FlowResult(flow, status, workload=workload,
-                                      destination=endpoint.text(hc), answers=tuple(answers),
-                                      notes=tuple(notes)))
+        status = OPEN if all(a.open for a in answers) else BLOCKED
+        results.append(FlowResult(flow, status, workload=workload,
+                                  destination=", ".join(t.text(hc) for t in flow.targets),
+                                  answers=tuple(answers), notes=tuple(notes)))
     return results
 
 
 def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow: Flow, name: str,
-         endpoint: Endpoint) -> list[tuple[str, int, bool, tuple[Evidence, ...], str]]:
-    """(protocol, port, allowed?, evidence, note) for each connection the endpoint needs."""
+         endpoint: Endpoint) -> list[tuple[str, int, bool, tuple[Evidence, ...], str, str]]:
+    """(protocol, port, allowed?, evidence, note, summary) for each connection the endpoint
+    needs; summary '' lets the evidence speak."""
     cluster = hc.obj.cluster
     if endpoint.named == DNS:
         ports, note = dns_pod_ports(inventory, cluster)
@@ -203,8 +210,14 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
         for protocol in protocols:
             port = next((p for p in ports if opened.allows(protocol, p)), ports[0])
             evidence = graph.egress_outside(name, port, protocol).evidence
-            out.append((protocol, port, opened.allows(protocol, port), evidence,
-                        note if isolated else ""))
+            allows = opened.allows(protocol, port)
+            shown = " or ".join(map(str, ports))
+            who = _isolated_by(evidence)
+            summary = (f"{who} opens {protocol} {port} to the DNS pods" if allows else
+                       f"{who} opens no {protocol} on {shown} (the DNS pods' port); it opens "
+                       f"{opened if opened else 'nothing'}")
+            out.append((protocol, port, allows, evidence, note if isolated else "",
+                        summary if isolated else ""))
         return out
     port = endpoint.port_for(hc)
     if port is None:
@@ -220,8 +233,17 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
     for protocol in flow.protocols:
         egress = graph.egress_outside(name, port, protocol)
         allows = egress.allowed.contains(space) if space is not None else bool(egress.allowed)
-        out.append((protocol, port, allows, egress.evidence, note))
+        out.append((protocol, port, allows, egress.evidence, note, ""))
     return out
+
+
+def _isolated_by(evidence: tuple[Evidence, ...]) -> str:
+    """"egress isolated by NetworkPolicy ns/a, ns/b" from the graph's egress evidence."""
+    marker = " is isolated by "
+    for e in evidence:
+        if marker in e.summary:
+            return f"egress isolated by NetworkPolicy {e.summary.split(marker)[-1].split(' and ')[0]}"
+    return "egress"
 
 
 @dataclass
