@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.graph import ReachabilityGraph
+from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.paths import PathAnswer, PathGraph
 from hcpscan.analysis.reachability.queries import Evidence
 from hcpscan.analysis.reachability.scan_graph import worker_space
@@ -140,7 +140,7 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
     results = []
     for workload in targets:
         name = graph_name(cluster, workload)
-        answers, ports = [], []
+        answers, ports, unexposed = [], [], []
         for endpoint in (t for t in flow.targets if t.app == app):
             port = endpoint.port_for(hc)
             if port is None:  # flows.py refuses an app target without a port
@@ -150,8 +150,13 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
                 for cidr in workers[0].cidrs():
                     origin = f"range {cidr}"
                     reach = graph.can_reach(cidr, name, port, protocol)
+                    if not any(p.via != POD_NETWORK for p in reach.paths):
+                        unexposed.append(port)
                     paths.add_reach(reach, origin, workload.ref, ways_only=True)
                     answers.append(paths.answer(origin, workload.ref, protocol, port))
+        if unexposed:  # the Service or Route the publishing strategy makes is not in the input
+            results.append(FlowResult(flow, UNKNOWN, _no_way(hc, flow, workload, unexposed)))
+            continue
         status = OPEN if all(a.open for a in answers) else BLOCKED
         results.append(FlowResult(flow, status, workload=workload,
                                   destination=f"{workload.ref} port {', '.join(ports)}",
@@ -159,6 +164,20 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
                                   notes=(f"workers are {', '.join(workers[0].cidrs())} "
                                          f"({workers[1]})",)))
     return results
+
+
+def _no_way(hc: HostedCluster, flow: Flow, workload: Workload, ports: list[int]) -> str:
+    """Why a flow into ``workload`` cannot be judged when nothing exposes its port: the
+    Service or Route its publishing strategy makes is not in the input."""
+    shown = ", ".join(map(str, dict.fromkeys(ports)))
+    services = [t.service for t in flow.targets if t.service]
+    strategy = hc.publishing.get(services[0]) if services else None
+    made = ("a Route to it (and the router that serves it)" if strategy and strategy.type == "Route"
+            else f"a {strategy.type} Service selecting it" if strategy
+            else "the LoadBalancer Service that exposes it")
+    where = f"{strategy.field} is {strategy.type}: " if strategy else ""
+    return (f"{where}no Service or Route in the input exposes port {shown} of {workload.ref}; "
+            f"add {made} (`oc get services,routes -n {workload.namespace} -o yaml`)")
 
 
 def dns_pod_ports(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str]:
