@@ -225,7 +225,9 @@ def _physical_order(e: Evidence) -> int:
 def _element(e: Evidence, via: str) -> tuple[str, str]:
     if e.layer == PERIMETER:
         # one node per way: the perimeter's verdict depends on the port the way enters on
-        return f"perimeter {e.summary.split(':', 1)[0]} → {via}", PERIMETER_NODE
+        name = e.summary.split(":", 1)[0]
+        name = name if name.startswith("perimeter") else f"perimeter {name}"
+        return f"{name} → {via}", PERIMETER_NODE
     return via, WAY
 
 

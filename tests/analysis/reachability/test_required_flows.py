@@ -1,0 +1,205 @@
+"""Required flows: the catalog covers the seed tables, the path graph decides each flow
+with the exact engines, and the rules and the path query give the same answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from hcpscan.analysis.reachability.graph import ReachabilityGraph
+from hcpscan.analysis.reachability.paths import PathGraph
+from hcpscan.analysis.reachability.perimeter import load_perimeter
+from hcpscan.analysis.reachability.required import BLOCKED, OPEN, UNKNOWN, evaluate_flow
+from hcpscan.cli.connectivity_paths import path_answers
+from hcpscan.findings.model import Status
+from hcpscan.inventory import Inventory
+from hcpscan.model.flows import FlowError, flow_by_id, load_flows
+from hcpscan.model.hostedcluster import hosted_clusters
+from hcpscan.rules.config import ScanConfig
+from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
+from tests.rules.harness import scan
+
+HCP007 = FIXTURES / "rules" / "HCP007"
+HCP008 = FIXTURES / "rules" / "HCP008"
+EXTRA = FIXTURES / "required-flows"
+
+
+def _inventory(*paths: Path) -> Inventory:
+    result = load_paths([str(p) for p in paths])
+    return Inventory(result.objects, result.diagnostics, result.skipped)
+
+
+# -- the catalog ------------------------------------------------------------------------
+
+
+def test_every_port_of_the_seed_tables_has_a_flow():
+    """Seed 001 Tables 14.1-14.5 and seed 002: each (port, protocol) a flow must carry."""
+    flows = load_flows()
+    ports: set[tuple[object, str]] = set()
+    for flow in flows:
+        for target in flow.targets:
+            protocols = flow.dns_protocols if target.named == "dns" else flow.protocols
+            for protocol in protocols:
+                ports.add((target.port if target.named != "dns" else 53, protocol))
+    for needed in [("kas", "TCP"), (9090, "TCP"), (8443, "TCP"), (8091, "TCP"), (8080, "TCP"),
+                   (443, "TCP"), (6443, "TCP"), (9440, "TCP"), (8081, "TCP"), (53, "TCP"), (53, "UDP")]:
+        assert needed in ports, needed
+    for flow in flows:
+        assert flow.seed, flow.id
+        assert flow.check != "none" or flow.reason, flow.id
+
+
+def test_every_checkable_flow_is_checked_by_a_built_in_rule():
+    from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
+
+    rules = {r.id: r for r in load_rule_dirs([builtin_rules_dir()])}
+    for flow in load_flows():
+        if flow.check == "none":
+            continue
+        rule = rules[flow.checked_by]
+        if rule.template == "required-flow":
+            assert flow.id in rule.params["flows"], (flow.id, rule.id)
+
+
+def test_a_users_catalog_with_a_mistake_names_file_and_line(tmp_path: Path):
+    path = tmp_path / "flows.yaml"
+    path.write_text("flows:\n- id: a\n  title: t\n  from: workers\n  to: [{app: x}]\n"
+                    "  check: ingress\n  seed: [mine]\n")
+    with pytest.raises(FlowError, match=r"flows.yaml:2: `to` app 'x' needs a port"):
+        load_flows(path)
+    path.write_text("flows: [\n")
+    with pytest.raises(FlowError, match=r"flows.yaml:\d+: not YAML"):
+        load_flows(path)
+
+
+def test_a_users_flow_is_judged_like_a_built_in_one(tmp_path: Path):
+    path = tmp_path / "flows.yaml"
+    path.write_text("flows:\n- id: workers-to-kas-metrics\n  title: t\n  from: workers\n"
+                    "  to: [{app: kube-apiserver, port: 8091}]\n  check: ingress\n  seed: [mine]\n")
+    (flow,) = load_flows(path)
+    inventory = _inventory(HCP007 / "fail" / "konnectivity-lb.yaml")
+    (hc,) = hosted_clusters(inventory)
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(), hc, flow, [])
+    assert result.status == BLOCKED
+    assert result.missing == ["TCP 8091 from 10.10.0.0/24"]
+
+
+# -- verdicts and the path query agree ---------------------------------------------------
+
+
+@pytest.mark.parametrize("folder", [HCP007 / "fail", HCP007 / "pass"], ids=["fail", "pass"])
+def test_a_flows_verdict_and_the_path_query_agree(folder: Path):
+    inventory = _inventory(folder)
+    rule_graph = ReachabilityGraph(inventory)
+    flows = [f for f in load_flows() if f.check == "ingress"]
+    asked = 0
+    for hc in hosted_clusters(inventory):
+        for flow in flows:
+            for result in evaluate_flow(inventory, rule_graph, PathGraph(), hc, flow, []):
+                if result.status not in (OPEN, BLOCKED):
+                    continue
+                for answer in result.answers:  # asked again, from scratch, as the CLI does
+                    query = path_answers(inventory, ReachabilityGraph(inventory), PathGraph(),
+                                         answer.origin.removeprefix("range "),
+                                         f"{result.workload.namespace}/{result.workload.name}",
+                                         answer.port, answer.protocol)
+                    assert [(q.open, q.blocked_by) for q in query] == \
+                        [(answer.open, answer.blocked_by)]
+                    asked += 1
+    assert asked >= 4
+
+
+def test_the_fail_fixtures_name_the_blocking_object_and_line():
+    report = scan([HCP007 / "fail"], ["HCP007"])
+    by_flow = {f.facts["flow"]: f for f in report.findings}
+    lb = by_flow["workers-to-konnectivity"]
+    hop = lb.facts["blocking_hop"]
+    assert hop["layer"] == "service" and hop["path"].endswith("konnectivity-lb.yaml")
+    assert hop["line"] == 51  # the loadBalancerSourceRanges line
+    assert lb.facts["missing"] == ["TCP 8091 from 10.10.0.0/24"]
+    assert lb.facts["workload"] == "clusters-edge/kube-apiserver[Deployment]"
+    assert "workers cannot reach clusters-edge/kube-apiserver[Deployment] port 8091" in lb.message
+    router = by_flow["workers-to-private-router"]
+    assert router.facts["missing"] == ["TCP 8443 from 10.40.0.0/16", "TCP 8080 from 10.40.0.0/16"]
+    assert "default-deny-ingress" in router.facts["blocking_hop"]["summary"]
+
+
+def test_dns_on_one_protocol_says_which_is_blocked_and_which_open():
+    report = scan([HCP008 / "fail" / "dns-one-protocol.yaml"], ["HCP008"])
+    (finding,) = report.findings
+    assert finding.facts["missing"] == ["TCP 5353 to dns"]
+    assert finding.facts["allowed"] == ["UDP 5353 to dns"]
+    assert finding.facts["blocking_hop"]["line"] == 35  # NetworkPolicy egress-allowlist
+
+
+# -- the perimeter and the issue's reports -------------------------------------------------
+
+
+def test_a_security_group_admitting_workers_to_6443_only_shuts_konnectivity_and_ignition():
+    config = ScanConfig(firewall=EXTRA / "sg-kas-only.yaml")
+    folder = HCP007 / "pass"
+    report = scan([folder], ["HCP007"], config)
+    flows = sorted(f.facts["flow"] for f in report.findings)
+    # the private cluster's workers (10.40.0.0/16) are not in the group at all
+    assert flows == ["workers-to-ignition", "workers-to-konnectivity", "workers-to-oauth",
+                     "workers-to-private-router"]
+    for finding in report.findings:
+        assert finding.facts["blocking_hop"]["layer"] == "perimeter"
+        assert finding.facts["blocking_hop"]["path"].endswith("sg-kas-only.yaml")
+    without = scan([folder], ["HCP007"])
+    assert without.results[0].status is Status.PASS
+
+
+def test_dns_only_to_openshift_dns_is_blocked_on_a_vanilla_management_cluster():
+    """HyperShift issue 1905: kube-dns pods listen on 53, the policy opens 5353 only."""
+    report = scan([EXTRA / "vanilla-dns"], ["HCP008"])
+    by_workload = {f.facts["workload"]: f for f in report.findings}
+    kas = by_workload["clusters-vanilla/kube-apiserver[Deployment]"]
+    assert kas.facts["missing"] == ["TCP 53 to dns", "UDP 53 to dns"]
+    assert "kas-egress" in kas.facts["blocking_hop"]["summary"]
+
+
+def test_a_flow_without_its_input_is_not_evaluable_naming_it(tmp_path: Path):
+    hc = (HCP007 / "fail" / "konnectivity-lb.yaml").read_text().split("---")[0]
+    (tmp_path / "hc.yaml").write_text(hc)
+    report = scan([tmp_path], ["HCP007"])
+    assert report.results[0].status is Status.NOT_EVALUABLE
+    assert "HCP namespace clusters-edge is not in the input" in report.results[0].reason
+    inventory = _inventory(tmp_path)
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(),
+                              hosted_clusters(inventory)[0], flow_by_id("workers-to-konnectivity"), [])
+    assert result.status == UNKNOWN
+
+
+# -- the graph and its export --------------------------------------------------------------
+
+
+def test_the_path_graph_exports_through_networkx_writers(tmp_path: Path):
+    inventory = _inventory(HCP007 / "fail")
+    paths = PathGraph()
+    graph = ReachabilityGraph(inventory, load_perimeter(EXTRA / "sg-kas-only.yaml"))
+    for hc in hosted_clusters(inventory):
+        for flow in load_flows():
+            evaluate_flow(inventory, graph, paths, hc, flow, [])
+    assert paths.graph.number_of_edges() > 0
+    paths.write(tmp_path / "g.graphml")
+    back = nx.read_graphml(tmp_path / "g.graphml")
+    assert back.number_of_edges() == paths.graph.number_of_edges()
+    paths.write(tmp_path / "g.json")
+    doc = json.loads((tmp_path / "g.json").read_text())
+    assert nx.node_link_graph(doc, edges="edges").number_of_nodes() == paths.graph.number_of_nodes()
+    paths.write(tmp_path / "g.dot")
+    dot = (tmp_path / "g.dot").read_text()
+    assert dot.startswith("digraph paths {") and "color=red" in dot
+
+
+def test_the_path_graph_is_built_only_when_a_rule_asks(tmp_path: Path):
+    from hcpscan.rules.context import REQUIRED_FLOWS, Context
+
+    ctx = Context(_inventory(HCP007 / "fail"))
+    assert ctx.built(REQUIRED_FLOWS) is None
+    assert ctx.flow_index().paths.graph.number_of_edges() == 0
