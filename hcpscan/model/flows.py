@@ -115,6 +115,15 @@ def flow_by_id(flow_id: str, flows: tuple[Flow, ...] | None = None) -> Flow | No
     return next((f for f in flows or load_flows() if f.id == flow_id), None)
 
 
+def ingress_flow_to(app: str, port: int) -> Flow | None:
+    """The built-in ingress flow whose target is ``app`` on pod port ``port`` (the
+    restricting rules ask it the other way round), if any."""
+    for flow in _builtin():
+        if flow.check == "ingress" and any(t.app == app and t.port == port for t in flow.targets):
+            return flow
+    return None
+
+
 def _parse(path: Path) -> tuple[Flow, ...]:
     try:
         text = path.read_text(encoding="utf-8")

@@ -33,6 +33,7 @@ from hcpscan.analysis.reachability.coverage import (
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.policies import is_network_policy
+from hcpscan.analysis.reachability.required import BLOCKED
 from hcpscan.analysis.reachability.scan_graph import (
     ENDPOINT_READS,
     GRAPH_READS,
@@ -42,6 +43,7 @@ from hcpscan.analysis.reachability.scan_graph import (
 from hcpscan.analysis.reachability.scan_graph import worker_space as hosts_of
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
+from hcpscan.model.flows import ingress_flow_to
 from hcpscan.model.hostedcluster import (
     HOSTED_CLUSTER,
     HostedCluster,
@@ -254,7 +256,10 @@ class Reach(GraphTemplate):
                       "source": "an allowed range that does not get in (all-allowed)",
                       "via": "the way in (or the listener's flag)",
                       "blocked": "the destination addresses that cannot be reached (out)",
-                      "workers": "the allowed ranges"}
+                      "workers": "the allowed ranges",
+                      "workers_reach": "in: '; workers cannot reach <service> (<missing>): <first "
+                                       "blocking hop>' when the catalog's required flow into the "
+                                       "target is blocked, else empty"}
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         items = [params, *(params.get("sources") or ())]
@@ -297,11 +302,15 @@ class Reach(GraphTemplate):
             yield scope
             return
         if subject.kind == HOSTED_CLUSTER and not scope.picked:
-            yield from _spec_only(ctx, graph, scope, params)
+            found = _spec_only(ctx, graph, scope, params)
         elif params.get("direction", IN) == OUT:
-            yield from check_out(ctx, graph, scope, params)
+            found = check_out(ctx, graph, scope, params)
         else:
-            yield from _check_in(ctx, graph, scope, params)
+            found = _check_in(ctx, graph, scope, params)
+        for outcome in found:
+            if isinstance(outcome, Violation):
+                outcome.values.setdefault("workers_reach", "")
+            yield outcome
 
 
 def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope,
@@ -470,15 +479,45 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
                          "; no perimeter file was given (--firewall): the firewall or "
                          "security group in front of the nodes is unknown")
             allowed_note = [f"allowed sources: {', '.join(allowed.cidrs())} (from {where})"] if where else []
+            workers_note = workers_cannot_reach(ctx, graph, scope, item, workload, port)
             yield Violation(
                 field=scope.field_for(item),
                 values={"target": workload.ref, "port": port, "ports": str(port),
                         "protocol": protocol, "sources": shown,
                         "via": ", ".join(dict.fromkeys(p.via for p in paths)),
-                        "workers": ", ".join(allowed.cidrs())},
+                        "workers": ", ".join(allowed.cidrs()),
+                        "workers_reach": f"; {workers_note}" if workers_note else ""},
                 evidence=[f"{shown} → {port}/{protocol} via {p.via}: "
                           + "; ".join(str(e) for e in p.evidence) + perimeter
-                          for p in paths] + allowed_note)
+                          for p in paths] + allowed_note
+                + ([f"{workers_note} (the required flow; {_flow_rule(item, port)} reports it)"]
+                   if workers_note else []))
+
+
+def workers_cannot_reach(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+                         item: dict[str, Any], workload: Workload, port: int) -> str:
+    """'workers cannot reach konnectivity: <first blocking hop>' when the required flow of
+    the catalog into this workload's port is blocked, asked of the same path graph the
+    required-flow rules read (so who gets in and whether the workers do never disagree);
+    '' when it is open, unknown, or no catalog flow goes there."""
+    flow = ingress_flow_to(str(item.get("app") or ""), port)
+    if flow is None or scope.hc is None or scope.subject.kind != HOSTED_CLUSTER:
+        return ""
+    results = ctx.flow_index().of(ctx.inventory, graph, scope.hc, flow, ctx.config.worker_cidrs)
+    for result in results:
+        block = result.first_block
+        hop = block.blocked_by if block is not None else None
+        if result.status == BLOCKED and result.workload == workload and hop is not None:
+            what = str(item.get("service") or item.get("app") or workload.name).lower()
+            where = f" at {hop.where}" if hop.where else ""
+            return (f"workers cannot reach {what} ({', '.join(result.missing)}): "
+                    f"{hop.summary}{where}")
+    return ""
+
+
+def _flow_rule(item: dict[str, Any], port: int) -> str:
+    flow = ingress_flow_to(str(item.get("app") or ""), port)
+    return flow.checked_by if flow is not None and flow.checked_by else "required-flow"
 
 
 def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],

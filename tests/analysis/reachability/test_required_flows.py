@@ -203,3 +203,15 @@ def test_the_path_graph_is_built_only_when_a_rule_asks(tmp_path: Path):
     ctx = Context(_inventory(HCP007 / "fail"))
     assert ctx.built(REQUIRED_FLOWS) is None
     assert ctx.flow_index().paths.graph.number_of_edges() == 0
+
+
+def test_hcp002_asks_the_same_graph_the_other_way_round():
+    """The issue's report: the load balancer admits the admins' network, not the workers.
+    HCP002 (who gets in) says the workers cannot reach konnectivity, as HCP007 does."""
+    report = scan([HCP007 / "fail" / "konnectivity-lb.yaml"], ["HCP002", "HCP007"])
+    by_rule = {f.rule_id: f for f in report.findings}
+    assert "is reachable from 192.168.50.0/24" in by_rule["HCP002"].message
+    assert "workers cannot reach konnectivity (TCP 8091 from 10.10.0.0/24)" in by_rule["HCP002"].message
+    assert by_rule["HCP007"].facts["blocking_hop"]["line"] == 51
+    passing = scan([HCP007 / "pass" / "konnectivity-lb.yaml"], ["HCP002"])
+    assert all("workers cannot reach" not in f.message for f in passing.findings)
