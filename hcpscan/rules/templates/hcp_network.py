@@ -33,6 +33,7 @@ from hcpscan.analysis.reachability.coverage import (
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.policies import is_network_policy
+from hcpscan.analysis.reachability.queries import Reach as Answer
 from hcpscan.analysis.reachability.required import BLOCKED
 from hcpscan.analysis.reachability.scan_graph import (
     ENDPOINT_READS,
@@ -69,7 +70,8 @@ MACHINE_NETWORK = "machine-network"  # the HostedCluster's machineNetwork, else 
 WORKER_CIDRS = "worker-cidrs"  # worker_cidrs in .hcpscan.yaml
 
 IN, OUT = "in", "out"
-EXPECT_IN = ("only-allowed", "all-allowed", "none")
+EXPECT_IN = ("only-allowed", "all-allowed", "none", "restricted")
+UNRESTRICTED = "restricted"  # fails only when every address beyond the allowed ranges gets in
 EXPECT_OUT = ("reachable", "all-protocols-if-any")
 _PORT = {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 65535}, {"const": "kas"}]}
 _TO = {"anyOf": [{"enum": list(NAMED_DESTINATIONS)}, {"type": "string", "format": "cidr"}],
@@ -233,7 +235,9 @@ class Reach(GraphTemplate):
             "expect": {"enum": [*EXPECT_IN, *EXPECT_OUT],
                        "description": "in: only-allowed (default; nothing outside the allowed "
                                       "ranges gets in), all-allowed (every allowed range gets "
-                                      "in), none (no outside address gets in); out: reachable "
+                                      "in), none (no outside address gets in), restricted (not "
+                                      "every address beyond the allowed ranges gets in: some "
+                                      "source range or perimeter narrows it); out: reachable "
                                       "(default; the destination on every port and protocol), "
                                       "all-protocols-if-any (once one protocol gets out on the "
                                       "ports, all do)"},
@@ -365,7 +369,7 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                     yield from _all_get_in(graph, scope, item, workloads, allowed, port, protocol)
                 else:
                     yield from _only_allowed_get_in(ctx, graph, scope, item, workloads, allowed,
-                                                    port, protocol)
+                                                    port, protocol, expect == UNRESTRICTED)
 
 
 def _allowed(ctx: Context, hc: HostedCluster | None,
@@ -441,6 +445,8 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
                                                      f"{blocked}", f"allowed source {cidr} from {where}"])
         return
     beyond, maybe_beyond = certain.difference(space), maybe.difference(space)
+    if expect == UNRESTRICTED and beyond != space.complement():
+        return  # some source range, allowlist or perimeter restricts who gets in
     if not beyond:
         if maybe_beyond:
             yield NotEvaluable(unset.format(maybe_beyond))
@@ -460,14 +466,16 @@ def _no_allowed_input(allowed: list[str]) -> NotEvaluable:
 
 def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
                          workloads: list[Workload], allowed_where: tuple[IPSpace, str], port: int,
-                         protocol: str) -> Iterable[Outcome]:
+                         protocol: str, unrestricted_only: bool = False) -> Iterable[Outcome]:
     allowed, where = allowed_where
     for workload in workloads:
         if not graph.has_way_in(scope.graph_name(workload)):
             continue  # outside traffic gets in only through one (pod IPs are not routable)
-        for reach in graph.who_can_reach(scope.graph_name(workload), port, protocol, workloads=False):
-            if not reach.source.is_external:
-                continue
+        reaches = [r for r in graph.who_can_reach(scope.graph_name(workload), port, protocol,
+                                                  workloads=False) if r.source.is_external]
+        if unrestricted_only and _admitted(reaches, allowed) != allowed.complement():
+            continue  # a source range, an allowlist or the perimeter narrows who gets in
+        for reach in reaches:
             paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
             outside = reach.source.addresses.intersection(allowed.complement())
             if not paths or not outside:
@@ -492,6 +500,14 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
                           for p in paths] + allowed_note
                 + ([f"{workers_note} (the required flow; {_flow_rule(item, port)} reports it)"]
                    if workers_note else []))
+
+
+def _admitted(reaches: list[Answer], allowed: IPSpace) -> IPSpace:
+    """The outside addresses beyond ``allowed`` that get in through some way in."""
+    found = [r.source.addresses.intersection(allowed.complement()) for r in reaches
+             if r.source.addresses is not None
+             and any(p.allowed and p.via != POD_NETWORK for p in r.paths)]
+    return IPSpace.union_of(found)
 
 
 def workers_cannot_reach(ctx: Context, graph: ReachabilityGraph, scope: Scope,
