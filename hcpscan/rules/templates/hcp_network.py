@@ -35,6 +35,7 @@ from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.analysis.reachability.queries import Reach as Answer
 from hcpscan.analysis.reachability.required import BLOCKED
+from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import (
     ENDPOINT_READS,
     GRAPH_READS,
@@ -394,7 +395,7 @@ def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
         return
     allowed = _allowed(ctx, hc, params)
     for service in services:
-        way = declared_way(ctx.inventory, hc, service)
+        way = declared_way(ctx.inventory, hc, service, hcp_route_router(ctx.inventory, hc))
         missing = [way.reason] if isinstance(way, Undeclared) else []
         if allowed is None and not isinstance(way, Unpublished):
             missing.append(_no_allowed_input(params.get("allowed", [MACHINE_NETWORK])).reason)

@@ -215,3 +215,17 @@ def test_hcp002_asks_the_same_graph_the_other_way_round():
     assert by_rule["HCP007"].facts["blocking_hop"]["line"] == 51
     passing = scan([HCP007 / "pass" / "konnectivity-lb.yaml"], ["HCP002"])
     assert all("workers cannot reach" not in f.message for f in passing.findings)
+
+
+def test_a_router_shard_that_selects_the_hcp_routes_is_the_router_judged(tmp_path: Path):
+    """The default router's namespaceSelector leaves the HCP namespaces out; the `hcp`
+    shard's routeSelector picks HyperShift's Routes: its allowedSourceRanges decide."""
+    folder = EXTRA / "router-shard"
+    assert scan([folder], ["HCP001", "HCP002"]).results[0].status is Status.PASS
+    opened = (folder / "hostedcluster.yaml").read_text().replace(
+        "      allowedSourceRanges: [10.70.0.0/24]\n", "")
+    (tmp_path / "hc.yaml").write_text(opened)
+    report = scan([tmp_path], ["HCP001"])
+    (finding,) = report.findings
+    assert "router shard hcp serves it" in " ".join(finding.evidence)
+    assert "IngressController openshift-ingress-operator/hcp" in " ".join(finding.evidence)
