@@ -98,6 +98,9 @@ class PathGraph:
 
     def __init__(self) -> None:
         self.graph = nx.MultiDiGraph()
+        # (origin, protocol, port) -> its hops, so a question reads only its own edges
+        # (the answer stays linear in the path however many questions share the nodes)
+        self._asked: dict[tuple[str, str, int], list[Hop]] = {}
 
     def _node(self, name: str, kind: str) -> str:
         if name not in self.graph:
@@ -106,6 +109,9 @@ class PathGraph:
 
     def _edge(self, origin: str, protocol: str, port: int, hop: Hop) -> None:
         key = f"{origin}|{protocol}/{port}|{hop.layer}|{hop.summary}"
+        if self.graph.has_edge(hop.source, hop.target, key):
+            return
+        self._asked.setdefault((origin, protocol, port), []).append(hop)
         self.graph.add_edge(hop.source, hop.target, key=key, origin=origin, protocol=protocol,
                             port=port, layer=hop.layer, allows=hop.allows, summary=hop.summary,
                             path=hop.path or "", line=hop.line or 0)
@@ -154,33 +160,31 @@ class PathGraph:
     def answer(self, origin: str, target: str, protocol: str, port: int) -> PathAnswer:
         """An open path origin → target for this connection, else the first way's hops up
         to its first blocking hop (networkx over the edges of this origin and connection)."""
-        def mine(u: str, v: str, k: str) -> bool:
-            d = self.graph.edges[u, v, k]
-            return d["origin"] == origin and d["protocol"] == protocol and d["port"] == port
-
-        view = nx.subgraph_view(self.graph, filter_edge=mine)
+        hops = self._asked.get((origin, protocol, port), [])
+        view = nx.MultiDiGraph()
+        for i, hop in enumerate(hops):
+            view.add_edge(hop.source, hop.target, key=i, hop=hop)
         if origin not in view or target not in view:
             return PathAnswer(origin, target, protocol, port, False, ())
-        opened = nx.subgraph_view(view, filter_edge=lambda u, v, k: view.edges[u, v, k]["allows"])
-        if nx.has_path(opened, origin, target):
+        opened = nx.DiGraph()
+        opened.add_nodes_from(view)
+        for u, v, data in view.edges(data=True):
+            if data["hop"].allows and not opened.has_edge(u, v):
+                opened.add_edge(u, v, hop=data["hop"])
+        try:
             nodes = nx.shortest_path(opened, origin, target)
+        except nx.NetworkXNoPath:
+            nodes = None
+        if nodes is not None:
             return PathAnswer(origin, target, protocol, port, True,
-                              tuple(self._hop(opened, u, v) for u, v in zip(nodes, nodes[1:], strict=False)))
+                              tuple(opened.edges[u, v]["hop"] for u, v in zip(nodes, nodes[1:], strict=False)))
         for edges in nx.all_simple_edge_paths(view, origin, target):
-            hops: list[Hop] = []
+            walked: list[Hop] = []
             for u, v, k in edges:
-                hops.append(self._hop_of(u, v, view.edges[u, v, k]))
-                if not hops[-1].allows:
-                    return PathAnswer(origin, target, protocol, port, False, tuple(hops))
+                walked.append(view.edges[u, v, k]["hop"])
+                if not walked[-1].allows:
+                    return PathAnswer(origin, target, protocol, port, False, tuple(walked))
         return PathAnswer(origin, target, protocol, port, False, ())
-
-    def _hop(self, view: Any, u: str, v: str) -> Hop:
-        data = next(iter(view.get_edge_data(u, v).values()))
-        return self._hop_of(u, v, data)
-
-    @staticmethod
-    def _hop_of(u: str, v: str, d: dict[str, Any]) -> Hop:
-        return Hop(u, v, d["layer"], d["allows"], d["summary"], d["path"] or None, d["line"] or None)
 
     # -- export ----------------------------------------------------------------------------
 
