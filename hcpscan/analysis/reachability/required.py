@@ -273,6 +273,7 @@ class FlowIndex:
 
     paths: PathGraph = field(default_factory=PathGraph)
     results: dict[tuple[str, str, str], list[FlowResult]] = field(default_factory=dict)
+    current: frozenset[str] = frozenset()  # the flows of the rule being judged
 
     def of(self, inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow: Flow,
            worker_cidrs: list[str] | tuple[str, ...]) -> list[FlowResult]:

@@ -15,6 +15,7 @@ from typing import Any
 from hcpscan.analysis.reachability.required import (
     BLOCKED,
     NOT_APPLICABLE,
+    OPEN,
     UNKNOWN,
     FlowResult,
 )
@@ -23,7 +24,7 @@ from hcpscan.inventory import K8sObject
 from hcpscan.model.flows import flow_by_id, load_flows
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER, hosted_cluster
 from hcpscan.model.publishing import INGRESS_CONTROLLER
-from hcpscan.rules.context import Context
+from hcpscan.rules.context import REQUIRED_FLOWS, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Violation
 from hcpscan.rules.templates.hcp_network import GRAPH_READS, GraphTemplate
@@ -56,6 +57,18 @@ class RequiredFlow(GraphTemplate):
                       "allowed": "the flow's connections that are open",
                       "blocked": "the first blocking hop: layer, what it says, file:line"}
 
+    def caveat(self, ctx: Context) -> str:
+        notes = [super().caveat(ctx)]
+        index = ctx.built(REQUIRED_FLOWS)
+        asked_in = index is not None and any(
+            r.flow.check == "ingress" and r.status in (OPEN, BLOCKED) and r.flow.id in index.current
+            for results in index.results.values() for r in results)
+        if asked_in and ctx.config.firewall is None:
+            notes.append("no perimeter was given: the firewall or security group in front of the "
+                         "nodes is taken as open for the workers' flows (describe it with "
+                         "--firewall or inputs.firewall)")
+        return "; ".join(n for n in notes if n)
+
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         return (*GRAPH_READS, *ENDPOINT_READS, INGRESS_CONTROLLER)
 
@@ -71,6 +84,7 @@ class RequiredFlow(GraphTemplate):
         hc = hosted_cluster(subject)
         graph = ctx.reachability()
         index = ctx.flow_index()
+        index.current = frozenset(params["flows"])  # the rule being judged, for its caveat
         results: list[FlowResult] = []
         for flow_id in params["flows"]:
             flow = flow_by_id(flow_id)
