@@ -32,11 +32,10 @@ from typing import Any
 from hcpscan.analysis.reachability.exposure import NODE_PORT_RANGE
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster, Publishing
+from hcpscan.model.ingress import DEFAULT_ROUTER, INGRESS_CONTROLLER, INGRESS_OPERATOR_NAMESPACE
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.networks import cidrs
 
-INGRESS_CONTROLLER = "IngressController"
-INGRESS_OPERATOR_NAMESPACE, DEFAULT_ROUTER = "openshift-ingress-operator", "default"
 ROUTER_PORT = 443
 # The pod port each published service leads to (kas: the HostedCluster's API server port).
 SERVICE_POD_PORTS: dict[str, tuple[int | str, ...]] = {

@@ -229,3 +229,15 @@ def test_a_router_shard_that_selects_the_hcp_routes_is_the_router_judged(tmp_pat
     (finding,) = report.findings
     assert "router shard hcp serves it" in " ".join(finding.evidence)
     assert "IngressController openshift-ingress-operator/hcp" in " ".join(finding.evidence)
+
+
+def test_the_routers_allowed_source_ranges_bound_a_route(tmp_path: Path):
+    folder = EXTRA / "router-source-ranges"
+    report = scan([folder], ["HCP007"])
+    (finding,) = report.findings
+    assert "IngressController openshift-ingress-operator/default" in finding.facts["blocking_hop"]["summary"]
+    assert "admits only 192.168.0.0/24" in finding.facts["blocking_hop"]["summary"]
+    for name in ("hcp.yaml", "ingresscontroller.yaml"):
+        (tmp_path / name).write_text((folder / name).read_text().replace(
+            "allowedSourceRanges: [192.168.0.0/24]", "allowedSourceRanges: [192.168.0.0/24, 10.0.0.0/16]"))
+    assert scan([tmp_path], ["HCP007"]).results[0].status is Status.PASS
