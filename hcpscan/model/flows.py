@@ -115,6 +115,12 @@ def flow_by_id(flow_id: str, flows: tuple[Flow, ...] | None = None) -> Flow | No
     return next((f for f in flows or load_flows() if f.id == flow_id), None)
 
 
+def parse_flow(item: Any, where: str = "flow") -> Flow:
+    """One flow written as a catalog entry (e.g. in a rule's ``define`` param); raises
+    FlowError saying what is wrong."""
+    return _flow(item, where, 0)
+
+
 def ingress_flow_to(app: str, port: int) -> Flow | None:
     """The built-in ingress flow whose target is ``app`` on pod port ``port`` (the
     restricting rules ask it the other way round), if any."""

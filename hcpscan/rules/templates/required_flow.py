@@ -21,7 +21,7 @@ from hcpscan.analysis.reachability.required import (
 )
 from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS
 from hcpscan.inventory import K8sObject
-from hcpscan.model.flows import flow_by_id, load_flows
+from hcpscan.model.flows import FlowError, flow_by_id, load_flows, parse_flow
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER, hosted_cluster
 from hcpscan.model.publishing import INGRESS_CONTROLLER
 from hcpscan.rules.context import REQUIRED_FLOWS, Context
@@ -46,7 +46,12 @@ class RequiredFlow(GraphTemplate):
         "properties": {
             "flows": {"type": "array", "minItems": 1, "uniqueItems": True,
                       "items": {"type": "string"},
-                      "description": "ids of catalog flows (hcpscan flows list)"},
+                      "description": "ids of catalog flows (hcpscan flows list) or of flows "
+                                     "the rule defines"},
+            "define": {"type": "array", "items": {"type": "object"},
+                       "description": "flows of the rule's own, written as catalog entries "
+                                      "(docs/required-flows.md): id, title, from, to, "
+                                      "protocols, when, check, seed"},
         },
     }
     subject_kinds = (HOSTED_CLUSTER,)
@@ -76,9 +81,21 @@ class RequiredFlow(GraphTemplate):
         found = super().problems(params)
         if found or not isinstance(params, dict):
             return found
-        known = {f.id for f in load_flows()}
-        return [(("flows", i), f"no flow {flow!r} in the catalog (hcpscan flows list)")
-                for i, flow in enumerate(params.get("flows", [])) if flow not in known]
+        builtin = {f.id for f in load_flows()}
+        defined: set[str] = set()
+        for i, item in enumerate(params.get("define", [])):
+            try:
+                flow = parse_flow(item, f"define[{i}]")
+            except FlowError as exc:
+                found.append((("define", i), str(exc)))
+                continue
+            if flow.id in builtin:
+                found.append((("define", i), f"flow id {flow.id!r} is the catalog's: choose another"))
+            defined.add(flow.id)
+        return found + [(("flows", i), f"no flow {flow!r} in the catalog (hcpscan flows list) "
+                                       "or in define")
+                        for i, flow in enumerate(params.get("flows", []))
+                        if flow not in builtin | defined]
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         hc = hosted_cluster(subject)
@@ -86,8 +103,9 @@ class RequiredFlow(GraphTemplate):
         index = ctx.flow_index()
         index.current = frozenset(params["flows"])  # the rule being judged, for its caveat
         results: list[FlowResult] = []
+        defined = {f.id: f for f in (parse_flow(item) for item in params.get("define", []))}
         for flow_id in params["flows"]:
-            flow = flow_by_id(flow_id)
+            flow = defined.get(flow_id) or flow_by_id(flow_id)
             if flow is not None:
                 results += index.of(ctx.inventory, graph, hc, flow, ctx.config.worker_cidrs)
         applicable = [r for r in results if r.status != NOT_APPLICABLE]

@@ -241,3 +241,32 @@ def test_the_routers_allowed_source_ranges_bound_a_route(tmp_path: Path):
         (tmp_path / name).write_text((folder / name).read_text().replace(
             "allowedSourceRanges: [192.168.0.0/24]", "allowedSourceRanges: [192.168.0.0/24, 10.0.0.0/16]"))
     assert scan([tmp_path], ["HCP007"]).results[0].status is Status.PASS
+
+
+def test_a_user_adds_a_flow_in_a_rule_of_their_own(tmp_path: Path):
+    config = ScanConfig(rule_dirs=[EXTRA / "user-rules"])
+    fixture = (HCP008 / "fail" / "dns-one-protocol.yaml").read_text()
+    (tmp_path / "blocked").mkdir()
+    (tmp_path / "blocked" / "hcp.yaml").write_text(fixture)
+    report = scan([tmp_path / "blocked"], ["ACMEFLOW001"], config)
+    (finding,) = report.findings
+    assert finding.facts["flow"] == "cpo-to-proxy"
+    assert finding.facts["missing"] == ["TCP 3128 to outside"]
+    (tmp_path / "open").mkdir()
+    (tmp_path / "open" / "hcp.yaml").write_text(fixture.replace(
+        "    - {port: 443, protocol: TCP}\n", "    - {port: 443, protocol: TCP}\n    - {port: 3128, protocol: TCP}\n"))
+    assert scan([tmp_path / "open"], ["ACMEFLOW001"], config).results[0].status is Status.PASS
+
+
+def test_a_users_flow_definition_with_a_mistake_is_refused():
+    from hcpscan.rules.templates import TEMPLATES
+
+    template = TEMPLATES["required-flow"]
+    problems = template.problems({"flows": ["mine"], "define": [
+        {"id": "mine", "title": "t", "from": "workers", "to": [{"app": "x"}], "check": "ingress",
+         "seed": ["s"]}]})
+    assert any("needs a port" in text for _, text in problems)
+    problems = template.problems({"flows": ["hcp-dns"], "define": [
+        {"id": "hcp-dns", "title": "t", "from": "workers", "to": [{"named": "dns"}],
+         "check": "egress", "seed": ["s"]}]})
+    assert any("is the catalog's" in text for _, text in problems)
