@@ -66,3 +66,22 @@ def test_path_needs_its_question(run_cli):
                      "--to", "clusters-edge/kube-apiserver", "--port", "8091")
     assert result.code == 2
     assert "--path answers one question" in result.err
+
+
+def test_findings_carry_facts_in_json_and_sarif_that_validate(run_cli):
+    import jsonschema
+
+    from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
+
+    folder = str(HCP007 / "fail")
+    result = run_cli("scan", "--no-progress", folder, "--select", "HCP007", "--format", "sarif")
+    log = json.loads(result.out)
+    for name in SCHEMA_FILES:
+        assert schema_errors(log, name) == []
+    facts = [r["properties"]["facts"] for r in log["runs"][0]["results"]]
+    assert {f["flow"] for f in facts} >= {"workers-to-konnectivity", "workers-to-private-router"}
+    report = json.loads(run_cli("scan", "--no-progress", folder, "--select", "HCP007",
+                                "--format", "json").out)
+    schema = json.loads((REPO / "hcpscan" / "reporters" / "hcpscan-report.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    assert all(f["facts"]["blocking_hop"]["path"] for f in report["findings"])
