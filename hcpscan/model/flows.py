@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from hcpscan.model.hostedcluster import HostedCluster
+from hcpscan.model.hostedcluster import DEFAULT_KAS_PORT, KAS_PORT_BY_PLATFORM, HostedCluster
 from hcpscan.model.publishing import private_access
 
 CATALOG = Path(__file__).with_name("flows.yaml")
@@ -45,7 +45,10 @@ class Endpoint:
         return hc.kas_port if self.port == "kas" else (int(self.port) if self.port else None)
 
     def text(self, hc: HostedCluster | None = None) -> str:
-        port = self.port_for(hc) if hc is not None else self.port
+        port: int | str | None = self.port_for(hc) if hc is not None else self.port
+        if port == "kas":  # the catalog's view: every platform's API server port
+            port = f"{DEFAULT_KAS_PORT} (" + ", ".join(
+                f"{p} on {name}" for name, p in KAS_PORT_BY_PLATFORM.items()) + ")"
         what = self.app or self.named
         return f"{what}:{port}" if port else what
 
