@@ -155,6 +155,13 @@ class PathGraph:
             origin, destination, layer, allows, text,
             deciding.path if deciding else None, deciding.line if deciding else None))
 
+    def record(self, origin: str, protocol: str, port: int, hop: Hop) -> None:
+        """A hop decided elsewhere (the HostedCluster's declared way, judged from its spec)."""
+        for node in (hop.source, hop.target):
+            self._node(node, RANGE if node == origin else
+                       PERIMETER_NODE if node.startswith("perimeter ") else WAY)
+        self._edge(origin, protocol, port, hop)
+
     # -- the questions ---------------------------------------------------------------------
 
     def answer(self, origin: str, target: str, protocol: str, port: int) -> PathAnswer:

@@ -16,14 +16,16 @@ from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
-from hcpscan.analysis.reachability.paths import PathAnswer, PathGraph
+from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGraph
 from hcpscan.analysis.reachability.queries import Evidence
+from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.inventory import Inventory
 from hcpscan.model.destinations import DNS, MANAGEMENT_KAS, management_kas_endpoints
 from hcpscan.model.flows import Endpoint, Flow
 from hcpscan.model.hostedcluster import HostedCluster
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.publishing import DeclaredWay, Undeclared, Unpublished, declared_way
 
 OPEN, BLOCKED, UNKNOWN, NOT_APPLICABLE = "open", "blocked", "unknown", "not-applicable"
 VIRT_LAUNCHER = {"kubevirt.io": "virt-launcher"}  # KubeVirt workers: the VMs' pods
@@ -86,6 +88,9 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
     if flow.check == "none":
         return [FlowResult(flow, UNKNOWN, f"not checkable from manifests: {flow.reason}")]
     cluster, ns = hc.obj.cluster, hc.control_plane_namespace
+    if not graph.workloads(cluster, ns) and flow.check == "ingress" and \
+            any(t.service for t in flow.targets):
+        return _declared_ingress(inventory, graph, paths, hc, flow, worker_cidrs)
     if not graph.workloads(cluster, ns):
         return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input: its workloads, "
                            f"Services and NetworkPolicies decide the flow (`oc get deployments,"
@@ -164,6 +169,71 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
                                   notes=(f"workers are {', '.join(workers[0].cidrs())} "
                                          f"({workers[1]})",)))
     return results
+
+
+def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph,
+                      hc: HostedCluster, flow: Flow, worker_cidrs: list[str] | tuple[str, ...]
+                      ) -> list[FlowResult]:
+    """An ingress flow judged from the HostedCluster alone (a GitOps tree without its HCP
+    namespace): the spec.services entry says how the target is offered — a NodePort, a
+    LoadBalancer bounded by allowedCIDRBlocks, a Route through the router (shard) that
+    serves it — and the perimeter file says who reaches its entry port."""
+    workers = worker_space(hc, worker_cidrs)
+    if workers is None:
+        return [FlowResult(flow, UNKNOWN, "input the user must supply: worker_cidrs (the "
+                           "HostedCluster has no spec.networking.machineNetwork)")]
+    service = next(t.service for t in flow.targets if t.service)
+    way = declared_way(inventory, hc, service, hcp_route_router(inventory, hc))
+    ns = hc.control_plane_namespace
+    if isinstance(way, Undeclared):
+        return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; {way.reason}")]
+    target = f"{service} of HostedCluster {hc.namespace}/{hc.name}"
+    place = inventory.locate(hc.obj, hc.publishing[service].field) if service in hc.publishing else None
+    answers, notes = [], []
+    for protocol in flow.protocols:
+        for cidr in workers[0].cidrs():
+            origin = f"range {cidr}"
+            hops, unknown = _declared_hops(graph, way, origin, target, cidr, protocol, place)
+            if unknown:
+                notes.append(unknown)
+                continue
+            for hop in hops:
+                paths.record(origin, protocol, way.entry[0], hop)
+            answers.append(paths.answer(origin, target, protocol, way.entry[0]))
+    if notes and not any(not a.open for a in answers):
+        return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; " + "; ".join(notes))]
+    status = OPEN if all(a.open for a in answers) else BLOCKED
+    return [FlowResult(flow, status, destination=f"{target} (published as {way.kind}, entry "
+                                                 f"{way.entry_text})", answers=tuple(answers),
+                       notes=(*way.evidence, *notes))]
+
+
+def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, origin: str,
+                   target: str, cidr: str, protocol: str, place: Any) -> tuple[list[Hop], str]:
+    """The hops origin → perimeter → the way → the service, or why they cannot be told."""
+    path, line = (place.path, place.line) if place is not None else (None, None)
+    if isinstance(way, Unpublished):
+        return [Hop(origin, target, NO_WAY, False, way.why, path, line)], ""
+    hops, at = [], origin
+    source = IPSpace.from_cidrs([cidr])
+    perimeter = graph.perimeter
+    node = f"{way.kind} {way.service} (entry {way.entry_text})"
+    if perimeter is not None:
+        every, some = perimeter.admitting(protocol, *way.entry)
+        if not every.contains(source) and some.overlaps(source):
+            return [], (f"{cidr} → {way.entry_text}/{protocol}: the entry port is not known "
+                        "(set nodePort.port) and the perimeter admits some of those ports only")
+        verdict = perimeter.decide(source, protocol, way.entry[0])
+        hop_to = f"perimeter {perimeter.name} → {node}"
+        hops.append(Hop(at, hop_to, "perimeter", every.contains(source),
+                        f"{perimeter.name}: {verdict.describe(perimeter)} for {protocol}/"
+                        f"{way.entry_text}", perimeter.path or None,
+                        verdict.rule.line if verdict.rule else None))
+        at = hop_to
+    admits = way.sources.contains(source)
+    summary = " ".join(way.evidence) + ("" if admits else f"; admits only {way.sources}")
+    hops.append(Hop(at, target, "service", admits, summary, path, line))
+    return hops, ""
 
 
 def _no_way(hc: HostedCluster, flow: Flow, workload: Workload, ports: list[int]) -> str:

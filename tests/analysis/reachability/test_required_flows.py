@@ -164,15 +164,28 @@ def test_dns_only_to_openshift_dns_is_blocked_on_a_vanilla_management_cluster():
 
 
 def test_a_flow_without_its_input_is_not_evaluable_naming_it(tmp_path: Path):
-    hc = (HCP007 / "fail" / "konnectivity-lb.yaml").read_text().split("---")[0]
+    hc = (HCP008 / "fail" / "dns-one-protocol.yaml").read_text().split("---")[0]
     (tmp_path / "hc.yaml").write_text(hc)
-    report = scan([tmp_path], ["HCP007"])
+    report = scan([tmp_path], ["HCP008"])
     assert report.results[0].status is Status.NOT_EVALUABLE
-    assert "HCP namespace clusters-edge is not in the input" in report.results[0].reason
+    assert "HCP namespace clusters-dns is not in the input" in report.results[0].reason
     inventory = _inventory(tmp_path)
     (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(),
-                              hosted_clusters(inventory)[0], flow_by_id("workers-to-konnectivity"), [])
+                              hosted_clusters(inventory)[0], flow_by_id("hcp-dns"), [])
     assert result.status == UNKNOWN
+
+
+def test_from_git_alone_the_declared_way_and_the_perimeter_decide(tmp_path: Path):
+    """A HostedCluster without its HCP namespace: the LoadBalancer HyperShift makes for
+    Konnectivity admits anyone, so the workers get in unless the perimeter shuts them."""
+    hc = (HCP007 / "fail" / "konnectivity-lb.yaml").read_text().split("---")[0]
+    (tmp_path / "hc.yaml").write_text(hc)
+    assert scan([tmp_path], ["HCP007"]).results[0].status is Status.PASS
+    walled = scan([tmp_path], ["HCP007"], ScanConfig(firewall=EXTRA / "sg-kas-only.yaml"))
+    (finding,) = walled.findings
+    assert finding.facts["blocking_hop"]["layer"] == "perimeter"
+    assert finding.facts["missing"] == ["TCP 8091 from 10.10.0.0/24"]
+    assert finding.location.line == 17  # the Konnectivity entry of spec.services
 
 
 # -- the graph and its export --------------------------------------------------------------
