@@ -42,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--flow", metavar="ID",
                        help="judge one required flow (hcpscan flows list) for every HostedCluster "
                             "of the input, as HCP007/HCP008 do, with each path's hops")
+    group.add_argument("--flows", metavar="FILE",
+                       help="with --flow: a flow catalog file of your own (docs/required-flows.md)")
     group.add_argument("--hosted-cluster", metavar="NS/NAME",
                        help="with --flow or --from workers: only this HostedCluster")
     group.add_argument("--worker-cidr", action="append", default=[], metavar="CIDR",
@@ -61,6 +63,8 @@ def check_arguments(args: argparse.Namespace) -> None:
                          "e.g. --path --from workers --to clusters-x/kube-apiserver --port 8091")
     if args.flow and (args.path or args.to is not None):
         raise UsageError("--flow judges a catalog flow: leave out --path and --to")
+    if args.flows and not args.flow:
+        raise UsageError("--flows names the catalog --flow ID is taken from: give --flow too")
     if args.paths_out and Path(args.paths_out).suffix.lower() not in (".json", ".graphml", ".dot", ".gv"):
         raise UsageError(f"--paths-out {args.paths_out}: name a .json, .graphml or .dot file")
     for cidr in args.worker_cidr:
@@ -146,9 +150,9 @@ def _hosted_cluster(inventory: Inventory, name: str | None, namespace: str,
 def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGraph,
            paths: PathGraph) -> dict[str, Any]:
     try:
-        flow = flow_by_id(args.flow, load_flows())
+        flow = flow_by_id(args.flow, load_flows(args.flows))
     except FlowError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(str(exc), "see docs/required-flows.md for the catalog's shape") from None
     if flow is None:
         raise UsageError(f"no flow {args.flow}", "list them with `hcpscan flows list`")
     clusters = [hc for hc in hosted_clusters(inventory)

@@ -85,3 +85,17 @@ def test_findings_carry_facts_in_json_and_sarif_that_validate(run_cli):
     schema = json.loads((REPO / "hcpscan" / "reporters" / "hcpscan-report.schema.json").read_text())
     jsonschema.validate(report, schema)
     assert all(f["facts"]["blocking_hop"]["path"] for f in report["findings"])
+
+
+def test_a_users_catalog_answers_a_flow_query_and_its_mistakes_are_usage_errors(run_cli, tmp_path):
+    mine = tmp_path / "flows.yaml"
+    mine.write_text("flows:\n- id: mine\n  title: t\n  from: workers\n"
+                    "  to: [{app: kube-apiserver, port: 8091}]\n  check: ingress\n  seed: [mine]\n")
+    result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "mine",
+                     "--flows", str(mine))
+    assert result.code == 0, result.err
+    assert "HostedCluster clusters/edge: mine: blocked" in result.out
+    mine.write_text("flows: [\n")
+    result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "mine",
+                     "--flows", str(mine))
+    assert result.code == 2 and "flows.yaml:2: not YAML" in result.err
