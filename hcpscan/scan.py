@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 from hcpscan import __version__, collector
 from hcpscan.analysis.reachability.scan_graph import REACHABILITY
 from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
+from hcpscan.fixes.plan import attach_fixes
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.context import Context
@@ -88,15 +89,18 @@ def resource_needs(rules: list[Rule]) -> ResourceNeeds:
 
 def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
              suppressor: Suppressor, metadata: dict[str, Any] | None = None,
-             clock: RunClock | None = None) -> ScanReport:
+             clock: RunClock | None = None, fixes: bool = False) -> ScanReport:
     """Evaluate the rules; with a ``clock``, record the stages ``graph`` (building the
-    reachability graph, which the first rule that needs it triggers) and ``rules``."""
+    reachability graph, which the first rule that needs it triggers) and ``rules``; with
+    ``fixes``, give each failing finding its fix (``hcpscan.fixes``)."""
     ctx = Context(inventory, config)
     with collector.paused():
         findings, results, diagnostics = evaluate(rules, ctx, suppressor)
     if clock is not None:
         clock.stage("rules", within={"graph": ctx.build_seconds.get(REACHABILITY, 0.0)})
     findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))
+    if fixes:
+        attach_fixes([f for f in findings if f.status is Status.FAIL], [r.info for r in rules])
     meta = dict(metadata or {})
     meta.setdefault("clusters", inventory.clusters)
     meta.setdefault("config", config.used())

@@ -48,6 +48,7 @@ class ProxyEgress:
     verdict: str  # ALLOWED, BLOCKED or UNKNOWN
     reason: str
     evidence: tuple[str, ...] = ()
+    missing: IPSpace | None = None  # BLOCKED with known addresses: the part not allowed
 
 
 def proxy_endpoint(url: str) -> ProxyEndpoint | None:
@@ -98,9 +99,9 @@ def proxy_egress(graph: ReachabilityGraph, workload: str, endpoint: ProxyEndpoin
             return ProxyEgress(endpoint, ALLOWED, f"egress to {wanted} on TCP {endpoint.port} is "
                                                   "allowed", evidence)
         return ProxyEgress(endpoint, BLOCKED, f"egress to {missing} on TCP {endpoint.port} is not "
-                                              "allowed", evidence)
+                                              "allowed", evidence, missing)
     if egress.blocked:
-        return ProxyEgress(endpoint, BLOCKED, f"egress on TCP {endpoint.port} is allowed to no "
+        return ProxyEgress(endpoint, BLOCKED,  # the addresses are not known: missing None f"egress on TCP {endpoint.port} is allowed to no "
                                               "outside address", evidence)
     if egress.allowed.contains(IPSpace.all_v4()) and egress.allowed.contains(IPSpace.all_v6()):
         return ProxyEgress(endpoint, ALLOWED, f"egress on TCP {endpoint.port} is allowed to every "

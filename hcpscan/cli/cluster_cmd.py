@@ -11,6 +11,7 @@ from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.reporting import add_report_arguments, write_reports
 from hcpscan.cli.ruleset import PreparedRules, add_rule_arguments, prepare_rules
 from hcpscan.findings.model import ScanReport
+from hcpscan.fixes.script import write_fix_script
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.publish import FIELD_MANAGER, publish_reports
@@ -72,6 +73,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     group.add_argument("--save-dump", metavar="DIR",
                        help="also write what was read to DIR in must-gather layout (rerun it with "
                             "`hcpscan scan DIR`); DIR must be new or empty")
+    group.add_argument("--write-fixes", metavar="DIR",
+                       help="write the fixes of the findings to DIR: fixes.sh with the `kubectl "
+                            "patch` / `kubectl apply` commands (never run by hcpscan) and the "
+                            "manifests they apply; DIR must be new or empty")
     group.add_argument("--keep-secrets", action="store_true",
                        help="with --save-dump, keep Secret values and proxy passwords instead of "
                             "redacting them as must-gather does and masking them as reports do")
@@ -118,13 +123,26 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     inventory = Inventory(read.objects, read.diagnostics, unavailable=read.unavailable)
     metadata = {"mode": "live", "context": read.context, "server": read.server,
                 "namespaces": namespaces or ["*"]}
-    report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor, metadata)
+    report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor, metadata,
+                      fixes=True)
     clock.stage("rules")
     report.metadata.update(clock.metadata())
     code = write_reports(args, report, prepared)
+    if args.write_fixes:
+        _write_fixes(Path(args.write_fixes), report, read.context)
     if args.publish_reports:
         _publish(conn, report, _namespaces_read(read.objects))
     return code
+
+
+def _write_fixes(root: Path, report: ScanReport, context: str) -> None:
+    try:
+        written = write_fix_script(root, report.failing, context)
+    except OSError as exc:
+        raise UsageError(f"cannot write the fixes to {root}: {exc.strerror}",
+                         "give a new, writable folder to --write-fixes") from None
+    print(f"hcpscan: wrote {written} fix command(s) to {root / 'fixes.sh'}; review it, then run "
+          "it yourself (hcpscan never changes a cluster)", file=sys.stderr)
 
 
 def _namespaces_read(objects: list[K8sObject]) -> set[str]:

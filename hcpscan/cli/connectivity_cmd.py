@@ -18,8 +18,10 @@ from hcpscan.analysis.reachability.coverage import (
     EVALUATED,
     UnevaluatedKind,
     exclusion_note,
+    secondary_evaluated,
+    unevaluated_diagnostics,
 )
-from hcpscan.analysis.reachability.diff import connectivity_diff
+from hcpscan.analysis.reachability.diff import changed_pairs, connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.explain import explain, explanation_lines
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
@@ -30,13 +32,13 @@ from hcpscan.analysis.reachability.openness import (
     exposure_title,
 )
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
-from hcpscan.analysis.reachability.ports import PROTOCOLS
 from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.cli import connectivity_paths, exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
 from hcpscan.findings.redact import shown
 from hcpscan.inventory import Inventory
+from hcpscan.model.ports import PROTOCOLS
 from hcpscan.reporters.connectivity import (
     GraphvizMissing,
     diff_csv,
@@ -99,6 +101,9 @@ do. --paths-out writes the hops as networkx node-link JSON, GraphML or DOT.
 `hcpscan connectivity diff OLD NEW` lists what changed between two inputs
 (e.g. before and after an upgrade), one line per pair whose connections differ:
   diff-type: added|removed|changed, source: A, destination: B, ref1: OLD, ref2: NEW
+With --explain, then the explanation of the changed pairs in OLD and in NEW.
+(every layer the list applies: primary UDNs, secondary networks - a change there ends
+`, network: NAME[NAD]` - policy tiers, Routes and Ingresses).
 
 examples:
   hcpscan connectivity ./manifests
@@ -107,6 +112,7 @@ examples:
   hcpscan connectivity hcp/ --explain --focus-workload ignition-server --focus-conn tcp-9090
   hcpscan connectivity ./manifests --exposure
   hcpscan connectivity diff before/ after/
+  hcpscan connectivity diff before/ after/ --explain
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --to hcp-namespace/kube-apiserver --port 6443 --from 10.0.128.7
@@ -190,18 +196,28 @@ def run(args: argparse.Namespace) -> int:
         found = connectivity_paths.run(args, inventory, perimeter, options)
         return _finish(inventory.diagnostics + found, args.format)
     if args.to is None:
-        focus = _focus(args)
+        focus, ignored = _focus(args)
         result = connection_list(inventory, options).focused(focus)
         exposure = exposure_report(inventory, result, focus, options) if args.exposure else None
         _show_list(args, result, focus, inventory.diagnostics, exposure)
         one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
         _svg(args, lambda: list_dot(result.connections, label=one, exposure=exposure, compact=True))
         found = exposure.diagnostics if exposure is not None else []
-        return _finish(inventory.diagnostics + result.diagnostics + found, args.format)
+        return _finish(inventory.diagnostics + ignored + result.diagnostics + found, args.format)
 
     graph = ReachabilityGraph(inventory, perimeter, options)
-    note = graph.exclusion_note()
-    extra = _exclusions(graph.unevaluated, note)
+    # the question's paths between workloads evaluate secondary networks; outside sources
+    # (who can reach, which ports outside addresses reach) do not cross them
+    from_workload = args.source is not None and graph.is_workload_source(args.source)
+    unevaluated = secondary_evaluated(graph.unevaluated, outside=not from_workload)
+    # the warnings follow: secondary kinds are no longer 'not evaluated' (a NAD only for
+    # traffic from outside, under its label)
+    stale = set(unevaluated_diagnostics(
+        inventory, [k for k in graph.unevaluated if k not in unevaluated]))
+    graph.diagnostics[:] = [d for d in graph.diagnostics if d not in stale] + \
+        unevaluated_diagnostics(inventory, [k for k in unevaluated if k not in graph.unevaluated])
+    note = exclusion_note(unevaluated)
+    extra = _exclusions(unevaluated, note)
     try:
         dnat = [str(n) for n in graph.dnat_notes_for(args.to)]
     except TargetNotFound:
@@ -260,6 +276,8 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
             say(f"Permitted connections on {one}:")
         lines = (result.section_lines(pairs_only) if result.sections
                  else result.lines(pairs_only=pairs_only))
+        if not result.sections and result.networks and not pairs_only:  # VMs, one network
+            lines += [""] * bool(lines) + result.mapping_lines()
         if lines:
             _write_lines(lines)
         if exposure is not None:
@@ -290,7 +308,7 @@ def _write_lines(lines: list[str], escaped: bool = False) -> None:
 
 def _run_explain(args: argparse.Namespace, inventory: Inventory, options: EvaluationOptions) -> int:
     """``--explain``: every pair's connections with the rules that decide them."""
-    focus = _focus(args)
+    focus, ignored = _focus(args)
     # the exposure section treats every workload as on the pod network: declare the rest
     evaluated = EVALUATED if args.exposure else CONNECTION_LIST_EVALUATED
     result = explain(inventory, options, focus.keeps_pair, evaluated)
@@ -304,7 +322,7 @@ def _run_explain(args: argparse.Namespace, inventory: Inventory, options: Evalua
                                    focus, options)
         _write_exposure(exposure, exposure_title(focus), focus.connection is not None, bool(lines))
         found = exposure.diagnostics
-    return _finish(inventory.diagnostics + result.diagnostics + found, args.format)
+    return _finish(inventory.diagnostics + ignored + result.diagnostics + found, args.format)
 
 
 def _indent(line: str) -> str:
@@ -319,6 +337,11 @@ def _run_diff(args: argparse.Namespace) -> int:
     if args.to is not None or _focusing(args) or args.exposure:
         raise UsageError("connectivity diff compares whole connection lists: leave out --to, "
                          "--exposure and the --focus options")
+    if args.explain_only and not args.explain:
+        raise UsageError("--explain-only needs --explain", "e.g. --explain --explain-only deny")
+    if args.explain and (args.format not in ("text", "txt") or args.svg):
+        raise UsageError("connectivity diff --explain explains the changed pairs as text: "
+                         "leave out --format and --svg")
     options = EvaluationOptions(ipblock_selects_pods=args.ipblock_selects_pods,
                                 host_network_exempt=args.host_network_exempt)
     old = load_inventory(argparse.Namespace(**{**vars(args), "paths": [args.paths[1]]}))
@@ -337,8 +360,18 @@ def _run_diff(args: argparse.Namespace) -> int:
         if result.changes:
             say("Connectivity diff:")
             _write_lines(result.lines())
+    found: list[Diagnostic] = []
+    if args.explain:  # why each changed pair is as it is, in OLD and in NEW
+        keep = changed_pairs(result.changes)
+        for path, inventory in ((args.paths[1], old), (args.paths[2], new)):
+            why = explain(inventory, options, keep)
+            say("")
+            say(f"Explanation of the changed pairs in {path}:")
+            lines = explanation_lines(why, Focus(), args.explain_only or "", across=keep)
+            _write_lines(lines or ["(no pair of this input changed)"])
+            found += [d for d in why.diagnostics if d not in result.diagnostics]
     _svg(args, lambda: diff_dot(result.changes))
-    return _finish(old.diagnostics + new.diagnostics + result.diagnostics, args.format)
+    return _finish(old.diagnostics + new.diagnostics + result.diagnostics + found, args.format)
 
 
 def _svg(args: argparse.Namespace, dot_text: Callable[[], str]) -> None:
@@ -367,7 +400,9 @@ def _names(values: list[str]) -> tuple[str, ...]:
     return tuple(n.strip() for v in values for n in v.split(",") if n.strip())
 
 
-def _focus(args: argparse.Namespace) -> Focus:
+def _focus(args: argparse.Namespace) -> tuple[Focus, list[Diagnostic]]:
+    """The focus options; --focus-workload-peer and --focus-direction without
+    --focus-workload are ignored with a warning (as netpol-analyzer does), the rest kept."""
     connection = None
     if args.focus_conn is not None:
         proto, _, port = args.focus_conn.partition("-")
@@ -376,10 +411,18 @@ def _focus(args: argparse.Namespace) -> Focus:
                              "e.g. --focus-conn tcp-8080 or --focus-conn udp-53")
         connection = (proto.upper(), int(port))
     workloads, peers = _names(args.focus_workload), _names(args.focus_workload_peer)
-    if (peers or args.focus_direction) and not workloads:
-        raise UsageError("--focus-workload-peer and --focus-direction need --focus-workload",
-                         "e.g. --focus-workload frontend/webapp --focus-direction egress")
-    return Focus(workloads, peers, args.focus_direction or "", connection)
+    direction = args.focus_direction or ""
+    ignored = []
+    if not workloads:
+        ignored = [Diagnostic("", None, f"{flag} is used only with --focus-workload: ignored, "
+                              "the list is not focused on a direction or peer", "warning",
+                              "add --focus-workload NAME, e.g. --focus-workload frontend/webapp "
+                              f"{flag} {value}")
+                   for flag, value, given in (("--focus-workload-peer", ",".join(peers), peers),
+                                              ("--focus-direction", direction, direction))
+                   if given]
+        peers, direction = (), ""
+    return Focus(workloads, peers, direction, connection), ignored
 
 
 def _focusing(args: argparse.Namespace) -> bool:

@@ -15,6 +15,7 @@ from hcpscan.cli.output import say
 # Each module registers one subcommand with `register(subparsers)`.
 COMMAND_MODULES = (
     "hcpscan.cli.scan_cmd",
+    "hcpscan.cli.fix_cmd",
     "hcpscan.cli.cluster_cmd",
     "hcpscan.cli.inventory_cmd",
     "hcpscan.cli.rules_cmd",
@@ -34,6 +35,7 @@ examples:
   hcpscan cluster --kubeconfig ~/.kube/config
   hcpscan scan ./must-gather.local.123
   hcpscan scan gitops/ --format sarif -o hcpscan.sarif
+  hcpscan fix gitops/ --diff hcpscan.patch
   hcpscan rules show HCP001
   hcpscan noproxy --no-proxy ".svc,10.0.0.0/8" https://10.1.2.3:6443
 """

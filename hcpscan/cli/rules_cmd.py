@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 from hcpscan.cli.inputs import UsageError
@@ -68,6 +70,42 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _autofix_section(rule: Rule) -> str:
+    """Whether the rule's findings carry an automatic fix, with the diff ``hcpscan fix``
+    writes for the failing example (computed here, so it is what the fix really does)."""
+    docs = rule.info.docs
+    if docs.autofix == "none":
+        return f"## Automatic fix\n\nNone: {docs.autofix_why}\n"
+    if docs.autofix != "offered":
+        return "## Automatic fix\n\nThe rule file does not say (docs.autofix).\n"
+    head = ("## Automatic fix\n\nOffered: `hcpscan fix PATH` writes it (`--diff FILE` for a "
+            "patch), `hcpscan scan` reports it with each finding.")
+    diff = _example_diff(rule)
+    if not diff:
+        return head + " The failing example above has no automatic fix.\n"
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", diff)), default=0))
+    return f"{head} On the failing example:\n\n{fence}diff\n{diff}{fence}\n"
+
+
+def _example_diff(rule: Rule) -> str:
+    from hcpscan.findings.model import Status
+    from hcpscan.fixes.apply import fix_all
+    from hcpscan.inventory import Inventory
+    from hcpscan.rules.config import ScanConfig
+    from hcpscan.rules.suppress import Suppressor
+    from hcpscan.scan import resource_needs, run_scan
+    from hcpscan.sources.loader import load_paths
+
+    with tempfile.TemporaryDirectory(prefix="hcpscan-example-") as folder:
+        path = Path(folder) / "failing.yaml"
+        path.write_text(rule.info.docs.failing, encoding="utf-8")
+        loaded = load_paths([str(path)], needs=resource_needs([rule]))
+        report = run_scan(Inventory(loaded.objects, loaded.diagnostics, loaded.skipped), [rule],
+                          ScanConfig(), Suppressor())
+        outcome = fix_all([f for f in report.findings if f.status is Status.FAIL], {})
+        return outcome.diff(folder)
+
+
 def run_show(args: argparse.Namespace) -> int:
     wanted = args.rule_id.upper()
     rule = next((r for r in _rules(args.rules) if r.id == wanted), None)
@@ -76,7 +114,7 @@ def run_show(args: argparse.Namespace) -> int:
     info = rule.info
     text = (f"# {info.id}: {info.title}\n\nSeverity: **{info.severity.value}** · category: "
             f"`{info.category}`" + (f" · tags: {', '.join(info.tags)}" if info.tags else "")
-            + "\n\n" + ruledocs.markdown(info))
+            + "\n\n" + ruledocs.markdown(info) + "\n" + _autofix_section(rule))
     # rule files may come from --rules or the config: their text is input too
     text = "\n".join(shown(line) for line in text.split("\n"))
     if args.format == "markdown":

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
                                kinds_needed(prepared.rules))
     clock.stage("load")
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
-                      {"paths": [shown(p) for p in args.paths], "mode": "offline"}, clock)
+                      {"paths": [shown(p) for p in args.paths], "mode": "offline"}, clock,
+                      fixes=True)
     report.metadata.update(clock.metadata())
     return write_reports(args, report, prepared)

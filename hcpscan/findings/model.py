@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from hcpscan.findings.fix import Fix, NoFix, Remedy
 from hcpscan.inventory.objects import MANAGEMENT  # reporters name clusters through this module
 
 
@@ -48,6 +49,10 @@ class RuleDocs:
     fix: str = ""
     known_problems: str = ""
     references: tuple[str, ...] = ()
+    # Whether the rule's findings carry an automatic fix ("" = not said, user rules), and
+    # when not, why no automatic change is safe.
+    autofix: str = ""  # "offered" | "none"
+    autofix_why: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +123,9 @@ class Finding:
     suppression: Suppression | None = None
     notes: list[str] = field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
     facts: dict[str, Any] = field(default_factory=dict)  # structured, for fixes (see Violation)
+    # What the check says would clear it (hcpscan.fixes turns it into ``fix``); not reported.
+    remedy: Remedy | NoFix | None = field(default=None, repr=False, compare=False)
+    fix: Fix | None = None
 
     @property
     def key(self) -> str:
@@ -148,6 +156,8 @@ class Finding:
             out["notes"] = list(self.notes)
         if self.facts:
             out["facts"] = self.facts
+        if self.fix is not None:
+            out["fix"] = self.fix.to_json()
         return out
 
 

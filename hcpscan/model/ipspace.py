@@ -15,6 +15,9 @@ import ipaddress
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from hcpscan.model import intervals
+from hcpscan.model.intervals import Interval
+
 Range = tuple[int, int, int]  # (version, first, last)
 
 _MAX = {4: (1 << 32) - 1, 6: (1 << 128) - 1}
@@ -25,15 +28,21 @@ class AddressError(ValueError):
 
 
 def _normalise(ranges: Iterable[Range]) -> tuple[Range, ...]:
-    merged: list[list[int]] = []
-    for version, lo, hi in sorted(ranges):
-        if lo > hi:
-            continue
-        if merged and merged[-1][0] == version and lo <= merged[-1][2] + 1:
-            merged[-1][2] = max(merged[-1][2], hi)
-        else:
-            merged.append([version, lo, hi])
-    return tuple((v, lo, hi) for v, lo, hi in merged)
+    by_version: dict[int, list[Interval]] = {4: [], 6: []}
+    for version, lo, hi in ranges:
+        by_version[version].append((lo, hi))
+    return _join({v: intervals.normalise(found, 0, _MAX[v]) for v, found in by_version.items()})
+
+
+def _split(ranges: tuple[Range, ...]) -> dict[int, tuple[Interval, ...]]:
+    """Per IP version, the plain intervals (ranges are sorted by version first)."""
+    cut_at = next((k for k, (v, _, _) in enumerate(ranges) if v == 6), len(ranges))
+    return {4: tuple((lo, hi) for _, lo, hi in ranges[:cut_at]),
+            6: tuple((lo, hi) for _, lo, hi in ranges[cut_at:])}
+
+
+def _join(by_version: dict[int, tuple[Interval, ...]]) -> tuple[Range, ...]:
+    return tuple((v, lo, hi) for v in (4, 6) for lo, hi in by_version[v])
 
 
 def parse_network(text: str, strict: bool = True) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
@@ -106,37 +115,12 @@ class IPSpace:
         return IPSpace(_normalise(self.ranges + other.ranges))
 
     def intersection(self, other: IPSpace) -> IPSpace:
-        out: list[Range] = []
-        i = j = 0
-        a, b = self.ranges, other.ranges
-        while i < len(a) and j < len(b):
-            (va, la, ha), (vb, lb, hb) = a[i], b[j]
-            if (va, ha) < (vb, lb):
-                i += 1
-                continue
-            if (vb, hb) < (va, la):
-                j += 1
-                continue
-            out.append((va, max(la, lb), min(ha, hb)))
-            if (va, ha) < (vb, hb):
-                i += 1
-            else:
-                j += 1
-        return IPSpace(tuple(out))
+        mine, theirs = _split(self.ranges), _split(other.ranges)
+        return IPSpace(_join({v: intervals.intersection(mine[v], theirs[v]) for v in (4, 6)}))
 
     def complement(self) -> IPSpace:
-        out: list[Range] = []
-        for version in (4, 6):
-            start = 0
-            for v, lo, hi in self.ranges:
-                if v != version:
-                    continue
-                if lo > start:
-                    out.append((version, start, lo - 1))
-                start = hi + 1
-            if start <= _MAX[version]:
-                out.append((version, start, _MAX[version]))
-        return IPSpace(tuple(out))
+        mine = _split(self.ranges)
+        return IPSpace(_join({v: intervals.complement(mine[v], 0, _MAX[v]) for v in (4, 6)}))
 
     def difference(self, other: IPSpace) -> IPSpace:
         return self.intersection(other.complement())

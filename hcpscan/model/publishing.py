@@ -29,12 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hcpscan.analysis.reachability.exposure import NODE_PORT_RANGE
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster, Publishing
 from hcpscan.model.ingress import DEFAULT_ROUTER, INGRESS_CONTROLLER, INGRESS_OPERATOR_NAMESPACE
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.networks import cidrs
+from hcpscan.model.ports import NODE_PORT_RANGE
 
 ROUTER_PORT = 443
 # The pod port each published service leads to (kas: the HostedCluster's API server port).

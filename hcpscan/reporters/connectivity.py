@@ -53,8 +53,10 @@ def _list_rows(connections: Sequence[Connection],
 
 def _diff_rows(changes: Sequence[ConnectionChange]) -> tuple[list[str], list[list[str]]]:
     multi = _multi(changes)
-    header = (["cluster"] if multi else []) + list(DIFF_COLUMNS)
-    return header, [([c.cluster] if multi else []) + c.fields() for c in changes]
+    networks = any(c.network for c in changes)  # a change on a secondary network says which
+    header = (["cluster"] if multi else []) + list(DIFF_COLUMNS) + (["network"] if networks else [])
+    return header, [([c.cluster] if multi else []) + c.fields()
+                    + ([c.network_label] if networks else []) for c in changes]
 
 
 def _csv(header: list[str], rows: Iterable[list[str]]) -> str:
@@ -341,7 +343,7 @@ def diff_dot(changes: Sequence[ConnectionChange], title: str = "connectivity dif
     multi = _multi(changes)
     body = _nodes(changes, multi)
     for c in changes:
-        label = f"{c.kind}: {c.old} -> {c.new}"
+        label = f"{c.kind}: {c.old} -> {c.new}" + (f" on {c.network_label}" if c.network else "")
         body.append(f"  {_node_id(c.cluster, c.source, multi)} -> "
                     f"{_node_id(c.cluster, c.destination, multi)} "
                     f"[label={_quote(label)}, {_DIFF_STYLE[c.kind]}]")

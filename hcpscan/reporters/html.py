@@ -215,7 +215,29 @@ def _finding(finding: Finding) -> str:
     return (f'<li class="finding"><p class="obj">{esc(finding.object)}</p>'
             f'<p class="at"><code>{esc(where(finding.location))}</code>{field}</p>'
             f'<p class="msg">{esc(finding.message)}</p>'
-            + (f'<ul class="evidence">{evidence}</ul>' if evidence else "") + f"{notes}</li>")
+            + (f'<ul class="evidence">{evidence}</ul>' if evidence else "") + f"{notes}"
+            f"{_fix(finding)}</li>")
+
+
+def _fix(finding: Finding) -> str:
+    """The fix as a diff block (added and removed lines marked), the change by hand or the
+    commands; or why no automatic change is safe."""
+    fix = finding.fix
+    if fix is None:
+        return ""
+    if not fix.automatic:
+        return f'<p class="nofix">No automatic fix: {esc(fix.summary)}</p>'
+    if fix.changes:
+        lines = []
+        for line in fix.diff.splitlines():
+            kind = ("add" if line.startswith("+") and not line.startswith("+++") else
+                    "del" if line.startswith("-") and not line.startswith("---") else "ctx")
+            lines.append(f'<span class="{kind}">{esc(line, keep_layout=True)}</span>')
+        body = "".join(lines)  # each line a block of its own
+    else:
+        body = esc(fix.manual or "\n".join(fix.commands), keep_layout=True)
+    return (f'<details class="fix"><summary>Fix: {esc(fix.summary)}</summary>'
+            f'<pre class="diff">{body}</pre></details>')
 
 
 def _suppressed(report: ScanReport) -> str:

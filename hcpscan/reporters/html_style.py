@@ -82,6 +82,12 @@ details>summary{cursor:pointer}
 padding:0 4px;border-radius:3px;margin-left:6px}
 .evidence{margin:4px 0;padding-left:18px;color:#374151;font-size:13.5px}
 .evidence li{margin:2px 0;word-break:break-word}
+.fix summary{cursor:pointer;font-size:13.5px;color:#065f46}
+.nofix{font-size:13.5px;color:#6b7280}
+.diff{overflow-x:auto;font-size:12.5px;background:#f9fafb;padding:6px}
+.diff .add{color:#065f46;background:#ecfdf5;display:block}
+.diff .del{color:#991b1b;background:#fef2f2;display:block}
+.diff .ctx{display:block}
 .note{color:var(--muted);font-size:13px}
 @media print{body{background:#fff}details{display:block}.rule,.hc{break-inside:avoid}}
 """.strip()

@@ -7,6 +7,8 @@ and findings that do not fit are counted in a closing note instead of shown.
 
 from __future__ import annotations
 
+import re
+
 from hcpscan.findings.model import Finding, ScanReport, Status
 from hcpscan.findings.redact import shown as _shown  # `shown` counts findings below
 from hcpscan.reporters.interface import ReportOptions
@@ -24,6 +26,8 @@ from hcpscan.reporters.summary import (
 
 MAX_FIELD_CHARS = 500
 MAX_EVIDENCE_ITEMS = 5
+MAX_FIX_LINES = 40
+_TICKS = re.compile(r"`+")
 _CLOSING_RESERVE = 400  # room always kept for the closing note
 
 
@@ -107,7 +111,31 @@ def _finding_block(number: int, finding: Finding, title: str) -> str:
         lines.append(f"   - {_cell(item)}")
     if len(finding.evidence) > MAX_EVIDENCE_ITEMS:
         lines.append(f"   - … {len(finding.evidence) - MAX_EVIDENCE_ITEMS} more")
+    lines += _fix_lines(finding)
     return "\n".join(lines)
+
+
+def _fix_lines(finding: Finding) -> list[str]:
+    """The fix: its diff (or the change by hand, or the commands) in a fenced block."""
+    fix = finding.fix
+    if fix is None:
+        return []
+    if not fix.automatic:
+        return [f"   No automatic fix: {_cell(fix.summary)}"]
+    body, lang = ((fix.diff, "diff") if fix.changes else (fix.manual, "text") if fix.manual
+                  else ("\n".join(fix.commands), "sh"))
+    return [f"   Fix: {_cell(fix.summary)}", "", *_fenced(body, lang)]
+
+
+def _fenced(text: str, lang: str) -> list[str]:
+    """A fenced block no line of ``text`` can close (the fence outgrows every backtick run),
+    cut to MAX_FIX_LINES lines."""
+    lines = [_shown(line) for line in text.splitlines()]
+    if len(lines) > MAX_FIX_LINES:
+        lines = lines[:MAX_FIX_LINES] + [f"… {len(lines) - MAX_FIX_LINES} more lines"]
+    longest = max((len(run) for line in lines for run in _TICKS.findall(line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"   {fence}{lang}", *(f"   {line}" for line in lines), f"   {fence}"]
 
 
 def build_markdown(report: ScanReport, options: ReportOptions) -> str:

@@ -183,7 +183,32 @@ def _result(finding: Finding, rule_index: int, root: str, hashes: LineHashCache)
     }
     if finding.status is Status.SUPPRESSED:
         result["suppressions"] = [_suppression(finding)]
+    fixes = _fixes(finding, root)
+    if fixes:
+        result["fixes"] = fixes
     return result
+
+
+def _fixes(finding: Finding, root: str) -> list[dict[str, Any]]:
+    """SARIF ``fixes``: the file edits of an automatic fix, as replacements of line regions
+    (a fix that is commands or a change by hand stays in the result's properties)."""
+    fix = finding.fix
+    if fix is None or not fix.changes:
+        return []
+    changes = []
+    for change in fix.changes:
+        uri = path_uri(change.path, root)
+        if not uri or not change.replacements:
+            return []
+        changes.append({
+            "artifactLocation": {"uri": uri},
+            "replacements": [{
+                "deletedRegion": {"startLine": r.start_line, "startColumn": r.start_column,
+                                  "endLine": r.end_line, "endColumn": r.end_column},
+                **({"insertedContent": {"text": r.inserted}} if r.inserted else {}),
+            } for r in change.replacements],
+        })
+    return [{"description": {"text": fix.summary}, "artifactChanges": changes}]
 
 
 def _message(finding: Finding, virtual: str | None) -> str:
@@ -210,6 +235,8 @@ def _result_properties(finding: Finding, virtual: bool) -> dict[str, Any]:
         props["virtualLocation"] = True
     if finding.facts:  # structured, for fixes (a required flow's missing connections, ...)
         props["facts"] = finding.facts
+    if finding.fix is not None:
+        props["fix"] = finding.fix.to_json()
     return props
 
 

@@ -27,8 +27,8 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
-from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Violation
 from hcpscan.rules.suppress import Suppressor
+from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Violation
 from hcpscan.sources.interface import Diagnostic
 
 
@@ -250,6 +250,6 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
                       field=violation.field, location=location_of(ctx, obj, violation.field),
                       message=mask_credentials(render_message(rule.message, values)),
                       evidence=[mask_credentials(e) for e in violation.evidence],
-                      facts=violation.facts)
+                      facts=violation.facts, remedy=violation.remedy)
     suppressor.apply(finding, obj, rule.info.category)
     return finding

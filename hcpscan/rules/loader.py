@@ -12,8 +12,8 @@ import jsonschema
 from hcpscan.findings.model import RuleDocs, RuleInfo, Severity
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
-from hcpscan.rules.templates import TEMPLATES, Template
 from hcpscan.rules.schema import RULE_SCHEMA
+from hcpscan.rules.templates import TEMPLATES, Template
 from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
 
 _VALIDATOR = jsonschema.Draft202012Validator(RULE_SCHEMA)
@@ -108,6 +108,13 @@ def load_rule_file(path: Path, builtin: bool = False) -> Rule:
     return _build(path, data, template)
 
 
+def _autofix(declared: dict[str, Any] | None) -> dict[str, str]:
+    if not declared:
+        return {}
+    return {"autofix": "offered" if declared["offered"] else "none",
+            "autofix_why": declared.get("why", "").strip()}
+
+
 def _build(path: Path, data: dict[str, Any], template: Template) -> Rule:
     docs = data.get("docs", {})
     info = RuleInfo(
@@ -116,7 +123,8 @@ def _build(path: Path, data: dict[str, Any], template: Template) -> Rule:
         docs=RuleDocs(what=docs.get("what", ""), why=docs.get("why", ""),
                       failing=docs.get("failing", ""), passing=docs.get("passing", ""),
                       fix=docs.get("fix", ""), known_problems=docs.get("known_problems", ""),
-                      references=tuple(docs.get("references", ()))),
+                      references=tuple(docs.get("references", ())),
+                      **_autofix(docs.get("autofix"))),
         tags=tuple(data.get("tags", ())), precision=data.get("precision", "high"), source=str(path))
     applies = data.get("applies_to", {})
     return Rule(

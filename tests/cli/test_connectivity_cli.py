@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO / ".." / "shared"
 CPO_RENDERED = SHARED / "realworld" / "hypershift" / "cpo-rendered"
@@ -136,8 +138,20 @@ def test_a_focus_workload_the_input_lacks_is_warned_about(run_cli):
 def test_bad_focus_options_are_usage_errors(run_cli):
     base = ("connectivity", "--no-progress", str(FIXTURES / "nodeport-service"))
     assert run_cli(*base, "--focus-conn", "icmp-8").code == 2
-    assert run_cli(*base, "--focus-direction", "egress").code == 2
     assert run_cli(*base, "--focus-workload", "x", "--to", "shop/checkout").code == 2
+
+
+@pytest.mark.parametrize("flags", [("--focus-direction", "egress"),
+                                   ("--focus-workload-peer", "storefront"),
+                                   ("--focus-direction", "ingress", "--explain")])
+def test_direction_or_peer_without_a_focus_workload_is_ignored_with_a_warning(run_cli, flags):
+    """As netpol-analyzer does: the whole list (or explanation), and a warning that says so."""
+    base = ("connectivity", "--no-progress", str(FIXTURES / "nodeport-service"))
+    whole = run_cli(*base, *flags[2:])
+    result = run_cli(*base, *flags)
+    assert result.code == 0, result.err
+    assert result.out == whole.out and "shop/checkout[Deployment] => " in result.out
+    assert f"{flags[0]} is used only with --focus-workload: ignored" in result.err
 
 
 def test_diff_lists_what_changed(run_cli, tmp_path):

@@ -12,7 +12,7 @@ import pytest
 import hcpscan.cli.connectivity_cmd as connectivity_cmd
 import hcpscan.reporters.connectivity as reporter
 from hcpscan.analysis.reachability.connlist import Connection
-from hcpscan.analysis.reachability.ports import ConnectionSet
+from hcpscan.model.ports import ConnectionSet
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "example"
 NAMESPACE, = EXAMPLE.glob("must-gather.local.4242/*/namespaces/clusters-agent-prod")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hcpscan.analysis.reachability.connlist import Connection
-from hcpscan.analysis.reachability.ports import ConnectionSet
+from hcpscan.model.ports import ConnectionSet
 from hcpscan.reporters.connectivity import list_csv, list_dot, list_md
 
 TCP_80 = ConnectionSet.port("TCP", 80)

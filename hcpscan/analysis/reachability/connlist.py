@@ -44,11 +44,11 @@ from hcpscan.analysis.reachability.exposure import (
     has_ways_through_controllers,
     ingress_paths,
     route_paths,
+    unrouted_backends,
 )
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
-from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
+from hcpscan.analysis.reachability.networks import POD, Network, names_networks, primary_networks
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
-from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.analysis.reachability.secondary import (
     SecondaryNetwork,
     attachments_by_workload,
@@ -56,6 +56,7 @@ from hcpscan.analysis.reachability.secondary import (
 )
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
+from hcpscan.model.ports import ConnectionSet
 from hcpscan.sources.interface import Diagnostic
 
 INGRESS_CONTROLLER = "{ingress-controller}"  # the peer Routes and Ingresses send from
@@ -211,7 +212,12 @@ class ConnectionList:
             out += (lines or [n for n in (section.empty_note(),) if n]) + [""]
         if pairs_only:
             return out
-        out.append("Workload-to-Networks Mapping:")
+        return out + self.mapping_lines()
+
+    def mapping_lines(self) -> list[str]:
+        """Each workload's primary network and its secondary ones."""
+        multi = len({cluster for cluster, _ in self.networks}) > 1
+        out = ["Workload-to-Networks Mapping:"]
         for (cluster, ref), network in sorted(self.networks.items()):
             out += [f"{cluster + ': ' if multi else ''}{ref}: ",
                     f"\tPrimary Network: {network.mapping}"]
@@ -308,25 +314,38 @@ def connection_list(inventory: Inventory,
                     options: EvaluationOptions = DEFAULT_OPTIONS) -> ConnectionList:
     result = ConnectionList()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics, CONNECTION_LIST_EVALUATED)
+    result.diagnostics.extend(unrouted_backends(inventory))
     for model in read_clusters(inventory, options, result.diagnostics):
         result.workloads.update(w.ref for klass in model.classes for w in klass.workloads)
         result.dnat.extend(dns_dnat_notes(inventory, model.cluster, model.classes))
-        networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
-        secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)
-        if not networks and not secondary:
-            result.connections.extend(cluster_connections(model, options, inventory))
-            continue
-        sections = network_sections(model, networks, options, inventory)
-        sections += [secondary_section(model, net, options) for net in secondary]
-        for section in sections:
-            result.sections.append(section)
-            result.connections.extend(section.connections)
-        for klass in model.classes:
-            for workload in klass.workloads:
-                result.networks[(model.cluster, workload.ref)] = networks.get(klass.namespace, POD)
-        for workload, names in attachments_by_workload(secondary).items():
-            result.secondary[(model.cluster, workload.ref)] = names
+        add_cluster(result, inventory, model, options)
     return result
+
+
+def add_cluster(result: ConnectionList, inventory: Inventory, model: ClusterModel,
+                options: EvaluationOptions, cuts: Cuts | None = None) -> None:
+    """Add one cluster's connections to ``result``: every layer the list applies (primary
+    (C)UDNs, secondary networks with their MultiNetworkPolicies, the policy tiers, the
+    ingress controller). ``cuts``: external ranges cut alike for two inputs (the diff)."""
+    networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
+    secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)
+    if not networks and not secondary:
+        result.connections.extend(cluster_connections(model, options, inventory, cuts or Cuts()))
+        if names_networks(networks, secondary, model.classes):  # VMs: all on the pod network
+            for klass in model.classes:
+                for workload in klass.workloads:
+                    result.networks[(model.cluster, workload.ref)] = POD
+        return
+    sections = network_sections(model, networks, options, inventory, cuts)
+    sections += [secondary_section(model, net, options) for net in secondary]
+    for section in sections:
+        result.sections.append(section)
+        result.connections.extend(section.connections)
+    for klass in model.classes:
+        for workload in klass.workloads:
+            result.networks[(model.cluster, workload.ref)] = networks.get(klass.namespace, POD)
+    for workload, names in attachments_by_workload(secondary).items():
+        result.secondary[(model.cluster, workload.ref)] = names
 
 
 def secondary_section(model: ClusterModel, net: SecondaryNetwork,
@@ -340,7 +359,8 @@ def secondary_section(model: ClusterModel, net: SecondaryNetwork,
 
 
 def network_sections(model: ClusterModel, networks: dict[str, Network],
-                     options: EvaluationOptions, inventory: Inventory) -> list[Section]:
+                     options: EvaluationOptions, inventory: Inventory,
+                     cuts: Cuts | None = None) -> list[Section]:
     """One connection list per primary network, over that network's endpoints only;
     workloads of a namespace's own UDN are written ``ns[udn]/name[Kind]``."""
     members: dict[Network, list[EndpointClass]] = defaultdict(list, {POD: []})
@@ -349,7 +369,8 @@ def network_sections(model: ClusterModel, networks: dict[str, Network],
     out = []
     for network, classes in sorted(members.items()):
         own = [dataclasses.replace(k, index=i) for i, k in enumerate(classes)]
-        conns = cluster_connections(dataclasses.replace(model, classes=own), options, inventory)
+        conns = cluster_connections(dataclasses.replace(model, classes=own), options, inventory,
+                                    cuts or Cuts())
         udn = network.kind == "UDN"
         name = network.name or network.mapping
         conns = [Connection(c.cluster, udn_name(c.source) if udn else c.source,
@@ -360,7 +381,14 @@ def network_sections(model: ClusterModel, networks: dict[str, Network],
 
 
 def udn_name(peer: str) -> str:
+    """``ns/name[Kind]`` as the list writes it inside the namespace's own UDN."""
     if peer.endswith("[External]") or peer.startswith("{"):
         return peer
     namespace, _, rest = peer.partition("/")
     return f"{namespace}[udn]/{rest}"
+
+
+def plain_name(peer: str) -> str:
+    """``udn_name`` undone: the workload as named outside its network's section."""
+    namespace, marker, rest = peer.partition("[udn]/")
+    return f"{namespace}/{rest}" if marker and "/" not in namespace else peer

@@ -51,7 +51,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("k8s.ovn.org", "ClusterUserDefinedNetwork"): "OVN-Kubernetes ClusterUserDefinedNetwork",
     ("k8s.cni.cncf.io", "MultiNetworkPolicy"): "MultiNetworkPolicy",
     # Not a filter but a network: pods attached to it talk on it, so an answer that leaves
-    # secondary networks out (the queries, the diff, exposure) must say so.
+    # secondary networks out (the queries, exposure) must say so.
     (MULTUS_GROUP, "NetworkAttachmentDefinition"):
         "NetworkAttachmentDefinition (its secondary network is not evaluated here)",
     ("network.openshift.io", "EgressNetworkPolicy"): "OpenShift SDN EgressNetworkPolicy",
@@ -75,9 +75,10 @@ EVALUATED: frozenset[tuple[str, str]] = frozenset({
     ("k8s.ovn.org", "ClusterUserDefinedNetwork"),
 })
 
-# Secondary networks: the connection list and --explain evaluate them (secondary.py);
-# the graph's queries, the diff and the exposure analysis answer for primary networks
-# only, so they keep naming them.
+# Secondary networks: the connection list, the diff and --explain evaluate them
+# (secondary.py), and the graph's questions between workloads (``secondary_evaluated``);
+# the exposure analysis and the reachability rules answer for primary networks only, so
+# they keep naming them.
 SECONDARY_KINDS: frozenset[tuple[str, str]] = frozenset({
     (MULTUS_GROUP, "NetworkAttachmentDefinition"),
     (MULTUS_GROUP, "MultiNetworkPolicy"),
@@ -154,6 +155,25 @@ def unevaluated_policies(inventory: Inventory,
     return [UnevaluatedKind(cluster, label, api_version,
                             tuple(sorted(objs, key=lambda o: (o.namespace, o.name))))
             for (cluster, label, api_version), objs in sorted(found.items(), key=lambda kv: kv[0])]
+
+
+SECONDARY_FROM_OUTSIDE = ("NetworkAttachmentDefinition (evaluated between workloads; what reaches "
+                          "its pods from outside over the network itself is not)")
+
+
+def secondary_evaluated(kinds: list[UnevaluatedKind], outside: bool) -> list[UnevaluatedKind]:
+    """What an answer that evaluates secondary networks between workloads still leaves
+    out: MultiNetworkPolicies and NADs are no longer named; with ``outside`` sources in
+    the answer, the NADs stay, saying that traffic from outside over them is not."""
+    out = []
+    for kind in kinds:
+        key = (MULTUS_GROUP, kind.objects[0].kind)
+        if key not in SECONDARY_KINDS:
+            out.append(kind)
+        elif outside and kind.objects[0].kind == "NetworkAttachmentDefinition":
+            out.append(UnevaluatedKind(kind.cluster, SECONDARY_FROM_OUTSIDE, kind.api_version,
+                                       kind.objects))
+    return out
 
 
 def exclusion_note(kinds: list[UnevaluatedKind]) -> str:

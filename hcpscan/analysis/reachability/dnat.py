@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload, namespace_of
 from hcpscan.analysis.reachability.exposure import service_selector, target_port
-from hcpscan.analysis.reachability.ports import normalise_protocol
 from hcpscan.inventory import Inventory
+from hcpscan.model.ports import normalise_protocol
 
 DNS_NAMESPACE = "openshift-dns"
 DNS_SERVICE = "dns-default"

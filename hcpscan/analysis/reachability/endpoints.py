@@ -19,9 +19,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.analysis.reachability.ports import ConnectionSet, normalise_protocol
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.ports import ConnectionSet, normalise_protocol
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",
                   "Job", "CronJob", "DeploymentConfig", "VirtualMachine", "VirtualMachineInstance")

@@ -37,9 +37,9 @@ from hcpscan.analysis.reachability.policies import (
     PeerSpec,
     PolicyRule,
 )
-from hcpscan.analysis.reachability.ports import ConnectionSet, union_all
 from hcpscan.analysis.reachability.selectors import LabelIndex, LabelSelector, bits
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet, union_all
 
 
 @dataclass(frozen=True, slots=True)

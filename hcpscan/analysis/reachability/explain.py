@@ -67,14 +67,20 @@ from hcpscan.analysis.reachability.exposure import (
     has_ways_through_controllers,
     ingress_paths,
     route_paths,
+    unrouted_backends,
 )
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
-from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
+from hcpscan.analysis.reachability.networks import (
+    POD,
+    Network,
+    names_networks,
+    primary_networks,
+)
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolicyModel, PolicyRule
-from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
+from hcpscan.model.ports import PROTOCOLS, ConnectionSet
 from hcpscan.sources.interface import Diagnostic
 
 NP_KIND = "NetworkPolicy"
@@ -540,15 +546,17 @@ def explain(inventory: Inventory, options: EvaluationOptions,
     networks, so its caller passes ``EVALUATED``)."""
     result = Explanation()
     result.unevaluated = read_unevaluated(inventory, result.diagnostics, evaluated)
+    result.diagnostics.extend(unrouted_backends(inventory))
     for model in read_clusters(inventory, options, result.diagnostics):
         _warn_split_workloads(inventory, model, result.diagnostics)
         networks = primary_networks(inventory, model.cluster, model.namespaces, result.diagnostics)
         secondary = secondary_networks(inventory, model.cluster, model.classes, result.diagnostics)
         if networks:
             result.sections.extend(_primary_sections(inventory, model, networks, options, keep))
-        else:  # beside secondary networks the pod network is one of several: say so
+        else:  # beside secondary networks (or for VMs) the pod network is named: say so
+            named = names_networks(networks, secondary, model.classes)
             result.sections.append(ExplainSection(
-                model.cluster, _section_name(POD) if secondary else "",
+                model.cluster, _section_name(POD) if named else "",
                 cluster_explanations(model, options, inventory, keep=keep)))
         result.sections.extend(_secondary_section(model, net, options, keep) for net in secondary)
     return result
@@ -621,18 +629,20 @@ NETWORKS_NOTE = ("*** Note: Connections between any peers from separate isolated
                  "denied by default and therefore not listed in this report.")
 
 
-def explanation_lines(result: Explanation, focus: Focus, only: str = "") -> list[str]:
+def explanation_lines(result: Explanation, focus: Focus, only: str = "",
+                      across: PairFilter | None = None) -> list[str]:
     """The explanation as text: per network, the pairs some rule decides, each with its
     reasons, then the pairs nothing decides (allowed by the system default). ``focus``
     keeps some pairs (one connection: every pair is explained on it); ``only`` ``allow``
-    or ``deny`` keeps those connections."""
+    or ``deny`` keeps those connections; ``across``: also the pairs across isolated
+    networks it keeps (explaining a diff: a UDN that cut a pair is its reason)."""
     one = ConnectionSet.port(*focus.connection) if focus.connection is not None else None
     clusters = {s.cluster for s in result.sections}
     out: list[str] = []
     for section in result.sections:
         where = f" in {section.network}" if section.network else ""
         where += f" of cluster {section.cluster}" if len(clusters) > 1 else ""
-        specific, default = _split(section, focus, one, only)
+        specific, default = _split(section, focus, one, only, across)
         if specific:
             out += ["", *banner(f"Specific connections and their reasons{where}")]
             for pair in specific:
@@ -646,10 +656,12 @@ def explanation_lines(result: Explanation, focus: Focus, only: str = "") -> list
     return out
 
 
-def _split(section: ExplainSection, focus: Focus, one: ConnectionSet | None,
-           only: str) -> tuple[list[PairExplanation], list[PairExplanation]]:
+def _split(section: ExplainSection, focus: Focus, one: ConnectionSet | None, only: str,
+           across: PairFilter | None = None) -> tuple[list[PairExplanation], list[PairExplanation]]:
     """The section's pairs some rule decides (restricted as asked), and the rest."""
-    pairs = section.pairs + (section.isolated if one is not None else [])
+    isolated = section.isolated if one is not None else [
+        p for p in section.isolated if across is not None and across(p.source, p.destination)]
+    pairs = section.pairs + isolated
     specific, default = [], []
     for pair in sorted(pairs, key=lambda p: (p.source, p.destination)):
         if not focus.keeps_pair(pair.source, pair.destination):

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
-from hcpscan.analysis.reachability.ports import normalise_protocol
 from hcpscan.analysis.reachability.routers import route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.inventory import Inventory
@@ -32,6 +31,8 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.model.ipspace import AddressError, IPSpace
+from hcpscan.model.ports import normalise_protocol
+from hcpscan.sources.interface import Diagnostic
 
 ROUTER_NAMESPACE = "openshift-ingress"
 ROUTER_NAMESPACE_LABELS = {
@@ -84,7 +85,6 @@ def add_controller(inventory: Inventory, cluster: str, controller: IngressContro
 def has_ways_through_controllers(inventory: Inventory, cluster: str) -> bool:
     """Routes or Ingresses in the cluster: something an ingress controller sends to."""
     return any(o.cluster == cluster for o in inventory.of_kind("Route", "Ingress"))
-NODE_PORT_RANGE = (30000, 32767)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,3 +320,67 @@ def ingress_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
                                       entry_port, IPSpace.everything(), through_router=True,
                                       service=svc.name))
     return paths
+
+
+def unrouted_backends(inventory: Inventory) -> list[Diagnostic]:
+    """Every Route and Ingress backend that sends to no pod port, each named with what to
+    do: a Service the input lacks, or a port of the Service it does not have (an Ingress
+    ``port.number``/``port.name``, a Route ``spec.port.targetPort``). Kubernetes routes
+    nothing there, so the list has no ``{ingress-controller}`` line for it, while
+    netpol-analyzer matches such a number against the Service's targetPorts."""
+    out: list[Diagnostic] = []
+    for ingress in inventory.of_kind("Ingress"):
+        if ingress.group != "networking.k8s.io":
+            continue
+        for field_path, backend in _ingress_backends(ingress):
+            service = backend.get("service") if isinstance(backend, dict) else None
+            if not isinstance(service, dict) or not isinstance(service.get("port"), dict):
+                continue
+            port = service["port"].get("number", service["port"].get("name"))
+            name = str(service.get("name") or "")
+            out += _check_backend(inventory, ingress, f"{field_path}.service", name, port,
+                                  lambda e, p: p in (e.get("port"), e.get("name")))
+    for route in inventory.of_kind("Route"):
+        if route.get("spec.to.kind", "Service") != "Service":
+            continue
+        wanted = route.get("spec.port.targetPort")
+        out += _check_backend(inventory, route, "spec.to", str(route.get("spec.to.name") or ""),
+                              wanted, _route_port_matches)
+    return out
+
+
+def _route_port_matches(entry: dict[str, Any], port: Any) -> bool:
+    """May a Route's targetPort mean this Service port? Its name, its targetPort (a named
+    targetPort resolves per pod, so any number may be it)."""
+    target = entry.get("targetPort", entry.get("port"))
+    if str(port) in (str(entry.get("name")), str(target)):
+        return True
+    return isinstance(port, int) and isinstance(target, str) and not target.isdigit()
+
+
+def _check_backend(inventory: Inventory, obj: K8sObject, field_path: str, name: str,
+                   port: Any, matches: Any) -> list[Diagnostic]:
+    ref = f"{obj.kind} {namespace_of(obj)}/{obj.name}"
+    svc = _service(inventory, obj, name)
+    if svc is None:
+        loc = inventory.locate(obj, field_path)
+        return [Diagnostic(
+            loc.path, loc.line, f"{ref} sends to Service {namespace_of(obj)}/{name}, which is not "
+            "in the input: no {ingress-controller} line is listed for it", "warning",
+            f"add the Service to the input (oc get service -n {namespace_of(obj)} {name} -o yaml), "
+            "or fix the name")]
+    if port is None or isinstance(port, bool):
+        return []
+    entries = [e for e in svc.get("spec.ports") or [] if isinstance(e, dict)]
+    if any(matches(e, port) for e in entries):
+        return []
+    loc = inventory.locate(obj, field_path)
+    have = ", ".join(f"{e.get('port')}" + (f" ({e['name']})" if e.get("name") else "")
+                     + (f" -> {e['targetPort']}" if "targetPort" in e else "") for e in entries)
+    return [Diagnostic(
+        loc.path, loc.line, f"{ref} names port {port} of Service {namespace_of(svc)}/{svc.name}, "
+        f"which has no such port (its ports: {have or 'none'}): Kubernetes routes nothing there, "
+        "so no {ingress-controller} line is listed for it (netpol-analyzer matches the port "
+        "against the Service's targetPorts and lists one)", "warning",
+        "name one of the Service's ports (the `port` or its name; a Route's "
+        "spec.port.targetPort: the port's name or targetPort)")]

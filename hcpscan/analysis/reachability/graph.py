@@ -38,7 +38,6 @@ from hcpscan.analysis.reachability.evaluation import (
     tiered_verdict,
 )
 from hcpscan.analysis.reachability.exposure import (
-    NODE_PORT_RANGE,
     ROUTER,
     ROUTER_NAMESPACE,
     ExposurePath,
@@ -53,11 +52,11 @@ from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import POD, Network, primary_networks
 from hcpscan.analysis.reachability.perimeter import Perimeter
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NP_TIER, NetworkPolicyModel
-from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet, normalise_protocol, union_all
 from hcpscan.analysis.reachability.queries import (
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
     EGRESS_FIREWALL,
+    MULTI_NETWORK_POLICY,
     NETWORK_POLICY,
     PERIMETER,
     PRIMARY_NETWORK,
@@ -71,9 +70,11 @@ from hcpscan.analysis.reachability.queries import (
     Reach,
     WayInVerdict,
 )
+from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.analysis.reachability.selectors import bits
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
+from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet, normalise_protocol, union_all
 from hcpscan.sources.interface import Diagnostic
 
 POD_NETWORK = "pod network"
@@ -94,6 +95,10 @@ class ClusterView:
     machine_network: IPSpace
     paths: dict[int, list[ExposurePath]] = field(default_factory=dict)
     primary: dict[str, Network] = field(default_factory=dict)  # namespace -> its (C)UDN
+    # secondary networks: (network, its MultiNetworkPolicy evaluation, class index of the
+    # view -> the network's class indices holding that class's pods)
+    secondary: list[tuple[SecondaryNetwork, PolicyEvaluation, dict[int, list[int]]]] = field(
+        default_factory=list)
     # atoms inside a space, and the space a set of atoms covers, by bit mask over atoms
     _atoms_within: dict[IPSpace, int] = field(default_factory=dict)
     _spaces: dict[int, IPSpace] = field(default_factory=dict)
@@ -176,7 +181,25 @@ class ReachabilityGraph:
         view.evaluation = PolicyEvaluation(classes, model.policies, namespaces, view.atoms,
                                            view.atoms, self.options, model.admin,
                                            model.firewalls, network_of)
+        view.secondary = self._secondary(model)
         return view
+
+    def _secondary(self, model: ClusterModel
+                   ) -> list[tuple[SecondaryNetwork, PolicyEvaluation, dict[int, list[int]]]]:
+        """Each secondary network as the list evaluates it (its pods, its
+        MultiNetworkPolicies), with which of its classes hold each class's pods."""
+        out = []
+        owner = {id(e): k.index for k in model.classes for e in k.endpoints}
+        for net in secondary_networks(self.inventory, model.cluster, model.classes, []):
+            own, options = net.model(model, self.options)
+            evaluation = PolicyEvaluation(own.classes, own.policies, dict(own.namespaces), [], [],
+                                          options)
+            members: dict[int, list[int]] = defaultdict(list)
+            for klass in own.classes:
+                for index in {owner[id(e)] for e in klass.endpoints}:
+                    members[index].append(klass.index)
+            out.append((net, evaluation, dict(members)))
+        return out
 
     # -- resolving names ------------------------------------------------------------------
 
@@ -242,6 +265,10 @@ class ReachabilityGraph:
 
             place = self._places[(obj, field)] = Place(find=find)
         return place
+
+    def is_workload_source(self, source: str) -> bool:
+        """Does ``source`` (a query's --from) name a workload rather than addresses?"""
+        return self._source(source)[0] == "workload"
 
     def _source(self, source: str) -> tuple[str, object]:
         try:
@@ -351,7 +378,46 @@ class ReachabilityGraph:
         apart = self._network_apart(view, src, dst)
         if apart is not None:
             evidence = (apart, *evidence)
-        return (PathResult(POD_NETWORK, all(e.allows for e in evidence), evidence),)
+        paths = [PathResult(POD_NETWORK, all(e.allows for e in evidence), evidence)]
+        return (*paths, *self._secondary_paths(view, src, dst, protocol, port))
+
+    def _secondary_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
+                         port: int) -> list[PathResult]:
+        """One path per secondary network both classes' pods are attached to, decided by
+        its MultiNetworkPolicies alone (no other tier acts there)."""
+        out = []
+        for net, evaluation, members in view.secondary:
+            for s in members.get(src, ()):
+                for d in members.get(dst, ()):
+                    if s == d and src != dst:
+                        continue
+                    names = [str(evaluation.classes[i]) for i in (s, d)]
+                    evidence = (
+                        self._secondary_evidence(net, evaluation, EGRESS, s, d, names, protocol, port),
+                        self._secondary_evidence(net, evaluation, INGRESS, d, s, names[::-1],
+                                                 protocol, port))
+                    out.append(PathResult(f"secondary network {net.network.name}",
+                                          all(e.allows for e in evidence), evidence))
+        return out
+
+    def _secondary_evidence(self, net: SecondaryNetwork, evaluation: PolicyEvaluation,
+                            direction: str, own: int, peer: int, names: list[str],
+                            protocol: str, port: int) -> Evidence:
+        side = (evaluation.ingress_side if direction == INGRESS else evaluation.egress_side)(own)
+        where = f"on secondary network {net.network.name}"
+        if not side.isolated:
+            return Evidence(MULTI_NETWORK_POLICY, True, f"no MultiNetworkPolicy isolates "
+                            f"{direction} of {names[0]} {where}")
+        verdict = evaluation.verdict(direction, own, peer, protocol, port)
+        if verdict.allowed:
+            deciding = sorted(verdict.rules, key=_rule_order)
+            return Evidence(MULTI_NETWORK_POLICY, True, f"{direction} of {names[0]} {where} "
+                            f"allowed by {', '.join(r.display for r in deciding)}",
+                            self._place(deciding[0].policy.obj, deciding[0].field))
+        ordered = sorted(side.policies, key=lambda p: p.ref)
+        return Evidence(MULTI_NETWORK_POLICY, False, f"{direction} of {names[0]} {where} is "
+                        f"isolated by {', '.join(p.ref for p in ordered)} and no rule allows "
+                        f"{names[1]} on {protocol}/{port}", self._place(ordered[0].obj))
 
     def _network_apart(self, view: ClusterView, src: int, dst: int) -> Evidence | None:
         """Evidence that two classes sit on different primary networks (UDN isolation)."""
@@ -377,7 +443,11 @@ class ReachabilityGraph:
         out: list[Reach] = []
         by_source: dict[Workload, list[PathResult]] = {}
         for dst in indices if workloads else ():
-            for src in self._ingress_candidates(view, dst, protocol, port):
+            candidates = set(self._ingress_candidates(view, dst, protocol, port))
+            for _, _, members in view.secondary:  # sources on a network dst is on too
+                if dst in members:
+                    candidates.update(members)
+            for src in sorted(candidates):
                 klass = view.model.classes[src]
                 paths = [p for p in self._internal_paths(view, src, dst, protocol, port) if p.allowed]
                 if not paths:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hcpscan.analysis.reachability.endpoints import namespace_of
+from hcpscan.analysis.reachability.endpoints import VM_KINDS, namespace_of
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
@@ -66,6 +66,17 @@ class Network:
 
 
 POD = Network(0, "pod", "")
+
+
+def names_networks(namespaces_on_udns: dict[str, Network], secondary: list[Any],
+                   classes: list[Any]) -> bool:
+    """Does the answer name each workload's network (a ``Workload-to-Networks Mapping``,
+    sections or headers ``in pod-network``)? With user-defined primary networks or
+    secondary networks, and with KubeVirt VMs, whose network interfaces the answer is
+    about (netpol-analyzer's multiple-networks form, which its tests use for every input
+    with VMs), even when every workload is on the pod network."""
+    return bool(namespaces_on_udns or secondary) or any(
+        e.synthetic and e.obj.kind in VM_KINDS for k in classes for e in k.endpoints)
 
 
 def secondary_network(name: str) -> Network:

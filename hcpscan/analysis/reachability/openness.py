@@ -27,7 +27,10 @@ A stand-in whose selectors are plain labels (no expressions, neither side
 empty) is dropped when a pod of the input matches it: the list already names
 that pod. Only the exposed workload's own policies count: the unknown pods'
 policies are unknown too. Named ports towards unknown pods cannot be resolved
-and are kept by name (``TCP http``).
+and are kept by name (``TCP http``); an AdminNetworkPolicy ``namedPort`` names
+no protocol (the pod's container port gives it), so an Allow rule's named port
+is kept by name alone (`` local-port``, netpol-analyzer's writing: an empty
+protocol), unless rules before it decide every connection.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.analysis.reachability.admin import ADMIN_TIER, AdminPeer
+from hcpscan.analysis.reachability.admin import ADMIN_TIER, ALLOW, AdminPeer, AdminRule
 from hcpscan.analysis.reachability.connlist import Connection, ConnectionList, Focus
 from hcpscan.analysis.reachability.endpoints import NAMESPACE_NAME_LABEL, EndpointClass
 from hcpscan.analysis.reachability.evaluation import (
@@ -50,9 +53,9 @@ from hcpscan.analysis.reachability.evaluation import (
 )
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, PolicyRule
-from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.inventory import Inventory
+from hcpscan.model.ports import PROTOCOLS, ConnectionSet
 from hcpscan.sources.interface import Diagnostic
 
 ENTIRE_CLUSTER = "entire-cluster"
@@ -226,6 +229,9 @@ class Openness:
             names = sorted(n for p, n in self.named if p == proto)
             if numbers or names:
                 parts.append(f"{proto} " + ",".join(([numbers] if numbers else []) + names))
+        anyproto = sorted(n for p, n in self.named if p == "")  # an ANP namedPort: no protocol
+        if anyproto:
+            parts.append(" " + ",".join(anyproto))
         return ",".join(parts)
 
 
@@ -242,7 +248,23 @@ def side_openness(side: Side, peer: RepresentativePeer, dst: EndpointClass | Non
     if dst is None and side.np_isolated and not any(r.tier == ADMIN_TIER for r in matched):
         named = frozenset((s.protocol, s.name) for r in matched if isinstance(r, PolicyRule)
                           for s in r.named)
+    if dst is None:
+        named |= _admin_named(matched)
     return Openness(conns, named)
+
+
+def _admin_named(rules: Iterable[Any]) -> frozenset[tuple[str, str]]:
+    """Named ports of the admin tier's Allow rules towards an unknown pod (protocol ''),
+    as long as the matching rules before each leave some connection undecided."""
+    undecided = ConnectionSet.all()
+    out: set[tuple[str, str]] = set()
+    for rule in rules:
+        if not isinstance(rule, AdminRule) or rule.tier != ADMIN_TIER:
+            continue
+        if rule.action == ALLOW and rule.named and undecided:
+            out.update(("", name) for name in rule.named)
+        undecided = undecided.difference(rule.numeric)
+    return frozenset(out)
 
 
 @dataclass(frozen=True, slots=True)

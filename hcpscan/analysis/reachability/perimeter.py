@@ -45,8 +45,8 @@ from typing import Any
 
 import yaml
 
-from hcpscan.analysis.reachability.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
+from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
 
 ALLOW, DENY = "allow", "deny"
 

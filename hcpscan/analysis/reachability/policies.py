@@ -27,16 +27,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from hcpscan.analysis.reachability.endpoints import EndpointClass, namespace_of
-from hcpscan.analysis.reachability.ports import (
+from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
+from hcpscan.model.ports import (
     PROTOCOLS,
     ConnectionSet,
     PortSet,
     normalise_protocol,
 )
-from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
-from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import K8sObject
-from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.sources.interface import Diagnostic
 
 POLICY_API_GROUP = "networking.k8s.io"

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.exposure import ExposurePath
-from hcpscan.analysis.reachability.ports import ConnectionSet
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet
 
 if TYPE_CHECKING:  # pragma: no cover
     from hcpscan.analysis.reachability.graph import ReachabilityGraph
@@ -27,6 +27,7 @@ ADMIN_NETWORK_POLICY = "admin-network-policy"
 BASELINE_ADMIN_NETWORK_POLICY = "baseline-admin-network-policy"
 EGRESS_FIREWALL = "egress-firewall"  # OVN-Kubernetes EgressFirewall, on the way out
 PRIMARY_NETWORK = "primary-network"  # UserDefinedNetworks keep their pods apart
+MULTI_NETWORK_POLICY = "multi-network-policy"  # on a secondary network (a NAD's)
 
 
 @dataclass(frozen=True, slots=True)

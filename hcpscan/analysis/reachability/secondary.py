@@ -20,18 +20,32 @@ MultiNetworkPolicies (k8s.cni.cncf.io/v1beta1) that filter traffic on them.
   absent, naming a NAD in the input). Their spec is a NetworkPolicy's and means
   what it means there (OVN-Kubernetes turns each into a NetworkPolicy), so it is
   read by ``policies.parse_policy``;
-* a secondary network has no outside addresses of its own in the list, and the
-  addresses of pods on it are not in the input: an ``ipBlock`` peer matches no
-  workload, with a warning naming the rule.
+* a secondary network has no outside addresses of its own in the list. A pod's
+  addresses on it are read where the input holds them: the ``ips`` of the
+  network's entry in the ``k8s.v1.cni.cncf.io/network-status`` annotation
+  (what Multus assigned) or in the JSON form of the ``networks`` annotation
+  (what was asked for, static IPAM), and for a KubeVirt VM the addresses that
+  its cloud-init ``networkData`` (``cloudInitNoCloud`` or ``cloudInitConfigDrive``,
+  netplan version 1 or 2) gives its interfaces besides ``eth0`` (the pod
+  network's, when the VM has one: with no pod network every interface counts),
+  on every secondary network of the VM (the guest's interface names do not say
+  which network each is on). Prefix lengths are the subnet's, not the pod's:
+  ``10.200.0.1/24`` is the address 10.200.0.1. A MultiNetworkPolicy ``ipBlock``
+  selects the pods whose addresses on the network all lie in the block, as an
+  ipBlock selects pods by IP on the pod network; pods whose addresses the input
+  lacks match no ipBlock, with a warning naming the rule and the pods.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
+
+import yaml
 
 from hcpscan.analysis.reachability.coverage import MULTUS_GROUP
 from hcpscan.analysis.reachability.endpoints import (
@@ -57,6 +71,8 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.sources.interface import Diagnostic
 
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
+STATUS_ANNOTATION = "k8s.v1.cni.cncf.io/network-status"
+POD_NETWORK_INTERFACE = "eth0"  # a VM's guest interface on the pod network, by KubeVirt's default
 POLICY_FOR_ANNOTATION = "k8s.v1.cni.cncf.io/policy-for"
 NAD_KIND = "NetworkAttachmentDefinition"
 MNP_KIND = "MultiNetworkPolicy"
@@ -74,10 +90,10 @@ class SecondaryNetwork:
     def model(self, cluster: ClusterModel,
               options: EvaluationOptions) -> tuple[ClusterModel, EvaluationOptions]:
         """The network as a cluster of its own: its endpoints and MultiNetworkPolicies only
-        (no tiers, no EgressFirewall); an ipBlock selects no pod, as their addresses on
-        the network are not in the input."""
+        (no tiers, no EgressFirewall); an ipBlock selects the pods by their addresses on
+        the network (the classes' ``ips``; none when the input lacks them)."""
         own = ClusterModel(cluster.cluster, self.classes, self.policies, cluster.namespaces)
-        return own, dataclasses.replace(options, ipblock_selects_pods=False)
+        return own, dataclasses.replace(options, ipblock_selects_pods=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +129,100 @@ def _vm_networks(obj: K8sObject) -> list[Any]:
     path = "spec.networks" if obj.kind == "VirtualMachineInstance" else "spec.template.spec.networks"
     networks = obj.get(path)
     return networks if isinstance(networks, list) else []
+
+
+def _address(text: str) -> str | None:
+    """``10.0.0.1/24`` or ``10.0.0.1``: the address (the prefix is the subnet's)."""
+    try:
+        return str(ipaddress.ip_interface(text.strip()).ip)
+    except ValueError:
+        return None
+
+
+def _addresses(values: Any) -> tuple[str, ...]:
+    if not isinstance(values, list):
+        return ()
+    found = (_address(v) for v in values if isinstance(v, str))
+    return tuple(sorted({a for a in found if a}))
+
+
+def _json_entries(text: Any) -> list[dict[str, Any]]:
+    if not isinstance(text, str) or not text.lstrip().startswith("["):
+        return []
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return []
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+def annotated_addresses(annotations: dict[str, Any], namespace: str) -> dict[NadRef, tuple[str, ...]]:
+    """NAD -> the pod's addresses on it: the network-status annotation's ``ips`` (what
+    Multus assigned) first, else the JSON networks annotation's ``ips`` (what was asked)."""
+    out: dict[NadRef, tuple[str, ...]] = {}
+    for key in (NETWORKS_ANNOTATION, STATUS_ANNOTATION):  # the status wins: written last
+        for entry in _json_entries(annotations.get(key)):
+            name, ips = entry.get("name"), _addresses(entry.get("ips"))
+            if not isinstance(name, str) or not name or not ips or entry.get("default"):
+                continue
+            ns = entry.get("namespace")
+            ref = _ref(name, namespace) if not isinstance(ns, str) or not ns else NadRef(ns, name)
+            out[ref] = ips
+    return out
+
+
+def vm_secondary_addresses(obj: K8sObject) -> tuple[str, ...]:
+    """The addresses a VM's cloud-init networkData gives interfaces off the pod network."""
+    spec = "spec" if obj.kind == "VirtualMachineInstance" else "spec.template.spec"
+    volumes = obj.get(f"{spec}.volumes")
+    has_pod_network = any(isinstance(n, dict) and "pod" in n for n in _vm_networks(obj))
+    found: set[str] = set()
+    for volume in volumes if isinstance(volumes, list) else []:
+        for source in ("cloudInitNoCloud", "cloudInitConfigDrive"):
+            data = volume.get(source) if isinstance(volume, dict) else None
+            text = data.get("networkData") if isinstance(data, dict) else None
+            if isinstance(text, str) and text.strip():
+                for interface, addresses in _netplan_interfaces(text):
+                    if interface != POD_NETWORK_INTERFACE or not has_pod_network:
+                        found.update(addresses)
+    return tuple(sorted(found))
+
+
+def _netplan_interfaces(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(interface, addresses) of a cloud-init network config, version 2 (``ethernets``)
+    or version 1 (``config`` entries with ``subnets``); unreadable text gives none."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    if isinstance(doc, dict) and isinstance(doc.get("network"), dict):
+        doc = doc["network"]
+    if not isinstance(doc, dict):
+        return []
+    out = []
+    ethernets = doc.get("ethernets")
+    for name, body in ethernets.items() if isinstance(ethernets, dict) else ():
+        if isinstance(body, dict):
+            out.append((str(name), _addresses(body.get("addresses"))))
+    for entry in doc.get("config") or [] if isinstance(doc.get("config"), list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("subnets"), list):
+            out.append((str(entry.get("name") or ""), _addresses(
+                [s.get("address") for s in entry["subnets"] if isinstance(s, dict)])))
+    return out
+
+
+def endpoint_addresses(endpoint: Endpoint) -> dict[NadRef, tuple[str, ...]] | tuple[str, ...]:
+    """An endpoint's addresses on its secondary networks: per NAD from the annotations,
+    or for a VM one set for all of them (from cloud-init)."""
+    obj = endpoint.obj
+    if obj.kind in VM_KINDS and endpoint.synthetic:
+        return vm_secondary_addresses(obj)
+    if endpoint.synthetic:
+        template = pod_template(obj) or {}
+        meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        return annotated_addresses(annotations, endpoint.namespace)
+    return annotated_addresses(obj.annotations, endpoint.namespace)
 
 
 def endpoint_attachments(endpoint: Endpoint, inventory: Inventory,
@@ -156,14 +266,20 @@ def secondary_networks(inventory: Inventory, cluster: str, classes: list[Endpoin
         if obj.cluster == cluster:
             check_group(inventory, obj, MULTUS_GROUP, diagnostics)
             nads.add(NadRef(namespace_of(obj), obj.name))
-    members: dict[str, dict[int, list[Endpoint]]] = defaultdict(lambda: defaultdict(list))
+    # network name -> (class index, the endpoints' addresses there) -> endpoints
+    members: dict[str, dict[tuple[int, tuple[str, ...]], list[Endpoint]]] = defaultdict(
+        lambda: defaultdict(list))
     missing: set[tuple[int, NadRef]] = set()
     for klass in classes:
         for endpoint in klass.endpoints:
-            for ref in endpoint_attachments(endpoint, inventory, diagnostics):
+            refs = endpoint_attachments(endpoint, inventory, diagnostics)
+            addresses = endpoint_addresses(endpoint) if refs else {}
+            for ref in refs:
                 if ref in nads:
-                    if endpoint not in members[ref.name][klass.index]:
-                        members[ref.name][klass.index].append(endpoint)
+                    ips = addresses.get(ref, ()) if isinstance(addresses, dict) else addresses
+                    group = members[ref.name][(klass.index, ips)]
+                    if endpoint not in group:
+                        group.append(endpoint)
                 elif (id(endpoint.obj), ref) not in missing:
                     missing.add((id(endpoint.obj), ref))
                     _warn_missing(inventory, endpoint, ref, diagnostics)
@@ -172,10 +288,38 @@ def secondary_networks(inventory: Inventory, cluster: str, classes: list[Endpoin
     policies = _policies_by_network(inventory, cluster, nads, diagnostics)
     out = []
     for name in sorted(members):
-        own = [dataclasses.replace(classes[i], index=k, endpoints=eps, _workloads=(-1, []))
-               for k, (i, eps) in enumerate(sorted(members[name].items()))]
-        out.append(SecondaryNetwork(secondary_network(name), own, policies.get(name, [])))
+        own = [dataclasses.replace(classes[i], index=k, endpoints=eps, ips=ips,
+                                   _workloads=(-1, []))
+               for k, ((i, ips), eps) in enumerate(sorted(members[name].items()))]
+        net_policies = [p for p, _ in policies.get(name, [])]
+        for policy, obj in policies.get(name, []):
+            _warn_unaddressed(inventory, obj, policy, name, own, diagnostics)
+        out.append(SecondaryNetwork(secondary_network(name), own, net_policies))
     return out
+
+
+def _warn_unaddressed(inventory: Inventory, obj: K8sObject, policy: NetworkPolicyModel,
+                      network: str, classes: list[EndpointClass],
+                      diagnostics: list[Diagnostic]) -> None:
+    """An ipBlock rule on a network where some pods' addresses are not in the input: those
+    pods match no ipBlock; say which, so a missing line is not read as denied by design."""
+    unknown = sorted({w.ref for k in classes if not k.ips for w in k.workloads})
+    if not unknown:
+        return
+    ref = f"{namespace_of(obj)}/{obj.name}"
+    for rule in policy.ingress + policy.egress:
+        for peer in rule.peers or ():
+            if peer.ip_block is not None:
+                loc = inventory.locate(obj, peer.field)
+                shown = ", ".join(unknown[:3]) + (f" (+{len(unknown) - 3})" if len(unknown) > 3
+                                                  else "")
+                diagnostics.append(Diagnostic(
+                    loc.path, loc.line, f"MultiNetworkPolicy {ref} {rule.direction} rule "
+                    f"#{rule.index + 1}: ipBlock {peer.text} is taken to match none of {shown} "
+                    f"(their addresses on secondary network {network} are not in the input)",
+                    "warning", f"add the pods' {STATUS_ANNOTATION} annotation (or `ips` in the "
+                    f"{NETWORKS_ANNOTATION} annotation; a VM's cloud-init networkData), or check "
+                    "by hand which of them hold addresses in the block"))
 
 
 def attachments_by_workload(networks: list[SecondaryNetwork]) -> dict[Workload, list[str]]:
@@ -199,9 +343,10 @@ def _warn_missing(inventory: Inventory, endpoint: Endpoint, ref: NadRef,
 
 
 def _policies_by_network(inventory: Inventory, cluster: str, nads: set[NadRef],
-                         diagnostics: list[Diagnostic]) -> dict[str, list[NetworkPolicyModel]]:
+                         diagnostics: list[Diagnostic]
+                         ) -> dict[str, list[tuple[NetworkPolicyModel, K8sObject]]]:
     """Network name -> the MultiNetworkPolicies whose policy-for names one of its NADs."""
-    out: dict[str, list[NetworkPolicyModel]] = defaultdict(list)
+    out: dict[str, list[tuple[NetworkPolicyModel, K8sObject]]] = defaultdict(list)
     for obj in inventory.of_kind(MNP_KIND):
         if obj.cluster != cluster:
             continue
@@ -210,7 +355,7 @@ def _policies_by_network(inventory: Inventory, cluster: str, nads: set[NadRef],
         if policy is None:
             continue
         for name in _targets(inventory, obj, nads, diagnostics):
-            out[name].append(policy)
+            out[name].append((policy, obj))
     return out
 
 
@@ -224,15 +369,6 @@ def _parse(inventory: Inventory, obj: K8sObject,
                                           "fix the field: a MultiNetworkPolicy's spec follows "
                                           "NetworkPolicy's rules"))
         return None
-    for rule in policy.ingress + policy.egress:
-        for peer in rule.peers or ():
-            if peer.ip_block is not None:
-                loc = inventory.locate(obj, peer.field)
-                diagnostics.append(Diagnostic(
-                    loc.path, loc.line, f"MultiNetworkPolicy {ref} {rule.direction} rule "
-                    f"#{rule.index + 1}: ipBlock {peer.text} is taken to match no workload (their "
-                    "addresses on the secondary network are not in the input)", "warning",
-                    "check by hand which pods of the network hold addresses in the block"))
     return policy
 
 

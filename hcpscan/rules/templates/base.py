@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import jsonschema
 
+from hcpscan.findings.fix import NoFix, Remedy
 from hcpscan.inventory.objects import K8sObject
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ class Violation:
     # Structured facts a fix can be computed from (e.g. a flow's missing connections,
     # the blocking object, the subject workload); reported as the finding's ``facts``.
     facts: dict[str, Any] = field(default_factory=dict)
+    # The minimal change that clears it (hcpscan.findings.fix), or why none is safe.
+    remedy: Remedy | NoFix | None = None
 
 
 @dataclass(slots=True)

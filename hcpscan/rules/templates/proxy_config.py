@@ -14,7 +14,7 @@ OpenShift components use), never by string compares.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from hcpscan.analysis.proxy import (
@@ -28,6 +28,7 @@ from hcpscan.analysis.proxy import (
     effective_proxies,
 )
 from hcpscan.analysis.proxy import containers as ct
+from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import (
     CLUSTER_PROXY,
     CONTAINER,
@@ -35,7 +36,9 @@ from hcpscan.analysis.proxy.settings import (
     NEW_CONSUMER_OBJECTS,
     READS_BY_CONSUMER,
     ROLES,
+    setting_text,
 )
+from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
@@ -204,10 +207,13 @@ def _literal(dest: str, no_proxy: str, runtime: str) -> tuple[str, str] | None:
 
 
 def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO,
-            managed_kas: tuple[str, str] | None = None) -> tuple[list[str], list[str]]:
-    """(destinations the proxy gets, evidence lines) under ``runtime``'s NO_PROXY reading."""
+            managed_kas: tuple[str, str] | None = None, adds: list[str] | None = None
+            ) -> tuple[list[str], list[str]]:
+    """(destinations the proxy gets, evidence lines) under ``runtime``'s NO_PROXY reading;
+    ``adds`` collects the noProxy entries that name each missed destination."""
     missed: list[str] = []
     evidence: list[str] = []
+    adds = [] if adds is None else adds
     for dest in wanted:
         if dest in _CIDR_SETS and nets is not None:
             label, cidrs, source = _CIDR_SETS[dest](nets)
@@ -215,12 +221,14 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
                 cov = covers_cidr(runtime, no_proxy, cidr)
                 if not cov.covered:
                     missed.append(f"{label} {cidr}")
+                    adds.append(cidr)
                     evidence.append(f"{label} {cidr} (from {source}) is not covered: "
                                     f"{', '.join(cov.uncovered)} would go through the proxy, e.g. "
                                     f"{cov.example}")
         elif dest == "kas-service-ip" and nets is not None and nets.kas_ip:
             if not bypasses(runtime, no_proxy, f"https://{nets.kas_ip}").bypass:
                 missed.append(f"KAS service IP {nets.kas_ip}")
+                adds.append(nets.kas_ip)
                 evidence.append(f"https://{nets.kas_ip} (the kubernetes Service) goes through "
                                 "the proxy")
         elif dest in ("svc", "cluster-domain"):
@@ -228,11 +236,13 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             cov = covers_domain(runtime, no_proxy, domain, include_apex=False)
             if not cov.covered:
                 missed.append(f".{domain}")
+                adds.append(f".{domain}")
                 evidence.append(f"{cov.example} (a .{domain} name) goes through the proxy")
         elif dest in ("localhost", "loopback"):
             host = "localhost" if dest == "localhost" else "127.0.0.1"
             if not bypasses(runtime, no_proxy, f"http://{host}").bypass:
                 missed.append(host)
+                adds.append(host)
                 evidence.append(f"http://{host} goes through the proxy")
         elif dest == "managed-kas-ip" and managed_kas is not None:
             ip, origin = managed_kas
@@ -240,12 +250,14 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             decision = bypasses(runtime, no_proxy, f"https://{host}:443")
             if not decision.bypass:
                 missed.append(f"the managed cluster's kube-apiserver {ip}")
+                adds.append(ip)
                 evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
                                 f"{decision.reason}")
         elif dest not in DESTINATIONS:
             found = _literal(dest, no_proxy, runtime)
             if found:
                 missed.append(found[0])
+                adds.append(dest)
                 evidence.append(found[1])
     return missed, evidence
 
@@ -416,8 +428,9 @@ class NoProxyCoverage(Template):
                                    "Network)")
             missed: list[str] = []
             evidence: list[str] = []
+            adds: list[str] = []
             for runtime in runtimes:
-                lost, why = _missed(no_proxy, nets, wanted, runtime, managed_kas)
+                lost, why = _missed(no_proxy, nets, wanted, runtime, managed_kas, adds)
                 suffix = f" ({runtime})" if len(runtimes) > 1 else ""
                 missed += [m + suffix for m in lost]
                 evidence += why
@@ -428,12 +441,79 @@ class NoProxyCoverage(Template):
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
             at, field = root_of(subject, anchor) if anchor else (None, "")
+            check = lambda value: [m for r in runtimes  # noqa: E731
+                                   for m in _missed(value, nets, wanted, r, managed_kas)[0]]
             yield Violation(field=field, subject=at,
+                            remedy=noproxy_remedy(c, adds, check),
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
                             evidence=[shown, *evidence])
         if not judged_any:
             yield NotApplicable("no consumer in scope uses a proxy")
+
+
+def noproxy_remedy(c: ConsumerProxy, entries: list[str],
+                   still_missed: Callable[[str], list[str]]) -> Remedy | NoFix | None:
+    """Append ``entries`` to the value the consumer's noProxy is written in, when the longer
+    value covers everything (``still_missed`` judges it as the check did): an entry some
+    reader of the value ignores is no fix. None when the consumer sets no noProxy at all
+    in a block where one can be added beside its proxy."""
+    entries = list(dict.fromkeys(entries))
+    setting = c.no_proxy
+    if setting is None:
+        anchor = c.https_proxy or c.http_proxy
+        place = anchor.source.place if anchor is not None else None
+        if place is None or place[1][-1:] not in (("httpProxy",), ("httpsProxy",)):
+            return None
+        obj, steps = place
+        return _noproxy_edit(obj, steps[:-1] + ("noProxy",), entries, "", still_missed)
+    place = setting.source.place
+    if place is None:  # a document inside another object: the fix names it
+        return NoFix(f"the noProxy is written in {setting.source.field} of {setting.source.ref}, "
+                     f"in text hcpscan does not rewrite; add {','.join(entries)} to it there")
+    obj, steps = place
+    written = obj.get(steps)
+    if written is None or setting_text(written) != setting.value:
+        # the field holds more than the value (Helm values or a unit file as text)
+        return NoFix(f"the noProxy is written inside {format_path(steps)} of {obj.ref}, in "
+                     f"text hcpscan does not rewrite; add {','.join(entries)} to it there")
+    if steps[:1] == ("status",):
+        return NoFix(f"{format_path(steps)} of {obj.ref} is what the cluster computed from spec "
+                     "and its networks; a changed manifest does not change it: add "
+                     f"{','.join(entries)} to spec.noProxy and let the operator recompute it")
+    found = _noproxy_edit(obj, steps, entries, setting.value or "", still_missed)
+    if not isinstance(found, Remedy):
+        return found
+    # NO_PROXY and no_proxy holding one value in one object change together: a fix of one
+    # spelling alone would make them disagree (PRX006)
+    twins = tuple(AppendEntries(place[1], tuple(entries)) for other in c.variables.values()
+                  if other is not setting and other.name.lower() == "no_proxy"
+                  and other.value == setting.value and (place := other.source.place) is not None
+                  and place[0] is obj and place[1] != steps)
+    return Remedy(obj, found.summary + (" (and its other spelling)" if twins else ""),
+                  found.edits + twins) if twins else found
+
+
+def _noproxy_edit(obj: K8sObject, steps: tuple, entries: list[str], value: str,
+                  still_missed: Callable[[str], list[str]]) -> Remedy | NoFix:
+    have = {e.strip() for e in value.split(",")}
+    added = [e for e in entries if e not in have]
+    new = ",".join([v for v in (value.rstrip(","),) if v] + added)
+    relied = {d[0] for e in have if (d := divergence(e))}
+    first = sorted({d[0] for e in added if (d := divergence(e))} - relied)
+    if first:
+        # the value would rely on a syntax some of its readers ignore for the first time
+        return NoFix(f"adding {','.join(added)} would give the noProxy in {format_path(steps)} "
+                     f"of {obj.ref} its first {' and '.join(first)} entry, which some HTTP "
+                     "clients ignore (PRX007); add it if every reader of the value is a Go "
+                     "program or another client that reads it")
+    left = still_missed(new)
+    if left:
+        return NoFix(f"adding {','.join(entries)} would still leave {', '.join(left)} to the "
+                     "proxy for a reader of this value (it ignores such entries); list the "
+                     "addresses it understands")
+    return Remedy(obj, f"add {','.join(entries)} to the noProxy in {format_path(steps)} of "
+                       f"{obj.ref}", (AppendEntries(tuple(steps), tuple(entries)),))
 
 
 # -- secondary networks (PRX001) ------------------------------------------------------------
@@ -477,6 +557,9 @@ def _secondary_missed(subject: K8sObject, c: ConsumerProxy, networks: list[Secon
                     continue
                 yield Violation(
                     field=net.field,
+                    remedy=noproxy_remedy(
+                        c, [cidr], lambda value, cidr=cidr, runtime=runtime: list(
+                            covers_cidr(runtime, value, cidr).uncovered)),
                     values={"consumer": c.name, "missed": cidr, "runtimes": runtime,
                             "network": net.name, "cidr": cidr},
                     evidence=[f"{net.name}: {cidr} from {net.origin}", shown,

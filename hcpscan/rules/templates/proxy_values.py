@@ -39,12 +39,22 @@ from hcpscan.analysis.proxy.validity import (
     proxy_url_problems,
     scheme_optional,
 )
-from hcpscan.analysis.proxy_egress import BLOCKED, UNKNOWN, proxy_egress, proxy_endpoint
+from hcpscan.analysis.proxy_egress import (
+    BLOCKED,
+    UNKNOWN,
+    ProxyEndpoint,
+    proxy_egress,
+    proxy_endpoint,
+)
+from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peers
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
+from hcpscan.findings.fix import AddDocument, NoFix, Remedy
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet
 from hcpscan.model.readers import go_reader
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
@@ -254,8 +264,33 @@ def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
         # at the workload, whose policies are the cause, even when the value is shared
         setting = value.consumer.variables.get(value.name)
         at = dataclasses.replace(value, at=None, field=field_in(obj, setting)) if setting else value
-        yield _violation(at, "reachable", f"cannot reach its proxy {endpoint}: {found.reason}",
-                         [value.shown, *found.evidence], endpoint=str(endpoint))
+        violation = _violation(at, "reachable", f"cannot reach its proxy {endpoint}: "
+                                                f"{found.reason}",
+                               [value.shown, *found.evidence], endpoint=str(endpoint))
+        violation.remedy = _proxy_policy(obj, endpoint, found.missing)
+        yield violation
+
+
+def _proxy_policy(workload: K8sObject, endpoint: ProxyEndpoint, missing: IPSpace | None
+                  ) -> Remedy | NoFix:
+    """A NetworkPolicy beside the workload that lets exactly its pods open TCP to the
+    proxy's addresses on its port (the pods are isolated for egress already: BLOCKED)."""
+    if missing is None:
+        return NoFix(f"the proxy is named by host name {endpoint.host}, and a NetworkPolicy "
+                     "names addresses: set inputs.proxy_addresses: {" + endpoint.host +
+                     ": [<address>/32]} in the config and hcpscan writes the policy")
+    if workload.kind == "Pod":
+        selector: Any = {"matchLabels": dict(workload.labels)}
+    else:
+        selector = workload.get("spec.selector")
+    if not isinstance(selector, dict) or not selector:
+        return NoFix(f"{workload.ref} states no pod selector to write the policy for")
+    body = allowing_policy(f"{workload.name}-egress-to-proxy", workload.namespace, selector,
+                           EGRESS, ip_peers(missing),
+                           ConnectionSet.port("TCP", endpoint.port), pods_isolated=True)
+    return Remedy(workload, f"add NetworkPolicy {workload.namespace}/{body['metadata']['name']} "
+                            f"allowing {workload.ref} TCP {endpoint.port} to {missing} only",
+                  (AddDocument(body),))
 
 
 def _violation(value: Value, condition: str, problem: str, evidence: list[str],

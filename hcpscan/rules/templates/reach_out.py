@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from hcpscan.analysis.reachability.allow import port_entries
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.policies import is_network_policy
+from hcpscan.findings.fix import AppendItems, NoFix, Remedy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import (
     DISPLAY,
@@ -28,6 +30,7 @@ from hcpscan.model.destinations import (
 )
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER, HostedCluster
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet, union_all
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates.base import NotEvaluable, Outcome, Violation
 
@@ -227,10 +230,25 @@ def _partial_rules(policy: K8sObject, lacking: dict[Workload, list[str]], dest: 
                                              if len(names) > _SHOWN else "")
         yield Violation(
             field=f"spec.egress[{i}].ports",
+            remedy=_other_protocols(policy, i, rule, opened, missing, ports),
             values={"have": "/".join(opened), "missing": "/".join(missing), "workloads": shown},
             evidence=[f"egress rule #{i + 1} opens {DISPLAY.get(dest.name, dest.name)} on "
                       f"{'/'.join(opened)} only", _missing_text(missing, ports, sorted(lacking))]
             + ([dest.note] if dest.note else []))
+
+
+def _other_protocols(policy: K8sObject, index: int, rule: dict[str, Any], opened: list[str],
+                     missing: list[str], ports: list[int]) -> Remedy | NoFix:
+    """Open the missing protocols on the ports the rule opens for the others, to the same
+    peers: exactly the connections the rule's own intent lacks."""
+    wanted = union_all(ConnectionSet.port(protocol, port) for protocol in missing
+                       for port in ports if set(opened) & _rule_protocols(rule, [port]))
+    if not wanted:
+        return NoFix("the rule opens DNS on a named port; which number it resolves to is "
+                     "not in the input")
+    return Remedy(policy, f"open {wanted} in egress rule #{index + 1} of {policy.ref}, to "
+                          "the peers it already names",
+                  (AppendItems(("spec", "egress", index, "ports"), tuple(port_entries(wanted))),))
 
 
 def _missing_text(missing: list[str], ports: list[int], workloads: list[Workload]) -> str:

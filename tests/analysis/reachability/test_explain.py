@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet
+from hcpscan.model.ports import ConnectionSet, PortSet
 
 from .conftest import CPO_RENDERED, FIXTURES
 

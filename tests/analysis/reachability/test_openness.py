@@ -251,3 +251,41 @@ def test_every_exposure_case_is_compared_with_the_oracle():
     # the one left is the Ingress-port deviation, held to its own test there
     assert [c.name for c in exposure if missing_feature(_meta(c)) is not None] == [
         "k8s_ingress_test_new_exposure_output"]
+
+
+ANP_NAMED_EGRESS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: agent, namespace: telemetry}
+spec:
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: c, ports: [{name: metrics, containerPort: 9100}]}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: lockdown, namespace: telemetry}
+spec: {podSelector: {}, policyTypes: [Ingress, Egress]}
+---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata: {name: scrape-anywhere}
+spec:
+  priority: 5
+  subject: {namespaces: {matchLabels: {kubernetes.io/metadata.name: telemetry}}}
+  egress:
+  - name: FIRST
+    action: Allow
+    to: [{namespaces: {}}]
+    ports: [{namedPort: metrics}]
+"""
+
+
+def test_an_admin_named_port_towards_the_entire_cluster_is_kept_by_name(manifests):
+    """An AdminNetworkPolicy namedPort has no protocol of its own: kept by its name alone."""
+    lines = _lines(_report(manifests(ANP_NAMED_EGRESS.replace("FIRST", "metrics-anywhere"))))
+    assert ("agent[Deployment]", "egress", ENTIRE_CLUSTER, " metrics") in lines
+    # a Deny of every connection before it leaves the named port nothing to open
+    denied = ANP_NAMED_EGRESS.replace("  - name: FIRST", "  - name: none\n    action: Deny\n"
+                                      "    to: [{namespaces: {}}]\n  - name: FIRST")
+    assert not [x for x in _lines(_report(manifests(denied))) if x[1] == "egress"]

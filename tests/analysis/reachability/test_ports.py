@@ -1,6 +1,6 @@
 """PortSet and ConnectionSet algebra and notation."""
 
-from hcpscan.analysis.reachability.ports import ConnectionSet, PortSet
+from hcpscan.model.ports import ConnectionSet, PortSet
 
 
 def test_port_sets_merge_adjacent_and_overlapping_ranges():

@@ -100,7 +100,8 @@ def test_what_cannot_be_evaluated_is_said(manifests):
     assert "NetworkAttachmentDefinition apps/missing, which is not in the input" in messages
     assert "annotation k8s.v1.cni.cncf.io/networks cannot be read" in messages
     assert "has no k8s.v1.cni.cncf.io/policy-for annotation" in messages
-    assert "ipBlock 10.0.0.0/8 is taken to match no workload" in messages
+    assert ("ipBlock 10.0.0.0/8 is taken to match none of apps/a[Pod] (their addresses on "
+            "secondary network blue are not in the input)") in messages
     # hostNetwork pods get no secondary interface
     assert ("management", "apps/h[Pod]") not in result.secondary
 
@@ -162,3 +163,129 @@ def test_explain_names_the_multinetworkpolicy_rule_on_its_network(run_cli, tmp_p
     exposure = run_cli("connectivity", "--no-progress", str(tmp_path), "--explain", "--exposure")
     assert exposure.out.startswith("# answer excludes") and "NetworkAttachmentDefinition" in \
         exposure.out.splitlines()[0]
+
+
+# -- pods' addresses on a secondary network -------------------------------------------------
+
+def _status(nad: str, ip: str) -> str:
+    """The network-status annotation Multus writes: the pod network's entry, then the NAD's."""
+    return json.dumps([{"name": "ovn-kubernetes", "interface": "eth0", "ips": ["10.128.0.9"],
+                        "default": True},
+                       {"name": f"apps/{nad}", "interface": "net1", "ips": [ip]}])
+
+
+def _addressed_pod(name: str, ip: str, via: str) -> str:
+    if via == "status":
+        ann = {"k8s.v1.cni.cncf.io/networks": "blue",
+               "k8s.v1.cni.cncf.io/network-status": _status("blue", ip)}
+    else:  # the JSON networks annotation asking for a static address (with its prefix)
+        ann = {"k8s.v1.cni.cncf.io/networks": json.dumps([{"name": "blue", "ips": [f"{ip}/24"]}])}
+    return (f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: apps\n"
+            f"  labels: {{role: db}}\n  annotations: {json.dumps(ann)}\n"
+            "spec: {containers: [{name: c}]}\n")
+
+
+FROM_BLOCK = ("{podSelector: {matchLabels: {role: db}}, policyTypes: [Ingress], "
+              "ingress: [{from: [{ipBlock: {cidr: 192.0.2.0/30}}]}]}")
+
+
+@pytest.mark.parametrize("via", ["status", "networks"])
+def test_a_multinetworkpolicy_ipblock_selects_pods_by_their_address_on_the_network(manifests, via):
+    """db-1 (192.0.2.1) and db-2 (192.0.2.2) are in the block, db-9 (192.0.2.9) is not: the
+    three pods look alike to selectors, only their addresses tell them apart; db-9 sends
+    to nobody."""
+    text = (NS + _nad("blue") + _addressed_pod("db-1", "192.0.2.1", via)
+            + _addressed_pod("db-2", "192.0.2.2", via) + _addressed_pod("db-9", "192.0.2.9", via)
+            + _mnp("from-block", "blue", FROM_BLOCK))
+    result = connection_list(manifests(text))
+    blue = {str(c) for c in result.sections[-1].connections}
+    assert blue == {"apps/db-1[Pod] => apps/db-2[Pod] : All Connections",
+                    "apps/db-2[Pod] => apps/db-1[Pod] : All Connections",
+                    "apps/db-1[Pod] => apps/db-9[Pod] : All Connections",
+                    "apps/db-2[Pod] => apps/db-9[Pod] : All Connections"}
+    assert not [d for d in result.diagnostics if "ipBlock" in d.message]
+    # the same policy on the pod network would match no pod (ipBlock is outside by default)
+    assert "10.128.0.9" not in " ".join(str(c) for c in result.connections)
+
+
+def test_pods_without_addresses_on_the_network_are_named_in_the_warning(manifests):
+    text = (NS + _nad("blue") + _addressed_pod("db-1", "192.0.2.1", "status") + _pod("x", "blue")
+            + _mnp("from-block", "blue", FROM_BLOCK.replace("role: db", "app: x")))
+    result = connection_list(manifests(text))
+    blue = {str(c) for c in result.sections[-1].connections}
+    assert blue == {"apps/db-1[Pod] => apps/x[Pod] : All Connections",
+                    "apps/x[Pod] => apps/db-1[Pod] : All Connections"}
+    (warning,) = [d for d in result.diagnostics if "ipBlock" in d.message]
+    assert "match none of apps/x[Pod]" in warning.message and "db-1" not in warning.message
+
+
+def _vm(name: str, network_data: str, pod_network: bool = False) -> str:
+    networks = [{"name": "sec", "multus": {"networkName": "blue"}}]
+    if pod_network:
+        networks.insert(0, {"name": "default", "pod": {}})
+    vm = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
+          "metadata": {"name": name, "namespace": "apps"},
+          "spec": {"template": {"metadata": {"labels": {"role": "db"}}, "spec": {
+              "domain": {"devices": {"interfaces": [{"name": n["name"], "bridge": {}}
+                                                    for n in networks]}},
+              "networks": networks,
+              "volumes": [{"name": "cloudinit", "cloudInitNoCloud": {"networkData": network_data}}],
+          }}}}
+    return "---\n" + json.dumps(vm) + "\n"
+
+
+def test_a_vm_s_cloud_init_addresses_are_its_addresses_on_its_secondary_networks(manifests):
+    v2 = "version: 2\nethernets:\n  eth0: {dhcp4: true, addresses: [192.0.2.2/24]}\n  eth1:\n    addresses: [192.0.2.1/24]\n"
+    v1 = ("network:\n  version: 1\n  config:\n  - type: physical\n    name: enp2s0\n"
+          "    subnets: [{type: static, address: 192.0.2.9/24}]\n")
+    text = (NS + _nad("blue") + _vm("vm-in", v2, pod_network=True) + _vm("vm-out", v1)
+            + _vm("vm-eth0", "version: 2\nethernets: {eth0: {addresses: [192.0.2.3/24]}}\n")
+            + _mnp("from-block", "blue", FROM_BLOCK))
+    result = connection_list(manifests(text))
+    blue = {str(c) for c in result.sections[-1].connections}
+    # vm-in: eth1 only (eth0 is its pod network); vm-eth0: no pod network, so eth0 is blue's;
+    # vm-out (192.0.2.9, netplan version 1) is outside the block: it sends to nobody
+    senders = {"vm-in", "vm-eth0"}
+    assert blue == {f"apps/{a}[VirtualMachine] => apps/{b}[VirtualMachine] : All Connections"
+                    for a in senders for b in ("vm-in", "vm-eth0", "vm-out") if a != b}
+
+
+B_FROM_A_ON_8080 = ("{podSelector: {matchLabels: {app: b}}, ingress: [{from: [{podSelector: "
+                    "{matchLabels: {app: a}}}], ports: [{port: 8080}]}]}")
+
+
+def test_queries_evaluate_secondary_networks_between_workloads(manifests):
+    """--to questions: a path per secondary network both workloads are on, decided by its
+    MultiNetworkPolicies alone (the NetworkPolicy denying all acts on the pod network)."""
+    text = (NS + DENY_ALL_NP + _nad("blue") + _pod("a", "blue") + _pod("b", "blue") + _pod("c")
+            + _mnp("b-from-a", "blue", B_FROM_A_ON_8080))
+    graph = build_reachability(manifests(text))
+    reach = graph.can_reach("apps/a", "apps/b", 8080)
+    assert reach.allowed
+    (path,) = [p for p in reach.paths if p.allowed]
+    assert path.via == "secondary network blue"
+    assert any("allowed by MultiNetworkPolicy apps/b-from-a ingress rule #1" in e.summary
+               for e in path.evidence)
+    denied = graph.can_reach("apps/a", "apps/b", 9090)
+    assert not denied.allowed
+    assert {p.via for p in denied.paths} == {"pod network", "secondary network blue"}
+    assert not graph.can_reach("apps/c", "apps/b", 8080).allowed  # c is not on blue
+    sources = {str(r.source) for r in graph.who_can_reach("apps/b", 8080)}
+    assert any("apps/a" in s for s in sources) and not any("apps/c" in s for s in sources)
+
+
+def test_the_cli_question_no_longer_declares_what_it_evaluates(run_cli, tmp_path):
+    (tmp_path / "in.yaml").write_text(NS + DENY_ALL_NP + _nad("blue") + _pod("a", "blue")
+                                      + _pod("b", "blue") + _mnp("b-from-a", "blue", B_FROM_A_ON_8080))
+    base = ("connectivity", "--no-progress", str(tmp_path), "--to", "apps/b", "--port", "8080")
+    between = run_cli(*base, "--from", "apps/a")
+    assert between.code == 0, between.err
+    assert between.out.startswith("apps/a[Pod] CAN reach apps/b[Pod] on TCP/8080")
+    assert "via secondary network blue: open" in between.out
+    assert "not evaluated" not in between.err
+    # with outside sources in the answer, the NAD is named for traffic from outside only
+    who = run_cli(*base, "--format", "json")
+    (excluded,) = json.loads(who.out)["excluded"]
+    assert excluded["kind"] == "NetworkAttachmentDefinition"
+    assert "evaluated between workloads" in excluded["label"]
+    assert "MultiNetworkPolicy" not in who.err

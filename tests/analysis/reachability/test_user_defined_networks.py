@@ -70,3 +70,80 @@ def test_a_labelled_namespace_without_its_network_is_warned_about(manifests):
     found = [d for d in result.diagnostics if "namespace orphan has the label" in d.message]
     assert len(found) == 1 and found[0].severity == "warning" and found[0].line is not None
     assert not [d for d in result.diagnostics if "namespace blue has" in d.message]
+
+
+def _vm(name: str) -> str:
+    return (f"---\napiVersion: kubevirt.io/v1\nkind: VirtualMachine\n"
+            f"metadata: {{name: {name}, namespace: lab}}\n"
+            "spec: {template: {metadata: {labels: {kubevirt.io/domain: " + name + "}}, "
+            "spec: {domain: {devices: {}}, networks: [{name: default, pod: {}}]}}}\n")
+
+
+def test_vms_on_the_pod_network_are_mapped_to_it(run_cli, tmp_path):
+    """With KubeVirt VMs the answer names each workload's network even when no UDN or NAD
+    splits the cluster: the list ends with the mapping, the explanation's headers say
+    `in pod-network`; the connections are the same. Pods alone get neither."""
+    (tmp_path / "in.yaml").write_text(_ns("lab", primary=False) + _vm("db") + _vm("web"))
+    listed = run_cli("connectivity", "--no-progress", str(tmp_path))
+    assert listed.code == 0, listed.err
+    lines = listed.out.splitlines()
+    assert "lab/db[VirtualMachine] => lab/web[VirtualMachine] : All Connections" in lines
+    assert "Permitted connectivity analyzed in Pod network:" not in lines
+    assert lines[lines.index("Workload-to-Networks Mapping:") - 1] == ""
+    assert lines[lines.index("Workload-to-Networks Mapping:"):] == [
+        "Workload-to-Networks Mapping:", "lab/db[VirtualMachine]: ", "\tPrimary Network: pod-network",
+        "lab/web[VirtualMachine]: ", "\tPrimary Network: pod-network"]
+    explained = run_cli("connectivity", "--no-progress", str(tmp_path), "--explain").out
+    assert "# All Connections due to the system default (Allow all) in pod-network #" in explained
+    one = run_cli("connectivity", "--no-progress", str(tmp_path), "--focus-conn", "tcp-80").out
+    assert "Mapping" not in one  # focused on one connection: pairs only, as upstream
+    (tmp_path / "in.yaml").write_text(_ns("lab", primary=False) + _pod("lab")
+                                      + _pod("lab").replace("name: app", "name: other"))
+    plain = run_cli("connectivity", "--no-progress", str(tmp_path), "--explain").out
+    assert "lab/app[Pod] => lab/other[Pod]" in plain and "in pod-network" not in plain
+    assert "Mapping" not in run_cli("connectivity", "--no-progress", str(tmp_path)).out
+
+
+SERVED = """\
+---
+apiVersion: v1
+kind: Service
+metadata: {name: shop, namespace: green}
+spec:
+  selector: {tier: web}
+  ports: [{port: 80, targetPort: 8080}, {port: 443, targetPort: 8443}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: shop, namespace: green}
+spec:
+  rules:
+  - http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: shop, port: {number: 80}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: front, namespace: green, labels: {tier: web}}
+spec: {containers: [{name: c, ports: [{containerPort: 8080}]}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: legacy, namespace: green, labels: {tier: web}}
+spec: {containers: [{name: c, ports: [{containerPort: 9000}]}]}
+"""
+
+
+def test_the_ingress_controller_reaches_every_endpoint_of_the_service_in_a_udn(manifests):
+    """Documented deviation from netpol-analyzer: the router forwards to a primary UDN's pods
+    through the Service (OVN-Kubernetes' design: the ingress namespace may reach every
+    Service; the Service's load balancer sends to targetPort on every selected pod), and a
+    container port list opens nothing and closes nothing. So `legacy`, which declares only
+    9000, is reached on 8080 like `front`; netpol-analyzer keeps only declared TCP ports."""
+    for udn in (True, False):
+        text = _ns("green", primary=udn) + (_udn("green") if udn else "") + SERVED
+        lines = connection_list(manifests(text)).lines()
+        name = "green[udn]" if udn else "green"
+        assert f"{{ingress-controller}} => {name}/front[Pod] : TCP 8080" in lines
+        assert f"{{ingress-controller}} => {name}/legacy[Pod] : TCP 8080" in lines
+        assert not [line for line in lines if "8443" in line]  # the Ingress names port 80 only

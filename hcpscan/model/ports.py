@@ -12,24 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from hcpscan.model import intervals
+from hcpscan.model.intervals import Interval
+
 MIN_PORT = 1
 MAX_PORT = 65535
 PROTOCOLS: tuple[str, ...] = ("SCTP", "TCP", "UDP")  # the order connection strings use
+NODE_PORT_RANGE = (30000, 32767)  # kube-apiserver's default --service-node-port-range
 
-Interval = tuple[int, int]
 
 
-def _normalise(intervals: Iterable[Interval]) -> tuple[Interval, ...]:
-    ordered = sorted((max(lo, MIN_PORT), min(hi, MAX_PORT)) for lo, hi in intervals)
-    merged: list[list[int]] = []
-    for lo, hi in ordered:
-        if lo > hi:
-            continue
-        if merged and lo <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], hi)
-        else:
-            merged.append([lo, hi])
-    return tuple((lo, hi) for lo, hi in merged)
+def _normalise(port_ranges: Iterable[Interval]) -> tuple[Interval, ...]:
+    return intervals.normalise(port_ranges, MIN_PORT, MAX_PORT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +52,7 @@ class PortSet:
         return bool(self.intervals)
 
     def __contains__(self, port: object) -> bool:
-        if not isinstance(port, int):
-            return False
-        return any(lo <= port <= hi for lo, hi in self.intervals)
+        return isinstance(port, int) and intervals.contains_point(self.intervals, port)
 
     def __iter__(self) -> Iterator[Interval]:
         return iter(self.intervals)
@@ -70,39 +62,17 @@ class PortSet:
         return self.intervals == ((MIN_PORT, MAX_PORT),)
 
     def union(self, other: PortSet) -> PortSet:
-        if not other.intervals:
-            return self
-        if not self.intervals:
-            return other
-        return PortSet(_normalise(self.intervals + other.intervals))
+        merged = intervals.union(self.intervals, other.intervals, MIN_PORT, MAX_PORT)
+        return self if merged is self.intervals else other if merged is other.intervals else PortSet(merged)
 
     def intersection(self, other: PortSet) -> PortSet:
-        out: list[Interval] = []
-        i = j = 0
-        a, b = self.intervals, other.intervals
-        while i < len(a) and j < len(b):
-            lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-            if lo <= hi:
-                out.append((lo, hi))
-            if a[i][1] < b[j][1]:
-                i += 1
-            else:
-                j += 1
-        return PortSet(tuple(out))
+        return PortSet(intervals.intersection(self.intervals, other.intervals))
 
     def complement(self) -> PortSet:
-        out: list[Interval] = []
-        start = MIN_PORT
-        for lo, hi in self.intervals:
-            if lo > start:
-                out.append((start, lo - 1))
-            start = hi + 1
-        if start <= MAX_PORT:
-            out.append((start, MAX_PORT))
-        return PortSet(tuple(out))
+        return PortSet(intervals.complement(self.intervals, MIN_PORT, MAX_PORT))
 
     def difference(self, other: PortSet) -> PortSet:
-        return self.intersection(other.complement())
+        return PortSet(intervals.difference(self.intervals, other.intervals, MIN_PORT, MAX_PORT))
 
     __or__ = union
     __and__ = intersection

@@ -1,0 +1,60 @@
+"""Apply the fixes of a scan to files: every remedy planned on the text earlier fixes left.
+
+Planning each remedy again on the current text (rather than splicing the
+offsets each fix computed alone) lets two fixes of one file combine: two
+findings that each add entries to one noProxy end as one value with both.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from hcpscan.findings.fix import Fix, NoFix, Remedy
+from hcpscan.findings.model import Finding
+from hcpscan.fixes.plan import FileTexts, plan
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What ``fix_all`` did: files changed, and the findings it could not change."""
+
+    texts: FileTexts
+    applied: list[tuple[Finding, Fix]] = field(default_factory=list)
+    by_hand: list[tuple[Finding, Fix]] = field(default_factory=list)  # manual / commands
+    none: list[tuple[Finding, str]] = field(default_factory=list)  # no automatic change: why
+
+    @property
+    def changed(self) -> dict[str, str]:
+        """File -> new text, for files whose text changed."""
+        return {p: t for p, t in self.texts.current.items() if t != self.texts.original[p]}
+
+    def diff(self, relative_to: str = ".") -> str:
+        out = []
+        for path in sorted(self.changed):
+            shown = os.path.relpath(path, relative_to).replace(os.sep, "/")
+            out += difflib.unified_diff(self.texts.original[path].splitlines(keepends=True),
+                                        self.changed[path].splitlines(keepends=True),
+                                        f"a/{shown}", f"b/{shown}")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                       for line in out)
+
+
+def fix_all(findings: Iterable[Finding], no_fix_why: dict[str, str]) -> Outcome:
+    """Plan every failing finding's remedy in turn on the files' current text."""
+    outcome = Outcome(FileTexts())
+    for finding in findings:
+        remedy = finding.remedy
+        if isinstance(remedy, Remedy):
+            done = plan(remedy, outcome.texts)
+            (outcome.applied if done.changes else outcome.by_hand).append((finding, done))
+            if not done.changes and not done.manual and not done.commands:
+                outcome.by_hand.pop()  # already holds the change (an earlier fix made it)
+        elif isinstance(remedy, NoFix):
+            outcome.none.append((finding, remedy.why))
+        else:
+            outcome.none.append((finding, no_fix_why.get(finding.rule_id, "")
+                                 or "the rule offers no automatic fix"))
+    return outcome

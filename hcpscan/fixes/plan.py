@@ -1,0 +1,313 @@
+"""Remedies -> fixes: where each change is written and the exact edit there.
+
+A check's ``Remedy`` names an inventory object and edits of its body. Where
+that object came from decides what the fix can be:
+
+* a YAML file of its own: exact text edits (``textedit``), shown as
+  replacements and a unified diff;
+* a kustomize build: the base file below the kustomize root that holds the
+  object is edited when it writes the changed fields as the build shows them;
+  otherwise the fix names the kustomization and the field to change;
+* Helm output (``# Source: chart/templates/x.yaml``), a document held in
+  another object's field (a kubeconfig in a Secret), an archive member: the
+  fix names the file or object and field to change, since editing the output
+  would not last;
+* a live cluster: the ``kubectl patch`` / ``kubectl apply`` commands and the
+  manifests they apply; nothing is ever sent to the cluster.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from hcpscan.findings.fix import (
+    AddDocument,
+    Edit,
+    FileChange,
+    Fix,
+    NoFix,
+    Remedy,
+    Replacement,
+    SetField,
+)
+from hcpscan.findings.model import Finding, RuleInfo
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.fixes.textedit import EditError, edit_text, intend, resolved_edit, scalar_text
+from hcpscan.inventory.fieldpath import format_path
+from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
+
+_HELM_SOURCE = re.compile(r"^# Source: (?P<template>\S.*)$", re.MULTILINE)
+_NO_REMEDY = ("the check found no single change that clears this finding here "
+              "(see the rule's fix section)")
+
+
+@dataclass(slots=True)
+class Place:
+    """Where a remedy's edits are written: a file (disk path), document and List item."""
+
+    file: str
+    shown: str  # the path reports name
+    doc_index: int
+    item_index: int | None
+
+
+@dataclass(slots=True)
+class FileTexts:
+    """The text of each file as fixes change it (``hcpscan fix`` applies several)."""
+
+    original: dict[str, str] = field(default_factory=dict)
+    current: dict[str, str] = field(default_factory=dict)
+    # Objects read live: their bodies as the commands planned so far leave them, so a
+    # second fix of one value patches it with both changes (the commands run in order).
+    bodies: dict[int, Any] = field(default_factory=dict)
+
+    def read(self, path: str) -> str:
+        if path not in self.current:
+            with open(path, encoding="utf-8") as fh:
+                self.original[path] = self.current[path] = fh.read()
+        return self.current[path]
+
+
+def attach_fixes(findings: Iterable[Finding], rules: Iterable[RuleInfo]) -> None:
+    """Give every failing finding its ``fix``: the change that clears it, or why none."""
+    infos = {r.id: r for r in rules}
+    live = FileTexts()  # files are planned one fix at a time; live objects in sequence
+    for finding in findings:
+        finding.fix = fix_for(finding, infos.get(finding.rule_id), live)
+
+
+def fix_for(finding: Finding, info: RuleInfo | None, live: FileTexts | None = None) -> Fix | None:
+    remedy = finding.remedy
+    if isinstance(remedy, NoFix):
+        return Fix(False, remedy.why)
+    if isinstance(remedy, Remedy):
+        if live is not None and not remedy.target.source.file:
+            return plan(remedy, live)
+        return plan(remedy)
+    if info is not None and info.docs.autofix == "none":
+        return Fix(False, info.docs.autofix_why)
+    if info is not None and info.docs.autofix == "offered":
+        return Fix(False, _NO_REMEDY)
+    return None
+
+
+def plan(remedy: Remedy, texts: FileTexts | None = None) -> Fix:
+    """The fix for one remedy; with ``texts``, planned on (and applied to) their current text."""
+    try:
+        return _plan(remedy, texts)
+    except EditError as exc:  # the object's own value is not what the remedy expects
+        return Fix(False, f"{remedy.summary}: not made automatically ({exc})")
+
+
+def _plan(remedy: Remedy, texts: FileTexts | None) -> Fix:
+    target = remedy.target
+    if target.origin is not None and target.source.embedded_in:
+        return Fix(True, remedy.summary, manual=_embedded(remedy))
+    if not target.source.file or target.source.file == "<stdin>":
+        return _live(remedy, (texts or FileTexts()).bodies)
+    if target.source.member is not None:
+        return Fix(True, remedy.summary, manual=_by_hand(remedy, f"{target.source.path} (inside "
+                                                         "an archive: edit the file it was "
+                                                         "packed from)"))
+    place: Place | str = (_kustomize_base(remedy) if target.source.doc_index == BUILT_DOCUMENT
+                          else Place(target.source.file, target.source.path,
+                                     target.source.doc_index, target.source.item_index))
+    if isinstance(place, str):
+        return Fix(True, remedy.summary, manual=place)
+    texts = texts or FileTexts()
+    try:
+        before = texts.read(place.file)
+    except (OSError, UnicodeDecodeError) as exc:
+        return Fix(True, remedy.summary, manual=_by_hand(remedy, f"{place.shown} ({exc})"))
+    helm = _helm_template(before, place.doc_index)
+    if helm:
+        return Fix(True, remedy.summary, manual=_by_hand(
+            remedy, f"the Helm template {helm} (this file is rendered output; change the chart "
+                    "or its values so the rendered field reads as shown)"))
+    try:
+        after = edit_text(before, place.doc_index, place.item_index, remedy.edits)
+    except EditError as exc:
+        return Fix(True, remedy.summary, manual=_by_hand(remedy, f"{place.shown} ({exc})"))
+    texts.current[place.file] = after
+    if after == before:
+        return Fix(True, remedy.summary)  # an earlier fix of this run made the change
+    return Fix(True, remedy.summary, changes=(file_change(place.shown, before, after),))
+
+
+def file_change(shown: str, before: str, after: str) -> FileChange:
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    replacements = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1, mask_credentials("".join(a[i1:i2])),
+                                        mask_credentials("".join(b[j1:j2]))))
+    # Reports are uploaded and pasted: a proxy password on a line of context must not reach
+    # them (`hcpscan fix` writes its diff from the texts, unmasked).
+    diff = mask_credentials("".join(difflib.unified_diff(a, b, f"a/{shown}", f"b/{shown}")))
+    if diff and not diff.endswith("\n"):
+        diff += "\n\\ No newline at end of file\n"
+    return FileChange(shown, tuple(replacements), diff)
+
+
+# -- where the change is written ------------------------------------------------------------
+
+
+def _helm_template(text: str, doc_index: int) -> str:
+    """The chart template a document of ``helm template`` output was rendered from: the
+    ``# Source:`` comment among the lines before the document's first content line."""
+    from hcpscan.sources.yamldocs import document_spans
+
+    spans = document_spans(text)
+    if doc_index >= len(spans):
+        return ""
+    start = spans[doc_index - 1][1] if doc_index > 0 else 0
+    for line in text[start:].splitlines():
+        stripped = line.strip()
+        if not stripped or stripped == "---":
+            continue
+        if not stripped.startswith("#"):
+            return ""
+        found = _HELM_SOURCE.match(stripped)
+        if found:
+            return found["template"].strip()
+    return ""
+
+
+def _kustomize_base(remedy: Remedy) -> Place | str:
+    """The file below the kustomize root that writes the object, when its edited fields
+    read there as in the build (then editing it changes the build exactly); else what
+    to change by hand."""
+    target = remedy.target
+    root = os.path.dirname(target.source.file)
+    candidates = []
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith((".yaml", ".yml")) or name.startswith("kustomization"):
+                continue
+            path = os.path.join(folder, name)
+            for index, body in _read_docs(path):
+                if (isinstance(body, dict) and body.get("kind") == target.kind
+                        and _same_name(str((body.get("metadata") or {}).get("name", "")),
+                                       target.name)):
+                    candidates.append((path, index, body))
+    shown = os.path.relpath(target.source.path)
+    where = f"the kustomize sources of {shown}"
+    if len(candidates) != 1:
+        return _by_hand(remedy, where + (": no base file writes this object" if not candidates
+                                         else ": several base files write this object"))
+    path, index, body = candidates[0]
+    for e in remedy.edits:
+        steps = getattr(e, "steps", None)
+        if steps is not None and _value(body, steps) != _value(target.body, steps):
+            return _by_hand(remedy, f"{path} (a kustomize patch sets {format_path(steps)}; "
+                                    "change the patch)")
+    return Place(path, os.path.relpath(path), index, None)
+
+
+def _read_docs(path: str) -> list[tuple[int, object]]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return list(enumerate(yaml.safe_load_all(fh)))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+
+
+def _same_name(base: str, built: str) -> bool:
+    """kustomize's namePrefix/nameSuffix keep the base name inside the built one."""
+    return bool(base) and (base == built or base in built)
+
+
+def _value(body: object, steps: tuple) -> object:
+    for step in steps:
+        if isinstance(step, int) and isinstance(body, list) and 0 <= step < len(body):
+            body = body[step]
+        elif isinstance(step, str) and isinstance(body, dict) and step in body:
+            body = body[step]
+        else:
+            return None
+    return body
+
+
+# -- fixes a person makes ------------------------------------------------------------------
+
+
+def _embedded(remedy: Remedy) -> str:
+    target = remedy.target
+    assert target.origin is not None
+    return _by_hand(remedy, f"the document in {target.source.embedded_in} of {target.origin.ref} "
+                            f"({target.origin.source.path})")
+
+
+def _by_hand(remedy: Remedy, where: str) -> str:
+    lines = [f"change {where}:"]
+    lines += [f"  {_edit_text(remedy.target, e)}" for e in remedy.edits]
+    return "\n".join(lines)
+
+
+def _edit_text(target: K8sObject, e: Edit) -> str:
+    if isinstance(e, AddDocument):
+        return "add this object:\n" + _indent(yaml.safe_dump(e.body, sort_keys=False), 4)
+    resolved = resolved_edit(e, target.body)
+    if resolved is None:
+        return f"{format_path(e.steps)} already holds the change"
+    if isinstance(resolved, SetField):
+        return f"set {format_path(resolved.steps)} to {scalar_text(resolved.value)}"
+    return (f"append to {format_path(resolved.steps)}: "
+            + ", ".join(json.dumps(i) for i in resolved.items))
+
+
+def _indent(text: str, n: int) -> str:
+    return "".join(" " * n + line for line in text.splitlines(keepends=True))
+
+
+# -- live clusters -------------------------------------------------------------------------
+
+
+def _live(remedy: Remedy, bodies: dict[int, Any]) -> Fix:
+    target = remedy.target
+    body = bodies.setdefault(id(target), copy.deepcopy(target.body))
+    where = f" -n {target.namespace}" if target.namespace else ""
+    ops: list[dict[str, object]] = []
+    commands: list[str] = []
+    manifests: list[tuple[str, str]] = []
+    for e in remedy.edits:
+        if isinstance(e, AddDocument):
+            meta = e.body.get("metadata") or {}
+            name = "-".join(str(p) for p in (e.body.get("kind", "object").lower(),
+                                               meta.get("namespace"), meta.get("name")) if p)
+            manifests.append((f"{name}.yaml", yaml.safe_dump(e.body, sort_keys=False)))
+            commands.append(f"kubectl apply -f {name}.yaml")
+            continue
+        resolved = resolved_edit(e, body)
+        if resolved is None:
+            continue
+        existed = _value(body, resolved.steps) is not None
+        intend(body, resolved)
+        pointer = "/" + "/".join(str(s).replace("~", "~0").replace("/", "~1")
+                                 for s in resolved.steps)
+        if isinstance(resolved, SetField):
+            ops.append({"op": "add", "path": pointer, "value": resolved.value})
+        elif not existed:
+            ops.append({"op": "add", "path": pointer, "value": list(resolved.items)})
+        else:
+            ops += [{"op": "add", "path": pointer + "/-", "value": i} for i in resolved.items]
+    if ops:
+        patch = json.dumps(ops, separators=(",", ":"))
+        kind = target.kind.lower() + ("." + target.api_version.split("/")[0]
+                                      if "/" in target.api_version
+                                      and "." in target.api_version.split("/")[0] else "")
+        commands.insert(0, f"kubectl patch {kind} {target.name}{where} --type=json "
+                           f"-p {shlex.quote(patch)}")
+    return Fix(True, remedy.summary, commands=tuple(commands), manifests=tuple(manifests))

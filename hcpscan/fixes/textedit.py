@@ -1,0 +1,323 @@
+"""Exact text edits of a YAML file at the positions its parser reports.
+
+Why text edits and not a round-trip YAML library: PyYAML (already the parser)
+reports each node's start and end offset, so a fix replaces exactly the
+scalar it changes, or inserts lines after the last item of a sequence, and
+every other byte of the file stays as the user wrote it — comments, key
+order, quoting, flow mappings such as ``{port: 53, protocol: UDP}``, blank
+lines. A round-trip dumper re-emits the whole document and reflows what it
+does not model (line widths, flow-style spacing, indentation of sequences),
+which a reviewer would have to read as changes. Each planned edit is proved:
+the edited text is parsed again and must equal the original document with the
+intended change and nothing else, or no edit is made.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import yaml
+
+from hcpscan.findings.fix import AddDocument, AppendEntries, AppendItems, Edit, SetField
+from hcpscan.inventory.fieldpath import Step
+
+Splice = tuple[int, int, str]  # (start offset, end offset, inserted text)
+
+
+class EditError(ValueError):
+    """The edit cannot be made exactly; the message says why."""
+
+
+def edit_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Edit, ...]) -> str:
+    """The text with ``edits`` made to one document (``items[item_index]`` of a List)."""
+    if "\r" in text:
+        raise EditError("the file has CR line ends; edit it by hand")
+    for e in edits:
+        before = _documents(text)
+        if doc_index >= len(before):
+            raise EditError(f"document {doc_index + 1} is not in the file")
+        expected = copy.deepcopy(before)
+        target = _target(expected[doc_index], item_index)
+        if isinstance(e, AddDocument):
+            text = _add_document(text, e.body)
+            expected.append(e.body)
+        else:
+            node = _target_node(_node_of(text, doc_index), item_index)
+            e = resolved_edit(e, target)
+            if e is None:
+                continue  # already there
+            text = _apply(text, _plan(text, node, e))
+            intend(target, e)
+        after = _documents(text)
+        if after != expected:
+            raise EditError("the edited text does not read back as the intended change")
+    return text
+
+
+# -- documents and nodes -------------------------------------------------------------------
+
+
+def _documents(text: str) -> list[Any]:
+    try:
+        return list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        raise EditError(f"the file does not parse: {exc}") from exc
+
+
+def _node_of(text: str, doc_index: int) -> yaml.Node:
+    loader = yaml.SafeLoader(text)
+    try:
+        node = None
+        for _ in range(doc_index + 1):
+            if not loader.check_node():
+                raise EditError(f"document {doc_index + 1} is not in the file")
+            node = loader.get_node()
+    finally:
+        loader.dispose()
+    if node is None:
+        raise EditError("empty document")
+    return node
+
+
+def _target(doc: Any, item_index: int | None) -> Any:
+    return doc if item_index is None else doc["items"][item_index]
+
+
+def _target_node(node: yaml.Node, item_index: int | None) -> yaml.Node:
+    if item_index is None:
+        return node
+    child = _child(node, "items")
+    if not isinstance(child, yaml.SequenceNode) or item_index >= len(child.value):
+        raise EditError("the List item is not in the file")
+    return child.value[item_index]
+
+
+def _child(node: yaml.Node, step: Step) -> yaml.Node | None:
+    if isinstance(step, int):
+        if isinstance(node, yaml.SequenceNode) and 0 <= step < len(node.value):
+            return node.value[step]
+        return None
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == step:
+                return value
+    return None
+
+
+def _walk(node: yaml.Node, steps: tuple[Step, ...]) -> yaml.Node | None:
+    for step in steps:
+        found = _child(node, step)
+        if found is None:
+            return None
+        node = found
+    return node
+
+
+def _get(body: Any, steps: tuple[Step, ...]) -> Any:
+    for step in steps:
+        if isinstance(step, int) and isinstance(body, list) and 0 <= step < len(body):
+            body = body[step]
+        elif isinstance(step, str) and isinstance(body, dict) and step in body:
+            body = body[step]
+        else:
+            return None
+    return body
+
+
+# -- what each edit means on the decoded body -----------------------------------------------
+
+
+def resolved_edit(e: Edit, target: Any) -> SetField | AppendItems | None:
+    """An edit planned against the current value (None when nothing is left to do)."""
+    if isinstance(e, AppendEntries):
+        current = _get(target, e.steps)
+        if isinstance(current, list):
+            have = {str(x).strip() for x in current}
+            return resolved_edit(AppendItems(e.steps, tuple(x for x in e.entries if x not in have)),
+                             target)
+        if current is not None and not isinstance(current, str):
+            raise EditError(f"{_path(e.steps)} is neither a list nor a string")
+        text = current or ""
+        have = {x.strip() for x in text.split(",") if x.strip()}
+        new = [x for x in dict.fromkeys(e.entries) if x not in have]
+        if not new:
+            return None
+        kept = text.rstrip().rstrip(",")
+        return SetField(e.steps, ",".join([kept, *new] if kept else new))
+    if isinstance(e, AppendItems):
+        current = _get(target, e.steps)
+        items = tuple(x for x in e.items if not (isinstance(current, list) and x in current))
+        return AppendItems(e.steps, items) if items else None
+    if isinstance(e, SetField):
+        return None if _get(target, e.steps) == e.value else e
+    raise EditError(f"unknown edit {e!r}")
+
+
+def intend(target: Any, e: SetField | AppendItems) -> None:
+    """Make the edit on a decoded body (what the text must read back as)."""
+    parent = _get(target, e.steps[:-1])
+    if not isinstance(parent, (dict, list)):
+        raise EditError(f"{_path(e.steps[:-1])} is not in the object")
+    last = e.steps[-1]
+    if isinstance(e, SetField):
+        parent[last] = e.value
+    else:
+        current = _get(target, e.steps)
+        if current is None:
+            parent[last] = list(e.items)
+        else:
+            current.extend(e.items)
+
+
+def _path(steps: tuple[Step, ...]) -> str:
+    return "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps).lstrip(".")
+
+
+# -- planning text splices ------------------------------------------------------------------
+
+
+def _plan(text: str, root: yaml.Node, e: SetField | AppendItems) -> Splice:
+    parent = _walk(root, e.steps[:-1])
+    if parent is None:
+        raise EditError(f"{_path(e.steps[:-1])} is not in the file")
+    node = _child(parent, e.steps[-1])
+    if isinstance(e, SetField):
+        if node is None:
+            return _add_key(text, parent, e.steps[-1], e.value)
+        if not isinstance(node, yaml.ScalarNode):
+            raise EditError(f"{_path(e.steps)} is not a scalar")
+        return _replace_scalar(text, node, e.value)
+    if node is None:
+        return _add_key(text, parent, e.steps[-1], list(e.items))
+    if not isinstance(node, yaml.SequenceNode):
+        raise EditError(f"{_path(e.steps)} is not a list")
+    return _append(text, node, e.items)
+
+
+def _apply(text: str, splice: Splice) -> str:
+    start, end, inserted = splice
+    return text[:start] + inserted + text[end:]
+
+
+def _replace_scalar(text: str, node: yaml.ScalarNode, value: Any) -> Splice:
+    if node.style in ("|", ">"):
+        raise EditError("the value is a block scalar; edit it by hand")
+    flow = _in_flow(text, node)
+    return node.start_mark.index, node.end_mark.index, scalar_text(value, node.style or "", flow)
+
+
+def _in_flow(text: str, node: yaml.Node) -> bool:
+    """Whether the node sits inside a flow collection (plain scalars may not hold , [ ] { })."""
+    line_start = text.rfind("\n", 0, node.start_mark.index) + 1
+    before = text[line_start:node.start_mark.index]
+    return before.count("{") + before.count("[") > before.count("}") + before.count("]")
+
+
+def scalar_text(value: Any, style: str = "", flow: bool = False) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    value = str(value)
+    if style == "'" and "\n" not in value:
+        return "'" + value.replace("'", "''") + "'"
+    if style == '"' or not _plain_safe(value, flow):
+        return json.dumps(value)
+    return value
+
+
+def _plain_safe(value: str, flow: bool) -> bool:
+    if not value or value != value.strip() or "\n" in value or "#" in value:
+        return False
+    if flow and any(c in value for c in ",[]{}"):
+        return False
+    try:
+        return yaml.safe_load(f"k: {value}") == {"k": value}
+    except yaml.YAMLError:
+        return False
+
+
+def flow_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{scalar_text(k, flow=True)}: {flow_text(v)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(flow_text(v) for v in value) + "]"
+    return scalar_text(value, flow=True)
+
+
+def _block_lines(value: Any, indent: int) -> list[str]:
+    dumped = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, width=10_000)
+    return [" " * indent + line for line in dumped.splitlines()]
+
+
+def _line_end_after(text: str, node: yaml.Node) -> int:
+    """The offset just past the line where the node's last leaf ends."""
+    leaf = node
+    while isinstance(leaf, (yaml.MappingNode, yaml.SequenceNode)) and leaf.value:
+        leaf = leaf.value[-1][1] if isinstance(leaf, yaml.MappingNode) else leaf.value[-1]
+    index = leaf.end_mark.index
+    if isinstance(leaf, (yaml.MappingNode, yaml.SequenceNode)) and leaf.flow_style is False:
+        index = leaf.start_mark.index  # an empty block collection cannot be: defensive
+    if index > 0 and text[index - 1] == "\n":
+        return index  # a block scalar ends at the start of the next line
+    newline = text.find("\n", index)
+    return len(text) if newline < 0 else newline + 1
+
+
+def _ending(text: str, at: int) -> str:
+    """A newline to put first when inserting at the end of a file that has none."""
+    return "\n" if at == len(text) and text and not text.endswith("\n") else ""
+
+
+def _append(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]) -> Splice:
+    if seq.flow_style:
+        if seq.value:
+            at = seq.value[-1].end_mark.index
+            return at, at, "".join(", " + flow_text(i) for i in items)
+        close = text.rfind("]", seq.start_mark.index, seq.end_mark.index)
+        return close, close, ", ".join(flow_text(i) for i in items)
+    column = seq.start_mark.column
+    first = seq.value[0]
+    as_flow = (isinstance(first, yaml.MappingNode) and first.flow_style) or \
+        isinstance(first, yaml.ScalarNode)
+    at = _line_end_after(text, seq)
+    return at, at, _ending(text, at) + "".join(_item_lines(i, column, as_flow) for i in items)
+
+
+def _item_lines(item: Any, column: int, as_flow: bool) -> str:
+    pad = " " * column
+    if as_flow or not isinstance(item, (dict, list)):
+        return f"{pad}- {flow_text(item)}\n"
+    lines = _block_lines(item, column + 2)
+    lines[0] = pad + "- " + lines[0][column + 2:]
+    return "\n".join(lines) + "\n"
+
+
+def _add_key(text: str, mapping: yaml.Node, key: Step, value: Any) -> Splice:
+    if not isinstance(mapping, yaml.MappingNode) or not isinstance(key, str):
+        raise EditError(f"cannot add {key!r} there: the parent is not a mapping")
+    if mapping.flow_style or not mapping.value:
+        if mapping.value:
+            at = mapping.value[-1][1].end_mark.index
+            return at, at, f", {scalar_text(key, flow=True)}: {flow_text(value)}"
+        close = text.rfind("}", mapping.start_mark.index, mapping.end_mark.index)
+        if close < 0:
+            raise EditError("the mapping to add to is empty and not written as {}")
+        return close, close, f"{scalar_text(key, flow=True)}: {flow_text(value)}"
+    column = mapping.value[0][0].start_mark.column
+    pad = " " * column
+    at = _line_end_after(text, mapping)
+    if isinstance(value, list):
+        body = f"{pad}{scalar_text(key)}:\n" + "".join(_item_lines(i, column, False) for i in value)
+    else:
+        body = f"{pad}{scalar_text(key)}: {scalar_text(value)}\n"
+    return at, at, _ending(text, at) + body
+
+
+def _add_document(text: str, body: dict[str, Any]) -> str:
+    dumped = yaml.safe_dump(body, default_flow_style=False, sort_keys=False, width=10_000)
+    sep = "" if not text or text.endswith("\n") else "\n"
+    return f"{text}{sep}---\n{dumped}"

@@ -1,0 +1,63 @@
+"""Proof by re-scan: every fix, applied to every fixture that fires its rule, clears the
+finding and brings no new one, under every rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
+from tests.conftest import FIXTURES, SHARED, require
+from tests.fixes.rescan import fix_copy_and_rescan
+
+RULES = load_rule_dirs([builtin_rules_dir()])
+OFFERING = [r for r in RULES if r.info.docs.autofix == "offered"]
+CASES = [(r.id, folder) for r in OFFERING
+         for folder in sorted((FIXTURES / "rules" / r.id).glob("**/fail"))]
+
+
+def test_every_rule_says_whether_it_offers_a_fix():
+    for rule in RULES:
+        assert rule.info.docs.autofix in ("offered", "none"), rule.id
+        if rule.info.docs.autofix == "none":
+            assert len(rule.info.docs.autofix_why) > 20, rule.id
+
+
+@pytest.mark.parametrize(("rule_id", "folder"), CASES,
+                         ids=[f"{r}-{f.relative_to(FIXTURES / 'rules' / r)}" for r, f in CASES])
+def test_fix_clears_the_finding_and_adds_none(rule_id: str, folder: Path, tmp_path: Path):
+    result = fix_copy_and_rescan(folder, tmp_path, rule_id)
+    assert result.outcome.applied, f"no fix of {rule_id} changed {folder}"
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+
+
+@pytest.mark.parametrize("rule", OFFERING, ids=[r.id for r in OFFERING])
+def test_docs_failing_example_is_fixed(rule, tmp_path: Path):
+    """The example `rules show` prints a diff of: its fix clears it too."""
+    folder = tmp_path / "example"
+    folder.mkdir()
+    (folder / "failing.yaml").write_text(rule.info.docs.failing)
+    result = fix_copy_and_rescan(folder, tmp_path / "work", rule.id)
+    assert result.outcome.applied
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+
+
+REALWORLD = SHARED / "realworld"
+REAL_FOLDERS = sorted(p.name for p in REALWORLD.iterdir() if p.is_dir()) if REALWORLD.is_dir() else []
+
+
+@pytest.mark.parametrize("folder", REAL_FOLDERS)
+def test_fixes_on_real_estates_clear_and_add_nothing(folder: str, tmp_path: Path):
+    """Every failing case of ../shared/realworld with an automatic fix (all rules at once,
+    as `hcpscan fix` applies them): gone after the re-scan, and no new finding. Helm
+    output is not patched (its fixes name the chart template): the same files without
+    Helm's markers are fixed in tests/fixes/test_fix_cli.py."""
+    require(REALWORLD.is_dir(), "../shared/realworld")
+    result = fix_copy_and_rescan(REALWORLD / folder, tmp_path)
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+    for finding, fix in result.outcome.by_hand:
+        assert fix.manual or fix.commands, finding.message

@@ -1,0 +1,76 @@
+"""`hcpscan cluster --write-fixes`: kubectl commands and manifests, never a write to the
+cluster; the commands, applied by the real kubectl to the objects the server serves, clear
+the findings on a re-scan."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import yaml
+
+from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
+from tests.live.conftest import write_kubeconfig
+from tests.live.test_cluster_scan import hcpscan
+
+CASES = [FIXTURES / "rules" / "HCP004" / "fail", FIXTURES / "rules" / "OCM004" / "fail",
+         FIXTURES / "rules" / "PRX001" / "fail"]
+RULES = "HCP004,OCM004,PRX001"
+
+
+def _bodies() -> list[dict]:
+    result = load_paths([str(p) for p in CASES])
+    assert result.objects and not result.diagnostics
+    return [obj.body for obj in result.objects]
+
+
+def _commands(script: Path) -> list[list[str]]:
+    return [shlex.split(line) for line in script.read_text().splitlines()
+            if line.startswith("kubectl ")]
+
+
+def test_write_fixes_gives_commands_that_clear_the_findings(standin, pki, tmp_path, kubectl):
+    bodies = _bodies()
+    server = standin(bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, context="hub")
+    fixes, report = tmp_path / "fixes", tmp_path / "live.json"
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--select",
+                           RULES, "--write-fixes", str(fixes), "--format", f"json={report}")
+    assert code == 1, err
+    assert {r.method for r in server.state.requests} == {"GET"}, "hcpscan wrote to the cluster"
+    live = json.loads(report.read_text())
+    assert {f["rule_id"] for f in live["findings"]} == {"HCP004", "OCM004", "PRX001"}
+    for finding in live["findings"]:
+        assert finding["fix"]["automatic"] and finding["fix"]["commands"], finding["message"]
+
+    commands = _commands(fixes / "fixes.sh")
+    assert all(c[:3] == ["kubectl", "--context", "hub"] for c in commands)
+    patched = tmp_path / "patched"
+    patched.mkdir()
+    served = {(b["kind"].lower(), b["metadata"]["name"]): b for b in bodies}
+    touched = set()
+    for i, command in enumerate(commands):
+        verb = command[3]
+        if verb == "apply":
+            (patched / f"applied-{i}.yaml").write_text((fixes / command[-1]).read_text())
+            continue
+        assert verb == "patch", command
+        kind, name = command[4].split(".")[0], command[5]
+        source = tmp_path / f"{kind}-{name}.yaml"
+        source.write_text(yaml.safe_dump(served[(kind, name)]))
+        # the real kubectl makes the JSON patch, locally
+        done = kubectl(config, "patch", "--local", "-f", str(source), *command[6:], "-o", "yaml")
+        assert done.returncode == 0, done.stderr
+        (patched / f"{kind}-{name}.yaml").write_text(done.stdout)
+        touched.add((kind, name))
+    for key, body in served.items():
+        if key not in touched:
+            (patched / f"{key[0]}-{key[1]}.yaml").write_text(yaml.safe_dump(body))
+    out = tmp_path / "after.json"
+    code, _, err = hcpscan("scan", str(patched), "--no-config", "--no-progress", "--select", RULES,
+                           "--format", f"json={out}")
+    after = json.loads(out.read_text())
+    assert after["findings"] == [], err
+    assert all(r["status"] == "pass" for r in after["rules"]), after["rules"]
