@@ -25,12 +25,24 @@ from hcpscan.sources.live.client import ApiError, Connection, LiveError
 
 GROUP, VERSION = "openreports.io", "v1alpha1"
 PLURALS = {"Report": "reports", "ClusterReport": "clusterreports"}
+# Every kind hcpscan may write: (apiVersion, kind) -> (plural, namespaced). The report
+# APIs in the order they are preferred, then the fleet's ScanSummary.
+WRITABLE = {
+    ("openreports.io/v1alpha1", "Report"): ("reports", True),
+    ("openreports.io/v1alpha1", "ClusterReport"): ("clusterreports", False),
+    ("wgpolicyk8s.io/v1alpha2", "PolicyReport"): ("policyreports", True),
+    ("wgpolicyk8s.io/v1alpha2", "ClusterPolicyReport"): ("clusterpolicyreports", False),
+    ("hcpscan.io/v1alpha1", "ScanSummary"): ("scansummaries", False),
+}
+REPORT_APIS = ("openreports.io/v1alpha1", "wgpolicyk8s.io/v1alpha2")
+SUMMARY_API = "hcpscan.io/v1alpha1"
 FIELD_MANAGER = "hcpscan"
 MANAGED_BY = "app.kubernetes.io/managed-by"  # the well-known label key
 APPLY_PATCH = "application/apply-patch+yaml"
 RBAC_FILE = "deploy/hcpscan-publisher-rbac.yaml"
 RBAC_HINT = (f"grant create, patch and get on reports.{GROUP} and clusterreports.{GROUP} "
-             f"(kubectl apply -f {RBAC_FILE}), or drop --publish-reports")
+             f"(and policyreports/clusterpolicyreports.wgpolicyk8s.io, scansummaries.hcpscan.io "
+             f"where served; kubectl apply -f {RBAC_FILE}), or drop --publish-reports")
 
 
 class PublishError(LiveError):
@@ -44,14 +56,26 @@ class Published:
     failed: list[str] = field(default_factory=list)  # "Report ns/name: why"
 
 
+def served_apis(conn: Connection) -> tuple[str | None, bool]:
+    """Which report API the cluster serves with ``patch`` on both of its kinds
+    (OpenReports preferred, else ``wgpolicyk8s.io/v1alpha2`` PolicyReport, else None),
+    and whether it serves ``ScanSummary`` (the fleet's CRD). Decided at run time, so
+    a cluster without OpenReports still gets results where its tools read them."""
+    reports = next((api for api in REPORT_APIS if _serves(conn, api)), None)
+    return reports, _serves(conn, SUMMARY_API)
+
+
 def publish_reports(conn: Connection, objects: Iterable[dict[str, Any]],
-                    replace_if_present: Iterable[dict[str, Any]] = ()) -> Published:
+                    replace_if_present: Iterable[dict[str, Any]] = (),
+                    check: bool = True) -> Published:
     """Apply every object of ``objects``, and each of ``replace_if_present`` (empty
     reports of namespaces without findings) only where an earlier hcpscan report
     exists, so fixed findings do not linger without hcpscan needing list or delete.
     An object the server rejects is recorded and the rest still go; raises
-    :class:`PublishError` when none can go (CRDs missing, RBAC forbids)."""
-    _check_served(conn)
+    :class:`PublishError` when none can go (CRDs missing, RBAC forbids).
+    ``check=False``: the caller already chose the APIs with :func:`served_apis`."""
+    if check:
+        check_served(conn)
     done = Published()
     for obj in objects:
         if _apply(conn, obj, done):
@@ -94,7 +118,22 @@ def _record(conn: Connection, obj: dict[str, Any], exc: ApiError, done: Publishe
     done.failed.append(f"{name}: {exc.status} {exc.reason}: {exc.message}")
 
 
-def _check_served(conn: Connection) -> None:
+def _serves(conn: Connection, api_version: str) -> bool:
+    """Whether ``api_version`` is served with ``patch`` on each of its kinds hcpscan
+    writes; 404 is "no"; any other failure of discovery is a :class:`PublishError`."""
+    try:
+        listing = conn.get(f"/apis/{api_version}")
+    except ApiError as exc:
+        if exc.status == 404:
+            return False
+        raise PublishError(f"cannot publish reports: discovery of {api_version} failed: "
+                           f"{exc.status} {exc.reason}: {exc.message}", RBAC_HINT) from None
+    served = {r.get("name"): r for r in listing.get("resources") or [] if isinstance(r, dict)}
+    plurals = [plural for (api, _), (plural, _) in WRITABLE.items() if api == api_version]
+    return all("patch" in (served.get(p) or {}).get("verbs", []) for p in plurals)
+
+
+def check_served(conn: Connection) -> None:
     """The cluster must serve both kinds (the OpenReports CRDs) with ``patch``."""
     install = (f"install the OpenReports CRDs (reports.{GROUP}, clusterreports.{GROUP}; "
                "https://openreports.io), or drop --publish-reports")
@@ -115,13 +154,15 @@ def _check_served(conn: Connection) -> None:
 
 
 def _path(obj: dict[str, Any]) -> str:
-    kind, meta = obj.get("kind"), obj.get("metadata") or {}
-    if obj.get("apiVersion") != f"{GROUP}/{VERSION}" or kind not in PLURALS:
-        raise ValueError(f"not an OpenReports object: {obj.get('apiVersion')}/{kind}")
-    base = f"/apis/{GROUP}/{VERSION}"
-    if kind == "Report":
-        return f"{base}/namespaces/{meta['namespace']}/reports/{meta['name']}"
-    return f"{base}/clusterreports/{meta['name']}"
+    api, kind, meta = obj.get("apiVersion"), obj.get("kind"), obj.get("metadata") or {}
+    known = WRITABLE.get((str(api), str(kind)))
+    if known is None:
+        raise ValueError(f"not an object hcpscan publishes: {api}/{kind}")
+    plural, namespaced = known
+    base = f"/apis/{api}"
+    if namespaced:
+        return f"{base}/namespaces/{meta['namespace']}/{plural}/{meta['name']}"
+    return f"{base}/{plural}/{meta['name']}"
 
 
 def _describe(obj: dict[str, Any]) -> str:

@@ -12,13 +12,15 @@ from hcpscan.cli.reporting import add_report_arguments, write_reports
 from hcpscan.cli.ruleset import PreparedRules, add_rule_arguments, prepare_rules
 from hcpscan.findings.model import ScanReport
 from hcpscan.fixes.script import write_fix_script
+from hcpscan.fleet.contract import report_digest, scan_summary
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.store import UnavailableKind
-from hcpscan.publish import FIELD_MANAGER, publish_reports
-from hcpscan.reporters.openreports import OPENREPORTS, build_reports, empty_reports
+from hcpscan.publish import FIELD_MANAGER, check_served, publish_reports, served_apis
+from hcpscan.reporters.openreports import OPENREPORTS, build_reports, cluster_identity, empty_reports
+from hcpscan.reporters.policyreport import POLICYREPORT
 from hcpscan.scan import RunClock, kinds_needed, run_scan, served_also_read
 from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
-from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB, Connection
+from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB, ApiError, Connection
 from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
 from hcpscan.sources.live.lister import ListedResource
 
@@ -83,7 +85,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     group.add_argument("--publish-reports", action="store_true",
                        help="after the scan, server-side-apply the results as OpenReports Report/"
                             "ClusterReport objects into the scanned cluster (the only write hcpscan "
-                            "makes; needs deploy/hcpscan-publisher-rbac.yaml)")
+                            "makes; needs deploy/hcpscan-publisher-rbac.yaml). Without the "
+                            "OpenReports CRDs, wgpolicyk8s.io PolicyReports where served; and a "
+                            "ScanSummary (scansummaries.hcpscan.io) where served, which OCM "
+                            "feedback carries to the hub (docs/fleet.md)")
+    group.add_argument("--cluster-name", metavar="NAME",
+                       help="the name of the scanned cluster in its reports and ScanSummary "
+                            "(default with --publish-reports: the value of the OCM ClusterClaim "
+                            "id.k8s.io, else of the ClusterClaim name, else none)")
     add_rule_arguments(parser)
     add_report_arguments(parser)
     parser.set_defaults(run=run)
@@ -123,6 +132,9 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     inventory = Inventory(read.objects, read.diagnostics, unavailable=read.unavailable)
     metadata = {"mode": "live", "context": read.context, "server": read.server,
                 "namespaces": namespaces or ["*"]}
+    identity = _cluster_name(args, conn)
+    if identity:
+        metadata["clusterName"] = identity
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor, metadata,
                       fixes=True)
     clock.stage("rules")
@@ -149,14 +161,60 @@ def _namespaces_read(objects: list[K8sObject]) -> set[str]:
     return {o.name for o in objects if o.kind == "Namespace"} | {o.namespace for o in objects if o.namespace}
 
 
+# Well-known ClusterClaims naming the cluster, in the order asked: id.k8s.io (KEP-2149,
+# which the OCM klusterlet sets to the managed cluster's name), then ACM's "name".
+CLUSTER_CLAIMS = ("id.k8s.io", "name")
+CLAIMS_PATH = "/apis/cluster.open-cluster-management.io/v1alpha1/clusterclaims"
+
+
+def _cluster_name(args: argparse.Namespace, conn: Connection) -> str:
+    """``--cluster-name``, else (publishing only: one or two GETs) the klusterlet's claim."""
+    if args.cluster_name is not None:
+        name = args.cluster_name.strip()
+        if not name:
+            raise UsageError("--cluster-name needs a name", "e.g. --cluster-name prod-east-1")
+        return name
+    if not args.publish_reports:
+        return ""
+    for claim in CLUSTER_CLAIMS:
+        try:
+            value = (conn.get(f"{CLAIMS_PATH}/{claim}").get("spec") or {}).get("value")
+        except (ApiError, LiveError):  # not served, not there, not allowed: the next claim, else none
+            continue
+        if isinstance(value, str) and value.strip():
+            print(f"hcpscan: cluster name {value.strip()} (ClusterClaim {claim})", file=sys.stderr)
+            return value.strip()
+    return ""
+
+
 def _publish(conn: Connection, report: ScanReport, namespaces: set[str]) -> None:
-    """Apply the OpenReports objects of ``report``, and empty the earlier report of every
-    namespace read that has no finding now; any failure is exit code 2, after the other
-    reports were written."""
-    objects = build_reports(report, OPENREPORTS)
-    with_reports = {o["metadata"].get("namespace") for o in objects}
+    """Apply the report objects of ``report`` (OpenReports, else PolicyReport, whichever
+    the cluster serves), empty the earlier report of every namespace read that has no
+    finding now, then the ScanSummary where served; any failure is exit code 2, after
+    the other reports were written."""
     try:
-        done = publish_reports(conn, objects, empty_reports(sorted(namespaces - with_reports)))
+        reports_api, summary = served_apis(conn)
+        if reports_api is None and not summary:
+            check_served(conn)  # raises: says what to install
+    except LiveError as exc:
+        raise UsageError(exc.message, exc.hint) from None
+    kinds = POLICYREPORT if reports_api == POLICYREPORT.api_version else OPENREPORTS
+    identity = cluster_identity(report)
+    objects = build_reports(report, kinds) if reports_api else []
+    with_reports = {o["metadata"].get("namespace") for o in objects}
+    replace = empty_reports(sorted(namespaces - with_reports), kinds=kinds,
+                            identity=identity) if reports_api else []
+    if reports_api is None:
+        print(f"hcpscan: warning: context {conn.context} serves neither the OpenReports nor the "
+              "PolicyReport CRDs: no report objects published, only the ScanSummary's counts "
+              "(install the OpenReports CRDs; deploy/ocm carries them)", file=sys.stderr)
+    elif reports_api != OPENREPORTS.api_version:
+        print(f"hcpscan: context {conn.context} has no OpenReports CRDs; publishing "
+              f"{reports_api} PolicyReports instead", file=sys.stderr)
+    extra = ([scan_summary(report, identity or conn.context, report_digest(objects),
+                           reports_api or "none")] if summary else [])
+    try:
+        done = publish_reports(conn, [*objects, *extra], replace, check=False)
     except LiveError as exc:
         raise UsageError(exc.message, exc.hint) from None
     for failure in done.failed:
@@ -167,10 +225,18 @@ def _publish(conn: Connection, report: ScanReport, namespaces: set[str]) -> None
                          f"object(s) were not published to context {conn.context}",
                          "see the messages above; the other objects were applied")
     emptied = f", emptied {len(done.emptied)} whose findings are gone" if done.emptied else ""
-    print(f"hcpscan: published {len(done.applied)} report object(s){emptied} to context "
+    summaries = [a for a in done.applied if a.startswith("ScanSummary ")]
+    if summaries:
+        emptied += f", and {summaries[0]} for the fleet"
+    print(f"hcpscan: published {len(done.applied) - len(summaries)} report object(s){emptied} to context "
           f"{conn.context} (server-side apply, field manager {FIELD_MANAGER}); read them with `kubectl get "
-          "clusterreports.openreports.io,reports.openreports.io -A "
+          f"{_plurals(kinds) if reports_api else 'scansummaries.hcpscan.io'} -A "
           "-l app.kubernetes.io/managed-by=hcpscan`", file=sys.stderr)
+
+
+def _plurals(kinds: object) -> str:
+    return ("clusterreports.openreports.io,reports.openreports.io" if kinds is OPENREPORTS
+            else "clusterpolicyreports.wgpolicyk8s.io,policyreports.wgpolicyk8s.io")
 
 
 def _check_arguments(args: argparse.Namespace) -> None:

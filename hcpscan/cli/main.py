@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "hcpscan.cli.scan_cmd",
     "hcpscan.cli.fix_cmd",
     "hcpscan.cli.cluster_cmd",
+    "hcpscan.cli.fleet_cmd",
     "hcpscan.cli.inventory_cmd",
     "hcpscan.cli.rules_cmd",
     "hcpscan.cli.templates_cmd",
@@ -37,6 +38,7 @@ examples:
   hcpscan scan gitops/ --format sarif -o hcpscan.sarif
   hcpscan fix gitops/ --diff hcpscan.patch
   hcpscan rules show HCP001
+  hcpscan fleet --kubeconfig hub.kubeconfig     # every managed cluster's results, via OCM
   hcpscan noproxy --no-proxy ".svc,10.0.0.0/8" https://10.1.2.3:6443
 """
 

@@ -74,6 +74,9 @@ class ObjectRef:
     kind: str
     namespace: str
     name: str
+    # The live object's metadata.uid (empty for files without one); not part of the
+    # identity, so the same object read from a dump and live is one object.
+    uid: str = field(default="", compare=False)
 
     def to_json(self) -> dict[str, str]:
         return {"cluster": self.cluster, "apiVersion": self.api_version, "kind": self.kind,

@@ -13,6 +13,12 @@ Layout (README "OpenReports"):
   evaluable) describe the whole scan and go to the ``ClusterReport`` of the
   scan's first cluster (``management`` whenever it is there), which is always
   written, so the coverage travels with the findings;
+* the scanned cluster's own name (``hcpscan cluster --cluster-name``, or the
+  OCM klusterlet's ClusterClaim; ``metadata.clusterName`` of the scan) labels
+  its reports and is each result's ``properties.cluster``, so a fleet's reports
+  say which cluster they are about; without it the label is ``management``;
+* each result names its rule twice: ``policy`` and ``rule`` (Policy Reporter
+  shows both columns), and a live object's ``uid`` is in its resource reference;
 * names come from the cluster only (``hcpscan`` for the management cluster,
   ``hcpscan-<cluster>`` for a guest cluster of a dump), never from a time, so
   applying a new scan updates the objects of the previous one.
@@ -87,18 +93,32 @@ def build_reports(report: ScanReport, kinds: ReportKinds = OPENREPORTS) -> list[
         key = (finding.object.cluster, finding.object.namespace)
         groups[key].append(_finding_result(finding, infos.get(finding.rule_id), stamp, kinds))
     groups[(clusters[0], "")].extend(_scan_results(report, infos, stamp, kinds))
+    identity = cluster_identity(report)
+    if identity:
+        for (cluster, _), results in groups.items():
+            for result in results:
+                result.setdefault("properties", {})["cluster"] = (
+                    identity if cluster == MANAGEMENT else cluster)
     annotations = {CONFIG_ANNOTATION: config} if (config := config_text(report)) is not None else {}
     if report.passed_over:  # input the scan did not read, with its reasons, as every report says
         annotations[PASSED_OVER_ANNOTATION] = "; ".join(passed_over_text(i) for i in report.passed_over)
-    return [_report_object(cluster, namespace, results, kinds, annotations)
+    return [_report_object(cluster, namespace, results, kinds, annotations, identity)
             for (cluster, namespace), results in sorted(groups.items(), key=_group_order)]
 
 
+def cluster_identity(report: ScanReport) -> str:
+    """The scanned cluster's own name, when the scan knows it (live scans of a managed
+    cluster), else empty."""
+    name = report.metadata.get("clusterName")
+    return name if isinstance(name, str) else ""
+
+
 def empty_reports(namespaces: list[str], cluster: str = MANAGEMENT,
-                  kinds: ReportKinds = OPENREPORTS) -> list[dict[str, Any]]:
+                  kinds: ReportKinds = OPENREPORTS, identity: str = "") -> list[dict[str, Any]]:
     """A ``Report`` with no results for each namespace: what a namespace whose findings
     are all gone should show instead of the previous scan's."""
-    return [_report_object(cluster, namespace, [], kinds) for namespace in sorted(namespaces)]
+    return [_report_object(cluster, namespace, [], kinds, identity=identity)
+            for namespace in sorted(namespaces)]
 
 
 def _group_order(item: tuple[tuple[str, str], Any]) -> tuple[bool, bool, str, str]:
@@ -107,11 +127,13 @@ def _group_order(item: tuple[tuple[str, str], Any]) -> tuple[bool, bool, str, st
 
 
 def _report_object(cluster: str, namespace: str, results: list[dict[str, Any]],
-                   kinds: ReportKinds, annotations: dict[str, str] | None = None) -> dict[str, Any]:
+                   kinds: ReportKinds, annotations: dict[str, str] | None = None,
+                   identity: str = "") -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": report_name(cluster)}
     if namespace:
         metadata["namespace"] = namespace
-    metadata["labels"] = {**MANAGED_BY, CLUSTER_LABEL: dns_label(cluster)}
+    named = identity if cluster == MANAGEMENT and identity else cluster
+    metadata["labels"] = {**MANAGED_BY, CLUSTER_LABEL: dns_label(named)}
     if annotations:  # which .hcpscan.yaml shaped these results (path and sha256, or none) ...
         metadata["annotations"] = dict(annotations)
     obj: dict[str, Any] = {"apiVersion": kinds.api_version,
@@ -137,6 +159,8 @@ def _finding_result(finding: Finding, info: RuleInfo | None, stamp: dict[str, in
     ref = {"apiVersion": obj.api_version, "kind": obj.kind, "name": obj.name}
     if obj.namespace:
         ref["namespace"] = obj.namespace
+    if obj.uid:  # a live object's: Policy Reporter links results to the object by it
+        ref["uid"] = obj.uid
     result["resources"] = [ref]
     props = {"field": finding.field, "file": finding.location.path,
              "line": str(finding.location.line), "column": str(finding.location.column),
@@ -192,7 +216,7 @@ def _rule_outcome(rule: RuleResult, info: RuleInfo | None) -> tuple[str, str]:
 
 def _result_head(rule_id: str, info: RuleInfo | None, message: str, outcome: str,
                  stamp: dict[str, int] | None, kinds: ReportKinds) -> dict[str, Any]:
-    result: dict[str, Any] = {"policy": rule_id}
+    result: dict[str, Any] = {"policy": rule_id, "rule": rule_id}
     if info is not None:
         result["category"] = info.category
         result["severity"] = info.severity.value

@@ -99,7 +99,9 @@ def unknown_placeholders(template: str, values: dict[str, Any]) -> list[str]:
 
 
 def object_ref(obj: K8sObject) -> ObjectRef:
-    return ObjectRef(obj.cluster, obj.api_version, obj.kind, obj.namespace, obj.name)
+    uid = obj.metadata.get("uid")
+    return ObjectRef(obj.cluster, obj.api_version, obj.kind, obj.namespace, obj.name,
+                     uid if isinstance(uid, str) else "")
 
 
 def location_of(ctx: Context, obj: K8sObject, field: str) -> Location:

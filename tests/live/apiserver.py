@@ -10,7 +10,8 @@ same tests to prove it answers as a real server would. It serves:
 * ``/version``;
 * RBAC as 403: a ClusterRole's grants (``allowed``: anything else is
   forbidden) or single resources (``forbidden``);
-* lists, cluster-wide and per namespace, with ``limit``/``continue``; built-in
+* lists, cluster-wide and per namespace, with ``limit``/``continue`` and equality
+  ``labelSelector``/``fieldSelector`` (``metadata.name``, ``metadata.namespace``); built-in
   lists omit ``kind``/``apiVersion`` on their items as the real server does;
 * ``GET /api/v1/namespaces/<name>``;
 * ``GET`` of one object (``.../<plural>/<name>``);
@@ -23,6 +24,9 @@ same tests to prove it answers as a real server would. It serves:
 * 401 without a known bearer token or client certificate, 404 for what is
   not served, 410 for expired continue tokens, injected 429/5xx answers, 405
   for any other write;
+* an OCM hub and its managed clusters for the fleet tests (``FLEET_HUB``,
+  ``FLEET_MANAGED``; tests/live/ocm.py plays OCM's controllers through this API, and
+  makes a CRD served once it is applied);
 * hostile answers (``misbehave``): headers dribbled a line at a time, a body
   that never ends, a JSON server that is not Kubernetes.
 
@@ -182,6 +186,8 @@ REPORT_CRDS = (
 # What deploy/ creates (RBAC, and Open Cluster Management's hub kinds), for
 # `kubectl apply --dry-run=server` of its manifests.
 DEPLOY_RESOURCES = (
+    _r("apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", False,
+       ("crd", "crds")),
     _r("rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", False),
     _r("rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", False),
     _r("rbac.authorization.k8s.io/v1", "roles", "Role"),
@@ -191,6 +197,20 @@ DEPLOY_RESOURCES = (
     _r("work.open-cluster-management.io/v1", "manifestworks", "ManifestWork", short=("mw",)),
     _r("work.open-cluster-management.io/v1alpha1", "manifestworkreplicasets", "ManifestWorkReplicaSet",
        short=("mwrs",)),
+)
+# What a managed cluster of the fleet serves besides the catalog: the klusterlet's
+# ClusterClaims and the CRDs the ManifestWork carries (ScanSummary), and what the hub
+# serves for `hcpscan fleet` (PlacementDecisions; ManagedClusters are in CRDS).
+FLEET_MANAGED = (
+    _r("cluster.open-cluster-management.io/v1alpha1", "clusterclaims", "ClusterClaim", False),
+    _r("hcpscan.io/v1alpha1", "scansummaries", "ScanSummary", False),
+)
+POLICYREPORT_CRDS = (
+    _r("wgpolicyk8s.io/v1alpha2", "policyreports", "PolicyReport", short=("polr",)),
+    _r("wgpolicyk8s.io/v1alpha2", "clusterpolicyreports", "ClusterPolicyReport", False, ("cpolr",)),
+)
+FLEET_HUB = (
+    _r("cluster.open-cluster-management.io/v1beta1", "placementdecisions", "PlacementDecision"),
 )
 APPLY_PATCH = "application/apply-patch+yaml"
 _MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's request body limit
@@ -623,7 +643,8 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         with state.lock:
             items = [o for o in state.objects.get((resource.group, resource.kind), [])
-                     if namespace is None or o["metadata"].get("namespace") == namespace]
+                     if (namespace is None or o["metadata"].get("namespace") == namespace)
+                     and _selected(o, query)]
             current_rv = state.resource_version
             token = query.get("continue", "")
             if token and resource.plural in state.expire_continue:
@@ -650,6 +671,20 @@ class _Handler(BaseHTTPRequestHandler):
                       for _, o in page]
         return 200, {"kind": f"{resource.kind}List", "apiVersion": resource.api_version,
                      "metadata": meta, "items": body_items}, {}
+
+
+def _selected(obj: dict[str, Any], query: dict[str, str]) -> bool:
+    """``labelSelector`` and ``fieldSelector`` as equality requirements (``a=b,c==d``);
+    the only fields a CRD serves are ``metadata.name`` and ``metadata.namespace``."""
+    meta = obj.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    fields = {"metadata.name": meta.get("name", ""), "metadata.namespace": meta.get("namespace", "")}
+    for param, values in (("labelSelector", labels), ("fieldSelector", fields)):
+        for requirement in filter(None, query.get(param, "").split(",")):
+            key, _, value = requirement.replace("==", "=").partition("=")
+            if values.get(key.strip()) != value.strip():
+                return False
+    return True
 
 
 class StandInServer(ThreadingHTTPServer):

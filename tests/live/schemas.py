@@ -4,8 +4,11 @@
   (generated from Kubernetes' own OpenAPI: field names, types, required fields,
   no unknown fields), plus ObjectMeta's name rules;
 * OpenReports: the CRDs in ../shared/conformance/openreports (tests.k8sschema);
-* Open Cluster Management's Placement, ManagedClusterSetBinding and
-  ManifestWorkReplicaSet: written here from the published API field lists
+* CustomResourceDefinition (the kubernetes client's model) and hcpscan's own
+  ScanSummary (its CRD's schema, hcpscan/fleet/contract.py);
+* Open Cluster Management's Placement, ManagedClusterSetBinding,
+  ManifestWorkReplicaSet and ManifestWork with its status (where status feedback
+  lands, required fields and condition reasons included): written here from the published API field lists
   (open-cluster-management-io/api ``cluster/v1beta1``, ``cluster/v1beta2``,
   ``work/v1``, ``work/v1alpha1``), covering the fields deploy/ may use; an object
   schema is closed, so a misspelt or unknown field is an error.
@@ -20,6 +23,7 @@ from typing import Any
 import jsonschema
 import kubernetes.client
 
+from hcpscan.fleet import contract
 from tests.conftest import SHARED
 from tests.k8sschema import OBJECT_META, CrdValidator, errors_against_crd, load_crd, to_json_schema
 
@@ -148,6 +152,32 @@ def _manifest_work_spec() -> dict[str, Any]:
                                     updateStrategy=strategy, feedbackRules=_array(feedback))))
 
 
+def _condition() -> dict[str, Any]:
+    """metav1.Condition: a non-empty CamelCase reason, as the API server requires."""
+    return _obj(("type", "status", "lastTransitionTime", "reason", "message"), type=_s(),
+                status=_s(enum=["True", "False", "Unknown"]), lastTransitionTime=_s(),
+                reason=_s(minLength=1, pattern="^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"),
+                message=_s(), observedGeneration={"type": "integer"})
+
+
+def _manifest_work() -> dict[str, Any]:
+    """ManifestWork with its status (work/v1 ManifestWorkStatus): where status feedback lands."""
+    value = _obj(("type",), type=_s(enum=["Integer", "String", "Boolean", "JsonRaw"]),
+                 integer={"type": "integer"}, string=_s(), boolean={"type": "boolean"},
+                 jsonRaw=_s(maxLength=1024))
+    meta = _obj(("ordinal",), ordinal={"type": "integer"}, group=_s(), version=_s(), kind=_s(), resource=_s(),
+                name=_s(), namespace=_s())
+    manifest = _obj(("resourceMeta", "conditions"), resourceMeta=meta,
+                    statusFeedback=_obj(values=_array(_obj(("name", "fieldValue"), name=_s(),
+                                                           fieldValue=value))),
+                    conditions=_array(_condition()))
+    status = _obj(conditions=_array(_condition()),
+                  resourceStatus=_obj(manifests=_array(manifest)))
+    top = _top(_manifest_work_spec())
+    top["properties"]["status"] = status
+    return top
+
+
 def _rollout_strategy() -> dict[str, Any]:
     timing = {"progressDeadline": _s(), "maxFailures": {"x-kubernetes-int-or-string": True},
               "minSuccessTime": _s()}
@@ -183,6 +213,9 @@ def validators() -> dict[tuple[str, str], Validator]:
         ("rbac.authorization.k8s.io", "Role"): builtin("V1Role"),
         ("rbac.authorization.k8s.io", "RoleBinding"): builtin("V1RoleBinding"),
         ("batch", "CronJob"): builtin("V1CronJob"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"): builtin("V1CustomResourceDefinition"),
+        ("hcpscan.io", "ScanSummary"): openapi(
+            contract.scan_summary_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]),
         ("openreports.io", "Report"): crd("openreports.io_reports.yaml", "v1alpha1"),
         ("openreports.io", "ClusterReport"): crd("openreports.io_clusterreports.yaml", "v1alpha1"),
         ("cluster.open-cluster-management.io", "Placement"): openapi(_placement()),
@@ -190,5 +223,5 @@ def validators() -> dict[tuple[str, str], Validator]:
             openapi(_managed_cluster_set_binding()),
         ("work.open-cluster-management.io", "ManifestWorkReplicaSet"):
             openapi(_manifest_work_replica_set()),
-        ("work.open-cluster-management.io", "ManifestWork"): openapi(_top(_manifest_work_spec())),
+        ("work.open-cluster-management.io", "ManifestWork"): openapi(_manifest_work()),
     }

@@ -12,18 +12,24 @@ stand-in does not serve, hence ``--validate=false``: the server side decides.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from hcpscan.fleet import contract
 from tests.live.apiserver import DEPLOY_RESOURCES, REPORT_CRDS, catalog
 from tests.live.conftest import HERE, write_kubeconfig
-from tests.live.schemas import validators
+from tests.live.schemas import OPENREPORTS_CRDS, validators
 
 DEPLOY = HERE.parents[1] / "deploy"
-OWN_FILES = ("hcpscan-readonly-clusterrole.yaml", "hcpscan-publisher-rbac.yaml", "hcpscan-cronjob.yaml")
+OWN_FILES = ("hcpscan-scansummary-crd.yaml", "hcpscan-readonly-clusterrole.yaml",
+             "hcpscan-publisher-rbac.yaml", "hcpscan-cronjob.yaml")
 MWRS = DEPLOY / "ocm" / "hcpscan-manifestworkreplicaset.yaml"
+_spec = importlib.util.spec_from_file_location("regenerate", DEPLOY / "ocm" / "regenerate.py")
+regenerate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(regenerate)
 
 
 def documents(path: Path) -> list[dict[str, Any]]:
@@ -70,12 +76,16 @@ def test_every_deploy_manifest_passes_a_server_dry_run(standin, pki, kubectl, tm
 def test_the_manifests_the_fleet_gets_are_valid_too(standin, pki, kubectl, tmp_path):
     server = deploy_standin(standin)
     config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    for rel, text in regenerate.render().items():
+        assert (DEPLOY.parent / rel).read_text() == text, (
+            f"{rel} is stale: run python3 deploy/ocm/regenerate.py")
     (mwrs,) = documents(MWRS)
     embedded = mwrs["spec"]["manifestWorkTemplate"]["workload"]["manifests"]
-    assert embedded == [d for name in OWN_FILES for d in documents(DEPLOY / name)], (
+    assert embedded == [*(d for name in OWN_FILES for d in documents(DEPLOY / name)),
+                        contract.scan_summary_seed()], (
         f"{MWRS.name} must carry exactly {', '.join(OWN_FILES)}: run python3 deploy/ocm/regenerate.py")
     work = tmp_path / "work.yaml"
-    work.write_text(yaml.safe_dump_all(embedded))
+    work.write_text(yaml.safe_dump_all(embedded[:-1]))  # the seed's CRD is not served here
     done = dry_run(kubectl, config, work)
     assert done.returncode == 0, done.stderr
 
@@ -128,3 +138,48 @@ def test_the_replica_set_follows_the_placement():
     namespaces = {d["metadata"]["namespace"] for d in (placement, binding, mwrs)}
     assert namespaces == {"hcpscan-fleet"}
     assert [ref["name"] for ref in mwrs["spec"]["placementRefs"]] == [placement["metadata"]["name"]]
+
+
+def test_the_image_is_a_parameter_and_the_openreports_crds_can_ride_along(tmp_path):
+    files = regenerate.render("registry.example/team/hcpscan@sha256:" + "a" * 64,
+                              OPENREPORTS_CRDS)
+    (mwrs,) = list(yaml.safe_load_all(files["deploy/ocm/hcpscan-manifestworkreplicaset.yaml"]))
+    template = mwrs["spec"]["manifestWorkTemplate"]
+    manifests = template["workload"]["manifests"]
+    (cronjob,) = [m for m in manifests if m["kind"] == "CronJob"]
+    (container,) = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "registry.example/team/hcpscan@sha256:" + "a" * 64
+    crds = [m["metadata"]["name"] for m in manifests if m["kind"] == "CustomResourceDefinition"]
+    assert crds == ["clusterreports.openreports.io", "reports.openreports.io",
+                    "scansummaries.hcpscan.io"]
+    # someone else's CRDs: created only where missing, never deleted with the work
+    create_only = {c["resourceIdentifier"]["name"] for c in template["manifestConfigs"]
+                   if c.get("updateStrategy") == {"type": "CreateOnly"}
+                   and c["resourceIdentifier"]["resource"] == "customresourcedefinitions"}
+    assert create_only == {"clusterreports.openreports.io", "reports.openreports.io"}
+    orphaned = {r["name"] for r in template["deleteOption"]["selectivelyOrphans"]["orphaningRules"]}
+    assert template["deleteOption"]["propagationPolicy"] == "SelectivelyOrphan"
+    assert orphaned == create_only
+    assert not validators()[("work.open-cluster-management.io", "ManifestWorkReplicaSet")](mwrs)
+
+
+def test_feedback_rules_name_the_objects_the_work_creates():
+    (mwrs,) = documents(MWRS)
+    template = mwrs["spec"]["manifestWorkTemplate"]
+    manifests = template["workload"]["manifests"]
+    plurals = {"CronJob": ("batch", "cronjobs"), "ScanSummary": ("hcpscan.io", "scansummaries")}
+    assert {c["resourceIdentifier"]["resource"] for c in template["manifestConfigs"]} == {
+        "cronjobs", "scansummaries"}
+    for config in template["manifestConfigs"]:
+        ident = config["resourceIdentifier"]
+        assert config["feedbackRules"][0]["type"] == "JSONPaths"
+        assert all(p["path"].startswith(".") for p in config["feedbackRules"][0]["jsonPaths"])
+        # OCM runs feedback rules only on resources the work created
+        (target,) = [m for m in manifests
+                     if plurals.get(m["kind"]) == (ident["group"], ident["resource"])
+                     and m["metadata"]["name"] == ident["name"]
+                     and m["metadata"].get("namespace") == ident.get("namespace")]
+        if target["kind"] == "ScanSummary":  # the scan writes its status: create it only
+            assert config["updateStrategy"] == {"type": "CreateOnly"} and "status" not in target
+            assert any(m["kind"] == "CustomResourceDefinition" and m["spec"]["group"] == "hcpscan.io"
+                       for m in manifests)

@@ -7,14 +7,18 @@ from typing import Any
 
 import yaml
 
-from tests.live.apiserver import APPLY_PATCH, REPORT_CRDS, catalog
+from hcpscan.fleet.contract import decode_rules
+from tests.k8sschema import errors_against_crd
+from tests.live.apiserver import APPLY_PATCH, FLEET_MANAGED, POLICYREPORT_CRDS, REPORT_CRDS, catalog
 from tests.live.conftest import HERE, write_kubeconfig
 from tests.live.schemas import validators
 from tests.live.test_cluster_scan import hcpscan
 from tests.live.test_clusterrole import _grants as readonly_grants
+from tests.reporters.policyreport_v1alpha2 import policyreport_crd
 
 PUBLISHER_RBAC = HERE.parents[1] / "deploy" / "hcpscan-publisher-rbac.yaml"
 REPORTS = {("openreports.io", "reports"), ("openreports.io", "clusterreports")}
+POLICYREPORTS = {("wgpolicyk8s.io", "policyreports"), ("wgpolicyk8s.io", "clusterpolicyreports")}
 
 
 def publishing_standin(standin, example_bodies):
@@ -131,7 +135,7 @@ def test_forbidden_names_the_role_to_grant_and_the_role_is_enough(standin, pki, 
 
     role = next(d for d in yaml.safe_load_all(PUBLISHER_RBAC.read_text()) if d["kind"] == "ClusterRole")
     granted = {(g, r) for rule in role["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
-    assert granted == REPORTS
+    assert granted == REPORTS | POLICYREPORTS | {("hcpscan.io", "scansummaries")}
     assert all(sorted(rule["verbs"]) == ["create", "get", "patch"] for rule in role["rules"])
     server.state.allowed = readonly_grants() | granted
     code, _, err = publish(config, tmp_path / "r.yaml", "-n", "clusters")
@@ -181,3 +185,45 @@ def test_the_stand_in_refuses_apply_without_force_and_other_writes(standin, pki,
     assert delete.returncode != 0
     assert [r.status for r in server.state.requests if r.method == "DELETE"] == [405]
     assert APPLY_PATCH == "application/apply-patch+yaml"
+
+
+def test_without_openreports_policyreports_go_and_the_summary_names_the_cluster(standin, pki, tmp_path,
+                                                                               example_bodies):
+    """Detected at run time: no OpenReports CRDs, but wgpolicyk8s.io is served."""
+    server = standin(example_bodies, resources=[*catalog(), *POLICYREPORT_CRDS, *FLEET_MANAGED])
+    server.state.appliable |= POLICYREPORTS | {("hcpscan.io", "scansummaries")}
+    for kind in ("PolicyReport", "ClusterPolicyReport"):
+        crd = policyreport_crd(kind)
+        server.state.schemas[("wgpolicyk8s.io", kind)] = (
+            lambda obj, crd=crd: errors_against_crd(obj, crd, "v1alpha2"))
+    server.state.schemas[("hcpscan.io", "ScanSummary")] = validators()[("hcpscan.io", "ScanSummary")]
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, context="edge")
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--publish-reports",
+                           "--cluster-name", "prod-east-1", "--format", "json=" + str(tmp_path / "r.json"))
+    assert code == 1, err
+    assert "has no OpenReports CRDs; publishing wgpolicyk8s.io/v1alpha2 PolicyReports instead" in err
+    assert "and ScanSummary hcpscan for the fleet" in err
+    reports = server.state.objects[("wgpolicyk8s.io", "PolicyReport")]
+    assert reports and {o["metadata"]["labels"]["hcpscan.io/cluster"] for o in reports} == {"prod-east-1"}
+    assert all(r["rule"] == r["policy"] and r["properties"]["cluster"] == "prod-east-1"
+               for o in reports for r in o["results"])
+    summary = server.state.find("hcpscan.io", "ScanSummary", "", "hcpscan")["status"]
+    assert summary["cluster"] == "prod-east-1"
+    assert summary["reportsPublishedTo"] == "wgpolicyk8s.io/v1alpha2"
+    failing, _ = decode_rules(summary["failingRules"])
+    assert set(failing) == {r["policy"] for o in reports for r in o["results"] if r["result"] == "fail"}
+    assert sum(summary["findings"].values()) == sum(n for _, n in failing.values())
+
+
+def test_the_name_claim_names_the_cluster_when_there_is_no_id_claim(standin, pki, tmp_path, example_bodies):
+    claim = {"apiVersion": "cluster.open-cluster-management.io/v1alpha1", "kind": "ClusterClaim",
+             "metadata": {"name": "name"}, "spec": {"value": "spoke-7"}}
+    server = publishing_standin(standin, example_bodies)
+    server.state.resources.extend(FLEET_MANAGED[:1])
+    server.state.add(claim)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, _, err = publish(config, tmp_path / "r.yaml", "-n", "clusters")
+    assert code in (0, 1), err
+    assert "cluster name spoke-7 (ClusterClaim name)" in err
+    report = server.state.find("openreports.io", "ClusterReport", "", "hcpscan")
+    assert report["metadata"]["labels"]["hcpscan.io/cluster"] == "spoke-7"

@@ -211,3 +211,36 @@ def test_report_objects_say_what_input_was_passed_over(realistic):
                              PassedOver("link leaving the scanned folder", 1, "d/link.yaml")]
     (said,) = {o["metadata"]["annotations"]["hcpscan.io/passed-over"] for o in build_reports(realistic)}
     assert said == "3 hidden file; 1 link leaving the scanned folder"
+
+
+@pytest.mark.parametrize("kinds_name", ["openreports", "policyreport"])
+def test_results_name_their_rule_the_objects_uid_and_the_cluster(kinds_name):
+    """Policy Reporter's rule column, the live object's uid, and whose cluster this is."""
+    rules = [RuleInfo("PRX008", "Proxy credentials in plain text", Severity.HIGH, "proxy")]
+    live = ObjectRef("management", "v1", "ConfigMap", "monitoring", "proxy-env",
+                     "7d0c7b4e-1f59-4b0a-9a5c-2f1f0c8f4a11")
+    guest = ObjectRef("hostedcluster-a", "v1", "ConfigMap", "monitoring", "proxy-env")
+    findings = [Finding("PRX008", Severity.HIGH, obj, "data.HTTPS_PROXY", Location("cm.yaml", 3), "m")
+                for obj in (live, guest)]
+    report = ScanReport("0.1.0", rules, [RuleResult("PRX008", Status.FAIL, findings=2)], findings, [], {},
+                        {"clusterName": "prod-east-1", "clusters": ["management", "hostedcluster-a"]})
+    kinds = POLICYREPORT if kinds_name == "policyreport" else None
+    documents = build_reports(report, kinds) if kinds else build_reports(report)
+    namespaced = [d for d in documents if d["metadata"].get("namespace")]
+    by_cluster = {d["metadata"]["labels"]["hcpscan.io/cluster"]: d for d in namespaced}
+    assert set(by_cluster) == {"prod-east-1", "hostedcluster-a"}
+    (mine,) = by_cluster["prod-east-1"]["results"]
+    (theirs,) = by_cluster["hostedcluster-a"]["results"]
+    assert mine["rule"] == mine["policy"] == "PRX008"
+    assert mine["resources"][0]["uid"] == "7d0c7b4e-1f59-4b0a-9a5c-2f1f0c8f4a11"
+    assert "uid" not in theirs["resources"][0]  # the input had none: none invented
+    assert mine["properties"]["cluster"] == "prod-east-1"
+    assert theirs["properties"]["cluster"] == "hostedcluster-a"
+    for document in documents:
+        crd, version = CRDS[document["kind"]]
+        assert not errors_against_crd(document, crd, version)
+    # without a known name, nothing changes: the label stays the input's cluster
+    report.metadata.pop("clusterName")
+    plain = build_reports(report)
+    assert {d["metadata"]["labels"]["hcpscan.io/cluster"] for d in plain} == {"management", "hostedcluster-a"}
+    assert all("cluster" not in r.get("properties", {}) for d in plain for r in d["results"])

@@ -319,6 +319,15 @@ def connection_list(inventory: Inventory,
         result.workloads.update(w.ref for klass in model.classes for w in klass.workloads)
         result.dnat.extend(dns_dnat_notes(inventory, model.cluster, model.classes))
         add_cluster(result, inventory, model, options)
+    if result.sections:  # a cluster without networks of its own is one pod-network section
+        sectioned = {s.cluster for s in result.sections}
+        plain: dict[str, list[Connection]] = defaultdict(list)
+        for i, c in enumerate(result.connections):
+            if c.cluster not in sectioned:
+                c = result.connections[i] = dataclasses.replace(c, network=POD.mapping)
+                plain[c.cluster].append(c)
+        result.sections += [Section(cluster, POD, conns) for cluster, conns in plain.items()]
+        result.sections.sort(key=lambda s: s.cluster)  # stable: each cluster's order kept
     return result
 
 

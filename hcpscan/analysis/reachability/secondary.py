@@ -40,12 +40,9 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
-
-import yaml
 
 from hcpscan.analysis.reachability.coverage import MULTUS_GROUP
 from hcpscan.analysis.reachability.endpoints import (
@@ -69,6 +66,7 @@ from hcpscan.analysis.reachability.selectors import SelectorError
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.sources.interface import Diagnostic
+from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 STATUS_ANNOTATION = "k8s.v1.cni.cncf.io/network-status"
@@ -109,7 +107,7 @@ def parse_networks_annotation(text: str, namespace: str) -> list[NadRef]:
     """The NADs a ``k8s.v1.cni.cncf.io/networks`` value names (``ValueError`` when it is
     neither form)."""
     if text.lstrip().startswith("["):
-        items = json.loads(text)
+        items = load_json(text)
         if not isinstance(items, list) or not all(
                 isinstance(i, dict) and isinstance(i.get("name"), str) and i["name"] for i in items):
             raise ValueError("a JSON list must hold objects with a name")
@@ -150,8 +148,8 @@ def _json_entries(text: Any) -> list[dict[str, Any]]:
     if not isinstance(text, str) or not text.lstrip().startswith("["):
         return []
     try:
-        items = json.loads(text)
-    except ValueError:
+        items = load_json(text)
+    except ValueError:  # unreadable: no addresses (an ipBlock rule's warning names the pod)
         return []
     return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
@@ -192,8 +190,8 @@ def _netplan_interfaces(text: str) -> list[tuple[str, tuple[str, ...]]]:
     """(interface, addresses) of a cloud-init network config, version 2 (``ethernets``)
     or version 1 (``config`` entries with ``subnets``); unreadable text gives none."""
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
+        doc = load_one(text)  # bounded as files are (aliases, depth, size)
+    except YamlSyntaxError:  # unreadable: no addresses (an ipBlock rule's warning names the VM)
         return []
     if isinstance(doc, dict) and isinstance(doc.get("network"), dict):
         doc = doc["network"]

@@ -115,14 +115,16 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
     return read
 
 
-def list_all(conn: Connection, path: str, page_size: int) -> list[dict[str, Any]]:
-    """Every item of one list, page by page; restart when the continue token expires."""
+def list_all(conn: Connection, path: str, page_size: int,
+             selectors: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Every item of one list, page by page; restart when the continue token expires.
+    ``selectors``: ``labelSelector``/``fieldSelector`` query parameters, if any."""
     restarts = 0
     items: list[dict[str, Any]] = []
     token = ""
     pages = 0
     while True:
-        query: dict[str, Any] = {"limit": page_size}
+        query: dict[str, Any] = {"limit": page_size, **(selectors or {})}
         if token:
             query["continue"] = token
         try:

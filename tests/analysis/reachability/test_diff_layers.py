@@ -3,8 +3,8 @@
 The property: for any two inputs A and B, the diff of A and B is exactly the difference
 of their connection lists - pair by pair, address by address - for generated inputs
 with primary UserDefinedNetworks and ClusterUserDefinedNetworks, secondary networks with
-MultiNetworkPolicies, AdminNetworkPolicies, BaselineAdminNetworkPolicies and
-NetworkPolicies with ipBlocks. Workloads are compared under the names they have outside
+MultiNetworkPolicies, AdminNetworkPolicies, BaselineAdminNetworkPolicies,
+NetworkPolicies with ipBlocks, and Routes (the {ingress-controller} lines). Workloads are compared under the names they have outside
 a network's section (``ns/name[Kind]``), changes on a secondary network by network.
 """
 
@@ -105,7 +105,8 @@ def admin_policy(draw, banp: bool):
 @st.composite
 def estate(draw) -> list[dict]:
     """One input: namespaces (some on a primary UDN or CUDN), pods (some attached to
-    secondary networks), NADs, NetworkPolicies, MultiNetworkPolicies, ANPs, a BANP."""
+    secondary networks), NADs, NetworkPolicies, MultiNetworkPolicies, ANPs, a BANP, and
+    Services with Routes."""
     docs: list[dict] = []
     udn = draw(st.sets(st.sampled_from(NAMESPACES)))
     cudn = draw(st.sets(st.sampled_from(NAMESPACES))) - udn
@@ -137,6 +138,14 @@ def estate(draw) -> list[dict]:
             docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
                          "spec": {"containers": [{"name": "c", "ports": [
                              {"containerPort": 8080, "name": "http"}]}]}})
+    for ns in sorted(draw(st.sets(st.sampled_from(NAMESPACES), max_size=2))):  # ingress
+        docs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": ns},
+                     "spec": {"selector": {"app": "a"},
+                              "ports": [{"port": 80, "targetPort": draw(st.sampled_from(
+                                  [8080, "http"]))}]}})
+        docs.append({"apiVersion": "route.openshift.io/v1", "kind": "Route",
+                     "metadata": {"name": "web", "namespace": ns},
+                     "spec": {"to": {"kind": "Service", "name": "web"}}})
     if cudn:
         docs.append({"apiVersion": "k8s.ovn.org/v1", "kind": "ClusterUserDefinedNetwork",
                      "metadata": {"name": "shared"},
@@ -343,3 +352,24 @@ def test_diff_explain_says_why_each_changed_pair_is_as_it_is(run_cli, tmp_path):
     assert bad.code == 2 and "--explain explains the changed pairs as text" in bad.err
     only = run_cli("connectivity", "--no-progress", "diff", str(old), str(new), "--explain-only", "deny")
     assert only.code == 2 and "--explain-only needs --explain" in only.err
+
+
+def test_diff_formats_name_the_secondary_network_of_a_change(run_cli, tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    text = _ns("shop", False) + _nad("shop") + _pod("shop", "backplane")
+    (old / "in.yaml").write_text(text)
+    (new / "in.yaml").write_text(text + _pod("shop", "backplane").replace("name: api",
+                                                                          "name: worker"))
+    base = ("connectivity", "--no-progress", "diff", str(old), str(new))
+    csv = run_cli(*base, "--format", "csv")
+    assert csv.code == 0, csv.err
+    header, *rows = csv.out.splitlines()
+    assert header.split(",")[-1] == "network"
+    assert ("added,shop/api[Pod],shop/worker[Pod],No Connections,All Connections,"
+            "workload shop/worker[Pod] added,backplane[NAD]") in rows
+    assert any(row.endswith(",") for row in rows)  # a pod-network change: no network
+    text_out = run_cli(*base).out
+    assert ", network: backplane[NAD]" in text_out
+    assert "# answer excludes" not in text_out  # NADs and MNPs are evaluated, not declared

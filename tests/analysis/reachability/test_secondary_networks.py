@@ -289,3 +289,18 @@ def test_the_cli_question_no_longer_declares_what_it_evaluates(run_cli, tmp_path
     assert excluded["kind"] == "NetworkAttachmentDefinition"
     assert "evaluated between workloads" in excluded["label"]
     assert "MultiNetworkPolicy" not in who.err
+
+
+def test_hostile_address_sources_give_no_addresses_not_a_traceback(manifests):
+    """An alias bomb in a VM's networkData, JSON nested past Python's limit in the
+    network-status annotation: read as no addresses (the ipBlock warning names them)."""
+    bomb = "a: &a [x,x,x,x,x,x,x,x]\n" + "".join(
+        f"{b}: &{b} [{', '.join([f'*{a}'] * 8)}]\n" for a, b in zip("abcdefg", "bcdefgh"))
+    deep = "[" * 5000
+    text = (NS + _nad("blue") + _vm("vm", bomb)
+            + _pod("p", "blue").replace("  annotations: {", "  annotations: {k8s.v1.cni.cncf.io/"
+                                        f"network-status: '{deep}', ")
+            + _mnp("from-block", "blue", FROM_BLOCK.replace("role: db", "app: p")))
+    result = connection_list(manifests(text))
+    (warning,) = [d for d in result.diagnostics if "ipBlock" in d.message]
+    assert "apps/p[Pod]" in warning.message and "apps/vm[VirtualMachine]" in warning.message

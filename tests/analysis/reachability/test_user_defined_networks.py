@@ -147,3 +147,22 @@ def test_the_ingress_controller_reaches_every_endpoint_of_the_service_in_a_udn(m
         assert f"{{ingress-controller}} => {name}/front[Pod] : TCP 8080" in lines
         assert f"{{ingress-controller}} => {name}/legacy[Pod] : TCP 8080" in lines
         assert not [line for line in lines if "8443" in line]  # the Ingress names port 80 only
+
+
+def test_a_cluster_without_networks_beside_one_with_udns_keeps_its_lines(run_cli, tmp_path):
+    """Several clusters, one with UDN sections: the other's list is its pod-network
+    section (its lines were left out of the text answer before)."""
+    (tmp_path / "mgmt.yaml").write_text(TEXT)
+    guest = tmp_path / "hostedcluster-guest"
+    guest.mkdir()
+    (guest / "pods.yaml").write_text(_pod("apps") + _pod("apps").replace("name: app", "name: db"))
+    result = run_cli("connectivity", "--no-progress", str(tmp_path))
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    header = [line for line in lines if line.endswith("Permitted connectivity analyzed in Pod network:")
+              and "management" not in line]
+    assert len(header) == 1
+    start = lines.index(header[0])
+    assert "apps/app[Pod] => apps/db[Pod] : All Connections" in lines[start:start + 8]
+    assert any(line.startswith("management: Permitted connectivity analyzed in primary UDN blue")
+               for line in lines)
