@@ -283,3 +283,24 @@ def test_a_users_flow_definition_with_a_mistake_is_refused():
         {"id": "hcp-dns", "title": "t", "from": "workers", "to": [{"named": "dns"}],
          "check": "egress", "seed": ["s"]}]})
     assert any("is the catalog's" in text for _, text in problems)
+
+
+@pytest.mark.parametrize("folder", [FIXTURES / "rules" / "HCP003" / "fail",
+                                    FIXTURES / "rules" / "HCP003" / "pass",
+                                    FIXTURES / "rules" / "HCP003" / "git-alone" / "fail",
+                                    FIXTURES / "rules" / "HCP003" / "git-alone" / "pass"],
+                         ids=["fail", "pass", "git-alone-fail", "git-alone-pass"])
+def test_hcp003_and_the_workers_to_kas_flow_never_disagree(folder: Path):
+    """HCP003 (reach, all-allowed) and the catalog's workers-to-kas flow on the path graph
+    answer the same question: blocked exactly where HCP003 fails."""
+    report = scan([folder], ["HCP003"])
+    failing = {f.object.name for f in report.findings}
+    inventory = _inventory(folder)
+    graph, flow = ReachabilityGraph(inventory), flow_by_id("workers-to-kas")
+    judged = 0
+    for hc in hosted_clusters(inventory):
+        for result in evaluate_flow(inventory, graph, PathGraph(), hc, flow, []):
+            if result.status in (OPEN, BLOCKED):
+                assert (result.status == BLOCKED) == (hc.name in failing), hc.name
+                judged += 1
+    assert judged
