@@ -22,12 +22,13 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from hcpscan.analysis.reachability.graph import POD_NETWORK
 from hcpscan.analysis.reachability.queries import PERIMETER, SERVICE, Evidence, Reach
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 RANGE, PERIMETER_NODE, WAY, WORKLOAD, DESTINATION = "range", "perimeter", "way", "workload", "destination"
 NO_WAY = "publishing"  # the layer of a hop that does not exist: no Service or Route exposes the port
@@ -97,7 +98,9 @@ class PathGraph:
     """A networkx MultiDiGraph of hops, keyed by origin and connection."""
 
     def __init__(self) -> None:
-        self.graph = nx.MultiDiGraph()
+        import networkx as nx  # only once a flow is asked: a scan without one never loads it
+
+        self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
         # (origin, protocol, port) -> its hops, so a question reads only its own edges
         # (the answer stays linear in the path however many questions share the nodes)
         self._asked: dict[tuple[str, str, int], list[Hop]] = {}
@@ -167,6 +170,8 @@ class PathGraph:
     def answer(self, origin: str, target: str, protocol: str, port: int) -> PathAnswer:
         """An open path origin → target for this connection, else the first way's hops up
         to its first blocking hop (networkx over the edges of this origin and connection)."""
+        import networkx as nx
+
         hops = self._asked.get((origin, protocol, port), [])
         view = nx.MultiDiGraph()
         for i, hop in enumerate(hops):
@@ -196,6 +201,8 @@ class PathGraph:
     # -- export ----------------------------------------------------------------------------
 
     def node_link(self) -> dict[str, Any]:
+        import networkx as nx
+
         return nx.node_link_data(self.graph, edges="edges")
 
     def write(self, target: Path) -> None:
@@ -204,6 +211,8 @@ class PathGraph:
         if suffix == ".json":
             target.write_text(json.dumps(self.node_link(), indent=2, default=str) + "\n")
         elif suffix == ".graphml":
+            import networkx as nx
+
             nx.write_graphml(self.graph, target)
         elif suffix in (".dot", ".gv"):
             target.write_text(self.dot())
