@@ -71,14 +71,48 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
+_SUBREAPER = [False]
+
+
+def _become_subreaper() -> None:
+    """Orphans of a measured command (the scan's forkserver and, through it, its parse
+    workers) are handed to this process, which reaps them: their CPU then shows in
+    RUSAGE_CHILDREN, as the CPU of every process the command started must."""
+    if _SUBREAPER[0]:
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+        raise SystemExit("run.py: cannot become a child subreaper (prctl); CPU would be undercounted")
+    _SUBREAPER[0] = True
+
+
+def _reap_orphans(wait_seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.02)
+
+
 def measure(cmd: list[str], timeout: float, stdout: Path | None = None,
-            env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Wall seconds, exit code, peak RSS of the process (rusage) and of its tree (sampled)."""
+            env: dict[str, str] | None = None, cwd: Path = REPO) -> dict[str, Any]:
+    """Wall seconds, exit code, CPU seconds of the process and every process it started,
+    peak RSS of the process (rusage) and of its tree (sampled)."""
+    import resource
+
+    _become_subreaper()
+    _reap_orphans(0)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = open(stdout, "wb") if stdout else subprocess.DEVNULL
     err_path = OUT / "last-stderr.txt"
     with open(err_path, "wb") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=REPO)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
         peak = [0]
         done = threading.Event()
 
@@ -99,9 +133,13 @@ def measure(cmd: list[str], timeout: float, stdout: Path | None = None,
         seconds = time.perf_counter() - start
         done.set()
         sampler.join()
+    _reap_orphans()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if stdout:
         out.close()  # type: ignore[union-attr]
     return {"seconds": seconds, "rc": proc.returncode, "timed_out": timed_out,
+            # user + system CPU of the process and of every process it started (parse workers)
+            "cpu": _cpu_seconds(after) - _cpu_seconds(before),
             "max_rss": usage.ru_maxrss * 1024, "peak_tree_rss": max(peak[0], usage.ru_maxrss * 1024),
             "stderr": err_path.read_text(errors="replace")[-2000:]}
 
@@ -128,21 +166,85 @@ def floor_files(root: str) -> list[str]:
     return planned_files(root, resource_needs(load_rules(ScanConfig(), RuleSelection())))
 
 
-def run_floor(root: str) -> None:
-    """Child process: time reading + ``yaml.load_all(CSafeLoader)`` of the scan's files."""
-    import yaml
+def _cpu_seconds(usage: Any) -> float:
+    return usage.ru_utime + usage.ru_stime
+
+
+def _parse_rs(paths: list[str]) -> int:
+    """Worker of the floor: read and parse files with yaml-rs (as hcpscan calls it),
+    keep nothing; the count of files parsed."""
+    import yaml_rs
+
+    for path in paths:
+        with open(path, "rb") as fh:
+            yaml_rs.loads(fh.read().decode("utf-8"), parse_datetime=False)
+    return len(paths)
+
+
+def _shares(files: list[str], jobs: int, batch_bytes: int = 4 << 20) -> list[list[str]]:
+    """Files in batches of about ``batch_bytes`` (largest first), so ``jobs`` workers
+    finish together however the sizes fall."""
+    sized = sorted(((os.path.getsize(f), f) for f in files), reverse=True)
+    batches: list[list[str]] = []
+    current: list[str] = []
+    total = 0
+    for size, path in sized:
+        current.append(path)
+        total += size
+        if total >= batch_bytes:
+            batches.append(current)
+            current, total = [], 0
+    if current:
+        batches.append(current)
+    return batches
+
+
+def run_floor(root: str, parser: str, jobs: int) -> None:
+    """Child process: time reading + parsing exactly the scan's files, objects discarded.
+
+    ``yaml-rs`` is the parser hcpscan itself uses (the honest floor), on ``jobs``
+    processes (a fork pool started inside the timed span, its CPU counted); ``libyaml``
+    is PyYAML's C loader in this process (a peer: what a Python tool built on PyYAML
+    pays)."""
+    import resource
 
     files = floor_files(root)
+    size = sum(os.path.getsize(f) for f in files)
     start = time.perf_counter()
-    size = documents = 0
-    for path in files:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        size += len(data)
-        for _ in yaml.load_all(data, Loader=yaml.CSafeLoader):
-            documents += 1
-    print(json.dumps({"seconds": time.perf_counter() - start, "files": len(files), "bytes": size,
-                      "documents": documents}))
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    documents = 0
+    if parser == "libyaml":
+        import yaml
+
+        for path in files:
+            with open(path, "rb") as fh:
+                data = fh.read()
+            for _ in yaml.load_all(data, Loader=yaml.CSafeLoader):
+                documents += 1
+    elif jobs <= 1:
+        _parse_rs(files)
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parsed = sum(pool.imap_unordered(_parse_rs, _shares(files, jobs)))
+        assert parsed == len(files)
+    seconds = time.perf_counter() - start
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = _cpu_seconds(mine) - _cpu_seconds(before) + _cpu_seconds(workers)
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "files": len(files), "bytes": size,
+                      "documents": documents, "parser": parser, "jobs": jobs,
+                      "max_rss": max(mine.ru_maxrss, workers.ru_maxrss) * 1024}))
+
+
+def measure_floor(root: str, parser: str, jobs: int, timeout: float) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, str(Path(__file__)), "--floor", root,
+                           "--floor-parser", parser, "--floor-jobs", str(jobs)],
+                          capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    if done.returncode != 0:
+        raise SystemExit(f"run.py: the {parser} floor failed: {done.stderr[-1000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 # -- peers -----------------------------------------------------------------------------------
@@ -214,25 +316,64 @@ def hcpscan() -> list[str]:
     return [sys.executable, "-m", "hcpscan"]
 
 
+def _jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def bench_scan(n: int, args: argparse.Namespace, log: list[str]) -> dict[str, Any]:
+    """The scan against its floor, taken in pairs one right after the other (``--repeat``
+    pairs; the ratios are the pairs' medians, so a burst of load on the shared machine
+    weighs on one pair, not on the figure)."""
     info = ensure_mgmt(n, args.seed)
     root = info["path"]
-    row: dict[str, Any] = {"n": n, "data": info}
-    floor = subprocess.run([sys.executable, str(Path(__file__)), "--floor", root],
-                           capture_output=True, text=True, timeout=args.timeout, cwd=REPO)
-    row["floor"] = json.loads(floor.stdout.strip().splitlines()[-1])
+    row: dict[str, Any] = {"n": n, "data": info, "pairs": []}
+    jobs = _jobs()
     report = OUT / f"report-{n}.json"
-    scan = measure([*hcpscan(), "scan", root, "--format", "json", "-o", str(report),
-                    "--no-progress"], args.timeout)
-    if scan["rc"] not in (0, 1) or scan["timed_out"]:
-        log.append(f"hcpscan scan N={n} failed (rc {scan['rc']}): {scan['stderr'][-400:]}")
-    else:
+    for _ in range(args.repeat):
+        floor = measure_floor(root, "yaml-rs", jobs, args.timeout)
+        scan = measure([*hcpscan(), "scan", root, "--format", "json", "-o", str(report),
+                        "--no-progress"], args.timeout)
+        if scan["rc"] not in (0, 1) or scan["timed_out"]:
+            log.append(f"hcpscan scan N={n} failed (rc {scan['rc']}): {scan['stderr'][-400:]}")
+            row["scan"], row["floor"] = scan, floor
+            return row
         data = json.loads(report.read_text())
         scan["stages"] = data["scan"].get("stage_seconds", {})
         scan["duration"] = data["scan"].get("duration")
         scan["objects"] = data["inventory"]["total"] if isinstance(data.get("inventory"), dict) else None
         scan["findings"] = len(data["findings"])
-    row["scan"] = scan
+        pair = {"floor": floor, "scan": scan}
+        if args.before:
+            # the same command run from another source tree (`python -m` imports the
+            # hcpscan of its working directory first), right after this one
+            pair["before"] = measure([*hcpscan(), "scan", root, "--format", "json", "-o",
+                                      str(OUT / f"report-{n}-before.json"), "--no-progress"],
+                                     args.timeout, cwd=Path(args.before))
+        row["pairs"].append(pair)
+    middle = sorted(row["pairs"], key=lambda p: p["scan"]["seconds"] / p["floor"]["seconds"])
+    chosen = middle[len(middle) // 2]
+    row["floor"], row["scan"] = chosen["floor"], chosen["scan"]
+    row["wall_ratio"] = _median([p["scan"]["seconds"] / p["floor"]["seconds"] for p in row["pairs"]])
+    row["cpu_ratio"] = _median([p["scan"]["cpu"] / p["floor"]["cpu"] for p in row["pairs"]])
+    if args.before:
+        row["before"] = chosen["before"]
+        row["before_wall_ratio"] = _median([p["scan"]["seconds"] / p["before"]["seconds"]
+                                            for p in row["pairs"]])
+        row["before_cpu_ratio"] = _median([p["scan"]["cpu"] / p["before"]["cpu"]
+                                           for p in row["pairs"]])
+    if args.single:
+        floor1 = measure_floor(root, "yaml-rs", 1, args.timeout)
+        one = measure([*hcpscan(), "scan", root, "--format", "json", "-o", str(report),
+                       "--no-progress"], args.timeout, env={**os.environ, "HCPSCAN_JOBS": "1"})
+        row["single"] = {"floor": floor1, "scan": one}
+    if n <= args.libyaml_max:
+        row["libyaml"] = measure_floor(root, "libyaml", 1, args.timeout)
     if args.peers and n <= args.checkov_max:
         checkov = peer("checkov", log)
         if checkov is not None:
@@ -240,6 +381,75 @@ def bench_scan(n: int, args: argparse.Namespace, log: list[str]) -> dict[str, An
                                       "--quiet", "--compact", "-o", "json"], args.timeout,
                                      stdout=OUT / f"checkov-{n}.json")
     return row
+
+
+# -- start-up and a real archive ------------------------------------------------------------
+
+ONE_FILE = REPO / "fixtures" / "rules" / "PRX008" / "fail" / "cluster-proxy.yaml"
+
+
+def bench_startup(args: argparse.Namespace) -> dict[str, Any]:
+    """CPU of `python -c pass`, `hcpscan --version`, `hcpscan --help` and a one-file scan,
+    each the least of ``--startup-runs`` runs (start-up has no useful median under load:
+    the least is what the code costs)."""
+    cases = {"python -c pass": [sys.executable, "-c", "pass"],
+             "hcpscan --version": [*hcpscan(), "--version"],
+             "hcpscan --help": [*hcpscan(), "--help"],
+             "hcpscan scan (one file)": [*hcpscan(), "scan", str(ONE_FILE), "--format", "json"]}
+    return {name: min((measure(cmd, args.timeout) for _ in range(args.startup_runs)),
+                      key=lambda r: r["cpu"]) for name, cmd in cases.items()}
+
+
+def run_archive_floor(archive: str, jobs: int) -> None:
+    """Child process: stream the archive with tarfile and parse the members a scan of it
+    parses with yaml-rs on ``jobs`` processes (bytes shipped, nothing kept or returned)."""
+    import multiprocessing
+    import resource
+    import tarfile
+
+    wanted = set(archive_members(archive))
+    start = time.perf_counter()
+    size = parsed = 0
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        waiting = []
+        with tarfile.open(archive) as tar:
+            for member in tar:
+                if member.isfile() and member.name in wanted:
+                    data = tar.extractfile(member).read()  # type: ignore[union-attr]
+                    size += len(data)
+                    waiting.append(pool.apply_async(_parse_bytes, (data,)))
+        parsed = sum(w.get() for w in waiting)
+    seconds = time.perf_counter() - start
+    cpu = sum(_cpu_seconds(resource.getrusage(who))
+              for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "files": parsed, "bytes": size}))
+
+
+def _parse_bytes(data: bytes) -> int:
+    import yaml_rs
+
+    yaml_rs.loads(data.decode("utf-8"), parse_datetime=False)
+    return 1
+
+
+def archive_members(archive: str) -> list[str]:
+    """The members of an archive that ``hcpscan scan archive`` parses (its own plan)."""
+    return [f.split("!", 1)[1] if "!" in f else f for f in floor_files(archive)]
+
+
+def bench_archive(archive: str, args: argparse.Namespace) -> dict[str, Any]:
+    pairs = []
+    for _ in range(args.repeat):
+        done = subprocess.run([sys.executable, str(Path(__file__)), "--archive-floor", archive],
+                              capture_output=True, text=True, timeout=args.timeout, cwd=REPO)
+        if done.returncode != 0:
+            raise SystemExit(f"run.py: the archive floor failed: {done.stderr[-1000:]}")
+        floor = json.loads(done.stdout.strip().splitlines()[-1])
+        scan = measure([*hcpscan(), "scan", archive, "--format", "json", "-o",
+                        str(OUT / "report-archive.json"), "--no-progress"], args.timeout)
+        pairs.append({"floor": floor, "scan": scan})
+    pairs.sort(key=lambda p: p["scan"]["seconds"] / p["floor"]["seconds"])
+    return {"archive": archive, **pairs[len(pairs) // 2], "pairs": pairs}
 
 
 def bench_connectivity(pods: int, policies: int, args: argparse.Namespace,
@@ -298,33 +508,89 @@ def fit_exponent(points: list[tuple[float, float]]) -> float | None:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else None
 
 
+def _wall_cpu(result: dict[str, Any]) -> str:
+    return f"{_s(result['seconds'])} s ({_s(result.get('cpu'))})"
+
+
 def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argparse.Namespace,
-           log: list[str], versions: dict[str, str]) -> str:
+           log: list[str], versions: dict[str, str], startup: dict[str, Any] | None = None,
+           archive: dict[str, Any] | None = None) -> str:
     lines = ["### hcpscan scan (management cluster in must-gather layout)", "",
-             "| N hosted clusters | objects (read / written) | YAML parsed | floor (libyaml) "
-             "| hcpscan scan | × floor | load | graph | rules | start-up + report "
-             "| peak RSS MiB (main / all) "
+             "Wall seconds (CPU seconds, parse workers included). Floor: yaml-rs on "
+             f"{rows[0]['floor'].get('jobs', '?') if rows else '?'} processes, objects discarded; "
+             "× floor: median over the pairs of the scan's time over the floor's "
+             "measured just before it.", "",
+             "| N hosted clusters | objects (read / written) | YAML parsed | floor (yaml-rs) "
+             "| hcpscan scan | × floor wall | × floor CPU | load | graph | rules "
+             "| start-up + report | peak RSS MiB (main / all) | libyaml, 1 process (peer) "
              "| checkov |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-    points = []
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    points, floor_points, cpu_points = [], [], []
     for row in rows:
         scan, floor, data = row["scan"], row["floor"], row["data"]
         stages = scan.get("stages", {})
         ok = scan["rc"] in (0, 1) and not scan["timed_out"]
         if ok:
             points.append((row["n"], scan["seconds"]))
+            floor_points.append((row["n"], floor["seconds"]))
+            if scan.get("cpu"):
+                cpu_points.append((row["n"], scan["cpu"]))
+        libyaml = row.get("libyaml")
         lines.append(
             f"| {row['n']} | {scan.get('objects') or '-'} / {data['objects']} "
-            f"| {floor['bytes'] / 2**20:.0f} MiB in {floor['files']} files | {_s(floor['seconds'])} s "
-            f"| {_s(scan['seconds']) if ok else 'failed'} s "
-            f"| {scan['seconds'] / floor['seconds']:.2f} "
+            f"| {floor['bytes'] / 2**20:.0f} MiB in {floor['files']} files | {_wall_cpu(floor)} "
+            f"| {_wall_cpu(scan) if ok else 'failed'} "
+            f"| {row.get('wall_ratio', 0):.2f} | {row.get('cpu_ratio', 0):.2f} "
             f"| {_s(stages.get('load'))} | {_s(stages.get('graph'))} | {_s(stages.get('rules'))} "
             f"| {_s(scan['seconds'] - scan['duration']) if scan.get('duration') else '-'} "
             f"| {_mib(scan['max_rss'])} / {_mib(scan['peak_tree_rss'])} "
+            f"| {_wall_cpu(libyaml) if libyaml else '-'} "
             f"| {_peer_cell(row.get('checkov'), scan['seconds'], args.timeout)} |")
-    exponent = fit_exponent(points)
-    lines += ["", f"Fitted scaling exponent (least squares, log time vs log N): "
-                  f"{exponent:.2f}" if exponent is not None else "Fitted exponent: needs two sizes"]
+    exponent, floor_exponent = fit_exponent(points), fit_exponent(floor_points)
+    cpu_exponent = fit_exponent(cpu_points)
+    lines += ["", "Fitted scaling exponent (least squares, log time vs log N): "
+                  f"scan wall {exponent:.2f}, scan CPU "
+                  f"{'-' if cpu_exponent is None else f'{cpu_exponent:.2f}'}, floor wall {floor_exponent:.2f}"
+              if exponent is not None and floor_exponent is not None
+              else "Fitted exponent: needs two sizes"]
+    befores = [row for row in rows if row.get("before")]
+    if befores:
+        lines += ["", f"Against the code before (`{args.before}`), run right after each scan "
+                      "on the same input:", "",
+                  "| N | before: wall (CPU) | peak RSS MiB | now: wall (CPU) | peak RSS MiB "
+                  "| now / before, wall | CPU | RSS |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for row in befores:
+            old, new = row["before"], row["scan"]
+            lines.append(f"| {row['n']} | {_wall_cpu(old)} | {_mib(old['peak_tree_rss'])} "
+                         f"| {_wall_cpu(new)} | {_mib(new['peak_tree_rss'])} "
+                         f"| {row['before_wall_ratio']:.2f} | {row['before_cpu_ratio']:.2f} "
+                         f"| {new['peak_tree_rss'] / old['peak_tree_rss']:.2f} |")
+    singles = [row for row in rows if row.get("single")]
+    if singles:
+        lines += ["", "One process (`HCPSCAN_JOBS=1`) against yaml-rs in one process, CPU seconds:",
+                  "", "| N | floor (yaml-rs, 1 process) | hcpscan scan | × floor |",
+                  "|---:|---:|---:|---:|"]
+        for row in singles:
+            floor, one = row["single"]["floor"], row["single"]["scan"]
+            lines.append(f"| {row['n']} | {_s(floor['cpu'])} | {_s(one['cpu'])} "
+                         f"| {one['cpu'] / floor['cpu']:.2f} |")
+    if startup:
+        base = startup["python -c pass"]["cpu"] or 0.001
+        lines += ["", "### Start-up (CPU, least of "
+                      f"{args.startup_runs} runs)", "",
+                  "| command | CPU | × `python -c pass` | wall |", "|---|---:|---:|---:|"]
+        for name, result in startup.items():
+            lines.append(f"| `{name}` | {result['cpu']:.3f} s | {result['cpu'] / base:.1f} "
+                         f"| {result['seconds']:.3f} s |")
+        lines.append(f"\nOne file: `{ONE_FILE.relative_to(REPO)}`.")
+    if archive:
+        floor, scan = archive["floor"], archive["scan"]
+        lines += ["", "### A real must-gather archive", "",
+                  "| archive | YAML parsed | floor: tar + yaml-rs of the scan's members "
+                  "| hcpscan scan | × floor wall |", "|---|---:|---:|---:|---:|",
+                  f"| `{Path(archive['archive']).name}` | {floor['bytes'] / 2**20:.0f} MiB in "
+                  f"{floor['files']} members | {_wall_cpu(floor)} | {_wall_cpu(scan)} "
+                  f"| {scan['seconds'] / floor['seconds']:.2f} |"]
     if conn:
         lines += ["", "### hcpscan connectivity vs nca (Namespaces, Pods, NetworkPolicies; "
                       "rows with ANPs add AdminNetworkPolicies and a BaselineAdminNetworkPolicy)", "",
@@ -378,17 +644,37 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900, help="seconds allowed per command")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--write-results", action="store_true", help="rewrite bench/RESULTS.md")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="floor/scan pairs per size (the ratios are their medians)")
+    parser.add_argument("--before", metavar="DIR",
+                        help="another source tree of hcpscan (e.g. `git archive REV | tar -x -C DIR`) "
+                             "whose scan is run after each scan, for a same-run comparison")
+    parser.add_argument("--libyaml-max", type=int, default=500,
+                        help="largest N the libyaml peer (PyYAML's C loader, one process) runs on")
+    parser.add_argument("--no-single", dest="single", action="store_false",
+                        help="leave out the one-process (HCPSCAN_JOBS=1) scan and floor")
+    parser.add_argument("--startup-runs", type=int, default=5,
+                        help="runs of each start-up command (0: leave start-up out)")
+    parser.add_argument("--archive", default=str(REPO.parent / "shared" / "realworld" /
+                                                 "must-gather-aws" / "must-gather-aws.tar.gz"),
+                        help="a must-gather archive to scan against tar + parse ('' to skip)")
     parser.add_argument("--floor", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-parser", default="yaml-rs", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--archive-floor", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--render", action="store_true",
                         help="only print the table of the last run (bench/out/results.json)")
     args = parser.parse_args()
     if args.floor:
-        run_floor(args.floor)
+        run_floor(args.floor, args.floor_parser, args.floor_jobs)
+        return
+    if args.archive_floor:
+        run_archive_floor(args.archive_floor, _jobs())
         return
     if args.render:
         saved = json.loads((OUT / "results.json").read_text())
         print(render(saved["scan"], saved["connectivity"], args, saved.get("notes", []),
-                     saved.get("versions", {})))
+                     saved.get("versions", {}), saved.get("startup"), saved.get("archive")))
         return
     OUT.mkdir(parents=True, exist_ok=True)
     log: list[str] = []
@@ -402,23 +688,35 @@ def main() -> None:
         print(f"connectivity {pods} pods / {policies} policies / {anps} ANPs / {banp_rules} "
               "BANP rules ...", flush=True)
         conn.append(bench_connectivity(pods, policies, args, log, anps, banp_rules))
+    startup = bench_startup(args) if args.startup_runs > 0 else None
+    archive = None
+    if args.archive and Path(args.archive).is_file():
+        print(f"archive {args.archive} ...", flush=True)
+        archive = bench_archive(args.archive, args)
     versions = {}
     if args.peers:
         versions["checkov"] = peer_version(VENVS / "checkov" / "bin" / "checkov"
                                            if (VENVS / "checkov").exists() else None, ["--version"])
         versions["nca"] = peer_version(VENVS / "nca" / "bin" / "nca"
                                        if (VENVS / "nca").exists() else None, ["--version"])
-    table = render(rows, conn, args, log, versions)
+    table = render(rows, conn, args, log, versions, startup, archive)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    text = f"Measured {stamp} on {machine()}.\n\n{table}\n"
+    loaded = f" (load average at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f})" if load else ""
+    text = f"Measured {stamp} on {machine()}{loaded}.\n\n{table}\n"
     print(text)
     (OUT / "results.md").write_text(text)
     (OUT / "results.json").write_text(json.dumps({"scan": rows, "connectivity": conn, "notes": log,
-                                                  "versions": versions}, indent=1, default=str))
+                                                  "versions": versions, "startup": startup,
+                                                  "archive": archive}, indent=1, default=str))
     if args.write_results:
         results = HERE / "RESULTS.md"
-        head = results.read_text().split("<!-- measured -->")[0] if results.exists() else ""
-        results.write_text((head or "# Benchmark results\n\n") + "<!-- measured -->\n\n" + text)
+        before = results.read_text() if results.exists() else ""
+        head = before.split("<!-- measured -->")[0]
+        # what follows the second marker (earlier measurements, notes added by hand) stays
+        earlier = before.split("<!-- earlier -->", 1)[1] if "<!-- earlier -->" in before else ""
+        results.write_text((head or "# Benchmark results\n\n") + "<!-- measured -->\n\n" + text
+                           + ("\n<!-- earlier -->" + earlier if earlier else ""))
 
 
 if __name__ == "__main__":

@@ -14,14 +14,14 @@ build)
     src="$2"; wheels="$3"
     mkdir -p "$wheels"
     "$PYTHON" -m pip wheel --no-cache-dir --disable-pip-version-check --quiet \
-        --constraint "$src/deploy/image/constraints.txt" --wheel-dir "$wheels" "$src"
+        --constraint "$src/deploy/image/constraints.txt" --wheel-dir "$wheels" "$src[cel,live]"
     cp "$src/deploy/image/constraints.txt" "$wheels/constraints.txt"
     ;;
 install)
     wheels="$2"; dir="$3"
     "$PYTHON" -m venv "$dir"
     "$dir/bin/python" -m pip install --no-cache-dir --disable-pip-version-check --quiet \
-        --no-index --find-links "$wheels" --constraint "$wheels/constraints.txt" hcpscan
+        --no-index --find-links "$wheels" --constraint "$wheels/constraints.txt" "hcpscan[cel,live]"
     # pip is not needed at run time; the scan must still start
     "$dir/bin/python" -m pip uninstall --yes --quiet pip
     "$dir/bin/hcpscan" --version

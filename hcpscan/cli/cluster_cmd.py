@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from hcpscan import collector
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.reporting import add_report_arguments, write_reports
@@ -129,7 +130,8 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     clock.stage("read")
     if args.save_dump:
         _save_dump(Path(args.save_dump), read.listed, args.keep_secrets, read.unavailable)
-    inventory = Inventory(read.objects, read.diagnostics, unavailable=read.unavailable)
+    with collector.building():
+        inventory = Inventory(read.objects, read.diagnostics, unavailable=read.unavailable)
     metadata = {"mode": "live", "context": read.context, "server": read.server,
                 "namespaces": namespaces or ["*"]}
     identity = _cluster_name(args, conn)

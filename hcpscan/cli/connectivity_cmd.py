@@ -7,8 +7,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +27,7 @@ from hcpscan.analysis.reachability.diff import changed_pairs, connectivity_diff
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.explain import explain, explanation_lines
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
+from hcpscan.analysis.reachability.networks import secondary_network
 from hcpscan.analysis.reachability.openness import (
     ExposureReport,
     exposure_report,
@@ -33,6 +36,7 @@ from hcpscan.analysis.reachability.openness import (
 )
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.queries import ExposedPort, Reach
+from hcpscan.analysis.reachability.summary import summarize
 from hcpscan.cli import connectivity_paths, exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
@@ -49,12 +53,21 @@ from hcpscan.reporters.connectivity import (
     list_csv,
     list_dot,
     list_md,
+    overview_dot,
+    summary_text,
+    too_large_to_draw,
     write_svg,
 )
 from hcpscan.sources.interface import Diagnostic
 
 DESCRIPTION = """\
-Without a question, list every connection AdminNetworkPolicy, NetworkPolicy,
+At a terminal, without options: a summary that fits a screen - the namespaces no
+policy restricts, the workloads outside addresses and the ingress controller reach
+(with their ports), and per namespace the pairs open within it and what it
+exchanges with outside and other namespaces. --full (the default when piped) lists
+every connection instead; --summary asks for the summary anywhere.
+
+The full list: every connection AdminNetworkPolicy, NetworkPolicy,
 BaselineAdminNetworkPolicy and EgressFirewall allow between workloads and
 external address ranges, one per line:
 
@@ -137,7 +150,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="text (default; also txt), json, or for the list and diff csv, "
                              "md (Markdown) and dot (Graphviz)")
     parser.add_argument("--svg", metavar="FILE",
-                        help="also draw the list or diff as an SVG picture (needs Graphviz's dot)")
+                        help="also draw the list or diff as an SVG picture (needs Graphviz's dot); "
+                             "a large list is drawn as an overview per namespace with the "
+                             "workloads outside addresses reach (--full: every workload)")
+    view = parser.add_mutually_exclusive_group()
+    view.add_argument("--summary", dest="view", action="store_const", const="summary",
+                      help="the list folded per namespace, in one screen: what outside "
+                           "addresses and the ingress controller reach, what each namespace "
+                           "opens (default on a terminal)")
+    view.add_argument("--full", dest="view", action="store_const", const="full",
+                      help="every connection, one per line (default when piped or with the "
+                           "--focus or --exposure options)")
     parser.add_argument("--firewall", metavar="FILE",
                         help="perimeter file: security group / firewall rules in front of the nodes")
     parser.add_argument("--to", metavar="WORKLOAD",
@@ -199,9 +222,16 @@ def run(args: argparse.Namespace) -> int:
         focus, ignored = _focus(args)
         result = connection_list(inventory, options).focused(focus)
         exposure = exposure_report(inventory, result, focus, options) if args.exposure else None
-        _show_list(args, result, focus, inventory.diagnostics, exposure)
+        if _summary_view(args):
+            _show_summary(result)
+        else:
+            _show_list(args, result, focus, inventory.diagnostics, exposure)
         one = f"{focus.connection[0]} {focus.connection[1]}" if focus.connection else None
-        _svg(args, lambda: list_dot(result.connections, label=one, exposure=exposure, compact=True))
+        overview = (args.view != "full" and exposure is None and not _focusing(args)
+                    and too_large_to_draw(result.connections))
+        _svg(args, lambda: overview_dot(summarize(result.connections, result.workloads))
+             if overview else list_dot(result.connections, label=one, exposure=exposure,
+                                       compact=True))
         found = exposure.diagnostics if exposure is not None else []
         return _finish(inventory.diagnostics + ignored + result.diagnostics + found, args.format)
 
@@ -241,7 +271,9 @@ def run(args: argparse.Namespace) -> int:
     except TargetNotFound as exc:
         raise UsageError(str(exc), "run `hcpscan connectivity PATH` to list the workloads the "
                                    "inputs hold") from None
-    return _finish(inventory.diagnostics + graph.diagnostics, args.format)
+    # questions on a port evaluate secondary networks between workloads: what that rests on
+    secondary = graph.secondary_diagnostics if args.port is not None else []
+    return _finish(inventory.diagnostics + graph.diagnostics + secondary, args.format)
 
 
 def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
@@ -282,6 +314,32 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
             _write_lines(lines)
         if exposure is not None:
             _write_exposure(exposure, title, pairs_only, after=bool(lines))
+
+
+def _summary_view(args: argparse.Namespace) -> bool:
+    """The summary unless asked for the list: by --full, a table format, a focus or the
+    exposure section, or a pipe (scripts and netpol-analyzer comparisons read the list)."""
+    if args.view is not None:
+        if args.view == "summary" and (args.format not in ("text", "txt") or args.exposure
+                                       or _focusing(args)):
+            raise UsageError("--summary is text of the whole list: leave out --format, "
+                             "--exposure and the --focus options")
+        return args.view == "summary"
+    return (args.format in ("text", "txt") and not args.exposure and not _focusing(args)
+            and sys.stdout.isatty())
+
+
+def _show_summary(result: ConnectionList) -> None:
+    width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
+    try:
+        width = int(os.environ.get("COLUMNS", "")) or width
+    except ValueError:
+        pass
+    for note in [result.exclusion_note, *map(str, result.dnat)]:
+        for line in textwrap.wrap(note, max(40, width) - 2, break_long_words=False,
+                                  break_on_hyphens=False):
+            say(f"# {line}")
+    _write_lines(summary_text(summarize(result.connections, result.workloads), width))
 
 
 def _write_exposure(exposure: ExposureReport, title: str, pairs_only: bool, after: bool) -> None:
@@ -363,8 +421,18 @@ def _run_diff(args: argparse.Namespace) -> int:
     found: list[Diagnostic] = []
     if args.explain:  # why each changed pair is as it is, in OLD and in NEW
         keep = changed_pairs(result.changes)
+        # a pair is explained on the networks it changed on: the primary ones ('') or a NAD
+        on = {"": changed_pairs([c for c in result.changes if not c.network])}
+        for name in {c.network for c in result.changes if c.network}:
+            on[secondary_network(name).title] = changed_pairs(
+                [c for c in result.changes if c.network == name])
         for path, inventory in ((args.paths[1], old), (args.paths[2], new)):
             why = explain(inventory, options, keep)
+            for section in why.sections:
+                changed = on.get(section.network if section.secondary else "", _no_pair)
+                section.pairs = [p for p in section.pairs if changed(p.source, p.destination)]
+                section.isolated = [p for p in section.isolated
+                                    if changed(p.source, p.destination)]
             say("")
             say(f"Explanation of the changed pairs in {path}:")
             lines = explanation_lines(why, Focus(), args.explain_only or "", across=keep)
@@ -372,6 +440,10 @@ def _run_diff(args: argparse.Namespace) -> int:
             found += [d for d in why.diagnostics if d not in result.diagnostics]
     _svg(args, lambda: diff_dot(result.changes))
     return _finish(old.diagnostics + new.diagnostics + result.diagnostics + found, args.format)
+
+
+def _no_pair(source: str, destination: str) -> bool:
+    return False
 
 
 def _svg(args: argparse.Namespace, dot_text: Callable[[], str]) -> None:
@@ -432,6 +504,8 @@ def _focusing(args: argparse.Namespace) -> bool:
 
 def _check_arguments(args: argparse.Namespace) -> None:
     connectivity_paths.check_arguments(args)
+    if args.view == "summary" and (args.to is not None or args.explain):
+        raise UsageError("--summary folds the whole connection list: leave out --to and --explain")
     if args.explain_only and not args.explain:
         raise UsageError("--explain-only needs --explain", "e.g. --explain --explain-only deny")
     if args.explain and (args.to is not None or args.format not in ("text", "txt") or args.svg):

@@ -9,28 +9,19 @@ from collections.abc import Iterable
 
 from hcpscan import collector
 from hcpscan.cli import exitcodes
+from hcpscan.cli.errors import UsageError
 from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import HCPSCAN_API, K8sObject
+from hcpscan.inventory.objects import HCPSCAN_API, UNAVAILABLE_KIND, K8sObject
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.gathered import not_collected
 from hcpscan.sources.interface import InputLimits
-from hcpscan.sources.live.dump import UNAVAILABLE_KIND, unavailable_from
-from hcpscan.sources.loader import PathNotFound, ResourceNeeds, load_paths
+from hcpscan.sources.loader import LoadResult, PathNotFound, ResourceNeeds, load_paths
 from hcpscan.sources.walk import CONFIG_NAMES, DEFAULT_LIMITS, size_text
 
 PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
     ".tar/.tar.gz/.tgz/.tar.xz/.txz/.tar.bz2/.zip archives, or - for standard input"
 )
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for: message plus what to do next."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
 
 
 _UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
@@ -89,6 +80,19 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
     not reported as "inside a scanned path, not applied" even when it is there.
     ``kinds``: those the rules check, whose absence from a must-gather is noted."""
     limits = input_limits(args)
+    with collector.building():
+        inventory, result = _build_inventory(args, needs, applied_config, kinds, limits)
+    if not inventory.objects:
+        problems = "; ".join(str(d) for d in result.diagnostics[:3])
+        raise UsageError(
+            f"no Kubernetes objects found in {', '.join(args.paths)}"
+            + (f" ({problems})" if problems else ""),
+            "point hcpscan at manifests, a must-gather or hypershift dump, or an archive of one")
+    return inventory
+
+
+def _build_inventory(args: argparse.Namespace, needs: ResourceNeeds | None, applied_config: str | None,
+                     kinds: Iterable[str], limits: InputLimits) -> tuple[Inventory, LoadResult]:
     try:
         if _show_progress(args):
             result = _load_with_progress(args.paths, needs, limits)
@@ -107,16 +111,7 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
         # hidden files are never read, so their only diagnostic is the walker's notice
         diagnostics = [d for d in diagnostics if os.path.basename(d.path) not in CONFIG_NAMES
                        or os.path.realpath(d.path) != applied]
-    with collector.paused():
-        inventory = Inventory(objects, diagnostics, result.skipped, unavailable=unavailable)
-    collector.freeze()
-    if not inventory.objects:
-        problems = "; ".join(str(d) for d in result.diagnostics[:3])
-        raise UsageError(
-            f"no Kubernetes objects found in {', '.join(args.paths)}"
-            + (f" ({problems})" if problems else ""),
-            "point hcpscan at manifests, a must-gather or hypershift dump, or an archive of one")
-    return inventory
+    return Inventory(objects, diagnostics, result.skipped, unavailable=unavailable), result
 
 
 def input_limits(args: argparse.Namespace) -> InputLimits:
@@ -133,6 +128,8 @@ def _recorded_unavailable(objects: list[K8sObject]) -> tuple[list[K8sObject], di
     records = [o for o in objects if recorded(o)]
     if not records:
         return objects, {}
+    from hcpscan.sources.live.dump import unavailable_from  # the live package only when needed
+
     unavailable: dict[str, UnavailableKind] = {}
     for record in records:
         unavailable.update(unavailable_from(record.body))

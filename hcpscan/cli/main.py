@@ -9,23 +9,28 @@ from collections.abc import Sequence
 
 from hcpscan import __version__
 from hcpscan.cli import exitcodes
-from hcpscan.cli.inputs import UsageError
-from hcpscan.cli.output import say
 
-# Each module registers one subcommand with `register(subparsers)`.
-COMMAND_MODULES = (
-    "hcpscan.cli.scan_cmd",
-    "hcpscan.cli.fix_cmd",
-    "hcpscan.cli.cluster_cmd",
-    "hcpscan.cli.fleet_cmd",
-    "hcpscan.cli.inventory_cmd",
-    "hcpscan.cli.rules_cmd",
-    "hcpscan.cli.templates_cmd",
-    "hcpscan.cli.connectivity_cmd",
-    "hcpscan.cli.flows_cmd",
-    "hcpscan.cli.noproxy_cmd",
-    "hcpscan.cli.proxy_cmd",
-)
+# Each module registers one subcommand with `register(subparsers)`. Only the module of the
+# command being run is imported: `--version`, `--help` and one command's run import nothing
+# else (the rule engine, the live client, networkx...). The one-line help shown by `hcpscan
+# --help` is therefore here; tests/cli/test_startup.py checks it is the one each module
+# registers.
+COMMANDS = {
+    "scan": ("hcpscan.cli.scan_cmd", "scan manifests, dumps or archives offline"),
+    "fix": ("hcpscan.cli.fix_cmd", "write the changes that clear findings"),
+    "cluster": ("hcpscan.cli.cluster_cmd", "scan a live cluster through its API (read-only)"),
+    "fleet": ("hcpscan.cli.fleet_cmd", "the fleet matrix from an OCM hub (read-only)"),
+    "inventory": ("hcpscan.cli.inventory_cmd", "list the objects read from PATHs"),
+    "rules": ("hcpscan.cli.rules_cmd", "list rules or show a rule's documentation"),
+    "templates": ("hcpscan.cli.templates_cmd", "list check templates or show one's parameters"),
+    "connectivity": ("hcpscan.cli.connectivity_cmd",
+                     "list allowed connections, or ask who can reach a workload"),
+    "flows": ("hcpscan.cli.flows_cmd", "list the flows a hosted control plane needs open"),
+    "noproxy": ("hcpscan.cli.noproxy_cmd", "evaluate a NO_PROXY list per HTTP client for URLs"),
+    "proxy": ("hcpscan.cli.proxy_cmd", "list each consumer's effective proxy settings"),
+    "completion": ("hcpscan.cli.completion_cmd", "print a shell completion script"),
+}
+COMMAND_MODULES = tuple(module for module, _ in COMMANDS.values())
 
 DESCRIPTION = """\
 hcpscan checks the networking and proxy configuration of Kubernetes hosted
@@ -43,24 +48,43 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command named on the command line (the first word that is not an option of
+    hcpscan itself), or None for `hcpscan`, `hcpscan --help`, `hcpscan --version`."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(command: str | None = None, all_commands: bool = True) -> argparse.ArgumentParser:
+    """The parser; ``all_commands=False`` registers only ``command`` in full and the others
+    by name and help (enough for `--help` and for argparse's "invalid choice" message)."""
     parser = argparse.ArgumentParser(
         prog="hcpscan", description=DESCRIPTION, epilog=exitcodes.EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"hcpscan {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    for name, (module, help_text) in COMMANDS.items():
+        if all_commands or name == command:
+            importlib.import_module(module).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(chosen_command(words), all_commands=False)
+    args = parser.parse_args(words)
     if not hasattr(args, "run"):
         parser.print_help(sys.stderr)
         return exitcodes.USAGE
+    from hcpscan.cli.errors import UsageError
+    from hcpscan.cli.output import say
     try:
         return int(args.run(args))
     except UsageError as exc:

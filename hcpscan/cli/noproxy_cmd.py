@@ -17,10 +17,10 @@ from hcpscan.analysis.proxy.noproxy import (
     runtime_ref,
 )
 from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
-from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.errors import UsageError
 from hcpscan.cli.output import cells as output_cells
-from hcpscan.cli.output import console_for
-from hcpscan.findings.redact import mask_values
+from hcpscan.cli.output import console_for, console_width, table_fits, wrapped
+from hcpscan.findings.redact import mask_values, shown
 
 DESCRIPTION = """\
 Show, for each URL and each HTTP client runtime, whether a request goes direct
@@ -164,13 +164,34 @@ def _cell(row: dict[str, Any]) -> str:
 
 def _table(rows: list[dict[str, Any]], targets: list[Target],
            runtimes: list[tuple[str, RuntimeRef]]) -> None:
+    """One row per URL and a column per runtime when that fits the terminal without
+    breaking a word; else one block per URL, the runtimes grouped by what they do."""
     from rich.table import Table
 
-    table = Table(title_justify="left")
-    table.add_column("URL", overflow="fold")
-    for given, _ref in runtimes:
-        table.add_column(given, overflow="fold")
+    header = ["URL", *(given for given, _ref in runtimes)]
+    body = []
     for i, target in enumerate(targets):
         cells = rows[i * len(runtimes):(i + 1) * len(runtimes)]
-        table.add_row(*output_cells(target.raw, *(_cell(c) for c in cells)))
+        body.append([target.raw, *(_cell(c) for c in cells)])
+    width = console_width(sys.stdout)
+    if not table_fits(header, body, width):
+        _blocks(header[1:], body, width)
+        return
+    table = Table(title_justify="left")
+    for column in header:
+        table.add_column(column, overflow="fold")
+    for row in body:
+        table.add_row(*output_cells(*row))
     console_for(sys.stdout).print(table)
+
+
+def _blocks(runtimes: list[str], body: list[list[str]], width: int) -> None:
+    lines: list[str] = []
+    for url, *cells in body:
+        groups: dict[str, list[str]] = {}
+        for runtime, cell in zip(runtimes, cells, strict=True):
+            groups.setdefault(cell, []).append(runtime)
+        lines.append(shown(url))
+        for cell, names in groups.items():
+            lines += wrapped(f"  {shown(cell)}: {', '.join(names)}", width, "      ")
+    sys.stdout.write("\n".join(lines) + "\n")

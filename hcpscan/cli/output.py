@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterable
 from typing import IO, Any
@@ -12,14 +13,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from hcpscan.findings.redact import shown
+from hcpscan.reporters.interface import color_wanted
 from hcpscan.sources.interface import Diagnostic
 
 
 def console_for(stream: IO[str]) -> Console:
-    """No ANSI codes at all (colour or bold) with NO_COLOR or when not a terminal; a
-    readable width when piped (COLUMNS, else 120) instead of rich's 80."""
+    """No ANSI codes at all (colour or bold) with NO_COLOR or when not a terminal
+    (unless FORCE_COLOR); a readable width when piped (COLUMNS, else 120) instead of
+    rich's 80."""
     tty = stream.isatty()
-    plain = bool(os.environ.get("NO_COLOR")) or not tty
+    plain = not color_wanted(stream)
     width = None
     if not tty:
         try:
@@ -28,7 +31,7 @@ def console_for(stream: IO[str]) -> Console:
             width = 120
     return Console(file=stream, no_color=plain, color_system=None if plain else "auto",
                    highlight=False, soft_wrap=False, emoji=False, width=width,
-                   force_terminal=False if plain else None)
+                   force_terminal=False if plain else (True if not tty else None))
 
 
 def cells(*values: object) -> list[str]:
@@ -71,3 +74,51 @@ def say_passed_over(inventory: Any) -> None:
     line = passed_over_line(inventory)
     if line:
         console_for(sys.stderr).print(line, style="dim", markup=False)
+
+
+def table_fits(header: list[str], rows: list[list[str]], width: int) -> bool:
+    """Whether a rich table of these cells fits ``width`` columns without breaking a word
+    (each column as wide as its longest word or line piece, plus borders and padding)."""
+    widest = [len(h) for h in header]
+    for row in rows:
+        for k, cell in enumerate(row):
+            for word in str(cell).split():
+                widest[k] = max(widest[k], len(word))
+    return sum(widest) + 3 * len(header) + 1 <= width
+
+
+def console_width(stream: IO[str]) -> int:
+    return console_for(stream).width
+
+
+def wrapped(text: str, width: int, indent: str) -> list[str]:
+    """``text`` wrapped between words, continuation lines under ``indent``. A word longer
+    than a line (a NO_PROXY list, a path) breaks after one of its commas or slashes, as
+    its own separators allow, never inside a name."""
+    room = max(10, width - len(indent))
+    pieces: list[tuple[str, str]] = []  # (glue before, piece)
+    for k, word in enumerate(text.split(" ")):
+        parts = re.findall(r"[^,/]*[,/]|[^,/]+$", word) if len(word) > room else [word]
+        pieces += [(" " if k and j == 0 else "", part) for j, part in enumerate(parts or [""])]
+    lines, line = [], ""
+    for glue, piece in pieces:
+        if line.strip() and len(line) + len(glue) + len(piece) > width:
+            lines.append(line.rstrip())
+            line = indent + piece
+        else:
+            line += glue + piece
+    lines.append(line.rstrip())
+    return lines
+
+
+def common_folder(paths: list[str]) -> str:
+    """The folder every path lies in (``""`` when none is shared), to print once instead
+    of in every row: a must-gather's 100-character prefix."""
+    folders = [os.path.dirname(p) for p in paths if p and not p.startswith("<")]
+    if len(folders) < 2:
+        return ""
+    try:
+        root = os.path.commonpath(folders)
+    except ValueError:
+        return ""
+    return root if root not in ("", ".", "/") else ""

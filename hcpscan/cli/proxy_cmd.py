@@ -5,13 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from hcpscan.analysis.proxy.effective import effective_proxies
 from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES
 from hcpscan.analysis.proxy.settings import ConsumerProxy, Setting
 from hcpscan.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
-from hcpscan.cli.output import cells, console_for, diagnostics_table, say_passed_over
-from hcpscan.findings.redact import mask_values
+from hcpscan.cli.output import (
+    cells,
+    common_folder,
+    console_for,
+    diagnostics_table,
+    say_passed_over,
+    table_fits,
+    wrapped,
+)
+from hcpscan.findings.redact import mask_values, shown
 
 DESCRIPTION = """\
 List every consumer of proxy settings found in the given paths — containers of
@@ -60,14 +69,23 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     console = console_for(sys.stdout)
-    table = Table(title=f"{len(consumers)} proxy consumers", title_justify="left")
-    for column in ("consumer", "httpProxy", "httpsProxy", "noProxy", "from"):
-        table.add_column(column, overflow="fold")
-    for consumer in consumers:
-        table.add_row(*cells(consumer.name, _value(consumer.http_proxy),
-                             _value(consumer.https_proxy), _value(consumer.no_proxy),
-                             _sources(consumer)))
-    console.print(table)
+    paths = [setting.source.path for c in consumers
+             for setting in (c.http_proxy, c.https_proxy, c.no_proxy) if setting is not None]
+    root = common_folder(paths)  # a must-gather's long prefix, said once
+    title = f"{len(consumers)} proxy consumers" + (f" (files under {root}/)" if root else "")
+    header = ["consumer", "httpProxy", "httpsProxy", "noProxy", "from"]
+    rows = [[consumer.name, _value(consumer.http_proxy), _value(consumer.https_proxy),
+             _value(consumer.no_proxy), _sources(consumer, root)] for consumer in consumers]
+    width = console.width
+    if not table_fits(header, [[*r[:4], " ".join(r[4])] for r in rows], width):
+        _blocks(title, header, rows, width)
+    else:
+        table = Table(title=title, title_justify="left")
+        for column in header:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*cells(*row))
+        console.print(table)
     if inventory.diagnostics:
         console.print(diagnostics_table(inventory.diagnostics))
     return exit_code_for_input(inventory)
@@ -81,14 +99,31 @@ def _value(setting: Setting | None) -> str:
     return setting.value or '""'
 
 
-def _sources(consumer: ConsumerProxy) -> list[str]:
+def _blocks(title: str, header: list[str], rows: list[list[Any]], width: int) -> None:
+    """One block per consumer when the table would break words: each value on its own
+    line, wrapped between words."""
+    lines = wrapped(title, width, "  ")
+    for name, *values, sources in rows:
+        lines += [""] + wrapped(shown(name), width, "  ")
+        for column, value in zip(header[1:4], values, strict=True):
+            if value != "-":
+                lines += wrapped(f"  {column}: {shown(value)}", width, "      ")
+        lines += [piece for source in sources for piece in wrapped(f"  {shown(source)}", width,
+                                                                    "      ")]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _sources(consumer: ConsumerProxy, root: str = "") -> list[str]:
     lines: list[str] = []
     seen: set[tuple[str, int]] = set()
     for setting in (consumer.http_proxy, consumer.https_proxy, consumer.no_proxy):
         if setting is None or (setting.source.path, setting.source.line) in seen:
             continue
         seen.add((setting.source.path, setting.source.line))
-        lines.append(f"{setting.name}: {setting.source.path}:{setting.source.line}")
+        path = setting.source.path
+        if root and path.startswith(root + "/"):
+            path = path[len(root) + 1:]
+        lines.append(f"{setting.name}: {path}:{setting.source.line}")
     if consumer.via is not None:
         via = consumer.via
         lines.append(f"via {via.kind} {via.container or via.name}"

@@ -15,7 +15,7 @@ from hcpscan.scan import exit_status
 from hcpscan.sources.walk import ArchiveMembers
 
 FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html",
-           "openreports", "policyreport")
+           "openreports", "policyreport", "github", "gitlab")
 # The two terminal views --output-format names: one line per finding, or the detailed table.
 VIEWS = {"concise": "concise", "full": "table"}
 
@@ -53,9 +53,20 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
                        help="exit 0 even with findings (a scheduled job whose results are read "
                             "elsewhere); problems still exit 2, 3 or 4")
     group.add_argument("--sarif-root", metavar="DIR",
-                       help="make SARIF paths relative to DIR (default: the current directory)")
+                       help="make SARIF, github and gitlab paths relative to DIR (default: the "
+                            "current directory)")
     group.add_argument("--sarif-category", metavar="NAME", default="hcpscan",
                        help="SARIF runAutomationDetails.id, to keep several uploads apart")
+    loudness = group.add_mutually_exclusive_group()
+    loudness.add_argument("-q", "--quiet", action="store_true",
+                          help="only the findings and input problems (no totals, coverage or "
+                               "notes): for hooks, whose exit code says the rest")
+    loudness.add_argument("-v", "--verbose", action="store_true",
+                          help="also which rules were not checked and what input was passed over")
+    group.add_argument("--junit-extended", action="store_true",
+                       help="JUnit: add file/line to failing testcases and totals to "
+                            "<testsuites> (GitLab, pytest); the default is valid against the "
+                            "common Jenkins JUnit schema")
 
 
 def _default_view(args: argparse.Namespace) -> str:
@@ -134,14 +145,17 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
             raise UsageError(f"cannot write baseline {args.write_baseline}: "
                              f"{exc.strerror or exc}",
                              "give a file path in a folder that exists") from None
-        print(f"hcpscan: wrote {count} finding(s) to baseline {args.write_baseline}",
-              file=sys.stderr)
+        if verbosity(args) >= 0:
+            print(f"hcpscan: wrote {count} finding(s) to baseline {args.write_baseline}",
+                  file=sys.stderr)
         return exitcodes.OK
     targets = _targets(args)
     for name, path in targets:
         options = ReportOptions.for_stream(
             sys.stdout if path is None else _NOT_A_TTY, sarif_root=args.sarif_root,
-            sarif_category=args.sarif_category, read_text=read_source_text)
+            **({} if path is None else {"color": False}),
+            sarif_category=args.sarif_category, read_text=read_source_text,
+            junit_extended=getattr(args, "junit_extended", False), verbosity=verbosity(args))
         text = render(name, report, options)
         if path is None:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -152,6 +166,10 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
                 raise UsageError(f"cannot write {path}: {exc.strerror or exc}",
                                  "check that the folder exists and is writable") from None
     return exit_code(report, args, prepared)
+
+
+def verbosity(args: argparse.Namespace) -> int:
+    return -1 if getattr(args, "quiet", False) else 1 if getattr(args, "verbose", False) else 0
 
 
 def exit_code(report: ScanReport, args: argparse.Namespace, prepared: PreparedRules) -> int:

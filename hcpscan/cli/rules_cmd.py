@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.errors import UsageError
 from hcpscan.cli.output import cells, console_for
 from hcpscan.findings.redact import shown
 from hcpscan.reporters import ruledocs
@@ -111,10 +111,7 @@ def run_show(args: argparse.Namespace) -> int:
     rule = next((r for r in _rules(args.rules) if r.id == wanted), None)
     if rule is None:
         raise UsageError(f"no rule {args.rule_id}", "list the rules with `hcpscan rules list`")
-    info = rule.info
-    text = (f"# {info.id}: {info.title}\n\nSeverity: **{info.severity.value}** · category: "
-            f"`{info.category}`" + (f" · tags: {', '.join(info.tags)}" if info.tags else "")
-            + "\n\n" + ruledocs.markdown(info) + "\n" + _autofix_section(rule))
+    text = ruledocs.page(rule.info) + "\n" + _autofix_section(rule)
     # rule files may come from --rules or the config: their text is input too
     text = "\n".join(shown(line) for line in text.split("\n"))
     if args.format == "markdown":
@@ -122,5 +119,9 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     from rich.markdown import Markdown
 
-    console_for(sys.stdout).print(Markdown(text))
+    console = console_for(sys.stdout)
+    with console.capture() as captured:
+        console.print(Markdown(text))
+    # rich pads each line to the console width: trailing blanks only clutter pipes and diffs
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
     return 0

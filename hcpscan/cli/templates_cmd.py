@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from hcpscan.cli.inputs import UsageError
+from hcpscan.cli.errors import UsageError
 from hcpscan.cli.output import cells, console_for
 from hcpscan.rules.templates import TEMPLATES, Template
 

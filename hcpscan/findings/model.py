@@ -65,6 +65,7 @@ class RuleInfo:
     tags: tuple[str, ...] = ()
     precision: str = "high"  # SARIF precision: very-high | high | medium | low
     source: str = ""  # the rule file
+    help_uri: str = ""  # the rule's public page (built-in rules only: docs/rules/<ID>.md)
 
 
 @dataclass(frozen=True, slots=True)

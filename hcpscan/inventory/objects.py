@@ -9,6 +9,8 @@ MANAGEMENT = "management"
 
 # Kinds the scanner synthesises from files that are not Kubernetes objects.
 HCPSCAN_API = "hcpscan.io/v1"
+# The record in which a dump saved by `hcpscan cluster --save-dump` lists the kinds it could not read.
+UNAVAILABLE_KIND = "UnavailableKinds"
 KUBECONFIG = "Kubeconfig"
 IGNITION_CONFIG = "IgnitionConfig"
 SYSTEMD_DROPIN = "SystemdDropIn"

@@ -165,9 +165,50 @@ Misfit = tuple[tuple[Step, ...], str, str]  # (field path, what it is, what it s
 
 
 def first_misfit(kind: str, body: dict[str, Any]) -> Misfit | None:
-    """The first field of ``body`` whose type does not fit the kind's shape, or None.
-    Plain recursion, no generators: every object of a dump is checked."""
-    return _misfit(body, SHAPES.get(kind, ANY_KIND), ())
+    """The first field of ``body`` (in the object's own order) whose type does not fit the
+    kind's shape, or None. Every object of a dump is checked, so the check looks up the
+    shape's fields in the object (its cost is that of the fields read, not of every
+    field the object has); only an object that does not fit is walked in its own order,
+    to name the same first misfit whichever way the fields were written."""
+    shape = SHAPES.get(kind, ANY_KIND)
+    if body is None or _fits(body, shape):
+        return None
+    return _misfit(body, shape, ())
+
+
+def _fits(value: Any, shape: Shape) -> bool:
+    # plain loops, no generators: this runs for every described field of every object
+    if shape is SCALAR:
+        return type(value) is not dict and type(value) is not list
+    if shape is dict:
+        return type(value) is dict
+    if type(shape) is dict:
+        if type(value) is not dict:
+            return False
+        every = shape.get(ANY_KEY)  # type: ignore[union-attr]
+        if every is None:
+            for key, sub in shape.items():  # type: ignore[union-attr]
+                item = value.get(key)
+                if item is not None and not _fits(item, sub):
+                    return False
+            return True
+        for key, item in value.items():
+            if item is not None and not _fits(item, shape.get(key, every) if type(key) is str else every):  # type: ignore[union-attr]
+                return False
+        return True
+    if type(value) is not list:
+        return False
+    if type(shape) is list:
+        inner = shape[0]  # type: ignore[index]
+        if inner is SCALAR:
+            for item in value:
+                if type(item) is dict or type(item) is list:
+                    return False
+            return True
+        for item in value:
+            if item is not None and not _fits(item, inner):
+                return False
+    return True
 
 
 def _misfit(value: Any, shape: Shape, path: tuple[Step, ...]) -> Misfit | None:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from hcpscan.findings.model import ScanReport
 from hcpscan.reporters.concise import ConciseReporter
+from hcpscan.reporters.github import GithubReporter
+from hcpscan.reporters.gitlab import GitlabReporter
 from hcpscan.reporters.html import HtmlReporter
 from hcpscan.reporters.interface import Reporter, ReportOptions, color_wanted, read_file_text
 from hcpscan.reporters.json import SCHEMA_VERSION, JsonReporter
@@ -32,7 +34,7 @@ REPORTERS: dict[str, Reporter] = {
     reporter.name: reporter
     for reporter in (TableReporter(), JsonReporter(), SarifReporter(), JunitReporter(),
                      MarkdownReporter(), HtmlReporter(), ConciseReporter(), OpenReportsReporter(),
-                     PolicyReportReporter())
+                     PolicyReportReporter(), GithubReporter(), GitlabReporter())
 }
 
 JSON_SCHEMA_PATH = Path(__file__).with_name("hcpscan-report.schema.json")

@@ -5,6 +5,11 @@ location a terminal or editor can jump to. Findings come in the same order as
 in every other report (most severe first); suppressed findings are counted,
 not listed. Input problems are lines too (``input [error]``), so bad input is
 never silent. Messages are one line, invisible characters shown escaped.
+
+After the findings: the totals, the coverage and the config when one was used;
+``verbosity`` 1 (``-v``) adds which rules were not checked and what input was
+passed over, -1 (``-q``) leaves only the findings and input problems (a hook's
+exit code says the rest).
 """
 
 from __future__ import annotations
@@ -13,7 +18,14 @@ from hcpscan.findings.model import Finding, Location, ScanReport, Status
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.locations import virtual_path
 from hcpscan.reporters.markup import visible
-from hcpscan.reporters.summary import EXPLAINED_STATUSES, config_text, ordered, passed_over_total, summarize
+from hcpscan.reporters.summary import (
+    EXPLAINED_STATUSES,
+    Summary,
+    config_text,
+    ordered,
+    passed_over_total,
+    summarize,
+)
 
 _UNCHECKED = (Status.NOT_EVALUABLE, Status.NOT_APPLICABLE)
 
@@ -27,21 +39,32 @@ class ConciseReporter:
         summary = summarize(report)
         lines = [_finding_line(f) for f in ordered(report.findings) if f.status is Status.FAIL]
         lines += [_diagnostic_line(d) for d in report.diagnostics]
+        if options.verbosity < 0:
+            return "".join(line + "\n" for line in lines)
         found = f"Found {summary.failing_text()}"
         if summary.total_suppressed:
             found += f", {summary.total_suppressed} suppressed"
         lines += [found + ".", f"Coverage: {summary.coverage_text()}."]
         config = config_text(report)
-        if config is not None:
+        if config is not None and (config != "none" or options.verbosity > 0):
             lines.append(f"Config: {visible(config)}")
-        unchecked = [f"{r.rule_id} {label}" for status, label in EXPLAINED_STATUSES
-                     if status in _UNCHECKED for r in summary.rules[status]]
-        if unchecked:
-            lines.append(f"Not checked: {', '.join(unchecked)} (reasons: --output-format full).")
-        if report.passed_over:
-            counts = ", ".join(f"{item.count} {visible(item.reason)}" for item in report.passed_over)
-            lines.append(f"Passed over, not read: {passed_over_total(report)} ({counts}).")
+        if options.verbosity > 0:
+            lines += _details(report, summary)
+        elif report.passed_over:  # counted, never silent; the reasons on request
+            lines.append(f"Passed over, not read: {passed_over_total(report)} (-v: the reasons).")
         return "\n".join(lines) + "\n"
+
+
+def _details(report: ScanReport, summary: Summary) -> list[str]:
+    lines = []
+    unchecked = [f"{r.rule_id} {label}" for status, label in EXPLAINED_STATUSES
+                 if status in _UNCHECKED for r in summary.rules[status]]
+    if unchecked:
+        lines.append(f"Not checked: {', '.join(unchecked)} (reasons: --output-format full).")
+    if report.passed_over:
+        counts = ", ".join(f"{item.count} {visible(item.reason)}" for item in report.passed_over)
+        lines.append(f"Passed over, not read: {passed_over_total(report)} ({counts}).")
+    return lines
 
 
 def _position(location: Location, finding: Finding | None = None) -> str:

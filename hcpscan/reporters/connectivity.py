@@ -16,12 +16,14 @@ import dataclasses
 import io
 import shutil
 import subprocess
+import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from hcpscan.analysis.reachability.connlist import INGRESS_CONTROLLER, Connection
 from hcpscan.analysis.reachability.diff import ADDED, REMOVED, ConnectionChange
 from hcpscan.analysis.reachability.openness import EGRESS, INGRESS, ExposureLine, ExposureReport
+from hcpscan.analysis.reachability.summary import ConnectivitySummary, Flow
 from hcpscan.findings.redact import shown
 
 LIST_COLUMNS = ("src", "dst", "conn")
@@ -178,6 +180,7 @@ def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool
             label += f"\non {network}" if network else ""
             out.append(f"    {_node_id(cluster, peer, multi)} [label={_quote(label)}]")
         out.append("  }")
+    out.append("  subgraph sources { rank=min")
     for cluster, peer in sorted(loose):
         if peer == INGRESS_CONTROLLER:
             style = 'shape=cds, fillcolor="#fff1c2", color="#b58900", label="ingress controller"'
@@ -188,12 +191,14 @@ def _nodes(items: Sequence[Connection] | Sequence[ConnectionChange], multi: bool
             style = (f'shape=box, style="filled", fillcolor="#fde3e1", color="#c0392b", '
                      f'label={_quote(peer.removesuffix(EXTERNAL) + chr(10) + "outside")}')
         out.append(f"  {_node_id(cluster, peer, multi)} [{style}]")
+    out.append("  }")
     return out
 
 
 def _graph(title: str, body: list[str]) -> str:
     head = ["digraph connectivity {",
-            f'  graph [rankdir=LR, fontname="Helvetica", labelloc=t, label={_quote(title)}]',
+            f'  graph [rankdir=LR, fontname="Helvetica", labelloc=t, label={_quote(title)}, '
+            'nodesep=0.45, ranksep=1.1]',
             '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", color="#34495e", '
             'fontname="Helvetica", fontsize=11]',
             '  edge [fontname="Helvetica", fontsize=10, color="#7f8c8d", fontcolor="#2c3e50"]']
@@ -357,3 +362,228 @@ def write_svg(dot_text: str, path: str, timeout: float = 120) -> None:
         raise GraphvizMissing("Graphviz is not installed (no `dot` on the PATH)")
     subprocess.run([binary, "-Tsvg", "-o", path], input=dot_text.encode(), check=True,
                    capture_output=True, timeout=timeout)
+
+
+# -- the summary: one screen ------------------------------------------------------------------
+
+SUMMARY_ROWS = 12  # exposed workloads and namespaces shown in full; the rest counted
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut in the middle (names differ at both
+    ends: namespace and workload), never mid-line elsewhere."""
+    if len(text) <= width:
+        return text
+    keep = max(1, width - 1)
+    return text[: keep - keep // 2] + "…" + text[len(text) - keep // 2:]
+
+
+def _wrap(prefix: str, items: list[str], width: int) -> list[str]:
+    """``prefix`` then ``items`` joined by ``; ``, wrapped at item boundaries (never inside
+    a name) under an indent as wide as the prefix."""
+    lines, line = [], prefix
+    indent = " " * len(prefix)
+    for k, item in enumerate(items):
+        piece = item + (";" if k < len(items) - 1 else "")
+        if line.strip() and len(line) + 1 + len(piece) > width and line != prefix:
+            lines.append(line.rstrip())
+            line = indent
+        line += ("" if line in (prefix, indent) else " ") + fit(piece, width - len(indent))
+    lines.append(line.rstrip())
+    return lines
+
+
+def _prose(text: str, width: int) -> list[str]:
+    """Our own sentences, wrapped between words."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+
+
+def _flow_text(flow: Flow) -> str:
+    conns = str(flow.connections)
+    return conns if flow.alike else f"up to {conns}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def summary_text(summary: ConnectivitySummary, width: int = 80) -> list[str]:
+    """The summary as lines of at most ``width`` characters (names cut in the middle
+    with an ellipsis when a line could not hold them)."""
+    width = max(40, width)
+    multi = len({ns.cluster for ns in summary.namespaces}) > 1
+    out = _prose(f"{_plural(summary.connections, 'allowed connection')} between "
+                 f"{_plural(summary.workloads, 'workload')} in "
+                 f"{_plural(len(summary.namespaces), 'namespace')}. Every line: --full. One "
+                 "workload: --focus-workload NS/NAME. Why: --explain.", width) + [""]
+    open_spaces = [ns for ns in summary.namespaces if ns.unrestricted]
+    folded = {(ns.cluster, ns.namespace) for ns in open_spaces}
+    if open_spaces:
+        names = [f"{ns.cluster}: {ns.namespace}" if multi else ns.namespace for ns in open_spaces]
+        count = sum(len(ns.workloads) for ns in open_spaces)
+        out += _prose(f"Open to everything - no policy restricts them, every workload reachable "
+                      f"from any address and each other ({_plural(len(open_spaces), 'namespace')}, "
+                      f"{_plural(count, 'workload')}):", width)
+        out += _wrap("  ", names, width) + [""]
+    for title, items in (("Open to outside addresses", summary.exposed),
+                         ("Reached through the ingress controller", summary.routed)):
+        shown_items = [x for x in items
+                       if (x.cluster, x.workload.split("/", 1)[0]) not in folded]
+        if not shown_items:
+            continue
+        out.append(f"{title}{', besides those' if open_spaces else ''}:")
+        names = [(f"{x.cluster}: " if multi else "") + x.workload.removesuffix("[Deployment]")
+                 for x in shown_items]
+        column = min(max(len(n) for n in names), width - 26)
+        for name, item in list(zip(names, shown_items, strict=True))[:SUMMARY_ROWS]:
+            where = "" if title.startswith("Reached") else (
+                " from " + ", ".join(item.sources) if item.sources != ("0.0.0.0-255.255.255.255",)
+                else "")
+            out.append(fit(f"  {fit(name, column):<{column}}  {item.connections}{where}", width))
+        if len(shown_items) > SUMMARY_ROWS:
+            out.append(f"  ... and {len(shown_items) - SUMMARY_ROWS} more (--full lists them)")
+        out.append("")
+    spaces = [ns for ns in summary.namespaces if (ns.cluster, ns.namespace) not in folded]
+    if not spaces:
+        return out[:-1] if out and not out[-1] else out
+    out += _prose("Per namespace: the pairs open within it; from/to: how many of its workloads "
+                  "are reached from / reach each peer, with the connections:", width)
+    for ns in spaces[:SUMMARY_ROWS]:
+        head = f"{ns.cluster}: {ns.namespace}" if multi else ns.namespace
+        out.append(fit(f"  {head} — {_plural(len(ns.workloads), 'workload')}", width))
+        n = len(ns.workloads)
+        if ns.within.pairs:
+            scope = ("every pair" if ns.open_within
+                     else f"{ns.within.pairs:,} of {n * (n - 1):,} pairs")
+            out.append(fit(f"    within:  {scope}: {_flow_text(ns.within)}", width))
+        elif n > 1:
+            out.append("    within:  no pair open")
+        # "from X: N" = N of this namespace's workloads are reached from X
+        ins = []
+        if ns.from_outside.pairs:
+            ins.append(f"outside: {len(ns.from_outside.workloads)} (above)")
+        if ns.from_ingress.pairs:
+            ins.append(f"ingress controller: {len(ns.from_ingress.workloads)} (above)")
+        ins += [f"{other}: {len(flow.workloads)} ({_flow_text(flow)})"
+                for other, flow in sorted(ns.from_namespaces.items())]
+        # "to X: N" = N of this namespace's workloads reach X
+        outs = []
+        if ns.to_outside.pairs:
+            outs.append(f"outside: {len(ns.to_outside.workloads)} ({_flow_text(ns.to_outside)})")
+        outs += [f"{other}: {len(flow.workloads)} ({_flow_text(flow)})"
+                 for other, flow in sorted(ns.to_namespaces.items())]
+        if ins:
+            out += _wrap("    from:    ", ins, width)
+        if outs:
+            out += _wrap("    to:      ", outs, width)
+    if len(spaces) > SUMMARY_ROWS:
+        out.append(f"  ... and {len(spaces) - SUMMARY_ROWS} more namespaces "
+                   "(--focus-workload NS/NAME, or give a namespace's folder)")
+    return out
+
+
+# -- the overview picture: a whole dump in one readable drawing ---------------------------------
+
+DRAW_AT_MOST = (30, 80)  # workloads, connections: beyond either, --svg draws the overview
+FOCUS_PER_NAMESPACE = 8  # exposed workloads drawn on their own; the rest counted in the namespace
+
+
+def too_large_to_draw(connections: Sequence[Connection]) -> bool:
+    peers = {(c.cluster, p) for c in connections for p in (c.source, c.destination)}
+    return len(peers) > DRAW_AT_MOST[0] or len(connections) > DRAW_AT_MOST[1]
+
+
+def overview_dot(summary: ConnectivitySummary, title: str = "allowed connections, per namespace"
+                 ) -> str:
+    """One box per namespace holding one node for all its workloads (with what is open
+    within it) and a node of its own for each workload outside addresses or the ingress
+    controller reach - the focus chosen for you (at most ``FOCUS_PER_NAMESPACE`` each); the
+    namespaces no policy restricts folded into one node; one edge per pair of nodes,
+    labelled with the connections; exposures thick and red. Outside and the ingress
+    controller stand in the first column, away from the namespace titles."""
+    multi = len({ns.cluster for ns in summary.namespaces}) > 1
+    open_spaces = [ns for ns in summary.namespaces if ns.unrestricted]
+    folded = {(ns.cluster, ns.namespace) for ns in open_spaces}
+    exposed = [x for x in (*summary.exposed, *summary.routed)
+               if (x.cluster, x.workload.split("/", 1)[0]) not in folded]
+    focus: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for x in exposed:
+        key = (x.cluster, x.workload.split("/", 1)[0])
+        if x.workload not in focus[key] and len(focus[key]) < FOCUS_PER_NAMESPACE:
+            focus[key].append(x.workload)
+    body = ['  graph [nodesep=0.5, ranksep=1.6, newrank=true]']
+    routed = any((x.cluster, x.workload.split("/", 1)[0]) not in folded for x in summary.routed)
+    body.append('  subgraph sources { rank=min; "outside" [shape=box, style="filled", '
+                'fillcolor="#fde3e1", color="#c0392b", label="outside addresses"]'
+                + ('; "ingress" [shape=cds, fillcolor="#fff1c2", color="#b58900", '
+                   'label="ingress controller"]' if routed else "") + " }")
+    node_of: dict[tuple[str, str], str] = {}
+    if open_spaces:
+        names = [f"{ns.cluster}: {ns.namespace}" if multi else ns.namespace for ns in open_spaces]
+        count = sum(len(ns.workloads) for ns in open_spaces)
+        text = "\n".join([f"{_plural(len(open_spaces), 'namespace')}, {_plural(count, 'workload')}",
+                          "no policy restricts them:",
+                          "open to everything", *names[:8]]
+                         + ([f"... and {len(names) - 8} more"] if len(names) > 8 else []))
+        body.append(f'  "open" [shape=folder, style="filled", fillcolor="#fde3e1", color="#c0392b", '
+                    f"label={_quote(text)}]")
+        body.append('  "outside" -> "open" [label="All Connections", color="#d62728", '
+                    'fontcolor="#d62728", penwidth=2.2]')
+        node_of.update({key: "open" for key in folded})
+    for k, ns in enumerate(s for s in summary.namespaces if (s.cluster, s.namespace) not in folded):
+        name = f"{ns.cluster}: {ns.namespace}" if multi else ns.namespace
+        group = f"ns:{ns.cluster}:{ns.namespace}"
+        node_of[(ns.cluster, ns.namespace)] = group
+        n = len(ns.workloads)
+        lines = [f"{n} workload{'s' if n != 1 else ''}"]
+        if ns.open_within:
+            lines.append(f"open to each other: {_flow_text(ns.within)}")
+        elif ns.within.pairs:
+            lines.append(f"{ns.within.pairs} pairs open within")
+        drawn = focus.get((ns.cluster, ns.namespace), [])
+        more = len({x.workload for x in exposed
+                    if (x.cluster, x.workload.split("/", 1)[0]) == (ns.cluster, ns.namespace)}) - len(drawn)
+        if more > 0:
+            lines.append(f"{more} more reached from outside (--full)")
+        body.append(f"  subgraph cluster_{k} {{")
+        body.append(f'    label={_quote("namespace " + name)}; labeljust=l; style="rounded,filled"; '
+                    'fillcolor="#f4f6fa"; color="#8a97ad"; fontname="Helvetica"')
+        (only,) = ns.workloads if n == 1 else (None,)
+        if only is not None and only in drawn:  # its one workload stands for it
+            node_of[(ns.cluster, ns.namespace)] = f"{ns.cluster}|{only}"
+        else:
+            body.append(f"    {_quote(group)} [shape=folder, label={_quote(chr(10).join(lines))}]")
+        for workload in drawn:
+            label = workload.split("/", 1)[1].replace("[", "\n[")
+            body.append(f"    {_quote(ns.cluster + '|' + workload)} [label={_quote(label)}, "
+                        'color="#c0392b"]')
+        body.append("  }")
+    drawn_nodes = {(c, w) for (c, _), ws in focus.items() for w in ws}
+    red = 'color="#d62728", fontcolor="#d62728", penwidth=2.2'
+    for x in summary.exposed:
+        if (x.cluster, x.workload) in drawn_nodes:
+            body.append(f'  "outside" -> {_quote(x.cluster + "|" + x.workload)} '
+                        f"[label={_quote(str(x.connections))}, {red}]")
+    for x in summary.routed:
+        if (x.cluster, x.workload) in drawn_nodes:
+            body.append(f'  "ingress" -> {_quote(x.cluster + "|" + x.workload)} '
+                        f'[label={_quote(str(x.connections))}, color="#b58900", fontcolor="#b58900"]')
+    flows: dict[tuple[str, str], list[Flow]] = defaultdict(list)
+    for ns in summary.namespaces:
+        here = node_of[(ns.cluster, ns.namespace)]
+        for other, flow in ns.to_namespaces.items():
+            there = node_of.get((ns.cluster, other))
+            if there is not None and there != here:
+                flows[(here, there)].append(flow)
+        if ns.to_outside.pairs and here != "open":
+            text = f"{len(ns.to_outside.workloads)} out: {_flow_text(ns.to_outside)}"
+            body.append(f'  {_quote(here)} -> "outside" [label={_quote(text)}, style=dashed, '
+                        'constraint=false, color="#95a5a6", fontcolor="#7f8c8d"]')
+    for (here, there), parts in sorted(flows.items()):
+        union = parts[0].connections
+        for part in parts[1:]:
+            union = union.union(part.connections)
+        alike = len({k for part in parts for k in part.kinds}) == 1
+        text = str(union) if alike else f"up to {union}"
+        body.append(f"  {_quote(here)} -> {_quote(there)} [label={_quote(text)}]")
+    return _graph(title, body)

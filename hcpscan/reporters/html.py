@@ -69,12 +69,27 @@ def _header(report: ScanReport, summary: Summary) -> str:
     inputs = ", ".join(str(p) for p in meta.get("paths") or []) or str(meta.get("context") or "")
     facts = [("Scanned", inputs or "(standard input)"), ("Mode", str(meta.get("mode") or "")),
              ("Objects read", str(sum(report.inventory_counts.values()))),
-             ("Started", str(meta.get("started") or "")),
+             ("Started", _when(meta.get("started"))),
              ("hcpscan", report.tool_version)]
     dl = "".join(f"<div><dt>{esc(k)}</dt><dd>{esc(v)}</dd></div>" for k, v in facts if v)
     return (f'<header><h1>hcpscan report</h1><p class="headline" id="headline">'
             f"{esc(summary.failing_text())}</p>{_exposure_headline(report.exposures)}"
             f'<dl class="facts">{dl}</dl></header>')
+
+
+def _when(value: object) -> str:
+    """A time stamp to the second, in UTC when it says its zone (no microseconds)."""
+    from datetime import UTC, datetime
+
+    if not value:
+        return ""
+    try:
+        moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    if moment.tzinfo is not None:
+        return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _exposure_headline(exposures: list[HostedClusterExposure]) -> str:
@@ -104,6 +119,9 @@ def _severity_cards(summary: Summary) -> str:
             f'</h2><div class="cards">{"".join(cards)}</div></section>')
 
 
+REASONS_SHOWN = 6  # more rules not checked than this: their reasons are folded
+
+
 def _coverage(summary: Summary, config: str | None = None) -> str:
     """``config``: the config the run used (``config_text``), shown under the coverage."""
     total = sum(len(v) for v in summary.rules.values()) or 1
@@ -125,6 +143,10 @@ def _coverage(summary: Summary, config: str | None = None) -> str:
                            f"<td>{esc(result.reason or 'no reason given')}</td></tr>")
     table = ('<table class="reasons"><thead><tr><th>status</th><th>rule</th><th>why</th></tr>'
              f'</thead><tbody>{"".join(reasons)}</tbody></table>') if reasons else ""
+    if reasons:  # a long list would push the findings below the first screen: folded
+        opened = " open" if len(reasons) <= REASONS_SHOWN else ""
+        table = (f'<details class="reasons"{opened}><summary>Why {len(reasons)} rule'
+                 f'{"s were" if len(reasons) != 1 else " was"} not checked</summary>{table}</details>')
     used = f'<p id="config">Config: {esc(config)}</p>' if config is not None else ""
     return ('<section class="coverage"><h2>Rule coverage</h2>'
             f'<p id="coverage">{esc(summary.coverage_text())}</p>{used}'

@@ -14,12 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Protocol
 
+from hcpscan import HOMEPAGE
 from hcpscan.findings.model import ScanReport
 from hcpscan.reporters.locations import split_archive_path
 
 ReadText = Callable[[str], "str | None"]
 
-INFORMATION_URI = "https://github.com/hcpscan/hcpscan"
+INFORMATION_URI = HOMEPAGE
 
 # GitHub code scanning rejects a run with more results than this.
 SARIF_MAX_RESULTS = 25_000
@@ -56,6 +57,7 @@ class ReportOptions:
     the finding has it, including ``archive!member`` paths) or ``None``; used
     only to compute GitHub's ``primaryLocationLineHash``.
     ``color``: ANSI styles in the table; never on when ``NO_COLOR`` is set.
+    ``junit_extended``: JUnit attributes beyond the common (Jenkins) JUnit schema.
     """
 
     sarif_root: str | None = None
@@ -67,22 +69,32 @@ class ReportOptions:
     sarif_max_results: int = SARIF_MAX_RESULTS
     markdown_max_chars: int = MARKDOWN_MAX_CHARS
     markdown_top_findings: int = 50
+    # JUnit: add file/line on testcases and totals/properties on <testsuites> (GitLab and
+    # pytest read them); off by default, as Jenkins' JUnit schema allows neither.
+    junit_extended: bool = False
+    # -1 quiet (findings and input problems only), 0 normal, 1 verbose (every reason)
+    verbosity: int = 0
 
     @classmethod
     def for_stream(cls, stream: IO[str], environ: Mapping[str, str] | None = None,
                    **overrides: object) -> ReportOptions:
-        """Options for writing to ``stream``: colour only on a TTY without
-        ``NO_COLOR``; width from ``COLUMNS`` when given."""
+        """Options for writing to ``stream``: colour as :func:`color_wanted` says (a
+        ``color`` override wins: report files are never coloured); width from
+        ``COLUMNS`` when given."""
         env = os.environ if environ is None else environ
-        color = color_wanted(stream, env)
+        color = bool(overrides.pop("color", color_wanted(stream, env)))
         width = overrides.pop("width", None) or _columns(env) or 100
         return cls(color=color, width=int(width), **overrides)  # type: ignore[arg-type]
 
 
 def color_wanted(stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
+    """Colour on a terminal; never with ``NO_COLOR``; also when piped with ``FORCE_COLOR``
+    (any non-empty value, as force-color.org has it; ``NO_COLOR`` wins)."""
     env = os.environ if environ is None else environ
     if env.get("NO_COLOR"):
         return False
+    if env.get("FORCE_COLOR"):
+        return True
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
 

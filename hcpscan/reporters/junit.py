@@ -13,6 +13,13 @@ One ``<testsuite>`` per rule, one ``<testcase>`` per rule × object:
 Input passed over on purpose (hidden files, logs, resources no selected rule
 reads...) is one more suite, ``hcpscan input passed over``: a skipped testcase
 per reason, with the count.
+
+By default the XML is valid against the common JUnit schema (Jenkins' xunit
+``junit-10.xsd``): ``<testsuites>`` carries only name, tests, failures and errors,
+a testcase only name and classname, and the scan's configuration is a
+``<properties>`` of the first suite. ``ReportOptions.junit_extended`` adds what
+GitLab and pytest also read: ``file``/``line`` on each failing testcase, and
+``skipped`` and the properties on ``<testsuites>``.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ class JunitReporter:
     extension = "xml"
 
     def render(self, report: ScanReport, options: ReportOptions) -> str:
-        root = build_tree(report)
+        root = build_tree(report, extended=options.junit_extended)
         ET.indent(root)
         body = ET.tostring(root, encoding="unicode")
         return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
@@ -64,10 +71,11 @@ class _Counts:
 class _Suite:
     element: ET.Element
     counts: _Counts = field(default_factory=_Counts)
+    extended: bool = False
 
     def case(self, classname: str, name: str, finding: Finding | None = None) -> ET.Element:
         attrs = {"classname": _xml_text(classname), "name": _xml_text(name)}
-        if finding is not None:
+        if finding is not None and self.extended:
             attrs["file"] = _xml_text(finding.location.path)
             attrs["line"] = str(finding.location.line)
         self.counts.tests += 1
@@ -96,7 +104,7 @@ def _describe(finding: Finding) -> str:
     return "\n".join(lines)
 
 
-def build_tree(report: ScanReport) -> ET.Element:
+def build_tree(report: ScanReport, extended: bool = False) -> ET.Element:
     infos = rule_index(report)
     by_rule: dict[str, dict[ObjectRef, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for finding in ordered(report.findings):
@@ -106,9 +114,10 @@ def build_tree(report: ScanReport) -> ET.Element:
         results.setdefault(rule_id, RuleResult(rule_id, Status.FAIL))
     root = ET.Element("testsuites", {"name": "hcpscan"})
     config = config_text(report)
-    if config is not None:
-        properties = ET.SubElement(root, "properties")
-        ET.SubElement(properties, "property", {"name": "hcpscan.config", "value": _xml_text(config)})
+    if config is not None and extended:
+        _config_properties(root, config)
+    # Jenkins' schema allows <properties> in a suite only: the first suite carries them
+    unplaced = config if not extended else None
     started = report.metadata.get("started")
     total = _Counts()
     for rule_id in sorted(results):
@@ -117,19 +126,29 @@ def build_tree(report: ScanReport) -> ET.Element:
         attrs = {"name": _xml_text(suite_name)}
         if isinstance(started, str):
             attrs["timestamp"] = started
-        suite = _Suite(ET.SubElement(root, "testsuite", attrs))
+        suite = _Suite(ET.SubElement(root, "testsuite", attrs), extended=extended)
+        if unplaced is not None:
+            _config_properties(suite.element, unplaced)
+            unplaced = None
         _fill(suite, results[rule_id], by_rule.get(rule_id, {}))
         _set_counts(suite.element, suite.counts)
         total.add(suite.counts)
     if report.passed_over:
         suite = _Suite(ET.SubElement(root, "testsuite", {"name": "hcpscan input passed over"}))
+        if unplaced is not None:
+            _config_properties(suite.element, unplaced)
         for item in report.passed_over:
             suite.skip(suite.case("hcpscan.input", item.reason),
                        f"passed over, not read: {passed_over_text(item)}")
         _set_counts(suite.element, suite.counts)
         total.add(suite.counts)
-    _set_counts(root, total)
+    _set_counts(root, total, skipped=extended)
     return root
+
+
+def _config_properties(parent: ET.Element, config: str) -> None:
+    properties = ET.SubElement(parent, "properties")
+    ET.SubElement(properties, "property", {"name": "hcpscan.config", "value": _xml_text(config)})
 
 
 def _fill(suite: _Suite, result: RuleResult, objects: dict[ObjectRef, list[Finding]]) -> None:
@@ -165,8 +184,9 @@ def _fill(suite: _Suite, result: RuleResult, objects: dict[ObjectRef, list[Findi
         suite.case(classname, name)
 
 
-def _set_counts(element: ET.Element, counts: _Counts) -> None:
+def _set_counts(element: ET.Element, counts: _Counts, skipped: bool = True) -> None:
     element.set("tests", str(counts.tests))
     element.set("failures", str(counts.failures))
     element.set("errors", "0")
-    element.set("skipped", str(counts.skipped))
+    if skipped:
+        element.set("skipped", str(counts.skipped))

@@ -57,6 +57,14 @@ def markdown(rule: RuleInfo) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+def page(rule: RuleInfo) -> str:
+    """The whole page of a rule: its title, severity, category and tags, then the sections
+    (``hcpscan rules show`` and ``docs/rules/<ID>.md``)."""
+    tags = f" · tags: {', '.join(rule.tags)}" if rule.tags else ""
+    return (f"# {rule.id}: {rule.title}\n\nSeverity: **{rule.severity.value}** · category: "
+            f"`{rule.category}`{tags}\n\n{markdown(rule)}")
+
+
 def text(rule: RuleInfo) -> str:
     out: list[str] = []
     for head, body, is_yaml in sections(rule):

@@ -43,6 +43,9 @@ KEY_FINGERPRINT = "hcpscan/v1"
 LINE_FINGERPRINT = "primaryLocationLineHash"
 MAX_LOCATIONS_PER_RESULT = 1_000
 MAX_TAGS_PER_RULE = 10  # GitHub accepts 20 but shows only 10
+# GitHub code scanning rejects a rule whose short or full description is longer;
+# the whole text stays in ``help`` and on the rule's page (``helpUri``).
+MAX_DESCRIPTION_CHARS = 1_024
 
 LEVEL = {Severity.CRITICAL: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning",
          Severity.LOW: "note", Severity.INFO: "note"}
@@ -131,14 +134,32 @@ def _descriptor(rule: RuleInfo) -> dict[str, Any]:
     if rule.severity in SECURITY_SEVERITY:
         properties["security-severity"] = SECURITY_SEVERITY[rule.severity]
     properties["severity"] = rule.severity.value
-    return {
+    descriptor: dict[str, Any] = {
         "id": rule.id,
-        "shortDescription": {"text": rule.title or rule.id},
-        "fullDescription": {"text": (rule.docs.what or rule.title or rule.id).strip()},
+        "shortDescription": {"text": within_limit(rule.title or rule.id)},
+        "fullDescription": {"text": within_limit((rule.docs.what or rule.title or rule.id).strip())},
         "help": {"text": ruledocs.text(rule), "markdown": ruledocs.markdown(rule)},
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
         "properties": properties,
     }
+    if rule.help_uri:
+        descriptor["helpUri"] = rule.help_uri
+    return descriptor
+
+
+def within_limit(text: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
+    """``text`` cut to ``limit`` characters at the last sentence (else word) end that
+    fits, with an ellipsis; the full text is in the rule's help."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    cut = max(head.rfind(". "), head.rfind(".\n"))
+    if cut > limit // 2:
+        return head[:cut + 1] + " …"[: limit - cut - 1]
+    if text[len(head)].isspace():  # the head ends at a whole word
+        return head.rstrip() + "…"
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip() + "…"
 
 
 def _select(findings: list[Finding], limit: int) -> tuple[list[Finding], list[Finding]]:

@@ -18,7 +18,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from hcpscan.findings.model import Finding, ScanReport, Severity, Status
+from hcpscan.findings.model import Finding, Location, ScanReport, Severity, Status
 from hcpscan.findings.redact import shown
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
@@ -75,6 +75,10 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
     suppressed = [f for f in report.findings if f.status is Status.SUPPRESSED]
     titles = {rule_id: info.title for rule_id, info in rule_index(report).items()}
     failing = ordered(failing)
+    root = _shared_folder([f.location for f in report.findings])
+    if root:  # a must-gather's 100-character prefix, said once instead of on every line
+        blocks.append(Text(f"Files below are under {shown(root)}/", style="dim"))
+        blocks.append(Text(""))
     failing, rest = failing[:DETAILED_FINDINGS], failing[DETAILED_FINDINGS:]
     for severity, by_severity in groupby(failing, key=lambda f: f.severity):
         group = list(by_severity)
@@ -86,7 +90,7 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
             heading.append(f"  {title}" if title else "")
             heading.append(f"  ({len(items)})", style="dim")
             blocks.append(heading)
-            blocks.extend(_finding(f) for f in items)
+            blocks.extend(_finding(f, root) for f in items)
         blocks.append(Text(""))
     if rest:
         blocks.append(Text(f"{len(rest)} MORE FINDINGS, one line each (all of them in full: "
@@ -112,18 +116,38 @@ def _indented(text: Text, left: int) -> Padding:
     return Padding(text, (0, 0, 0, left), expand=False)
 
 
-def _finding(finding: Finding) -> RenderableType:
+SHARED_FOLDER_AT = 40  # a folder prefix at least this long is printed once
+
+
+def _shared_folder(locations: list[Location]) -> str:
+    """The folder every finding's file lies in, when long enough to be worth saying once."""
+    folders = {os.path.dirname(loc.path) for loc in locations
+               if loc.path and not loc.virtual and "!" not in loc.path and not loc.path.startswith("<")}
+    if not folders:
+        return ""
+    try:
+        root = os.path.commonpath(sorted(folders))
+    except ValueError:
+        return ""
+    return root if len(root) >= SHARED_FOLDER_AT else ""
+
+
+def _finding(finding: Finding, root: str = "") -> RenderableType:
     """The object, then where and which field, the message and the evidence;
-    wrapped lines stay indented under their block."""
+    wrapped lines stay indented under their block. ``root``: the shared folder, left
+    out of paths (said once above)."""
+    def short(text: str) -> str:
+        return text.replace(root + "/", "") if root else text
+
     details = Text()
-    details.append(f"at {shown(where(finding.location))}", style="dim")
+    details.append(f"at {shown(short(where(finding.location)))}", style="dim")
     if finding.field:
         details.append(f"  {shown(finding.field)}", style="dim")
     details.append(f"\n{shown(finding.message)}")
     for item in finding.evidence:
-        details.append(f"\n- {shown(item)}", style="italic")
+        details.append(f"\n- {shown(short(item))}", style="italic")
     for note in finding.notes:
-        details.append(f"\nnote: {shown(note)}", style="dim")
+        details.append(f"\nnote: {shown(short(note))}", style="dim")
     return Group(_indented(Text(shown(finding.object), style="bold"), 4), _indented(details, 6))
 
 

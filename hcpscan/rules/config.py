@@ -31,8 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, UnknownRuntime
 from hcpscan.analysis.proxy.versions import configured_versions
 from hcpscan.rules.schema import SEVERITIES
@@ -121,28 +119,45 @@ class ScanConfig:
         return {"path": self.path, "sha256": self.sha256 or ""}
 
 
+def repository_root(cwd: Path) -> Path | None:
+    """The root of the git checkout holding ``cwd`` (the nearest folder with ``.git``)."""
+    here = cwd.resolve()
+    return next((folder for folder in (here, *here.parents) if (folder / ".git").exists()), None)
+
+
 def trusted_folders(cwd: Path) -> list[Path]:
     """Where a config may come from: the working directory and its parents up to the
     repository root (the first folder holding ``.git``); only the working directory
     when it is in no repository. Never above: a shared /tmp or home folder is not
     the user's project."""
     here = cwd.resolve()
+    root = repository_root(here)
+    if root is None:
+        return [here]
     chain = [here, *here.parents]
-    for i, folder in enumerate(chain):
-        if (folder / ".git").exists():
-            return chain[: i + 1]
-    return [here]
+    return chain[: chain.index(root) + 1]
 
 
 def find_config(cwd: Path, scanned: list[Path] | tuple[Path, ...] = ()) -> Path | None:
-    """The nearest config in ``trusted_folders(cwd)`` that is not inside a scanned
-    path: the input never configures its own scan (the walker reports such a file
-    as a diagnostic instead)."""
+    """The project's config, as ruff finds its own: the nearest one in
+    ``trusted_folders(cwd)``.
+
+    In a git checkout that config applies to every scan run from the checkout,
+    also of ``.`` or of the folder holding the config (CI and pre-commit run from
+    the repository root): it is the project's, reviewed with its code. Configs
+    deeper in a scanned tree (a received dump, a vendored repository) are never in
+    that chain: the walker reports them, unapplied. Outside any checkout only the
+    working directory's config counts, and not when the working directory is itself
+    scanned: a dump someone sent, unpacked and entered, does not configure its own scan.
+    """
     roots = [p.resolve() for p in scanned]
+    in_checkout = repository_root(cwd) is not None
     for folder in trusted_folders(cwd):
         for name in CONFIG_NAMES:
             candidate = folder / name
-            if candidate.is_file() and not any(_within(candidate, root) for root in roots):
+            if not candidate.is_file():
+                continue
+            if in_checkout or not any(_within(candidate, root) for root in roots):
                 return candidate
     return None
 
@@ -163,6 +178,8 @@ def load_config(path: Path) -> ScanConfig:
     data = docs[0].body if docs else {}
     if data is None:
         data = {}
+    import jsonschema  # only when there is a config file to validate
+
     validator = jsonschema.Draft202012Validator(CONFIG_SCHEMA)
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
+from hcpscan import RULE_PAGES_URL
 from hcpscan.findings.model import RuleDocs, RuleInfo, Severity
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
@@ -16,7 +16,12 @@ from hcpscan.rules.schema import RULE_SCHEMA
 from hcpscan.rules.templates import TEMPLATES, Template
 from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
 
-_VALIDATOR = jsonschema.Draft202012Validator(RULE_SCHEMA)
+
+@functools.cache
+def _rule_validator() -> Any:
+    import jsonschema  # only when a rule file is validated: never for the shipped catalog
+
+    return jsonschema.Draft202012Validator(RULE_SCHEMA)
 
 
 class RuleFileError(Exception):
@@ -55,7 +60,8 @@ def load_rule_dirs(dirs: list[Path]) -> list[Rule]:
         if not folder.is_dir():
             raise RuleFileError(str(folder), None, "rule directory not found")
         for path in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")):
-            rule = load_rule_file(path, builtin=folder.resolve() == builtin)
+            shipped = folder.resolve() == builtin
+            rule = load_rule_file(path, builtin=shipped, schema_checked=shipped)
             if rule.id in rules:
                 raise RuleFileError(str(path), 1, f"rule id {rule.id} is already defined in "
                                                   f"{rules[rule.id].info.source}")
@@ -63,9 +69,14 @@ def load_rule_dirs(dirs: list[Path]) -> list[Rule]:
     return sorted(rules.values(), key=lambda r: r.id)
 
 
-def load_rule_file(path: Path, builtin: bool = False) -> Rule:
+def load_rule_file(path: Path, builtin: bool = False, schema_checked: bool = False) -> Rule:
     """A rule file, validated whole: every problem is reported at once, each at its line.
-    Built-in rules must also carry their category and docs."""
+    Built-in rules must also carry their category and docs.
+
+    ``schema_checked``: the file is hcpscan's own catalog, whose every file the tests
+    validate against the rule schema and its template's parameters
+    (tests/rules/test_catalog.py); a scan then skips that validation (and importing
+    jsonschema), the rest of the checks still run."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -78,7 +89,8 @@ def load_rule_file(path: Path, builtin: bool = False) -> Rule:
         raise RuleFileError(str(path), 1, "a rule file holds exactly one YAML mapping")
     data = docs[0].body
     problems: list[tuple[tuple[Any, ...], str]] = []
-    for err in sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path)):
+    errors = () if schema_checked else _rule_validator().iter_errors(data)
+    for err in sorted(errors, key=lambda e: list(e.absolute_path)):
         steps = tuple(err.absolute_path)
         problems.append((steps, f"{'.'.join(str(s) for s in steps) or '(top level)'}: {err.message}"))
     if builtin:
@@ -93,7 +105,7 @@ def load_rule_file(path: Path, builtin: bool = False) -> Rule:
                                          f"{', '.join(sorted(TEMPLATES))}; see `hcpscan templates list`)"))
     problems += _expression_errors(data)
     params = check.get("params", {})
-    if template is not None and isinstance(params, dict):
+    if template is not None and isinstance(params, dict) and not schema_checked:
         problems += [(("check", "params", *steps),
                       f"{'.'.join(map(str, ('check.params', *steps)))}: {message}")
                      for steps, message in template.problems(params)]
@@ -105,7 +117,7 @@ def load_rule_file(path: Path, builtin: bool = False) -> Rule:
             where = locate(text, 0, None, steps) if steps else None
             located.append((where[0] if where else 1, message))
         raise RuleFileError(str(path), None, "", problems=sorted(located))
-    return _build(path, data, template)
+    return _build(path, data, template, builtin)
 
 
 def _autofix(declared: dict[str, Any] | None) -> dict[str, str]:
@@ -115,7 +127,7 @@ def _autofix(declared: dict[str, Any] | None) -> dict[str, str]:
             "autofix_why": declared.get("why", "").strip()}
 
 
-def _build(path: Path, data: dict[str, Any], template: Template) -> Rule:
+def _build(path: Path, data: dict[str, Any], template: Template, builtin: bool = False) -> Rule:
     docs = data.get("docs", {})
     info = RuleInfo(
         id=data["id"], title=data["title"], severity=Severity(data["severity"]),
@@ -125,7 +137,8 @@ def _build(path: Path, data: dict[str, Any], template: Template) -> Rule:
                       fix=docs.get("fix", ""), known_problems=docs.get("known_problems", ""),
                       references=tuple(docs.get("references", ())),
                       **_autofix(docs.get("autofix"))),
-        tags=tuple(data.get("tags", ())), precision=data.get("precision", "high"), source=str(path))
+        tags=tuple(data.get("tags", ())), precision=data.get("precision", "high"), source=str(path),
+        help_uri=f"{RULE_PAGES_URL}/{data['id']}.md" if builtin else "")
     applies = data.get("applies_to", {})
     return Rule(
         info=info,

@@ -324,10 +324,26 @@ def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type,
 
 def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, Any], Any],
               depth: int) -> list[Any]:
-    # mappings hold most values, so only _mapping inlines the dispatch of _canonical
+    # the dispatch of _canonical inlined, as in _mapping: a call per entry is most of the
+    # cost of a list of strings or of small mappings (ports, env, conditions)
     if depth >= MAX_DEPTH:
         raise _NotFast
-    return [_canonical(item, shared, restore, depth) for item in sequence]
+    out: list[Any] = []
+    append = out.append
+    inner = depth + 1
+    for item in sequence:
+        kind = type(item)
+        if kind is str:
+            if len(item) < _SHARED_LENGTH:
+                item = shared[item]
+        elif kind is dict:
+            item = _mapping(item, shared, restore, inner)
+        elif kind is list:
+            item = _sequence(item, shared, restore, inner)
+        elif restore and (kind is int or kind is float):
+            item = restore.get((kind, item), item)
+        append(item)
+    return out
 
 
 def _load(chunk: str) -> Any:

@@ -60,20 +60,64 @@ def test_config_inside_a_scanned_archive_is_a_diagnostic(run_cli, tmp_path, monk
     assert any(d["path"] == f"{archive}!dump/.hcpscan.yml" for d in report["diagnostics"])
 
 
-def test_config_in_the_working_directory_is_scanned_as_its_own_input_only_with_config(
-        run_cli, tmp_path, monkeypatch):
-    """`hcpscan scan .` of a checkout: the checkout's config is input too (a pull request
-    can change it), so it applies only when the user names it."""
+def test_the_repositorys_config_applies_to_a_scan_of_the_repository(run_cli, tmp_path, monkeypatch):
+    """`hcpscan scan .` from a checkout's root, as CI does: the project's config applies,
+    as ruff, checkov and kube-linter apply theirs, and is not reported as input."""
     _dump(tmp_path)
     (tmp_path / ".git").mkdir()
     (tmp_path / ".hcpscan.yaml").write_text(SWITCH_OFF)
     monkeypatch.chdir(tmp_path)
     code, report = _scan(run_cli, ".")
+    assert code == 0 and "PRX008" not in _failing(report)
+    assert report["scan"]["config"]["path"].endswith(".hcpscan.yaml")
+    assert not any(d["path"].endswith(".hcpscan.yaml") for d in report["diagnostics"])
+
+
+def test_pre_commit_passes_file_names_from_the_root(run_cli, tmp_path, monkeypatch):
+    """pre-commit runs the hook at the repository root with the changed files, the
+    config among them when it changed."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".hcpscan.yaml").write_text(SWITCH_OFF)
+    _dump(tmp_path / "clusters")
+    monkeypatch.chdir(tmp_path)
+    code, report = _scan(run_cli, "clusters/configmaps.yaml", ".hcpscan.yaml")
+    assert code == 0 and report["scan"]["config"]["path"].endswith(".hcpscan.yaml")
+
+
+def test_from_a_subfolder_the_nearest_config_up_to_the_root_applies(run_cli, tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".hcpscan.yaml").write_text(SWITCH_OFF)
+    sub = _dump(tmp_path / "clusters" / "prod")
+    monkeypatch.chdir(sub)
+    code, report = _scan(run_cli, ".")
+    assert code == 0 and report["scan"]["config"]["path"] == str((tmp_path / ".hcpscan.yaml").resolve())
+
+
+def test_a_dump_in_the_repository_does_not_configure_its_own_scan(run_cli, tmp_path, monkeypatch):
+    """A received dump (or a vendored repository) kept in the checkout: its config is
+    deeper than the working directory, so it is input, reported and not applied."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".hcpscan.yaml").write_text("fail_on: high\n")
+    dump = _dump(tmp_path / "received" / "customer-dump")
+    (dump / ".hcpscan.yaml").write_text(SWITCH_OFF)
+    (dump / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, report = _scan(run_cli, ".")
+    assert code == 1 and "PRX008" in _failing(report)
+    assert report["scan"]["config"]["path"] == str((tmp_path / ".hcpscan.yaml").resolve())
+    (notice,) = [d for d in report["diagnostics"] if d["path"].endswith(".hcpscan.yaml")]
+    assert "customer-dump" in notice["path"] and "not applied" in notice["message"]
+
+
+def test_outside_a_checkout_an_entered_dump_does_not_configure_its_scan(run_cli, tmp_path, monkeypatch):
+    dump = _dump(tmp_path / "customer-dump")
+    (dump / ".hcpscan.yaml").write_text(SWITCH_OFF)
+    monkeypatch.chdir(dump)
+    code, report = _scan(run_cli, ".")
     assert code == 1 and report["scan"]["config"] is None
+    assert any("not applied" in d["message"] for d in report["diagnostics"])
     code, report = _scan(run_cli, ".", "--config", ".hcpscan.yaml")
     assert code == 0 and "PRX008" not in _failing(report)
-    assert report["scan"]["config"]["path"] == ".hcpscan.yaml"
-    assert not any(d["path"].endswith(".hcpscan.yaml") for d in report["diagnostics"])
 
 
 def test_config_above_the_repository_root_is_not_applied(run_cli, tmp_path, monkeypatch):

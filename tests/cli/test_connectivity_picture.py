@@ -30,7 +30,7 @@ def drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_hcp_namespace_picture_folds_the_workloads_open_to_each_other(run_cli, drawn):
     listed = run_cli("connectivity", "--no-progress", str(NAMESPACE), "--format", "dot")
     assert len(EDGE.findall(listed.out)) > 1500  # the dot output keeps every edge
-    result = run_cli("connectivity", "--no-progress", str(NAMESPACE), "--svg", "x.svg")
+    result = run_cli("connectivity", "--no-progress", str(NAMESPACE), "--svg", "x.svg", "--full")
     assert result.code == 0, result.err
     edges = EDGE.findall(drawn[0])
     assert len(edges) < 60 and drawn[0].count("[label=") < 80
@@ -49,8 +49,32 @@ def test_whole_example_picture_keeps_one_box_per_namespace(run_cli, drawn):
     result = run_cli("connectivity", "--no-progress", str(EXAMPLE), "--svg", "x.svg")
     assert result.code == 0, result.err
     assert len(EDGE.findall(drawn[0])) < 150
-    for namespace in ("clusters-agent-prod", "clusters-aws-dev", "hypershift"):
+    for namespace in ("clusters-agent-prod", "clusters-aws-dev"):
         assert f'label="namespace {namespace}"' in drawn[0]
+    # hypershift: no policy selects its operator, so it joins the namespaces open to everything
+    assert re.search(r'"open" \[[^\]]*label="1 namespace, 1 workload\\nno policy restricts them:'
+                     r'\\nopen to everything\\nhypershift"', drawn[0])
+
+
+def test_a_large_list_is_drawn_as_an_overview_per_namespace(run_cli, drawn):
+    """The whole example (89 workloads, 4,150 connections): one node per namespace, the
+    workloads outside addresses and the ingress controller reach on their own, and one
+    edge per pair of namespaces - a picture a person reads."""
+    result = run_cli("connectivity", "--no-progress", str(EXAMPLE), "--svg", "x.svg")
+    assert result.code == 0, result.err
+    text = drawn[0]
+    edges = EDGE.findall(text)
+    assert 10 <= len(edges) <= 30
+    red = {(src, dst, label) for src, dst, label, style in edges if "#d62728" in style}
+    assert ("outside", "management|clusters-agent-prod/kube-apiserver[Deployment]",
+            "TCP 6443,8091") in red
+    assert ("outside", "open", "All Connections") in red
+    assert r"44 workloads\nopen to each other: All Connections" in text
+    # namespace to namespace: one edge each way at most
+    pairs = [(s, d) for s, d, _, _ in edges if s.startswith("ns:") and d.startswith("ns:")]
+    assert pairs and len(pairs) == len(set(pairs))
+    # outside and the ingress controller stand in the first column, not inside a box
+    assert re.search(r'subgraph sources \{ rank=min; "outside"', text)
 
 
 def _conn(src: str, dst: str, port: int) -> Connection:

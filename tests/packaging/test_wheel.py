@@ -31,8 +31,8 @@ def _run(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtualenv with the wheel built from a clean copy of the tracked tree."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a clean copy of the tracked tree."""
     base = tmp_path_factory.mktemp("wheel")
     source = base / "src"
     # Build from what git tracks, as a clean clone would: nothing untracked can mask a gap.
@@ -46,17 +46,36 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     wheels = list(dist.glob("hcpscan-*.whl"))
     assert len(wheels) == 1 and list(dist.glob("hcpscan-*.tar.gz"))
+    return wheels[0]
+
+
+def _venv(base: Path, requirement: str) -> Path:
     env_dir = base / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    pip = _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheels[0])],
+    pip = _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", requirement],
                cwd=base)
     assert pip.returncode == 0, pip.stderr[-3000:]
+    return env_dir
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv with the wheel and its cel extra, as the README installs it."""
+    base = tmp_path_factory.mktemp("full")
+    env_dir = _venv(base, f"{wheel}[cel]")
+    python = env_dir / "bin" / "python"
     purelib = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=base)
     decoy = Path(purelib.stdout.strip()) / "rules"
     decoy.mkdir()
     (decoy / "__init__.py").write_text('"""An unrelated distribution that happens to be called rules."""\n')
     return env_dir
+
+
+@pytest.fixture(scope="module")
+def bare(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel without extras, as on Alpine/musl or old glibc where cel has no wheel."""
+    return _venv(tmp_path_factory.mktemp("bare"), str(wheel))
 
 
 @pytest.fixture
@@ -90,3 +109,71 @@ def test_installed_scan_matches_the_source_tree(installed: Path, elsewhere: Path
     assert found["findings"], "the example has findings; an installed scan must report them"
     assert [f["fingerprint"] for f in found["findings"]] == \
         [f["fingerprint"] for f in json.loads(tree.stdout)["findings"]]
+
+
+def test_a_bare_install_scans_without_cel_or_the_kubernetes_client(bare: Path, elsewhere: Path) -> None:
+    """The fallback path: no cel-expr-python (as on musl), no kubernetes client; the scan
+    runs, cel rules say how to add their runtime, and the live command says how to add it."""
+    python = str(bare / "bin" / "python")
+    missing = _run([python, "-c", "import importlib.util as u; print(u.find_spec('cel_expr_python'), "
+                                  "u.find_spec('kubernetes'))"], cwd=elsewhere)
+    assert missing.stdout.split() == ["None", "None"], missing.stdout + missing.stderr
+    scan = _run([str(bare / "bin" / "hcpscan"), "scan", "example", "--format", "json"], cwd=elsewhere)
+    assert scan.returncode == 1, scan.stderr
+    report = json.loads(scan.stdout)
+    assert report["findings"]
+    cel_rules = {p.stem for p in (ROOT / "rules").glob("*.yaml") if "template: cel" in p.read_text()}
+    results = {r["rule_id"]: r for r in report["rules"]}
+    judged = [r for r in cel_rules if results[r]["status"] != "not-applicable"]
+    assert judged and all(results[r]["status"] == "not-evaluable" for r in judged)
+    assert any("pip install 'hcpscan[cel]'" in results[r]["reason"] for r in judged)
+    live = _run([str(bare / "bin" / "hcpscan"), "cluster", "--kubeconfig", "/dev/null"], cwd=elsewhere)
+    assert live.returncode == 2 and "pip install 'hcpscan[live]'" in live.stderr
+
+
+# pip's --platform resolution (wheel tags only: markers still see this machine, which is
+# what a marker-free default install relies on): what a runner of that kind would install.
+# pip does not widen an explicit platform to the older tags that runner also accepts.
+PLATFORMS = {
+    "musl x86_64 (Alpine)": (("musllinux_1_2_x86_64", "musllinux_1_1_x86_64"), False),
+    "musl aarch64 (Alpine)": (("musllinux_1_2_aarch64", "musllinux_1_1_aarch64"), False),
+    "glibc 2.17 x86_64 (old runner)": (("manylinux2014_x86_64",), False),
+    "glibc 2.28 aarch64": (("manylinux_2_28_aarch64", "manylinux_2_26_aarch64", "manylinux2014_aarch64"), True),
+    "glibc 2.28 x86_64": (("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux2014_x86_64"), True),
+}
+
+
+@pytest.mark.parametrize("where", sorted(PLATFORMS))
+def test_resolves_on_runner_platforms(wheel: Path, tmp_path: Path, where: str) -> None:
+    """`pip install hcpscan` resolves to wheels on each platform, without the CEL runtime or
+    the kubernetes client; `hcpscan[cel]` brings the runtime where a wheel of it exists and
+    fails to resolve, naming it, where none does (musl, old glibc): ask for it only there."""
+    tags, has_cel = PLATFORMS[where]
+    platforms = [arg for tag in tags for arg in ("--platform", tag)]
+
+    def download(requirement: str, target: Path) -> subprocess.CompletedProcess[str]:
+        return _run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                     "--only-binary", ":all:", *platforms, "--python-version", "3.11",
+                     "--dest", str(target), requirement], cwd=tmp_path)
+
+    plain = download(str(wheel), tmp_path / "plain")
+    assert plain.returncode == 0, f"{where}: {plain.stderr[-2000:]}"
+    names = {p.name.split("-")[0].lower() for p in (tmp_path / "plain").iterdir()}
+    assert "hcpscan" in names and not names & {"kubernetes", "cel_expr_python"}, sorted(names)
+    with_cel = download(f"{wheel}[cel]", tmp_path / "cel")
+    if has_cel:
+        assert with_cel.returncode == 0, f"{where}: {with_cel.stderr[-2000:]}"
+        assert any(p.name.startswith("cel_expr_python-") for p in (tmp_path / "cel").iterdir())
+    else:
+        assert with_cel.returncode != 0 and "cel-expr-python" in with_cel.stderr
+
+
+def test_long_description_speaks_to_a_pip_user(wheel: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        text = archive.read(metadata).decode()
+    description = text.split("\n\n", 1)[1]
+    assert description.startswith("# hcpscan\n")
+    assert "pip install -e" not in description and "pip install 'hcpscan[cel]'" in description

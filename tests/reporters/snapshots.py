@@ -13,4 +13,5 @@ def _text_snapshot(extension: str) -> type[SingleFileSnapshotExtension]:
 SNAPSHOT_EXTENSIONS = {name: _text_snapshot(ext) for name, ext in
                        (("table", "txt"), ("json", "json"), ("sarif", "sarif"),
                         ("junit", "xml"), ("markdown", "md"), ("concise", "txt"),
-                        ("html", "html"), ("openreports", "yaml"), ("policyreport", "yaml"))}
+                        ("html", "html"), ("openreports", "yaml"), ("policyreport", "yaml"),
+                        ("github", "txt"), ("gitlab", "json"))}

@@ -28,8 +28,8 @@ def report():
     return report
 
 
-def _render(name: str, report) -> str:
-    return REPORTERS[name].render(report, ReportOptions(width=200))
+def _render(name: str, report, verbosity: int = 0) -> str:
+    return REPORTERS[name].render(report, ReportOptions(width=200, verbosity=verbosity))
 
 
 def test_json_lists_each_reason_and_matches_the_schema(report):
@@ -74,7 +74,7 @@ def test_junit_has_a_skipped_case_per_reason(report):
     assert suite.get("skipped") == "3" and suite.get("tests") == "3"
     messages = [case.find("skipped").get("message") for case in suite]
     assert messages[0] == "passed over, not read: 2 hidden file"
-    assert int(root.get("skipped")) >= 3
+    assert sum(int(s.get("skipped")) for s in root.findall("testsuite")) >= 3
 
 
 def test_html_has_a_passed_over_section(report):
@@ -84,9 +84,12 @@ def test_html_has_a_passed_over_section(report):
 
 
 def test_concise_ends_with_a_passed_over_line(report):
-    last = _render("concise", report).splitlines()[-1]
+    assert _render("concise", report).splitlines()[-1] == (
+        "Passed over, not read: 8 (-v: the reasons).")
+    last = _render("concise", report, verbosity=1).splitlines()[-1]
     assert last == ("Passed over, not read: 8 (2 hidden file, 5 left out (files): no selected rule "
                     "reads the resource, 1 special file (FIFO)).")
+    assert "Passed over" not in _render("concise", report, verbosity=-1)
 
 
 def test_nothing_passed_over_adds_nothing(report):
@@ -111,7 +114,7 @@ def test_a_scan_reports_what_the_loader_passed_over(tmp_path, run_cli):
         "hidden file": 1, "hidden folder": 1, "not a manifest (.md)": 1}
     props = json.loads(sarif.read_text())["runs"][0]["properties"]["passedOver"]
     assert sum(p["count"] for p in props) == 3
-    table = run_cli("scan", str(tmp_path)).out
+    table = run_cli("scan", str(tmp_path), "-v").out
     assert "Passed over, not read: 3" in table and "1 not a manifest (.md)" in table
 
 

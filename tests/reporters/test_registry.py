@@ -9,7 +9,7 @@ from hcpscan.reporters import REPORTERS, ReportOptions, render
 
 def test_all_formats_are_registered_under_their_names():
     assert set(REPORTERS) == {"table", "concise", "json", "sarif", "junit", "markdown", "html",
-                              "openreports", "policyreport"}
+                              "openreports", "policyreport", "github", "gitlab"}
     for name, reporter in REPORTERS.items():
         assert reporter.name == name
         assert reporter.extension and reporter.media_type
@@ -21,6 +21,6 @@ def test_rendering_is_repeatable(name, realistic, options):
 
 
 def test_unknown_format_names_the_known_ones(realistic):
-    with pytest.raises(ValueError, match="known: concise, html, json, junit, markdown, openreports, "
+    with pytest.raises(ValueError, match="known: concise, github, gitlab, html, json, junit, markdown, openreports, "
                                          "policyreport, sarif, table"):
         render("pdf", realistic, ReportOptions())

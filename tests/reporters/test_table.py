@@ -83,3 +83,23 @@ def test_past_the_detailed_findings_each_finding_is_one_plain_line(realistic, mo
     assert f"{len(failing) - 2} MORE FINDINGS, one line each" in text
     tail = text.split("MORE FINDINGS", 1)[1].splitlines()[1:len(failing) - 1]
     assert all(re.match(r"  \S+:\d+( \(virtual\))?: \S+ \[\w+\] ", line) for line in tail), tail
+
+
+def test_a_long_shared_folder_is_said_once():
+    import dataclasses
+
+    from hcpscan.findings.model import Location
+    from hcpscan.reporters import REPORTERS, ReportOptions
+    from tests.reporters.reports import ignition_finding, report_with
+
+    root = "dumps/must-gather.local.4242/quay-io-openshift-must-gather-sha256-5be0c0ffee"
+    findings = []
+    for name, line, ns in (("nodeport-ignition", 12, "hcp-ns"), ("nodeport-ignition-proxy", 30, "other")):
+        finding = ignition_finding(name, line)
+        finding.location = Location(f"{root}/namespaces/{ns}/networkpolicies.yaml", line, 7)
+        finding.evidence = [f"allowed by rule #1 ({root}/namespaces/{ns}/networkpolicies.yaml:{line})"]
+        findings.append(dataclasses.replace(finding))
+    text = REPORTERS["table"].render(report_with(findings), ReportOptions(width=200))
+    assert text.count(root) == 1 and f"Files below are under {root}/namespaces/" in text
+    assert "at hcp-ns/networkpolicies.yaml:12" in text
+    assert "(other/networkpolicies.yaml:30)" in text

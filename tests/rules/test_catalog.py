@@ -8,12 +8,20 @@ from pathlib import Path
 import pytest
 
 from hcpscan.findings.model import Status
-from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
+from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs, load_rule_file
 from tests.conftest import FIXTURES
 from tests.rules.harness import expected_markers, scan
 
 RULES = load_rule_dirs([builtin_rules_dir()])
 IDS = [r.id for r in RULES]
+
+
+@pytest.mark.parametrize("path", sorted(builtin_rules_dir().glob("*.y*ml")), ids=lambda p: p.stem)
+def test_shipped_rule_file_passes_the_validation_a_scan_skips(path):
+    """A scan loads the shipped catalog without the rule schema and the templates'
+    parameter checks (so it never imports jsonschema): this is where they run."""
+    checked = load_rule_file(path, builtin=True)
+    assert checked == load_rule_file(path, builtin=True, schema_checked=True)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)

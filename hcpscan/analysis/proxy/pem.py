@@ -14,10 +14,10 @@ import binascii
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes
+if TYPE_CHECKING:
+    from cryptography import x509
 
 _BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.DOTALL)
 
@@ -125,6 +125,8 @@ def parse_bundle(data: str | bytes | None) -> CABundle:
     blocks = list(_BLOCK.finditer(pem))
     if not blocks:
         return CABundle((), (BundleProblem(None, "no PEM certificate found"),))
+    from cryptography import x509  # imported only when a bundle is read: start-up stays light
+
     index = 0
     for block in blocks:
         label = block.group(1).decode()
@@ -141,6 +143,9 @@ def parse_bundle(data: str | bytes | None) -> CABundle:
 
 
 def _describe(cert: x509.Certificate, index: int) -> Certificate:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+
     try:
         is_ca: bool | None = cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
     except x509.ExtensionNotFound:

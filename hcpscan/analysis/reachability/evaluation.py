@@ -53,10 +53,15 @@ class EvaluationOptions:
     by NetworkPolicy (default False: treat them like other pods; most plugins
     do not apply policies to host-network pods, so turn it on for a
     conservative view of such clusters).
+    ``ipblock_any_address``: with ``ipblock_selects_pods``, a pod is selected when
+    any of its addresses lies in the block, not all of them (secondary networks:
+    a VM's cloud-init addresses stand for each of its networks, one of them is
+    its address on this one; a dual-stack pod sends IPv4 from its IPv4 address).
     """
 
     ipblock_selects_pods: bool = False
     host_network_exempt: bool = False
+    ipblock_any_address: bool = False
 
 
 DEFAULT_OPTIONS = EvaluationOptions()
@@ -349,7 +354,11 @@ class PolicyEvaluation:
         mask = self._atoms_within(space, direction)
         if self.options.ipblock_selects_pods:
             for i, klass in enumerate(self.classes):
-                if klass.ips and space.contains(IPSpace.from_cidrs(klass.ips)):
+                if not klass.ips:
+                    continue
+                if (any(space.contains(IPSpace.from_cidrs((ip,))) for ip in klass.ips)
+                        if self.options.ipblock_any_address
+                        else space.contains(IPSpace.from_cidrs(klass.ips))):
                     mask |= 1 << i
         return mask
 

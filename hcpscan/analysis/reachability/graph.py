@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from hcpscan.analysis.reachability.admin import ADMIN_TIER, ALLOW, BASELINE_TIER
 from hcpscan.analysis.reachability.coverage import (
@@ -130,6 +132,10 @@ class ReachabilityGraph:
         self.perimeter = perimeter
         self.options = options
         self.diagnostics: list[Diagnostic] = []
+        # what the secondary networks' evaluation rests on (an ipBlock taken to match no pod
+        # whose address the input lacks, a NAD the input lacks): the questions between
+        # workloads evaluate those networks, so their answers carry these warnings
+        self.secondary_diagnostics: list[Diagnostic] = []
         # policy-like objects no answer of this graph reflects
         self.unevaluated: list[UnevaluatedKind] = read_unevaluated(inventory, self.diagnostics)
         self.views = [self._view(m) for m in read_clusters(inventory, options, self.diagnostics)]
@@ -190,7 +196,8 @@ class ReachabilityGraph:
         MultiNetworkPolicies), with which of its classes hold each class's pods."""
         out = []
         owner = {id(e): k.index for k in model.classes for e in k.endpoints}
-        for net in secondary_networks(self.inventory, model.cluster, model.classes, []):
+        for net in secondary_networks(self.inventory, model.cluster, model.classes,
+                                      self.secondary_diagnostics):
             own, options = net.model(model, self.options)
             evaluation = PolicyEvaluation(own.classes, own.policies, dict(own.namespaces), [], [],
                                           options)
@@ -761,6 +768,8 @@ class ReachabilityGraph:
         endpoint classes (``class-N``) and external ranges (``ext:first-last``);
         edge attributes ``connections`` (ConnectionSet) and ``allowed_by``
         (policies, Services, Routes and perimeter that allow the edge)."""
+        import networkx as nx  # only for this export: a scan never imports it
+
         view = next((v for v in self.views if cluster is None or v.cluster == cluster), None)
         g = nx.DiGraph(cluster=cluster)
         if view is None:

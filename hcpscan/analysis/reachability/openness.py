@@ -30,7 +30,8 @@ policies are unknown too. Named ports towards unknown pods cannot be resolved
 and are kept by name (``TCP http``); an AdminNetworkPolicy ``namedPort`` names
 no protocol (the pod's container port gives it), so an Allow rule's named port
 is kept by name alone (`` local-port``, netpol-analyzer's writing: an empty
-protocol), unless rules before it decide every connection.
+protocol), unless rules before it decide every connection; a
+BaselineAdminNetworkPolicy's likewise, when no NetworkPolicy isolates the side.
 """
 
 from __future__ import annotations
@@ -40,7 +41,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.analysis.reachability.admin import ADMIN_TIER, ALLOW, AdminPeer, AdminRule
+from hcpscan.analysis.reachability.admin import (
+    ADMIN_TIER,
+    ALLOW,
+    BASELINE_TIER,
+    PASS,
+    AdminPeer,
+    AdminRule,
+)
 from hcpscan.analysis.reachability.connlist import Connection, ConnectionList, Focus
 from hcpscan.analysis.reachability.endpoints import NAMESPACE_NAME_LABEL, EndpointClass
 from hcpscan.analysis.reachability.evaluation import (
@@ -249,21 +257,33 @@ def side_openness(side: Side, peer: RepresentativePeer, dst: EndpointClass | Non
         named = frozenset((s.protocol, s.name) for r in matched if isinstance(r, PolicyRule)
                           for s in r.named)
     if dst is None:
-        named |= _admin_named(matched)
+        named |= _admin_named(matched, side.np_isolated)
     return Openness(conns, named)
 
 
-def _admin_named(rules: Iterable[Any]) -> frozenset[tuple[str, str]]:
+def _admin_named(rules: Iterable[Any], np_isolated: bool) -> frozenset[tuple[str, str]]:
     """Named ports of the admin tier's Allow rules towards an unknown pod (protocol ''),
-    as long as the matching rules before each leave some connection undecided."""
-    undecided = ConnectionSet.all()
+    as long as the matching rules before each leave some connection undecided; then,
+    when no NetworkPolicy isolates the side, those of the baseline's Allow rules, as long
+    as the admin tier (Pass aside) and the baseline's rules before each leave some."""
+    undecided, decided = ConnectionSet.all(), ConnectionSet.none()
     out: set[tuple[str, str]] = set()
-    for rule in rules:
-        if not isinstance(rule, AdminRule) or rule.tier != ADMIN_TIER:
+    admin = [r for r in rules if isinstance(r, AdminRule)]
+    for rule in admin:
+        if rule.tier != ADMIN_TIER:
             continue
         if rule.action == ALLOW and rule.named and undecided:
             out.update(("", name) for name in rule.named)
+        if rule.action != PASS:
+            decided = decided.union(rule.numeric.intersection(undecided))
         undecided = undecided.difference(rule.numeric)
+    rest = ConnectionSet.all().difference(decided)
+    for rule in admin if not np_isolated else ():
+        if rule.tier != BASELINE_TIER:
+            continue
+        if rule.action == ALLOW and rule.named and rest:
+            out.update(("", name) for name in rule.named)
+        rest = rest.difference(rule.numeric)
     return frozenset(out)
 
 

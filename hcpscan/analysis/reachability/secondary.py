@@ -31,9 +31,10 @@ MultiNetworkPolicies (k8s.cni.cncf.io/v1beta1) that filter traffic on them.
   on every secondary network of the VM (the guest's interface names do not say
   which network each is on). Prefix lengths are the subnet's, not the pod's:
   ``10.200.0.1/24`` is the address 10.200.0.1. A MultiNetworkPolicy ``ipBlock``
-  selects the pods whose addresses on the network all lie in the block, as an
-  ipBlock selects pods by IP on the pod network; pods whose addresses the input
-  lacks match no ipBlock, with a warning naming the rule and the pods.
+  selects the pods with an address on the network in the block (any of them, as
+  netpol-analyzer does: a VM's addresses stand for each of its networks, one of
+  them is its address on this one); pods whose addresses the input lacks match no
+  ipBlock, with a warning naming the rule and the pods.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ class SecondaryNetwork:
         (no tiers, no EgressFirewall); an ipBlock selects the pods by their addresses on
         the network (the classes' ``ips``; none when the input lacks them)."""
         own = ClusterModel(cluster.cluster, self.classes, self.policies, cluster.namespaces)
-        return own, dataclasses.replace(options, ipblock_selects_pods=True)
+        return own, dataclasses.replace(options, ipblock_selects_pods=True,
+                                        ipblock_any_address=True)
 
 
 @dataclass(frozen=True, slots=True)

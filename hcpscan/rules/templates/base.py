@@ -22,8 +22,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import jsonschema
-
 from hcpscan.findings.fix import NoFix, Remedy
 from hcpscan.inventory.objects import K8sObject
 
@@ -82,6 +80,8 @@ class Template:
 
     def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
         """Every way ``params`` break the template's schema: (field path, message)."""
+        import jsonschema  # only when a rule is validated: start-up stays light
+
         validator = jsonschema.Draft202012Validator(self.params_schema)
         return [(tuple(e.absolute_path), e.message)
                 for e in sorted(validator.iter_errors(params), key=lambda e: list(e.absolute_path))]

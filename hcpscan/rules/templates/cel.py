@@ -53,8 +53,12 @@ from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, T
 
 try:
     from cel_expr_python import cel
-except ImportError:  # no wheel for this platform (e.g. Linux aarch64 on Python 3.11)
+except ImportError:  # not installed: on Linux it is the `cel` extra (musl has no wheel)
     cel = None
+
+CEL_MISSING = ("the cel template needs the cel-expr-python package, which is not installed: "
+               "pip install 'hcpscan[cel]' (wheels exist for glibc Linux x86_64/aarch64, macOS "
+               "and Windows; none for musl/Alpine)")
 
 # The subject and the rule's evaluation, for the domain functions CEL calls back into.
 _CURRENT: contextvars.ContextVar[tuple[Context, K8sObject]] = contextvars.ContextVar("cel_subject")
@@ -145,8 +149,7 @@ def compile_expression(expression: str, boolean: bool = True) -> Any:
     """The compiled program; ValueError with CEL's position-bearing message when the
     expression does not parse, does not type-check, or (``boolean``) is not boolean."""
     if cel is None:
-        raise ValueError("the cel template needs the cel-expr-python package, which has no "
-                         "wheel for this platform; use another template")
+        raise ValueError(CEL_MISSING)
     try:
         program = _environment().compile(expression)
     except RuntimeError as exc:
@@ -188,9 +191,12 @@ class Cel(Template):
         expression = params.get("expression") if isinstance(params, dict) else None
         if not isinstance(expression, str) or found:
             return found
+        # without the runtime nothing can be compiled: the rule loads and is not evaluable
         for where, text in [(("expression",), expression), *(
                 (("values", k), v) for k, v in (params.get("values") or {}).items()
                 if isinstance(v, str))]:
+            if cel is None:
+                break
             try:
                 compile_expression(text, boolean=where == ("expression",))
             except ValueError as exc:
@@ -210,6 +216,9 @@ class Cel(Template):
         return tuple(dict.fromkeys([*params.get("reads", ()), *domain]))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        if cel is None:
+            yield NotEvaluable(CEL_MISSING)
+            return
         objects = [o.body for o in ctx.inventory.of_kind(*params["reads"])] if params.get("reads") else []
         field = params.get("field", "")
         if "each" not in params:

@@ -24,7 +24,7 @@ every consumer.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,10 +103,16 @@ class Value:
     name: str  # variable or field as written
     field: str  # the field a finding points at, in ``at`` or else the subject
     at: K8sObject | None  # another object that holds the value (a ConfigMap many read)
-    shown: str  # where the value is, for evidence
+    # Where the value is, for evidence: made only for a finding (it needs the source line,
+    # and a large dump has tens of thousands of values for a few hundred findings).
+    describe: Callable[[], str] = dataclasses.field(compare=False)
     in_secret: bool = False
     consumer: ConsumerProxy | None = None
     unknown: str = ""  # why the value is not known ('' when it is)
+
+    @property
+    def shown(self) -> str:
+        return self.describe()
 
     @property
     def who(self) -> str:
@@ -141,7 +147,7 @@ def _from_setting(subject: K8sObject, c: ConsumerProxy, setting: Setting) -> Val
     elif at is None and not field and c.object is subject and setting.source.steps:
         field = format_path(setting.source.steps)
     return Value(setting.value or "", value_type(setting.name), accepted_schemes(c.kind, setting.name),
-                 setting.name, field, at, f"{setting.name} = {setting.value!r} at {setting.source}",
+                 setting.name, field, at, lambda: f"{setting.name} = {setting.value!r} at {setting.source}",
                  in_secret=stored_in_secret(setting), consumer=c,
                  unknown="" if setting.known else f"{c.name}: {setting.name} unknown ({setting.unknown})")
 
@@ -178,7 +184,7 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any]) -> Iterato
             for text, path in _strings(value, steps) if kind == TEXT else [(str(value), steps)]:
                 field = format_path(path)
                 yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
-                            None, f"{field} = {mask_credentials(text)!r}")
+                            None, lambda f=field, t=text: f"{f} = {mask_credentials(t)!r}")
 
 
 def _strings(value: Any, steps: tuple[Step, ...], seen: set[int] | None = None

@@ -212,8 +212,13 @@ class Connection:
 
 def connect(target: ClusterTarget) -> Connection:
     """Load the configuration (kubeconfig or in-cluster) and open a connection pool."""
-    from kubernetes.client import Configuration
-    from kubernetes.client.rest import RESTClientObject
+    try:
+        from kubernetes.client import Configuration
+        from kubernetes.client.rest import RESTClientObject
+    except ImportError:  # the `live` extra: offline scans never need it
+        raise LiveError("reading a live cluster needs the kubernetes client, which is not "
+                        "installed", "pip install 'hcpscan[live]' (offline scans of dumps and "
+                        "manifests do not need it)") from None
 
     configuration = Configuration()
     kubeconfig = _kubeconfig_path(target)

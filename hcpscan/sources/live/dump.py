@@ -33,12 +33,11 @@ from typing import Any
 import yaml
 
 from hcpscan.findings.redact import mask_values
-from hcpscan.inventory.objects import HCPSCAN_API
+from hcpscan.inventory.objects import HCPSCAN_API, UNAVAILABLE_KIND
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.live.lister import ListedResource
 
 UNAVAILABLE_FILE = "hcpscan-unavailable-kinds.yaml"
-UNAVAILABLE_KIND = "UnavailableKinds"
 KEPT_SECRET_KEYS = frozenset({"tls.crt", "ca.crt", "service-ca.crt"})
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 

@@ -373,3 +373,27 @@ def test_diff_formats_name_the_secondary_network_of_a_change(run_cli, tmp_path):
     text_out = run_cli(*base).out
     assert ", network: backplane[NAD]" in text_out
     assert "# answer excludes" not in text_out  # NADs and MNPs are evaluated, not declared
+
+
+def test_diff_explain_explains_a_pair_only_on_the_network_it_changed_on(run_cli, tmp_path):
+    """A pair that changed on a secondary network only is explained there: its unchanged
+    pod-network connections are not explained as if they had changed too."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    text = (_ns("shop", False) + _nad("shop") + _pod("shop", "backplane")
+            + _pod("shop", "backplane").replace("name: api", "name: worker"))
+    deny = ("---\napiVersion: k8s.cni.cncf.io/v1beta1\nkind: MultiNetworkPolicy\nmetadata:\n"
+            "  name: quiet\n  namespace: shop\n"
+            "  annotations: {k8s.v1.cni.cncf.io/policy-for: backplane}\n"
+            "spec: {podSelector: {}, policyTypes: [Ingress]}\n")
+    (old / "in.yaml").write_text(text)
+    (new / "in.yaml").write_text(text + deny)
+    result = run_cli("connectivity", "--no-progress", "diff", str(old), str(new), "--explain")
+    assert result.code == 0, result.err
+    diff, before, after = result.out.split("Explanation of the changed pairs in ")
+    assert diff.count(", network: backplane[NAD]") == 2 and diff.count("diff-type") == 2
+    for text_out in (before, after):
+        assert "secondary NAD backplane" in text_out
+        assert "pod-network" not in text_out and "Pod network" not in text_out, text_out
+    assert "MultiNetworkPolicy 'shop/quiet' selects" in after

@@ -289,3 +289,48 @@ def test_an_admin_named_port_towards_the_entire_cluster_is_kept_by_name(manifest
     denied = ANP_NAMED_EGRESS.replace("  - name: FIRST", "  - name: none\n    action: Deny\n"
                                       "    to: [{namespaces: {}}]\n  - name: FIRST")
     assert not [x for x in _lines(_report(manifests(denied))) if x[1] == "egress"]
+
+
+BANP_NAMED_EGRESS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: agent, namespace: telemetry}
+spec:
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: c, ports: [{name: metrics, containerPort: 9100}]}]}
+---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: BaselineAdminNetworkPolicy
+metadata: {name: default}
+spec:
+  subject: {namespaces: {matchLabels: {kubernetes.io/metadata.name: telemetry}}}
+  egress:
+  - name: scrape-anywhere
+    action: Allow
+    to: [{namespaces: {}}]
+    ports: [{namedPort: metrics}]
+  - name: nothing-else
+    action: Deny
+    to: [{namespaces: {}}]
+"""
+
+
+def test_a_baseline_named_port_towards_the_entire_cluster_is_kept_by_name(manifests):
+    """The baseline's Allow namedPort opens the same way when no NetworkPolicy isolates the
+    workload: the line was missing, as if the baseline denied everything."""
+    lines = _lines(_report(manifests(BANP_NAMED_EGRESS)))
+    assert ("agent[Deployment]", "egress", ENTIRE_CLUSTER, " metrics") in lines
+    # a NetworkPolicy isolating egress takes the baseline's place: nothing is open
+    isolated = BANP_NAMED_EGRESS + ("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+                                    "metadata: {name: lockdown, namespace: telemetry}\n"
+                                    "spec: {podSelector: {}, policyTypes: [Egress]}\n")
+    assert not [x for x in _lines(_report(manifests(isolated))) if x[1] == "egress"]
+    # an AdminNetworkPolicy denying everything first leaves the baseline nothing to open
+    denied = BANP_NAMED_EGRESS + (
+        "---\napiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\n"
+        "metadata: {name: deny}\nspec:\n  priority: 1\n"
+        "  subject: {namespaces: {matchLabels: {kubernetes.io/metadata.name: telemetry}}}\n"
+        "  egress: [{name: all, action: Deny, to: [{namespaces: {}}]}]\n")
+    assert not [x for x in _lines(_report(manifests(denied))) if x[1] == "egress"
+                and x[2] == ENTIRE_CLUSTER]

@@ -304,3 +304,41 @@ def test_hostile_address_sources_give_no_addresses_not_a_traceback(manifests):
     result = connection_list(manifests(text))
     (warning,) = [d for d in result.diagnostics if "ipBlock" in d.message]
     assert "apps/p[Pod]" in warning.message and "apps/vm[VirtualMachine]" in warning.message
+
+
+def test_the_cli_question_warns_where_its_secondary_answer_rests_on_missing_input(run_cli, tmp_path):
+    """--to evaluates secondary networks between workloads, so the list's warnings about
+    them hold there too: a 'blocked' over the network that rests on an ipBlock the pod's
+    unknown address was taken not to match must say so (and a NAD the input lacks)."""
+    (tmp_path / "in.yaml").write_text(
+        NS + DENY_ALL_NP + _nad("blue") + _addressed_pod("db-1", "192.0.2.1", "status") + _pod("x", "blue")
+        + _pod("y", "blue, red") + _mnp("from-block", "blue", FROM_BLOCK))
+    base = ("connectivity", "--no-progress", str(tmp_path), "--to", "apps/db-1", "--port", "5432")
+    for extra in (("--from", "apps/x"), ()):
+        result = run_cli(*base, *extra)
+        assert result.code == 0, result.err
+        words = set(result.err.replace("│", " ").split())  # the table wraps its columns
+        assert {"ipBlock", "192.0.2.0/30", "apps/x[Pod],", "apps/red,"} <= words, extra
+    assert "via secondary network blue: blocked" in run_cli(*base, "--from", "apps/x").out
+
+
+def test_a_vm_on_two_secondary_networks_is_selected_by_the_block_of_its_address_there(manifests):
+    """A VM's cloud-init addresses count on each of its secondary networks (the guest's
+    interface names do not say which is which), so on blue the VM holds its blue address
+    and its red one: an ipBlock of blue's subnet must select it (one of them is its
+    address on blue, as netpol-analyzer takes it), not deny it for the red one."""
+    v2 = ("version: 2\nethernets:\n  eth0: {dhcp4: true}\n  eth1: {addresses: [192.0.2.1/24]}\n"
+          "  eth2: {addresses: [198.51.100.7/24]}\n")
+    vm = json.loads(_vm("vm", v2, pod_network=True).removeprefix("---\n"))
+    vm["spec"]["template"]["spec"]["networks"].append({"name": "r", "multus": {"networkName": "red"}})
+    text = (NS + _nad("blue") + _nad("red") + "---\n" + json.dumps(vm) + "\n"
+            + _addressed_pod("db-1", "192.0.2.9", "status")
+            + _addressed_pod("db-2", "192.0.3.5", "status")
+            + _mnp("from-block", "blue", FROM_BLOCK.replace("192.0.2.0/30", "192.0.2.0/24")))
+    result = connection_list(manifests(text))
+    (blue,) = [s for s in result.sections if "blue" in str(s.network)]
+    lines = {str(c) for c in blue.connections}
+    assert "apps/vm[VirtualMachine] => apps/db-1[Pod] : All Connections" in lines
+    # a pod whose address is outside the block is still not selected
+    assert not [line for line in lines if line.startswith("apps/db-2[Pod] => ")]
+    assert "apps/db-1[Pod] => apps/db-2[Pod] : All Connections" in lines
