@@ -8,8 +8,8 @@ holding a simulated fleet (tests/live/ocm.py: ManagedClusters, hcpscan's
 ManifestWorks carrying the committed ManifestWorkReplicaSet's template and status
 feedback, PlacementDecisions of 100 clusters) and measures, best of --repeat:
 
-* the floor: the three paged lists `hcpscan fleet` makes (ManagedClusters,
-  ManifestWorks by fieldSelector, PlacementDecisions), through hcpscan's own
+* the floor: the four paged lists `hcpscan fleet` makes (ManagedClusters,
+  ManifestWorks by the replica set's label and by name, PlacementDecisions), through hcpscan's own
   client, JSON decoded, nothing else;
 * `hcpscan fleet --format json` in process (the same lists, then the matrix and
   its rendering);
@@ -55,6 +55,9 @@ def floor(config: Path) -> None:
         list_all(conn, "/apis/cluster.open-cluster-management.io/v1/managedclusters", 500)
         list_all(conn, "/apis/work.open-cluster-management.io/v1/manifestworks", 500,
                  {"fieldSelector": "metadata.name=hcpscan"})
+        list_all(conn, "/apis/work.open-cluster-management.io/v1/manifestworks", 500,
+                 {"labelSelector": "work.open-cluster-management.io/manifestworkreplicaset="
+                                   "hcpscan-fleet.hcpscan"})
         list_all(conn, "/apis/cluster.open-cluster-management.io/v1beta1/namespaces/hcpscan-fleet/"
                  "placementdecisions", 500,
                  {"labelSelector": "cluster.open-cluster-management.io/placement=hcpscan-fleet"})
@@ -100,7 +103,7 @@ def run(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    print("| managed clusters | list the three kinds (s) | hcpscan fleet (s) | x listing |")
+    print("| managed clusters | the four lists (s) | hcpscan fleet (s) | x listing |")
     print("|---:|---:|---:|---:|")
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:

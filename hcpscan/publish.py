@@ -136,7 +136,9 @@ def _serves(conn: Connection, api_version: str) -> bool:
 def check_served(conn: Connection) -> None:
     """The cluster must serve both kinds (the OpenReports CRDs) with ``patch``."""
     install = (f"install the OpenReports CRDs (reports.{GROUP}, clusterreports.{GROUP}; "
-               "https://openreports.io), or drop --publish-reports")
+               "https://openreports.io), or the wgpolicyk8s.io/v1alpha2 PolicyReport CRDs, or at "
+               "least deploy/hcpscan-scansummary-crd.yaml (the fleet's counts only); or drop "
+               "--publish-reports")
     try:
         listing = conn.get(f"/apis/{GROUP}/{VERSION}")
     except ApiError as exc:

@@ -22,7 +22,7 @@ from hcpscan.fixes.plan import attach_fixes
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.context import Context
-from hcpscan.rules.engine import evaluate, select_rules
+from hcpscan.rules.engine import check_selectors, evaluate, select_rules
 from hcpscan.rules.exposure import hosted_cluster_exposures
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
@@ -57,6 +57,9 @@ class RuleSelection:
 def load_rules(config: ScanConfig, selection: RuleSelection) -> list[Rule]:
     dirs = [builtin_rules_dir(), *config.rule_dirs, *selection.rule_dirs]
     rules = load_rule_dirs(dirs)
+    where = f"{config.path}:" if config.path else "config"
+    check_selectors(rules, config.select, f"{where} select")
+    check_selectors(rules, config.ignore, f"{where} ignore")
     return select_rules(rules, selection.select or config.select,
                         [*config.ignore, *selection.ignore], config.severity)
 

@@ -29,6 +29,7 @@ RANKS = {
     "reporters": 7,  # findings -> text
     "scan": 8,  # one scan, stage by stage
     "publish": 8,  # the one write hcpscan makes
+    "fleet": 8,  # the fleet's feedback contract and the hub's matrix (issue 28)
     "cli": 9,  # wires the stages together
     "__main__": 10,
 }

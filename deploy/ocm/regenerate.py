@@ -35,8 +35,8 @@ from hcpscan import __version__  # noqa: E402
 from hcpscan.fleet import contract  # noqa: E402
 
 SUMMARY_CRD = "hcpscan-scansummary-crd.yaml"
-CARRIED = (SUMMARY_CRD, "hcpscan-readonly-clusterrole.yaml", "hcpscan-publisher-rbac.yaml",
-           "hcpscan-cronjob.yaml")
+CARRIED = (SUMMARY_CRD, "ocm/hcpscan-work-agent-clusterrole.yaml", "hcpscan-readonly-clusterrole.yaml",
+           "hcpscan-publisher-rbac.yaml", "hcpscan-cronjob.yaml")
 TARGET = DEPLOY / "ocm" / "hcpscan-manifestworkreplicaset.yaml"
 DEFAULT_IMAGE = f"ghcr.io/hcpscan/hcpscan:{__version__}"
 CRD_KIND = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
@@ -49,8 +49,8 @@ HEADER = """\
 # (deploy/ocm/hcpscan-placement.yaml): a ManifestWorkReplicaSet makes one
 # ManifestWork per chosen cluster, in that cluster's namespace on the hub, and
 # follows the Placement as clusters join or leave. The work agent on each
-# cluster applies the manifests (the ScanSummary CRD, the read-only and
-# publisher RBAC, the namespace, service account and CronJob, and an empty
+# cluster applies the manifests (the ScanSummary CRD, the work agent's own
+# ClusterRole for it, the read-only and publisher RBAC, the namespace, service account and CronJob, and an empty
 # ScanSummary, created once: feedback rules only run on what the work created)
 # and removes them when this object is deleted.
 #

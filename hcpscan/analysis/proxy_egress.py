@@ -12,9 +12,10 @@ allowed on its port, or when the user says what the name resolves to
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
+from hcpscan.analysis.proxy.hosts import to_ascii
 from hcpscan.analysis.proxy.settings import ConsumerProxy
+from hcpscan.analysis.proxy.target import TargetError, parse_target
 from hcpscan.analysis.reachability.graph import ReachabilityGraph
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 
@@ -55,12 +56,11 @@ def proxy_endpoint(url: str) -> ProxyEndpoint | None:
     """The host and port a client dials for a proxy URL (``http://`` when it has no
     scheme, as Go, curl and Python read it); None when the URL names no host or port."""
     text = url.strip()
-    parts = urlsplit(text if "://" in text else f"http://{text}")
-    try:
-        host, port = parts.hostname, parts.port
-    except ValueError:  # a port that is not a number: the validity rule reports it
+    try:  # the one URL reader of the proxy model: userinfo ends at the last '@', no NFKC error
+        target = parse_target(text if "://" in text else f"http://{text}")
+    except TargetError:  # a port that is not a number, no host: the validity rule reports it
         return None
-    port = port or DEFAULT_PROXY_PORTS.get(parts.scheme.lower())
+    host, port = to_ascii(target.host), target.port or DEFAULT_PROXY_PORTS.get(target.scheme)
     return ProxyEndpoint(host.lower(), port) if host and port is not None else None
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from hcpscan import collector
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
-from hcpscan.cli.reporting import add_report_arguments, write_reports
+from hcpscan.cli.reporting import add_report_arguments, write_failure_reports, write_reports
 from hcpscan.cli.ruleset import PreparedRules, add_rule_arguments, prepare_rules
 from hcpscan.findings.model import ScanReport
 from hcpscan.fixes.script import write_fix_script
@@ -23,7 +23,13 @@ from hcpscan.scan import RunClock, kinds_needed, run_scan, served_also_read
 from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
 from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB, ApiError, Connection
 from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
-from hcpscan.sources.live.lister import ListedResource
+from hcpscan.sources.live.lister import (
+    MAX_BYTES_PER_LIST,
+    MAX_ITEMS_PER_LIST,
+    RBAC_HINT,
+    ListBudget,
+    ListedResource,
+)
 
 DESCRIPTION = """\
 Scan a running cluster through its API with the same rules and reports as
@@ -73,6 +79,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="objects per list request (default: 500)")
     group.add_argument("--concurrency", type=int, default=4, metavar="N",
                        help="list requests in flight at once (default: 4)")
+    group.add_argument("--max-list-items", type=int, default=MAX_ITEMS_PER_LIST, metavar="N",
+                       help="stop listing a kind (its rules become not evaluable) after this many "
+                            f"objects (default: {MAX_ITEMS_PER_LIST})")
+    group.add_argument("--max-list-size", type=float, default=MAX_BYTES_PER_LIST >> 20,
+                       metavar="MIB", help="stop listing a kind after this many MiB of answers "
+                                           f"(default: {MAX_BYTES_PER_LIST >> 20})")
     group.add_argument("--save-dump", metavar="DIR",
                        help="also write what was read to DIR in must-gather layout (rerun it with "
                             "`hcpscan scan DIR`); DIR must be new or empty")
@@ -92,14 +104,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "feedback carries to the hub (docs/fleet.md)")
     group.add_argument("--cluster-name", metavar="NAME",
                        help="the name of the scanned cluster in its reports and ScanSummary "
-                            "(default with --publish-reports: the value of the OCM ClusterClaim "
-                            "id.k8s.io, else of the ClusterClaim name, else none)")
+                            "(default with --publish-reports: the OCM Klusterlet's spec.clusterName, "
+                            "else the value of the ClusterClaim id.k8s.io, else of the ClusterClaim "
+                            "name, else none)")
     add_rule_arguments(parser)
     add_report_arguments(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except UsageError as exc:
+        where = f"cluster/{args.context}" if args.context else "cluster"
+        write_failure_reports(args, exc, where, {"mode": "live", "context": args.context or ""})
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     clock = RunClock()
     _check_arguments(args)
     prepared = prepare_rules(args, [])
@@ -124,7 +146,9 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
         discovery = discover(conn, args.concurrency)
         read = read_cluster(conn, discovery, kinds_needed(prepared.rules), plurals, namespaces,
                             args.page_size, args.concurrency,
-                            also=served_also_read(prepared.rules, discovery.resources))
+                            also=served_also_read(prepared.rules, discovery.resources),
+                            budget=ListBudget(args.max_list_items,
+                                              int(args.max_list_size * (1 << 20))))
     except LiveError as exc:
         raise UsageError(exc.message, exc.hint) from None
     clock.stage("read")
@@ -144,6 +168,12 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
     code = write_reports(args, report, prepared)
     if args.write_fixes:
         _write_fixes(Path(args.write_fixes), report, read.context)
+    if read.mostly_forbidden and code != exitcodes.USAGE:
+        print(f"hcpscan: error: the API server refused {read.forbidden} of {read.lists} list(s) "
+              f"the rules need (403 Forbidden) to the user of context {read.context}; the scan "
+              "read too little to pass", file=sys.stderr)
+        print(f"hcpscan: hint: {RBAC_HINT}", file=sys.stderr)
+        code = exitcodes.FORBIDDEN
     if args.publish_reports:
         _publish(conn, report, _namespaces_read(read.objects))
     return code
@@ -163,14 +193,18 @@ def _namespaces_read(objects: list[K8sObject]) -> set[str]:
     return {o.name for o in objects if o.kind == "Namespace"} | {o.namespace for o in objects if o.namespace}
 
 
-# Well-known ClusterClaims naming the cluster, in the order asked: id.k8s.io (KEP-2149,
-# which the OCM klusterlet sets to the managed cluster's name), then ACM's "name".
+# Where a managed cluster finds its own name, in the order asked: the Klusterlet's
+# spec.clusterName (the name the OCM hub knows it by; plain OCM creates no claim
+# naming the cluster), then the ClusterClaims id.k8s.io (KEP-2149) and
+# ACM's "name".
+KLUSTERLET_PATH = "/apis/operator.open-cluster-management.io/v1/klusterlets/klusterlet"
 CLUSTER_CLAIMS = ("id.k8s.io", "name")
 CLAIMS_PATH = "/apis/cluster.open-cluster-management.io/v1alpha1/clusterclaims"
 
 
 def _cluster_name(args: argparse.Namespace, conn: Connection) -> str:
-    """``--cluster-name``, else (publishing only: one or two GETs) the klusterlet's claim."""
+    """``--cluster-name``, else (publishing only: up to three GETs) the Klusterlet's
+    clusterName or a ClusterClaim; else empty, with a warning."""
     if args.cluster_name is not None:
         name = args.cluster_name.strip()
         if not name:
@@ -178,14 +212,20 @@ def _cluster_name(args: argparse.Namespace, conn: Connection) -> str:
         return name
     if not args.publish_reports:
         return ""
-    for claim in CLUSTER_CLAIMS:
+    sources = [(KLUSTERLET_PATH, "clusterName", "Klusterlet klusterlet")]
+    sources += [(f"{CLAIMS_PATH}/{claim}", "value", f"ClusterClaim {claim}") for claim in CLUSTER_CLAIMS]
+    for path, key, what in sources:
         try:
-            value = (conn.get(f"{CLAIMS_PATH}/{claim}").get("spec") or {}).get("value")
-        except (ApiError, LiveError):  # not served, not there, not allowed: the next claim, else none
+            spec = conn.get(path).get("spec")
+        except (ApiError, LiveError):  # not served, not there, not allowed: the next, else none
             continue
+        value = spec.get(key) if isinstance(spec, dict) else None
         if isinstance(value, str) and value.strip():
-            print(f"hcpscan: cluster name {value.strip()} (ClusterClaim {claim})", file=sys.stderr)
+            print(f"hcpscan: cluster name {value.strip()} ({what})", file=sys.stderr)
             return value.strip()
+    print("hcpscan: warning: no cluster name (no Klusterlet clusterName, no ClusterClaim id.k8s.io "
+          "or name): the reports are labelled management and the ScanSummary names no cluster; "
+          "give --cluster-name NAME", file=sys.stderr)
     return ""
 
 
@@ -209,11 +249,12 @@ def _publish(conn: Connection, report: ScanReport, namespaces: set[str]) -> None
     if reports_api is None:
         print(f"hcpscan: warning: context {conn.context} serves neither the OpenReports nor the "
               "PolicyReport CRDs: no report objects published, only the ScanSummary's counts "
-              "(install the OpenReports CRDs; deploy/ocm carries them)", file=sys.stderr)
+              "(install the OpenReports CRDs, e.g. in the ManifestWork: deploy/ocm/regenerate.py "
+              "--openreports-crds DIR)", file=sys.stderr)
     elif reports_api != OPENREPORTS.api_version:
         print(f"hcpscan: context {conn.context} has no OpenReports CRDs; publishing "
               f"{reports_api} PolicyReports instead", file=sys.stderr)
-    extra = ([scan_summary(report, identity or conn.context, report_digest(objects),
+    extra = ([scan_summary(report, identity, report_digest(objects),
                            reports_api or "none")] if summary else [])
     try:
         done = publish_reports(conn, [*objects, *extra], replace, check=False)
@@ -250,6 +291,9 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise UsageError("--max-response-size must be more than 0 MiB", "e.g. --max-response-size 256")
     if not 1 <= args.page_size <= 10_000:
         raise UsageError("--page-size must be between 1 and 10000", "the default, 500, suits most clusters")
+    if args.max_list_items < 1 or not args.max_list_size > 0:
+        raise UsageError("--max-list-items and --max-list-size must be more than 0",
+                         f"the defaults are {MAX_ITEMS_PER_LIST} and {MAX_BYTES_PER_LIST >> 20}")
     if not 1 <= args.concurrency <= 32:
         raise UsageError("--concurrency must be between 1 and 32", "the default is 4")
     if args.keep_secrets and not args.save_dump:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -112,11 +113,13 @@ def _write_copies(out: Path, outcome: Outcome, base: str) -> None:
 
 def _write_in_place(outcome: Outcome) -> None:
     for path, text in outcome.changed.items():
-        tmp = f"{path}.hcpscan-fix"
+        real = os.path.realpath(path)  # a symbolic link stays a link to the edited file
+        tmp = f"{real}.hcpscan-fix"
         try:
             with open(tmp, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
-            os.replace(tmp, path)  # a crash never leaves a half-written manifest
+            shutil.copymode(real, tmp)
+            os.replace(tmp, real)  # a crash never leaves a half-written manifest
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror}",
                              "make the file writable, or use --diff FILE / --out DIR") from None

@@ -20,9 +20,10 @@ Read, from an Open Cluster Management hub, what every managed cluster's hcpscan
 CronJob (deploy/ocm/) sent back through OCM's status feedback, and print the
 fleet matrix: per cluster the state of its scan (ok, stale, failed,
 never-reported, not-applied, no-work, not-placed), the time of its last scan,
-its findings per severity, and cluster x rule. Read-only: three lists on the
-hub (ManagedClusters, the ManifestWorks named hcpscan, the Placement's
-PlacementDecisions), whatever the fleet's size. docs/fleet.md explains the loop.
+its findings per severity, and cluster x rule. Read-only: four lists on the
+hub (ManagedClusters, the ManifestWorks the ManifestWorkReplicaSet made and
+those named hcpscan, the Placement's PlacementDecisions), whatever the fleet's
+size. docs/fleet.md explains the loop.
 
 examples:
   hcpscan fleet --kubeconfig hub.kubeconfig
@@ -41,6 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--work-name", default=WORK_NAME, metavar="NAME",
                         help=f"the name of hcpscan's ManifestWorks (default: {WORK_NAME}, the "
                              "ManifestWorkReplicaSet's name)")
+    parser.add_argument("--replicaset", default=f"hcpscan-fleet/{WORK_NAME}", metavar="NS/NAME",
+                        help="the ManifestWorkReplicaSet whose ManifestWorks to read, by the label "
+                             "OCM puts on them (OCM 1.3+ names them hcpscan<random>); default: "
+                             f"hcpscan-fleet/{WORK_NAME}; 'none' to read only the ManifestWorks "
+                             "named --work-name")
     parser.add_argument("--placement", default="hcpscan-fleet/hcpscan-fleet", metavar="NS/NAME",
                         help="the Placement choosing the clusters, to show those chosen that never "
                              "got the work (default: hcpscan-fleet/hcpscan-fleet; 'none' to skip)")
@@ -132,17 +138,25 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
 
 
 def _query(args: argparse.Namespace) -> FleetQuery:
-    if not args.stale_after > 0:
-        raise UsageError("--stale-after must be more than 0 hours", "e.g. --stale-after 13")
+    if not 0 < args.stale_after <= 24 * 366:
+        raise UsageError("--stale-after must be more than 0 hours and at most a year (8784)",
+                         "e.g. --stale-after 13")
+    if not args.work_name.strip():
+        raise UsageError("--work-name needs a name", f"the default is {WORK_NAME}")
     if not args.request_timeout > 0:
         raise UsageError("--request-timeout must be more than 0 seconds", "e.g. --request-timeout 30")
     if not 1 <= args.page_size <= 10_000:
         raise UsageError("--page-size must be between 1 and 10000", "the default, 500, suits most hubs")
-    placement: tuple[str, str] | None = None
-    if args.placement != "none":
-        namespace, slash, name = args.placement.partition("/")
-        if not slash or not namespace or not name:
-            raise UsageError(f"--placement {args.placement!r} is not NAMESPACE/NAME",
-                             "e.g. --placement hcpscan-fleet/hcpscan-fleet, or none")
-        placement = (namespace, name)
-    return FleetQuery(args.work_name, placement, dt.timedelta(hours=args.stale_after), args.page_size)
+    placement = _namespaced("--placement", args.placement, "hcpscan-fleet/hcpscan-fleet")
+    replicaset = _namespaced("--replicaset", args.replicaset, f"hcpscan-fleet/{WORK_NAME}")
+    return FleetQuery(args.work_name, placement, dt.timedelta(hours=args.stale_after), args.page_size,
+                      replicaset)
+
+
+def _namespaced(option: str, value: str, example: str) -> tuple[str, str] | None:
+    if value == "none":
+        return None
+    namespace, slash, name = value.partition("/")
+    if not slash or not namespace or not name or "/" in name:
+        raise UsageError(f"{option} {value!r} is not NAMESPACE/NAME", f"e.g. {option} {example}, or none")
+    return namespace, name

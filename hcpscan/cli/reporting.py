@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
@@ -12,6 +13,7 @@ from hcpscan.cli.ruleset import PreparedRules
 from hcpscan.findings.model import ScanReport, Severity
 from hcpscan.rules.suppress import write_baseline
 from hcpscan.scan import exit_status
+from hcpscan.sources.interface import Diagnostic
 from hcpscan.sources.walk import ArchiveMembers
 
 FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html",
@@ -150,6 +152,7 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
                   file=sys.stderr)
         return exitcodes.OK
     targets = _targets(args)
+    args.reports_written = True  # from here on, a usage error must not overwrite them
     for name, path in targets:
         options = ReportOptions.for_stream(
             sys.stdout if path is None else _NOT_A_TTY, sarif_root=args.sarif_root,
@@ -170,6 +173,32 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
 
 def verbosity(args: argparse.Namespace) -> int:
     return -1 if getattr(args, "quiet", False) else 1 if getattr(args, "verbose", False) else 0
+
+
+def write_failure_reports(args: argparse.Namespace, error: UsageError, where: str,
+                          metadata: dict[str, Any]) -> None:
+    """A run that ends in a usage or input error (exit 2) before its reports were written
+    still writes every report file asked for (``-o``, ``--format x=FILE``), holding the
+    error as a diagnostic: CI then uploads a report that says why, not nothing."""
+    from hcpscan import __version__
+    from hcpscan.reporters import ReportOptions, render
+
+    if getattr(args, "reports_written", False) or getattr(args, "write_baseline", None):
+        return
+    try:
+        targets = [(name, path) for name, path in _targets(args) if path is not None]
+    except UsageError:
+        return  # the report arguments themselves are wrong: nothing to write to
+    diagnostic = Diagnostic(where, None, error.message, hint=error.hint).to_json()
+    report = ScanReport(__version__, [], [], [], [diagnostic], {}, dict(metadata))
+    for name, path in targets:
+        text = render(name, report, ReportOptions.for_stream(
+            _NOT_A_TTY, sarif_root=args.sarif_root, sarif_category=args.sarif_category,
+            read_text=read_source_text))
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"hcpscan: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
 
 
 def exit_code(report: ScanReport, args: argparse.Namespace, prepared: PreparedRules) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
 from hcpscan.cli.inputs import UsageError
 from hcpscan.rules.config import ConfigError, ScanConfig, find_config, load_config
+from hcpscan.rules.engine import SelectionError
 from hcpscan.rules.loader import RuleFileError
 from hcpscan.rules.model import Rule
 from hcpscan.rules.suppress import BaselineError, Suppressor, read_baseline
@@ -32,10 +33,12 @@ def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--rules", action="append", metavar="DIR", default=[],
                        help="add the rule files of DIR to the built-in ones (repeatable)")
     group.add_argument("--select", action="append", metavar="IDS",
-                       help="only these rules: ids, id prefixes (HCP) or categories, comma "
-                            "separated (repeatable)")
+                       help="only these rules: ids (any case), families (HCP), categories "
+                            "(proxy) or patterns (PRX01*), comma separated (repeatable); an "
+                            "entry that names no rule is an error")
     group.add_argument("--ignore", action="append", metavar="IDS",
-                       help="skip these rules: ids, id prefixes or categories (repeatable)")
+                       help="skip these rules: ids, families, categories or patterns with * "
+                            "(repeatable)")
     config = group.add_mutually_exclusive_group()
     config.add_argument("--config", metavar="FILE",
                         help="config file (default: the nearest .hcpscan.yaml from the working "
@@ -64,6 +67,10 @@ def prepare_rules(args: argparse.Namespace, scanned: list[Path]) -> PreparedRule
         raise UsageError(f"rule file {exc.path}:{exc.line or 1}: {exc.message}",
                          "fix the rule file; see `hcpscan rules show <ID>` for a valid example"
                          ) from None
+    except SelectionError as exc:
+        raise UsageError(str(exc), "give a rule id (PRX008, any case), a family (PRX), a category "
+                         "(proxy) or a pattern with * (PRX01*); `hcpscan rules list` lists "
+                         "them") from None
     if not rules:
         where = f"the config file {config.path}" if config.path else "--rules (no config file was used)"
         raise UsageError("no rules selected", f"check --select/--ignore and {where}")

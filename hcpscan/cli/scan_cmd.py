@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from hcpscan.cli import exitcodes
-from hcpscan.cli.inputs import add_path_arguments, load_inventory
-from hcpscan.cli.reporting import add_report_arguments, write_reports
+from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
+from hcpscan.cli.reporting import add_report_arguments, write_failure_reports, write_reports
 from hcpscan.cli.ruleset import add_rule_arguments, prepare_rules
 from hcpscan.scan import RunClock, kinds_needed, resource_needs, run_scan
 from hcpscan.sources.walk import shown
@@ -39,9 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     clock = RunClock()
-    prepared = prepare_rules(args, [Path(p) for p in args.paths if p != "-"])
-    inventory = load_inventory(args, resource_needs(prepared.rules), prepared.config.path,
-                               kinds_needed(prepared.rules))
+    try:
+        prepared = prepare_rules(args, [Path(p) for p in args.paths if p != "-"])
+        inventory = load_inventory(args, resource_needs(prepared.rules), prepared.config.path,
+                                   kinds_needed(prepared.rules))
+    except UsageError as exc:
+        write_failure_reports(args, exc, shown(args.paths[0]) if args.paths else "-",
+                              {"paths": [shown(p) for p in args.paths], "mode": "offline"})
+        raise
     clock.stage("load")
     report = run_scan(inventory, prepared.rules, prepared.config, prepared.suppressor,
                       {"paths": [shown(p) for p in args.paths], "mode": "offline"}, clock,

@@ -5,10 +5,8 @@ Every string a human-facing output (terminal, Markdown, JUnit) shows passes thro
 
 Credentials: ``scheme://user:password@host`` becomes ``scheme://user:****@host``,
 and so does the scheme-less ``user:password@host[:port]`` that Go, curl and
-Python accept as a proxy (they read it as ``http://``). A password may hold
-``@`` (clients split at the last one). The scheme must start
-at a token boundary (the look-behind), so a long run of letters without ``://``
-is scanned once, not once per starting position.
+Python accept as a proxy (they read it as ``http://``). Where a userinfo ends
+(the last ``@``, the first ``:``) is decided once, in :mod:`hcpscan.findings.userinfo`.
 
 Control characters: an object name, a value or a file name comes from the input;
 raw, an ESC sequence or a newline in it could rewrite the lines around it
@@ -22,15 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-URL_WITH_PASSWORD = re.compile(
-    r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,31})://(?P<user>[^\s/:@'\"]+)"
-    r":(?P<password>[^\s/]+)@(?P<host>[^\s/'\",@]+)")
-# user:password@host[:port] with no scheme: it must start a token (start, space, quote,
-# `=`, `,`, `(`) and end at one, so `image:tag@sha256:digest` and e-mail-like text
-# (no password) are left alone.
-HOST_WITH_PASSWORD = re.compile(
-    r"(?:(?<=^)|(?<=[\s'\"=,(]))(?P<user>[^\s/:@'\"=,()]+):(?P<password>[^\s/]+)@"
-    r"(?P<host>(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?)(?=$|[\s/'\",;)\]])")
+from hcpscan.findings.userinfo import find_credentials
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 # the same but tab, newline and carriage return, for HTML, where they move nothing
@@ -40,10 +30,12 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def mask_credentials(text: str) -> str:
-    if "@" not in text:
-        return text
-    text = URL_WITH_PASSWORD.sub(lambda m: f"{m['scheme']}://{m['user']}:****@{m['host']}", text)
-    return HOST_WITH_PASSWORD.sub(lambda m: f"{m['user']}:****@{m['host']}", text)
+    """``text`` with the password of every ``user:password@`` (as
+    :mod:`hcpscan.findings.userinfo` finds them) replaced by ``****``."""
+    found = find_credentials(text)
+    for cred in reversed(found):
+        text = text[:cred.password_start] + "****" + text[cred.password_end:]
+    return text
 
 
 def mask_values(value: Any) -> Any:

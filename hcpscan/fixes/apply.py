@@ -7,13 +7,13 @@ findings that each add entries to one noProxy end as one value with both.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hcpscan.findings.fix import Fix, NoFix, Remedy
 from hcpscan.findings.model import Finding
+from hcpscan.fixes.diffs import unified
 from hcpscan.fixes.plan import FileTexts, plan
 
 
@@ -35,16 +35,25 @@ class Outcome:
         out = []
         for path in sorted(self.changed):
             shown = os.path.relpath(path, relative_to).replace(os.sep, "/")
-            out += difflib.unified_diff(self.texts.original[path].splitlines(keepends=True),
-                                        self.changed[path].splitlines(keepends=True),
-                                        f"a/{shown}", f"b/{shown}")
-        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                       for line in out)
+            out.append(unified(self.texts.original[path].splitlines(keepends=True),
+                               self.changed[path].splitlines(keepends=True),
+                               f"a/{shown}", f"b/{shown}"))
+        return "".join(out)
+
+
+def _place_order(finding: Finding) -> tuple[str, int, int]:
+    remedy = finding.remedy
+    if not isinstance(remedy, Remedy):
+        return ("", 0, 0)
+    source = remedy.target.source
+    return (source.file, -source.doc_index, -source.line)
 
 
 def fix_all(findings: Iterable[Finding], no_fix_why: dict[str, str]) -> Outcome:
     """Plan every failing finding's remedy in turn on the files' current text."""
     outcome = Outcome(FileTexts())
+    # Bottom of each file first: an edit never moves the lines of an object still to fix.
+    findings = sorted(findings, key=_place_order)
     for finding in findings:
         remedy = finding.remedy
         if isinstance(remedy, Remedy):

@@ -19,7 +19,6 @@ that object came from decides what the fix can be:
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import os
 import re
@@ -42,7 +41,15 @@ from hcpscan.findings.fix import (
 )
 from hcpscan.findings.model import Finding, RuleInfo
 from hcpscan.findings.redact import mask_credentials
-from hcpscan.fixes.textedit import EditError, edit_text, intend, resolved_edit, scalar_text
+from hcpscan.fixes.diffs import opcodes, unified
+from hcpscan.fixes.textedit import (
+    EditError,
+    edit_document,
+    intend,
+    resolved_edit,
+    scalar_text,
+    spans_of,
+)
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
 
@@ -59,6 +66,7 @@ class Place:
     shown: str  # the path reports name
     doc_index: int
     item_index: int | None
+    item_at: tuple[int, int] | None = None  # a List item's line and column in the file
 
 
 @dataclass(slots=True)
@@ -81,19 +89,19 @@ class FileTexts:
 def attach_fixes(findings: Iterable[Finding], rules: Iterable[RuleInfo]) -> None:
     """Give every failing finding its ``fix``: the change that clears it, or why none."""
     infos = {r.id: r for r in rules}
-    live = FileTexts()  # files are planned one fix at a time; live objects in sequence
+    # Each file fix is shown alone (planned on the file as read, which is read once); fixes
+    # of one live object are planned in sequence, as the commands run.
+    texts = FileTexts()
     for finding in findings:
-        finding.fix = fix_for(finding, infos.get(finding.rule_id), live)
+        finding.fix = fix_for(finding, infos.get(finding.rule_id), texts)
 
 
-def fix_for(finding: Finding, info: RuleInfo | None, live: FileTexts | None = None) -> Fix | None:
+def fix_for(finding: Finding, info: RuleInfo | None, texts: FileTexts | None = None) -> Fix | None:
     remedy = finding.remedy
     if isinstance(remedy, NoFix):
         return Fix(False, remedy.why)
     if isinstance(remedy, Remedy):
-        if live is not None and not remedy.target.source.file:
-            return plan(remedy, live)
-        return plan(remedy)
+        return plan(remedy, texts, keep=False)
     if info is not None and info.docs.autofix == "none":
         return Fix(False, info.docs.autofix_why)
     if info is not None and info.docs.autofix == "offered":
@@ -101,15 +109,16 @@ def fix_for(finding: Finding, info: RuleInfo | None, live: FileTexts | None = No
     return None
 
 
-def plan(remedy: Remedy, texts: FileTexts | None = None) -> Fix:
-    """The fix for one remedy; with ``texts``, planned on (and applied to) their current text."""
+def plan(remedy: Remedy, texts: FileTexts | None = None, keep: bool = True) -> Fix:
+    """The fix for one remedy, planned on the current text of ``texts`` (and, with ``keep``,
+    applied to it, so the next fix of the file sees it)."""
     try:
-        return _plan(remedy, texts)
+        return _plan(remedy, texts, keep)
     except EditError as exc:  # the object's own value is not what the remedy expects
         return Fix(False, f"{remedy.summary}: not made automatically ({exc})")
 
 
-def _plan(remedy: Remedy, texts: FileTexts | None) -> Fix:
+def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
     target = remedy.target
     if target.origin is not None and target.source.embedded_in:
         return Fix(True, remedy.summary, manual=_embedded(remedy))
@@ -121,7 +130,8 @@ def _plan(remedy: Remedy, texts: FileTexts | None) -> Fix:
                                                          "packed from)"))
     place: Place | str = (_kustomize_base(remedy) if target.source.doc_index == BUILT_DOCUMENT
                           else Place(target.source.file, target.source.path,
-                                     target.source.doc_index, target.source.item_index))
+                                     target.source.doc_index, target.source.item_index,
+                                     (target.source.line, target.source.column)))
     if isinstance(place, str):
         return Fix(True, remedy.summary, manual=place)
     texts = texts or FileTexts()
@@ -135,10 +145,12 @@ def _plan(remedy: Remedy, texts: FileTexts | None) -> Fix:
             remedy, f"the Helm template {helm} (this file is rendered output; change the chart "
                     "or its values so the rendered field reads as shown)"))
     try:
-        after = edit_text(before, place.doc_index, place.item_index, remedy.edits)
+        after = edit_document(before, place.doc_index, place.item_index, remedy.edits,
+                              place.item_at)
     except EditError as exc:
         return Fix(True, remedy.summary, manual=_by_hand(remedy, f"{place.shown} ({exc})"))
-    texts.current[place.file] = after
+    if keep:
+        texts.current[place.file] = after
     if after == before:
         return Fix(True, remedy.summary)  # an earlier fix of this run made the change
     return Fix(True, remedy.summary, changes=(file_change(place.shown, before, after),))
@@ -147,16 +159,14 @@ def _plan(remedy: Remedy, texts: FileTexts | None) -> Fix:
 def file_change(shown: str, before: str, after: str) -> FileChange:
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
     replacements = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             continue
         replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1, mask_credentials("".join(a[i1:i2])),
                                         mask_credentials("".join(b[j1:j2]))))
     # Reports are uploaded and pasted: a proxy password on a line of context must not reach
     # them (`hcpscan fix` writes its diff from the texts, unmasked).
-    diff = mask_credentials("".join(difflib.unified_diff(a, b, f"a/{shown}", f"b/{shown}")))
-    if diff and not diff.endswith("\n"):
-        diff += "\n\\ No newline at end of file\n"
+    diff = mask_credentials(unified(a, b, f"a/{shown}", f"b/{shown}"))
     return FileChange(shown, tuple(replacements), diff)
 
 
@@ -166,14 +176,15 @@ def file_change(shown: str, before: str, after: str) -> FileChange:
 def _helm_template(text: str, doc_index: int) -> str:
     """The chart template a document of ``helm template`` output was rendered from: the
     ``# Source:`` comment among the lines before the document's first content line."""
-    from hcpscan.sources.yamldocs import document_spans
-
-    spans = document_spans(text)
+    spans = spans_of(text)
     if doc_index >= len(spans):
         return ""
-    start = spans[doc_index - 1][1] if doc_index > 0 else 0
-    for line in text[start:].splitlines():
-        stripped = line.strip()
+    at = spans[doc_index - 1][1] if doc_index > 0 else 0
+    while at < len(text):  # line by line from there, never the rest of the file at once
+        newline = text.find("\n", at)
+        line_end = len(text) if newline < 0 else newline + 1
+        stripped = text[at:line_end].strip()
+        at = line_end
         if not stripped or stripped == "---":
             continue
         if not stripped.startswith("#"):

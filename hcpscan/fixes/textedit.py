@@ -15,6 +15,7 @@ intended change and nothing else, or no edit is made.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from typing import Any
 
@@ -28,6 +29,82 @@ Splice = tuple[int, int, str]  # (start offset, end offset, inserted text)
 
 class EditError(ValueError):
     """The edit cannot be made exactly; the message says why."""
+
+
+def edit_document(text: str, doc_index: int, item_index: int | None, edits: tuple[Edit, ...],
+                  item_at: tuple[int, int] | None = None) -> str:
+    """``edit_text`` on the document's own text (and a List item's own lines, ``item_at``
+    = its line and column), so a fix in a large dump costs its object, not the file;
+    new documents are appended to the file. Falls back to the whole file when the cut
+    text does not read as the object."""
+    if "\r" in text:
+        raise EditError("the file has CR line ends; edit it by hand")
+    own = tuple(e for e in edits if not isinstance(e, AddDocument))
+    if own:
+        text = _edit_own_text(text, doc_index, item_index, own, item_at)
+    for e in edits:
+        if isinstance(e, AddDocument):
+            longer = _add_document(text, e.body)
+            if _documents(longer[len(text):]) != [e.body]:
+                raise EditError("the new document does not read back as intended")
+            text = longer
+    return text
+
+
+@functools.lru_cache(maxsize=8)
+def spans_of(text: str) -> list[tuple[int, int]]:
+    """Where each document of a file starts and ends, found once per text (a str keeps
+    its hash, so a file many fixes look at is scanned once)."""
+    from hcpscan.sources.yamldocs import document_spans
+
+    return document_spans(text)
+
+
+def _edit_own_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Edit, ...],
+                   item_at: tuple[int, int] | None) -> str:
+    if text.startswith("%") or "\n%" in text:
+        return edit_text(text, doc_index, item_index, edits)  # directives: the whole stream
+    spans = spans_of(text)
+    if doc_index >= len(spans):
+        raise EditError(f"document {doc_index + 1} is not in the file")
+    start, end = spans[doc_index]
+    if item_index is not None and item_at is not None:
+        cut = _item_span(text, start, end, *item_at)
+        if cut is not None:
+            first, last, indent = cut
+            snippet = " " * indent + text[first + indent:last]
+            try:
+                edited = edit_text(snippet, 0, None, edits)
+            except EditError:
+                edited = None
+            if edited is not None and edited[:indent] == " " * indent:
+                return text[:first + indent] + edited[indent:] + text[last:]
+    return text[:start] + edit_text(text[start:end], 0, item_index, edits) + text[end:]
+
+
+def _item_span(text: str, start: int, end: int, line: int, column: int
+                ) -> tuple[int, int, int] | None:
+    """(first offset, end offset, indent) of a List item whose mapping starts at ``line``
+    and ``column``: its lines run to the first content line indented less."""
+    first = 0
+    for _ in range(line - 1):
+        first = text.find("\n", first) + 1
+        if first == 0:
+            return None
+    indent = column - 1
+    if not start <= first < end or len(text) < first + indent:
+        return None
+    at = text.find("\n", first)
+    at = end if at < 0 or at >= end else at + 1
+    while at < end:
+        nxt = text.find("\n", at)
+        line_end = end if nxt < 0 or nxt >= end else nxt + 1
+        content = text[at:line_end].lstrip(" ")
+        if content.strip() and not content.startswith("#") and \
+                line_end - at - len(content) < indent:
+            break
+        at = line_end
+    return first, at, indent
 
 
 def edit_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Edit, ...]) -> str:
@@ -59,15 +136,18 @@ def edit_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Ed
 # -- documents and nodes -------------------------------------------------------------------
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
+
+
 def _documents(text: str) -> list[Any]:
     try:
-        return list(yaml.safe_load_all(text))
+        return list(yaml.load_all(text, Loader=_LOADER))
     except yaml.YAMLError as exc:
         raise EditError(f"the file does not parse: {exc}") from exc
 
 
 def _node_of(text: str, doc_index: int) -> yaml.Node:
-    loader = yaml.SafeLoader(text)
+    loader = _LOADER(text)
     try:
         node = None
         for _ in range(doc_index + 1):

@@ -41,21 +41,25 @@ WORK_NAME = "hcpscan"  # a ManifestWorkReplicaSet names its ManifestWorks after 
 
 SEVERITIES = tuple(s.value for s in Severity)  # most severe first
 
-# feedback name -> JSONPath under .status (OCM's JSONPaths are relative to status)
-CRONJOB_FEEDBACK = {"lastScheduleTime": ".lastScheduleTime",
-                    "lastSuccessfulTime": ".lastSuccessfulTime"}
+# feedback name -> JSONPath. The OCM work agent evaluates a JSONPaths rule against the
+# whole object, not its status (open-cluster-management-io/ocm
+# pkg/work/spoke/statusfeedback/reader.go: FindResults(obj.UnstructuredContent());
+# its own rules and tests read ".status.readyReplicas", ".metadata.name"), so every
+# path starts at the root.
+CRONJOB_FEEDBACK = {"lastScheduleTime": ".status.lastScheduleTime",
+                    "lastSuccessfulTime": ".status.lastSuccessfulTime"}
 SUMMARY_FEEDBACK = {
-    "cluster": ".cluster",
-    "scanTime": ".scanTime",
-    "hcpscanVersion": ".hcpscanVersion",
-    "reportDigest": ".reportDigest",
-    "reportsPublishedTo": ".reportsPublishedTo",
-    **{severity: f".findings.{severity}" for severity in SEVERITIES},
-    "rulesPassed": ".rules.passed",
-    "rulesFailed": ".rules.failed",
-    "rulesNotEvaluable": ".rules.notEvaluable",
-    "failingRules": ".failingRules",
-    "notEvaluableRules": ".notEvaluableRules",
+    "cluster": ".status.cluster",
+    "scanTime": ".status.scanTime",
+    "hcpscanVersion": ".status.hcpscanVersion",
+    "reportDigest": ".status.reportDigest",
+    "reportsPublishedTo": ".status.reportsPublishedTo",
+    **{severity: f".status.findings.{severity}" for severity in SEVERITIES},
+    "rulesPassed": ".status.rules.passed",
+    "rulesFailed": ".status.rules.failed",
+    "rulesNotEvaluable": ".status.rules.notEvaluable",
+    "failingRules": ".status.failingRules",
+    "notEvaluableRules": ".status.notEvaluableRules",
 }
 
 _RULE_ITEM = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)=([a-z]+):([0-9]+)$")
@@ -109,9 +113,15 @@ def decode_rules(text: str) -> tuple[dict[str, tuple[str, int]], list[str]]:
 
 
 def report_digest(objects: list[dict[str, Any]]) -> str:
-    """``sha256:`` of the published report objects as canonical JSON, in order: equal
-    digests across clusters or runs mean equal reports."""
-    canonical = json.dumps(objects, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """``sha256:`` of the published report objects as canonical JSON, in order, without
+    the results' ``timestamp`` (the scan's start, different every run): two runs whose
+    reports say the same have the same digest, so the hub sees when a cluster's results
+    changed."""
+    timeless = [{**obj, "results": [{k: v for k, v in result.items() if k != "timestamp"}
+                                    if isinstance(result, dict) else result
+                                    for result in obj["results"]]}
+                if isinstance(obj.get("results"), list) else obj for obj in objects]
+    canonical = json.dumps(timeless, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 

@@ -1,9 +1,12 @@
 """Read what OCM brought back to the hub: ManagedClusters, hcpscan's ManifestWorks (with
 their status feedback) and the Placement's decisions. Read-only: ``list`` only.
 
-Three lists, whatever the fleet's size: ManagedClusters (cluster-scoped), the
-ManifestWorks named ``hcpscan`` in every namespace (one ``fieldSelector``
-request, paged), the PlacementDecisions of the Placement. A kind the hub does not
+Four lists, whatever the fleet's size: ManagedClusters (cluster-scoped), the
+ManifestWorks the ManifestWorkReplicaSet made (its label, one ``labelSelector``
+request across every namespace: OCM 1.3 and later name them ``hcpscan<random>``,
+``generateName``, ocm #1421), the ManifestWorks named ``hcpscan`` (one
+``fieldSelector`` request: older hubs' replica sets, or a ManifestWork applied by
+hand), the PlacementDecisions of the Placement. A kind the hub does not
 serve or the user may not list is a note in the matrix, never a silent gap,
 except ManagedClusters and ManifestWorks, without which there is no fleet to show.
 """
@@ -23,6 +26,8 @@ MANAGED_CLUSTERS = "/apis/cluster.open-cluster-management.io/v1/managedclusters"
 MANIFEST_WORKS = "/apis/work.open-cluster-management.io/v1/manifestworks"
 DECISIONS = "/apis/cluster.open-cluster-management.io/v1beta1/namespaces/{ns}/placementdecisions"
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
+# what OCM's ManifestWorkReplicaSet controller labels each ManifestWork with: "<namespace>.<name>"
+REPLICASET_LABEL = "work.open-cluster-management.io/manifestworkreplicaset"
 RBAC_HINT = ("grant list on managedclusters.cluster.open-cluster-management.io, "
              "manifestworks.work.open-cluster-management.io and "
              "placementdecisions.cluster.open-cluster-management.io on the hub "
@@ -39,6 +44,9 @@ class FleetQuery:
     placement: tuple[str, str] | None = ("hcpscan-fleet", "hcpscan-fleet")  # namespace, name
     stale_after: dt.timedelta = dt.timedelta(hours=13)  # two 6-hourly runs and an hour
     page_size: int = 500
+    # the ManifestWorkReplicaSet (namespace, name) whose ManifestWorks to read, besides those
+    # named work_name
+    replicaset: tuple[str, str] | None = ("hcpscan-fleet", contract.WORK_NAME)
 
 
 def read_fleet(conn: Connection, query: FleetQuery, now: dt.datetime) -> FleetMatrix:
@@ -50,6 +58,20 @@ def read_fleet(conn: Connection, query: FleetQuery, now: dt.datetime) -> FleetMa
         meta = as_dict(work.get("metadata"))
         if meta.get("name") == query.work_name and isinstance(meta.get("namespace"), str):
             works[meta["namespace"]] = work  # a ManifestWork lives in its cluster's namespace
+    if query.replicaset is not None:
+        key = ".".join(query.replicaset)
+        made: dict[str, list[str]] = {}
+        for work in _list(conn, MANIFEST_WORKS, "ManifestWorks", query,
+                          {"labelSelector": f"{REPLICASET_LABEL}={key}"}):
+            meta = as_dict(work.get("metadata"))
+            namespace, name = meta.get("namespace"), meta.get("name")
+            if (as_dict(meta.get("labels")).get(REPLICASET_LABEL) == key
+                    and isinstance(namespace, str) and isinstance(name, str)):
+                works[namespace] = work  # the replica set's own work wins over a same-named one
+                made.setdefault(namespace, []).append(name)
+        notes += [f"{namespace}: ManifestWorkReplicaSet {'/'.join(query.replicaset)} made several "
+                  f"ManifestWorks ({', '.join(sorted(names))}); shown: {works[namespace]['metadata']['name']}"
+                  for namespace, names in sorted(made.items()) if len(names) > 1]
     placed = _placed(conn, query, notes)
     names = sorted(set(clusters) | set(works) | placed)
     for name in names:
@@ -58,8 +80,8 @@ def read_fleet(conn: Connection, query: FleetQuery, now: dt.datetime) -> FleetMa
                          "ManagedCluster of that name")
     rows = [classify(n, clusters.get(n), works.get(n), n in placed, now, query.stale_after)
             for n in names]
-    notes += [f"{row.name}: its reports name the cluster {row.reported_as!r} (its ClusterClaim "
-              "id.k8s.io or name, or --cluster-name): reports on it carry that name" for row in rows
+    notes += [f"{row.name}: its reports name the cluster {row.reported_as!r} (--cluster-name, its "
+              "Klusterlet's clusterName or a ClusterClaim): reports on it carry that name" for row in rows
               if row.reported_as and row.reported_as != row.name]
     return FleetMatrix(conn.context, now, query.stale_after, rows, notes)
 

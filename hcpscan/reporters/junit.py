@@ -20,6 +20,10 @@ a testcase only name and classname, and the scan's configuration is a
 ``<properties>`` of the first suite. ``ReportOptions.junit_extended`` adds what
 GitLab and pytest also read: ``file``/``line`` on each failing testcase, and
 ``skipped`` and the properties on ``<testsuites>``.
+
+Input that could not be read (error diagnostics; a run that ended with exit code
+2 before any rule ran has only those) is the suite ``hcpscan input errors``: one
+``<error>`` testcase per problem, so a CI system shows why the scan failed.
 """
 
 from __future__ import annotations
@@ -60,11 +64,13 @@ class _Counts:
     tests: int = 0
     failures: int = 0
     skipped: int = 0
+    errors: int = 0
 
     def add(self, other: _Counts) -> None:
         self.tests += other.tests
         self.failures += other.failures
         self.skipped += other.skipped
+        self.errors += other.errors
 
 
 @dataclass
@@ -142,6 +148,17 @@ def build_tree(report: ScanReport, extended: bool = False) -> ET.Element:
                        f"passed over, not read: {passed_over_text(item)}")
         _set_counts(suite.element, suite.counts)
         total.add(suite.counts)
+    errors = [d for d in report.diagnostics if d.get("severity") == "error"]
+    if errors:
+        suite = _Suite(ET.SubElement(root, "testsuite", {"name": "hcpscan input errors"}))
+        for d in errors:
+            place = f"{d.get('path')}:{d['line']}" if d.get("line") else str(d.get("path"))
+            case = suite.case("hcpscan.input", place)
+            error = ET.SubElement(case, "error", {"message": _xml_text(d.get("message", ""))})
+            error.text = _xml_text(d.get("hint", "")) or None
+            suite.counts.errors += 1
+        _set_counts(suite.element, suite.counts)
+        total.add(suite.counts)
     _set_counts(root, total, skipped=extended)
     return root
 
@@ -187,6 +204,6 @@ def _fill(suite: _Suite, result: RuleResult, objects: dict[ObjectRef, list[Findi
 def _set_counts(element: ET.Element, counts: _Counts, skipped: bool = True) -> None:
     element.set("tests", str(counts.tests))
     element.set("failures", str(counts.failures))
-    element.set("errors", "0")
+    element.set("errors", str(counts.errors))
     if skipped:
         element.set("skipped", str(counts.skipped))

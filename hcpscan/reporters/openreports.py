@@ -14,7 +14,7 @@ Layout (README "OpenReports"):
   scan's first cluster (``management`` whenever it is there), which is always
   written, so the coverage travels with the findings;
 * the scanned cluster's own name (``hcpscan cluster --cluster-name``, or the
-  OCM klusterlet's ClusterClaim; ``metadata.clusterName`` of the scan) labels
+  OCM Klusterlet's clusterName or a ClusterClaim; ``metadata.clusterName`` of the scan) labels
   its reports and is each result's ``properties.cluster``, so a fleet's reports
   say which cluster they are about; without it the label is ``management``;
 * each result names its rule twice: ``policy`` and ``rule`` (Policy Reporter

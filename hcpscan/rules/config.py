@@ -34,8 +34,9 @@ from typing import Any
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, UnknownRuntime
 from hcpscan.analysis.proxy.versions import configured_versions
 from hcpscan.rules.schema import SEVERITIES
+from hcpscan.sources.bounded import read_bounded
 from hcpscan.sources.walk import CONFIG_NAMES
-from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
+from hcpscan.sources.yamldocs import InputLimitError, YamlSyntaxError, locate, parse_documents
 
 _DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 CONFIG_SCHEMA: dict[str, Any] = {
@@ -167,10 +168,11 @@ def _within(path: Path, root: Path) -> bool:
 
 
 def load_config(path: Path) -> ScanConfig:
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
+    try:  # under the budgets of an input file
+        text = read_bounded(path)
         docs = list(parse_documents(text))
+    except InputLimitError as exc:
+        raise ConfigError(str(path), exc.line, f"not read: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), None, f"cannot read config: {exc}") from None
     except YamlSyntaxError as exc:
@@ -191,7 +193,7 @@ def load_config(path: Path) -> ScanConfig:
     inputs = data.get("inputs", {})
     _check_values(text, path, data)
     return ScanConfig(
-        path=str(path), sha256=hashlib.sha256(raw).hexdigest(),
+        path=str(path), sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         select=data.get("select", []), ignore=data.get("ignore", []),
         severity=data.get("severity", {}), fail_on=data.get("fail_on"),
         rule_dirs=[base / d for d in data.get("rules", [])],

@@ -7,7 +7,9 @@ reason) or suppressed, so "no findings" never hides "could not check".
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import fnmatch
+import re
 import string
 from collections import Counter
 from collections.abc import Iterable
@@ -32,22 +34,72 @@ from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Viol
 from hcpscan.sources.interface import Diagnostic
 
 
+class SelectionError(ValueError):
+    """A ``--select``/``--ignore`` (or config ``select``/``ignore``) entry that names no rule."""
+
+    def __init__(self, selector: str, nearest: list[str], option: str, pattern: str = "") -> None:
+        self.selector, self.nearest, self.option = selector, nearest, option
+        near = f"; nearest: {', '.join(nearest)}" if nearest else ""
+        near += f" (all ids starting so: {pattern!r})" if pattern else ""
+        super().__init__(f"{option} {selector!r} names no rule, rule family or category{near}")
+
+
+def _family(rule_id: str) -> str:
+    """``PRX`` of ``PRX008`` (``ACME`` of ``ACME-NET-001``): the letters an id starts with."""
+    letters = _LEADING_LETTERS.match(rule_id)
+    return letters.group(0) if letters else rule_id
+
+
+_LEADING_LETTERS = re.compile(r"[A-Za-z]+")
+
+
 def matches_selector(rule: Rule, selector: str) -> bool:
-    """A rule id, an id prefix (``HCP``) or a category (``proxy``)."""
-    return (rule.id == selector or rule.info.category == selector
-            or (selector.isupper() and rule.id.startswith(selector)))
+    """A rule id, a rule family (``HCP``: the letters of its ids), a category (``proxy``),
+    or a pattern with ``*`` (``PRX01*``); case does not matter. A bare prefix such as
+    ``PRX01`` is no selector: a typo must not select a range of rules."""
+    wanted = selector.strip().upper()
+    if "*" in wanted or "?" in wanted:
+        return fnmatch.fnmatchcase(rule.id.upper(), wanted)
+    return wanted in (rule.id.upper(), _family(rule.id).upper(), rule.info.category.upper())
+
+
+def check_selectors(rules: list[Rule], selectors: Iterable[str], option: str) -> None:
+    """Raise ``SelectionError`` for the first selector that matches none of ``rules``,
+    naming the ids (families, categories) nearest to it."""
+    for selector in selectors:
+        if any(matches_selector(rule, selector) for rule in rules):
+            continue
+        names = sorted({r.id for r in rules} | {_family(r.id) for r in rules}
+                       | {r.info.category for r in rules})
+        upper = {n.upper(): n for n in names}
+        wanted = selector.strip().upper().replace("*", "")
+        starting = [n for n in names if wanted and n.upper().startswith(wanted)]
+        close = [upper[n] for n in difflib.get_close_matches(wanted, list(upper), n=4, cutoff=0.6)]
+        nearest = list(dict.fromkeys([*starting, *close]))[:4]
+        raise SelectionError(selector, nearest, option,
+                             f"{selector.strip()}*" if len(starting) > 1 else "")
 
 
 def select_rules(rules: list[Rule], select: Iterable[str] = (), ignore: Iterable[str] = (),
                  severity: dict[str, str] | None = None) -> list[Rule]:
+    """The rules ``select`` names (all when empty) minus those ``ignore`` names; a selector
+    that names no rule raises ``SelectionError`` rather than being silently ignored."""
     select, ignore = list(select), list(ignore)
+    check_selectors(rules, select, "--select")
+    check_selectors(rules, ignore, "--ignore")
+    severity = {key.strip().upper(): value for key, value in (severity or {}).items()}
+    ids = {rule.id.upper() for rule in rules}
+    for key in severity:
+        if key not in ids:
+            near = difflib.get_close_matches(key, sorted(ids), n=4, cutoff=0.6)
+            raise SelectionError(key, near, "severity override")
     chosen = []
     for rule in rules:
         if select and not any(matches_selector(rule, s) for s in select):
             continue
         if any(matches_selector(rule, s) for s in ignore):
             continue
-        override = (severity or {}).get(rule.id)
+        override = severity.get(rule.id.upper())
         if override:
             rule = dataclasses.replace(rule, info=dataclasses.replace(rule.info,
                                                                       severity=Severity(override)))
@@ -152,7 +204,8 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
         try:
             outcomes = list(template.check(ctx, subject, rule.params))
         except Exception as exc:  # noqa: BLE001 - one broken check must not stop the scan
-            reason = f"check failed on {subject.ref}: {type(exc).__name__}: {exc}"
+            # an exception's text may quote input (Python's URL errors quote the netloc)
+            reason = mask_credentials(f"check failed on {subject.ref}: {type(exc).__name__}: {exc}")
             reasons[reason] += 1
             diagnostics.append(Diagnostic(subject.source.path, subject.source.line,
                                           f"{rule.id}: {reason}", hint="please report this bug"))

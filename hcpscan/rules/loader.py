@@ -14,7 +14,8 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.schema import RULE_SCHEMA
 from hcpscan.rules.templates import TEMPLATES, Template
-from hcpscan.sources.yamldocs import YamlSyntaxError, locate, parse_documents
+from hcpscan.sources.bounded import read_bounded
+from hcpscan.sources.yamldocs import InputLimitError, YamlSyntaxError, locate, parse_documents
 
 
 @functools.cache
@@ -77,8 +78,10 @@ def load_rule_file(path: Path, builtin: bool = False, schema_checked: bool = Fal
     validate against the rule schema and its template's parameters
     (tests/rules/test_catalog.py); a scan then skips that validation (and importing
     jsonschema), the rest of the checks still run."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # under the budgets of an input file: a rule file is input too
+        text = read_bounded(path)
+    except InputLimitError as exc:
+        raise RuleFileError(str(path), exc.line, f"not read: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(str(path), None, f"cannot read rule file: {exc}") from None
     try:

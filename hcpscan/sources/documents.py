@@ -59,12 +59,24 @@ def _decode(entry: Entry, data: bytes, result: ParseResult) -> str | None:
                                              hint="remove it from the scanned paths or unpack it"))
         return None
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         result.diagnostics.append(Diagnostic(entry.display, line, f"not UTF-8 text: {exc.reason}",
                                              hint="save the file as UTF-8"))
         return None
+    return _without_document_boms(text) if "\ufeff" in text else text
+
+
+# YAML allows a byte order mark at the start of every document of a stream, not only the
+# first (files concatenated with `cat`, or written by tools that add one per document);
+# PyYAML reads one after `---` as part of the first key ("\ufeffapiVersion"). Dropped
+# there, and before a `---` or a directive; line numbers are unchanged.
+_DOCUMENT_BOM = re.compile(r"(?m)(^(?:---|\.\.\.)(?:[ \t][^\n]*)?\n)\ufeff|^\ufeff(?=---|%|\.\.\.)")
+
+
+def _without_document_boms(text: str) -> str:
+    return _DOCUMENT_BOM.sub(lambda m: m.group(1) or "", text)
 
 
 def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NODES) -> ParseResult:

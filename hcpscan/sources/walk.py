@@ -295,8 +295,29 @@ def iter_archive(path: str, prefix: tuple[str, ...], diagnose: Sink,
     archive, which shares the outer archive's ``budget``."""
     if budget is None:
         budget = _Budget(limits, len(data) if data is not None else _size(path))
-    reader = _iter_zip if path.lower().endswith(".zip") else _iter_tar
+    reader = _iter_zip if _is_zip(path, data) else _iter_tar
     yield from reader(_Archive(path, prefix, diagnose, skip, budget, depth), data)
+
+
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a first member, or an empty archive
+
+
+def _is_zip(path: str, data: bytes | None) -> bool:
+    """Told by the first bytes, not the name: a `.tar.gz` that is a zip (or the reverse)
+    is read as what it is. Unreadable or neither: by the suffix."""
+    if data is None:
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(262)
+        except OSError:
+            head = b""
+    else:
+        head = data[:262]
+    if head.startswith(_ZIP_MAGIC):
+        return True
+    if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ")) or head[257:262] == b"ustar":
+        return False  # compressed (a tar inside, as hcpscan reads them) or a plain tar
+    return path.lower().endswith(".zip")
 
 
 @dataclass(slots=True)
@@ -311,6 +332,10 @@ class _Budget:
     def take(self, size: int) -> str | None:
         """Count one more member of ``size`` bytes; why reading must stop, or None."""
         self.members += 1
+        return self.grow(size)
+
+    def grow(self, size: int) -> str | None:
+        """Count ``size`` more bytes unpacked; why reading must stop, or None."""
         self.unpacked += size
         limits = self.limits
         if self.members > limits.max_archive_members:
@@ -468,18 +493,21 @@ def _iter_zip(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
         for info in opened.infolist():
             if info.is_dir():
                 continue
-            if not archive.counted(info.file_size):
+            # a header's size may lie: what is unpacked is counted, so one lying member
+            # is that member's problem, not the end of the archive
+            if not archive.counted(0):
                 return
             name = shown(info.filename)
             parts = _member_parts(name)
             if not _zip_member_wanted(archive, info, name, parts):
                 continue
-            if info.file_size > limit:
-                archive.diagnose(too_large(archive.display(name), limit))
-                continue
             try:
                 with opened.open(info) as member:
-                    blob = member.read(limit + 1)  # the size in the header may lie
+                    blob = member.read(limit + 1)
+                    why = archive.budget.grow(len(blob))
+                    if why:
+                        archive.stop(why)
+                        return
             except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError,
                     RuntimeError, ValueError) as exc:
                 archive.diagnose(Diagnostic(archive.display(name), None,

@@ -93,3 +93,12 @@ def test_default_port_of_a_proxy_url(tmp_path: Path) -> None:
 def test_in_cluster_proxies_are_declared_not_judged(tmp_path: Path, proxy: str) -> None:
     found = _judge(tmp_path, proxy, "10.20.0.0/24")
     assert found.verdict == UNKNOWN and "in-cluster" in found.reason
+
+
+@pytest.mark.parametrize("proxy", ["http://jdoe@corp.example.com:Pw@10.20.0.5:3128",
+                                   "http://u:Pw@１０.２０.０.５:3128"])
+def test_userinfo_with_at_and_full_width_hosts_are_still_judged(tmp_path: Path, proxy) -> None:
+    """The last '@' ends the userinfo, and a host NFKC changes (which Python's urlsplit
+    refuses, quoting the netloc and its password) is read as Go dials it."""
+    found = _judge(tmp_path, proxy, "192.0.2.0/24")
+    assert str(found.endpoint) == "10.20.0.5:3128" and found.verdict == BLOCKED

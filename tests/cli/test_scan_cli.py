@@ -186,3 +186,35 @@ def test_templates_list_and_show_describe_what_a_rule_can_use(run_cli):
     assert "refs (string, required): JSONPath to the reference objects" in text.out
     missing = run_cli("templates", "show", "no_such_template")
     assert missing.code == 2 and "templates list" in missing.err
+
+
+def test_a_typo_in_select_or_ignore_is_an_error_naming_the_nearest_id(run_cli, tmp_path):
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "HCP001,PRX0O8")
+    assert result.code == 2 and "'PRX0O8'" in result.err and "PRX008" in result.err
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "PRX01")
+    assert result.code == 2 and "'PRX01*'" in result.err
+    config = tmp_path / "hcpscan.yaml"
+    config.write_text("ignore: [PRX07]\n")
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--config", str(config))
+    assert result.code == 2 and str(config) in result.err and "PRX007" in result.err
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "prx008",
+                     "--format", "json")
+    assert {r["rule_id"] for r in json.loads(result.out)["rules"]} == {"PRX008"}
+
+
+def test_an_exit_2_scan_still_writes_each_report_file_with_the_error(run_cli, tmp_path):
+    missing = tmp_path / "no-such-dump"
+    files = {fmt: tmp_path / f"report.{fmt}" for fmt in ("json", "sarif", "junit", "html", "table")}
+    args = [a for fmt, path in files.items() for a in ("--format", f"{fmt}={path}")]
+    result = run_cli("scan", str(missing), "--no-progress", *args)
+    assert result.code == 2 and "path not found" in result.err
+    for fmt, path in files.items():
+        assert "path not found" in path.read_text(encoding="utf-8"), fmt
+    document = json.loads(files["json"].read_text(encoding="utf-8"))
+    assert [d["severity"] for d in document["diagnostics"]] == ["error"]
+    assert 'errors="1"' in files["junit"].read_text(encoding="utf-8")
+    # -o as well, and a selection typo is as much an exit 2 as a missing path
+    out = tmp_path / "out.sarif"
+    result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "PRX0O8",
+                     "--format", "sarif", "-o", str(out))
+    assert result.code == 2 and "PRX0O8" in out.read_text(encoding="utf-8")

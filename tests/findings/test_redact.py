@@ -40,3 +40,37 @@ def test_control_characters_are_visible():
     assert escape_controls("a\x1b[2K\r\n\t\x00\x7f\x9b\u202e\u2066\u2028é") == (
         "a\\x1b[2K\\r\\n\\t\\x00\\x7f\\x9b\\u202e\\u2066\\u2028é")
     assert shown("x\nhttp://u:pw@h") == "x\\nhttp://u:****@h"
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    # the last @ before the host ends the userinfo: a user name may be an e-mail address
+    ("http://jdoe@corp.example.com:PW@proxy:3128", "http://jdoe@corp.example.com:****@proxy:3128"),
+    ("jdoe@corp.example.com:PW@proxy:3128", "jdoe@corp.example.com:****@proxy:3128"),
+    ("http://:PW@proxy", "http://:****@proxy"),  # an empty user name
+    ("http://u:p%40w@proxy/", "http://u:****@proxy/"),  # percent-encoded
+    # a full-width host
+    ("http://u:PW@ｐｒｏｘｙ：３１２８", "http://u:****@ｐｒｏｘｙ：３１２８"),
+    ("http://u:PW@прокси.example:3128", "http://u:****@прокси.example:3128"),  # IDN host
+    ("NO_PROXY=.svc,http://u:p,w@h:1,10.0.0.0/8", "NO_PROXY=.svc,http://u:****@h:1,10.0.0.0/8"),
+    ("--proxy=u:PW@proxy:3128", "--proxy=u:****@proxy:3128"),  # in args
+    ("a http://u:p@h,https://v:q@h2 b", "a http://u:****@h,https://v:****@h2 b"),
+])
+def test_one_userinfo_parser_finds_every_password(text, masked):
+    assert mask_credentials(text) == masked
+
+
+def test_credential_parts_follow_the_clients_split():
+    from hcpscan.findings.userinfo import find_credentials, without_userinfo
+
+    [cred] = find_credentials("x http://jdoe@corp:P@W:x@proxy:3128/ y")
+    assert (cred.scheme, cred.user, cred.password, cred.host) == ("http", "jdoe@corp", "P@W:x",
+                                                                  "proxy:3128")
+    assert without_userinfo("http://jdoe@corp:PW@ｐｒｏｘｙ:3128") == "http://ｐｒｏｘｙ:3128"
+    assert without_userinfo("u:PW@proxy:3128") == "proxy:3128"
+
+
+def test_a_raw_question_mark_or_hash_in_a_password_does_not_show_its_start():
+    """Clients cut such a URL at the '?' or '#' (the proxy then fails), but the password
+    is written in the value all the same."""
+    assert mask_credentials("http://u:pa#ss@proxy:3128") == "http://u:****@proxy:3128"
+    assert mask_credentials("http://u:pa?ss@proxy:3128/") == "http://u:****@proxy:3128/"

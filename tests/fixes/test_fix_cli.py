@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED, require
+from tests.conftest import FIXTURES, SHARED, require
 
 APPS = SHARED / "realworld" / "gs-wc-apps-proxy"
 CHART_OPERATOR = APPS / "giantswarm" / "chart-operator.rendered.yaml"
@@ -151,3 +151,20 @@ def test_standard_input_cannot_be_fixed(run_cli):
     result = run_cli("fix", "-")
     assert result.code == 2
     assert "standard input cannot be fixed" in result.err
+
+
+def test_in_place_keeps_links_and_file_modes(tmp_path, run_cli):
+    source = FIXTURES / "rules" / "HCP004" / "fail" / "payments-egress.yaml"
+    tree = tmp_path / "tree"
+    (tree / "real").mkdir(parents=True)
+    target = tree / "real" / "policy.yaml"
+    target.write_text(source.read_text())
+    target.chmod(0o640)
+    (tree / "links").mkdir()
+    (tree / "links" / "linked.yaml").symlink_to(target)
+    result = run_cli("fix", str(tree / "links"), "--follow-symlinks", "--select", "HCP004",
+                     "--no-progress")
+    assert result.code == 0, result.err
+    assert "- {port: 5353, protocol: TCP}" in target.read_text()
+    assert (tree / "links" / "linked.yaml").is_symlink()
+    assert target.stat().st_mode & 0o777 == 0o640

@@ -128,3 +128,18 @@ def test_a_new_document_is_appended_even_without_a_final_newline():
 def test_edits_that_cannot_be_made_exactly_are_refused(text, edit):
     with pytest.raises(EditError):
         edit_text(text, 0, None, (edit,))
+
+
+def test_offsets_are_characters_after_non_ascii_text():
+    text = 'metadata: {name: ünïcødé, note: "日本語"}\nspec:\n  noProxy: a,b  # ü\n'
+    after = edit_text(text, 0, None, (AppendEntries(("spec", "noProxy"), ("c",)),))
+    assert after == text.replace("a,b  #", "a,b,c  #")
+
+
+def test_a_list_item_is_edited_in_its_own_lines():
+    from hcpscan.fixes.textedit import edit_document
+
+    text = ("apiVersion: v1\nkind: List\nitems:\n- kind: ConfigMap\n  data:\n    no_proxy: a\n"
+            "- kind: ConfigMap\n  data:\n    no_proxy: a\n")
+    after = edit_document(text, 0, 1, (AppendEntries(("data", "no_proxy"), ("b",)),), (7, 3))
+    assert after == text[:text.rindex("a\n")] + "a,b\n"

@@ -165,3 +165,21 @@ def test_a_work_status_of_any_shape_reads_as_no_feedback_never_a_traceback():
         r = classify("edge-1", {"status": "x"}, work, True, NOW, STALE)
         assert r.state is ScanState.NOT_APPLIED and r.last_scan is None
     assert r.unreadable == ["critical=True"]  # a boolean is not a count
+
+
+def test_the_digest_changes_with_the_results_not_with_the_time_of_the_scan():
+    from hcpscan.reporters.openreports import build_reports
+
+    where = Location("a.yaml")
+    obj = ObjectRef("management", "v1", "ConfigMap", "ns", "cm", uid="u-1")
+
+    def report(started: str, severity: Severity) -> ScanReport:
+        return ScanReport("0.1.0", [RuleInfo("PRX008", "t", Severity.HIGH, "proxy")],
+                          [RuleResult("PRX008", Status.FAIL)],
+                          [Finding("PRX008", severity, obj, "data", where, "m")], [], {},
+                          {"started": started})
+
+    first = contract.report_digest(build_reports(report("2026-03-01T06:17:00+00:00", Severity.HIGH)))
+    again = contract.report_digest(build_reports(report("2026-03-01T12:17:00+00:00", Severity.HIGH)))
+    other = contract.report_digest(build_reports(report("2026-03-01T12:17:00+00:00", Severity.CRITICAL)))
+    assert first == again != other

@@ -94,3 +94,42 @@ def test_archives_nested_too_deep_are_not_opened(tmp_path: Path) -> None:
     result = load_paths([str(tree)])
     assert [o.name for o in result.objects] == ["top-web"]
     assert result.skipped.counts == {NESTED_TOO_DEEP: 1}
+
+
+def _configmap(name: str) -> bytes:
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: a}}\n".encode()
+
+
+def test_a_member_whose_header_lies_about_its_size_costs_only_itself(tmp_path: Path) -> None:
+    """The central directory claims 4 GiB for the middle member: the unpacked bytes are
+    what counts, so the members after it are still read (before: the archive was called
+    a decompression bomb and its later members lost)."""
+    import struct
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in ("a", "b", "c"):
+            archive.writestr(f"{name}.yaml", _configmap(name))
+    data = bytearray(buffer.getvalue())
+    at = data.find(b"PK\x01\x02")  # each central directory entry
+    while at >= 0:
+        length = struct.unpack_from("<H", data, at + 28)[0]
+        if bytes(data[at + 46:at + 46 + length]) == b"b.yaml":
+            struct.pack_into("<I", data, at + 24, 0xFFFFFF00)  # uncompressed size
+        at = data.find(b"PK\x01\x02", at + 4)
+    (tmp_path / "dump.zip").write_bytes(bytes(data))
+    result = load_paths([str(tmp_path / "dump.zip")])
+    assert {o.name for o in result.objects} >= {"a", "c"}
+    assert not any("bomb" in d.message for d in result.diagnostics)
+
+
+def test_archives_are_told_by_their_content_not_their_name(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "really-a-zip.tar.gz", "w") as archive:
+        archive.writestr("a.yaml", _configmap("from-zip"))
+    with tarfile.open(tmp_path / "really-a-tar.zip", "w:gz") as archive:
+        blob = _configmap("from-tar")
+        info = tarfile.TarInfo("b.yaml")
+        info.size = len(blob)
+        archive.addfile(info, io.BytesIO(blob))
+    result = load_paths([str(tmp_path / "really-a-zip.tar.gz"), str(tmp_path / "really-a-tar.zip")])
+    assert {o.name for o in result.objects} == {"from-zip", "from-tar"} and not result.diagnostics

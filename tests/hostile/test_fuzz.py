@@ -57,6 +57,10 @@ VALUES = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=False), st.text(max_size=12), st.just("x" * 20_000),
     st.just("http://u:p@[::1]}:x"), st.just("*"), st.just("0.0.0.0/0"),
+    # userinfo shapes of issue 22: a user name holding '@', an empty one, NFKC hosts
+    st.just("http://jdoe@corp.example.com:PW@proxy:3128"),
+    st.just("http://:PW@ｐｒｏｘｙ：３１２８"),
+    st.just("jdoe@corp:P@W@１０.０.０.５:3128"),
     st.lists(st.one_of(st.integers(), st.text(max_size=4)), max_size=3),
     st.dictionaries(st.text(max_size=4), st.one_of(st.integers(), st.text(max_size=4)), max_size=2),
     st.just(DELETE),
@@ -115,3 +119,61 @@ def test_inputs_that_once_failed(name: str) -> None:
     loaded = load_paths([str(CORPUS / name)])
     inventory = Inventory([*loaded.objects, *_context()], loaded.diagnostics)
     build_every_model(inventory, FORMATS)
+
+
+class _PagingServer:
+    """A connection whose list answers follow a drawn chain of continue tokens (repeats,
+    cycles of any length, an end or none): what a hostile or broken API server sends."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens, self.asked = tokens, 0
+
+    def get_sized(self, path: str, query: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        self.asked += 1
+        token = query.get("continue", "")
+        index = 0 if not token else self.tokens.index(token) + 1
+        following = self.tokens[index] if index < len(self.tokens) else ""
+        return {"items": [{"metadata": {"name": f"n{self.asked}"}}],
+                "metadata": {"continue": following}}, 100
+
+
+@SETTINGS
+@given(tokens=st.lists(st.sampled_from(["A", "B", "C", "D", "E"]), max_size=12))
+def test_paging_ends_whatever_continue_tokens_the_server_sends(tokens: list[str]) -> None:
+    from hcpscan.sources.live.lister import ListEnded, list_all
+
+    server = _PagingServer(tokens)
+    try:
+        items = list_all(server, "/api/v1/secrets", 1)  # type: ignore[arg-type]
+    except ListEnded as exc:
+        assert "circle" in exc.message  # only a repeated token ends a list this short
+        first_repeat = next(i for i, t in enumerate(tokens) if t in tokens[:i])
+        assert server.asked == first_repeat + 1  # ended on the first page that repeats
+    else:
+        assert len(set(tokens)) == len(tokens) and len(items) == len(tokens) + 1
+
+
+RULE_SHAPES = st.sampled_from([
+    "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 10)),
+    "deep: " + "[" * 5000 + "]" * 5000 + "\n",
+    "id: FUZZ001\n",
+    "check: {template: cel, params: {expression: '" + "(" * 300 + "true" + ")" * 300 + "'}}\n",
+    "check: {template: cel, params: {expression: 'objects.all(a, objects.all(b, objects.all(c, "
+    "objects.all(d, true))))', reads: [ConfigMap]}}\n",
+    "message: \"{object} \\udc80\"\n", "severity: [low]\n", "title: !!python/object:os.system x\n",
+])
+
+
+# each bomb is counted to the 5,000,000-node budget (about a second): fewer examples
+@settings(SETTINGS, max_examples=max(1, EXAMPLES // 8))
+@given(parts=st.lists(RULE_SHAPES, min_size=1, max_size=4))
+def test_rule_files_end_in_a_rule_or_a_rule_file_error(tmp_path_factory, parts: list[str]) -> None:
+    from hcpscan.rules.loader import RuleFileError, load_rule_file
+
+    path = tmp_path_factory.mktemp("rules") / "FUZZ001.yaml"
+    path.write_text("".join(parts))
+    try:
+        load_rule_file(path)
+    except RuleFileError:
+        pass

@@ -105,3 +105,22 @@ def test_deep_helm_values_inside_a_secret(tmp_path: Path) -> None:
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1-cluster-values, namespace: org-a}\n"
         f"data:\n  values: '{deep}'\n")
     run_every_command(str(tree))
+
+
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["yaml-rs", "pyyaml"])
+def test_a_byte_order_mark_at_the_start_of_any_document_is_no_content(tmp_path: Path, monkeypatch,
+                                                                       fast: str) -> None:
+    """YAML allows a BOM before each document of a stream (files joined with `cat`); the
+    second document was lost ("document has no 'kind'": its first key read as
+    '\\ufeffapiVersion')."""
+    from hcpscan.sources.loader import load_paths
+
+    monkeypatch.setenv("HCPSCAN_FAST_YAML", fast)
+    one = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: a}\n"
+    path = tmp_path / "joined.yaml"
+    path.write_bytes(("\ufeff" + one % "first" + "---\n\ufeff" + one % "second" + "\ufeff---\n"
+                      + one % "third").encode())
+    result = load_paths([str(path)])
+    assert [(o.name, o.source.line) for o in result.objects] == [("first", 1), ("second", 5),
+                                                                ("third", 9)]
+    assert not result.diagnostics

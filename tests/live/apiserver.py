@@ -63,6 +63,8 @@ _SOCKET_TIMEOUT = 10.0
 DRIBBLE_INTERVAL = 0.25  # seconds between dribbled header lines
 DRIBBLE_FOR = 4.0  # then the real answer, so a client without a deadline gets one eventually
 ENDLESS_CAP = 64 << 20  # bytes of an "endless" body before the stand-in gives up
+MANY_GROUPS = 6_000  # API groups of a "many-groups" /apis, beyond any cluster
+ECHO_PAD = 100_000  # characters after the echoed token in an "echo-token" answer
 
 
 @dataclass(frozen=True)
@@ -199,11 +201,12 @@ DEPLOY_RESOURCES = (
        short=("mwrs",)),
 )
 # What a managed cluster of the fleet serves besides the catalog: the klusterlet's
-# ClusterClaims and the CRDs the ManifestWork carries (ScanSummary), and what the hub
+# ClusterClaims, its Klusterlet and the CRDs the ManifestWork carries (ScanSummary), and what the hub
 # serves for `hcpscan fleet` (PlacementDecisions; ManagedClusters are in CRDS).
 FLEET_MANAGED = (
     _r("cluster.open-cluster-management.io/v1alpha1", "clusterclaims", "ClusterClaim", False),
     _r("hcpscan.io/v1alpha1", "scansummaries", "ScanSummary", False),
+    _r("operator.open-cluster-management.io/v1", "klusterlets", "Klusterlet", False),
 )
 POLICYREPORT_CRDS = (
     _r("wgpolicyk8s.io/v1alpha2", "policyreports", "PolicyReport", short=("polr",)),
@@ -252,7 +255,11 @@ class ClusterState:
     delay: float = 0.0  # seconds before every answer (bounded by the socket timeout)
     # path -> how the answer misbehaves: "dribble-headers" (one header line every
     # DRIBBLE_INTERVAL s for DRIBBLE_FOR s, then the real answer), "endless-body" (a 200
-    # whose body never ends, up to ENDLESS_CAP bytes), "not-kubernetes" (some other JSON API)
+    # whose body never ends, up to ENDLESS_CAP bytes), "not-kubernetes" (some other JSON API),
+    # "cyclic-continue" (the first page again and again, continue tokens A, B, C, A, B ...),
+    # "endless-continue" (the first page again and again, a new continue token each time),
+    # "echo-token" (403 whose Status message repeats the request's Authorization header and
+    # ECHO_PAD characters more), "many-groups" (/apis lists MANY_GROUPS groups)
     misbehave: dict[str, str] = field(default_factory=dict)
     # Server-side apply: the (group, plural)s that accept it, and a validator per
     # (group, kind) returning what the server would reject (empty: valid).
@@ -389,9 +396,37 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if mode == "dribble-headers":
             self._dribble_headers()
+        if mode == "echo-token":
+            said = f"forbidden for {self.headers.get('Authorization', '')} " + "x" * ECHO_PAD
+            self._send(403, _status(403, "Forbidden", said), {})
+            return
+        if mode == "many-groups":  # /apis listing more group versions than any cluster serves
+            groups = [{"name": f"g{i}.example.com", "versions": [{"groupVersion": f"g{i}.example.com/v1",
+                                                                  "version": "v1"}]}
+                      for i in range(MANY_GROUPS)]
+            self._send(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}, {})
+            return
+        if mode in ("cyclic-continue", "endless-continue"):
+            self._send(*self._paging_without_end(mode, url.path, query, user))
+            return
         code, body, headers = self._answer(url.path, query, user)
         record.status = code
         self._send(code, body, headers)
+
+    def _paging_without_end(self, mode: str, path: str, query: dict[str, str], user: str | None
+                            ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """The first page, always, with a continue token that never lets the list end."""
+        given = query.get("continue", "")
+        code, body, headers = self._answer(path, {k: v for k, v in query.items()
+                                                  if k != "continue"}, user)
+        if code == 200:
+            if mode == "cyclic-continue":
+                cycle = ("A", "B", "C")
+                following = cycle[(cycle.index(given) + 1) % 3] if given in cycle else cycle[0]
+            else:
+                following = f"page-{int(given.removeprefix('page-') or 0) + 1}"
+            body.setdefault("metadata", {})["continue"] = following
+        return code, body, headers
 
     def _dribble_headers(self) -> None:
         """Headers as a slow (or hostile) server sends them: each read of the client gets

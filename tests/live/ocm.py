@@ -10,7 +10,8 @@ the loop as OCM would, through the same requests:
 * the work agent reads its cluster's ManifestWork from the hub, applies each
   manifest to its own cluster (a CRD it applies becomes served there, as an API
   server makes it), sets the work's ``Applied`` conditions, and later copies the
-  ``feedbackRules`` JSONPaths (relative to ``.status``) into
+  ``feedbackRules`` JSONPaths (evaluated from the object's root, as OCM's
+  statusfeedback reader does) into
   ``status.resourceStatus.manifests[].statusFeedback`` on the hub;
 * the CronJob controller runs the CronJob's container command (``hcpscan`` and its
   args, in process) against the managed cluster's API and records
@@ -168,8 +169,9 @@ def run_cronjob(cluster: ManagedCluster, namespace: str, name: str, now: dt.date
 
 
 def _at(obj: dict[str, Any], path: str) -> Any:
-    """A feedback JSONPath (``.a.b``, relative to ``.status``) of ``obj``."""
-    node: Any = obj.get("status") or {}
+    """A feedback JSONPath (``.a.b``) of ``obj``, from its root as OCM evaluates it
+    (ocm pkg/work/spoke/statusfeedback/reader.go: ``FindResults(obj.UnstructuredContent())``)."""
+    node: Any = obj
     for part in path.lstrip(".").split("."):
         if not isinstance(node, dict) or part not in node:
             return None
@@ -231,11 +233,18 @@ def _values(values: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"name": k, "fieldValue": _field_value(v)} for k, v in values.items() if v is not None]
 
 
+def generated_name(index: int) -> str:
+    """A ManifestWork name as OCM 1.3+'s ManifestWorkReplicaSet controller makes it
+    (``generateName: hcpscan``, five random characters; ocm #1421)."""
+    return contract.WORK_NAME + "".join("bcdfghjklmnpqrstvwxz2456789"[(index * 7 + k * 13) % 27] for k in range(5))
+
+
 def simulated_work(cluster: str, template: dict[str, Any], feedback: dict[str, Any] | None,
-                   cron: dict[str, str] | None, now: dt.datetime) -> dict[str, Any]:
+                   cron: dict[str, str] | None, now: dt.datetime, name: str = contract.WORK_NAME
+                   ) -> dict[str, Any]:
     """A ManifestWork as the hub holds it once the agent applied it and fed back."""
     work: dict[str, Any] = {"apiVersion": "work.open-cluster-management.io/v1", "kind": "ManifestWork",
-                            "metadata": {"name": contract.WORK_NAME, "namespace": cluster,
+                            "metadata": {"name": name, "namespace": cluster,
                                          "labels": {MWRS_LABEL: "hcpscan-fleet.hcpscan"}},
                             "spec": template}
     manifests = [{"resourceMeta": {"ordinal": 8, "group": "batch", "version": "v1", "kind": "CronJob",
@@ -333,7 +342,9 @@ def simulated_fleet(plan: FleetPlan, template: dict[str, Any], now: dt.datetime
                         "reportsPublishedTo": "openreports.io/v1alpha1", **findings,
                         "rulesPassed": 40 - len(rules), "rulesFailed": len(rules), "rulesNotEvaluable": 0,
                         "failingRules": contract.encode_rules(rules), "notEvaluableRules": ""}
-        objects.append(simulated_work(name, template, feedback, cron, now))
+        # older hubs name the works after the replica set, OCM 1.3+ generates their names
+        work_name = contract.WORK_NAME if index % 2 else generated_name(index)
+        objects.append(simulated_work(name, template, feedback, cron, now, work_name))
         expected[name] = {"state": state, "findings": findings if feedback else {}, "rules": rules}
     for start in range(0, len(placed), 100):
         objects.append({"apiVersion": "cluster.open-cluster-management.io/v1beta1",

@@ -24,8 +24,8 @@ from tests.live.conftest import HERE, write_kubeconfig
 from tests.live.schemas import OPENREPORTS_CRDS, validators
 
 DEPLOY = HERE.parents[1] / "deploy"
-OWN_FILES = ("hcpscan-scansummary-crd.yaml", "hcpscan-readonly-clusterrole.yaml",
-             "hcpscan-publisher-rbac.yaml", "hcpscan-cronjob.yaml")
+OWN_FILES = ("hcpscan-scansummary-crd.yaml", "ocm/hcpscan-work-agent-clusterrole.yaml",
+             "hcpscan-readonly-clusterrole.yaml", "hcpscan-publisher-rbac.yaml", "hcpscan-cronjob.yaml")
 MWRS = DEPLOY / "ocm" / "hcpscan-manifestworkreplicaset.yaml"
 _spec = importlib.util.spec_from_file_location("regenerate", DEPLOY / "ocm" / "regenerate.py")
 regenerate = importlib.util.module_from_spec(_spec)
@@ -123,7 +123,8 @@ def test_the_cronjob_publishes_with_its_own_service_account():
     assert cronjob["metadata"]["namespace"] == account["metadata"]["namespace"]
     subject = {"kind": "ServiceAccount", "name": account["metadata"]["name"],
                "namespace": account["metadata"]["namespace"]}
-    roles = {r["metadata"]["name"] for r in by_kind["ClusterRole"]}
+    roles = {r["metadata"]["name"] for r in by_kind["ClusterRole"]  # not the OCM work agent's
+             if "open-cluster-management.io/aggregate-to-work" not in r["metadata"].get("labels", {})}
     bound = {b["roleRef"]["name"] for b in by_kind["ClusterRoleBinding"] if subject in b["subjects"]}
     assert bound == roles == {"hcpscan-readonly", "hcpscan-publisher"}
 
@@ -183,3 +184,36 @@ def test_feedback_rules_name_the_objects_the_work_creates():
             assert config["updateStrategy"] == {"type": "CreateOnly"} and "status" not in target
             assert any(m["kind"] == "CustomResourceDefinition" and m["spec"]["group"] == "hcpscan.io"
                        for m in manifests)
+
+
+# What the klusterlet lets its work agent do on a managed cluster, of the kinds deploy/
+# uses (open-cluster-management-io/ocm manifests/klusterlet/managed/: the `admin`
+# ClusterRole bound cluster-wide, and klusterlet-work-clusterrole-execution.yaml: CRDs,
+# namespaces, RBAC with escalate and bind). Anything else needs a ClusterRole labelled
+# open-cluster-management.io/aggregate-to-work, which the agent's aggregate role picks up.
+WORK_AGENT_DEFAULT = {("", "serviceaccounts"), ("batch", "cronjobs"), ("", "namespaces"),
+                      ("apiextensions.k8s.io", "customresourcedefinitions"),
+                      *(("rbac.authorization.k8s.io", r) for r in
+                        ("clusterroles", "clusterrolebindings", "roles", "rolebindings"))}
+PLURALS = {"Namespace": "namespaces", "ServiceAccount": "serviceaccounts", "CronJob": "cronjobs",
+           "ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings",
+           "CustomResourceDefinition": "customresourcedefinitions", "ScanSummary": contract.PLURAL}
+
+
+def test_the_work_agent_may_apply_and_read_back_everything_the_work_carries():
+    (mwrs,) = documents(MWRS)
+    carried = mwrs["spec"]["manifestWorkTemplate"]["workload"]["manifests"]
+    aggregated = {(g, r, v) for m in carried if m["kind"] == "ClusterRole"
+                  and m["metadata"].get("labels", {}).get("open-cluster-management.io/aggregate-to-work") == "true"
+                  for rule in m["rules"] for g in rule["apiGroups"] for r in rule["resources"]
+                  for v in rule["verbs"]}
+    missing = []
+    for manifest in carried:
+        group = manifest["apiVersion"].rpartition("/")[0]
+        resource = (group, PLURALS[manifest["kind"]])
+        if resource in WORK_AGENT_DEFAULT:
+            continue
+        # create (apply), get (status feedback, CreateOnly's existence check), delete (removal)
+        missing += [f"{verb} {resource[1]}.{group}" for verb in ("create", "get", "delete")
+                    if (*resource, verb) not in aggregated]
+    assert not missing, f"the OCM work agent may not: {missing}"

@@ -15,7 +15,10 @@ OBJECTS = [
     {"apiVersion": "apps/v1", "kind": "Deployment",
      "metadata": {"name": "exporter", "namespace": "monitoring"},
      "spec": {"template": {"spec": {"containers": [{"name": "exporter", "env": [
-         {"name": "HTTPS_PROXY", "value": "svc-proxy:Hunter2@proxy.corp.example.com:3128"}]}]}}}},
+         {"name": "HTTPS_PROXY", "value": "svc-proxy:Hunter2@proxy.corp.example.com:3128"},
+         # a user name with '@', an empty one (issue 22): the last '@' ends the userinfo
+         {"name": "HTTP_PROXY", "value": "http://jdoe@corp.example.com:Autumn77@proxy:3128"},
+         {"name": "ALL_PROXY", "value": "http://:Autumn77@proxy:3128"}]}]}}}},
 ]
 
 
@@ -31,7 +34,7 @@ def test_save_dump_masks_proxy_passwords_and_the_rescan_still_flags_them(standin
                            "--format", f"json={tmp_path / 'live.json'}")
     assert code == 1, err
     text = _dump_text(dump)
-    assert "Spring2026" not in text and "Hunter2" not in text
+    assert "Spring2026" not in text and "Hunter2" not in text and "Autumn77" not in text
     assert "svc-proxy:****@proxy.corp.example.com:3128" in text and "proxy passwords masked" in err
     offline = tmp_path / "offline.json"
     hcpscan("scan", str(dump), "--no-config", "--no-progress", "--format", f"json={offline}")

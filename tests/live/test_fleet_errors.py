@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import yaml
 
@@ -39,9 +40,13 @@ def test_forbidden_names_the_role_and_missing_decisions_are_a_note(standin, pki,
 def test_bad_arguments_are_usage_errors(standin, pki, tmp_path):
     config = tmp_path / "missing"
     for args, message in [(["--placement", "nope"], "is not NAMESPACE/NAME"),
-                          (["--stale-after", "0"], "--stale-after must be more than 0 hours")]:
+                          (["--stale-after", "0"], "--stale-after must be more than 0 hours"),
+                          (["--stale-after", "inf"], "--stale-after must be more than 0 hours"),
+                          (["--stale-after", "1e300"], "--stale-after must be more than 0 hours"),
+                          (["--work-name", " "], "--work-name needs a name"),
+                          (["--placement", "ns/a/b"], "is not NAMESPACE/NAME")]:
         code, _, err = hcpscan("fleet", "--kubeconfig", str(config), *args)
-        assert code == 2 and message in err
+        assert code == 2 and message in err and "internal error" not in err, err
 
 
 def test_the_fleet_reader_role_is_enough(standin, pki, tmp_path):
@@ -83,3 +88,29 @@ def test_several_formats_at_once_and_exit_zero(standin, pki, tmp_path):
     assert "| edge-1 | C1 |" in (tmp_path / "f.md").read_text()
     code, _, err = hcpscan("fleet", "--kubeconfig", str(config), "--exit-zero", "--format", "json")
     assert code == 0 and "1 cluster(s) with findings at or above high" in err
+
+
+def test_works_with_generated_names_are_found_by_the_replica_sets_label(standin, pki, tmp_path):
+    """OCM 1.3+ names a ManifestWorkReplicaSet's works hcpscan<random> (generateName, ocm
+    #1421); a ManifestWork applied by hand (no replica set feature) is named hcpscan."""
+    now = dt.datetime.now(dt.UTC)
+    summary = {"cluster": "edge-1", "scanTime": ocm.stamp(now), "high": 0}
+    generated = ocm.simulated_work("edge-1", {}, summary, None, now, ocm.generated_name(1))
+    by_hand = ocm.simulated_work("edge-2", {}, dict(summary, cluster="edge-2"), None, now)
+    by_hand["metadata"]["labels"] = {}
+    other_set = ocm.simulated_work("edge-3", {}, dict(summary, cluster="edge-3"), None, now, "hcpscanzzzzz")
+    other_set["metadata"]["labels"] = {ocm.MWRS_LABEL: "elsewhere.hcpscan"}
+    server = standin([*(ocm.managed_cluster(n) for n in ("edge-1", "edge-2", "edge-3")),
+                      generated, by_hand, other_set],
+                     resources=[*catalog(), *DEPLOY_RESOURCES, *FLEET_HUB])
+    config = write_kubeconfig(tmp_path / "k", server.url, pki.ca_pem, context="hub")
+    code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--placement", "none", "--format", "json")
+    assert code == 0, err
+    states = {row["name"]: row["state"] for row in json.loads(out)["clusters"]}
+    assert states == {"edge-1": "ok", "edge-2": "ok", "edge-3": "not-placed"}
+    code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--placement", "none", "--format", "json",
+                             "--replicaset", "none")
+    states = {row["name"]: row["state"] for row in json.loads(out)["clusters"]}
+    assert states == {"edge-1": "not-placed", "edge-2": "ok", "edge-3": "not-placed"}
+    code, _, err = hcpscan("fleet", "--kubeconfig", str(config), "--replicaset", "x")
+    assert code == 2 and "--replicaset 'x' is not NAMESPACE/NAME" in err

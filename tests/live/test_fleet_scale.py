@@ -38,12 +38,18 @@ def test_a_thousand_cluster_fleet(standin, pki, tmp_path):
             assert {r: (v["severity"], v["count"]) for r, v in rows[name]["rules"].items()} == want["rules"]
     assert fleet["states"] == {"ok": 900, "stale": 40, "failed": 30, "never-reported": 20,
                                "not-applied": 0, "no-work": 10, "not-placed": 50}
-    # three lists, paged by 500, whatever the size: no request per cluster
+    # four lists, paged by 500, whatever the size: no request per cluster; half the works
+    # have OCM 1.3+'s generated names, found by the replica set's label
     gets = [r for r in server.state.requests if r.method == "GET" and r.path.startswith("/apis/")]
     works = 1050 - 60
-    assert len(gets) == math.ceil(1050 / 500) + math.ceil(works / 500) + 1
-    assert {r.query.get("fieldSelector") for r in gets if "manifestworks" in r.path} == {
-        "metadata.name=hcpscan"}
+    named = sum(1 for w in server.state.objects[("work.open-cluster-management.io", "ManifestWork")]
+                if w["metadata"]["name"] == "hcpscan")
+    assert 0 < named < works
+    assert len(gets) == math.ceil(1050 / 500) + math.ceil(works / 500) + math.ceil(named / 500) + 1
+    assert {(r.query.get("fieldSelector"), r.query.get("labelSelector")) for r in gets
+            if "manifestworks" in r.path} == {
+        ("metadata.name=hcpscan", None),
+        (None, "work.open-cluster-management.io/manifestworkreplicaset=hcpscan-fleet.hcpscan")}
     assert "hcpscan: 100 placed cluster(s) without a current scan: cluster-0000 (stale)" in err
     critical = sum(1 for e in expected.values() if e["findings"].get("critical"))
     assert f"hcpscan: {critical} cluster(s) with findings at or above critical" in err

@@ -118,6 +118,7 @@ def test_crds_not_installed_is_a_clear_error_after_the_reports(standin, pki, tmp
     assert ("error: cannot publish reports: context edge does not serve openreports.io/v1alpha1 "
             "(the OpenReports CRDs are not installed)") in err
     assert "hint: install the OpenReports CRDs" in err
+    assert "PolicyReport CRDs" in err and "deploy/hcpscan-scansummary-crd.yaml" in err  # what else works
     assert out.read_text().startswith("---\napiVersion: openreports.io/v1alpha1")  # still written
     assert not [r for r in server.state.requests if r.method != "GET"]
 
@@ -227,3 +228,37 @@ def test_the_name_claim_names_the_cluster_when_there_is_no_id_claim(standin, pki
     assert "cluster name spoke-7 (ClusterClaim name)" in err
     report = server.state.find("openreports.io", "ClusterReport", "", "hcpscan")
     assert report["metadata"]["labels"]["hcpscan.io/cluster"] == "spoke-7"
+
+
+def _fleet_member(standin, example_bodies, *objects):
+    """The example served live, with the ScanSummary CRD and a klusterlet's kinds, no report CRDs."""
+    server = standin([*example_bodies, *objects], resources=[*catalog(), *FLEET_MANAGED])
+    server.state.appliable |= {("hcpscan.io", "scansummaries")}
+    server.state.schemas[("hcpscan.io", "ScanSummary")] = validators()[("hcpscan.io", "ScanSummary")]
+    return server
+
+
+def test_the_klusterlet_names_the_cluster_as_the_hub_knows_it(standin, pki, tmp_path, example_bodies):
+    """Plain OCM creates no ClusterClaim naming the cluster, and id.k8s.io may be a UUID
+    (KEP-2149): the Klusterlet's spec.clusterName is the name the hub uses."""
+    klusterlet = {"apiVersion": "operator.open-cluster-management.io/v1", "kind": "Klusterlet",
+                  "metadata": {"name": "klusterlet"}, "spec": {"clusterName": "edge-4"}}
+    uuid = {"apiVersion": "cluster.open-cluster-management.io/v1alpha1", "kind": "ClusterClaim",
+            "metadata": {"name": "id.k8s.io"}, "spec": {"value": "721ab723-13bc-11e5-aec2-42010af0021e"}}
+    server = _fleet_member(standin, example_bodies, klusterlet, uuid)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, context="in-cluster")
+    code, _, err = publish(config, tmp_path / "r.yaml", "-n", "clusters")
+    assert code in (0, 1), err
+    assert "cluster name edge-4 (Klusterlet klusterlet)" in err
+    assert server.state.find("hcpscan.io", "ScanSummary", "", "hcpscan")["status"]["cluster"] == "edge-4"
+
+
+def test_without_a_name_the_summary_names_no_cluster_and_says_so(standin, pki, tmp_path, example_bodies):
+    """Not the kubeconfig context (in a CronJob: "in-cluster"), which the hub would show as
+    the name the cluster's reports carry."""
+    server = _fleet_member(standin, example_bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, context="in-cluster")
+    code, _, err = publish(config, tmp_path / "r.yaml", "-n", "clusters")
+    assert code in (0, 1), err
+    assert "warning: no cluster name" in err and "--cluster-name NAME" in err
+    assert server.state.find("hcpscan.io", "ScanSummary", "", "hcpscan")["status"]["cluster"] == ""

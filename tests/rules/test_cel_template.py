@@ -171,3 +171,23 @@ def test_domain_functions_keep_the_kinds_they_read_when_run_alone(
     alone = run_cli("scan", str(dump), "--rules", str(folder), "--select", "CEL001",
                     "--no-config", "--format", "json")
     assert [r["status"] for r in json.loads(alone.out)["rules"]] == ["fail"], alone.err
+
+
+def test_comprehensions_nested_beyond_the_cost_bound_are_refused_at_load(tmp_path):
+    nested = "objects.all(a, objects.all(b, objects.all(c, objects.all(d, a == d))))"
+    folder = _rule(tmp_path, "ConfigMap", f"    reads: [ConfigMap]\n    expression: '{nested}'")
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(folder / "CEL001.yaml")
+    assert "4 comprehensions" in info.value.message and info.value.line == 10
+
+
+def test_an_expression_whose_estimated_cost_is_too_high_is_not_evaluable(run_cli, tmp_path):
+    """Three comprehensions over 500 objects: 1.25e8 evaluations, above the bound; the
+    subject is not evaluable, saying why, instead of the scan running for minutes."""
+    nested = "objects.all(a, objects.all(b, objects.exists(c, a != b || b == c)))"
+    folder = _rule(tmp_path, "ConfigMap", f"    reads: [ConfigMap]\n    expression: '{nested}'")
+    manifest = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: a}}\n"
+                       for i in range(500))
+    report = _scan(run_cli, tmp_path, manifest, folder)
+    (result,) = report["rules"]
+    assert result["status"] == "not-evaluable" and "estimated cost" in result["reason"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import gc
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 
 from hcpscan.findings.model import Severity, Status
 from hcpscan.rules.config import ConfigError, Exemption, ScanConfig, find_config, load_config
-from hcpscan.rules.engine import select_rules
+from hcpscan.rules.engine import SelectionError, select_rules
 from hcpscan.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs, load_rule_file
 from hcpscan.rules.suppress import Suppressor, parse_annotation, read_baseline, write_baseline
 from tests.conftest import FIXTURES
@@ -163,7 +164,7 @@ def test_config_file_is_found_upwards_to_the_repository_root_and_validated(tmp_p
     found = find_config(nested)
     assert found == tmp_path.resolve() / ".hcpscan.yaml"
     assert find_config(nested, [tmp_path / "clusters"]) == found
-    assert find_config(nested, [tmp_path]) is None  # inside a scanned path
+    assert find_config(nested, [tmp_path]) == found  # the repository's own config, scanned from its root (issue 29)
     assert load_config(found).fail_on == "medium"
     (tmp_path / ".hcpscan.yaml").write_text("select: [PRX]\nexemptions:\n- rule: HCP001\n")
     with pytest.raises(ConfigError) as info:
@@ -286,3 +287,40 @@ items:
 """)
     (result,) = scan([tmp_path], ["OCM005"]).results
     assert result.status is Status.PASS and result.objects_checked == 1, result.reason
+
+
+def test_selection_is_case_insensitive_and_prefixes_need_a_star():
+    rules = load_rule_dirs([builtin_rules_dir()])
+    assert [r.id for r in select_rules(rules, ["prx008"])] == ["PRX008"]
+    assert {r.id for r in select_rules(rules, ["PRX01*"])} == {r.id for r in rules
+                                                             if r.id.startswith("PRX01")}
+    assert {r.id for r in select_rules(rules, ["Proxy"])} >= {"PRX008"}
+
+
+@pytest.mark.parametrize(("option", "selector", "nearest"), [
+    ("--select", "PRX0O8", "PRX008"),  # letter O for digit 0
+    ("--select", "PRX01", "PRX010"),  # a bare prefix selects no range
+    ("--ignore", "PRX07", "PRX007"),
+])
+def test_a_selector_naming_no_rule_is_an_error_with_the_nearest_ids(option, selector, nearest):
+    rules = load_rule_dirs([builtin_rules_dir()])
+    args = ([selector], []) if option == "--select" else ([], [selector])
+    with pytest.raises(SelectionError) as caught:
+        select_rules(rules, *args)
+    assert caught.value.option == option and nearest in caught.value.nearest
+    assert selector in str(caught.value)
+
+
+def test_severity_overrides_take_ids_in_any_case_and_refuse_unknown_ones():
+    rules = load_rule_dirs([builtin_rules_dir()])
+    (prx008,) = select_rules(rules, ["PRX008"], [], {"prx008": "low"})
+    assert prx008.info.severity is Severity.LOW
+    with pytest.raises(SelectionError) as caught:
+        select_rules(rules, [], [], {"PRX0O8": "low"})
+    assert "PRX008" in caught.value.nearest
+
+
+def test_a_family_is_the_letters_an_id_starts_with_also_for_dashed_custom_ids(tmp_path):
+    rules = load_rule_dirs([builtin_rules_dir()])
+    custom = dataclasses.replace(rules[0], info=dataclasses.replace(rules[0].info, id="ACME-NET-001"))
+    assert [r.id for r in select_rules([*rules, custom], ["acme"])] == ["ACME-NET-001"]

@@ -26,7 +26,8 @@ from hcpscan.analysis.proxy.settings import (
     KUBECONFIG,
     SYSTEMD,
 )
-from hcpscan.findings.redact import HOST_WITH_PASSWORD, URL_WITH_PASSWORD
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.findings.userinfo import Credential, find_credentials, without_userinfo
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
 _DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")
@@ -75,10 +76,11 @@ def proxy_url_problems(value: str, schemes: Iterable[str], bare_ok: bool = False
         text = "http://" + text
     if "://" not in text:
         return [f"has no scheme (expected {expected}host:port)"]
-    try:
-        parts = urlsplit(text)
-    except ValueError as exc:
-        return [f"is not a URL: {exc}"]
+    try:  # without the userinfo: Python's messages quote the netloc, password and all
+        parts = urlsplit(without_userinfo(text))
+    except ValueError:
+        return ["host holds characters that Unicode normalization (NFKC) turns into "
+                "'/', '?', '#', '@' or ':', which clients read differently"]
     problems = []
     if parts.scheme.lower() not in allowed:
         problems.append(f"uses scheme {parts.scheme or '(empty)'}:// where only {expected} "
@@ -134,22 +136,18 @@ def no_proxy_entry_problem(entry: NoProxyEntry) -> str | None:
 
 
 def no_proxy_problems(value: str) -> list[tuple[str, str]]:
-    """(entry as written, why) for every malformed entry of a comma-separated list."""
+    """(entry as written, why) for every malformed entry of a comma-separated list. A URL
+    with a password in the list is read masked: its password may hold a comma, which
+    would cut it into entries that no longer look like credentials."""
     out = []
-    for entry in parse_no_proxy(value):
+    for entry in parse_no_proxy(mask_credentials(value)):
         why = no_proxy_entry_problem(entry)
         if why is not None:
             out.append((entry.raw, why))
     return out
 
 
-def credentials(text: str) -> list[re.Match[str]]:
+def credentials(text: str) -> list[Credential]:
     """Every ``user:password@`` in ``text``: with a scheme, or without one as Go, curl and
     Python accept a proxy (``user:password@host:port`` reads as ``http://``)."""
-    if "@" not in text:
-        return []
-    with_scheme = list(URL_WITH_PASSWORD.finditer(text))
-    taken = [(m.start(), m.end()) for m in with_scheme]
-    bare = [m for m in HOST_WITH_PASSWORD.finditer(text)
-            if not any(a <= m.start() < b for a, b in taken)]
-    return sorted(with_scheme + bare, key=lambda m: m.start())
+    return find_credentials(text)

@@ -47,6 +47,8 @@ import yaml
 
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
+from hcpscan.sources.bounded import read_bounded
+from hcpscan.sources.yamldocs import InputLimitError
 
 ALLOW, DENY = "allow", "deny"
 
@@ -134,8 +136,10 @@ class Perimeter:
 
 def load_perimeter(path: str | Path) -> Perimeter:
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
+    try:  # under the budgets of an input file
+        text = read_bounded(Path(path))
+    except InputLimitError as exc:
+        raise PerimeterError(name, exc.line, f"not read: {exc.message}") from None
     except OSError as exc:
         raise PerimeterError(name, None, f"cannot read the perimeter file: {exc.strerror}") from None
     except UnicodeDecodeError:

@@ -150,6 +150,9 @@ def compile_expression(expression: str, boolean: bool = True) -> Any:
     expression does not parse, does not type-check, or (``boolean``) is not boolean."""
     if cel is None:
         raise ValueError(CEL_MISSING)
+    too_costly = cost_problem(expression)
+    if too_costly is not None:
+        raise ValueError(f"the expression is {too_costly}")
     try:
         program = _environment().compile(expression)
     except RuntimeError as exc:
@@ -235,9 +238,65 @@ class Cel(Template):
                               at, f"{subject.ref} {format_path(steps)}")
 
 
+# Cost: CEL-C++ offers no evaluation budget, so hcpscan bounds what an expression may
+# cost before running it. Its text is at most MAX_EXPRESSION characters with at most
+# MAX_NESTING comprehensions (all, exists, exists_one, map, filter) inside each other -
+# the one way an expression's work grows as a power of its input; at evaluation, the
+# estimated cost, (number of objects, at least LIST_GUESS) to the power of that
+# nesting, must stay under MAX_COST, or the subject is not evaluable, saying why.
+MAX_EXPRESSION = 10_000
+MAX_NESTING = 3
+LIST_GUESS = 100  # items of a list inside one object (containers, rules, peers...)
+MAX_COST = 100_000_000
+_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_MACRO_CALL = re.compile(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\($")
+_TRIPLE_QUOTES = ("'''", '"""')
+
+
+def comprehension_nesting(expression: str) -> int:
+    """How many comprehension macros the expression holds inside each other (string
+    literals skipped)."""
+    stack: list[bool] = []  # per open parenthesis: whether it opens a macro
+    deepest = i = 0
+    while i < len(expression):
+        char = expression[i]
+        if char in "'\"":
+            quote = expression[i:i + 3] if expression[i:i + 3] in _TRIPLE_QUOTES else char
+            end = expression.find(quote, i + len(quote))
+            while end > 0 and len(quote) == 1 and expression[end - 1] == "\\":
+                end = expression.find(quote, end + 1)
+            i = len(expression) if end < 0 else end + len(quote)
+            continue
+        if char == "(":
+            m = _MACRO_CALL.search(expression, max(0, i - 40), i + 1)
+            stack.append(bool(m and m.group(1) in _MACROS))
+            deepest = max(deepest, sum(stack))
+        elif char == ")" and stack:
+            stack.pop()
+        i += 1
+    return deepest
+
+
+def cost_problem(expression: str) -> str | None:
+    """Why the expression's text is beyond the cost bound, or None."""
+    if len(expression) > MAX_EXPRESSION:
+        return f"longer than {MAX_EXPRESSION:,} characters"
+    nesting = comprehension_nesting(expression)
+    if nesting > MAX_NESTING:
+        return (f"{nesting} comprehensions (all/exists/map/filter) inside each other; at most "
+                f"{MAX_NESTING}, as its cost grows as the number of objects to that power")
+    return None
+
+
 def _evaluate(ctx: Context, subject: K8sObject, expression: str, data: dict[str, Any],
               boolean: bool = True) -> Any:
-    """The value, or NotEvaluable with CEL's error."""
+    """The value, or NotEvaluable with CEL's error or the cost bound it would pass."""
+    nesting = comprehension_nesting(expression)
+    base = max(len(data.get("objects") or ()), LIST_GUESS)
+    if nesting > 1 and base ** nesting > MAX_COST:
+        return NotEvaluable(f"the expression's estimated cost ({base:,} objects, "
+                            f"{nesting} comprehensions inside each other: {base ** nesting:.1e}) "
+                            f"is above {MAX_COST:.0e}; narrow params.reads or the nesting")
     token = _CURRENT.set((ctx, subject))
     try:
         value = compile_expression(expression, boolean).eval(data=data)

@@ -209,14 +209,14 @@ def _strings(value: Any, steps: tuple[Step, ...], seen: set[int] | None = None
 def no_credentials(value: Value) -> Iterator[Violation]:
     if value.in_secret:
         return  # a Secret is where credentials belong
-    for m in credentials(value.text):
-        masked = m["password"].strip("*") == ""
-        url = mask_credentials(m.group(0))
+    for cred in credentials(value.text):
+        masked = cred.password.strip("*") == ""
+        url = cred.masked(value.text)
         yield _violation(value, "no-credentials", f"stores credentials in plain text: {url}",
                          [f"{value.field} holds {url}" + (" (password masked in this dump)"
                                                           if masked else ""),
                           *_read_by(value)],
-                         url=url, user=m["user"])
+                         url=url, user=mask_credentials(cred.user))
 
 
 def valid(value: Value) -> Iterator[Violation]:

@@ -21,11 +21,13 @@ and an answer larger than ``max_response_bytes`` is refused, not read.
 
 from __future__ import annotations
 
+import errno
 import functools
 import ipaddress
 import json
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -38,6 +40,7 @@ from urllib.request import getproxies_environment, proxy_bypass_environment
 import urllib3
 import yaml
 
+from hcpscan.findings.userinfo import without_userinfo
 from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
 from hcpscan.sources.live.deadline import deadline, enforce_deadlines
 from hcpscan.sources.yamldocs import load_json
@@ -48,6 +51,7 @@ IN_CLUSTER = "in-cluster"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 5.0
 MAX_RESPONSE_MIB = 256  # a page of 500 large ConfigMaps fits; an endless body does not
+MAX_SERVER_TEXT = 300  # characters of a server's error message repeated to the user
 EXEC_TIMEOUT = 60.0  # seconds for an exec credential plugin (a browser login takes a while)
 _RELOGIN = "log in again, or switch the user to an exec credential plugin (kubectl dropped auth-providers)"
 
@@ -115,17 +119,27 @@ class Connection:
         """GET a JSON document; retry 429 and 5xx with backoff; raise ApiError or TransportError."""
         return self.request("GET", path, query)
 
+    def get_sized(self, path: str, query: Mapping[str, Any] | None = None
+                  ) -> tuple[dict[str, Any], int]:
+        """``get``, and the size in bytes of the answer (for the per-kind byte budget)."""
+        return self._request("GET", path, query)
+
     def request(self, method: str, path: str, query: Mapping[str, Any] | None = None,
                 body: bytes | None = None, content_type: str | None = None) -> dict[str, Any]:
         """One request with a JSON answer, retried like ``get``. Only ``get`` is used to read
         a cluster; the one writer (``hcpscan/publish.py``, server-side apply of reports,
         idempotent and so safe to retry) sends its PATCH through here."""
+        return self._request(method, path, query, body, content_type)[0]
+
+    def _request(self, method: str, path: str, query: Mapping[str, Any] | None = None,
+                 body: bytes | None = None, content_type: str | None = None
+                 ) -> tuple[dict[str, Any], int]:
         url = self.host + quote(path, safe="/:@-._~") + (f"?{urlencode(query)}" if query else "")
         for attempt in range(1, self.attempts + 1):
             response = self._send(method, url, path, body, content_type)
             if response.status in (200, 201):
-                return _json_body(response.data, path)
-            error = _api_error(response, path)
+                return _json_body(response.data, path), len(response.data)
+            error = _api_error(response, path, self._secrets())
             if response.status not in RETRY_STATUSES or attempt == self.attempts:
                 raise error
             time.sleep(_backoff(attempt, response.headers.get("Retry-After")))
@@ -185,6 +199,15 @@ class Connection:
         return {s["key"]: s["value"] for s in settings.values()
                 if s.get("in") == "header" and s.get("value")}
 
+    def _secrets(self) -> list[str]:
+        """The credentials this connection sends, so that a server echoing them is masked."""
+        try:
+            headers = self._auth_headers()
+        except LiveError:
+            return []
+        values = [v for v in headers.values() if v]
+        return values + [v.split(None, 1)[1] for v in values if " " in v.strip()]
+
     def _transport_error(self, exc: Exception) -> TransportError:
         where = f"the API server at {self.host} (context {self.context})"
         via = f" through the proxy {_redact_userinfo(self.proxy)}" if self.proxy else ""
@@ -199,7 +222,10 @@ class Connection:
                                   "check the cluster's certificate-authority(-data) in the kubeconfig")
         # NewConnectionError (refused, no route, unknown name) subclasses ConnectTimeoutError
         if isinstance(cause, urllib3.exceptions.NewConnectionError):
-            return TransportError(f"cannot connect to {where}{via}: {_short(cause)}", hint)
+            why, next_step = _connection_failure(cause)
+            return TransportError(f"cannot connect to {where}{via}: {why}",
+                                  next_step + (f" (and that the proxy {_redact_userinfo(self.proxy)}"
+                                               " is right)" if self.proxy else ""))
         if isinstance(cause, urllib3.exceptions.ConnectTimeoutError):
             return TransportError(f"no connection to {where}{via} within {self.timeout:g} s", hint)
         if isinstance(cause, urllib3.exceptions.ReadTimeoutError):
@@ -419,15 +445,34 @@ def _json_body(data: bytes, path: str) -> dict[str, Any]:
     return body
 
 
-def _api_error(response: urllib3.BaseHTTPResponse, path: str) -> ApiError:
+def _api_error(response: _Answer, path: str, secrets: list[str] = ()) -> ApiError:
     message = ""
     try:
         status = json.loads(response.data)
         if isinstance(status, dict):
             message = str(status.get("message") or "")
-    except (ValueError, UnicodeDecodeError):
-        message = response.data[:200].decode("utf-8", errors="replace").strip()
-    return ApiError(response.status, response.reason or "", message, path)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        message = response.data[:MAX_SERVER_TEXT * 2].decode("utf-8", errors="replace").strip()
+    return ApiError(response.status, server_text(response.reason or "", secrets),
+                    server_text(message, secrets), path)
+
+
+_AUTH_VALUE = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+|"
+                         r"\b(token|password|secret)(\s*[=:]\s*)[^\s\"',;]+")
+
+
+def server_text(text: str, secrets: list[str] = ()) -> str:
+    """What a server (or a front end before it) said, as hcpscan may repeat it: the
+    credentials it was sent and anything shaped like ``Bearer <token>`` masked, and at
+    most ``MAX_SERVER_TEXT`` characters (a hostile answer can be megabytes)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) >= 4:
+            text = text.replace(secret, "****")
+    text = _AUTH_VALUE.sub(lambda m: f"{m[1] or m[3]}{m[2] or m[4]}****", text)
+    text = " ".join(text.split())
+    if len(text) > MAX_SERVER_TEXT:
+        text = f"{text[:MAX_SERVER_TEXT]}... ({len(text) - MAX_SERVER_TEXT} more characters)"
+    return text
 
 
 def _backoff(attempt: int, retry_after: str | None) -> float:
@@ -438,15 +483,30 @@ def _backoff(attempt: int, retry_after: str | None) -> float:
 
 
 def _redact_userinfo(url: str | None) -> str:
+    """The proxy URL without its user name and password (the one userinfo parser decides
+    where they end: the last ``@``)."""
     if not url:
         return ""
-    parts = urlsplit(url)
-    if parts.username is None:
-        return url
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return parts._replace(netloc=f"****@{netloc}").geturl()
+    bare = without_userinfo(url)
+    return bare if bare == url.strip() else bare.replace("://", "://****@", 1)
+
+
+def _connection_failure(exc: BaseException) -> tuple[str, str]:
+    """What went wrong opening a connection, in words (never urllib3's class names), and
+    the next step: waiting longer helps a timeout, not a refusal or an unknown name."""
+    if isinstance(exc, urllib3.exceptions.NameResolutionError):
+        return ("the host name does not resolve",
+                "check the server address in the kubeconfig and your DNS (VPN?)")
+    cause = exc.__cause__ or exc.__context__
+    number = getattr(cause, "errno", None)
+    if number == errno.ECONNREFUSED:
+        return ("the connection was refused (nothing listens on that port)",
+                "check the server address and port in the kubeconfig, and that the API "
+                "server runs")
+    if number in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+        return ("no route to the host", "check the network path (VPN, firewall) to the server")
+    text = (getattr(cause, "strerror", None) or _short(exc)).strip()
+    return text[:1].lower() + text[1:], "check the server address in the kubeconfig and that it is reachable"
 
 
 def _short(exc: BaseException) -> str:
@@ -455,4 +515,4 @@ def _short(exc: BaseException) -> str:
     # urllib3 prefixes messages with the connection object's repr
     if line.startswith("<") and ">: " in line:
         line = line.split(">: ", 1)[1]
-    return line[:300]
+    return server_text(line)  # a proxy or server may echo what it was sent

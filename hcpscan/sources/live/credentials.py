@@ -14,12 +14,16 @@ import json
 import os
 import signal
 import subprocess
+import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 EXEC_API_VERSIONS = frozenset({"client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"})
 MAX_PLUGIN_OUTPUT = 1 << 20  # an ExecCredential is a few kilobytes
+MAX_PLUGIN_STDERR = 64 << 10  # of which the last line is shown when the plugin fails
+LEFTOVER_WAIT = 2.0  # seconds for the pipes to close once the plugin has exited
 
 
 class CredentialError(Exception):
@@ -51,6 +55,9 @@ def run_exec_plugin(spec: Mapping[str, Any], cwd: str | None, timeout: float,
 
 
 def _run(args: list[str], cwd: str | None, env: dict[str, str], timeout: float) -> str:
+    """The plugin's standard output. Both pipes are read while it runs, each with a cap
+    (a plugin that writes without end is stopped at the cap, not buffered whole), and the
+    plugin and whatever it started are killed at ``timeout``."""
     name = args[0]
     try:
         # its own session, so a plugin that forks cannot outlive the timeout
@@ -60,23 +67,69 @@ def _run(args: list[str], cwd: str | None, env: dict[str, str], timeout: float) 
     except OSError as exc:
         raise CredentialError(f"the exec credential plugin {name!r} cannot be run: "
                               f"{exc.strerror or exc}", _INSTALL) from None
+    too_much = threading.Event()
+    out = _CappedPipe(process.stdout, MAX_PLUGIN_OUTPUT, too_much)
+    err = _CappedPipe(process.stderr, MAX_PLUGIN_STDERR, None)  # keeps the last bytes
+    ends = time.monotonic() + timeout
     try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
+        while process.poll() is None and not too_much.is_set() and time.monotonic() < ends:
+            too_much.wait(min(0.05, max(0.0, ends - time.monotonic())))
+    finally:
+        if process.poll() is None or too_much.is_set():
+            _kill(process)
+        # after the plugin exits, a child it left behind may hold the pipes open
+        out.join(min(LEFTOVER_WAIT, max(0.1, ends - time.monotonic())))
+        err.join(0.1)
+        if out.is_alive() or err.is_alive():  # a child it started still holds the pipes
+            _kill(process)
+    if too_much.is_set():
+        raise CredentialError(f"the exec credential plugin {name!r} wrote more than "
+                              f"{MAX_PLUGIN_OUTPUT} bytes; stopped", _FIX_USER)
+    if process.returncode is None or process.returncode < 0 and time.monotonic() >= ends:
         raise CredentialError(f"the exec credential plugin {name!r} gave no credential within "
                               f"{timeout:g} s", "run it by hand to see what it waits for (a "
-                              "browser login?), or raise --exec-timeout") from None
+                              "browser login?), or raise --exec-timeout")
     if process.returncode != 0:
-        lines = err.decode("utf-8", "replace").strip().splitlines()
+        lines = err.text().strip().splitlines()
         why = f": {lines[-1][:300]}" if lines else ""
         raise CredentialError(f"the exec credential plugin {name!r} failed with exit code "
                               f"{process.returncode}{why}", "log in again (run the plugin by hand)")
-    if len(out) > MAX_PLUGIN_OUTPUT:
-        raise CredentialError(f"the exec credential plugin {name!r} wrote more than "
-                              f"{MAX_PLUGIN_OUTPUT} bytes", _FIX_USER)
-    return out.decode("utf-8", "replace")
+    return out.text()
+
+
+class _CappedPipe(threading.Thread):
+    """Reads a pipe to its end in the background, keeping at most ``cap`` bytes: the first
+    ones, setting ``overflow`` when more come (standard output), or the last ones when
+    ``overflow`` is None (standard error, whose last line says why)."""
+
+    def __init__(self, pipe: Any, cap: int, overflow: threading.Event | None) -> None:
+        super().__init__(daemon=True)
+        self._pipe, self._cap, self._overflow = pipe, cap, overflow
+        self._data = bytearray()
+        self.start()
+
+    def run(self) -> None:
+        try:
+            while chunk := self._pipe.read1(1 << 16):
+                self._data += chunk
+                if len(self._data) > self._cap:
+                    if self._overflow is not None:
+                        self._overflow.set()
+                        return
+                    del self._data[:-self._cap]
+        except (OSError, ValueError):
+            return  # the pipe was closed under us: the plugin was killed
+
+    def text(self) -> str:
+        return bytes(self._data[:self._cap]).decode("utf-8", "replace")
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
 
 
 def _status(out: str, name: str, api_version: object) -> dict[str, Any]:
@@ -100,7 +153,37 @@ def _status(out: str, name: str, api_version: object) -> dict[str, Any]:
     if not (token_ok or cert_ok):
         raise CredentialError(f"the exec credential plugin {name!r} returned neither a token nor "
                               "a client certificate and key", _FIX_USER)
+    if cert_ok:
+        problem = client_pair_problem(status["clientCertificateData"], status["clientKeyData"])
+        if problem:
+            raise CredentialError(f"the exec credential plugin {name!r} returned a client "
+                                  f"certificate and key that cannot be used: {problem}", _FIX_USER)
     return status
+
+
+def client_pair_problem(certificate: str, key: str) -> str:
+    """Why a PEM client certificate and key cannot authenticate ('' when they can): not
+    PEM, not a certificate or a private key, or a key that is not the certificate's.
+    Said before TLS would say only "[SSL] PEM lib"."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        cert = x509.load_pem_x509_certificate(certificate.encode())
+    except ValueError:
+        return "clientCertificateData is no PEM certificate"
+    try:
+        private = serialization.load_pem_private_key(key.encode(), password=None)
+    except (ValueError, TypeError):
+        return "clientKeyData is no PEM private key (without passphrase)"
+    except Exception:  # noqa: BLE001 - cryptography raises UnsupportedAlgorithm for odd keys
+        return "clientKeyData holds a key type that cannot be used"
+    public = serialization.PublicFormat.SubjectPublicKeyInfo
+    encoding = serialization.Encoding.DER
+    if cert.public_key().public_bytes(encoding, public) != private.public_key().public_bytes(
+            encoding, public):
+        return "clientKeyData is not the key of clientCertificateData"
+    return ''
 
 
 def check_readable(files: Mapping[str, str | None]) -> None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from hcpscan.sources.live.client import ApiError, Connection, LiveError, TransportError
 
+MAX_GROUP_VERSIONS = 5_000  # a large cluster with many CRDs serves a few hundred
+
 
 @dataclass(frozen=True, slots=True)
 class ApiResource:
@@ -71,7 +73,11 @@ def discover(conn: Connection, concurrency: int = 4) -> Discovery:
             versions.remove(preferred)
             versions.insert(0, preferred)
         ordered.append((str(group["name"]), versions))
-    pairs = [(g, v) for g, versions in ordered for v in versions]
+    pairs = list(dict.fromkeys((g, v) for g, versions in ordered for v in versions))
+    if len(pairs) > MAX_GROUP_VERSIONS:  # one request each: a hostile list would never end
+        raise LiveError(f"the API server at {conn.host} lists {len(pairs):,} API group versions, "
+                        f"more than the {MAX_GROUP_VERSIONS:,} any cluster serves; not read",
+                        "check that --context names a Kubernetes API server")
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         answers = list(pool.map(lambda gv: _resource_list(conn, *gv), pairs))
     discovery = Discovery()

@@ -1,7 +1,10 @@
 """Listing what the rules need from a live cluster, and turning API objects into inventory objects.
 
 Each resource is listed in pages (``limit``/``continue``); an expired continue
-token (410 Gone) restarts that list from the beginning. Lists run in a bounded
+token (410 Gone) restarts that list from the beginning. A list whose continue
+tokens go round in a circle, or that brings more items or bytes than its budget,
+ends with a warning and its kind is not evaluable (what it read is not used:
+rules would judge part of a kind as all of it). Lists run in a bounded
 thread pool. A list the server refuses (403) or fails does not end the scan:
 its kind is recorded as unavailable, with the permission to grant, so exactly
 the rules that need it become not evaluable.
@@ -32,6 +35,8 @@ from hcpscan.sources.yamldocs import MAX_DEPTH, nested_too_deep
 
 MAX_PAGES = 10_000  # per list: 5 million objects at the default page size
 MAX_RESTARTS = 3  # per list, after expired continue tokens
+MAX_ITEMS_PER_LIST = 1_000_000  # per kind (and namespace): above any real cluster's count
+MAX_BYTES_PER_LIST = 2 << 30  # per kind (and namespace), as the server sent it
 CLUSTER_SCOPED = "_cluster"
 RBAC_HINT = "grant it to the scanning user, e.g. with deploy/hcpscan-readonly-clusterrole.yaml"
 # Kinds hcpscan makes itself: from Secrets (kubeconfigs) or only from files.
@@ -66,6 +71,14 @@ class ClusterRead:
     objects: list[K8sObject] = field(default_factory=list)
     unavailable: dict[str, UnavailableKind] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    lists: int = 0  # list requests made (one per kind, or per kind and namespace)
+    forbidden: int = 0  # of them, refused with 403
+
+    @property
+    def mostly_forbidden(self) -> bool:
+        """Whether more than half of the lists (all, on a cluster that lets the user read
+        nothing) were refused: a scan of what is left would pass having read little."""
+        return self.lists > 0 and self.forbidden * 2 > self.lists
 
 
 @dataclass(slots=True)
@@ -76,10 +89,28 @@ class _Failure:
     diagnostic: Diagnostic | None
 
 
+@dataclass(frozen=True, slots=True)
+class ListBudget:
+    """How much one list (one kind, in one namespace or all) may bring: a server that pages
+    without end, or a kind larger than any real cluster holds, ends that list, not the scan."""
+
+    max_items: int = MAX_ITEMS_PER_LIST
+    max_bytes: int = MAX_BYTES_PER_LIST
+
+
+class ListEnded(Exception):
+    """A list stopped before its end: the server's paging cycled, or a budget was spent."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
 def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
                  plurals: Iterable[str] = (), namespaces: list[str] | None = None,
                  page_size: int = 500, concurrency: int = 4,
-                 also: Iterable[ApiResource] = ()) -> ClusterRead:
+                 also: Iterable[ApiResource] = (), budget: ListBudget = ListBudget()) -> ClusterRead:
     """List every served resource of ``kinds`` (or named in ``plurals``, or in ``also``),
     all namespaces unless ``namespaces`` is given."""
     kinds, plurals, extra = set(kinds), set(plurals), set(also)
@@ -101,9 +132,11 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
     tasks = [ListTask(r, ns) for r in resources
              for ns in (namespaces if namespaces is not None and r.namespaced else [None])]
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        outcomes = list(pool.map(lambda t: _run(conn, t, page_size), tasks))
+        outcomes = list(pool.map(lambda t: _run(conn, t, page_size, budget), tasks))
+    read.lists += len(tasks)
     for outcome in outcomes:
         if isinstance(outcome, _Failure):
+            read.forbidden += outcome.reason.startswith("forbidden")
             _record_failure(read, outcome)
         else:
             _refuse_too_deep(outcome, conn.context, read)
@@ -116,31 +149,48 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
 
 
 def list_all(conn: Connection, path: str, page_size: int,
-             selectors: dict[str, str] | None = None) -> list[dict[str, Any]]:
+             selectors: dict[str, str] | None = None,
+             budget: ListBudget = ListBudget()) -> list[dict[str, Any]]:
     """Every item of one list, page by page; restart when the continue token expires.
-    ``selectors``: ``labelSelector``/``fieldSelector`` query parameters, if any."""
+    ``selectors``: ``labelSelector``/``fieldSelector`` query parameters, if any. A
+    continue token seen before in this list (A, B, A, ... or any longer cycle) or a
+    spent budget raises ``ListEnded``."""
     restarts = 0
     items: list[dict[str, Any]] = []
     token = ""
-    pages = 0
+    pages = size = 0
+    seen: set[str] = set()
     while True:
         query: dict[str, Any] = {"limit": page_size, **(selectors or {})}
         if token:
             query["continue"] = token
         try:
-            page = conn.get(path, query)
+            page, answered = conn.get_sized(path, query)
         except ApiError as exc:
             if exc.status == 410 and token and restarts < MAX_RESTARTS:
-                restarts, items, token = restarts + 1, [], ""
+                restarts, items, token, seen, size = restarts + 1, [], "", set(), 0
                 continue
             raise
         items.extend(i for i in page.get("items") or [] if isinstance(i, dict))
-        pages += 1
+        pages, size = pages + 1, size + answered
+        if len(items) > budget.max_items:
+            raise ListEnded(f"more than {budget.max_items} items in {pages} pages",
+                            "raise --max-list-items if the cluster really holds that many")
+        if size > budget.max_bytes:
+            raise ListEnded(f"more than {budget.max_bytes >> 20} MiB in {pages} pages",
+                            "raise --max-list-size if the cluster really holds that much")
         next_token = str((page.get("metadata") or {}).get("continue") or "")
         if not next_token:
             return items
-        if next_token == token or pages >= MAX_PAGES:
-            raise ApiError(200, "OK", f"the list did not end after {pages} pages", path)
+        if next_token in seen or next_token == token:
+            raise ListEnded(f"the server's paging went round in a circle: page {pages + 1} "
+                            "would repeat an earlier continue token",
+                            "the API server (or an aggregated API behind it) pages wrongly; "
+                            "report it to its operator, or raise --page-size to need fewer pages")
+        if pages >= MAX_PAGES:
+            raise ListEnded(f"the list did not end after {pages} pages",
+                            "raise --page-size, or check the API server")
+        seen.add(next_token)
         token = next_token
 
 
@@ -183,11 +233,17 @@ def _typed(item: dict[str, Any], resource: ApiResource) -> dict[str, Any]:
             "kind": item.get("kind") or resource.kind, **rest}
 
 
-def _run(conn: Connection, task: ListTask, page_size: int) -> ListedResource | _Failure:
+def _run(conn: Connection, task: ListTask, page_size: int, budget: ListBudget
+         ) -> ListedResource | _Failure:
     try:
-        items = list_all(conn, task.path, page_size)
+        items = list_all(conn, task.path, page_size, budget=budget)
     except ApiError as exc:
         return _api_failure(conn, task, exc)
+    except ListEnded as exc:
+        scope = f" in namespace {task.namespace}" if task.namespace else ""
+        reason = f"not read: listing {task.resource.display}{scope} stopped: {exc.message}"
+        return _Failure(task, reason, True, Diagnostic(virtual_root(conn.context), None, reason,
+                                                       severity="warning", hint=exc.hint))
     except TransportError as exc:
         reason = f"not read: listing {task.resource.display} failed: {exc.message}"
         return _Failure(task, reason, True, Diagnostic(virtual_root(conn.context), None, reason,

@@ -1,0 +1,135 @@
+"""The one parser of URL userinfo: where, in any text, a ``user:password@`` sits.
+
+Every output that masks passwords (:mod:`hcpscan.findings.redact`), the rule that
+reports credentials in plain text, the proxy URL checks and the live client's
+messages find credentials here, so they cannot disagree about what a password is.
+
+How clients read it (Go ``net/url``, curl, Python ``urllib.parse``):
+
+* the authority runs from ``scheme://`` to the first ``/``, ``?`` or ``#`` (a
+  password is looked for up to the first ``/``: one holding a raw ``?`` or ``#``
+  breaks the URL for clients, but is still a password written down);
+* the **last** ``@`` of the authority ends the userinfo, so a user name may hold
+  ``@`` (``http://jdoe@corp.example.com:PW@proxy:3128``) and so may a password;
+* the **first** ``:`` of the userinfo ends the user name, which may be empty
+  (``http://:PW@proxy``);
+* a proxy written without a scheme (``user:PW@host:port``) is read as ``http://``
+  by Go, curl and Python, so it is found too when it stands as a token
+  (after the start, a space, a quote, ``=``, ``,`` or ``(``) and ends with a
+  host and optional port (so ``image:tag@sha256:digest`` is no credential).
+
+Host names may be non-ASCII (IDN, full-width letters that NFKC folds): they are
+taken as written. When in doubt the parser takes more text as password than less:
+a masked host name is a nuisance, a shown password is a leak.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# a scheme starts at a token boundary, so a long run of letters is scanned once
+_SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://")
+_WORD = re.compile(r"\S+")
+_AUTHORITY_END = re.compile(r"[/?#]")
+# Where a password is looked for: up to the first '/' only. A raw '?' or '#' in a
+# password makes clients cut the URL there (the proxy then fails), but the password is
+# still written in the value: it is masked all the same.
+_USERINFO_END = re.compile(r"/")
+_HOST = re.compile(r"(?:\[[0-9A-Fa-f:.%]+\]|(?:[\w.-]|[^\x00-\x7f])+)(?::\d{0,5})?")
+# after a scheme-less credential's host: the end of the token
+_BARE_HOST_END = re.compile(r"$|[/'\",;)\]}]")
+_TOKEN_START = "'\"=,("
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """One ``user:password@host`` in a text; offsets index that text."""
+
+    start: int  # the URL's first character: its scheme, or the user name without one
+    end: int  # after the host (and port)
+    password_start: int
+    password_end: int
+    scheme: str  # "" when written without one
+    user: str
+    password: str
+    host: str  # host[:port] as written
+
+    def masked(self, text: str) -> str:
+        """The URL as ``text`` holds it, password replaced by ``****``."""
+        return text[self.start:self.password_start] + "****" + text[self.password_end:self.end]
+
+
+def find_credentials(text: str) -> list[Credential]:
+    """Every credential in ``text`` that carries a password, in order."""
+    if "@" not in text:
+        return []
+    return [c for word in _WORD.finditer(text) if "@" in word.group(0)
+            for c in _in_word(text, word.start(), word.end())]
+
+
+def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
+    """Credentials in ``text[start:end]`` (no whitespace): URLs with a scheme first, and
+    between them the scheme-less form."""
+    segment = start
+    for m in _SCHEME.finditer(text, start, end):
+        if m.start() < segment:
+            continue  # inside the authority of the previous URL
+        authority_end = _USERINFO_END.search(text, m.end(), end)
+        stop = authority_end.start() if authority_end else end
+        yield from _bare(text, segment, m.start())
+        found = _with_scheme(text, m.start(), m.end(), stop)
+        if found is not None:
+            yield found
+        segment = stop
+    yield from _bare(text, segment, end)
+
+
+def _with_scheme(text: str, start: int, authority: int, stop: int) -> Credential | None:
+    at = text.rfind("@", authority, stop)
+    if at < 0:
+        return None
+    colon = text.find(":", authority, at)
+    if colon < 0 or colon + 1 == at:
+        return None  # a user name only, or an empty password: nothing to hide
+    host = _HOST.match(text, at + 1, stop)
+    host_end = host.end() if host else at + 1
+    return Credential(start, host_end, colon + 1, at, text[start:authority - 3],
+                      text[authority:colon], text[colon + 1:at], text[at + 1:host_end])
+
+
+def _bare(text: str, start: int, end: int) -> Iterator[Credential]:
+    """At most one scheme-less credential in ``text[start:end]``: the last ``@`` followed
+    by a host that ends the token, and the first ``:`` before it."""
+    if "@" not in text[start:end]:
+        return
+    at = text.rfind("@", start, end)
+    while at >= 0:
+        host = _HOST.match(text, at + 1, end)
+        if host and _BARE_HOST_END.match(text, host.end(), end) and host.end() > at + 1:
+            break
+        at = text.rfind("@", start, at)
+    if at < 0:
+        return
+    colon = text.find(":", start, at)
+    if colon < 0 or colon + 1 == at:
+        return
+    user_start = max(text.rfind(c, start, colon) for c in _TOKEN_START) + 1
+    user_start = max(user_start, start)
+    yield Credential(user_start, host.end(), colon + 1, at, "", text[user_start:colon],
+                     text[colon + 1:at], text[at + 1:host.end()])
+
+
+def without_userinfo(url: str) -> str:
+    """``url`` with its whole userinfo (user and password) removed: what may be given to
+    a URL parser whose error messages quote the network location."""
+    m = _SCHEME.match(url.strip())
+    text = url.strip()
+    if m is None:
+        at = text.rfind("@")
+        return text[at + 1:] if at >= 0 and ":" in text[:at] else text
+    stop = _AUTHORITY_END.search(text, m.end())
+    stop_at = stop.start() if stop else len(text)
+    at = text.rfind("@", m.end(), stop_at)
+    return text if at < 0 else text[:m.end()] + text[at + 1:]

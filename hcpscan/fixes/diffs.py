@@ -1,0 +1,97 @@
+"""Unified diffs of a file a few fixes changed, in time linear in the file.
+
+difflib's matcher is slow on files of many alike lines (a dump of Deployments),
+and a fix changes a few places: the common head and tail of the two texts are
+cut off first, and only the changed middle is matched."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """difflib's opcodes of ``a`` -> ``b``, the common head and tail matched directly."""
+    ta, tb = "".join(a), "".join(b)
+    head = ta.count("\n", 0, _shared_head(ta, tb))  # whole lines inside the shared head
+    start = sum(map(len, a[:head]))
+    shared = min(_shared_head(ta[::-1], tb[::-1]), min(len(ta), len(tb)) - start)
+    tail = _whole_lines_from(ta, len(ta) - shared)
+    tail = min(tail, len(a) - head, len(b) - head)
+    out: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    middle = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail],
+                                     autojunk=False).get_opcodes()
+    out += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle]
+    if tail:
+        out.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return out
+
+
+def _shared_head(x: str, y: str) -> int:
+    """How many leading characters ``x`` and ``y`` share: slices compared in C, halving
+    the block where they differ."""
+    n, done, block = min(len(x), len(y)), 0, 1 << 16
+    while done < n and block:
+        end = min(n, done + block)
+        if x[done:end] == y[done:end]:
+            done = end
+        else:
+            block //= 2
+    return done
+
+
+def _whole_lines_from(text: str, offset: int) -> int:
+    """How many whole lines of ``text`` lie at or after ``offset``."""
+    if offset > 0 and text[offset - 1] != "\n":
+        newline = text.find("\n", offset)
+        offset = len(text) if newline < 0 else newline + 1
+    lines = text.count("\n", offset)
+    return lines + (1 if offset < len(text) and not text.endswith("\n") else 0)
+
+
+class _Known(difflib.SequenceMatcher):
+    def __init__(self, ops: list[Opcode]) -> None:  # noqa: D107 - only the opcodes are used
+        self._ops = ops
+
+    def get_opcodes(self) -> list[Opcode]:  # type: ignore[override]
+        return self._ops
+
+
+def unified(a: list[str], b: list[str], name_a: str, name_b: str, context: int = 3) -> str:
+    """``difflib.unified_diff`` of the two line lists (a last line without a newline is
+    marked as ``diff`` and ``git apply`` expect)."""
+    out = list(_lines(a, b, name_a, name_b, context))
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                   for line in out)
+
+
+def _lines(a: list[str], b: list[str], name_a: str, name_b: str, n: int) -> Iterator[str]:
+    groups = list(_Known(opcodes(a, b)).get_grouped_opcodes(n))
+    if not groups or all(tag == "equal" for group in groups for tag, *_ in group):
+        return
+    yield f"--- {name_a}\n"
+    yield f"+++ {name_b}\n"
+    for group in groups:
+        first, last = group[0], group[-1]
+        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                yield from (" " + line for line in a[i1:i2])
+                continue
+            if tag in ("replace", "delete"):
+                yield from ("-" + line for line in a[i1:i2])
+            if tag in ("replace", "insert"):
+                yield from ("+" + line for line in b[j1:j2])
+
+
+def _range(start: int, stop: int) -> str:
+    """difflib's hunk range: 1-based start and length (an empty range starts before)."""
+    length = stop - start
+    beginning = start + 1
+    if length == 1:
+        return f"{beginning}"
+    if not length:
+        beginning -= 1
+    return f"{beginning},{length}"

@@ -1,0 +1,34 @@
+"""The YAML files a user gives besides the input - rule files (``--rules``), the config
+file, the perimeter file - read under the same budgets as input files: no larger than
+an input file may be, and no more nodes than one may make (an alias counts as what it
+repeats), both checked before any parser builds anything. A FIFO or device is never
+opened (reading it could block for ever)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hcpscan.sources.interface import InputLimits
+from hcpscan.sources.yamldocs import MAX_NODES, InputLimitError, node_overrun
+
+MAX_FILE_BYTES = InputLimits().max_file_size
+
+
+def read_bounded(path: Path, max_bytes: int | None = None, max_nodes: int = MAX_NODES) -> str:
+    """The UTF-8 text of ``path``; ``InputLimitError`` (with the line where the node count
+    passes the limit, when known) past a budget; ``OSError`` or ``UnicodeDecodeError``
+    when it cannot be read as text. ``max_bytes``: ``MAX_FILE_BYTES`` unless given."""
+    max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    if path.exists() and not path.is_file():
+        raise InputLimitError("not a regular file (a FIFO, socket or device is never opened)",
+                              None, None)
+    with open(path, "rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise InputLimitError(f"larger than {max_bytes >> 20} MiB, the limit of an input file",
+                              None, None)
+    text = data.decode("utf-8")
+    overrun = node_overrun(text, max_nodes, data)
+    if overrun is not None:
+        raise overrun
+    return text

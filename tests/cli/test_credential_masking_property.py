@@ -1,0 +1,107 @@
+"""Property: a password planted in any place a proxy URL can be, in any form a client
+accepts (a user name holding ``@``, an empty user name, percent-encoding, reserved
+characters, IDN and full-width hosts, with or without scheme), never reaches the
+output of `proxy`, `noproxy --env` or any `scan` format; and PRX008 reports it.
+
+Each password starts and ends with a marker, so a password cut in two (at a ``,`` by
+a NO_PROXY parser, at an ``@`` by a URL parser) is caught as well as a whole one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+HEAD, TAIL = "Zq9", "Kx7"
+FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html", "openreports",
+           "policyreport")
+# what Go's net/url accepts in a userinfo (RFC 3986 unreserved, sub-delims, ':' '@' '%'),
+# and '?' and '#', which people type raw (the URL then breaks, the password is still there)
+USERINFO_CHARS = "abcXYZ019-._~!$&'()*+,;=%@:?#"
+USER_CHARS = "abcXYZ019-._~@"
+HOSTS = ("proxy.corp.example.com:3128", "10.0.0.5:8080", "[fd00::5]:3128", "prоxy.example.com:3128",
+         "ｐｒｏｘｙ.example.com:3128", "ｐｒｏｘｙ：３１２８", "xn--prxy-8ve.example.com")
+SCHEMES = ("http://", "https://", "socks5://", "")
+
+
+@st.composite
+def proxy_urls(draw: st.DrawFn) -> tuple[str, str]:
+    """(URL, its password)."""
+    middle = draw(st.text(alphabet=USERINFO_CHARS, min_size=1, max_size=12))
+    password = HEAD + middle + TAIL
+    user = draw(st.text(alphabet=USER_CHARS, max_size=10))
+    if not draw(st.booleans()) and user:
+        user = user[:3] + "@corp.example.com"  # a user name that is an e-mail address
+    scheme = draw(st.sampled_from(SCHEMES))
+    if scheme == "" and not user:
+        user = "svc"  # ':pw@host' alone is no proxy any client reads
+    return f"{scheme}{user}:{password}@{draw(st.sampled_from(HOSTS))}", password
+
+
+def _documents(urls: list[str]) -> list[dict]:
+    env = [{"name": "HTTPS_PROXY", "value": urls[0]}, {"name": "HTTP_PROXY", "value": urls[1]},
+           {"name": "NO_PROXY", "value": f".svc,{urls[2]},10.0.0.0/8"}]
+    deployment = {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "exporter", "namespace": "monitoring"},
+        "spec": {"selector": {"matchLabels": {"app": "exporter"}}, "template": {
+            "metadata": {"labels": {"app": "exporter"}},
+            "spec": {"containers": [{"name": "exporter", "image": "exporter:1", "env": env,
+                                     "args": [f"--proxy={urls[3]}", urls[4]]}]}}}}
+    proxy = {"apiVersion": "config.openshift.io/v1", "kind": "Proxy", "metadata": {"name": "cluster"},
+             "spec": {"httpProxy": urls[5], "httpsProxy": urls[6], "noProxy": f".corp,{urls[7]}"}}
+    hosted = {"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+              "metadata": {"name": "example", "namespace": "clusters"},
+              "spec": {"configuration": {"proxy": {"httpProxy": urls[8], "httpsProxy": urls[9],
+                                                   "noProxy": ".svc"}}}}
+    klusterlet = {"apiVersion": "config.open-cluster-management.io/v1alpha1",
+                  "kind": "KlusterletConfig", "metadata": {"name": "edge"},
+                  "spec": {"hubKubeAPIServerConfig": {"proxyURL": urls[10]}}}
+    kubeconfig = {"apiVersion": "v1", "kind": "Config", "clusters": [
+        {"name": "hub", "cluster": {"server": "https://api.hub.example.com:6443",
+                                    "proxy-url": urls[11]}}],
+        "contexts": [{"name": "c", "context": {"cluster": "hub", "user": "u"}}],
+        "current-context": "c"}
+    secret = {"apiVersion": "v1", "kind": "ConfigMap",
+              "metadata": {"name": "bootstrap-hub-kubeconfig",
+                           "namespace": "open-cluster-management-agent"},
+              "data": {"kubeconfig": yaml.safe_dump(kubeconfig)}}
+    return [deployment, proxy, hosted, klusterlet, secret]
+
+
+def _assert_masked(text: str, passwords: list[str], where: str) -> None:
+    for password in passwords:
+        assert password not in text, f"{where} shows a password"
+    assert HEAD not in text and TAIL not in text, f"{where} shows part of a password"
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(planted=st.lists(proxy_urls(), min_size=12, max_size=12))
+def test_planted_passwords_never_reach_any_output(run_cli, tmp_path_factory, planted) -> None:
+    urls, passwords = [u for u, _ in planted], [p for _, p in planted]
+    folder: Path = tmp_path_factory.mktemp("planted")
+    (folder / "estate.yaml").write_text(yaml.safe_dump_all(_documents(urls), allow_unicode=True))
+    for fmt in ("table", "json"):
+        result = run_cli("proxy", str(folder), "--no-progress", "--format", fmt)
+        _assert_masked(result.out + result.err, passwords, f"proxy --format {fmt}")
+    reports = folder / "reports"
+    reports.mkdir()
+    args = [a for f in FORMATS for a in ("--format", f"{f}={reports / f}")]
+    result = run_cli("scan", str(folder / "estate.yaml"), "--no-progress", *args)
+    assert result.code in (0, 1), result.err
+    _assert_masked(result.out + result.err, passwords, "scan's terminal output")
+    for report in sorted(reports.iterdir()):
+        _assert_masked(report.read_text(encoding="utf-8"), passwords, f"scan --format {report.name}")
+    document = json.loads((reports / "json").read_text(encoding="utf-8"))
+    assert any(f["rule_id"] == "PRX008" for f in document["findings"]), \
+        "PRX008 must report credentials written in plain text"
+    for fmt in ("table", "json"):
+        result = run_cli("noproxy", "--env", f"HTTPS_PROXY={urls[0]}", "--env", f"HTTP_PROXY={urls[1]}",
+                         "--env", f"NO_PROXY=.svc,{urls[2]}", "https://api.example.com",
+                         "http://www.example.com", "--runtime", "go", "--format", fmt)
+        _assert_masked(result.out + result.err, passwords, f"noproxy --env --format {fmt}")

@@ -1,0 +1,71 @@
+"""The linear-time unified diff: a valid unified diff that turns the old text into the new
+(difflib's own where the change is not ambiguous among alike lines)."""
+
+from __future__ import annotations
+
+import difflib
+import random
+import re
+
+import pytest
+
+from hcpscan.fixes.diffs import unified
+
+
+def _edited(lines: list[str], rng: random.Random) -> list[str]:
+    out = list(lines)
+    for _ in range(rng.randint(1, 4)):
+        at = rng.randint(0, len(out))
+        kind = rng.choice(("insert", "replace", "delete"))
+        if kind == "insert":
+            out[at:at] = [f"new {rng.random()}\n"] * rng.randint(1, 3)
+        elif kind == "replace" and at < len(out):
+            out[at] = out[at].rstrip("\n") + ",x\n"
+        elif at < len(out):
+            del out[at]
+    return out
+
+
+def _apply(lines: list[str], diff: str) -> list[str]:
+    """Apply a unified diff, checking every context and removed line against ``lines``."""
+    out, at = [], 0
+    body = diff.splitlines(keepends=True)[2:]
+    i = 0
+    while i < len(body):
+        m = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", body[i])
+        assert m, body[i]
+        start = int(m[1]) - (0 if m[2] == "0" else 1)
+        out += lines[at:start]
+        at = start
+        i += 1
+        while i < len(body) and not body[i].startswith("@@"):
+            tag, text = body[i][0], body[i][1:]
+            if tag in " -":
+                assert lines[at] == text
+                at += 1
+            if tag in " +":
+                out.append(text)
+            i += 1
+    return out + lines[at:]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_diff_turns_the_old_text_into_the_new(seed: int):
+    rng = random.Random(seed)
+    lines = [f"line {rng.randint(0, 5)}\n" for _ in range(rng.randint(0, 60))]
+    after = _edited(lines, rng)
+    diff = unified(lines, after, "a/f", "b/f")
+    assert _apply(lines, diff) == after
+    assert (diff == "") == (lines == after)
+
+
+def test_distinct_lines_give_difflibs_diff():
+    lines = [f"line {i}\n" for i in range(40)]
+    after = lines[:10] + ["new\n"] + lines[10:30] + ["line 30,x\n"] + lines[31:]
+    assert unified(lines, after, "a/f", "b/f") == "".join(
+        difflib.unified_diff(lines, after, "a/f", "b/f"))
+
+
+def test_a_last_line_without_newline_is_marked():
+    assert unified(["a\n", "b"], ["a\n", "b\n", "c\n"], "a/f", "b/f").splitlines()[-3:] == [
+        "\\ No newline at end of file", "+b", "+c"]

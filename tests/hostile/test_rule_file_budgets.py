@@ -1,0 +1,89 @@
+"""Rule, config and perimeter files are input too: the same size and node budgets (an
+alias counts as what it repeats) as input files, checked before any parser builds them
+(issue 22 item 4). Before, a rule file with an alias bomb under --rules hung at 100 % CPU."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+EXAMPLE = str(FIXTURES / "example")
+
+
+def _bomb(indent: str = "") -> str:
+    """Ten levels of ten aliases each: 10^10 nodes from 12 lines."""
+    lines = [f"{indent}a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"{indent}a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 11)]
+    return "\n".join(lines) + "\n"
+
+
+RULE = """\
+id: BOMB001
+title: a rule with a bomb in its params
+severity: low
+message: "{object}"
+applies_to: {kinds: [ConfigMap]}
+check:
+  template: cel
+  params:
+    expression: "true"
+    junk:
+"""
+
+
+def _in_time(run_cli, *args: str):  # type: ignore[no-untyped-def]
+    """The command's result; fails (rather than hangs the suite) past 60 s."""
+    outcome: list = []
+    thread = threading.Thread(target=lambda: outcome.append(run_cli(*args)), daemon=True)
+    thread.start()
+    thread.join(60)
+    assert outcome, f"hcpscan {' '.join(args)} did not end within 60 s"
+    return outcome[0]
+
+
+def test_a_rule_file_alias_bomb_is_refused_with_its_file_and_line(run_cli, tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "BOMB001.yaml").write_text(RULE + _bomb("      "))
+    result = _in_time(run_cli, "scan", EXAMPLE, "--no-progress", "--no-config", "--rules", str(rules))
+    assert result.code == 2
+    assert "BOMB001.yaml:" in result.err and "more than 5,000,000 nodes" in result.err
+
+
+def test_a_config_file_alias_bomb_is_refused(run_cli, tmp_path):
+    config = tmp_path / ".hcpscan.yaml"
+    config.write_text("select: [HCP]\nexemptions_junk:\n" + _bomb("  "))
+    result = _in_time(run_cli, "scan", EXAMPLE, "--no-progress", "--config", str(config))
+    assert result.code == 2 and "more than 5,000,000 nodes" in result.err and str(config) in result.err
+
+
+def test_a_perimeter_file_alias_bomb_is_refused(run_cli, tmp_path):
+    perimeter = tmp_path / "perimeter.yaml"
+    perimeter.write_text("default: deny\n" + _bomb())
+    result = _in_time(run_cli, "scan", EXAMPLE, "--no-progress", "--no-config",
+                      "--firewall", str(perimeter))
+    assert result.code == 2 and "more than 5,000,000 nodes" in result.err
+
+
+def test_a_rule_file_larger_than_an_input_file_may_be_is_not_read(tmp_path, monkeypatch):
+    from hcpscan.rules.loader import RuleFileError, load_rule_file
+    from hcpscan.sources import bounded
+
+    path = tmp_path / "BIG001.yaml"
+    path.write_text(RULE.replace("    junk:\n", "") + "# " + "x" * 5000 + "\n")
+    monkeypatch.setattr(bounded, "MAX_FILE_BYTES", 4096)
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(path)
+    assert "larger than" in info.value.message
+
+
+def test_a_fifo_among_rule_files_is_never_opened(run_cli, tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    os.mkfifo(rules / "FIFO001.yaml")
+    result = _in_time(run_cli, "scan", EXAMPLE, "--no-progress", "--no-config", "--rules", str(rules))
+    assert result.code == 2 and "not a regular file" in result.err
