@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from hcpscan import __version__, collector
+from hcpscan.analysis.reachability.scan_graph import REACHABILITY
 from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
 from hcpscan.fixes.plan import attach_fixes
 from hcpscan.inventory import Inventory
@@ -27,7 +28,6 @@ from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.rules.templates import TEMPLATES
-from hcpscan.rules.templates.hcp_network import REACHABILITY
 from hcpscan.sources.layout import plural_of
 from hcpscan.sources.loader import ResourceNeeds
 

@@ -26,15 +26,22 @@ HEADER = """\
 """
 
 
-def closure(root: str = "hcpscan") -> dict[str, str]:
-    """Canonical name -> installed version, for ``root``'s runtime requirements and theirs."""
+# The extras the image installs (deploy/image/steps.sh): CEL rules and the live client.
+IMAGE_EXTRAS = ("cel", "live")
+
+
+def closure(root: str = "hcpscan", extras: tuple[str, ...] = IMAGE_EXTRAS) -> dict[str, str]:
+    """Canonical name -> installed version, for ``root``'s runtime requirements (with
+    ``extras`` of ``root`` itself) and theirs."""
     pinned: dict[str, str] = {}
     todo = [root]
     while todo:
-        dist = metadata.distribution(todo.pop())
+        current = todo.pop()
+        dist = metadata.distribution(current)
+        wanted = ("", *extras) if current == root else ("",)
         for text in dist.requires or []:
             req = Requirement(text)
-            if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            if req.marker is not None and not any(req.marker.evaluate({"extra": e}) for e in wanted):
                 continue
             name = canonicalize_name(req.name)
             if name not in pinned:

@@ -37,7 +37,7 @@ from hcpscan.analysis.reachability.openness import (
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
 from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.analysis.reachability.summary import summarize
-from hcpscan.cli import exitcodes
+from hcpscan.cli import connectivity_paths, exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
 from hcpscan.findings.redact import shown
@@ -105,6 +105,12 @@ layer allows or blocks each way in:
   --to W --port N --from S   can S (workload or address/CIDR) reach W on N
   --to W                     which ports of W outside addresses reach
 
+With --path (and --to, --port, --from: a CIDR, a workload or `workers`, the
+target's HostedCluster's machine network), print the hops of the open path with
+their evidence, or the hops up to the first that blocks; with --flow ID, judge
+one required flow (hcpscan flows list) for each HostedCluster as HCP007/HCP008
+do. --paths-out writes the hops as networkx node-link JSON, GraphML or DOT.
+
 `hcpscan connectivity diff OLD NEW` lists what changed between two inputs
 (e.g. before and after an upgrade), one line per pair whose connections differ:
   diff-type: added|removed|changed, source: A, destination: B, ref1: OLD, ref2: NEW
@@ -123,6 +129,8 @@ examples:
   hcpscan connectivity hcp/ --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --firewall sg.yaml --to hcp-namespace/ignition-server-proxy --port 8443
   hcpscan connectivity hcp/ --to hcp-namespace/kube-apiserver --port 6443 --from 10.0.128.7
+  hcpscan connectivity hcp/ --path --from workers --to clusters-x/kube-apiserver --port 8091
+  hcpscan connectivity hcp/ --flow workers-to-konnectivity --paths-out paths.graphml
 
 The perimeter file format is described in fixtures/reachability/README.md.
 """
@@ -192,6 +200,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "the cluster only)")
     parser.add_argument("--host-network-exempt", action="store_true",
                         help="treat hostNetwork pods as never isolated by NetworkPolicy")
+    connectivity_paths.add_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -206,6 +215,9 @@ def run(args: argparse.Namespace) -> int:
                                 host_network_exempt=args.host_network_exempt)
     if args.explain:
         return _run_explain(args, inventory, options)
+    if connectivity_paths.wanted(args):
+        found = connectivity_paths.run(args, inventory, perimeter, options)
+        return _finish(inventory.diagnostics + found, args.format)
     if args.to is None:
         focus, ignored = _focus(args)
         result = connection_list(inventory, options).focused(focus)
@@ -491,6 +503,7 @@ def _focusing(args: argparse.Namespace) -> bool:
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
+    connectivity_paths.check_arguments(args)
     if args.view == "summary" and (args.to is not None or args.explain):
         raise UsageError("--summary folds the whole connection list: leave out --to and --explain")
     if args.explain_only and not args.explain:

@@ -25,6 +25,7 @@ COMMANDS = {
     "templates": ("hcpscan.cli.templates_cmd", "list check templates or show one's parameters"),
     "connectivity": ("hcpscan.cli.connectivity_cmd",
                      "list allowed connections, or ask who can reach a workload"),
+    "flows": ("hcpscan.cli.flows_cmd", "list the flows a hosted control plane needs open"),
     "noproxy": ("hcpscan.cli.noproxy_cmd", "evaluate a NO_PROXY list per HTTP client for URLs"),
     "proxy": ("hcpscan.cli.proxy_cmd", "list each consumer's effective proxy settings"),
     "completion": ("hcpscan.cli.completion_cmd", "print a shell completion script"),

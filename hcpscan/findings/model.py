@@ -126,6 +126,7 @@ class Finding:
     status: Status = Status.FAIL
     suppression: Suppression | None = None
     notes: list[str] = field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
+    facts: dict[str, Any] = field(default_factory=dict)  # structured, for fixes (see Violation)
     # What the check says would clear it (hcpscan.fixes turns it into ``fix``); not reported.
     remedy: Remedy | NoFix | None = field(default=None, repr=False, compare=False)
     fix: Fix | None = None
@@ -158,6 +159,8 @@ class Finding:
                                   "expires": self.suppression.expires}
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.facts:
+            out["facts"] = self.facts
         if self.fix is not None:
             out["fix"] = self.fix.to_json()
         if self.data:

@@ -31,12 +31,11 @@ from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster, Publishing
+from hcpscan.model.ingress import DEFAULT_ROUTER, INGRESS_CONTROLLER, INGRESS_OPERATOR_NAMESPACE
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.networks import cidrs
 from hcpscan.model.ports import NODE_PORT_RANGE
 
-INGRESS_CONTROLLER = "IngressController"
-INGRESS_OPERATOR_NAMESPACE, DEFAULT_ROUTER = "openshift-ingress-operator", "default"
 ROUTER_PORT = 443
 # The pod port each published service leads to (kas: the HostedCluster's API server port).
 SERVICE_POD_PORTS: dict[str, tuple[int | str, ...]] = {
@@ -82,8 +81,11 @@ class Unpublished:
     why: str
 
 
-def declared_way(inventory: Inventory, hc: HostedCluster,
-                 service: str) -> DeclaredWay | Undeclared | Unpublished:
+def declared_way(inventory: Inventory, hc: HostedCluster, service: str,
+                 router: K8sObject | None = None) -> DeclaredWay | Undeclared | Unpublished:
+    """How ``service`` is offered from outside, from the HostedCluster alone; ``router``:
+    the IngressController that serves its Routes when it is not the default one (a shard,
+    chosen by the analysis stage from the controllers' selectors)."""
     strategy = hc.publishing.get(service)
     if strategy is None:
         return Undeclared(f"spec.services of HostedCluster {hc.namespace}/{hc.name} has no "
@@ -99,7 +101,7 @@ def declared_way(inventory: Inventory, hc: HostedCluster,
     if strategy.type == "LoadBalancer":
         return _load_balancer(hc, strategy, said)
     if strategy.type == "Route":
-        return _route(inventory, hc, strategy, said)
+        return _route(inventory, hc, strategy, said, router)
     return Undeclared(f"{said}, which hcpscan does not model")
 
 
@@ -126,15 +128,15 @@ def _load_balancer(hc: HostedCluster, strategy: Publishing, said: str) -> Declar
                                               f"{limit}",))
 
 
-def _route(inventory: Inventory, hc: HostedCluster, strategy: Publishing,
-           said: str) -> DeclaredWay | Undeclared | Unpublished:
+def _route(inventory: Inventory, hc: HostedCluster, strategy: Publishing, said: str,
+           router: K8sObject | None = None) -> DeclaredWay | Undeclared | Unpublished:
     own = own_router_reason(hc)
     if own:
         return Undeclared(f"{said}, served by the hosted control plane's own router ({own}): "
                           f"its Service router in {hc.control_plane_namespace} is not in the input "
                           f"(`oc get service router -n {hc.control_plane_namespace} -o yaml`)")
-    controller = inventory.get(INGRESS_CONTROLLER, INGRESS_OPERATOR_NAMESPACE, DEFAULT_ROUTER,
-                               hc.obj.cluster)
+    controller = router or inventory.get(INGRESS_CONTROLLER, INGRESS_OPERATOR_NAMESPACE,
+                                         DEFAULT_ROUTER, hc.obj.cluster)
     if controller is None:
         return Undeclared(f"{said}, served by the management cluster's default router; how that "
                           f"router is offered is in IngressController {INGRESS_OPERATOR_NAMESPACE}/"
@@ -149,6 +151,8 @@ def _router(controller: K8sObject, published: Publishing,
         _mapping(controller.get("status.endpointPublishingStrategy"))
     kind = strategy.get("type")
     where = f"IngressController {controller.namespace}/{controller.name}"
+    serves = ("the default router serves it" if controller.name == DEFAULT_ROUTER else
+              f"router shard {controller.name} serves it (its selectors pick the HCP's Routes)")
     service, field = published.service, published.field
     if kind == "Private":
         return Unpublished(f"{said}; {where} is published Private: no way in from outside")
@@ -161,15 +165,15 @@ def _router(controller: K8sObject, published: Publishing,
         sources = IPSpace.from_cidrs(ranges) if ranges else IPSpace.everything()
         limit = f"allowedSourceRanges {', '.join(ranges)}" if ranges else "no allowedSourceRanges"
         return DeclaredWay(service, "Route", field, (ROUTER_PORT, ROUTER_PORT), sources, (
-            f"{said}; the default router serves it: {where} is a LoadBalancerService "
+            f"{said}; {serves}: {where} is a LoadBalancerService "
             f"(scope {lb.get('scope') or 'External'}) with {limit}",))
     if kind == "NodePortService":
         return DeclaredWay(service, "Route", field, NODE_PORT_RANGE, IPSpace.everything(), (
-            f"{said}; the default router serves it: {where} is a NodePortService, on node ports "
+            f"{said}; {serves}: {where} is a NodePortService, on node ports "
             "of every management-cluster node",))
     if kind == "HostNetwork":
         return DeclaredWay(service, "Route", field, (ROUTER_PORT, ROUTER_PORT), IPSpace.everything(), (
-            f"{said}; the default router serves it: {where} uses HostNetwork, port "
+            f"{said}; {serves}: {where} uses HostNetwork, port "
             f"{ROUTER_PORT} of the nodes it runs on",))
     return Undeclared(f"{said}; {where} states no endpointPublishingStrategy type")
 

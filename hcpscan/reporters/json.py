@@ -19,7 +19,7 @@ from hcpscan.findings.redact import mask_values
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import RULE_STATUSES, ordered, passed_over_total, rule_index, summarize
 
-SCHEMA_VERSION = "1.2"  # 1.1: passed_over, summary.passed_over; 1.2: findings[].fix
+SCHEMA_VERSION = "1.3"  # 1.1: passed_over, summary.passed_over; 1.2: findings[].fix; 1.3: findings[].facts
 SCHEMA_FILE = "hcpscan-report.schema.json"
 
 

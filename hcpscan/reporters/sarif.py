@@ -254,6 +254,8 @@ def _result_properties(finding: Finding, virtual: bool) -> dict[str, Any]:
     }
     if virtual:
         props["virtualLocation"] = True
+    if finding.facts:  # structured, for fixes (a required flow's missing connections, ...)
+        props["facts"] = finding.facts
     if finding.fix is not None:
         props["fix"] = finding.fix.to_json()
     return props

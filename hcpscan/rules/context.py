@@ -8,9 +8,14 @@ from typing import Any
 
 from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.relations import Relations
+from hcpscan.analysis.reachability.graph import ReachabilityGraph
+from hcpscan.analysis.reachability.required import FlowIndex
+from hcpscan.analysis.reachability.scan_graph import REACHABILITY, scan_graph
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 from hcpscan.sources.interface import Diagnostic
+
+REQUIRED_FLOWS = "required-flows"  # the flow results and the path graph they share
 
 
 class Context:
@@ -46,3 +51,17 @@ class Context:
         """The pairings between proxy consumers and what they must agree with (built once)."""
         return self.analysis(  # type: ignore[no-any-return]
             "proxy-relations", lambda inv: Relations(inv, self.proxy))
+
+    def reachability(self) -> ReachabilityGraph:
+        """The scan's reachability graph (with the perimeter file, if given), built by
+        the analysis stage on the first rule that asks, then shared."""
+        graph: ReachabilityGraph = self.analysis(
+            REACHABILITY, lambda inventory: scan_graph(inventory, self.config.firewall,
+                                                       self.diagnostics))
+        return graph
+
+    def flow_index(self) -> FlowIndex:
+        """The required-flow results asked so far and their networkx path graph (empty
+        until a rule asks a flow; each flow is asked once per HostedCluster)."""
+        index: FlowIndex = self.analysis(REQUIRED_FLOWS, lambda _inventory: FlowIndex())
+        return index

@@ -317,6 +317,6 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
                       message=mask_credentials(render_message(rule.message, values)),
                       evidence=[mask_credentials(e) for e in violation.evidence],
                       remedy=violation.remedy,
-                      data=_masked(violation.data))
+                      data=_masked(violation.data), facts=violation.facts)
     suppressor.apply(finding, obj, rule.info.category)
     return finding

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from hcpscan.analysis.reachability.graph import ReachabilityGraph
 from hcpscan.analysis.reachability.queries import WayInVerdict
+from hcpscan.analysis.reachability.scan_graph import REACHABILITY, outside_text, worker_space
 from hcpscan.findings.model import HostedClusterExposure, WayIn
 from hcpscan.model.hostedcluster import hosted_clusters
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.rules.context import Context
 from hcpscan.rules.engine import location_of, object_ref
-from hcpscan.rules.templates.hcp_network import REACHABILITY, outside_text, worker_space
 
 
 def hosted_cluster_exposures(ctx: Context) -> list[HostedClusterExposure]:
@@ -23,7 +23,7 @@ def hosted_cluster_exposures(ctx: Context) -> list[HostedClusterExposure]:
         return []
     out = []
     for hc in hosted_clusters(ctx.inventory):
-        workers = worker_space(ctx, hc)
+        workers = worker_space(hc, ctx.config.worker_cidrs)
         cidrs = tuple(workers[0].cidrs()) if workers else ()
         ways = [_way_in(ctx, verdict, workers[0] if workers else None)
                 for verdict in graph.ways_in(hc.obj.cluster, hc.control_plane_namespace)]

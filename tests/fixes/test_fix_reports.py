@@ -16,7 +16,7 @@ from hcpscan.reporters import JSON_SCHEMA_PATH
 from tests.conftest import FIXTURES
 from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
 
-CASES = [FIXTURES / "rules" / r / "fail" for r in ("HCP004", "OCM004", "PRX001")]
+CASES = [FIXTURES / "rules" / r / "fail" for r in ("HCP004", "OCM004", "PRX001", "PRX007")]
 
 
 @pytest.fixture

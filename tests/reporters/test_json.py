@@ -56,7 +56,7 @@ def test_suppressed_finding_must_say_why(validator, realistic):
 
 def test_schema_version_is_stated(realistic):
     doc = document(realistic)
-    assert doc["schema_version"] == SCHEMA_VERSION == "1.2"
+    assert doc["schema_version"] == SCHEMA_VERSION == "1.3"
 
 
 def test_finding_fields(realistic):

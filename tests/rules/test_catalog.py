@@ -93,5 +93,6 @@ def test_no_built_in_rule_uses_a_retired_primitive_name():
     from hcpscan.rules.templates import TEMPLATES
 
     assert {r.template for r in RULES} <= {"agreement", "cel", "field_matches",
-                                            "noproxy_coverage", "proxy_values", "reach", "trust"}
-    assert len(TEMPLATES) <= 9, sorted(TEMPLATES)
+                                            "noproxy_coverage", "proxy_values", "reach",
+                                            "required-flow", "trust"}
+    assert len(TEMPLATES) <= 10, sorted(TEMPLATES)

@@ -68,7 +68,7 @@ def _scan(run_cli, tmp_path: Path, rules: Path, rule_id: str, manifest: str) -> 
 
 def test_every_hcp_rule_stands_on_a_template_shared_with_another_rule():
     used = Counter(rule.template for rule in HCP_RULES)
-    assert set(used) == {"reach"}
+    assert set(used) == {"reach", "required-flow"}  # who gets in / what must be open
     everyone = Counter(rule.template for rule in load_rule_dirs([builtin_rules_dir()]))
     assert all(everyone[name] >= 2 for name in used if name != "cel")
     for gone in ("dns_both_protocols", "egress_open", "plain_http_endpoints"):

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
+from hcpscan.analysis.reachability.routers import route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
@@ -99,6 +100,7 @@ class ExposurePath:
     sources: IPSpace
     through_router: bool = False
     service: str = ""  # the Service a Route or Ingress names
+    router: str = ""  # the IngressControllers serving a Route, when the input holds them
 
     @property
     def name(self) -> str:
@@ -117,7 +119,8 @@ class ExposurePath:
         if self.via == "LoadBalancer":
             who = "anywhere" if self.sources == IPSpace.everything() else str(self.sources)
             return f"{self.name} type LoadBalancer: port {entry} from {who} -> pod port {self.pod_port}"
-        return f"{self.name} through the router on {entry} -> pod port {self.pod_port}"
+        via = f"the router ({self.router})" if self.router else "the router"
+        return f"{self.name} through {via} on {entry} -> pod port {self.pod_port}"
 
 
 def declared_networks(inventory: Inventory, cluster: str) -> dict[str, list[IPSpace]]:
@@ -275,6 +278,9 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
     for route, svc, selector in _ways_in(inventory).routes.get((klass.cluster, klass.namespace), ()):
         if selector is None or not selector.matches(klass.labels):
             continue
+        served = route_sources(inventory, route)  # the routers that serve it and their ranges
+        if served is not None and not served[0]:
+            continue  # only Private routers serve it: no way in from outside
         wanted = route.get("spec.port.targetPort")
         entry_port = 443 if route.get("spec.tls") else 80
         for entry in svc.get("spec.ports") or []:
@@ -288,7 +294,9 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
                                                      pod_port):
                 continue
             paths.append(ExposurePath("Route", route, "spec.to", protocol, pod_port, entry_port,
-                                      IPSpace.everything(), through_router=True, service=svc.name))
+                                      IPSpace.everything() if served is None else served[0],
+                                      through_router=True, service=svc.name,
+                                      router="" if served is None else served[1]))
     return paths
 
 

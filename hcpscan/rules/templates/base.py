@@ -35,6 +35,9 @@ class Violation:
     values: dict[str, Any] = field(default_factory=dict)  # fill the rule's message template
     evidence: list[str] = field(default_factory=list)
     subject: K8sObject | None = None  # report on another object than the rule's subject
+    # Structured facts a fix can be computed from (e.g. a flow's missing connections,
+    # the blocking object, the subject workload); reported as the finding's ``facts``.
+    facts: dict[str, Any] = field(default_factory=dict)
     # The minimal change that clears it (hcpscan.findings.fix), or why none is safe.
     remedy: Remedy | NoFix | None = None
     # Exact values a fix needs (missing noProxy entries, the CA a consumer lacks and where it

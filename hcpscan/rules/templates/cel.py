@@ -70,7 +70,7 @@ _CALL = re.compile(r"\b([a-z_]+)\s*\(")
 def _function_reads() -> dict[str, tuple[str, ...]]:
     """The kinds each domain function reads from the inventory (imported late: those
     modules import the template registry this one registers into)."""
-    from hcpscan.rules.templates.hcp_network import GRAPH_READS
+    from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
     from hcpscan.rules.templates.kyverno import MATCH_READS, POLICY_KINDS
 
     return {"reachable": GRAPH_READS, "kyverno_matches": (*POLICY_KINDS, *MATCH_READS),
@@ -112,11 +112,10 @@ def _kyverno_matches(rule: Any, namespace: str, name: str, labels: Any) -> list[
 
 def _reachable(cidr: str, namespace: str, app: str, port: int) -> bool:
     from hcpscan.analysis.reachability.graph import POD_NETWORK
-    from hcpscan.rules.templates.hcp_network import reachability
 
     ipaddress.ip_network(cidr, strict=False)  # a ValueError is the expression's error
     ctx, subject = _CURRENT.get()
-    graph = reachability(ctx)
+    graph = ctx.reachability()
     for workload in graph.select_workloads(subject.cluster, namespace, {"app": app}):
         name = f"{subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
         reach = graph.can_reach(cidr, name, int(port), "TCP")

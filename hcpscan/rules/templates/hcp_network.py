@@ -24,20 +24,28 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.reachability.coverage import (
     POLICY_GROUP_WORD,
-    POLICY_LIKE_KINDS,
     kind_label,
 )
-from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS, Workload
-from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph, build_reachability
-from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
+from hcpscan.analysis.reachability.endpoints import Workload
+from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.policies import is_network_policy
-from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.analysis.reachability.queries import Reach as Answer
+from hcpscan.analysis.reachability.required import BLOCKED
+from hcpscan.analysis.reachability.routers import hcp_route_router
+from hcpscan.analysis.reachability.scan_graph import (
+    ENDPOINT_READS,
+    GRAPH_READS,
+    REACHABILITY,
+    outside_text,
+)
+from hcpscan.analysis.reachability.scan_graph import worker_space as hosts_of
+from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
+from hcpscan.model.flows import ingress_flow_to
 from hcpscan.model.hostedcluster import (
     HOSTED_CLUSTER,
     HostedCluster,
@@ -56,22 +64,15 @@ from hcpscan.model.publishing import (
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
-from hcpscan.rules.templates.reach_out import check_out, listeners, none_present, protocols_of
-from hcpscan.sources.interface import Diagnostic
-
-# Everything the graph reads: endpoints and their owners, policies of every tier and
-# the ways in (one home for the endpoint kinds: the reachability endpoints module).
-REACHABILITY = "reachability"  # the name the graph is shared under in the Context
-GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
-               "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS)
-ENDPOINT_READS = ("Endpoints", "EndpointSlice")  # where management-kas lives
+from hcpscan.rules.templates.reach_out import Scope, check_out, listeners, none_present, protocols_of
 
 # Named address sets a reach rule may allow, besides literal CIDRs.
 MACHINE_NETWORK = "machine-network"  # the HostedCluster's machineNetwork, else worker_cidrs
 WORKER_CIDRS = "worker-cidrs"  # worker_cidrs in .hcpscan.yaml
 
 IN, OUT = "in", "out"
-EXPECT_IN = ("only-allowed", "all-allowed", "none")
+EXPECT_IN = ("only-allowed", "all-allowed", "none", "restricted")
+UNRESTRICTED = "restricted"  # fails only when every address beyond the allowed ranges gets in
 EXPECT_OUT = ("reachable", "all-protocols-if-any")
 _PORT = {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 65535}, {"const": "kas"}]}
 _TO = {"anyOf": [{"enum": list(NAMED_DESTINATIONS)}, {"type": "string", "format": "cidr"}],
@@ -108,19 +109,8 @@ _LISTENERS = {
 
 
 def reachability(ctx: Context) -> ReachabilityGraph:
-    """The scan's reachability graph, built once, with the perimeter file if given."""
-    def build(inventory: Inventory) -> ReachabilityGraph:
-        perimeter = None
-        if ctx.config.firewall is not None:
-            try:
-                perimeter = load_perimeter(ctx.config.firewall)
-            except PerimeterError as exc:
-                ctx.diagnostics.append(Diagnostic(exc.path, exc.line, str(exc)))
-        graph = build_reachability(inventory, perimeter)
-        ctx.diagnostics.extend(graph.diagnostics)
-        return graph
-
-    return ctx.analysis(REACHABILITY, build)
+    """The scan's reachability graph (built by the analysis stage, shared by the context)."""
+    return ctx.reachability()
 
 
 class GraphTemplate(Template):
@@ -141,18 +131,7 @@ class GraphTemplate(Template):
 
 def worker_space(ctx: Context, hc: HostedCluster) -> tuple[IPSpace, str] | None:
     """Where worker nodes live: the HostedCluster's machineNetwork, else config worker_cidrs."""
-    if hc.machine_networks:
-        return IPSpace.from_cidrs(hc.machine_networks), "spec.networking.machineNetwork"
-    if ctx.config.worker_cidrs:
-        return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
-    return None
-
-
-def outside_text(outside: IPSpace, workers: IPSpace) -> str:
-    """Outside addresses beyond the worker subnets, as findings and pictures name them."""
-    if outside == workers.complement():
-        return f"any address outside {', '.join(workers.cidrs())}" if workers else "any address"
-    return str(outside)
+    return hosts_of(hc, ctx.config.worker_cidrs)
 
 
 def allowed_space(ctx: Context, hc: HostedCluster | None,
@@ -178,34 +157,6 @@ def _config_workers(ctx: Context) -> tuple[IPSpace, str] | None:
     if not ctx.config.worker_cidrs:
         return None
     return IPSpace.from_cidrs(ctx.config.worker_cidrs), "worker_cidrs in the config"
-
-
-@dataclass(slots=True)
-class Scope:
-    """What one check on one subject is about: the HostedCluster (when the subject is one
-    or runs in its control-plane namespace), the workloads picked per selector item, and
-    the field a finding about traffic to those workloads points at."""
-
-    subject: K8sObject
-    hc: HostedCluster | None
-    picked: list[tuple[dict[str, Any], list[Workload]]]
-
-    def graph_name(self, workload: Workload) -> str:
-        return f"{self.subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
-
-    def field_for(self, item: dict[str, Any]) -> str:
-        if self.subject.kind == HOSTED_CLUSTER and self.hc is not None:
-            strategy = self.hc.publishing.get(item.get("service") or "")
-            return strategy.field if strategy else "spec.services"
-        return "spec.containers" if self.subject.kind == "Pod" else "spec.template.spec.containers"
-
-    def ports(self, item: dict[str, Any], params: dict[str, Any]) -> list[int] | None:
-        """The item's ports (its own, else the rule's); None when one is ``kas`` and no
-        HostedCluster says which port its API server uses."""
-        wanted = item.get("ports") or ([item["port"]] if "port" in item else params.get("ports", []))
-        if "kas" in wanted and self.hc is None:
-            return None
-        return [self.hc.kas_port if p == "kas" and self.hc is not None else int(p) for p in wanted]
 
 
 def selection_key(params: dict[str, Any]) -> str:
@@ -288,7 +239,9 @@ class Reach(GraphTemplate):
             "expect": {"enum": [*EXPECT_IN, *EXPECT_OUT],
                        "description": "in: only-allowed (default; nothing outside the allowed "
                                       "ranges gets in), all-allowed (every allowed range gets "
-                                      "in), none (no outside address gets in); out: reachable "
+                                      "in), none (no outside address gets in), restricted (not "
+                                      "every address beyond the allowed ranges gets in: some "
+                                      "source range or perimeter narrows it); out: reachable "
                                       "(default; the destination on every port and protocol), "
                                       "all-protocols-if-any (once one protocol gets out on the "
                                       "ports, all do)"},
@@ -311,7 +264,10 @@ class Reach(GraphTemplate):
                       "source": "an allowed range that does not get in (all-allowed)",
                       "via": "the way in (or the listener's flag)",
                       "blocked": "the destination addresses that cannot be reached (out)",
-                      "workers": "the allowed ranges"}
+                      "workers": "the allowed ranges",
+                      "workers_reach": "in: '; workers cannot reach <service> (<missing>): <first "
+                                       "blocking hop>' when the catalog's required flow into the "
+                                       "target is blocked, else empty"}
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         items = [params, *(params.get("sources") or ())]
@@ -356,11 +312,15 @@ class Reach(GraphTemplate):
             yield scope
             return
         if subject.kind == HOSTED_CLUSTER and not scope.picked:
-            yield from _spec_only(ctx, graph, scope, params)
+            found = _spec_only(ctx, graph, scope, params)
         elif params.get("direction", IN) == OUT:
-            yield from check_out(ctx, graph, scope, params)
+            found = check_out(ctx, graph, scope, params)
         else:
-            yield from _check_in(ctx, graph, scope, params)
+            found = _check_in(ctx, graph, scope, params)
+        for outcome in found:
+            if isinstance(outcome, Violation):
+                outcome.values.setdefault("workers_reach", "")
+            yield outcome
 
 
 def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope,
@@ -415,7 +375,7 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                     yield from _all_get_in(graph, scope, item, workloads, allowed, port, protocol)
                 else:
                     yield from _only_allowed_get_in(ctx, graph, scope, item, workloads, allowed,
-                                                    port, protocol)
+                                                    port, protocol, expect == UNRESTRICTED)
 
 
 def _allowed(ctx: Context, hc: HostedCluster | None,
@@ -440,7 +400,7 @@ def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
         return
     allowed = _allowed(ctx, hc, params)
     for service in services:
-        way = declared_way(ctx.inventory, hc, service)
+        way = declared_way(ctx.inventory, hc, service, hcp_route_router(ctx.inventory, hc))
         missing = [way.reason] if isinstance(way, Undeclared) else []
         if allowed is None and not isinstance(way, Unpublished):
             missing.append(_no_allowed_input(params.get("allowed", [MACHINE_NETWORK])).reason)
@@ -491,6 +451,8 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
                                                      f"{blocked}", f"allowed source {cidr} from {where}"])
         return
     beyond, maybe_beyond = certain.difference(space), maybe.difference(space)
+    if expect == UNRESTRICTED and beyond != space.complement():
+        return  # some source range, allowlist or perimeter restricts who gets in
     if not beyond:
         if maybe_beyond:
             yield NotEvaluable(unset.format(maybe_beyond))
@@ -510,14 +472,16 @@ def _no_allowed_input(allowed: list[str]) -> NotEvaluable:
 
 def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
                          workloads: list[Workload], allowed_where: tuple[IPSpace, str], port: int,
-                         protocol: str) -> Iterable[Outcome]:
+                         protocol: str, unrestricted_only: bool = False) -> Iterable[Outcome]:
     allowed, where = allowed_where
     for workload in workloads:
         if not graph.has_way_in(scope.graph_name(workload)):
             continue  # outside traffic gets in only through one (pod IPs are not routable)
-        for reach in graph.who_can_reach(scope.graph_name(workload), port, protocol, workloads=False):
-            if not reach.source.is_external:
-                continue
+        reaches = [r for r in graph.who_can_reach(scope.graph_name(workload), port, protocol,
+                                                  workloads=False) if r.source.is_external]
+        if unrestricted_only and _admitted(reaches, allowed) != allowed.complement():
+            continue  # a source range, an allowlist or the perimeter narrows who gets in
+        for reach in reaches:
             paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
             outside = reach.source.addresses.intersection(allowed.complement())
             if not paths or not outside:
@@ -529,15 +493,53 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
                          "; no perimeter file was given (--firewall): the firewall or "
                          "security group in front of the nodes is unknown")
             allowed_note = [f"allowed sources: {', '.join(allowed.cidrs())} (from {where})"] if where else []
+            workers_note = workers_cannot_reach(ctx, graph, scope, item, workload, port)
             yield Violation(
                 field=scope.field_for(item),
                 values={"target": workload.ref, "port": port, "ports": str(port),
                         "protocol": protocol, "sources": shown,
                         "via": ", ".join(dict.fromkeys(p.via for p in paths)),
-                        "workers": ", ".join(allowed.cidrs())},
+                        "workers": ", ".join(allowed.cidrs()),
+                        "workers_reach": f"; {workers_note}" if workers_note else ""},
                 evidence=[f"{shown} → {port}/{protocol} via {p.via}: "
                           + "; ".join(str(e) for e in p.evidence) + perimeter
-                          for p in paths] + allowed_note)
+                          for p in paths] + allowed_note
+                + ([f"{workers_note} (the required flow; {_flow_rule(item, port)} reports it)"]
+                   if workers_note else []))
+
+
+def _admitted(reaches: list[Answer], allowed: IPSpace) -> IPSpace:
+    """The outside addresses beyond ``allowed`` that get in through some way in."""
+    found = [r.source.addresses.intersection(allowed.complement()) for r in reaches
+             if r.source.addresses is not None
+             and any(p.allowed and p.via != POD_NETWORK for p in r.paths)]
+    return IPSpace.union_of(found)
+
+
+def workers_cannot_reach(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+                         item: dict[str, Any], workload: Workload, port: int) -> str:
+    """'workers cannot reach konnectivity: <first blocking hop>' when the required flow of
+    the catalog into this workload's port is blocked, asked of the same path graph the
+    required-flow rules read (so who gets in and whether the workers do never disagree);
+    '' when it is open, unknown, or no catalog flow goes there."""
+    flow = ingress_flow_to(str(item.get("app") or ""), port)
+    if flow is None or scope.hc is None or scope.subject.kind != HOSTED_CLUSTER:
+        return ""
+    results = ctx.flow_index().of(ctx.inventory, graph, scope.hc, flow, ctx.config.worker_cidrs)
+    for result in results:
+        block = result.first_block
+        hop = block.blocked_by if block is not None else None
+        if result.status == BLOCKED and result.workload == workload and hop is not None:
+            what = str(item.get("service") or item.get("app") or workload.name).lower()
+            where = f" at {hop.where}" if hop.where else ""
+            return (f"workers cannot reach {what} ({', '.join(result.missing)}): "
+                    f"{hop.summary}{where}")
+    return ""
+
+
+def _flow_rule(item: dict[str, Any], port: int) -> str:
+    flow = ingress_flow_to(str(item.get("app") or ""), port)
+    return flow.checked_by if flow is not None and flow.checked_by else "required-flow"
 
 
 def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],

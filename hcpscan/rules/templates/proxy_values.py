@@ -47,6 +47,8 @@ from hcpscan.analysis.proxy_egress import (
     proxy_endpoint,
 )
 from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peers
+from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
+from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
@@ -66,7 +68,6 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.templates.hcp_network import GRAPH_READS, WORKLOAD_KINDS, reachability
 from hcpscan.rules.templates.proxy_config import (
     controlled_pod,
     field_in,
@@ -277,7 +278,7 @@ def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
         return  # no host or port: `valid` reports it
     obj = value.consumer.object
     workload = f"{obj.cluster}:{obj.namespace}/{obj.name}[{obj.kind}]"
-    graph = reachability(ctx)
+    graph = ctx.reachability()
     if not graph.has_workload(workload):  # e.g. a workload whose pods select nothing
         yield NotEvaluable(f"{value.who}: the reachability graph has no pods for {obj.ref}")
         return

@@ -1,4 +1,4 @@
-"""The ``reach`` template's out direction and its listener condition (see hcp_network).
+"""The ``reach`` template's scope, out direction and listener condition (see hcp_network).
 
 Out: whether a workload's egress — NetworkPolicy of every tier, then EgressFirewall —
 lets it open each port and protocol to a destination. Destinations are named in the
@@ -28,7 +28,7 @@ from hcpscan.model.destinations import (
     binds_loopback,
     management_kas_endpoints,
 )
-from hcpscan.model.hostedcluster import HOSTED_CLUSTER
+from hcpscan.model.hostedcluster import HOSTED_CLUSTER, HostedCluster
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet, union_all
 from hcpscan.rules.context import Context
@@ -36,9 +36,36 @@ from hcpscan.rules.templates.base import NotEvaluable, Outcome, Violation
 
 if TYPE_CHECKING:
     from hcpscan.analysis.reachability.graph import ReachabilityGraph
-    from hcpscan.rules.templates.hcp_network import Scope
 
 _SHOWN = 5  # workloads named in one finding before "and N more"
+
+
+@dataclass(slots=True)
+class Scope:
+    """What one check on one subject is about: the HostedCluster (when the subject is one
+    or runs in its control-plane namespace), the workloads picked per selector item, and
+    the field a finding about traffic to those workloads points at."""
+
+    subject: K8sObject
+    hc: HostedCluster | None
+    picked: list[tuple[dict[str, Any], list[Workload]]]
+
+    def graph_name(self, workload: Workload) -> str:
+        return f"{self.subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+
+    def field_for(self, item: dict[str, Any]) -> str:
+        if self.subject.kind == HOSTED_CLUSTER and self.hc is not None:
+            strategy = self.hc.publishing.get(item.get("service") or "")
+            return strategy.field if strategy else "spec.services"
+        return "spec.containers" if self.subject.kind == "Pod" else "spec.template.spec.containers"
+
+    def ports(self, item: dict[str, Any], params: dict[str, Any]) -> list[int] | None:
+        """The item's ports (its own, else the rule's); None when one is ``kas`` and no
+        HostedCluster says which port its API server uses."""
+        wanted = item.get("ports") or ([item["port"]] if "port" in item else params.get("ports", []))
+        if "kas" in wanted and self.hc is None:
+            return None
+        return [self.hc.kas_port if p == "kas" and self.hc is not None else int(p) for p in wanted]
 
 
 def protocols_of(params: dict[str, Any]) -> list[str]:

@@ -1,0 +1,255 @@
+"""The path graph: hops a connection takes, each decided by the exact engines, in networkx.
+
+Nodes are the elements traffic passes: address ranges (the workers' machine network,
+outside clients), the perimeter (``--firewall``), the way in (a NodePort or
+LoadBalancer Service, a Route through the router), workloads, and named destinations
+(``dns``, ``outside``, ``management-kas``). An edge is one hop for one question — from
+an origin (a range or a workload) on one protocol/port — carrying whether the layer
+that decides it allows it, what it says and where it is written (file:line). The
+verdicts come from ``ReachabilityGraph`` (perimeter rules, Service source ranges,
+AdminNetworkPolicy / NetworkPolicy / BaselineAdminNetworkPolicy, EgressFirewall, UDN);
+networkx answers the path questions: an open path from origin to target (only edges
+of that origin and connection that allow), else the first hop that blocks each way.
+
+The graph grows with the questions asked (the required-flow rules, ``hcpscan
+connectivity --path``), so a scan whose rules ask none builds none; it is exported
+with networkx's own writers (node-link JSON, GraphML) and as Graphviz DOT.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hcpscan.analysis.reachability.graph import POD_NETWORK
+from hcpscan.analysis.reachability.queries import PERIMETER, SERVICE, Evidence, Reach
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+RANGE, PERIMETER_NODE, WAY, WORKLOAD, DESTINATION = "range", "perimeter", "way", "workload", "destination"
+NO_WAY = "publishing"  # the layer of a hop that does not exist: no Service or Route exposes the port
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """One step of a path and the say of the layer that decides it."""
+
+    source: str
+    target: str
+    layer: str
+    allows: bool
+    summary: str
+    path: str | None = None
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        if not self.path:
+            return ""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    def __str__(self) -> str:
+        verb = "allows" if self.allows else "blocks"
+        where = f" ({self.where})" if self.where else ""
+        return f"{self.source} → {self.target}: {self.layer} {verb}: {self.summary}{where}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.source, "to": self.target, "layer": self.layer, "allows": self.allows,
+                "summary": self.summary, "path": self.path, "line": self.line}
+
+
+@dataclass(frozen=True, slots=True)
+class PathAnswer:
+    """Whether ``origin`` reaches ``target`` on ``protocol``/``port``: the open path's hops,
+    or (blocked) the hops of the first way up to the first one that blocks."""
+
+    origin: str
+    target: str
+    protocol: str
+    port: int
+    open: bool
+    hops: tuple[Hop, ...]
+
+    @property
+    def blocked_by(self) -> Hop | None:
+        return None if self.open else next((h for h in self.hops if not h.allows), None)
+
+    @property
+    def connection(self) -> str:
+        return f"{self.protocol} {self.port}"
+
+    def lines(self) -> list[str]:
+        head = (f"{self.origin} → {self.target} {self.connection}: "
+                + ("open" if self.open else "blocked"))
+        return [head, *(f"  {'✓' if h.allows else '✗'} {h}" for h in self.hops)]
+
+    def to_json(self) -> dict[str, Any]:
+        blocked = self.blocked_by
+        return {"from": self.origin, "to": self.target, "protocol": self.protocol,
+                "port": self.port, "open": self.open, "hops": [h.to_json() for h in self.hops],
+                "blocked_by": blocked.to_json() if blocked else None}
+
+
+class PathGraph:
+    """A networkx MultiDiGraph of hops, keyed by origin and connection."""
+
+    def __init__(self) -> None:
+        import networkx as nx  # only once a flow is asked: a scan without one never loads it
+
+        self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
+        # (origin, protocol, port) -> its hops, so a question reads only its own edges
+        # (the answer stays linear in the path however many questions share the nodes)
+        self._asked: dict[tuple[str, str, int], list[Hop]] = {}
+
+    def _node(self, name: str, kind: str) -> str:
+        if name not in self.graph:
+            self.graph.add_node(name, kind=kind)
+        return name
+
+    def _edge(self, origin: str, protocol: str, port: int, hop: Hop) -> None:
+        key = f"{origin}|{protocol}/{port}|{hop.layer}|{hop.summary}"
+        if self.graph.has_edge(hop.source, hop.target, key):
+            return
+        self._asked.setdefault((origin, protocol, port), []).append(hop)
+        self.graph.add_edge(hop.source, hop.target, key=key, origin=origin, protocol=protocol,
+                            port=port, layer=hop.layer, allows=hop.allows, summary=hop.summary,
+                            path=hop.path or "", line=hop.line or 0)
+
+    # -- adding what the engines decided ------------------------------------------------
+
+    def add_reach(self, reach: Reach, origin: str, target: str, ways_only: bool) -> None:
+        """Every way ``reach`` found (only ways in from outside with ``ways_only``: pod
+        IPs are not routable from outside the cluster) as hops origin → ... → target."""
+        self._node(origin, RANGE if reach.source.is_external else WORKLOAD)
+        self._node(target, WORKLOAD)
+        ways = [p for p in reach.paths if not (ways_only and p.via == POD_NETWORK)]
+        if not ways:
+            self._edge(origin, reach.protocol, reach.port, Hop(
+                origin, target, NO_WAY, False,
+                f"no NodePort/LoadBalancer Service or Route exposes port {reach.port} of {target}"))
+            return
+        for way in ways:
+            at = origin
+            evidence = sorted(way.evidence, key=_physical_order)
+            for i, e in enumerate(evidence):
+                last = i == len(evidence) - 1
+                nxt = target if last else self._node(*_element(e, way.via))
+                self._edge(origin, reach.protocol, reach.port, _hop(at, nxt, e))
+                at = nxt
+
+    def add_egress(self, origin: str, destination: str, protocol: str, port: int,
+                   allows: bool, evidence: Iterable[Evidence], summary: str,
+                   explicit: bool = False) -> None:
+        """A workload's way out to a named destination: one hop, decided by its egress
+        (NetworkPolicy tiers, EgressFirewall); the evidence's first blocking (or
+        deciding) item names the object; ``explicit``: ``summary`` says what it decides."""
+        self._node(origin, WORKLOAD)
+        self._node(destination, DESTINATION)
+        items = list(evidence)
+        deciding = next((e for e in items if e.allows == allows and e.path), None) or \
+            next((e for e in items if e.allows == allows), None)
+        layer = deciding.layer if deciding else "network-policy"
+        text = summary if explicit else "; ".join(e.summary for e in items) or summary
+        self._edge(origin, protocol, port, Hop(
+            origin, destination, layer, allows, text,
+            deciding.path if deciding else None, deciding.line if deciding else None))
+
+    def record(self, origin: str, protocol: str, port: int, hop: Hop) -> None:
+        """A hop decided elsewhere (the HostedCluster's declared way, judged from its spec)."""
+        for node in (hop.source, hop.target):
+            self._node(node, RANGE if node == origin else
+                       PERIMETER_NODE if node.startswith("perimeter ") else WAY)
+        self._edge(origin, protocol, port, hop)
+
+    # -- the questions ---------------------------------------------------------------------
+
+    def answer(self, origin: str, target: str, protocol: str, port: int) -> PathAnswer:
+        """An open path origin → target for this connection, else the first way's hops up
+        to its first blocking hop (networkx over the edges of this origin and connection)."""
+        import networkx as nx
+
+        hops = self._asked.get((origin, protocol, port), [])
+        view = nx.MultiDiGraph()
+        for i, hop in enumerate(hops):
+            view.add_edge(hop.source, hop.target, key=i, hop=hop)
+        if origin not in view or target not in view:
+            return PathAnswer(origin, target, protocol, port, False, ())
+        opened = nx.DiGraph()
+        opened.add_nodes_from(view)
+        for u, v, data in view.edges(data=True):
+            if data["hop"].allows and not opened.has_edge(u, v):
+                opened.add_edge(u, v, hop=data["hop"])
+        try:
+            nodes = nx.shortest_path(opened, origin, target)
+        except nx.NetworkXNoPath:
+            nodes = None
+        if nodes is not None:
+            return PathAnswer(origin, target, protocol, port, True,
+                              tuple(opened.edges[u, v]["hop"] for u, v in zip(nodes, nodes[1:], strict=False)))
+        for edges in nx.all_simple_edge_paths(view, origin, target):
+            walked: list[Hop] = []
+            for u, v, k in edges:
+                walked.append(view.edges[u, v, k]["hop"])
+                if not walked[-1].allows:
+                    return PathAnswer(origin, target, protocol, port, False, tuple(walked))
+        return PathAnswer(origin, target, protocol, port, False, ())
+
+    # -- export ----------------------------------------------------------------------------
+
+    def node_link(self) -> dict[str, Any]:
+        import networkx as nx
+
+        return nx.node_link_data(self.graph, edges="edges")
+
+    def write(self, target: Path) -> None:
+        """Write the graph as node-link JSON (.json), GraphML (.graphml) or DOT (.dot/.gv)."""
+        suffix = target.suffix.lower()
+        if suffix == ".json":
+            target.write_text(json.dumps(self.node_link(), indent=2, default=str) + "\n")
+        elif suffix == ".graphml":
+            import networkx as nx
+
+            nx.write_graphml(self.graph, target)
+        elif suffix in (".dot", ".gv"):
+            target.write_text(self.dot())
+        else:
+            raise ValueError(f"{target}: write .json (node-link), .graphml or .dot")
+
+    def dot(self) -> str:
+        lines = ["digraph paths {", "  rankdir=LR;", "  node [shape=box, fontsize=10];"]
+        for node, data in self.graph.nodes(data=True):
+            shape = {RANGE: "ellipse", DESTINATION: "ellipse", PERIMETER_NODE: "hexagon"}.get(
+                data.get("kind", ""), "box")
+            lines.append(f"  {_quote(node)} [shape={shape}];")
+        for u, v, d in self.graph.edges(data=True):
+            colour = "darkgreen" if d["allows"] else "red"
+            label = f"{d['protocol']} {d['port']} {d['layer']}"
+            lines.append(f"  {_quote(u)} -> {_quote(v)} [color={colour}, label={_quote(label)}, "
+                         f"fontsize=8];")
+        return "\n".join([*lines, "}"]) + "\n"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _physical_order(e: Evidence) -> int:
+    """Traffic meets the perimeter, then the Service or Route, then the pod's policies."""
+    return {PERIMETER: 0, SERVICE: 1}.get(e.layer, 2)
+
+
+def _element(e: Evidence, via: str) -> tuple[str, str]:
+    if e.layer == PERIMETER:
+        # one node per way: the perimeter's verdict depends on the port the way enters on
+        name = e.summary.split(":", 1)[0]
+        name = name if name.startswith("perimeter") else f"perimeter {name}"
+        return f"{name} → {via}", PERIMETER_NODE
+    return via, WAY
+
+
+def _hop(source: str, target: str, e: Evidence) -> Hop:
+    return Hop(source, target, e.layer, e.allows, e.summary, e.path, e.line)

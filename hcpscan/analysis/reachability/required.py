@@ -1,0 +1,353 @@
+"""Required flows on the path graph: is each flow of the catalog open for a HostedCluster?
+
+For one HostedCluster and one flow (``hcpscan.model.flows``) this asks the reachability
+graph each hop's verdict, records the hops in the path graph, and lets networkx say
+whether a path is open: per target workload and port, per protocol and per worker
+range. A flow is *open* when every connection it needs has a path, *blocked* (naming
+the first hop that blocks, its object with file:line, the connections missing and
+those allowed), *unknown* when a deciding input is absent (named), or *not
+applicable* to this cluster (platform, publishing strategy, endpoint access).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hcpscan.analysis.reachability.endpoints import Workload
+from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
+from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGraph
+from hcpscan.analysis.reachability.queries import Evidence
+from hcpscan.analysis.reachability.routers import hcp_route_router
+from hcpscan.analysis.reachability.scan_graph import worker_space
+from hcpscan.inventory import Inventory
+from hcpscan.model.destinations import DNS, MANAGEMENT_KAS, management_kas_endpoints
+from hcpscan.model.flows import Endpoint, Flow
+from hcpscan.model.hostedcluster import HostedCluster
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.publishing import DeclaredWay, Undeclared, Unpublished, declared_way
+
+OPEN, BLOCKED, UNKNOWN, NOT_APPLICABLE = "open", "blocked", "unknown", "not-applicable"
+VIRT_LAUNCHER = {"kubevirt.io": "virt-launcher"}  # KubeVirt workers: the VMs' pods
+
+
+@dataclass(frozen=True, slots=True)
+class FlowResult:
+    """One flow for one subject workload (the target of an ingress flow, the sender of
+    an egress flow) — or for the whole cluster when nothing could be asked."""
+
+    flow: Flow
+    status: str
+    reason: str = ""
+    workload: Workload | None = None
+    destination: str = ""
+    answers: tuple[PathAnswer, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def blocked(self) -> list[PathAnswer]:
+        return [a for a in self.answers if not a.open]
+
+    @property
+    def first_block(self) -> PathAnswer | None:
+        return next(iter(self.blocked), None)
+
+    @property
+    def missing(self) -> list[str]:
+        """The connections with no open path, e.g. ``TCP 53`` (from which range, if several)."""
+        return list(dict.fromkeys(_conn(a) for a in self.blocked))
+
+    @property
+    def allowed(self) -> list[str]:
+        missing = set(self.missing)
+        return [c for c in dict.fromkeys(_conn(a) for a in self.answers if a.open) if c not in missing]
+
+    def facts(self) -> dict[str, Any]:
+        """Structured data for a fix: the flow, the subject workload, the connections
+        missing and allowed, the first blocking hop with its object and place."""
+        block = self.first_block
+        hop = block.blocked_by if block is not None else None
+        return {"flow": self.flow.id, "workload": self.workload.ref if self.workload else None,
+                "destination": self.destination, "missing": self.missing, "allowed": self.allowed,
+                "blocking_hop": hop.to_json() if hop is not None else None,
+                "path": block.to_json() if block is not None else None}
+
+
+def _conn(answer: PathAnswer) -> str:
+    if answer.origin.startswith("range "):
+        return f"{answer.connection} from {answer.origin.removeprefix('range ')}"
+    return f"{answer.connection} to {answer.target}"
+
+
+def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph,
+                  hc: HostedCluster, flow: Flow, worker_cidrs: list[str] | tuple[str, ...]
+                  ) -> list[FlowResult]:
+    why_not = flow.applies(hc)
+    if why_not:
+        return [FlowResult(flow, NOT_APPLICABLE, why_not)]
+    if flow.check == "none":
+        return [FlowResult(flow, UNKNOWN, f"not checkable from manifests: {flow.reason}")]
+    cluster, ns = hc.obj.cluster, hc.control_plane_namespace
+    if not graph.workloads(cluster, ns) and flow.check == "ingress" and \
+            any(t.service for t in flow.targets):
+        return _declared_ingress(inventory, graph, paths, hc, flow, worker_cidrs)
+    if not graph.workloads(cluster, ns):
+        return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input: its workloads, "
+                           f"Services and NetworkPolicies decide the flow (`oc get deployments,"
+                           f"services,routes,networkpolicies -n {ns} -o yaml`)")]
+    if flow.check == "ingress":
+        return _ingress(graph, paths, hc, flow, worker_cidrs)
+    if flow.check == "worker-egress":
+        sources = graph.select_workloads(cluster, ns, VIRT_LAUNCHER)
+        if not sources:
+            return [FlowResult(flow, UNKNOWN, f"no virt-launcher pods (kubevirt.io=virt-launcher) in "
+                               f"HCP namespace {ns} in the input: the KubeVirt workers' egress is "
+                               "theirs")]
+        return _egress(inventory, graph, paths, hc, flow, sources)
+    sources = _hcp_sources(graph, hc, flow)
+    if not sources:
+        apps = ("control-plane" if flow.source == ("*",) else " or ".join(flow.source)
+                if isinstance(flow.source, tuple) else str(flow.source))
+        return [FlowResult(flow, UNKNOWN, f"no {apps} workload in HCP namespace {ns} in the input")]
+    return _egress(inventory, graph, paths, hc, flow, sources)
+
+
+def graph_name(cluster: str, workload: Workload) -> str:
+    return f"{cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+
+
+def _hcp_sources(graph: ReachabilityGraph, hc: HostedCluster, flow: Flow) -> list[Workload]:
+    cluster, ns = hc.obj.cluster, hc.control_plane_namespace
+    if flow.source == ("*",):  # the KubeVirt workers' pods are workers, not control plane
+        workers = set(graph.select_workloads(cluster, ns, VIRT_LAUNCHER))
+        return [w for w in graph.workloads(cluster, ns) if w.namespace == ns and w.name
+                and w not in workers]
+    found: list[Workload] = []
+    for app in flow.source:
+        found += [w for w in graph.select_workloads(cluster, ns, {"app": app}) if w not in found]
+    return found
+
+
+def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow: Flow,
+             worker_cidrs: list[str] | tuple[str, ...]) -> list[FlowResult]:
+    workers = worker_space(hc, worker_cidrs)
+    if workers is None:
+        return [FlowResult(flow, UNKNOWN, "input the user must supply: worker_cidrs (the "
+                           "HostedCluster has no spec.networking.machineNetwork)")]
+    cluster, ns = hc.obj.cluster, hc.control_plane_namespace
+    apps = list(dict.fromkeys(t.app for t in flow.targets if t.app))
+    chosen = next(((app, found) for app in apps
+                   if (found := graph.select_workloads(cluster, ns, {"app": app}))), None)
+    if chosen is None:
+        return [FlowResult(flow, UNKNOWN, f"no {' or '.join(apps)} workload in HCP namespace {ns} "
+                           "in the input")]
+    app, targets = chosen
+    results = []
+    for workload in targets:
+        name = graph_name(cluster, workload)
+        answers, ports, unexposed = [], [], []
+        for endpoint in (t for t in flow.targets if t.app == app):
+            port = endpoint.port_for(hc)
+            if port is None:  # flows.py refuses an app target without a port
+                continue
+            ports.append(str(port))
+            for protocol in flow.protocols:
+                for cidr in workers[0].cidrs():
+                    origin = f"range {cidr}"
+                    reach = graph.can_reach(cidr, name, port, protocol)
+                    if not any(p.via != POD_NETWORK for p in reach.paths):
+                        unexposed.append(port)
+                    paths.add_reach(reach, origin, workload.ref, ways_only=True)
+                    answers.append(paths.answer(origin, workload.ref, protocol, port))
+        if unexposed:  # the Service or Route the publishing strategy makes is not in the input
+            results.append(FlowResult(flow, UNKNOWN, _no_way(hc, flow, workload, unexposed)))
+            continue
+        status = OPEN if all(a.open for a in answers) else BLOCKED
+        results.append(FlowResult(flow, status, workload=workload,
+                                  destination=f"{workload.ref} port {', '.join(ports)}",
+                                  answers=tuple(answers),
+                                  notes=(f"workers are {', '.join(workers[0].cidrs())} "
+                                         f"({workers[1]})",)))
+    return results
+
+
+def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph,
+                      hc: HostedCluster, flow: Flow, worker_cidrs: list[str] | tuple[str, ...]
+                      ) -> list[FlowResult]:
+    """An ingress flow judged from the HostedCluster alone (a GitOps tree without its HCP
+    namespace): the spec.services entry says how the target is offered — a NodePort, a
+    LoadBalancer bounded by allowedCIDRBlocks, a Route through the router (shard) that
+    serves it — and the perimeter file says who reaches its entry port."""
+    workers = worker_space(hc, worker_cidrs)
+    if workers is None:
+        return [FlowResult(flow, UNKNOWN, "input the user must supply: worker_cidrs (the "
+                           "HostedCluster has no spec.networking.machineNetwork)")]
+    service = next(t.service for t in flow.targets if t.service)
+    way = declared_way(inventory, hc, service, hcp_route_router(inventory, hc))
+    ns = hc.control_plane_namespace
+    if isinstance(way, Undeclared):
+        return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; {way.reason}")]
+    target = f"{service} of HostedCluster {hc.namespace}/{hc.name}"
+    place = inventory.locate(hc.obj, hc.publishing[service].field) if service in hc.publishing else None
+    answers, notes = [], []
+    for protocol in flow.protocols:
+        for cidr in workers[0].cidrs():
+            origin = f"range {cidr}"
+            hops, unknown = _declared_hops(graph, way, origin, target, cidr, protocol, place)
+            if unknown:
+                notes.append(unknown)
+                continue
+            for hop in hops:
+                paths.record(origin, protocol, way.entry[0], hop)
+            answers.append(paths.answer(origin, target, protocol, way.entry[0]))
+    if notes and not any(not a.open for a in answers):
+        return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; " + "; ".join(notes))]
+    status = OPEN if all(a.open for a in answers) else BLOCKED
+    return [FlowResult(flow, status, destination=f"{target} (published as {way.kind}, entry "
+                                                 f"{way.entry_text})", answers=tuple(answers),
+                       notes=(*way.evidence, *notes))]
+
+
+def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, origin: str,
+                   target: str, cidr: str, protocol: str, place: Any) -> tuple[list[Hop], str]:
+    """The hops origin → perimeter → the way → the service, or why they cannot be told."""
+    path, line = (place.path, place.line) if place is not None else (None, None)
+    if isinstance(way, Unpublished):
+        return [Hop(origin, target, NO_WAY, False, way.why, path, line)], ""
+    hops, at = [], origin
+    source = IPSpace.from_cidrs([cidr])
+    perimeter = graph.perimeter
+    node = f"{way.kind} {way.service} (entry {way.entry_text})"
+    if perimeter is not None:
+        every, some = perimeter.admitting(protocol, *way.entry)
+        if not every.contains(source) and some.overlaps(source):
+            return [], (f"{cidr} → {way.entry_text}/{protocol}: the entry port is not known "
+                        "(set nodePort.port) and the perimeter admits some of those ports only")
+        verdict = perimeter.decide(source, protocol, way.entry[0])
+        hop_to = f"perimeter {perimeter.name} → {node}"
+        hops.append(Hop(at, hop_to, "perimeter", every.contains(source),
+                        f"{perimeter.name}: {verdict.describe(perimeter)} for {protocol}/"
+                        f"{way.entry_text}", perimeter.path or None,
+                        verdict.rule.line if verdict.rule else None))
+        at = hop_to
+    admits = way.sources.contains(source)
+    summary = " ".join(way.evidence) + ("" if admits else f"; admits only {way.sources}")
+    hops.append(Hop(at, target, "service", admits, summary, path, line))
+    return hops, ""
+
+
+def _no_way(hc: HostedCluster, flow: Flow, workload: Workload, ports: list[int]) -> str:
+    """Why a flow into ``workload`` cannot be judged when nothing exposes its port: the
+    Service or Route its publishing strategy makes is not in the input."""
+    shown = ", ".join(map(str, dict.fromkeys(ports)))
+    services = [t.service for t in flow.targets if t.service]
+    strategy = hc.publishing.get(services[0]) if services else None
+    made = ("a Route to it (and the router that serves it)" if strategy and strategy.type == "Route"
+            else f"a {strategy.type} Service selecting it" if strategy
+            else "the LoadBalancer Service that exposes it")
+    where = f"{strategy.field} is {strategy.type}: " if strategy else ""
+    return (f"{where}no Service or Route in the input exposes port {shown} of {workload.ref}; "
+            f"add {made} (`oc get services,routes -n {workload.namespace} -o yaml`)")
+
+
+def dns_pod_ports(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str]:
+    """The port the cluster's DNS pods listen on, as far as the input says: 5353 behind
+    OpenShift's dns-default Service (policies apply after DNAT), 53 for a vanilla
+    cluster's kube-dns; either when the input shows neither."""
+    if inventory.get("Service", "openshift-dns", "dns-default", cluster) is not None or \
+            inventory.get("Namespace", "", "openshift-dns", cluster) is not None:
+        return (5353,), "OpenShift DNS: dns-default 53 → pods 5353 (policies apply after DNAT)"
+    if inventory.get("Service", "kube-system", "kube-dns", cluster) is not None:
+        return (53,), "kube-system/kube-dns: DNS pods on 53 (no openshift-dns in this cluster)"
+    return (53, 5353), ("which DNS the management cluster runs is not in the input (openshift-dns "
+                        "or kube-system/kube-dns): 53 or 5353 counts")
+
+
+def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster,
+            flow: Flow, sources: list[Workload]) -> list[FlowResult]:
+    cluster = hc.obj.cluster
+    results = []
+    for workload in sources:
+        name = graph_name(cluster, workload)
+        answers, notes = [], []
+        for endpoint in flow.targets:
+            for protocol, port, allows, evidence, note, summary in _out(inventory, graph, hc, flow,
+                                                                       name, endpoint):
+                paths.add_egress(workload.ref, endpoint.named, protocol, port, allows, evidence,
+                                 summary or f"egress of {workload.ref} to {endpoint.named} "
+                                            f"{protocol} {port}", explicit=bool(summary))
+                answers.append(paths.answer(workload.ref, endpoint.named, protocol, port))
+                if note and note not in notes:
+                    notes.append(note)
+        status = OPEN if all(a.open for a in answers) else BLOCKED
+        results.append(FlowResult(flow, status, workload=workload,
+                                  destination=", ".join(t.text(hc) for t in flow.targets),
+                                  answers=tuple(answers), notes=tuple(notes)))
+    return results
+
+
+def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow: Flow, name: str,
+         endpoint: Endpoint) -> list[tuple[str, int, bool, tuple[Evidence, ...], str, str]]:
+    """(protocol, port, allowed?, evidence, note, summary) for each connection the endpoint
+    needs; summary '' lets the evidence speak."""
+    cluster = hc.obj.cluster
+    if endpoint.named == DNS:
+        ports, note = dns_pod_ports(inventory, cluster)
+        isolated, opened = graph.egress_rules_open(name)
+        out = []
+        protocols = flow.dns_protocols if flow.check == "worker-egress" else flow.protocols
+        for protocol in protocols:
+            port = next((p for p in ports if opened.allows(protocol, p)), ports[0])
+            allows = opened.allows(protocol, port)
+            # the blocking policy's place is asked only for a blocked connection (fleets
+            # have thousands of control-plane workloads whose DNS is open)
+            evidence = () if allows else graph.egress_outside(name, port, protocol).evidence
+            shown = " or ".join(map(str, ports))
+            who = _isolated_by(evidence)
+            summary = (f"{who} opens {protocol} {port} to the DNS pods" if allows else
+                       f"{who} opens no {protocol} on {shown} (the DNS pods' port); it opens "
+                       f"{opened if opened else 'nothing'}")
+            out.append((protocol, port, allows, evidence, note if isolated else "",
+                        summary if isolated else ""))
+        return out
+    port = endpoint.port_for(hc)
+    if port is None:
+        return []  # outside and management-kas targets carry a port (flows.yaml)
+    space: IPSpace | None = None
+    note = ""
+    if endpoint.named == MANAGEMENT_KAS:
+        space = management_kas_endpoints(inventory, cluster)
+        if space is None:
+            note = ("the management API server's endpoints (default/kubernetes Endpoints) are not "
+                    "in the input: judged as egress to any outside address")
+    out = []
+    for protocol in flow.protocols:
+        egress = graph.egress_outside(name, port, protocol)
+        allows = egress.allowed.contains(space) if space is not None else bool(egress.allowed)
+        out.append((protocol, port, allows, egress.evidence, note, ""))
+    return out
+
+
+def _isolated_by(evidence: tuple[Evidence, ...]) -> str:
+    """"egress isolated by NetworkPolicy ns/a, ns/b" from the graph's egress evidence."""
+    marker = " is isolated by "
+    for e in evidence:
+        if marker in e.summary:
+            return f"egress isolated by NetworkPolicy {e.summary.split(marker)[-1].split(' and ')[0]}"
+    return "egress"
+
+
+@dataclass
+class FlowIndex:
+    """Every flow result asked so far, by HostedCluster, with the path graph they share."""
+
+    paths: PathGraph = field(default_factory=PathGraph)
+    results: dict[tuple[str, str, str], list[FlowResult]] = field(default_factory=dict)
+    current: frozenset[str] = frozenset()  # the flows of the rule being judged
+
+    def of(self, inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow: Flow,
+           worker_cidrs: list[str] | tuple[str, ...]) -> list[FlowResult]:
+        key = (hc.obj.cluster, hc.obj.ref, flow.id)
+        if key not in self.results:
+            self.results[key] = evaluate_flow(inventory, graph, self.paths, hc, flow, worker_cidrs)
+        return self.results[key]

@@ -1,0 +1,59 @@
+"""The reachability graph a scan shares between its rules, and what it reads.
+
+Built here (the analysis stage), once per scan and only when a rule asks for it;
+the rule context hands it to templates (``Context.reachability()``), so neither
+``scan.py`` nor the exposure report reaches into a template module for it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hcpscan.analysis.reachability.coverage import POLICY_LIKE_KINDS
+from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
+from hcpscan.analysis.reachability.graph import ReachabilityGraph, build_reachability
+from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
+from hcpscan.inventory import Inventory
+from hcpscan.model.hostedcluster import HostedCluster
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.sources.interface import Diagnostic
+
+REACHABILITY = "reachability"  # the name the graph is shared under in the rule context
+# Everything the graph reads: endpoints and their owners, policies of every tier and
+# the ways in (one home for the endpoint kinds: the reachability endpoints module).
+GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
+               "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS)
+ENDPOINT_READS = ("Endpoints", "EndpointSlice")  # where management-kas lives
+
+
+def scan_graph(inventory: Inventory, firewall: Path | str | None,
+               diagnostics: list[Diagnostic]) -> ReachabilityGraph:
+    """The graph of ``inventory`` with the perimeter file ``firewall`` (if any); what
+    the perimeter file or the policies could not give is appended to ``diagnostics``."""
+    perimeter = None
+    if firewall is not None:
+        try:
+            perimeter = load_perimeter(firewall)
+        except PerimeterError as exc:
+            diagnostics.append(Diagnostic(exc.path, exc.line, str(exc)))
+    graph = build_reachability(inventory, perimeter)
+    diagnostics.extend(graph.diagnostics)
+    return graph
+
+
+def worker_space(hc: HostedCluster, worker_cidrs: list[str] | tuple[str, ...]
+                 ) -> tuple[IPSpace, str] | None:
+    """Where worker nodes live: the HostedCluster's machineNetwork, else the configured
+    worker_cidrs; None when neither says."""
+    if hc.machine_networks:
+        return IPSpace.from_cidrs(hc.machine_networks), "spec.networking.machineNetwork"
+    if worker_cidrs:
+        return IPSpace.from_cidrs(worker_cidrs), "worker_cidrs in the config"
+    return None
+
+
+def outside_text(outside: IPSpace, workers: IPSpace) -> str:
+    """Outside addresses beyond the worker subnets, as findings and pictures name them."""
+    if outside == workers.complement():
+        return f"any address outside {', '.join(workers.cidrs())}" if workers else "any address"
+    return str(outside)

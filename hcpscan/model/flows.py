@@ -1,0 +1,228 @@
+"""The flows a hosted control plane needs open, as data (``flows.yaml`` beside this module).
+
+One entry per row of the seed documents' networking tables: who sends (the workers,
+control-plane workloads, ...), to what (a workload's port, or a named destination),
+on which protocols, when (platform, publishing strategy, endpoint access), and how
+hcpscan checks it (or why it cannot from manifests). Users add flows in a YAML file of
+the same shape (``flows:`` list), given to the rules with ``flows_file`` or to
+``hcpscan flows list --flows FILE``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hcpscan.model.hostedcluster import DEFAULT_KAS_PORT, KAS_PORT_BY_PLATFORM, HostedCluster
+from hcpscan.model.publishing import private_access
+
+CATALOG = Path(__file__).with_name("flows.yaml")
+CHECKS = ("ingress", "egress", "worker-egress", "none")
+SOURCES = ("workers", "clients", "kubelet", "pod")  # besides {hcp: all | [apps]}
+NAMED = ("dns", "outside", "management-kas")
+
+
+class FlowError(ValueError):
+    """A flow catalog that cannot be used: where, what, and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where a flow goes: a workload of the HCP namespace by app label and pod port, or a
+    named destination (dns, outside, management-kas); ``service`` is the spec.services
+    entry that publishes the workload."""
+
+    app: str = ""
+    named: str = ""
+    port: int | str | None = None  # an int, "kas" (the cluster's API server port), None: dns
+    service: str = ""
+
+    def port_for(self, hc: HostedCluster) -> int | None:
+        return hc.kas_port if self.port == "kas" else (int(self.port) if self.port else None)
+
+    def text(self, hc: HostedCluster | None = None) -> str:
+        port: int | str | None = self.port_for(hc) if hc is not None else self.port
+        if port == "kas":  # the catalog's view: every platform's API server port
+            port = f"{DEFAULT_KAS_PORT} (" + ", ".join(
+                f"{p} on {name}" for name, p in KAS_PORT_BY_PLATFORM.items()) + ")"
+        what = self.app or self.named
+        return f"{what}:{port}" if port else what
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    id: str
+    title: str
+    source: str | tuple[str, ...]  # workers, clients, kubelet, pod; ("*",) all HCP workloads
+    targets: tuple[Endpoint, ...]
+    protocols: tuple[str, ...]
+    check: str
+    seed: tuple[str, ...]
+    checked_by: str = ""
+    reason: str = ""
+    dns_protocols: tuple[str, ...] = ("TCP", "UDP")
+    platforms: tuple[str, ...] = ()  # empty: every platform
+    published: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    endpoint_access: tuple[str, ...] = ()
+    line: int = 0
+
+    @property
+    def source_text(self) -> str:
+        if isinstance(self.source, str):
+            return self.source
+        return "control-plane workloads" if self.source == ("*",) else ", ".join(self.source)
+
+    def applies(self, hc: HostedCluster) -> str:
+        """'' when the flow applies to ``hc``, else why not."""
+        if self.platforms and hc.platform not in self.platforms:
+            return f"platform {hc.platform} is not one of {', '.join(self.platforms)}"
+        for service, types in self.published.items():
+            strategy = hc.publishing.get(service)
+            if strategy is None:
+                return f"spec.services publishes no {service}"
+            if strategy.type not in types:
+                return f"{service} is published as {strategy.type}, not {' or '.join(types)}"
+        if self.endpoint_access:
+            access = private_access(hc)
+            value = access[1] if access else ""
+            if value not in self.endpoint_access:
+                return f"endpoint access is {value or 'Public'}, not {' or '.join(self.endpoint_access)}"
+        return ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "from": self.source_text,
+                "to": [t.text() for t in self.targets], "protocols": list(self.protocols),
+                "check": self.check, "checked_by": self.checked_by, "reason": self.reason,
+                "platforms": list(self.platforms) or ["any"],
+                "published": {k: list(v) for k, v in self.published.items()},
+                "endpoint_access": list(self.endpoint_access), "seed": list(self.seed)}
+
+
+def load_flows(path: Path | str | None = None) -> tuple[Flow, ...]:
+    """The flows of the built-in catalog, or of ``path`` (a user's file of that shape)."""
+    if path is None:
+        return _builtin()
+    return _parse(Path(path))
+
+
+@lru_cache(maxsize=1)
+def _builtin() -> tuple[Flow, ...]:
+    return _parse(CATALOG)
+
+
+def flow_by_id(flow_id: str, flows: tuple[Flow, ...] | None = None) -> Flow | None:
+    return next((f for f in flows or load_flows() if f.id == flow_id), None)
+
+
+def parse_flow(item: Any, where: str = "flow") -> Flow:
+    """One flow written as a catalog entry (e.g. in a rule's ``define`` param); raises
+    FlowError saying what is wrong."""
+    return _flow(item, where, 0)
+
+
+def ingress_flow_to(app: str, port: int) -> Flow | None:
+    """The built-in ingress flow whose target is ``app`` on pod port ``port`` (the
+    restricting rules ask it the other way round), if any."""
+    for flow in _builtin():
+        if flow.check == "ingress" and any(t.app == app and t.port == port for t in flow.targets):
+            return flow
+    return None
+
+
+def _parse(path: Path) -> tuple[Flow, ...]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FlowError(f"{path}: cannot read the flow catalog ({exc.strerror})") from None
+    try:
+        doc = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise FlowError(f"{where}: not YAML ({getattr(exc, 'problem', exc)}); fix the file") from None
+    if not isinstance(data, dict) or not isinstance(data.get("flows"), list):
+        raise FlowError(f"{path}:1: a flow catalog is a mapping with a `flows:` list")
+    lines = _item_lines(doc)
+    flows, seen = [], set()
+    for i, item in enumerate(data["flows"]):
+        line = lines[i] if i < len(lines) else 0
+        flow = _flow(item, f"{path}:{line}", line)
+        if flow.id in seen:
+            raise FlowError(f"{path}:{line}: flow id {flow.id!r} appears twice")
+        seen.add(flow.id)
+        flows.append(flow)
+    return tuple(flows)
+
+
+def _item_lines(doc: Any) -> list[int]:
+    if not isinstance(doc, yaml.MappingNode):
+        return []
+    for key, value in doc.value:
+        if key.value == "flows" and isinstance(value, yaml.SequenceNode):
+            return [node.start_mark.line + 1 for node in value.value]
+    return []
+
+
+def _flow(item: Any, where: str, line: int) -> Flow:
+    if not isinstance(item, dict):
+        raise FlowError(f"{where}: a flow is a mapping (id, title, from, to, protocols, check, seed)")
+    missing = [k for k in ("id", "title", "from", "to", "check", "seed") if k not in item]
+    if missing:
+        raise FlowError(f"{where}: flow {item.get('id', '?')!r} lacks {', '.join(missing)}")
+    check = item["check"]
+    if check not in CHECKS:
+        raise FlowError(f"{where}: check {check!r} is not one of {', '.join(CHECKS)}")
+    if check == "none" and not item.get("reason"):
+        raise FlowError(f"{where}: flow {item['id']!r} is not checkable: say why in `reason`")
+    when = item.get("when") or {}
+    if not isinstance(when, dict):
+        raise FlowError(f"{where}: `when` is a mapping (platforms, published, endpoint_access)")
+    protocols = tuple(str(p).upper() for p in item.get("protocols") or ["TCP"])
+    if any(p not in ("TCP", "UDP", "SCTP") for p in protocols):
+        raise FlowError(f"{where}: protocols are TCP, UDP or SCTP")
+    return Flow(
+        id=str(item["id"]), title=str(item["title"]), source=_source(item["from"], where),
+        targets=tuple(_endpoint(t, where) for t in _list(item["to"], where, "to")),
+        protocols=protocols, check=check, seed=tuple(str(s) for s in _list(item["seed"], where, "seed")),
+        checked_by=str(item.get("checked_by") or ""), reason=str(item.get("reason") or ""),
+        dns_protocols=tuple(str(p).upper() for p in item.get("dns_protocols") or ["TCP", "UDP"]),
+        platforms=tuple(str(p) for p in when.get("platforms") or ()),
+        published={str(k): tuple(str(t) for t in v) for k, v in (when.get("published") or {}).items()},
+        endpoint_access=tuple(str(v) for v in when.get("endpoint_access") or ()),
+        line=line)
+
+
+def _list(value: Any, where: str, name: str) -> list[Any]:
+    if not isinstance(value, list) or not value:
+        raise FlowError(f"{where}: `{name}` is a non-empty list")
+    return value
+
+
+def _source(value: Any, where: str) -> str | tuple[str, ...]:
+    if isinstance(value, str) and value in SOURCES:
+        return value
+    if isinstance(value, dict) and "hcp" in value:
+        apps = value["hcp"]
+        return ("*",) if apps == "all" else tuple(str(a) for a in _list(apps, where, "from.hcp"))
+    raise FlowError(f"{where}: `from` is one of {', '.join(SOURCES)} or {{hcp: all | [apps]}}")
+
+
+def _endpoint(value: Any, where: str) -> Endpoint:
+    if not isinstance(value, dict) or not ({"app", "named"} & set(value)):
+        raise FlowError(f"{where}: a `to` item names an app (with a port) or a named "
+                        f"destination ({', '.join(NAMED)})")
+    named = str(value.get("named") or "")
+    if named and named not in NAMED:
+        raise FlowError(f"{where}: named destination {named!r} is not one of {', '.join(NAMED)}")
+    port = value.get("port")
+    if value.get("app") and port is None:
+        raise FlowError(f"{where}: `to` app {value['app']!r} needs a port")
+    if port is not None and port != "kas" and not (isinstance(port, int) and 0 < port < 65536):
+        raise FlowError(f"{where}: port {port!r} is neither 1-65535 nor kas")
+    return Endpoint(app=str(value.get("app") or ""), named=named, port=port,
+                    service=str(value.get("service") or ""))

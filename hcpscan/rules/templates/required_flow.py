@@ -1,0 +1,162 @@
+"""Template ``required-flow``: each flow of the catalog that applies to a HostedCluster is open.
+
+The flows are data (``hcpscan/model/flows.yaml``, ``hcpscan flows list``); the verdict
+is the path graph's (``hcpscan.analysis.reachability.required``): a flow passes when
+every connection it needs has an open path, and fails naming the first hop that
+blocks it — the layer, the object with file:line — the connections missing and those
+allowed. A flow whose deciding input is absent is not evaluable, naming that input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from hcpscan.analysis.reachability.required import (
+    BLOCKED,
+    NOT_APPLICABLE,
+    OPEN,
+    UNKNOWN,
+    FlowResult,
+)
+from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS
+from hcpscan.inventory import K8sObject
+from hcpscan.model.flows import FlowError, flow_by_id, load_flows, parse_flow
+from hcpscan.model.hostedcluster import HOSTED_CLUSTER, hosted_cluster
+from hcpscan.model.publishing import INGRESS_CONTROLLER
+from hcpscan.rules.context import REQUIRED_FLOWS, Context
+from hcpscan.rules.templates import register
+from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Violation
+from hcpscan.rules.templates.hcp_network import GRAPH_READS, GraphTemplate
+
+_SHOWN_HOPS = 6  # hops of a path quoted in one finding's evidence
+
+
+@register
+class RequiredFlow(GraphTemplate):
+    name = "required-flow"
+    description = ("every flow of the required-flow catalog (hcpscan flows list) that applies to a "
+                   "HostedCluster (platform, publishing strategy, endpoint access) has an open path "
+                   "on the path graph — from the workers' machine network through the perimeter, "
+                   "Service or Route and NetworkPolicy, or out of control-plane workloads to DNS, "
+                   "outside and the management API server; a failure names the first blocking hop, "
+                   "its object and file:line, and the connections missing")
+    params_schema = {
+        "type": "object", "additionalProperties": False, "required": ["flows"],
+        "properties": {
+            "flows": {"type": "array", "minItems": 1, "uniqueItems": True,
+                      "items": {"type": "string"},
+                      "description": "ids of catalog flows (hcpscan flows list) or of flows "
+                                     "the rule defines"},
+            "define": {"type": "array", "items": {"type": "object"},
+                       "description": "flows of the rule's own, written as catalog entries "
+                                      "(docs/required-flows.md): id, title, from, to, "
+                                      "protocols, when, check, seed"},
+        },
+    }
+    subject_kinds = (HOSTED_CLUSTER,)
+    message_fields = {"flow": "the flow id", "title": "the flow's title",
+                      "source": "who sends (the workers' ranges, a workload)",
+                      "destination": "the workload and port, or the named destination",
+                      "missing": "the connections with no open path (TCP 53, TCP 8091 from 10.0.0.0/24)",
+                      "allowed": "the flow's connections that are open",
+                      "blocked": "the first blocking hop: layer, what it says, file:line"}
+
+    def caveat(self, ctx: Context) -> str:
+        notes = [super().caveat(ctx)]
+        index = ctx.built(REQUIRED_FLOWS)
+        asked_in = index is not None and any(
+            r.flow.check == "ingress" and r.status in (OPEN, BLOCKED) and r.flow.id in index.current
+            for results in index.results.values() for r in results)
+        if asked_in and ctx.config.firewall is None:
+            notes.append("no perimeter was given: the firewall or security group in front of the "
+                         "nodes is taken as open for the workers' flows (describe it with "
+                         "--firewall or inputs.firewall)")
+        return "; ".join(n for n in notes if n)
+
+    def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
+        return (*GRAPH_READS, *ENDPOINT_READS, INGRESS_CONTROLLER)
+
+    def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+        found = super().problems(params)
+        if found or not isinstance(params, dict):
+            return found
+        builtin = {f.id for f in load_flows()}
+        defined: set[str] = set()
+        for i, item in enumerate(params.get("define", [])):
+            try:
+                flow = parse_flow(item, f"define[{i}]")
+            except FlowError as exc:
+                found.append((("define", i), str(exc)))
+                continue
+            if flow.id in builtin:
+                found.append((("define", i), f"flow id {flow.id!r} is the catalog's: choose another"))
+            defined.add(flow.id)
+        return found + [(("flows", i), f"no flow {flow!r} in the catalog (hcpscan flows list) "
+                                       "or in define")
+                        for i, flow in enumerate(params.get("flows", []))
+                        if flow not in builtin | defined]
+
+    def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        hc = hosted_cluster(subject)
+        graph = ctx.reachability()
+        index = ctx.flow_index()
+        index.current = frozenset(params["flows"])  # the rule being judged, for its caveat
+        results: list[FlowResult] = []
+        defined = {f.id: f for f in (parse_flow(item) for item in params.get("define", []))}
+        for flow_id in params["flows"]:
+            flow = defined.get(flow_id) or flow_by_id(flow_id)
+            if flow is not None:
+                results += index.of(ctx.inventory, graph, hc, flow, ctx.config.worker_cidrs)
+        applicable = [r for r in results if r.status != NOT_APPLICABLE]
+        if not applicable:
+            yield NotApplicable("; ".join(f"{r.flow.id}: {r.reason}" for r in results))
+            return
+        for result in applicable:
+            if result.status == UNKNOWN:
+                yield NotEvaluable(f"{result.flow.id}: {result.reason}")
+            elif result.status == BLOCKED:
+                yield _violation(ctx, subject, result)
+
+
+def _violation(ctx: Context, subject: K8sObject, result: FlowResult) -> Violation:
+    flow, block = result.flow, result.first_block
+    hop = block.blocked_by if block is not None else None
+    blocked = (f"{hop.summary} [{hop.layer}" + (f", {hop.where}]" if hop.where else "]")
+               if hop is not None else "no path")
+    workload = result.workload
+    source = (workload.ref if flow.check == "egress" and workload is not None else
+              "the workers" if flow.check == "ingress" else
+              f"the KubeVirt workers ({workload.ref})" if workload is not None else flow.source_text)
+    evidence = [f"{flow.id}: {flow.title}; seed: {flow.seed[0]}"]
+    for answer in result.blocked:
+        evidence.append(f"{answer.origin} → {answer.target} {answer.connection}: blocked by "
+                        + (str(answer.blocked_by) if answer.blocked_by else "no path"))
+    if block is not None:
+        evidence += [f"  hop {i + 1}: {h}" for i, h in enumerate(block.hops[:_SHOWN_HOPS])]
+    if result.allowed:
+        evidence.append(f"open: {', '.join(result.allowed)}")
+    evidence += list(result.notes)
+    field, on = _field(ctx, subject, result)
+    return Violation(field=field, subject=on,
+                     values={"flow": flow.id, "title": flow.title, "source": source,
+                             "destination": result.destination, "missing": ", ".join(result.missing),
+                             "allowed": ", ".join(result.allowed) or "nothing",
+                             "blocked": blocked},
+                     evidence=evidence, facts=result.facts())
+
+
+def _field(ctx: Context, subject: K8sObject, result: FlowResult) -> tuple[str, K8sObject | None]:
+    """Ingress flows point at the HostedCluster's spec.services entry that publishes the
+    target (else its machineNetwork); egress flows at the sending workload."""
+    workload = result.workload
+    if result.flow.check != "ingress" and workload is not None:
+        obj = ctx.inventory.get(workload.kind, workload.namespace, workload.name, subject.cluster)
+        if obj is not None:
+            return ("spec" if workload.kind == "Pod" else "spec.template.spec"), obj
+    hc = hosted_cluster(subject)
+    for target in result.flow.targets:
+        strategy = hc.publishing.get(target.service) if target.service else None
+        if strategy is not None:
+            return strategy.field, None
+    return ("spec.networking.machineNetwork" if hc.machine_networks else "spec.networking"), None

@@ -1,0 +1,306 @@
+"""Required flows: the catalog covers the seed tables, the path graph decides each flow
+with the exact engines, and the rules and the path query give the same answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from hcpscan.analysis.reachability.graph import ReachabilityGraph
+from hcpscan.analysis.reachability.paths import PathGraph
+from hcpscan.analysis.reachability.perimeter import load_perimeter
+from hcpscan.analysis.reachability.required import BLOCKED, OPEN, UNKNOWN, evaluate_flow
+from hcpscan.cli.connectivity_paths import path_answers
+from hcpscan.findings.model import Status
+from hcpscan.inventory import Inventory
+from hcpscan.model.flows import FlowError, flow_by_id, load_flows
+from hcpscan.model.hostedcluster import hosted_clusters
+from hcpscan.rules.config import ScanConfig
+from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
+from tests.rules.harness import scan
+
+HCP007 = FIXTURES / "rules" / "HCP007"
+HCP008 = FIXTURES / "rules" / "HCP008"
+EXTRA = FIXTURES / "required-flows"
+
+
+def _inventory(*paths: Path) -> Inventory:
+    result = load_paths([str(p) for p in paths])
+    return Inventory(result.objects, result.diagnostics, result.skipped)
+
+
+# -- the catalog ------------------------------------------------------------------------
+
+
+def test_every_port_of_the_seed_tables_has_a_flow():
+    """Seed 001 Tables 14.1-14.5 and seed 002: each (port, protocol) a flow must carry."""
+    flows = load_flows()
+    ports: set[tuple[object, str]] = set()
+    for flow in flows:
+        for target in flow.targets:
+            protocols = flow.dns_protocols if target.named == "dns" else flow.protocols
+            for protocol in protocols:
+                ports.add((target.port if target.named != "dns" else 53, protocol))
+    for needed in [("kas", "TCP"), (9090, "TCP"), (8443, "TCP"), (8091, "TCP"), (8080, "TCP"),
+                   (443, "TCP"), (6443, "TCP"), (9440, "TCP"), (8081, "TCP"), (53, "TCP"), (53, "UDP")]:
+        assert needed in ports, needed
+    for flow in flows:
+        assert flow.seed, flow.id
+        assert flow.check != "none" or flow.reason, flow.id
+
+
+def test_every_checkable_flow_is_checked_by_a_built_in_rule():
+    from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
+
+    rules = {r.id: r for r in load_rule_dirs([builtin_rules_dir()])}
+    for flow in load_flows():
+        if flow.check == "none":
+            continue
+        rule = rules[flow.checked_by]
+        if rule.template == "required-flow":
+            assert flow.id in rule.params["flows"], (flow.id, rule.id)
+
+
+def test_a_users_catalog_with_a_mistake_names_file_and_line(tmp_path: Path):
+    path = tmp_path / "flows.yaml"
+    path.write_text("flows:\n- id: a\n  title: t\n  from: workers\n  to: [{app: x}]\n"
+                    "  check: ingress\n  seed: [mine]\n")
+    with pytest.raises(FlowError, match=r"flows.yaml:2: `to` app 'x' needs a port"):
+        load_flows(path)
+    path.write_text("flows: [\n")
+    with pytest.raises(FlowError, match=r"flows.yaml:\d+: not YAML"):
+        load_flows(path)
+
+
+def test_a_users_flow_is_judged_like_a_built_in_one(tmp_path: Path):
+    path = tmp_path / "flows.yaml"
+    path.write_text("flows:\n- id: workers-to-kas-metrics\n  title: t\n  from: workers\n"
+                    "  to: [{app: kube-apiserver, port: 8091}]\n  check: ingress\n  seed: [mine]\n")
+    (flow,) = load_flows(path)
+    inventory = _inventory(HCP007 / "fail" / "konnectivity-lb.yaml")
+    (hc,) = hosted_clusters(inventory)
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(), hc, flow, [])
+    assert result.status == BLOCKED
+    assert result.missing == ["TCP 8091 from 10.10.0.0/24"]
+
+
+# -- verdicts and the path query agree ---------------------------------------------------
+
+
+@pytest.mark.parametrize("folder", [HCP007 / "fail", HCP007 / "pass"], ids=["fail", "pass"])
+def test_a_flows_verdict_and_the_path_query_agree(folder: Path):
+    inventory = _inventory(folder)
+    rule_graph = ReachabilityGraph(inventory)
+    flows = [f for f in load_flows() if f.check == "ingress"]
+    asked = 0
+    for hc in hosted_clusters(inventory):
+        for flow in flows:
+            for result in evaluate_flow(inventory, rule_graph, PathGraph(), hc, flow, []):
+                if result.status not in (OPEN, BLOCKED):
+                    continue
+                for answer in result.answers:  # asked again, from scratch, as the CLI does
+                    query = path_answers(inventory, ReachabilityGraph(inventory), PathGraph(),
+                                         answer.origin.removeprefix("range "),
+                                         f"{result.workload.namespace}/{result.workload.name}",
+                                         answer.port, answer.protocol)
+                    assert [(q.open, q.blocked_by) for q in query] == \
+                        [(answer.open, answer.blocked_by)]
+                    asked += 1
+    assert asked >= 4
+
+
+def test_the_fail_fixtures_name_the_blocking_object_and_line():
+    report = scan([HCP007 / "fail"], ["HCP007"])
+    by_flow = {f.facts["flow"]: f for f in report.findings}
+    lb = by_flow["workers-to-konnectivity"]
+    hop = lb.facts["blocking_hop"]
+    assert hop["layer"] == "service" and hop["path"].endswith("konnectivity-lb.yaml")
+    assert hop["line"] == 51  # the loadBalancerSourceRanges line
+    assert lb.facts["missing"] == ["TCP 8091 from 10.10.0.0/24"]
+    assert lb.facts["workload"] == "clusters-edge/kube-apiserver[Deployment]"
+    assert "workers cannot reach clusters-edge/kube-apiserver[Deployment] port 8091" in lb.message
+    router = by_flow["workers-to-private-router"]
+    assert router.facts["missing"] == ["TCP 8443 from 10.40.0.0/16", "TCP 8080 from 10.40.0.0/16"]
+    assert "default-deny-ingress" in router.facts["blocking_hop"]["summary"]
+
+
+def test_dns_on_one_protocol_says_which_is_blocked_and_which_open():
+    report = scan([HCP008 / "fail" / "dns-one-protocol.yaml"], ["HCP008"])
+    (finding,) = report.findings
+    assert finding.facts["missing"] == ["TCP 5353 to dns"]
+    assert finding.facts["allowed"] == ["UDP 5353 to dns"]
+    assert finding.facts["blocking_hop"]["line"] == 35  # NetworkPolicy egress-allowlist
+
+
+# -- the perimeter and the issue's reports -------------------------------------------------
+
+
+def test_a_security_group_admitting_workers_to_6443_only_shuts_konnectivity_and_ignition():
+    config = ScanConfig(firewall=EXTRA / "sg-kas-only.yaml")
+    folder = HCP007 / "pass"
+    report = scan([folder], ["HCP007"], config)
+    flows = sorted(f.facts["flow"] for f in report.findings)
+    # the private cluster's workers (10.40.0.0/16) are not in the group at all
+    assert flows == ["workers-to-ignition", "workers-to-konnectivity", "workers-to-oauth",
+                     "workers-to-private-router"]
+    for finding in report.findings:
+        assert finding.facts["blocking_hop"]["layer"] == "perimeter"
+        assert finding.facts["blocking_hop"]["path"].endswith("sg-kas-only.yaml")
+    without = scan([folder], ["HCP007"])
+    assert without.results[0].status is Status.PASS
+
+
+def test_dns_only_to_openshift_dns_is_blocked_on_a_vanilla_management_cluster():
+    """HyperShift issue 1905: kube-dns pods listen on 53, the policy opens 5353 only."""
+    report = scan([EXTRA / "vanilla-dns"], ["HCP008"])
+    by_workload = {f.facts["workload"]: f for f in report.findings}
+    kas = by_workload["clusters-vanilla/kube-apiserver[Deployment]"]
+    assert kas.facts["missing"] == ["TCP 53 to dns", "UDP 53 to dns"]
+    assert "kas-egress" in kas.facts["blocking_hop"]["summary"]
+
+
+def test_a_flow_without_its_input_is_not_evaluable_naming_it(tmp_path: Path):
+    hc = (HCP008 / "fail" / "dns-one-protocol.yaml").read_text().split("---")[0]
+    (tmp_path / "hc.yaml").write_text(hc)
+    report = scan([tmp_path], ["HCP008"])
+    assert report.results[0].status is Status.NOT_EVALUABLE
+    assert "HCP namespace clusters-dns is not in the input" in report.results[0].reason
+    inventory = _inventory(tmp_path)
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(),
+                              hosted_clusters(inventory)[0], flow_by_id("hcp-dns"), [])
+    assert result.status == UNKNOWN
+
+
+def test_from_git_alone_the_declared_way_and_the_perimeter_decide(tmp_path: Path):
+    """A HostedCluster without its HCP namespace: the LoadBalancer HyperShift makes for
+    Konnectivity admits anyone, so the workers get in unless the perimeter shuts them."""
+    hc = (HCP007 / "fail" / "konnectivity-lb.yaml").read_text().split("---")[0]
+    (tmp_path / "hc.yaml").write_text(hc)
+    assert scan([tmp_path], ["HCP007"]).results[0].status is Status.PASS
+    walled = scan([tmp_path], ["HCP007"], ScanConfig(firewall=EXTRA / "sg-kas-only.yaml"))
+    (finding,) = walled.findings
+    assert finding.facts["blocking_hop"]["layer"] == "perimeter"
+    assert finding.facts["missing"] == ["TCP 8091 from 10.10.0.0/24"]
+    assert finding.location.line == 17  # the Konnectivity entry of spec.services
+
+
+# -- the graph and its export --------------------------------------------------------------
+
+
+def test_the_path_graph_exports_through_networkx_writers(tmp_path: Path):
+    inventory = _inventory(HCP007 / "fail")
+    paths = PathGraph()
+    graph = ReachabilityGraph(inventory, load_perimeter(EXTRA / "sg-kas-only.yaml"))
+    for hc in hosted_clusters(inventory):
+        for flow in load_flows():
+            evaluate_flow(inventory, graph, paths, hc, flow, [])
+    assert paths.graph.number_of_edges() > 0
+    paths.write(tmp_path / "g.graphml")
+    back = nx.read_graphml(tmp_path / "g.graphml")
+    assert back.number_of_edges() == paths.graph.number_of_edges()
+    paths.write(tmp_path / "g.json")
+    doc = json.loads((tmp_path / "g.json").read_text())
+    assert nx.node_link_graph(doc, edges="edges").number_of_nodes() == paths.graph.number_of_nodes()
+    paths.write(tmp_path / "g.dot")
+    dot = (tmp_path / "g.dot").read_text()
+    assert dot.startswith("digraph paths {") and "color=red" in dot
+
+
+def test_the_path_graph_is_built_only_when_a_rule_asks(tmp_path: Path):
+    from hcpscan.rules.context import REQUIRED_FLOWS, Context
+
+    ctx = Context(_inventory(HCP007 / "fail"))
+    assert ctx.built(REQUIRED_FLOWS) is None
+    assert ctx.flow_index().paths.graph.number_of_edges() == 0
+
+
+def test_hcp002_asks_the_same_graph_the_other_way_round():
+    """The issue's report: the load balancer admits the admins' network, not the workers.
+    HCP002 (who gets in) says the workers cannot reach konnectivity, as HCP007 does."""
+    report = scan([HCP007 / "fail" / "konnectivity-lb.yaml"], ["HCP002", "HCP007"])
+    by_rule = {f.rule_id: f for f in report.findings}
+    assert "is reachable from 192.168.50.0/24" in by_rule["HCP002"].message
+    assert "workers cannot reach konnectivity (TCP 8091 from 10.10.0.0/24)" in by_rule["HCP002"].message
+    assert by_rule["HCP007"].facts["blocking_hop"]["line"] == 51
+    passing = scan([HCP007 / "pass" / "konnectivity-lb.yaml"], ["HCP002"])
+    assert all("workers cannot reach" not in f.message for f in passing.findings)
+
+
+def test_a_router_shard_that_selects_the_hcp_routes_is_the_router_judged(tmp_path: Path):
+    """The default router's namespaceSelector leaves the HCP namespaces out; the `hcp`
+    shard's routeSelector picks HyperShift's Routes: its allowedSourceRanges decide."""
+    folder = EXTRA / "router-shard"
+    assert scan([folder], ["HCP001", "HCP002"]).results[0].status is Status.PASS
+    opened = (folder / "hostedcluster.yaml").read_text().replace(
+        "      allowedSourceRanges: [10.70.0.0/24]\n", "")
+    (tmp_path / "hc.yaml").write_text(opened)
+    report = scan([tmp_path], ["HCP001"])
+    (finding,) = report.findings
+    assert "router shard hcp serves it" in " ".join(finding.evidence)
+    assert "IngressController openshift-ingress-operator/hcp" in " ".join(finding.evidence)
+
+
+def test_the_routers_allowed_source_ranges_bound_a_route(tmp_path: Path):
+    folder = EXTRA / "router-source-ranges"
+    report = scan([folder], ["HCP007"])
+    (finding,) = report.findings
+    assert "IngressController openshift-ingress-operator/default" in finding.facts["blocking_hop"]["summary"]
+    assert "admits only 192.168.0.0/24" in finding.facts["blocking_hop"]["summary"]
+    for name in ("hcp.yaml", "ingresscontroller.yaml"):
+        (tmp_path / name).write_text((folder / name).read_text().replace(
+            "allowedSourceRanges: [192.168.0.0/24]", "allowedSourceRanges: [192.168.0.0/24, 10.0.0.0/16]"))
+    assert scan([tmp_path], ["HCP007"]).results[0].status is Status.PASS
+
+
+def test_a_user_adds_a_flow_in_a_rule_of_their_own(tmp_path: Path):
+    config = ScanConfig(rule_dirs=[EXTRA / "user-rules"])
+    fixture = (HCP008 / "fail" / "dns-one-protocol.yaml").read_text()
+    (tmp_path / "blocked").mkdir()
+    (tmp_path / "blocked" / "hcp.yaml").write_text(fixture)
+    report = scan([tmp_path / "blocked"], ["ACMEFLOW001"], config)
+    (finding,) = report.findings
+    assert finding.facts["flow"] == "cpo-to-proxy"
+    assert finding.facts["missing"] == ["TCP 3128 to outside"]
+    (tmp_path / "open").mkdir()
+    (tmp_path / "open" / "hcp.yaml").write_text(fixture.replace(
+        "    - {port: 443, protocol: TCP}\n", "    - {port: 443, protocol: TCP}\n    - {port: 3128, protocol: TCP}\n"))
+    assert scan([tmp_path / "open"], ["ACMEFLOW001"], config).results[0].status is Status.PASS
+
+
+def test_a_users_flow_definition_with_a_mistake_is_refused():
+    from hcpscan.rules.templates import TEMPLATES
+
+    template = TEMPLATES["required-flow"]
+    problems = template.problems({"flows": ["mine"], "define": [
+        {"id": "mine", "title": "t", "from": "workers", "to": [{"app": "x"}], "check": "ingress",
+         "seed": ["s"]}]})
+    assert any("needs a port" in text for _, text in problems)
+    problems = template.problems({"flows": ["hcp-dns"], "define": [
+        {"id": "hcp-dns", "title": "t", "from": "workers", "to": [{"named": "dns"}],
+         "check": "egress", "seed": ["s"]}]})
+    assert any("is the catalog's" in text for _, text in problems)
+
+
+@pytest.mark.parametrize("folder", [FIXTURES / "rules" / "HCP003" / "fail",
+                                    FIXTURES / "rules" / "HCP003" / "pass",
+                                    FIXTURES / "rules" / "HCP003" / "git-alone" / "fail",
+                                    FIXTURES / "rules" / "HCP003" / "git-alone" / "pass"],
+                         ids=["fail", "pass", "git-alone-fail", "git-alone-pass"])
+def test_hcp003_and_the_workers_to_kas_flow_never_disagree(folder: Path):
+    """HCP003 (reach, all-allowed) and the catalog's workers-to-kas flow on the path graph
+    answer the same question: blocked exactly where HCP003 fails."""
+    report = scan([folder], ["HCP003"])
+    failing = {f.object.name for f in report.findings}
+    inventory = _inventory(folder)
+    graph, flow = ReachabilityGraph(inventory), flow_by_id("workers-to-kas")
+    judged = 0
+    for hc in hosted_clusters(inventory):
+        for result in evaluate_flow(inventory, graph, PathGraph(), hc, flow, []):
+            if result.status in (OPEN, BLOCKED):
+                assert (result.status == BLOCKED) == (hc.name in failing), hc.name
+                judged += 1
+    assert judged

@@ -1,0 +1,101 @@
+"""`hcpscan flows` and `hcpscan connectivity --path / --flow`: the catalog and one path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hcpscan.model.flows import load_flows
+
+REPO = Path(__file__).resolve().parents[2]
+HCP007 = REPO / "fixtures" / "rules" / "HCP007"
+SG = REPO / "fixtures" / "required-flows" / "sg-kas-only.yaml"
+
+
+def test_flows_list_json_is_versioned_and_holds_the_catalog(run_cli):
+    result = run_cli("flows", "list", "--format", "json")
+    assert result.code == 0, result.err
+    doc = json.loads(result.out)
+    assert doc["version"] == 1
+    assert [f["id"] for f in doc["flows"]] == [f.id for f in load_flows()]
+    dns = next(f for f in doc["flows"] if f["id"] == "hcp-dns")
+    assert dns["protocols"] == ["TCP", "UDP"] and any("Table 14.4" in s for s in dns["seed"])
+
+
+def test_flows_show_names_the_seed_rows(run_cli):
+    result = run_cli("flows", "show", "workers-to-konnectivity")
+    assert result.code == 0, result.err
+    assert "Table 14.5: 8091 TCP Konnectivity server" in result.out
+    assert run_cli("flows", "show", "no-such-flow").code == 2
+
+
+def test_path_query_prints_the_first_blocking_hop(run_cli):
+    result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--path",
+                     "--from", "workers", "--to", "clusters-edge/kube-apiserver", "--port", "8091")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == "range 10.10.0.0/24 → clusters-edge/kube-apiserver[Deployment] TCP 8091: blocked"
+    assert "✗ range 10.10.0.0/24 → LoadBalancer Service clusters-edge/konnectivity-server" in lines[1]
+    assert "konnectivity-lb.yaml:51" in lines[1]
+
+
+def test_path_query_through_the_perimeter_names_its_rule_file(run_cli):
+    result = run_cli("connectivity", "--no-progress", str(HCP007 / "pass"), "--firewall", str(SG),
+                     "--path", "--from", "10.50.0.0/24", "--to", "clusters-bm/ignition-server-proxy",
+                     "--port", "8443", "--format", "json")
+    assert result.code == 0, result.err
+    (answer,) = json.loads(result.out)["answers"]
+    assert answer["open"] is False
+    assert answer["blocked_by"]["layer"] == "perimeter"
+    assert answer["blocked_by"]["path"] == str(SG)
+
+
+def test_flow_query_agrees_with_the_rule(run_cli, tmp_path: Path):
+    out = tmp_path / "paths.graphml"
+    result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow",
+                     "workers-to-konnectivity", "--format", "json", "--paths-out", str(out))
+    assert result.code == 0, result.err
+    doc = json.loads(result.out)
+    statuses = {r["hosted_cluster"]: r["status"] for r in doc["results"]}
+    assert statuses["clusters/edge"] == "blocked"
+    assert out.read_text().startswith("<?xml")
+
+
+def test_path_needs_its_question(run_cli):
+    result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--path",
+                     "--to", "clusters-edge/kube-apiserver", "--port", "8091")
+    assert result.code == 2
+    assert "--path answers one question" in result.err
+
+
+def test_findings_carry_facts_in_json_and_sarif_that_validate(run_cli):
+    import jsonschema
+
+    from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
+
+    folder = str(HCP007 / "fail")
+    result = run_cli("scan", "--no-progress", folder, "--select", "HCP007", "--format", "sarif")
+    log = json.loads(result.out)
+    for name in SCHEMA_FILES:
+        assert schema_errors(log, name) == []
+    facts = [r["properties"]["facts"] for r in log["runs"][0]["results"]]
+    assert {f["flow"] for f in facts} >= {"workers-to-konnectivity", "workers-to-private-router"}
+    report = json.loads(run_cli("scan", "--no-progress", folder, "--select", "HCP007",
+                                "--format", "json").out)
+    schema = json.loads((REPO / "hcpscan" / "reporters" / "hcpscan-report.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    assert all(f["facts"]["blocking_hop"]["path"] for f in report["findings"])
+
+
+def test_a_users_catalog_answers_a_flow_query_and_its_mistakes_are_usage_errors(run_cli, tmp_path):
+    mine = tmp_path / "flows.yaml"
+    mine.write_text("flows:\n- id: mine\n  title: t\n  from: workers\n"
+                    "  to: [{app: kube-apiserver, port: 8091}]\n  check: ingress\n  seed: [mine]\n")
+    result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "mine",
+                     "--flows", str(mine))
+    assert result.code == 0, result.err
+    assert "HostedCluster clusters/edge: mine: blocked" in result.out
+    mine.write_text("flows: [\n")
+    result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "mine",
+                     "--flows", str(mine))
+    assert result.code == 2 and "flows.yaml:2: not YAML" in result.err
