@@ -45,3 +45,11 @@ def test_proxy_says_the_must_gather_prefix_once(monkeypatch):
     prefix = "must-gather.local.4242/quay-io-openshift-must-gather-sha256-5be0c0ffee"
     assert text.count(prefix) == 1
     assert "  NO_PROXY: namespaces/clusters-agent-prod/apps/deployments.yaml:635" in lines
+
+
+def test_noproxy_breaks_a_url_longer_than_the_terminal_after_a_slash(monkeypatch):
+    url = "https://console-openshift-console.apps.a-long-cluster-name.example.com/some/long/path"
+    lines = _run(monkeypatch, 80, "noproxy", "--no-proxy", ".svc", url).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[:2] == ["https://console-openshift-console.apps.a-long-cluster-name.example.com/some/",
+                         "  long/path"]
