@@ -60,7 +60,7 @@ class TableReporter:
                           color_system="standard" if color else None, no_color=not color,
                           highlight=False, markup=False, emoji=False, soft_wrap=False,
                           force_interactive=False, _environ={})
-        for block in _blocks(report, max(40, options.width)):
+        for block in _blocks(report, max(40, options.width), options.verbosity):
             if isinstance(block, _Plain):
                 console.file.write("".join(line + "\n" for line in block))
             else:
@@ -69,7 +69,7 @@ class TableReporter:
         return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
 
 
-def _blocks(report: ScanReport, width: int = 100) -> list[RenderableType]:
+def _blocks(report: ScanReport, width: int = 100, verbosity: int = 0) -> list[RenderableType]:
     summary = summarize(report)
     blocks: list[RenderableType] = []
     failing = [f for f in report.findings if f.status is not Status.SUPPRESSED]
@@ -100,6 +100,8 @@ def _blocks(report: ScanReport, width: int = 100) -> list[RenderableType]:
         blocks.append(_Plain(f"  {shown(where(f.location))}: {shown(f.rule_id)} [{f.severity.value}] "
                              f"{shown(f.object)}: {shown(f.message)}" for f in rest))
         blocks.append(Text(""))
+    if verbosity < 0:  # -q: the findings and input problems only, as the concise view
+        return [*blocks, _diagnostics_table(report)] if report.diagnostics else blocks
     if suppressed:
         blocks.append(_suppressed(ordered(suppressed)))
     if report.diagnostics:

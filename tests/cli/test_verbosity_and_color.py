@@ -90,3 +90,14 @@ def test_concise_names_the_rules_the_missing_cel_runtime_left_out(run_cli, monke
     assert not any("CEL runtime" in line for line in _concise(run_cli, "-q"))
     monkeypatch.undo()
     assert not any("CEL runtime" in line for line in _concise(run_cli))
+
+
+def test_quiet_trims_the_terminal_table_too(run_cli):
+    """-q at a terminal (the table view) keeps the findings and drops the totals, coverage
+    and passed-over lists; before, it changed nothing there."""
+    full = run_cli("scan", EXAMPLE, "--output-format", "full", "--no-progress")
+    quiet = run_cli("scan", EXAMPLE, "--output-format", "full", "--no-progress", "-q")
+    assert full.code == quiet.code == 1
+    assert "HCP001" in quiet.out and "HIGH (" in quiet.out
+    for gone in ("Coverage:", "Passed over", "Summary"):
+        assert gone in full.out and gone not in quiet.out
