@@ -150,21 +150,26 @@ def summarize(connections: Sequence[Connection], workloads: Iterable[str] = ()) 
                 exposed[(c.cluster, c.destination)].append(c)
         elif src_in:
             space(c.cluster, c.source).to_outside.add(c, c.source)
+    population: dict[str, int] = defaultdict(int)  # workloads per cluster
+    for s in spaces.values():
+        population[s.cluster] += len(s.workloads)
     for s in spaces.values():
         s.unrestricted = bool(s.workloads) and all(
-            _open_to_all(s.cluster, w, spaces, inbound, outside_in, outside_out, v6)
+            _open_to_all((s.cluster, w), population[s.cluster], inbound, outside_in, outside_out, v6)
             for w in s.workloads)
     ordered = sorted(spaces.values(), key=lambda s: (s.cluster, s.namespace))
     return ConnectivitySummary(len(connections), ordered,
                                _exposed(exposed), _exposed(routed))
 
 
-def _open_to_all(cluster: str, workload: str, spaces: dict[tuple[str, str], NamespaceSummary],
-                 inbound: dict[tuple[str, str], set[str]], outside_in: dict[tuple[str, str], list[str]],
+def _open_to_all(key: tuple[str, str], population: int, inbound: dict[tuple[str, str], set[str]],
+                 outside_in: dict[tuple[str, str], list[str]],
                  outside_out: dict[tuple[str, str], list[str]], v6: bool) -> bool:
-    key = (cluster, workload)
-    others = {w for (c, _), s in spaces.items() if c == cluster for w in s.workloads} - {workload}
-    return (others <= inbound.get(key, set())
+    """Every other workload of its cluster and every outside address reach the workload
+    ``key`` with all connections, and it reaches every outside address so."""
+    sources = inbound.get(key, set())
+    others = len(sources) - (key[1] in sources)  # the sources are workloads of the cluster
+    return (others >= population - 1
             and _covers_everything(outside_in.get(key, []), v6)
             and _covers_everything(outside_out.get(key, []), v6))
 
