@@ -191,7 +191,7 @@ def _blocks(runtimes: list[str], body: list[list[str]], width: int) -> None:
         groups: dict[str, list[str]] = {}
         for runtime, cell in zip(runtimes, cells, strict=True):
             groups.setdefault(cell, []).append(runtime)
-        lines.append(shown(url))
+        lines += wrapped(shown(url), width, "  ")  # a long URL breaks after a slash
         for cell, names in groups.items():
             lines += wrapped(f"  {shown(cell)}: {', '.join(names)}", width, "      ")
     sys.stdout.write("\n".join(lines) + "\n")

@@ -48,13 +48,19 @@ def say(text: str, stream: IO[str] | None = None) -> None:
 
 
 def diagnostics_table(diagnostics: Iterable[Diagnostic]) -> Table:
-    table = Table(title="could not read", title_justify="left")
+    """The input problems; a folder every path shares (a must-gather's long prefix) is
+    said once in the title, so the "where" column holds short relative paths."""
+    diagnostics = list(diagnostics)
+    root = common_folder([d.path for d in diagnostics])
+    title = "could not read" + (f" (files under {escape(shown(root))}/)" if root else "")
+    table = Table(title=title, title_justify="left")
     table.add_column("severity")
     table.add_column("where", overflow="fold")
     table.add_column("problem", overflow="fold")
     table.add_column("what to do", overflow="fold")
     for d in diagnostics:
-        where = f"{d.path}:{d.line}" if d.line else d.path
+        path = d.path[len(root) + 1:] if root and d.path.startswith(root + "/") else d.path
+        where = f"{path}:{d.line}" if d.line else path
         table.add_row(*cells(d.severity, where, d.message, d.hint))
     return table
 

@@ -48,11 +48,23 @@ class ConciseReporter:
         config = config_text(report)
         if config is not None and (config != "none" or options.verbosity > 0):
             lines.append(f"Config: {visible(config)}")
+        missing = _needs_cel(report)
+        if missing:  # a default Linux install leaves cel out: say so, not only a count
+            lines.append(f"Not evaluated without the CEL runtime: {', '.join(missing)} "
+                         "(pip install 'hcpscan[cel]').")
         if options.verbosity > 0:
             lines += _details(report, summary)
         elif report.passed_over:  # counted, never silent; the reasons on request
             lines.append(f"Passed over, not read: {passed_over_total(report)} (-v: the reasons).")
         return "\n".join(lines) + "\n"
+
+
+def _needs_cel(report: ScanReport) -> list[str]:
+    """The rules not evaluable only because cel-expr-python is not installed."""
+    from hcpscan.rules.templates.cel import CEL_MISSING
+
+    return sorted(r.rule_id for r in report.results
+                  if r.status is Status.NOT_EVALUABLE and CEL_MISSING in r.reason)
 
 
 def _details(report: ScanReport, summary: Summary) -> list[str]:

@@ -59,6 +59,14 @@ def _text(x: float, y: float, text: str, limit: int, css: str = "", anchor: str 
             f"{esc(shorten(text, limit))}</text>")
 
 
+def _label(x: float, y: float, v: Verdict) -> str:
+    """An arrow's label on a light plate: the neighbouring arrows fan out under it and
+    would otherwise run through its letters."""
+    width = 7.2 * len(shorten(v.label, 34)) + 8  # 12px semi-bold, generously
+    return (f'<rect x="{x - width + 4:.0f}" y="{y - 13:.0f}" width="{width:.0f}" height="17" rx="3" '
+            f'fill="#ffffff" fill-opacity="0.9"/>' + _text(x, y, v.label, 34, f"edge {v.css}", "end"))
+
+
 def _box(x: int, y: float, w: int, h: float, colour: str, lines: list[tuple[str, int, str]]) -> str:
     parts = [f'<rect x="{x}" y="{y:.0f}" width="{w}" height="{h:.0f}" rx="6" fill="#ffffff" '
              f'stroke="{colour}" stroke-width="2"/>']
@@ -116,12 +124,13 @@ def exposure_svg(exposure: HostedClusterExposure, number: int) -> str:
     if not ways:
         parts.append(_text(WAY_X, TOP + 26, "No NodePort, LoadBalancer or Route leads into the "
                                             "control plane", 90, "strong"))
+    labels = []  # drawn after every arrow, so their halo masks the arrows crossing them
     for i, way in enumerate(ways):
         v = verdict(way)
         y = _row_y(i)
         kind = "Route" if way.layer == "Route" else "Service"
         parts.append(_arrow(OUTSIDE_X + OUTSIDE_W, TOP + outside_h / 2, WAY_X, y + BOX_H / 2, v, marker))
-        parts.append(_text(WAY_X - 10, y + BOX_H / 2 - 7, v.label, 34, f"edge {v.css}", "end"))
+        labels.append(_label(WAY_X - 10, y + BOX_H / 2 - 7, v))
         parts.append(_box(WAY_X, y, WAY_W, BOX_H, v.colour,
                           [(entry(way), 38, "strong"), (f"{kind} {way.via.name}", 40, "small")]))
     for targets, port, row in _targets(ways):
@@ -133,5 +142,6 @@ def exposure_svg(exposure: HostedClusterExposure, number: int) -> str:
         shown = ", ".join(t.split("/", 1)[-1] for t in targets) or "(no workload)"
         parts.append(_box(TARGET_X, y, TARGET_W, BOX_H, "#374151",
                           [(shown, 40, "strong"), (f"pod port {port}", 40, "small")]))
+    parts += labels
     parts.append("</svg>")
     return "".join(parts)

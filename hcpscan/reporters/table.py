@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from itertools import groupby
 
 from rich import box
@@ -59,7 +60,7 @@ class TableReporter:
                           color_system="standard" if color else None, no_color=not color,
                           highlight=False, markup=False, emoji=False, soft_wrap=False,
                           force_interactive=False, _environ={})
-        for block in _blocks(report):
+        for block in _blocks(report, max(40, options.width), options.verbosity):
             if isinstance(block, _Plain):
                 console.file.write("".join(line + "\n" for line in block))
             else:
@@ -68,7 +69,7 @@ class TableReporter:
         return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
 
 
-def _blocks(report: ScanReport) -> list[RenderableType]:
+def _blocks(report: ScanReport, width: int = 100, verbosity: int = 0) -> list[RenderableType]:
     summary = summarize(report)
     blocks: list[RenderableType] = []
     failing = [f for f in report.findings if f.status is not Status.SUPPRESSED]
@@ -77,7 +78,8 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
     failing = ordered(failing)
     root = _shared_folder([f.location for f in report.findings])
     if root:  # a must-gather's 100-character prefix, said once instead of on every line
-        blocks.append(Text(f"Files below are under {shown(root)}/", style="dim"))
+        blocks.append(Text("\n".join(_at_slashes(f"Files below are under {shown(root)}/", width)),
+                           style="dim"))
         blocks.append(Text(""))
     failing, rest = failing[:DETAILED_FINDINGS], failing[DETAILED_FINDINGS:]
     for severity, by_severity in groupby(failing, key=lambda f: f.severity):
@@ -98,6 +100,8 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
         blocks.append(_Plain(f"  {shown(where(f.location))}: {shown(f.rule_id)} [{f.severity.value}] "
                              f"{shown(f.object)}: {shown(f.message)}" for f in rest))
         blocks.append(Text(""))
+    if verbosity < 0:  # -q: the findings and input problems only, as the concise view
+        return [*blocks, _diagnostics_table(report)] if report.diagnostics else blocks
     if suppressed:
         blocks.append(_suppressed(ordered(suppressed)))
     if report.diagnostics:
@@ -114,6 +118,19 @@ def _blocks(report: ScanReport) -> list[RenderableType]:
 
 def _indented(text: Text, left: int) -> Padding:
     return Padding(text, (0, 0, 0, left), expand=False)
+
+
+def _at_slashes(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width``, a long path broken after its slashes (rich
+    would cut it mid-name)."""
+    lines, line = [], ""
+    for piece in re.findall(r"[^ /]*/|[^ /]+ ?| ", text):
+        if line and len(line) + len(piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = "  " + piece
+        else:
+            line += piece
+    return [*lines, line.rstrip()]
 
 
 SHARED_FOLDER_AT = 40  # a folder prefix at least this long is printed once

@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import ipaddress
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,22 +146,40 @@ def find_config(cwd: Path, scanned: list[Path] | tuple[Path, ...] = ()) -> Path 
 
     In a git checkout that config applies to every scan run from the checkout,
     also of ``.`` or of the folder holding the config (CI and pre-commit run from
-    the repository root): it is the project's, reviewed with its code. Configs
+    the repository root), when it is the project's, reviewed with its code: at the
+    checkout's root or tracked by git. Configs
     deeper in a scanned tree (a received dump, a vendored repository) are never in
     that chain: the walker reports them, unapplied. Outside any checkout only the
     working directory's config counts, and not when the working directory is itself
     scanned: a dump someone sent, unpacked and entered, does not configure its own scan.
     """
     roots = [p.resolve() for p in scanned]
-    in_checkout = repository_root(cwd) is not None
+    checkout = repository_root(cwd)
     for folder in trusted_folders(cwd):
         for name in CONFIG_NAMES:
             candidate = folder / name
             if not candidate.is_file():
                 continue
-            if in_checkout or not any(_within(candidate, root) for root in roots):
+            if not any(_within(candidate, root) for root in roots) or (
+                    checkout is not None and _the_projects(candidate, checkout)):
                 return candidate
     return None
+
+
+def _the_projects(config: Path, checkout: Path) -> bool:
+    """Is a config the scan also reads the checkout's own: at its root, or tracked by git
+    (a monorepo's subproject)? A dump unpacked somewhere in a checkout and entered - or
+    anywhere under a home folder kept in git - is untracked: its config stays input."""
+    if config.parent == checkout:
+        return True
+    try:
+        tracked = subprocess.run(
+            ["git", "-C", str(checkout), "ls-files", "--error-unmatch", "--",
+             str(config.relative_to(checkout))],
+            capture_output=True, timeout=20, check=False)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return False  # no git to ask: only the root's config counts
+    return tracked.returncode == 0
 
 
 def _within(path: Path, root: Path) -> bool:

@@ -70,3 +70,11 @@ def test_other_shells(run_cli, shell):
     else:
         assert "complete -c hcpscan -n __fish_use_subcommand -a scan" in result.out
         assert "-l format -xa" in result.out and "PRX008" in result.out
+
+
+def test_the_last_item_of_a_comma_list(bash_script):
+    """--select/--ignore take comma lists, as ruff's do: the item being typed completes."""
+    offered = complete(bash_script, "hcpscan", "scan", "--select", "HCP001,PRX00")
+    assert offered and all(o.startswith("HCP001,PRX00") for o in offered)
+    assert "HCP001,PRX008" in offered
+    assert complete(bash_script, "hcpscan", "scan", "--ignore", "PRX008,HCP00")[0].startswith("PRX008,HCP00")

@@ -177,3 +177,34 @@ def test_no_config_says_none(run_cli, tmp_path, monkeypatch, fmt):
     result = run_cli("scan", str(dump), "--no-config", "--no-progress", "--format", fmt)
     assert result.code == 1
     assert ("Config: none" if fmt == "table" else "**Config:** none") in result.out
+
+
+def _git(folder: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(["git", "-C", str(folder), "-c", "user.email=t@example.com", "-c", "user.name=t",
+                    *args], check=True, capture_output=True)
+
+
+def test_a_dump_entered_inside_a_checkout_does_not_configure_its_own_scan(run_cli, tmp_path, monkeypatch):
+    """A received dump unpacked in a checkout (or under a home folder kept in git) and
+    entered: its config is untracked, so it is input - reported, not applied - and the
+    checkout's own config applies. A config git tracks (a monorepo's subproject) applies."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(tmp_path, "init", "-q")
+    (tmp_path / ".hcpscan.yaml").write_text("fail_on: high\n")
+    dump = _dump(tmp_path / "cases" / "customer-dump")
+    (dump / ".hcpscan.yaml").write_text(SWITCH_OFF)
+    monkeypatch.chdir(dump)
+    code, report = _scan(run_cli, ".")
+    assert code == 1 and "PRX008" in _failing(report)
+    assert report["scan"]["config"]["path"] == str((tmp_path / ".hcpscan.yaml").resolve())
+    assert any(d["path"].endswith(".hcpscan.yaml") and "not applied" in d["message"]
+               for d in report["diagnostics"])
+    _git(tmp_path, "add", "cases/customer-dump/.hcpscan.yaml")
+    code, report = _scan(run_cli, ".")
+    assert code == 0 and "PRX008" not in _failing(report)
+    assert report["scan"]["config"]["path"].endswith("customer-dump/.hcpscan.yaml")

@@ -97,3 +97,24 @@ def test_long_names_are_cut_in_the_middle_never_past_the_width():
     rows = [_c("0.0.0.0-255.255.255.255[External]", name, ConnectionSet.port("TCP", 8443))]
     for width in (40, 80):
         assert all(len(line) <= width for line in summary_text(summarize(rows), width))
+
+
+def test_only_a_namespace_open_to_every_address_and_workload_folds_as_open():
+    """A policy admitting one ipBlock (10.0.0.0/8, every port) or only some peers is a
+    restriction: its namespace must not be listed as "open to everything"."""
+    everything = ConnectionSet.all()
+    rows = [_c(f"{r}[External]", "other/cli[Pod]", everything)
+            for r in ("0.0.0.0-9.255.255.255", "10.0.0.0-10.255.255.255", "11.0.0.0-255.255.255.255")]
+    rows += [_c("10.0.0.0-10.255.255.255[External]", "shop/web[Pod]", everything),
+             _c("other/cli[Pod]", "0.0.0.0-255.255.255.255[External]", everything),
+             _c("shop/web[Pod]", "0.0.0.0-255.255.255.255[External]", everything),
+             _c("shop/web[Pod]", "other/cli[Pod]", everything)]
+    spaces = {ns.namespace: ns for ns in summarize(rows).namespaces}
+    assert spaces["other"].unrestricted and not spaces["shop"].unrestricted
+    text = "\n".join(summary_text(summarize(rows), 80))
+    assert text.split("Open to everything")[1].split("\n\n")[0].splitlines()[-1] == "  other"
+    # every address, but not from the other namespace's workload: restricted too
+    rows[3] = _c("0.0.0.0-255.255.255.255[External]", "shop/web[Pod]", everything)
+    assert not {ns.namespace: ns for ns in summarize(rows).namespaces}["shop"].unrestricted
+    rows.append(_c("other/cli[Pod]", "shop/web[Pod]", everything))
+    assert {ns.namespace: ns for ns in summarize(rows).namespaces}["shop"].unrestricted

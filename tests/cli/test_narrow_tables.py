@@ -45,3 +45,29 @@ def test_proxy_says_the_must_gather_prefix_once(monkeypatch):
     prefix = "must-gather.local.4242/quay-io-openshift-must-gather-sha256-5be0c0ffee"
     assert text.count(prefix) == 1
     assert "  NO_PROXY: namespaces/clusters-agent-prod/apps/deployments.yaml:635" in lines
+
+
+def test_noproxy_breaks_a_url_longer_than_the_terminal_after_a_slash(monkeypatch):
+    url = "https://console-openshift-console.apps.a-long-cluster-name.example.com/some/long/path"
+    lines = _run(monkeypatch, 80, "noproxy", "--no-proxy", ".svc", url).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[:2] == ["https://console-openshift-console.apps.a-long-cluster-name.example.com/some/",
+                         "  long/path"]
+
+
+def test_input_problems_say_the_shared_folder_once():
+    """connectivity/proxy/inventory print input problems in a table: a must-gather's
+    100-character prefix folded into every 'where' cell, eight lines each."""
+    from rich.console import Console
+
+    from hcpscan.cli.output import diagnostics_table
+    from hcpscan.sources.interface import Diagnostic
+
+    root = "dump.tar.gz!must-gather/quay-io-openshift-release-dev-sha256-eede85cbd333/namespaces/mon/core"
+    rows = [Diagnostic(f"{root}/pods.yaml", line, "pods of one owner carry different labels", "info")
+            for line in (4, 4548)]
+    console = Console(width=250, record=True, file=io.StringIO())
+    console.print(diagnostics_table(rows))
+    text = "".join(console.export_text().split())  # the title may wrap inside the path
+    assert text.count(root) == 1 and "pods.yaml:4548" in text
+    assert f"{root}/pods.yaml" not in text

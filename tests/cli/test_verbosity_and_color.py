@@ -76,3 +76,28 @@ def test_piped_rules_show_has_no_trailing_blanks(run_cli):
     result = run_cli("rules", "show", "PRX008")
     assert result.code == 0 and "What it does" in result.out
     assert [line for line in result.out.splitlines() if line != line.rstrip()] == []
+
+
+def test_concise_names_the_rules_the_missing_cel_runtime_left_out(run_cli, monkeypatch):
+    """A plain `pip install hcpscan` on Linux has no CEL runtime: the concise end says which
+    rules that left out and how to add it, not only a not-evaluable count."""
+    import hcpscan.rules.templates.cel as cel_template
+
+    monkeypatch.setattr(cel_template, "cel", None)
+    lines = _concise(run_cli)
+    (note,) = [line for line in lines if "CEL runtime" in line]
+    assert "OCM005" in note and "pip install 'hcpscan[cel]'" in note
+    assert not any("CEL runtime" in line for line in _concise(run_cli, "-q"))
+    monkeypatch.undo()
+    assert not any("CEL runtime" in line for line in _concise(run_cli))
+
+
+def test_quiet_trims_the_terminal_table_too(run_cli):
+    """-q at a terminal (the table view) keeps the findings and drops the totals, coverage
+    and passed-over lists; before, it changed nothing there."""
+    full = run_cli("scan", EXAMPLE, "--output-format", "full", "--no-progress")
+    quiet = run_cli("scan", EXAMPLE, "--output-format", "full", "--no-progress", "-q")
+    assert full.code == quiet.code == 1
+    assert "HCP001" in quiet.out and "HIGH (" in quiet.out
+    for gone in ("Coverage:", "Passed over", "Summary"):
+        assert gone in full.out and gone not in quiet.out

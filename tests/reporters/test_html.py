@@ -90,3 +90,14 @@ def test_no_way_in_found_is_not_shown_as_all_clear(options):
     page = render("html", report, options)
     line = re.search(r'<p class="exposure-line (\w+)"[^>]*>([^<]*)</p>', page)
     assert line.group(1) == "unknown" and "no way into 1 hosted control plane" in line.group(2)
+
+
+def test_exposure_labels_sit_on_plates_above_every_arrow(small, options):
+    """The arrows fan out from one point: drawn after a label, the next arrow ran through
+    its letters (issue 29). Labels come after every arrow, each on a light plate."""
+    page = render("html", small, options)
+    svg = re.search(r'<svg[^>]*class="exposure".*?</svg>', page, re.S).group(0)
+    last_arrow = max(m.start() for m in re.finditer(r"<path d=", svg))
+    labels = list(re.finditer(r'(<rect [^>]*/>)<text [^>]*class="edge ', svg))
+    assert len(labels) == 3 and all(m.start() > last_arrow for m in labels)
+    assert all('fill="#ffffff"' in m.group(1) for m in labels)

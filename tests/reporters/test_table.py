@@ -103,3 +103,24 @@ def test_a_long_shared_folder_is_said_once():
     assert text.count(root) == 1 and f"Files below are under {root}/namespaces/" in text
     assert "at hcp-ns/networkpolicies.yaml:12" in text
     assert "(other/networkpolicies.yaml:30)" in text
+
+
+def test_the_shared_folder_breaks_after_a_slash_at_80_columns():
+    """The header names a ~100-character must-gather folder: at 80 columns it breaks
+    between folders, never inside one (rich alone cut '...sha256-5be|0c0ffee')."""
+    from hcpscan.findings.model import Location
+    from hcpscan.reporters import REPORTERS, ReportOptions
+    from tests.reporters.reports import ignition_finding, report_with
+
+    root = "fixtures/example/must-gather.local.4242/quay-io-openshift-must-gather-sha256-5be0c0ffee"
+    findings = []
+    for name, line, ns in (("nodeport-ignition", 12, "hcp-ns"), ("nodeport-ignition-proxy", 30, "other")):
+        finding = ignition_finding(name, line)
+        finding.location = Location(f"{root}/namespaces/{ns}/networkpolicies.yaml", line, 7)
+        findings.append(finding)
+    text = REPORTERS["table"].render(report_with(findings), ReportOptions(width=80))
+    head = text.split("\n\n", 1)[0].splitlines()
+    assert all(len(line) <= 80 for line in head)
+    assert [line.strip() for line in head] == [
+        "Files below are under fixtures/example/must-gather.local.4242/",
+        "quay-io-openshift-must-gather-sha256-5be0c0ffee/namespaces/"]

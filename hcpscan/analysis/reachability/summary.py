@@ -11,6 +11,7 @@ same ones.
 
 from __future__ import annotations
 
+import ipaddress
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -53,16 +54,11 @@ class NamespaceSummary:
     from_namespaces: dict[str, Flow] = field(default_factory=lambda: defaultdict(Flow))
     to_namespaces: dict[str, Flow] = field(default_factory=lambda: defaultdict(Flow))
 
-    @property
-    def unrestricted(self) -> bool:
-        """No policy restricts it: every pair open within, everything from and to outside
-        addresses open for every workload (a namespace no NetworkPolicy selects)."""
-        everyone = self.workloads
-        within = len(everyone) < 2 or (self.open_within and self.within.alike
-                                       and self.within.connections.is_all)
-        return bool(everyone) and within and all(
-            flow.workloads == everyone and flow.alike and flow.connections.is_all
-            for flow in (self.from_outside, self.to_outside))
+    # Open to everything (set by summarize): every workload is reached from every outside
+    # address and every other workload, and reaches every outside address, with all
+    # connections. Judged from the effect, so a policy that admits only some addresses
+    # (an ipBlock) or only some namespaces keeps its namespace out of the fold.
+    unrestricted: bool = False
 
     @property
     def open_within(self) -> bool:
@@ -121,8 +117,22 @@ def summarize(connections: Sequence[Connection], workloads: Iterable[str] = ()) 
                 space(home, ref)
     exposed: dict[tuple[str, str], list[Connection]] = defaultdict(list)
     routed: dict[tuple[str, str], list[Connection]] = defaultdict(list)
+    # with all connections: which workloads reach a workload, which outside ranges reach
+    # it and which it reaches (for the "open to everything" fold)
+    inbound: dict[tuple[str, str], set[str]] = defaultdict(set)
+    outside_in: dict[tuple[str, str], list[str]] = defaultdict(list)
+    outside_out: dict[tuple[str, str], list[str]] = defaultdict(list)
+    v6 = False
     for c in connections:
         src_in, dst_in = is_workload(c.source), is_workload(c.destination)
+        v6 = v6 or ":" in c.source or ":" in c.destination
+        if c.connections.is_all:
+            if src_in and dst_in:
+                inbound[(c.cluster, c.destination)].add(c.source)
+            elif dst_in and c.source.endswith(EXTERNAL):
+                outside_in[(c.cluster, c.destination)].append(c.source.removesuffix(EXTERNAL))
+            elif src_in and c.destination.endswith(EXTERNAL):
+                outside_out[(c.cluster, c.source)].append(c.destination.removesuffix(EXTERNAL))
         if src_in and dst_in:
             source, target = space(c.cluster, c.source), space(c.cluster, c.destination)
             if source is target:
@@ -140,9 +150,50 @@ def summarize(connections: Sequence[Connection], workloads: Iterable[str] = ()) 
                 exposed[(c.cluster, c.destination)].append(c)
         elif src_in:
             space(c.cluster, c.source).to_outside.add(c, c.source)
+    population: dict[str, int] = defaultdict(int)  # workloads per cluster
+    for s in spaces.values():
+        population[s.cluster] += len(s.workloads)
+    for s in spaces.values():
+        s.unrestricted = bool(s.workloads) and all(
+            _open_to_all((s.cluster, w), population[s.cluster], inbound, outside_in, outside_out, v6)
+            for w in s.workloads)
     ordered = sorted(spaces.values(), key=lambda s: (s.cluster, s.namespace))
     return ConnectivitySummary(len(connections), ordered,
                                _exposed(exposed), _exposed(routed))
+
+
+def _open_to_all(key: tuple[str, str], population: int, inbound: dict[tuple[str, str], set[str]],
+                 outside_in: dict[tuple[str, str], list[str]],
+                 outside_out: dict[tuple[str, str], list[str]], v6: bool) -> bool:
+    """Every other workload of its cluster and every outside address reach the workload
+    ``key`` with all connections, and it reaches every outside address so."""
+    sources = inbound.get(key, set())
+    others = len(sources) - (key[1] in sources)  # the sources are workloads of the cluster
+    return (others >= population - 1
+            and _covers_everything(outside_in.get(key, []), v6)
+            and _covers_everything(outside_out.get(key, []), v6))
+
+
+def _covers_everything(ranges: list[str], v6: bool) -> bool:
+    """Do the ``first-last`` ranges make up every IPv4 address (and every IPv6 one when
+    the list has any)?"""
+    spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for text in ranges:
+        first, _, last = text.partition("-")
+        try:
+            lo, hi = ipaddress.ip_address(first), ipaddress.ip_address(last)
+        except ValueError:
+            return False
+        spans[lo.version].append((int(lo), int(hi)))
+    for version, top in ((4, 2**32 - 1), *(((6, 2**128 - 1),) if v6 else ())):
+        reach = -1
+        for lo, hi in sorted(spans[version]):
+            if lo > reach + 1:
+                return False
+            reach = max(reach, hi)
+        if reach < top:
+            return False
+    return True
 
 
 def _exposed(found: dict[tuple[str, str], list[Connection]]) -> list[Exposed]:
