@@ -27,6 +27,7 @@ RANKS = {
     "findings": 5,  # what rules hand to reporters
     "rules": 6,  # the engine, the templates that judge, rule files
     "reporters": 7,  # findings -> text
+    "fixes": 7,  # a finding's remedy -> exact text edits of the user's files
     "scan": 8,  # one scan, stage by stage
     "publish": 8,  # the one write hcpscan makes
     "fleet": 8,  # the fleet's feedback contract and the hub's matrix (issue 28)

@@ -52,6 +52,7 @@ from hcpscan.analysis.proxy.settings import (
     setting_text,
     source_of,
 )
+from hcpscan.analysis.proxy.units import unit_consumer
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
@@ -210,20 +211,6 @@ def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
                 consumer.notes.append(f"ignition stub in {field}.{key}")
                 out.append(consumer)
     return out
-
-
-def unit_consumer(inventory: Inventory, obj: K8sObject, name: str, kind: str,
-                   environment: dict[str, tuple[str, Source]], runtime: str,
-                   unit_path: str = "") -> ConsumerProxy | None:
-    from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
-
-    variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
-                 if PROXY_VARIABLE.match(k)}
-    if not variables:
-        return None
-    http, https, no = effective_settings(variables, runtime)
-    return ConsumerProxy(kind, name, obj, http_proxy=http, https_proxy=https, no_proxy=no,
-                         variables=variables, runtime=runtime, program=unit_program(unit_path))
 
 
 def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerProxy]:

@@ -33,6 +33,7 @@ from hcpscan.analysis.proxy.settings import (
     read_block,
     source_of,
 )
+from hcpscan.analysis.proxy.units import unit_consumer
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, K8sObject
 from hcpscan.inventory.store import Inventory
@@ -70,8 +71,6 @@ def install_config_proxies(inventory: Inventory) -> list[ConsumerProxy]:
 # -- MachineConfig --------------------------------------------------------------------------
 
 def machine_config_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerProxy]:
-    from hcpscan.analysis.proxy.effective import unit_consumer
-
     out = []
     for obj in inventory.of_kind("MachineConfig"):
         if obj.group != MCO_GROUP:

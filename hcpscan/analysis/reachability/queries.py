@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.exposure import ExposurePath
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet
-
-if TYPE_CHECKING:  # pragma: no cover
-    from hcpscan.analysis.reachability.graph import ReachabilityGraph
 
 PERIMETER, SERVICE, NETWORK_POLICY = "perimeter", "service", "network-policy"
 ADMIN_NETWORK_POLICY = "admin-network-policy"
@@ -229,20 +226,3 @@ class Egress:
         return {"source": self.source.to_json(), "protocol": self.protocol, "port": self.port,
                 "isolated": self.isolated, "allowed": self.allowed.cidrs(),
                 "evidence": [e.to_json() for e in self.evidence]}
-
-
-# -- the functional API ---------------------------------------------------------------
-
-
-def who_can_reach(graph: ReachabilityGraph, target: str, port: int,
-                  protocol: str = "TCP") -> list[Reach]:
-    return graph.who_can_reach(target, port, protocol)
-
-
-def can_reach(graph: ReachabilityGraph, source: str, target: str, port: int,
-              protocol: str = "TCP") -> Reach:
-    return graph.can_reach(source, target, port, protocol)
-
-
-def exposed_ports(graph: ReachabilityGraph, target: str) -> list[ExposedPort]:
-    return graph.exposed_ports(target)
