@@ -40,7 +40,8 @@ from hcpscan.analysis.reachability.summary import summarize
 from hcpscan.cli import connectivity_paths, exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
-from hcpscan.findings.redact import shown
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.core.redact import shown
 from hcpscan.inventory import Inventory
 from hcpscan.model.ports import PROTOCOLS
 from hcpscan.reporters.connectivity import (
@@ -58,7 +59,6 @@ from hcpscan.reporters.connectivity import (
     too_large_to_draw,
     write_svg,
 )
-from hcpscan.sources.interface import Diagnostic
 
 DESCRIPTION = """\
 At a terminal, without options: a summary that fits a screen - the namespaces no

@@ -16,7 +16,7 @@ from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.gathered import not_collected
 from hcpscan.sources.interface import InputLimits
 from hcpscan.sources.loader import LoadResult, PathNotFound, ResourceNeeds, load_paths
-from hcpscan.sources.walk import CONFIG_NAMES, DEFAULT_LIMITS, size_text
+from hcpscan.sources.walk import CONFIG_NAMES, DEFAULT_LIMITS, ArchiveMembers, size_text
 
 PATHS_HELP = (
     "files, directories, must-gather / `oc adm inspect` / `hypershift dump` trees, "
@@ -112,7 +112,8 @@ def _build_inventory(args: argparse.Namespace, needs: ResourceNeeds | None, appl
         # hidden files are never read, so their only diagnostic is the walker's notice
         diagnostics = [d for d in diagnostics if os.path.basename(d.path) not in CONFIG_NAMES
                        or os.path.realpath(d.path) != applied]
-    return Inventory(objects, diagnostics, result.skipped, unavailable=unavailable), result
+    return Inventory(objects, diagnostics, result.skipped, unavailable=unavailable,
+                     read_member=ArchiveMembers().read), result
 
 
 def input_limits(args: argparse.Namespace) -> InputLimits:
@@ -142,7 +143,7 @@ def _load_with_progress(paths: list[str], needs: ResourceNeeds | None,  # type: 
     from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from hcpscan.findings.redact import shown
+    from hcpscan.core.redact import shown
 
     with Progress(SpinnerColumn(), TextColumn("reading {task.fields[files]} files"),
                   TextColumn("[dim]{task.description}"), TimeElapsedColumn(),

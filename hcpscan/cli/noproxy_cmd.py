@@ -20,7 +20,7 @@ from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
 from hcpscan.cli.errors import UsageError
 from hcpscan.cli.output import cells as output_cells
 from hcpscan.cli.output import console_for, console_width, table_fits, wrapped
-from hcpscan.findings.redact import mask_values, shown
+from hcpscan.core.redact import mask_values, shown
 
 DESCRIPTION = """\
 Show, for each URL and each HTTP client runtime, whether a request goes direct

@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from hcpscan.findings.redact import shown
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.core.redact import shown
 from hcpscan.reporters.interface import color_wanted
-from hcpscan.sources.interface import Diagnostic
 
 
 def console_for(stream: IO[str]) -> Console:

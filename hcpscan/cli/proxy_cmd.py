@@ -20,7 +20,7 @@ from hcpscan.cli.output import (
     table_fits,
     wrapped,
 )
-from hcpscan.findings.redact import mask_values, shown
+from hcpscan.core.redact import mask_values, shown
 
 DESCRIPTION = """\
 List every consumer of proxy settings found in the given paths — containers of

@@ -10,10 +10,10 @@ from typing import Any
 from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.ruleset import PreparedRules
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.findings.model import ScanReport, Severity
 from hcpscan.rules.suppress import write_baseline
 from hcpscan.scan import exit_status
-from hcpscan.sources.interface import Diagnostic
 from hcpscan.sources.walk import ArchiveMembers
 
 FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html",

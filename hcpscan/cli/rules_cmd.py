@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hcpscan.cli.errors import UsageError
 from hcpscan.cli.output import cells, console_for
-from hcpscan.findings.redact import shown
+from hcpscan.core.redact import shown
 from hcpscan.reporters import ruledocs
 from hcpscan.rules.loader import RuleFileError, builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
@@ -95,12 +95,14 @@ def _example_diff(rule: Rule) -> str:
     from hcpscan.rules.suppress import Suppressor
     from hcpscan.scan import resource_needs, run_scan
     from hcpscan.sources.loader import load_paths
+    from hcpscan.sources.walk import ArchiveMembers
 
     with tempfile.TemporaryDirectory(prefix="hcpscan-example-") as folder:
         path = Path(folder) / "failing.yaml"
         path.write_text(rule.info.docs.failing, encoding="utf-8")
         loaded = load_paths([str(path)], needs=resource_needs([rule]))
-        report = run_scan(Inventory(loaded.objects, loaded.diagnostics, loaded.skipped), [rule],
+        report = run_scan(Inventory(loaded.objects, loaded.diagnostics, loaded.skipped,
+                                     read_member=ArchiveMembers().read), [rule],
                           ScanConfig(), Suppressor())
         outcome = fix_all([f for f in report.findings if f.status is Status.FAIL], {})
         return outcome.diff(folder)

@@ -29,6 +29,7 @@ from typing import Any
 
 import yaml
 
+from hcpscan.core.redact import mask_credentials
 from hcpscan.findings.fix import (
     AddDocument,
     Edit,
@@ -40,7 +41,6 @@ from hcpscan.findings.fix import (
     SetField,
 )
 from hcpscan.findings.model import Finding, RuleInfo
-from hcpscan.findings.redact import mask_credentials
 from hcpscan.fixes.diffs import opcodes, unified
 from hcpscan.fixes.textedit import (
     EditError,

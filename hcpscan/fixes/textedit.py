@@ -55,7 +55,7 @@ def edit_document(text: str, doc_index: int, item_index: int | None, edits: tupl
 def spans_of(text: str) -> list[tuple[int, int]]:
     """Where each document of a file starts and ends, found once per text (a str keeps
     its hash, so a file many fixes look at is scanned once)."""
-    from hcpscan.sources.yamldocs import document_spans
+    from hcpscan.core.yamldocs import document_spans
 
     return document_spans(text)
 

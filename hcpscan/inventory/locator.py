@@ -22,10 +22,9 @@ from typing import Any
 
 import yaml
 
+from hcpscan.core.yamldocs import compose_document, document_spans, locate_in
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import SourceLocation
-from hcpscan.sources.walk import ArchiveMembers
-from hcpscan.sources.yamldocs import compose_document, document_spans, locate_in
 
 # Line breaks of YAML 1.1 besides "\n" (and "\r\n"): with them in a file, lines are
 # not cut out of it, the whole document is composed.
@@ -34,14 +33,19 @@ _OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
 _ADDED_KEYS = {"kind", "apiVersion"}
 
 
+# Reads an archive member's bytes: (archive file, member) -> bytes, or None. The sources
+# stage provides it (sources.walk.ArchiveMembers); the inventory does not open archives.
+MemberReader = Callable[[str, str], "bytes | None"]
+
+
 class Locator:
-    def __init__(self) -> None:
+    def __init__(self, read_member: MemberReader | None = None) -> None:
         self._texts: OrderedDict[tuple[str, str | None], tuple[bytes | None, list[str] | None]] = \
             OrderedDict()
         self._nodes: OrderedDict[tuple, tuple[Any, int] | None] = OrderedDict()
         self._spans: OrderedDict[tuple[str, str | None], list[tuple[int, str]] | None] = \
             OrderedDict()
-        self._archives = ArchiveMembers()
+        self._read_member = read_member
 
     def field(self, source: SourceLocation, body: Any,
               steps: tuple[Step, ...]) -> tuple[int, int] | None:
@@ -136,7 +140,7 @@ class Locator:
         if not source.file or source.file == "<stdin>":
             return None
         if source.member is not None:
-            return self._archives.read(source.file, source.member)
+            return self._read_member(source.file, source.member) if self._read_member else None
         try:
             with open(source.file, "rb") as fh:
                 return fh.read()

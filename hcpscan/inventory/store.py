@@ -8,9 +8,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hcpscan.core.diagnostics import Diagnostic, SkipRecord
+from hcpscan.core.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.jsonpaths import compile_query
-from hcpscan.inventory.locator import Locator
+from hcpscan.inventory.locator import Locator, MemberReader
 from hcpscan.inventory.objects import (
     HCPSCAN_API,
     INSTALL_CONFIG_KIND,
@@ -22,8 +24,6 @@ from hcpscan.inventory.objects import (
 )
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.shapes import first_misfit
-from hcpscan.sources.interface import Diagnostic, SkipRecord
-from hcpscan.sources.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
 # Where OpenShift keeps an install-config inside an object: the installer leaves it in
@@ -54,9 +54,13 @@ class UnavailableKind:
 class Inventory:
     def __init__(self, objects: Iterable[K8sObject], diagnostics: Iterable[Diagnostic] = (),
                  skipped: SkipRecord | None = None,
-                 unavailable: Mapping[str, UnavailableKind] | None = None) -> None:
+                 unavailable: Mapping[str, UnavailableKind] | None = None,
+                 read_member: MemberReader | None = None) -> None:
+        """``read_member`` reads an archive member again to find a field's line (offline
+        sources pass theirs; without it, fields in archive members keep their document's
+        line)."""
         self.diagnostics: list[Diagnostic] = list(diagnostics)
-        self._locator = Locator()
+        self._locator = Locator(read_member)
         self.objects: list[K8sObject] = self._fitting(objects)
         self.skipped = skipped or SkipRecord()
         # Kinds a live source could not list (offline inputs: always empty).

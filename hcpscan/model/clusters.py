@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.core.yamldocs import YamlSyntaxError, load_one
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, MANAGEMENT
 from hcpscan.inventory.store import INSTALL_CONFIG_CONFIGMAP
 from hcpscan.model.capi import CAPI_GROUP, VALUES_SUFFIX, capi_cluster_of
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_clusters
 from hcpscan.model.networks import cidrs, first_host, network
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 # Cluster API infrastructure kinds whose node network the model reads.
 INFRASTRUCTURE_KINDS = ("AWSCluster", "VCDCluster")

@@ -17,11 +17,11 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
+from hcpscan.core.yamldocs import load_json
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.hostedcluster import hcp_namespace
-from hcpscan.sources.yamldocs import load_json
 
 KUBEVIRT: tuple[Step, ...] = ("spec", "platform", "kubevirt")
 OVN_GROUP = "k8s.ovn.org"

@@ -24,7 +24,7 @@ from hcpscan.analysis.reachability.connlist import INGRESS_CONTROLLER, Connectio
 from hcpscan.analysis.reachability.diff import ADDED, REMOVED, ConnectionChange
 from hcpscan.analysis.reachability.openness import EGRESS, INGRESS, ExposureLine, ExposureReport
 from hcpscan.analysis.reachability.summary import ConnectivitySummary, Flow
-from hcpscan.findings.redact import shown
+from hcpscan.core.redact import shown
 
 LIST_COLUMNS = ("src", "dst", "conn")
 DIFF_COLUMNS = ("diff-type", "source", "destination", "ref1", "ref2", "workloads-diff-info")

@@ -17,8 +17,8 @@ import json
 import os
 from typing import Any
 
+from hcpscan.core.redact import mask_values
 from hcpscan.findings.model import Finding, ScanReport, Severity, Status
-from hcpscan.findings.redact import mask_values
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.locations import artifact_path
 from hcpscan.reporters.markup import visible

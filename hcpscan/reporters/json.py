@@ -14,8 +14,8 @@ from enum import Enum
 from pathlib import PurePath
 from typing import Any
 
+from hcpscan.core.redact import mask_values
 from hcpscan.findings.model import ScanReport
-from hcpscan.findings.redact import mask_values
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import RULE_STATUSES, ordered, passed_over_total, rule_index, summarize
 

@@ -33,8 +33,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from hcpscan.core.redact import shown
 from hcpscan.findings.model import Finding, ObjectRef, RuleResult, ScanReport, Status
-from hcpscan.findings.redact import shown
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import config_text, ordered, passed_over_text, rule_index, where
 

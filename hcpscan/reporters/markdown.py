@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from hcpscan.core.redact import shown as _shown  # `shown` counts findings below
 from hcpscan.findings.model import Finding, ScanReport, Status
-from hcpscan.findings.redact import shown as _shown  # `shown` counts findings below
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
     EXPLAINED_STATUSES,

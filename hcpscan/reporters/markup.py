@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from hcpscan.findings.redact import escape_controls, shown
+from hcpscan.core.redact import escape_controls, shown
 
 
 def escape_html(value: object, *, keep_layout: bool = False) -> str:

@@ -23,8 +23,8 @@ import os
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from hcpscan.core.redact import mask_values
 from hcpscan.findings.model import Finding, RuleInfo, ScanReport, Severity, Status
-from hcpscan.findings.redact import mask_values
 from hcpscan.reporters import ruledocs
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.linehash import LineHashCache

@@ -19,8 +19,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from hcpscan.core.redact import shown
 from hcpscan.findings.model import Finding, Location, ScanReport, Severity, Status
-from hcpscan.findings.redact import shown
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import (
     EXPLAINED_STATUSES,

@@ -34,10 +34,10 @@ from typing import Any
 
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, UnknownRuntime
 from hcpscan.analysis.proxy.versions import configured_versions
+from hcpscan.core.yamldocs import InputLimitError, YamlSyntaxError, locate, parse_documents
 from hcpscan.rules.schema import SEVERITIES
 from hcpscan.sources.bounded import read_bounded
 from hcpscan.sources.walk import CONFIG_NAMES
-from hcpscan.sources.yamldocs import InputLimitError, YamlSyntaxError, locate, parse_documents
 
 _DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 CONFIG_SCHEMA: dict[str, Any] = {

@@ -11,9 +11,9 @@ from hcpscan.analysis.proxy.relations import Relations
 from hcpscan.analysis.reachability.graph import ReachabilityGraph
 from hcpscan.analysis.reachability.required import FlowIndex
 from hcpscan.analysis.reachability.scan_graph import REACHABILITY, scan_graph
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
-from hcpscan.sources.interface import Diagnostic
 
 REQUIRED_FLOWS = "required-flows"  # the flow results and the path graph they share
 

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from hcpscan.analysis.reachability.coverage import same_name_other_group
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.core.redact import mask_credentials
 from hcpscan.findings.model import (
     Finding,
     Location,
@@ -24,14 +26,12 @@ from hcpscan.findings.model import (
     Severity,
     Status,
 )
-from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Violation
-from hcpscan.sources.interface import Diagnostic
 
 
 class SelectionError(ValueError):

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from hcpscan import RULE_PAGES_URL
+from hcpscan.core.yamldocs import InputLimitError, YamlSyntaxError, locate, parse_documents
 from hcpscan.findings.model import RuleDocs, RuleInfo, Severity
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.schema import RULE_SCHEMA
 from hcpscan.rules.templates import TEMPLATES, Template
 from hcpscan.sources.bounded import read_bounded
-from hcpscan.sources.yamldocs import InputLimitError, YamlSyntaxError, locate, parse_documents
 
 
 @functools.cache

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hcpscan.core.yamldocs import MAX_NODES, InputLimitError, node_overrun
 from hcpscan.sources.interface import InputLimits
-from hcpscan.sources.yamldocs import MAX_NODES, InputLimitError, node_overrun
 
 MAX_FILE_BYTES = InputLimits().max_file_size
 

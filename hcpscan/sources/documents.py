@@ -12,19 +12,8 @@ import json
 import re
 from typing import Any
 
-from hcpscan.inventory.objects import (
-    HCPSCAN_API,
-    IGNITION_CONFIG,
-    INSTALL_CONFIG_KIND,
-    KUBECONFIG,
-    SYSTEMD_DROPIN,
-    K8sObject,
-    SourceLocation,
-)
-from hcpscan.sources import systemd
-from hcpscan.sources.fastyaml import fast_documents
-from hcpscan.sources.interface import Diagnostic, Entry
-from hcpscan.sources.yamldocs import (
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.core.yamldocs import (
     MAX_NODES,
     BadDocument,
     InputLimitError,
@@ -37,6 +26,18 @@ from hcpscan.sources.yamldocs import (
     parse_documents,
     read_documents,
 )
+from hcpscan.inventory.objects import (
+    HCPSCAN_API,
+    IGNITION_CONFIG,
+    INSTALL_CONFIG_KIND,
+    KUBECONFIG,
+    SYSTEMD_DROPIN,
+    K8sObject,
+    SourceLocation,
+)
+from hcpscan.sources import systemd
+from hcpscan.sources.fastyaml import fast_documents
+from hcpscan.sources.interface import Entry
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 

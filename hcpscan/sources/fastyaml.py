@@ -34,7 +34,7 @@ import os
 import re
 from typing import Any
 
-from hcpscan.sources.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
+from hcpscan.core.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
 
 try:
     import yaml_rs

@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from hcpscan import collector
+from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject, SourceLocation
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
-from hcpscan.sources.interface import Diagnostic, Entry, InputLimits, SkipRecord
+from hcpscan.sources.interface import Entry, InputLimits
 from hcpscan.sources.kustomize import (
     KustomizeRoot,
     KustomizeRoots,

@@ -28,7 +28,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from hcpscan.sources.interface import Diagnostic, Entry, InputLimits, MiB, SkipRecord
+from hcpscan.core.diagnostics import Diagnostic, SkipRecord
+from hcpscan.sources.interface import Entry, InputLimits, MiB
 
 # Compressed tars are told apart by their magic bytes (``_decompressed``), not their suffix.
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip")

@@ -61,7 +61,7 @@ def test_input_problems_say_the_shared_folder_once():
     from rich.console import Console
 
     from hcpscan.cli.output import diagnostics_table
-    from hcpscan.sources.interface import Diagnostic
+    from hcpscan.core.diagnostics import Diagnostic
 
     root = "dump.tar.gz!must-gather/quay-io-openshift-release-dev-sha256-eede85cbd333/namespaces/mon/core"
     rows = [Diagnostic(f"{root}/pods.yaml", line, "pods of one owner carry different labels", "info")

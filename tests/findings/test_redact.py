@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hcpscan.findings.redact import escape_controls, mask_credentials, mask_values, shown
+from hcpscan.core.redact import escape_controls, mask_credentials, mask_values, shown
 
 
 @pytest.mark.parametrize(("text", "masked"), [
@@ -60,7 +60,7 @@ def test_one_userinfo_parser_finds_every_password(text, masked):
 
 
 def test_credential_parts_follow_the_clients_split():
-    from hcpscan.findings.userinfo import find_credentials, without_userinfo
+    from hcpscan.core.userinfo import find_credentials, without_userinfo
 
     [cred] = find_credentials("x http://jdoe@corp:P@W:x@proxy:3128/ y")
     assert (cred.scheme, cred.user, cred.password, cred.host) == ("http", "jdoe@corp", "P@W:x",

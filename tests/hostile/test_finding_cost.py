@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from hcpscan.core.yamldocs import locate
 from hcpscan.inventory import Inventory
 from hcpscan.inventory import locator as locator_module
 from hcpscan.sources import walk
 from hcpscan.sources.loader import load_paths
-from hcpscan.sources.yamldocs import locate
 from tests.hostile.harness import GOOD
 
 DOCS = 200

@@ -13,17 +13,18 @@ from typing import Any
 import pytest
 import yaml
 
-from hcpscan.sources import documents
-from hcpscan.sources.documents import MANIFEST_SUFFIXES, parse_entry
-from hcpscan.sources.interface import Entry, SkipRecord
-from hcpscan.sources.walk import iter_entries
-from hcpscan.sources.yamldocs import (
+from hcpscan.core.diagnostics import SkipRecord
+from hcpscan.core.yamldocs import (
     MAX_NODES,
     TooManyNodes,
     load_json,
     load_one,
     node_overrun,
 )
+from hcpscan.sources import documents
+from hcpscan.sources.documents import MANIFEST_SUFFIXES, parse_entry
+from hcpscan.sources.interface import Entry
+from hcpscan.sources.walk import iter_entries
 from tests.conftest import ROOT, SHARED
 from tests.hostile.harness import GOOD, GOOD_NAME, diagnostics, run_every_command, with_good
 

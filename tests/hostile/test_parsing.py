@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hcpscan.sources import fastyaml
-from hcpscan.sources.yamldocs import (
+from hcpscan.core.yamldocs import (
     MAX_DEPTH,
     InputLimitError,
     YamlSyntaxError,
@@ -17,6 +16,7 @@ from hcpscan.sources.yamldocs import (
     load_one,
     parse_documents,
 )
+from hcpscan.sources import fastyaml
 from tests.hostile.harness import GOOD, diagnostics, run_every_command, with_good
 
 LEVELS = 30_000

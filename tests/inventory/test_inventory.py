@@ -10,6 +10,7 @@ import pytest
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.sources.loader import load_paths
+from hcpscan.sources.walk import ArchiveMembers
 from tests.conftest import REALWORLD
 
 POLICY = """\
@@ -75,7 +76,7 @@ def test_locate_inside_list_items_and_archives(tmp_path):
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
     result = load_paths([str(archive)])
-    inv = Inventory(result.objects)
+    inv = Inventory(result.objects, read_member=ArchiveMembers().read)  # the sources stage reads members
     p2 = inv.get("NetworkPolicy", "hcp-namespace", "p2")
     assert p2.source.line == 4 + 2 * POLICY.count("\n")
     assert inv.locate(p2, "spec.ingress[0].ports[0].port").line == p2.source.line + 13

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hcpscan.core.yamldocs import compose_document, locate_in
 from hcpscan.inventory.locator import Locator
 from hcpscan.sources.loader import load_paths
-from hcpscan.sources.yamldocs import compose_document, locate_in
 from tests.conftest import FIXTURES
 
 

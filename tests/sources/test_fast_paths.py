@@ -11,14 +11,14 @@ import tarfile
 
 import pytest
 
-from hcpscan.sources import loader
-from hcpscan.sources.loader import load_paths
-from hcpscan.sources.yamldocs import (
+from hcpscan.core.yamldocs import (
     YamlSyntaxError,
     _composed_documents,
     _plain_documents,
     parse_documents,
 )
+from hcpscan.sources import loader
+from hcpscan.sources.loader import load_paths
 from tests.conftest import FIXTURES, REALWORLD
 
 # What YAML 1.1 makes of plain scalars, lists of items with their lines, and the

@@ -14,9 +14,9 @@ import random
 
 import pytest
 
+from hcpscan.core.yamldocs import YamlSyntaxError, _composed_documents
 from hcpscan.sources import fastyaml
 from hcpscan.sources.fastyaml import fast_documents
-from hcpscan.sources.yamldocs import YamlSyntaxError, _composed_documents
 from tests.conftest import FIXTURES, REALWORLD, SHARED, requirement
 
 _yaml_rs = requirement(lambda: fastyaml.AVAILABLE, "yaml-rs (a dependency)")

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
+from hcpscan.core.diagnostics import SkipRecord
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, parse_entry
-from hcpscan.sources.interface import SkipRecord
 from hcpscan.sources.walk import iter_entries
 from tests.conftest import SHARED, require
 

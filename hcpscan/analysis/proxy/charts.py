@@ -36,12 +36,12 @@ from hcpscan.analysis.proxy.settings import (
     source_in_text,
     source_of,
 )
+from hcpscan.core.yamldocs import YamlSyntaxError, load_one
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import release_clusters
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 HELM_GROUP = "helm.toolkit.fluxcd.io"
 APP_GROUP = "application.giantswarm.io"

@@ -71,7 +71,7 @@ _ENVIRONMENT_FILES = ("/etc/environment", "/etc/default/", "/etc/sysconfig/")
 def is_environment_file(path: str) -> bool:
     path = path.strip()
     return path == _ENVIRONMENT_FILES[0] or path.startswith(_ENVIRONMENT_FILES[1:])
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
+from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
 
 
 def effective_proxies(inventory: Inventory, runtime: str = "go",

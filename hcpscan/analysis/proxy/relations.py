@@ -24,13 +24,13 @@ from hcpscan.analysis.proxy.settings import (
     KUBEADM_FILE,
     ConsumerProxy,
 )
+from hcpscan.core.yamldocs import YamlSyntaxError, load_one
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import CAPI_NAME_LABEL, GS_CLUSTER_LABEL, VALUES_SUFFIX, capi_cluster_of
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
 from hcpscan.model.ocm import agent_workloads
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_one
 
 
 @dataclass(slots=True)

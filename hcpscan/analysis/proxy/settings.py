@@ -196,7 +196,7 @@ def source_in_text(origin: Source, text: str, steps: tuple[Step, ...]) -> Source
     """A field of a YAML document held as text in the field ``origin`` (Helm values in a
     ConfigMap, an install-config in a Secret): named with its path and its line in that
     text, located at ``origin`` (findings point at the field holding the document)."""
-    from hcpscan.sources.yamldocs import locate
+    from hcpscan.core.yamldocs import locate
 
     at = locate(text, 0, None, steps)
     line = f" at line {at[0]} of it" if at is not None and at[2] == len(steps) else ""

@@ -26,8 +26,8 @@ from hcpscan.analysis.proxy.settings import (
     KUBECONFIG,
     SYSTEMD,
 )
-from hcpscan.findings.redact import mask_credentials
-from hcpscan.findings.userinfo import Credential, find_credentials, without_userinfo
+from hcpscan.core.redact import mask_credentials
+from hcpscan.core.userinfo import Credential, find_credentials, without_userinfo
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
 _DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")

@@ -44,11 +44,11 @@ from hcpscan.analysis.reachability.policies import (
     list_field,
 )
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
-from hcpscan.sources.interface import Diagnostic
 
 ADMIN_API_GROUP = "policy.networking.k8s.io"
 ANP, BANP = "AdminNetworkPolicy", "BaselineAdminNetworkPolicy"

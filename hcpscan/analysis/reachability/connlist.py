@@ -54,10 +54,10 @@ from hcpscan.analysis.reachability.secondary import (
     attachments_by_workload,
     secondary_networks,
 )
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
 from hcpscan.model.ports import ConnectionSet
-from hcpscan.sources.interface import Diagnostic
 
 INGRESS_CONTROLLER = "{ingress-controller}"  # the peer Routes and Ingresses send from
 

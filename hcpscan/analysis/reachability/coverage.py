@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.sources.interface import Diagnostic
 
 POLICY_GROUP_WORD = "policy"
 NETWORK_POLICY_SUFFIX = "NetworkPolicy"  # of any group: a traffic filter by its name

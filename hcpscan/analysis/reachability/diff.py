@@ -36,9 +36,9 @@ from hcpscan.analysis.reachability.evaluation import DEFAULT_OPTIONS, Evaluation
 from hcpscan.analysis.reachability.exposure import unrouted_backends
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.model.ports import ConnectionSet
-from hcpscan.sources.interface import Diagnostic
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
 ORDER = (CHANGED, ADDED, REMOVED)  # the order lines are listed in

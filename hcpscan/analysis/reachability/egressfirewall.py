@@ -28,11 +28,11 @@ from hcpscan.analysis.reachability.admin import node_addresses
 from hcpscan.analysis.reachability.endpoints import namespace_of
 from hcpscan.analysis.reachability.policies import PolicyError, invalid_object, list_field
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
-from hcpscan.sources.interface import Diagnostic
 
 FIREWALL_API_GROUP = "k8s.ovn.org"
 FIREWALL_NAME = "default"

@@ -78,10 +78,10 @@ from hcpscan.analysis.reachability.networks import (
 )
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolicyModel, PolicyRule
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet
-from hcpscan.sources.interface import Diagnostic
 
 NP_KIND = "NetworkPolicy"
 FIREWALL_KIND = "EgressFirewall"  # hcpscan's addition: netpol-analyzer does not read them

@@ -26,13 +26,13 @@ from typing import Any
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
 from hcpscan.analysis.reachability.routers import route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.model.ipspace import AddressError, IPSpace
 from hcpscan.model.ports import normalise_protocol
-from hcpscan.sources.interface import Diagnostic
 
 ROUTER_NAMESPACE = "openshift-ingress"
 ROUTER_NAMESPACE_LABELS = {

@@ -74,10 +74,10 @@ from hcpscan.analysis.reachability.queries import (
 )
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.analysis.reachability.selectors import bits
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
 from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet, normalise_protocol, union_all
-from hcpscan.sources.interface import Diagnostic
 
 POD_NETWORK = "pod network"
 LAYER_OF_TIER = {ADMIN_TIER: ADMIN_NETWORK_POLICY, NP_TIER: NETWORK_POLICY,

@@ -16,9 +16,9 @@ from hcpscan.analysis.reachability.endpoints import (
 )
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.policies import INGRESS, NetworkPolicyModel, read_policies
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace
-from hcpscan.sources.interface import Diagnostic
 
 
 @dataclass(slots=True)

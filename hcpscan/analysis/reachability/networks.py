@@ -27,9 +27,9 @@ from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import VM_KINDS, namespace_of
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.sources.interface import Diagnostic
 
 OVN_GROUP = "k8s.ovn.org"
 PRIMARY = "Primary"

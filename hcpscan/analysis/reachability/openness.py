@@ -62,9 +62,9 @@ from hcpscan.analysis.reachability.evaluation import (
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, PolicyRule
 from hcpscan.analysis.reachability.selectors import LabelSelector
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet
-from hcpscan.sources.interface import Diagnostic
 
 ENTIRE_CLUSTER = "entire-cluster"
 DIRECTIONS = (EGRESS, INGRESS)

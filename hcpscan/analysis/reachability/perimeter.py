@@ -45,10 +45,10 @@ from typing import Any
 
 import yaml
 
+from hcpscan.core.yamldocs import InputLimitError
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
 from hcpscan.sources.bounded import read_bounded
-from hcpscan.sources.yamldocs import InputLimitError
 
 ALLOW, DENY = "allow", "deny"
 

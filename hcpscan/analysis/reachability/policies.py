@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from hcpscan.analysis.reachability.endpoints import EndpointClass, namespace_of
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
@@ -37,7 +38,6 @@ from hcpscan.model.ports import (
     PortSet,
     normalise_protocol,
 )
-from hcpscan.sources.interface import Diagnostic
 
 POLICY_API_GROUP = "networking.k8s.io"
 INGRESS, EGRESS = "ingress", "egress"

@@ -13,10 +13,10 @@ from hcpscan.analysis.reachability.coverage import POLICY_LIKE_KINDS
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, build_reachability
 from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
+from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.model.hostedcluster import HostedCluster
 from hcpscan.model.ipspace import IPSpace
-from hcpscan.sources.interface import Diagnostic
 
 REACHABILITY = "reachability"  # the name the graph is shared under in the rule context
 # Everything the graph reads: endpoints and their owners, policies of every tier and

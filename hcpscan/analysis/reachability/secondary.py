@@ -64,10 +64,10 @@ from hcpscan.analysis.reachability.policies import (
     parse_policy,
 )
 from hcpscan.analysis.reachability.selectors import SelectorError
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.sources.interface import Diagnostic
-from hcpscan.sources.yamldocs import YamlSyntaxError, load_json, load_one
 
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 STATUS_ANNOTATION = "k8s.v1.cni.cncf.io/network-status"

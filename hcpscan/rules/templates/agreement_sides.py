@@ -29,7 +29,7 @@ from hcpscan.analysis.proxy.settings import (
     source_of,
 )
 from hcpscan.analysis.proxy.workloads import effective_settings
-from hcpscan.findings.redact import mask_credentials
+from hcpscan.core.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values

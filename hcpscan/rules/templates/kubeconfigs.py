@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hcpscan.core.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
-from hcpscan.sources.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 
 CLUSTER_FIELDS = ("server", "certificate-authority-data", "proxy-url")
 

@@ -49,8 +49,8 @@ from hcpscan.analysis.proxy_egress import (
 from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peers
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
+from hcpscan.core.redact import mask_credentials
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy
-from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import networks_for

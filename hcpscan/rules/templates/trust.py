@@ -55,7 +55,8 @@ from hcpscan.analysis.proxy.trust import (
     known_proxy_cas,
     resolve_ca,
 )
-from hcpscan.findings.redact import mask_credentials
+from hcpscan.core.redact import mask_credentials
+from hcpscan.core.yamldocs import load_json
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
@@ -71,7 +72,6 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
-from hcpscan.sources.yamldocs import load_json
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).

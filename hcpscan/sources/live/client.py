@@ -40,10 +40,10 @@ from urllib.request import getproxies_environment, proxy_bypass_environment
 import urllib3
 import yaml
 
-from hcpscan.findings.userinfo import without_userinfo
+from hcpscan.core.userinfo import without_userinfo
+from hcpscan.core.yamldocs import load_json
 from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
 from hcpscan.sources.live.deadline import deadline, enforce_deadlines
-from hcpscan.sources.yamldocs import load_json
 
 SERVICEACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 IN_CLUSTER = "in-cluster"

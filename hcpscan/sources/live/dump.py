@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from hcpscan.findings.redact import mask_values
+from hcpscan.core.redact import mask_values
 from hcpscan.inventory.objects import HCPSCAN_API, UNAVAILABLE_KIND
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.live.lister import ListedResource

@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.core.yamldocs import MAX_DEPTH, nested_too_deep
 from hcpscan.inventory.objects import (
     IGNITION_CONFIG,
     INSTALL_CONFIG_KIND,
@@ -28,10 +30,8 @@ from hcpscan.inventory.objects import (
     SourceLocation,
 )
 from hcpscan.inventory.store import UnavailableKind
-from hcpscan.sources.interface import Diagnostic
 from hcpscan.sources.live.client import ApiError, Connection, TransportError
 from hcpscan.sources.live.discovery import ApiResource, Discovery
-from hcpscan.sources.yamldocs import MAX_DEPTH, nested_too_deep
 
 MAX_PAGES = 10_000  # per list: 5 million objects at the default page size
 MAX_RESTARTS = 3  # per list, after expired continue tokens

@@ -1,6 +1,6 @@
 """The one parser of URL userinfo: where, in any text, a ``user:password@`` sits.
 
-Every output that masks passwords (:mod:`hcpscan.findings.redact`), the rule that
+Every output that masks passwords (:mod:`hcpscan.core.redact`), the rule that
 reports credentials in plain text, the proxy URL checks and the live client's
 messages find credentials here, so they cannot disagree about what a password is.
 

@@ -6,7 +6,7 @@ Every string a human-facing output (terminal, Markdown, JUnit) shows passes thro
 Credentials: ``scheme://user:password@host`` becomes ``scheme://user:****@host``,
 and so does the scheme-less ``user:password@host[:port]`` that Go, curl and
 Python accept as a proxy (they read it as ``http://``). Where a userinfo ends
-(the last ``@``, the first ``:``) is decided once, in :mod:`hcpscan.findings.userinfo`.
+(the last ``@``, the first ``:``) is decided once, in :mod:`hcpscan.core.userinfo`.
 
 Control characters: an object name, a value or a file name comes from the input;
 raw, an ESC sequence or a newline in it could rewrite the lines around it
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hcpscan.findings.userinfo import find_credentials
+from hcpscan.core.userinfo import find_credentials
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 # the same but tab, newline and carriage return, for HTML, where they move nothing
@@ -31,7 +31,7 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 def mask_credentials(text: str) -> str:
     """``text`` with the password of every ``user:password@`` (as
-    :mod:`hcpscan.findings.userinfo` finds them) replaced by ``****``."""
+    :mod:`hcpscan.core.userinfo` finds them) replaced by ``****``."""
     found = find_credentials(text)
     for cred in reversed(found):
         text = text[:cred.password_start] + "****" + text[cred.password_end:]
