@@ -103,7 +103,8 @@ def _location(entry: Entry, doc: ParsedDocument, item: int | None = None) -> Sou
     if item is None:
         line, column = doc.line, doc.column
     else:
-        assert doc.item_positions is not None
+        if doc.item_positions is None:
+            raise ValueError(f"{entry.display}: item {item} of a document that is not a List")
         line, column = doc.item_positions[item]
     return SourceLocation(entry.display, line, column, entry.file, entry.member, doc.doc_index, item)
 

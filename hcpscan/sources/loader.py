@@ -438,7 +438,8 @@ class _Parser:
     def _submit(self) -> None:
         if not self.batch:
             return
-        assert self.pool is not None
+        if self.pool is None:
+            raise RuntimeError("a parse batch submitted before the worker pool started")
         items, self.batch, self.batch_bytes = self.batch, [], 0
         tasks = [task for task, placement, error in items if error is None]
         self.in_flight.append((items, self.pool.submit(_parse_batch, tasks)))

@@ -376,7 +376,8 @@ class PolicyEvaluation:
     def _admin_peer_mask(self, peer: AdminPeer, direction: str) -> int:
         if peer.addresses is not None:
             return self._address_mask(peer.addresses, direction) if peer.addresses else 0
-        assert peer.namespace_selector is not None
+        if peer.namespace_selector is None:
+            raise ValueError("an admin policy peer with neither addresses nor a namespace selector")
         mask = self._namespaces_mask(peer.namespace_selector)
         if peer.pod_selector is not None:
             mask &= self._class_index.select(peer.pod_selector)
@@ -488,7 +489,8 @@ class PolicyEvaluation:
             klass = self.classes[d]
             side = self._sides[INGRESS][d]
             for part in side.parts:
-                assert part.connections is not None
+                if part.connections is None:
+                    raise ValueError("an ingress part without its connections")
                 in_part = part if side.isolated else None
                 for s in bits(part.mask & ~egress_isolated):
                     yield s, d, part.connections, in_part, None

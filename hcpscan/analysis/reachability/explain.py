@@ -80,7 +80,7 @@ from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolic
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
-from hcpscan.model.ports import PROTOCOLS, ConnectionSet
+from hcpscan.model.ports import ConnectionSet
 from hcpscan.sources.interface import Diagnostic
 
 NP_KIND = "NetworkPolicy"
@@ -317,7 +317,6 @@ def connections_text(conns: ConnectionSet) -> str:
     """``TCP:[80,8000-8090], UDP`` (a bare protocol: all its ports), TCP, UDP, SCTP order."""
     parts = []
     for proto in ("TCP", "UDP", "SCTP"):
-        assert proto in PROTOCOLS
         ports = conns.ports(proto)
         if ports:
             parts.append(proto if ports.is_all else f"{proto}:[{ports}]")
