@@ -286,8 +286,8 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
         render = exposure_csv if args.format == "csv" else exposure_md
         sys.stdout.write(render(result.connections, exposure, title, pairs_only))
     elif args.format in TABLE_FORMATS:
-        render = list_csv if args.format == "csv" else list_md
-        sys.stdout.write(render(result.connections, pairs_only))
+        render_list = list_csv if args.format == "csv" else list_md
+        sys.stdout.write(render_list(result.connections, pairs_only))
     else:
         _header(result.exclusion_note)
         for note in result.dnat:

@@ -68,7 +68,7 @@ def _type_text(spec: dict[str, Any]) -> str:
     if "enum" in spec:
         return " | ".join(map(str, spec["enum"]))
     if "anyOf" in spec or "oneOf" in spec:
-        return " or ".join(_type_text(s) for s in spec.get("anyOf", spec.get("oneOf")))
+        return " or ".join(_type_text(s) for s in spec.get("anyOf", spec.get("oneOf")) or [])
     if "const" in spec:
         return repr(spec["const"])
     kind = spec.get("type", "any")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from dataclasses import field as _field  # Finding has a member named field
 from enum import Enum
 from typing import Any
 
@@ -122,12 +123,12 @@ class Finding:
     field: str  # field path of the offending value, e.g. spec.ingress[0].ports[0].port
     location: Location
     message: str
-    evidence: list[str] = field(default_factory=list)
+    evidence: list[str] = _field(default_factory=list)
     status: Status = Status.FAIL
     suppression: Suppression | None = None
-    notes: list[str] = field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
+    notes: list[str] = _field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
     # What the check says would clear it (hcpscan.fixes turns it into ``fix``); not reported.
-    remedy: Remedy | NoFix | None = field(default=None, repr=False, compare=False)
+    remedy: Remedy | NoFix | None = _field(default=None, repr=False, compare=False)
     fix: Fix | None = None
 
     @property

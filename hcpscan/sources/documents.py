@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.objects import (
     HCPSCAN_API,
     IGNITION_CONFIG,
@@ -276,7 +277,7 @@ def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLoc
         result.diagnostics.append(Diagnostic(loc.path, loc.line, "object has no 'kind'",
                                              hint="add kind and apiVersion"))
         return
-    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    meta = mapping_at(body, "metadata")
     if "metadata" in body and not isinstance(body["metadata"], dict):
         result.diagnostics.append(Diagnostic(loc.path, loc.line,
                                              f"{kind}: metadata is a {type(body['metadata']).__name__}, "

@@ -36,6 +36,7 @@ from typing import Any
 
 from hcpscan.sources.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
 
+yaml_rs: Any
 try:
     import yaml_rs
 except ImportError:  # pragma: no cover - an accelerator; PyYAML reads everything without it

@@ -33,6 +33,7 @@ from hcpscan.sources.layout import NOISE_PLURALS, Placement, cluster_of, place
 from hcpscan.sources.walk import (
     DEFAULT_LIMITS,
     FileTooLarge,
+    constant,
     iter_entries,
     iter_folder,
     read_bounded,
@@ -140,7 +141,7 @@ def _take_stdin(loader: _Parser) -> None:
     if len(data) > limit:
         loader.diagnose(too_large("<stdin>", limit))
         return
-    entry = Entry("<stdin>", ("<stdin>.yaml",), lambda d=data: d, len(data), "<stdin>")
+    entry = Entry("<stdin>", ("<stdin>.yaml",), constant(data), len(data), "<stdin>")
     loader.add(entry, place(entry.parts), data)
 
 

@@ -159,9 +159,10 @@ def tiered_connections(rules: Sequence[AnyRule], dst: EndpointClass | None,
 def tiered_verdict(rules: Sequence[AnyRule], dst: EndpointClass | None, np_isolated: bool,
                    protocol: str, port: int) -> Verdict:
     """``tiered_connections`` for one protocol and port, with the rules that decided."""
-    passed_by = None
+    passed_by: AdminRule | None = None
     for rule in rules:
-        if rule.tier == ADMIN_TIER and rule.connections_to(dst).allows(protocol, port):
+        if isinstance(rule, AdminRule) and rule.tier == ADMIN_TIER \
+                and rule.connections_to(dst).allows(protocol, port):
             if rule.action == PASS:
                 passed_by = rule
                 break
@@ -276,7 +277,7 @@ class PolicyEvaluation:
         if not policies and not admin:
             return Side((), [Part(universe, (), ConnectionSet.all(), False)])
         groups: dict[tuple[int, ...], int] = {}
-        members: dict[tuple[int, ...], tuple[PolicyRule, ...]] = {(): ()}
+        members: dict[tuple[int, ...], tuple[AnyRule, ...]] = {(): ()}
         groups[()] = universe
         for rule_no, rule in enumerate(rules):
             mask = self.rule_peers(rule)
@@ -344,7 +345,7 @@ class PolicyEvaluation:
             for peer in rule.peers:
                 if isinstance(peer, AdminPeer):
                     mask |= self._admin_peer_mask(peer, rule.direction)
-                else:
+                elif isinstance(rule, PolicyRule):  # a NetworkPolicy peer is only in its rules
                     mask |= self._peer_mask(peer, rule)
         self._peer_masks[key] = mask
         return mask
@@ -513,6 +514,6 @@ class PolicyEvaluation:
                     continue
                 firewalled = self.firewall_of(s) is not None
                 for d in bits(reach):
-                    out = conns.intersection(self.firewall_allows(s, d - n)) if firewalled else conns
-                    if out:
-                        yield s, d, out, None, part if side.isolated else None
+                    allowed = conns.intersection(self.firewall_allows(s, d - n)) if firewalled else conns
+                    if allowed:
+                        yield s, d, allowed, None, part if side.isolated else None
