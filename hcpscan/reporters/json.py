@@ -16,10 +16,12 @@ from typing import Any
 
 from hcpscan.findings.model import ScanReport
 from hcpscan.findings.redact import mask_values
+from hcpscan.reporters.formats import JSON_DOCUMENTS
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import RULE_STATUSES, ordered, passed_over_total, rule_index, summarize
 
-SCHEMA_VERSION = "1.2"  # 1.1: passed_over, summary.passed_over; 1.2: findings[].fix
+# 1.1: passed_over, summary.passed_over; 1.2: findings[].fix (registered in formats.py)
+SCHEMA_VERSION = JSON_DOCUMENTS["scan"].version
 SCHEMA_FILE = "hcpscan-report.schema.json"
 
 

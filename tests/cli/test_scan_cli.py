@@ -133,7 +133,7 @@ def test_user_rule_directory_and_broken_rule(run_cli, tmp_path):
     rule = (FIXTURES.parent / "rules" / "OCM005.yaml").read_text().replace("OCM005", "ACME001")
     (tmp_path / "ACME001.yaml").write_text(rule)
     listed = run_cli("rules", "list", "--rules", str(tmp_path), "--format", "json")
-    assert "ACME001" in {r["id"] for r in json.loads(listed.out)}
+    assert "ACME001" in {r["id"] for r in json.loads(listed.out)["rules"]}
     (tmp_path / "ACME001.yaml").write_text(rule.replace("severity: medium", "severity: 5"))
     bad = run_cli("scan", EXAMPLE, "--rules", str(tmp_path))
     assert bad.code == 2 and "ACME001.yaml:3" in bad.err
