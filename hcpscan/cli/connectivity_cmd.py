@@ -5,7 +5,6 @@ one question."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -533,9 +532,11 @@ def _finish(diagnostics: list[Diagnostic], fmt: str) -> int:
     return exitcodes.OK
 
 
-def _dump(doc: Any) -> None:
-    json.dump(doc, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+def _dump(doc: dict[str, Any]) -> None:
+    """Every connectivity answer is one versioned document (hcpscan/reporters/formats.py)."""
+    from hcpscan.reporters.formats import write_json
+
+    write_json("connectivity", doc, sys.stdout)
 
 
 def _header(note: str) -> None:

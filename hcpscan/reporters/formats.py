@@ -81,6 +81,7 @@ JSON_DOCUMENTS: dict[str, JsonDocument] = {
         JsonDocument("noproxy", "1.0", "hcpscan-noproxy.schema.json"),
         JsonDocument("inventory", "1.0", "hcpscan-inventory.schema.json"),
         JsonDocument("rules list", "1.0", "hcpscan-rules.schema.json"),
+        JsonDocument("connectivity", "1.0", "hcpscan-connectivity.schema.json"),
     )
 }
 

@@ -27,6 +27,16 @@ COMMANDS = {
                 "--env", "NO_PROXY=.svc,10.128.0.0/14", "https://10.129.0.7",
                 "https://api.example.com", "--runtime", "go", "--runtime", "python",
                 "--format", "json"),
+    "connectivity": ("connectivity", EXAMPLE, "--no-progress", "--format", "json"),
+}
+PROXY = "clusters-agent-prod/ignition-server-proxy"  # a workload of the example behind a NodePort
+# connectivity's other answers, each with the list field it must fill
+CONNECTIVITY = {
+    "changes": ("connectivity", "diff", EXAMPLE, str(FIXTURES / "reachability"), "--no-progress",
+                "--format", "json"),
+    "reaches": ("connectivity", EXAMPLE, "--to", PROXY, "--port", "8443", "--no-progress",
+                "--format", "json"),
+    "exposed": ("connectivity", EXAMPLE, "--to", PROXY, "--no-progress", "--format", "json"),
 }
 
 
@@ -99,6 +109,17 @@ def test_the_schemas_reject_a_document_without_its_version_or_with_an_unknown_fi
     assert any("'schema_version' is a required property" in e for e in _errors(unversioned, command))
     assert _errors({**document, "unexpected": 1}, command)
     assert _errors({**document, "schema_version": "2.0"}, command)
+
+
+@pytest.mark.parametrize("field", sorted(CONNECTIVITY))
+def test_each_connectivity_answer_validates_against_the_connectivity_schema(run_cli, field):
+    result = run_cli(*CONNECTIVITY[field])
+    assert result.code in (0, 1), result.err
+    document = json.loads(result.out)
+    assert document["schema_version"] == JSON_DOCUMENTS["connectivity"].version
+    assert document[field], f"the example must give connectivity {field} something"
+    assert _errors(document, "connectivity") == []
+    assert _errors({**document, "connections": []}, "connectivity")  # one answer per document
 
 
 def test_json_document_puts_the_registered_version_first_and_refuses_an_unknown_command():
