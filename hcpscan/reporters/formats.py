@@ -82,6 +82,8 @@ JSON_DOCUMENTS: dict[str, JsonDocument] = {
         JsonDocument("inventory", "1.0", "hcpscan-inventory.schema.json"),
         JsonDocument("rules list", "1.0", "hcpscan-rules.schema.json"),
         JsonDocument("connectivity", "1.0", "hcpscan-connectivity.schema.json"),
+        JsonDocument("templates list", "1.0", "hcpscan-templates.schema.json"),
+        JsonDocument("templates show", "1.0", "hcpscan-templates.schema.json"),
     )
 }
 

@@ -176,10 +176,10 @@ def test_a_message_placeholder_the_check_does_not_give_is_reported(run_cli, tmp_
 def test_templates_list_and_show_describe_what_a_rule_can_use(run_cli):
     listed = run_cli("templates", "list", "--format", "json")
     assert listed.code == 0
-    names = {t["name"] for t in json.loads(listed.out)}
+    names = {t["name"] for t in json.loads(listed.out)["templates"]}
     assert "reference_exists" in names
     shown = run_cli("templates", "show", "reference_exists", "--format", "json")
-    item = json.loads(shown.out)
+    item = json.loads(shown.out)["template"]
     assert {p["name"] for p in item["params"]} >= {"refs", "kind"}
     assert "ref_name" in item["message_fields"] and "object" in item["message_fields"]
     text = run_cli("templates", "show", "reference_exists")

@@ -28,6 +28,8 @@ COMMANDS = {
                 "https://api.example.com", "--runtime", "go", "--runtime", "python",
                 "--format", "json"),
     "connectivity": ("connectivity", EXAMPLE, "--no-progress", "--format", "json"),
+    "templates list": ("templates", "list", "--format", "json"),
+    "templates show": ("templates", "show", "reference_exists", "--format", "json"),
 }
 PROXY = "clusters-agent-prod/ignition-server-proxy"  # a workload of the example behind a NodePort
 # connectivity's other answers, each with the list field it must fill
@@ -98,8 +100,8 @@ def test_each_command_json_validates_against_its_schema(run_cli, command):
     assert document["schema_version"] == JSON_DOCUMENTS[command].version
     assert next(iter(document)) == "schema_version"
     assert _errors(document, command) == []
-    body = [v for k, v in document.items() if k != "schema_version" and isinstance(v, list)]
-    assert any(body), f"{command}: the example must give it something to list"
+    body = [v for k, v in document.items() if k != "schema_version" and isinstance(v, list | dict)]
+    assert any(body), f"{command}: the example must give it something to show"
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
