@@ -84,6 +84,7 @@ JSON_DOCUMENTS: dict[str, JsonDocument] = {
         JsonDocument("connectivity", "1.0", "hcpscan-connectivity.schema.json"),
         JsonDocument("templates list", "1.0", "hcpscan-templates.schema.json"),
         JsonDocument("templates show", "1.0", "hcpscan-templates.schema.json"),
+        JsonDocument("fleet", "1.0", "hcpscan-fleet.schema.json"),
     )
 }
 
