@@ -130,7 +130,7 @@ def _inventory_peak(path: Path, fast: str) -> tuple[float, float, float, str]:
 
 
 def bench_nodes() -> None:
-    from hcpscan.sources.yamldocs import MAX_NODES
+    from hcpscan.core.yamldocs import MAX_NODES
 
     laughs = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\nx0: &a0 [lol]\n"
               + "".join(f"x{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 10)))

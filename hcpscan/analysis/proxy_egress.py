@@ -101,7 +101,8 @@ def proxy_egress(graph: ReachabilityGraph, workload: str, endpoint: ProxyEndpoin
         return ProxyEgress(endpoint, BLOCKED, f"egress to {missing} on TCP {endpoint.port} is not "
                                               "allowed", evidence, missing)
     if egress.blocked:
-        return ProxyEgress(endpoint, BLOCKED,  # the addresses are not known: missing None f"egress on TCP {endpoint.port} is allowed to no "
+        # the addresses are not known: missing stays None
+        return ProxyEgress(endpoint, BLOCKED, f"egress on TCP {endpoint.port} is allowed to no "
                                               "outside address", evidence)
     if egress.allowed.contains(IPSpace.all_v4()) and egress.allowed.contains(IPSpace.all_v6()):
         return ProxyEgress(endpoint, ALLOWED, f"egress on TCP {endpoint.port} is allowed to every "

@@ -5,7 +5,6 @@ one question."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -298,8 +297,8 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
         render = exposure_csv if args.format == "csv" else exposure_md
         sys.stdout.write(render(result.connections, exposure, title, pairs_only))
     elif args.format in TABLE_FORMATS:
-        render = list_csv if args.format == "csv" else list_md
-        sys.stdout.write(render(result.connections, pairs_only))
+        render_list = list_csv if args.format == "csv" else list_md
+        sys.stdout.write(render_list(result.connections, pairs_only))
     else:
         _header(result.exclusion_note)
         for note in result.dnat:
@@ -546,9 +545,11 @@ def _finish(diagnostics: list[Diagnostic], fmt: str) -> int:
     return exitcodes.OK
 
 
-def _dump(doc: Any) -> None:
-    json.dump(doc, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+def _dump(doc: dict[str, Any]) -> None:
+    """Every connectivity answer is one versioned document (hcpscan/reporters/formats.py)."""
+    from hcpscan.reporters.formats import write_json
+
+    write_json("connectivity", doc, sys.stdout)
 
 
 def _header(note: str) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from hcpscan.cli.inputs import add_path_arguments, exit_code_for_input, load_inventory
@@ -34,13 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     inventory = load_inventory(args)
     if args.format == "json":
-        doc = {
+        from hcpscan.reporters.formats import write_json
+
+        write_json("inventory", {
             "objects": [o.to_json() for o in inventory.objects],
             "diagnostics": [d.to_json() for d in inventory.diagnostics],
             "skipped": inventory.skipped.to_json(),
-        }
-        json.dump(doc, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        }, sys.stdout)
         return exit_code_for_input(inventory)
 
     from rich.table import Table

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -125,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     env = _env(args.env)
     for target in targets:
         for given, ref in runtimes:
-            row = {"url": target.raw, "runtime": ref.name, "version": ref.version_given,
+            row: dict[str, Any] = {"url": target.raw, "runtime": ref.name, "version": ref.version_given,
                    "models": ref.era_label, "label": given}
             if args.env:
                 d = evaluate_env(ref, env, target)
@@ -144,9 +143,10 @@ def run(args: argparse.Namespace) -> int:
                 "matched") + \
             (("proxy",) if args.env else ()) + ("reason",)
         # --env values and URLs may carry user:password@ as clients accept them
-        json.dump(mask_values([{k: row[k] for k in keys} for row in rows]), sys.stdout,
-                  indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        from hcpscan.reporters.formats import write_json
+
+        write_json("noproxy", {"decisions": mask_values([{k: row[k] for k in keys} for row in rows])},
+                   sys.stdout, ensure_ascii=False)
         return 0
     _table(rows, targets, runtimes)
     return 0

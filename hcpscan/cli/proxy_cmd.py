@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -35,7 +34,7 @@ redacted in a must-gather, a ConfigMap missing from the dump) show as unknown.
 
 examples:
   hcpscan proxy ./hcp-namespace-manifests/
-  hcpscan proxy must-gather.local.123 --format json | jq '.[] | select(.httpsProxy)'
+  hcpscan proxy must-gather.local.123 --format json | jq '.consumers[] | select(.httpsProxy)'
   hcpscan proxy manifests/ --runtime curl   # containers as curl would read their env
 """
 
@@ -60,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
     say_passed_over(inventory)
     consumers = effective_proxies(inventory, args.runtime, include_unset=args.all)
     if args.format == "json":
-        text = json.dumps(mask_values([c.to_json() for c in consumers]), indent=2,
-                          ensure_ascii=False)
-        sys.stdout.write(text + "\n")
+        from hcpscan.reporters.formats import write_json
+
+        write_json("proxy", {"consumers": mask_values([c.to_json() for c in consumers])},
+                   sys.stdout, ensure_ascii=False)
         if inventory.diagnostics:  # an exit code 2 must say why
             console_for(sys.stderr).print(diagnostics_table(inventory.diagnostics))
         return exit_code_for_input(inventory)
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     root = common_folder(paths)  # a must-gather's long prefix, said once
     title = f"{len(consumers)} proxy consumers" + (f" (files under {root}/)" if root else "")
     header = ["consumer", "httpProxy", "httpsProxy", "noProxy", "from"]
-    rows = [[consumer.name, _value(consumer.http_proxy), _value(consumer.https_proxy),
+    rows: list[list[Any]] = [[consumer.name, _value(consumer.http_proxy), _value(consumer.https_proxy),
              _value(consumer.no_proxy), _sources(consumer, root)] for consumer in consumers]
     width = console.width
     if not table_fits(header, [[*r[:4], " ".join(r[4])] for r in rows], width):

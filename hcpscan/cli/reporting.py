@@ -12,12 +12,12 @@ from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.ruleset import PreparedRules
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.findings.model import ScanReport, Severity
+from hcpscan.reporters.formats import SCAN_FORMAT_NAMES
 from hcpscan.rules.suppress import write_baseline
 from hcpscan.scan import exit_status
 from hcpscan.sources.walk import ArchiveMembers
 
-FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html",
-           "openreports", "policyreport", "github", "gitlab")
+FORMATS = SCAN_FORMAT_NAMES  # the registry (hcpscan/reporters/formats.py) is the one list
 # The two terminal views --output-format names: one line per finding, or the detailed table.
 VIEWS = {"concise": "concise", "full": "table"}
 
@@ -156,7 +156,7 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
     for name, path in targets:
         options = ReportOptions.for_stream(
             sys.stdout if path is None else _NOT_A_TTY, sarif_root=args.sarif_root,
-            **({} if path is None else {"color": False}),
+            color=None if path is None else False,
             sarif_category=args.sarif_category, read_text=read_source_text,
             junit_extended=getattr(args, "junit_extended", False), verbosity=verbosity(args))
         text = render(name, report, options)

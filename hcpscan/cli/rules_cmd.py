@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import tempfile
@@ -55,9 +54,11 @@ def _rules(extra: list[str]) -> list[Rule]:
 def run_list(args: argparse.Namespace) -> int:
     rules = _rules(args.rules)
     if args.format == "json":
-        json.dump([{"id": r.id, "severity": r.info.severity.value, "category": r.info.category,
-                    "title": r.info.title} for r in rules], sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        from hcpscan.reporters.formats import write_json
+
+        write_json("rules list", {"rules": [{"id": r.id, "severity": r.info.severity.value,
+                                             "category": r.info.category, "title": r.info.title}
+                                            for r in rules]}, sys.stdout)
         return 0
     from rich.table import Table
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -68,7 +67,7 @@ def _type_text(spec: dict[str, Any]) -> str:
     if "enum" in spec:
         return " | ".join(map(str, spec["enum"]))
     if "anyOf" in spec or "oneOf" in spec:
-        return " or ".join(_type_text(s) for s in spec.get("anyOf", spec.get("oneOf")))
+        return " or ".join(_type_text(s) for s in spec.get("anyOf", spec.get("oneOf")) or [])
     if "const" in spec:
         return repr(spec["const"])
     kind = spec.get("type", "any")
@@ -80,8 +79,9 @@ def _type_text(spec: dict[str, Any]) -> str:
 def run_list(args: argparse.Namespace) -> int:
     described = [describe(TEMPLATES[name]) for name in sorted(TEMPLATES)]
     if args.format == "json":
-        json.dump(described, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        from hcpscan.reporters.formats import write_json
+
+        write_json("templates list", {"templates": described}, sys.stdout)
         return 0
     from rich.table import Table
 
@@ -100,8 +100,9 @@ def run_show(args: argparse.Namespace) -> int:
         raise UsageError(f"no template {args.name}", "list them with `hcpscan templates list`")
     item = describe(template)
     if args.format == "json":
-        json.dump(item, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        from hcpscan.reporters.formats import write_json
+
+        write_json("templates show", {"template": item}, sys.stdout)
         return 0
     lines = [f"{item['name']}: {item['description']}", "",
              f"subjects: {', '.join(item['subject_kinds'])}",

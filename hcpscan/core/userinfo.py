@@ -110,7 +110,7 @@ def _bare(text: str, start: int, end: int) -> Iterator[Credential]:
         if host and _BARE_HOST_END.match(text, host.end(), end) and host.end() > at + 1:
             break
         at = text.rfind("@", start, at)
-    if at < 0:
+    if at < 0 or host is None:
         return
     colon = text.find(":", start, at)
     if colon < 0 or colon + 1 == at:

@@ -18,7 +18,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -342,7 +342,9 @@ class _NodeTally:
 
     def read(self, stream: str | bytes) -> None:
         loader = _Loader(stream)
-        get, self.finished = loader.get_event, 0
+        # events are told apart by exact type (the hot loop): typed Any, not narrowed
+        get: Callable[[], Any] = loader.get_event
+        self.finished = 0
         sizes: dict[str, int] = {}  # anchor -> nodes under it
         opened: list[tuple[str | None, int]] = []  # (anchor, count before) of open collections
         try:
@@ -635,7 +637,7 @@ def _build_node(get: Any, event: Any, scalar: _Scalars) -> tuple[Any, list[tuple
             if event.anchor is not None or event.tag is not None:
                 raise _NotPlain
             value = scalar(event.value) if event.implicit[0] else event.value
-            container = None
+            container: dict[Any, Any] | list[Any] | None = None
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
             if event.anchor is not None or event.tag is not None:
                 raise _NotPlain

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from dataclasses import field as _field  # Finding has a member named field
 from enum import Enum
 from typing import Any
 
@@ -122,15 +123,15 @@ class Finding:
     field: str  # field path of the offending value, e.g. spec.ingress[0].ports[0].port
     location: Location
     message: str
-    evidence: list[str] = field(default_factory=list)
+    evidence: list[str] = _field(default_factory=list)
     status: Status = Status.FAIL
     suppression: Suppression | None = None
-    notes: list[str] = field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
-    facts: dict[str, Any] = field(default_factory=dict)  # structured, for fixes (see Violation)
+    notes: list[str] = _field(default_factory=list)  # e.g. "exemption expired on 2026-01-01"
+    facts: dict[str, Any] = _field(default_factory=dict)  # structured, for fixes (see Violation)
     # What the check says would clear it (hcpscan.fixes turns it into ``fix``); not reported.
-    remedy: Remedy | NoFix | None = field(default=None, repr=False, compare=False)
+    remedy: Remedy | NoFix | None = _field(default=None, repr=False, compare=False)
     fix: Fix | None = None
-    data: dict[str, Any] = field(default_factory=dict)  # exact values a fix needs (JSON-ready)
+    data: dict[str, Any] = _field(default_factory=dict)  # exact values a fix needs (JSON-ready)
 
     @property
     def key(self) -> str:

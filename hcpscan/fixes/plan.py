@@ -256,7 +256,8 @@ def _value(body: object, steps: tuple) -> object:
 
 def _embedded(remedy: Remedy) -> str:
     target = remedy.target
-    assert target.origin is not None
+    if target.origin is None:
+        raise ValueError(f"{target.ref}: an embedded target without the object it is embedded in")
     return _by_hand(remedy, f"the document in {target.source.embedded_in} of {target.origin.ref} "
                             f"({target.origin.source.path})")
 

@@ -122,11 +122,11 @@ def edit_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Ed
             expected.append(e.body)
         else:
             node = _target_node(_node_of(text, doc_index), item_index)
-            e = resolved_edit(e, target)
-            if e is None:
+            resolved = resolved_edit(e, target)
+            if resolved is None:
                 continue  # already there
-            text = _apply(text, _plan(text, node, e))
-            intend(target, e)
+            text = _apply(text, _plan(text, node, resolved))
+            intend(target, resolved)
         after = _documents(text)
         if after != expected:
             raise EditError("the edited text does not read back as the intended change")
@@ -238,15 +238,16 @@ def resolved_edit(e: Edit, target: Any) -> SetField | AppendItems | None:
 def intend(target: Any, e: SetField | AppendItems) -> None:
     """Make the edit on a decoded body (what the text must read back as)."""
     parent = _get(target, e.steps[:-1])
-    if not isinstance(parent, (dict, list)):
-        raise EditError(f"{_path(e.steps[:-1])} is not in the object")
     last = e.steps[-1]
+    if not (isinstance(parent, dict) or (isinstance(parent, list) and isinstance(last, int))):
+        raise EditError(f"{_path(e.steps[:-1])} is not in the object")
+    box: Any = parent  # a dict, or a list indexed by an int: checked just above
     if isinstance(e, SetField):
-        parent[last] = e.value
+        box[last] = e.value
     else:
         current = _get(target, e.steps)
         if current is None:
-            parent[last] = list(e.items)
+            box[last] = list(e.items)
         else:
             current.extend(e.items)
 

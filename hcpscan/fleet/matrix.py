@@ -157,7 +157,7 @@ def feedback(work: dict[str, Any], group: str, resource: str) -> dict[str, Any] 
 def _value(field_value: dict[str, Any]) -> Any:
     kind = field_value.get("type")
     return {"Integer": field_value.get("integer"), "String": field_value.get("string"),
-            "Boolean": field_value.get("boolean"), "JsonRaw": field_value.get("jsonRaw")}.get(kind)
+            "Boolean": field_value.get("boolean"), "JsonRaw": field_value.get("jsonRaw")}.get(str(kind))
 
 
 def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:

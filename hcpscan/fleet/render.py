@@ -13,6 +13,7 @@ import json
 
 from hcpscan.fleet.contract import SEVERITIES
 from hcpscan.fleet.matrix import ClusterRow, FleetMatrix, iso
+from hcpscan.reporters.formats import json_document
 from hcpscan.reporters.markup import escape_html, visible
 
 FORMATS = ("table", "json", "markdown", "html")
@@ -72,7 +73,7 @@ def table(matrix: FleetMatrix) -> str:
 
 
 def as_json(matrix: FleetMatrix) -> str:
-    return json.dumps(matrix.to_json(), indent=2, sort_keys=False) + "\n"
+    return json.dumps(json_document("fleet", matrix.to_json()), indent=2, sort_keys=False) + "\n"
 
 
 def _md(text: str) -> str:

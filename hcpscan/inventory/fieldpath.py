@@ -88,3 +88,10 @@ def get_path(body: Any, path: str | tuple[Step, ...], default: Any = None) -> An
                 return default
             cur = cur[step]
     return cur
+
+
+def mapping_at(body: Any, key: str) -> dict[str, Any]:
+    """``body[key]`` when ``body`` is a mapping and that value is one too, else ``{}``:
+    a manifest's optional sub-mapping (metadata, spec, status) read without trusting it."""
+    value = body.get(key) if isinstance(body, dict) else None
+    return value if isinstance(value, dict) else {}

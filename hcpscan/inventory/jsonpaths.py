@@ -127,7 +127,8 @@ class FieldQuery:
         return [(match.value, steps_of(match)) for match in self.parsed.find(body)]
 
     def _walk(self, body: Any) -> list[Match]:
-        assert self._chain is not None
+        if self._chain is None:
+            raise RuntimeError("_walk called on a query that is not a simple chain")
         current: list[Match] = [(body, ())]
         for step in self._chain:
             found: list[Match] = []
@@ -184,7 +185,7 @@ def compile_jsonpath(expr: str):  # type: ignore[no-untyped-def]
     """jsonpath-ng's parse of ``expr``; ``ValueError`` when it cannot parse it."""
     try:
         return _jsonpath_parser().parse(expr)
-    except (JsonPathParserError, Exception) as exc:  # jsonpath-ng raises bare Exceptions too
+    except (JsonPathParserError, Exception) as exc:  # noqa: BLE001  jsonpath-ng raises bare Exceptions too
         raise ValueError(f"invalid JSONPath {expr!r}: {exc}") from None
 
 

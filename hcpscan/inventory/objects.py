@@ -108,7 +108,7 @@ class K8sObject:
     def identity(self) -> tuple[str, str, str, str, str]:
         return (self.cluster, self.group, self.kind, self.namespace, self.name)
 
-    def get(self, path: str, default: Any = None) -> Any:
+    def get(self, path: str | tuple[str | int, ...], default: Any = None) -> Any:
         """Plain dotted-path access (``spec.networking.clusterNetwork``); lists by ``[n]``."""
         from hcpscan.inventory.fieldpath import get_path
 

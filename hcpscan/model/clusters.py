@@ -198,7 +198,9 @@ def _infrastructure(inventory: Inventory, cluster: K8sObject) -> K8sObject | Non
     kind, name = ref.get("kind"), ref.get("name")
     if not isinstance(kind, str) or not isinstance(name, str):
         return None
-    namespace = ref.get("namespace") if isinstance(ref.get("namespace"), str) else cluster.namespace
+    namespace = ref.get("namespace")
+    if not isinstance(namespace, str):
+        namespace = cluster.namespace
     return inventory.get(kind, namespace, name, cluster.cluster)
 
 
@@ -237,7 +239,7 @@ def _capi_networks(inventory: Inventory, cluster: K8sObject) -> ClusterNetworks 
         source = f"{cluster.ref} spec.clusterNetwork"
     return ClusterNetworks(service, pod, first_host(service[0]) if service else None, source,
                            str(cluster_network.get("serviceDomain") or "cluster.local"),
-                           machine=machine, machine_source=node_net.source if machine else "")
+                           machine=machine, machine_source=node_net.source if node_net and machine else "")
 
 
 def _values_networks(inventory: Inventory, namespace: str, cluster_name: str,
@@ -269,8 +271,9 @@ def _node_pool(obj: K8sObject) -> NodePool:
     platform = _mapping(spec.get("platform"))
     kubevirt = _mapping(platform.get("kubevirt"))
     attach = kubevirt.get("attachDefaultNetwork")
-    extra = kubevirt.get("additionalNetworks") if isinstance(kubevirt.get("additionalNetworks"),
-                                                             list) else []
+    extra = kubevirt.get("additionalNetworks")
+    if not isinstance(extra, list):
+        extra = []
     return NodePool(obj, str(spec.get("clusterName") or ""), str(platform.get("type") or ""),
                     attach if isinstance(attach, bool) else None,
                     tuple(str(n["name"]) for n in extra if isinstance(n, dict)
@@ -295,8 +298,8 @@ def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None
             if found is not None:
                 return found
         return openshift_networks(inventory, obj.cluster)
-    found = capi_cluster_of(inventory, obj) if obj.kind in _CAPI_SETTINGS_KINDS else None
-    capi_name = found[0] if found else None
+    owner = capi_cluster_of(inventory, obj) if obj.kind in _CAPI_SETTINGS_KINDS else None
+    capi_name = owner[0] if owner else None
     if capi_name:
         for capi in scan_model(inventory).capi_clusters:
             if (capi.obj.namespace, capi.name, capi.obj.cluster) == (obj.namespace, capi_name,

@@ -150,7 +150,9 @@ def hosted_cluster(obj: K8sObject) -> HostedCluster:
     spec = _mapping(obj.body.get("spec"))
     platform = _mapping(spec.get("platform")).get("type") or "None"
     publishing: dict[str, Publishing] = {}
-    services = spec.get("services") if isinstance(spec.get("services"), list) else []
+    services = spec.get("services")
+    if not isinstance(services, list):
+        services = []
     for i, entry in enumerate(services):
         if not isinstance(entry, dict):
             continue

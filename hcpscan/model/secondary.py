@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.core.yamldocs import load_json
-from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.fieldpath import Step, format_path, mapping_at
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.hostedcluster import hcp_namespace
@@ -121,7 +121,7 @@ def _nad(nad: K8sObject) -> tuple[list[str], str, bool]:
     for conf in [config, *(config.get("plugins") or [])] if isinstance(config, dict) else []:
         if not isinstance(conf, dict):
             continue
-        ipam = conf.get("ipam") if isinstance(conf.get("ipam"), dict) else {}
+        ipam = mapping_at(conf, "ipam")
         types += [str(ipam["type"])] if ipam.get("type") else []
         for key in ("subnet", "range"):
             if isinstance(ipam.get(key), str):
@@ -147,7 +147,7 @@ def cudn_cidrs(cudn: K8sObject) -> tuple[list[str], str]:
     layer: Any = network.get(layer_key) if isinstance(network, dict) and layer_key else None
     if not isinstance(layer, dict):
         return [], "its spec.network names no topology with subnets"
-    ipam = layer.get("ipam") if isinstance(layer.get("ipam"), dict) else {}
+    ipam = mapping_at(layer, "ipam")
     if str(ipam.get("mode", "")).lower() == "disabled":
         return [], (f"IPAM is disabled (spec.network.{layer_key}.ipam.mode: Disabled), so no "
                     "manifest states its CIDR")

@@ -17,27 +17,26 @@ from __future__ import annotations
 from pathlib import Path
 
 from hcpscan.findings.model import ScanReport
-from hcpscan.reporters.concise import ConciseReporter
-from hcpscan.reporters.github import GithubReporter
-from hcpscan.reporters.gitlab import GitlabReporter
-from hcpscan.reporters.html import HtmlReporter
+from hcpscan.reporters.formats import JSON_DOCUMENTS, SCAN_FORMATS
 from hcpscan.reporters.interface import Reporter, ReportOptions, color_wanted, read_file_text
-from hcpscan.reporters.json import SCHEMA_VERSION, JsonReporter
-from hcpscan.reporters.junit import JunitReporter
-from hcpscan.reporters.markdown import MarkdownReporter
-from hcpscan.reporters.openreports import OpenReportsReporter
-from hcpscan.reporters.policyreport import PolicyReportReporter
-from hcpscan.reporters.sarif import SarifReporter
-from hcpscan.reporters.table import TableReporter
+from hcpscan.reporters.json import SCHEMA_VERSION
 
-REPORTERS: dict[str, Reporter] = {
-    reporter.name: reporter
-    for reporter in (TableReporter(), JsonReporter(), SarifReporter(), JunitReporter(),
-                     MarkdownReporter(), HtmlReporter(), ConciseReporter(), OpenReportsReporter(),
-                     PolicyReportReporter(), GithubReporter(), GitlabReporter())
-}
 
-JSON_SCHEMA_PATH = Path(__file__).with_name("hcpscan-report.schema.json")
+def _reporters() -> dict[str, Reporter]:
+    """One reporter per registered format (formats.SCAN_FORMATS), in its order."""
+    out: dict[str, Reporter] = {}
+    for fmt in SCAN_FORMATS:
+        reporter = fmt.load()
+        if reporter.name != fmt.name:
+            raise RuntimeError(f"format {fmt.name!r} is registered with {fmt.reporter}, "
+                               f"whose name is {reporter.name!r}")
+        out[fmt.name] = reporter
+    return out
+
+
+REPORTERS: dict[str, Reporter] = _reporters()
+
+JSON_SCHEMA_PATH: Path = JSON_DOCUMENTS["scan"].schema_path
 
 
 def render(name: str, report: ScanReport, options: ReportOptions | None = None) -> str:

@@ -12,13 +12,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import IO, Protocol
+from typing import Protocol
 
 from hcpscan import HOMEPAGE
 from hcpscan.findings.model import ScanReport
 from hcpscan.reporters.locations import split_archive_path
 
 ReadText = Callable[[str], "str | None"]
+
+
+class TerminalLike(Protocol):
+    """Where a report goes, as far as colour is concerned: a stream, or a stand-in for a file."""
+
+    def isatty(self) -> bool: ...
 
 INFORMATION_URI = HOMEPAGE
 
@@ -76,18 +82,21 @@ class ReportOptions:
     verbosity: int = 0
 
     @classmethod
-    def for_stream(cls, stream: IO[str], environ: Mapping[str, str] | None = None,
+    def for_stream(cls, stream: TerminalLike, environ: Mapping[str, str] | None = None,
                    **overrides: object) -> ReportOptions:
         """Options for writing to ``stream``: colour as :func:`color_wanted` says (a
         ``color`` override wins: report files are never coloured); width from
         ``COLUMNS`` when given."""
         env = os.environ if environ is None else environ
-        color = bool(overrides.pop("color", color_wanted(stream, env)))
+        color = overrides.pop("color", None)  # None: as the stream and environment say
+        color = color_wanted(stream, env) if color is None else bool(color)
         width = overrides.pop("width", None) or _columns(env) or 100
+        if not isinstance(width, int | str):
+            raise TypeError(f"width must be a number, not {width!r}")
         return cls(color=color, width=int(width), **overrides)  # type: ignore[arg-type]
 
 
-def color_wanted(stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
+def color_wanted(stream: TerminalLike, environ: Mapping[str, str] | None = None) -> bool:
     """Colour on a terminal; never with ``NO_COLOR``; also when piped with ``FORCE_COLOR``
     (any non-empty value, as force-color.org has it; ``NO_COLOR`` wins)."""
     env = os.environ if environ is None else environ

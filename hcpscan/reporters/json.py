@@ -16,10 +16,13 @@ from typing import Any
 
 from hcpscan.core.redact import mask_values
 from hcpscan.findings.model import ScanReport
+from hcpscan.reporters.formats import JSON_DOCUMENTS
 from hcpscan.reporters.interface import ReportOptions
 from hcpscan.reporters.summary import RULE_STATUSES, ordered, passed_over_total, rule_index, summarize
 
-SCHEMA_VERSION = "1.3"  # 1.1: passed_over, summary.passed_over; 1.2: findings[].fix; 1.3: findings[].facts
+# 1.1: passed_over, summary.passed_over; 1.2: findings[].fix; 1.3: findings[].facts and
+# findings[].data (registered in formats.py)
+SCHEMA_VERSION = JSON_DOCUMENTS["scan"].version
 SCHEMA_FILE = "hcpscan-report.schema.json"
 
 

@@ -70,7 +70,7 @@ def split_archive_path(path: str) -> list[str]:
 
 
 def _safe_segments(path: str) -> list[str]:
-    segments = []
+    segments: list[str] = []
     for segment in path.replace("\\", "/").split("/"):
         if segment in ("", "."):
             continue

@@ -44,7 +44,7 @@ STYLE = {Severity.CRITICAL: "bold white on red", Severity.HIGH: "bold red",
 DETAILED_FINDINGS = 1000
 
 
-class _Plain(list):  # type: ignore[type-arg]
+class _Plain(list[str]):
     """Lines written as they are, past rich (already escaped and masked)."""
 
 
@@ -69,9 +69,9 @@ class TableReporter:
         return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
 
 
-def _blocks(report: ScanReport, width: int = 100, verbosity: int = 0) -> list[RenderableType]:
+def _blocks(report: ScanReport, width: int = 100, verbosity: int = 0) -> list[RenderableType | _Plain]:
     summary = summarize(report)
-    blocks: list[RenderableType] = []
+    blocks: list[RenderableType | _Plain] = []
     failing = [f for f in report.findings if f.status is not Status.SUPPRESSED]
     suppressed = [f for f in report.findings if f.status is Status.SUPPRESSED]
     titles = {rule_id: info.title for rule_id, info in rule_index(report).items()}

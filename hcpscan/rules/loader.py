@@ -11,6 +11,7 @@ from typing import Any
 from hcpscan import RULE_PAGES_URL
 from hcpscan.core.yamldocs import InputLimitError, YamlSyntaxError, locate, parse_documents
 from hcpscan.findings.model import RuleDocs, RuleInfo, Severity
+from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.schema import RULE_SCHEMA
@@ -99,7 +100,7 @@ def load_rule_file(path: Path, builtin: bool = False, schema_checked: bool = Fal
     if builtin:
         problems += [((), f"a built-in rule needs '{key}'") for key in ("category", "docs")
                      if key not in data]
-    check = data.get("check") if isinstance(data.get("check"), dict) else {}
+    check = mapping_at(data, "check")
     name = check.get("template", check.get("primitive"))
     template = TEMPLATES.get(name) if isinstance(name, str) else None
     if isinstance(name, str) and template is None:
@@ -120,6 +121,9 @@ def load_rule_file(path: Path, builtin: bool = False, schema_checked: bool = Fal
             where = locate(text, 0, None, steps) if steps else None
             located.append((where[0] if where else 1, message))
         raise RuleFileError(str(path), None, "", problems=sorted(located))
+    if template is None:  # the schema requires check.template; kept explicit for a caller that skipped it
+        raise RuleFileError(str(path), None, "",
+                            problems=[(1, "check.template: the template to run is missing")])
     return _build(path, data, template, builtin)
 
 

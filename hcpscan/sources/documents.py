@@ -26,6 +26,7 @@ from hcpscan.core.yamldocs import (
     parse_documents,
     read_documents,
 )
+from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.objects import (
     HCPSCAN_API,
     IGNITION_CONFIG,
@@ -104,7 +105,8 @@ def _location(entry: Entry, doc: ParsedDocument, item: int | None = None) -> Sou
     if item is None:
         line, column = doc.line, doc.column
     else:
-        assert doc.item_positions is not None
+        if doc.item_positions is None:
+            raise ValueError(f"{entry.display}: item {item} of a document that is not a List")
         line, column = doc.item_positions[item]
     return SourceLocation(entry.display, line, column, entry.file, entry.member, doc.doc_index, item)
 
@@ -328,7 +330,7 @@ def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLoc
         result.diagnostics.append(Diagnostic(loc.path, loc.line, "object has no 'kind'",
                                              hint="add kind and apiVersion"))
         return
-    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    meta = mapping_at(body, "metadata")
     if "metadata" in body and not isinstance(body["metadata"], dict):
         result.diagnostics.append(Diagnostic(loc.path, loc.line,
                                              f"{kind}: metadata is a {type(body['metadata']).__name__}, "

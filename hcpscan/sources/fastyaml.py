@@ -36,6 +36,7 @@ from typing import Any
 
 from hcpscan.core.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
 
+yaml_rs: Any
 try:
     import yaml_rs
 except ImportError:  # pragma: no cover - an accelerator; PyYAML reads everything without it
@@ -226,7 +227,7 @@ def _readings_of(token: str) -> tuple[Any, Any] | None:
         _readings.clear()
     try:
         reading: tuple[Any, Any] | None = (resolve_plain(token), _load(token))
-    except Exception:  # any failure on either side: not for the fast path
+    except Exception:  # noqa: BLE001  any failure on either side: not for the fast path
         reading = None
     _readings[token] = reading
     return reading
@@ -347,7 +348,8 @@ def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, An
 
 
 def _load(chunk: str) -> Any:
-    assert yaml_rs is not None
+    if yaml_rs is None:  # callers check available() first
+        raise _NotFast
     # A duplicate key fails here (at no cost to normal parsing), so the file goes to
     # PyYAML, which says on which lines both keys are.
     return yaml_rs.loads(chunk, parse_datetime=False,
@@ -384,7 +386,7 @@ def _documents(text: str) -> list[ParsedDocument]:
         content = _content_at(text, start + 3 if explicit else start, end)
         try:
             body = _load(text[start:end])
-        except Exception:
+        except Exception:  # noqa: BLE001  the slow path parses it again and reports what is wrong
             raise _NotFast from None
         at = content if content is not None else _next_token(text, end)
         line, column = lines.at(at)

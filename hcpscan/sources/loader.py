@@ -34,6 +34,7 @@ from hcpscan.sources.layout import NOISE_PLURALS, Placement, cluster_of, place
 from hcpscan.sources.walk import (
     DEFAULT_LIMITS,
     FileTooLarge,
+    constant,
     iter_entries,
     iter_folder,
     read_bounded,
@@ -141,7 +142,7 @@ def _take_stdin(loader: _Parser) -> None:
     if len(data) > limit:
         loader.diagnose(too_large("<stdin>", limit))
         return
-    entry = Entry("<stdin>", ("<stdin>.yaml",), lambda d=data: d, len(data), "<stdin>")
+    entry = Entry("<stdin>", ("<stdin>.yaml",), constant(data), len(data), "<stdin>")
     loader.add(entry, place(entry.parts), data)
 
 
@@ -439,7 +440,8 @@ class _Parser:
     def _submit(self) -> None:
         if not self.batch:
             return
-        assert self.pool is not None
+        if self.pool is None:
+            raise RuntimeError("a parse batch submitted before the worker pool started")
         items, self.batch, self.batch_bytes = self.batch, [], 0
         tasks = [task for task, placement, error in items if error is None]
         self.in_flight.append((items, self.pool.submit(_parse_batch, tasks)))

@@ -390,7 +390,7 @@ class _Archive:
                                     self.skip, self.budget.limits, self.budget, self.depth + 1)
             return
         # the member's name as the archive holds it, to find the member again for a finding's line
-        yield Entry(display, self.prefix + parts, (lambda b=blob: b), len(blob), self.path,
+        yield Entry(display, self.prefix + parts, constant(blob), len(blob), self.path,
                     file_member)
 
 
@@ -424,8 +424,13 @@ def _decompressed(raw: io.BufferedIOBase) -> io.BufferedIOBase:
     if head.startswith(b"BZh"):
         return bz2.BZ2File(raw)  # type: ignore[return-value]
     if head.startswith(b"\xfd7zXZ\x00"):
-        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+        return lzma.LZMAFile(raw)  # type: ignore[arg-type, return-value]
     return raw
+
+
+def constant(data: bytes) -> Callable[[], bytes]:
+    """A reader of bytes already in memory."""
+    return lambda: data
 
 
 class TruncatedMember(Exception):
@@ -442,7 +447,7 @@ def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
         raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
         with raw, tarfile.open(fileobj=_decompressed(raw), mode="r|") as tar:
             for member in tar:
-                tar.members = []  # stream mode would keep every header it has seen
+                tar.members = []  # type: ignore[attr-defined]  # stream mode would keep every header it has seen
                 if not archive.counted(member.size if member.isfile() else 0):
                     return
                 name = shown(member.name)

@@ -83,6 +83,14 @@ def test_a_host_name_needs_its_addresses_unless_the_answer_is_the_same_for_all(t
                   configured).verdict == BLOCKED
 
 
+
+def test_a_host_name_on_a_port_no_rule_opens_is_blocked_and_says_so(tmp_path: Path) -> None:
+    """No address needed: egress on 8888 is open to nothing outside (the reason once lost
+    its first half to a comment and read "outside address")."""
+    found = _judge(tmp_path, "http://proxy.corp.example.com:8888", "10.20.0.0/24")
+    assert found.verdict == BLOCKED and found.missing is None
+    assert found.reason == "egress on TCP 8888 is allowed to no outside address"
+
 def test_default_port_of_a_proxy_url(tmp_path: Path) -> None:
     """http://host has port 80, which the hardening allows to everyone."""
     found = _judge(tmp_path, "http://proxy.corp.example.com", "10.20.0.0/24")

@@ -40,7 +40,7 @@ def test_noproxy_does_not_echo_credentials_given_in_env(run_cli, fmt):
     assert "Spring2026" not in result.out
     assert "svc-proxy:****@proxy:3128" in result.out
     if fmt == "json":
-        assert any(row["proxy"] and "****" in row["proxy"] for row in json.loads(result.out))
+        assert any(row["proxy"] and "****" in row["proxy"] for row in json.loads(result.out)["decisions"])
 
 
 def test_usage_errors_do_not_echo_credentials(run_cli):

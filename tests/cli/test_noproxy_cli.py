@@ -12,7 +12,7 @@ def test_json_output(run_cli) -> None:
                      "--runtime", "python", "--format", "json", "https://10.129.0.7",
                      "https://kubernetes.default.svc")
     assert result.code == 0, result.err
-    assert json.loads(result.out) == [
+    assert json.loads(result.out) == {"schema_version": "1.0", "decisions": [
         {"url": "https://10.129.0.7", "runtime": "go", "version": None, "models": ">= 1.11, < 2.0", "outcome": "direct",
          "variable": None, "bypass": True, "matched": "10.128.0.0/14",
          "reason": "address inside the CIDR"},
@@ -24,7 +24,7 @@ def test_json_output(run_cli) -> None:
         {"url": "https://kubernetes.default.svc", "runtime": "python", "version": None,
          "models": ">= 3.8, < 4.0", "outcome": "direct", "variable": None, "bypass": True, "matched": ".svc",
          "reason": "name or domain-suffix match"},
-    ]
+    ]}
 
 
 def test_table_has_a_column_per_runtime_and_names_the_entry(run_cli) -> None:
@@ -42,7 +42,7 @@ def test_env_mode_follows_each_clients_precedence(run_cli) -> None:
                      "--runtime", "curl", "--runtime", "node-undici", "--format", "json",
                      "http://example.com")
     assert result.code == 0, result.err
-    rows = {r["runtime"]: r for r in json.loads(result.out)}
+    rows = {r["runtime"]: r for r in json.loads(result.out)["decisions"]}
     assert rows["go"]["bypass"] is True and rows["go"]["matched"] == "example.com"
     assert rows["curl"]["bypass"] is True and rows["curl"]["proxy"] is None  # ignores HTTP_PROXY
     assert rows["node-undici"]["bypass"] is False  # empty no_proxy hides NO_PROXY
@@ -89,7 +89,7 @@ def test_versions_side_by_side(run_cli) -> None:
                      "node-undici", "--format", "json", "http://[fd00::1]/",
                      "http://example.test/")
     assert result.code == 0, result.err
-    got = [(r["runtime"], r["version"], r["bypass"]) for r in json.loads(result.out)]
+    got = [(r["runtime"], r["version"], r["bypass"]) for r in json.loads(result.out)["decisions"]]
     assert got == [("curl", "7.88", False), ("curl", None, True), ("node-undici", "7.0", False),
                    ("node-undici", None, False), ("curl", "7.88", False), ("curl", None, False),
                    ("node-undici", "7.0", True), ("node-undici", None, False)]
@@ -101,7 +101,7 @@ def test_error_outcome_with_the_clients_reason_and_the_variable(run_cli) -> None
                      "--runtime", "ruby", "--runtime", "curl", "--format", "json",
                      "https://api.example.test")
     assert result.code == 0, result.err
-    rows = {r["runtime"]: r for r in json.loads(result.out)}
+    rows = {r["runtime"]: r for r in json.loads(result.out)["decisions"]}
     assert (rows["node-undici"]["outcome"], rows["node-undici"]["variable"]) == \
         ("error", "http_proxy")
     assert "Invalid URL" in rows["node-undici"]["reason"]

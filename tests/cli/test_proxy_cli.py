@@ -14,7 +14,7 @@ def test_json_lists_control_plane_consumers_with_sources(run_cli) -> None:
     result = run_cli("proxy", str(CPO / "oauth-openshift"), str(CPO / "ingress-operator"),
                      "--format", "json")
     assert result.code == 0, result.err
-    doc = {c["consumer"]: c for c in json.loads(result.out)}
+    doc = {c["consumer"]: c for c in json.loads(result.out)["consumers"]}
     oauth = doc["Deployment hcp-namespace/oauth-openshift container oauth-openshift"]
     assert oauth["httpsProxy"]["value"] == "http://127.0.0.1:8092"
     assert oauth["httpsProxy"]["source"]["line"] == 96

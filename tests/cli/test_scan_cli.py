@@ -133,7 +133,7 @@ def test_user_rule_directory_and_broken_rule(run_cli, tmp_path):
     rule = (FIXTURES.parent / "rules" / "OCM005.yaml").read_text().replace("OCM005", "ACME001")
     (tmp_path / "ACME001.yaml").write_text(rule)
     listed = run_cli("rules", "list", "--rules", str(tmp_path), "--format", "json")
-    assert "ACME001" in {r["id"] for r in json.loads(listed.out)}
+    assert "ACME001" in {r["id"] for r in json.loads(listed.out)["rules"]}
     (tmp_path / "ACME001.yaml").write_text(rule.replace("severity: medium", "severity: 5"))
     bad = run_cli("scan", EXAMPLE, "--rules", str(tmp_path))
     assert bad.code == 2 and "ACME001.yaml:3" in bad.err
@@ -176,10 +176,10 @@ def test_a_message_placeholder_the_check_does_not_give_is_reported(run_cli, tmp_
 def test_templates_list_and_show_describe_what_a_rule_can_use(run_cli):
     listed = run_cli("templates", "list", "--format", "json")
     assert listed.code == 0
-    names = {t["name"] for t in json.loads(listed.out)}
+    names = {t["name"] for t in json.loads(listed.out)["templates"]}
     assert "reference_exists" in names
     shown = run_cli("templates", "show", "reference_exists", "--format", "json")
-    item = json.loads(shown.out)
+    item = json.loads(shown.out)["template"]
     assert {p["name"] for p in item["params"]} >= {"refs", "kind"}
     assert "ref_name" in item["message_fields"] and "object" in item["message_fields"]
     text = run_cli("templates", "show", "reference_exists")

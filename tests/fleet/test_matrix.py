@@ -183,3 +183,17 @@ def test_the_digest_changes_with_the_results_not_with_the_time_of_the_scan():
     again = contract.report_digest(build_reports(report("2026-03-01T12:17:00+00:00", Severity.HIGH)))
     other = contract.report_digest(build_reports(report("2026-03-01T12:17:00+00:00", Severity.CRITICAL)))
     assert first == again != other
+
+
+def test_the_json_matrix_is_the_registered_versioned_document():
+    import jsonschema
+
+    from hcpscan.reporters.formats import JSON_DOCUMENTS
+
+    data = json.loads(render(matrix(), "json"))
+    fleet = JSON_DOCUMENTS["fleet"]
+    assert data["schema_version"] == fleet.version and next(iter(data)) == "schema_version"
+    validator = jsonschema.Draft202012Validator(fleet.load_schema())
+    assert [e.message for e in validator.iter_errors(data)] == []
+    assert {row["state"] for row in data["clusters"]} >= {"ok", "not-placed"}
+    assert not validator.is_valid({k: v for k, v in data.items() if k != "schema_version"})

@@ -16,7 +16,8 @@ from tests.live.test_cluster_scan import hcpscan
 SECRETS = "/api/v1/secrets"
 
 
-def _read(config, kinds, budget=ListBudget(), page_size=2):  # type: ignore[no-untyped-def]
+def _read(config, kinds, budget=None, page_size=2):  # type: ignore[no-untyped-def]
+    budget = ListBudget() if budget is None else budget
     conn = connect(ClusterTarget(str(config), request_timeout=5))
     return read_cluster(conn, discover(conn), kinds, page_size=page_size, budget=budget)
 

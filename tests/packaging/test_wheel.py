@@ -94,7 +94,7 @@ def test_version_comes_from_the_package(installed: Path, elsewhere: Path) -> Non
 def test_installed_catalog_lists_every_rule(installed: Path, elsewhere: Path) -> None:
     result = _run([str(installed / "bin" / "hcpscan"), "rules", "list", "--format", "json"], cwd=elsewhere)
     assert result.returncode == 0, result.stderr
-    ids = {rule["id"] for rule in json.loads(result.stdout)}
+    ids = {rule["id"] for rule in json.loads(result.stdout)["rules"]}
     shipped = {path.stem for path in (ROOT / "rules").glob("*.yaml")}
     assert ids == shipped and len(ids) >= 25
 

@@ -54,6 +54,7 @@ from hcpscan.analysis.proxy.settings import (
 )
 from hcpscan.analysis.proxy.units import unit_consumer
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
+from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
@@ -71,7 +72,6 @@ _ENVIRONMENT_FILES = ("/etc/environment", "/etc/default/", "/etc/sysconfig/")
 def is_environment_file(path: str) -> bool:
     path = path.strip()
     return path == _ENVIRONMENT_FILES[0] or path.startswith(_ENVIRONMENT_FILES[1:])
-from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
 
 
 def effective_proxies(inventory: Inventory, runtime: str = "go",

@@ -256,6 +256,7 @@ def _rule(policy: AdminPolicyModel, direction: str, index: int, raw: Any,
     peers = tuple(_peer(p, direction, f"{field}.{peer_key}[{i}]", nodes)
                   for i, p in enumerate(peers_raw))
     ports_raw = raw.get("ports")
+    named: tuple[str, ...]
     if ports_raw is None:
         numeric, named = ConnectionSet.all(), ()
     else:

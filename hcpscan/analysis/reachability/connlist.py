@@ -286,7 +286,8 @@ def cluster_connections(model: ClusterModel, options: EvaluationOptions,
                     merged[(src, dst)] = merged[(src, dst)].union(conns)
     rows.extend((src, dst, conns) for (src, dst), conns in merged.items() if conns)
     if controllers:
-        assert inventory is not None
+        if inventory is None:
+            raise ValueError("controller rows need the inventory")
         rows.extend(_controller_rows(inventory, model, evaluation, controllers))
     rows.sort(key=lambda row: (row[0], row[1]))
     return [Connection(model.cluster, src, dst, conns) for src, dst, conns in rows]

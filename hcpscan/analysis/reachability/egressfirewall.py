@@ -30,6 +30,7 @@ from hcpscan.analysis.reachability.policies import PolicyError, invalid_object, 
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
+from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
@@ -125,9 +126,8 @@ def _rule(raw: Any, index: int, nodes: list[K8sObject]) -> FirewallRule:
     field = f"spec.egress[{index}]"
     if not isinstance(raw, dict) or raw.get("type") not in ("Allow", "Deny"):
         raise PolicyError("a rule needs type Allow or Deny", f"{field}.type")
-    to = raw.get("to")
-    keys = [k for k in ("cidrSelector", "dnsName", "nodeSelector")
-            if isinstance(to, dict) and to.get(k) is not None]
+    to = mapping_at(raw, "to")
+    keys = [k for k in ("cidrSelector", "dnsName", "nodeSelector") if to.get(k) is not None]
     if len(keys) != 1:
         raise PolicyError("to needs exactly one of cidrSelector, dnsName and nodeSelector",
                           f"{field}.to")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.inventory import Inventory
+from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.ports import ConnectionSet, normalise_protocol
 
@@ -206,7 +207,7 @@ def pod_template(obj: K8sObject) -> dict[str, Any] | None:
         return None
     if obj.kind in VM_KINDS:
         # the virt-launcher pod carries the VM's template labels and these of KubeVirt's
-        meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+        meta = mapping_at(template, "metadata")
         labels = dict(meta.get("labels") or {})
         labels.setdefault("kubevirt.io", "virt-launcher")
         labels.setdefault("vm.kubevirt.io/name", obj.name)
@@ -221,7 +222,7 @@ def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
     for pod in inventory.of_kind("Pod"):
         if pod.cluster != cluster:
             continue
-        spec = pod.body.get("spec") if isinstance(pod.body.get("spec"), dict) else {}
+        spec = mapping_at(pod.body, "spec")
         workload = owners.top_of(pod)
         owned.add(workload)
         endpoints.append(Endpoint(
@@ -238,9 +239,9 @@ def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
         template = pod_template(obj)
         if template is None:
             continue
-        meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
-        spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
-        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        meta = mapping_at(template, "metadata")
+        spec = mapping_at(template, "spec")
+        labels = mapping_at(meta, "labels")
         endpoints.append(Endpoint(
             cluster, namespace_of(obj), obj.name, workload, _str_labels(labels),
             container_ports(spec), bool(spec.get("hostNetwork")), (), obj, synthetic=True))
@@ -252,7 +253,7 @@ def _str_labels(labels: dict[str, Any]) -> dict[str, str]:
 
 
 def _pod_ips(pod: K8sObject) -> tuple[str, ...]:
-    status = pod.body.get("status") if isinstance(pod.body.get("status"), dict) else {}
+    status = mapping_at(pod.body, "status")
     ips = [p.get("ip") for p in status.get("podIPs") or [] if isinstance(p, dict)]
     if not ips and status.get("podIP"):
         ips = [status["podIP"]]

@@ -159,9 +159,10 @@ def tiered_connections(rules: Sequence[AnyRule], dst: EndpointClass | None,
 def tiered_verdict(rules: Sequence[AnyRule], dst: EndpointClass | None, np_isolated: bool,
                    protocol: str, port: int) -> Verdict:
     """``tiered_connections`` for one protocol and port, with the rules that decided."""
-    passed_by = None
+    passed_by: AdminRule | None = None
     for rule in rules:
-        if rule.tier == ADMIN_TIER and rule.connections_to(dst).allows(protocol, port):
+        if isinstance(rule, AdminRule) and rule.tier == ADMIN_TIER \
+                and rule.connections_to(dst).allows(protocol, port):
             if rule.action == PASS:
                 passed_by = rule
                 break
@@ -276,7 +277,7 @@ class PolicyEvaluation:
         if not policies and not admin:
             return Side((), [Part(universe, (), ConnectionSet.all(), False)])
         groups: dict[tuple[int, ...], int] = {}
-        members: dict[tuple[int, ...], tuple[PolicyRule, ...]] = {(): ()}
+        members: dict[tuple[int, ...], tuple[AnyRule, ...]] = {(): ()}
         groups[()] = universe
         for rule_no, rule in enumerate(rules):
             mask = self.rule_peers(rule)
@@ -344,7 +345,7 @@ class PolicyEvaluation:
             for peer in rule.peers:
                 if isinstance(peer, AdminPeer):
                     mask |= self._admin_peer_mask(peer, rule.direction)
-                else:
+                elif isinstance(rule, PolicyRule):  # a NetworkPolicy peer is only in its rules
                     mask |= self._peer_mask(peer, rule)
         self._peer_masks[key] = mask
         return mask
@@ -376,7 +377,8 @@ class PolicyEvaluation:
     def _admin_peer_mask(self, peer: AdminPeer, direction: str) -> int:
         if peer.addresses is not None:
             return self._address_mask(peer.addresses, direction) if peer.addresses else 0
-        assert peer.namespace_selector is not None
+        if peer.namespace_selector is None:
+            raise ValueError("an admin policy peer with neither addresses nor a namespace selector")
         mask = self._namespaces_mask(peer.namespace_selector)
         if peer.pod_selector is not None:
             mask &= self._class_index.select(peer.pod_selector)
@@ -488,7 +490,8 @@ class PolicyEvaluation:
             klass = self.classes[d]
             side = self._sides[INGRESS][d]
             for part in side.parts:
-                assert part.connections is not None
+                if part.connections is None:
+                    raise ValueError("an ingress part without its connections")
                 in_part = part if side.isolated else None
                 for s in bits(part.mask & ~egress_isolated):
                     yield s, d, part.connections, in_part, None
@@ -511,6 +514,6 @@ class PolicyEvaluation:
                     continue
                 firewalled = self.firewall_of(s) is not None
                 for d in bits(reach):
-                    out = conns.intersection(self.firewall_allows(s, d - n)) if firewalled else conns
-                    if out:
-                        yield s, d, out, None, part if side.isolated else None
+                    allowed = conns.intersection(self.firewall_allows(s, d - n)) if firewalled else conns
+                    if allowed:
+                        yield s, d, allowed, None, part if side.isolated else None

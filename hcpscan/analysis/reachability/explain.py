@@ -81,7 +81,7 @@ from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace, cut
-from hcpscan.model.ports import PROTOCOLS, ConnectionSet
+from hcpscan.model.ports import ConnectionSet
 
 NP_KIND = "NetworkPolicy"
 FIREWALL_KIND = "EgressFirewall"  # hcpscan's addition: netpol-analyzer does not read them
@@ -317,7 +317,6 @@ def connections_text(conns: ConnectionSet) -> str:
     """``TCP:[80,8000-8090], UDP`` (a bare protocol: all its ports), TCP, UDP, SCTP order."""
     parts = []
     for proto in ("TCP", "UDP", "SCTP"):
-        assert proto in PROTOCOLS
         ports = conns.ports(proto)
         if ports:
             parts.append(proto if ports.is_all else f"{proto}:[{ports}]")

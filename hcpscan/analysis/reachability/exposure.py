@@ -191,10 +191,10 @@ class _WaysIn:
         for route in inventory.of_kind("Route"):
             if route.get("spec.to.kind", "Service") != "Service":
                 continue
-            svc = _service(inventory, route, str(route.get("spec.to.name") or ""))
-            if svc is not None:
+            backend = _service(inventory, route, str(route.get("spec.to.name") or ""))
+            if backend is not None:
                 routes.setdefault((route.cluster, namespace_of(route)), []).append(
-                    (route, svc, service_selector(svc)))
+                    (route, backend, service_selector(backend)))
         return cls(services, routes, _read_ingresses(inventory))
 
 

@@ -42,8 +42,8 @@ class ClusterModel:
                 for peer in rule.peers or ():
                     if peer.ip_block is not None:
                         out.append(peer.ip_block)
-        for policy in self.admin if admin else ():
-            for arule in policy.ingress + policy.egress:
+        for apolicy in self.admin if admin else ():
+            for arule in apolicy.ingress + apolicy.egress:
                 if direction is None or arule.direction == direction:
                     out.extend(p.addresses for p in arule.peers if p.addresses is not None)
         if admin and direction != INGRESS:

@@ -77,7 +77,7 @@ Requirements = tuple[tuple[str, str, tuple[str, ...]], ...]
 def requirements(selector: LabelSelector | None) -> Requirements:
     if selector is None:
         return ()
-    out = [(k, "=", (v,)) for k, v in selector.match_labels]
+    out: list[tuple[str, str, tuple[str, ...]]] = [(k, "=", (v,)) for k, v in selector.match_labels]
     for req in selector.expressions:
         if req.operator == "In" and len(req.values) == 1:
             out.append((req.key, "=", tuple(req.values)))
@@ -156,11 +156,13 @@ def _rule_peers(rule: AnyRule) -> Iterable[RepresentativePeer]:
         if isinstance(peer, AdminPeer):
             if peer.namespace_selector is None:
                 continue
-            pods_raw = raw.get("pods") if isinstance(raw.get("pods"), Mapping) else {}
+            pods_raw = raw.get("pods")
+            if not isinstance(pods_raw, Mapping):
+                pods_raw = {}
             ns_raw = raw.get("namespaces", pods_raw.get("namespaceSelector"))
             yield _peer("", peer.namespace_selector, ns_raw, peer.pod_selector,
                         pods_raw.get("podSelector"))
-        elif peer.ip_block is None:
+        elif peer.ip_block is None and isinstance(rule, PolicyRule):
             namespace = rule.policy.namespace if peer.namespace_selector is None else ""
             yield _peer(namespace, peer.namespace_selector, raw.get("namespaceSelector"),
                         peer.pod_selector, raw.get("podSelector"))
@@ -170,7 +172,7 @@ def representative_peers(model: ClusterModel) -> list[RepresentativePeer]:
     """One stand-in per distinct rule selector entry, first written form kept; never the
     entire cluster (handled on its own) nor one a pod of the input already matches."""
     found: dict[RepresentativePeer, RepresentativePeer] = {}
-    rules = [r for p in model.policies for r in p.ingress + p.egress]
+    rules: list[AnyRule] = [r for p in model.policies for r in p.ingress + p.egress]
     rules += [r for p in model.admin for r in p.ingress + p.egress]
     for rule in rules:
         for peer in _rule_peers(rule):
@@ -199,7 +201,8 @@ def rule_matches(rule: AnyRule, peer: RepresentativePeer) -> bool:
         elif spec.ip_block is not None:
             continue
         elif spec.namespace_selector is None:
-            ns_ok = bool(peer.namespace) and peer.namespace == rule.policy.namespace
+            ns_ok = isinstance(rule, PolicyRule) and bool(peer.namespace) \
+                and peer.namespace == rule.policy.namespace
         else:
             ns_ok = _same_or_all(spec.namespace_selector, peer.namespaces)
         if ns_ok and (spec.pod_selector is None or _same_or_all(spec.pod_selector, peer.pods)):

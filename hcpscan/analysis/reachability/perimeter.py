@@ -46,6 +46,7 @@ from typing import Any
 import yaml
 
 from hcpscan.core.yamldocs import InputLimitError
+from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
 from hcpscan.sources.bounded import read_bounded
@@ -164,7 +165,7 @@ def parse_perimeter(text: str, path: str = "<perimeter>") -> Perimeter:
     default = str(doc.get("default", DENY)).lower()
     if default not in (ALLOW, DENY):
         raise PerimeterError(path, _line(root, "default"), "default must be allow or deny")
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    meta = mapping_at(doc, "metadata")
     label = f"perimeter {meta.get('name') or Path(path).name}"
     rules_raw = doc.get("rules") or []  # none: the default decides everything
     if not isinstance(rules_raw, list):

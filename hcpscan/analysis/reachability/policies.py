@@ -242,6 +242,7 @@ def _rule(policy: NetworkPolicyModel, direction: str, index: int, raw: Any) -> P
     ports_raw = list_field(raw, "ports", f"{field}.ports")
     peers = tuple(_peer(p, f"{field}.{peer_key}[{i}]") for i, p in enumerate(peers_raw)) or None
     ports = tuple(_port(p, f"{field}.ports[{i}]") for i, p in enumerate(ports_raw)) or None
+    named: tuple[PortSpec, ...]
     if ports is None:
         numeric, named = ConnectionSet.all(), ()
     else:

@@ -67,6 +67,7 @@ from hcpscan.analysis.reachability.selectors import SelectorError
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
 from hcpscan.inventory import Inventory
+from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.objects import K8sObject
 
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
@@ -219,8 +220,8 @@ def endpoint_addresses(endpoint: Endpoint) -> dict[NadRef, tuple[str, ...]] | tu
         return vm_secondary_addresses(obj)
     if endpoint.synthetic:
         template = pod_template(obj) or {}
-        meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
-        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        meta = mapping_at(template, "metadata")
+        annotations = mapping_at(meta, "annotations")
         return annotated_addresses(annotations, endpoint.namespace)
     return annotated_addresses(obj.annotations, endpoint.namespace)
 
@@ -238,8 +239,8 @@ def endpoint_attachments(endpoint: Endpoint, inventory: Inventory,
                 and n["multus"].get("networkName") and not n["multus"].get("default")]
     if endpoint.synthetic:
         template = pod_template(obj) or {}
-        meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
-        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        meta = mapping_at(template, "metadata")
+        annotations = mapping_at(meta, "annotations")
         field = "spec.template.metadata.annotations"
     else:
         annotations, field = obj.annotations, "metadata.annotations"

@@ -181,10 +181,10 @@ def _covers_everything(ranges: list[str], v6: bool) -> bool:
     for text in ranges:
         first, _, last = text.partition("-")
         try:
-            lo, hi = ipaddress.ip_address(first), ipaddress.ip_address(last)
+            first_ip, last_ip = ipaddress.ip_address(first), ipaddress.ip_address(last)
         except ValueError:
             return False
-        spans[lo.version].append((int(lo), int(hi)))
+        spans[first_ip.version].append((int(first_ip), int(last_ip)))
     for version, top in ((4, 2**32 - 1), *(((6, 2**128 - 1),) if v6 else ())):
         reach = -1
         for lo, hi in sorted(spans[version]):

@@ -30,12 +30,15 @@ import random
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
-from urllib.request import getproxies_environment, proxy_bypass_environment
+from urllib.request import (  # type: ignore[attr-defined]  # proxy_bypass_environment: not in typeshed
+    getproxies_environment,
+    proxy_bypass_environment,
+)
 
 import urllib3
 import yaml
@@ -445,7 +448,7 @@ def _json_body(data: bytes, path: str) -> dict[str, Any]:
     return body
 
 
-def _api_error(response: _Answer, path: str, secrets: list[str] = ()) -> ApiError:
+def _api_error(response: _Answer, path: str, secrets: Sequence[str] = ()) -> ApiError:
     message = ""
     try:
         status = json.loads(response.data)
@@ -461,7 +464,7 @@ _AUTH_VALUE = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+|"
                          r"\b(token|password|secret)(\s*[=:]\s*)[^\s\"',;]+")
 
 
-def server_text(text: str, secrets: list[str] = ()) -> str:
+def server_text(text: str, secrets: Sequence[str] = ()) -> str:
     """What a server (or a front end before it) said, as hcpscan may repeat it: the
     credentials it was sent and anything shaped like ``Bearer <token>`` masked, and at
     most ``MAX_SERVER_TEXT`` characters (a hostile answer can be megabytes)."""

@@ -89,6 +89,7 @@ class _DeadlineSocket:
 def _with_deadline(connection_cls: type) -> type:
     class DeadlineConnection(connection_cls):  # type: ignore[misc, valid-type]
         _raw: Any = None
+        sock: Any  # set by the base class's connect()
 
         def _new_conn(self) -> Any:
             self._raw = super()._new_conn()  # the TCP socket, before any TLS or CONNECT
@@ -129,6 +130,7 @@ def enforce_deadlines(pool: urllib3.PoolManager) -> None:
     """Make every connection the pool manager opens honour :func:`deadline` (direct,
     through an HTTP proxy, through SOCKS)."""
     classes = {}
+    pool_cls: Any
     for scheme, pool_cls in pool.pool_classes_by_scheme.items():
         classes[scheme] = type(f"Deadline{pool_cls.__name__}", (pool_cls,),
                                {"ConnectionCls": _with_deadline(pool_cls.ConnectionCls)})

@@ -20,6 +20,7 @@ from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.yamldocs import MAX_DEPTH, nested_too_deep
+from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.objects import (
     IGNITION_CONFIG,
     INSTALL_CONFIG_KIND,
@@ -212,7 +213,7 @@ def _refuse_too_deep(listed: ListedResource, context: str, read: ClusterRead) ->
 
 def to_object(item: dict[str, Any], context: str) -> K8sObject:
     """An API object as an inventory object, located at its virtual path."""
-    meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+    meta = mapping_at(item, "metadata")
     namespace = str(meta.get("namespace") or "")
     name = str(meta.get("name") or "")
     kind = str(item["kind"])
