@@ -120,6 +120,6 @@ def test_undici_8_is_told_apart_by_release(run_cli) -> None:
     # 8.10.1 still lets *.example match example (PR 5777 landed in 8.11.0)
     result = run_cli("noproxy", "--no-proxy", "*.example", "--runtime", "node-undici@8.10.1",
                      "--runtime", "node-undici@8.13.1", "--format", "json", "http://example/")
-    rows = json.loads(result.out)
+    rows = json.loads(result.out)["decisions"]
     assert [(r["version"], r["models"], r["outcome"]) for r in rows] == [
         ("8.10.1", ">= 8.10.1, < 8.11", "direct"), ("8.13.1", ">= 8.11, < 9.0", "proxy")]
