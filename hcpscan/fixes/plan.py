@@ -36,6 +36,7 @@ from hcpscan.findings.fix import (
     Fix,
     NoFix,
     Remedy,
+    ReplaceKey,
     Replacement,
     SetField,
 )
@@ -264,7 +265,8 @@ def _embedded(remedy: Remedy) -> str:
 def _by_hand(remedy: Remedy, where: str) -> str:
     lines = [f"change {where}:"]
     lines += [f"  {_edit_text(remedy.target, e)}" for e in remedy.edits]
-    return "\n".join(lines)
+    # Shown in reports, never applied: a proxy password a new Secret holds stays out.
+    return mask_credentials("\n".join(lines))
 
 
 def _edit_text(target: K8sObject, e: Edit) -> str:
@@ -275,6 +277,9 @@ def _edit_text(target: K8sObject, e: Edit) -> str:
         return f"{format_path(e.steps)} already holds the change"
     if isinstance(resolved, SetField):
         return f"set {format_path(resolved.steps)} to {scalar_text(resolved.value)}"
+    if isinstance(resolved, ReplaceKey):
+        return (f"replace {format_path(resolved.steps)} by {resolved.key}: "
+                f"{json.dumps(resolved.value)}")
     return (f"append to {format_path(resolved.steps)}: "
             + ", ".join(json.dumps(i) for i in resolved.items))
 
@@ -308,7 +313,12 @@ def _live(remedy: Remedy, bodies: dict[int, Any]) -> Fix:
         intend(body, resolved)
         pointer = "/" + "/".join(str(s).replace("~", "~0").replace("/", "~1")
                                  for s in resolved.steps)
-        if isinstance(resolved, SetField):
+        if isinstance(resolved, ReplaceKey):
+            ops.append({"op": "remove", "path": pointer})
+            ops.append({"op": "add", "path": pointer.rsplit("/", 1)[0] + "/"
+                        + resolved.key.replace("~", "~0").replace("/", "~1"),
+                        "value": resolved.value})
+        elif isinstance(resolved, SetField):
             ops.append({"op": "add", "path": pointer, "value": resolved.value})
         elif not existed:
             ops.append({"op": "add", "path": pointer, "value": list(resolved.items)})

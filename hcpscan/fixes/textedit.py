@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from hcpscan.findings.fix import AddDocument, AppendEntries, AppendItems, Edit, SetField
+from hcpscan.findings.fix import AddDocument, AppendEntries, AppendItems, Edit, ReplaceKey, SetField
 from hcpscan.inventory.fieldpath import Step
 
 Splice = tuple[int, int, str]  # (start offset, end offset, inserted text)
@@ -209,8 +209,23 @@ def _get(body: Any, steps: tuple[Step, ...]) -> Any:
 # -- what each edit means on the decoded body -----------------------------------------------
 
 
-def resolved_edit(e: Edit, target: Any) -> SetField | AppendItems | None:
+Resolved = SetField | AppendItems | ReplaceKey
+
+
+def resolved_edit(e: Edit, target: Any) -> Resolved | None:
     """An edit planned against the current value (None when nothing is left to do)."""
+    if isinstance(e, ReplaceKey):
+        parent = _get(target, e.steps[:-1])
+        old = e.steps[-1]
+        if not isinstance(parent, dict):
+            raise EditError(f"{_path(e.steps[:-1])} is not a mapping in the object")
+        if old not in parent:
+            if parent.get(e.key) == e.value:
+                return None  # an earlier fix made it
+            raise EditError(f"{_path(e.steps)} is not in the object")
+        if e.key != old and e.key in parent:
+            raise EditError(f"{_path(e.steps[:-1])} has {e.key} already")
+        return e
     if isinstance(e, AppendEntries):
         current = _get(target, e.steps)
         if isinstance(current, list):
@@ -235,12 +250,20 @@ def resolved_edit(e: Edit, target: Any) -> SetField | AppendItems | None:
     raise EditError(f"unknown edit {e!r}")
 
 
-def intend(target: Any, e: SetField | AppendItems) -> None:
+def intend(target: Any, e: Resolved) -> None:
     """Make the edit on a decoded body (what the text must read back as)."""
     parent = _get(target, e.steps[:-1])
     if not isinstance(parent, (dict, list)):
         raise EditError(f"{_path(e.steps[:-1])} is not in the object")
     last = e.steps[-1]
+    if isinstance(e, ReplaceKey):
+        if not isinstance(parent, dict):
+            raise EditError(f"{_path(e.steps[:-1])} is not a mapping")
+        # in place, so the key order reads as the text will (dicts compare unordered anyway)
+        items = [(e.key, copy.deepcopy(e.value)) if k == last else (k, v) for k, v in parent.items()]
+        parent.clear()
+        parent.update(items)
+        return
     if isinstance(e, SetField):
         parent[last] = e.value
     else:
@@ -258,10 +281,12 @@ def _path(steps: tuple[Step, ...]) -> str:
 # -- planning text splices ------------------------------------------------------------------
 
 
-def _plan(text: str, root: yaml.Node, e: SetField | AppendItems) -> Splice:
+def _plan(text: str, root: yaml.Node, e: Resolved) -> Splice:
     parent = _walk(root, e.steps[:-1])
     if parent is None:
         raise EditError(f"{_path(e.steps[:-1])} is not in the file")
+    if isinstance(e, ReplaceKey):
+        return _replace_key(text, parent, e)
     node = _child(parent, e.steps[-1])
     if isinstance(e, SetField):
         if node is None:
@@ -274,6 +299,22 @@ def _plan(text: str, root: yaml.Node, e: SetField | AppendItems) -> Splice:
     if not isinstance(node, yaml.SequenceNode):
         raise EditError(f"{_path(e.steps)} is not a list")
     return _append(text, node, e.items)
+
+
+def _replace_key(text: str, mapping: yaml.Node, e: ReplaceKey) -> Splice:
+    """``key: value`` written over the old entry's key and value, on its lines (a comment
+    after the old value stays): a flow value, so no indentation is guessed."""
+    if not isinstance(mapping, yaml.MappingNode):
+        raise EditError(f"{_path(e.steps[:-1])} is not a mapping")
+    for key, value in mapping.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == e.steps[-1]:
+            if isinstance(value, yaml.ScalarNode) and value.style in ("|", ">"):
+                raise EditError("the value is a block scalar; edit it by hand")
+            if not isinstance(value, yaml.ScalarNode) and not value.flow_style:
+                raise EditError(f"{_path(e.steps)} is a block collection; edit it by hand")
+            return (key.start_mark.index, value.end_mark.index,
+                    f"{scalar_text(e.key, flow=True)}: {flow_text(e.value)}")
+    raise EditError(f"{_path(e.steps)} is not in the file")
 
 
 def _apply(text: str, splice: Splice) -> str:
@@ -398,6 +439,7 @@ def _add_key(text: str, mapping: yaml.Node, key: Step, value: Any) -> Splice:
 
 
 def _add_document(text: str, body: dict[str, Any]) -> str:
-    dumped = yaml.safe_dump(body, default_flow_style=False, sort_keys=False, width=10_000)
+    dumped = yaml.safe_dump(body, default_flow_style=False, sort_keys=False, width=10_000,
+                            allow_unicode=True)
     sep = "" if not text or text.endswith("\n") else "\n"
     return f"{text}{sep}---\n{dumped}"
