@@ -18,6 +18,7 @@ that object came from decides what the fix can be:
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import os
@@ -46,6 +47,7 @@ from hcpscan.fixes.diffs import opcodes, unified
 from hcpscan.fixes.textedit import (
     EditError,
     edit_document,
+    edit_text,
     intend,
     resolved_edit,
     scalar_text,
@@ -122,7 +124,10 @@ def plan(remedy: Remedy, texts: FileTexts | None = None, keep: bool = True) -> F
 def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
     target = remedy.target
     if target.origin is not None and target.source.embedded_in:
-        return Fix(True, remedy.summary, manual=_embedded(remedy))
+        outer = _held_document(remedy)
+        if outer is None:
+            return Fix(True, remedy.summary, manual=_embedded(remedy))
+        return _plan(outer, texts, keep)
     if not target.source.file or target.source.file == "<stdin>":
         return _live(remedy, (texts or FileTexts()).bodies)
     if target.source.member is not None:
@@ -253,6 +258,45 @@ def _value(body: object, steps: tuple) -> object:
 
 
 # -- fixes a person makes ------------------------------------------------------------------
+
+
+def _held_document(remedy: Remedy) -> Remedy | None:
+    """A document kept in a ConfigMap or Secret key (a kubeconfig in ``data.kubeconfig``):
+    the remedy's edits made on the key's text, as written there (the other lines of the
+    document stay), and that text set again in the key - base64 again for ``data`` of a
+    Secret. None when the key is not plain text or base64 of it, or holds more than the
+    one document the inventory read."""
+    target = remedy.target
+    origin = target.origin
+    assert origin is not None and target.source.embedded_in
+    field, _, key = target.source.embedded_in.partition(".")
+    if origin.kind not in ("Secret", "ConfigMap") or field not in ("data", "stringData") \
+            or any(isinstance(e, AddDocument) for e in remedy.edits):
+        return None
+    raw = (origin.body.get(field) or {}).get(key)
+    if not isinstance(raw, str):
+        return None
+    encoded = origin.kind == "Secret" and field == "data"
+    try:
+        inner = base64.b64decode("".join(raw.split()), validate=True).decode() if encoded else raw
+        if _read_docs_text(inner) != [target.body]:
+            return None
+        changed = edit_text(inner, 0, None, remedy.edits)
+    except (ValueError, EditError):  # binascii.Error and UnicodeDecodeError are ValueErrors
+        return None
+    if changed == inner:
+        return Remedy(origin, remedy.summary, ())
+    value = base64.b64encode(changed.encode()).decode() if encoded else changed
+    return Remedy(origin, f"{remedy.summary} (in {target.source.embedded_in}"
+                          + (", base64" if encoded else "") + ")",
+                  (SetField((field, key), value),))
+
+
+def _read_docs_text(text: str) -> list[object]:
+    try:
+        return list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return []
 
 
 def _embedded(remedy: Remedy) -> str:

@@ -323,10 +323,44 @@ def _apply(text: str, splice: Splice) -> str:
 
 
 def _replace_scalar(text: str, node: yaml.ScalarNode, value: Any) -> Splice:
+    if node.style == "|" and isinstance(value, str):
+        return _replace_literal(text, node, value)
     if node.style in ("|", ">"):
         raise EditError("the value is a block scalar; edit it by hand")
     flow = _in_flow(text, node)
     return node.start_mark.index, node.end_mark.index, scalar_text(value, node.style or "", flow)
+
+
+def _replace_literal(text: str, node: yaml.ScalarNode, value: str) -> Splice:
+    """A literal block (``key: |``, a document kept in a ConfigMap or Secret key) written
+    again with the new value: its header line (a comment after ``|`` stays) and each line at
+    the block's indentation, so the lines the value did not change read as before. The
+    chomping indicator follows the value's final newline; the read-back check refuses what
+    a literal block cannot hold this way."""
+    start, end = node.start_mark.index, node.end_mark.index
+    header_end = text.find("\n", start)
+    if header_end < 0 or header_end >= end:
+        raise EditError("the block scalar has no content lines; edit it by hand")
+    header = text[start:header_end]
+    indicator = header.split("#", 1)[0].rstrip()
+    if indicator not in ("|", "|-"):
+        raise EditError(f"the block scalar is written {indicator!r}; edit it by hand")
+    body = text[header_end + 1:end]
+    first = next((line for line in body.split("\n") if line.strip()), "")
+    indent = len(first) - len(first.lstrip(" "))
+    if indent == 0 or value[:1] in (" ", "\n") or value.endswith("\n\n") \
+            or "\t" in value or "\r" in value:
+        raise EditError("the new value cannot be written as this literal block")
+    chomp = "" if value.endswith("\n") else "-"
+    lines = (value[:-1] if value.endswith("\n") else value).split("\n")
+    content = "".join((" " * indent + line if line else "") + "\n" for line in lines)
+    # blank lines after the last content line belong to the file's layout: kept
+    last = body.rstrip("\n").rfind("\n") + 1
+    tail = body[last:]
+    trailing = tail[tail.find("\n") + 1:] if "\n" in tail else ""
+    if not body.endswith("\n"):
+        content = content[:-1]  # the block ran to the end of a file without a final newline
+    return start, end, "|" + chomp + header[len(indicator):] + "\n" + content + trailing
 
 
 def _in_flow(text: str, node: yaml.Node) -> bool:

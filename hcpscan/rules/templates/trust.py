@@ -16,6 +16,7 @@ wherever its API keeps it, and the rule's conditions judge it:
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -36,6 +37,8 @@ from hcpscan.analysis.proxy.trust import (
     known_proxy_cas,
     resolve_ca,
 )
+from hcpscan.analysis.proxy.pem import Certificate
+from hcpscan.findings.fix import NoFix, Remedy, SetField
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
@@ -195,11 +198,13 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str
         return  # nothing readable: parseable says so
     name = ca.bundle_field[-1]
     held = f"{name} holds " + ", ".join(describe(cert) for cert in certs)
-    if with_server and len(certs) == 1:
-        yield at.violation(ca.bundle_field, ca.holder, f"{name} holds a single certificate, not "
-                           "the server CA and the proxy CA", said + [held])
-        return
     known, unreadable = _known(ctx)
+    if with_server and len(certs) == 1:
+        violation = at.violation(ca.bundle_field, ca.holder, f"{name} holds a single certificate, "
+                                 "not the server CA and the proxy CA", said + [held])
+        violation.remedy = _append_proxy_ca(ca, known, certs[0])
+        yield violation
+        return
     if not known:
         yield NotEvaluable(f"{c.name}: input the user must supply: proxy_ca_files (the https "
                            "proxy's CA), or an AddOnDeploymentConfig caBundle / Proxy trustedCA "
@@ -207,9 +212,55 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str
         return
     have = {cert.sha256 for cert in certs}
     if not any(k.certificate.sha256 in have for k in known):
-        yield at.violation(ca.bundle_field, ca.holder, f"{name} does not contain the proxy CA",
-                           said + [held] + [f"proxy CA {describe(k.certificate)} from {k.source}"
-                                            for k in known])
+        violation = at.violation(ca.bundle_field, ca.holder, f"{name} does not contain the proxy CA",
+                                 said + [held] + [f"proxy CA {describe(k.certificate)} from "
+                                                  f"{k.source}" for k in known])
+        violation.remedy = _append_proxy_ca(ca, known)
+        yield violation
+
+
+def _append_proxy_ca(ca: CA, known: list[KnownProxyCA], only: Certificate | None = None
+                     ) -> Remedy | NoFix:
+    """The bundle as written with the proxy's CA appended (as PEM, or base64 of PEM when the
+    field holds base64: certificate-authority-data, caBundle), when the input or the config
+    names exactly one proxy CA that is still valid. ``only``: the bundle's one certificate,
+    for a kubeconfig that must hold the server CA too."""
+    name = ca.bundle_field[-1]
+    cas = list({k.certificate.sha256: k for k in known}.values())
+    if not cas:
+        return NoFix("no proxy CA is in the input: name it with inputs.proxy_ca_files (a PEM "
+                     "file) and hcpscan appends it")
+    if len(cas) > 1:
+        return NoFix("the input names several proxy CAs (" + "; ".join(
+            f"{describe(k.certificate)} from {k.source}" for k in cas) + "): which one this "
+            "proxy presents cannot be told; append it to " + str(name) + " by hand")
+    proxy = cas[0]
+    if only is not None and only.sha256 == proxy.certificate.sha256:
+        return NoFix(f"{name} holds only the proxy CA; the server's CA is not in the input: "
+                     "append the hub's CA by hand")
+    if proxy.certificate.expired():
+        return NoFix(f"the known proxy CA {describe(proxy.certificate)} has expired: get the "
+                     "proxy's current CA from its owner")
+    if not proxy.certificate.pem:
+        return NoFix(f"the proxy CA from {proxy.source} is not available as PEM text")
+    written = ca.holder.get(ca.bundle_field)
+    if not isinstance(written, str):
+        return NoFix(f"{name} is not written as text")
+    pem = written if "-----BEGIN" in written else _base64_text(written)
+    if pem is None:
+        return NoFix(f"{name} is neither PEM nor base64 of PEM")
+    longer = pem + ("" if pem.endswith("\n") or not pem else "\n") + proxy.certificate.pem.strip() + "\n"
+    value = longer if "-----BEGIN" in written else base64.b64encode(longer.encode()).decode()
+    return Remedy(ca.holder, f"append the proxy CA {describe(proxy.certificate)} (from "
+                             f"{proxy.source}) to {format_path(ca.bundle_field)} of "
+                             f"{ca.holder.ref}", (SetField(ca.bundle_field, value),))
+
+
+def _base64_text(value: str) -> str | None:
+    try:
+        return base64.b64decode("".join(value.split()), validate=True).decode()
+    except ValueError:  # not base64, or not text
+        return None
 
 
 class _Place:
