@@ -403,8 +403,26 @@ def flow_text(value: Any) -> str:
     return scalar_text(value, flow=True)
 
 
+class _Dumper(yaml.SafeDumper):
+    """Safe dumping, with text of several lines as a literal block (a drop-in's lines read
+    as the file will) where YAML allows one; else the emitter picks a quoted style."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value.rstrip("\n") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def _dump(value: Any) -> str:
+    return yaml.dump(value, Dumper=_Dumper, default_flow_style=False, sort_keys=False,
+                     width=10_000, allow_unicode=True)
+
+
 def _block_lines(value: Any, indent: int) -> list[str]:
-    dumped = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, width=10_000)
+    dumped = _dump(value)
     return [" " * indent + line for line in dumped.splitlines()]
 
 
@@ -428,6 +446,10 @@ def _ending(text: str, at: int) -> str:
 
 
 def _append(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]) -> Splice:
+    if seq.flow_style and not seq.value and any(isinstance(i, (dict, list)) for i in items):
+        block = _empty_flow_to_block(text, seq, items)
+        if block is not None:
+            return block
     if seq.flow_style:
         if seq.value:
             at = seq.value[-1].end_mark.index
@@ -440,6 +462,29 @@ def _append(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]) -> Splice
         isinstance(first, yaml.ScalarNode)
     at = _line_end_after(text, seq)
     return at, at, _ending(text, at) + "".join(_item_lines(i, column, as_flow) for i in items)
+
+
+def _empty_flow_to_block(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]
+                         ) -> Splice | None:
+    """``key: []  # comment`` given its first mappings: ``key:  # comment`` and block items
+    below at the key's column, as a list of objects is written (not one long flow line).
+    None when the ``[]`` is not a mapping value alone on its key's line."""
+    start, end = seq.start_mark.index, seq.end_mark.index
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    key = before.strip()
+    if not key.endswith(":") or key.startswith("-") or ":" in key[:-1] or "{" in key:
+        return None
+    newline = text.find("\n", end)
+    line_end = len(text) if newline < 0 else newline + 1
+    rest = text[end:line_end]
+    if rest.strip() and not rest.strip().startswith("#"):
+        return None
+    column = len(before) - len(before.lstrip(" "))
+    lines = "".join(_item_lines(i, column, False) for i in items)
+    if rest.strip():  # the comment stays on the key's line
+        return start, line_end, rest.rstrip("\n") + "\n" + lines
+    return line_start + len(before.rstrip()), line_end, "\n" + lines
 
 
 def _item_lines(item: Any, column: int, as_flow: bool) -> str:
@@ -473,7 +518,6 @@ def _add_key(text: str, mapping: yaml.Node, key: Step, value: Any) -> Splice:
 
 
 def _add_document(text: str, body: dict[str, Any]) -> str:
-    dumped = yaml.safe_dump(body, default_flow_style=False, sort_keys=False, width=10_000,
-                            allow_unicode=True)
+    dumped = _dump(body)
     sep = "" if not text or text.endswith("\n") else "\n"
     return f"{text}{sep}---\n{dumped}"
