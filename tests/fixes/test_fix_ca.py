@@ -98,4 +98,4 @@ def test_several_known_proxy_cas_are_not_guessed_between(tmp_path):
     config = tmp_path / "hcpscan.yaml"
     config.write_text(f"inputs:\n  proxy_ca_files: [{ca}]\n")
     whys = [f.remedy.why for f in _failing(tree, config) if isinstance(f.remedy, NoFix)]
-    assert whys and all("several proxy CAs" in w for w in whys)
+    assert whys and all("several valid proxy CAs" in w for w in whys)

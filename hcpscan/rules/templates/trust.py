@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy
-from hcpscan.analysis.proxy.settings import ROLES
+from hcpscan.analysis.proxy.settings import ADDON_CONFIG, ROLES
 from hcpscan.analysis.proxy.trust import (
     ABSENT,
     CA,
@@ -148,9 +148,13 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
     if ca.state == ABSENT:
         if "present" in conditions and c.kind not in {ROLES[r] for r in params.get("absent_ok", ())}:
             what = ca.detail or ("a trusted CA" if key == "name" else key)
-            yield at.violation(ca.field, c.object, f"https:// proxy without {what}",
-                               said + [f"no {ca.detail or format_path(ca.field)}: the proxy's "
-                                       "certificate is checked against the system roots only"])
+            violation = at.violation(ca.field, c.object, f"https:// proxy without {what}",
+                                     said + [f"no {ca.detail or format_path(ca.field)}: the "
+                                             "proxy's certificate is checked against the "
+                                             "system roots only"])
+            if c.kind == ADDON_CONFIG:
+                violation.remedy = _set_proxy_ca(ca, _known(ctx)[0])
+            yield violation
         return
     if ca.state in (UNRESOLVED, NOT_COLLECTED, NO_KEY):
         if "resolvable" in conditions:
@@ -219,6 +223,25 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str
         yield violation
 
 
+def _one_proxy_ca(known: list[KnownProxyCA], field: str) -> KnownProxyCA | NoFix:
+    """The proxy CA a fix writes: the one known CA that is still valid and readable as PEM
+    (expired ones help no client verify); else why none is chosen."""
+    cas = list({k.certificate.sha256: k for k in known}.values())
+    valid = [k for k in cas if not k.certificate.expired() and k.certificate.pem]
+    if not cas:
+        return NoFix("no proxy CA is in the input: name it with inputs.proxy_ca_files (a PEM "
+                     f"file) and hcpscan writes it into {field}")
+    if not valid:
+        return NoFix("every known proxy CA has expired (" + "; ".join(
+            f"{describe(k.certificate)} from {k.source}" for k in cas) + "): get the proxy's "
+            "current CA from its owner")
+    if len(valid) > 1:
+        return NoFix("the input names several valid proxy CAs (" + "; ".join(
+            f"{describe(k.certificate)} from {k.source}" for k in valid) + "): which one this "
+            f"proxy presents cannot be told; add it to {field} by hand")
+    return valid[0]
+
+
 def _append_proxy_ca(ca: CA, known: list[KnownProxyCA], only: Certificate | None = None
                      ) -> Remedy | NoFix:
     """The bundle as written with the proxy's CA appended (as PEM, or base64 of PEM when the
@@ -226,23 +249,12 @@ def _append_proxy_ca(ca: CA, known: list[KnownProxyCA], only: Certificate | None
     names exactly one proxy CA that is still valid. ``only``: the bundle's one certificate,
     for a kubeconfig that must hold the server CA too."""
     name = ca.bundle_field[-1]
-    cas = list({k.certificate.sha256: k for k in known}.values())
-    if not cas:
-        return NoFix("no proxy CA is in the input: name it with inputs.proxy_ca_files (a PEM "
-                     "file) and hcpscan appends it")
-    if len(cas) > 1:
-        return NoFix("the input names several proxy CAs (" + "; ".join(
-            f"{describe(k.certificate)} from {k.source}" for k in cas) + "): which one this "
-            "proxy presents cannot be told; append it to " + str(name) + " by hand")
-    proxy = cas[0]
+    proxy = _one_proxy_ca(known, str(name))
+    if isinstance(proxy, NoFix):
+        return proxy
     if only is not None and only.sha256 == proxy.certificate.sha256:
         return NoFix(f"{name} holds only the proxy CA; the server's CA is not in the input: "
                      "append the hub's CA by hand")
-    if proxy.certificate.expired():
-        return NoFix(f"the known proxy CA {describe(proxy.certificate)} has expired: get the "
-                     "proxy's current CA from its owner")
-    if not proxy.certificate.pem:
-        return NoFix(f"the proxy CA from {proxy.source} is not available as PEM text")
     written = ca.holder.get(ca.bundle_field)
     if not isinstance(written, str):
         return NoFix(f"{name} is not written as text")
@@ -254,6 +266,18 @@ def _append_proxy_ca(ca: CA, known: list[KnownProxyCA], only: Certificate | None
     return Remedy(ca.holder, f"append the proxy CA {describe(proxy.certificate)} (from "
                              f"{proxy.source}) to {format_path(ca.bundle_field)} of "
                              f"{ca.holder.ref}", (SetField(ca.bundle_field, value),))
+
+
+def _set_proxy_ca(ca: CA, known: list[KnownProxyCA]) -> Remedy | NoFix:
+    """An AddOnDeploymentConfig without ``caBundle``: it set to base64 of the one known,
+    unexpired proxy CA (OCM reads caBundle only to verify the https proxy)."""
+    proxy = _one_proxy_ca(known, "caBundle")
+    if isinstance(proxy, NoFix):
+        return proxy
+    pem = proxy.certificate.pem.strip() + "\n"
+    return Remedy(ca.holder, f"set {format_path(ca.field)} of {ca.holder.ref} to the proxy CA "
+                             f"{describe(proxy.certificate)} (from {proxy.source})",
+                  (SetField(ca.field, base64.b64encode(pem.encode()).decode()),))
 
 
 def _base64_text(value: str) -> str | None:
