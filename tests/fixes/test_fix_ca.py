@@ -99,3 +99,22 @@ def test_several_known_proxy_cas_are_not_guessed_between(tmp_path):
     config.write_text(f"inputs:\n  proxy_ca_files: [{ca}]\n")
     whys = [f.remedy.why for f in _failing(tree, config) if isinstance(f.remedy, NoFix)]
     assert whys and all("several valid proxy CAs" in w for w in whys)
+
+
+def test_an_expired_known_ca_is_not_written_and_the_valid_one_is():
+    from hcpscan.analysis.proxy.trust import KnownProxyCA
+    from hcpscan.rules.templates.trust import _one_proxy_ca
+
+    configmaps = FIXTURES / "example" / "must-gather.local.4242" / \
+        "quay-io-openshift-must-gather-sha256-5be0c0ffee" / "namespaces" / "openshift-config" / \
+        "core" / "configmaps.yaml"
+    bundle, = [i["data"]["ca-bundle.crt"] for i in yaml.safe_load(configmaps.read_text())["items"]
+               if i["metadata"]["name"] == "corp-proxy-ca"]
+    certs = parse_bundle(bundle).certificates
+    assert sorted(c.expired() for c in certs) == [False, True]
+    known = [KnownProxyCA(c, "trustedCA") for c in certs]
+    chosen = _one_proxy_ca(known, "caBundle")
+    assert isinstance(chosen, KnownProxyCA) and not chosen.certificate.expired()
+    assert chosen.certificate.pem.startswith("-----BEGIN CERTIFICATE-----")
+    expired = [k for k in known if k.certificate.expired()]
+    assert "expired" in _one_proxy_ca(expired, "caBundle").why

@@ -15,7 +15,7 @@ from hcpscan.reporters import JSON_SCHEMA_PATH
 from tests.conftest import FIXTURES
 from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
 
-RULES = ("PRX008", "OCM002", "PRX009")
+RULES = ("PRX008", "OCM002", "OCM006", "PRX009")
 
 
 @pytest.fixture
