@@ -118,3 +118,17 @@ def test_an_expired_known_ca_is_not_written_and_the_valid_one_is():
     assert chosen.certificate.pem.startswith("-----BEGIN CERTIFICATE-----")
     expired = [k for k in known if k.certificate.expired()]
     assert "expired" in _one_proxy_ca(expired, "caBundle").why
+
+
+def test_prx012_findings_say_what_to_set_per_case():
+    found = [f for f in scan([FIXTURES / "rules" / "PRX012" / "fail"], ["PRX012"]).findings
+             if f.status.name == "FAIL"]
+    whys = {f.message: f.remedy.why for f in found}
+    assert all(isinstance(f.remedy, NoFix) for f in found)
+    kubeconfig = next(w for m, w in whys.items() if "without certificate-authority-data" in m)
+    assert "server's CA" in kubeconfig and "system roots" in kubeconfig
+    missing = next(w for m, w in whys.items() if "is missing" in m)
+    assert "create ConfigMap clusters/payments-proxy-ca with key ca-bundle.crt" in missing
+    install = next(w for m, w in whys.items() if "additionalTrustBundle" in m)
+    assert install.startswith("add additionalTrustBundle")
+    assert all("proxy_ca_files" in w for w in whys.values())  # no CA known in this input

@@ -152,22 +152,27 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
                                      said + [f"no {ca.detail or format_path(ca.field)}: the "
                                              "proxy's certificate is checked against the "
                                              "system roots only"])
-            if c.kind == ADDON_CONFIG:
-                violation.remedy = _set_proxy_ca(ca, _known(ctx)[0])
+            violation.remedy = (_set_proxy_ca(ca, _known(ctx)[0]) if c.kind == ADDON_CONFIG
+                                else _no_ca_fix(ctx, c, ca))
             yield violation
         return
     if ca.state in (UNRESOLVED, NOT_COLLECTED, NO_KEY):
         if "resolvable" in conditions:
-            yield from _unresolved(at, c, ca, said)
+            for outcome in _unresolved(at, c, ca, said):
+                if isinstance(outcome, Violation):
+                    outcome.remedy = _no_ca_fix(ctx, c, ca)
+                yield outcome
         return
     assert ca.bundle is not None
     problems = [p for cond, p in _bundle_problems(ca) if cond in conditions]
     if problems:
         name = ca.bundle_field[-1]
-        yield at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA",
-                           said + ([f"{format_path(ca.field)} names {ca.holder.ref}"]
-                                   if ca.holder is not c.object else [])
-                           + [f"{name}: {p}" for p in problems])
+        violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA",
+                                 said + ([f"{format_path(ca.field)} names {ca.holder.ref}"]
+                                         if ca.holder is not c.object else [])
+                                 + [f"{name}: {p}" for p in problems])
+        violation.remedy = _no_ca_fix(ctx, c, ca)
+        yield violation
     if "contains" in conditions:
         yield from _contains(ctx, at, c, ca, said, bool(params.get("with_server_ca")))
 
@@ -221,6 +226,38 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str
                                                   f"{k.source}" for k in known])
         violation.remedy = _append_proxy_ca(ca, known)
         yield violation
+
+
+def _no_ca_fix(ctx: Context, c: ConsumerProxy, ca: CA) -> NoFix:
+    """Why a proxy CA that is absent, missing or unusable is not written automatically, and
+    the exact change to make."""
+    field = format_path(ca.field)
+    proxy = _one_proxy_ca(_known(ctx)[0], "it")
+    known = (f" (the input names one valid proxy CA: {describe(proxy.certificate)} from "
+             f"{proxy.source})" if not isinstance(proxy, NoFix) else
+             " (the proxy's CA is not in the input; inputs.proxy_ca_files names it for hcpscan)")
+    if c.kind == "kubeconfig":
+        return NoFix(f"{field} replaces the system roots for both TLS sessions, the proxy's and "
+                     "the server's inside the tunnel, so it must hold the server's CA and the "
+                     "proxy's; the server's CA is not in the input: set it to both, base64 PEM"
+                     + known)
+    if ca.state == ABSENT and ca.field[-1:] != ("name",):
+        return NoFix(f"add {ca.detail or field} holding the proxy's CA (PEM) to {c.object.ref}; "
+                     "which CA the proxy presents is its owner's to say" + known)
+    if ca.state == ABSENT:
+        return NoFix(f"naming a trusted CA in {field} takes a ConfigMap (key ca-bundle.crt) "
+                     "whose name and owner are the cluster admin's choice: create it with the "
+                     "proxy's CA (PEM) and name it there" + known)
+    if ca.state in (UNRESOLVED, NOT_COLLECTED):
+        return NoFix(f"create ConfigMap {ca.detail} with key ca-bundle.crt holding the proxy's "
+                     "CA (PEM); hcpscan does not write a ConfigMap another team may already "
+                     "keep elsewhere (an operator, a sealed or external source)" + known)
+    if ca.state == NO_KEY:
+        return NoFix(f"add key ca-bundle.crt with the proxy's CA (PEM) to {ca.holder.ref}"
+                     + known)
+    return NoFix(f"replace the certificates of {format_path(ca.bundle_field)} that cannot be "
+                 "used (unreadable or expired) with the proxy's current CA; which certificate "
+                 "the proxy presents now is its owner's to say" + known)
 
 
 def _one_proxy_ca(known: list[KnownProxyCA], field: str) -> KnownProxyCA | NoFix:
