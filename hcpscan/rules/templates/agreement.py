@@ -21,10 +21,10 @@ from typing import Any
 from hcpscan.analysis.proxy import Setting, bypasses
 from hcpscan.analysis.proxy.validity import credentials
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
-from hcpscan.model.capi import BOOTSTRAP_FILES
-from hcpscan.sources.systemd import parse_unit
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.capi import BOOTSTRAP_FILES
+from hcpscan.model.clusters import networks_for
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.agreement_sides import (
@@ -39,7 +39,6 @@ from hcpscan.rules.templates.agreement_sides import (
 )
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
 from hcpscan.rules.templates.proxy_clients import case_readers
-from hcpscan.model.clusters import networks_for
 from hcpscan.rules.templates.proxy_config import (
     GO,
     _missed,
@@ -48,6 +47,7 @@ from hcpscan.rules.templates.proxy_config import (
     split_entries,
     where,
 )
+from hcpscan.sources.systemd import parse_unit
 
 DESTINATIONS = ("server", "ignition-endpoints")
 # Relations whose reference follows from the subject alone, not from each consumer.

@@ -266,10 +266,10 @@ def _to_secret(value: Value) -> Remedy | NoFix:
         why = _URL_ONLY.get(c.kind)
         if why:
             return NoFix(why + _OWN_SECRET)
-        secret = _TEXT_FROM_SECRET.get(c.kind)
-        if secret:
+        delivery = _TEXT_FROM_SECRET.get(c.kind)
+        if delivery:
             return NoFix(f"{c.name} reads the URL inside text written in {value.field}; moving "
-                         f"that text means {secret}, which hcpscan does not write for you")
+                         f"that text means {delivery}, which hcpscan does not write for you")
         return NoFix(f"{c.name} reads the URL from {value.field}, which has no Secret "
                      "reference hcpscan knows" + _OWN_SECRET)
     setting = c.variables.get(value.name)

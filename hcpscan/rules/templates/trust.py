@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy
+from hcpscan.analysis.proxy.pem import Certificate
 from hcpscan.analysis.proxy.settings import ADDON_CONFIG, ROLES
 from hcpscan.analysis.proxy.trust import (
     ABSENT,
@@ -37,7 +38,6 @@ from hcpscan.analysis.proxy.trust import (
     known_proxy_cas,
     resolve_ca,
 )
-from hcpscan.analysis.proxy.pem import Certificate
 from hcpscan.findings.fix import NoFix, Remedy, SetField
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import format_path
