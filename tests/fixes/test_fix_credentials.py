@@ -150,3 +150,14 @@ def test_live_object_gets_a_json_patch_and_the_secret_manifest(tmp_path):
                                                      "key": "HTTPS_PROXY"}}}]
     assert fix.commands[-1] == "kubectl apply -f secret-finance-nightly-backup-backup-https-proxy.yaml"
     assert URL in fix.manifests[0][1]  # the file --write-fixes writes holds the real URL
+
+
+def test_a_secret_of_the_chosen_name_is_never_written_twice(tmp_path):
+    tree = tmp_path / "gitops"
+    tree.mkdir()
+    (tree / "backup.yaml").write_text(WORKLOADS + "---\napiVersion: v1\nkind: Secret\nmetadata:\n"
+                                      "  name: nightly-backup-backup-https-proxy\n"
+                                      "  namespace: finance\nstringData: {other: x}\n")
+    found, = _failing(tree)
+    assert not isinstance(found.remedy, Remedy)
+    assert "exists already" in found.remedy.why

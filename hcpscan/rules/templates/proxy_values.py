@@ -206,7 +206,7 @@ def _strings(value: Any, steps: tuple[Step, ...], seen: set[int] | None = None
 # -- the conditions ---------------------------------------------------------------------------
 
 
-def no_credentials(value: Value) -> Iterator[Violation]:
+def no_credentials(value: Value, ctx: Context | None = None) -> Iterator[Violation]:
     if value.in_secret:
         return  # a Secret is where credentials belong
     for cred in credentials(value.text):
@@ -219,7 +219,7 @@ def no_credentials(value: Value) -> Iterator[Violation]:
                                url=url, user=mask_credentials(cred.user))
         violation.remedy = (NoFix(f"{value.field} holds the password masked ('****'): write "
                                   "the real URL into a Secret by hand and reference it")
-                            if masked else _to_secret(value))
+                            if masked else _to_secret(value, ctx))
         yield violation
 
 
@@ -252,7 +252,7 @@ _TEXT_FROM_SECRET = {
 _SECRET_NAME = re.compile(r"[^a-z0-9-]+")
 
 
-def _to_secret(value: Value) -> Remedy | NoFix:
+def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     """A container's ``env[].value`` holding a proxy URL with a password: the URL moved to a
     new Secret beside the workload (``stringData``: the file ``hcpscan fix`` writes holds
     it; reports mask it) and every spelling of the variable in that container holding the
@@ -289,6 +289,10 @@ def _to_secret(value: Value) -> Remedy | NoFix:
     name = _SECRET_NAME.sub("-", f"{workload.name}-{c.container or 'container'}-"
                                  f"{value.name}".lower()).strip("-")[:253].rstrip("-")
     key = value.name
+    if ctx is not None and ctx.inventory.get("Secret", workload.namespace, name,
+                                             workload.cluster) is not None:
+        return NoFix(f"a Secret {workload.namespace}/{name} exists already: put the URL in it "
+                     f"under key {key} and reference it with valueFrom.secretKeyRef by hand")
     ref = {"secretKeyRef": {"name": name, "key": key}}
     edits: list[Any] = [ReplaceKey(steps[:-2] + (i, "value"), "valueFrom", ref)
                         for i, entry in enumerate(env)
@@ -508,7 +512,7 @@ class ProxyValues(Template):
     @staticmethod
     def _judge(ctx: Context, condition: str, value: Value) -> Iterator[Outcome]:
         if condition == "no-credentials":
-            yield from no_credentials(value)
+            yield from no_credentials(value, ctx)
         elif condition == "valid":
             yield from valid(value)
         elif condition == "reachable":
