@@ -405,11 +405,13 @@ def flow_text(value: Any) -> str:
 
 class _Dumper(yaml.SafeDumper):
     """Safe dumping, with text of several lines as a literal block (a drop-in's lines read
-    as the file will) where YAML allows one; else the emitter picks a quoted style."""
+    as the file will) where YAML allows one (else the emitter picks a quoted style)."""
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value.rstrip("\n") else None
+    """Several lines as a literal block; text that would not read back plain in double
+    quotes, as Kubernetes manifests quote ``"0600"``."""
+    style = "|" if "\n" in value.rstrip("\n") else None if _plain_safe(value, False) else '"'
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
