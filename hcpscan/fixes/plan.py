@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
 import json
 import os
 import re
@@ -46,6 +47,8 @@ from hcpscan.findings.redact import mask_credentials
 from hcpscan.fixes.diffs import opcodes, unified
 from hcpscan.fixes.textedit import (
     EditError,
+    _node_of,
+    _target_node,
     edit_document,
     edit_text,
     intend,
@@ -125,9 +128,13 @@ def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
     target = remedy.target
     if target.origin is not None and target.source.embedded_in:
         outer = _held_document(remedy)
-        if outer is None:
+        if outer is None or not outer.target.source.file or outer.target.source.file == "<stdin>":
+            # (a live Secret's patch would carry its whole data into the report's commands)
             return Fix(True, remedy.summary, manual=_embedded(remedy))
-        return _plan(outer, texts, keep)
+        fix = _plan(outer, texts, keep)
+        if fix.manual:  # the key cannot be edited in place: the change inside it, by hand
+            return Fix(True, remedy.summary, manual=_embedded(remedy))
+        return fix
     if not target.source.file or target.source.file == "<stdin>":
         return _live(remedy, (texts or FileTexts()).bodies)
     if target.source.member is not None:
@@ -159,21 +166,63 @@ def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
         texts.current[place.file] = after
     if after == before:
         return Fix(True, remedy.summary)  # an earlier fix of this run made the change
-    return Fix(True, remedy.summary, changes=(file_change(place.shown, before, after),))
+    hidden = ((_secret_lines(before, place.doc_index, place.item_index),
+               _secret_lines(after, place.doc_index, place.item_index))
+              if target.kind == "Secret" else None)
+    return Fix(True, remedy.summary, changes=(file_change(place.shown, before, after, hidden),))
 
 
-def file_change(shown: str, before: str, after: str) -> FileChange:
+def file_change(shown: str, before: str, after: str,
+                hidden: tuple[set[int], set[int]] | None = None) -> FileChange:
+    """The change as reports show it. ``hidden``: lines (0-based, before and after) holding
+    a Secret's data, shown as a hash of their text only."""
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    shown_a, shown_b = (a, b) if hidden is None else (_hide(a, hidden[0]), _hide(b, hidden[1]))
     replacements = []
     for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             continue
-        replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1, mask_credentials("".join(a[i1:i2])),
-                                        mask_credentials("".join(b[j1:j2]))))
+        replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1,
+                                        mask_credentials("".join(shown_a[i1:i2])),
+                                        mask_credentials("".join(shown_b[j1:j2]))))
     # Reports are uploaded and pasted: a proxy password on a line of context must not reach
     # them (`hcpscan fix` writes its diff from the texts, unmasked).
-    diff = mask_credentials(unified(a, b, f"a/{shown}", f"b/{shown}"))
+    diff = mask_credentials(unified(shown_a, shown_b, f"a/{shown}", f"b/{shown}"))
     return FileChange(shown, tuple(replacements), diff)
+
+
+def _secret_lines(text: str, doc_index: int, item_index: int | None) -> set[int]:
+    """The lines of a Secret document's ``data`` and ``stringData`` values (tokens, keys,
+    a kubeconfig): a report shows that they changed, never what they hold."""
+    try:
+        node = _target_node(_node_of(text, doc_index), item_index)
+    except EditError:
+        return set()
+    lines: set[int] = set()
+    if not isinstance(node, yaml.MappingNode):
+        return lines
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value in ("data", "stringData") \
+                and isinstance(value, yaml.MappingNode):
+            for k, v in value.value:
+                last = v.end_mark.line - (1 if v.end_mark.column == 0 and
+                                          v.end_mark.line > k.start_mark.line else 0)
+                lines.update(range(k.start_mark.line, last + 1))
+    return lines
+
+
+def _hide(lines: list[str], hidden: set[int]) -> list[str]:
+    out = []
+    for i, line in enumerate(lines):
+        if i not in hidden:
+            out.append(line)
+            continue
+        body = line.rstrip("\n")
+        indent = body[:len(body) - len(body.lstrip())]
+        digest = hashlib.sha256(body.encode()).hexdigest()[:12]
+        out.append(f"{indent}<Secret data, {len(body.strip())} characters, sha256 {digest}>"
+                   + line[len(body):])
+    return out
 
 
 # -- where the change is written ------------------------------------------------------------

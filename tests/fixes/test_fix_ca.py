@@ -132,3 +132,17 @@ def test_prx012_findings_say_what_to_set_per_case():
     install = next(w for m, w in whys.items() if "additionalTrustBundle" in m)
     assert install.startswith("add additionalTrustBundle")
     assert all("proxy_ca_files" in w for w in whys.values())  # no CA known in this input
+
+
+def test_reports_show_that_secret_data_changed_never_what_it_holds(tmp_path, run_cli, monkeypatch):
+    tree = tmp_path / "hub"
+    shutil.copytree(CASES, tree)
+    monkeypatch.chdir(tmp_path)
+    secret = [d for d in _docs(tree / ADDON) if d["kind"] == "Secret"][0]["data"]["kubeconfig"]
+    for fmt in ("json", "sarif", "markdown", "html"):
+        out = run_cli("scan", "hub", "--format", fmt, "--no-progress", "--no-config",
+                      "--select", "OCM002").out
+        assert secret[:200] not in out and "Secret data, " in out, fmt
+    patch = tmp_path / "fix.patch"
+    run_cli("fix", "hub", "--no-progress", "--no-config", "--select", "OCM002", "--diff", str(patch))
+    assert secret[:200] in patch.read_text()  # the patch git applies holds the real text
