@@ -101,3 +101,24 @@ def test_an_empty_flow_list_without_a_comment_gets_block_items():
     text = "spec:\n  files: []\n  other: 1\n"
     after = edit_text(text, 0, None, (AppendItems(("spec", "files"), ({"path": "/a", "content": "x\ny\n"},)),))
     assert after == "spec:\n  files:\n  - path: /a\n    content: |\n      x\n      y\n  other: 1\n"
+
+
+def test_lines_added_after_another_section_get_their_own_service_header(tmp_path):
+    tree = tmp_path / "fleet"
+    tree.mkdir()
+    text = (CASES / GS).read_text().replace(
+        '''        content: |  # expect: PRX009
+          [Service]
+          Environment="NO_PROXY=cluster.local,svc,127.0.0.1,localhost"''',
+        '''        content: |  # expect: PRX009
+          [Service]
+          Environment="NO_PROXY=cluster.local,svc,127.0.0.1,localhost"
+          [Unit]
+          Description=proxy settings''')
+    assert "[Unit]" in text
+    (tree / GS).write_text(text)
+    remedy, = [f.remedy for f in _failing(tree) if "md-gpu" in f.message]
+    assert isinstance(remedy, Remedy)
+    content = remedy.edits[0].value
+    assert 'Description=proxy settings\n[Service]\nEnvironment="HTTP_PROXY=' in content
+    assert parse_unit(content).environment["HTTPS_PROXY"][0] == "http://192.168.52.220:3128"

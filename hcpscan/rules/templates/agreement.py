@@ -327,6 +327,9 @@ def dropin_lines_remedy(ctx: Context, side: Side, ref: Side, path: str) -> Remed
             else content
     except ValueError:
         return NoFix(f"{format_path(files + (index, 'content'))} cannot be decoded")
+    if "EnvironmentFile=" in text:
+        return NoFix(f"{side.name} reads an EnvironmentFile (whose values win over Environment= "
+                     "lines): set the proxy variables in that file")
     have = {k: v for k, (v, _line) in parse_unit(text).environment.items()}  # kept as set
     added = []
     values = _dropin_values(ctx, obj, ref)
@@ -342,8 +345,9 @@ def dropin_lines_remedy(ctx: Context, side: Side, ref: Side, path: str) -> Remed
         added.append(f'Environment="{variable}={value}"')
     if not added:
         return NoFix(f"{side.name} sets the variables in a way hcpscan does not read; fix it by hand")
-    if "[Service]" not in text:
-        added.insert(0, "[Service]")
+    sections = [line.strip() for line in text.splitlines() if line.strip().startswith("[")]
+    if not sections or sections[-1] != "[Service]":
+        added.insert(0, "[Service]")  # the lines go to the end: under a [Service] header
     longer = text + ("" if not text or text.endswith("\n") else "\n") + "\n".join(added) + "\n"
     value = base64.b64encode(longer.encode()).decode() if encoding else longer
     names = ", ".join(a.split("=")[1].strip('"') for a in added if "=" in a)
