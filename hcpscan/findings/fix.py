@@ -53,13 +53,24 @@ class AppendEntries:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplaceKey:
+    """Replace the mapping entry at ``steps`` (its last step a key) by ``key: value``, in
+    its place: an env entry's ``value: <url>`` becoming ``valueFrom: {secretKeyRef: ...}``.
+    Nothing to do when the entry is gone and ``key`` holds ``value`` already."""
+
+    steps: tuple[Step, ...]
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
 class AddDocument:
     """A new object written after the subject's document, in the same file."""
 
     body: dict[str, Any]
 
 
-Edit = SetField | AppendItems | AppendEntries | AddDocument
+Edit = SetField | AppendItems | AppendEntries | ReplaceKey | AddDocument
 
 
 @dataclass(frozen=True, slots=True)

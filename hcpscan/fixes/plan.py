@@ -18,7 +18,9 @@ that object came from decides what the fix can be:
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
 import os
 import re
@@ -37,6 +39,7 @@ from hcpscan.findings.fix import (
     Fix,
     NoFix,
     Remedy,
+    ReplaceKey,
     Replacement,
     SetField,
 )
@@ -44,7 +47,10 @@ from hcpscan.findings.model import Finding, RuleInfo
 from hcpscan.fixes.diffs import opcodes, unified
 from hcpscan.fixes.textedit import (
     EditError,
+    _node_of,
+    _target_node,
     edit_document,
+    edit_text,
     intend,
     resolved_edit,
     scalar_text,
@@ -121,7 +127,14 @@ def plan(remedy: Remedy, texts: FileTexts | None = None, keep: bool = True) -> F
 def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
     target = remedy.target
     if target.origin is not None and target.source.embedded_in:
-        return Fix(True, remedy.summary, manual=_embedded(remedy))
+        outer = _held_document(remedy)
+        if outer is None or not outer.target.source.file or outer.target.source.file == "<stdin>":
+            # (a live Secret's patch would carry its whole data into the report's commands)
+            return Fix(True, remedy.summary, manual=_embedded(remedy))
+        fix = _plan(outer, texts, keep)
+        if fix.manual:  # the key cannot be edited in place: the change inside it, by hand
+            return Fix(True, remedy.summary, manual=_embedded(remedy))
+        return fix
     if not target.source.file or target.source.file == "<stdin>":
         return _live(remedy, (texts or FileTexts()).bodies)
     if target.source.member is not None:
@@ -153,21 +166,63 @@ def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
         texts.current[place.file] = after
     if after == before:
         return Fix(True, remedy.summary)  # an earlier fix of this run made the change
-    return Fix(True, remedy.summary, changes=(file_change(place.shown, before, after),))
+    hidden = ((_secret_lines(before, place.doc_index, place.item_index),
+               _secret_lines(after, place.doc_index, place.item_index))
+              if target.kind == "Secret" else None)
+    return Fix(True, remedy.summary, changes=(file_change(place.shown, before, after, hidden),))
 
 
-def file_change(shown: str, before: str, after: str) -> FileChange:
+def file_change(shown: str, before: str, after: str,
+                hidden: tuple[set[int], set[int]] | None = None) -> FileChange:
+    """The change as reports show it. ``hidden``: lines (0-based, before and after) holding
+    a Secret's data, shown as a hash of their text only."""
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    shown_a, shown_b = (a, b) if hidden is None else (_hide(a, hidden[0]), _hide(b, hidden[1]))
     replacements = []
     for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             continue
-        replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1, mask_credentials("".join(a[i1:i2])),
-                                        mask_credentials("".join(b[j1:j2]))))
+        replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1,
+                                        mask_credentials("".join(shown_a[i1:i2])),
+                                        mask_credentials("".join(shown_b[j1:j2]))))
     # Reports are uploaded and pasted: a proxy password on a line of context must not reach
     # them (`hcpscan fix` writes its diff from the texts, unmasked).
-    diff = mask_credentials(unified(a, b, f"a/{shown}", f"b/{shown}"))
+    diff = mask_credentials(unified(shown_a, shown_b, f"a/{shown}", f"b/{shown}"))
     return FileChange(shown, tuple(replacements), diff)
+
+
+def _secret_lines(text: str, doc_index: int, item_index: int | None) -> set[int]:
+    """The lines of a Secret document's ``data`` and ``stringData`` values (tokens, keys,
+    a kubeconfig): a report shows that they changed, never what they hold."""
+    try:
+        node = _target_node(_node_of(text, doc_index), item_index)
+    except EditError:
+        return set()
+    lines: set[int] = set()
+    if not isinstance(node, yaml.MappingNode):
+        return lines
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value in ("data", "stringData") \
+                and isinstance(value, yaml.MappingNode):
+            for k, v in value.value:
+                last = v.end_mark.line - (1 if v.end_mark.column == 0 and
+                                          v.end_mark.line > k.start_mark.line else 0)
+                lines.update(range(k.start_mark.line, last + 1))
+    return lines
+
+
+def _hide(lines: list[str], hidden: set[int]) -> list[str]:
+    out = []
+    for i, line in enumerate(lines):
+        if i not in hidden:
+            out.append(line)
+            continue
+        body = line.rstrip("\n")
+        indent = body[:len(body) - len(body.lstrip())]
+        digest = hashlib.sha256(body.encode()).hexdigest()[:12]
+        out.append(f"{indent}<Secret data, {len(body.strip())} characters, sha256 {digest}>"
+                   + line[len(body):])
+    return out
 
 
 # -- where the change is written ------------------------------------------------------------
@@ -254,6 +309,49 @@ def _value(body: object, steps: tuple) -> object:
 # -- fixes a person makes ------------------------------------------------------------------
 
 
+def _held_document(remedy: Remedy) -> Remedy | None:
+    """A document kept in a ConfigMap or Secret key (a kubeconfig in ``data.kubeconfig``):
+    the remedy's edits made on the key's text, as written there (the other lines of the
+    document stay), and that text set again in the key - base64 again for ``data`` of a
+    Secret. None when the key is not plain text or base64 of it, or holds more than the
+    one document the inventory read."""
+    target = remedy.target
+    origin = target.origin
+    if origin is None or not target.source.embedded_in:
+        return None  # not a document kept in another object's key
+    field, _, key = target.source.embedded_in.partition(".")
+    if origin.kind not in ("Secret", "ConfigMap") or field not in ("data", "stringData") \
+            or any(isinstance(e, AddDocument) for e in remedy.edits):
+        return None
+    if (origin.kind, origin.namespace, origin.name) == ("ConfigMap", "kube-system",
+                                                        "cluster-config-v1"):
+        return None  # the installer's record of a cluster that exists: nothing reads it again
+    raw = (origin.body.get(field) or {}).get(key)
+    if not isinstance(raw, str):
+        return None
+    encoded = origin.kind == "Secret" and field == "data"
+    try:
+        inner = base64.b64decode("".join(raw.split()), validate=True).decode() if encoded else raw
+        if _read_docs_text(inner) != [target.body]:
+            return None
+        changed = edit_text(inner, 0, None, remedy.edits)
+    except (ValueError, EditError):  # binascii.Error and UnicodeDecodeError are ValueErrors
+        return None
+    if changed == inner:
+        return Remedy(origin, remedy.summary, ())
+    value = base64.b64encode(changed.encode()).decode() if encoded else changed
+    return Remedy(origin, f"{remedy.summary} (in {target.source.embedded_in}"
+                          + (", base64" if encoded else "") + ")",
+                  (SetField((field, key), value),))
+
+
+def _read_docs_text(text: str) -> list[object]:
+    try:
+        return list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return []
+
+
 def _embedded(remedy: Remedy) -> str:
     target = remedy.target
     if target.origin is None:
@@ -265,7 +363,8 @@ def _embedded(remedy: Remedy) -> str:
 def _by_hand(remedy: Remedy, where: str) -> str:
     lines = [f"change {where}:"]
     lines += [f"  {_edit_text(remedy.target, e)}" for e in remedy.edits]
-    return "\n".join(lines)
+    # Shown in reports, never applied: a proxy password a new Secret holds stays out.
+    return mask_credentials("\n".join(lines))
 
 
 def _edit_text(target: K8sObject, e: Edit) -> str:
@@ -276,6 +375,9 @@ def _edit_text(target: K8sObject, e: Edit) -> str:
         return f"{format_path(e.steps)} already holds the change"
     if isinstance(resolved, SetField):
         return f"set {format_path(resolved.steps)} to {scalar_text(resolved.value)}"
+    if isinstance(resolved, ReplaceKey):
+        return (f"replace {format_path(resolved.steps)} by {resolved.key}: "
+                f"{json.dumps(resolved.value)}")
     return (f"append to {format_path(resolved.steps)}: "
             + ", ".join(json.dumps(i) for i in resolved.items))
 
@@ -309,7 +411,12 @@ def _live(remedy: Remedy, bodies: dict[int, Any]) -> Fix:
         intend(body, resolved)
         pointer = "/" + "/".join(str(s).replace("~", "~0").replace("/", "~1")
                                  for s in resolved.steps)
-        if isinstance(resolved, SetField):
+        if isinstance(resolved, ReplaceKey):
+            ops.append({"op": "remove", "path": pointer})
+            ops.append({"op": "add", "path": pointer.rsplit("/", 1)[0] + "/"
+                        + resolved.key.replace("~", "~0").replace("/", "~1"),
+                        "value": resolved.value})
+        elif isinstance(resolved, SetField):
             ops.append({"op": "add", "path": pointer, "value": resolved.value})
         elif not existed:
             ops.append({"op": "add", "path": pointer, "value": list(resolved.items)})

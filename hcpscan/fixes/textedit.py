@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from hcpscan.findings.fix import AddDocument, AppendEntries, AppendItems, Edit, SetField
+from hcpscan.findings.fix import AddDocument, AppendEntries, AppendItems, Edit, ReplaceKey, SetField
 from hcpscan.inventory.fieldpath import Step
 
 Splice = tuple[int, int, str]  # (start offset, end offset, inserted text)
@@ -209,8 +209,23 @@ def _get(body: Any, steps: tuple[Step, ...]) -> Any:
 # -- what each edit means on the decoded body -----------------------------------------------
 
 
-def resolved_edit(e: Edit, target: Any) -> SetField | AppendItems | None:
+Resolved = SetField | AppendItems | ReplaceKey
+
+
+def resolved_edit(e: Edit, target: Any) -> Resolved | None:
     """An edit planned against the current value (None when nothing is left to do)."""
+    if isinstance(e, ReplaceKey):
+        parent = _get(target, e.steps[:-1])
+        old = e.steps[-1]
+        if not isinstance(parent, dict):
+            raise EditError(f"{_path(e.steps[:-1])} is not a mapping in the object")
+        if old not in parent:
+            if parent.get(e.key) == e.value:
+                return None  # an earlier fix made it
+            raise EditError(f"{_path(e.steps)} is not in the object")
+        if e.key != old and e.key in parent:
+            raise EditError(f"{_path(e.steps[:-1])} has {e.key} already")
+        return e
     if isinstance(e, AppendEntries):
         current = _get(target, e.steps)
         if isinstance(current, list):
@@ -235,13 +250,21 @@ def resolved_edit(e: Edit, target: Any) -> SetField | AppendItems | None:
     raise EditError(f"unknown edit {e!r}")
 
 
-def intend(target: Any, e: SetField | AppendItems) -> None:
+def intend(target: Any, e: Resolved) -> None:
     """Make the edit on a decoded body (what the text must read back as)."""
     parent = _get(target, e.steps[:-1])
     last = e.steps[-1]
     if not (isinstance(parent, dict) or (isinstance(parent, list) and isinstance(last, int))):
         raise EditError(f"{_path(e.steps[:-1])} is not in the object")
     box: Any = parent  # a dict, or a list indexed by an int: checked just above
+    if isinstance(e, ReplaceKey):
+        if not isinstance(parent, dict):
+            raise EditError(f"{_path(e.steps[:-1])} is not a mapping")
+        # in place, so the key order reads as the text will (dicts compare unordered anyway)
+        items = [(e.key, copy.deepcopy(e.value)) if k == last else (k, v) for k, v in parent.items()]
+        parent.clear()
+        parent.update(items)
+        return
     if isinstance(e, SetField):
         box[last] = e.value
     else:
@@ -259,10 +282,12 @@ def _path(steps: tuple[Step, ...]) -> str:
 # -- planning text splices ------------------------------------------------------------------
 
 
-def _plan(text: str, root: yaml.Node, e: SetField | AppendItems) -> Splice:
+def _plan(text: str, root: yaml.Node, e: Resolved) -> Splice:
     parent = _walk(root, e.steps[:-1])
     if parent is None:
         raise EditError(f"{_path(e.steps[:-1])} is not in the file")
+    if isinstance(e, ReplaceKey):
+        return _replace_key(text, parent, e)
     node = _child(parent, e.steps[-1])
     if isinstance(e, SetField):
         if node is None:
@@ -277,16 +302,66 @@ def _plan(text: str, root: yaml.Node, e: SetField | AppendItems) -> Splice:
     return _append(text, node, e.items)
 
 
+def _replace_key(text: str, mapping: yaml.Node, e: ReplaceKey) -> Splice:
+    """``key: value`` written over the old entry's key and value, on its lines (a comment
+    after the old value stays): a flow value, so no indentation is guessed."""
+    if not isinstance(mapping, yaml.MappingNode):
+        raise EditError(f"{_path(e.steps[:-1])} is not a mapping")
+    for key, value in mapping.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == e.steps[-1]:
+            if isinstance(value, yaml.ScalarNode) and value.style in ("|", ">"):
+                raise EditError("the value is a block scalar; edit it by hand")
+            if not isinstance(value, yaml.ScalarNode) and not value.flow_style:
+                raise EditError(f"{_path(e.steps)} is a block collection; edit it by hand")
+            return (key.start_mark.index, value.end_mark.index,
+                    f"{scalar_text(e.key, flow=True)}: {flow_text(e.value)}")
+    raise EditError(f"{_path(e.steps)} is not in the file")
+
+
 def _apply(text: str, splice: Splice) -> str:
     start, end, inserted = splice
     return text[:start] + inserted + text[end:]
 
 
 def _replace_scalar(text: str, node: yaml.ScalarNode, value: Any) -> Splice:
+    if node.style == "|" and isinstance(value, str):
+        return _replace_literal(text, node, value)
     if node.style in ("|", ">"):
         raise EditError("the value is a block scalar; edit it by hand")
     flow = _in_flow(text, node)
     return node.start_mark.index, node.end_mark.index, scalar_text(value, node.style or "", flow)
+
+
+def _replace_literal(text: str, node: yaml.ScalarNode, value: str) -> Splice:
+    """A literal block (``key: |``, a document kept in a ConfigMap or Secret key) written
+    again with the new value: its header line (a comment after ``|`` stays) and each line at
+    the block's indentation, so the lines the value did not change read as before. The
+    chomping indicator follows the value's final newline; the read-back check refuses what
+    a literal block cannot hold this way."""
+    start, end = node.start_mark.index, node.end_mark.index
+    header_end = text.find("\n", start)
+    if header_end < 0 or header_end >= end:
+        raise EditError("the block scalar has no content lines; edit it by hand")
+    header = text[start:header_end]
+    indicator = header.split("#", 1)[0].rstrip()
+    if indicator not in ("|", "|-"):
+        raise EditError(f"the block scalar is written {indicator!r}; edit it by hand")
+    body = text[header_end + 1:end]
+    first = next((line for line in body.split("\n") if line.strip()), "")
+    indent = len(first) - len(first.lstrip(" "))
+    if indent == 0 or value[:1] in (" ", "\n") or value.endswith("\n\n") \
+            or "\t" in value or "\r" in value:
+        raise EditError("the new value cannot be written as this literal block")
+    chomp = "" if value.endswith("\n") else "-"
+    lines = (value[:-1] if value.endswith("\n") else value).split("\n")
+    content = "".join((" " * indent + line if line else "") + "\n" for line in lines)
+    # blank lines after the last content line belong to the file's layout: kept
+    last = body.rstrip("\n").rfind("\n") + 1
+    tail = body[last:]
+    trailing = tail[tail.find("\n") + 1:] if "\n" in tail else ""
+    if not body.endswith("\n"):
+        content = content[:-1]  # the block ran to the end of a file without a final newline
+    return start, end, "|" + chomp + header[len(indicator):] + "\n" + content + trailing
 
 
 def _in_flow(text: str, node: yaml.Node) -> bool:
@@ -329,8 +404,28 @@ def flow_text(value: Any) -> str:
     return scalar_text(value, flow=True)
 
 
+class _Dumper(yaml.SafeDumper):
+    """Safe dumping, with text of several lines as a literal block (a drop-in's lines read
+    as the file will) where YAML allows one (else the emitter picks a quoted style)."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    """Several lines as a literal block; text that would not read back plain in double
+    quotes, as Kubernetes manifests quote ``"0600"``."""
+    style = "|" if "\n" in value.rstrip("\n") else None if _plain_safe(value, False) else '"'
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def _dump(value: Any) -> str:
+    return yaml.dump(value, Dumper=_Dumper, default_flow_style=False, sort_keys=False,
+                     width=10_000, allow_unicode=True)
+
+
 def _block_lines(value: Any, indent: int) -> list[str]:
-    dumped = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, width=10_000)
+    dumped = _dump(value)
     return [" " * indent + line for line in dumped.splitlines()]
 
 
@@ -354,6 +449,10 @@ def _ending(text: str, at: int) -> str:
 
 
 def _append(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]) -> Splice:
+    if seq.flow_style and not seq.value and any(isinstance(i, (dict, list)) for i in items):
+        block = _empty_flow_to_block(text, seq, items)
+        if block is not None:
+            return block
     if seq.flow_style:
         if seq.value:
             at = seq.value[-1].end_mark.index
@@ -366,6 +465,29 @@ def _append(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]) -> Splice
         isinstance(first, yaml.ScalarNode)
     at = _line_end_after(text, seq)
     return at, at, _ending(text, at) + "".join(_item_lines(i, column, as_flow) for i in items)
+
+
+def _empty_flow_to_block(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]
+                         ) -> Splice | None:
+    """``key: []  # comment`` given its first mappings: ``key:  # comment`` and block items
+    below at the key's column, as a list of objects is written (not one long flow line).
+    None when the ``[]`` is not a mapping value alone on its key's line."""
+    start, end = seq.start_mark.index, seq.end_mark.index
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    key = before.strip()
+    if not key.endswith(":") or key.startswith("-") or ":" in key[:-1] or "{" in key:
+        return None
+    newline = text.find("\n", end)
+    line_end = len(text) if newline < 0 else newline + 1
+    rest = text[end:line_end]
+    if rest.strip() and not rest.strip().startswith("#"):
+        return None
+    column = len(before) - len(before.lstrip(" "))
+    lines = "".join(_item_lines(i, column, False) for i in items)
+    if rest.strip():  # the comment stays on the key's line
+        return start, line_end, rest.rstrip("\n") + "\n" + lines
+    return line_start + len(before.rstrip()), line_end, "\n" + lines
 
 
 def _item_lines(item: Any, column: int, as_flow: bool) -> str:
@@ -399,6 +521,6 @@ def _add_key(text: str, mapping: yaml.Node, key: Step, value: Any) -> Splice:
 
 
 def _add_document(text: str, body: dict[str, Any]) -> str:
-    dumped = yaml.safe_dump(body, default_flow_style=False, sort_keys=False, width=10_000)
+    dumped = _dump(body)
     sep = "" if not text or text.endswith("\n") else "\n"
     return f"{text}{sep}---\n{dumped}"

@@ -25,8 +25,13 @@ class Rescan:
         return [f for f in self.after if f.key in self.applied]
 
     def new(self) -> list[Finding]:
+        """Findings after the fixes that were not there before. A finding is known by its
+        key (rule, object, field); one whose rule said the very same message before is the
+        same problem found at a moved place (a consumer's missing noProxy is anchored at
+        its proxy URL, which PRX008's fix moves into a Secret), not a new one."""
         old = {f.key for f in self.before}
-        return [f for f in self.after if f.key not in old]
+        said = {(f.rule_id, f.message) for f in self.before}
+        return [f for f in self.after if f.key not in old and (f.rule_id, f.message) not in said]
 
 
 def failing(findings: list[Finding]) -> list[Finding]:

@@ -61,3 +61,12 @@ def test_fixes_on_real_estates_clear_and_add_nothing(folder: str, tmp_path: Path
     assert [(f.rule_id, f.message) for f in result.new()] == []
     for finding, fix in result.outcome.by_hand:
         assert fix.manual or fix.commands, finding.message
+
+
+def test_fixes_on_the_bundled_example_clear_and_add_nothing(tmp_path: Path):
+    """The example must-gather the README scans: its fixes (the PRX009 drop-in in a List
+    item of a must-gather file) clear their findings and bring none."""
+    result = fix_copy_and_rescan(FIXTURES / "example", tmp_path)
+    assert result.outcome.applied
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []

@@ -119,7 +119,10 @@ def test_a_new_document_is_appended_even_without_a_final_newline():
 
 
 @pytest.mark.parametrize(("text", "edit"), [
-    ("spec:\n  noProxy: |\n    a,b\n", AppendEntries(("spec", "noProxy"), ("c",))),
+    ("spec:\n  noProxy: >\n    a,b\n", AppendEntries(("spec", "noProxy"), ("c",))),
+    ("spec:\n  noProxy: |+\n    a,b\n\n", AppendEntries(("spec", "noProxy"), ("c",))),
+    ("spec:\n  doc: |2\n     a\n", SetField(("spec", "doc"), "b\n")),
+    ("spec:\n  doc: |\n    a\n", SetField(("spec", "doc"), " leading space\n")),
     ("spec:\r\n  noProxy: a\r\n", AppendEntries(("spec", "noProxy"), ("c",))),
     ("spec:\n  noProxy: {a: 1}\n", AppendEntries(("spec", "noProxy"), ("c",))),
     ("spec: [1]\n", AppendItems(("spec", "x", "y"), (1,))),
@@ -128,6 +131,18 @@ def test_a_new_document_is_appended_even_without_a_final_newline():
 def test_edits_that_cannot_be_made_exactly_are_refused(text, edit):
     with pytest.raises(EditError):
         edit_text(text, 0, None, (edit,))
+
+
+def test_a_literal_block_is_written_again_line_for_line_keeping_its_header_comment():
+    text = ("data:\n  kubeconfig: |  # pasted from the hub\n    apiVersion: v1\n"
+            "    clusters:\n\n    - name: hub\n      cluster: {ca: AAA}\n\n  other: x\n")
+    inner = yaml.safe_load(text)["data"]["kubeconfig"].replace("AAA", "AAABBB")
+    after = edit_text(text, 0, None, (SetField(("data", "kubeconfig"), inner),))
+    assert _changes(text, after) == [("replace", ["      cluster: {ca: AAA}\n"],
+                                      ["      cluster: {ca: AAABBB}\n"])]
+    stripped = edit_text(text, 0, None, (SetField(("data", "kubeconfig"), "x: 1"),))
+    assert stripped.splitlines()[1] == "  kubeconfig: |-  # pasted from the hub"
+    assert yaml.safe_load(stripped)["data"] == {"kubeconfig": "x: 1", "other": "x"}
 
 
 def test_offsets_are_characters_after_non_ascii_text():

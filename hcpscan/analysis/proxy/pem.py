@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,8 @@ class Certificate:
     not_after: datetime
     is_ca: bool | None  # basicConstraints CA flag; None when the extension is absent
     index: int  # position in the bundle (0-based, counting certificate blocks)
+    # The certificate's own PEM block as written (what a fix appends to another bundle).
+    pem: str = field(default="", compare=False, repr=False)
 
     @property
     def common_name(self) -> str:
@@ -135,14 +137,14 @@ def parse_bundle(data: str | bytes | None) -> CABundle:
             continue
         try:
             cert = x509.load_pem_x509_certificate(block.group(0))
-            certs.append(_describe(cert, index))
+            certs.append(_describe(cert, index, block.group(0).decode("ascii", "replace")))
         except ValueError as exc:
             problems.append(BundleProblem(index, f"certificate {index + 1} cannot be read: {exc}"))
         index += 1
     return CABundle(tuple(certs), tuple(problems))
 
 
-def _describe(cert: x509.Certificate, index: int) -> Certificate:
+def _describe(cert: x509.Certificate, index: int, pem: str = "") -> Certificate:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
 
@@ -156,7 +158,7 @@ def _describe(cert: x509.Certificate, index: int) -> Certificate:
         subject=cert.subject.rfc4514_string(), issuer=cert.issuer.rfc4514_string(),
         sha256=cert.fingerprint(hashes.SHA256()).hex(), serial=cert.serial_number,
         not_before=_utc(cert, "not_valid_before"), not_after=_utc(cert, "not_valid_after"),
-        is_ca=is_ca, index=index)
+        is_ca=is_ca, index=index, pem=pem)
 
 
 def _utc(cert: x509.Certificate, name: str) -> datetime:

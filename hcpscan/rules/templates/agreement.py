@@ -12,13 +12,19 @@ absent, fails. Roles and relations are listed in ``agreement_sides``.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.proxy import Setting, bypasses
+from hcpscan.analysis.proxy.validity import credentials
+from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
+from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.model.capi import BOOTSTRAP_FILES
+from hcpscan.model.clusters import networks_for
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.agreement_sides import (
@@ -33,7 +39,15 @@ from hcpscan.rules.templates.agreement_sides import (
 )
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
 from hcpscan.rules.templates.proxy_clients import case_readers
-from hcpscan.rules.templates.proxy_config import GO, field_in, same_url, split_entries, where
+from hcpscan.rules.templates.proxy_config import (
+    GO,
+    _missed,
+    field_in,
+    same_url,
+    split_entries,
+    where,
+)
+from hcpscan.sources.systemd import parse_unit
 
 DESTINATIONS = ("server", "ignition-endpoints")
 # Relations whose reference follows from the subject alone, not from each consumer.
@@ -214,9 +228,12 @@ class Agreement(Template):
         values = {**side.facts, **ref.facts, "reference": ref.name or side.name, **extra}
         if side.absent:
             if not missing_ok:
-                yield Violation(field=side.place, subject=_other(side, subject),
-                                values={**values, "problem": side.absent},
-                                evidence=[*ref.evidence, *side.evidence])
+                violation = Violation(field=side.place, subject=_other(side, subject),
+                                      values={**values, "problem": side.absent},
+                                      evidence=[*ref.evidence, *side.evidence])
+                if params["consumers"].get("role") == "bootstrap-file":
+                    violation.remedy = dropin_remedy(ctx, side, ref, str(params["consumers"]["path"]))
+                yield violation
             return
         if side.unknown:
             yield NotEvaluable(side.unknown)
@@ -226,7 +243,123 @@ class Agreement(Template):
         if any(isinstance(d, NotEvaluable) for d in diffs):
             yield from (d for d in diffs if isinstance(d, NotEvaluable))
             return
-        yield from _grouped([d for d in diffs if isinstance(d, _Diff)], subject, side, ref)
+        bootstrap = params["consumers"].get("role") == "bootstrap-file" and match == "present"
+        for violation in _grouped([d for d in diffs if isinstance(d, _Diff)], subject, side, ref):
+            if bootstrap:
+                violation.remedy = dropin_lines_remedy(ctx, side, ref,
+                                                       str(params["consumers"]["path"]))
+            yield violation
+
+
+# The variables of a proxy drop-in, in both spellings, as seed 003 writes them.
+_DROPIN_LINES = (("HTTP_PROXY", "httpProxy"), ("http_proxy", "httpProxy"),
+                 ("HTTPS_PROXY", "httpsProxy"), ("https_proxy", "httpsProxy"),
+                 ("NO_PROXY", "noProxy"), ("no_proxy", "noProxy"))
+
+
+# What a node's own clients (containerd, kubelet: Go) must reach direct: the drop-in a fix
+# writes gets these besides the cluster values' noProxy (the cluster chart adds them too).
+CLUSTER_OWN = ("service-network", "pod-network", "machine-network", "kas-service-ip", "svc",
+               "cluster-domain", "localhost", "loopback")
+
+
+def _dropin_values(ctx: Context, obj: K8sObject, ref: Side) -> dict[str, str]:
+    """The proxy values a drop-in gets: the reference's, its noProxy completed with the
+    cluster's own destinations it misses (as PRX005 judges a Go client's noProxy)."""
+    values = {name: ref.value(name) for name in ("httpProxy", "httpsProxy", "noProxy")}
+    if values["httpProxy"] or values["httpsProxy"]:
+        adds: list[str] = []
+        _missed(values["noProxy"], networks_for(ctx.inventory, obj), CLUSTER_OWN, GO, None, adds)
+        have = split_entries(values["noProxy"])
+        values["noProxy"] = ",".join([*have, *(a for a in dict.fromkeys(adds) if a not in have)])
+    return values
+
+
+def dropin_remedy(ctx: Context, side: Side, ref: Side, path: str) -> Remedy | NoFix:
+    """A bootstrap config that writes no proxy drop-in at ``path``: the file entry added to
+    its ``files`` with the reference's proxy (the cluster values), inline, in the shape seed
+    003 gives. A drop-in that exists (from a Secret that is missing, or without the proxy
+    variables) is the fleet's own delivery: the finding says what to change."""
+    obj = side.obj
+    if obj is None or not side.absent.startswith("writes no "):
+        return NoFix(f"{side.name} {side.absent}: the drop-in is delivered "
+                     + ("from a Secret the cluster chart renders; create that Secret (or render "
+                        "it) with the proxy values" if "Secret" in side.absent else
+                        "in a way hcpscan does not rewrite; write its content by hand"))
+    files = BOOTSTRAP_FILES.get(obj.kind)
+    if files is None:
+        return NoFix(f"a {obj.kind} writes no bootstrap files")
+    if not path.startswith("/etc/systemd/system/") or not path.endswith(".conf"):
+        return NoFix(f"{path} is not a systemd drop-in hcpscan knows how to write")
+    lines = ["[Service]"]
+    values = _dropin_values(ctx, obj, ref)
+    for variable, name in _DROPIN_LINES:
+        value = values[name]
+        if not value:
+            continue
+        if credentials(value):
+            return NoFix(f"{ref.field_name(name)} holds a password: written inline the drop-in "
+                         "would store it in plain text (PRX008); deliver the drop-in with "
+                         "files[].contentFrom.secret")
+        if any(c in value for c in '"\\%$') or any(c.isspace() for c in value):
+            return NoFix(f"{ref.field_name(name)} = {value!r} needs systemd quoting; write the "
+                         "drop-in by hand")
+        lines.append(f'Environment="{variable}={value}"')
+    if len(lines) == 1:
+        return NoFix(f"{ref.name or 'the reference'} states no proxy value to write")
+    entry = {"path": path, "permissions": "0600", "content": "\n".join(lines) + "\n"}
+    return Remedy(obj, f"add {path} to {format_path(files)} of {obj.ref} with the proxy of "
+                       f"{ref.name or 'the cluster values'}", (AppendItems(files, (entry,)),))
+
+
+def dropin_lines_remedy(ctx: Context, side: Side, ref: Side, path: str) -> Remedy | NoFix:
+    """A drop-in written inline (``content``, plain or base64) without some proxy
+    variables: the missing ``Environment=`` lines (both spellings, the reference's values)
+    added after its own lines, which stay as written."""
+    obj = side.obj
+    files = BOOTSTRAP_FILES.get(obj.kind) if obj is not None else None
+    items = obj.get(files) if obj is not None and files is not None else None
+    index = next((i for i, f in enumerate(items) if isinstance(f, dict)
+                  and str(f.get("path", "")).strip() == path), None) if isinstance(items, list) else None
+    if obj is None or files is None or index is None:
+        return NoFix(f"{side.name} is not written in a bootstrap config's files")
+    item = items[index]
+    content, encoding = item.get("content"), str(item.get("encoding") or "")
+    if not isinstance(content, str) or encoding not in ("", "base64", "b64"):
+        return NoFix(f"{side.name} is delivered from a Secret or in {encoding!r} encoding: add "
+                     "the proxy variables where it is rendered")
+    try:
+        text = base64.b64decode("".join(content.split()), validate=True).decode() if encoding \
+            else content
+    except ValueError:
+        return NoFix(f"{format_path(files + (index, 'content'))} cannot be decoded")
+    if "EnvironmentFile=" in text:
+        return NoFix(f"{side.name} reads an EnvironmentFile (whose values win over Environment= "
+                     "lines): set the proxy variables in that file")
+    have = {k: v for k, (v, _line) in parse_unit(text).environment.items()}  # kept as set
+    added = []
+    values = _dropin_values(ctx, obj, ref)
+    for variable, name in _DROPIN_LINES:
+        twin = variable.lower() if variable.isupper() else variable.upper()
+        value = have.get(twin, values[name])  # one value for both spellings
+        if not value or variable in have:
+            continue
+        if credentials(value) or any(c in value for c in '"\\%$') or \
+                any(c.isspace() for c in value):
+            return NoFix(f"{ref.field_name(name)} cannot be written inline into the drop-in "
+                         "(a password, or characters systemd would need quoted): write it by hand")
+        added.append(f'Environment="{variable}={value}"')
+    if not added:
+        return NoFix(f"{side.name} sets the variables in a way hcpscan does not read; fix it by hand")
+    sections = [line.strip() for line in text.splitlines() if line.strip().startswith("[")]
+    if not sections or sections[-1] != "[Service]":
+        added.insert(0, "[Service]")  # the lines go to the end: under a [Service] header
+    longer = text + ("" if not text or text.endswith("\n") else "\n") + "\n".join(added) + "\n"
+    value = base64.b64encode(longer.encode()).decode() if encoding else longer
+    names = ", ".join(a.split("=")[1].strip('"') for a in added if "=" in a)
+    return Remedy(obj, f"add {names} to {path} in {format_path(files + (index, 'content'))} "
+                       f"of {obj.ref}",
+                  (SetField(files + (index, "content"), value),))
 
 
 def _roles(selector: dict[str, Any]) -> list[str]:

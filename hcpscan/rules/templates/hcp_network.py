@@ -43,6 +43,7 @@ from hcpscan.analysis.reachability.scan_graph import (
     outside_text,
 )
 from hcpscan.analysis.reachability.scan_graph import worker_space as hosts_of
+from hcpscan.findings.fix import NoFix
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
 from hcpscan.model.flows import ingress_flow_to
@@ -459,8 +460,54 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
         return
     shown = outside_text(beyond, space)
     yield Violation(field=way.field, values={**values, "sources": shown},
+                    remedy=exposure_nofix([way.kind], way.entry_text, protocol, space),
                     evidence=[*way.evidence, f"{shown} → {way.entry_text}/{protocol}: {layer}"]
                     + ([f"allowed sources: {', '.join(space.cidrs())} (from {where})"] if where else []))
+
+
+# Why a way in is not narrowed by an edit of the input, per kind of way (ExposurePath.via
+# labels start with the kind: "NodePort Service ns/x", "Route ns/x").
+_WAY_LIMITS = {
+    "NodePort": "a NodePort is open on every node address and no Service field narrows its "
+                "sources (loadBalancerSourceRanges covers the load balancer only)",
+    "LoadBalancer": "loadBalancerSourceRanges narrows the load balancer only: the Service "
+                    "still opens its node ports to every address unless "
+                    "allocateLoadBalancerNodePorts is false, which load balancers that forward "
+                    "to node ports cannot take",
+    "Route": "a Route is served by the router shared with every other Route, on 443 from any "
+             "address",
+    "Ingress": "an Ingress is served by an ingress controller shared with other Ingresses",
+}
+
+
+def exposure_nofix(vias: list[str], port: int | str, protocol: str, allowed: IPSpace
+                   ) -> NoFix | None:
+    """Why the exposure of a hosted control plane's port is not closed by an edit of the
+    input, and the exact rule that closes it where traffic enters. None (the rule's own
+    reason) when no source is allowed."""
+    cidrs = allowed.cidrs()
+    if not cidrs:
+        return None
+    kinds = {v.split(" ")[0] for v in vias}
+    limits = [why for kind, why in _WAY_LIMITS.items() if kind in kinds]
+    direct = [v for v in vias if v.split(" ")[0] in ("NodePort", "LoadBalancer")]
+    routed = [v for v in vias if v.split(" ")[0] in ("Route", "Ingress")]
+    ways = []
+    if direct:
+        ways.append("in the firewall or security group in front of the nodes and load "
+                    f"balancers, admit the port {' and '.join(direct)} publishes for {protocol} "
+                    f"{port} only from {', '.join(cidrs)} (give that rule to hcpscan with "
+                    "--firewall so the scan sees it)")
+    if routed:
+        ways.append(f"the router's port is shared, so do not narrow it for {' and '.join(routed)}: "
+                    f"limit it to {', '.join(cidrs)} with the router's per-route source allow "
+                    "list, or publish the service as a NodePort or LoadBalancer behind a "
+                    "firewall that admits only those ranges")
+    return NoFix("; ".join(limits or [f"the way in ({', '.join(vias)}) has no source field"])
+                 + ". The HyperShift operator reconciles these Services, Routes and its "
+                 "nodeport-* NetworkPolicies, so an edit of them is undone. Close it where "
+                 "traffic enters: " + "; ".join(ways or [f"admit {protocol} {port} only from "
+                                                         f"{', '.join(cidrs)} there"]))
 
 
 def _no_allowed_input(allowed: list[str]) -> NotEvaluable:
@@ -494,7 +541,9 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
                          "security group in front of the nodes is unknown")
             allowed_note = [f"allowed sources: {', '.join(allowed.cidrs())} (from {where})"] if where else []
             workers_note = workers_cannot_reach(ctx, graph, scope, item, workload, port)
+            vias = list(dict.fromkeys(p.via for p in paths))
             yield Violation(
+                remedy=exposure_nofix(vias, port, protocol, allowed),
                 field=scope.field_for(item),
                 values={"target": workload.ref, "port": port, "ports": str(port),
                         "protocol": protocol, "sources": shown,

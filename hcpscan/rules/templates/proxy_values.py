@@ -24,6 +24,7 @@ every consumer.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +51,7 @@ from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peer
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
 from hcpscan.core.redact import mask_credentials
-from hcpscan.findings.fix import AddDocument, NoFix, Remedy
+from hcpscan.findings.fix import AddDocument, NoFix, Remedy, ReplaceKey
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import networks_for
@@ -212,17 +213,111 @@ def _strings(value: Any, steps: tuple[Step, ...], seen: set[int] | None = None
 # -- the conditions ---------------------------------------------------------------------------
 
 
-def no_credentials(value: Value) -> Iterator[Violation]:
+def no_credentials(value: Value, ctx: Context | None = None) -> Iterator[Violation]:
     if value.in_secret:
         return  # a Secret is where credentials belong
     for cred in credentials(value.text):
         masked = cred.password.strip("*") == ""
         url = cred.masked(value.text)
-        yield _violation(value, "no-credentials", f"stores credentials in plain text: {url}",
-                         [f"{value.field} holds {url}" + (" (password masked in this dump)"
-                                                          if masked else ""),
-                          *_read_by(value)],
-                         url=url, user=mask_credentials(cred.user))
+        violation = _violation(value, "no-credentials", f"stores credentials in plain text: {url}",
+                               [f"{value.field} holds {url}" + (" (password masked in this dump)"
+                                                                if masked else ""),
+                                *_read_by(value)],
+                               url=url, user=mask_credentials(cred.user))
+        violation.remedy = (NoFix(f"{value.field} holds the password masked ('****'): write "
+                                  "the real URL into a Secret by hand and reference it")
+                            if masked else _to_secret(value, ctx))
+        yield violation
+
+
+# Consumers whose API takes the proxy URL itself, with no way to name a Secret.
+_URL_ONLY = {
+    "Proxy": "a cluster Proxy's spec takes the URL itself (no Secret reference); OpenShift "
+             "copies it into every node's and operator's environment",
+    "HostedCluster": "spec.configuration.proxy takes the URL itself (no Secret reference); "
+                     "HyperShift renders it into the hosted cluster's Proxy and the nodes' "
+                     "ignition",
+    "AddOnDeploymentConfig": "an AddOnDeploymentConfig's proxyConfig takes the URL itself (no "
+                             "Secret reference)",
+    "KlusterletConfig": "a KlusterletConfig's hubKubeAPIServerConfig.proxyURL takes the URL "
+                        "itself (no Secret reference)",
+    "KlusterletAddonConfig": "a KlusterletAddonConfig's proxyConfig takes the URL itself (no "
+                             "Secret reference)",
+    "install-config": "install-config's proxy takes the URL itself; the installer reads no "
+                      "Secret for it",
+    "machineconfig-file": "a MachineConfig file's contents are written inline (Ignition has no "
+                          "Secret source for them)",
+}
+_OWN_SECRET = ": use a proxy that authenticates without a password in the URL (by source " \
+              "address), or keep the manifest itself in a sealed or external secret"
+# Consumers whose text can come from a Secret, and the field that names it.
+_TEXT_FROM_SECRET = {
+    "kubeadm-file": "the file's files[].contentFrom.secret (the whole drop-in in a Secret)",
+    "chart-values": "the release's valuesFrom with kind Secret (the proxy values in a Secret)",
+    "kubeconfig": "a Secret holding the whole kubeconfig",
+}
+_SECRET_NAME = re.compile(r"[^a-z0-9-]+")
+
+
+def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
+    """A container's ``env[].value`` holding a proxy URL with a password: the URL moved to a
+    new Secret beside the workload (``stringData``: the file ``hcpscan fix`` writes holds
+    it; reports mask it) and every spelling of the variable in that container holding the
+    same URL changed to ``valueFrom.secretKeyRef`` of it."""
+    c = value.consumer
+    if c is None:
+        return NoFix(f"{value.field} is a plain field: the readers of a ConfigMap key (envFrom, "
+                     "configMapKeyRef, a mounted file) are not all known, so splitting it is "
+                     "left to a person: move the key to a Secret and point its readers there")
+    if c.kind != CONTAINER:
+        why = _URL_ONLY.get(c.kind)
+        if why:
+            return NoFix(why + _OWN_SECRET)
+        delivery = _TEXT_FROM_SECRET.get(c.kind)
+        if delivery:
+            return NoFix(f"{c.name} reads the URL inside text written in {value.field}; moving "
+                         f"that text means {delivery}, which hcpscan does not write for you")
+        return NoFix(f"{c.name} reads the URL from {value.field}, which has no Secret "
+                     "reference hcpscan knows" + _OWN_SECRET)
+    setting = c.variables.get(value.name)
+    holder = setting.source.holder if setting is not None else None
+    steps = tuple(setting.source.steps) if setting is not None else ()
+    if holder is not c.object or holder.origin is not None or len(steps) < 3 \
+            or steps[-3:-1] != ("env", steps[-2]) or steps[-1] != "value" \
+            or not isinstance(steps[-2], int):
+        where = holder.ref if holder is not None else value.field
+        return NoFix(f"the URL is written in {where} ({value.field}), which {c.name} reads "
+                     "through envFrom/valueFrom (and others may too): move that key to a Secret "
+                     "and change configMapRef/configMapKeyRef to secretRef/secretKeyRef by hand")
+    workload = c.object
+    env = workload.get(steps[:-2])
+    if not isinstance(env, list):
+        return NoFix(f"{format_path(steps[:-2])} of {workload.ref} is not a list")
+    name = _SECRET_NAME.sub("-", f"{workload.name}-{c.container or 'container'}-"
+                                 f"{value.name}".lower()).strip("-")[:253].rstrip("-")
+    key = value.name
+    if ctx is not None and ctx.inventory.get("Secret", workload.namespace, name,
+                                             workload.cluster) is not None:
+        return NoFix(f"a Secret {workload.namespace}/{name} exists already: put the URL in it "
+                     f"under key {key} and reference it with valueFrom.secretKeyRef by hand")
+    ref = {"secretKeyRef": {"name": name, "key": key}}
+    edits: list[Any] = [ReplaceKey(steps[:-2] + (i, "value"), "valueFrom", ref)
+                        for i, entry in enumerate(env)
+                        if isinstance(entry, dict) and isinstance(entry.get("name"), str)
+                        and _variable(entry["name"]) == _variable(value.name)
+                        and entry.get("value") == value.text]
+    if not edits:
+        return NoFix(f"{format_path(steps)} of {workload.ref} is not written as the value the "
+                     "container gets ($(VAR) references): move it to a Secret by hand")
+    secret: dict[str, Any] = {"apiVersion": "v1", "kind": "Secret",
+                              "metadata": {"name": name}, "type": "Opaque",
+                              "stringData": {key: value.text}}
+    if workload.namespace:
+        secret["metadata"]["namespace"] = workload.namespace
+    where = f"{workload.namespace}/{name}" if workload.namespace else name
+    return Remedy(workload, f"move {value.name} of container {c.container} to Secret {where} "
+                            f"(key {key}) and read it with valueFrom.secretKeyRef",
+                  (*edits, AddDocument(secret)))
 
 
 def valid(value: Value) -> Iterator[Violation]:
@@ -478,7 +573,7 @@ class ProxyValues(Template):
     @staticmethod
     def _judge(ctx: Context, condition: str, value: Value) -> Iterator[Outcome]:
         if condition == "no-credentials":
-            yield from no_credentials(value)
+            yield from no_credentials(value, ctx)
         elif condition == "valid":
             yield from valid(value)
         elif condition == "reachable":

@@ -19,6 +19,7 @@ wherever its API keeps it, and the rule's conditions judge it:
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -33,7 +34,9 @@ from hcpscan.analysis.proxy.loaded_ca import (
     proxy_ca_for,
     trusts,
 )
+from hcpscan.analysis.proxy.pem import Certificate
 from hcpscan.analysis.proxy.settings import (
+    ADDON_CONFIG,
     IGNITION,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
@@ -57,6 +60,7 @@ from hcpscan.analysis.proxy.trust import (
 )
 from hcpscan.core.redact import mask_credentials
 from hcpscan.core.yamldocs import load_json
+from hcpscan.findings.fix import NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
@@ -180,22 +184,31 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
     if ca.state == ABSENT:
         if "present" in conditions and c.kind not in {ROLES[r] for r in params.get("absent_ok", ())}:
             what = ca.detail or ("a trusted CA" if key == "name" else key)
-            yield at.violation(ca.field, c.object, f"https:// proxy without {what}",
-                               said + [f"no {ca.detail or format_path(ca.field)}: the proxy's "
-                                       "certificate is checked against the system roots only"])
+            violation = at.violation(ca.field, c.object, f"https:// proxy without {what}",
+                                     said + [f"no {ca.detail or format_path(ca.field)}: the "
+                                             "proxy's certificate is checked against the "
+                                             "system roots only"])
+            violation.remedy = (_set_proxy_ca(ca, _known(ctx)[0]) if c.kind == ADDON_CONFIG
+                                else _no_ca_fix(ctx, c, ca))
+            yield violation
         return
     if ca.state in (UNRESOLVED, NOT_COLLECTED, NO_KEY):
         if "resolvable" in conditions:
-            yield from _unresolved(at, c, ca, said)
+            for outcome in _unresolved(at, c, ca, said):
+                if isinstance(outcome, Violation):
+                    outcome.remedy = _no_ca_fix(ctx, c, ca)
+                yield outcome
         return
     assert ca.bundle is not None
     problems = [p for cond, p in _bundle_problems(ca) if cond in conditions]
     if problems:
         name = ca.bundle_field[-1]
-        yield at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA",
-                           said + ([f"{format_path(ca.field)} names {ca.holder.ref}"]
-                                   if ca.holder is not c.object else [])
-                           + [f"{name}: {p}" for p in problems])
+        violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA",
+                                 said + ([f"{format_path(ca.field)} names {ca.holder.ref}"]
+                                         if ca.holder is not c.object else [])
+                                 + [f"{name}: {p}" for p in problems])
+        violation.remedy = _no_ca_fix(ctx, c, ca)
+        yield violation
     if "contains" in conditions:
         yield from _contains(ctx, at, c, ca, said, bool(params.get("with_server_ca")))
 
@@ -230,11 +243,13 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str
         return  # nothing readable: parseable says so
     name = ca.bundle_field[-1]
     held = f"{name} holds " + ", ".join(describe(cert) for cert in certs)
-    if with_server and len(certs) == 1:
-        yield at.violation(ca.bundle_field, ca.holder, f"{name} holds a single certificate, not "
-                           "the server CA and the proxy CA", said + [held])
-        return
     known, unreadable = _known(ctx)
+    if with_server and len(certs) == 1:
+        violation = at.violation(ca.bundle_field, ca.holder, f"{name} holds a single certificate, "
+                                 "not the server CA and the proxy CA", said + [held])
+        violation.remedy = _append_proxy_ca(ca, known, certs[0])
+        yield violation
+        return
     if not known:
         yield NotEvaluable(f"{c.name}: input the user must supply: proxy_ca_files (the https "
                            "proxy's CA), or an AddOnDeploymentConfig caBundle / Proxy trustedCA "
@@ -242,9 +257,107 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str
         return
     have = {cert.sha256 for cert in certs}
     if not any(k.certificate.sha256 in have for k in known):
-        yield at.violation(ca.bundle_field, ca.holder, f"{name} does not contain the proxy CA",
-                           said + [held] + [f"proxy CA {describe(k.certificate)} from {k.source}"
-                                            for k in known])
+        violation = at.violation(ca.bundle_field, ca.holder, f"{name} does not contain the proxy CA",
+                                 said + [held] + [f"proxy CA {describe(k.certificate)} from "
+                                                  f"{k.source}" for k in known])
+        violation.remedy = _append_proxy_ca(ca, known)
+        yield violation
+
+
+def _no_ca_fix(ctx: Context, c: ConsumerProxy, ca: CA) -> NoFix:
+    """Why a proxy CA that is absent, missing or unusable is not written automatically, and
+    the exact change to make."""
+    field = format_path(ca.field)
+    proxy = _one_proxy_ca(_known(ctx)[0], "it")
+    known = (f" (the input names one valid proxy CA: {describe(proxy.certificate)} from "
+             f"{proxy.source})" if not isinstance(proxy, NoFix) else
+             " (the proxy's CA is not in the input; inputs.proxy_ca_files names it for hcpscan)")
+    if c.kind == "kubeconfig":
+        return NoFix(f"{field} replaces the system roots for both TLS sessions, the proxy's and "
+                     "the server's inside the tunnel, so it must hold the server's CA and the "
+                     "proxy's; the server's CA is not in the input: set it to both, base64 PEM"
+                     + known)
+    if ca.state == ABSENT and ca.field[-1:] != ("name",):
+        return NoFix(f"add {ca.detail or field} holding the proxy's CA (PEM) to {c.object.ref}; "
+                     "which CA the proxy presents is its owner's to say" + known)
+    if ca.state == ABSENT:
+        return NoFix(f"naming a trusted CA in {field} takes a ConfigMap (key ca-bundle.crt) "
+                     "whose name and owner are the cluster admin's choice: create it with the "
+                     "proxy's CA (PEM) and name it there" + known)
+    if ca.state in (UNRESOLVED, NOT_COLLECTED):
+        return NoFix(f"create ConfigMap {ca.detail} with key ca-bundle.crt holding the proxy's "
+                     "CA (PEM); hcpscan does not write a ConfigMap another team may already "
+                     "keep elsewhere (an operator, a sealed or external source)" + known)
+    if ca.state == NO_KEY:
+        return NoFix(f"add key ca-bundle.crt with the proxy's CA (PEM) to {ca.holder.ref}"
+                     + known)
+    return NoFix(f"replace the certificates of {format_path(ca.bundle_field)} that cannot be "
+                 "used (unreadable or expired) with the proxy's current CA; which certificate "
+                 "the proxy presents now is its owner's to say" + known)
+
+
+def _one_proxy_ca(known: list[KnownProxyCA], field: str) -> KnownProxyCA | NoFix:
+    """The proxy CA a fix writes: the one known CA that is still valid and readable as PEM
+    (expired ones help no client verify); else why none is chosen."""
+    cas = list({k.certificate.sha256: k for k in known}.values())
+    valid = [k for k in cas if not k.certificate.expired() and k.certificate.pem]
+    if not cas:
+        return NoFix("no proxy CA is in the input: name it with inputs.proxy_ca_files (a PEM "
+                     f"file) and hcpscan writes it into {field}")
+    if not valid:
+        return NoFix("every known proxy CA has expired (" + "; ".join(
+            f"{describe(k.certificate)} from {k.source}" for k in cas) + "): get the proxy's "
+            "current CA from its owner")
+    if len(valid) > 1:
+        return NoFix("the input names several valid proxy CAs (" + "; ".join(
+            f"{describe(k.certificate)} from {k.source}" for k in valid) + "): which one this "
+            f"proxy presents cannot be told; add it to {field} by hand")
+    return valid[0]
+
+
+def _append_proxy_ca(ca: CA, known: list[KnownProxyCA], only: Certificate | None = None
+                     ) -> Remedy | NoFix:
+    """The bundle as written with the proxy's CA appended (as PEM, or base64 of PEM when the
+    field holds base64: certificate-authority-data, caBundle), when the input or the config
+    names exactly one proxy CA that is still valid. ``only``: the bundle's one certificate,
+    for a kubeconfig that must hold the server CA too."""
+    name = ca.bundle_field[-1]
+    proxy = _one_proxy_ca(known, str(name))
+    if isinstance(proxy, NoFix):
+        return proxy
+    if only is not None and only.sha256 == proxy.certificate.sha256:
+        return NoFix(f"{name} holds only the proxy CA; the server's CA is not in the input: "
+                     "append the hub's CA by hand")
+    written = ca.holder.get(ca.bundle_field)
+    if not isinstance(written, str):
+        return NoFix(f"{name} is not written as text")
+    pem = written if "-----BEGIN" in written else _base64_text(written)
+    if pem is None:
+        return NoFix(f"{name} is neither PEM nor base64 of PEM")
+    longer = pem + ("" if pem.endswith("\n") or not pem else "\n") + proxy.certificate.pem.strip() + "\n"
+    value = longer if "-----BEGIN" in written else base64.b64encode(longer.encode()).decode()
+    return Remedy(ca.holder, f"append the proxy CA {describe(proxy.certificate)} (from "
+                             f"{proxy.source}) to {format_path(ca.bundle_field)} of "
+                             f"{ca.holder.ref}", (SetField(ca.bundle_field, value),))
+
+
+def _set_proxy_ca(ca: CA, known: list[KnownProxyCA]) -> Remedy | NoFix:
+    """An AddOnDeploymentConfig without ``caBundle``: it set to base64 of the one known,
+    unexpired proxy CA (OCM reads caBundle only to verify the https proxy)."""
+    proxy = _one_proxy_ca(known, "caBundle")
+    if isinstance(proxy, NoFix):
+        return proxy
+    pem = proxy.certificate.pem.strip() + "\n"
+    return Remedy(ca.holder, f"set {format_path(ca.field)} of {ca.holder.ref} to the proxy CA "
+                             f"{describe(proxy.certificate)} (from {proxy.source})",
+                  (SetField(ca.field, base64.b64encode(pem.encode()).decode()),))
+
+
+def _base64_text(value: str) -> str | None:
+    try:
+        return base64.b64decode("".join(value.split()), validate=True).decode()
+    except ValueError:  # not base64, or not text
+        return None
 
 
 class _Place:
