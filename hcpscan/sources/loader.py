@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from hcpscan import collector
-from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject, SourceLocation
+from hcpscan.inventory.kept import kept
+from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
 from hcpscan.sources.interface import Diagnostic, Entry, InputLimits, SkipRecord
@@ -57,6 +58,9 @@ class ResourceNeeds:
     # every resource of an API group whose name contains one of these words
     # (policy CRDs hcpscan does not know, which it must still see to report them)
     group_words: frozenset[str] = frozenset()
+    # kinds whose bodies are pruned to the fields read (inventory/kept.py), in the parse
+    # workers, before any result leaves them
+    pruned: frozenset[str] = frozenset()
 
     def wants(self, plural: str, group: str | None = None) -> bool:
         return (self.plurals is None or plural in self.plurals
@@ -90,7 +94,7 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
             raise PathNotFound(shown(path))
     result = LoadResult()
     needs = needs or ResourceNeeds()
-    loader = _Parser(result, progress, limits)
+    loader = _Parser(result, progress, limits, needs.pruned)
     pods = _PodFolders()
     with collector.paused():
         _load(paths, needs, result, loader, pods)
@@ -352,13 +356,14 @@ def _unreadable(entry: Entry, exc: OSError, limit: int = DEFAULT_LIMITS.max_file
 
 
 # One file for a worker: what to show, path parts, file and member, cluster, its
-# bytes (None: read the file in the worker), the most it may read of it and the
-# most nodes it may make.
-_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int, int]
+# bytes (None: read the file in the worker), the most it may read of it, the
+# most nodes it may make and the kinds whose bodies are pruned.
+_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int, int,
+              frozenset[str]]
 
 
 def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int]:
-    display, parts, file, member, cluster, data, limit, max_nodes = task
+    display, parts, file, member, cluster, data, limit, max_nodes, pruned = task
     if data is None:
         try:
             data = read_bounded(file, limit)
@@ -366,7 +371,12 @@ def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int
             entry = Entry(display, parts, lambda: b"", 0, file, member)
             return None, _unreadable(entry, exc, limit), 0
     entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
-    return parse_entry(entry, cluster, data, max_nodes), None, len(data)
+    parsed = parse_entry(entry, cluster, data, max_nodes)
+    if pruned:
+        for obj in parsed.objects:
+            if obj.kind in pruned and obj.api_version != HCPSCAN_API:
+                obj.body = kept(obj.kind, obj.body)
+    return parsed, None, len(data)
 
 
 def _parse_batch(tasks: list[_Task]) -> list[tuple[ParseResult | None, Diagnostic | None, int]]:
@@ -379,8 +389,9 @@ class _Parser:
     once it is large; results are merged strictly in the order entries came."""
 
     def __init__(self, result: LoadResult, progress: Progress | None,
-                 limits: InputLimits = DEFAULT_LIMITS) -> None:
+                 limits: InputLimits = DEFAULT_LIMITS, pruned: frozenset[str] = frozenset()) -> None:
         self.result = result
+        self.pruned = pruned
         self.progress = progress
         self.limits = limits
         self.seen: set[tuple] = set()
@@ -394,7 +405,7 @@ class _Parser:
 
     def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
         task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data,
-                       self.limits.max_file_size, self.limits.max_nodes)
+                       self.limits.max_file_size, self.limits.max_nodes, self.pruned)
         size = len(data) if data is not None else entry.known_size()
         if self.pool is None:
             self.pending.append((task, placement, None))
@@ -409,7 +420,7 @@ class _Parser:
         if self.pool is None and not self.pending:
             self.result.diagnostics.append(diagnostic)
             return
-        item = (("", (), "", None, "", None, 0, 0), None, diagnostic)
+        item = (("", (), "", None, "", None, 0, 0, frozenset()), None, diagnostic)
         if self.pool is None:
             self.pending.append(item)
         else:

@@ -59,6 +59,7 @@ except ImportError:  # no wheel for this platform (e.g. Linux aarch64 on Python 
 # The subject and the rule's evaluation, for the domain functions CEL calls back into.
 _CURRENT: contextvars.ContextVar[tuple[Context, K8sObject]] = contextvars.ContextVar("cel_subject")
 _OBJECTS = re.compile(r"\bobjects\b")
+_OBJECTS = re.compile(r"\bobjects\b")
 _CALL = re.compile(r"\b([a-z_]+)\s*\(")
 
 
@@ -209,6 +210,14 @@ class Cel(Template):
         functions = _function_reads()
         domain = [kind for name in sorted(called & functions.keys()) for kind in functions[name]]
         return tuple(dict.fromkeys([*params.get("reads", ()), *domain]))
+
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        """The subjects (``object`` is the whole body), and ``params.reads`` when an expression
+        uses ``objects``; the domain functions read what inventory/kept.py keeps."""
+        texts = [params.get("expression") or "", params.get("each") or "",
+                 *(params.get("values") or {}).values()]
+        uses = any(isinstance(t, str) and _OBJECTS.search(t) for t in texts)
+        return (*subjects, *(params.get("reads", ()) if uses else ()))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         objects = [o.body for o in ctx.inventory.of_kind(*params["reads"])] if params.get("reads") else []

@@ -50,6 +50,7 @@ from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peer
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy
 from hcpscan.findings.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.kept import path_kept
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet
@@ -365,6 +366,13 @@ class ProxyValues(Template):
                       "entries": "valid/portable: the NO_PROXY entries at fault",
                       "kinds": "portable: CIDR, *. wildcard, entries separated by spaces",
                       "endpoint": "reachable: the proxy host:port the workload cannot reach"}
+
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        # a rule's own ``fields`` (per kind) are JSONPaths into its subjects: a kind is
+        # read whole unless each of its paths runs through kept fields
+        return tuple(kind for kind, specs in (params.get("fields") or {}).items()
+                     if not all(path_kept(kind, spec if isinstance(spec, str) else spec.get("path", ""))
+                                for spec in specs))
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         graph = GRAPH_READS if "reachable" in params.get("conditions", ()) else ()

@@ -105,6 +105,9 @@ class Trust(Template):
     message_fields = {"problem": "what is wrong with the CA", "consumer": "the consumer",
                       "url": "the https:// proxy URL, password masked"}
 
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        return ()  # of pods and workloads: containers, templates, owners (inventory/kept.py)
+
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         known = ("AddOnDeploymentConfig", "Proxy") if "contains" in params.get("conditions", ()) else ()
         return ("ConfigMap", *known)
