@@ -27,6 +27,7 @@ selected rules (``Template.reads_declared_fields``).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -125,3 +126,46 @@ def path_kept(kind: str, jsonpath: str) -> bool:
         if keep is None:
             return False
     return keep is WHOLE
+
+
+# Where each pruned kind holds its pod spec. Replicas of one ReplicaSet, the ReplicaSet and
+# its Deployment hold equal pod specs once pruned (what differs - node, status, the
+# template hash label - is elsewhere or dropped): the inventory keeps one of them.
+_POD_SPEC_AT: dict[str, tuple[str, ...]] = {
+    "Pod": ("spec",), "ReplicaSet": ("spec", "template", "spec"),
+    "Deployment": ("spec", "template", "spec"),
+}
+
+
+def _holder(kind: str, body: Any) -> tuple[dict[str, Any], str] | None:
+    """(the mapping that holds the pod spec, its key): a mapping pruning made, so
+    this object's own."""
+    steps = _POD_SPEC_AT.get(kind)
+    if steps is None or type(body) is not dict:
+        return None
+    for step in steps[:-1]:
+        body = body.get(step)
+        if type(body) is not dict:
+            return None
+    return (body, steps[-1]) if type(body.get(steps[-1])) is dict else None
+
+
+def spec_key(kind: str, body: Any) -> bytes | None:
+    """A digest of the pruned body's pod spec (computed where the parsing happens), by
+    which equal specs are found; None when there is none to share."""
+    held = _holder(kind, body)
+    if held is None:
+        return None
+    return hashlib.blake2b(repr(held[0][held[1]]).encode(), digest_size=16).digest()
+
+
+def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> None:
+    """Make the pod spec of ``body`` the first equal one seen under ``key`` (the bodies
+    are never changed after loading, so equal values may be one object)."""
+    held = _holder(kind, body)
+    if held is None:
+        return
+    holder, name = held
+    first = specs.setdefault(key, holder[name])
+    if first is not holder[name] and first == holder[name]:
+        holder[name] = first

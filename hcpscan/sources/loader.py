@@ -16,9 +16,10 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from hcpscan import collector
-from hcpscan.inventory.kept import kept
+from hcpscan.inventory.kept import kept, share_spec, spec_key
 from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
@@ -362,24 +363,33 @@ _Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int,
               frozenset[str]]
 
 
-def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int]:
+# What parsing a file gives: its objects (None: not read), a diagnostic, its size, and
+# (index of the object, spec_key) of the pruned objects' pod specs.
+_Outcome = tuple["ParseResult | None", "Diagnostic | None", int, list[tuple[int, bytes]]]
+
+
+def _parse_task(task: _Task) -> _Outcome:
     display, parts, file, member, cluster, data, limit, max_nodes, pruned = task
     if data is None:
         try:
             data = read_bounded(file, limit)
         except OSError as exc:
             entry = Entry(display, parts, lambda: b"", 0, file, member)
-            return None, _unreadable(entry, exc, limit), 0
+            return None, _unreadable(entry, exc, limit), 0, []
     entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
     parsed = parse_entry(entry, cluster, data, max_nodes)
-    if pruned:
-        for obj in parsed.objects:
+    keys: list[tuple[int, bytes]] = []
+    if pruned:  # here, in the worker: what is dropped is never sent
+        for index, obj in enumerate(parsed.objects):
             if obj.kind in pruned and obj.api_version != HCPSCAN_API:
                 obj.body = kept(obj.kind, obj.body)
-    return parsed, None, len(data)
+                key = spec_key(obj.kind, obj.body)
+                if key is not None:
+                    keys.append((index, key))
+    return parsed, None, len(data), keys
 
 
-def _parse_batch(tasks: list[_Task]) -> list[tuple[ParseResult | None, Diagnostic | None, int]]:
+def _parse_batch(tasks: list[_Task]) -> list[_Outcome]:
     with collector.paused():
         return [_parse_task(task) for task in tasks]
 
@@ -392,6 +402,7 @@ class _Parser:
                  limits: InputLimits = DEFAULT_LIMITS, pruned: frozenset[str] = frozenset()) -> None:
         self.result = result
         self.pruned = pruned
+        self.specs: dict[bytes, Any] = {}
         self.progress = progress
         self.limits = limits
         self.seen: set[tuple] = set()
@@ -460,14 +471,14 @@ class _Parser:
         items, future = self.in_flight.popleft()
         parsed = iter(future.result())
         for task, placement, error in items:
-            outcome = (None, error, 0) if error is not None else next(parsed)
+            outcome = (None, error, 0, []) if error is not None else next(parsed)
             self._merge(task, placement, *outcome)
 
     def finish(self) -> None:
         if self.pool is None:
             pending, self.pending = self.pending, []
             for task, placement, error in pending:
-                outcome = (None, error, 0) if error is not None else _parse_task(task)
+                outcome = (None, error, 0, []) if error is not None else _parse_task(task)
                 self._merge(task, placement, *outcome)
             return
         self._submit()
@@ -479,10 +490,13 @@ class _Parser:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
     def _merge(self, task: _Task, placement: Placement | None, parsed: ParseResult | None,
-               error: Diagnostic | None, size: int) -> None:
+               error: Diagnostic | None, size: int, keys: list[tuple[int, bytes]]) -> None:
         if error is not None or parsed is None or placement is None:
             self.result.diagnostics.append(error)  # type: ignore[arg-type]
             return
+        for index, key in keys:  # equal pod specs (replicas, their ReplicaSet...) kept once
+            obj = parsed.objects[index]
+            share_spec(obj.kind, obj.body, key, self.specs)
         _merge_parsed(task[0], placement, parsed, size, self.result, self.seen)
         if self.progress:
             self.progress(self.result.files_read, task[0])

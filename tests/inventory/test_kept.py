@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from hcpscan import scan
 from hcpscan.inventory.kept import KEPT, PRUNABLE, kept, path_kept
@@ -185,3 +186,58 @@ def test_a_scan_says_the_same_with_bodies_whole_or_pruned(run_cli, monkeypatch, 
     monkeypatch.setattr(scan, "pruned_kinds", lambda rules: frozenset())
     whole = _report(run_cli, inputs, tmp_path / "whole.json")
     assert pruned["findings"] and pruned == whole
+
+
+def _workloads(tmp_path: Path) -> Path:
+    """Two replicas, their ReplicaSet and Deployment (one pod spec, written with other
+    unread fields each), and a pod whose spec differs."""
+    spec = {"containers": [{"name": "web", "image": "web:1", "args": ["--port=8080"],
+                            "env": [{"name": "HTTPS_PROXY", "value": "http://p:3128"}]}]}
+    pods = [{"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": f"web-{i}", "namespace": "shop", "labels": {"app": "web"}},
+             "spec": {**spec, "nodeName": f"node-{i}", "tolerations": [{"key": str(i)}]},
+             "status": {"podIP": f"10.0.0.{i}", "phase": "Running"}} for i in range(2)]
+    pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db", "namespace": "shop"},
+                 "spec": {**spec, "hostNetwork": True}})
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {**spec, "schedulerName": "x"}}
+    workloads = [{"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "web", "namespace": "shop"},
+                  "spec": {"replicas": 2, "template": template}}
+                 for kind in ("Deployment", "ReplicaSet")]
+    out = tmp_path / "in"
+    out.mkdir()
+    (out / "pods.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": pods}))
+    (out / "workloads.yaml").write_text(yaml.safe_dump_all(workloads))
+    return out
+
+
+def test_equal_pod_specs_are_one_object_and_unequal_ones_are_not(monkeypatch, tmp_path):
+    """Replicas, their ReplicaSet and its Deployment hold one pod spec; a pod whose
+    spec differs keeps its own. The values are those of each object, pruned."""
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    folder = _workloads(tmp_path)
+    whole = {o.identity: o.body for o in load_paths([str(folder)]).objects}
+    objects = load_paths([str(folder)], ResourceNeeds(pruned=PRUNABLE)).objects
+    specs = {o.name + "/" + o.kind: id(o.body["spec"] if o.kind == "Pod" else
+                                       o.body["spec"]["template"]["spec"]) for o in objects}
+    assert len(specs) == 5
+    assert specs["web-0/Pod"] == specs["web-1/Pod"] == specs["web/ReplicaSet"] == specs["web/Deployment"]
+    assert specs["db/Pod"] != specs["web-0/Pod"]
+    for obj in objects:
+        assert obj.body == kept(obj.kind, whole[obj.identity])
+
+
+def test_sharing_needs_equal_values_not_only_equal_keys():
+    from hcpscan.inventory.kept import share_spec, spec_key
+
+    one = kept("Pod", BULKY)
+    other = kept("Pod", {**BULKY, "spec": {**BULKY["spec"], "hostNetwork": True}})
+    specs: dict[bytes, Any] = {}
+    share_spec("Pod", one, b"same", specs)
+    share_spec("Pod", other, b"same", specs)  # a key two different specs happen to share
+    assert other["spec"]["hostNetwork"] is True and other["spec"] is not one["spec"]
+    again = kept("Pod", BULKY)
+    assert spec_key("Pod", again) == spec_key("Pod", one)
+    share_spec("Pod", again, spec_key("Pod", again), specs)
+    share_spec("Pod", one, spec_key("Pod", one), specs)
+    assert again["spec"] is one["spec"]
+    assert spec_key("Service", BULKY) is None and spec_key("Pod", {"spec": "text"}) is None
