@@ -167,5 +167,11 @@ def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> Non
         return
     holder, name = held
     first = specs.setdefault(key, holder[name])
-    if first is not holder[name] and first == holder[name]:
+    if first is holder[name]:
+        return
+    try:
+        equal = first == holder[name]
+    except RecursionError:  # a YAML alias that holds itself: such a spec stays its own
+        equal = False
+    if equal:
         holder[name] = first

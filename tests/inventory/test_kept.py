@@ -241,3 +241,24 @@ def test_sharing_needs_equal_values_not_only_equal_keys():
     share_spec("Pod", one, spec_key("Pod", one), specs)
     assert again["spec"] is one["spec"]
     assert spec_key("Service", BULKY) is None and spec_key("Pod", {"spec": "text"}) is None
+
+
+def test_a_spec_that_holds_itself_is_kept_apart_not_a_crash(monkeypatch, tmp_path):
+    """Two pods whose args are YAML aliases of themselves: equal digests, but == cannot
+    compare them; each keeps its own spec and loading goes on."""
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    pods = "".join(f"""- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {name}, namespace: x}}
+  spec:
+    containers:
+    - name: c
+      args: &{name} [x, *{name}]
+""" for name in ("a", "b"))
+    (tmp_path / "pods.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n" + pods)
+    whole = load_paths([str(tmp_path)])
+    pruned = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
+    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == ["a", "b"]
+    first, second = (o.body["spec"] for o in pruned.objects)
+    assert first is not second
+    assert [d.to_json() for d in pruned.diagnostics] == [d.to_json() for d in whole.diagnostics]
