@@ -1,6 +1,7 @@
 """What the inventory keeps of the bulkiest kinds: the fields hcpscan reads, and no more.
 
-A dump's Pods, ReplicaSets and Deployments outnumber everything else; each carries
+A dump's Pods and their controllers (ReplicaSets, Deployments, StatefulSets, DaemonSets,
+Jobs, CronJobs) outnumber everything else; each carries
 affinity, tolerations, probes, resources, security contexts, container statuses and
 ``managedFields`` that no rule, model or reporter reads. Keeping every field made the
 inventory grow with the whole input (1.5 GiB at 500 hosted clusters), and every field
@@ -61,12 +62,17 @@ _POD_SPEC: Keep = {"containers": [_CONTAINER], "initContainers": [_CONTAINER],
 _WORKLOAD: Keep = {ANY_KEY: WHOLE, "metadata": _METADATA, "spec": {
     **_fields("selector", "replicas"), "template": {"metadata": _METADATA, "spec": _POD_SPEC}}}
 
+_CRONJOB: Keep = {ANY_KEY: WHOLE, "metadata": _METADATA, "spec": {"jobTemplate": {"spec": {
+    "template": {"metadata": _METADATA, "spec": _POD_SPEC}}}}}
+
 # The one table: per kind, the fields kept (a top-level field not named is kept whole).
+# Pods and their controllers; DeploymentConfigs and ReplicationControllers (OpenShift's
+# older pair, whose shapes hcpscan does not check) are kept whole.
 KEPT: dict[str, Keep] = {
     "Pod": {ANY_KEY: WHOLE, "metadata": _METADATA, "spec": _POD_SPEC,
             "status": _fields("podIP", "podIPs", "hostIP")},
-    "ReplicaSet": _WORKLOAD,
-    "Deployment": _WORKLOAD,
+    "ReplicaSet": _WORKLOAD, "Deployment": _WORKLOAD, "StatefulSet": _WORKLOAD,
+    "DaemonSet": _WORKLOAD, "Job": _WORKLOAD, "CronJob": _CRONJOB,
 }
 # Kinds whose bodies the parse workers prune (when no selected rule reads them whole).
 PRUNABLE = frozenset(KEPT)
@@ -132,8 +138,9 @@ def path_kept(kind: str, jsonpath: str) -> bool:
 # its Deployment hold equal pod specs once pruned (what differs - node, status, the
 # template hash label - is elsewhere or dropped): the inventory keeps one of them.
 _POD_SPEC_AT: dict[str, tuple[str, ...]] = {
-    "Pod": ("spec",), "ReplicaSet": ("spec", "template", "spec"),
-    "Deployment": ("spec", "template", "spec"),
+    "Pod": ("spec",), **{kind: ("spec", "template", "spec") for kind in (
+        "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job")},
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
 }
 
 
