@@ -1,9 +1,9 @@
 """What the inventory keeps of the bulkiest kinds: the fields hcpscan reads, and no more.
 
 A dump's Pods and their controllers (ReplicaSets, Deployments, StatefulSets, DaemonSets,
-Jobs, CronJobs) outnumber everything else; each carries
-affinity, tolerations, probes, resources, security contexts, container statuses and
-``managedFields`` that no rule, model or reporter reads. Keeping every field made the
+Jobs, CronJobs) outnumber everything else; each carries affinity, tolerations, probes,
+resources, security contexts, container statuses and ``managedFields`` that no rule,
+model or reporter reads. Keeping every field made the
 inventory grow with the whole input (1.5 GiB at 500 hosted clusters), and every field
 was built twice when parse workers sent trees to the main process. So the parse
 workers keep only this table's fields of these kinds, before a result leaves them.
@@ -20,10 +20,11 @@ widenings keep every result exact:
 * a value whose type does not fit its shape is kept whole, so the shape check finds the
   same first misfit, at the same field, as on the whole object.
 
-A field path is read only if it is here; a rule that reads whole bodies (a CEL
-expression, a JSONPath of a rule's own, a ``where`` filter, a rule not shipped with
-hcpscan) keeps its kinds whole: ``scan.resource_needs`` decides per scan, from the
-selected rules (``Template.reads_declared_fields``).
+A reader of these kinds reads only fields of this table. What may read any field keeps
+its kinds whole: a CEL expression's subject, a rule's own JSONPath that leaves the table
+(``path_kept``), a ``where`` filter, any rule from a user's rule folder. Each template
+says which kinds it reads whole (``Template.reads_whole``), and ``scan.pruned_kinds``
+decides per scan from the selected rules.
 """
 
 from __future__ import annotations

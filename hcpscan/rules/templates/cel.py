@@ -59,7 +59,6 @@ except ImportError:  # no wheel for this platform (e.g. Linux aarch64 on Python 
 # The subject and the rule's evaluation, for the domain functions CEL calls back into.
 _CURRENT: contextvars.ContextVar[tuple[Context, K8sObject]] = contextvars.ContextVar("cel_subject")
 _OBJECTS = re.compile(r"\bobjects\b")
-_OBJECTS = re.compile(r"\bobjects\b")
 _CALL = re.compile(r"\b([a-z_]+)\s*\(")
 
 
