@@ -20,6 +20,7 @@ from hcpscan.analysis.reachability.scan_graph import REACHABILITY
 from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
 from hcpscan.fixes.plan import attach_fixes
 from hcpscan.inventory import Inventory
+from hcpscan.inventory.kept import PRUNABLE
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.context import Context
 from hcpscan.rules.engine import check_selectors, evaluate, select_rules
@@ -87,7 +88,28 @@ def resource_needs(rules: list[Rule]) -> ResourceNeeds:
     for rule in rules:
         plurals.update(rule.needs)
     groups = {word for rule in rules for word in TEMPLATES[rule.template].reads_groups}
-    return ResourceNeeds(frozenset(plurals), frozenset(groups))
+    return ResourceNeeds(frozenset(plurals), frozenset(groups), pruned_kinds(rules))
+
+
+def pruned_kinds(rules: list[Rule]) -> frozenset[str]:
+    """The kinds whose bodies loading may prune to ``inventory/kept.KEPT``: every one no
+    rule reads whole. hcpscan's own rules say which kinds they read whole
+    (``Template.reads_whole``, and a ``where`` filter reads its subjects whole); a rule of
+    the user's reads every kind it reads whole."""
+    builtin = os.path.realpath(builtin_rules_dir())
+    whole: set[str] = set()
+    for rule in rules:
+        subjects = rule.applies_to.kinds
+        if os.path.dirname(os.path.realpath(rule.info.source)) == builtin:
+            whole.update(TEMPLATES[rule.template].reads_whole(rule.params, subjects))
+            if rule.applies_to.where:
+                whole.update(subjects)
+            continue
+        if not subjects:
+            return frozenset()  # any kind
+        whole.update(rule.reads)
+        whole.update(kind for kind in PRUNABLE if plural_of(kind) in rule.needs)
+    return frozenset(PRUNABLE - whole)
 
 
 def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,

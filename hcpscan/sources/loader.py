@@ -16,10 +16,12 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from hcpscan import collector
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
-from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject, SourceLocation
+from hcpscan.inventory.kept import kept, share_spec, spec_key
+from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
 from hcpscan.sources.interface import Entry, InputLimits
@@ -59,6 +61,9 @@ class ResourceNeeds:
     # every resource of an API group whose name contains one of these words
     # (policy CRDs hcpscan does not know, which it must still see to report them)
     group_words: frozenset[str] = frozenset()
+    # kinds whose bodies are pruned to the fields read (inventory/kept.py), in the parse
+    # workers, before any result leaves them
+    pruned: frozenset[str] = frozenset()
 
     def wants(self, plural: str, group: str | None = None) -> bool:
         return (self.plurals is None or plural in self.plurals
@@ -92,7 +97,7 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
             raise PathNotFound(shown(path))
     result = LoadResult()
     needs = needs or ResourceNeeds()
-    loader = _Parser(result, progress, limits)
+    loader = _Parser(result, progress, limits, needs.pruned)
     pods = _PodFolders()
     with collector.paused():
         _load(paths, needs, result, loader, pods)
@@ -354,24 +359,39 @@ def _unreadable(entry: Entry, exc: OSError, limit: int = DEFAULT_LIMITS.max_file
 
 
 # One file for a worker: what to show, path parts, file and member, cluster, its
-# bytes (None: read the file in the worker), the most it may read of it and the
-# most nodes it may make.
-_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int, int]
+# bytes (None: read the file in the worker), the most it may read of it, the
+# most nodes it may make and the kinds whose bodies are pruned.
+_Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int, int,
+              frozenset[str]]
 
 
-def _parse_task(task: _Task) -> tuple[ParseResult | None, Diagnostic | None, int]:
-    display, parts, file, member, cluster, data, limit, max_nodes = task
+# What parsing a file gives: its objects (None: not read), a diagnostic, its size, and
+# (index of the object, spec_key) of the pruned objects' pod specs.
+_Outcome = tuple["ParseResult | None", "Diagnostic | None", int, list[tuple[int, bytes]]]
+
+
+def _parse_task(task: _Task) -> _Outcome:
+    display, parts, file, member, cluster, data, limit, max_nodes, pruned = task
     if data is None:
         try:
             data = read_bounded(file, limit)
         except OSError as exc:
             entry = Entry(display, parts, lambda: b"", 0, file, member)
-            return None, _unreadable(entry, exc, limit), 0
+            return None, _unreadable(entry, exc, limit), 0, []
     entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
-    return parse_entry(entry, cluster, data, max_nodes), None, len(data)
+    parsed = parse_entry(entry, cluster, data, max_nodes)
+    keys: list[tuple[int, bytes]] = []
+    if pruned:  # here, in the worker: what is dropped is never sent
+        for index, obj in enumerate(parsed.objects):
+            if obj.kind in pruned and obj.api_version != HCPSCAN_API:
+                obj.body = kept(obj.kind, obj.body)
+                key = spec_key(obj.kind, obj.body)
+                if key is not None:
+                    keys.append((index, key))
+    return parsed, None, len(data), keys
 
 
-def _parse_batch(tasks: list[_Task]) -> list[tuple[ParseResult | None, Diagnostic | None, int]]:
+def _parse_batch(tasks: list[_Task]) -> list[_Outcome]:
     with collector.paused():
         return [_parse_task(task) for task in tasks]
 
@@ -381,8 +401,10 @@ class _Parser:
     once it is large; results are merged strictly in the order entries came."""
 
     def __init__(self, result: LoadResult, progress: Progress | None,
-                 limits: InputLimits = DEFAULT_LIMITS) -> None:
+                 limits: InputLimits = DEFAULT_LIMITS, pruned: frozenset[str] = frozenset()) -> None:
         self.result = result
+        self.pruned = pruned
+        self.specs: dict[bytes, Any] = {}
         self.progress = progress
         self.limits = limits
         self.seen: set[tuple] = set()
@@ -396,7 +418,7 @@ class _Parser:
 
     def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
         task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data,
-                       self.limits.max_file_size, self.limits.max_nodes)
+                       self.limits.max_file_size, self.limits.max_nodes, self.pruned)
         size = len(data) if data is not None else entry.known_size()
         if self.pool is None:
             self.pending.append((task, placement, None))
@@ -411,7 +433,8 @@ class _Parser:
         if self.pool is None and not self.pending:
             self.result.diagnostics.append(diagnostic)
             return
-        item = (("", (), "", None, "", None, 0, 0), None, diagnostic)
+        empty: _Task = ("", (), "", None, "", None, 0, 0, frozenset())
+        item: tuple[_Task, Placement | None, Diagnostic | None] = (empty, None, diagnostic)
         if self.pool is None:
             self.pending.append(item)
         else:
@@ -452,14 +475,14 @@ class _Parser:
         items, future = self.in_flight.popleft()
         parsed = iter(future.result())
         for task, placement, error in items:
-            outcome = (None, error, 0) if error is not None else next(parsed)
+            outcome = (None, error, 0, []) if error is not None else next(parsed)
             self._merge(task, placement, *outcome)
 
     def finish(self) -> None:
         if self.pool is None:
             pending, self.pending = self.pending, []
             for task, placement, error in pending:
-                outcome = (None, error, 0) if error is not None else _parse_task(task)
+                outcome = (None, error, 0, []) if error is not None else _parse_task(task)
                 self._merge(task, placement, *outcome)
             return
         self._submit()
@@ -471,10 +494,13 @@ class _Parser:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
     def _merge(self, task: _Task, placement: Placement | None, parsed: ParseResult | None,
-               error: Diagnostic | None, size: int) -> None:
+               error: Diagnostic | None, size: int, keys: list[tuple[int, bytes]]) -> None:
         if error is not None or parsed is None or placement is None:
             self.result.diagnostics.append(error)  # type: ignore[arg-type]
             return
+        for index, key in keys:  # equal pod specs (replicas, their ReplicaSet...) kept once
+            obj = parsed.objects[index]
+            share_spec(obj.kind, obj.body, key, self.specs)
         _merge_parsed(task[0], placement, parsed, size, self.result, self.seen)
         if self.progress:
             self.progress(self.result.files_read, task[0])

@@ -186,6 +186,9 @@ class Agreement(Template):
         "cluster": "the Cluster API cluster's name (relation cluster-values)",
     }
 
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        return ()  # of pods and workloads: containers, templates, owners (inventory/kept.py)
+
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         roles = _roles(params.get("consumers", {}))
         kinds = [k for role in roles for k in _ROLE_READS.get(role, ())]

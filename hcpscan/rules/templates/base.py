@@ -76,6 +76,13 @@ class Template:
         """The kinds a rule with these params reads besides its subjects."""
         return self.reads
 
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        """The kinds of which a rule with these params, on these subject kinds, may read any
+        field; of every other kind it reads only what ``inventory/kept.KEPT`` keeps, so a
+        scan may prune those bodies. By default every kind it reads: a template that reads
+        fields a user names (a JSONPath, a CEL expression) must keep them whole."""
+        return (*subjects, *self.reads_for(params))
+
     def reads_served(self, group: str, kind: str) -> bool:
         """Whether a live scan lists this served resource for the check besides ``reads``
         (a kind it cannot name in advance: an unknown policy CRD)."""

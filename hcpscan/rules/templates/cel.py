@@ -218,6 +218,14 @@ class Cel(Template):
         domain = [kind for name in sorted(called & functions.keys()) for kind in functions[name]]
         return tuple(dict.fromkeys([*params.get("reads", ()), *domain]))
 
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        """The subjects (``object`` is the whole body), and ``params.reads`` when an expression
+        uses ``objects``; the domain functions read what inventory/kept.py keeps."""
+        texts = [params.get("expression") or "", params.get("each") or "",
+                 *(params.get("values") or {}).values()]
+        uses = any(isinstance(t, str) and _OBJECTS.search(t) for t in texts)
+        return (*subjects, *(params.get("reads", ()) if uses else ()))
+
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if cel is None:
             yield NotEvaluable(CEL_MISSING)

@@ -121,6 +121,9 @@ class GraphTemplate(Template):
     reads = GRAPH_READS
     reads_groups = (POLICY_GROUP_WORD,)
 
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        return ()  # the graph's endpoints read what inventory/kept.py keeps
+
     def caveat(self, ctx: Context) -> str:
         graph = ctx.built(REACHABILITY)
         return graph.exclusion_note() if graph is not None else ""

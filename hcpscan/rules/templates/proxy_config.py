@@ -385,6 +385,9 @@ class NoProxyCoverage(Template):
                       "network": "secondary-networks: the network as the NodePool names it",
                       "cidr": "secondary-networks: its CIDR that is not covered"}
 
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        return ()  # of pods and workloads: containers, templates, owners (inventory/kept.py)
+
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         extra = (("Proxy",) if params.get("consumers_of") == "management-cluster" else ()) + (
             ("NetworkAttachmentDefinition", "ClusterUserDefinedNetwork")

@@ -53,6 +53,7 @@ from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
 from hcpscan.core.redact import mask_credentials
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy, ReplaceKey
 from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.kept import path_kept
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import networks_for
 from hcpscan.model.ipspace import IPSpace
@@ -507,6 +508,13 @@ class ProxyValues(Template):
                       "entries": "valid/portable: the NO_PROXY entries at fault",
                       "kinds": "portable: CIDR, *. wildcard, entries separated by spaces",
                       "endpoint": "reachable: the proxy host:port the workload cannot reach"}
+
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        # a rule's own ``fields`` (per kind) are JSONPaths into its subjects: a kind is
+        # read whole unless each of its paths runs through kept fields
+        return tuple(kind for kind, specs in (params.get("fields") or {}).items()
+                     if not all(path_kept(kind, spec if isinstance(spec, str) else spec.get("path", ""))
+                                for spec in specs))
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         graph = GRAPH_READS if "reachable" in params.get("conditions", ()) else ()

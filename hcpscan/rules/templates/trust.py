@@ -128,6 +128,9 @@ class Trust(Template):
                       "loads": "loaded: how the consumer loads its CA bundle",
                       "ca": "loaded: the proxy's CA it lacks"}
 
+    def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:
+        return ()  # of pods and workloads: containers, templates, owners (inventory/kept.py)
+
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         conditions = params.get("conditions", ())
         known = ("AddOnDeploymentConfig", "Proxy") if "contains" in conditions else ()

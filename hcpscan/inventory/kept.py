@@ -1,0 +1,185 @@
+"""What the inventory keeps of the bulkiest kinds: the fields hcpscan reads, and no more.
+
+A dump's Pods and their controllers (ReplicaSets, Deployments, StatefulSets, DaemonSets,
+Jobs, CronJobs) outnumber everything else; each carries affinity, tolerations, probes,
+resources, security contexts, container statuses and ``managedFields`` that no rule,
+model or reporter reads. Keeping every field made the
+inventory grow with the whole input (1.5 GiB at 500 hosted clusters), and every field
+was built twice when parse workers sent trees to the main process. So the parse
+workers keep only this table's fields of these kinds, before a result leaves them.
+
+The table names the fields read (those ``inventory/shapes.py`` checks the types of, and
+a few it does not) down to the container's fields; below that a field is kept whole. Three
+widenings keep every result exact:
+
+* ``metadata`` (of the object and of a pod template) is kept whole but for
+  ``managedFields``: names, labels, annotations, owners and ``uid`` feed the inventory,
+  selectors, owner chains and reports;
+* every top-level field is kept (a described one pruned), so the locator still
+  recognises a ``List`` entry by its keys and finds lines by composing that entry alone;
+* a value whose type does not fit its shape is kept whole, so the shape check finds the
+  same first misfit, at the same field, as on the whole object.
+
+A reader of these kinds reads only fields of this table. What may read any field keeps
+its kinds whole: a CEL expression's subject, a rule's own JSONPath that leaves the table
+(``path_kept``), a ``where`` filter, any rule from a user's rule folder. Each template
+says which kinds it reads whole (``Template.reads_whole``), and ``scan.pruned_kinds``
+decides per scan from the selected rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from hcpscan.inventory.shapes import ANY_KEY
+
+
+class _Whole:
+    """Keep the value as it is."""
+
+
+WHOLE = _Whole()
+DROP = None  # a field no reader looks at, left out even where every other field is kept
+# A keep: WHOLE, a mapping of field to keep (ANY_KEY: every other field; a field missing
+# with no ANY_KEY, or DROP: left out), or a one-element list (the keep of every entry).
+Keep = _Whole | dict[str, Any] | list[Any]
+
+
+def _fields(*names: str) -> dict[str, Keep]:
+    return dict.fromkeys(names, WHOLE)
+
+
+_METADATA: Keep = {ANY_KEY: WHOLE, "managedFields": DROP}
+# A container: its name and image (who the consumer is), env and envFrom (proxy variables,
+# followed into ConfigMaps and Secrets), args and command (flags: listeners, proxy and CA
+# files), ports (what it serves), restartPolicy (a native sidecar listens: reachability
+# endpoints), volumeMounts (their shape is checked).
+_CONTAINER: Keep = _fields("name", "image", "env", "envFrom", "args", "command", "ports",
+                           "restartPolicy", "volumeMounts")
+_POD_SPEC: Keep = {"containers": [_CONTAINER], "initContainers": [_CONTAINER],
+                   **_fields("hostNetwork", "volumes", "nodeSelector")}
+_WORKLOAD: Keep = {ANY_KEY: WHOLE, "metadata": _METADATA, "spec": {
+    **_fields("selector", "replicas"), "template": {"metadata": _METADATA, "spec": _POD_SPEC}}}
+
+_CRONJOB: Keep = {ANY_KEY: WHOLE, "metadata": _METADATA, "spec": {"jobTemplate": {"spec": {
+    "template": {"metadata": _METADATA, "spec": _POD_SPEC}}}}}
+
+# The one table: per kind, the fields kept (a top-level field not named is kept whole).
+# Pods and their controllers; DeploymentConfigs and ReplicationControllers (OpenShift's
+# older pair, whose shapes hcpscan does not check) are kept whole.
+KEPT: dict[str, Keep] = {
+    "Pod": {ANY_KEY: WHOLE, "metadata": _METADATA, "spec": _POD_SPEC,
+            "status": _fields("podIP", "podIPs", "hostIP")},
+    "ReplicaSet": _WORKLOAD, "Deployment": _WORKLOAD, "StatefulSet": _WORKLOAD,
+    "DaemonSet": _WORKLOAD, "Job": _WORKLOAD, "CronJob": _CRONJOB,
+}
+# Kinds whose bodies the parse workers prune (when no selected rule reads them whole).
+PRUNABLE = frozenset(KEPT)
+
+
+def kept(kind: str, body: Any) -> Any:
+    """``body`` with only the fields of ``KEPT[kind]`` (new containers where pruned; the
+    values kept are shared with ``body``)."""
+    keep = KEPT.get(kind)
+    if keep is None or type(body) is not dict:
+        return body
+    return _pruned(body, keep)
+
+
+def _pruned(value: Any, keep: Keep) -> Any:
+    if type(keep) is dict:
+        if type(value) is not dict:
+            return value  # does not fit: the shape check names it
+        every = keep.get(ANY_KEY)
+        out = {}
+        for key, item in value.items():
+            sub = keep.get(key, every) if type(key) is str else every
+            if sub is None:
+                continue
+            out[key] = item if sub is WHOLE or item is None else _pruned(item, sub)
+        return out
+    if type(keep) is list:
+        if type(value) is not list:
+            return value
+        inner = keep[0]
+        return [item if item is None else _pruned(item, inner) for item in value]
+    return value
+
+
+_PLAIN_PATH = re.compile(r"\$(?:\.[A-Za-z0-9_-]+|\.\*|\[\*\]|\[[0-9]+\])*")
+_STEP = re.compile(r"\.([A-Za-z0-9_-]+|\*)|\[(\*|[0-9]+)\]")
+
+
+def path_kept(kind: str, jsonpath: str) -> bool:
+    """Whether pruning ``kind`` keeps everything the JSONPath can match: a plain path
+    (``$.spec.containers[*].env[*].value``) that runs through kept fields; any other
+    expression (filters, recursive descent, a kind not pruned) says False."""
+    keep = KEPT.get(kind)
+    if keep is None or not _PLAIN_PATH.fullmatch(jsonpath):
+        return keep is None
+    for name, index in _STEP.findall(jsonpath[1:]):
+        if keep is WHOLE:
+            return True
+        if type(keep) is list:
+            if not index:
+                return False  # a field of a list: matches nothing either way, but say no
+            keep = keep[0]
+            continue
+        if index or name == "*" or type(keep) is not dict:
+            return False
+        keep = keep.get(name, keep.get(ANY_KEY))
+        if keep is None:
+            return False
+    return keep is WHOLE
+
+
+# Where each pruned kind holds its pod spec. Replicas of one ReplicaSet, the ReplicaSet and
+# its Deployment hold equal pod specs once pruned (what differs - node, status, the
+# template hash label - is elsewhere or dropped): the inventory keeps one of them.
+_POD_SPEC_AT: dict[str, tuple[str, ...]] = {
+    "Pod": ("spec",), **{kind: ("spec", "template", "spec") for kind in (
+        "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job")},
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+
+
+def _holder(kind: str, body: Any) -> tuple[dict[str, Any], str] | None:
+    """(the mapping that holds the pod spec, its key): a mapping pruning made, so
+    this object's own."""
+    steps = _POD_SPEC_AT.get(kind)
+    if steps is None or type(body) is not dict:
+        return None
+    for step in steps[:-1]:
+        body = body.get(step)
+        if type(body) is not dict:
+            return None
+    return (body, steps[-1]) if type(body.get(steps[-1])) is dict else None
+
+
+def spec_key(kind: str, body: Any) -> bytes | None:
+    """A digest of the pruned body's pod spec (computed where the parsing happens), by
+    which equal specs are found; None when there is none to share."""
+    held = _holder(kind, body)
+    if held is None:
+        return None
+    return hashlib.blake2b(repr(held[0][held[1]]).encode(), digest_size=16).digest()
+
+
+def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> None:
+    """Make the pod spec of ``body`` the first equal one seen under ``key`` (the bodies
+    are never changed after loading, so equal values may be one object)."""
+    held = _holder(kind, body)
+    if held is None:
+        return
+    holder, name = held
+    first = specs.setdefault(key, holder[name])
+    if first is holder[name]:
+        return
+    try:
+        equal = first == holder[name]
+    except RecursionError:  # a YAML alias that holds itself: such a spec stays its own
+        equal = False
+    if equal:
+        holder[name] = first

@@ -1,0 +1,264 @@
+"""Pruning the bulky kinds (inventory/kept.py) keeps every field hcpscan reads: the shape
+check names the same misfits, every scan result and every source line stay the same, and
+a rule that reads bodies whole keeps its kinds whole."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from hcpscan import scan
+from hcpscan.inventory.kept import KEPT, PRUNABLE, kept, path_kept
+from hcpscan.inventory.shapes import SHAPES, first_misfit
+from hcpscan.rules.config import ScanConfig
+from hcpscan.rules.model import AppliesTo
+from hcpscan.scan import RuleSelection, load_rules, pruned_kinds
+from hcpscan.sources import loader
+from hcpscan.sources.loader import ResourceNeeds, load_paths
+from tests.conftest import FIXTURES
+from tests.inventory.test_shapes import OBJECTS, WRONG, _paths, _replaced
+
+EXAMPLE = FIXTURES / "example"
+BULKY: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "web-1", "namespace": "shop", "uid": "5f0c", "labels": {"app": "web"},
+                 "ownerReferences": [{"kind": "ReplicaSet", "name": "web", "uid": "9a1",
+                                      "apiVersion": "apps/v1", "controller": True}],
+                 "managedFields": [{"manager": "kubelet", "fieldsV1": {"f:status": {}}}]},
+    "spec": {"affinity": {"podAntiAffinity": {}}, "tolerations": [{"key": "a"}],
+             "serviceAccountName": "web", "nodeName": "n1", "hostNetwork": False,
+             "volumes": [{"name": "ca", "configMap": {"name": "ca"}}],
+             "initContainers": [{"name": "proxy", "image": "envoy", "restartPolicy": "Always",
+                                 "resources": {"limits": {"cpu": "1"}}}],
+             "containers": [{"name": "web", "image": "web:1", "args": ["--port=8080"],
+                             "env": [{"name": "HTTPS_PROXY", "value": "http://p:3128"}],
+                             "envFrom": [{"configMapRef": {"name": "env", "optional": True}}],
+                             "ports": [{"containerPort": 8080, "name": "http"}],
+                             "livenessProbe": {"httpGet": {"port": 8080}},
+                             "securityContext": {"runAsNonRoot": True},
+                             "volumeMounts": [{"name": "ca", "mountPath": "/ca"}]}]},
+    "status": {"phase": "Running", "podIP": "10.0.0.5", "podIPs": [{"ip": "10.0.0.5"}],
+               "hostIP": "192.168.0.4", "conditions": [{"type": "Ready"}],
+               "containerStatuses": [{"name": "web", "ready": True}]},
+}
+
+
+def test_unread_fields_are_dropped_and_read_ones_kept_as_they_are():
+    pod = kept("Pod", BULKY)
+    assert list(pod) == list(BULKY)  # every top-level field: the locator knows entries by them
+    assert "managedFields" not in pod["metadata"]
+    assert {k: v for k, v in pod["metadata"].items()} == {
+        k: v for k, v in BULKY["metadata"].items() if k != "managedFields"}
+    assert set(pod["spec"]) == {"hostNetwork", "volumes", "initContainers", "containers"}
+    container = pod["spec"]["containers"][0]
+    original = BULKY["spec"]["containers"][0]
+    assert set(container) == {"name", "image", "args", "env", "envFrom", "ports", "volumeMounts"}
+    assert container["envFrom"] is original["envFrom"] and container["env"] is original["env"]
+    assert pod["spec"]["initContainers"][0] == {"name": "proxy", "image": "envoy",
+                                                "restartPolicy": "Always"}
+    assert pod["status"] == {"podIP": "10.0.0.5", "podIPs": [{"ip": "10.0.0.5"}],
+                             "hostIP": "192.168.0.4"}
+    assert kept("Service", BULKY) is BULKY  # not a pruned kind
+
+
+def test_a_deployment_keeps_its_status_and_its_template_metadata():
+    body = {"kind": "Deployment", "metadata": {"name": "d"}, "status": {"replicas": 3},
+            "spec": {"replicas": 3, "strategy": {"type": "Recreate"}, "selector": {"matchLabels": {}},
+                     "template": {"metadata": {"labels": {"a": "b"}, "managedFields": []},
+                                  "spec": dict(BULKY["spec"])}}}
+    out = kept("Deployment", body)
+    assert out["status"] is body["status"] and set(out["spec"]) == {"replicas", "selector", "template"}
+    assert out["spec"]["template"]["metadata"] == {"labels": {"a": "b"}}
+    assert "affinity" not in out["spec"]["template"]["spec"]
+
+
+def test_every_field_the_shapes_describe_is_kept():
+    """What the shape check reads survives pruning, so it names the same misfits."""
+    checked = misfits = 0
+    for obj in OBJECTS:
+        kind = obj["kind"]
+        if kind not in PRUNABLE:
+            continue
+        assert first_misfit(kind, kept(kind, obj)) == first_misfit(kind, obj)
+        for path in list(_paths(obj, SHAPES[kind], ()))[:40]:
+            for wrong in WRONG:
+                changed = _replaced(obj, path, wrong)
+                expected = first_misfit(kind, changed)
+                assert first_misfit(kind, kept(kind, changed)) == expected, (kind, path)
+                checked += 1
+                misfits += expected is not None
+    assert checked > 300 and misfits > 100
+
+
+@pytest.mark.parametrize(("kind", "path", "whole"), [
+    ("Pod", "$.spec.containers[*].env[*].value", True),
+    ("Pod", "$.spec.initContainers[0].args[*]", True),
+    ("Pod", "$.metadata.labels", True),
+    ("Deployment", "$.spec.template.spec.containers[*].command[*]", True),
+    ("Deployment", "$.status.replicas", True),
+    ("Service", "$..anything", True),  # not pruned
+    ("Pod", "$.spec.containers[*].livenessProbe", False),
+    ("Pod", "$.metadata", False),  # managedFields are dropped
+    ("Pod", "$..env", False),
+    ("Pod", "$.spec.containers[?(@.name=='web')].env", False),
+    ("Pod", "$.status.phase", False),
+    ("ReplicaSet", "$.spec.template.spec.*", False),
+])
+def test_a_rules_own_path_is_kept_only_when_it_runs_through_kept_fields(kind, path, whole):
+    assert path_kept(kind, path) is whole
+
+
+def _catalog():
+    return load_rules(ScanConfig(), RuleSelection())
+
+
+def test_the_catalog_reads_only_kept_fields_of_the_bulky_kinds():
+    assert pruned_kinds(_catalog()) == PRUNABLE == frozenset(KEPT)
+
+
+def test_a_rule_that_reads_bodies_keeps_its_kinds_whole(tmp_path):
+    rules = _catalog()
+    by_id = {r.id: r for r in rules}
+    # a user's copy of a catalog rule: its kinds are read whole
+    mine = dataclasses.replace(by_id["PRX003"], info=dataclasses.replace(
+        by_id["PRX003"].info, source=str(tmp_path / "PRX003.yaml")))
+    assert "Deployment" in mine.reads
+    assert pruned_kinds([*rules, mine]) == PRUNABLE - set(mine.reads)
+    # a where filter reads its subjects whole
+    where = dataclasses.replace(by_id["PRX010"], applies_to=AppliesTo(
+        kinds=("Pod",), where="$.status.phase"))
+    assert pruned_kinds([*rules, where]) == PRUNABLE - {"Pod"}
+    # a proxy_values path the table does not keep
+    params = {**by_id["PRX008"].params, "fields": {"ReplicaSet": ["$..value"]}}
+    assert pruned_kinds([*rules, dataclasses.replace(by_id["PRX008"], params=params)]) \
+        == PRUNABLE - {"ReplicaSet"}
+    # a CEL expression that reads other objects' bodies
+    cel = by_id["PRX011"]
+    uses = dataclasses.replace(cel, params={**cel.params, "expression": "size(objects) > 0"})
+    assert pruned_kinds([*rules, uses]) == PRUNABLE - {"Deployment"}
+    # a user's rule on any kind
+    anything = dataclasses.replace(mine, applies_to=AppliesTo(kinds=()))
+    assert pruned_kinds([*rules, anything]) == frozenset()
+
+
+def _bodies(result) -> dict[tuple, Any]:
+    return {o.identity: o.body for o in result.objects}
+
+
+@pytest.mark.parametrize("workers", [False, True], ids=("in-process", "parse-workers"))
+def test_loading_prunes_where_the_parsing_happens(monkeypatch, workers):
+    if workers:  # the pool even for a small input: bodies are pruned before they are sent
+        monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+        monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    else:
+        monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    whole = _bodies(load_paths([str(EXAMPLE)]))
+    pruned = _bodies(load_paths([str(EXAMPLE)], ResourceNeeds(pruned=PRUNABLE)))
+    assert whole.keys() == pruned.keys()
+    changed = 0
+    for key, body in whole.items():
+        expected = kept(key[2], body)
+        assert pruned[key] == expected
+        changed += expected != body
+    assert changed >= 10
+
+
+def _report(run_cli, path: Path, out: Path) -> dict[str, Any]:
+    result = run_cli("scan", str(path), "--format", "json", "-o", str(out))
+    assert result.code in (0, 1), result.err
+    return json.loads(out.read_text())  # SOURCE_DATE_EPOCH: no times in it
+
+
+def test_a_scan_says_the_same_with_bodies_whole_or_pruned(run_cli, monkeypatch, tmp_path):
+    """Findings, their lines, rule results, diagnostics and the inventory: the same."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
+    inputs = tmp_path / "in"
+    shutil.copytree(EXAMPLE, inputs / "example")
+    shutil.copytree(FIXTURES / "rules" / "PRX006" / "fail", inputs / "prx006")
+    shutil.copytree(FIXTURES / "rules" / "HCP006" / "fail", inputs / "hcp006")
+    pruned = _report(run_cli, inputs, tmp_path / "pruned.json")
+    monkeypatch.setattr(scan, "pruned_kinds", lambda rules: frozenset())
+    whole = _report(run_cli, inputs, tmp_path / "whole.json")
+    assert pruned["findings"] and pruned == whole
+
+
+def _workloads(tmp_path: Path) -> Path:
+    """Two replicas, their ReplicaSet and Deployment (one pod spec, written with other
+    unread fields each), and a pod whose spec differs."""
+    spec = {"containers": [{"name": "web", "image": "web:1", "args": ["--port=8080"],
+                            "env": [{"name": "HTTPS_PROXY", "value": "http://p:3128"}]}]}
+    pods = [{"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": f"web-{i}", "namespace": "shop", "labels": {"app": "web"}},
+             "spec": {**spec, "nodeName": f"node-{i}", "tolerations": [{"key": str(i)}]},
+             "status": {"podIP": f"10.0.0.{i}", "phase": "Running"}} for i in range(2)]
+    pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db", "namespace": "shop"},
+                 "spec": {**spec, "hostNetwork": True}})
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {**spec, "schedulerName": "x"}}
+    workloads = [{"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "web", "namespace": "shop"},
+                  "spec": {"replicas": 2, "template": template}}
+                 for kind in ("Deployment", "ReplicaSet")]
+    out = tmp_path / "in"
+    out.mkdir()
+    (out / "pods.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": pods}))
+    (out / "workloads.yaml").write_text(yaml.safe_dump_all(workloads))
+    return out
+
+
+def test_equal_pod_specs_are_one_object_and_unequal_ones_are_not(monkeypatch, tmp_path):
+    """Replicas, their ReplicaSet and its Deployment hold one pod spec; a pod whose
+    spec differs keeps its own. The values are those of each object, pruned."""
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    folder = _workloads(tmp_path)
+    whole = {o.identity: o.body for o in load_paths([str(folder)]).objects}
+    objects = load_paths([str(folder)], ResourceNeeds(pruned=PRUNABLE)).objects
+    specs = {o.name + "/" + o.kind: id(o.body["spec"] if o.kind == "Pod" else
+                                       o.body["spec"]["template"]["spec"]) for o in objects}
+    assert len(specs) == 5
+    assert specs["web-0/Pod"] == specs["web-1/Pod"] == specs["web/ReplicaSet"] == specs["web/Deployment"]
+    assert specs["db/Pod"] != specs["web-0/Pod"]
+    for obj in objects:
+        assert obj.body == kept(obj.kind, whole[obj.identity])
+
+
+def test_sharing_needs_equal_values_not_only_equal_keys():
+    from hcpscan.inventory.kept import share_spec, spec_key
+
+    one = kept("Pod", BULKY)
+    other = kept("Pod", {**BULKY, "spec": {**BULKY["spec"], "hostNetwork": True}})
+    specs: dict[bytes, Any] = {}
+    share_spec("Pod", one, b"same", specs)
+    share_spec("Pod", other, b"same", specs)  # a key two different specs happen to share
+    assert other["spec"]["hostNetwork"] is True and other["spec"] is not one["spec"]
+    again = kept("Pod", BULKY)
+    assert spec_key("Pod", again) == spec_key("Pod", one)
+    share_spec("Pod", again, spec_key("Pod", again), specs)
+    share_spec("Pod", one, spec_key("Pod", one), specs)
+    assert again["spec"] is one["spec"]
+    assert spec_key("Service", BULKY) is None and spec_key("Pod", {"spec": "text"}) is None
+
+
+def test_a_spec_that_holds_itself_is_kept_apart_not_a_crash(monkeypatch, tmp_path):
+    """Two pods whose args are YAML aliases of themselves: equal digests, but == cannot
+    compare them; each keeps its own spec and loading goes on."""
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    pods = "".join(f"""- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {name}, namespace: x}}
+  spec:
+    containers:
+    - name: c
+      args: &{name} [x, *{name}]
+""" for name in ("a", "b"))
+    (tmp_path / "pods.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n" + pods)
+    whole = load_paths([str(tmp_path)])
+    pruned = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
+    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == ["a", "b"]
+    first, second = (o.body["spec"] for o in pruned.objects)
+    assert first is not second
+    assert [d.to_json() for d in pruned.diagnostics] == [d.to_json() for d in whole.diagnostics]
