@@ -1,4 +1,4 @@
-"""Exit codes, documented in the README and in ``hcpscan --help``."""
+"""Exit codes, documented in docs/manual.md and in ``hcpscan --help``."""
 
 OK = 0  # no finding at or above --fail-on
 FINDINGS = 1  # findings at or above --fail-on

@@ -104,4 +104,4 @@ def _config(args: argparse.Namespace, scanned: list[Path]) -> ScanConfig:
         return load_config(path)
     except ConfigError as exc:
         raise UsageError(f"config {exc.path}:{exc.line or 1}: {exc.message}",
-                         "fix the config file; its format is in the README") from None
+                         "fix the config file; its format is in docs/manual.md") from None

@@ -12,7 +12,7 @@ from hcpscan.rules.templates import TEMPLATES, Template
 
 DESCRIPTION = """\
 Check templates: the code behind every rule. A rule file names one template and
-its params (check: {template: NAME, params: {...}}); see the README's
+its params (check: {template: NAME, params: {...}}); see docs/manual.md,
 "Writing your own rules".
 
 examples:

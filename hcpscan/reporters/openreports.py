@@ -5,7 +5,7 @@ multi-document YAML. :mod:`hcpscan.reporters.policyreport` writes the same
 objects as the older ``wgpolicyk8s.io/v1alpha2`` ``PolicyReport`` /
 ``ClusterPolicyReport``; both come from :func:`build_reports`.
 
-Layout (README "OpenReports"):
+Layout (docs/manual.md, "OpenReports"):
 
 * one ``Report`` per (cluster, namespace) holding findings, in that namespace;
   findings on cluster-scoped objects go to the cluster's ``ClusterReport``;

@@ -1,4 +1,4 @@
-"""The README's CI and pre-commit snippets work as written, from a checkout with a config."""
+"""The manual's (docs/manual.md) CI and pre-commit snippets work as written, from a checkout with a config."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import yaml
 from tests.cli.test_config_trust import PROXY_CONFIGMAP, SWITCH_OFF
 from tests.conftest import ROOT
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "docs" / "manual.md").read_text(encoding="utf-8")
 
 
 def _yaml_blocks() -> list[str]:

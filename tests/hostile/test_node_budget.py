@@ -168,14 +168,14 @@ def event_nodes(data: bytes) -> int:
 
 def test_real_inputs_are_far_below_the_default() -> None:
     """Every YAML/JSON file of ../shared/realworld (archive members included) makes
-    less than a hundredth of the default; README and SECURITY.md say what it is."""
+    less than a hundredth of the default; the manual and SECURITY.md say what it is."""
     largest = 0
     for entry in iter_entries(str(REALWORLD), lambda _: None, SkipRecord()):
         if entry.parts[-1].endswith(MANIFEST_SUFFIXES) and (entry.size or entry.known_size()) > 100_000:
             largest = max(largest, event_nodes(entry.read()))
     assert 10_000 < largest < MAX_NODES // 100
     default = f"`--max-nodes` nodes (default {MAX_NODES:,}"
-    for doc in ("README.md", "SECURITY.md"):
+    for doc in ("docs/manual.md", "SECURITY.md"):
         assert default in " ".join((ROOT / doc).read_text().split()), doc
 
 

@@ -244,10 +244,10 @@ def test_the_agreement_rules_share_one_template():
     assert all(uses[rules[i].template] >= 2 for i in OWNED)
 
 
-def test_the_readme_shows_the_fixtures_rule():
+def test_the_manual_shows_the_fixtures_rule():
     import yaml
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "docs" / "manual.md").read_text()
     block = readme.split("uses its HostedCluster's proxy (`fixtures/agreement/`):\n\n```yaml\n")[1]
     shown = yaml.safe_load(block.split("```")[0])
     rule = yaml.safe_load((BASE / "rules" / "ACME101.yaml").read_text())

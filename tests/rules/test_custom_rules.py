@@ -1,7 +1,7 @@
-"""The README's custom rules, and one user-style rule per general template: YAML only,
+"""The manual's (docs/manual.md) custom rules, and one user-style rule per general template: YAML only,
 run from --rules DIR as a user runs them.
 
-Each rule in fixtures/custom-rules/rules (the README's six) and fixtures/template-rules/rules
+Each rule in fixtures/custom-rules/rules (the manual's six) and fixtures/template-rules/rules
 must fire on exactly the lines marked ``# expect: ID`` in its failing case and pass its
 passing case having checked at least one object.
 """
