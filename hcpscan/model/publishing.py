@@ -97,7 +97,7 @@ def declared_way(inventory: Inventory, hc: HostedCluster, service: str,
         where = f"node port {port}" if port else "a node port the API server allocates from 30000-32767"
         return DeclaredWay(service, "NodePort", strategy.field, entry, IPSpace.everything(), (
             f"{said}: HyperShift opens {where} on every management-cluster node, and its "
-            "NodePort NetworkPolicies admit any source (DOMAIN.md §3)",))
+            "NodePort NetworkPolicies admit any source",))
     if strategy.type == "LoadBalancer":
         return _load_balancer(hc, strategy, said)
     if strategy.type == "Route":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -59,8 +60,17 @@ def test_docs_examples_fail_and_pass(rule, tmp_path: Path):
 
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
-def test_docs_name_seed_references(rule):
-    assert any("seed" in ref or "DOMAIN.md" in ref for ref in rule.info.docs.references)
+def test_docs_references_are_public_pages(rule):
+    """Each reference is `title — https://URL`, a page a user can open; never a document only
+    the developers have (the seed texts, DOMAIN.md)."""
+    refs = rule.info.docs.references
+    assert refs
+    for ref in refs:
+        title, sep, url = ref.rpartition(" — ")
+        assert sep and title.strip() and re.fullmatch(r"https://[^\s]+", url), ref
+    docs = rule.info.docs
+    said = " ".join((docs.what, docs.why, docs.fix, docs.known_problems, *refs))
+    assert not re.search(r"\bseeds?\b|DOMAIN\.md", said), rule.info.id
 
 
 @pytest.fixture(scope="module")

@@ -316,7 +316,7 @@ def _without_proxy(ctx: Context, hc: K8sObject, namespace: str, pool: list[Consu
             out.append(Side(f"{obj.ref}", {}, dict(ENV_NAMES), obj, anchor,
                             facts={"consumer": obj.ref, "container": ref.name if ref else ""},
                             evidence=[f"{obj.ref} is one of the control-plane workloads that reach "
-                                      "the outside through the data plane (seed 000): "
+                                      "the outside through the data plane (OpenShift's hosted control planes networking docs): "
                                       + ", ".join(DATA_PLANE_PROXY_WORKLOADS)],
                             absent="sets no HTTP_PROXY/HTTPS_PROXY, so it never reaches the "
                                    "hosted cluster's proxy"))
