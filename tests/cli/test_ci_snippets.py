@@ -1,4 +1,4 @@
-"""The manual's (docs/manual.md) CI and pre-commit snippets work as written, from a checkout with a config."""
+"""The CI recipes (docs/ci.md): CI and pre-commit snippets work as written, from a checkout with a config."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import yaml
 from tests.cli.test_config_trust import PROXY_CONFIGMAP, SWITCH_OFF
 from tests.conftest import ROOT
 
-README = (ROOT / "docs" / "manual.md").read_text(encoding="utf-8")
+CI_DOC = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 
 
 def _yaml_blocks() -> list[str]:
-    return re.findall(r"```yaml\n(.*?)```", README, flags=re.S)
+    return re.findall(r"```yaml\n(.*?)```", CI_DOC, flags=re.S)
 
 
 def _checkout(tmp_path):
