@@ -8,10 +8,10 @@ import sys
 
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import cells, console_for
-from hcpscan.model.flows import Flow, FlowError, load_flows
+from hcpscan.model.flows import Flow, FlowError, cited, cited_documents, load_flows
 
 DESCRIPTION = """\
-The required-flow catalog: every flow the seed documents' networking tables say a
+The required-flow catalog: every flow the published networking tables say a
 hosted control plane needs open (workers to the API server, konnectivity, ignition,
 the private router; DNS over TCP and UDP; ...), per platform and publishing strategy,
 with the table row it comes from and how hcpscan checks it (the rule), or why it
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     list_parser.add_argument("--format", choices=("table", "json"), default="table")
     list_parser.add_argument("--flows", metavar="FILE", help="a flow catalog file instead of the built-in one")
     list_parser.set_defaults(run=run_list)
-    show = sub.add_parser("show", help="one flow with its seed lines")
+    show = sub.add_parser("show", help="one flow with the table rows it comes from")
     show.add_argument("id", metavar="ID")
     show.add_argument("--format", choices=("text", "json"), default="text")
     show.add_argument("--flows", metavar="FILE", help="a flow catalog file instead of the built-in one")
@@ -91,7 +91,8 @@ def run_show(args: argparse.Namespace) -> int:
     lines = [f"{flow.id}: {flow.title}", "", f"from: {flow.source_text}",
              f"to: {', '.join(t.text() for t in flow.targets)}",
              f"protocols: {'/'.join(flow.protocols)}", f"when: {_when(flow)}",
-             f"checked by: {_checked(flow)}", "", "seed:"]
-    lines += [f"  {line}" for line in flow.seed]
+             f"checked by: {_checked(flow)}", "", "documented in:"]
+    lines += [f"  {cited(line)}" for line in flow.seed]
+    lines += ["", *cited_documents(flow.seed)] if cited_documents(flow.seed) else []
     console_for(sys.stdout).print("\n".join(cells(*lines)), soft_wrap=True)
     return 0

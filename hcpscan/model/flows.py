@@ -1,6 +1,6 @@
 """The flows a hosted control plane needs open, as data (``flows.yaml`` beside this module).
 
-One entry per row of the seed documents' networking tables: who sends (the workers,
+One entry per row of the published networking tables (OpenShift's and HyperShift's): who sends (the workers,
 control-plane workloads, ...), to what (a workload's port, or a named destination),
 on which protocols, when (platform, publishing strategy, endpoint access), and how
 hcpscan checks it (or why it cannot from manifests). Users add flows in a YAML file of
@@ -51,6 +51,32 @@ class Endpoint:
                 f"{p} on {name}" for name, p in KAS_PORT_BY_PLATFORM.items()) + ")"
         what = self.app or self.named
         return f"{what}:{port}" if port else what
+
+
+# The public documents the built-in catalog's citations name by number ("001 §14.1.1 Table
+# 14.1: ..."): what a user is told instead of the number, and where to read it.
+CITED_DOCUMENTS = {
+    "001": ("OpenShift 'Networking for hosted control planes'",
+            "https://docs.redhat.com/en/documentation/openshift_container_platform/4.18/html/"
+            "hosted_control_planes/networking-for-hosted-control-planes"),
+    "002": ("HyperShift 'HCP networking requirements'",
+            "https://github.com/openshift/hypershift/blob/main/docs/content/how-to/common/"
+            "hcp-networking-requirements.md"),
+}
+
+
+def cited(line: str) -> str:
+    """A catalog citation with its document named: ``001 §14.1.1 Table 14.1: ...`` becomes
+    ``OpenShift 'Networking for hosted control planes' §14.1.1 Table 14.1: ...``; a user's
+    own citation is returned as written."""
+    number, _, rest = line.partition(" ")
+    return f"{CITED_DOCUMENTS[number][0]} {rest}" if number in CITED_DOCUMENTS and rest else line
+
+
+def cited_documents(lines: tuple[str, ...]) -> list[str]:
+    """``name: URL`` of each numbered document ``lines`` cite, in number order."""
+    numbers = sorted({line.partition(" ")[0] for line in lines} & CITED_DOCUMENTS.keys())
+    return [f"{CITED_DOCUMENTS[n][0]}: {CITED_DOCUMENTS[n][1]}" for n in numbers]
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,10 +22,14 @@ def test_flows_list_json_is_versioned_and_holds_the_catalog(run_cli):
     assert dns["protocols"] == ["TCP", "UDP"] and any("Table 14.4" in s for s in dns["seed"])
 
 
-def test_flows_show_names_the_seed_rows(run_cli):
+def test_flows_show_names_the_table_rows_and_their_public_documents(run_cli):
     result = run_cli("flows", "show", "workers-to-konnectivity")
     assert result.code == 0, result.err
-    assert "Table 14.5: 8091 TCP Konnectivity server" in result.out
+    assert ("OpenShift 'Networking for hosted control planes' §14.1.2 Table 14.5: 8091 TCP "
+            "Konnectivity server") in result.out
+    assert "HyperShift 'HCP networking requirements' Konnectivity Architecture" in result.out
+    assert "https://docs.redhat.com/en/documentation/openshift_container_platform/" in result.out
+    assert "seed" not in result.out and "\n  001 " not in result.out
     assert run_cli("flows", "show", "no-such-flow").code == 2
 
 
@@ -99,3 +103,12 @@ def test_a_users_catalog_answers_a_flow_query_and_its_mistakes_are_usage_errors(
     result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "mine",
                      "--flows", str(mine))
     assert result.code == 2 and "flows.yaml:2: not YAML" in result.err
+
+
+def test_a_users_own_citation_is_shown_as_written():
+    from hcpscan.model.flows import cited, cited_documents
+
+    assert cited("ACME network standard NET-7") == "ACME network standard NET-7"
+    assert cited("001") == "001"  # a bare number names no row: left alone
+    assert cited("002 Private Clusters").startswith("HyperShift 'HCP networking requirements' ")
+    assert cited_documents(("mine", "our 001 table")) == []

@@ -21,7 +21,7 @@ from hcpscan.analysis.reachability.required import (
 )
 from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS
 from hcpscan.inventory import K8sObject
-from hcpscan.model.flows import FlowError, flow_by_id, load_flows, parse_flow
+from hcpscan.model.flows import FlowError, cited, flow_by_id, load_flows, parse_flow
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER, hosted_cluster
 from hcpscan.model.publishing import INGRESS_CONTROLLER
 from hcpscan.rules.context import REQUIRED_FLOWS, Context
@@ -128,7 +128,7 @@ def _violation(ctx: Context, subject: K8sObject, result: FlowResult) -> Violatio
     source = (workload.ref if flow.check == "egress" and workload is not None else
               "the workers" if flow.check == "ingress" else
               f"the KubeVirt workers ({workload.ref})" if workload is not None else flow.source_text)
-    evidence = [f"{flow.id}: {flow.title}; seed: {flow.seed[0]}"]
+    evidence = [f"{flow.id}: {flow.title}; documented in {cited(flow.seed[0])}"]
     for answer in result.blocked:
         evidence.append(f"{answer.origin} → {answer.target} {answer.connection}: blocked by "
                         + (str(answer.blocked_by) if answer.blocked_by else "no path"))

@@ -226,6 +226,9 @@ def test_hcp002_asks_the_same_graph_the_other_way_round():
     assert "is reachable from 192.168.50.0/24" in by_rule["HCP002"].message
     assert "workers cannot reach konnectivity (TCP 8091 from 10.10.0.0/24)" in by_rule["HCP002"].message
     assert by_rule["HCP007"].facts["blocking_hop"]["line"] == 51
+    # the flow's first table row, with its public document named (never a bare number)
+    assert ("workers-to-konnectivity: Worker nodes open the konnectivity tunnel; documented in "
+            "OpenShift 'Networking for hosted control planes' §14.1.2 Table 14.5") in by_rule["HCP007"].evidence[0]
     passing = scan([HCP007 / "pass" / "konnectivity-lb.yaml"], ["HCP002"])
     assert all("workers cannot reach" not in f.message for f in passing.findings)
 
