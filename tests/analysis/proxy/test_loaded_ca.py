@@ -110,3 +110,24 @@ def test_a_capi_node_that_writes_the_ca_into_its_trust_store_trusts_the_proxy(tm
              "        content: |\n" + pem)
     report = _node_scan(tmp_path, extra)
     assert (report.findings, report.results[0].status.value) == ([], "pass")
+
+
+def test_a_bundle_in_a_projected_volume_is_loaded() -> None:
+    inventory, ref = _sidecar(PASS)
+    volumes = ref.obj.get(ref.pod_path)["volumes"]
+    (trusted,) = [v for v in volumes if v["name"] == "trusted-ca"]
+    trusted["projected"] = {"sources": [{"configMap": trusted.pop("configMap")}]}
+    loaded = container_loaded(inventory, ref)
+    assert [c.common_name for c in loaded.certificates] == ["corp-tls-proxy-ca"]
+
+
+def test_a_bundle_mounted_where_go_reads_from_a_configmap_not_in_the_input_is_unknown() -> None:
+    # the mount says Go reads the ConfigMap's files; without the ConfigMap nobody can say
+    # whether they hold the proxy's CA, so this is not 'loads no CA besides the system roots'
+    inventory, ref = _sidecar(PASS)
+    inventory = Inventory([o for o in inventory
+                           if o.name != "trusted-ca-bundle-managed"])
+    (ref,) = [r for r in containers(inventory) if r.name == "konnectivity-proxy-https"]
+    loaded = container_loaded(inventory, ref)
+    assert loaded.certificates == []
+    assert "trusted-ca-bundle-managed mounted at /etc/pki/ca-trust/extracted/pem" in loaded.unknown
