@@ -265,6 +265,7 @@ def _one_per_place(findings: list[Finding]) -> list[Finding]:
         for line in (f"also: {finding.message}", *finding.evidence):
             if line not in first.evidence:
                 first.evidence.append(line)
+        first.folded.append(finding)
     return list(merged.values())
 
 
