@@ -131,6 +131,12 @@ class HostedCluster:
         proxy is set (DOMAIN.md §3, support/globalconfig/proxy.go): fixed local entries,
         the cluster's machine, pod and service networks (never 0.0.0.0/0), the cloud
         metadata address, AWS's internal domain, then the user's entries."""
+        user = self.proxy.get("noProxy")
+        return self.computed_no_proxy_with(user if isinstance(user, str) else None)
+
+    def computed_no_proxy_with(self, user: str | None) -> str:
+        """The noProxy HyperShift would compute were ``spec.configuration.proxy.noProxy``
+        ``user`` (what a fix of the user's value leads to)."""
         entries = list(HYPERSHIFT_NO_PROXY)
         for net in (*self.machine_networks, *self.cluster_networks, *self.service_networks):
             if net not in ("0.0.0.0/0", "::/0"):
@@ -140,8 +146,7 @@ class HostedCluster:
         if self.platform == "AWS":
             region = str(self.obj.get("spec.platform.aws.region") or "")
             entries.append(".ec2.internal" if region == "us-east-1" else f".{region}.compute.internal")
-        user = self.proxy.get("noProxy")
-        if isinstance(user, str) and user:
+        if user:
             entries += [e for e in user.split(",") if e]
         return ",".join(dict.fromkeys(entries))  # a set upstream: each entry once
 
