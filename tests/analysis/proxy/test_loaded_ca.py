@@ -131,3 +131,12 @@ def test_a_bundle_mounted_where_go_reads_from_a_configmap_not_in_the_input_is_un
     loaded = container_loaded(inventory, ref)
     assert loaded.certificates == []
     assert "trusted-ca-bundle-managed mounted at /etc/pki/ca-trust/extracted/pem" in loaded.unknown
+
+
+def test_a_truncated_or_corrupt_gzip_data_url_is_unreadable_not_a_crash() -> None:
+    import gzip
+
+    whole = gzip.compress(b"-----BEGIN CERTIFICATE-----\n")
+    for payload in (whole[:12], whole[:10] + b"\xff" * 20):
+        url = "data:;base64," + base64.b64encode(payload).decode()
+        assert decode_data_url(url, "gzip") is None
