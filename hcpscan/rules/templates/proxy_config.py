@@ -473,10 +473,12 @@ class NoProxyCoverage(Template):
                                    for m in _missed(hosted.computed_no_proxy_with(value)
                                                     if hosted is not None else value, nets,
                                                     wanted, r, managed_kas, hosted or guest)[0]]
+            reader, own_field = None, field
             if anchor is not None and anchor.value and c.kind == CONTAINER and at is None:
                 at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),
                                             subject, at, field)
-            yield Violation(field=field, subject=at,
+                reader = subject if at is not None else None
+            yield Violation(field=field, subject=at, reader=reader, reader_field=own_field,
                             remedy=noproxy_remedy(c, entries, check),
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
