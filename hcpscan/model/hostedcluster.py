@@ -38,6 +38,13 @@ HYPERSHIFT_LOCAL_DOMAIN = "hypershift.local"
 # server), each with a konnectivity proxy sidecar.
 DATA_PLANE_PROXY_WORKLOADS = ("control-plane-operator", "ingress-operator", "oauth-openshift",
                               "openshift-apiserver")
+# Those of them that reach the data plane through a konnectivity sidecar or proxy env. The
+# control-plane-operator dials through konnectivity in process: the HyperShift operator renders
+# it with no sidecar and only the management cluster's proxy env, which it lacks when the
+# management cluster has no proxy (reconcileControlPlaneOperatorDeployment), so its carrying no
+# proxy says nothing (PRX017 judges its management proxy env).
+SIDECAR_PROXY_WORKLOADS = tuple(w for w in DATA_PLANE_PROXY_WORKLOADS
+                                if w != "control-plane-operator")
 # Control-plane workloads the HyperShift operator gives the management cluster's proxy env
 # (seed 000: "Control plane deployments that need external access are configured with the proxy
 # environment variables of the management cluster"), and their main container.
