@@ -444,6 +444,12 @@ def reference_sides(ctx: Context, subject: K8sObject, consumer: Side,
         return _installation(ctx)
     if relation == "secret-kubeconfig":
         namespace = reference.get("namespace", obj.namespace)
+        if obj.kind == "Secret" and obj.namespace == namespace and obj.name.startswith(
+                "bootstrap-"):
+            # the klusterlet's own bootstrap kubeconfig (bootstrap-hub-kubeconfig) is where the
+            # reference takes its settings from, not an add-on kubeconfig that inherits them
+            return NotApplicable(f"{obj.ref} is the bootstrap kubeconfig the reference "
+                                 "kubeconfig is made from")
         other = ctx.inventory.get("Secret", namespace, reference["secret"], obj.cluster)
         if other is None:
             return NotEvaluable(f"Secret {namespace}/{reference['secret']} is not in the input")
