@@ -81,8 +81,12 @@ def proxy_ca_for(inventory: Inventory, obj: K8sObject, known: list[KnownProxyCA]
             return ProxyCA([], f"the proxy's CA ({format_path(ca.field)} of {hosted.object.ref}) "
                                f"cannot be read: {ca.detail or ca.state}")
     if not found:
-        return ProxyCA([], "the proxy's CA is not known: name it in the HostedCluster's "
-                           "configuration.proxy.trustedCA or in inputs.proxy_ca_files")
+        # outside an HCP namespace (a Cluster API node) only the user's files can name it
+        where = ("the HostedCluster's configuration.proxy.trustedCA or in "
+                 if hosted is not None else "")
+        return ProxyCA([], f"the proxy's CA is not known: name it in {where}"
+                           "inputs.proxy_ca_files (PEM files of the proxy's CA, in the hcpscan "
+                           "config)")
     return ProxyCA(found)
 
 

@@ -140,3 +140,14 @@ def test_a_truncated_or_corrupt_gzip_data_url_is_unreadable_not_a_crash() -> Non
     for payload in (whole[:12], whole[:10] + b"\xff" * 20):
         url = "data:;base64," + base64.b64encode(payload).decode()
         assert decode_data_url(url, "gzip") is None
+
+
+def test_a_capi_node_without_proxy_ca_files_is_told_where_to_name_the_ca(tmp_path: Path) -> None:
+    from tests.rules.harness import scan
+
+    (tmp_path / "node.yaml").write_text(CAPI_NODE.format(extra=""))
+    report = scan([tmp_path / "node.yaml"], ["PRX016"])
+    (result,) = report.results
+    assert result.status.value == "not-evaluable", result
+    # no HostedCluster is involved: the advice names the config's proxy_ca_files only
+    assert "inputs.proxy_ca_files" in result.reason and "HostedCluster" not in result.reason
