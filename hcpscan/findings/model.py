@@ -130,6 +130,9 @@ class Finding:
     facts: dict[str, Any] = _field(default_factory=dict)  # structured, for fixes (see Violation)
     # What the check says would clear it (hcpscan.fixes turns it into ``fix``); not reported.
     remedy: Remedy | NoFix | None = _field(default=None, repr=False, compare=False)
+    # The findings at other objects folded into this one (one root cause, one finding): each
+    # keeps its own remedy, so ``hcpscan fix`` clears every reader, not only the first.
+    folded: list[Finding] = _field(default_factory=list, repr=False, compare=False)
     fix: Fix | None = None
     data: dict[str, Any] = _field(default_factory=dict)  # exact values a fix needs (JSON-ready)
 

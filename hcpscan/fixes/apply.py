@@ -49,11 +49,26 @@ def _place_order(finding: Finding) -> tuple[str, int, int]:
     return (source.file, -source.doc_index, -source.line)
 
 
+def _with_folded(findings: Iterable[Finding]) -> list[Finding]:
+    """Every finding, and the findings folded into it whose remedy changes another object
+    (one noProxy string a chart renders into ten workloads is one finding, but ten edits)."""
+    out: list[Finding] = []
+    for finding in findings:
+        out.append(finding)
+        targets = {id(finding.remedy.target)} if isinstance(finding.remedy, Remedy) else set()
+        for other in finding.folded:
+            if isinstance(other.remedy, Remedy) and id(other.remedy.target) not in targets \
+                    and other.status is finding.status:
+                targets.add(id(other.remedy.target))
+                out.append(other)
+    return out
+
+
 def fix_all(findings: Iterable[Finding], no_fix_why: dict[str, str]) -> Outcome:
     """Plan every failing finding's remedy in turn on the files' current text."""
     outcome = Outcome(FileTexts())
     # Bottom of each file first: an edit never moves the lines of an object still to fix.
-    findings = sorted(findings, key=_place_order)
+    findings = sorted(_with_folded(findings), key=_place_order)
     for finding in findings:
         remedy = finding.remedy
         if isinstance(remedy, Remedy):

@@ -38,6 +38,13 @@ HYPERSHIFT_LOCAL_DOMAIN = "hypershift.local"
 # server), each with a konnectivity proxy sidecar.
 DATA_PLANE_PROXY_WORKLOADS = ("control-plane-operator", "ingress-operator", "oauth-openshift",
                               "openshift-apiserver")
+# Those of them that reach the data plane through a konnectivity sidecar or proxy env. The
+# control-plane-operator dials through konnectivity in process: the HyperShift operator renders
+# it with no sidecar and only the management cluster's proxy env, which it lacks when the
+# management cluster has no proxy (reconcileControlPlaneOperatorDeployment), so its carrying no
+# proxy says nothing (PRX017 judges its management proxy env).
+SIDECAR_PROXY_WORKLOADS = tuple(w for w in DATA_PLANE_PROXY_WORKLOADS
+                                if w != "control-plane-operator")
 # Control-plane workloads the HyperShift operator gives the management cluster's proxy env
 # (seed 000: "Control plane deployments that need external access are configured with the proxy
 # environment variables of the management cluster"), and their main container.
@@ -131,6 +138,12 @@ class HostedCluster:
         proxy is set (DOMAIN.md §3, support/globalconfig/proxy.go): fixed local entries,
         the cluster's machine, pod and service networks (never 0.0.0.0/0), the cloud
         metadata address, AWS's internal domain, then the user's entries."""
+        user = self.proxy.get("noProxy")
+        return self.computed_no_proxy_with(user if isinstance(user, str) else None)
+
+    def computed_no_proxy_with(self, user: str | None) -> str:
+        """The noProxy HyperShift would compute were ``spec.configuration.proxy.noProxy``
+        ``user`` (what a fix of the user's value leads to)."""
         entries = list(HYPERSHIFT_NO_PROXY)
         for net in (*self.machine_networks, *self.cluster_networks, *self.service_networks):
             if net not in ("0.0.0.0/0", "::/0"):
@@ -140,8 +153,7 @@ class HostedCluster:
         if self.platform == "AWS":
             region = str(self.obj.get("spec.platform.aws.region") or "")
             entries.append(".ec2.internal" if region == "us-east-1" else f".{region}.compute.internal")
-        user = self.proxy.get("noProxy")
-        if isinstance(user, str) and user:
+        if user:
             entries += [e for e in user.split(",") if e]
         return ",".join(dict.fromkeys(entries))  # a set upstream: each entry once
 

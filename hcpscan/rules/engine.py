@@ -257,14 +257,16 @@ def _one_per_place(findings: list[Finding]) -> list[Finding]:
     """A rule's findings at one place (object and field) are one problem with one cause —
     a ConfigMap value that several workloads read, a publishing strategy that exposes two
     ports: one finding, whose evidence names every case after the first."""
-    merged: dict[str, Finding] = {}
+    merged: dict[tuple[str, Status], Finding] = {}
     for finding in findings:
-        first = merged.setdefault(finding.key, finding)
+        # a suppressed reader never hides one that is not (and the other way round)
+        first = merged.setdefault((finding.key, finding.status), finding)
         if first is finding:
             continue
         for line in (f"also: {finding.message}", *finding.evidence):
             if line not in first.evidence:
                 first.evidence.append(line)
+        first.folded.append(finding)
     return list(merged.values())
 
 
@@ -318,5 +320,16 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
                       evidence=[mask_credentials(e) for e in violation.evidence],
                       remedy=violation.remedy,
                       data=_masked(violation.data), facts=violation.facts)
-    suppressor.apply(finding, obj, rule.info.category)
+    # a folded reader's problem is silenced by the reader's own suppressions, not by those of
+    # the object it is reported at (an annotation on one workload is no exemption for others)
+    reader = violation.reader
+    suppressor.apply(finding, reader or obj, rule.info.category,
+                     object_ref(reader) if reader is not None else None)
+    if reader is not None and finding.status is Status.FAIL:
+        probe = dataclasses.replace(finding, notes=[], status=Status.FAIL, suppression=None)
+        suppressor.apply(probe, obj, rule.info.category)
+        if probe.suppression is not None and probe.suppression.source != "baseline":
+            # the first place is exempt, this reader is not: report it at its own place
+            finding.object, finding.field = object_ref(reader), violation.reader_field
+            finding.location = location_of(ctx, reader, violation.reader_field)
     return finding

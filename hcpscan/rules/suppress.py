@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hcpscan.findings.model import Finding, Status, Suppression
+from hcpscan.findings.model import Finding, ObjectRef, Status, Suppression
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.config import Exemption
 
@@ -38,8 +38,10 @@ class Suppressor:
         self.baseline = baseline or {}
         self.today = today or dt.date.today()
 
-    def apply(self, finding: Finding, obj: K8sObject, category: str) -> None:
-        """Mark ``finding`` suppressed when something says so; note expired exemptions."""
+    def apply(self, finding: Finding, obj: K8sObject, category: str,
+              ref: ObjectRef | None = None) -> None:
+        """Mark ``finding`` suppressed when something says so; note expired exemptions.
+        ``ref``: the object config exemptions match (default: the finding's)."""
         annotation = obj.annotations.get(ANNOTATION)
         if isinstance(annotation, str):
             ids, reason = parse_annotation(annotation)
@@ -48,7 +50,7 @@ class Suppressor:
                                                     reason or "no reason given in the annotation"))
                 return
         for exemption in self.exemptions:
-            if not _exemption_matches(exemption, finding, category):
+            if not _exemption_matches(exemption, finding, category, ref):
                 continue
             if exemption.expires and exemption.expires < self.today:
                 finding.notes.append(f"exemption for {exemption.rule} expired on "
@@ -68,8 +70,9 @@ class Suppressor:
         finding.suppression = suppression
 
 
-def _exemption_matches(ex: Exemption, finding: Finding, category: str) -> bool:
-    o = finding.object
+def _exemption_matches(ex: Exemption, finding: Finding, category: str,
+                       ref: ObjectRef | None = None) -> bool:
+    o = ref or finding.object
     return ((ex.rule in (finding.rule_id, category, "*"))
             and fnmatch.fnmatchcase(o.namespace, ex.namespace)
             and fnmatch.fnmatchcase(o.name, ex.name)

@@ -266,9 +266,12 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
 
 
 # API groups of configuration files tools read on a workstation, never applied to a cluster:
-# oc-mirror's ImageSetConfiguration, kind's cluster config, kubeadm's config file.
+# oc-mirror's ImageSetConfiguration, kind's cluster config, kubeadm's config file (which holds
+# the KubeletConfiguration and KubeProxyConfiguration documents kubeadm hands on beside its own).
 _CLIENT_SIDE_GROUPS = {"mirror.openshift.io": "read by oc-mirror", "kind.x-k8s.io": "read by kind",
-                       "kubeadm.k8s.io": "read by kubeadm"}
+                       "kubeadm.k8s.io": "read by kubeadm",
+                       "kubelet.config.k8s.io": "read by the kubelet, or kubeadm",
+                       "kubeproxy.config.k8s.io": "read by kube-proxy, or kubeadm"}
 
 
 def _client_side(body: dict[str, Any]) -> str:

@@ -66,15 +66,30 @@ def parse_unit(text: str) -> Unit:
             section = stripped[1:-1].strip()
             unit.sections.setdefault(section, number)
             continue
-        if section != "Service" or "=" not in stripped:
+        if "=" not in stripped:
             continue
         key, _, value = stripped.partition("=")
         key = key.strip()
+        if section != "Service":
+            if key in ("Environment", "EnvironmentFile") and _misplaced(section):
+                # systemd: "Assignment outside of section" / "Unknown key name ... in
+                # section 'Unit'" / "Unknown section 'service'", each time "Ignoring"
+                where = f"in [{section}]" if section is not None else "before any section"
+                unit.problems.append((number, f"{key}={value.strip()} {where}: systemd "
+                                      "ignores it (it is read only under [Service], spelt so)"))
+            continue
         if key == "Environment":
             _assignments(value.strip(), number, unit)
         elif key == "EnvironmentFile":
             unit.environment_files.append((value.strip().lstrip("-"), number))
     return unit
+
+
+def _misplaced(section: str | None) -> bool:
+    """A section where a service's Environment= is surely lost: none yet, [Unit], [Install],
+    or [Service] spelt in another case (section names are case-sensitive)."""
+    return section is None or section in ("Unit", "Install") or (
+        section.lower() == "service" and section != "Service")
 
 
 def _assignments(value: str, number: int, unit: Unit) -> None:

@@ -3,6 +3,7 @@ reported once, at its first place, naming every workload that reads it (issue 24
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.rules.harness import scan
@@ -53,3 +54,29 @@ def test_different_values_stay_different_findings(tmp_path: Path) -> None:
     (tmp_path / "two.yaml").write_text(text)
     report = scan([tmp_path / "two.yaml"], ["PRX005"])
     assert sorted(f.object.name for f in report.findings) == ["a", "b"]
+
+
+def test_fix_clears_every_reader_of_a_folded_value(tmp_path: Path, run_cli) -> None:
+    # one finding for the root cause, but the value is written in each workload: `hcpscan fix`
+    # must edit all of them, or the next scan reports the same problem at the second reader
+    path = _chart(tmp_path, ".svc,127.0.0.1,localhost", ["svc-0", "svc-1", "svc-2"])
+    result = run_cli("fix", str(path), "--select", "PRX005", "--no-progress")
+    assert result.code in (0, 1), result.err
+    assert path.read_text().count("value: .svc,127.0.0.1,localhost,.cluster.local") == 3
+    after = run_cli("scan", str(path), "--select", "PRX005", "--format", "json", "--no-progress")
+    assert json.loads(after.out)["findings"] == []
+
+
+def test_an_annotation_on_the_first_reader_does_not_silence_the_others(tmp_path: Path) -> None:
+    # hcpscan.io/ignore is the exemption of the object it is on; the other workloads that
+    # read the same bad value are still reported, each at its own place
+    docs = [RENDERED.format(name=n, no_proxy=".svc,127.0.0.1,localhost")
+            for n in ("svc-0", "svc-1", "svc-2")]
+    docs[0] = docs[0].replace("  namespace: apps\n", "  namespace: apps\n  annotations:\n"
+                              "    hcpscan.io/ignore: 'PRX005: reaches nothing in-cluster'\n")
+    (tmp_path / "rendered.yaml").write_text("---\n".join(docs))
+    report = scan([tmp_path / "rendered.yaml"], ["PRX005"])
+    shown = sorted((f.object.name, f.status.value) for f in report.findings)
+    assert shown == [("svc-0", "suppressed"), ("svc-1", "fail"), ("svc-2", "fail")]
+    for finding in report.findings:
+        assert f"Deployment apps/{finding.object.name} " in finding.message

@@ -63,3 +63,20 @@ def test_an_image_set_configuration_is_no_cluster_object(tmp_path, run_cli):
     assert [d["message"] for d in report["diagnostics"]] == []
     assert any("client-side configuration (ImageSetConfiguration, read by oc-mirror)"
                in p["reason"] for p in report["passed_over"])
+
+
+def test_a_kubeadm_config_file_with_kubelet_and_kube_proxy_documents_is_no_cluster_object(
+        tmp_path, run_cli):
+    # `kubeadm config print init-defaults --component-configs KubeletConfiguration,...` writes
+    # them in one file: none of its documents is a cluster object that lacks a name
+    (tmp_path / "kubeadm.yaml").write_text(
+        "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\n"
+        "networking: {podSubnet: 10.244.0.0/16}\n---\n"
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+        "cgroupDriver: systemd\n---\n"
+        "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n"
+        "mode: ipvs\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: d}\ndata: {a: b}\n")
+    report = json.loads(run_cli("scan", str(tmp_path), "--format", "json").out)
+    assert [d["message"] for d in report["diagnostics"]] == []
+    assert len([p for p in report["passed_over"] if "client-side" in p["reason"]]) == 3

@@ -81,8 +81,12 @@ def proxy_ca_for(inventory: Inventory, obj: K8sObject, known: list[KnownProxyCA]
             return ProxyCA([], f"the proxy's CA ({format_path(ca.field)} of {hosted.object.ref}) "
                                f"cannot be read: {ca.detail or ca.state}")
     if not found:
-        return ProxyCA([], "the proxy's CA is not known: name it in the HostedCluster's "
-                           "configuration.proxy.trustedCA or in inputs.proxy_ca_files")
+        # outside an HCP namespace (a Cluster API node) only the user's files can name it
+        where = ("the HostedCluster's configuration.proxy.trustedCA or in "
+                 if hosted is not None else "")
+        return ProxyCA([], f"the proxy's CA is not known: name it in {where}"
+                           "inputs.proxy_ca_files (PEM files of the proxy's CA, in the hcpscan "
+                           "config)")
     return ProxyCA(found)
 
 
@@ -172,7 +176,8 @@ def container_loaded(inventory: Inventory, ref: ContainerRef) -> LoadedCA:
         if volume is None:
             continue
         for path, text, origin in _mounted_files(inventory, ref.obj, volume, mount):
-            if not (path in files or posixpath.dirname(path) in dirs):
+            if not (path in files or posixpath.dirname(path) in dirs
+                    or (text is None and _covers(path, files, dirs))):
                 continue
             if text is None:
                 loaded.unknown = f"{origin} mounted at {path} {_why_unknown(origin)}"
@@ -182,6 +187,14 @@ def container_loaded(inventory: Inventory, ref: ContainerRef) -> LoadedCA:
     return loaded
 
 
+def _covers(mount_path: str, files: tuple[str, ...], dirs: tuple[str, ...]) -> bool:
+    """Whether a mount whose keys are unknown (its object is not in the input) may put a file
+    where Go reads one: it is mounted at one of those directories or above one of the files."""
+    top = mount_path.rstrip("/") + "/"
+    return mount_path in dirs or any(f.startswith(top) for f in files) or any(
+        d.startswith(top) for d in dirs)
+
+
 def _why_unknown(origin: str) -> str:
     return "is not in the input" if "(missing)" not in origin else "is not readable"
 
@@ -189,7 +202,14 @@ def _why_unknown(origin: str) -> str:
 def _mounted_files(inventory: Inventory, obj: K8sObject, volume: dict[str, Any],
                    mount: dict[str, Any]) -> list[tuple[str, str | None, str]]:
     """(path in the container, text or None when unknown, where it comes from) for each file a
-    ConfigMap or Secret volume puts under the mount."""
+    ConfigMap, Secret or projected volume puts under the mount."""
+    projected = volume.get("projected")
+    if isinstance(projected, dict):
+        out = []
+        for source in projected.get("sources") or []:
+            if isinstance(source, dict) and ("configMap" in source or "secret" in source):
+                out += _mounted_files(inventory, obj, source, mount)
+        return out
     kind, spec = ("ConfigMap", volume.get("configMap")) if "configMap" in volume else (
         "Secret", volume.get("secret"))
     if not isinstance(spec, dict):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import zlib
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -127,8 +128,8 @@ def decode_data_url(source: Any, compression: Any = None) -> str | None:
         if compression == "gzip":
             data = gzip.decompress(data)
         return data.decode("utf-8")
-    except (binascii.Error, ValueError, OSError, UnicodeDecodeError):
-        return None
+    except (binascii.Error, ValueError, OSError, EOFError, zlib.error, UnicodeDecodeError):
+        return None  # a truncated gzip stream raises EOFError, a corrupt one zlib.error
 
 
 def _environment(path: str, text: str) -> dict[str, tuple[str, int]]:

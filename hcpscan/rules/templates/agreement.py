@@ -271,8 +271,7 @@ def _dropin_values(ctx: Context, obj: K8sObject, ref: Side) -> dict[str, str]:
     cluster's own destinations it misses (as PRX005 judges a Go client's noProxy)."""
     values = {name: ref.value(name) for name in ("httpProxy", "httpsProxy", "noProxy")}
     if values["httpProxy"] or values["httpsProxy"]:
-        adds: list[str] = []
-        _missed(values["noProxy"], networks_for(ctx.inventory, obj), CLUSTER_OWN, GO, None, adds)
+        _, _, adds = _missed(values["noProxy"], networks_for(ctx.inventory, obj), CLUSTER_OWN, GO)
         have = split_entries(values["noProxy"])
         values["noProxy"] = ",".join([*have, *(a for a in dict.fromkeys(adds) if a not in have)])
     return values

@@ -39,7 +39,7 @@ from hcpscan.model.capi import (
     machine_owned,
 )
 from hcpscan.model.hostedcluster import (
-    DATA_PLANE_PROXY_WORKLOADS,
+    SIDECAR_PROXY_WORKLOADS,
     hcp_namespace,
 )
 from hcpscan.rules.context import Context
@@ -306,7 +306,7 @@ def _without_proxy(ctx: Context, hc: K8sObject, namespace: str, pool: list[Consu
     proxied = {id(c.object) for c in pool if c.kind == KONNECTIVITY_SIDECAR or (
         c.kind == CONTAINER and any(s is not None and (s.value or "").strip()
                                     for s in (c.http_proxy, c.https_proxy)))}
-    for name in DATA_PLANE_PROXY_WORKLOADS:
+    for name in SIDECAR_PROXY_WORKLOADS:
         for obj in ctx.inventory.query("Deployment", namespace=namespace, name=name,
                                        cluster=hc.cluster):
             if id(obj) in proxied or any(c.object is obj and c.unserved is not None for c in pool):
@@ -316,8 +316,9 @@ def _without_proxy(ctx: Context, hc: K8sObject, namespace: str, pool: list[Consu
             out.append(Side(f"{obj.ref}", {}, dict(ENV_NAMES), obj, anchor,
                             facts={"consumer": obj.ref, "container": ref.name if ref else ""},
                             evidence=[f"{obj.ref} is one of the control-plane workloads that reach "
-                                      "the outside through the data plane (OpenShift's hosted control planes networking docs): "
-                                      + ", ".join(DATA_PLANE_PROXY_WORKLOADS)],
+                                      "the outside through the data plane (OpenShift's hosted "
+                                      "control planes networking docs): "
+                                      + ", ".join(SIDECAR_PROXY_WORKLOADS)],
                             absent="sets no HTTP_PROXY/HTTPS_PROXY, so it never reaches the "
                                    "hosted cluster's proxy"))
     return out
@@ -444,6 +445,12 @@ def reference_sides(ctx: Context, subject: K8sObject, consumer: Side,
         return _installation(ctx)
     if relation == "secret-kubeconfig":
         namespace = reference.get("namespace", obj.namespace)
+        if obj.kind == "Secret" and obj.namespace == namespace and obj.name.startswith(
+                "bootstrap-"):
+            # the klusterlet's own bootstrap kubeconfig (bootstrap-hub-kubeconfig) is where the
+            # reference takes its settings from, not an add-on kubeconfig that inherits them
+            return NotApplicable(f"{obj.ref} is the bootstrap kubeconfig the reference "
+                                 "kubeconfig is made from")
         other = ctx.inventory.get("Secret", namespace, reference["secret"], obj.cluster)
         if other is None:
             return NotEvaluable(f"Secret {namespace}/{reference['secret']} is not in the input")

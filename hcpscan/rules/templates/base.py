@@ -43,6 +43,11 @@ class Violation:
     # Exact values a fix needs (missing noProxy entries, the CA a consumer lacks and where it
     # loads its bundle, the consumer's object and field), as JSON-ready data, not only text.
     data: dict[str, Any] = field(default_factory=dict)
+    # When ``subject`` is another reader's place for one root cause (a value written into
+    # several workloads, reported once): the object the problem is really in, whose own
+    # suppressions (annotation, config exemption) decide whether it is reported.
+    reader: K8sObject | None = None
+    reader_field: str = ""  # where the value is in ``reader``
 
 
 @dataclass(slots=True)

@@ -470,13 +470,18 @@ class NoProxyCoverage(Template):
                             else "no spec.configuration.proxy.noProxy")
                          + ", the cluster's networks and its platform")
             at, field = root_of(subject, anchor) if anchor else (None, "")
+            # a fix changes the user's value; for a HostedCluster what its readers get is the
+            # noProxy HyperShift computes from it (the cluster's networks are added there)
             check = lambda value: [m for r in runtimes  # noqa: E731
-                                   for m in _missed(value, nets, wanted, r, managed_kas,
-                                                    hosted or guest)[0]]
+                                   for m in _missed(hosted.computed_no_proxy_with(value)
+                                                    if hosted is not None else value, nets,
+                                                    wanted, r, managed_kas, hosted or guest)[0]]
+            reader, own_field = None, field
             if anchor is not None and anchor.value and c.kind == CONTAINER and at is None:
                 at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),
                                             subject, at, field)
-            yield Violation(field=field, subject=at,
+                reader = subject if at is not None else None
+            yield Violation(field=field, subject=at, reader=reader, reader_field=own_field,
                             remedy=noproxy_remedy(c, entries, check),
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},

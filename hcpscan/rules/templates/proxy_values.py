@@ -559,9 +559,12 @@ class ProxyValues(Template):
                     if isinstance(outcome, Violation) and condition in ("valid", "portable") \
                             and value.text.strip() and outcome.subject is None \
                             and value.consumer is not None and value.consumer.kind == CONTAINER:
+                        own_field = outcome.field
                         outcome.subject, outcome.field = same_value_root(
                             ctx, params, (condition, value.text, str(outcome.values["problem"])),
                             subject, outcome.subject, outcome.field)
+                        if outcome.subject is not None:
+                            outcome.reader, outcome.reader_field = subject, own_field
                     if isinstance(outcome, Violation) and len(twins.get(_twin_key(value), ())) > 1:
                         names = " and ".join(twins[_twin_key(value)])
                         outcome.evidence.append(f"{value.who} sets {names} to this one value: "

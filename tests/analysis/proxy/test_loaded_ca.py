@@ -110,3 +110,44 @@ def test_a_capi_node_that_writes_the_ca_into_its_trust_store_trusts_the_proxy(tm
              "        content: |\n" + pem)
     report = _node_scan(tmp_path, extra)
     assert (report.findings, report.results[0].status.value) == ([], "pass")
+
+
+def test_a_bundle_in_a_projected_volume_is_loaded() -> None:
+    inventory, ref = _sidecar(PASS)
+    volumes = ref.obj.get(ref.pod_path)["volumes"]
+    (trusted,) = [v for v in volumes if v["name"] == "trusted-ca"]
+    trusted["projected"] = {"sources": [{"configMap": trusted.pop("configMap")}]}
+    loaded = container_loaded(inventory, ref)
+    assert [c.common_name for c in loaded.certificates] == ["corp-tls-proxy-ca"]
+
+
+def test_a_bundle_mounted_where_go_reads_from_a_configmap_not_in_the_input_is_unknown() -> None:
+    # the mount says Go reads the ConfigMap's files; without the ConfigMap nobody can say
+    # whether they hold the proxy's CA, so this is not 'loads no CA besides the system roots'
+    inventory, ref = _sidecar(PASS)
+    inventory = Inventory([o for o in inventory
+                           if o.name != "trusted-ca-bundle-managed"])
+    (ref,) = [r for r in containers(inventory) if r.name == "konnectivity-proxy-https"]
+    loaded = container_loaded(inventory, ref)
+    assert loaded.certificates == []
+    assert "trusted-ca-bundle-managed mounted at /etc/pki/ca-trust/extracted/pem" in loaded.unknown
+
+
+def test_a_truncated_or_corrupt_gzip_data_url_is_unreadable_not_a_crash() -> None:
+    import gzip
+
+    whole = gzip.compress(b"-----BEGIN CERTIFICATE-----\n")
+    for payload in (whole[:12], whole[:10] + b"\xff" * 20):
+        url = "data:;base64," + base64.b64encode(payload).decode()
+        assert decode_data_url(url, "gzip") is None
+
+
+def test_a_capi_node_without_proxy_ca_files_is_told_where_to_name_the_ca(tmp_path: Path) -> None:
+    from tests.rules.harness import scan
+
+    (tmp_path / "node.yaml").write_text(CAPI_NODE.format(extra=""))
+    report = scan([tmp_path / "node.yaml"], ["PRX016"])
+    (result,) = report.results
+    assert result.status.value == "not-evaluable", result
+    # no HostedCluster is involved: the advice names the config's proxy_ca_files only
+    assert "inputs.proxy_ca_files" in result.reason and "HostedCluster" not in result.reason
