@@ -66,7 +66,7 @@ def test_an_archive_is_read_once_for_all_its_findings(tmp_path: Path, monkeypatc
         streamed.append(path)
         return real(path, *args, **kwargs)
 
-    inventory = Inventory(load_paths([str(archive)]).objects)
+    inventory = Inventory(load_paths([str(archive)]).objects, read_member=walk.ArchiveMembers().read)
     monkeypatch.setattr(walk, "iter_archive", counting)
     assert len(inventory.objects) == 50
     for obj in inventory.objects:
