@@ -56,7 +56,7 @@ from hcpscan.fixes.textedit import (
     scalar_text,
     spans_of,
 )
-from hcpscan.inventory.fieldpath import format_path
+from hcpscan.inventory.fieldpath import format_path, get_path
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
 
 _HELM_SOURCE = re.compile(r"^# Source: (?P<template>\S.*)$", re.MULTILINE)
@@ -276,7 +276,7 @@ def _kustomize_base(remedy: Remedy) -> Place | str:
     path, index, body = candidates[0]
     for e in remedy.edits:
         steps = getattr(e, "steps", None)
-        if steps is not None and _value(body, steps) != _value(target.body, steps):
+        if steps is not None and get_path(body, steps) != get_path(target.body, steps):
             return _by_hand(remedy, f"{path} (a kustomize patch sets {format_path(steps)}; "
                                     "change the patch)")
     return Place(path, os.path.relpath(path), index, None)
@@ -293,17 +293,6 @@ def _read_docs(path: str) -> list[tuple[int, object]]:
 def _same_name(base: str, built: str) -> bool:
     """kustomize's namePrefix/nameSuffix keep the base name inside the built one."""
     return bool(base) and (base == built or base in built)
-
-
-def _value(body: object, steps: tuple) -> object:
-    for step in steps:
-        if isinstance(step, int) and isinstance(body, list) and 0 <= step < len(body):
-            body = body[step]
-        elif isinstance(step, str) and isinstance(body, dict) and step in body:
-            body = body[step]
-        else:
-            return None
-    return body
 
 
 # -- fixes a person makes ------------------------------------------------------------------
@@ -407,7 +396,7 @@ def _live(remedy: Remedy, bodies: dict[int, Any]) -> Fix:
         resolved = resolved_edit(e, body)
         if resolved is None:
             continue
-        existed = _value(body, resolved.steps) is not None
+        existed = get_path(body, resolved.steps) is not None
         intend(body, resolved)
         pointer = "/" + "/".join(str(s).replace("~", "~0").replace("/", "~1")
                                  for s in resolved.steps)

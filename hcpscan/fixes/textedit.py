@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from hcpscan.findings.fix import AddDocument, AppendEntries, AppendItems, Edit, ReplaceKey, SetField
-from hcpscan.inventory.fieldpath import Step
+from hcpscan.inventory.fieldpath import Step, get_path
 
 Splice = tuple[int, int, str]  # (start offset, end offset, inserted text)
 
@@ -195,17 +195,6 @@ def _walk(node: yaml.Node, steps: tuple[Step, ...]) -> yaml.Node | None:
     return node
 
 
-def _get(body: Any, steps: tuple[Step, ...]) -> Any:
-    for step in steps:
-        if isinstance(step, int) and isinstance(body, list) and 0 <= step < len(body):
-            body = body[step]
-        elif isinstance(step, str) and isinstance(body, dict) and step in body:
-            body = body[step]
-        else:
-            return None
-    return body
-
-
 # -- what each edit means on the decoded body -----------------------------------------------
 
 
@@ -215,7 +204,7 @@ Resolved = SetField | AppendItems | ReplaceKey
 def resolved_edit(e: Edit, target: Any) -> Resolved | None:
     """An edit planned against the current value (None when nothing is left to do)."""
     if isinstance(e, ReplaceKey):
-        parent = _get(target, e.steps[:-1])
+        parent = get_path(target, e.steps[:-1])
         old = e.steps[-1]
         if not isinstance(parent, dict):
             raise EditError(f"{_path(e.steps[:-1])} is not a mapping in the object")
@@ -227,7 +216,7 @@ def resolved_edit(e: Edit, target: Any) -> Resolved | None:
             raise EditError(f"{_path(e.steps[:-1])} has {e.key} already")
         return e
     if isinstance(e, AppendEntries):
-        current = _get(target, e.steps)
+        current = get_path(target, e.steps)
         if isinstance(current, list):
             have = {str(x).strip() for x in current}
             return resolved_edit(AppendItems(e.steps, tuple(x for x in e.entries if x not in have)),
@@ -242,17 +231,17 @@ def resolved_edit(e: Edit, target: Any) -> Resolved | None:
         kept = text.rstrip().rstrip(",")
         return SetField(e.steps, ",".join([kept, *new] if kept else new))
     if isinstance(e, AppendItems):
-        current = _get(target, e.steps)
+        current = get_path(target, e.steps)
         items = tuple(x for x in e.items if not (isinstance(current, list) and x in current))
         return AppendItems(e.steps, items) if items else None
     if isinstance(e, SetField):
-        return None if _get(target, e.steps) == e.value else e
+        return None if get_path(target, e.steps) == e.value else e
     raise EditError(f"unknown edit {e!r}")
 
 
 def intend(target: Any, e: Resolved) -> None:
     """Make the edit on a decoded body (what the text must read back as)."""
-    parent = _get(target, e.steps[:-1])
+    parent = get_path(target, e.steps[:-1])
     last = e.steps[-1]
     if not (isinstance(parent, dict) or (isinstance(parent, list) and isinstance(last, int))):
         raise EditError(f"{_path(e.steps[:-1])} is not in the object")
@@ -268,7 +257,7 @@ def intend(target: Any, e: Resolved) -> None:
     if isinstance(e, SetField):
         box[last] = e.value
     else:
-        current = _get(target, e.steps)
+        current = get_path(target, e.steps)
         if current is None:
             box[last] = list(e.items)
         else:

@@ -77,10 +77,11 @@ def format_path(steps: tuple[Step, ...] | list[Step]) -> str:
 
 
 def get_path(body: Any, path: str | tuple[Step, ...], default: Any = None) -> Any:
+    """The value at ``path`` in ``body``, or ``default`` when any step is not there."""
     cur = body
     for step in parse_path(path):
         if isinstance(step, int):
-            if not isinstance(cur, list) or step >= len(cur):
+            if not isinstance(cur, list) or not 0 <= step < len(cur):
                 return default
             cur = cur[step]
         else:
