@@ -23,8 +23,9 @@ The proxy's CA is what the HostedCluster names in ``configuration.proxy.trustedC
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy.containers import ContainerRef
@@ -54,8 +55,8 @@ class LoadedCA:
 
     loads_at: str  # how the consumer loads its bundle, for evidence and fixes
     field: tuple[Step, ...]  # where in the consumer's object a CA would be added
-    certificates: list[Certificate] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)  # each bundle read, where it comes from
+    certificates: list[Certificate] = dataclasses.field(default_factory=list)
+    sources: list[str] = dataclasses.field(default_factory=list)  # each bundle read, where it comes from
     unknown: str = ""  # why what it loads cannot be read offline
 
 
