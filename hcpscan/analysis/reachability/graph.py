@@ -169,7 +169,7 @@ class ReachabilityGraph:
         router = None
         if has_ways_through_controllers(self.inventory, model.cluster):
             router = add_controller(self.inventory, model.cluster, ROUTER, classes, namespaces)
-        view = ClusterView(model, None, [], router,  # type: ignore[arg-type]
+        view = ClusterView(model, None, [], router,  # type: ignore[arg-type]  # evaluation: set below, once the atoms are cut
                            IPSpace.union_of(networks["machine"]))
         for klass in model.classes:
             view.paths[klass.index] = (service_paths(self.inventory, klass)

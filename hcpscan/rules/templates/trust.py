@@ -88,7 +88,7 @@ def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
 
 
 def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
-    return ctx.analysis("known-proxy-cas", lambda inv: known_proxy_cas(  # type: ignore[no-any-return]
+    return ctx.analysis("known-proxy-cas", lambda inv: known_proxy_cas(
         inv, ctx.proxy.all, list(ctx.config.proxy_ca_files)))
 
 
