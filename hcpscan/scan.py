@@ -21,6 +21,7 @@ from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
 from hcpscan.fixes.plan import attach_fixes
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.kept import PRUNABLE
+from hcpscan.inventory.resources import plural_of, resources_for
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.context import Context
 from hcpscan.rules.engine import check_selectors, evaluate, select_rules
@@ -29,7 +30,6 @@ from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.rules.templates import TEMPLATES
-from hcpscan.sources.layout import plural_of
 from hcpscan.sources.loader import ResourceNeeds
 
 
@@ -42,11 +42,6 @@ class _Served(Protocol):
 
 
 R = TypeVar("R", bound=_Served)
-
-# Synthetic kinds come from these resources (or from files outside any dump layout).
-_SYNTHETIC_SOURCES = {"Kubeconfig": ("secrets",), "IgnitionConfig": ("secrets",),
-                      "SystemdDropIn": ("secrets",), "InstallConfig": ("configmaps", "secrets")}
-
 
 @dataclass(slots=True)
 class RuleSelection:
@@ -82,11 +77,11 @@ def served_also_read(rules: list[Rule], served: Iterable[R]) -> list[R]:
 
 
 def resource_needs(rules: list[Rule]) -> ResourceNeeds:
-    plurals = {"namespaces"}
-    for kind in kinds_needed(rules):
-        plurals.update(_SYNTHETIC_SOURCES.get(kind, (plural_of(kind),)))
+    """What loading (and live listing) reads for ``rules``: the resources of the kinds
+    they read (inventory/resources.py), namespaces always."""
+    plurals = set(resources_for(kinds_needed(rules)))
     for rule in rules:
-        plurals.update(rule.needs)
+        plurals.update(rule.needs)  # deprecated in a user's rule file, still read
     groups = {word for rule in rules for word in TEMPLATES[rule.template].reads_groups}
     return ResourceNeeds(frozenset(plurals), frozenset(groups), pruned_kinds(rules))
 

@@ -19,7 +19,7 @@ from hcpscan.inventory.store import UnavailableKind
 from hcpscan.publish import FIELD_MANAGER, check_served, publish_reports, served_apis
 from hcpscan.reporters.openreports import OPENREPORTS, build_reports, cluster_identity, empty_reports
 from hcpscan.reporters.policyreport import POLICYREPORT
-from hcpscan.scan import RunClock, kinds_needed, run_scan, served_also_read
+from hcpscan.scan import RunClock, kinds_needed, resource_needs, run_scan, served_also_read
 from hcpscan.sources.live import ClusterTarget, LiveError, connect, discover, read_cluster
 from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB, ApiError, Connection
 from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
@@ -126,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
     _check_arguments(args)
     prepared = prepare_rules(args, [])
     namespaces = _namespaces(args)
-    plurals = {plural for rule in prepared.rules for plural in rule.needs}
+    plurals = resource_needs(prepared.rules).plurals or frozenset()  # as loading files reads
     target = ClusterTarget(args.kubeconfig, args.context, args.request_timeout,
                            exec_timeout=args.exec_timeout,
                            max_response_bytes=int(args.max_response_size * (1 << 20)))
@@ -141,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, conn: Connection,
-          namespaces: list[str] | None, plurals: set[str]) -> int:
+          namespaces: list[str] | None, plurals: frozenset[str]) -> int:
     try:
         discovery = discover(conn, args.concurrency)
         read = read_cluster(conn, discovery, kinds_needed(prepared.rules), plurals, namespaces,

@@ -44,12 +44,12 @@ class Context:
     @property
     def proxy(self) -> ProxyConsumers:
         """The proxy model's consumers, indexed (built on first use, then shared)."""
-        return self.analysis("proxy", ProxyConsumers)  # type: ignore[no-any-return]
+        return self.analysis("proxy", ProxyConsumers)
 
     @property
     def relations(self) -> Relations:
         """The pairings between proxy consumers and what they must agree with (built once)."""
-        return self.analysis(  # type: ignore[no-any-return]
+        return self.analysis(
             "proxy-relations", lambda inv: Relations(inv, self.proxy))
 
     def reachability(self) -> ReachabilityGraph:

@@ -100,6 +100,9 @@ def load_rule_file(path: Path, builtin: bool = False, schema_checked: bool = Fal
     if builtin:
         problems += [((), f"a built-in rule needs '{key}'") for key in ("category", "docs")
                      if key not in data]
+        if "needs" in data:  # derived from the kinds it reads (inventory/resources.py)
+            problems.append((("needs",), "needs: a built-in rule names no resources; they follow "
+                                         "from the kinds it reads (docs/rule-resources.md)"))
     check = mapping_at(data, "check")
     name = check.get("template", check.get("primitive"))
     template = TEMPLATES.get(name) if isinstance(name, str) else None

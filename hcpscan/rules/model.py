@@ -26,6 +26,8 @@ class Rule:
     template: str
     params: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    # deprecated: resources (plurals) a user's rule file still names under ``needs:``; they are
+    # read besides the ones hcpscan derives from ``reads`` (scan.resource_needs)
     needs: tuple[str, ...] = ()
 
     @property

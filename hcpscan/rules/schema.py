@@ -33,7 +33,8 @@ RULE_SCHEMA: dict = {
             },
         },
         "needs": {"type": "array", "items": {"type": "string"},
-                  "description": "extra resources (plural names) the check reads"},
+                  "description": "deprecated: extra resources (plural names) to read, merged with the "
+                                 "ones derived from the kinds the rule reads (docs/rule-resources.md)"},
         "check": {
             "type": "object",
             "additionalProperties": False,

@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from hcpscan.inventory.resources import plural_of
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.interface import Entry
-from hcpscan.sources.layout import Placement, plural_of
+from hcpscan.sources.layout import Placement
 
 TIMESTAMP = "timestamp"
 CRD_PLURAL = "customresourcedefinitions"

@@ -96,23 +96,3 @@ def _place_cluster_scoped(cluster: str, root: tuple[str, ...], rest: tuple[str, 
     group = rest[0] if plural is not None else None
     return Placement(cluster, root, plural, None, rest[-1].endswith(".log") if rest else False,
                      group)
-
-
-_IRREGULAR = {
-    "Endpoints": "endpoints",
-    "NetworkPolicy": "networkpolicies",
-    "Proxy": "proxies",
-    "Ingress": "ingresses",
-}
-
-
-def plural_of(kind: str) -> str:
-    """The resource name (plural) the API server uses for a kind."""
-    if kind in _IRREGULAR:
-        return _IRREGULAR[kind]
-    lower = kind.lower()
-    if lower.endswith(("s", "x", "z", "ch", "sh")):
-        return lower + "es"
-    if lower.endswith("y") and lower[-2:-1] not in "aeiou":
-        return lower[:-1] + "ies"
-    return lower + "s"

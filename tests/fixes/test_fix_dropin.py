@@ -122,3 +122,26 @@ def test_lines_added_after_another_section_get_their_own_service_header(tmp_path
     content = remedy.edits[0].value
     assert 'Description=proxy settings\n[Service]\nEnvironment="HTTP_PROXY=' in content
     assert parse_unit(content).environment["HTTPS_PROXY"][0] == "http://192.168.52.220:3128"
+
+
+def test_the_dropin_s_noproxy_is_completed_with_the_cluster_s_own_destinations(tmp_path, run_cli):
+    """containerd and kubelet are Go clients: the drop-in gets the values' noProxy plus the
+    cluster's own destinations it misses (here the .svc names; Go never proxies loopback), after
+    the values' entries as written."""
+    tree = tmp_path / "fleet"
+    shutil.copytree(CASES, tree)
+    path = tree / GS
+    short = "cluster.local,100.64.0.0/13,100.96.0.0/11,172.16.0.0/16"
+    values = {"cluster": {"proxy": {"noProxy": short, "http": "http://192.168.52.220:3128",
+                                    "https": "http://192.168.52.220:3128"}}}
+    docs = list(yaml.safe_load_all(path.read_text()))
+    for doc in docs:
+        if isinstance(doc, dict) and doc["metadata"]["name"] == "mycluster-cluster-values":
+            doc["data"]["values"] = base64.b64encode(yaml.safe_dump(values).encode()).decode()
+    path.write_text(yaml.safe_dump_all(docs))
+    result = run_cli("fix", str(tree), "--no-progress", "--no-config", "--select", "PRX009")
+    assert result.code == 1, result.out + result.err
+    env = _dropin(_by_name(path)["mycluster-md-0"]["spec"]["template"]["spec"]["files"])
+    entries = env["NO_PROXY"].split(",")
+    assert env["NO_PROXY"] == env["no_proxy"] and entries[:4] == short.split(",")
+    assert entries[4:] == [".svc"]

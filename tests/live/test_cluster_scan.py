@@ -13,7 +13,7 @@ import yaml
 
 from hcpscan.cli.main import main
 from hcpscan.rules.config import ScanConfig
-from hcpscan.scan import RuleSelection, kinds_needed, load_rules
+from hcpscan.scan import RuleSelection, kinds_needed, load_rules, resource_needs
 from tests.live.conftest import EXAMPLE, write_kubeconfig
 
 # "path:line" of a file offline, of a virtual cluster/<context>/... path live
@@ -92,7 +92,7 @@ def test_live_scan_is_read_only_and_lists_only_what_rules_need(standin, pki, tmp
     assert {r.method for r in server.state.requests} == {"GET"}
     rules = load_rules(ScanConfig(), RuleSelection())
     kinds = kinds_needed(rules)
-    plurals = {p for r in rules for p in r.needs}
+    plurals = resource_needs(rules).plurals or frozenset()
     listed = {r.path for r in server.state.requests if r.query.get("limit")}
     allowed = {res.plural for res in server.state.resources if res.kind in kinds or res.plural in plurals}
     assert listed and {path.rsplit("/", 1)[1] for path in listed} <= allowed
@@ -197,3 +197,23 @@ def test_save_dump_of_hostile_objects_reads_back_with_the_same_diagnostics(stand
         assert any(f["rule_id"] == "PRX008" and f["object"]["name"] == "proxy-env" for f in report["findings"])
         messages = " ".join(d["message"] for d in report["diagnostics"])
         assert "NetworkPolicy shop/web is left out" in messages and "is a list" in messages, messages
+
+
+def test_a_rule_alone_lists_what_it_reads_as_loading_files_does(standin, pki, tmp_path, example_bodies):
+    """PRX012 reads kubeconfigs and install-configs, which hcpscan makes out of Secrets:
+    alone, live lists the Secrets as loading files reads them (one kind -> resource table,
+    inventory/resources.py), so it judges the same objects offline and live."""
+    server = standin(example_bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    live_out, offline_out = tmp_path / "live.json", tmp_path / "offline.json"
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--select", "PRX012",
+                           "--format", f"json={live_out}")
+    assert code in (0, 1), err
+    offline_code, _, err = hcpscan("scan", str(EXAMPLE), "--no-config", "--no-progress", "--select",
+                                   "PRX012", "--format", f"json={offline_out}")
+    live, offline = json.loads(live_out.read_text()), json.loads(offline_out.read_text())
+    listed = {r.path.rsplit("/", 1)[1] for r in server.state.requests if r.query.get("limit")}
+    assert "secrets" in listed and "deployments" not in listed
+    assert live["inventory"]["kinds"].get("Kubeconfig"), "the example's kubeconfig Secrets"
+    assert live["inventory"]["kinds"]["Kubeconfig"] == offline["inventory"]["kinds"]["Kubeconfig"]
+    assert comparable(live)[1] == comparable(offline)[1]

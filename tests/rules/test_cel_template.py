@@ -112,7 +112,7 @@ def test_reachable_asks_the_reachability_engine(run_cli, tmp_path):
 def _must_gather(root: Path, objects: list[dict]) -> Path:
     """``objects`` laid out as `oc adm must-gather` writes them: one List per kind and
     namespace, so the loader can leave out the kinds the selected rules do not read."""
-    from hcpscan.sources.layout import plural_of
+    from hcpscan.inventory.resources import plural_of
 
     base = root / "must-gather.local.1" / "image" / "namespaces"
     for obj in objects:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hcpscan.sources.layout import plural_of
+from hcpscan.inventory.resources import plural_of
 from tests.conftest import FIXTURES
 from tests.rules.harness import scan
 

@@ -161,8 +161,8 @@ def ignition_stub(body: Any) -> IgnitionStub | None:
     block = ignition.get("proxy")
     proxy = ({key: setting_text(block[key]) for key, _attr in PROXY_FIELDS
               if block.get(key) is not None} if isinstance(block, dict) else None)
-    config = ignition.get("config") if isinstance(ignition.get("config"), dict) else {}
-    merge = config.get("merge")
+    config = ignition.get("config")
+    merge = config.get("merge") if isinstance(config, dict) else None
     return IgnitionStub(proxy, tuple(m["source"] for m in merge if isinstance(m, dict)
                                      and isinstance(m.get("source"), str))
                         if isinstance(merge, list) else ())
@@ -325,13 +325,13 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         why = ("redacted in the dump" if value is not None and value.redacted else
                f"Secret {obj.namespace}/{content.secret_name} key {content.secret_key!r} is not "
                "in the inventory")
-        consumer = ConsumerProxy(KUBEADM_FILE, name, obj, program=unit_program(file_path))
+        unread = ConsumerProxy(KUBEADM_FILE, name, obj, program=unit_program(file_path))
         for var in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"):
-            consumer.variables[var] = Setting(var, None, via[0], unknown=why)
-        consumer.http_proxy, consumer.https_proxy, consumer.no_proxy = (
-            consumer.variables["HTTP_PROXY"], consumer.variables["HTTPS_PROXY"],
-            consumer.variables["NO_PROXY"])
-        return consumer
+            unread.variables[var] = Setting(var, None, via[0], unknown=why)
+        unread.http_proxy, unread.https_proxy, unread.no_proxy = (
+            unread.variables["HTTP_PROXY"], unread.variables["HTTPS_PROXY"],
+            unread.variables["NO_PROXY"])
+        return unread
     if text is None or origin is None:
         return None
     if is_environment_file(file_path):

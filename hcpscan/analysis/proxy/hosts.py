@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ipaddress
+from types import ModuleType
 
 from hcpscan.analysis.proxy.target import IPAddress
 
+_idna: ModuleType | None
 try:  # the `idna` package (a dependency of requests) implements UTS #46 like Go
-    import idna as _idna
+    import idna as _idna_package
+    _idna = _idna_package
 except ImportError:  # pragma: no cover - the stdlib codec is IDNA 2003, close enough
     _idna = None
 

@@ -23,8 +23,9 @@ The proxy's CA is what the HostedCluster names in ``configuration.proxy.trustedC
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy.containers import ContainerRef
@@ -54,8 +55,8 @@ class LoadedCA:
 
     loads_at: str  # how the consumer loads its bundle, for evidence and fixes
     field: tuple[Step, ...]  # where in the consumer's object a CA would be added
-    certificates: list[Certificate] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)  # each bundle read, where it comes from
+    certificates: list[Certificate] = dataclasses.field(default_factory=list)
+    sources: list[str] = dataclasses.field(default_factory=list)  # each bundle read, where it comes from
     unknown: str = ""  # why what it loads cannot be read offline
 
 
@@ -158,9 +159,9 @@ def node_loaded(inventory: Inventory, obj: K8sObject) -> LoadedCA:
 def container_loaded(inventory: Inventory, ref: ContainerRef) -> LoadedCA:
     """The bundles a Go program in container ``ref`` reads besides its image's own store: the
     ConfigMap and Secret files mounted where Go looks (or where SSL_CERT_FILE/DIR point)."""
-    env = {str(e.get("name")): e.get("value") for e in ref.spec.get("env") or []
-           if isinstance(e, dict) and isinstance(e.get("value"), str)}
-    files = (env["SSL_CERT_FILE"],) if env.get("SSL_CERT_FILE") else GO_CERT_FILES
+    env: dict[str, str] = {str(e.get("name")): str(e.get("value")) for e in ref.spec.get("env") or []
+                           if isinstance(e, dict) and isinstance(e.get("value"), str)}
+    files: tuple[str, ...] = (env["SSL_CERT_FILE"],) if env.get("SSL_CERT_FILE") else GO_CERT_FILES
     dirs = tuple(d for d in (env.get("SSL_CERT_DIR") or "").split(":") if d) or GO_CERT_DIRS
     read = (f"SSL_CERT_FILE={files[0]}" if env.get("SSL_CERT_FILE") else
             "the system bundle (/etc/pki/tls/certs/ca-bundle.crt ...)")

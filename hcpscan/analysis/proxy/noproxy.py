@@ -27,11 +27,9 @@ from hcpscan.analysis.proxy.runtimes.node import ProxyFromEnv, Undici
 from hcpscan.analysis.proxy.target import Target, parse_target
 
 # Order: Go first (what Kubernetes and OpenShift components use), then by popularity.
-RUNTIMES: dict[str, Runtime] = {
-    r.NAME: r for r in (
-        go, curl, python_urllib, requests, Undici(), ProxyFromEnv(), ruby, java, wget,  # type: ignore[misc]
-    )
-}
+_IN_ORDER: tuple[Runtime, ...] = (go, curl, python_urllib, requests, Undici(), ProxyFromEnv(),
+                                  ruby, java, wget)
+RUNTIMES: dict[str, Runtime] = {r.NAME: r for r in _IN_ORDER}
 RUNTIME_NAMES: tuple[str, ...] = tuple(RUNTIMES)
 
 

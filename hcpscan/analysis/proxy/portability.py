@@ -10,9 +10,10 @@ component uses.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 
 from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES, RuntimeRef, bypasses, parse_no_proxy, releases_where
-from hcpscan.analysis.proxy.target import TargetError, parse_target
+from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
 
 GO = "go"
 # Java reads system properties, not these variables (DOMAIN.md §7).
@@ -43,6 +44,13 @@ def _probes(raw: str) -> list[str]:
     return []
 
 
+def _differs(raw: str, url: Target, go: bool) -> Callable[[RuntimeRef], bool]:
+    """Whether a release decides ``url`` under ``raw`` otherwise than Go (``go``: direct)."""
+    def differs(ref: RuntimeRef) -> bool:
+        return bypasses(ref, raw, url).bypass != go
+    return differs
+
+
 def divergence(raw: str, pinned: dict[str, RuntimeRef] | None = None
                ) -> tuple[str, list[str]] | None:
     """(kind of entry, evidence lines) when some client decides differently from Go,
@@ -60,7 +68,7 @@ def divergence(raw: str, pinned: dict[str, RuntimeRef] | None = None
             continue  # a word that is no host (``[::1]}``) shows nothing about the entry
         go = bypasses(GO, raw, url).bypass
         differ = [text for rt in ENV_RUNTIMES if rt != GO and (text := releases_where(
-            rt, lambda ref, url=url, go=go: bypasses(ref, raw, url).bypass != go,
+            rt, _differs(raw, url, go),
             (pinned or {}).get(rt)))]
         if differ:
             how = "direct" if go else "through the proxy"

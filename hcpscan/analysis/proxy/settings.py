@@ -88,8 +88,8 @@ class Source:
     @property
     def ref(self) -> str:
         if self._ref is None:
-            self._name()
-        return self._ref  # type: ignore[return-value]
+            self._ref, self._field = self._named()
+        return self._ref
 
     @property
     def place(self) -> tuple[K8sObject, tuple[Step, ...]] | None:
@@ -119,22 +119,20 @@ class Source:
     @property
     def field(self) -> str:
         if self._field is None:
-            self._name()
-        return self._field  # type: ignore[return-value]
+            self._ref, self._field = self._named()
+        return self._field
 
-    def _name(self) -> None:
-        assert self._of is not None
+    def _named(self) -> tuple[str, str]:
+        if self._of is None:  # __init__ names it, of_field gives the object: never both None
+            raise RuntimeError("a proxy-setting Source with neither a name nor an object")
         _inventory, obj, steps = self._of
         if obj.origin is not None and obj.source.embedded_in:
             # a document inside another (a kubeconfig in a Secret): name the outer object
-            self._ref = obj.origin.ref
-            self._field = f"{obj.source.embedded_in} ({format_path(steps)})"
-        else:
-            self._ref, self._field = obj.ref, format_path(steps)
+            return obj.origin.ref, f"{obj.source.embedded_in} ({format_path(steps)})"
+        return obj.ref, format_path(steps)
 
     def _located(self) -> None:
-        if self._unlocated:
-            assert self._of is not None
+        if self._unlocated and self._of is not None:  # of_field sets both
             inventory, obj, steps = self._of
             loc = inventory.locate(obj, steps)
             self._path, self._line, self._unlocated = loc.path, loc.line, False

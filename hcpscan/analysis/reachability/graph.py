@@ -169,7 +169,7 @@ class ReachabilityGraph:
         router = None
         if has_ways_through_controllers(self.inventory, model.cluster):
             router = add_controller(self.inventory, model.cluster, ROUTER, classes, namespaces)
-        view = ClusterView(model, None, [], router,  # type: ignore[arg-type]
+        view = ClusterView(model, None, [], router,  # type: ignore[arg-type]  # evaluation: set below, once the atoms are cut
                            IPSpace.union_of(networks["machine"]))
         for klass in model.classes:
             view.paths[klass.index] = (service_paths(self.inventory, klass)
@@ -182,8 +182,8 @@ class ReachabilityGraph:
         view.atoms = cut(cuts, IPSpace.everything())
         primary = view.primary = primary_networks(self.inventory, model.cluster, model.namespaces, [])
         ids = {network: n for n, network in enumerate(sorted(set(primary.values())), 1)}
-        network_of = [ids.get(primary.get(k.namespace), 0) if k.index != router else -1
-                      for k in classes]
+        network_of = [-1 if k.index == router else ids[primary[k.namespace]]
+                      if k.namespace in primary else 0 for k in classes]
         view.evaluation = PolicyEvaluation(classes, model.policies, namespaces, view.atoms,
                                            view.atoms, self.options, model.admin,
                                            model.firewalls, network_of)
@@ -275,13 +275,15 @@ class ReachabilityGraph:
 
     def is_workload_source(self, source: str) -> bool:
         """Does ``source`` (a query's --from) name a workload rather than addresses?"""
-        return self._source(source)[0] == "workload"
+        return not isinstance(self._source(source), IPSpace)
 
-    def _source(self, source: str) -> tuple[str, object]:
+    @staticmethod
+    def _source(source: str) -> IPSpace | str:
+        """The addresses ``source`` names, or ``source`` itself when it names a workload."""
         try:
-            return "external", IPSpace.from_cidr(source)
+            return IPSpace.from_cidr(source)
         except AddressError:
-            return "workload", source
+            return source
 
     # -- flow verdicts --------------------------------------------------------------------
 
@@ -380,8 +382,9 @@ class ReachabilityGraph:
 
     def _internal_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
                         port: int) -> tuple[PathResult, ...]:
-        evidence = (self._egress(view, src, dst, _class_name(view, dst), protocol, port),
-                    self._ingress(view, dst, src, _class_name(view, src), protocol, port))
+        evidence: tuple[Evidence, ...] = (
+            self._egress(view, src, dst, _class_name(view, dst), protocol, port),
+            self._ingress(view, dst, src, _class_name(view, src), protocol, port))
         apart = self._network_apart(view, src, dst)
         if apart is not None:
             evidence = (apart, *evidence)
@@ -543,10 +546,9 @@ class ReachabilityGraph:
         protocol = normalise_protocol(protocol)
         view, workload, indices = self._workload_classes(target)
         target_peer = Peer(view.cluster, workload)
-        kind, value = self._source(source)
+        value = self._source(source)
         paths: list[PathResult] = []
-        if kind == "external":
-            assert isinstance(value, IPSpace)
+        if isinstance(value, IPSpace):
             pieces = [k for k, atom in enumerate(view.atoms) if value.overlaps(atom)]
             per_piece = [[p for dst in indices for p in self._external_paths(view, k, dst, protocol, port)]
                          for k in pieces]
@@ -554,7 +556,7 @@ class ReachabilityGraph:
             paths = (denied[0] if denied else per_piece[0]) if per_piece else []
             return Reach(Peer(view.cluster, addresses=value), target_peer, protocol, port,
                          tuple(_unique(paths)))
-        src_view, src_workload, src_indices = self._workload_classes(str(value))
+        src_view, src_workload, src_indices = self._workload_classes(value)
         if src_view is not view:
             return Reach(Peer(src_view.cluster, src_workload), target_peer, protocol, port, (
                 PathResult("none", False, (Evidence(NETWORK_POLICY, False,
@@ -573,7 +575,10 @@ class ReachabilityGraph:
         protocol = normalise_protocol(protocol)
         view, workload, indices = self._workload_classes(source)
         ev = view.evaluation
-        reached, isolated, deciding, isolating = [], True, [], []
+        reached: list[IPSpace] = []
+        isolated = True
+        deciding: list[AnyRule] = []
+        isolating: list[NetworkPolicyModel] = []
         walled: dict[tuple[int, int], list[int]] = {}  # (src, firewall rule) -> atoms it denies
         for src in indices:
             side = ev.egress_side(src)
@@ -617,7 +622,8 @@ class ReachabilityGraph:
         out = []
         for (src, index), atoms in sorted(walled.items()):
             firewall = view.evaluation.firewall_of(src)
-            assert firewall is not None
+            if firewall is None:  # walled holds only sources a firewall filtered
+                raise RuntimeError(f"no EgressFirewall for class {src}, which one walled")
             rule = firewall.rules[index]
             space = view.space_of(sum(1 << k for k in atoms))
             out.append(Evidence(EGRESS_FIREWALL, False, f"{rule.describe(firewall)} denies "
@@ -738,9 +744,9 @@ class ReachabilityGraph:
         part = evaluation.ingress_part(dst, evaluation.n + atom_index)
         policy_conns = part.connections if part is not None and part.connections else ConnectionSet.none()
         gate = self.perimeter.allowed(atom) if self.perimeter is not None else ConnectionSet.all()
-        out = []
+        out: list[tuple[str, ConnectionSet, tuple[Evidence, ...]]] = []
         direct = policy_conns.intersection(gate)
-        if direct:
+        if direct and part is not None:  # no part: no connections, so nothing direct
             out.append((POD_NETWORK, direct, (Evidence(
                 NETWORK_POLICY, True, _side_summary(evaluation.ingress_side(dst).policies, part)),)))
         for path in view.paths.get(dst, []):
@@ -816,10 +822,9 @@ def _class_name(view: ClusterView, index: int) -> str:
     return str(view.evaluation.classes[index])
 
 
-def _side_summary(policies: tuple[NetworkPolicyModel, ...], part: Part | None) -> str:
+def _side_summary(policies: tuple[NetworkPolicyModel, ...], part: Part) -> str:
     if not policies:
         return "no NetworkPolicy isolates ingress"
-    assert part is not None
     return "ingress allowed by " + ", ".join(_allowing(part))
 
 

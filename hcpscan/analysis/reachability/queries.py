@@ -51,7 +51,8 @@ class Peer:
     def to_json(self) -> dict[str, Any]:
         if self.workload is not None:
             return {"cluster": self.cluster, "workload": self.workload.ref}
-        assert self.addresses is not None
+        if self.addresses is None:  # every query gives one of the two
+            raise ValueError("a Peer with neither a workload nor addresses")
         return {"cluster": self.cluster, "addresses": self.addresses.cidrs()}
 
 

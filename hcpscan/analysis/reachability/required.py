@@ -182,11 +182,18 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
     if workers is None:
         return [FlowResult(flow, UNKNOWN, "input the user must supply: worker_cidrs (the "
                            "HostedCluster has no spec.networking.machineNetwork)")]
-    service = next(t.service for t in flow.targets if t.service)
+    endpoint = next(t for t in flow.targets if t.service)
+    service = endpoint.service
     way = declared_way(inventory, hc, service, hcp_route_router(inventory, hc))
     ns = hc.control_plane_namespace
     if isinstance(way, Undeclared):
         return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; {way.reason}")]
+    said: tuple[str, ...] = ()
+    if isinstance(way, Unpublished):  # no entry port: the connection is to the service's port
+        entry, published = endpoint.port_for(hc) or 0, "not published outside"
+    else:
+        entry, published, said = (way.entry[0], f"published as {way.kind}, entry {way.entry_text}",
+                                   way.evidence)
     target = f"{service} of HostedCluster {hc.namespace}/{hc.name}"
     place = inventory.locate(hc.obj, hc.publishing[service].field) if service in hc.publishing else None
     answers, notes = [], []
@@ -198,14 +205,13 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
                 notes.append(unknown)
                 continue
             for hop in hops:
-                paths.record(origin, protocol, way.entry[0], hop)
-            answers.append(paths.answer(origin, target, protocol, way.entry[0]))
+                paths.record(origin, protocol, entry, hop)
+            answers.append(paths.answer(origin, target, protocol, entry))
     if notes and not any(not a.open for a in answers):
         return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; " + "; ".join(notes))]
     status = OPEN if all(a.open for a in answers) else BLOCKED
-    return [FlowResult(flow, status, destination=f"{target} (published as {way.kind}, entry "
-                                                 f"{way.entry_text})", answers=tuple(answers),
-                       notes=(*way.evidence, *notes))]
+    return [FlowResult(flow, status, destination=f"{target} ({published})", answers=tuple(answers),
+                       notes=(*said, *notes))]
 
 
 def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, origin: str,
@@ -310,8 +316,8 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
             out.append((protocol, port, allows, evidence, note if isolated else "",
                         summary if isolated else ""))
         return out
-    port = endpoint.port_for(hc)
-    if port is None:
+    target_port = endpoint.port_for(hc)
+    if target_port is None:
         return []  # outside and management-kas targets carry a port (flows.yaml)
     space: IPSpace | None = None
     note = ""
@@ -322,9 +328,9 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
                     "in the input: judged as egress to any outside address")
     out = []
     for protocol in flow.protocols:
-        egress = graph.egress_outside(name, port, protocol)
+        egress = graph.egress_outside(name, target_port, protocol)
         allows = egress.allowed.contains(space) if space is not None else bool(egress.allowed)
-        out.append((protocol, port, allows, egress.evidence, note, ""))
+        out.append((protocol, target_port, allows, egress.evidence, note, ""))
     return out
 
 

@@ -271,7 +271,7 @@ def _dropin_values(ctx: Context, obj: K8sObject, ref: Side) -> dict[str, str]:
     cluster's own destinations it misses (as PRX005 judges a Go client's noProxy)."""
     values = {name: ref.value(name) for name in ("httpProxy", "httpsProxy", "noProxy")}
     if values["httpProxy"] or values["httpsProxy"]:
-        _, _, adds = _missed(values["noProxy"], networks_for(ctx.inventory, obj), CLUSTER_OWN, GO)
+        adds = _missed(values["noProxy"], networks_for(ctx.inventory, obj), CLUSTER_OWN, GO)[2]
         have = split_entries(values["noProxy"])
         values["noProxy"] = ",".join([*have, *(a for a in dict.fromkeys(adds) if a not in have)])
     return values
@@ -323,7 +323,7 @@ def dropin_lines_remedy(ctx: Context, side: Side, ref: Side, path: str) -> Remed
     items = obj.get(files) if obj is not None and files is not None else None
     index = next((i for i, f in enumerate(items) if isinstance(f, dict)
                   and str(f.get("path", "")).strip() == path), None) if isinstance(items, list) else None
-    if obj is None or files is None or index is None:
+    if obj is None or files is None or not isinstance(items, list) or index is None:
         return NoFix(f"{side.name} is not written in a bootstrap config's files")
     item = items[index]
     content, encoding = item.get("content"), str(item.get("encoding") or "")

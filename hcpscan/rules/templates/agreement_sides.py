@@ -275,7 +275,8 @@ def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome
     # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the
     # socks5 sidecar has no such flags (hypershift konnectivity-socks5-proxy/main.go)
     sidecars = [c for c in pool if c.kind == KONNECTIVITY_SIDECAR and c.serves == "http"]
-    orphans = [c for c in pool if c.kind == CONTAINER and c.via is None and c.unserved is not None]
+    orphans = [(c, c.unserved) for c in pool
+               if c.kind == CONTAINER and c.via is None and c.unserved is not None]
     bare = _without_proxy(ctx, subject, namespace, pool) if subject.kind == HOSTED_CLUSTER else []
     yield from bare
     if not sidecars and not orphans and not bare:
@@ -288,9 +289,7 @@ def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome
         yield Side(c.name, settings, dict(FLAG_NAMES), c.object,
                    format_path(_container_path(ctx, c)), facts={"consumer": c.name,
                                                                 "container": c.container or ""})
-    for c in orphans:
-        unserved = c.unserved
-        assert unserved is not None
+    for c, unserved in orphans:
         yield Side(c.name, {}, dict(ENV_NAMES), c.object, field_in(c.object, unserved),
                    facts={"consumer": c.name, "container": c.container or ""},
                    evidence=[f"{unserved.name} {unserved.value!r} at {unserved.source}", *c.notes],
@@ -507,11 +506,12 @@ def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
                          f" has no {related.cluster}{VALUES_SUFFIX} Secret in the input; by "
                          f"{side.name}, it")
         return sides
-    sides = _sides(related)
-    assert isinstance(sides, list)
-    for side in sides:
+    found = _sides(related)
+    if not isinstance(found, list):
+        return found
+    for side in found:
         _say_cluster(side, related.cluster, related.how)
-    return sides
+    return found
 
 
 def _say_cluster(side: Side, cluster: str, how: str, where: str = "") -> None:

@@ -18,8 +18,9 @@ subject was checked.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from hcpscan.findings.fix import NoFix, Remedy
@@ -32,17 +33,17 @@ if TYPE_CHECKING:
 @dataclass(slots=True)
 class Violation:
     field: str
-    values: dict[str, Any] = field(default_factory=dict)  # fill the rule's message template
-    evidence: list[str] = field(default_factory=list)
+    values: dict[str, Any] = dataclasses.field(default_factory=dict)  # fill the rule's message template
+    evidence: list[str] = dataclasses.field(default_factory=list)
     subject: K8sObject | None = None  # report on another object than the rule's subject
     # Structured facts a fix can be computed from (e.g. a flow's missing connections,
     # the blocking object, the subject workload); reported as the finding's ``facts``.
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: dict[str, Any] = dataclasses.field(default_factory=dict)
     # The minimal change that clears it (hcpscan.findings.fix), or why none is safe.
     remedy: Remedy | NoFix | None = None
     # Exact values a fix needs (missing noProxy entries, the CA a consumer lacks and where it
     # loads its bundle, the consumer's object and field), as JSON-ready data, not only text.
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = dataclasses.field(default_factory=dict)
     # When ``subject`` is another reader's place for one root cause (a value written into
     # several workloads, reported once): the object the problem is really in, whose own
     # suppressions (annotation, config exemption) decide whether it is reported.

@@ -177,16 +177,16 @@ def scope_of(ctx: Context, graph: ReachabilityGraph, subject: K8sObject,
         picked = [(item, _named(graph.select_workloads(subject.cluster, ns, _labels(item))))
                   for item in items or []]
         return Scope(subject, hc, picked)
-    hc = hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster)
+    hosting = hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster)
     if items:
         return NotEvaluable(f"params.{selection_key(params)} picks workloads of a HostedCluster's "
                             f"control plane; {subject.ref} is not a HostedCluster")
     if is_network_policy(subject):
-        return Scope(subject, hc, [({}, _named(graph.selected_by(subject)))])
+        return Scope(subject, hosting, [({}, _named(graph.selected_by(subject)))])
     workload = Workload(subject.namespace, subject.name, subject.kind)
     if not graph.has_workload(f"{subject.cluster}:{workload.ref}"):
         return NotEvaluable(f"{subject.ref} is not in the reachability graph")
-    return Scope(subject, hc, [({}, [workload])])
+    return Scope(subject, hosting, [({}, [workload])])
 
 
 def _named(workloads: list[Workload]) -> list[Workload]:
@@ -315,8 +315,8 @@ class Reach(GraphTemplate):
         if not isinstance(scope, Scope):
             yield scope
             return
-        if subject.kind == HOSTED_CLUSTER and not scope.picked:
-            found = _spec_only(ctx, graph, scope, params)
+        if subject.kind == HOSTED_CLUSTER and scope.hc is not None and not scope.picked:
+            found = _spec_only(ctx, graph, scope, scope.hc, params)
         elif params.get("direction", IN) == OUT:
             found = check_out(ctx, graph, scope, params)
         else:
@@ -327,24 +327,23 @@ class Reach(GraphTemplate):
             yield outcome
 
 
-def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: HostedCluster,
                params: dict[str, Any]) -> Iterable[Outcome]:
     """A HostedCluster subject of a rule that picks no workloads of its control plane: the
     workloads are subjects of their own where they are in the input; otherwise the spec's
     services that publish one of the rule's ports are judged (direction in), and what the
     spec cannot say is named."""
-    hc = scope.hc
-    assert hc is not None
     ns = hc.control_plane_namespace
     if graph.workloads(scope.subject.cluster, ns):
         yield NotApplicable(f"the workloads of HCP namespace {ns} are judged one by one")
         return
     ports = scope.ports({}, params) or []
-    published = [({"service": service}, []) for service, pod_ports in SERVICE_POD_PORTS.items()
+    published: list[tuple[dict[str, Any], list[Workload]]] = [
+        ({"service": service}, []) for service, pod_ports in SERVICE_POD_PORTS.items()
                  if service in hc.publishing and params.get("direction", IN) == IN
                  and any((hc.kas_port if p == "kas" else p) in ports for p in pod_ports)]
     if published:
-        yield from _declared_in(ctx, graph, Scope(scope.subject, hc, published), params)
+        yield from _declared_in(ctx, graph, Scope(scope.subject, hc, published), hc, params)
         return
     shown = "/".join(map(str, ports)) or "the rule's ports"
     yield NotEvaluable(f"HCP namespace {ns} is not in the input: spec.services publishes none of "
@@ -357,7 +356,7 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     expect = params.get("expect", "only-allowed")
     if scope.hc is not None and scope.subject.kind == HOSTED_CLUSTER and \
             not graph.workloads(scope.subject.cluster, scope.hc.control_plane_namespace):
-        yield from _declared_in(ctx, graph, scope, params)  # a GitOps tree: the spec alone
+        yield from _declared_in(ctx, graph, scope, scope.hc, params)  # a GitOps tree: the spec alone
         return
     absent = none_present(scope)
     if absent is not None:
@@ -389,13 +388,11 @@ def _allowed(ctx: Context, hc: HostedCluster | None,
     return allowed_space(ctx, hc, params.get("allowed", [MACHINE_NETWORK]))
 
 
-def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: HostedCluster,
                  params: dict[str, Any]) -> Iterable[Outcome]:
     """Judge each target's spec.services entry from the HostedCluster alone: its HCP
     namespace is not in the input (a GitOps tree), but its publishing strategies, its
     allowedCIDRBlocks, the management router's IngressController and the perimeter are."""
-    hc = scope.hc
-    assert hc is not None
     services = list(dict.fromkeys(str(item.get("service") or "") for item, _ in scope.picked))
     if "" in services:
         yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input, and "
@@ -408,25 +405,29 @@ def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
         missing = [way.reason] if isinstance(way, Undeclared) else []
         if allowed is None and not isinstance(way, Unpublished):
             missing.append(_no_allowed_input(params.get("allowed", [MACHINE_NETWORK])).reason)
-        if missing:
+        if isinstance(way, Undeclared) or missing:
             yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input; "
                                + "; ".join(missing))
             continue
+        expect = params.get("expect", "only-allowed")
         for protocol in protocols_of(params):
-            yield from _declared_verdict(ctx, graph, hc, way, allowed, protocol,
-                                         params.get("expect", "only-allowed"))
+            if isinstance(way, Unpublished):
+                yield from _unpublished_verdict(way, allowed, protocol, expect)
+            elif allowed is not None:  # else missing named it above
+                yield from _declared_verdict(ctx, graph, hc, way, allowed, protocol, expect)
+
+
+def _unpublished_verdict(way: Unpublished, allowed: tuple[IPSpace, str] | None, protocol: str,
+                         expect: str) -> Iterable[Outcome]:
+    if expect == "all-allowed" and allowed is not None:
+        for cidr in allowed[0].cidrs():
+            yield Violation(field="spec.services", values={"source": cidr, "protocol": protocol},
+                            evidence=[way.why])
 
 
 def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
-                      way: DeclaredWay | Unpublished, allowed: tuple[IPSpace, str] | None,
+                      way: DeclaredWay, allowed: tuple[IPSpace, str],
                       protocol: str, expect: str) -> Iterable[Outcome]:
-    if isinstance(way, Unpublished):
-        if expect == "all-allowed" and allowed is not None:
-            for cidr in allowed[0].cidrs():
-                yield Violation(field="spec.services", values={"source": cidr, "protocol": protocol},
-                                evidence=[way.why])
-        return
-    assert allowed is not None
     space, where = allowed
     perimeter = graph.perimeter
     every, some = (perimeter.admitting(protocol, *way.entry) if perimeter is not None
@@ -533,7 +534,8 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
             continue  # a source range, an allowlist or the perimeter narrows who gets in
         for reach in reaches:
             paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
-            outside = reach.source.addresses.intersection(allowed.complement())
+            addresses = reach.source.addresses  # an external source: addresses, no workload
+            outside = addresses.intersection(allowed.complement()) if addresses is not None else None
             if not paths or not outside:
                 continue
             layers = {e.layer for p in paths for e in p.evidence}

@@ -185,7 +185,7 @@ def resource_filters(ctx: Context, cluster: str) -> list[tuple[K8sObject, str]]:
     """Kyverno's global ``resourceFilters`` (``[kind,namespace,name]`` entries of the
     ``kyverno/kyverno`` ConfigMap of the policy's cluster): resources Kyverno never
     looks at, whatever the policies say."""
-    out = []
+    out: list[tuple[K8sObject, str]] = []
     for cm in ctx.inventory.of_kind("ConfigMap"):
         data = cm.body.get("data")
         if (cm.name, cm.namespace, cm.cluster) != ("kyverno", "kyverno", cluster) or not isinstance(data, dict):

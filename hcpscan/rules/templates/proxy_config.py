@@ -243,10 +243,10 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
                 evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
                                 f"{decision.reason}")
         elif dest not in DESTINATIONS:
-            found = _literal(dest, no_proxy, runtime)
-            if found:
-                missed.append(found[0])
-                evidence.append(found[1])
+            literal = _literal(dest, no_proxy, runtime)
+            if literal:
+                missed.append(literal[0])
+                evidence.append(literal[1])
                 entries.append(dest)
     return missed, evidence, entries
 
@@ -436,13 +436,13 @@ class NoProxyCoverage(Template):
                      if c.kind == CLUSTER_PROXY and c.part == "status" else None)
             no_proxy = (hosted.computed_no_proxy if hosted is not None else
                         (c.no_proxy.value if c.no_proxy is not None else "") or "")
-            managed_kas = None
+            managed_kas: tuple[str, str] | None = None
             if "managed-kas-ip" in wanted:
-                found = managed_kas_ip(ctx)
-                if isinstance(found, NotEvaluable):
-                    yield found
+                kas = managed_kas_ip(ctx)
+                if isinstance(kas, NotEvaluable):
+                    yield kas
                     continue
-                managed_kas = found
+                managed_kas = kas
             if nets is None and any(d in _NETWORK_SETS for d in wanted):
                 yield NotEvaluable(f"{c.name}: the cluster's service and pod networks are not in "
                                    "the input (HostedCluster networking, CAPI Cluster "
@@ -472,10 +472,7 @@ class NoProxyCoverage(Template):
             at, field = root_of(subject, anchor) if anchor else (None, "")
             # a fix changes the user's value; for a HostedCluster what its readers get is the
             # noProxy HyperShift computes from it (the cluster's networks are added there)
-            check = lambda value: [m for r in runtimes  # noqa: E731
-                                   for m in _missed(hosted.computed_no_proxy_with(value)
-                                                    if hosted is not None else value, nets,
-                                                    wanted, r, managed_kas, hosted or guest)[0]]
+            check = _still_missed(nets, wanted, runtimes, managed_kas, hosted or guest, hosted)
             reader, own_field = None, field
             if anchor is not None and anchor.value and c.kind == CONTAINER and at is None:
                 at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),
@@ -491,6 +488,25 @@ class NoProxyCoverage(Template):
                                 if anchor else "", "variable": anchor.name if anchor else ""}})
         if not judged_any:
             yield NotApplicable("no consumer in scope uses a proxy")
+
+
+def _still_missed(nets: ClusterNetworks | None, wanted: list[str], runtimes: list[str],
+                  managed_kas: tuple[str, str] | None, hosted: HostedCluster | None,
+                  computed_by: HostedCluster | None = None) -> Callable[[str], list[str]]:
+    """What a noProxy value would still send through the proxy, judged as the check did
+    (bound now: the check's loop goes on to other consumers). ``computed_by``: the value is
+    a HostedCluster's, and its readers get the noProxy HyperShift computes from it."""
+    def still(value: str) -> list[str]:
+        judged = computed_by.computed_no_proxy_with(value) if computed_by is not None else value
+        return [m for r in runtimes for m in _missed(judged, nets, wanted, r, managed_kas, hosted)[0]]
+    return still
+
+
+def _uncovered(runtime: str, cidr: str) -> Callable[[str], list[str]]:
+    """The part of ``cidr`` a noProxy value leaves to the proxy, for ``runtime``."""
+    def uncovered(value: str) -> list[str]:
+        return list(covers_cidr(runtime, value, cidr).uncovered)
+    return uncovered
 
 
 def noproxy_remedy(c: ConsumerProxy, entries: list[str],
@@ -599,8 +615,7 @@ def _secondary_missed(subject: K8sObject, c: ConsumerProxy, networks: list[Secon
                 yield Violation(
                     field=net.field,
                     remedy=noproxy_remedy(
-                        c, [cidr], lambda value, cidr=cidr, runtime=runtime: list(
-                            covers_cidr(runtime, value, cidr).uncovered)),
+                        c, [cidr], _uncovered(runtime, cidr)),
                     values={"consumer": c.name, "missed": cidr, "runtimes": runtime,
                             "network": net.name, "cidr": cidr},
                     evidence=[f"{net.name}: {cidr} from {net.origin}", shown,

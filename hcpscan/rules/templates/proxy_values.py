@@ -192,7 +192,12 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any]) -> Iterato
             for text, path in _strings(value, steps) if kind == TEXT else [(str(value), steps)]:
                 field = format_path(path)
                 yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
-                            None, lambda f=field, t=text: f"{f} = {mask_credentials(t)!r}")
+                            None, _described(field, text))
+
+
+def _described(field: str, text: str) -> Callable[[], str]:
+    """A plain field's value as evidence shows it (credentials masked), when asked."""
+    return lambda: f"{field} = {mask_credentials(text)!r}"
 
 
 def _strings(value: Any, steps: tuple[Step, ...], seen: set[int] | None = None
@@ -366,13 +371,13 @@ def portable(value: Value, pinned: dict[str, RuntimeRef]) -> Iterator[Violation]
                          entries=entries, kinds=kinds)
 
 
-def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
-    """The workload may open TCP to the proxy its value names (see proxy_egress)."""
-    assert value.consumer is not None
+def reachable(ctx: Context, value: Value, consumer: ConsumerProxy) -> Iterator[Outcome]:
+    """The workload may open TCP to the proxy its value names (see proxy_egress); ``consumer``
+    is the value's."""
     endpoint = proxy_endpoint(value.text)
     if endpoint is None:
         return  # no host or port: `valid` reports it
-    obj = value.consumer.object
+    obj = consumer.object
     workload = f"{obj.cluster}:{obj.namespace}/{obj.name}[{obj.kind}]"
     graph = ctx.reachability()
     if not graph.has_workload(workload):  # e.g. a workload whose pods select nothing
@@ -380,7 +385,7 @@ def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
         return
     found = proxy_egress(graph, workload, endpoint, ctx.config.proxy_addresses)
     if found.verdict == BLOCKED:
-        moot = _never_uses_proxy(ctx, value.consumer)
+        moot = _never_uses_proxy(ctx, consumer)
         if moot is not None:
             yield moot
             return
@@ -388,7 +393,7 @@ def reachable(ctx: Context, value: Value) -> Iterator[Outcome]:
         yield NotEvaluable(f"{value.who}: {found.reason}")
     elif found.verdict == BLOCKED:
         # at the workload, whose policies are the cause, even when the value is shared
-        setting = value.consumer.variables.get(value.name)
+        setting = consumer.variables.get(value.name)
         at = dataclasses.replace(value, at=None, field=field_in(obj, setting)) if setting else value
         violation = _violation(at, "reachable", f"cannot reach its proxy {endpoint}: "
                                                 f"{found.reason}",
@@ -546,7 +551,8 @@ class ProxyValues(Template):
                 # plain field, or a ConfigMap key many consumers read, is judged once
                 # (several values written in one field - chart values in a ConfigMap key -
                 # are each judged)
-                keys = {(condition, str(id(value.at or subject)), value.field, value.text)}
+                keys: set[tuple[str, ...]] = {
+                    (condition, str(id(value.at or subject)), value.field, value.text)}
                 if value.consumer is not None:
                     # reach and portability are the value's, whichever variable holds it
                     keys.add((condition, value.who, value.text) if condition in ("portable", "reachable")
@@ -588,7 +594,8 @@ class ProxyValues(Template):
         elif condition == "valid":
             yield from valid(value)
         elif condition == "reachable":
-            yield from reachable(ctx, value)
+            if value.consumer is not None:  # _applies judges only a consumer's values
+                yield from reachable(ctx, value, value.consumer)
         else:
             yield from portable(value, _pinned(ctx, value.consumer))
 

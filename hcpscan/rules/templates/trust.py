@@ -34,7 +34,7 @@ from hcpscan.analysis.proxy.loaded_ca import (
     proxy_ca_for,
     trusts,
 )
-from hcpscan.analysis.proxy.pem import Certificate
+from hcpscan.analysis.proxy.pem import CABundle, Certificate
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
     IGNITION,
@@ -88,7 +88,7 @@ def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
 
 
 def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
-    return ctx.analysis("known-proxy-cas", lambda inv: known_proxy_cas(  # type: ignore[no-any-return]
+    return ctx.analysis("known-proxy-cas", lambda inv: known_proxy_cas(
         inv, ctx.proxy.all, list(ctx.config.proxy_ca_files)))
 
 
@@ -202,8 +202,11 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
                     outcome.remedy = _no_ca_fix(ctx, c, ca)
                 yield outcome
         return
-    assert ca.bundle is not None
-    problems = [p for cond, p in _bundle_problems(ca) if cond in conditions]
+    bundle = ca.bundle
+    if bundle is None:  # every state but the ones above comes with the bundle read
+        yield NotEvaluable(f"{c.name}: the CA bundle {format_path(ca.field)} names was not read")
+        return
+    problems = [p for cond, p in _bundle_problems(bundle) if cond in conditions]
     if problems:
         name = ca.bundle_field[-1]
         violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA",
@@ -213,14 +216,13 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
         violation.remedy = _no_ca_fix(ctx, c, ca)
         yield violation
     if "contains" in conditions:
-        yield from _contains(ctx, at, c, ca, said, bool(params.get("with_server_ca")))
+        yield from _contains(ctx, at, c, ca, bundle, said, bool(params.get("with_server_ca")))
 
 
-def _bundle_problems(ca: CA) -> list[tuple[str, str]]:
-    assert ca.bundle is not None
-    parse = [p.message for p in ca.bundle.problems]
+def _bundle_problems(bundle: CABundle) -> list[tuple[str, str]]:
+    parse = [p.message for p in bundle.problems]
     return [("parseable", p) for p in parse] + [
-        ("unexpired", p) for p in bundle_problems(ca.bundle) if p not in parse]
+        ("unexpired", p) for p in bundle_problems(bundle) if p not in parse]
 
 
 def _unresolved(at: _Place, c: ConsumerProxy, ca: CA, said: list[str]) -> Iterator[Outcome]:
@@ -238,10 +240,9 @@ def _unresolved(at: _Place, c: ConsumerProxy, ca: CA, said: list[str]) -> Iterat
                            said + [f"{field} names {ca.holder.ref}, which has no key ca-bundle.crt"])
 
 
-def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str],
-              with_server: bool) -> Iterator[Outcome]:
-    assert ca.bundle is not None
-    certs = ca.bundle.certificates
+def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABundle,
+              said: list[str], with_server: bool) -> Iterator[Outcome]:
+    certs = bundle.certificates
     if not certs:
         return  # nothing readable: parseable says so
     name = ca.bundle_field[-1]

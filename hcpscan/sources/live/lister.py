@@ -21,15 +21,8 @@ from typing import Any
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.yamldocs import MAX_DEPTH, nested_too_deep
 from hcpscan.inventory.fieldpath import mapping_at
-from hcpscan.inventory.objects import (
-    IGNITION_CONFIG,
-    INSTALL_CONFIG_KIND,
-    KUBECONFIG,
-    MANAGEMENT,
-    SYSTEMD_DROPIN,
-    K8sObject,
-    SourceLocation,
-)
+from hcpscan.inventory.objects import KUBECONFIG, MANAGEMENT, K8sObject, SourceLocation
+from hcpscan.inventory.resources import MADE_FROM
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.live.client import ApiError, Connection, TransportError
 from hcpscan.sources.live.discovery import ApiResource, Discovery
@@ -40,9 +33,9 @@ MAX_ITEMS_PER_LIST = 1_000_000  # per kind (and namespace): above any real clust
 MAX_BYTES_PER_LIST = 2 << 30  # per kind (and namespace), as the server sent it
 CLUSTER_SCOPED = "_cluster"
 RBAC_HINT = "grant it to the scanning user, e.g. with deploy/hcpscan-readonly-clusterrole.yaml"
-# Kinds hcpscan makes itself: from Secrets (kubeconfigs) or only from files.
-_DERIVED_FROM = {KUBECONFIG: "Secret"}
-_FILE_ONLY = frozenset({IGNITION_CONFIG, SYSTEMD_DROPIN, INSTALL_CONFIG_KIND})
+# Of the kinds hcpscan makes itself (no API server serves them: inventory/resources.py), the
+# ones a live read makes, from what it lists; the others come from files only.
+_MADE_LIVE = (KUBECONFIG,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +110,7 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
     kinds, plurals, extra = set(kinds), set(plurals), set(also)
     read = ClusterRead(conn.context, conn.host)
     where = virtual_root(conn.context)
-    for kind in sorted(kinds - set(_DERIVED_FROM) - _FILE_ONLY):
+    for kind in sorted(kinds - set(MADE_FROM)):
         if not discovery.serving(kind):
             read.unavailable[kind] = UnavailableKind(
                 f"kind not served: the API server serves no {kind} (its CRD is not installed)", False)
@@ -143,9 +136,10 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
             _refuse_too_deep(outcome, conn.context, read)
             read.listed.append(outcome)
             read.objects.extend(to_object(item, conn.context) for item in outcome.items)
-    for derived, source in _DERIVED_FROM.items():
-        if source in read.unavailable and read.unavailable[source].may_exist:
-            read.unavailable.setdefault(derived, read.unavailable[source])
+    for made in _MADE_LIVE:
+        for source in MADE_FROM[made]:
+            if source in read.unavailable and read.unavailable[source].may_exist:
+                read.unavailable.setdefault(made, read.unavailable[source])
     return read
 
 

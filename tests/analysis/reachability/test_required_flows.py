@@ -307,3 +307,20 @@ def test_hcp003_and_the_workers_to_kas_flow_never_disagree(folder: Path):
                 assert (result.status == BLOCKED) == (hc.name in failing), hc.name
                 judged += 1
     assert judged
+
+
+def test_from_git_alone_a_route_behind_a_private_router_is_blocked_naming_it(tmp_path: Path):
+    """Route publishing, the default router published Private, no HCP namespace in the
+    input: the workers have no way in (not an AttributeError of the unpublished way)."""
+    folder = EXTRA / "router-source-ranges"
+    (tmp_path / "hc.yaml").write_text((folder / "hcp.yaml").read_text().split("\n---")[0] + "\n")
+    (tmp_path / "ingresscontroller.yaml").write_text(
+        (folder / "ingresscontroller.yaml").read_text().split("  endpointPublishingStrategy:")[0]
+        + "  endpointPublishingStrategy:\n    type: Private\n")
+    report = scan([tmp_path], ["HCP007"])
+    assert not report.diagnostics
+    (finding,) = report.findings
+    assert "(not published outside)" in finding.message and "TCP 8091" in finding.message
+    hop = finding.facts["blocking_hop"]
+    assert "IngressController openshift-ingress-operator/default is published Private" in hop["summary"]
+    assert finding.location.line == 12  # the Konnectivity entry's publishing strategy

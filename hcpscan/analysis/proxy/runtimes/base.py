@@ -67,7 +67,10 @@ class AddressRules:
 class Runtime(Protocol):
     NAME: str
     SUMMARY: str
-    ERAS: tuple[Era, ...]  # oldest first; the newest is the default
+
+    @property
+    def ERAS(self) -> tuple[Era, ...]:  # oldest first; the newest is the default
+        ...  # read-only, so a module's literal tuple of one or three eras conforms
 
     def decide(self, no_proxy: str, target: Target, version: Version) -> Decision: ...
 

@@ -63,11 +63,8 @@ def split_host_port(text: str) -> tuple[str, str] | None:
 
 def _cidr(text: str) -> IPNetwork | None:
     addr, slash, bits = text.partition("/")
-    if not slash or not bits.isdigit() or strict_ip(addr) is None:
-        return None
-    ip = strict_ip(addr)
-    assert ip is not None
-    if int(bits) > ip.max_prefixlen:
+    ip = strict_ip(addr) if slash and bits.isdigit() else None
+    if ip is None or int(bits) > ip.max_prefixlen:
         return None
     return ipaddress.ip_network(f"{ip}/{int(bits)}", strict=False)
 
