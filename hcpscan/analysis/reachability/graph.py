@@ -37,6 +37,7 @@ from hcpscan.analysis.reachability.evaluation import (
     PolicyEvaluation,
     Side,
     Verdict,
+    tiered_connections,
     tiered_verdict,
 )
 from hcpscan.analysis.reachability.exposure import (
@@ -660,6 +661,45 @@ class ReachabilityGraph:
                 conns = union_all([conns, *(rule.connections_to(None) for rule in model.egress)])
         return True, conns
 
+    def egress_to_pods(self, source: str, peers: Iterable[PodPeer]) -> tuple[bool, ConnectionSet]:
+        """What ``source``'s egress opens towards pods that may not be in the input (the
+        management cluster's DNS pods), described by their namespace and labels: every
+        tier decides (AdminNetworkPolicy, NetworkPolicy, BaselineAdminNetworkPolicy),
+        and only rules whose peers select such a pod count. An ipBlock peer counts (the
+        pods' addresses are unknown). Returns (isolated?, the connections open to one of
+        ``peers`` from every class of ``source``); ``egress_to_pods_evidence`` names
+        what blocks one."""
+        view, _workload, indices = self._workload_classes(source)
+        peers = tuple(peers)
+        isolated, opened = False, ConnectionSet.all()
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if not side.isolated:
+                continue
+            isolated = True
+            reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
+                                                 None, side.np_isolated) for p in peers)
+            opened = opened.intersection(reach)
+        return isolated, (opened if isolated else ConnectionSet.all())
+
+    def egress_to_pods_evidence(self, source: str, peers: Iterable[PodPeer], protocol: str,
+                                port: int, shown: str) -> Evidence | None:
+        """The tier and object that deny ``protocol``/``port`` from ``source`` to the pods
+        ``peers`` describe (named ``shown``), for the first class of ``source`` denied."""
+        view, _workload, indices = self._workload_classes(source)
+        peers = tuple(peers)
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if not side.isolated:
+                continue
+            verdicts = [tiered_verdict([r for r in side.rules if _rule_selects(r, p)], None,
+                                       side.np_isolated, protocol, port) for p in peers]
+            if any(v.allowed for v in verdicts):
+                continue
+            return self._policy_evidence("egress", side, verdicts[0], _class_name(view, src),
+                                         shown, protocol, port)
+        return None
+
     def workloads(self, cluster: str, namespace: str | None = None) -> list[Workload]:
         """Top-owner workloads (with endpoints) of a cluster, optionally of one namespace."""
         out: set[Workload] = set()
@@ -804,6 +844,37 @@ class ReachabilityGraph:
 def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
                        options: EvaluationOptions = DEFAULT_OPTIONS) -> ReachabilityGraph:
     return ReachabilityGraph(inventory, perimeter, options)
+
+
+@dataclass(frozen=True, slots=True)
+class PodPeer:
+    """Pods described rather than read: their namespace, its labels and theirs."""
+
+    namespace: str
+    namespace_labels: dict[str, str]
+    labels: dict[str, str]
+
+
+def _rule_selects(rule: AnyRule, pod: PodPeer) -> bool:
+    """Whether a policy rule's peers may select ``pod`` (an address peer may: the pod's
+    address is not known; an admin rule's address peer only when it allows)."""
+    if rule.peers is None:
+        return True
+    for peer in rule.peers:
+        if getattr(peer, "ip_block", None) is not None:
+            return True
+        if getattr(peer, "addresses", None) is not None:
+            if rule.action != "Deny":
+                return True
+            continue
+        ns_sel, pod_sel = peer.namespace_selector, peer.pod_selector
+        if ns_sel is None and rule.tier == NP_TIER:
+            ns_ok = rule.policy.namespace == pod.namespace
+        else:
+            ns_ok = ns_sel is None or ns_sel.matches(pod.namespace_labels)
+        if ns_ok and (pod_sel is None or pod_sel.matches(pod.labels)):
+            return True
+    return False
 
 
 def _rule_order(rule: AnyRule) -> tuple[str, str, int]:

@@ -163,6 +163,78 @@ def test_dns_only_to_openshift_dns_is_blocked_on_a_vanilla_management_cluster():
     assert "kas-egress" in kas.facts["blocking_hop"]["summary"]
 
 
+_DNS_EGRESS = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: kas-egress
+  namespace: clusters-vanilla
+spec:
+  podSelector:
+    matchLabels: {app: kube-apiserver}
+  policyTypes: [Egress]
+  egress:
+  - to: [%s]
+    ports:
+    - {port: 53, protocol: UDP}
+    - {port: 53, protocol: TCP}
+"""
+
+_DENY_DNS = """
+---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata:
+  name: no-dns
+spec:
+  priority: 10
+  subject:
+    namespaces: {matchLabels: {kubernetes.io/metadata.name: clusters-vanilla}}
+  egress:
+  - name: deny-dns
+    action: Deny
+    to:
+    - namespaces: {}
+    ports:
+    - portNumber: {protocol: UDP, port: 53}
+    - portNumber: {protocol: TCP, port: 53}
+"""
+
+
+@pytest.mark.parametrize(("extra", "missing", "blocker"), [
+    # port 53 is right, but openshift-dns does not exist on a vanilla management cluster
+    (_DNS_EGRESS % "{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: openshift-dns}}}",
+     ["TCP 53 to dns", "UDP 53 to dns"], "kas-egress"),
+    # a podSelector alone selects the HCP namespace's own pods, not kube-system's DNS pods
+    (_DNS_EGRESS % "{podSelector: {}}", ["TCP 53 to dns", "UDP 53 to dns"], "kas-egress"),
+    # an AdminNetworkPolicy denies DNS before any NetworkPolicy has a say
+    (_DENY_DNS, ["TCP 53 to dns", "UDP 53 to dns"], "AdminNetworkPolicy no-dns"),
+    # towards kube-system (or every namespace) DNS gets through
+    (_DNS_EGRESS % "{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}},"
+                   " podSelector: {matchLabels: {k8s-app: kube-dns}}}", [], ""),
+    (_DNS_EGRESS % "{namespaceSelector: {}}", [], ""),
+], ids=["openshift-dns-namespace", "own-namespace", "anp-deny", "kube-system", "any-namespace"])
+def test_dns_counts_only_rules_whose_peers_select_the_dns_pods(tmp_path: Path, extra: str,
+                                                               missing: list[str], blocker: str):
+    """The egress rule must select the DNS pods (their namespace and labels), in every
+    tier: a rule on port 53 towards another namespace, or the policy's own, lets no DNS
+    through, and an AdminNetworkPolicy Deny shuts it whatever NetworkPolicy says."""
+    text = (EXTRA / "vanilla-dns" / "hcp.yaml").read_text()
+    (tmp_path / "hcp.yaml").write_text(text[:text.index("---\napiVersion: networking.k8s.io/v1")]
+                                       + extra.lstrip("\n-").join(["---\n", ""]))
+    report = scan([tmp_path], ["HCP008"])
+    found = {f.facts["workload"]: f for f in report.findings if f.facts.get("flow") == "hcp-dns"}
+    kas = found.get("clusters-vanilla/kube-apiserver[Deployment]")
+    if not missing:
+        assert kas is None
+        return
+    assert kas is not None
+    assert kas.facts["missing"] == missing
+    assert blocker in kas.facts["blocking_hop"]["summary"]
+    assert kas.facts["blocking_hop"]["path"].endswith("hcp.yaml")
+
+
 def test_a_flow_without_its_input_is_not_evaluable_naming_it(tmp_path: Path):
     hc = (HCP008 / "fail" / "dns-one-protocol.yaml").read_text().split("---")[0]
     (tmp_path / "hc.yaml").write_text(hc)
