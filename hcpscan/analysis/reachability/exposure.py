@@ -3,7 +3,9 @@
 * a ``NodePort`` Service (and a ``LoadBalancer`` one, which allocates node
   ports too) is reachable on every node address at its ``nodePort``;
 * a ``LoadBalancer`` Service is reachable at its ``port`` from
-  ``loadBalancerSourceRanges``, or from anywhere when that field is absent;
+  ``loadBalancerSourceRanges``, or from anywhere when that field is absent; an
+  internal one (the cloud provider's annotation: a Private HostedCluster's
+  ``kube-apiserver-private``, the private router) from private addresses only;
 * an OpenShift ``Route`` reaches the pods of its Service through the router
   (ingress controller) on 443, or 80 without TLS; the pods then see the
   router as the client, so their NetworkPolicy must admit the router's
@@ -244,6 +246,34 @@ def _ways_in(inventory: Inventory) -> _WaysIn:
     return inventory.derived("reachability.ways_in", _WaysIn.read)
 
 
+# The annotations by which a cloud provider gives a LoadBalancer a private address (the
+# VPC / VNet and what is peered with it reach it, the internet does not), and the values
+# that mean internal; None: any value but "false".
+INTERNAL_LB_ANNOTATIONS: dict[str, tuple[str, ...] | None] = {
+    "service.beta.kubernetes.io/aws-load-balancer-internal": None,  # "true", legacy "0.0.0.0/0"
+    "service.beta.kubernetes.io/aws-load-balancer-scheme": ("internal",),
+    "service.beta.kubernetes.io/azure-load-balancer-internal": ("true",),
+    "networking.gke.io/load-balancer-type": ("internal",),
+    "cloud.google.com/load-balancer-type": ("internal",),
+    "service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type": ("private",),
+    "service.beta.kubernetes.io/openstack-internal-load-balancer": ("true",),
+}
+# RFC 1918, RFC 6598 (shared address space), IPv6 unique local
+PRIVATE_ADDRESSES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+
+
+def internal_load_balancer(svc: K8sObject) -> str:
+    """The annotation that makes ``svc``'s load balancer internal, or ''."""
+    for key, values in INTERNAL_LB_ANNOTATIONS.items():
+        value = svc.annotations.get(key)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        value = value.strip().lower()
+        if (values is None and value != "false") or (values is not None and value in values):
+            return key
+    return ""
+
+
 def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
     paths: list[ExposurePath] = []
     for svc, kind, selector in _ways_in(inventory).services.get((klass.cluster, klass.namespace), ()):
@@ -254,6 +284,8 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
             lb_sources = IPSpace.from_cidrs(str(r) for r in ranges) if ranges else IPSpace.everything()
         except AddressError:
             lb_sources = IPSpace.everything()
+        if internal_load_balancer(svc):
+            lb_sources = lb_sources.intersection(IPSpace.from_cidrs(PRIVATE_ADDRESSES))
         node_ports = svc.get("spec.allocateLoadBalancerNodePorts") is not False or kind == "NodePort"
         for i, entry in enumerate(svc.get("spec.ports") or []):
             if not isinstance(entry, dict):

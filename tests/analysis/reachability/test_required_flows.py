@@ -376,3 +376,75 @@ def test_hcp003_and_the_workers_to_kas_flow_never_disagree(folder: Path):
                 assert (result.status == BLOCKED) == (hc.name in failing), hc.name
                 judged += 1
     assert judged
+
+
+_PRIVATE_KAS = """
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {name: priv, namespace: clusters}
+spec:
+  platform:
+    type: AWS
+    aws: {region: us-east-1, endpointAccess: Private}
+  networking:
+    machineNetwork: [{cidr: 10.40.0.0/16}]
+  services:
+  - service: APIServer
+    servicePublishingStrategy: {type: LoadBalancer}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kube-apiserver, namespace: clusters-priv}
+spec:
+  selector: {matchLabels: {app: kube-apiserver}}
+  template:
+    metadata: {labels: {app: kube-apiserver}}
+    spec:
+      containers:
+      - name: kube-apiserver
+        image: hyperkube
+        ports: [{containerPort: 6443, name: client, protocol: TCP}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kube-apiserver-private
+  namespace: clusters-priv
+  annotations: {%s}
+spec:
+  type: LoadBalancer
+  selector: {app: kube-apiserver}
+  ports:
+  - {name: client, port: 6443, targetPort: 6443, protocol: TCP}
+"""
+
+_SG_LB_PORT = """
+apiVersion: hcpscan.io/v1
+kind: Perimeter
+metadata: {name: mgmt-sg}
+default: deny
+rules:
+- name: load-balancer-port
+  action: allow
+  sources: [0.0.0.0/0]
+  ports: [{protocol: TCP, port: 6443}]
+"""
+
+
+@pytest.mark.parametrize(("annotation", "status"), [
+    ('service.beta.kubernetes.io/aws-load-balancer-internal: "true"', Status.PASS),
+    ("service.beta.kubernetes.io/aws-load-balancer-scheme: internal", Status.PASS),
+    ('service.beta.kubernetes.io/azure-load-balancer-internal: "true"', Status.PASS),
+    ('service.beta.kubernetes.io/aws-load-balancer-internal: "false"', Status.FAIL),
+    ("", Status.FAIL),
+], ids=["aws-internal", "aws-lbc-scheme", "azure-internal", "aws-internal-false", "public"])
+def test_an_internal_load_balancer_is_not_open_to_every_address(tmp_path: Path, annotation: str,
+                                                                status: Status):
+    """A Private HostedCluster's kube-apiserver-private is an internal load balancer: it
+    has a private address, so the internet does not reach it whatever the security group
+    admits on 6443 (HCP009 judged it open to every address)."""
+    (tmp_path / "hcp.yaml").write_text(_PRIVATE_KAS % annotation)
+    (tmp_path / "sg.yaml").write_text(_SG_LB_PORT)
+    report = scan([tmp_path / "hcp.yaml"], ["HCP009"], ScanConfig(firewall=tmp_path / "sg.yaml"))
+    assert report.results[0].status is status
+
