@@ -448,3 +448,24 @@ def test_an_internal_load_balancer_is_not_open_to_every_address(tmp_path: Path, 
     report = scan([tmp_path / "hcp.yaml"], ["HCP009"], ScanConfig(firewall=tmp_path / "sg.yaml"))
     assert report.results[0].status is status
 
+
+@pytest.mark.parametrize(("ranges", "status"), [
+    ("[0.0.0.0/0]", Status.FAIL), ('[0.0.0.0/0, "::/0"]', Status.FAIL),
+    ("[0.0.0.0/1]", Status.PASS), ("[203.0.113.0/24]", Status.PASS),
+], ids=["ipv4-all", "both-families", "half", "office"])
+def test_a_source_range_of_the_whole_ipv4_internet_is_open_to_every_address(
+        tmp_path: Path, ranges: str, status: Status):
+    """loadBalancerSourceRanges / allowedCIDRBlocks of 0.0.0.0/0 narrow nothing: an IPv4
+    load balancer has no IPv6 address to admit. HCP009 passed it, as if '::/0' missing
+    were a restriction."""
+    text = (_PRIVATE_KAS % "").replace("endpointAccess: Private", "endpointAccess: Public")
+    text = text.replace("  type: LoadBalancer\n", "  type: LoadBalancer\n  allocateLoadBalancerNodePorts: "
+                        f"false\n  loadBalancerSourceRanges: {ranges}\n")
+    (tmp_path / "hcp.yaml").write_text(text)
+    assert scan([tmp_path], ["HCP009"]).results[0].status is status
+    hc = text.split("---")[0].replace("machineNetwork:", f"apiServer: {{allowedCIDRBlocks: {ranges}}}\n"
+                                      "    machineNetwork:")
+    (tmp_path / "hcp.yaml").write_text(hc)  # from Git alone: the HostedCluster's allowlist
+    alone = scan([tmp_path], ["HCP009"])  # (not evaluable beside: no OAuthServer entry)
+    assert (alone.results[0].status is Status.FAIL) == (status is Status.FAIL)
+    assert all("APIServer" in f.message for f in alone.findings)
