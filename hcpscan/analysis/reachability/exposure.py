@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
-from hcpscan.analysis.reachability.routers import route_sources
+from hcpscan.analysis.reachability.routers import route_bounds, route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
-from hcpscan.model.ipspace import AddressError, IPSpace
+from hcpscan.model.ipspace import PRIVATE_ADDRESSES, AddressError, IPSpace
 from hcpscan.model.ports import normalise_protocol
 from hcpscan.sources.interface import Diagnostic
 
@@ -103,6 +103,9 @@ class ExposurePath:
     through_router: bool = False
     service: str = ""  # the Service a Route or Ingress names
     router: str = ""  # the IngressControllers serving a Route, when the input holds them
+    # the object and field that bound ``sources`` (loadBalancerSourceRanges, the router's
+    # allowedSourceRanges): where a hop that keeps a source out is written
+    bounded_by: tuple[K8sObject, str] | None = None
 
     @property
     def name(self) -> str:
@@ -258,8 +261,6 @@ INTERNAL_LB_ANNOTATIONS: dict[str, tuple[str, ...] | None] = {
     "service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type": ("private",),
     "service.beta.kubernetes.io/openstack-internal-load-balancer": ("true",),
 }
-# RFC 1918, RFC 6598 (shared address space), IPv6 unique local
-PRIVATE_ADDRESSES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
 
 
 def internal_load_balancer(svc: K8sObject) -> str:
@@ -284,8 +285,10 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
             lb_sources = IPSpace.from_cidrs(str(r) for r in ranges) if ranges else IPSpace.everything()
         except AddressError:
             lb_sources = IPSpace.everything()
+        bounded_by = (svc, "spec.loadBalancerSourceRanges") if ranges else None
         if internal_load_balancer(svc):
             lb_sources = lb_sources.intersection(IPSpace.from_cidrs(PRIVATE_ADDRESSES))
+            bounded_by = bounded_by or (svc, "metadata.annotations")
         node_ports = svc.get("spec.allocateLoadBalancerNodePorts") is not False or kind == "NodePort"
         for i, entry in enumerate(svc.get("spec.ports") or []):
             if not isinstance(entry, dict):
@@ -301,7 +304,7 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
                                           IPSpace.everything()))
             if kind == "LoadBalancer" and isinstance(entry.get("port"), int):
                 paths.append(ExposurePath("LoadBalancer", svc, field, protocol, pod_port,
-                                          entry["port"], lb_sources))
+                                          entry["port"], lb_sources, bounded_by=bounded_by))
     return paths
 
 
@@ -328,7 +331,8 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
             paths.append(ExposurePath("Route", route, "spec.to", protocol, pod_port, entry_port,
                                       IPSpace.everything() if served is None else served[0],
                                       through_router=True, service=svc.name,
-                                      router="" if served is None else served[1]))
+                                      router="" if served is None else served[1],
+                                      bounded_by=route_bounds(inventory, route)))
     return paths
 
 

@@ -364,8 +364,10 @@ class ReachabilityGraph:
         place = self._place(path.obj, path.field)
         evidence: list[Evidence] = []
         if not path.sources.contains(atom):
+            # the hop is written where the ranges that keep the source out are
+            bound = self._place(*path.bounded_by) if path.bounded_by is not None else place
             evidence.append(Evidence(SERVICE, False, f"{path.describe()} admits only "
-                                     f"{path.sources}", place))
+                                     f"{path.sources}", bound))
         else:
             evidence.append(Evidence(SERVICE, True, path.describe(), place))
         gate = self._perimeter(atom, protocol, path.entry_port)

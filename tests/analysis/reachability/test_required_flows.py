@@ -119,7 +119,7 @@ def test_the_fail_fixtures_name_the_blocking_object_and_line():
     lb = by_flow["workers-to-konnectivity"]
     hop = lb.facts["blocking_hop"]
     assert hop["layer"] == "service" and hop["path"].endswith("konnectivity-lb.yaml")
-    assert hop["line"] == 51  # the loadBalancerSourceRanges line
+    assert hop["line"] == 48  # the loadBalancerSourceRanges line, not the port entry
     assert lb.facts["missing"] == ["TCP 8091 from 10.10.0.0/24"]
     assert lb.facts["workload"] == "clusters-edge/kube-apiserver[Deployment]"
     assert "workers cannot reach clusters-edge/kube-apiserver[Deployment] port 8091" in lb.message
@@ -297,7 +297,7 @@ def test_hcp002_asks_the_same_graph_the_other_way_round():
     by_rule = {f.rule_id: f for f in report.findings}
     assert "is reachable from 192.168.50.0/24" in by_rule["HCP002"].message
     assert "workers cannot reach konnectivity (TCP 8091 from 10.10.0.0/24)" in by_rule["HCP002"].message
-    assert by_rule["HCP007"].facts["blocking_hop"]["line"] == 51
+    assert by_rule["HCP007"].facts["blocking_hop"]["line"] == 48  # loadBalancerSourceRanges
     passing = scan([HCP007 / "pass" / "konnectivity-lb.yaml"], ["HCP002"])
     assert all("workers cannot reach" not in f.message for f in passing.findings)
 
@@ -322,6 +322,9 @@ def test_the_routers_allowed_source_ranges_bound_a_route(tmp_path: Path):
     (finding,) = report.findings
     assert "IngressController openshift-ingress-operator/default" in finding.facts["blocking_hop"]["summary"]
     assert "admits only 192.168.0.0/24" in finding.facts["blocking_hop"]["summary"]
+    # the hop is written where the ranges are to widen: the router's allowedSourceRanges
+    assert finding.facts["blocking_hop"]["path"].endswith("ingresscontroller.yaml")
+    assert finding.facts["blocking_hop"]["line"] == 9
     for name in ("hcp.yaml", "ingresscontroller.yaml"):
         (tmp_path / name).write_text((folder / name).read_text().replace(
             "allowedSourceRanges: [192.168.0.0/24]", "allowedSourceRanges: [192.168.0.0/24, 10.0.0.0/16]"))
@@ -469,3 +472,19 @@ def test_a_source_range_of_the_whole_ipv4_internet_is_open_to_every_address(
     alone = scan([tmp_path], ["HCP009"])  # (not evaluable beside: no OAuthServer entry)
     assert (alone.results[0].status is Status.FAIL) == (status is Status.FAIL)
     assert all("APIServer" in f.message for f in alone.findings)
+
+
+def test_a_router_with_an_internal_load_balancer_admits_private_addresses_only(tmp_path: Path):
+    """IngressController endpointPublishingStrategy.loadBalancer.scope: Internal: the
+    router's load balancer has a private address, so the internet does not get in."""
+    folder = EXTRA / "router-source-ranges"
+    (tmp_path / "hcp.yaml").write_text((folder / "hcp.yaml").read_text())
+    (tmp_path / "ingresscontroller.yaml").write_text((folder / "ingresscontroller.yaml").read_text()
+        .replace("scope: External", "scope: Internal")
+        .replace("allowedSourceRanges: [192.168.0.0/24]", "allowedSourceRanges: [0.0.0.0/0]"))
+    inventory = _inventory(tmp_path)
+    graph = ReachabilityGraph(inventory)
+    outside = graph.can_reach("8.8.8.0/24", "clusters-r/kube-apiserver", 8091)
+    assert not any(p.allowed and p.via != "pod network" for p in outside.paths)
+    workers = graph.can_reach("10.0.0.0/16", "clusters-r/kube-apiserver", 8091)
+    assert any(p.allowed and p.via != "pod network" for p in workers.paths)
