@@ -36,7 +36,7 @@ def test_path_query_prints_the_first_blocking_hop(run_cli):
     lines = result.out.splitlines()
     assert lines[0] == "range 10.10.0.0/24 → clusters-edge/kube-apiserver[Deployment] TCP 8091: blocked"
     assert "✗ range 10.10.0.0/24 → LoadBalancer Service clusters-edge/konnectivity-server" in lines[1]
-    assert "konnectivity-lb.yaml:51" in lines[1]
+    assert "konnectivity-lb.yaml:48" in lines[1]  # its loadBalancerSourceRanges
 
 
 def test_path_query_through_the_perimeter_names_its_rule_file(run_cli):
