@@ -74,7 +74,7 @@ from hcpscan.analysis.reachability.queries import (
     WayInVerdict,
 )
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
-from hcpscan.analysis.reachability.selectors import bits
+from hcpscan.analysis.reachability.selectors import LabelSelector, Requirement, bits
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
 from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet, normalise_protocol, union_all
@@ -850,16 +850,28 @@ def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
 
 @dataclass(frozen=True, slots=True)
 class PodPeer:
-    """Pods described rather than read: their namespace, its labels and theirs."""
+    """Pods described rather than read: their namespace, its labels (all of them when
+    ``namespace_known``: the Namespace is in the input) and some of theirs."""
 
     namespace: str
     namespace_labels: dict[str, str]
     labels: dict[str, str]
+    namespace_known: bool = False
+
+
+def _may_match(selector: LabelSelector, labels: dict[str, str], complete: bool) -> bool:
+    """Whether ``selector`` may select an object known to carry ``labels`` (and, unless
+    ``complete``, perhaps others: a requirement on a key not known is taken as met)."""
+    if complete:
+        return selector.matches(labels)
+    wanted = [Requirement(k, "In", frozenset([v])) for k, v in selector.match_labels]
+    return all(r.matches(labels) for r in [*wanted, *selector.expressions] if r.key in labels)
 
 
 def _rule_selects(rule: AnyRule, pod: PodPeer) -> bool:
     """Whether a policy rule's peers may select ``pod`` (an address peer may: the pod's
-    address is not known; an admin rule's address peer only when it allows)."""
+    address is not known; an admin rule's address peer only when it allows). A label the
+    input does not show is taken as matching, so an unknown label never blocks."""
     if rule.peers is None:
         return True
     for peer in rule.peers:
@@ -873,8 +885,8 @@ def _rule_selects(rule: AnyRule, pod: PodPeer) -> bool:
         if ns_sel is None and rule.tier == NP_TIER:
             ns_ok = rule.policy.namespace == pod.namespace
         else:
-            ns_ok = ns_sel is None or ns_sel.matches(pod.namespace_labels)
-        if ns_ok and (pod_sel is None or pod_sel.matches(pod.labels)):
+            ns_ok = ns_sel is None or _may_match(ns_sel, pod.namespace_labels, pod.namespace_known)
+        if ns_ok and (pod_sel is None or _may_match(pod_sel, pod.labels, False)):
             return True
     return False
 

@@ -258,26 +258,27 @@ def dns_pod_ports(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], 
     return ports, note
 
 
-# (namespace, Service, the labels its pods carry when the input lacks the Service)
-_OPENSHIFT_DNS = ("openshift-dns", "dns-default", {"dns.operator.openshift.io/daemonset-dns": "default"})
-_KUBE_DNS = ("kube-system", "kube-dns", {"k8s-app": "kube-dns"})
+# (namespace, Service) of the DNS pods
+_OPENSHIFT_DNS = ("openshift-dns", "dns-default")
+_KUBE_DNS = ("kube-system", "kube-dns")
 
 
 def dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
     """``dns_pod_ports`` and the DNS pods an egress rule must select: their namespace (its
     labels, with the name label every namespace carries) and their labels (the DNS
     Service's selector when the input has it)."""
-    def pods(namespace: str, service: str, labels: dict[str, str]) -> PodPeer:
+    def pods(namespace: str, service: str) -> PodPeer:
         ns = inventory.get("Namespace", "", namespace, cluster)
         svc = inventory.get("Service", namespace, service, cluster)
         spec = svc.body.get("spec") if svc is not None else None
         selector = spec.get("selector") if isinstance(spec, dict) else None
-        selector = ({k: v for k, v in selector.items() if isinstance(v, str)}
+        selector = ({str(k): v for k, v in selector.items() if isinstance(v, str)}
                     if isinstance(selector, dict) else {})
         ns_labels = {k: v for k, v in (ns.labels if ns is not None else {}).items()
                      if isinstance(v, str)}
+        # without the Service its pods' labels are not known: every pod selector may match
         return PodPeer(namespace, {**ns_labels, "kubernetes.io/metadata.name": namespace},
-                       selector or labels)
+                       selector, namespace_known=ns is not None)
 
     if inventory.get("Service", "openshift-dns", "dns-default", cluster) is not None or \
             inventory.get("Namespace", "", "openshift-dns", cluster) is not None:
@@ -326,8 +327,8 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
         isolated, opened = graph.egress_to_pods(name, dns)
         out = []
         protocols = flow.dns_protocols if flow.check == "worker-egress" else flow.protocols
-        pods_text = " or ".join(f"{p.namespace} ({', '.join(f'{k}={v}' for k, v in p.labels.items())})"
-                                for p in dns)
+        pods_text = " or ".join(p.namespace + (f" ({', '.join(f'{k}={v}' for k, v in p.labels.items())})"
+                                               if p.labels else "") for p in dns)
         for protocol in protocols:
             port = next((p for p in ports if opened.allows(protocol, p)), ports[0])
             allows = opened.allows(protocol, port)

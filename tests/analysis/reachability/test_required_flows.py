@@ -488,3 +488,55 @@ def test_a_router_with_an_internal_load_balancer_admits_private_addresses_only(t
     assert not any(p.allowed and p.via != "pod network" for p in outside.paths)
     workers = graph.can_reach("10.0.0.0/16", "clusters-r/kube-apiserver", 8091)
     assert any(p.allowed and p.via != "pod network" for p in workers.paths)
+
+
+def test_dns_labels_the_input_does_not_show_never_block(tmp_path: Path):
+    """Without the openshift-dns Namespace object its labels beyond the name are unknown,
+    and without the DNS Service so are the pods': a selector on them may match, so DNS
+    is not judged blocked on a guess."""
+    hc = (HCP008 / "fail" / "dns-one-protocol.yaml").read_text().split("---")[0]
+    (tmp_path / "hcp.yaml").write_text(hc + """---
+apiVersion: v1
+kind: Service
+metadata: {name: dns-default, namespace: openshift-dns}
+spec:
+  selector: {dns.operator.openshift.io/daemonset-dns: default}
+  ports: [{name: dns, port: 53, targetPort: 5353, protocol: UDP}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kube-apiserver, namespace: clusters-dns}
+spec:
+  selector: {matchLabels: {app: kube-apiserver}}
+  template:
+    metadata: {labels: {app: kube-apiserver}}
+    spec: {containers: [{name: kube-apiserver, image: hyperkube}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: kas-egress, namespace: clusters-dns}
+spec:
+  podSelector: {matchLabels: {app: kube-apiserver}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {name: openshift-dns}}
+      podSelector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: default, tier: dns}}
+    ports: [{port: 5353, protocol: UDP}, {port: 5353, protocol: TCP}]
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: openshift-dns}}
+      podSelector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: other}}
+    ports: [{port: 5353, protocol: SCTP}]
+""")
+    inventory = _inventory(tmp_path)
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(),
+                              hosted_clusters(inventory)[0], flow_by_id("hcp-dns"), [])
+    assert result.status == OPEN, [str(a.blocked_by) for a in result.answers]
+    # a label the input does show still decides: the SCTP rule selects other pods
+    (tmp_path / "hcp.yaml").write_text((tmp_path / "hcp.yaml").read_text().replace(
+        "name: openshift-dns}}\n      podSelector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: default, tier: dns}}",
+        "name: openshift-dns}}\n      podSelector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: other}}"))
+    inventory = _inventory(tmp_path)
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(),
+                              hosted_clusters(inventory)[0], flow_by_id("hcp-dns"), [])
+    assert result.status == BLOCKED
