@@ -105,7 +105,7 @@ def path_answers(inventory: Inventory, graph: ReachabilityGraph, paths: PathGrap
         hc = _hosted_cluster(inventory, hc_name, namespace, reach0.target.cluster)
         workers = worker_space(hc, worker_cidrs or [])
         if workers is None:
-            raise UsageError(f"HostedCluster {hc.obj.ref} states no spec.networking.machineNetwork",
+            raise UsageError(f"{hc.obj.ref} states no spec.networking.machineNetwork",
                              "give the worker subnets with --worker-cidr")
         sources = workers[0].cidrs()
     answers = []

@@ -36,7 +36,7 @@ def test_path_query_prints_the_first_blocking_hop(run_cli):
     lines = result.out.splitlines()
     assert lines[0] == "range 10.10.0.0/24 → clusters-edge/kube-apiserver[Deployment] TCP 8091: blocked"
     assert "✗ range 10.10.0.0/24 → LoadBalancer Service clusters-edge/konnectivity-server" in lines[1]
-    assert "konnectivity-lb.yaml:51" in lines[1]
+    assert "konnectivity-lb.yaml:48" in lines[1]  # its loadBalancerSourceRanges
 
 
 def test_path_query_through_the_perimeter_names_its_rule_file(run_cli):
@@ -99,3 +99,14 @@ def test_a_users_catalog_answers_a_flow_query_and_its_mistakes_are_usage_errors(
     result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "mine",
                      "--flows", str(mine))
     assert result.code == 2 and "flows.yaml:2: not YAML" in result.err
+
+
+def test_path_from_workers_without_a_machine_network_says_what_to_give(run_cli, tmp_path: Path):
+    (tmp_path / "hcp.yaml").write_text(
+        (REPO / "fixtures" / "required-flows" / "vanilla-dns" / "hcp.yaml").read_text())
+    result = run_cli("connectivity", str(tmp_path), "--path", "--from", "workers",
+                     "--to", "clusters-vanilla/kube-apiserver", "--port", "6443")
+    assert result.code == 2
+    assert "HostedCluster clusters/vanilla states no spec.networking.machineNetwork" in result.err
+    assert "HostedCluster HostedCluster" not in result.err
+    assert "--worker-cidr" in result.err

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
+from hcpscan.analysis.reachability.graph import POD_NETWORK, PodPeer, ReachabilityGraph
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGraph
 from hcpscan.analysis.reachability.queries import Evidence
 from hcpscan.analysis.reachability.routers import hcp_route_router
@@ -254,13 +254,42 @@ def dns_pod_ports(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], 
     """The port the cluster's DNS pods listen on, as far as the input says: 5353 behind
     OpenShift's dns-default Service (policies apply after DNAT), 53 for a vanilla
     cluster's kube-dns; either when the input shows neither."""
+    ports, note, _pods = dns_pods(inventory, cluster)
+    return ports, note
+
+
+# (namespace, Service) of the DNS pods
+_OPENSHIFT_DNS = ("openshift-dns", "dns-default")
+_KUBE_DNS = ("kube-system", "kube-dns")
+
+
+def dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
+    """``dns_pod_ports`` and the DNS pods an egress rule must select: their namespace (its
+    labels, with the name label every namespace carries) and their labels (the DNS
+    Service's selector when the input has it)."""
+    def pods(namespace: str, service: str) -> PodPeer:
+        ns = inventory.get("Namespace", "", namespace, cluster)
+        svc = inventory.get("Service", namespace, service, cluster)
+        spec = svc.body.get("spec") if svc is not None else None
+        selector = spec.get("selector") if isinstance(spec, dict) else None
+        selector = ({str(k): v for k, v in selector.items() if isinstance(v, str)}
+                    if isinstance(selector, dict) else {})
+        ns_labels = {k: v for k, v in (ns.labels if ns is not None else {}).items()
+                     if isinstance(v, str)}
+        # without the Service its pods' labels are not known: every pod selector may match
+        return PodPeer(namespace, {**ns_labels, "kubernetes.io/metadata.name": namespace},
+                       selector, namespace_known=ns is not None)
+
     if inventory.get("Service", "openshift-dns", "dns-default", cluster) is not None or \
             inventory.get("Namespace", "", "openshift-dns", cluster) is not None:
-        return (5353,), "OpenShift DNS: dns-default 53 → pods 5353 (policies apply after DNAT)"
+        return ((5353,), "OpenShift DNS: dns-default 53 → pods 5353 (policies apply after DNAT)",
+                [pods(*_OPENSHIFT_DNS)])
     if inventory.get("Service", "kube-system", "kube-dns", cluster) is not None:
-        return (53,), "kube-system/kube-dns: DNS pods on 53 (no openshift-dns in this cluster)"
+        return ((53,), "kube-system/kube-dns: DNS pods on 53 (no openshift-dns in this cluster)",
+                [pods(*_KUBE_DNS)])
     return (53, 5353), ("which DNS the management cluster runs is not in the input (openshift-dns "
-                        "or kube-system/kube-dns): 53 or 5353 counts")
+                        "or kube-system/kube-dns): 53 or 5353 counts"), \
+        [pods(*_OPENSHIFT_DNS), pods(*_KUBE_DNS)]
 
 
 def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster,
@@ -292,21 +321,29 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
     needs; summary '' lets the evidence speak."""
     cluster = hc.obj.cluster
     if endpoint.named == DNS:
-        ports, note = dns_pod_ports(inventory, cluster)
-        isolated, opened = graph.egress_rules_open(name)
+        ports, note, dns = dns_pods(inventory, cluster)
+        # only rules whose peers select the DNS pods count, in every tier: a rule towards
+        # openshift-dns lets nothing through to a vanilla cluster's kube-system/kube-dns
+        isolated, opened = graph.egress_to_pods(name, dns)
         out = []
         protocols = flow.dns_protocols if flow.check == "worker-egress" else flow.protocols
+        pods_text = " or ".join(p.namespace + (f" ({', '.join(f'{k}={v}' for k, v in p.labels.items())})"
+                                               if p.labels else "") for p in dns)
         for protocol in protocols:
             port = next((p for p in ports if opened.allows(protocol, p)), ports[0])
             allows = opened.allows(protocol, port)
             # the blocking policy's place is asked only for a blocked connection (fleets
             # have thousands of control-plane workloads whose DNS is open)
-            evidence = () if allows else graph.egress_outside(name, port, protocol).evidence
+            blocker = None if allows else graph.egress_to_pods_evidence(
+                name, dns, protocol, port, f"the DNS pods in {pods_text}")
+            evidence = (blocker,) if blocker is not None else ()
             shown = " or ".join(map(str, ports))
             who = _isolated_by(evidence)
             summary = (f"{who} opens {protocol} {port} to the DNS pods" if allows else
-                       f"{who} opens no {protocol} on {shown} (the DNS pods' port); it opens "
-                       f"{opened if opened else 'nothing'}")
+                       f"{who} opens no {protocol} on {shown} to the DNS pods in {pods_text}; "
+                       f"to them it opens {opened if opened else 'nothing'}")
+            if blocker is not None and " is isolated by " not in blocker.summary:
+                summary = blocker.summary  # an admin tier denies: its rule says so
             out.append((protocol, port, allows, evidence, note if isolated else "",
                         summary if isolated else ""))
         return out

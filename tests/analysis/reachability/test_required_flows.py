@@ -119,7 +119,7 @@ def test_the_fail_fixtures_name_the_blocking_object_and_line():
     lb = by_flow["workers-to-konnectivity"]
     hop = lb.facts["blocking_hop"]
     assert hop["layer"] == "service" and hop["path"].endswith("konnectivity-lb.yaml")
-    assert hop["line"] == 51  # the loadBalancerSourceRanges line
+    assert hop["line"] == 48  # the loadBalancerSourceRanges line, not the port entry
     assert lb.facts["missing"] == ["TCP 8091 from 10.10.0.0/24"]
     assert lb.facts["workload"] == "clusters-edge/kube-apiserver[Deployment]"
     assert "workers cannot reach clusters-edge/kube-apiserver[Deployment] port 8091" in lb.message
@@ -161,6 +161,78 @@ def test_dns_only_to_openshift_dns_is_blocked_on_a_vanilla_management_cluster():
     kas = by_workload["clusters-vanilla/kube-apiserver[Deployment]"]
     assert kas.facts["missing"] == ["TCP 53 to dns", "UDP 53 to dns"]
     assert "kas-egress" in kas.facts["blocking_hop"]["summary"]
+
+
+_DNS_EGRESS = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: kas-egress
+  namespace: clusters-vanilla
+spec:
+  podSelector:
+    matchLabels: {app: kube-apiserver}
+  policyTypes: [Egress]
+  egress:
+  - to: [%s]
+    ports:
+    - {port: 53, protocol: UDP}
+    - {port: 53, protocol: TCP}
+"""
+
+_DENY_DNS = """
+---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata:
+  name: no-dns
+spec:
+  priority: 10
+  subject:
+    namespaces: {matchLabels: {kubernetes.io/metadata.name: clusters-vanilla}}
+  egress:
+  - name: deny-dns
+    action: Deny
+    to:
+    - namespaces: {}
+    ports:
+    - portNumber: {protocol: UDP, port: 53}
+    - portNumber: {protocol: TCP, port: 53}
+"""
+
+
+@pytest.mark.parametrize(("extra", "missing", "blocker"), [
+    # port 53 is right, but openshift-dns does not exist on a vanilla management cluster
+    (_DNS_EGRESS % "{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: openshift-dns}}}",
+     ["TCP 53 to dns", "UDP 53 to dns"], "kas-egress"),
+    # a podSelector alone selects the HCP namespace's own pods, not kube-system's DNS pods
+    (_DNS_EGRESS % "{podSelector: {}}", ["TCP 53 to dns", "UDP 53 to dns"], "kas-egress"),
+    # an AdminNetworkPolicy denies DNS before any NetworkPolicy has a say
+    (_DENY_DNS, ["TCP 53 to dns", "UDP 53 to dns"], "AdminNetworkPolicy no-dns"),
+    # towards kube-system (or every namespace) DNS gets through
+    (_DNS_EGRESS % "{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}},"
+                   " podSelector: {matchLabels: {k8s-app: kube-dns}}}", [], ""),
+    (_DNS_EGRESS % "{namespaceSelector: {}}", [], ""),
+], ids=["openshift-dns-namespace", "own-namespace", "anp-deny", "kube-system", "any-namespace"])
+def test_dns_counts_only_rules_whose_peers_select_the_dns_pods(tmp_path: Path, extra: str,
+                                                               missing: list[str], blocker: str):
+    """The egress rule must select the DNS pods (their namespace and labels), in every
+    tier: a rule on port 53 towards another namespace, or the policy's own, lets no DNS
+    through, and an AdminNetworkPolicy Deny shuts it whatever NetworkPolicy says."""
+    text = (EXTRA / "vanilla-dns" / "hcp.yaml").read_text()
+    (tmp_path / "hcp.yaml").write_text(text[:text.index("---\napiVersion: networking.k8s.io/v1")]
+                                       + extra.lstrip("\n-").join(["---\n", ""]))
+    report = scan([tmp_path], ["HCP008"])
+    found = {f.facts["workload"]: f for f in report.findings if f.facts.get("flow") == "hcp-dns"}
+    kas = found.get("clusters-vanilla/kube-apiserver[Deployment]")
+    if not missing:
+        assert kas is None
+        return
+    assert kas is not None
+    assert kas.facts["missing"] == missing
+    assert blocker in kas.facts["blocking_hop"]["summary"]
+    assert kas.facts["blocking_hop"]["path"].endswith("hcp.yaml")
 
 
 def test_a_flow_without_its_input_is_not_evaluable_naming_it(tmp_path: Path):
@@ -225,7 +297,7 @@ def test_hcp002_asks_the_same_graph_the_other_way_round():
     by_rule = {f.rule_id: f for f in report.findings}
     assert "is reachable from 192.168.50.0/24" in by_rule["HCP002"].message
     assert "workers cannot reach konnectivity (TCP 8091 from 10.10.0.0/24)" in by_rule["HCP002"].message
-    assert by_rule["HCP007"].facts["blocking_hop"]["line"] == 51
+    assert by_rule["HCP007"].facts["blocking_hop"]["line"] == 48  # loadBalancerSourceRanges
     passing = scan([HCP007 / "pass" / "konnectivity-lb.yaml"], ["HCP002"])
     assert all("workers cannot reach" not in f.message for f in passing.findings)
 
@@ -250,6 +322,9 @@ def test_the_routers_allowed_source_ranges_bound_a_route(tmp_path: Path):
     (finding,) = report.findings
     assert "IngressController openshift-ingress-operator/default" in finding.facts["blocking_hop"]["summary"]
     assert "admits only 192.168.0.0/24" in finding.facts["blocking_hop"]["summary"]
+    # the hop is written where the ranges are to widen: the router's allowedSourceRanges
+    assert finding.facts["blocking_hop"]["path"].endswith("ingresscontroller.yaml")
+    assert finding.facts["blocking_hop"]["line"] == 9
     for name in ("hcp.yaml", "ingresscontroller.yaml"):
         (tmp_path / name).write_text((folder / name).read_text().replace(
             "allowedSourceRanges: [192.168.0.0/24]", "allowedSourceRanges: [192.168.0.0/24, 10.0.0.0/16]"))
@@ -304,3 +379,164 @@ def test_hcp003_and_the_workers_to_kas_flow_never_disagree(folder: Path):
                 assert (result.status == BLOCKED) == (hc.name in failing), hc.name
                 judged += 1
     assert judged
+
+
+_PRIVATE_KAS = """
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata: {name: priv, namespace: clusters}
+spec:
+  platform:
+    type: AWS
+    aws: {region: us-east-1, endpointAccess: Private}
+  networking:
+    machineNetwork: [{cidr: 10.40.0.0/16}]
+  services:
+  - service: APIServer
+    servicePublishingStrategy: {type: LoadBalancer}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kube-apiserver, namespace: clusters-priv}
+spec:
+  selector: {matchLabels: {app: kube-apiserver}}
+  template:
+    metadata: {labels: {app: kube-apiserver}}
+    spec:
+      containers:
+      - name: kube-apiserver
+        image: hyperkube
+        ports: [{containerPort: 6443, name: client, protocol: TCP}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kube-apiserver-private
+  namespace: clusters-priv
+  annotations: {%s}
+spec:
+  type: LoadBalancer
+  selector: {app: kube-apiserver}
+  ports:
+  - {name: client, port: 6443, targetPort: 6443, protocol: TCP}
+"""
+
+_SG_LB_PORT = """
+apiVersion: hcpscan.io/v1
+kind: Perimeter
+metadata: {name: mgmt-sg}
+default: deny
+rules:
+- name: load-balancer-port
+  action: allow
+  sources: [0.0.0.0/0]
+  ports: [{protocol: TCP, port: 6443}]
+"""
+
+
+@pytest.mark.parametrize(("annotation", "status"), [
+    ('service.beta.kubernetes.io/aws-load-balancer-internal: "true"', Status.PASS),
+    ("service.beta.kubernetes.io/aws-load-balancer-scheme: internal", Status.PASS),
+    ('service.beta.kubernetes.io/azure-load-balancer-internal: "true"', Status.PASS),
+    ('service.beta.kubernetes.io/aws-load-balancer-internal: "false"', Status.FAIL),
+    ("", Status.FAIL),
+], ids=["aws-internal", "aws-lbc-scheme", "azure-internal", "aws-internal-false", "public"])
+def test_an_internal_load_balancer_is_not_open_to_every_address(tmp_path: Path, annotation: str,
+                                                                status: Status):
+    """A Private HostedCluster's kube-apiserver-private is an internal load balancer: it
+    has a private address, so the internet does not reach it whatever the security group
+    admits on 6443 (HCP009 judged it open to every address)."""
+    (tmp_path / "hcp.yaml").write_text(_PRIVATE_KAS % annotation)
+    (tmp_path / "sg.yaml").write_text(_SG_LB_PORT)
+    report = scan([tmp_path / "hcp.yaml"], ["HCP009"], ScanConfig(firewall=tmp_path / "sg.yaml"))
+    assert report.results[0].status is status
+
+
+@pytest.mark.parametrize(("ranges", "status"), [
+    ("[0.0.0.0/0]", Status.FAIL), ('[0.0.0.0/0, "::/0"]', Status.FAIL),
+    ("[0.0.0.0/1]", Status.PASS), ("[203.0.113.0/24]", Status.PASS),
+], ids=["ipv4-all", "both-families", "half", "office"])
+def test_a_source_range_of_the_whole_ipv4_internet_is_open_to_every_address(
+        tmp_path: Path, ranges: str, status: Status):
+    """loadBalancerSourceRanges / allowedCIDRBlocks of 0.0.0.0/0 narrow nothing: an IPv4
+    load balancer has no IPv6 address to admit. HCP009 passed it, as if '::/0' missing
+    were a restriction."""
+    text = (_PRIVATE_KAS % "").replace("endpointAccess: Private", "endpointAccess: Public")
+    text = text.replace("  type: LoadBalancer\n", "  type: LoadBalancer\n  allocateLoadBalancerNodePorts: "
+                        f"false\n  loadBalancerSourceRanges: {ranges}\n")
+    (tmp_path / "hcp.yaml").write_text(text)
+    assert scan([tmp_path], ["HCP009"]).results[0].status is status
+    hc = text.split("---")[0].replace("machineNetwork:", f"apiServer: {{allowedCIDRBlocks: {ranges}}}\n"
+                                      "    machineNetwork:")
+    (tmp_path / "hcp.yaml").write_text(hc)  # from Git alone: the HostedCluster's allowlist
+    alone = scan([tmp_path], ["HCP009"])  # (not evaluable beside: no OAuthServer entry)
+    assert (alone.results[0].status is Status.FAIL) == (status is Status.FAIL)
+    assert all("APIServer" in f.message for f in alone.findings)
+
+
+def test_a_router_with_an_internal_load_balancer_admits_private_addresses_only(tmp_path: Path):
+    """IngressController endpointPublishingStrategy.loadBalancer.scope: Internal: the
+    router's load balancer has a private address, so the internet does not get in."""
+    folder = EXTRA / "router-source-ranges"
+    (tmp_path / "hcp.yaml").write_text((folder / "hcp.yaml").read_text())
+    (tmp_path / "ingresscontroller.yaml").write_text((folder / "ingresscontroller.yaml").read_text()
+        .replace("scope: External", "scope: Internal")
+        .replace("allowedSourceRanges: [192.168.0.0/24]", "allowedSourceRanges: [0.0.0.0/0]"))
+    inventory = _inventory(tmp_path)
+    graph = ReachabilityGraph(inventory)
+    outside = graph.can_reach("8.8.8.0/24", "clusters-r/kube-apiserver", 8091)
+    assert not any(p.allowed and p.via != "pod network" for p in outside.paths)
+    workers = graph.can_reach("10.0.0.0/16", "clusters-r/kube-apiserver", 8091)
+    assert any(p.allowed and p.via != "pod network" for p in workers.paths)
+
+
+def test_dns_labels_the_input_does_not_show_never_block(tmp_path: Path):
+    """Without the openshift-dns Namespace object its labels beyond the name are unknown,
+    and without the DNS Service so are the pods': a selector on them may match, so DNS
+    is not judged blocked on a guess."""
+    hc = (HCP008 / "fail" / "dns-one-protocol.yaml").read_text().split("---")[0]
+    (tmp_path / "hcp.yaml").write_text(hc + """---
+apiVersion: v1
+kind: Service
+metadata: {name: dns-default, namespace: openshift-dns}
+spec:
+  selector: {dns.operator.openshift.io/daemonset-dns: default}
+  ports: [{name: dns, port: 53, targetPort: 5353, protocol: UDP}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kube-apiserver, namespace: clusters-dns}
+spec:
+  selector: {matchLabels: {app: kube-apiserver}}
+  template:
+    metadata: {labels: {app: kube-apiserver}}
+    spec: {containers: [{name: kube-apiserver, image: hyperkube}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: kas-egress, namespace: clusters-dns}
+spec:
+  podSelector: {matchLabels: {app: kube-apiserver}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {name: openshift-dns}}
+      podSelector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: default, tier: dns}}
+    ports: [{port: 5353, protocol: UDP}, {port: 5353, protocol: TCP}]
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: openshift-dns}}
+      podSelector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: other}}
+    ports: [{port: 5353, protocol: SCTP}]
+""")
+    inventory = _inventory(tmp_path)
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(),
+                              hosted_clusters(inventory)[0], flow_by_id("hcp-dns"), [])
+    assert result.status == OPEN, [str(a.blocked_by) for a in result.answers]
+    # a label the input does show still decides: the SCTP rule selects other pods
+    (tmp_path / "hcp.yaml").write_text((tmp_path / "hcp.yaml").read_text().replace(
+        "name: openshift-dns}}\n      podSelector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: default, tier: dns}}",
+        "name: openshift-dns}}\n      podSelector: {matchLabels: {dns.operator.openshift.io/daemonset-dns: other}}"))
+    inventory = _inventory(tmp_path)
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(),
+                              hosted_clusters(inventory)[0], flow_by_id("hcp-dns"), [])
+    assert result.status == BLOCKED
