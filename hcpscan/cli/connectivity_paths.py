@@ -21,7 +21,7 @@ from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.paths import PathAnswer, PathGraph
 from hcpscan.analysis.reachability.perimeter import Perimeter
-from hcpscan.analysis.reachability.required import evaluate_flow
+from hcpscan.analysis.reachability.required import BLOCKED, evaluate_flow
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import say
@@ -76,20 +76,24 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | None,
-        options: EvaluationOptions) -> list[Any]:
-    """Answer the question; returns the graph's diagnostics for the caller's exit code."""
+        options: EvaluationOptions) -> tuple[list[Any], bool]:
+    """Answer the question; returns the graph's diagnostics and whether the answer is
+    "blocked" (a path, or a flow for some HostedCluster) for the caller's exit code."""
     graph = ReachabilityGraph(inventory, perimeter, options)
     paths = PathGraph()
     if args.flow:
         doc = _flows(args, inventory, graph, paths)
+        blocked = any(r["status"] == BLOCKED for r in doc["results"])
     else:
-        doc = {"answers": [a.to_json() for a in _path(args, inventory, graph, paths)]}
+        answers = _path(args, inventory, graph, paths)
+        doc = {"answers": [a.to_json() for a in answers]}
+        blocked = any(not a.open for a in answers)
     if args.format == "json":
         json.dump({"version": 1, **doc}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     if args.paths_out:
         paths.write(Path(args.paths_out))
-    return list(graph.diagnostics)
+    return list(graph.diagnostics), blocked
 
 
 def path_answers(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, source: str,
