@@ -7,6 +7,13 @@
   ``default/kubernetes`` Service (NetworkPolicy applies after the Service's DNAT, so the
   endpoints count, not the ClusterIP); needed at every endpoint, since the Service
   balances over all of them (DOMAIN.md §3, the ``management-kas`` policy).
+* ``hosted-kas``: from inside a hosted cluster (its guest pods), that cluster's own API
+  server. It runs outside the guest, in the HCP namespace of the management cluster;
+  guest pods reach it through the ``kubernetes`` Service (172.30.0.1:443), whose
+  endpoint is the node-local proxy on every compute node at the advertise address
+  (172.20.0.1:6443 by default; seeds 000 and 001: "a local proxy in every compute node
+  that listens on IP address 172.20.0.1 and forwards traffic to the API server"). Egress
+  policies apply after the Service's DNAT, so that address and port count.
 * ``dns``: the cluster's DNS on any peer: the ``dns-default`` Service port 53, the port
   5353 OpenShift's DNS pods listen on, or an upstream resolver on 53 (DOMAIN.md §2).
 
@@ -21,10 +28,11 @@ import re
 from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace
 
-OUTSIDE, MANAGEMENT_KAS, DNS = "outside", "management-kas", "dns"
-NAMED_DESTINATIONS = (OUTSIDE, MANAGEMENT_KAS, DNS)
+OUTSIDE, MANAGEMENT_KAS, DNS, HOSTED_KAS = "outside", "management-kas", "dns", "hosted-kas"
+NAMED_DESTINATIONS = (OUTSIDE, MANAGEMENT_KAS, DNS)  # a `reach` check's; hosted-kas is a flow's
 DNS_PORTS = (53, 5353)
-DISPLAY = {OUTSIDE: "outside addresses", MANAGEMENT_KAS: "the management API server", DNS: "DNS"}
+DISPLAY = {OUTSIDE: "outside addresses", MANAGEMENT_KAS: "the management API server", DNS: "DNS",
+           HOSTED_KAS: "the hosted cluster's API server"}
 
 # host:port with a loopback host; the port may be empty in no listener we know of.
 _LOOPBACK_BIND = re.compile(r"^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\]):\d+$")

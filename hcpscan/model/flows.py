@@ -21,9 +21,9 @@ from hcpscan.model.hostedcluster import DEFAULT_KAS_PORT, KAS_PORT_BY_PLATFORM, 
 from hcpscan.model.publishing import private_access
 
 CATALOG = Path(__file__).with_name("flows.yaml")
-CHECKS = ("ingress", "egress", "worker-egress", "none")
-SOURCES = ("workers", "clients", "kubelet", "pod")  # besides {hcp: all | [apps]}
-NAMED = ("dns", "outside", "management-kas")
+CHECKS = ("ingress", "egress", "worker-egress", "guest-egress", "none")
+SOURCES = ("workers", "clients", "kubelet", "pod", "guest-pods")  # besides {hcp: all | [apps]}
+NAMED = ("dns", "outside", "management-kas", "hosted-kas")
 
 
 class FlowError(ValueError):

@@ -20,10 +20,10 @@ from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGra
 from hcpscan.analysis.reachability.queries import Evidence
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
-from hcpscan.inventory import Inventory
+from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.destinations import DNS, MANAGEMENT_KAS, management_kas_endpoints
 from hcpscan.model.flows import Endpoint, Flow
-from hcpscan.model.hostedcluster import HostedCluster
+from hcpscan.model.hostedcluster import DEFAULT_ADVERTISE_IPV4, DEFAULT_KAS_PORT, HostedCluster
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.publishing import DeclaredWay, Undeclared, Unpublished, declared_way
 
@@ -87,6 +87,9 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
         return [FlowResult(flow, NOT_APPLICABLE, why_not)]
     if flow.check == "none":
         return [FlowResult(flow, UNKNOWN, f"not checkable from manifests: {flow.reason}")]
+    if flow.check == "guest-egress":
+        return [FlowResult(flow, NOT_APPLICABLE, "judged in the guest cluster, on its "
+                           "Infrastructure cluster object (evaluate_guest_flow)")]
     cluster, ns = hc.obj.cluster, hc.control_plane_namespace
     if not graph.workloads(cluster, ns) and flow.check == "ingress" and \
             any(t.service for t in flow.targets):
@@ -110,6 +113,58 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
                 if isinstance(flow.source, tuple) else str(flow.source))
         return [FlowResult(flow, UNKNOWN, f"no {apps} workload in HCP namespace {ns} in the input")]
     return _egress(inventory, graph, paths, hc, flow, sources)
+
+
+def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph,
+                        infra: K8sObject, hc: HostedCluster | None, flow: Flow) -> list[FlowResult]:
+    """A ``guest-egress`` flow in the guest cluster of ``infra``: every guest workload whose
+    egress a policy isolates must reach the hosted API server — outside the guest, through
+    the ``kubernetes`` Service to the node-local proxy at the advertise address (policies
+    apply after the Service's DNAT). One result per isolated workload; the flow is open for
+    a workload whose egress nothing isolates."""
+    if hc is not None and (why_not := flow.applies(hc)):
+        return [FlowResult(flow, NOT_APPLICABLE, why_not)]
+    cluster = infra.cluster
+    space, where = _hosted_kas(inventory, cluster, hc)
+    port = (hc.api_server_port if hc is not None and hc.api_server_port else DEFAULT_KAS_PORT)
+    shown = ", ".join(c.removesuffix("/32").removesuffix("/128") for c in space.cidrs())
+    destination = f"the hosted API server at {shown} port {port} ({where})"
+    results = []
+    for workload in graph.workloads(cluster):
+        name = graph_name(cluster, workload)
+        answers = []
+        isolated = False
+        for protocol in flow.protocols:
+            egress = graph.egress_outside(name, port, protocol)
+            isolated = isolated or egress.isolated
+            allows = egress.allowed.contains(space)
+            summary = "" if allows or not egress.allowed else (
+                f"egress of {workload.ref} opens {protocol} {port} to {egress.allowed} only, "
+                f"not to {space} ({where})")
+            paths.add_egress(workload.ref, "hosted-kas", protocol, port, allows, egress.evidence,
+                             summary or f"egress of {workload.ref} to the hosted API server "
+                                        f"{protocol} {port}", explicit=bool(summary))
+            answers.append(paths.answer(workload.ref, "hosted-kas", protocol, port))
+        if not isolated:
+            continue  # no policy isolates its egress: open, and nothing to show
+        status = OPEN if all(a.open for a in answers) else BLOCKED
+        results.append(FlowResult(flow, status, workload=workload, destination=destination,
+                                  answers=tuple(answers)))
+    return results
+
+
+def _hosted_kas(inventory: Inventory, cluster: str, hc: HostedCluster | None) -> tuple[IPSpace, str]:
+    """Where guest pods' API server traffic goes after the ``kubernetes`` Service's DNAT:
+    the HostedCluster's advertise address, else the guest's default/kubernetes endpoints,
+    else HyperShift's default node-local address."""
+    if hc is not None:
+        address, where = hc.advertise_address
+        return IPSpace.from_cidrs([address]), f"{hc.obj.ref} {where}"
+    found = management_kas_endpoints(inventory, cluster)  # the guest's own default/kubernetes
+    if found is not None:
+        return found, "the guest's default/kubernetes endpoints"
+    return (IPSpace.from_cidrs([DEFAULT_ADVERTISE_IPV4]),
+            "HyperShift's node-local API server proxy on every compute node")
 
 
 def graph_name(cluster: str, workload: Workload) -> str:

@@ -4,6 +4,7 @@ with the exact engines, and the rules and the path query give the same answer.""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import networkx as nx
@@ -540,3 +541,49 @@ spec:
     (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(),
                               hosted_clusters(inventory)[0], flow_by_id("hcp-dns"), [])
     assert result.status == BLOCKED
+
+
+# -- guest pods → the hosted API server (guest-egress) -----------------------------------
+
+HCP010 = FIXTURES / "rules" / "HCP010"
+
+
+def test_a_standalone_egress_allowlist_shuts_guest_pods_out_of_the_hosted_api_server():
+    """6443 only to openshift-kube-apiserver: the hosted cluster's API server is outside the
+    guest, behind the node-local proxy at 172.20.0.1 (seed 001 §14.2.3)."""
+    report = scan([HCP010 / "fail" / "gitops-guest-egress.yaml"], ["HCP010"])
+    (finding,) = report.findings
+    assert finding.facts["flow"] == "guest-pods-to-kas"
+    assert finding.facts["workload"] == "payments/operator[Deployment]"
+    assert finding.facts["missing"] == ["TCP 6443 to hosted-kas"]
+    hop = finding.facts["blocking_hop"]
+    assert hop["path"].endswith("gitops-guest-egress.yaml") and hop["line"] == 36
+    assert "172.20.0.1 port 6443" in finding.message
+    passing = scan([HCP010 / "pass" / "gitops-guest-egress.yaml"], ["HCP010"])
+    assert passing.findings == [] and passing.results[0].status is Status.PASS
+
+
+def test_the_kubernetes_cluster_ip_does_not_count_after_dnat_in_a_dump_guest():
+    report = scan([HCP010 / "fail" / "hypershift-dump"], ["HCP010"])
+    (finding,) = report.findings
+    assert finding.facts["workload"] == "monitoring/metrics-exporter[Deployment]"
+    assert "HostedCluster clusters/acme spec.networking.apiServer.advertiseAddress" in finding.message
+    assert scan([HCP010 / "pass" / "hypershift-dump"], ["HCP010"]).findings == []
+
+
+def test_a_guest_uses_the_hosted_clusters_advertise_address_and_port(tmp_path: Path):
+    folder = tmp_path / "dump"
+    shutil.copytree(HCP010 / "pass" / "hypershift-dump", folder)
+    hc = folder / "namespaces/clusters/hypershift.openshift.io/hostedclusters.yaml"
+    hc.write_text(hc.read_text().replace("advertiseAddress: 172.20.0.1, port: 6443",
+                                         "advertiseAddress: 172.20.0.9, port: 6443"))
+    (finding,) = scan([folder], ["HCP010"]).findings  # 172.20.0.1 is open, .9 is not
+    assert "172.20.0.9 port 6443" in finding.message
+
+
+def test_a_standalone_cluster_is_not_judged_as_a_guest(tmp_path: Path):
+    text = (HCP010 / "fail" / "gitops-guest-egress.yaml").read_text()
+    (tmp_path / "standalone.yaml").write_text(
+        text.replace("controlPlaneTopology: External", "controlPlaneTopology: HighlyAvailable"))
+    report = scan([tmp_path], ["HCP010"])
+    assert report.findings == [] and report.results[0].status is Status.NOT_APPLICABLE
