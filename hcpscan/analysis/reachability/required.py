@@ -22,7 +22,7 @@ from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.destinations import DNS, MANAGEMENT_KAS, management_kas_endpoints
-from hcpscan.model.flows import Endpoint, Flow
+from hcpscan.model.flows import MANAGEMENT_SOURCE, Endpoint, Flow
 from hcpscan.model.hostedcluster import DEFAULT_ADVERTISE_IPV4, DEFAULT_KAS_PORT, HostedCluster
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.publishing import DeclaredWay, Undeclared, Unpublished, declared_way
@@ -55,12 +55,13 @@ class FlowResult:
     @property
     def missing(self) -> list[str]:
         """The connections with no open path, e.g. ``TCP 53`` (from which range, if several)."""
-        return list(dict.fromkeys(_conn(a) for a in self.blocked))
+        return list(dict.fromkeys(_conn(a, self.flow) for a in self.blocked))
 
     @property
     def allowed(self) -> list[str]:
         missing = set(self.missing)
-        return [c for c in dict.fromkeys(_conn(a) for a in self.answers if a.open) if c not in missing]
+        return [c for c in dict.fromkeys(_conn(a, self.flow) for a in self.answers if a.open)
+                if c not in missing]
 
     def facts(self) -> dict[str, Any]:
         """Structured data for a fix: the flow, the subject workload, the connections
@@ -73,7 +74,9 @@ class FlowResult:
                 "path": block.to_json() if block is not None else None}
 
 
-def _conn(answer: PathAnswer) -> str:
+def _conn(answer: PathAnswer, flow: Flow) -> str:
+    if flow.check == "operator-ingress":  # one target, several senders
+        return f"{answer.connection} from {answer.origin}"
     if answer.origin.startswith("range "):
         return f"{answer.connection} from {answer.origin.removeprefix('range ')}"
     return f"{answer.connection} to {answer.target}"
@@ -100,6 +103,8 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
                            f"services,routes,networkpolicies -n {ns} -o yaml`)")]
     if flow.check == "ingress":
         return _ingress(graph, paths, hc, flow, worker_cidrs)
+    if flow.check == "operator-ingress":
+        return _operator_ingress(graph, paths, hc, flow)
     if flow.check == "worker-egress":
         sources = graph.select_workloads(cluster, ns, VIRT_LAUNCHER)
         if not sources:
@@ -181,6 +186,56 @@ def _hcp_sources(graph: ReachabilityGraph, hc: HostedCluster, flow: Flow) -> lis
     for app in flow.source:
         found += [w for w in graph.select_workloads(cluster, ns, {"app": app}) if w not in found]
     return found
+
+
+def _operator_ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster,
+                      flow: Flow) -> list[FlowResult]:
+    """Operators that reconcile the control plane — the HyperShift operator in its own
+    namespace, the control-plane operator in the HCP namespace — into the control-plane
+    pods they manage, workload to workload: every tier of policy in the HCP namespace (a
+    default-deny ingress policy shuts them out unless another policy lets them in).
+    One result per target workload; an operator absent from the input is named."""
+    cluster, ns = hc.obj.cluster, hc.control_plane_namespace
+    sources: list[Workload] = []
+    absent: list[str] = []
+    for entry in flow.source if isinstance(flow.source, tuple) else ():
+        if entry.startswith(MANAGEMENT_SOURCE):
+            where, name = entry.removeprefix(MANAGEMENT_SOURCE).split("/", 1)
+            found = [w for w in graph.workloads(cluster, where) if w.name == name]
+        else:
+            where, name = ns, entry
+            found = graph.select_workloads(cluster, ns, {"app": entry})
+        sources += [w for w in found if w not in sources]
+        if not found:
+            absent.append(f"{where}/{name}")
+    if absent:
+        return [FlowResult(flow, UNKNOWN, f"{', '.join(absent)} is not in the input: its pods' "
+                           "labels and namespace decide which policies let it in (`oc get "
+                           + "; oc get ".join(f"deployment {a.split('/')[1]} -n {a.split('/')[0]}"
+                                              if not a.startswith(ns + "/") else
+                                              f"deployments -l app={a.split('/')[1]} -n {ns}"
+                                              for a in absent) + " -o yaml`)")]
+    results = []
+    for endpoint in flow.targets:
+        port = endpoint.port_for(hc)
+        if not endpoint.app or port is None:
+            continue
+        for target in graph.select_workloads(cluster, ns, {"app": endpoint.app}):
+            answers = []
+            for source in sources:
+                for protocol in flow.protocols:
+                    reach = graph.can_reach(graph_name(cluster, source), graph_name(cluster, target),
+                                            port, protocol)
+                    paths.add_reach(reach, source.ref, target.ref, ways_only=False)
+                    answers.append(paths.answer(source.ref, target.ref, reach.protocol, port))
+            status = OPEN if all(a.open for a in answers) else BLOCKED
+            results.append(FlowResult(flow, status, workload=target,
+                                      destination=f"{target.ref} port {port}",
+                                      answers=tuple(answers)))
+    if not results:
+        apps = " or ".join(dict.fromkeys(t.app for t in flow.targets if t.app))
+        return [FlowResult(flow, UNKNOWN, f"no {apps} workload in HCP namespace {ns} in the input")]
+    return results
 
 
 def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow: Flow,

@@ -152,6 +152,8 @@ def _violation(ctx: Context, subject: K8sObject, result: FlowResult) -> Violatio
                if hop is not None else "no path")
     workload = result.workload
     source = (workload.ref if flow.check in ("egress", "guest-egress") and workload is not None else
+              ", ".join(dict.fromkeys(a.origin for a in result.blocked)) or flow.source_text
+              if flow.check == "operator-ingress" else
               "the workers" if flow.check == "ingress" else
               f"the KubeVirt workers ({workload.ref})" if workload is not None else flow.source_text)
     evidence = [f"{flow.id}: {flow.title}; seed: {flow.seed[0]}"]

@@ -587,3 +587,50 @@ def test_a_standalone_cluster_is_not_judged_as_a_guest(tmp_path: Path):
         text.replace("controlPlaneTopology: External", "controlPlaneTopology: HighlyAvailable"))
     report = scan([tmp_path], ["HCP010"])
     assert report.findings == [] and report.results[0].status is Status.NOT_APPLICABLE
+
+
+# -- the operators that reconcile the control plane → its API server (operator-ingress) ---
+
+HCP011 = FIXTURES / "rules" / "HCP011"
+
+
+def test_an_admin_deny_shuts_the_hypershift_operator_out_and_the_path_query_agrees(run_cli):
+    report = scan([HCP011 / "fail" / "anp-isolates-hcp.yaml"], ["HCP011"])
+    (finding,) = report.findings
+    assert finding.facts["flow"] == "operators-to-hcp"
+    assert finding.facts["missing"] == ["TCP 6443 from hypershift/operator[Deployment]"]
+    assert finding.facts["allowed"] == ["TCP 6443 from clusters-acme/control-plane-operator[Deployment]"]
+    hop = finding.facts["blocking_hop"]
+    assert hop["layer"] == "admin-network-policy" and hop["line"] == 113
+    args = ("connectivity", "--no-progress", "--path", "--from", "hypershift/operator",
+            "--to", "clusters-acme/kube-apiserver", "--port", "6443", "--format", "json")
+    shut = run_cli(*args[:2], str(HCP011 / "fail" / "anp-isolates-hcp.yaml"), *args[2:])
+    assert shut.code == 1 and json.loads(shut.out)["answers"][0]["blocked_by"]["line"] == 113
+    opened = run_cli(*args[:2], str(HCP011 / "pass" / "anp-isolates-hcp.yaml"), *args[2:])
+    assert opened.code == 0 and json.loads(opened.out)["answers"][0]["open"] is True
+
+
+def test_a_hand_written_default_deny_shuts_both_operators_out():
+    report = scan([HCP011 / "fail" / "default-deny-ingress.yaml",
+                   HCP011 / "fail" / "anp-isolates-hcp.yaml"], ["HCP011"])
+    beta = next(f for f in report.findings if "clusters-beta" in f.facts["workload"])
+    assert beta.facts["missing"] == ["TCP 6443 from hypershift/operator[Deployment]",
+                                     "TCP 6443 from clusters-beta/control-plane-operator[Deployment]"]
+    assert scan([HCP011 / "pass"], ["HCP011"]).findings == []
+
+
+def test_without_the_hypershift_operator_in_the_input_the_flow_names_what_to_add(tmp_path: Path):
+    text = (HCP011 / "fail" / "default-deny-ingress.yaml").read_text()
+    (tmp_path / "hcp.yaml").write_text(text)
+    report = scan([tmp_path], ["HCP011"])
+    assert report.findings == [] and report.results[0].status is Status.NOT_EVALUABLE
+    assert "oc get deployment operator -n hypershift" in report.results[0].reason
+
+
+def test_a_management_source_that_is_not_namespace_slash_name_is_refused(tmp_path: Path):
+    mine = tmp_path / "flows.yaml"
+    mine.write_text("flows:\n- id: mine\n  title: t\n  from: {management: [operator]}\n"
+                    "  to: [{app: kube-apiserver, port: 6443}]\n  check: operator-ingress\n"
+                    "  seed: [mine]\n")
+    with pytest.raises(FlowError, match="namespace/name"):
+        load_flows(mine)
