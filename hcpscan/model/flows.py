@@ -23,7 +23,7 @@ from hcpscan.model.publishing import private_access
 CATALOG = Path(__file__).with_name("flows.yaml")
 CHECKS = ("ingress", "egress", "worker-egress", "guest-egress", "operator-ingress", "none")
 SOURCES = ("workers", "clients", "kubelet", "pod", "guest-pods")  # besides {hcp: all | [apps]}
-NAMED = ("dns", "outside", "management-kas", "hosted-kas")
+NAMED = ("dns", "outside", "management-kas", "hosted-kas", "proxy")
 MANAGEMENT_SOURCE = "mgmt:"  # a source workload of the management cluster, by namespace/name
 
 
@@ -50,6 +50,12 @@ class Endpoint:
         if port == "kas":  # the catalog's view: every platform's API server port
             port = f"{DEFAULT_KAS_PORT} (" + ", ".join(
                 f"{p} on {name}" for name, p in KAS_PORT_BY_PLATFORM.items()) + ")"
+        if self.named == "proxy" and hc is not None:
+            from hcpscan.model.destinations import proxy_endpoint
+
+            found = proxy_endpoint(hc.proxy)
+            if found is not None:
+                return f"the proxy {found[0]}:{found[1]} ({found[2]})"
         what = self.app or self.named
         return f"{what}:{port}" if port else what
 
@@ -233,6 +239,9 @@ def _endpoint(value: Any, where: str) -> Endpoint:
     if named and named not in NAMED:
         raise FlowError(f"{where}: named destination {named!r} is not one of {', '.join(NAMED)}")
     port = value.get("port")
+    if named == "proxy" and port is not None:
+        raise FlowError(f"{where}: the proxy's port is its URL's (spec.configuration.proxy): "
+                        "leave out `port`")
     if value.get("app") and port is None:
         raise FlowError(f"{where}: `to` app {value['app']!r} needs a port")
     if port is not None and port != "kas" and not (isinstance(port, int) and 0 < port < 65536):

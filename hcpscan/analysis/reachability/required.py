@@ -21,7 +21,14 @@ from hcpscan.analysis.reachability.queries import Evidence
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.inventory import Inventory, K8sObject
-from hcpscan.model.destinations import DNS, MANAGEMENT_KAS, management_kas_endpoints
+from hcpscan.model.destinations import (
+    DNS,
+    MANAGEMENT_KAS,
+    PROXY,
+    address_space,
+    management_kas_endpoints,
+    proxy_endpoint,
+)
 from hcpscan.model.flows import MANAGEMENT_SOURCE, Endpoint, Flow
 from hcpscan.model.hostedcluster import DEFAULT_ADVERTISE_IPV4, DEFAULT_KAS_PORT, HostedCluster
 from hcpscan.model.ipspace import IPSpace
@@ -90,6 +97,9 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
         return [FlowResult(flow, NOT_APPLICABLE, why_not)]
     if flow.check == "none":
         return [FlowResult(flow, UNKNOWN, f"not checkable from manifests: {flow.reason}")]
+    if any(t.named == PROXY for t in flow.targets) and proxy_endpoint(hc.proxy) is None:
+        return [FlowResult(flow, NOT_APPLICABLE, "spec.configuration.proxy names no proxy "
+                           "(httpsProxy, httpProxy)")]
     if flow.check == "guest-egress":
         return [FlowResult(flow, NOT_APPLICABLE, "judged in the guest cluster, on its "
                            "Infrastructure cluster object (evaluate_guest_flow)")]
@@ -458,10 +468,19 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
                         summary if isolated else ""))
         return out
     port = endpoint.port_for(hc)
-    if port is None:
-        return []  # outside and management-kas targets carry a port (flows.yaml)
     space: IPSpace | None = None
     note = ""
+    if endpoint.named == PROXY:
+        found = proxy_endpoint(hc.proxy)
+        if found is None:
+            return []  # evaluate_flow said not applicable
+        host, port, where = found
+        space = address_space(host)
+        if space is None:
+            note = (f"the proxy {host} ({where}) is a host name: judged as egress to any outside "
+                    f"address on {port}")
+    if port is None:
+        return []  # outside and management-kas targets carry a port (flows.yaml)
     if endpoint.named == MANAGEMENT_KAS:
         space = management_kas_endpoints(inventory, cluster)
         if space is None:

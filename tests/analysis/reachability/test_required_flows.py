@@ -634,3 +634,24 @@ def test_a_management_source_that_is_not_namespace_slash_name_is_refused(tmp_pat
                     "  seed: [mine]\n")
     with pytest.raises(FlowError, match="namespace/name"):
         load_flows(mine)
+
+
+def test_kubevirt_workers_must_reach_the_hosted_clusters_proxy():
+    """Seed 001 §14.2: traffic goes through the data plane to the configured proxy."""
+    report = scan([HCP008 / "fail" / "kubevirt-proxy.yaml"], ["HCP008"])
+    (finding,) = report.findings
+    assert finding.facts["flow"] == "workers-to-proxy"
+    assert finding.facts["missing"] == ["TCP 3128 to proxy"]
+    assert "the proxy 10.0.50.10:3128 (spec.configuration.proxy.httpsProxy)" in finding.message
+    assert finding.facts["blocking_hop"]["line"] == 31
+    assert scan([HCP008 / "pass" / "kubevirt-proxy.yaml"], ["HCP008"]).findings == []
+
+
+def test_without_a_proxy_the_proxy_flow_does_not_apply():
+    inventory = _inventory(HCP008 / "fail" / "kubevirt-default-deny.yaml")
+    graph = ReachabilityGraph(inventory)
+    (hc,) = hosted_clusters(inventory)
+    flow = flow_by_id("workers-to-proxy")
+    assert flow is not None
+    (result,) = evaluate_flow(inventory, graph, PathGraph(), hc, flow, [])
+    assert result.status == "not-applicable" and "names no proxy" in result.reason
