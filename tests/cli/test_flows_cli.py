@@ -123,3 +123,21 @@ def test_path_from_workers_without_a_machine_network_says_what_to_give(run_cli, 
     assert "HostedCluster clusters/vanilla states no spec.networking.machineNetwork" in result.err
     assert "HostedCluster HostedCluster" not in result.err
     assert "--worker-cidr" in result.err
+
+
+def test_a_guest_flow_query_judges_each_guest_as_hcp010_does(run_cli):
+    guest = REPO / "fixtures" / "rules" / "HCP010"
+    shut = run_cli("connectivity", "--no-progress", str(guest / "fail"), "--flow",
+                   "guest-pods-to-kas", "--format", "json")
+    assert shut.code == 1, shut.err
+    results = json.loads(shut.out)["results"]
+    assert {(r["guest_cluster"], r["workload"], r["status"]) for r in results} == {
+        ("management", "payments/operator[Deployment]", "blocked"),
+        ("hostedcluster-acme", "monitoring/metrics-exporter[Deployment]", "blocked")}
+    opened = run_cli("connectivity", "--no-progress", str(guest / "pass"), "--flow",
+                     "guest-pods-to-kas")
+    assert opened.code == 0, opened.err
+    assert "guest cluster hostedcluster-acme of HostedCluster clusters/acme: guest-pods-to-kas: open" \
+        in opened.out
+    none = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "guest-pods-to-kas")
+    assert none.code == 2 and "no hosted cluster's guest in the input" in none.err
