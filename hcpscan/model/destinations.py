@@ -73,8 +73,8 @@ def proxy_endpoint(proxy: dict[str, object]) -> tuple[str, int, str] | None:
         if not isinstance(value, str) or not value.strip():
             continue
         text = value.strip()
-        parts = urlsplit(text if "://" in text else f"http://{text}")
-        try:
+        try:  # a malformed URL (an unclosed IPv6 bracket, a port out of range) names none
+            parts = urlsplit(text if "://" in text else f"http://{text}")
             port = parts.port
         except ValueError:
             continue

@@ -98,7 +98,7 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
     if flow.check == "none":
         return [FlowResult(flow, UNKNOWN, f"not checkable from manifests: {flow.reason}")]
     if any(t.named == PROXY for t in flow.targets) and proxy_endpoint(hc.proxy) is None:
-        return [FlowResult(flow, NOT_APPLICABLE, "spec.configuration.proxy names no proxy "
+        return [FlowResult(flow, NOT_APPLICABLE, "spec.configuration.proxy names no usable proxy URL "
                            "(httpsProxy, httpProxy)")]
     if flow.check == "guest-egress":
         return [FlowResult(flow, NOT_APPLICABLE, "judged in the guest cluster, on its "

@@ -654,4 +654,4 @@ def test_without_a_proxy_the_proxy_flow_does_not_apply():
     flow = flow_by_id("workers-to-proxy")
     assert flow is not None
     (result,) = evaluate_flow(inventory, graph, PathGraph(), hc, flow, [])
-    assert result.status == "not-applicable" and "names no proxy" in result.reason
+    assert result.status == "not-applicable" and "names no usable proxy" in result.reason
