@@ -716,6 +716,18 @@ class ReachabilityGraph:
                 out.update(klass.workloads)
         return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
 
+    def host_network_workloads(self, cluster: str) -> set[Workload]:
+        """Workloads of a cluster whose pods all run with hostNetwork: true (a node's own
+        network, which NetworkPolicy does not filter in OVN-Kubernetes)."""
+        pod_network: set[Workload] = set()
+        host: set[Workload] = set()
+        for view in self.views:
+            if view.cluster != cluster:
+                continue
+            for klass in view.model.classes:
+                (host if klass.host_network else pod_network).update(klass.workloads)
+        return host - pod_network
+
     def select_workloads(self, cluster: str, namespace: str,
                          labels: dict[str, str]) -> list[Workload]:
         """Workloads of a namespace whose pods carry all of ``labels``."""

@@ -145,7 +145,10 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
     shown = ", ".join(c.removesuffix("/32").removesuffix("/128") for c in space.cidrs())
     destination = f"the hosted API server at {shown} port {port} ({where})"
     results = []
+    host = graph.host_network_workloads(cluster)  # the node-local proxy itself, ovnkube-node ...
     for workload in graph.workloads(cluster):
+        if workload in host:
+            continue  # on the node's network: NetworkPolicy does not filter it
         name = graph_name(cluster, workload)
         answers = []
         isolated = False

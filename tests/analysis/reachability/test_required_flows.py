@@ -655,3 +655,42 @@ def test_without_a_proxy_the_proxy_flow_does_not_apply():
     assert flow is not None
     (result,) = evaluate_flow(inventory, graph, PathGraph(), hc, flow, [])
     assert result.status == "not-applicable" and "names no usable proxy" in result.reason
+
+
+def test_host_network_pods_of_a_guest_are_not_judged(tmp_path: Path):
+    """The node-local proxy itself (kube-system/kube-apiserver-proxy) runs on the node's
+    network, which NetworkPolicy does not filter: a namespace-wide egress policy leaves it."""
+    (tmp_path / "guest.yaml").write_text("""\
+apiVersion: config.openshift.io/v1
+kind: Infrastructure
+metadata: {name: cluster}
+status: {controlPlaneTopology: External}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: kube-apiserver-proxy-worker-0
+  namespace: kube-system
+  labels: {k8s-app: kube-apiserver-proxy}
+spec:
+  hostNetwork: true
+  containers: [{name: haproxy, image: haproxy}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: metrics
+  namespace: kube-system
+  labels: {app: metrics}
+spec:
+  containers: [{name: metrics, image: metrics}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny-egress, namespace: kube-system}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+""")
+    report = scan([tmp_path], ["HCP010"])
+    assert [f.facts["workload"] for f in report.findings] == ["kube-system/metrics[Pod]"]
