@@ -109,6 +109,8 @@ target's HostedCluster's machine network), print the hops of the open path with
 their evidence, or the hops up to the first that blocks; with --flow ID, judge
 one required flow (hcpscan flows list) for each HostedCluster as HCP007/HCP008
 do. --paths-out writes the hops as networkx node-link JSON, GraphML or DOT.
+Both exit 1 when a path or a flow is blocked, 0 when it is open (or the flow
+not applicable or not evaluable), 2 on a usage or input error.
 
 `hcpscan connectivity diff OLD NEW` lists what changed between two inputs
 (e.g. before and after an upgrade), one line per pair whose connections differ:
@@ -215,8 +217,10 @@ def run(args: argparse.Namespace) -> int:
     if args.explain:
         return _run_explain(args, inventory, options)
     if connectivity_paths.wanted(args):
-        found = connectivity_paths.run(args, inventory, perimeter, options)
-        return _finish(inventory.diagnostics + found, args.format)
+        found, blocked = connectivity_paths.run(args, inventory, perimeter, options)
+        code = _finish(inventory.diagnostics + found, args.format)
+        # a blocked path or flow is a finding: exit 1 (an input error's 2 comes first)
+        return exitcodes.FINDINGS if blocked and code == exitcodes.OK else code
     if args.to is None:
         focus, ignored = _focus(args)
         result = connection_list(inventory, options).focused(focus)

@@ -21,13 +21,18 @@ from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.paths import PathAnswer, PathGraph
 from hcpscan.analysis.reachability.perimeter import Perimeter
-from hcpscan.analysis.reachability.required import evaluate_flow
+from hcpscan.analysis.reachability.required import BLOCKED, evaluate_flow, evaluate_guest_flow
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import say
 from hcpscan.inventory import Inventory
-from hcpscan.model.flows import FlowError, flow_by_id, load_flows
-from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster_for_namespace, hosted_clusters
+from hcpscan.model.flows import Flow, FlowError, flow_by_id, load_flows
+from hcpscan.model.hostedcluster import (
+    HostedCluster,
+    guest_of,
+    hosted_cluster_for_namespace,
+    hosted_clusters,
+)
 
 WORKERS = "workers"  # --from workers: the machine network of the target's HostedCluster
 
@@ -76,20 +81,24 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | None,
-        options: EvaluationOptions) -> list[Any]:
-    """Answer the question; returns the graph's diagnostics for the caller's exit code."""
+        options: EvaluationOptions) -> tuple[list[Any], bool]:
+    """Answer the question; returns the graph's diagnostics and whether the answer is
+    "blocked" (a path, or a flow for some HostedCluster) for the caller's exit code."""
     graph = ReachabilityGraph(inventory, perimeter, options)
     paths = PathGraph()
     if args.flow:
         doc = _flows(args, inventory, graph, paths)
+        blocked = any(r["status"] == BLOCKED for r in doc["results"])
     else:
-        doc = {"answers": [a.to_json() for a in _path(args, inventory, graph, paths)]}
+        answers = _path(args, inventory, graph, paths)
+        doc = {"answers": [a.to_json() for a in answers]}
+        blocked = any(not a.open for a in answers)
     if args.format == "json":
         json.dump({"version": 1, **doc}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     if args.paths_out:
         paths.write(Path(args.paths_out))
-    return list(graph.diagnostics)
+    return list(graph.diagnostics), blocked
 
 
 def path_answers(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, source: str,
@@ -105,7 +114,7 @@ def path_answers(inventory: Inventory, graph: ReachabilityGraph, paths: PathGrap
         hc = _hosted_cluster(inventory, hc_name, namespace, reach0.target.cluster)
         workers = worker_space(hc, worker_cidrs or [])
         if workers is None:
-            raise UsageError(f"HostedCluster {hc.obj.ref} states no spec.networking.machineNetwork",
+            raise UsageError(f"{hc.obj.ref} states no spec.networking.machineNetwork",
                              "give the worker subnets with --worker-cidr")
         sources = workers[0].cidrs()
     answers = []
@@ -155,6 +164,8 @@ def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGr
         raise UsageError(str(exc), "see docs/required-flows.md for the catalog's shape") from None
     if flow is None:
         raise UsageError(f"no flow {args.flow}", "list them with `hcpscan flows list`")
+    if flow.check == "guest-egress":
+        return {"flow": flow.to_json(), "results": _guest_flows(args, inventory, graph, paths, flow)}
     clusters = [hc for hc in hosted_clusters(inventory)
                 if not args.hosted_cluster or f"{hc.namespace}/{hc.name}" == args.hosted_cluster]
     if not clusters:
@@ -176,3 +187,37 @@ def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGr
                 for line in answer.lines():
                     say(f"  {line}")
     return {"flow": flow.to_json(), "results": out}
+
+
+def _guest_flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGraph,
+                 paths: PathGraph, flow: Flow) -> list[dict[str, Any]]:
+    """A guest-egress flow for each hosted cluster's guest the input holds (a hypershift
+    dump's hostedcluster-<name> folder, or an Infrastructure with controlPlaneTopology
+    External), as HCP010 judges it: one result per workload whose egress a policy isolates."""
+    out = []
+    guests = [(infra, *guest_of(inventory, infra)) for infra in inventory.of_kind("Infrastructure")]
+    guests = [g for g in guests if g[1]]
+    if not guests:
+        raise UsageError("no hosted cluster's guest in the input", "give a hypershift dump's "
+                         "hostedcluster-<name> folder or the guest's Infrastructure cluster "
+                         "(status.controlPlaneTopology: External)")
+    for infra, why, hc in guests:
+        label = (f"guest cluster {infra.cluster}" if infra.cluster.startswith("hostedcluster-")
+                 else f"the input's cluster (a guest: {why})") + (f" of HostedCluster {hc.namespace}/{hc.name}"
+                                                    if hc is not None else "")
+        results = evaluate_guest_flow(inventory, graph, paths, infra, hc, flow)
+        if args.format != "json" and not results:
+            say(f"{label}: {flow.id}: open (no policy isolates the egress of any workload; {why})")
+        for result in results:
+            out.append({"guest_cluster": infra.cluster, "status": result.status,
+                        "reason": result.reason, **result.facts(),
+                        "answers": [a.to_json() for a in result.answers]})
+            if args.format == "json":
+                continue
+            say(f"{label}: {flow.id}: {result.status}"
+                + (f" ({result.reason})" if result.reason else "")
+                + (f" — {result.destination}" if result.destination else ""))
+            for answer in result.answers:
+                for line in answer.lines():
+                    say(f"  {line}")
+    return out

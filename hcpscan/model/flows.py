@@ -21,9 +21,10 @@ from hcpscan.model.hostedcluster import DEFAULT_KAS_PORT, KAS_PORT_BY_PLATFORM, 
 from hcpscan.model.publishing import private_access
 
 CATALOG = Path(__file__).with_name("flows.yaml")
-CHECKS = ("ingress", "egress", "worker-egress", "none")
-SOURCES = ("workers", "clients", "kubelet", "pod")  # besides {hcp: all | [apps]}
-NAMED = ("dns", "outside", "management-kas")
+CHECKS = ("ingress", "egress", "worker-egress", "guest-egress", "operator-ingress", "none")
+SOURCES = ("workers", "clients", "kubelet", "pod", "guest-pods")  # besides {hcp: all | [apps]}
+NAMED = ("dns", "outside", "management-kas", "hosted-kas", "proxy")
+MANAGEMENT_SOURCE = "mgmt:"  # a source workload of the management cluster, by namespace/name
 
 
 class FlowError(ValueError):
@@ -49,6 +50,12 @@ class Endpoint:
         if port == "kas":  # the catalog's view: every platform's API server port
             port = f"{DEFAULT_KAS_PORT} (" + ", ".join(
                 f"{p} on {name}" for name, p in KAS_PORT_BY_PLATFORM.items()) + ")"
+        if self.named == "proxy" and hc is not None:
+            from hcpscan.model.destinations import proxy_endpoint
+
+            found = proxy_endpoint(hc.proxy)
+            if found is not None:
+                return f"the proxy {found[0]}:{found[1]} ({found[2]})"
         what = self.app or self.named
         return f"{what}:{port}" if port else what
 
@@ -83,7 +90,9 @@ def cited_documents(lines: tuple[str, ...]) -> list[str]:
 class Flow:
     id: str
     title: str
-    source: str | tuple[str, ...]  # workers, clients, kubelet, pod; ("*",) all HCP workloads
+    # workers, clients, kubelet, pod, guest-pods; ("*",) all HCP workloads; ("app", ...) HCP
+    # workloads by app label; ("mgmt:ns/name", ...) management workloads by namespace/name
+    source: str | tuple[str, ...]
     targets: tuple[Endpoint, ...]
     protocols: tuple[str, ...]
     check: str
@@ -100,7 +109,8 @@ class Flow:
     def source_text(self) -> str:
         if isinstance(self.source, str):
             return self.source
-        return "control-plane workloads" if self.source == ("*",) else ", ".join(self.source)
+        return "control-plane workloads" if self.source == ("*",) else ", ".join(
+            s.removeprefix(MANAGEMENT_SOURCE) for s in self.source)
 
     def applies(self, hc: HostedCluster) -> str:
         """'' when the flow applies to ``hc``, else why not."""
@@ -232,10 +242,19 @@ def _list(value: Any, where: str, name: str) -> list[Any]:
 def _source(value: Any, where: str) -> str | tuple[str, ...]:
     if isinstance(value, str) and value in SOURCES:
         return value
-    if isinstance(value, dict) and "hcp" in value:
-        apps = value["hcp"]
-        return ("*",) if apps == "all" else tuple(str(a) for a in _list(apps, where, "from.hcp"))
-    raise FlowError(f"{where}: `from` is one of {', '.join(SOURCES)} or {{hcp: all | [apps]}}")
+    if isinstance(value, dict) and value.get("hcp") == "all" and "management" not in value:
+        return ("*",)
+    if isinstance(value, dict) and ({"hcp", "management"} & set(value)):
+        apps = [str(a) for a in _list(value["hcp"], where, "from.hcp")] if "hcp" in value else []
+        names = ([str(n) for n in _list(value["management"], where, "from.management")]
+                 if "management" in value else [])
+        bad = [n for n in names if n.count("/") != 1 or not all(n.split("/"))]
+        if bad:
+            raise FlowError(f"{where}: `from.management` names workloads as namespace/name, "
+                            f"not {bad[0]!r} (e.g. hypershift/operator)")
+        return tuple(MANAGEMENT_SOURCE + n for n in names) + tuple(apps)
+    raise FlowError(f"{where}: `from` is one of {', '.join(SOURCES)}, {{hcp: all | [apps]}} or "
+                    "{management: [namespace/name]}")
 
 
 def _endpoint(value: Any, where: str) -> Endpoint:
@@ -246,6 +265,9 @@ def _endpoint(value: Any, where: str) -> Endpoint:
     if named and named not in NAMED:
         raise FlowError(f"{where}: named destination {named!r} is not one of {', '.join(NAMED)}")
     port = value.get("port")
+    if named == "proxy" and port is not None:
+        raise FlowError(f"{where}: the proxy's port is its URL's (spec.configuration.proxy): "
+                        "leave out `port`")
     if value.get("app") and port is None:
         raise FlowError(f"{where}: `to` app {value['app']!r} needs a port")
     if port is not None and port != "kas" and not (isinstance(port, int) and 0 < port < 65536):

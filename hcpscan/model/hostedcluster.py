@@ -204,6 +204,25 @@ def hosted_cluster_of_guest(inventory: Inventory, cluster: str) -> HostedCluster
     return hosted_cluster(found[0]) if found else None
 
 
+def guest_of(inventory: Inventory, infra: K8sObject) -> tuple[str, HostedCluster | None]:
+    """Whether the cluster of the Infrastructure ``infra`` is a hosted cluster's guest (its
+    API server runs outside it, in an HCP namespace): (why, its HostedCluster if the input
+    holds it), or ('', None) when it is not. A hypershift dump's ``hostedcluster-<name>``
+    folder is one; so is any cluster whose ``Infrastructure cluster`` says
+    ``status.controlPlaneTopology: External`` (what a hosted cluster reports, e.g. in a
+    GitOps folder of guest manifests)."""
+    hc = hosted_cluster_of_guest(inventory, infra.cluster)
+    if infra.name != "cluster":
+        return "", None
+    status = infra.body.get("status")
+    topology = status.get("controlPlaneTopology") if isinstance(status, dict) else None
+    if topology == "External":
+        return f"{infra.ref} status.controlPlaneTopology is External", hc
+    if infra.cluster.startswith(GUEST_PREFIX) and topology is None:
+        return f"the guest cluster folder {infra.cluster} of a hypershift dump", hc
+    return "", None
+
+
 def hosted_clusters(inventory: Inventory) -> list[HostedCluster]:
     return [hosted_cluster(o) for o in inventory.of_kind(HOSTED_CLUSTER)]
 

@@ -21,6 +21,9 @@ from hcpscan.model.intervals import Interval
 Range = tuple[int, int, int]  # (version, first, last)
 
 _MAX = {4: (1 << 32) - 1, 6: (1 << 128) - 1}
+# the addresses an internal load balancer gets and is reached from: RFC 1918, RFC 6598
+# (shared address space), IPv6 unique local
+PRIVATE_ADDRESSES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
 
 
 class AddressError(ValueError):

@@ -36,18 +36,18 @@ def test_flows_show_names_the_table_rows_and_their_public_documents(run_cli):
 def test_path_query_prints_the_first_blocking_hop(run_cli):
     result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--path",
                      "--from", "workers", "--to", "clusters-edge/kube-apiserver", "--port", "8091")
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # blocked: the findings exit code
     lines = result.out.splitlines()
     assert lines[0] == "range 10.10.0.0/24 → clusters-edge/kube-apiserver[Deployment] TCP 8091: blocked"
     assert "✗ range 10.10.0.0/24 → LoadBalancer Service clusters-edge/konnectivity-server" in lines[1]
-    assert "konnectivity-lb.yaml:51" in lines[1]
+    assert "konnectivity-lb.yaml:48" in lines[1]  # its loadBalancerSourceRanges
 
 
 def test_path_query_through_the_perimeter_names_its_rule_file(run_cli):
     result = run_cli("connectivity", "--no-progress", str(HCP007 / "pass"), "--firewall", str(SG),
                      "--path", "--from", "10.50.0.0/24", "--to", "clusters-bm/ignition-server-proxy",
                      "--port", "8443", "--format", "json")
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err
     (answer,) = json.loads(result.out)["answers"]
     assert answer["open"] is False
     assert answer["blocked_by"]["layer"] == "perimeter"
@@ -58,11 +58,24 @@ def test_flow_query_agrees_with_the_rule(run_cli, tmp_path: Path):
     out = tmp_path / "paths.graphml"
     result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow",
                      "workers-to-konnectivity", "--format", "json", "--paths-out", str(out))
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # clusters/edge is blocked
     doc = json.loads(result.out)
     statuses = {r["hosted_cluster"]: r["status"] for r in doc["results"]}
     assert statuses["clusters/edge"] == "blocked"
     assert out.read_text().startswith("<?xml")
+
+
+def test_an_open_path_or_flow_exits_0_and_a_blocked_one_exits_1(run_cli):
+    args = ("--path", "--from", "workers", "--to", "clusters-edge/kube-apiserver", "--port", "8091")
+    opened = run_cli("connectivity", "--no-progress", str(HCP007 / "pass"), *args)
+    assert opened.code == 0, opened.err
+    assert opened.out.splitlines()[0].endswith("TCP 8091: open")
+    shut = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), *args, "--format", "json")
+    assert shut.code == 1, shut.err
+    assert [a["open"] for a in json.loads(shut.out)["answers"]] == [False]
+    flow = ("--flow", "workers-to-konnectivity", "--hosted-cluster", "clusters/edge")
+    assert run_cli("connectivity", "--no-progress", str(HCP007 / "pass"), *flow).code == 0
+    assert run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), *flow).code == 1
 
 
 def test_path_needs_its_question(run_cli):
@@ -97,7 +110,7 @@ def test_a_users_catalog_answers_a_flow_query_and_its_mistakes_are_usage_errors(
                     "  to: [{app: kube-apiserver, port: 8091}]\n  check: ingress\n  seed: [mine]\n")
     result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "mine",
                      "--flows", str(mine))
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err
     assert "HostedCluster clusters/edge: mine: blocked" in result.out
     mine.write_text("flows: [\n")
     result = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "mine",
@@ -112,3 +125,32 @@ def test_a_users_own_citation_is_shown_as_written():
     assert cited("001") == "001"  # a bare number names no row: left alone
     assert cited("002 Private Clusters").startswith("HyperShift 'HCP networking requirements' ")
     assert cited_documents(("mine", "our 001 table")) == []
+
+
+def test_path_from_workers_without_a_machine_network_says_what_to_give(run_cli, tmp_path: Path):
+    (tmp_path / "hcp.yaml").write_text(
+        (REPO / "fixtures" / "required-flows" / "vanilla-dns" / "hcp.yaml").read_text())
+    result = run_cli("connectivity", str(tmp_path), "--path", "--from", "workers",
+                     "--to", "clusters-vanilla/kube-apiserver", "--port", "6443")
+    assert result.code == 2
+    assert "HostedCluster clusters/vanilla states no spec.networking.machineNetwork" in result.err
+    assert "HostedCluster HostedCluster" not in result.err
+    assert "--worker-cidr" in result.err
+
+
+def test_a_guest_flow_query_judges_each_guest_as_hcp010_does(run_cli):
+    guest = REPO / "fixtures" / "rules" / "HCP010"
+    shut = run_cli("connectivity", "--no-progress", str(guest / "fail"), "--flow",
+                   "guest-pods-to-kas", "--format", "json")
+    assert shut.code == 1, shut.err
+    results = json.loads(shut.out)["results"]
+    assert {(r["guest_cluster"], r["workload"], r["status"]) for r in results} == {
+        ("management", "payments/operator[Deployment]", "blocked"),
+        ("hostedcluster-acme", "monitoring/metrics-exporter[Deployment]", "blocked")}
+    opened = run_cli("connectivity", "--no-progress", str(guest / "pass"), "--flow",
+                     "guest-pods-to-kas")
+    assert opened.code == 0, opened.err
+    assert "guest cluster hostedcluster-acme of HostedCluster clusters/acme: guest-pods-to-kas: open" \
+        in opened.out
+    none = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "guest-pods-to-kas")
+    assert none.code == 2 and "no hosted cluster's guest in the input" in none.err

@@ -3,7 +3,9 @@
 * a ``NodePort`` Service (and a ``LoadBalancer`` one, which allocates node
   ports too) is reachable on every node address at its ``nodePort``;
 * a ``LoadBalancer`` Service is reachable at its ``port`` from
-  ``loadBalancerSourceRanges``, or from anywhere when that field is absent;
+  ``loadBalancerSourceRanges``, or from anywhere when that field is absent; an
+  internal one (the cloud provider's annotation: a Private HostedCluster's
+  ``kube-apiserver-private``, the private router) from private addresses only;
 * an OpenShift ``Route`` reaches the pods of its Service through the router
   (ingress controller) on 443, or 80 without TLS; the pods then see the
   router as the client, so their NetworkPolicy must admit the router's
@@ -24,14 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
-from hcpscan.analysis.reachability.routers import route_sources
+from hcpscan.analysis.reachability.routers import route_bounds, route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
-from hcpscan.model.ipspace import AddressError, IPSpace
+from hcpscan.model.ipspace import PRIVATE_ADDRESSES, AddressError, IPSpace
 from hcpscan.model.ports import normalise_protocol
 
 ROUTER_NAMESPACE = "openshift-ingress"
@@ -101,6 +103,9 @@ class ExposurePath:
     through_router: bool = False
     service: str = ""  # the Service a Route or Ingress names
     router: str = ""  # the IngressControllers serving a Route, when the input holds them
+    # the object and field that bound ``sources`` (loadBalancerSourceRanges, the router's
+    # allowedSourceRanges): where a hop that keeps a source out is written
+    bounded_by: tuple[K8sObject, str] | None = None
 
     @property
     def name(self) -> str:
@@ -244,6 +249,32 @@ def _ways_in(inventory: Inventory) -> _WaysIn:
     return inventory.derived("reachability.ways_in", _WaysIn.read)
 
 
+# The annotations by which a cloud provider gives a LoadBalancer a private address (the
+# VPC / VNet and what is peered with it reach it, the internet does not), and the values
+# that mean internal; None: any value but "false".
+INTERNAL_LB_ANNOTATIONS: dict[str, tuple[str, ...] | None] = {
+    "service.beta.kubernetes.io/aws-load-balancer-internal": None,  # "true", legacy "0.0.0.0/0"
+    "service.beta.kubernetes.io/aws-load-balancer-scheme": ("internal",),
+    "service.beta.kubernetes.io/azure-load-balancer-internal": ("true",),
+    "networking.gke.io/load-balancer-type": ("internal",),
+    "cloud.google.com/load-balancer-type": ("internal",),
+    "service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type": ("private",),
+    "service.beta.kubernetes.io/openstack-internal-load-balancer": ("true",),
+}
+
+
+def internal_load_balancer(svc: K8sObject) -> str:
+    """The annotation that makes ``svc``'s load balancer internal, or ''."""
+    for key, values in INTERNAL_LB_ANNOTATIONS.items():
+        value = svc.annotations.get(key)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        value = value.strip().lower()
+        if (values is None and value != "false") or (values is not None and value in values):
+            return key
+    return ""
+
+
 def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath]:
     paths: list[ExposurePath] = []
     for svc, kind, selector in _ways_in(inventory).services.get((klass.cluster, klass.namespace), ()):
@@ -254,6 +285,10 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
             lb_sources = IPSpace.from_cidrs(str(r) for r in ranges) if ranges else IPSpace.everything()
         except AddressError:
             lb_sources = IPSpace.everything()
+        bounded_by = (svc, "spec.loadBalancerSourceRanges") if ranges else None
+        if internal_load_balancer(svc):
+            lb_sources = lb_sources.intersection(IPSpace.from_cidrs(PRIVATE_ADDRESSES))
+            bounded_by = bounded_by or (svc, "metadata.annotations")
         node_ports = svc.get("spec.allocateLoadBalancerNodePorts") is not False or kind == "NodePort"
         for i, entry in enumerate(svc.get("spec.ports") or []):
             if not isinstance(entry, dict):
@@ -269,7 +304,7 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
                                           IPSpace.everything()))
             if kind == "LoadBalancer" and isinstance(entry.get("port"), int):
                 paths.append(ExposurePath("LoadBalancer", svc, field, protocol, pod_port,
-                                          entry["port"], lb_sources))
+                                          entry["port"], lb_sources, bounded_by=bounded_by))
     return paths
 
 
@@ -296,7 +331,8 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
             paths.append(ExposurePath("Route", route, "spec.to", protocol, pod_port, entry_port,
                                       IPSpace.everything() if served is None else served[0],
                                       through_router=True, service=svc.name,
-                                      router="" if served is None else served[1]))
+                                      router="" if served is None else served[1],
+                                      bounded_by=route_bounds(inventory, route)))
     return paths
 
 

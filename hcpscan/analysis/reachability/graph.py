@@ -37,6 +37,7 @@ from hcpscan.analysis.reachability.evaluation import (
     PolicyEvaluation,
     Side,
     Verdict,
+    tiered_connections,
     tiered_verdict,
 )
 from hcpscan.analysis.reachability.exposure import (
@@ -73,7 +74,7 @@ from hcpscan.analysis.reachability.queries import (
     WayInVerdict,
 )
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
-from hcpscan.analysis.reachability.selectors import bits
+from hcpscan.analysis.reachability.selectors import LabelSelector, Requirement, bits
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
@@ -365,8 +366,10 @@ class ReachabilityGraph:
         place = self._place(path.obj, path.field)
         evidence: list[Evidence] = []
         if not path.sources.contains(atom):
+            # the hop is written where the ranges that keep the source out are
+            bound = self._place(*path.bounded_by) if path.bounded_by is not None else place
             evidence.append(Evidence(SERVICE, False, f"{path.describe()} admits only "
-                                     f"{path.sources}", place))
+                                     f"{path.sources}", bound))
         else:
             evidence.append(Evidence(SERVICE, True, path.describe(), place))
         gate = self._perimeter(atom, protocol, path.entry_port)
@@ -666,6 +669,45 @@ class ReachabilityGraph:
                 conns = union_all([conns, *(rule.connections_to(None) for rule in model.egress)])
         return True, conns
 
+    def egress_to_pods(self, source: str, peers: Iterable[PodPeer]) -> tuple[bool, ConnectionSet]:
+        """What ``source``'s egress opens towards pods that may not be in the input (the
+        management cluster's DNS pods), described by their namespace and labels: every
+        tier decides (AdminNetworkPolicy, NetworkPolicy, BaselineAdminNetworkPolicy),
+        and only rules whose peers select such a pod count. An ipBlock peer counts (the
+        pods' addresses are unknown). Returns (isolated?, the connections open to one of
+        ``peers`` from every class of ``source``); ``egress_to_pods_evidence`` names
+        what blocks one."""
+        view, _workload, indices = self._workload_classes(source)
+        peers = tuple(peers)
+        isolated, opened = False, ConnectionSet.all()
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if not side.isolated:
+                continue
+            isolated = True
+            reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
+                                                 None, side.np_isolated) for p in peers)
+            opened = opened.intersection(reach)
+        return isolated, (opened if isolated else ConnectionSet.all())
+
+    def egress_to_pods_evidence(self, source: str, peers: Iterable[PodPeer], protocol: str,
+                                port: int, shown: str) -> Evidence | None:
+        """The tier and object that deny ``protocol``/``port`` from ``source`` to the pods
+        ``peers`` describe (named ``shown``), for the first class of ``source`` denied."""
+        view, _workload, indices = self._workload_classes(source)
+        peers = tuple(peers)
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if not side.isolated:
+                continue
+            verdicts = [tiered_verdict([r for r in side.rules if _rule_selects(r, p)], None,
+                                       side.np_isolated, protocol, port) for p in peers]
+            if any(v.allowed for v in verdicts):
+                continue
+            return self._policy_evidence("egress", side, verdicts[0], _class_name(view, src),
+                                         shown, protocol, port)
+        return None
+
     def workloads(self, cluster: str, namespace: str | None = None) -> list[Workload]:
         """Top-owner workloads (with endpoints) of a cluster, optionally of one namespace."""
         out: set[Workload] = set()
@@ -679,6 +721,18 @@ class ReachabilityGraph:
             for klass in view.model.classes:
                 out.update(klass.workloads)
         return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
+
+    def host_network_workloads(self, cluster: str) -> set[Workload]:
+        """Workloads of a cluster whose pods all run with hostNetwork: true (a node's own
+        network, which NetworkPolicy does not filter in OVN-Kubernetes)."""
+        pod_network: set[Workload] = set()
+        host: set[Workload] = set()
+        for view in self.views:
+            if view.cluster != cluster:
+                continue
+            for klass in view.model.classes:
+                (host if klass.host_network else pod_network).update(klass.workloads)
+        return host - pod_network
 
     def select_workloads(self, cluster: str, namespace: str,
                          labels: dict[str, str]) -> list[Workload]:
@@ -810,6 +864,49 @@ class ReachabilityGraph:
 def build_reachability(inventory: Inventory, perimeter: Perimeter | None = None,
                        options: EvaluationOptions = DEFAULT_OPTIONS) -> ReachabilityGraph:
     return ReachabilityGraph(inventory, perimeter, options)
+
+
+@dataclass(frozen=True, slots=True)
+class PodPeer:
+    """Pods described rather than read: their namespace, its labels (all of them when
+    ``namespace_known``: the Namespace is in the input) and some of theirs."""
+
+    namespace: str
+    namespace_labels: dict[str, str]
+    labels: dict[str, str]
+    namespace_known: bool = False
+
+
+def _may_match(selector: LabelSelector, labels: dict[str, str], complete: bool) -> bool:
+    """Whether ``selector`` may select an object known to carry ``labels`` (and, unless
+    ``complete``, perhaps others: a requirement on a key not known is taken as met)."""
+    if complete:
+        return selector.matches(labels)
+    wanted = [Requirement(k, "In", frozenset([v])) for k, v in selector.match_labels]
+    return all(r.matches(labels) for r in [*wanted, *selector.expressions] if r.key in labels)
+
+
+def _rule_selects(rule: AnyRule, pod: PodPeer) -> bool:
+    """Whether a policy rule's peers may select ``pod`` (an address peer may: the pod's
+    address is not known; an admin rule's address peer only when it allows). A label the
+    input does not show is taken as matching, so an unknown label never blocks."""
+    if rule.peers is None:
+        return True
+    for peer in rule.peers:
+        if getattr(peer, "ip_block", None) is not None:
+            return True
+        if getattr(peer, "addresses", None) is not None:
+            if rule.action != "Deny":
+                return True
+            continue
+        ns_sel, pod_sel = peer.namespace_selector, peer.pod_selector
+        if ns_sel is None and isinstance(rule.policy, NetworkPolicyModel):
+            ns_ok = rule.policy.namespace == pod.namespace  # a NetworkPolicy peer: its own namespace
+        else:
+            ns_ok = ns_sel is None or _may_match(ns_sel, pod.namespace_labels, pod.namespace_known)
+        if ns_ok and (pod_sel is None or _may_match(pod_sel, pod.labels, False)):
+            return True
+    return False
 
 
 def _rule_order(rule: AnyRule) -> tuple[str, str, int]:

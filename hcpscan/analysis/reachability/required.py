@@ -15,15 +15,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
+from hcpscan.analysis.reachability.graph import POD_NETWORK, PodPeer, ReachabilityGraph
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGraph
 from hcpscan.analysis.reachability.queries import Evidence
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
-from hcpscan.inventory import Inventory
-from hcpscan.model.destinations import DNS, MANAGEMENT_KAS, management_kas_endpoints
-from hcpscan.model.flows import Endpoint, Flow
-from hcpscan.model.hostedcluster import HostedCluster
+from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.model.destinations import (
+    DNS,
+    MANAGEMENT_KAS,
+    PROXY,
+    address_space,
+    management_kas_endpoints,
+    proxy_endpoint,
+)
+from hcpscan.model.flows import MANAGEMENT_SOURCE, Endpoint, Flow
+from hcpscan.model.hostedcluster import DEFAULT_ADVERTISE_IPV4, DEFAULT_KAS_PORT, HostedCluster
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.publishing import DeclaredWay, Undeclared, Unpublished, declared_way
 
@@ -55,12 +62,13 @@ class FlowResult:
     @property
     def missing(self) -> list[str]:
         """The connections with no open path, e.g. ``TCP 53`` (from which range, if several)."""
-        return list(dict.fromkeys(_conn(a) for a in self.blocked))
+        return list(dict.fromkeys(_conn(a, self.flow) for a in self.blocked))
 
     @property
     def allowed(self) -> list[str]:
         missing = set(self.missing)
-        return [c for c in dict.fromkeys(_conn(a) for a in self.answers if a.open) if c not in missing]
+        return [c for c in dict.fromkeys(_conn(a, self.flow) for a in self.answers if a.open)
+                if c not in missing]
 
     def facts(self) -> dict[str, Any]:
         """Structured data for a fix: the flow, the subject workload, the connections
@@ -73,7 +81,9 @@ class FlowResult:
                 "path": block.to_json() if block is not None else None}
 
 
-def _conn(answer: PathAnswer) -> str:
+def _conn(answer: PathAnswer, flow: Flow) -> str:
+    if flow.check == "operator-ingress":  # one target, several senders
+        return f"{answer.connection} from {answer.origin}"
     if answer.origin.startswith("range "):
         return f"{answer.connection} from {answer.origin.removeprefix('range ')}"
     return f"{answer.connection} to {answer.target}"
@@ -87,6 +97,12 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
         return [FlowResult(flow, NOT_APPLICABLE, why_not)]
     if flow.check == "none":
         return [FlowResult(flow, UNKNOWN, f"not checkable from manifests: {flow.reason}")]
+    if any(t.named == PROXY for t in flow.targets) and proxy_endpoint(hc.proxy) is None:
+        return [FlowResult(flow, NOT_APPLICABLE, "spec.configuration.proxy names no usable proxy URL "
+                           "(httpsProxy, httpProxy)")]
+    if flow.check == "guest-egress":
+        return [FlowResult(flow, NOT_APPLICABLE, "judged in the guest cluster, on its "
+                           "Infrastructure cluster object (evaluate_guest_flow)")]
     cluster, ns = hc.obj.cluster, hc.control_plane_namespace
     if not graph.workloads(cluster, ns) and flow.check == "ingress" and \
             any(t.service for t in flow.targets):
@@ -97,6 +113,8 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
                            f"services,routes,networkpolicies -n {ns} -o yaml`)")]
     if flow.check == "ingress":
         return _ingress(graph, paths, hc, flow, worker_cidrs)
+    if flow.check == "operator-ingress":
+        return _operator_ingress(graph, paths, hc, flow)
     if flow.check == "worker-egress":
         sources = graph.select_workloads(cluster, ns, VIRT_LAUNCHER)
         if not sources:
@@ -110,6 +128,61 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
                 if isinstance(flow.source, tuple) else str(flow.source))
         return [FlowResult(flow, UNKNOWN, f"no {apps} workload in HCP namespace {ns} in the input")]
     return _egress(inventory, graph, paths, hc, flow, sources)
+
+
+def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph,
+                        infra: K8sObject, hc: HostedCluster | None, flow: Flow) -> list[FlowResult]:
+    """A ``guest-egress`` flow in the guest cluster of ``infra``: every guest workload whose
+    egress a policy isolates must reach the hosted API server — outside the guest, through
+    the ``kubernetes`` Service to the node-local proxy at the advertise address (policies
+    apply after the Service's DNAT). One result per isolated workload; the flow is open for
+    a workload whose egress nothing isolates."""
+    if hc is not None and (why_not := flow.applies(hc)):
+        return [FlowResult(flow, NOT_APPLICABLE, why_not)]
+    cluster = infra.cluster
+    space, where = _hosted_kas(inventory, cluster, hc)
+    port = (hc.api_server_port if hc is not None and hc.api_server_port else DEFAULT_KAS_PORT)
+    shown = ", ".join(c.removesuffix("/32").removesuffix("/128") for c in space.cidrs())
+    destination = f"the hosted API server at {shown} port {port} ({where})"
+    results = []
+    host = graph.host_network_workloads(cluster)  # the node-local proxy itself, ovnkube-node ...
+    for workload in graph.workloads(cluster):
+        if workload in host:
+            continue  # on the node's network: NetworkPolicy does not filter it
+        name = graph_name(cluster, workload)
+        answers = []
+        isolated = False
+        for protocol in flow.protocols:
+            egress = graph.egress_outside(name, port, protocol)
+            isolated = isolated or egress.isolated
+            allows = egress.allowed.contains(space)
+            summary = "" if allows or not egress.allowed else (
+                f"egress of {workload.ref} opens {protocol} {port} to {egress.allowed} only, "
+                f"not to {space} ({where})")
+            paths.add_egress(workload.ref, "hosted-kas", protocol, port, allows, egress.evidence,
+                             summary or f"egress of {workload.ref} to the hosted API server "
+                                        f"{protocol} {port}", explicit=bool(summary))
+            answers.append(paths.answer(workload.ref, "hosted-kas", protocol, port))
+        if not isolated:
+            continue  # no policy isolates its egress: open, and nothing to show
+        status = OPEN if all(a.open for a in answers) else BLOCKED
+        results.append(FlowResult(flow, status, workload=workload, destination=destination,
+                                  answers=tuple(answers)))
+    return results
+
+
+def _hosted_kas(inventory: Inventory, cluster: str, hc: HostedCluster | None) -> tuple[IPSpace, str]:
+    """Where guest pods' API server traffic goes after the ``kubernetes`` Service's DNAT:
+    the HostedCluster's advertise address, else the guest's default/kubernetes endpoints,
+    else HyperShift's default node-local address."""
+    if hc is not None:
+        address, where = hc.advertise_address
+        return IPSpace.from_cidrs([address]), f"{hc.obj.ref} {where}"
+    found = management_kas_endpoints(inventory, cluster)  # the guest's own default/kubernetes
+    if found is not None:
+        return found, "the guest's default/kubernetes endpoints"
+    return (IPSpace.from_cidrs([DEFAULT_ADVERTISE_IPV4]),
+            "HyperShift's node-local API server proxy on every compute node")
 
 
 def graph_name(cluster: str, workload: Workload) -> str:
@@ -126,6 +199,56 @@ def _hcp_sources(graph: ReachabilityGraph, hc: HostedCluster, flow: Flow) -> lis
     for app in flow.source:
         found += [w for w in graph.select_workloads(cluster, ns, {"app": app}) if w not in found]
     return found
+
+
+def _operator_ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster,
+                      flow: Flow) -> list[FlowResult]:
+    """Operators that reconcile the control plane — the HyperShift operator in its own
+    namespace, the control-plane operator in the HCP namespace — into the control-plane
+    pods they manage, workload to workload: every tier of policy in the HCP namespace (a
+    default-deny ingress policy shuts them out unless another policy lets them in).
+    One result per target workload; an operator absent from the input is named."""
+    cluster, ns = hc.obj.cluster, hc.control_plane_namespace
+    sources: list[Workload] = []
+    absent: list[str] = []
+    for entry in flow.source if isinstance(flow.source, tuple) else ():
+        if entry.startswith(MANAGEMENT_SOURCE):
+            where, name = entry.removeprefix(MANAGEMENT_SOURCE).split("/", 1)
+            found = [w for w in graph.workloads(cluster, where) if w.name == name]
+        else:
+            where, name = ns, entry
+            found = graph.select_workloads(cluster, ns, {"app": entry})
+        sources += [w for w in found if w not in sources]
+        if not found:
+            absent.append(f"{where}/{name}")
+    if absent:
+        return [FlowResult(flow, UNKNOWN, f"{', '.join(absent)} is not in the input: its pods' "
+                           "labels and namespace decide which policies let it in (`oc get "
+                           + "; oc get ".join(f"deployment {a.split('/')[1]} -n {a.split('/')[0]}"
+                                              if not a.startswith(ns + "/") else
+                                              f"deployments -l app={a.split('/')[1]} -n {ns}"
+                                              for a in absent) + " -o yaml`)")]
+    results = []
+    for endpoint in flow.targets:
+        port = endpoint.port_for(hc)
+        if not endpoint.app or port is None:
+            continue
+        for target in graph.select_workloads(cluster, ns, {"app": endpoint.app}):
+            answers = []
+            for source in sources:
+                for protocol in flow.protocols:
+                    reach = graph.can_reach(graph_name(cluster, source), graph_name(cluster, target),
+                                            port, protocol)
+                    paths.add_reach(reach, source.ref, target.ref, ways_only=False)
+                    answers.append(paths.answer(source.ref, target.ref, reach.protocol, port))
+            status = OPEN if all(a.open for a in answers) else BLOCKED
+            results.append(FlowResult(flow, status, workload=target,
+                                      destination=f"{target.ref} port {port}",
+                                      answers=tuple(answers)))
+    if not results:
+        apps = " or ".join(dict.fromkeys(t.app for t in flow.targets if t.app))
+        return [FlowResult(flow, UNKNOWN, f"no {apps} workload in HCP namespace {ns} in the input")]
+    return results
 
 
 def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow: Flow,
@@ -260,13 +383,42 @@ def dns_pod_ports(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], 
     """The port the cluster's DNS pods listen on, as far as the input says: 5353 behind
     OpenShift's dns-default Service (policies apply after DNAT), 53 for a vanilla
     cluster's kube-dns; either when the input shows neither."""
+    ports, note, _pods = dns_pods(inventory, cluster)
+    return ports, note
+
+
+# (namespace, Service) of the DNS pods
+_OPENSHIFT_DNS = ("openshift-dns", "dns-default")
+_KUBE_DNS = ("kube-system", "kube-dns")
+
+
+def dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
+    """``dns_pod_ports`` and the DNS pods an egress rule must select: their namespace (its
+    labels, with the name label every namespace carries) and their labels (the DNS
+    Service's selector when the input has it)."""
+    def pods(namespace: str, service: str) -> PodPeer:
+        ns = inventory.get("Namespace", "", namespace, cluster)
+        svc = inventory.get("Service", namespace, service, cluster)
+        spec = svc.body.get("spec") if svc is not None else None
+        selector = spec.get("selector") if isinstance(spec, dict) else None
+        selector = ({str(k): v for k, v in selector.items() if isinstance(v, str)}
+                    if isinstance(selector, dict) else {})
+        ns_labels = {k: v for k, v in (ns.labels if ns is not None else {}).items()
+                     if isinstance(v, str)}
+        # without the Service its pods' labels are not known: every pod selector may match
+        return PodPeer(namespace, {**ns_labels, "kubernetes.io/metadata.name": namespace},
+                       selector, namespace_known=ns is not None)
+
     if inventory.get("Service", "openshift-dns", "dns-default", cluster) is not None or \
             inventory.get("Namespace", "", "openshift-dns", cluster) is not None:
-        return (5353,), "OpenShift DNS: dns-default 53 → pods 5353 (policies apply after DNAT)"
+        return ((5353,), "OpenShift DNS: dns-default 53 → pods 5353 (policies apply after DNAT)",
+                [pods(*_OPENSHIFT_DNS)])
     if inventory.get("Service", "kube-system", "kube-dns", cluster) is not None:
-        return (53,), "kube-system/kube-dns: DNS pods on 53 (no openshift-dns in this cluster)"
+        return ((53,), "kube-system/kube-dns: DNS pods on 53 (no openshift-dns in this cluster)",
+                [pods(*_KUBE_DNS)])
     return (53, 5353), ("which DNS the management cluster runs is not in the input (openshift-dns "
-                        "or kube-system/kube-dns): 53 or 5353 counts")
+                        "or kube-system/kube-dns): 53 or 5353 counts"), \
+        [pods(*_OPENSHIFT_DNS), pods(*_KUBE_DNS)]
 
 
 def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster,
@@ -298,29 +450,46 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
     needs; summary '' lets the evidence speak."""
     cluster = hc.obj.cluster
     if endpoint.named == DNS:
-        ports, note = dns_pod_ports(inventory, cluster)
-        isolated, opened = graph.egress_rules_open(name)
-        out = []
+        ports, note, dns = dns_pods(inventory, cluster)
+        # only rules whose peers select the DNS pods count, in every tier: a rule towards
+        # openshift-dns lets nothing through to a vanilla cluster's kube-system/kube-dns
+        isolated, opened = graph.egress_to_pods(name, dns)
+        out: list[tuple[str, int, bool, tuple[Evidence, ...], str, str]] = []
         protocols = flow.dns_protocols if flow.check == "worker-egress" else flow.protocols
+        pods_text = " or ".join(p.namespace + (f" ({', '.join(f'{k}={v}' for k, v in p.labels.items())})"
+                                               if p.labels else "") for p in dns)
         for protocol in protocols:
             port = next((p for p in ports if opened.allows(protocol, p)), ports[0])
             allows = opened.allows(protocol, port)
             # the blocking policy's place is asked only for a blocked connection (fleets
             # have thousands of control-plane workloads whose DNS is open)
-            evidence = () if allows else graph.egress_outside(name, port, protocol).evidence
+            blocker = None if allows else graph.egress_to_pods_evidence(
+                name, dns, protocol, port, f"the DNS pods in {pods_text}")
+            evidence = (blocker,) if blocker is not None else ()
             shown = " or ".join(map(str, ports))
             who = _isolated_by(evidence)
             summary = (f"{who} opens {protocol} {port} to the DNS pods" if allows else
-                       f"{who} opens no {protocol} on {shown} (the DNS pods' port); it opens "
-                       f"{opened if opened else 'nothing'}")
+                       f"{who} opens no {protocol} on {shown} to the DNS pods in {pods_text}; "
+                       f"to them it opens {opened if opened else 'nothing'}")
+            if blocker is not None and " is isolated by " not in blocker.summary:
+                summary = blocker.summary  # an admin tier denies: its rule says so
             out.append((protocol, port, allows, evidence, note if isolated else "",
                         summary if isolated else ""))
         return out
-    target_port = endpoint.port_for(hc)
-    if target_port is None:
-        return []  # outside and management-kas targets carry a port (flows.yaml)
+    target_port: int | None = endpoint.port_for(hc)
     space: IPSpace | None = None
     note = ""
+    if endpoint.named == PROXY:
+        found = proxy_endpoint(hc.proxy)
+        if found is None:
+            return []  # evaluate_flow said not applicable
+        host, target_port, where = found
+        space = address_space(host)
+        if space is None:
+            note = (f"the proxy {host} ({where}) is a host name: judged as egress to any outside "
+                    f"address on {target_port}")
+    if target_port is None:
+        return []  # outside and management-kas targets carry a port (flows.yaml)
     if endpoint.named == MANAGEMENT_KAS:
         space = management_kas_endpoints(inventory, cluster)
         if space is None:

@@ -15,7 +15,7 @@ from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster
 from hcpscan.model.ingress import DEFAULT_ROUTER, INGRESS_CONTROLLER, INGRESS_OPERATOR_NAMESPACE
-from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ipspace import PRIVATE_ADDRESSES, IPSpace
 from hcpscan.model.networks import cidrs
 
 HCP_LABEL = "hypershift.openshift.io/hosted-control-plane"
@@ -48,8 +48,8 @@ def serving_controllers(inventory: Inventory, cluster: str, ns_labels: dict[str,
 def route_sources(inventory: Inventory, route: K8sObject) -> tuple[IPSpace, str] | None:
     """The outside addresses that reach ``route`` through the routers serving it: the
     union of their LoadBalancerService ``allowedSourceRanges`` (every address for a router
-    without them, a NodePortService, HostNetwork or an internal load balancer, which the
-    manifests do not bound) and the routers' names; empty when only Private routers serve
+    without them, a NodePortService or HostNetwork, which the manifests do not bound; the
+    private ranges for an Internal load balancer) and the routers' names; empty when only Private routers serve
     it; None when the input holds no IngressController that admits it (the router is
     unknown: every address, as before)."""
     if not inventory.of_kind(INGRESS_CONTROLLER):
@@ -62,6 +62,23 @@ def route_sources(inventory: Inventory, route: K8sObject) -> tuple[IPSpace, str]
     return IPSpace.union_of([_offered(c) for c in serving]), names
 
 
+def route_bounds(inventory: Inventory, route: K8sObject) -> tuple[K8sObject, str] | None:
+    """The IngressController (and its field) whose allowedSourceRanges or Private
+    publishing bound who reaches ``route``: where to widen them when the workers are
+    kept out; None when no router serving it is bounded (or none is in the input)."""
+    if not inventory.of_kind(INGRESS_CONTROLLER):
+        return None
+    labels = inventory.namespace_labels(route.namespace, route.cluster)
+    for controller in serving_controllers(inventory, route.cluster, labels, dict(route.labels)):
+        if _offered(controller) != IPSpace.everything():
+            strategy = ("spec.endpointPublishingStrategy"
+                        if controller.get("spec.endpointPublishingStrategy") is not None
+                        else "status.endpointPublishingStrategy")
+            ranges = f"{strategy}.loadBalancer.allowedSourceRanges"
+            return controller, ranges if controller.get(ranges) else strategy
+    return None
+
+
 def _offered(controller: K8sObject) -> IPSpace:
     strategy = controller.get("spec.endpointPublishingStrategy") or \
         controller.get("status.endpointPublishingStrategy") or {}
@@ -71,7 +88,10 @@ def _offered(controller: K8sObject) -> IPSpace:
         return IPSpace()
     lb = strategy.get("loadBalancer") if strategy.get("type") == "LoadBalancerService" else None
     ranges = cidrs(lb.get("allowedSourceRanges"), key=None) if isinstance(lb, dict) else ()
-    return IPSpace.from_cidrs(ranges) if ranges else IPSpace.everything()
+    space = IPSpace.from_cidrs(ranges) if ranges else IPSpace.everything()
+    if isinstance(lb, dict) and str(lb.get("scope") or "").lower() == "internal":
+        space = space.intersection(IPSpace.from_cidrs(PRIVATE_ADDRESSES))  # a private address
+    return space
 
 
 def _selective(controller: K8sObject) -> bool:

@@ -456,7 +456,7 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
                                                      f"{blocked}", f"allowed source {cidr} from {where}"])
         return
     beyond, maybe_beyond = certain.difference(space), maybe.difference(space)
-    if expect == UNRESTRICTED and beyond != space.complement():
+    if expect == UNRESTRICTED and not open_to_every_address(beyond, space):
         return  # some source range, allowlist or perimeter restricts who gets in
     if not beyond:
         if maybe_beyond:
@@ -530,7 +530,7 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
             continue  # outside traffic gets in only through one (pod IPs are not routable)
         reaches = [r for r in graph.who_can_reach(scope.graph_name(workload), port, protocol,
                                                   workloads=False) if r.source.is_external]
-        if unrestricted_only and _admitted(reaches, allowed) != allowed.complement():
+        if unrestricted_only and not open_to_every_address(_admitted(reaches, allowed), allowed):
             continue  # a source range, an allowlist or the perimeter narrows who gets in
         for reach in reaches:
             paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
@@ -560,6 +560,18 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
                           for p in paths] + allowed_note
                 + ([f"{workers_note} (the required flow; {_flow_rule(item, port)} reports it)"]
                    if workers_note else []))
+
+
+def open_to_every_address(admitted: IPSpace, allowed: IPSpace) -> bool:
+    """Whether ``admitted`` holds every address beyond ``allowed`` of one address family:
+    a source range 0.0.0.0/0 opens the whole IPv4 internet though no IPv6 address gets in
+    (an IPv4-only load balancer or cluster has none to admit)."""
+    beyond = allowed.complement()
+    for family in (IPSpace.all_v4(), IPSpace.all_v6()):
+        part = beyond.intersection(family)
+        if part and admitted.contains(part):
+            return True
+    return False
 
 
 def _admitted(reaches: list[Answer], allowed: IPSpace) -> IPSpace:

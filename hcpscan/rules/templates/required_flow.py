@@ -18,17 +18,19 @@ from hcpscan.analysis.reachability.required import (
     OPEN,
     UNKNOWN,
     FlowResult,
+    evaluate_guest_flow,
 )
 from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS
 from hcpscan.inventory import K8sObject
 from hcpscan.model.flows import FlowError, cited, flow_by_id, load_flows, parse_flow
-from hcpscan.model.hostedcluster import HOSTED_CLUSTER, hosted_cluster
+from hcpscan.model.hostedcluster import HOSTED_CLUSTER, guest_of, hosted_cluster
 from hcpscan.model.publishing import INGRESS_CONTROLLER
 from hcpscan.rules.context import REQUIRED_FLOWS, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Violation
 from hcpscan.rules.templates.hcp_network import GRAPH_READS, GraphTemplate
 
+INFRASTRUCTURE = "Infrastructure"
 _SHOWN_HOPS = 6  # hops of a path quoted in one finding's evidence
 
 
@@ -54,7 +56,9 @@ class RequiredFlow(GraphTemplate):
                                       "protocols, when, check, seed"},
         },
     }
-    subject_kinds = (HOSTED_CLUSTER,)
+    # a HostedCluster for the flows into and out of its control plane; a guest cluster's
+    # Infrastructure `cluster` for the flows of its own pods (check: guest-egress)
+    subject_kinds = (HOSTED_CLUSTER, INFRASTRUCTURE)
     message_fields = {"flow": "the flow id", "title": "the flow's title",
                       "source": "who sends (the workers' ranges, a workload)",
                       "destination": "the workload and port, or the named destination",
@@ -75,7 +79,7 @@ class RequiredFlow(GraphTemplate):
         return "; ".join(n for n in notes if n)
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
-        return (*GRAPH_READS, *ENDPOINT_READS, INGRESS_CONTROLLER)
+        return (*GRAPH_READS, *ENDPOINT_READS, INGRESS_CONTROLLER, INFRASTRUCTURE)
 
     def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
         found = super().problems(params)
@@ -98,16 +102,18 @@ class RequiredFlow(GraphTemplate):
                         if flow not in builtin | defined]
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        defined = {f.id: f for f in (parse_flow(item) for item in params.get("define", []))}
+        flows = [f for f in (defined.get(i) or flow_by_id(i) for i in params["flows"]) if f is not None]
+        if subject.kind == INFRASTRUCTURE:
+            yield from self._guest(ctx, subject, [f for f in flows if f.check == "guest-egress"])
+            return
         hc = hosted_cluster(subject)
         graph = ctx.reachability()
         index = ctx.flow_index()
         index.current = frozenset(params["flows"])  # the rule being judged, for its caveat
         results: list[FlowResult] = []
-        defined = {f.id: f for f in (parse_flow(item) for item in params.get("define", []))}
-        for flow_id in params["flows"]:
-            flow = defined.get(flow_id) or flow_by_id(flow_id)
-            if flow is not None:
-                results += index.of(ctx.inventory, graph, hc, flow, ctx.config.worker_cidrs)
+        for flow in flows:
+            results += index.of(ctx.inventory, graph, hc, flow, ctx.config.worker_cidrs)
         applicable = [r for r in results if r.status != NOT_APPLICABLE]
         if not applicable:
             yield NotApplicable("; ".join(f"{r.flow.id}: {r.reason}" for r in results))
@@ -119,13 +125,35 @@ class RequiredFlow(GraphTemplate):
                 yield _violation(ctx, subject, result)
 
 
+    def _guest(self, ctx: Context, infra: K8sObject, flows: list[Any]) -> Iterable[Outcome]:
+        """The guest-egress flows of the cluster ``infra`` describes, if it is a guest."""
+        if not flows:
+            yield NotApplicable("the rule's flows are not flows of a guest cluster's pods")
+            return
+        why, hc = guest_of(ctx.inventory, infra)
+        if not why:
+            yield NotApplicable(f"{infra.ref}: not a hosted cluster's guest (its API server is "
+                                "in the cluster: status.controlPlaneTopology is not External)")
+            return
+        graph = ctx.reachability()
+        paths = ctx.flow_index().paths
+        for flow in flows:
+            for result in evaluate_guest_flow(ctx.inventory, graph, paths, infra, hc, flow):
+                if result.status == NOT_APPLICABLE:
+                    yield NotApplicable(f"{flow.id}: {result.reason}")
+                elif result.status == BLOCKED:
+                    yield _violation(ctx, infra, result)
+
+
 def _violation(ctx: Context, subject: K8sObject, result: FlowResult) -> Violation:
     flow, block = result.flow, result.first_block
     hop = block.blocked_by if block is not None else None
     blocked = (f"{hop.summary} [{hop.layer}" + (f", {hop.where}]" if hop.where else "]")
                if hop is not None else "no path")
     workload = result.workload
-    source = (workload.ref if flow.check == "egress" and workload is not None else
+    source = (workload.ref if flow.check in ("egress", "guest-egress") and workload is not None else
+              ", ".join(dict.fromkeys(a.origin for a in result.blocked)) or flow.source_text
+              if flow.check == "operator-ingress" else
               "the workers" if flow.check == "ingress" else
               f"the KubeVirt workers ({workload.ref})" if workload is not None else flow.source_text)
     evidence = [f"{flow.id}: {flow.title}; documented in {cited(flow.seed[0])}"]
