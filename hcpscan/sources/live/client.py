@@ -43,7 +43,8 @@ import yaml
 from hcpscan.findings.userinfo import without_userinfo
 from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
 from hcpscan.sources.live.deadline import deadline, enforce_deadlines
-from hcpscan.sources.yamldocs import load_json
+from hcpscan.sources.bounded import read_bounded
+from hcpscan.sources.yamldocs import InputLimitError, load_json
 
 SERVICEACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 IN_CLUSTER = "in-cluster"
@@ -383,9 +384,12 @@ def _read_kubeconfigs(path: str) -> tuple[dict[str, dict[str, Any]], dict[str, d
     contexts: dict[str, dict[str, Any]] = {}
     current = ""
     for part in path.split(os.pathsep):
-        try:
-            with open(part, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh) or {}
+        try:  # under the budgets of an input file (size, nodes, depth): PyYAML recurses
+            data = yaml.safe_load(read_bounded(Path(part))) or {}
+        except InputLimitError as exc:
+            where = f"{part}:{exc.line}" if exc.line else part
+            raise LiveError(f"cannot read kubeconfig {where}: {exc.message}",
+                            "check that it is a readable kubeconfig file") from None
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise LiveError(f"cannot read kubeconfig {part}: {_short(exc)}",
                             "check that it is a readable kubeconfig file") from None
