@@ -8,7 +8,10 @@ How clients read it (Go ``net/url``, curl, Python ``urllib.parse``):
 
 * the authority runs from ``scheme://`` to the first ``/``, ``?`` or ``#`` (a
   password is looked for up to the first ``/``: one holding a raw ``?`` or ``#``
-  breaks the URL for clients, but is still a password written down);
+  breaks the URL for clients, but is still a password written down; so is one
+  holding a raw ``/`` (a generated password pasted unencoded): when an ``@`` and a
+  host ending the token follow a ``/``, the userinfo runs to that ``@``, so
+  ``http://u:pw@proxy/x@y`` shows as ``http://u:****@y``: more hidden, nothing shown);
 * the **last** ``@`` of the authority ends the userinfo, so a user name may hold
   ``@`` (``http://jdoe@corp.example.com:PW@proxy:3128``) and so may a password;
 * the **first** ``:`` of the userinfo ends the user name, which may be empty
@@ -79,11 +82,29 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
         authority_end = _USERINFO_END.search(text, m.end(), end)
         stop = authority_end.start() if authority_end else end
         yield from _bare(text, segment, m.start())
+        following = _SCHEME.search(text, m.end(), end)  # the next URL is not this one's
+        limit = following.start() if following else end
+        if authority_end and stop < limit and ":" in text[m.end():stop]:
+            stop = _past_slash(text, stop, limit, stop)  # a password may hold a raw '/'
         found = _with_scheme(text, m.start(), m.end(), stop)
         if found is not None:
             yield found
         segment = stop
     yield from _bare(text, segment, end)
+
+
+def _past_slash(text: str, slash: int, end: int, default: int) -> int:
+    """Where a userinfo holding a raw ``/`` ends (``http://u:pa/ss@proxy:3128``, a
+    generated password pasted unencoded): after the first later ``@`` that a host ending
+    the token follows. Clients read ``u:pa`` as host and port and fail, but the password
+    is still written down, so it is masked whole; ``default`` when there is none."""
+    at = text.find("@", slash, end)
+    while at >= 0:
+        host = _HOST.match(text, at + 1, end)
+        if host and host.end() > at + 1 and _BARE_HOST_END.match(text, host.end(), end):
+            return host.end()
+        at = text.find("@", at + 1, end)
+    return default
 
 
 def _with_scheme(text: str, start: int, authority: int, stop: int) -> Credential | None:

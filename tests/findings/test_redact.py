@@ -74,3 +74,23 @@ def test_a_raw_question_mark_or_hash_in_a_password_does_not_show_its_start():
     is written in the value all the same."""
     assert mask_credentials("http://u:pa#ss@proxy:3128") == "http://u:****@proxy:3128"
     assert mask_credentials("http://u:pa?ss@proxy:3128/") == "http://u:****@proxy:3128/"
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    ("http://u:pa/ss@proxy:3128", "http://u:****@proxy:3128"),
+    ("https://u:a/b/c=@proxy.corp:3128/", "https://u:****@proxy.corp:3128/"),
+    ("http://jdoe@corp.example.com:pa/ss@proxy", "http://jdoe@corp.example.com:****@proxy"),
+    ("HTTPS_PROXY=http://:pa/ss@proxy:3128 x", "HTTPS_PROXY=http://:****@proxy:3128 x"),
+    ("http://proxy:3128/path", "http://proxy:3128/path"),  # no '@': nothing to hide
+    ("http://:pa@0/ss@proxy:3128", "http://:****@proxy:3128"),  # 'pa@0' is no host to stop at
+    # an '@' in a path after a password: more hidden than needed, never less
+    ("http://u:pw@proxy:3128/x@y", "http://u:****@y"),
+])
+def test_a_raw_slash_in_a_password_does_not_show_it(text, masked):
+    """A generated (base64) password pasted unencoded: clients read 'u:pa' as host and
+    port and fail, but the password is written in the value all the same."""
+    assert mask_credentials(text) == masked
+
+
+def test_an_at_sign_right_before_a_raw_slash_does_not_end_the_password():
+    assert mask_credentials("http://:pa@/ss@proxy:3128") == "http://:****@proxy:3128"
