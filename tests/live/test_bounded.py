@@ -100,6 +100,12 @@ EXEC_API = "client.authentication.k8s.io/v1beta1"
      "gave no credential within 2 s"),
     ("import sys\nfor _ in range(2000): sys.stderr.write('noise ' * 10000 + '\\n')\n"
      "sys.stderr.write('login expired\\n')\nsys.exit(3)\n", "exit code 3: login expired"),
+    # an ExecCredential nested deeper than Python's json recurses: no internal error
+    ("import sys\nsys.stdout.write('{\"kind\": \"ExecCredential\", \"status\": ' + '[' * 50000"
+     " + ']' * 50000 + '}')\n", "did not write an ExecCredential"),
+    # a plugin's last words may hold its token: masked like a server's
+    ("import sys\nsys.stderr.write('refresh failed for Bearer eyJhbGciOi.SeCrEt\\n')\nsys.exit(1)\n",
+     "exit code 1: refresh failed for Bearer ****"),
 ])
 def test_exec_plugin_output_is_capped_while_it_runs_and_time_limited(standin, pki, tmp_path,
                                                                       body, words):

@@ -20,6 +20,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hcpscan.findings.redact import mask_credentials
+from hcpscan.sources.yamldocs import load_json
+
 EXEC_API_VERSIONS = frozenset({"client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"})
 MAX_PLUGIN_OUTPUT = 1 << 20  # an ExecCredential is a few kilobytes
 MAX_PLUGIN_STDERR = 64 << 10  # of which the last line is shown when the plugin fails
@@ -90,8 +93,10 @@ def _run(args: list[str], cwd: str | None, env: dict[str, str], timeout: float) 
                               f"{timeout:g} s", "run it by hand to see what it waits for (a "
                               "browser login?), or raise --exec-timeout")
     if process.returncode != 0:
-        lines = err.text().strip().splitlines()
-        why = f": {lines[-1][:300]}" if lines else ""
+        from hcpscan.sources.live.client import server_text  # client imports this module
+
+        lines = err.text().strip().splitlines()  # a plugin's words may hold a token: masked
+        why = f": {server_text(mask_credentials(lines[-1]))[:300]}" if lines else ""
         raise CredentialError(f"the exec credential plugin {name!r} failed with exit code "
                               f"{process.returncode}{why}", "log in again (run the plugin by hand)")
     return out.text()
@@ -134,7 +139,7 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
 
 def _status(out: str, name: str, api_version: object) -> dict[str, Any]:
     try:
-        credential = json.loads(out)
+        credential = load_json(out)  # a deep answer is a ValueError, not a RecursionError
     except ValueError:
         credential = None
     if not isinstance(credential, dict) or credential.get("kind") != "ExecCredential":
