@@ -233,3 +233,19 @@ def test_server_text_masks_what_looks_like_credentials_and_is_bounded():
     assert "the continue token is too old" in said  # words about tokens are kept
     assert len(said) < MAX_SERVER_TEXT + 40 and "more characters" in said
     assert server_text("echo s3cret-token\nnext line", ["s3cret-token"]) == "echo **** next line"
+
+
+def test_all_lists_together_have_a_byte_budget(standin, pki, tmp_path, example_bodies):
+    """A server sending nearly a list's budget for every kind must not make hcpscan hold
+    that much times the number of kinds: all lists together may bring twice a list's."""
+    server = standin(example_bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    kinds = {"Secret", "Deployment", "ConfigMap", "Namespace", "Pod", "Service", "Proxy"}
+    whole = _read(config, kinds, page_size=500)
+    sizes = sorted(len(json.dumps([o.body for o in whole.objects if o.kind == k])) for k in kinds)
+    # each list fits its own budget, but not all of them together in twice that
+    budget = ListBudget(max_bytes=sizes[-1] * 2, max_total_bytes=sum(sizes) // 2)
+    read = _read(config, kinds, budget, page_size=500)
+    stopped = [d for d in read.diagnostics if "lists together brought more than" in d.message]
+    assert stopped and all("--max-list-size" in d.hint for d in stopped)
+    assert ListBudget(max_bytes=5).total_bytes == 10  # twice a list's budget unless given
