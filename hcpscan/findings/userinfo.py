@@ -21,6 +21,9 @@ How clients read it (Go ``net/url``, curl, Python ``urllib.parse``):
   (after the start, a space, a quote, ``=``, ``,`` or ``(``) and ends with a
   host and optional port (so ``image:tag@sha256:digest`` is no credential).
 
+A password holding a space (which breaks the URL for clients, but is written down all
+the same) is found when the text is that one URL, or when it stands quoted on one line.
+
 Host names may be non-ASCII (IDN, full-width letters that NFKC folds): they are
 taken as written. When in doubt the parser takes more text as password than less:
 a masked host name is a nuisance, a shown password is a leak.
@@ -34,7 +37,11 @@ from dataclasses import dataclass
 
 # a scheme starts at a token boundary, so a long run of letters is scanned once
 _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://")
-_WORD = re.compile(r"\S+")
+# A word: no whitespace, but a span quoted on one line ('...' or "...", as reports quote
+# values; the quotes at a token's start and end, so an apostrophe opens nothing) is one
+# word with its spaces, so a password holding a space is found whole.
+_WORD = re.compile(r"(?:(?<![^\s=(\[{,:])'[^'\n]*'(?![^\s)\]},;:.])"
+                   r"|(?<![^\s=(\[{,:])\"[^\"\n]*\"(?![^\s)\]},;:.])|\S)+")
 _AUTHORITY_END = re.compile(r"[/?#]")
 # Where a password is looked for: up to the first '/' only. A raw '?' or '#' in a
 # password makes clients cut the URL there (the proxy then fails), but the password is
@@ -68,6 +75,10 @@ def find_credentials(text: str) -> list[Credential]:
     """Every credential in ``text`` that carries a password, in order."""
     if "@" not in text:
         return []
+    bare = text.strip()
+    if "\n" not in bare and _SCHEME.match(bare):  # a value that is one URL: spaces and all
+        start = text.index(bare)
+        return list(_in_word(text, start, start + len(bare)))
     return [c for word in _WORD.finditer(text) if "@" in word.group(0)
             for c in _in_word(text, word.start(), word.end())]
 

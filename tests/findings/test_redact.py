@@ -94,3 +94,26 @@ def test_a_raw_slash_in_a_password_does_not_show_it(text, masked):
 
 def test_an_at_sign_right_before_a_raw_slash_does_not_end_the_password():
     assert mask_credentials("http://:pa@/ss@proxy:3128") == "http://:****@proxy:3128"
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    ("http://u:pa ss@proxy:3128", "http://u:****@proxy:3128"),  # a value that is one URL
+    ("http://u:pa\tss@proxy:3128", "http://u:****@proxy:3128"),
+    ("spec.httpsProxy = 'http://u:pa ss@proxy:3128' contains whitespace",
+     "spec.httpsProxy = 'http://u:****@proxy:3128' contains whitespace"),  # quoted in a message
+    ("the Proxy's httpsProxy 'http://u:a b@h'.", "the Proxy's httpsProxy 'http://u:****@h'."),
+    ("--proxy=\"u:p w@h:1\"", "--proxy=\"u:****@h:1\""),
+    ("see http://proxy:3128 or mail bob@corp.example.com", "see http://proxy:3128 or mail bob@corp.example.com"),
+])
+def test_a_space_in_a_password_does_not_show_its_end(text, masked):
+    """Clients refuse such a URL, but the password is written in the value all the same."""
+    assert mask_credentials(text) == masked
+
+
+def test_masking_many_credentials_takes_linear_time():
+    import time
+
+    text = " x:yz@h:1 " * 100_000  # 1 MB: each masked by rebuilding the text took 10 s
+    started = time.monotonic()
+    assert mask_credentials(text).count("****") == 100_000
+    assert time.monotonic() - started < 3
