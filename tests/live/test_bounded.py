@@ -249,3 +249,25 @@ def test_all_lists_together_have_a_byte_budget(standin, pki, tmp_path, example_b
     stopped = [d for d in read.diagnostics if "lists together brought more than" in d.message]
     assert stopped and all("--max-list-size" in d.hint for d in stopped)
     assert ListBudget(max_bytes=5).total_bytes == 10  # twice a list's budget unless given
+
+
+@pytest.mark.parametrize("scheme", ["http", "socks5"])
+def test_an_unreachable_proxy_is_said_in_words(pki, tmp_path, scheme):
+    """Through a proxy that refuses, the message showed urllib3's tuples and class names
+    ("('Unable to connect to proxy', NewConnectionError(\"DeadlineHTTPSConnection(...")."""
+    from tests.live.apiserver import unused_port
+
+    config = write_kubeconfig(tmp_path / "kubeconfig", f"https://127.0.0.1:{unused_port()}", pki.ca_pem,
+                              proxy_url=f"{scheme}://scanner:Pr0xyPass@127.0.0.1:{unused_port()}")
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--request-timeout", "2")
+    assert code == 2 and "the connection was refused" in err, err
+    assert "Connection(" not in err and "Error" not in err and "Pr0xyPass" not in err
+
+
+def test_a_proxy_url_parse_error_does_not_quote_the_password(pki, tmp_path):
+    """A raw '/' in the password makes the URL parser quote 'user:password-start' as the
+    host; the error showed that part of the password."""
+    config = write_kubeconfig(tmp_path / "kubeconfig", "https://127.0.0.1:6443", pki.ca_pem,
+                              proxy_url="http://scanner:Pr0xyPass/rest@127.0.0.1:3128")
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--request-timeout", "2")
+    assert code == 2 and "Pr0xyPass" not in err and "rest" not in err.replace("--request", ""), err

@@ -40,7 +40,7 @@ from urllib.request import getproxies_environment, proxy_bypass_environment
 import urllib3
 import yaml
 
-from hcpscan.findings.userinfo import without_userinfo
+from hcpscan.findings.userinfo import find_credentials, without_userinfo
 from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
 from hcpscan.sources.live.deadline import deadline, enforce_deadlines
 from hcpscan.sources.bounded import read_bounded
@@ -215,9 +215,13 @@ class Connection:
         hint = f"check that the server is reachable{via}, or raise --request-timeout"
         cause = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason else exc
         if isinstance(cause, urllib3.exceptions.ProxyError):
+            inner = getattr(cause, "original_error", None)
+            said = (_connection_failure(inner)[0]
+                    if isinstance(inner, urllib3.exceptions.NewConnectionError) else _short(cause))
             return TransportError(f"cannot reach {where} through the proxy "
-                                  f"{_redact_userinfo(self.proxy)}: {_short(cause)}",
-                                  "check proxy-url in the kubeconfig or HTTPS_PROXY/NO_PROXY")
+                                  f"{_redact_userinfo(self.proxy)}: {said}",
+                                  "check proxy-url in the kubeconfig or HTTPS_PROXY/NO_PROXY, "
+                                  "and that the proxy runs")
         if isinstance(cause, urllib3.exceptions.SSLError):
             return TransportError(f"TLS error talking to {where}: {_short(cause)}",
                                   "check the cluster's certificate-authority(-data) in the kubeconfig")
@@ -269,7 +273,7 @@ def connect(target: ClusterTarget) -> Connection:
     try:
         pool = RESTClientObject(configuration).pool_manager
     except (ValueError, OSError, ImportError) as exc:
-        raise LiveError(f"cannot set up the connection to {host}: {exc}",
+        raise LiveError(f"cannot set up the connection to {host}: {_without_secrets(str(exc), proxy)}",
                         "check the TLS files and proxy-url of the kubeconfig") from None
     enforce_deadlines(pool)
     return Connection(context, host, proxy or None, target.request_timeout, target.attempts,
@@ -495,6 +499,18 @@ def _redact_userinfo(url: str | None) -> str:
     return bare if bare == url.strip() else bare.replace("://", "://****@", 1)
 
 
+def _without_secrets(text: str, proxy: str | None) -> str:
+    """``text`` (a URL parser's complaint about the proxy URL, which may quote a part of its
+    network location: ``'u:PW' is not a valid host or port``) with the proxy URL's user
+    name and password, and each piece of the password, masked."""
+    for cred in find_credentials(proxy or ""):
+        pieces = {cred.password, cred.user, *re.split(r"[/?#@:\s]", cred.password)}
+        for piece in sorted(pieces, key=len, reverse=True):
+            if len(piece) >= 2:
+                text = text.replace(piece, "****")
+    return server_text(text)
+
+
 def _connection_failure(exc: BaseException) -> tuple[str, str]:
     """What went wrong opening a connection, in words (never urllib3's class names), and
     the next step: waiting longer helps a timeout, not a refusal or an unknown name."""
@@ -502,7 +518,8 @@ def _connection_failure(exc: BaseException) -> tuple[str, str]:
         return ("the host name does not resolve",
                 "check the server address in the kubeconfig and your DNS (VPN?)")
     cause = exc.__cause__ or exc.__context__
-    number = getattr(cause, "errno", None)
+    # a socks proxy's error holds the socket's error
+    number = getattr(cause, "errno", None) or getattr(getattr(cause, "socket_err", None), "errno", None)
     if number == errno.ECONNREFUSED:
         return ("the connection was refused (nothing listens on that port)",
                 "check the server address and port in the kubeconfig, and that the API "
@@ -513,10 +530,14 @@ def _connection_failure(exc: BaseException) -> tuple[str, str]:
     return text[:1].lower() + text[1:], "check the server address in the kubeconfig and that it is reachable"
 
 
+_CONNECTION_REPR = re.compile(r"^\w*Connection\(host=[^)]*\):\s*")
+
+
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     line = text[0] if text else type(exc).__name__
     # urllib3 prefixes messages with the connection object's repr
     if line.startswith("<") and ">: " in line:
         line = line.split(">: ", 1)[1]
+    line = _CONNECTION_REPR.sub("", line)  # or with its class name: never shown
     return server_text(line)  # a proxy or server may echo what it was sent
