@@ -9,7 +9,7 @@ import pytest
 
 from hcpscan.sources.live import ClusterTarget, connect, discover, read_cluster
 from hcpscan.sources.live.lister import ListBudget
-from tests.live.apiserver import ECHO_PAD
+from tests.live.apiserver import ECHO_PAD, Fault
 from tests.live.conftest import TOKEN, write_kubeconfig
 from tests.live.test_cluster_scan import hcpscan
 
@@ -271,3 +271,29 @@ def test_a_proxy_url_parse_error_does_not_quote_the_password(pki, tmp_path):
                               proxy_url="http://scanner:Pr0xyPass/rest@127.0.0.1:3128")
     code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--request-timeout", "2")
     assert code == 2 and "Pr0xyPass" not in err and "rest" not in err.replace("--request", ""), err
+
+
+def test_a_server_that_lists_v1_but_serves_it_not_is_exit_2(standin, pki, tmp_path):
+    """/api says v1, /api/v1 answers 404: every kind was "not served", every rule not
+    applicable, and the scan passed (exit 0) having read nothing."""
+    server = standin([], resources=[])
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config")
+    assert code == 2 and "does not serve it (404 Not Found)" in err, err
+
+
+def test_built_in_lists_answered_404_are_errors_not_kinds_not_served(standin, pki, tmp_path,
+                                                                     example_bodies):
+    """A front end answering 404 to every list: built-in kinds cannot stop being served,
+    so the scan must not pass as though the cluster held none of them."""
+    from tests.live.apiserver import catalog
+
+    server = standin(example_bodies)
+    for r in catalog():
+        path = f"/api/{r.version}/{r.plural}" if not r.group else f"/apis/{r.group}/{r.version}/{r.plural}"
+        server.state.faults[path] = Fault(404, 10**6)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--format", "json")
+    assert code == 2, err
+    report = json.loads(out)
+    assert any("listing secrets failed: 404" in d["message"] for d in report["diagnostics"])

@@ -292,8 +292,10 @@ def _api_failure(conn: Connection, task: ListTask, exc: ApiError) -> _Failure:
         return _Failure(task, reason, True, Diagnostic(
             where, None, f"cannot read {resource.kind}: {reason} ({exc.message or 'Forbidden'})",
             severity="warning", hint=RBAC_HINT))
-    if exc.status == 404:  # removed between discovery and the list (a CRD deleted)
+    if exc.status == 404 and resource.group:  # removed between discovery and the list (a CRD deleted)
         return _Failure(task, f"kind not served: {resource.display} is no longer served", False, None)
+    # a built-in kind cannot stop being served: a 404 is an error (or all such lists would
+    # read as "not served" and the scan pass having read nothing)
     detail = f"{exc.status} {exc.reason}".strip() + (f": {exc.message}" if exc.message else "")
     reason = f"not read: listing {resource.display}{scope} failed: {detail}"
     hint = ("the credentials were rejected; renew them and rerun" if exc.status == 401
