@@ -117,3 +117,15 @@ def test_a_deeply_nested_kustomization_is_no_internal_error(run_cli, tmp_path):
     (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
     result = _in_time(run_cli, "scan", str(tmp_path), "--no-progress", "--no-config")
     assert result.code in (0, 1, 2) and "internal error" not in result.err, result.err
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),  # was RecursionError, exit 4
+    (b"\xff\xfe{}", "not UTF-8 text"),  # was UnicodeDecodeError, exit 4
+])
+def test_a_hostile_baseline_is_a_usage_error(run_cli, tmp_path, content, words):
+    baseline = tmp_path / "baseline.json"
+    baseline.write_bytes(content)
+    result = _in_time(run_cli, "scan", EXAMPLE, "--no-progress", "--no-config",
+                      "--baseline", str(baseline))
+    assert result.code == 2 and words in result.err and "internal error" not in result.err
