@@ -40,6 +40,9 @@ _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://")
 # A word: no whitespace, but a span quoted on one line ('...' or "...", as reports quote
 # values; the quotes at a token's start and end, so an apostrophe opens nothing) is one
 # word with its spaces, so a password holding a space is found whole.
+# a URL that follows another in one word starts a token (after ',', '=', a quote...): a
+# password may hold '://' after its ':'
+_NEXT_URL = re.compile(r"(?<=[\s'\"=,(\[{;])[A-Za-z][A-Za-z0-9+.-]{0,31}://")
 _WORD = re.compile(r"(?:(?<![^\s=(\[{,:])'[^'\n]*'(?![^\s)\]},;:.])"
                    r"|(?<![^\s=(\[{,:])\"[^\"\n]*\"(?![^\s)\]},;:.])|\S)+")
 _AUTHORITY_END = re.compile(r"[/?#]")
@@ -90,10 +93,12 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     for m in _SCHEME.finditer(text, start, end):
         if m.start() < segment:
             continue  # inside the authority of the previous URL
+        if m.start() > segment and text[m.start() - 1] == ":" and "@" in text[m.end():end]:
+            continue  # 'user:pa://ss@host': a password holding '://' starts no URL
         authority_end = _USERINFO_END.search(text, m.end(), end)
         stop = authority_end.start() if authority_end else end
         yield from _bare(text, segment, m.start())
-        following = _SCHEME.search(text, m.end(), end)  # the next URL is not this one's
+        following = _NEXT_URL.search(text, m.end(), end)  # the next URL is not this one's
         limit = following.start() if following else end
         if authority_end and stop < limit and ":" in text[m.end():stop]:
             stop = _past_slash(text, stop, limit, stop)  # a password may hold a raw '/'
@@ -106,15 +111,15 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
 
 def _past_slash(text: str, slash: int, end: int, default: int) -> int:
     """Where a userinfo holding a raw ``/`` ends (``http://u:pa/ss@proxy:3128``, a
-    generated password pasted unencoded): after the first later ``@`` that a host ending
+    generated password pasted unencoded): after the last later ``@`` that a host ending
     the token follows. Clients read ``u:pa`` as host and port and fail, but the password
     is still written down, so it is masked whole; ``default`` when there is none."""
-    at = text.find("@", slash, end)
+    at = text.rfind("@", slash, end)  # the last such '@': a password may hold '@' and '/'
     while at >= 0:
         host = _HOST.match(text, at + 1, end)
         if host and host.end() > at + 1 and _BARE_HOST_END.match(text, host.end(), end):
             return host.end()
-        at = text.find("@", at + 1, end)
+        at = text.rfind("@", slash, at)
     return default
 
 

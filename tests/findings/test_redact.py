@@ -117,3 +117,17 @@ def test_masking_many_credentials_takes_linear_time():
     started = time.monotonic()
     assert mask_credentials(text).count("****") == 100_000
     assert time.monotonic() - started < 3
+
+
+def test_a_password_holding_a_scheme_separator_is_masked_whole():
+    # '://' after the user name's ':' starts no new URL: only a token boundary does
+    assert mask_credentials("http://u:Zq9://Kx7@proxy:3128") == "http://u:****@proxy:3128"
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    ("http://b:Zq9$,/@-/)$;%Kx7@proxy:3128", "http://b:****@proxy:3128"),  # '/' then '@' then '/'
+    ("svc:Zq9://$Y=Kx7@proxy:3128", "svc:****@proxy:3128"),  # '://' in a scheme-less one
+    ("--proxy=svc:Zq9://Kx7@proxy:3128", "--proxy=svc:****@proxy:3128"),
+])
+def test_passwords_holding_slashes_and_at_signs_are_masked_whole(text, masked):
+    assert mask_credentials(text) == masked
