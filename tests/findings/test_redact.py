@@ -103,7 +103,8 @@ def test_an_at_sign_right_before_a_raw_slash_does_not_end_the_password():
      "spec.httpsProxy = 'http://u:****@proxy:3128' contains whitespace"),  # quoted in a message
     ("the Proxy's httpsProxy 'http://u:a b@h'.", "the Proxy's httpsProxy 'http://u:****@h'."),
     ("--proxy=\"u:p w@h:1\"", "--proxy=\"u:****@h:1\""),
-    ("see http://proxy:3128 or mail bob@corp.example.com", "see http://proxy:3128 or mail bob@corp.example.com"),
+    ("see http://proxy:3128 or mail bob@corp.example.com",
+     "see http://proxy:3128 or mail bob@corp.example.com"),
 ])
 def test_a_space_in_a_password_does_not_show_its_end(text, masked):
     """Clients refuse such a URL, but the password is written in the value all the same."""
