@@ -41,7 +41,14 @@ import urllib3
 import yaml
 
 from hcpscan.findings.userinfo import find_credentials, without_userinfo
-from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
+from hcpscan.sources.live.credentials import (
+    MAX_SERVER_TEXT,
+    CredentialError,
+    base_path,
+    check_readable,
+    run_exec_plugin,
+    server_text,
+)
 from hcpscan.sources.live.deadline import deadline, enforce_deadlines
 from hcpscan.sources.bounded import read_bounded
 from hcpscan.sources.yamldocs import InputLimitError, load_json
@@ -52,7 +59,6 @@ IN_CLUSTER = "in-cluster"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 5.0
 MAX_RESPONSE_MIB = 256  # a page of 500 large ConfigMaps fits; an endless body does not
-MAX_SERVER_TEXT = 300  # characters of a server's error message repeated to the user
 EXEC_TIMEOUT = 60.0  # seconds for an exec credential plugin (a browser login takes a while)
 _RELOGIN = "log in again, or switch the user to an exec credential plugin (kubectl dropped auth-providers)"
 
@@ -463,24 +469,6 @@ def _api_error(response: _Answer, path: str, secrets: list[str] = ()) -> ApiErro
         message = response.data[:MAX_SERVER_TEXT * 2].decode("utf-8", errors="replace").strip()
     return ApiError(response.status, server_text(response.reason or "", secrets),
                     server_text(message, secrets), path)
-
-
-_AUTH_VALUE = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+|"
-                         r"\b(token|password|secret)(\s*[=:]\s*)[^\s\"',;]+")
-
-
-def server_text(text: str, secrets: list[str] = ()) -> str:
-    """What a server (or a front end before it) said, as hcpscan may repeat it: the
-    credentials it was sent and anything shaped like ``Bearer <token>`` masked, and at
-    most ``MAX_SERVER_TEXT`` characters (a hostile answer can be megabytes)."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        if len(secret) >= 4:
-            text = text.replace(secret, "****")
-    text = _AUTH_VALUE.sub(lambda m: f"{m[1] or m[3]}{m[2] or m[4]}****", text)
-    text = " ".join(text.split())
-    if len(text) > MAX_SERVER_TEXT:
-        text = f"{text[:MAX_SERVER_TEXT]}... ({len(text) - MAX_SERVER_TEXT} more characters)"
-    return text
 
 
 def _backoff(attempt: int, retry_after: str | None) -> float:
