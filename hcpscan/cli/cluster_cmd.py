@@ -83,7 +83,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="stop listing a kind (its rules become not evaluable) after this many "
                             f"objects (default: {MAX_ITEMS_PER_LIST})")
     group.add_argument("--max-list-size", type=float, default=MAX_BYTES_PER_LIST >> 20,
-                       metavar="MIB", help="stop listing a kind after this many MiB of answers "
+                       metavar="MIB", help="stop listing a kind after this many MiB of answers, "
+                                           "and any list once all together brought twice that "
                                            f"(default: {MAX_BYTES_PER_LIST >> 20})")
     group.add_argument("--save-dump", metavar="DIR",
                        help="also write what was read to DIR in must-gather layout (rerun it with "

@@ -19,7 +19,7 @@ from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
 from hcpscan.cli.errors import UsageError
 from hcpscan.cli.output import cells as output_cells
 from hcpscan.cli.output import console_for, console_width, table_fits, wrapped
-from hcpscan.core.redact import mask_values, shown
+from hcpscan.core.redact import mask_credentials, mask_values, shown
 
 DESCRIPTION = """\
 Show, for each URL and each HTTP client runtime, whether a request goes direct
@@ -159,7 +159,7 @@ def _cell(row: dict[str, Any]) -> str:
         why = row["matched"] or row.get("reason")
         return f"direct ({why})" if why else "direct"
     via = f" via {row['variable']}" if row.get("variable") else ""
-    return f"proxy {row['proxy']}{via}" if row.get("proxy") else "proxy"
+    return f"proxy {mask_credentials(row['proxy'])}{via}" if row.get("proxy") else "proxy"
 
 
 def _table(rows: list[dict[str, Any]], targets: list[Target],

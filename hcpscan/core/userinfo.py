@@ -8,7 +8,10 @@ How clients read it (Go ``net/url``, curl, Python ``urllib.parse``):
 
 * the authority runs from ``scheme://`` to the first ``/``, ``?`` or ``#`` (a
   password is looked for up to the first ``/``: one holding a raw ``?`` or ``#``
-  breaks the URL for clients, but is still a password written down);
+  breaks the URL for clients, but is still a password written down; so is one
+  holding a raw ``/`` (a generated password pasted unencoded): when an ``@`` and a
+  host ending the token follow a ``/``, the userinfo runs to that ``@``, so
+  ``http://u:pw@proxy/x@y`` shows as ``http://u:****@y``: more hidden, nothing shown);
 * the **last** ``@`` of the authority ends the userinfo, so a user name may hold
   ``@`` (``http://jdoe@corp.example.com:PW@proxy:3128``) and so may a password;
 * the **first** ``:`` of the userinfo ends the user name, which may be empty
@@ -17,6 +20,9 @@ How clients read it (Go ``net/url``, curl, Python ``urllib.parse``):
   by Go, curl and Python, so it is found too when it stands as a token
   (after the start, a space, a quote, ``=``, ``,`` or ``(``) and ends with a
   host and optional port (so ``image:tag@sha256:digest`` is no credential).
+
+A password holding a space (which breaks the URL for clients, but is written down all
+the same) is found when the text is that one URL, or when it stands quoted on one line.
 
 Host names may be non-ASCII (IDN, full-width letters that NFKC folds): they are
 taken as written. When in doubt the parser takes more text as password than less:
@@ -31,7 +37,14 @@ from dataclasses import dataclass
 
 # a scheme starts at a token boundary, so a long run of letters is scanned once
 _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://")
-_WORD = re.compile(r"\S+")
+# A word: no whitespace, but a span quoted on one line ('...' or "...", as reports quote
+# values; the quotes at a token's start and end, so an apostrophe opens nothing) is one
+# word with its spaces, so a password holding a space is found whole.
+# a URL that follows another in one word starts a token (after ',', '=', a quote...): a
+# password may hold '://' after its ':'
+_NEXT_URL = re.compile(r"(?<=[\s'\"=,(\[{;])[A-Za-z][A-Za-z0-9+.-]{0,31}://")
+_WORD = re.compile(r"(?:(?<![^\s=(\[{,:])'[^'\n]*'(?![^\s)\]},;:.])"
+                   r"|(?<![^\s=(\[{,:])\"[^\"\n]*\"(?![^\s)\]},;:.])|\S)+")
 _AUTHORITY_END = re.compile(r"[/?#]")
 # Where a password is looked for: up to the first '/' only. A raw '?' or '#' in a
 # password makes clients cut the URL there (the proxy then fails), but the password is
@@ -65,6 +78,10 @@ def find_credentials(text: str) -> list[Credential]:
     """Every credential in ``text`` that carries a password, in order."""
     if "@" not in text:
         return []
+    bare = text.strip()
+    if "\n" not in bare and _SCHEME.match(bare):  # a value that is one URL: spaces and all
+        start = text.index(bare)
+        return list(_in_word(text, start, start + len(bare)))
     return [c for word in _WORD.finditer(text) if "@" in word.group(0)
             for c in _in_word(text, word.start(), word.end())]
 
@@ -76,14 +93,34 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     for m in _SCHEME.finditer(text, start, end):
         if m.start() < segment:
             continue  # inside the authority of the previous URL
+        if m.start() > segment and text[m.start() - 1] == ":" and "@" in text[m.end():end]:
+            continue  # 'user:pa://ss@host': a password holding '://' starts no URL
         authority_end = _USERINFO_END.search(text, m.end(), end)
         stop = authority_end.start() if authority_end else end
         yield from _bare(text, segment, m.start())
+        following = _NEXT_URL.search(text, m.end(), end)  # the next URL is not this one's
+        limit = following.start() if following else end
+        if authority_end and stop < limit and ":" in text[m.end():stop]:
+            stop = _past_slash(text, stop, limit, stop)  # a password may hold a raw '/'
         found = _with_scheme(text, m.start(), m.end(), stop)
         if found is not None:
             yield found
         segment = stop
     yield from _bare(text, segment, end)
+
+
+def _past_slash(text: str, slash: int, end: int, default: int) -> int:
+    """Where a userinfo holding a raw ``/`` ends (``http://u:pa/ss@proxy:3128``, a
+    generated password pasted unencoded): after the last later ``@`` that a host ending
+    the token follows. Clients read ``u:pa`` as host and port and fail, but the password
+    is still written down, so it is masked whole; ``default`` when there is none."""
+    at = text.rfind("@", slash, end)  # the last such '@': a password may hold '@' and '/'
+    while at >= 0:
+        host = _HOST.match(text, at + 1, end)
+        if host and host.end() > at + 1 and _BARE_HOST_END.match(text, host.end(), end):
+            return host.end()
+        at = text.rfind("@", slash, at)
+    return default
 
 
 def _with_scheme(text: str, start: int, authority: int, stop: int) -> Credential | None:

@@ -20,7 +20,7 @@ from typing import Any
 from hcpscan.fleet import contract
 from hcpscan.fleet.matrix import FleetMatrix, as_dict, as_list, classify
 from hcpscan.sources.live.client import ApiError, Connection, LiveError
-from hcpscan.sources.live.lister import list_all
+from hcpscan.sources.live.lister import ListEnded, list_all
 
 MANAGED_CLUSTERS = "/apis/cluster.open-cluster-management.io/v1/managedclusters"
 MANIFEST_WORKS = "/apis/work.open-cluster-management.io/v1/manifestworks"
@@ -102,6 +102,9 @@ def _list(conn: Connection, path: str, what: str, query: FleetQuery,
                            "--context)") from None
         raise HubError(f"cannot list {what} on context {conn.context}: {exc.status} "
                        f"{exc.reason}: {exc.message}", RBAC_HINT) from None
+    except ListEnded as exc:  # paging in a circle, or past a budget
+        raise HubError(f"cannot list {what} on context {conn.context}: {exc.message}",
+                       exc.hint) from None
 
 
 def _placed(conn: Connection, query: FleetQuery, notes: list[str]) -> set[str]:
@@ -115,6 +118,10 @@ def _placed(conn: Connection, query: FleetQuery, notes: list[str]) -> set[str]:
     except ApiError as exc:
         notes.append(f"placement {namespace}/{name}: PlacementDecisions not read ({exc.status} "
                      f"{exc.reason}); clusters chosen but without a ManifestWork are not shown")
+        return set()
+    except ListEnded as exc:
+        notes.append(f"placement {namespace}/{name}: PlacementDecisions not read ({exc.message}); "
+                     "clusters chosen but without a ManifestWork are not shown")
         return set()
     chosen = set()
     for decision in decisions:

@@ -96,6 +96,9 @@ def read_baseline(path: Path) -> dict[str, dict[str, Any]]:
         raise BaselineError(f"cannot read baseline {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise BaselineError(f"{path}:{exc.lineno}: baseline is not valid JSON: {exc.msg}") from None
+    except (RecursionError, UnicodeDecodeError, ValueError) as exc:  # nested too deep, not UTF-8
+        why = "nested too deep" if isinstance(exc, RecursionError) else "not UTF-8 text"
+        raise BaselineError(f"{path}: baseline is not valid JSON: {why}") from None
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION \
             or not isinstance(data.get("findings"), list):
         raise BaselineError(f"{path}: not an hcpscan baseline (expected version "

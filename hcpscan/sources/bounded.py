@@ -1,14 +1,15 @@
 """The YAML files a user gives besides the input - rule files (``--rules``), the config
 file, the perimeter file - read under the same budgets as input files: no larger than
 an input file may be, and no more nodes than one may make (an alias counts as what it
-repeats), both checked before any parser builds anything. A FIFO or device is never
+repeats), and no deeper than one may nest (PyYAML's composer recurses: deeper, it
+ends in a RecursionError), all checked before any parser builds anything. A FIFO or device is never
 opened (reading it could block for ever)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hcpscan.core.yamldocs import MAX_NODES, InputLimitError, node_overrun
+from hcpscan.core.yamldocs import MAX_NODES, InputLimitError, _first_too_deep, node_overrun, too_deep
 from hcpscan.sources.interface import InputLimits
 
 MAX_FILE_BYTES = InputLimits().max_file_size
@@ -31,4 +32,7 @@ def read_bounded(path: Path, max_bytes: int | None = None, max_nodes: int = MAX_
     overrun = node_overrun(text, max_nodes, data)
     if overrun is not None:
         raise overrun
+    deep = _first_too_deep(text)
+    if deep is not None:
+        raise too_deep(deep[1])
     return text

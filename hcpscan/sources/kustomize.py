@@ -26,9 +26,12 @@ import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 
+from hcpscan.core.yamldocs import InputLimitError
+from hcpscan.sources.bounded import read_bounded
 from hcpscan.sources.interface import Entry
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -71,10 +74,10 @@ class KustomizeRoot:
         return {path for path in self._named(("resources",)) if os.path.isfile(path)}
 
     def _named(self, keys: tuple[str, ...]) -> set[str]:
-        try:
-            with open(self.file, encoding="utf-8") as fh:
-                spec = yaml.safe_load(fh)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        try:  # under the input budgets (a deep file would end PyYAML in a RecursionError);
+            # one over them is reported when it is read as input
+            spec = yaml.safe_load(read_bounded(Path(self.file)))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, InputLimitError):
             return set()
         found = set()
         for key in keys:

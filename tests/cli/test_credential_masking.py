@@ -47,3 +47,14 @@ def test_usage_errors_do_not_echo_credentials(run_cli):
     result = run_cli("noproxy", "--env", "HTTPS_PROXY:svc-proxy:Spring2026@proxy:3128",
                      "https://api.example.com")
     assert result.code == 2 and "Spring2026" not in result.err
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+@pytest.mark.parametrize("proxy", ["http://u:pa ss9Q@proxy:3128", "http://u:pa/ss9Q@proxy:3128",
+                                   "http://jdoe@corp.example.com:pa ss9Q@proxy:3128"])
+def test_noproxy_masks_a_password_holding_a_space_or_slash(run_cli, fmt, proxy):
+    """The decision's sentence ("through <proxy>") embedded the URL unquoted, so a
+    password holding a space was cut in two there and its end shown."""
+    result = run_cli("noproxy", "--env", f"HTTPS_PROXY={proxy}", "--env", "NO_PROXY=.svc",
+                     "https://api.example.com", "--runtime", "go", "--format", fmt)
+    assert "ss9Q" not in result.out + result.err

@@ -20,8 +20,8 @@ HEAD, TAIL = "Zq9", "Kx7"
 FORMATS = ("table", "concise", "json", "sarif", "junit", "markdown", "html", "openreports",
            "policyreport")
 # what Go's net/url accepts in a userinfo (RFC 3986 unreserved, sub-delims, ':' '@' '%'),
-# and '?' and '#', which people type raw (the URL then breaks, the password is still there)
-USERINFO_CHARS = "abcXYZ019-._~!$&'()*+,;=%@:?#"
+# and '?', '#' and '/', which people type raw (the URL then breaks, the password is still there)
+USERINFO_CHARS = "abcXYZ019-._~!$&'()*+,;=%@:?#/"
 USER_CHARS = "abcXYZ019-._~@"
 HOSTS = ("proxy.corp.example.com:3128", "10.0.0.5:8080", "[fd00::5]:3128", "prоxy.example.com:3128",
          "ｐｒｏｘｙ.example.com:3128", "ｐｒｏｘｙ：３１２８", "xn--prxy-8ve.example.com")

@@ -87,3 +87,45 @@ def test_a_fifo_among_rule_files_is_never_opened(run_cli, tmp_path):
     os.mkfifo(rules / "FIFO001.yaml")
     result = _in_time(run_cli, "scan", EXAMPLE, "--no-progress", "--no-config", "--rules", str(rules))
     assert result.code == 2 and "not a regular file" in result.err
+
+
+def _deep(prefix: str) -> str:
+    return prefix + "[" * 30_000 + "]" * 30_000 + "\n"
+
+
+def test_a_deeply_nested_perimeter_file_is_refused_not_an_internal_error(run_cli, tmp_path):
+    # PyYAML's composer recurses: without the depth budget this ended in RecursionError (exit 4)
+    perimeter = tmp_path / "perimeter.yaml"
+    perimeter.write_text(_deep("default: deny\nrules: "))
+    result = _in_time(run_cli, "scan", EXAMPLE, "--no-progress", "--no-config",
+                      "--firewall", str(perimeter))
+    assert result.code == 2 and "nested deeper than 200 levels" in result.err
+    assert "perimeter.yaml:2" in result.err and "internal error" not in result.err
+
+
+def test_a_deeply_nested_kubeconfig_is_refused_not_an_internal_error(run_cli, tmp_path):
+    config = tmp_path / "kubeconfig"
+    config.write_text(_deep("apiVersion: v1\nkind: Config\nclusters: "))
+    result = _in_time(run_cli, "cluster", "--kubeconfig", str(config), "--no-config")
+    assert result.code == 2 and "internal error" not in result.err
+    assert f"{config}:3: nested deeper than 200 levels" in result.err
+
+
+def test_a_deeply_nested_kustomization_is_no_internal_error(run_cli, tmp_path):
+    (tmp_path / "kustomization.yaml").write_text(
+        _deep("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: "))
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    result = _in_time(run_cli, "scan", str(tmp_path), "--no-progress", "--no-config")
+    assert result.code in (0, 1, 2) and "internal error" not in result.err, result.err
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),  # was RecursionError, exit 4
+    (b"\xff\xfe{}", "not UTF-8 text"),  # was UnicodeDecodeError, exit 4
+])
+def test_a_hostile_baseline_is_a_usage_error(run_cli, tmp_path, content, words):
+    baseline = tmp_path / "baseline.json"
+    baseline.write_bytes(content)
+    result = _in_time(run_cli, "scan", EXAMPLE, "--no-progress", "--no-config",
+                      "--baseline", str(baseline))
+    assert result.code == 2 and words in result.err and "internal error" not in result.err

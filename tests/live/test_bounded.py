@@ -9,7 +9,7 @@ import pytest
 
 from hcpscan.sources.live import ClusterTarget, connect, discover, read_cluster
 from hcpscan.sources.live.lister import ListBudget
-from tests.live.apiserver import ECHO_PAD
+from tests.live.apiserver import ECHO_PAD, Fault
 from tests.live.conftest import TOKEN, write_kubeconfig
 from tests.live.test_cluster_scan import hcpscan
 
@@ -101,6 +101,12 @@ EXEC_API = "client.authentication.k8s.io/v1beta1"
      "gave no credential within 2 s"),
     ("import sys\nfor _ in range(2000): sys.stderr.write('noise ' * 10000 + '\\n')\n"
      "sys.stderr.write('login expired\\n')\nsys.exit(3)\n", "exit code 3: login expired"),
+    # an ExecCredential nested deeper than Python's json recurses: no internal error
+    ("import sys\nsys.stdout.write('{\"kind\": \"ExecCredential\", \"status\": ' + '[' * 50000"
+     " + ']' * 50000 + '}')\n", "did not write an ExecCredential"),
+    # a plugin's last words may hold its token: masked like a server's
+    ("import sys\nsys.stderr.write('refresh failed for Bearer eyJhbGciOi.SeCrEt\\n')\nsys.exit(1)\n",
+     "exit code 1: refresh failed for Bearer ****"),
 ])
 def test_exec_plugin_output_is_capped_while_it_runs_and_time_limited(standin, pki, tmp_path,
                                                                       body, words):
@@ -228,3 +234,67 @@ def test_server_text_masks_what_looks_like_credentials_and_is_bounded():
     assert "the continue token is too old" in said  # words about tokens are kept
     assert len(said) < MAX_SERVER_TEXT + 40 and "more characters" in said
     assert server_text("echo s3cret-token\nnext line", ["s3cret-token"]) == "echo **** next line"
+
+
+def test_all_lists_together_have_a_byte_budget(standin, pki, tmp_path, example_bodies):
+    """A server sending nearly a list's budget for every kind must not make hcpscan hold
+    that much times the number of kinds: all lists together may bring twice a list's."""
+    server = standin(example_bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    kinds = {"Secret", "Deployment", "ConfigMap", "Namespace", "Pod", "Service", "Proxy"}
+    whole = _read(config, kinds, page_size=500)
+    sizes = sorted(len(json.dumps([o.body for o in whole.objects if o.kind == k])) for k in kinds)
+    # each list fits its own budget, but not all of them together in twice that
+    budget = ListBudget(max_bytes=sizes[-1] * 2, max_total_bytes=sum(sizes) // 2)
+    read = _read(config, kinds, budget, page_size=500)
+    stopped = [d for d in read.diagnostics if "lists together brought more than" in d.message]
+    assert stopped and all("--max-list-size" in d.hint for d in stopped)
+    assert ListBudget(max_bytes=5).total_bytes == 10  # twice a list's budget unless given
+
+
+@pytest.mark.parametrize("scheme", ["http", "socks5"])
+def test_an_unreachable_proxy_is_said_in_words(pki, tmp_path, scheme):
+    """Through a proxy that refuses, the message showed urllib3's tuples and class names
+    ("('Unable to connect to proxy', NewConnectionError(\"DeadlineHTTPSConnection(...")."""
+    from tests.live.apiserver import unused_port
+
+    config = write_kubeconfig(tmp_path / "kubeconfig", f"https://127.0.0.1:{unused_port()}", pki.ca_pem,
+                              proxy_url=f"{scheme}://scanner:Pr0xyPass@127.0.0.1:{unused_port()}")
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--request-timeout", "2")
+    assert code == 2 and "the connection was refused" in err, err
+    assert "Connection(" not in err and "Error" not in err and "Pr0xyPass" not in err
+
+
+def test_a_proxy_url_parse_error_does_not_quote_the_password(pki, tmp_path):
+    """A raw '/' in the password makes the URL parser quote 'user:password-start' as the
+    host; the error showed that part of the password."""
+    config = write_kubeconfig(tmp_path / "kubeconfig", "https://127.0.0.1:6443", pki.ca_pem,
+                              proxy_url="http://scanner:Pr0xyPass/rest@127.0.0.1:3128")
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--request-timeout", "2")
+    assert code == 2 and "Pr0xyPass" not in err and "rest" not in err.replace("--request", ""), err
+
+
+def test_a_server_that_lists_v1_but_serves_it_not_is_exit_2(standin, pki, tmp_path):
+    """/api says v1, /api/v1 answers 404: every kind was "not served", every rule not
+    applicable, and the scan passed (exit 0) having read nothing."""
+    server = standin([], resources=[])
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config")
+    assert code == 2 and "does not serve it (404 Not Found)" in err, err
+
+
+def test_built_in_lists_answered_404_are_errors_not_kinds_not_served(standin, pki, tmp_path,
+                                                                     example_bodies):
+    """A front end answering 404 to every list: built-in kinds cannot stop being served,
+    so the scan must not pass as though the cluster held none of them."""
+    from tests.live.apiserver import catalog
+
+    server = standin(example_bodies)
+    for r in catalog():
+        path = f"/api/{r.version}/{r.plural}" if not r.group else f"/apis/{r.group}/{r.version}/{r.plural}"
+        server.state.faults[path] = Fault(404, 10**6)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--format", "json")
+    assert code == 2, err
+    report = json.loads(out)
+    assert any("listing secrets failed: 404" in d["message"] for d in report["diagnostics"])

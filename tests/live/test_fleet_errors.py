@@ -114,3 +114,14 @@ def test_works_with_generated_names_are_found_by_the_replica_sets_label(standin,
     assert states == {"edge-1": "not-placed", "edge-2": "ok", "edge-3": "not-placed"}
     code, _, err = hcpscan("fleet", "--kubeconfig", str(config), "--replicaset", "x")
     assert code == 2 and "--replicaset 'x' is not NAMESPACE/NAME" in err
+
+
+def test_a_hub_whose_paging_goes_round_in_a_circle(standin, pki, tmp_path):
+    """The lister's cycle check (issue 22) ends a list with its own exception: the fleet
+    matrix must say so as for any unreadable list, not stop with an internal error."""
+    server = standin([ocm.managed_cluster("edge-1")], resources=[*catalog(), *DEPLOY_RESOURCES, *FLEET_HUB])
+    server.state.misbehave["/apis/cluster.open-cluster-management.io/v1/managedclusters"] = "cyclic-continue"
+    config = write_kubeconfig(tmp_path / "k", server.url, pki.ca_pem, context="hub")
+    code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--page-size", "1")
+    assert code == 2 and "internal error" not in err, err
+    assert "cannot list ManagedClusters on context hub" in err and "circle" in err

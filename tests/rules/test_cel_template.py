@@ -191,3 +191,19 @@ def test_an_expression_whose_estimated_cost_is_too_high_is_not_evaluable(run_cli
     report = _scan(run_cli, tmp_path, manifest, folder)
     (result,) = report["rules"]
     assert result["status"] == "not-evaluable" and "estimated cost" in result["reason"]
+
+
+@pytest.mark.parametrize("disguise", [
+    "true // it's a comment\n&& {nested}",  # a quote in a comment opened a "string"
+    "\"\\\\\" == \"\\\\\" && {nested}",  # a literal ending in a backslash "escaped" its quote
+    "objects.all" + " " * 40 + "\n(a, objects.all(b, objects.all(c, objects.all(d, a == d))))",  # far '('
+])
+def test_a_disguised_nesting_is_still_counted(tmp_path, disguise):
+    """The count skipped everything after such a comment or literal: four comprehensions
+    over the objects then ran unbounded (issue 22 item 4)."""
+    nested = "objects.all(a, objects.all(b, objects.all(c, objects.all(d, a == d))))"
+    expression = disguise.format(nested=nested).replace("\n", "\n      ")
+    folder = _rule(tmp_path, "ConfigMap", f"    reads: [ConfigMap]\n    expression: |-\n      {expression}")
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(folder / "CEL001.yaml")
+    assert "4 comprehensions" in info.value.message

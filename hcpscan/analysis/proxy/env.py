@@ -52,6 +52,7 @@ from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses, runtime_ref
 from hcpscan.analysis.proxy.runtimes.base import Version
 from hcpscan.analysis.proxy.runtimes.node import PFE_2
 from hcpscan.analysis.proxy.target import Target, parse_target
+from hcpscan.core.redact import mask_credentials
 
 Env = Mapping[str, str]
 Outcome = Literal["direct", "proxy", "error"]
@@ -322,7 +323,8 @@ def evaluate_env(runtime_name: str | RuntimeRef, env: Env, url: str | Target) ->
         decision = bypasses(ref, choice.no_proxy or "", target)
     if choice.error and not decision.bypass:
         return _refused(runtime_name, target, choice, decision.matched)
-    reason = decision.reason if decision.bypass else "through " + choice.proxy
+    # masked here, as one value: in the sentence a password holding a space would be cut
+    reason = decision.reason if decision.bypass else "through " + mask_credentials(choice.proxy)
     if choice.note and not decision.bypass:
         reason += f" ({choice.note})"
     return EnvDecision(runtime_name, target.raw, decision.bypass, choice.proxy, choice.proxy_var,

@@ -37,6 +37,7 @@ the fastest candidate.
 from __future__ import annotations
 
 import contextvars
+import functools
 import ipaddress
 import re
 from collections.abc import Iterable
@@ -257,32 +258,74 @@ MAX_NESTING = 3
 LIST_GUESS = 100  # items of a list inside one object (containers, rules, peers...)
 MAX_COST = 100_000_000
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
-_MACRO_CALL = re.compile(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\($")
 _TRIPLE_QUOTES = ("'''", '"""')
 
 
+@functools.lru_cache(maxsize=256)
 def comprehension_nesting(expression: str) -> int:
-    """How many comprehension macros the expression holds inside each other (string
-    literals skipped)."""
+    """How many comprehension macros the expression holds inside each other. String
+    literals and ``//`` comments are left out as CEL's lexer reads them (a backslash
+    escapes the next character except in a raw string), so neither a literal ending in
+    a backslash nor a quote in a comment hides the rest of the expression from the
+    count; the macro's name may stand any distance before its parenthesis."""
+    code = _code_only(expression)
     stack: list[bool] = []  # per open parenthesis: whether it opens a macro
-    deepest = i = 0
-    while i < len(expression):
-        char = expression[i]
-        if char in "'\"":
-            quote = expression[i:i + 3] if expression[i:i + 3] in _TRIPLE_QUOTES else char
-            end = expression.find(quote, i + len(quote))
-            while end > 0 and len(quote) == 1 and expression[end - 1] == "\\":
-                end = expression.find(quote, end + 1)
-            i = len(expression) if end < 0 else end + len(quote)
-            continue
+    deepest = 0
+    for i, char in enumerate(code):
         if char == "(":
-            m = _MACRO_CALL.search(expression, max(0, i - 40), i + 1)
-            stack.append(bool(m and m.group(1) in _MACROS))
+            stack.append(_macro_before(code, i))
             deepest = max(deepest, sum(stack))
         elif char == ")" and stack:
             stack.pop()
-        i += 1
     return deepest
+
+
+def _macro_before(code: str, paren: int) -> bool:
+    """Whether ``.name`` with name a comprehension macro stands before ``code[paren]``."""
+    j = paren - 1
+    while j >= 0 and code[j].isspace():
+        j -= 1
+    end = j + 1
+    while j >= 0 and (code[j].isalnum() or code[j] == "_"):
+        j -= 1
+    name = code[j + 1:end]
+    while j >= 0 and code[j].isspace():
+        j -= 1
+    return j >= 0 and code[j] == "." and name in _MACROS
+
+
+def _code_only(expression: str) -> str:
+    """The expression with each string literal replaced by ``""`` and each comment by a
+    newline."""
+    out: list[str] = []
+    i = start = 0
+    while i < len(expression):
+        char = expression[i]
+        if char in "'\"":
+            out.append(expression[start:i] + '""')
+            i = start = _after_string(expression, i)
+        elif expression.startswith("//", i):
+            out.append(expression[start:i] + "\n")
+            end = expression.find("\n", i)
+            i = start = len(expression) if end < 0 else end + 1
+        else:
+            i += 1
+    out.append(expression[start:])
+    return "".join(out)
+
+
+def _after_string(expression: str, start: int) -> int:
+    """Where the string literal whose quote is at ``start`` ends (past its closing quote)."""
+    quote = expression[start:start + 3] if expression[start:start + 3] in _TRIPLE_QUOTES \
+        else expression[start]
+    raw = expression[max(0, start - 2):start].lower() in ("r", "br", "rb") or (
+        start >= 1 and expression[start - 1] in "rR")
+    i = start + len(quote)
+    while i < len(expression):
+        if expression.startswith(quote, i):
+            return i + len(quote)
+        i += 2 if expression[i] == "\\" and not raw else 1
+    return len(expression)
 
 
 def cost_problem(expression: str) -> str | None:

@@ -43,9 +43,17 @@ from urllib.request import (  # type: ignore[attr-defined]  # proxy_bypass_envir
 import urllib3
 import yaml
 
-from hcpscan.core.userinfo import without_userinfo
-from hcpscan.core.yamldocs import load_json
-from hcpscan.sources.live.credentials import CredentialError, base_path, check_readable, run_exec_plugin
+from hcpscan.core.userinfo import find_credentials, without_userinfo
+from hcpscan.core.yamldocs import InputLimitError, load_json
+from hcpscan.sources.bounded import read_bounded
+from hcpscan.sources.live.credentials import (
+    MAX_SERVER_TEXT,
+    CredentialError,
+    base_path,
+    check_readable,
+    run_exec_plugin,
+    server_text,
+)
 from hcpscan.sources.live.deadline import deadline, enforce_deadlines
 
 SERVICEACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
@@ -54,7 +62,6 @@ IN_CLUSTER = "in-cluster"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 5.0
 MAX_RESPONSE_MIB = 256  # a page of 500 large ConfigMaps fits; an endless body does not
-MAX_SERVER_TEXT = 300  # characters of a server's error message repeated to the user
 EXEC_TIMEOUT = 60.0  # seconds for an exec credential plugin (a browser login takes a while)
 _RELOGIN = "log in again, or switch the user to an exec credential plugin (kubectl dropped auth-providers)"
 
@@ -217,9 +224,13 @@ class Connection:
         hint = f"check that the server is reachable{via}, or raise --request-timeout"
         cause = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason else exc
         if isinstance(cause, urllib3.exceptions.ProxyError):
+            inner = getattr(cause, "original_error", None)
+            said = (_connection_failure(inner)[0]
+                    if isinstance(inner, urllib3.exceptions.NewConnectionError) else _short(cause))
             return TransportError(f"cannot reach {where} through the proxy "
-                                  f"{_redact_userinfo(self.proxy)}: {_short(cause)}",
-                                  "check proxy-url in the kubeconfig or HTTPS_PROXY/NO_PROXY")
+                                  f"{_redact_userinfo(self.proxy)}: {said}",
+                                  "check proxy-url in the kubeconfig or HTTPS_PROXY/NO_PROXY, "
+                                  "and that the proxy runs")
         if isinstance(cause, urllib3.exceptions.SSLError):
             return TransportError(f"TLS error talking to {where}: {_short(cause)}",
                                   "check the cluster's certificate-authority(-data) in the kubeconfig")
@@ -271,7 +282,7 @@ def connect(target: ClusterTarget) -> Connection:
     try:
         pool = RESTClientObject(configuration).pool_manager
     except (ValueError, OSError, ImportError) as exc:
-        raise LiveError(f"cannot set up the connection to {host}: {exc}",
+        raise LiveError(f"cannot set up the connection to {host}: {_without_secrets(str(exc), proxy)}",
                         "check the TLS files and proxy-url of the kubeconfig") from None
     enforce_deadlines(pool)
     return Connection(context, host, proxy or None, target.request_timeout, target.attempts,
@@ -386,9 +397,12 @@ def _read_kubeconfigs(path: str) -> tuple[dict[str, dict[str, Any]], dict[str, d
     contexts: dict[str, dict[str, Any]] = {}
     current = ""
     for part in path.split(os.pathsep):
-        try:
-            with open(part, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh) or {}
+        try:  # under the budgets of an input file (size, nodes, depth): PyYAML recurses
+            data = yaml.safe_load(read_bounded(Path(part))) or {}
+        except InputLimitError as exc:
+            where = f"{part}:{exc.line}" if exc.line else part
+            raise LiveError(f"cannot read kubeconfig {where}: {exc.message}",
+                            "check that it is a readable kubeconfig file") from None
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise LiveError(f"cannot read kubeconfig {part}: {_short(exc)}",
                             "check that it is a readable kubeconfig file") from None
@@ -460,24 +474,6 @@ def _api_error(response: _Answer, path: str, secrets: Sequence[str] = ()) -> Api
                     server_text(message, secrets), path)
 
 
-_AUTH_VALUE = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+|"
-                         r"\b(token|password|secret)(\s*[=:]\s*)[^\s\"',;]+")
-
-
-def server_text(text: str, secrets: Sequence[str] = ()) -> str:
-    """What a server (or a front end before it) said, as hcpscan may repeat it: the
-    credentials it was sent and anything shaped like ``Bearer <token>`` masked, and at
-    most ``MAX_SERVER_TEXT`` characters (a hostile answer can be megabytes)."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        if len(secret) >= 4:
-            text = text.replace(secret, "****")
-    text = _AUTH_VALUE.sub(lambda m: f"{m[1] or m[3]}{m[2] or m[4]}****", text)
-    text = " ".join(text.split())
-    if len(text) > MAX_SERVER_TEXT:
-        text = f"{text[:MAX_SERVER_TEXT]}... ({len(text) - MAX_SERVER_TEXT} more characters)"
-    return text
-
-
 def _backoff(attempt: int, retry_after: str | None) -> float:
     """Seconds to wait before the next attempt: Retry-After when given, else exponential."""
     if retry_after and retry_after.strip().isdigit():
@@ -494,6 +490,18 @@ def _redact_userinfo(url: str | None) -> str:
     return bare if bare == url.strip() else bare.replace("://", "://****@", 1)
 
 
+def _without_secrets(text: str, proxy: str | None) -> str:
+    """``text`` (a URL parser's complaint about the proxy URL, which may quote a part of its
+    network location: ``'u:PW' is not a valid host or port``) with the proxy URL's user
+    name and password, and each piece of the password, masked."""
+    for cred in find_credentials(proxy or ""):
+        pieces = {cred.password, cred.user, *re.split(r"[/?#@:\s]", cred.password)}
+        for piece in sorted(pieces, key=len, reverse=True):
+            if len(piece) >= 2:
+                text = text.replace(piece, "****")
+    return server_text(text)
+
+
 def _connection_failure(exc: BaseException) -> tuple[str, str]:
     """What went wrong opening a connection, in words (never urllib3's class names), and
     the next step: waiting longer helps a timeout, not a refusal or an unknown name."""
@@ -501,7 +509,8 @@ def _connection_failure(exc: BaseException) -> tuple[str, str]:
         return ("the host name does not resolve",
                 "check the server address in the kubeconfig and your DNS (VPN?)")
     cause = exc.__cause__ or exc.__context__
-    number = getattr(cause, "errno", None)
+    # a socks proxy's error holds the socket's error
+    number = getattr(cause, "errno", None) or getattr(getattr(cause, "socket_err", None), "errno", None)
     if number == errno.ECONNREFUSED:
         return ("the connection was refused (nothing listens on that port)",
                 "check the server address and port in the kubeconfig, and that the API "
@@ -512,10 +521,14 @@ def _connection_failure(exc: BaseException) -> tuple[str, str]:
     return text[:1].lower() + text[1:], "check the server address in the kubeconfig and that it is reachable"
 
 
+_CONNECTION_REPR = re.compile(r"^\w*Connection\(host=[^)]*\):\s*")
+
+
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     line = text[0] if text else type(exc).__name__
     # urllib3 prefixes messages with the connection object's repr
     if line.startswith("<") and ">: " in line:
         line = line.split(">: ", 1)[1]
+    line = _CONNECTION_REPR.sub("", line)  # or with its class name: never shown
     return server_text(line)  # a proxy or server may echo what it was sent

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from hcpscan.core.redact import mask_credentials
+from hcpscan.core.yamldocs import load_json
 
 EXEC_API_VERSIONS = frozenset({"client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"})
 MAX_PLUGIN_OUTPUT = 1 << 20  # an ExecCredential is a few kilobytes
@@ -90,8 +94,8 @@ def _run(args: list[str], cwd: str | None, env: dict[str, str], timeout: float) 
                               f"{timeout:g} s", "run it by hand to see what it waits for (a "
                               "browser login?), or raise --exec-timeout")
     if process.returncode != 0:
-        lines = err.text().strip().splitlines()
-        why = f": {lines[-1][:300]}" if lines else ""
+        lines = err.text().strip().splitlines()  # a plugin's words may hold a token: masked
+        why = f": {server_text(mask_credentials(lines[-1]))[:300]}" if lines else ""
         raise CredentialError(f"the exec credential plugin {name!r} failed with exit code "
                               f"{process.returncode}{why}", "log in again (run the plugin by hand)")
     return out.text()
@@ -134,7 +138,7 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
 
 def _status(out: str, name: str, api_version: object) -> dict[str, Any]:
     try:
-        credential = json.loads(out)
+        credential = load_json(out)  # a deep answer is a ValueError, not a RecursionError
     except ValueError:
         credential = None
     if not isinstance(credential, dict) or credential.get("kind") != "ExecCredential":
@@ -206,3 +210,24 @@ def base_path(path: str | None) -> str | None:
 
 _FIX_USER = "check the kubeconfig's user (exec plugin), or pick another --context"
 _INSTALL = "install the plugin or put it on PATH (kubectl would fail the same way)"
+
+
+# What a server, a front end before it or a credential plugin said is repeated this long
+# at most, masked (here, not in client.py, as the plugin's words need it too)
+MAX_SERVER_TEXT = 300  # characters of a server's error message repeated to the user
+_AUTH_VALUE = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+|"
+                         r"\b(token|password|secret)(\s*[=:]\s*)[^\s\"',;]+")
+
+
+def server_text(text: str, secrets: Sequence[str] = ()) -> str:
+    """What a server (or a front end before it) said, as hcpscan may repeat it: the
+    credentials it was sent and anything shaped like ``Bearer <token>`` masked, and at
+    most ``MAX_SERVER_TEXT`` characters (a hostile answer can be megabytes)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) >= 4:
+            text = text.replace(secret, "****")
+    text = _AUTH_VALUE.sub(lambda m: f"{m[1] or m[3]}{m[2] or m[4]}****", text)
+    text = " ".join(text.split())
+    if len(text) > MAX_SERVER_TEXT:
+        text = f"{text[:MAX_SERVER_TEXT]}... ({len(text) - MAX_SERVER_TEXT} more characters)"
+    return text

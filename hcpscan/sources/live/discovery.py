@@ -93,6 +93,11 @@ def discover(conn: Connection, concurrency: int = 4) -> Discovery:
                 if resource.kind not in seen_kinds:  # the preferred version wins
                     seen_kinds.add(resource.kind)
                     discovery.resources.append(resource)
+    if "v1" in discovery.failed:  # every Kubernetes API server serves it to every user
+        raise LiveError(f"the server at {conn.host} (context {conn.context}) lists the core API "
+                        f"v1 but does not serve it ({discovery.failed['v1']}): nothing could be read",
+                        "check that --context names a Kubernetes API server, not a front end "
+                        "before it")
     return discovery
 
 

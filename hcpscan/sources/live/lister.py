@@ -13,6 +13,7 @@ the rules that need it become not evaluable.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -90,6 +91,31 @@ class ListBudget:
 
     max_items: int = MAX_ITEMS_PER_LIST
     max_bytes: int = MAX_BYTES_PER_LIST
+    # all the lists of one read together (they are all held until the rules run): twice
+    # a list's budget unless given, so a server sending nearly a budget for every kind
+    # still cannot make hcpscan hold dozens of GiB
+    max_total_bytes: int | None = None
+
+    @property
+    def total_bytes(self) -> int:
+        return 2 * self.max_bytes if self.max_total_bytes is None else self.max_total_bytes
+
+
+class _Tally:
+    """Bytes the lists of one read have brought so far, shared by their threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._bytes = 0
+
+    def add(self, count: int) -> int:
+        with self._lock:
+            self._bytes += count
+            return self._bytes
+
+
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count >= 1 << 20 else f"{count} bytes"
 
 
 class ListEnded(Exception):
@@ -125,8 +151,9 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
         _get_namespaces(conn, namespaces, read)
     tasks = [ListTask(r, ns) for r in resources
              for ns in (namespaces if namespaces is not None and r.namespaced else [None])]
+    tally = _Tally()
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        outcomes = list(pool.map(lambda t: _run(conn, t, page_size, budget), tasks))
+        outcomes = list(pool.map(lambda t: _run(conn, t, page_size, budget, tally), tasks))
     read.lists += len(tasks)
     for outcome in outcomes:
         if isinstance(outcome, _Failure):
@@ -145,11 +172,12 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
 
 def list_all(conn: Connection, path: str, page_size: int,
              selectors: dict[str, str] | None = None,
-             budget: ListBudget = ListBudget()) -> list[dict[str, Any]]:
+             budget: ListBudget = ListBudget(), tally: _Tally | None = None
+             ) -> list[dict[str, Any]]:
     """Every item of one list, page by page; restart when the continue token expires.
     ``selectors``: ``labelSelector``/``fieldSelector`` query parameters, if any. A
     continue token seen before in this list (A, B, A, ... or any longer cycle) or a
-    spent budget raises ``ListEnded``."""
+    spent budget (this list's, or with ``tally`` all lists' together) raises ``ListEnded``."""
     restarts = 0
     items: list[dict[str, Any]] = []
     token = ""
@@ -172,8 +200,12 @@ def list_all(conn: Connection, path: str, page_size: int,
             raise ListEnded(f"more than {budget.max_items} items in {pages} pages",
                             "raise --max-list-items if the cluster really holds that many")
         if size > budget.max_bytes:
-            raise ListEnded(f"more than {budget.max_bytes >> 20} MiB in {pages} pages",
+            raise ListEnded(f"more than {_size(budget.max_bytes)} in {pages} pages",
                             "raise --max-list-size if the cluster really holds that much")
+        if tally is not None and tally.add(answered) > budget.total_bytes:
+            raise ListEnded(f"the lists together brought more than {_size(budget.total_bytes)}",
+                            "raise --max-list-size (all lists together may bring twice as "
+                            "much) if the cluster really holds that much")
         next_token = str((page.get("metadata") or {}).get("continue") or "")
         if not next_token:
             return items
@@ -228,10 +260,10 @@ def _typed(item: dict[str, Any], resource: ApiResource) -> dict[str, Any]:
             "kind": item.get("kind") or resource.kind, **rest}
 
 
-def _run(conn: Connection, task: ListTask, page_size: int, budget: ListBudget
-         ) -> ListedResource | _Failure:
+def _run(conn: Connection, task: ListTask, page_size: int, budget: ListBudget,
+         tally: _Tally | None = None) -> ListedResource | _Failure:
     try:
-        items = list_all(conn, task.path, page_size, budget=budget)
+        items = list_all(conn, task.path, page_size, budget=budget, tally=tally)
     except ApiError as exc:
         return _api_failure(conn, task, exc)
     except ListEnded as exc:
@@ -255,8 +287,10 @@ def _api_failure(conn: Connection, task: ListTask, exc: ApiError) -> _Failure:
         return _Failure(task, reason, True, Diagnostic(
             where, None, f"cannot read {resource.kind}: {reason} ({exc.message or 'Forbidden'})",
             severity="warning", hint=RBAC_HINT))
-    if exc.status == 404:  # removed between discovery and the list (a CRD deleted)
+    if exc.status == 404 and resource.group:  # removed between discovery and the list (a CRD deleted)
         return _Failure(task, f"kind not served: {resource.display} is no longer served", False, None)
+    # a built-in kind cannot stop being served: a 404 is an error (or all such lists would
+    # read as "not served" and the scan pass having read nothing)
     detail = f"{exc.status} {exc.reason}".strip() + (f": {exc.message}" if exc.message else "")
     reason = f"not read: listing {resource.display}{scope} failed: {detail}"
     hint = ("the credentials were rejected; renew them and rerun" if exc.status == 401
