@@ -119,6 +119,7 @@ CRDS = (
     _r("route.openshift.io/v1", "routes", "Route"),
     _r("config.openshift.io/v1", "proxies", "Proxy", False),
     _r("config.openshift.io/v1", "networks", "Network", False),
+    _r("config.openshift.io/v1", "infrastructures", "Infrastructure", False),
     _r("operator.openshift.io/v1", "networks", "Network", False),
     _r("operator.openshift.io/v1", "ingresscontrollers", "IngressController"),
     _r("apps.openshift.io/v1", "deploymentconfigs", "DeploymentConfig", short=("dc",)),
