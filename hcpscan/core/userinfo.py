@@ -52,8 +52,10 @@ _AUTHORITY_END = re.compile(r"[/?#]")
 _USERINFO_END = re.compile(r"/")
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.%]+\]|(?:[\w.-]|[^\x00-\x7f])+)(?::\d{0,5})?")
 # after a scheme-less credential's host: the end of the token
-_BARE_HOST_END = re.compile(r"$|[/'\",;)\]}]")
-_TOKEN_START = "'\"=,("
+# (or prose around it: a sentence's '.', a '>' or '|' of a quote or table, a backtick)
+_BARE_HOST_END = re.compile(r"$|[/'\",;)\]}.>|`]")
+_TOKEN_START = "'\"=,(<|`"
+_LIST_SEPARATORS = ",; \t"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +84,45 @@ def find_credentials(text: str) -> list[Credential]:
     if "\n" not in bare and _SCHEME.match(bare):  # a value that is one URL: spaces and all
         start = text.index(bare)
         return list(_in_word(text, start, start + len(bare)))
-    return [c for word in _WORD.finditer(text) if "@" in word.group(0)
-            for c in _in_word(text, word.start(), word.end())]
+    found = [c for word in _WORD.finditer(text) if "@" in word.group(0)
+             for c in _in_word(text, word.start(), word.end())]
+    if "," in bare:  # a list (NO_PROXY-like): each URL in it, spaces and all
+        found += [c for start, end in _listed_urls(text) for c in _in_word(text, start, end)]
+    return found
+
+
+def _listed_urls(text: str) -> Iterator[tuple[int, int]]:
+    """In each line's comma list, the spans of the URLs holding a space
+    (``.svc,http://u:pa ss@proxy:3128,10.0.0.0/8``): from a scheme in an item over the
+    following items until one ends with ``@host`` (a password may hold ``,`` and ``://``)."""
+    items, at = [], 0
+    for line in text.split("\n"):
+        for piece in line.split(","):
+            items.append((at, at + len(piece)))
+            at += len(piece) + 1
+    i = 0
+    while i < len(items):
+        start, end = items[i]
+        scheme = _SCHEME.search(text, start, end)
+        if scheme is None or "@" not in text[scheme.start():]:
+            i += 1
+            continue
+        j = i
+        while not _ends_with_host(text, scheme.start(), items[j][1]) and j + 1 < len(items) \
+                and text[items[j][1]] == ",":
+            j += 1
+        span = text[scheme.start():items[j][1]].rstrip()
+        if "@" in span and any(ch.isspace() for ch in span):
+            yield scheme.start(), scheme.start() + len(span)
+        i = j + 1
+
+
+def _ends_with_host(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` ends (but spaces) with ``@`` and a host."""
+    stop = len(text[start:end].rstrip()) + start
+    at = text.rfind("@", start, stop)
+    host = _HOST.match(text, at + 1, stop) if at >= 0 else None
+    return host is not None and host.end() == stop > at + 1
 
 
 def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
@@ -99,6 +138,8 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
         stop = authority_end.start() if authority_end else end
         yield from _bare(text, segment, m.start())
         following = _NEXT_URL.search(text, m.end(), end)  # the next URL is not this one's
+        while following and authority_end and _inside_password(text, m.end(), following, end):
+            following = _NEXT_URL.search(text, following.end(), end)
         limit = following.start() if following else end
         if authority_end and stop < limit and ":" in text[m.end():stop]:
             stop = _past_slash(text, stop, limit, stop)  # a password may hold a raw '/'
@@ -107,6 +148,21 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
             yield found
         segment = stop
     yield from _bare(text, segment, end)
+
+
+def _inside_password(text: str, authority: int, following: re.Match[str], end: int) -> bool:
+    """Whether a URL that seems to follow (``http://u:p=a://b@proxy``) is part of this
+    one's password: this one has a ``:`` but no complete ``@host`` before it (or is
+    joined to it by no list separator, or the next has no password of its own), and an
+    ``@`` comes later. When unsure, more is taken as password."""
+    before = text[authority:following.start() - 1]
+    if ":" not in before.partition("/")[0] or "@" not in text[following.end():end]:
+        return False
+    if "@" not in before or text[following.start() - 1] not in _LIST_SEPARATORS:
+        return True
+    next_stop = _USERINFO_END.search(text, following.end(), end)
+    next_userinfo = text[following.end():next_stop.start() if next_stop else end]
+    return ":" not in next_userinfo.rpartition("@")[0]
 
 
 def _past_slash(text: str, slash: int, end: int, default: int) -> int:

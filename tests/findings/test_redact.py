@@ -132,3 +132,31 @@ def test_a_password_holding_a_scheme_separator_is_masked_whole():
 ])
 def test_passwords_holding_slashes_and_at_signs_are_masked_whole(text, masked):
     assert mask_credentials(text) == masked
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    # '=X://' inside a password is no next URL
+    ("http://u:p=a://b@proxy:3128", "http://u:****@proxy:3128"),
+    ("value http://u:p=socks5://b@proxy:3128 x", "value http://u:****@proxy:3128 x"),
+    ("http://:Zq90/=a://:Kx7@proxy:3128", "http://:****@proxy:3128"),
+    ("http://u:p@x,a://b@proxy:3128", "http://u:****@proxy:3128"),
+    # two credentials in one list stay two
+    ("http://u:p@h1:3128,http://v:q@h2:3128", "http://u:****@h1:3128,http://v:****@h2:3128"),
+    # a space in a URL that is an item of a NO_PROXY-like list
+    (".svc,http://u:pa ss@proxy:3128,10.0.0.0/8", ".svc,http://u:****@proxy:3128,10.0.0.0/8"),
+    ("NO_PROXY=.svc,http://u:p,a ss@proxy:3128,x", "NO_PROXY=.svc,http://u:****@proxy:3128,x"),
+    ("x\n(http://:pa ss@proxy:3128, 10.0.0.0/8) that", "x\n(http://:****@proxy:3128, 10.0.0.0/8) that"),
+    (".corp,http://0@corp.example.com:pa ,a://ss@proxy:3128",
+     ".corp,http://0@corp.example.com:****@proxy:3128"),
+    # a scheme-less credential followed by prose
+    ("see u:pw@proxy:3128.", "see u:****@proxy:3128."),
+    ("see u:pw@proxy:3128>", "see u:****@proxy:3128>"),
+    ("use `u:pw@proxy:3128`", "use `u:****@proxy:3128`"),
+    ("a|u:pw@proxy:3128|b", "a|u:****@proxy:3128|b"),
+])
+def test_password_shapes_a_reviewer_found_are_masked_whole(text, masked):
+    assert mask_credentials(text) == masked
+
+
+def test_an_image_digest_followed_by_a_full_stop_is_no_credential():
+    assert mask_credentials("image:tag@sha256:abc.") == "image:tag@sha256:abc."

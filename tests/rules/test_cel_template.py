@@ -207,3 +207,40 @@ def test_a_disguised_nesting_is_still_counted(tmp_path, disguise):
     with pytest.raises(RuleFileError) as info:
         load_rule_file(folder / "CEL001.yaml")
     assert "4 comprehensions" in info.value.message
+
+
+def test_a_chained_comprehension_bomb_is_refused_at_load(tmp_path):
+    """Chained comprehensions (each at most 3 deep) escaped the nesting bound: their
+    number in one expression is bounded too (issue 22 review)."""
+    link = "objects.map(a, objects.exists(b, objects.all(c, a == c)))"
+    chained = " && ".join(f"size({link}) > 0" for _ in range(5))
+    folder = _rule(tmp_path, "ConfigMap", f"    reads: [ConfigMap]\n    expression: '{chained}'")
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(folder / "CEL001.yaml")
+    assert "15 comprehensions" in info.value.message and "chained" in info.value.message
+    assert info.value.line == 10
+
+
+def test_chained_comprehensions_add_to_the_estimated_cost(run_cli, tmp_path):
+    """Two nested comprehensions over 3,000 objects are 9e6; twelve such chains are 1.1e8,
+    above the bound: not evaluable, saying why, rather than a long scan."""
+    link = "objects.exists(a, objects.exists(b, a == b))"
+    chained = " && ".join([link] * 6)
+    folder = _rule(tmp_path, "ConfigMap", f"    reads: [ConfigMap]\n    expression: '{chained}'")
+    manifest = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: a}}\n"
+                       for i in range(3000))
+    report = _scan(run_cli, tmp_path, manifest, folder)
+    (result,) = report["rules"]
+    assert result["status"] == "not-evaluable" and "12 in all" in result["reason"]
+
+
+def test_an_ordinary_chained_expression_is_accepted(run_cli, tmp_path):
+    chained = ("object.data.map(k, object.data[k]).filter(v, v.startsWith(\"http\"))"
+               ".exists(v, v.contains(\"@\"))")
+    folder = _rule(tmp_path, "ConfigMap", f"    expression: '!({chained})'")
+    load_rule_file(folder / "CEL001.yaml")
+    manifest = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\n"
+                "data: {p: 'http://proxy:3128', q: 'x@y'}\n")
+    report = _scan(run_cli, tmp_path, manifest, folder)
+    (result,) = report["rules"]
+    assert result["status"] == "pass", report

@@ -255,6 +255,9 @@ class Cel(Template):
 # nesting, must stay under MAX_COST, or the subject is not evaluable, saying why.
 MAX_EXPRESSION = 10_000
 MAX_NESTING = 3
+# chained comprehensions (x.map(..).filter(..).exists(..)) add their work: their number
+# in one expression is bounded too, and counts in the estimate at evaluation
+MAX_COMPREHENSIONS = 12
 LIST_GUESS = 100  # items of a list inside one object (containers, rules, peers...)
 MAX_COST = 100_000_000
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
@@ -278,6 +281,13 @@ def comprehension_nesting(expression: str) -> int:
         elif char == ")" and stack:
             stack.pop()
     return deepest
+
+
+@functools.lru_cache(maxsize=256)
+def comprehension_count(expression: str) -> int:
+    """How many comprehension macros the expression holds, nested or chained."""
+    code = _code_only(expression)
+    return sum(1 for i, char in enumerate(code) if char == "(" and _macro_before(code, i))
 
 
 def _macro_before(code: str, paren: int) -> bool:
@@ -336,6 +346,10 @@ def cost_problem(expression: str) -> str | None:
     if nesting > MAX_NESTING:
         return (f"{nesting} comprehensions (all/exists/map/filter) inside each other; at most "
                 f"{MAX_NESTING}, as its cost grows as the number of objects to that power")
+    count = comprehension_count(expression)
+    if count > MAX_COMPREHENSIONS:
+        return (f"{count} comprehensions (all/exists/map/filter), nested or chained; at most "
+                f"{MAX_COMPREHENSIONS}, as each adds a pass over its list")
     return None
 
 
@@ -344,9 +358,11 @@ def _evaluate(ctx: Context, subject: K8sObject, expression: str, data: dict[str,
     """The value, or NotEvaluable with CEL's error or the cost bound it would pass."""
     nesting = comprehension_nesting(expression)
     base = max(len(data.get("objects") or ()), LIST_GUESS)
-    if nesting > 1 and base ** nesting > MAX_COST:
+    cost = comprehension_count(expression) * base ** nesting  # nested multiply, chained add
+    if nesting > 1 and cost > MAX_COST:
         return NotEvaluable(f"the expression's estimated cost ({base:,} objects, "
-                            f"{nesting} comprehensions inside each other: {base ** nesting:.1e}) "
+                            f"{nesting} comprehensions inside each other, "
+                            f"{comprehension_count(expression)} in all: {cost:.1e}) "
                             f"is above {MAX_COST:.0e}; narrow params.reads or the nesting")
     token = _CURRENT.set((ctx, subject))
     try:
