@@ -43,7 +43,7 @@ SEVERITIES = tuple(s.value for s in Severity)  # most severe first
 
 # feedback name -> JSONPath. The OCM work agent evaluates a JSONPaths rule against the
 # whole object, not its status (open-cluster-management-io/ocm
-# pkg/work/spoke/statusfeedback/reader.go: FindResults(obj.UnstructuredContent());
+# `work` module, spoke/statusfeedback/reader.go: FindResults(obj.UnstructuredContent());
 # its own rules and tests read ".status.readyReplicas", ".metadata.name"), so every
 # path starts at the root.
 CRONJOB_FEEDBACK = {"lastScheduleTime": ".status.lastScheduleTime",

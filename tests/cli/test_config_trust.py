@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require
+
 PROXY_CONFIGMAP = """\
 apiVersion: v1
 kind: ConfigMap
@@ -192,8 +194,7 @@ def test_a_dump_entered_inside_a_checkout_does_not_configure_its_own_scan(run_cl
     checkout's own config applies. A config git tracks (a monorepo's subproject) applies."""
     import shutil
 
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+    require(shutil.which("git"), "git")
     _git(tmp_path, "init", "-q")
     (tmp_path / ".hcpscan.yaml").write_text("fail_on: high\n")
     dump = _dump(tmp_path / "cases" / "customer-dump")

@@ -2,7 +2,7 @@
 scan and the CronJob controller write, evaluated as OCM's work agent evaluates them.
 
 OCM reads a ``JSONPaths`` rule from the object's root, not from its ``status``
-(open-cluster-management-io/ocm pkg/work/spoke/statusfeedback/reader.go:
+(open-cluster-management-io/ocm `work` module, spoke/statusfeedback/reader.go:
 ``j.FindResults(obj.UnstructuredContent())``; its well-known rules are
 ``.status.readyReplicas`` and the like, its tests read ``.metadata.name``). A path
 written relative to ``status`` (``.findings.high``) finds nothing there, and the hub

@@ -170,7 +170,7 @@ def run_cronjob(cluster: ManagedCluster, namespace: str, name: str, now: dt.date
 
 def _at(obj: dict[str, Any], path: str) -> Any:
     """A feedback JSONPath (``.a.b``) of ``obj``, from its root as OCM evaluates it
-    (ocm pkg/work/spoke/statusfeedback/reader.go: ``FindResults(obj.UnstructuredContent())``)."""
+    (ocm `work` module, spoke/statusfeedback/reader.go: ``FindResults(obj.UnstructuredContent())``)."""
     node: Any = obj
     for part in path.lstrip(".").split("."):
         if not isinstance(node, dict) or part not in node:
