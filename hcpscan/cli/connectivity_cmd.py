@@ -13,6 +13,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+from hcpscan.analysis.reachability.answers import ExposedPort, Reach
 from hcpscan.analysis.reachability.connlist import ConnectionList, Focus, connection_list
 from hcpscan.analysis.reachability.coverage import (
     CONNECTION_LIST_EVALUATED,
@@ -34,7 +35,6 @@ from hcpscan.analysis.reachability.openness import (
     exposure_title,
 )
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
-from hcpscan.analysis.reachability.queries import ExposedPort, Reach
 from hcpscan.analysis.reachability.summary import summarize
 from hcpscan.cli import connectivity_paths, exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory

@@ -7,8 +7,8 @@ and the HCP001/HCP002 findings always come from the same analysis.
 
 from __future__ import annotations
 
+from hcpscan.analysis.reachability.answers import WayInVerdict
 from hcpscan.analysis.reachability.graph import ReachabilityGraph
-from hcpscan.analysis.reachability.queries import WayInVerdict
 from hcpscan.analysis.reachability.scan_graph import REACHABILITY, outside_text, worker_space
 from hcpscan.findings.model import HostedClusterExposure, WayIn
 from hcpscan.model.hostedcluster import hosted_clusters

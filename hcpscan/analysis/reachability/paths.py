@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hcpscan.analysis.reachability.graph import POD_NETWORK
-from hcpscan.analysis.reachability.queries import PERIMETER, SERVICE, Evidence, Reach
+from hcpscan.analysis.reachability.answers import PERIMETER, POD_NETWORK, SERVICE, Evidence, Reach
 
 if TYPE_CHECKING:
     import networkx as nx

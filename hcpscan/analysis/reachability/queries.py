@@ -1,229 +1,455 @@
-"""Answers of the reachability queries, and the functional API rules call.
+"""The questions rules and commands ask the reachability index, answered with evidence.
 
-Every answer says *which layer* decided: ``perimeter`` (the ``--firewall``
-file), ``service`` (a NodePort/LoadBalancer Service or a Route that opens a
-way in), ``network-policy`` (ingress of the destination, egress of the
-source), ``admin-network-policy`` / ``baseline-admin-network-policy`` (the
-AdminNetworkPolicy tiers around it). Evidence carries the file and line of the object or rule that
-decided (its ``Place``), so a finding can point at it.
+Between workloads and from outside: ``can_reach`` (one flow, every path and
+layer), ``who_can_reach`` (every source of a port, outside ranges merged by
+identical evidence), ``exposed_ports`` and ``ways_in`` (what outside addresses
+reach, per Service or Route). Out of a workload: ``egress_outside`` (which
+outside addresses), ``egress_connections`` / ``egress_rules_open`` (what its
+egress rules open), ``egress_to_pods`` (towards pods described rather than read,
+at every tier). ``inbound`` is what the exported graph's edges from outside carry.
+The index (``index.py``) holds what is asked about; ``evidence.py`` says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
+from hcpscan.analysis.reachability.answers import (
+    NETWORK_POLICY,
+    POD_NETWORK,
+    Egress,
+    Evidence,
+    ExposedPort,
+    PathResult,
+    Peer,
+    Reach,
+    WayInVerdict,
+)
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.exposure import ExposurePath
+from hcpscan.analysis.reachability.evaluation import AnyRule, tiered_connections, tiered_verdict
+from hcpscan.analysis.reachability.evidence import EvidenceWriter, class_name
+from hcpscan.analysis.reachability.exposure import ROUTER_NAMESPACE, ExposurePath
+from hcpscan.analysis.reachability.index import ClusterView, ReachabilityIndex, source_value
+from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolicyModel
+from hcpscan.analysis.reachability.selectors import LabelSelector, Requirement, bits
 from hcpscan.model.ipspace import IPSpace
-from hcpscan.model.ports import ConnectionSet
-
-PERIMETER, SERVICE, NETWORK_POLICY = "perimeter", "service", "network-policy"
-ADMIN_NETWORK_POLICY = "admin-network-policy"
-BASELINE_ADMIN_NETWORK_POLICY = "baseline-admin-network-policy"
-EGRESS_FIREWALL = "egress-firewall"  # OVN-Kubernetes EgressFirewall, on the way out
-PRIMARY_NETWORK = "primary-network"  # UserDefinedNetworks keep their pods apart
-MULTI_NETWORK_POLICY = "multi-network-policy"  # on a secondary network (a NAD's)
+from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet, normalise_protocol, union_all
 
 
 @dataclass(frozen=True, slots=True)
-class Peer:
-    """A source or destination: a workload of a cluster, or outside addresses."""
+class PodPeer:
+    """Pods described rather than read: their namespace, its labels (all of them when
+    ``namespace_known``: the Namespace is in the input) and some of theirs."""
 
-    cluster: str
-    workload: Workload | None = None
-    addresses: IPSpace | None = None
-
-    @property
-    def is_external(self) -> bool:
-        return self.workload is None
-
-    @property
-    def name(self) -> str:
-        if self.workload is not None:
-            return self.workload.ref
-        return f"{self.addresses}[External]"
-
-    def __str__(self) -> str:
-        return self.name
-
-    def to_json(self) -> dict[str, Any]:
-        if self.workload is not None:
-            return {"cluster": self.cluster, "workload": self.workload.ref}
-        if self.addresses is None:  # every query gives one of the two
-            raise ValueError("a Peer with neither a workload nor addresses")
-        return {"cluster": self.cluster, "addresses": self.addresses.cidrs()}
+    namespace: str
+    namespace_labels: dict[str, str]
+    labels: dict[str, str]
+    namespace_known: bool = False
 
 
-class Place:
-    """Where an object or rule is written: a file and line, or how to find them.
+class ReachabilityQueries:
+    """The questions, over one index and the evidence of its inventory."""
 
-    Finding a field's line re-reads its document, and queries gather far more
-    evidence than findings quote, so a place given ``find`` looks only on first
-    use. Places are equal when their files and lines are."""
+    def __init__(self, index: ReachabilityIndex, evidence: EvidenceWriter) -> None:
+        self.index = index
+        self.evidence = evidence
 
-    __slots__ = ("_path", "_line", "_find")
+    # -- towards a workload ---------------------------------------------------------------
 
-    def __init__(self, path: str | None = None, line: int | None = None,
-                 find: Callable[[], tuple[str | None, int | None]] | None = None) -> None:
-        self._path, self._line, self._find = path, line, find
+    def who_can_reach(self, target: str, port: int, protocol: str = "TCP", *,
+                      workloads: bool = True) -> list[Reach]:
+        """Every source (workloads, and outside ranges merged by identical
+        evidence) that can open ``protocol``/``port`` to ``target``;
+        ``workloads=False`` leaves out the workloads (outside ranges only)."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self.index.resolve(target)
+        target_peer = Peer(view.cluster, workload)
+        out: list[Reach] = []
+        by_source: dict[Workload, list[PathResult]] = {}
+        for dst in indices if workloads else ():
+            candidates = set(_ingress_candidates(view, dst, protocol, port))
+            for _, _, members in view.secondary:  # sources on a network dst is on too
+                if dst in members:
+                    candidates.update(members)
+            for src in sorted(candidates):
+                klass = view.model.classes[src]
+                paths = [p for p in self._internal_paths(view, src, dst, protocol, port) if p.allowed]
+                if not paths:
+                    continue
+                for source in klass.workloads:
+                    if source != workload:
+                        by_source.setdefault(source, []).extend(paths)
+        for source, paths in sorted(by_source.items()):
+            out.append(Reach(Peer(view.cluster, source), target_peer, protocol, port,
+                             tuple(_unique(paths))))
+        merged: dict[tuple, tuple[IPSpace, list[PathResult]]] = {}
+        for group in self._atom_groups(view, indices):
+            k = (group & -group).bit_length() - 1  # every atom of the group fares alike
+            paths = [p for dst in indices
+                     for p in self._external_paths(view, k, dst, protocol, port) if p.allowed]
+            if not paths:
+                continue
+            key = tuple((p.via, tuple((e.layer, e.summary) for e in p.evidence)) for p in paths)
+            space, _ = merged.get(key, (IPSpace(), paths))
+            merged[key] = (space.union(view.space_of(group)), paths)
+        for space, paths in merged.values():
+            out.append(Reach(Peer(view.cluster, addresses=space), target_peer, protocol, port,
+                             tuple(_unique(paths))))
+        return out
 
-    def _found(self) -> None:
-        if self._find is not None:
-            self._path, self._line = self._find()
-            self._find = None
+    def can_reach(self, source: str, target: str, port: int, protocol: str = "TCP") -> Reach:
+        """One flow's verdict with every path and layer. ``source`` is a workload
+        (``ns/name``) or an address/CIDR outside the cluster; ``target`` a workload."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self.index.resolve(target)
+        target_peer = Peer(view.cluster, workload)
+        value = source_value(source)
+        paths: list[PathResult] = []
+        if isinstance(value, IPSpace):
+            pieces = [k for k, atom in enumerate(view.atoms) if value.overlaps(atom)]
+            per_piece = [[p for dst in indices for p in self._external_paths(view, k, dst, protocol, port)]
+                         for k in pieces]
+            denied = [ps for ps in per_piece if not any(p.allowed for p in ps)]
+            paths = (denied[0] if denied else per_piece[0]) if per_piece else []
+            return Reach(Peer(view.cluster, addresses=value), target_peer, protocol, port,
+                         tuple(_unique(paths)))
+        src_view, src_workload, src_indices = self.index.resolve(value)
+        if src_view is not view:
+            return Reach(Peer(src_view.cluster, src_workload), target_peer, protocol, port, (
+                PathResult("none", False, (Evidence(NETWORK_POLICY, False,
+                                                    "source and target are in different clusters"),)),))
+        for src in src_indices:
+            for dst in indices:
+                paths.extend(self._internal_paths(view, src, dst, protocol, port))
+        allowed = [p for p in paths if p.allowed]
+        return Reach(Peer(view.cluster, src_workload), target_peer, protocol, port,
+                     tuple(_unique(allowed or paths)))
 
-    @property
-    def path(self) -> str | None:
-        self._found()
-        return self._path
+    def exposed_ports(self, target: str) -> list[ExposedPort]:
+        """Pod ports of ``target`` that outside addresses reach, per way in."""
+        view, workload, indices = self.index.resolve(target)
+        target_peer = Peer(view.cluster, workload)
+        found: dict[tuple[str, ConnectionSet], tuple[IPSpace, tuple[Evidence, ...]]] = {}
+        for dst in indices:
+            for group in self._atom_groups(view, [dst]):
+                k = (group & -group).bit_length() - 1  # every atom of the group fares alike
+                for via, conns, evidence in self.inbound(view, k, dst):
+                    space, ev = found.get((via, conns), (IPSpace(), evidence))
+                    found[(via, conns)] = (space.union(view.space_of(group)), ev)
+        return [ExposedPort(target_peer, via, conns, space, ev)
+                for (via, conns), (space, ev) in found.items()]
 
-    @property
-    def line(self) -> int | None:
-        self._found()
-        return self._line
+    def ways_in(self, cluster: str, namespace: str) -> list[WayInVerdict]:
+        """Every NodePort/LoadBalancer Service and Route into the pods of a namespace, with
+        the outside addresses that get through every layer (and, for the rest, the first
+        layer that blocks them)."""
+        view = next((v for v in self.index.views if v.cluster == cluster), None)
+        if view is None:
+            return []
+        out: list[WayInVerdict] = []
+        for klass in self.index.namespace_classes(cluster, namespace):
+            groups = self._atom_groups(view, [klass.index])
+            for path in view.paths.get(klass.index, []):
+                admitted, blocked = IPSpace(), None
+                for group in groups:
+                    k = (group & -group).bit_length() - 1  # every atom of the group fares alike
+                    result = self._way_in_result(view, k, klass.index, path)
+                    if result.allowed:
+                        admitted = admitted.union(view.space_of(group))
+                    elif blocked is None:
+                        blocked = result.blocked_by
+                out.append(WayInVerdict(path, tuple(klass.workloads), admitted, blocked))
+        return out
 
-    def __eq__(self, other: object) -> bool:
-        if self is other:
+    def inbound(self, view: ClusterView, atom_index: int,
+                dst: int) -> list[tuple[str, ConnectionSet, tuple[Evidence, ...]]]:
+        """What one outside range reaches on ``dst``, per way in, as connection sets."""
+        atom = view.atoms[atom_index]
+        evaluation = view.evaluation
+        perimeter = self.index.perimeter
+        part = evaluation.ingress_part(dst, evaluation.n + atom_index)
+        policy_conns = part.connections if part is not None and part.connections else ConnectionSet.none()
+        gate = perimeter.allowed(atom) if perimeter is not None else ConnectionSet.all()
+        out: list[tuple[str, ConnectionSet, tuple[Evidence, ...]]] = []
+        direct = policy_conns.intersection(gate)
+        if direct and part is not None:  # no part: no connections, so nothing direct
+            out.append((POD_NETWORK, direct, (self.evidence.pod_network_ingress(view, dst, part),)))
+        for path in view.paths.get(dst, []):
+            if not path.sources.contains(atom):
+                continue
+            if path.through_router and view.router is not None:
+                rpart = evaluation.ingress_part(dst, view.router)
+                allowed = rpart.connections if rpart is not None and rpart.connections else None
+            else:
+                allowed = policy_conns
+            if not allowed or not allowed.allows(path.protocol, path.pod_port):
+                continue
+            entry = (PortSet.single(path.entry_port) if path.entry_port is not None
+                     else PortSet.of(NODE_PORT_RANGE))
+            if not gate.intersection(ConnectionSet.of(path.protocol, entry)):
+                continue
+            out.append((path.label, ConnectionSet.port(path.protocol, path.pod_port),
+                        (self.evidence.way_in(path, True),)))
+        return out
+
+    # -- paths and the ranges that fare alike ---------------------------------------------
+
+    def _external_paths(self, view: ClusterView, atom_index: int, dst: int, protocol: str,
+                        port: int) -> tuple[PathResult, ...]:
+        atom = view.atoms[atom_index]
+        src_bit = view.evaluation.n + atom_index
+        results = []
+        direct = [e for e in (self.evidence.perimeter_gate(atom, protocol, port),
+                              self.evidence.ingress(view, dst, src_bit, "outside", protocol, port)) if e]
+        results.append(PathResult(POD_NETWORK, all(e.allows for e in direct), tuple(direct)))
+        for path in view.paths.get(dst, []):
+            if path.protocol == protocol and path.pod_port == port:
+                results.append(self._way_in_result(view, atom_index, dst, path))
+        return tuple(results)
+
+    def _way_in_result(self, view: ClusterView, atom_index: int, dst: int,
+                       path: ExposurePath) -> PathResult:
+        """Every layer's say on one outside range taking one way in to ``dst``."""
+        atom, protocol, port = view.atoms[atom_index], path.protocol, path.pod_port
+        evidence = [self.evidence.way_in(path, path.sources.contains(atom))]
+        gate = self.evidence.perimeter_gate(atom, protocol, path.entry_port)
+        if gate is not None:
+            evidence.append(gate)
+        if path.through_router and view.router is not None:
+            evidence.append(self.evidence.ingress(view, dst, view.router,
+                                                  f"the router ({ROUTER_NAMESPACE})", protocol, port))
+        else:
+            evidence.append(self.evidence.ingress(view, dst, view.evaluation.n + atom_index,
+                                                  "outside", protocol, port))
+        return PathResult(path.label, all(e.allows for e in evidence), tuple(evidence))
+
+    def _internal_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
+                        port: int) -> tuple[PathResult, ...]:
+        evidence: tuple[Evidence, ...] = (
+            self.evidence.egress(view, src, dst, class_name(view, dst), protocol, port),
+            self.evidence.ingress(view, dst, src, class_name(view, src), protocol, port))
+        apart = self.evidence.network_apart(view, src, dst)
+        if apart is not None:
+            evidence = (apart, *evidence)
+        paths = [PathResult(POD_NETWORK, all(e.allows for e in evidence), evidence)]
+        return (*paths, *self._secondary_paths(view, src, dst, protocol, port))
+
+    def _secondary_paths(self, view: ClusterView, src: int, dst: int, protocol: str,
+                         port: int) -> list[PathResult]:
+        """One path per secondary network both classes' pods are attached to, decided by
+        its MultiNetworkPolicies alone (no other tier acts there)."""
+        out = []
+        for net, evaluation, members in view.secondary:
+            for s in members.get(src, ()):
+                for d in members.get(dst, ()):
+                    if s == d and src != dst:
+                        continue
+                    names = [str(evaluation.classes[i]) for i in (s, d)]
+                    evidence = (
+                        self.evidence.secondary(net, evaluation, EGRESS, s, d, names, protocol, port),
+                        self.evidence.secondary(net, evaluation, INGRESS, d, s, names[::-1],
+                                                protocol, port))
+                    out.append(PathResult(f"secondary network {net.network.name}",
+                                          all(e.allows for e in evidence), evidence))
+        return out
+
+    def _atom_groups(self, view: ClusterView, targets: list[int]) -> list[int]:
+        """Outside ranges (masks over atoms, ordered by lowest atom) that every layer
+        treats alike on the way into ``targets``: the same ingress part and the same
+        Services and Routes admitting them. A perimeter file may tell any two ranges
+        apart, so with one each range stands alone."""
+        count = len(view.atoms)
+        if self.index.perimeter is not None:
+            return [1 << k for k in range(count)]
+        everything = (1 << count) - 1
+        n = view.evaluation.n
+        groups = [everything]
+        for dst in targets:
+            splits = [(part.mask >> n) & everything
+                      for part in view.evaluation.ingress_side(dst).parts]
+            splits += [view.atoms_within(path.sources) for path in view.paths.get(dst, [])]
+            for inside in splits:
+                refined = []
+                for group in groups:
+                    if group & inside:
+                        refined.append(group & inside)
+                    if group & ~inside:
+                        refined.append(group & ~inside)
+                groups = refined
+        return sorted(groups, key=lambda g: g & -g)
+
+    # -- out of a workload ----------------------------------------------------------------
+
+    def egress_outside(self, source: str, port: int, protocol: str = "TCP") -> Egress:
+        """Which outside addresses ``source`` may open ``protocol``/``port`` to, as far
+        as NetworkPolicy egress decides (traffic leaving a pod meets no Service or
+        perimeter layer of ours)."""
+        protocol = normalise_protocol(protocol)
+        view, workload, indices = self.index.resolve(source)
+        ev = view.evaluation
+        reached: list[IPSpace] = []
+        isolated = True
+        deciding: list[AnyRule] = []
+        isolating: list[NetworkPolicyModel] = []
+        walled: dict[tuple[int, int], list[int]] = {}  # (src, firewall rule) -> atoms it denies
+        for src in indices:
+            side = ev.egress_side(src)
+            if not side.isolated:
+                isolated = False
+            isolating.extend(p for p in side.policies if p not in isolating)
+            for part in side.parts:
+                if not ev.egress_connections(part, None).allows(protocol, port):
+                    continue
+                atoms = (part.mask >> ev.n) & ((1 << len(view.atoms)) - 1)
+                atoms = _through_firewall(view, src, atoms, protocol, port, walled)
+                reached.append(view.space_of(atoms))  # the outside atoms it reaches
+                if side.isolated:
+                    verdict = tiered_verdict(part.rules, None, part.np_isolated, protocol, port)
+                    deciding.extend(r for r in verdict.rules if r not in deciding)
+        evidence = self.evidence.egress_outside(workload, isolated, isolating, deciding, protocol, port)
+        evidence += self.evidence.firewall(view, walled, protocol, port)
+        return Egress(Peer(view.cluster, workload), protocol, port, isolated, IPSpace.union_of(reached),
+                      evidence)
+
+    def egress_connections(self, source: str) -> tuple[bool, ConnectionSet]:
+        """(egress isolated?, every connection its egress rules allow to any peer)."""
+        view, _workload, indices = self.index.resolve(source)
+        ev = view.evaluation
+        conns = ConnectionSet.none()
+        for src in indices:
+            side = ev.egress_side(src)
+            if not side.isolated:
+                return False, ConnectionSet.all()
+            for part in side.parts:
+                conns = conns.union(ev.egress_connections(part, None))
+                if part.connections is not None:
+                    continue  # the same whatever the destination
+                # named ports: what a destination gets depends on its container ports only
+                seen: set[tuple] = set()
+                for bit in bits(part.mask & ev.all_classes):
+                    if ev.classes[bit].ports not in seen:
+                        seen.add(ev.classes[bit].ports)
+                        conns = conns.union(ev.egress_connections(part, ev.classes[bit]))
+        return True, conns
+
+    def egress_rules_open(self, source: str) -> tuple[bool, ConnectionSet]:
+        """(egress isolated?, what the egress rules of the NetworkPolicies isolating
+        ``source`` open by port, whoever their peers are — in the inputs or not: a rule
+        towards the DNS pods counts though a dump holds none of them)."""
+        view, _workload, indices = self.index.resolve(source)
+        conns = ConnectionSet.none()
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if not side.np_isolated:
+                return False, ConnectionSet.all()
+            for model in side.policies:
+                conns = union_all([conns, *(rule.connections_to(None) for rule in model.egress)])
+        return True, conns
+
+    def egress_to_pods(self, source: str, peers: Iterable[PodPeer]) -> tuple[bool, ConnectionSet]:
+        """What ``source``'s egress opens towards pods that may not be in the input (the
+        management cluster's DNS pods), described by their namespace and labels: every
+        tier decides (AdminNetworkPolicy, NetworkPolicy, BaselineAdminNetworkPolicy),
+        and only rules whose peers select such a pod count. An ipBlock peer counts (the
+        pods' addresses are unknown). Returns (isolated?, the connections open to one of
+        ``peers`` from every class of ``source``); ``egress_to_pods_evidence`` names
+        what blocks one."""
+        view, _workload, indices = self.index.resolve(source)
+        peers = tuple(peers)
+        isolated, opened = False, ConnectionSet.all()
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if not side.isolated:
+                continue
+            isolated = True
+            reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
+                                                 None, side.np_isolated) for p in peers)
+            opened = opened.intersection(reach)
+        return isolated, (opened if isolated else ConnectionSet.all())
+
+    def egress_to_pods_evidence(self, source: str, peers: Iterable[PodPeer], protocol: str,
+                                port: int, shown: str) -> Evidence | None:
+        """The tier and object that deny ``protocol``/``port`` from ``source`` to the pods
+        ``peers`` describe (named ``shown``), for the first class of ``source`` denied."""
+        view, _workload, indices = self.index.resolve(source)
+        peers = tuple(peers)
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if not side.isolated:
+                continue
+            verdicts = [tiered_verdict([r for r in side.rules if _rule_selects(r, p)], None,
+                                       side.np_isolated, protocol, port) for p in peers]
+            if any(v.allowed for v in verdicts):
+                continue
+            return self.evidence.policy("egress", side, verdicts[0], class_name(view, src),
+                                        shown, protocol, port)
+        return None
+
+
+def _ingress_candidates(view: ClusterView, dst: int, protocol: str, port: int) -> list[int]:
+    """Classes whose traffic ``dst``'s ingress admits on the port: the only
+    sources whose evidence can come out allowed (parts are disjoint)."""
+    mask = 0
+    for part in view.evaluation.ingress_side(dst).parts:
+        if part.connections is not None and part.connections.allows(protocol, port):
+            mask |= part.mask
+    return bits(mask & ((1 << len(view.model.classes)) - 1))
+
+
+def _through_firewall(view: ClusterView, src: int, atoms: int, protocol: str, port: int,
+                      walled: dict[tuple[int, int], list[int]]) -> int:
+    """The atoms of ``atoms`` the source's EgressFirewall lets ``protocol``/``port``
+    through to; the rest are noted in ``walled`` under the rule that denies them."""
+    firewall = view.evaluation.firewall_of(src)
+    if firewall is None:
+        return atoms
+    kept = 0
+    for k in bits(atoms):
+        rule = firewall.deciding(view.atoms[k], protocol, port)
+        if rule is None or rule.allow:
+            kept |= 1 << k
+        else:
+            walled.setdefault((src, rule.index), []).append(k)
+    return kept
+
+
+def _may_match(selector: LabelSelector, labels: dict[str, str], complete: bool) -> bool:
+    """Whether ``selector`` may select an object known to carry ``labels`` (and, unless
+    ``complete``, perhaps others: a requirement on a key not known is taken as met)."""
+    if complete:
+        return selector.matches(labels)
+    wanted = [Requirement(k, "In", frozenset([v])) for k, v in selector.match_labels]
+    return all(r.matches(labels) for r in [*wanted, *selector.expressions] if r.key in labels)
+
+
+def _rule_selects(rule: AnyRule, pod: PodPeer) -> bool:
+    """Whether a policy rule's peers may select ``pod`` (an address peer may: the pod's
+    address is not known; an admin rule's address peer only when it allows). A label the
+    input does not show is taken as matching, so an unknown label never blocks."""
+    if rule.peers is None:
+        return True
+    for peer in rule.peers:
+        if getattr(peer, "ip_block", None) is not None:
             return True
-        if not isinstance(other, Place):
-            return NotImplemented
-        return (self.path, self.line) == (other.path, other.line)
-
-    def __hash__(self) -> int:
-        return 0  # equality needs the file and line, which a hash must not look up
-
-    def __repr__(self) -> str:
-        return f"Place({self.path!r}, {self.line!r})"
-
-
-NOWHERE = Place()
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """One layer's say on a flow."""
-
-    layer: str
-    allows: bool
-    summary: str
-    at: Place = NOWHERE  # where the object or rule that decided is written
-
-    @property
-    def path(self) -> str | None:
-        return self.at.path
-
-    @property
-    def line(self) -> int | None:
-        return self.at.line
-
-    @property
-    def where(self) -> str:
-        if not self.path:
-            return ""
-        return f"{self.path}:{self.line}" if self.line else self.path
-
-    def __str__(self) -> str:
-        verb = "allows" if self.allows else "blocks"
-        where = f" ({self.where})" if self.where else ""
-        return f"{self.layer} {verb}: {self.summary}{where}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"layer": self.layer, "allows": self.allows, "summary": self.summary,
-                "path": self.path, "line": self.line}
+        if getattr(peer, "addresses", None) is not None:
+            if rule.action != "Deny":
+                return True
+            continue
+        ns_sel, pod_sel = peer.namespace_selector, peer.pod_selector
+        if ns_sel is None and isinstance(rule.policy, NetworkPolicyModel):
+            ns_ok = rule.policy.namespace == pod.namespace  # a NetworkPolicy peer: its own namespace
+        else:
+            ns_ok = ns_sel is None or _may_match(ns_sel, pod.namespace_labels, pod.namespace_known)
+        if ns_ok and (pod_sel is None or _may_match(pod_sel, pod.labels, False)):
+            return True
+    return False
 
 
-@dataclass(frozen=True, slots=True)
-class PathResult:
-    """One way a flow can take (pod network, a NodePort, a Route...) and its verdict."""
-
-    via: str
-    allowed: bool
-    evidence: tuple[Evidence, ...]
-
-    @property
-    def blocked_by(self) -> Evidence | None:
-        return next((e for e in self.evidence if not e.allows), None)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"via": self.via, "allowed": self.allowed,
-                "evidence": [e.to_json() for e in self.evidence]}
-
-
-@dataclass(frozen=True, slots=True)
-class Reach:
-    """Can ``source`` open a ``protocol``/``port`` connection to ``target``, and why."""
-
-    source: Peer
-    target: Peer
-    protocol: str
-    port: int
-    paths: tuple[PathResult, ...]
-
-    @property
-    def allowed(self) -> bool:
-        return any(p.allowed for p in self.paths)
-
-    @property
-    def evidence(self) -> tuple[Evidence, ...]:
-        """Evidence of the paths that allow (or of every path, when none does)."""
-        chosen = [p for p in self.paths if p.allowed] or list(self.paths)
-        return tuple(e for p in chosen for e in p.evidence)
-
-    @property
-    def layers(self) -> set[str]:
-        return {e.layer for e in self.evidence}
-
-    def to_json(self) -> dict[str, Any]:
-        return {"source": self.source.to_json(), "target": self.target.to_json(),
-                "protocol": self.protocol, "port": self.port, "allowed": self.allowed,
-                "paths": [p.to_json() for p in self.paths]}
-
-
-@dataclass(frozen=True, slots=True)
-class ExposedPort:
-    """Pod ports of a target that outside addresses reach one way (``via``)."""
-
-    target: Peer
-    via: str
-    connections: ConnectionSet
-    sources: IPSpace
-    evidence: tuple[Evidence, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"target": self.target.to_json(), "via": self.via,
-                "connections": str(self.connections), "sources": self.sources.cidrs(),
-                "evidence": [e.to_json() for e in self.evidence]}
-
-
-@dataclass(frozen=True, slots=True)
-class WayInVerdict:
-    """One way in from outside (a NodePort/LoadBalancer Service or a Route to one pod
-    port) and the outside addresses that get through every layer on it."""
-
-    path: ExposurePath
-    workloads: tuple[Workload, ...]
-    admitted: IPSpace
-    blocked_by: Evidence | None  # the first blocking layer met, for a range that is stopped
-
-
-@dataclass(frozen=True, slots=True)
-class Egress:
-    """Where ``source`` may send ``protocol``/``port`` outside the cluster, and why."""
-
-    source: Peer
-    protocol: str
-    port: int
-    isolated: bool  # egress isolated by some NetworkPolicy
-    allowed: IPSpace  # outside addresses its egress rules admit on protocol/port
-    evidence: tuple[Evidence, ...]
-
-    @property
-    def blocked(self) -> bool:
-        return not self.allowed
-
-    def to_json(self) -> dict[str, Any]:
-        return {"source": self.source.to_json(), "protocol": self.protocol, "port": self.port,
-                "isolated": self.isolated, "allowed": self.allowed.cidrs(),
-                "evidence": [e.to_json() for e in self.evidence]}
+def _unique(paths: Iterable[PathResult]) -> list[PathResult]:
+    seen, out = set(), []
+    for path in paths:
+        if path not in seen:
+            seen.add(path)
+            out.append(path)
+    return out

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.analysis.reachability.answers import Evidence
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, PodPeer, ReachabilityGraph
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGraph
-from hcpscan.analysis.reachability.queries import Evidence
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.inventory import Inventory, K8sObject

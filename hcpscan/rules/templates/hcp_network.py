@@ -26,6 +26,7 @@ import ipaddress
 from collections.abc import Iterable
 from typing import Any
 
+from hcpscan.analysis.reachability.answers import Reach as Answer
 from hcpscan.analysis.reachability.coverage import (
     POLICY_GROUP_WORD,
     kind_label,
@@ -33,7 +34,6 @@ from hcpscan.analysis.reachability.coverage import (
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.policies import is_network_policy
-from hcpscan.analysis.reachability.queries import Reach as Answer
 from hcpscan.analysis.reachability.required import BLOCKED
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import (

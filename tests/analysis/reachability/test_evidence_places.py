@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from hcpscan.analysis.reachability.answers import NETWORK_POLICY, SERVICE, Evidence, Place
 from hcpscan.analysis.reachability.graph import build_reachability
-from hcpscan.analysis.reachability.queries import NETWORK_POLICY, SERVICE, Evidence, Place
 from hcpscan.inventory import Inventory
 from hcpscan.sources.loader import load_paths
 
