@@ -253,6 +253,13 @@ class Reach(GraphTemplate):
                       "description": "control-plane: only subjects in a HostedCluster's "
                                      "control-plane namespace (others are not applicable)"},
             "listeners": _LISTENERS,
+            "exempt": {"type": "array", "minItems": 1,
+                       "items": {"type": "object", "additionalProperties": False,
+                                 "required": ["app", "port"],
+                                 "properties": {"app": {"type": "string"}, "port": _PORT}},
+                       "description": "in: ports that workloads labelled app=<app> serve to "
+                                      "outside clients by design (the private router's HTTP "
+                                      "on 8080), not judged for them"},
         },
     }
     # HostedClusters unless the rule's applies_to names others: a NetworkPolicy stands
@@ -373,12 +380,30 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
             yield NotEvaluable("port kas needs a HostedCluster: its API server port")
             return
         for port in ports:
+            judged = _not_exempt(graph, scope, workloads, port, params)
+            if not judged:
+                continue
             for protocol in protocols_of(params):
                 if expect == "all-allowed":
-                    yield from _all_get_in(graph, scope, item, workloads, allowed, port, protocol)
+                    yield from _all_get_in(graph, scope, item, judged, allowed, port, protocol)
                 else:
-                    yield from _only_allowed_get_in(ctx, graph, scope, item, workloads, allowed,
+                    yield from _only_allowed_get_in(ctx, graph, scope, item, judged, allowed,
                                                     port, protocol, expect == UNRESTRICTED)
+
+
+def _not_exempt(graph: ReachabilityGraph, scope: Scope, workloads: list[Workload], port: Any,
+                params: dict[str, Any]) -> list[Workload]:
+    """``workloads`` less those that serve ``port`` to outside clients by design (the
+    rule's ``exempt``: the private router's HTTP listener on 8080 is a required flow)."""
+    exempt = [e["app"] for e in params.get("exempt", ()) if e["port"] == port]
+    if not exempt:
+        return workloads
+    out = set()
+    cluster = scope.subject.cluster
+    for app in exempt:
+        for namespace in {w.namespace for w in workloads}:
+            out.update(graph.select_workloads(cluster, namespace, {"app": app}))
+    return [w for w in workloads if w not in out]
 
 
 def _allowed(ctx: Context, hc: HostedCluster | None,

@@ -1,0 +1,503 @@
+"""The change that opens a blocked required flow: exactly its missing connections, at the
+layer that blocks them.
+
+A required flow (``required.FlowResult``) that is blocked names, per missing connection,
+the first hop that blocks it: its layer and where it is written (file:line). This module
+turns those hops into the smallest change of the input that opens exactly the missing
+connection set and nothing more, or says why no change is safe:
+
+* **NetworkPolicy** (the subject's pods are isolated and no rule allows the connection):
+  a *new* NetworkPolicy selecting exactly the subject's pods, with one rule per peer
+  allowing the missing connections to/from it. Allow rules add up across policies, so
+  for pods already isolated the new policy adds exactly that set. Appending a rule to the
+  blocking policy would open it for every pod that policy selects (a default-deny
+  selects the whole namespace), so it is not done.
+* **AdminNetworkPolicy** (an ANP ``Deny`` rule): a new ANP one priority number before
+  the denying one (so it is evaluated first), whose subject is exactly the subject's pods
+  and whose one rule ``Allow``s exactly the missing connections from/to the peers. Not
+  ``Pass``: that hands the connection to the namespace's NetworkPolicies, which may deny
+  it, so the flow would stay shut. Refused when that priority is taken or below 0.
+* **A LoadBalancer's source ranges**: the missing worker ranges appended to
+  ``spec.networking.apiServer.allowedCIDRBlocks`` of the HostedCluster (the API server's
+  load balancer, which the operator renders from it), to ``loadBalancerSourceRanges``
+  of a Service nobody reconciles, or to the IngressController's ``allowedSourceRanges``
+  of the router that serves the Route.
+* Refused, with the reason: the perimeter file (a firewall hcpscan does not change; the
+  rule to put first is named), an EgressFirewall (the cluster admin's), a
+  BaselineAdminNetworkPolicy (a NetworkPolicy would isolate the pods), a UDN, a Service
+  the HyperShift operator reconciles, no Service or Route at all.
+
+The checks in ``required`` decide the hops; nothing here judges, and a hop further on
+that also blocks is named by the next scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from hcpscan.analysis.reachability.allow import (
+    EGRESS,
+    INGRESS,
+    NotExpressible,
+    allow_rule,
+    allowing_policy,
+    port_entries,
+)
+from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer
+from hcpscan.analysis.reachability.queries import (
+    ADMIN_NETWORK_POLICY,
+    BASELINE_ADMIN_NETWORK_POLICY,
+    EGRESS_FIREWALL,
+    MULTI_NETWORK_POLICY,
+    NETWORK_POLICY,
+    PERIMETER,
+    PRIMARY_NETWORK,
+    SERVICE,
+)
+from hcpscan.analysis.reachability.required import (
+    VIRT_LAUNCHER,
+    FlowResult,
+    dns_pods,
+    hosted_kas,
+)
+from hcpscan.analysis.reachability.routers import hcp_route_router
+from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.model.destinations import (
+    DNS,
+    HOSTED_KAS,
+    MANAGEMENT_KAS,
+    OUTSIDE,
+    PROXY,
+    address_space,
+    management_kas_endpoints,
+    proxy_endpoint,
+)
+from hcpscan.model.hostedcluster import HostedCluster
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet
+from hcpscan.model.publishing import DeclaredWay, declared_way
+
+NAME_LABEL = "kubernetes.io/metadata.name"  # every namespace carries its name as a label
+ANP_API = "policy.networking.k8s.io/v1alpha1"
+_REF = re.compile(r"^(?P<ns>[^/]*)/(?P<name>[^\[]+)\[(?P<kind>[^\]]+)\]$")
+_LB_SOURCE_FIELDS = ("spec", "loadBalancerSourceRanges")
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """The change: ``documents`` written after ``target``'s document, ``append`` items
+    added to list fields of ``target`` (field steps, items)."""
+
+    target: K8sObject
+    summary: str
+    documents: tuple[dict[str, Any], ...] = ()
+    append: tuple[tuple[tuple[str | int, ...], tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    why: str
+
+
+def opening(inventory: Inventory, result: FlowResult, hc: HostedCluster | None,
+            cluster: str) -> Opening | Refusal:
+    """The change that opens exactly the missing connections of a blocked ``result``."""
+    blocked = result.blocked
+    if not blocked:
+        return Refusal("nothing is blocked")
+    hops = [(a, a.blocked_by) for a in blocked]
+    for answer, hop in hops:
+        if hop is None or hop.layer == NO_WAY:
+            return Refusal(f"{answer.origin} → {answer.target} {answer.connection} has no way "
+                           "in (no Service or Route exposes the port): publishing it is the "
+                           "HostedCluster's spec.services, not a rule to open")
+    layers = {hop.layer for _, hop in hops if hop is not None}
+    if len(layers) > 1:
+        return Refusal("the missing connections are blocked at several layers ("
+                       + ", ".join(sorted(layers)) + "): open each where it is blocked; the "
+                       "finding's facts name every hop")
+    layer = layers.pop()
+    try:
+        if layer == NETWORK_POLICY:
+            return _network_policy(inventory, result, hc, cluster, hops)
+        if layer == ADMIN_NETWORK_POLICY:
+            return _admin_policy(inventory, result, hc, cluster, hops)
+        if layer == SERVICE:
+            return _source_ranges(inventory, result, hc, cluster, hops)
+    except NotExpressible as exc:
+        return Refusal(str(exc))
+    return Refusal(_REFUSED.get(layer, f"the {layer} layer blocks it, which hcpscan does not "
+                                       "change") if layer != PERIMETER else _perimeter(hops))
+
+
+_REFUSED = {
+    EGRESS_FIREWALL: "an EgressFirewall blocks it: the namespace's EgressFirewall is the "
+                     "cluster admin's egress control (one per namespace, often generated by "
+                     "policy), so hcpscan does not widen it; add an Allow rule for the missing "
+                     "destinations before its Deny rules",
+    BASELINE_ADMIN_NETWORK_POLICY: "the BaselineAdminNetworkPolicy denies it and no "
+                                   "NetworkPolicy isolates the pods: a new NetworkPolicy would "
+                                   "isolate them and deny every other connection; allow it in "
+                                   "the BaselineAdminNetworkPolicy or with a NetworkPolicy that "
+                                   "lists everything the pods need",
+    PRIMARY_NETWORK: "the pods are on different primary networks (UserDefinedNetworks): "
+                     "only a change of network opens it",
+    MULTI_NETWORK_POLICY: "a MultiNetworkPolicy of a secondary network blocks it; the "
+                          "required flows use the pod network",
+}
+
+
+def _perimeter(hops: list[tuple[PathAnswer, Hop | None]]) -> str:
+    rules = []
+    for answer, hop in hops:
+        source = answer.origin.removeprefix("range ")
+        where = f" in {hop.path}" if hop is not None and hop.path else ""
+        rules.append(f"{{action: allow, sources: [{source}], ports: [{{protocol: "
+                     f"{answer.protocol}, port: <the entry port of {answer.target}>}}]}}{where}")
+    return ("the perimeter (--firewall) blocks it: it describes a firewall or security group "
+            "hcpscan does not change; put an allow rule before the rule that denies (rules are "
+            "read top to bottom) in the firewall and in the perimeter file: "
+            + "; ".join(dict.fromkeys(rules)))
+
+
+# -- NetworkPolicy ------------------------------------------------------------------------
+
+
+def _direction(result: FlowResult) -> str:
+    return INGRESS if result.flow.check in ("ingress", "operator-ingress") else EGRESS
+
+
+def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | None,
+                    cluster: str, hops: list[tuple[PathAnswer, Hop | None]]) -> Opening | Refusal:
+    workload = result.workload
+    if workload is None:
+        return Refusal("the flow names no workload to write a policy for")
+    obj = inventory.get(workload.kind, workload.namespace, workload.name, cluster)
+    if obj is None:
+        return Refusal(f"{workload.ref} is not in the input")
+    shared = result.flow.check == "worker-egress"  # every KubeVirt worker of the cluster
+    selector = {"matchLabels": dict(VIRT_LAUNCHER)} if shared else pod_selector(obj)
+    if selector is None:
+        return Refusal(f"{workload.ref} states no pod selector to write the policy for")
+    direction = _direction(result)
+    by_peer: dict[str, tuple[list[dict[str, Any]] | None, ConnectionSet, str]] = {}
+    for answer, _hop in hops:
+        found = _peers(inventory, result, hc, cluster, answer)
+        if isinstance(found, Refusal):
+            return found
+        peers, shown = found
+        for protocol, port in _ports(inventory, cluster, answer):
+            key = repr(peers)
+            old = by_peer.get(key)
+            conn = ConnectionSet.port(protocol, port)
+            by_peer[key] = (peers, conn if old is None else old[1].union(conn), shown)
+    rules = [allow_rule(direction, peers, conns) for peers, conns, _ in by_peer.values()]
+    base = "kubevirt-workers" if shared else workload.name
+    name = _name(f"{base}-allow-{result.flow.id}")
+    body = allowing_policy(name, workload.namespace, selector, direction, None,
+                           ConnectionSet.all(), pods_isolated=True)
+    body["spec"][direction] = rules
+    target = _object_at(inventory, hops[0][1]) if hops[0][1] is not None else None
+    if target is None or target.kind != "NetworkPolicy" or target.namespace != workload.namespace:
+        target = obj
+    opened = "; ".join(f"{c} {'from' if direction == INGRESS else 'to'} {shown}"
+                       for _, c, shown in by_peer.values())
+    who = f"the KubeVirt workers of {workload.namespace}" if shared else workload.ref
+    return Opening(target, f"add NetworkPolicy {workload.namespace}/{name} allowing {who} "
+                           f"{direction} {opened} only", documents=(body,))
+
+
+def _ports(inventory: Inventory, cluster: str, answer: PathAnswer) -> list[tuple[str, int]]:
+    """The connections to open for one missing answer: DNS on both protocols at the DNS
+    pods' port (a policy that opened one would be HCP004's finding; the other protocol is
+    open already or missing too), else the answer's own."""
+    if answer.target == DNS:
+        ports, _note, _pods = dns_pods(inventory, cluster)
+        return [(p, port) for port in ports for p in ("TCP", "UDP")]
+    return [(answer.protocol, answer.port)]
+
+
+def _peers(inventory: Inventory, result: FlowResult, hc: HostedCluster | None, cluster: str,
+           answer: PathAnswer) -> tuple[list[dict[str, Any]], str] | Refusal:
+    """The NetworkPolicy peers of one missing connection, and how to name them."""
+    if _direction(result) == INGRESS:
+        if answer.origin.startswith("range "):
+            cidr = answer.origin.removeprefix("range ")
+            return [{"ipBlock": {"cidr": cidr}}], cidr
+        source = _workload_object(inventory, answer.origin, cluster)
+        if source is None:
+            return Refusal(f"{answer.origin} is not in the input")
+        selector = pod_selector(source)
+        if selector is None:
+            return Refusal(f"{answer.origin} states no pod selector")
+        return [{"namespaceSelector": {"matchLabels": {NAME_LABEL: source.namespace}},
+                 "podSelector": selector}], answer.origin
+    target = answer.target
+    if target == DNS:
+        _ports_, _note, pods = dns_pods(inventory, cluster)
+        return ([{"namespaceSelector": {"matchLabels": {NAME_LABEL: p.namespace}},
+                  "podSelector": {"matchLabels": dict(p.labels)} if p.labels else {}}
+                 for p in pods], "the DNS pods in " + " and ".join(p.namespace for p in pods))
+    if target == OUTSIDE:
+        # the flow's destination is any outside address on the port (its endpoints are
+        # not in the input): the check passes for any, so one is what it needs
+        return [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "any outside address"
+    space: IPSpace | None
+    if target == PROXY:
+        found = proxy_endpoint(hc.proxy) if hc is not None else None
+        if found is None:
+            return Refusal("the HostedCluster names no usable proxy URL")
+        space = address_space(found[0])
+        if space is None:
+            return Refusal(f"the proxy is named by host name {found[0]}, and a NetworkPolicy "
+                           "names addresses: add an egress rule to its address by hand")
+    elif target == MANAGEMENT_KAS:
+        space = management_kas_endpoints(inventory, cluster)
+        if space is None:
+            return Refusal("the management API server's addresses (default/kubernetes "
+                           "Endpoints) are not in the input: a policy needs them")
+    elif target == HOSTED_KAS:
+        space = hosted_kas(inventory, cluster, hc)[0]
+    else:
+        return Refusal(f"{target} is not a destination hcpscan writes policies for")
+    return [{"ipBlock": {"cidr": c}} for c in space.cidrs()], str(space)
+
+
+def pod_selector(obj: K8sObject) -> dict[str, Any] | None:
+    """The selector of a workload's pods: a Pod's own labels, else ``spec.selector``."""
+    if obj.kind == "Pod":
+        return {"matchLabels": dict(obj.labels)} if obj.labels else None
+    selector = obj.get("spec.selector")
+    if isinstance(selector, dict) and selector:
+        if "matchLabels" in selector or "matchExpressions" in selector:
+            return selector
+        return {"matchLabels": selector}  # a ReplicationController's plain map
+    return None
+
+
+def _workload_object(inventory: Inventory, ref: str, cluster: str) -> K8sObject | None:
+    found = _REF.match(ref)
+    if found is None:
+        return None
+    return inventory.get(found["kind"], found["ns"], found["name"], cluster)
+
+
+def _name(text: str) -> str:
+    return text[:63].rstrip("-.")
+
+
+# -- AdminNetworkPolicy -------------------------------------------------------------------
+
+
+def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | None,
+                  cluster: str, hops: list[tuple[PathAnswer, Hop | None]]) -> Opening | Refusal:
+    denying = {id(o): o for o in (_object_at(inventory, h) for _, h in hops if h is not None)
+               if o is not None}
+    if len(denying) != 1:
+        return Refusal("several AdminNetworkPolicies deny the missing connections: allow them "
+                       "before each")
+    anp = next(iter(denying.values()))
+    if anp.kind != "AdminNetworkPolicy":
+        return Refusal(f"the hop names {anp.ref}, not an AdminNetworkPolicy")
+    priority = anp.get("spec.priority")
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        return Refusal(f"{anp.ref} has no integer priority")
+    taken = {o.get("spec.priority") for o in inventory.of_kind("AdminNetworkPolicy")
+             if o.cluster == anp.cluster}
+    wanted = priority - 1
+    if wanted < 0 or wanted in taken:
+        return Refusal(f"{anp.ref} has priority {priority}: an Allow rule must come before it, "
+                       f"and priority {wanted} is " + ("below 0" if wanted < 0 else "taken")
+                       + "; add the Allow rule to that policy before its Deny rule")
+    workload = result.workload
+    obj = (inventory.get(workload.kind, workload.namespace, workload.name, cluster)
+           if workload is not None else None)
+    selector = pod_selector(obj) if obj is not None else None
+    if workload is None or selector is None:
+        return Refusal("the flow's subject workload states no pod selector")
+    direction = _direction(result)
+    subject = {"pods": {"namespaceSelector": {"matchLabels": {NAME_LABEL: workload.namespace}},
+                        "podSelector": selector}}
+    by_peer: dict[str, tuple[list[dict[str, Any]], ConnectionSet, str]] = {}
+    for answer, _hop in hops:
+        found = _peers(inventory, result, hc, cluster, answer)
+        if isinstance(found, Refusal):
+            return found
+        peers, shown = found
+        anp_peers = [_anp_peer(p) for p in peers]
+        if any(p is None for p in anp_peers):
+            return Refusal("an AdminNetworkPolicy names outside addresses as networks, on "
+                           "egress only; this peer cannot be written in one")
+        for protocol, port in _ports(inventory, cluster, answer):
+            conn = ConnectionSet.port(protocol, port)
+            key = repr(peers)
+            old = by_peer.get(key)
+            by_peer[key] = ([p for p in anp_peers if p is not None],
+                            conn if old is None else old[1].union(conn), shown)
+    rules = []
+    for i, (peers, conns, _shown) in enumerate(by_peer.values()):
+        rule: dict[str, Any] = {"name": _name(f"allow-{result.flow.id}" + (f"-{i + 1}" if i else "")),
+                                "action": "Allow",
+                                "from" if direction == INGRESS else "to": peers}
+        rule["ports"] = [_anp_port(e) for e in port_entries(conns)]
+        rules.append(rule)
+    name = _name(f"{anp.name}-allow-{result.flow.id}")
+    body = {"apiVersion": ANP_API, "kind": "AdminNetworkPolicy", "metadata": {"name": name},
+            "spec": {"priority": wanted, "subject": subject, direction: rules}}
+    opened = "; ".join(f"{c} {'from' if direction == INGRESS else 'to'} {shown}"
+                       for _, c, shown in by_peer.values())
+    return Opening(anp, f"add AdminNetworkPolicy {name} (priority {wanted}, before {anp.name}'s "
+                        f"{priority}) allowing {workload.ref} {direction} {opened} only",
+                   documents=(body,))
+
+
+def _anp_peer(peer: dict[str, Any]) -> dict[str, Any] | None:
+    if "ipBlock" in peer:
+        return None
+    return {"pods": {"namespaceSelector": peer.get("namespaceSelector", {}),
+                     "podSelector": peer.get("podSelector", {})}}
+
+
+def _anp_port(entry: dict[str, Any]) -> dict[str, Any]:
+    if "endPort" in entry:
+        return {"portRange": {"protocol": entry["protocol"], "start": entry["port"],
+                              "end": entry["endPort"]}}
+    return {"portNumber": {"protocol": entry["protocol"], "port": entry["port"]}}
+
+
+# -- source ranges ------------------------------------------------------------------------
+
+
+def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster | None,
+                   cluster: str, hops: list[tuple[PathAnswer, Hop | None]]) -> Opening | Refusal:
+    """Widen the source ranges that keep the workers out by exactly the missing ranges."""
+    missing = list(dict.fromkeys(a.origin.removeprefix("range ") for a, _ in hops
+                                 if a.origin.startswith("range ")))
+    if not missing or any(not a.origin.startswith("range ") for a, _ in hops):
+        return Refusal("the blocked sources are not address ranges")
+    objects = {id(o): o for o in (_object_at(inventory, h) for _, h in hops if h is not None)
+               if o is not None}
+    if len(objects) != 1:
+        return Refusal("the blocking hop names no one object in the input")
+    obj = next(iter(objects.values()))
+    if obj.kind == "HostedCluster" and hc is not None:
+        return _declared(inventory, result, hc, missing)
+    if obj.kind == "Service":
+        if obj.get("spec.type") != "LoadBalancer":
+            return Refusal(f"{obj.ref} is a {obj.get('spec.type')} Service; its source ranges "
+                           "are not what blocks")
+        if _reconciled(obj, hc):
+            if hc is not None and _is_api_server(obj, hc):
+                return _widen(hc.obj, ("spec", "networking", "apiServer", "allowedCIDRBlocks"),
+                              missing, f"{hc.obj.ref} spec.networking.apiServer.allowedCIDRBlocks "
+                                       f"(the operator renders {obj.ref}'s source ranges from it)")
+            return Refusal(f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
+                           + (", owner " + _owner(obj) if _owner(obj) else "")
+                           + "): an edit of its loadBalancerSourceRanges is undone; widen them "
+                           f"where the operator reads them, by {', '.join(missing)}")
+        return _widen(obj, _LB_SOURCE_FIELDS, missing, f"{obj.ref} spec.loadBalancerSourceRanges")
+    if obj.kind == "IngressController":
+        return _ingress_controller(obj, missing)
+    return Refusal(f"{obj.ref} ({obj.kind}) bounds the sources, which hcpscan does not widen")
+
+
+def _declared(inventory: Inventory, result: FlowResult, hc: HostedCluster,
+              missing: list[str]) -> Opening | Refusal:
+    """A flow judged from the HostedCluster alone: its declared way keeps the workers out."""
+    service = next((t.service for t in result.flow.targets if t.service), None)
+    if service is None:
+        return Refusal("the flow names no published service")
+    way = declared_way(inventory, hc, service, hcp_route_router(inventory, hc))
+    if not isinstance(way, DeclaredWay):
+        return Refusal(f"{service} has no declared way in to widen")
+    if way.kind == "LoadBalancer" and way.field == "spec.networking.apiServer.allowedCIDRBlocks":
+        return _widen(hc.obj, ("spec", "networking", "apiServer", "allowedCIDRBlocks"), missing,
+                      f"{hc.obj.ref} spec.networking.apiServer.allowedCIDRBlocks")
+    if way.kind == "Route":
+        controller = hcp_route_router(inventory, hc) or inventory.get(
+            "IngressController", "openshift-ingress-operator", "default", hc.obj.cluster)
+        if controller is not None:
+            return _ingress_controller(controller, missing)
+    return Refusal(f"{service} is published as {way.kind}, which has no source range to widen")
+
+
+def _ingress_controller(controller: K8sObject, missing: list[str]) -> Opening | Refusal:
+    for root in ("spec", "status"):
+        strategy = controller.get(f"{root}.endpointPublishingStrategy")
+        if isinstance(strategy, dict):
+            break
+    else:
+        return Refusal(f"{controller.ref} states no endpointPublishingStrategy")
+    if root != "spec":
+        return Refusal(f"{controller.ref}'s publishing is in its status (defaulted by the "
+                       "operator): set spec.endpointPublishingStrategy with allowedSourceRanges "
+                       f"that add {', '.join(missing)}")
+    lb = strategy.get("loadBalancer")
+    if strategy.get("type") != "LoadBalancerService" or not isinstance(lb, dict) \
+            or not lb.get("allowedSourceRanges"):
+        return Refusal(f"{controller.ref} is not bounded by allowedSourceRanges")
+    return _widen(controller, ("spec", "endpointPublishingStrategy", "loadBalancer",
+                               "allowedSourceRanges"), missing,
+                  f"{controller.ref} allowedSourceRanges (the router also admits them for its "
+                  "other Routes)")
+
+
+def _widen(obj: K8sObject, steps: tuple[str, ...], missing: list[str], where: str
+           ) -> Opening | Refusal:
+    present = obj.get(steps)
+    if present is not None and not isinstance(present, list):
+        return Refusal(f"{where} is not a list")
+    if not present:
+        return Refusal(f"{where} is empty (every address): something else keeps the workers out")
+    new = tuple(c for c in missing if c not in present)
+    return Opening(obj, f"add {', '.join(new)} to {where}", append=((steps, new),))
+
+
+def _reconciled(service: K8sObject, hc: HostedCluster | None) -> bool:
+    if _owner(service):
+        return True
+    return hc is not None and service.namespace == hc.control_plane_namespace
+
+
+def _owner(obj: K8sObject) -> str:
+    owners = obj.get("metadata.ownerReferences")
+    if isinstance(owners, list):
+        for o in owners:
+            if isinstance(o, dict) and o.get("kind"):
+                return f"{o.get('kind')} {o.get('name', '')}".strip()
+    return ""
+
+
+def _is_api_server(service: K8sObject, hc: HostedCluster) -> bool:
+    return service.name == "kube-apiserver" and "APIServer" in hc.publishing
+
+
+# -- where a hop is written ---------------------------------------------------------------
+
+
+def _object_at(inventory: Inventory, hop: Hop | None) -> K8sObject | None:
+    """The object whose document holds the hop's file:line (the last that starts at or
+    before it)."""
+    if hop is None or not hop.path or not hop.line:
+        return None
+    best: K8sObject | None = None
+    for obj in _in_file(inventory, hop.path):
+        if obj.source.line <= hop.line and (best is None or obj.source.line > best.source.line):
+            best = obj
+    return best
+
+
+def _in_file(inventory: Inventory, path: str) -> Iterable[K8sObject]:
+    index: dict[str, list[K8sObject]] = inventory.derived("objects-by-path", _by_path)
+    return index.get(path, [])
+
+
+def _by_path(inventory: Inventory) -> dict[str, list[K8sObject]]:
+    out: dict[str, list[K8sObject]] = {}
+    for obj in inventory:
+        if obj.source.embedded_in is None:
+            out.setdefault(obj.source.path, []).append(obj)
+    return out
