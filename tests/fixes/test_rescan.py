@@ -76,3 +76,18 @@ def test_fixes_on_the_bundled_example_clear_and_add_nothing(tmp_path: Path):
     assert sorted((f.rule_id, f.message) for f in result.new()) == [
         ("PRX002", f"Deployment clusters-agent-prod/{name} container konnectivity-proxy-https: "
                    "--no-proxy lacks 172.20.0.1") for name in ("oauth-openshift", "openshift-apiserver")]
+
+
+FLOW_INPUTS = ["vanilla-dns", "router-source-ranges"]
+
+
+@pytest.mark.parametrize("name", FLOW_INPUTS)
+def test_fixes_of_the_required_flow_inputs_clear_and_add_nothing(name: str, tmp_path: Path):
+    """The issue-23 inputs beyond the rule fixtures (fixtures/required-flows/README.md):
+    DNS allowed only to openshift-dns:5353 on a vanilla cluster, a Route behind a router
+    whose allowedSourceRanges leave the workers out. Every fix (all rules at once)."""
+    result = fix_copy_and_rescan(FIXTURES / "required-flows" / name, tmp_path)
+    wanted = "HCP007" if name.startswith("router") else "HCP008"
+    assert wanted in {f.rule_id for f, _ in result.outcome.applied}
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []

@@ -1,0 +1,229 @@
+"""Fixes of required-flow findings (HCP007, HCP008, HCP010, HCP011): the change opens
+exactly the missing connections at the layer that blocks them — a new NetworkPolicy for
+exactly the subject's pods, a new AdminNetworkPolicy Allow one priority before the Deny,
+the worker ranges added to a router's allowedSourceRanges — or says why none is safe."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy
+from hcpscan.rules.config import ScanConfig
+from tests.conftest import FIXTURES
+from tests.fixes.rescan import fix_copy_and_rescan
+from tests.rules.harness import scan
+
+RULES = FIXTURES / "rules"
+FLOWS = FIXTURES / "required-flows"
+
+
+def _failing(paths: list[Path], rule: str, config: ScanConfig | None = None):
+    return [f for f in scan(paths, [rule], config).findings
+            if f.status.name == "FAIL" and f.rule_id == rule]
+
+
+def _added(finding) -> dict:
+    remedy = finding.remedy
+    assert isinstance(remedy, Remedy), getattr(remedy, "why", remedy)
+    docs = [e.body for e in remedy.edits if isinstance(e, AddDocument)]
+    assert len(docs) == 1 and len(remedy.edits) == 1
+    return docs[0]
+
+
+def _copy(tmp_path: Path, source: Path, text_from: str = "", text_to: str = "") -> Path:
+    target = tmp_path / source.name
+    text = source.read_text()
+    if text_from:
+        assert text_from in text
+        text = text.replace(text_from, text_to)
+    target.write_text(text)
+    return target
+
+
+# -- NetworkPolicy: a new policy for exactly the subject's pods -----------------------------
+
+
+def test_default_deny_ingress_gets_a_policy_for_the_router_pods_from_the_workers_only():
+    """Issue 23: a default-deny ingress policy in the HCP namespace shuts the private
+    router's 8080 and 8443: the new policy selects the router's pods and admits exactly
+    the worker range on exactly those ports."""
+    found, = _failing([RULES / "HCP007" / "fail" / "private-router.yaml"], "HCP007")
+    body = _added(found)
+    assert body["kind"] == "NetworkPolicy"
+    assert body["metadata"]["namespace"] == "clusters-priv"
+    assert body["spec"]["podSelector"] == {"matchLabels": {"app": "private-router"}}
+    assert body["spec"]["policyTypes"] == ["Ingress"]
+    assert body["spec"]["ingress"] == [{"from": [{"ipBlock": {"cidr": "10.40.0.0/16"}}],
+                                        "ports": [{"port": 8080, "protocol": "TCP"},
+                                                  {"port": 8443, "protocol": "TCP"}]}]
+    # written beside the policy that blocks, not appended to it (it selects every pod)
+    assert found.remedy.target.kind == "NetworkPolicy"
+    assert found.remedy.target.name == "default-deny-ingress"
+
+
+def test_operators_are_let_in_from_their_own_namespaces_on_the_api_server_port_only():
+    found, = [f for f in _failing([RULES / "HCP011" / "fail"], "HCP011")
+              if "clusters-beta" in f.message]
+    body = _added(found)
+    assert body["spec"]["podSelector"] == {"matchLabels": {"app": "kube-apiserver"}}
+    peers = [(r["from"][0]["namespaceSelector"]["matchLabels"], r["ports"])
+             for r in body["spec"]["ingress"]]
+    assert peers == [({"kubernetes.io/metadata.name": "hypershift"},
+                      [{"port": 6443, "protocol": "TCP"}]),
+                     ({"kubernetes.io/metadata.name": "clusters-beta"},
+                      [{"port": 6443, "protocol": "TCP"}])]
+
+
+def test_vanilla_cluster_dns_is_opened_to_kube_dns_on_53_not_to_openshift_dns():
+    """Issue 23 (HyperShift 1905): DNS allowed only to openshift-dns:5353 on a cluster whose
+    DNS is kube-system/kube-dns: the fix opens 53 on both protocols to the kube-dns pods."""
+    found, = _failing([FLOWS / "vanilla-dns"], "HCP008")
+    rule, = _added(found)["spec"]["egress"]
+    assert rule["to"] == [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "kube-system"}},
+        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}]
+    assert rule["ports"] == [{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]
+
+
+def test_kubevirt_workers_get_one_policy_for_every_virt_launcher_pod(tmp_path: Path):
+    """Issue 23: KubeVirt workers need 443, 6443 and DNS out. Every virt-launcher pod of the
+    HCP namespace is a worker of that cluster: one policy selects them all (by
+    kubevirt.io=virt-launcher, not one VM's labels), written once for two findings."""
+    source = RULES / "HCP008" / "fail" / "kubevirt-default-deny.yaml"
+    text = source.read_text()
+    pod = text[text.index("apiVersion: v1\nkind: Pod"):text.index("---\napiVersion: networking")]
+    second = pod.replace("virt-launcher-kv-pool-abcde-x1", "virt-launcher-kv-pool-abcde-x2")
+    folder = tmp_path / "kv"
+    folder.mkdir()
+    (folder / "kv.yaml").write_text(text + "---\n" + second)
+    workers = [f for f in _failing([folder], "HCP008") if "KubeVirt workers" in f.message]
+    assert len(workers) == 2
+    bodies = [_added(f) for f in workers]
+    assert bodies[0] == bodies[1]
+    assert bodies[0]["spec"]["podSelector"] == {"matchLabels": {"kubevirt.io": "virt-launcher"}}
+    outside, dns = bodies[0]["spec"]["egress"]
+    assert outside == {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
+                       "ports": [{"port": 443, "protocol": "TCP"}, {"port": 6443, "protocol": "TCP"}]}
+    # which DNS the cluster runs is not in this input: both DNS pods' ports, to either
+    assert [p["namespaceSelector"]["matchLabels"] for p in dns["to"]] == [
+        {"kubernetes.io/metadata.name": "openshift-dns"},
+        {"kubernetes.io/metadata.name": "kube-system"}]
+    assert dns["ports"] == [{"port": 53, "protocol": "TCP"}, {"port": 5353, "protocol": "TCP"},
+                            {"port": 53, "protocol": "UDP"}, {"port": 5353, "protocol": "UDP"}]
+    result = fix_copy_and_rescan(folder, tmp_path / "work", "HCP008")
+    written = (tmp_path / "work" / "kv" / "kv.yaml").read_text()
+    assert written.count("name: kubevirt-workers-allow-kubevirt-workers-egress") == 1
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+
+
+def test_guest_egress_to_kas_by_name_only_gets_the_node_local_address():
+    """Issue 23: a guest's egress policy allows 6443 only towards openshift-kube-apiserver,
+    which a hosted cluster does not have: the fix allows exactly 172.20.0.1:6443."""
+    found = [f for f in _failing([RULES / "HCP010" / "fail" / "gitops-guest-egress.yaml"],
+                                 "HCP010")]
+    rule, = _added(found[0])["spec"]["egress"]
+    assert rule == {"to": [{"ipBlock": {"cidr": "172.20.0.1/32"}}],
+                    "ports": [{"port": 6443, "protocol": "TCP"}]}
+
+
+def test_a_proxy_named_by_host_name_gets_no_policy(tmp_path: Path):
+    path = _copy(tmp_path, RULES / "HCP008" / "fail" / "kubevirt-proxy.yaml",
+                 "10.0.50.10:3128", "proxy.corp.example:3128")
+    found = [f for f in _failing([path], "HCP008") if "workers-to-proxy" in f.message]
+    assert found and isinstance(found[0].remedy, NoFix)
+    assert "host name proxy.corp.example" in found[0].remedy.why
+
+
+# -- AdminNetworkPolicy: an Allow one priority before the Deny ------------------------------
+
+
+def test_anp_deny_gets_an_allow_one_priority_before_it():
+    found, = _failing([RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"], "HCP011")
+    body = _added(found)
+    assert body["kind"] == "AdminNetworkPolicy"
+    assert body["spec"]["priority"] == 9  # the Deny is at 10
+    assert body["spec"]["subject"] == {"pods": {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clusters-acme"}},
+        "podSelector": {"matchLabels": {"app": "kube-apiserver"}}}}
+    rule, = body["spec"]["ingress"]
+    assert rule["action"] == "Allow"
+    assert rule["ports"] == [{"portNumber": {"protocol": "TCP", "port": 6443}}]
+    assert rule["from"][0]["pods"]["namespaceSelector"] == {
+        "matchLabels": {"kubernetes.io/metadata.name": "hypershift"}}
+    assert found.remedy.target.kind == "AdminNetworkPolicy"  # written beside the Deny
+
+
+def test_anp_deny_at_priority_zero_or_with_the_priority_before_it_taken_has_no_fix(tmp_path):
+    source = RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"
+    zero = _copy(tmp_path, source, "  priority: 10\n", "  priority: 0\n")
+    found, = _failing([zero], "HCP011")
+    assert isinstance(found.remedy, NoFix) and "below 0" in found.remedy.why
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    shutil.copy(source, taken / source.name)
+    (taken / "other.yaml").write_text(
+        "apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\n"
+        "metadata: {name: other}\nspec:\n  priority: 9\n  subject: {namespaces: "
+        "{matchLabels: {team: x}}}\n  ingress:\n  - {name: a, action: Allow, from: "
+        "[{namespaces: {matchLabels: {team: x}}}]}\n")
+    found, = _failing([taken], "HCP011")
+    assert isinstance(found.remedy, NoFix) and "priority 9 is taken" in found.remedy.why
+
+
+# -- source ranges, and the layers hcpscan does not change ----------------------------------
+
+
+def test_route_behind_a_bounded_router_widens_its_allowed_source_ranges_by_the_workers():
+    found, = _failing([FLOWS / "router-source-ranges"], "HCP007")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy)
+    assert remedy.target.kind == "IngressController"
+    assert remedy.edits == (AppendItems(("spec", "endpointPublishingStrategy", "loadBalancer",
+                                         "allowedSourceRanges"), ("10.0.0.0/16",)),)
+
+
+def test_operator_reconciled_load_balancer_is_not_edited():
+    found = [f for f in _failing([RULES / "HCP007" / "fail" / "konnectivity-lb.yaml"], "HCP007")]
+    assert isinstance(found[0].remedy, NoFix)
+    assert "reconciled by the HyperShift operator" in found[0].remedy.why
+    assert "10.10.0.0/24" in found[0].remedy.why
+
+
+def test_a_perimeter_hop_names_the_rule_to_put_first():
+    config = ScanConfig()
+    config.firewall = str(FLOWS / "sg-kas-only.yaml")
+    found = _failing([RULES / "HCP007" / "pass" / "konnectivity-lb.yaml"], "HCP007", config)
+    assert found and all(isinstance(f.remedy, NoFix) for f in found)
+    assert "perimeter (--firewall)" in found[0].remedy.why
+    assert "sources: [10.10.0.0/24]" in found[0].remedy.why
+
+
+def test_an_egress_firewall_is_the_cluster_admins(tmp_path: Path):
+    source = RULES / "HCP008" / "fail" / "kubevirt-default-deny.yaml"
+    text = source.read_text()
+    start = text.index("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy")
+    end = text.index("---\napiVersion: apps/v1")
+    firewall = ("apiVersion: k8s.ovn.org/v1\nkind: EgressFirewall\nmetadata: {name: default, "
+                "namespace: clusters-kv}\nspec:\n  egress:\n  - type: Deny\n    to: "
+                "{cidrSelector: 0.0.0.0/0}\n  - type: Deny\n    to: {cidrSelector: '::/0'}\n")
+    path = tmp_path / "kv.yaml"
+    path.write_text(text[:start] + firewall + text[end:])
+    found = [f for f in _failing([path], "HCP008") if "KubeVirt workers" in f.message]
+    assert found and isinstance(found[0].remedy, NoFix)
+    assert "EgressFirewall" in found[0].remedy.why
+
+
+def test_the_written_policy_reads_back_in_the_file(tmp_path: Path, run_cli):
+    tree = tmp_path / "t"
+    shutil.copytree(RULES / "HCP007" / "fail", tree)
+    before = (tree / "private-router.yaml").read_text()
+    result = run_cli("fix", str(tree), "--no-progress", "--no-config", "--select", "HCP007")
+    after = (tree / "private-router.yaml").read_text()
+    assert after.startswith(before)  # every line as written; the policy comes after
+    added = list(yaml.safe_load_all(after[len(before):]))
+    assert [d["metadata"]["name"] for d in added if d] == \
+        ["private-router-allow-workers-to-private-router"], result.err
