@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy
+from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy, ReplaceKey
 from hcpscan.rules.config import ScanConfig
 from tests.conftest import FIXTURES
 from tests.fixes.rescan import fix_copy_and_rescan
@@ -227,3 +227,64 @@ def test_the_written_policy_reads_back_in_the_file(tmp_path: Path, run_cli):
     added = list(yaml.safe_load_all(after[len(before):]))
     assert [d["metadata"]["name"] for d in added if d] == \
         ["private-router-allow-workers-to-private-router"], result.err
+
+
+# -- HCP001/HCP002: narrowing an exposure where that is safe and lasts ----------------------
+
+EXPOSURE_LB = RULES / "HCP001" / "source-ranges" / "fail" / "user-lb.yaml"
+EXPOSURE_ROUTER = RULES / "HCP002" / "source-ranges" / "fail" / "dedicated-router.yaml"
+
+
+def test_a_load_balancer_nobody_reconciles_gets_the_worker_ranges():
+    found, = _failing([EXPOSURE_LB], "HCP001")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy)
+    assert (remedy.target.kind, remedy.target.name) == ("Service", "ignition-lab-lb")
+    assert remedy.edits == (AppendItems(("spec", "loadBalancerSourceRanges"), ("10.60.0.0/24",)),)
+
+
+def test_a_load_balancer_with_node_ports_or_an_owner_is_not_narrowed(tmp_path: Path):
+    ports = _copy(tmp_path, EXPOSURE_LB, "  allocateLoadBalancerNodePorts: false\n", "")
+    found, = _failing([ports], "HCP001")
+    assert isinstance(found.remedy, NoFix) and "node port" in found.remedy.why
+    owned = tmp_path / "owned"
+    owned.mkdir()
+    _copy(owned, EXPOSURE_LB, "  name: ignition-lab-lb\n",
+          "  name: ignition-lab-lb\n  ownerReferences:\n  - {apiVersion: hypershift.openshift.io/"
+          "v1beta1, kind: HostedControlPlane, name: lb, uid: 1b2c}\n")
+    found, = _failing([owned], "HCP001")
+    assert isinstance(found.remedy, NoFix)
+
+
+def test_a_router_pinned_to_the_workers_routes_is_narrowed_to_them():
+    found, = _failing([EXPOSURE_ROUTER], "HCP002")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy)
+    assert (remedy.target.kind, remedy.target.name) == ("IngressController", "hcp-workers")
+    steps = ("spec", "endpointPublishingStrategy", "loadBalancer", "allowedSourceRanges")
+    assert remedy.edits == (ReplaceKey(steps, "allowedSourceRanges", ["10.80.0.0/24"]),)
+
+
+def test_a_shared_router_is_not_narrowed(tmp_path: Path):
+    """A shard for every hosted cluster's Routes, or one that also serves OAuth (which users
+    reach), or the default router: narrowing it would shut other clients out."""
+    every = _copy(tmp_path, EXPOSURE_ROUTER,
+                  "    matchLabels: {hypershift.openshift.io/hosted-control-plane: clusters-shard}",
+                  "    matchExpressions:\n    - {key: hypershift.openshift.io/hosted-control-plane,"
+                  " operator: Exists}")
+    found, = _failing([every], "HCP002")
+    assert isinstance(found.remedy, NoFix) and "router" in found.remedy.why
+    oauth = tmp_path / "oauth"
+    oauth.mkdir()
+    text = EXPOSURE_ROUTER.read_text() + (
+        "---\napiVersion: route.openshift.io/v1\nkind: Route\nmetadata:\n  name: oauth\n"
+        "  namespace: clusters-shard\n  labels: {hypershift.openshift.io/hosted-control-plane: "
+        "clusters-shard}\nspec:\n  to: {kind: Service, name: oauth-openshift}\n")
+    (oauth / "shard.yaml").write_text(text)
+    found, = _failing([oauth], "HCP002")
+    assert isinstance(found.remedy, NoFix)
+    default = _copy(tmp_path / "oauth", FLOWS / "router-source-ranges" / "hcp.yaml")
+    shutil.copy(FLOWS / "router-source-ranges" / "ingresscontroller.yaml", tmp_path / "oauth")
+    (tmp_path / "oauth" / "shard.yaml").unlink()
+    found = _failing([default.parent], "HCP002")
+    assert found and all(isinstance(f.remedy, NoFix) for f in found)

@@ -24,10 +24,21 @@ def test_every_rule_says_whether_it_offers_a_fix():
             assert len(rule.info.docs.autofix_why) > 20, rule.id
 
 
+# Failing fixtures of rules that offer a fix for some shapes only, where no change is safe:
+# every finding there says why (HCP001/HCP002: a NodePort, HyperShift's own reconciled
+# Services, a HostedCluster from Git whose way in has no source field of its own)
+NO_SAFE_CHANGE = {("HCP001", "fail"), ("HCP001", "git-alone/fail"), ("HCP002", "fail"),
+                  ("HCP002", "git-alone/fail")}
+
+
 @pytest.mark.parametrize(("rule_id", "folder"), CASES,
                          ids=[f"{r}-{f.relative_to(FIXTURES / 'rules' / r)}" for r, f in CASES])
 def test_fix_clears_the_finding_and_adds_none(rule_id: str, folder: Path, tmp_path: Path):
     result = fix_copy_and_rescan(folder, tmp_path, rule_id)
+    if (rule_id, str(folder.relative_to(FIXTURES / "rules" / rule_id))) in NO_SAFE_CHANGE:
+        assert not result.outcome.applied and not result.outcome.by_hand
+        assert result.outcome.none and all("firewall" in why for _, why in result.outcome.none)
+        return
     assert result.outcome.applied, f"no fix of {rule_id} changed {folder}"
     assert [f.message for f in result.still_failing()] == []
     assert [(f.rule_id, f.message) for f in result.new()] == []

@@ -63,7 +63,7 @@ from hcpscan.analysis.reachability.required import (
     dns_pods,
     hosted_kas,
 )
-from hcpscan.analysis.reachability.routers import hcp_route_router
+from hcpscan.analysis.reachability.routers import hcp_route_router, serving_controllers
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.destinations import (
     DNS,
@@ -89,12 +89,14 @@ _LB_SOURCE_FIELDS = ("spec", "loadBalancerSourceRanges")
 @dataclass(frozen=True, slots=True)
 class Opening:
     """The change: ``documents`` written after ``target``'s document, ``append`` items
-    added to list fields of ``target`` (field steps, items)."""
+    added to list fields of ``target`` (field steps, items), ``replace`` list fields
+    written anew with these items."""
 
     target: K8sObject
     summary: str
     documents: tuple[dict[str, Any], ...] = ()
     append: tuple[tuple[tuple[str | int, ...], tuple[str, ...]], ...] = ()
+    replace: tuple[tuple[tuple[str | int, ...], tuple[str, ...]], ...] = ()  # a list set anew
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,3 +503,103 @@ def _by_path(inventory: Inventory) -> dict[str, list[K8sObject]]:
         if obj.source.embedded_in is None:
             out.setdefault(obj.source.path, []).append(obj)
     return out
+
+
+# -- narrowing an exposure (HCP001, HCP002) -------------------------------------------------
+
+# Services HyperShift's operators render in an HCP namespace: their source ranges are
+# reconciled, so an edit of them is undone
+RENDERED_SERVICES = frozenset({
+    "ignition-server", "ignition-server-proxy", "konnectivity-server", "kube-apiserver",
+    "kube-apiserver-private", "oauth-openshift", "router", "private-router",
+    "openshift-apiserver", "openshift-oauth-apiserver"})
+_VIA = re.compile(r"^(?:(?P<type>NodePort|LoadBalancer) Service|Route|Ingress) "
+                  r"(?P<ns>[^/]+)/(?P<name>.+)$")
+
+
+def narrowing(inventory: Inventory, hc: HostedCluster | None, vias: list[str], cluster: str,
+              allowed: IPSpace, workers_only: frozenset[str]) -> Opening | None:
+    """The one edit that admits only ``allowed`` on every way in ``vias``, when it is safe
+    and lasts: ``loadBalancerSourceRanges`` of a LoadBalancer Service nobody reconciles
+    whose node ports are not allocated (else they stay open on every node), or the
+    ``allowedSourceRanges`` of the one router serving a Route when that router serves
+    nothing but Routes to ``workers_only`` services of the HCP namespace: not the default
+    router, its selectors pinned to this HCP namespace (they would not admit another hosted
+    cluster's), and no other Route of the input admitted (narrowing a shared router shuts
+    every other Route's clients out). None otherwise (the caller says
+    why and where to close it instead)."""
+    cidrs = tuple(allowed.cidrs())
+    if not cidrs:
+        return None
+    found: dict[int, Opening] = {}
+    for via in vias:
+        m = _VIA.match(via)
+        if m is None or m["type"] == "NodePort" or via.startswith("Ingress "):
+            return None
+        if m["type"] == "LoadBalancer":
+            svc = inventory.get("Service", m["ns"], m["name"], cluster)
+            if svc is None or _owner(svc) or svc.name in RENDERED_SERVICES \
+                    or svc.get("spec.allocateLoadBalancerNodePorts") is not False:
+                return None
+            found[id(svc)] = _set_list(svc, _LB_SOURCE_FIELDS, cidrs,
+                                       f"{svc.ref} spec.loadBalancerSourceRanges")
+            continue
+        route = inventory.get("Route", m["ns"], m["name"], cluster)
+        controller = _dedicated_router(inventory, hc, route, workers_only) if route else None
+        if controller is None:
+            return None
+        found[id(controller)] = _set_list(
+            controller, ("spec", "endpointPublishingStrategy", "loadBalancer",
+                         "allowedSourceRanges"), cidrs,
+            f"{controller.ref} allowedSourceRanges (it serves only the workers' Routes of "
+            f"{m['ns']})")
+    if len(found) != 1:
+        return None
+    return next(iter(found.values()))
+
+
+def _dedicated_router(inventory: Inventory, hc: HostedCluster | None, route: K8sObject,
+                      workers_only: frozenset[str]) -> K8sObject | None:
+    if hc is None or route.namespace != hc.control_plane_namespace:
+        return None
+    labels = inventory.namespace_labels(route.namespace, route.cluster)
+    serving = serving_controllers(inventory, route.cluster, labels, dict(route.labels))
+    if len(serving) != 1:
+        return None
+    controller = serving[0]
+    if controller.name == "default":
+        return None  # the cluster's own router: its Routes are not all in any input
+    # pinned to this HCP namespace: the same labels on another hosted cluster's namespace
+    # and Routes (HyperShift labels them with their namespace) must not be admitted
+    other = route.namespace + "-another"
+    ns_other = {k: (other if v == route.namespace else v) for k, v in labels.items()}
+    ns_other[NAME_LABEL] = other
+    route_other = {k: (other if v == route.namespace else v) for k, v in route.labels.items()}
+    if controller in serving_controllers(inventory, route.cluster, ns_other, route_other):
+        return None  # a shard for every hosted cluster: the others' workers need it too
+    strategy = controller.get("spec.endpointPublishingStrategy")
+    if not isinstance(strategy, dict) or strategy.get("type") != "LoadBalancerService" \
+            or not isinstance(strategy.get("loadBalancer"), dict) \
+            or str(strategy["loadBalancer"].get("scope") or "External") != "External":
+        return None
+    for other in inventory.of_kind("Route"):
+        if other.cluster != route.cluster:
+            continue
+        ns_labels = inventory.namespace_labels(other.namespace, other.cluster)
+        if controller not in serving_controllers(inventory, other.cluster, ns_labels,
+                                                 dict(other.labels)):
+            continue
+        if other.namespace != route.namespace or \
+                str(other.get("spec.to.name") or "") not in workers_only:
+            return None  # it serves a Route someone other than the workers needs
+    return controller
+
+
+def _set_list(obj: K8sObject, steps: tuple[str, ...], cidrs: tuple[str, ...], where: str) -> Opening:
+    present = obj.get(steps)
+    shown = ", ".join(cidrs)
+    if present is None:
+        return Opening(obj, f"set {where} to {shown}", append=((steps, cidrs),))
+    was = ", ".join(map(str, present)) if isinstance(present, list) else str(present)
+    return Opening(obj, f"set {where} to {shown} (was {was or 'empty'})",
+                   replace=((steps, cidrs),))

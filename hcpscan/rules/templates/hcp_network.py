@@ -32,6 +32,7 @@ from hcpscan.analysis.reachability.coverage import (
 )
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
+from hcpscan.analysis.reachability.opening import Opening, narrowing
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.analysis.reachability.queries import Reach as Answer
 from hcpscan.analysis.reachability.required import BLOCKED
@@ -43,7 +44,7 @@ from hcpscan.analysis.reachability.scan_graph import (
     outside_text,
 )
 from hcpscan.analysis.reachability.scan_graph import worker_space as hosts_of
-from hcpscan.findings.fix import NoFix
+from hcpscan.findings.fix import AddDocument, AppendItems, Edit, NoFix, Remedy, ReplaceKey
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
 from hcpscan.model.flows import ingress_flow_to
@@ -509,6 +510,31 @@ _WAY_LIMITS = {
 }
 
 
+def opening_remedy(found: Opening) -> Remedy:
+    """An ``analysis.reachability.opening`` change as the edits of a fix."""
+    edits: list[Edit] = [AppendItems(steps, items) for steps, items in found.append]
+    edits += [ReplaceKey(steps, str(steps[-1]), list(items)) for steps, items in found.replace]
+    edits += [AddDocument(body) for body in found.documents]
+    return Remedy(found.target, found.summary, tuple(edits))
+
+
+# The services only the workers need: narrowing who reaches them to the workers loses no
+# other client (the API server and OAuth serve users too)
+WORKERS_ONLY_SERVICES = frozenset({"ignition-server", "ignition-server-proxy",
+                                   "konnectivity-server"})
+
+
+def exposure_remedy(ctx: Context, hc: HostedCluster | None, vias: list[str], port: int | str,
+                    protocol: str, allowed: IPSpace, cluster: str) -> Remedy | NoFix | None:
+    """The edit that admits only the workers where it is safe and lasts (a LoadBalancer
+    Service nobody reconciles, without node ports; a router that serves only the workers'
+    Routes), else why not and where to close it."""
+    found = narrowing(ctx.inventory, hc, vias, cluster, allowed, WORKERS_ONLY_SERVICES)
+    if found is not None:
+        return opening_remedy(found)
+    return exposure_nofix(vias, port, protocol, allowed)
+
+
 def exposure_nofix(vias: list[str], port: int | str, protocol: str, allowed: IPSpace
                    ) -> NoFix | None:
     """Why the exposure of a hosted control plane's port is not closed by an edit of the
@@ -573,7 +599,8 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
             workers_note = workers_cannot_reach(ctx, graph, scope, item, workload, port)
             vias = list(dict.fromkeys(p.via for p in paths))
             yield Violation(
-                remedy=exposure_nofix(vias, port, protocol, allowed),
+                remedy=exposure_remedy(ctx, scope.hc, vias, port, protocol, allowed,
+                                       scope.subject.cluster),
                 field=scope.field_for(item),
                 values={"target": workload.ref, "port": port, "ports": str(port),
                         "protocol": protocol, "sources": shown,

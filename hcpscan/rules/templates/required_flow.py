@@ -22,7 +22,7 @@ from hcpscan.analysis.reachability.required import (
     evaluate_guest_flow,
 )
 from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS
-from hcpscan.findings.fix import AddDocument, AppendItems, Edit, NoFix, Remedy
+from hcpscan.findings.fix import NoFix, Remedy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.flows import FlowError, cited, flow_by_id, load_flows, parse_flow
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER, HostedCluster, guest_of, hosted_cluster
@@ -30,7 +30,7 @@ from hcpscan.model.publishing import INGRESS_CONTROLLER
 from hcpscan.rules.context import REQUIRED_FLOWS, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Violation
-from hcpscan.rules.templates.hcp_network import GRAPH_READS, GraphTemplate
+from hcpscan.rules.templates.hcp_network import GRAPH_READS, GraphTemplate, opening_remedy
 
 INFRASTRUCTURE = "Infrastructure"
 _SHOWN_HOPS = 6  # hops of a path quoted in one finding's evidence
@@ -184,9 +184,7 @@ def _remedy(ctx: Context, subject: K8sObject, result: FlowResult,
     found = opening(ctx.inventory, result, hc, subject.cluster)
     if not isinstance(found, Opening):
         return NoFix(found.why)
-    edits: list[Edit] = [AppendItems(steps, items) for steps, items in found.append]
-    edits += [AddDocument(body) for body in found.documents]
-    return Remedy(found.target, found.summary, tuple(edits))
+    return opening_remedy(found)
 
 
 def _field(ctx: Context, subject: K8sObject, result: FlowResult) -> tuple[str, K8sObject | None]:
