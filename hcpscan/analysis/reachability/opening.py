@@ -582,15 +582,15 @@ def _dedicated_router(inventory: Inventory, hc: HostedCluster | None, route: K8s
             or not isinstance(strategy.get("loadBalancer"), dict) \
             or str(strategy["loadBalancer"].get("scope") or "External") != "External":
         return None
-    for other in inventory.of_kind("Route"):
-        if other.cluster != route.cluster:
+    for admitted in inventory.of_kind("Route"):
+        if admitted.cluster != route.cluster:
             continue
-        ns_labels = inventory.namespace_labels(other.namespace, other.cluster)
-        if controller not in serving_controllers(inventory, other.cluster, ns_labels,
-                                                 dict(other.labels)):
+        ns_labels = inventory.namespace_labels(admitted.namespace, admitted.cluster)
+        if controller not in serving_controllers(inventory, admitted.cluster, ns_labels,
+                                                 dict(admitted.labels)):
             continue
-        if other.namespace != route.namespace or \
-                str(other.get("spec.to.name") or "") not in workers_only:
+        if admitted.namespace != route.namespace or \
+                str(admitted.get("spec.to.name") or "") not in workers_only:
             return None  # it serves a Route someone other than the workers needs
     return controller
 
