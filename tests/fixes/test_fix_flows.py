@@ -5,14 +5,16 @@ the worker ranges added to a router's allowedSourceRanges — or says why none i
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy, ReplaceKey
 from hcpscan.rules.config import ScanConfig
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, SHARED, require
 from tests.fixes.rescan import fix_copy_and_rescan
 from tests.rules.harness import scan
 
@@ -288,3 +290,85 @@ def test_a_shared_router_is_not_narrowed(tmp_path: Path):
     (tmp_path / "oauth" / "shard.yaml").unlink()
     found = _failing([default.parent], "HCP002")
     assert found and all(isinstance(f.remedy, NoFix) for f in found)
+
+
+# -- on copies of real files ----------------------------------------------------------------
+
+RENDERED = SHARED / "realworld" / "hypershift" / "cpo-rendered" / "ignition-server-proxy"
+HOSTED = """\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata:
+  name: namespace
+  namespace: hcp
+spec:
+  platform: {type: None}
+  networking:
+    machineNetwork:
+    - cidr: 10.50.0.0/24
+  services:
+  - service: Ignition
+    servicePublishingStrategy:
+      type: NodePort
+      nodePort: {address: 10.0.0.5, port: 31443}
+"""
+POLICIES = """\
+# the platform team's hardening: nothing gets in unless a policy lets it
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: default-deny-ingress
+  namespace: hcp-namespace
+spec:
+  podSelector: {}   # every pod of the HCP namespace
+  policyTypes: [Ingress]
+"""
+
+
+@pytest.mark.parametrize("kustomize", [False, True], ids=["plain-gitops", "kustomize"])
+def test_fix_on_the_real_rendered_ignition_proxy_is_a_readable_patch(kustomize, tmp_path,
+                                                                     run_cli):
+    """HyperShift's own rendered ignition-server-proxy Deployment and Service (published as
+    a NodePort), a HostedCluster and a default-deny ingress policy, as a plain folder and as
+    a kustomize tree: the patch only adds the new policy after the blocking one (a unified
+    diff of added lines), the real files stay byte for byte, and the re-scan is clean."""
+    require(RENDERED.is_dir(), str(RENDERED))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    deployment = RENDERED / "ignition_server_proxy_deployment.yaml"
+    shutil.copy(deployment, tree / deployment.name)
+    service = (RENDERED / "ignition_server_proxy_service.yaml").read_text()
+    service = service.replace("  type: ClusterIP\n", "  type: NodePort\n").replace(
+        "    targetPort: https\n", "    targetPort: https\n    nodePort: 31443\n")
+    (tree / "service.yaml").write_text(service)
+    (tree / "hostedcluster.yaml").write_text(HOSTED)
+    (tree / "policies.yaml").write_text(POLICIES)
+    if kustomize:
+        require(shutil.which("kubectl"), "kubectl")
+        (tree / "kustomization.yaml").write_text(
+            "resources:\n- hostedcluster.yaml\n- " + deployment.name
+            + "\n- service.yaml\n- policies.yaml\n")
+    pristine = {p.name: p.read_bytes() for p in tree.iterdir()}
+    patch = tmp_path / "fix.patch"
+    result = run_cli("fix", str(tree), "--select", "HCP007", "--diff", str(patch),
+                     "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    text = patch.read_text()
+    assert text.startswith("--- a/") and "+++ b/" in text
+    changed = [line for line in text.splitlines() if line.startswith("+++ ")]
+    assert len(changed) == 1 and changed[0].endswith("policies.yaml"), changed
+    body = [line for line in text.splitlines()[2:] if not line.startswith("@@")]
+    assert all(line.startswith(("+", " ")) for line in body), "only added lines"
+    assert "+  name: ignition-server-proxy-allow-workers-to-ignition" in text
+    assert "+    - ipBlock:\n+        cidr: 10.50.0.0/24" in text
+    assert {p.name: p.read_bytes() for p in tree.iterdir()} == pristine, "--diff must not edit"
+    result = run_cli("fix", str(tree), "--select", "HCP007", "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    after = (tree / "policies.yaml").read_text()
+    assert after.startswith(POLICIES)  # comments and every line as written
+    for name, data in pristine.items():
+        if name != "policies.yaml":
+            assert (tree / name).read_bytes() == data
+    again = run_cli("scan", str(tree), "--no-config", "--no-progress", "--format", "json")
+    assert [f["rule_id"] for f in json.loads(again.out)["findings"]
+            if f["status"] == "fail" and f["rule_id"] in ("HCP007", "HCP001")] == [], again.out

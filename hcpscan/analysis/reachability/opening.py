@@ -65,6 +65,7 @@ from hcpscan.analysis.reachability.required import (
 )
 from hcpscan.analysis.reachability.routers import hcp_route_router, serving_controllers
 from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.inventory.objects import BUILT_DOCUMENT
 from hcpscan.model.destinations import (
     DNS,
     HOSTED_KAS,
@@ -480,16 +481,34 @@ def _is_api_server(service: K8sObject, hc: HostedCluster) -> bool:
 # -- where a hop is written ---------------------------------------------------------------
 
 
+_NAMED_BY = {NETWORK_POLICY: "NetworkPolicy", ADMIN_NETWORK_POLICY: "AdminNetworkPolicy"}
+
+
 def _object_at(inventory: Inventory, hop: Hop | None) -> K8sObject | None:
     """The object whose document holds the hop's file:line (the last that starts at or
-    before it)."""
-    if hop is None or not hop.path or not hop.line:
+    before it). Objects built by kustomize share their kustomization's place: a policy
+    is then the one the hop's text names."""
+    if hop is None or not hop.path:
         return None
     best: K8sObject | None = None
     for obj in _in_file(inventory, hop.path):
-        if obj.source.line <= hop.line and (best is None or obj.source.line > best.source.line):
+        if obj.source.doc_index == BUILT_DOCUMENT:
+            return _named_in(inventory, hop)
+        if hop.line and obj.source.line <= hop.line and \
+                (best is None or obj.source.line > best.source.line):
             best = obj
     return best
+
+
+def _named_in(inventory: Inventory, hop: Hop) -> K8sObject | None:
+    kind = _NAMED_BY.get(hop.layer)
+    if kind is None:
+        return None
+    for obj in inventory.of_kind(kind):
+        named = f"{obj.namespace}/{obj.name}" if obj.namespace else f"{kind} {obj.name} "
+        if named in hop.summary:
+            return obj
+    return None
 
 
 def _in_file(inventory: Inventory, path: str) -> Iterable[K8sObject]:
