@@ -372,3 +372,25 @@ def test_fix_on_the_real_rendered_ignition_proxy_is_a_readable_patch(kustomize, 
     again = run_cli("scan", str(tree), "--no-config", "--no-progress", "--format", "json")
     assert [f["rule_id"] for f in json.loads(again.out)["findings"]
             if f["status"] == "fail" and f["rule_id"] in ("HCP007", "HCP001")] == [], again.out
+
+
+def test_api_server_allowed_cidr_blocks_in_git_get_the_missing_worker_range(tmp_path, run_cli):
+    """HCP003 from Git: allowedCIDRBlocks bound the API server's load balancer and leave the
+    workers out; the fix adds exactly the worker range, as a new item of that list."""
+    source = RULES / "HCP003" / "git-alone" / "fail" / "kubevirt-allowed-cidrs-without-workers.yaml"
+    found, = _failing([source], "HCP003")
+    assert isinstance(found.remedy, Remedy)
+    assert found.remedy.edits == (AppendItems(
+        ("spec", "networking", "apiServer", "allowedCIDRBlocks"), ("10.20.0.0/16",)),)
+    path = _copy(tmp_path, source)
+    before = path.read_text()
+    result = run_cli("fix", str(path), "--select", "HCP003", "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    assert path.read_text() == before.replace("      - 192.168.50.0/24\n",
+                                              "      - 192.168.50.0/24\n      - 10.20.0.0/16\n")
+
+
+def test_rendered_api_server_service_names_the_hosted_cluster_field():
+    found, = _failing([RULES / "HCP003" / "fail"], "HCP003")
+    assert isinstance(found.remedy, NoFix)
+    assert "spec.networking.apiServer.allowedCIDRBlocks" in found.remedy.why

@@ -478,6 +478,8 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
             blocked = ("not in its source ranges" if not way.sources.contains(target)
                        else f"perimeter {perimeter.name if perimeter else ''} denies it")
             yield Violation(field=way.field, values={**values, "source": cidr},
+                            remedy=_admit_worker(hc, way, cidr, protocol, perimeter is not None
+                                                 and way.sources.contains(target)),
                             evidence=[*way.evidence, f"{cidr} → {way.entry_text}/{protocol}: "
                                                      f"{blocked}", f"allowed source {cidr} from {where}"])
         return
@@ -493,6 +495,27 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
                     remedy=exposure_nofix([way.kind], way.entry_text, protocol, space),
                     evidence=[*way.evidence, f"{shown} → {way.entry_text}/{protocol}: {layer}"]
                     + ([f"allowed sources: {', '.join(space.cidrs())} (from {where})"] if where else []))
+
+
+def _admit_worker(hc: HostedCluster, way: DeclaredWay, cidr: str, protocol: str,
+                  at_perimeter: bool) -> Remedy | NoFix:
+    """A worker range the HostedCluster's declared way keeps out: added to
+    ``allowedCIDRBlocks`` when those bound it (the API server's load balancer, which the
+    operator renders from them); else where to let it in."""
+    if at_perimeter:
+        return NoFix(f"the perimeter (--firewall) keeps {cidr} out of {way.entry_text}/{protocol}: "
+                     "it describes a firewall or security group hcpscan does not change; admit "
+                     f"{cidr} there, before the rule that denies it, and in the perimeter file")
+    if way.field == _ALLOWED_CIDRS:
+        steps = tuple(_ALLOWED_CIDRS.split("."))
+        return Remedy(hc.obj, f"add {cidr} to {_ALLOWED_CIDRS} of {hc.obj.ref} (the API server's "
+                              "load balancer source ranges, which the operator renders from it)",
+                      (AppendItems(steps, (cidr,)),))
+    return NoFix(f"{way.service} is published as {way.kind}, whose source ranges are not a "
+                 f"field of the HostedCluster: admit {cidr} where it is kept out ({way.field})")
+
+
+_ALLOWED_CIDRS = "spec.networking.apiServer.allowedCIDRBlocks"
 
 
 # Why a way in is not narrowed by an edit of the input, per kind of way (ExposurePath.via
@@ -676,6 +699,13 @@ def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
                        f"{first.ref}"]
         yield Violation(
             field=scope.field_for(item),
+            remedy=NoFix(f"{cidr} is kept out of {first.ref} port {port} by what the HyperShift "
+                         "operator renders in the HCP namespace (an edit of it is undone) or by "
+                         "the firewall: widen it where it is written — the HostedCluster's "
+                         f"{_ALLOWED_CIDRS} for the API server's load balancer (the next "
+                         "render carries it; `hcpscan fix` makes that change on the HostedCluster "
+                         "from Git), a NetworkPolicy beside the one that isolates the pods, or "
+                         "the firewall rule for the port"),
             values={"target": first.ref, "port": port, "ports": str(port), "protocol": protocol,
                     "source": cidr, "workers": ", ".join(allowed.cidrs())},
             evidence=[f"{cidr} → {port}/{protocol}: {b}" for b in blocked]
