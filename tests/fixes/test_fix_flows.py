@@ -394,3 +394,47 @@ def test_rendered_api_server_service_names_the_hosted_cluster_field():
     found, = _failing([RULES / "HCP003" / "fail"], "HCP003")
     assert isinstance(found.remedy, NoFix)
     assert "spec.networking.apiServer.allowedCIDRBlocks" in found.remedy.why
+
+
+ANP_EGRESS = """\
+---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata:
+  name: hcp-egress-lockdown
+spec:
+  priority: 30
+  subject:
+    namespaces:
+      matchLabels: {kubernetes.io/metadata.name: clusters-dns}
+  egress:
+  - name: no-dns-over-tcp
+    action: Deny
+    to:
+    - namespaces:
+        matchLabels: {kubernetes.io/metadata.name: openshift-dns}
+    ports:
+    - portNumber: {protocol: TCP, port: 5353}
+"""
+
+
+def test_anp_egress_deny_of_dns_over_tcp_gets_an_allow_to_the_dns_pods(tmp_path: Path):
+    """An admin tier denies DNS over TCP out of the HCP namespace (UDP passes to the
+    namespace's policy, which allows it): the new ANP one priority before it allows the
+    control-plane pods DNS to the DNS pods, and the re-scan is clean under every rule."""
+    text = (RULES / "HCP008" / "fail" / "dns-one-protocol.yaml").read_text()
+    text = text[:text.index("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy")]
+    folder = tmp_path / "anp"
+    folder.mkdir()
+    (folder / "hcp.yaml").write_text(text + ANP_EGRESS)
+    found, = _failing([folder], "HCP008")
+    body = _added(found)
+    assert body["spec"]["priority"] == 29
+    rule, = body["spec"]["egress"]
+    assert rule["action"] == "Allow"
+    assert rule["to"] == [{"pods": {"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "openshift-dns"}}, "podSelector": {}}}]
+    result = fix_copy_and_rescan(folder, tmp_path / "work", "HCP008")
+    assert result.outcome.applied
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []

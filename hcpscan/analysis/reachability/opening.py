@@ -299,7 +299,10 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
                   cluster: str, hops: list[tuple[PathAnswer, Hop | None]]) -> Opening | Refusal:
     denying = {id(o): o for o in (_object_at(inventory, h) for _, h in hops if h is not None)
                if o is not None}
-    if len(denying) != 1:
+    if not denying:
+        return Refusal("the blocking hop does not say which AdminNetworkPolicy denies it: add "
+                       "an Allow rule for the missing connections before its Deny rule")
+    if len(denying) > 1:
         return Refusal("several AdminNetworkPolicies deny the missing connections: allow them "
                        "before each")
     anp = next(iter(denying.values()))
@@ -330,10 +333,11 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
         if isinstance(found, Refusal):
             return found
         peers, shown = found
-        anp_peers = [_anp_peer(p) for p in peers]
+        anp_peers = [_anp_peer(p, direction) for p in peers]
         if any(p is None for p in anp_peers):
-            return Refusal("an AdminNetworkPolicy names outside addresses as networks, on "
-                           "egress only; this peer cannot be written in one")
+            return Refusal("an AdminNetworkPolicy names addresses (networks) on egress only: "
+                           "the workers' ranges cannot be let in by one; allow them before "
+                           f"the Deny of {anp.name}")
         for protocol, port in _ports(inventory, cluster, answer):
             conn = ConnectionSet.port(protocol, port)
             key = repr(peers)
@@ -357,9 +361,9 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
                    documents=(body,))
 
 
-def _anp_peer(peer: dict[str, Any]) -> dict[str, Any] | None:
+def _anp_peer(peer: dict[str, Any], direction: str) -> dict[str, Any] | None:
     if "ipBlock" in peer:
-        return None
+        return {"networks": [peer["ipBlock"]["cidr"]]} if direction == EGRESS else None
     return {"pods": {"namespaceSelector": peer.get("namespaceSelector", {}),
                      "podSelector": peer.get("podSelector", {})}}
 
