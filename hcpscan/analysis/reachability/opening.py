@@ -289,7 +289,8 @@ def _workload_object(inventory: Inventory, ref: str, cluster: str) -> K8sObject 
 
 
 def _name(text: str) -> str:
-    return text[:63].rstrip("-.")
+    """An object name the API server takes (a flow a user defines may have any id)."""
+    return re.sub(r"[^a-z0-9.-]+", "-", text.lower()).strip("-.")[:63].rstrip("-.")
 
 
 # -- AdminNetworkPolicy -------------------------------------------------------------------
