@@ -209,8 +209,13 @@ def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster 
     opened = "; ".join(f"{c} {'from' if direction == INGRESS else 'to'} {shown}"
                        for _, c, shown in by_peer.values())
     who = f"the KubeVirt workers of {workload.namespace}" if shared else workload.ref
+    node_ports = sorted({h.target for a, _ in hops for h in a.hops
+                         if h.layer == SERVICE and h.target.startswith("NodePort Service")})
+    caveat = (f" (through {', '.join(node_ports)}: where the node SNATs the workers' "
+              "addresses, admit the nodes' addresses instead)"
+              if node_ports and direction == INGRESS else "")
     return Opening(target, f"add NetworkPolicy {workload.namespace}/{name} allowing {who} "
-                           f"{direction} {opened} only", documents=(body,))
+                           f"{direction} {opened} only{caveat}", documents=(body,))
 
 
 def _ports(inventory: Inventory, cluster: str, answer: PathAnswer) -> list[tuple[str, int]]:
