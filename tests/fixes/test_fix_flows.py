@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy, ReplaceKey
+from hcpscan.fixes.apply import fix_all
 from hcpscan.rules.config import ScanConfig
 from tests.conftest import FIXTURES, SHARED, require
 from tests.fixes.rescan import fix_copy_and_rescan
@@ -195,13 +196,46 @@ def test_operator_reconciled_load_balancer_is_not_edited():
     assert "10.10.0.0/24" in found[0].remedy.why
 
 
-def test_a_perimeter_hop_names_the_rule_to_put_first():
+def test_a_perimeter_hop_gets_allow_rules_put_first_in_the_perimeter_file(tmp_path: Path):
+    """Issue 23's first report: a security group admits the workers to 6443 only. The
+    perimeter file gets one allow rule per entry port for exactly the workers kept out,
+    before its other rules (first match wins), every other line as written; the re-scan
+    with that file is clean, and the fix says to change the real firewall the same way."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("konnectivity-lb.yaml", "ignition-oauth-nodeport.yaml"):
+        shutil.copy(RULES / "HCP007" / "pass" / name, tree / name)
+    perimeter = tmp_path / "sg.yaml"
+    original = (FLOWS / "sg-kas-only.yaml").read_text()
+    perimeter.write_text(original)
     config = ScanConfig()
-    config.firewall = str(FLOWS / "sg-kas-only.yaml")
-    found = _failing([RULES / "HCP007" / "pass" / "konnectivity-lb.yaml"], "HCP007", config)
-    assert found and all(isinstance(f.remedy, NoFix) for f in found)
-    assert "perimeter (--firewall)" in found[0].remedy.why
-    assert "sources: [10.10.0.0/24]" in found[0].remedy.why
+    config.firewall = perimeter
+    before = {(f.rule_id, f.message) for f in scan([tree], [], config).findings
+              if f.status.name == "FAIL"}
+    found = _failing([tree], "HCP007", config)
+    assert len(found) == 3
+    for finding in found:
+        remedy = finding.remedy
+        assert isinstance(remedy, Remedy), remedy
+        assert remedy.target.source.file == str(perimeter)
+        assert "same change in the firewall" in remedy.summary
+        edit, = remedy.edits
+        assert isinstance(edit, AppendItems) and edit.first and edit.steps == ("rules",)
+    konnectivity, = [f.remedy.edits[0].items for f in found if "konnectivity" in f.message]
+    assert konnectivity == ({"name": "workers-to-konnectivity-tcp-8091", "action": "allow",
+                             "sources": ["10.10.0.0/24"],
+                             "ports": [{"protocol": "TCP", "port": 8091}]},)
+    outcome = fix_all(found, {})
+    assert len(outcome.applied) == 3
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    after = perimeter.read_text()
+    head, rules = original.split("rules:\n")
+    assert after.startswith(head + "rules:\n- name: ") and after.endswith(rules)
+    assert _failing([tree], "HCP007", config) == []
+    now = {(f.rule_id, f.message) for f in scan([tree], [], config).findings
+           if f.status.name == "FAIL"}
+    assert now <= before, now - before  # nothing new under any rule
 
 
 def test_an_egress_firewall_is_the_cluster_admins(tmp_path: Path):

@@ -22,8 +22,10 @@ connection set and nothing more, or says why no change is safe:
   load balancer, which the operator renders from it), to ``loadBalancerSourceRanges``
   of a Service nobody reconciles, or to the IngressController's ``allowedSourceRanges``
   of the router that serves the Route.
-* Refused, with the reason: the perimeter file (a firewall hcpscan does not change; the
-  rule to put first is named), an EgressFirewall (the cluster admin's), a
+* **The perimeter file** (``--firewall``): allow rules for exactly the worker ranges on
+  the entry port, put first (its rules are read top to bottom); the same change is to be
+  made in the firewall or security group it describes, which hcpscan never changes.
+* Refused, with the reason: an EgressFirewall (the cluster admin's), a
   BaselineAdminNetworkPolicy (a NetworkPolicy would isolate the pods), a UDN, a Service
   the HyperShift operator reconciles, no Service or Route at all.
 
@@ -36,7 +38,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from hcpscan.analysis.reachability.allow import (
     EGRESS,
@@ -47,6 +52,7 @@ from hcpscan.analysis.reachability.allow import (
     port_entries,
 )
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer
+from hcpscan.analysis.reachability.perimeter import Perimeter
 from hcpscan.analysis.reachability.queries import (
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
@@ -65,7 +71,7 @@ from hcpscan.analysis.reachability.required import (
 )
 from hcpscan.analysis.reachability.routers import hcp_route_router, serving_controllers
 from hcpscan.inventory import Inventory, K8sObject
-from hcpscan.inventory.objects import BUILT_DOCUMENT
+from hcpscan.inventory.objects import BUILT_DOCUMENT, SourceLocation
 from hcpscan.model.destinations import (
     DNS,
     HOSTED_KAS,
@@ -98,6 +104,7 @@ class Opening:
     documents: tuple[dict[str, Any], ...] = ()
     append: tuple[tuple[tuple[str | int, ...], tuple[str, ...]], ...] = ()
     replace: tuple[tuple[tuple[str | int, ...], tuple[str, ...]], ...] = ()  # a list set anew
+    prepend: tuple[tuple[tuple[str | int, ...], tuple[Any, ...]], ...] = ()  # before item 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +113,9 @@ class Refusal:
 
 
 def opening(inventory: Inventory, result: FlowResult, hc: HostedCluster | None,
-            cluster: str) -> Opening | Refusal:
-    """The change that opens exactly the missing connections of a blocked ``result``."""
+            cluster: str, perimeter: Perimeter | None = None) -> Opening | Refusal:
+    """The change that opens exactly the missing connections of a blocked ``result``
+    (``perimeter``: the ``--firewall`` file the scan read, for a perimeter hop)."""
     blocked = result.blocked
     if not blocked:
         return Refusal("nothing is blocked")
@@ -132,8 +140,10 @@ def opening(inventory: Inventory, result: FlowResult, hc: HostedCluster | None,
             return _source_ranges(inventory, result, hc, cluster, hops)
     except NotExpressible as exc:
         return Refusal(str(exc))
+    if layer == PERIMETER:
+        return _perimeter_rules(perimeter, result, cluster, hops)
     return Refusal(_REFUSED.get(layer, f"the {layer} layer blocks it, which hcpscan does not "
-                                       "change") if layer != PERIMETER else _perimeter(hops))
+                                       "change"))
 
 
 _REFUSED = {
@@ -153,17 +163,52 @@ _REFUSED = {
 }
 
 
-def _perimeter(hops: list[tuple[PathAnswer, Hop | None]]) -> str:
-    rules = []
+_ENTRY = re.compile(r"for (?P<protocol>TCP|UDP|SCTP)/(?P<port>\d+)(?:-(?P<end>\d+))?$")
+
+
+def _perimeter_rules(perimeter: Perimeter | None, result: FlowResult, cluster: str,
+                     hops: list[tuple[PathAnswer, Hop | None]]) -> Opening | Refusal:
+    """Allow rules put first in the perimeter file (its rules are read top to bottom), one
+    per entry port, admitting exactly the worker ranges kept out there. The file describes
+    the firewall or security group in front of the nodes: the summary says to make the same
+    change there (hcpscan never changes a firewall)."""
+    by_port: dict[tuple[str, int, int | None], list[str]] = {}
     for answer, hop in hops:
+        found = _ENTRY.search(hop.summary) if hop is not None else None
+        if found is None or not answer.origin.startswith("range "):
+            return Refusal("the perimeter (--firewall) blocks it at a port hcpscan cannot name; "
+                           "admit the worker ranges there before the rule that denies them")
+        end = int(found["end"]) if found["end"] else None
+        key = (found["protocol"], int(found["port"]), end)
         source = answer.origin.removeprefix("range ")
-        where = f" in {hop.path}" if hop is not None and hop.path else ""
-        rules.append(f"{{action: allow, sources: [{source}], ports: [{{protocol: "
-                     f"{answer.protocol}, port: <the entry port of {answer.target}>}}]}}{where}")
-    return ("the perimeter (--firewall) blocks it: it describes a firewall or security group "
-            "hcpscan does not change; put an allow rule before the rule that denies (rules are "
-            "read top to bottom) in the firewall and in the perimeter file: "
-            + "; ".join(dict.fromkeys(rules)))
+        if source not in by_port.setdefault(key, []):
+            by_port[key].append(source)
+    if perimeter is None or not perimeter.path or not Path(perimeter.path).is_file():
+        return Refusal("the perimeter (--firewall) blocks it; admit "
+                       + "; ".join(f"{', '.join(s)} on {p}/{n}" + (f"-{e}" if e else "")
+                                   for (p, n, e), s in by_port.items())
+                       + " there, before the rule that denies them")
+    try:
+        body = yaml.safe_load(Path(perimeter.path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return Refusal(f"the perimeter file {perimeter.path} cannot be read again")
+    if not isinstance(body, dict):
+        return Refusal(f"the perimeter file {perimeter.path} is not a mapping")
+    rules = []
+    for (protocol, port, end), sources in by_port.items():
+        entry: dict[str, Any] = {"protocol": protocol, "port": port}
+        if end is not None:
+            entry["endPort"] = end
+        rules.append({"name": _name(f"{result.flow.id}-{protocol}-{port}"),
+                      "action": "allow", "sources": sources, "ports": [entry]})
+    path = perimeter.path
+    obj = K8sObject(cluster, str(body.get("apiVersion") or "hcpscan.io/v1"), "Perimeter", "",
+                    Path(path).name, body, SourceLocation(path=path, line=1, file=path))
+    shown = "; ".join(f"{', '.join(s)} on {p}/{n}" + (f"-{e}" if e else "")
+                      for (p, n, e), s in by_port.items())
+    return Opening(obj, f"admit {shown} first in {perimeter.name} ({path}); make the same change "
+                        "in the firewall or security group it describes",
+                   prepend=((("rules",), tuple(rules)),))
 
 
 # -- NetworkPolicy ------------------------------------------------------------------------

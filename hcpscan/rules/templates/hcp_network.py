@@ -536,6 +536,7 @@ _WAY_LIMITS = {
 def opening_remedy(found: Opening) -> Remedy:
     """An ``analysis.reachability.opening`` change as the edits of a fix."""
     edits: list[Edit] = [AppendItems(steps, items) for steps, items in found.append]
+    edits += [AppendItems(steps, items, first=True) for steps, items in found.prepend]
     edits += [ReplaceKey(steps, str(steps[-1]), list(items)) for steps, items in found.replace]
     edits += [AddDocument(body) for body in found.documents]
     return Remedy(found.target, found.summary, tuple(edits))

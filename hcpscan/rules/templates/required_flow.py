@@ -181,7 +181,7 @@ def _remedy(ctx: Context, subject: K8sObject, result: FlowResult,
             hc: HostedCluster | None) -> Remedy | NoFix:
     """The change that opens exactly the missing connections where they are blocked
     (``analysis.reachability.opening``), or why none is made."""
-    found = opening(ctx.inventory, result, hc, subject.cluster)
+    found = opening(ctx.inventory, result, hc, subject.cluster, ctx.reachability().perimeter)
     if not isinstance(found, Opening):
         return NoFix(found.why)
     return opening_remedy(found)
