@@ -472,3 +472,49 @@ def test_anp_egress_deny_of_dns_over_tcp_gets_an_allow_to_the_dns_pods(tmp_path:
     assert result.outcome.applied
     assert [f.message for f in result.still_failing()] == []
     assert [(f.rule_id, f.message) for f in result.new()] == []
+
+
+OPEN_PERIMETER = """\
+# the management nodes' security group: wide open except SSH
+kind: Perimeter
+metadata: {name: mgmt-open}
+default: allow
+rules:
+- name: ssh-from-admins
+  action: allow
+  sources: [192.168.50.0/24]
+  ports: [{protocol: TCP, port: 22}]
+"""
+
+
+def test_node_ports_open_beyond_the_workers_are_closed_first_in_the_perimeter_file(tmp_path):
+    """HCP001/HCP002 on NodePorts (no Service field can narrow them): with a perimeter file,
+    the fix admits only the workers and denies every other address on exactly each node
+    port, first in the file; the re-scan has neither finding and nothing new."""
+    tree = tmp_path / "tree"
+    shutil.copytree(RULES / "HCP001" / "fail", tree)
+    perimeter = tmp_path / "sg.yaml"
+    perimeter.write_text(OPEN_PERIMETER)
+    config = ScanConfig()
+    config.firewall = perimeter
+    before = {(f.rule_id, f.message) for f in scan([tree], [], config).findings
+              if f.status.name == "FAIL"}
+    found = [f for f in scan([tree], ["HCP001", "HCP002"], config).findings
+             if f.status.name == "FAIL"]
+    assert sorted(f.rule_id for f in found) == ["HCP001", "HCP002"]
+    ignition, = [f for f in found if f.rule_id == "HCP001"]
+    edit, = ignition.remedy.edits
+    assert edit.first and edit.items == (
+        {"name": "ignition-server-proxy-tcp-30443-workers", "action": "allow",
+         "sources": ["10.10.0.0/24"], "ports": [{"protocol": "TCP", "port": 30443}]},
+        {"name": "ignition-server-proxy-tcp-30443-others", "action": "deny",
+         "sources": ["0.0.0.0/0", "::/0"], "ports": [{"protocol": "TCP", "port": 30443}]})
+    outcome = fix_all(found, {})
+    assert len(outcome.applied) == 2
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    assert perimeter.read_text().endswith(OPEN_PERIMETER.split("rules:\n")[1])
+    after = {(f.rule_id, f.message) for f in scan([tree], [], config).findings
+             if f.status.name == "FAIL"}
+    assert not {r for r, _ in after} & {"HCP001", "HCP002"}
+    assert after <= before, after - before

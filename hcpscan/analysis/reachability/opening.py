@@ -183,32 +183,77 @@ def _perimeter_rules(perimeter: Perimeter | None, result: FlowResult, cluster: s
         source = answer.origin.removeprefix("range ")
         if source not in by_port.setdefault(key, []):
             by_port[key].append(source)
+    shown = "; ".join(f"{', '.join(s)} on {p}/{n}" + (f"-{e}" if e else "")
+                      for (p, n, e), s in by_port.items())
+    rules = [{"name": _name(f"{result.flow.id}-{protocol}-{port}"), "action": "allow",
+              "sources": sources, "ports": [_perimeter_port(protocol, port, end)]}
+             for (protocol, port, end), sources in by_port.items()]
+    return perimeter_first(perimeter, cluster, rules, f"admit {shown}")
+
+
+def _perimeter_port(protocol: str, port: int, end: int | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"protocol": protocol, "port": port}
+    if end is not None and end != port:
+        entry["endPort"] = end
+    return entry
+
+
+def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[str, Any]],
+                    what: str) -> Opening | Refusal:
+    """``rules`` put first in the perimeter file the scan read (``--firewall``): its rules
+    are read top to bottom, so nothing after them shadows them. The file describes the
+    firewall or security group in front of the nodes; the summary says to make the same
+    change there."""
     if perimeter is None or not perimeter.path or not Path(perimeter.path).is_file():
-        return Refusal("the perimeter (--firewall) blocks it; admit "
-                       + "; ".join(f"{', '.join(s)} on {p}/{n}" + (f"-{e}" if e else "")
-                                   for (p, n, e), s in by_port.items())
-                       + " there, before the rule that denies them")
+        return Refusal(f"the perimeter (--firewall) decides it; {what} in the firewall or "
+                       "security group in front of the nodes, before the rules that decide "
+                       "otherwise (and describe it to hcpscan with --firewall)")
     try:
         body = yaml.safe_load(Path(perimeter.path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return Refusal(f"the perimeter file {perimeter.path} cannot be read again")
     if not isinstance(body, dict):
         return Refusal(f"the perimeter file {perimeter.path} is not a mapping")
-    rules = []
-    for (protocol, port, end), sources in by_port.items():
-        entry: dict[str, Any] = {"protocol": protocol, "port": port}
-        if end is not None:
-            entry["endPort"] = end
-        rules.append({"name": _name(f"{result.flow.id}-{protocol}-{port}"),
-                      "action": "allow", "sources": sources, "ports": [entry]})
     path = perimeter.path
     obj = K8sObject(cluster, str(body.get("apiVersion") or "hcpscan.io/v1"), "Perimeter", "",
                     Path(path).name, body, SourceLocation(path=path, line=1, file=path))
-    shown = "; ".join(f"{', '.join(s)} on {p}/{n}" + (f"-{e}" if e else "")
-                      for (p, n, e), s in by_port.items())
-    return Opening(obj, f"admit {shown} first in {perimeter.name} ({path}); make the same change "
-                        "in the firewall or security group it describes",
+    return Opening(obj, f"{what} first in {perimeter.name} ({path}); make the same change in "
+                        "the firewall or security group it describes",
                    prepend=((("rules",), tuple(rules)),))
+
+
+_NODE_PORT = re.compile(r"^NodePort Service (?P<ns>[^/]+)/(?P<name>.+)$")
+_ENTRY_TEXT = re.compile(r"^(?P<port>\d+)(?:-(?P<end>\d+))?$")
+
+
+def perimeter_narrowing(perimeter: Perimeter | None, cluster: str, name: str,
+                        entries: list[tuple[str, str]], allowed: IPSpace) -> Opening | Refusal:
+    """A NodePort open beyond ``allowed``: first in the perimeter file, allow ``allowed``
+    and deny every other address on exactly the entry ports (``entries``: protocol and
+    port or range text), so only the workers reach them there."""
+    cidrs = allowed.cidrs()
+    if not cidrs or not entries:
+        return Refusal("no allowed range or entry port to write")
+    rules: list[dict[str, Any]] = []
+    for protocol, text in dict.fromkeys(entries):
+        found = _ENTRY_TEXT.match(text)
+        if found is None:
+            return Refusal(f"the entry port ({text}) is not known: set it (nodePort.port) so the "
+                           "perimeter rule can name it")
+        port = int(found["port"])
+        end = int(found["end"]) if found["end"] else None
+        if end is not None and end != port:
+            return Refusal(f"the entry port is a node port the API server allocates ({text}); "
+                           "set nodePort.port so the perimeter rule can name one port")
+        ports = [_perimeter_port(protocol.upper(), port, end)]
+        base = _name(f"{name}-{protocol}-{port}")
+        rules.append({"name": _name(f"{base}-workers"), "action": "allow", "sources": cidrs,
+                      "ports": ports})
+        rules.append({"name": _name(f"{base}-others"), "action": "deny",
+                      "sources": ["0.0.0.0/0", "::/0"], "ports": ports})
+    shown = ", ".join(f"{p}/{t}" for p, t in dict.fromkeys(entries))
+    return perimeter_first(perimeter, cluster, rules,
+                           f"admit only {', '.join(cidrs)} to {shown}")
 
 
 # -- NetworkPolicy ------------------------------------------------------------------------

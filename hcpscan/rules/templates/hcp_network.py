@@ -23,6 +23,7 @@ loopback (read from the container's args) is reached from inside its pod only.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,7 +33,11 @@ from hcpscan.analysis.reachability.coverage import (
 )
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
-from hcpscan.analysis.reachability.opening import Opening, narrowing
+from hcpscan.analysis.reachability.opening import (
+    Opening,
+    narrowing,
+    perimeter_narrowing,
+)
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.analysis.reachability.queries import Reach as Answer
 from hcpscan.analysis.reachability.required import BLOCKED
@@ -492,7 +497,9 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
         return
     shown = outside_text(beyond, space)
     yield Violation(field=way.field, values={**values, "sources": shown},
-                    remedy=exposure_nofix([way.kind], way.entry_text, protocol, space),
+                    remedy=exposure_remedy(ctx, hc, [way.kind], way.entry_text, protocol,
+                                           space, hc.obj.cluster, [(protocol, way.entry_text)],
+                                           name=f"{hc.name}-{way.service.lower()}"),
                     evidence=[*way.evidence, f"{shown} → {way.entry_text}/{protocol}: {layer}"]
                     + ([f"allowed sources: {', '.join(space.cidrs())} (from {where})"] if where else []))
 
@@ -549,14 +556,41 @@ WORKERS_ONLY_SERVICES = frozenset({"ignition-server", "ignition-server-proxy",
 
 
 def exposure_remedy(ctx: Context, hc: HostedCluster | None, vias: list[str], port: int | str,
-                    protocol: str, allowed: IPSpace, cluster: str) -> Remedy | NoFix | None:
+                    protocol: str, allowed: IPSpace, cluster: str,
+                    entries: list[tuple[str, str]] | None = None, name: str = ""
+                    ) -> Remedy | NoFix | None:
     """The edit that admits only the workers where it is safe and lasts (a LoadBalancer
     Service nobody reconciles, without node ports; a router that serves only the workers'
-    Routes), else why not and where to close it."""
+    Routes; for NodePorts, the perimeter file the scan read, on exactly their entry
+    ports), else why not and where to close it."""
     found = narrowing(ctx.inventory, hc, vias, cluster, allowed, WORKERS_ONLY_SERVICES)
     if found is not None:
         return opening_remedy(found)
+    perimeter = ctx.reachability().perimeter
+    if perimeter is not None and entries and vias and all(v.startswith("NodePort") for v in vias):
+        name = name or (vias[0].rsplit("/", 1)[-1] if len(vias) == 1 else "hcp-node-ports")
+        at = perimeter_narrowing(perimeter, cluster, name, entries, allowed)
+        if isinstance(at, Opening):
+            return opening_remedy(at)
     return exposure_nofix(vias, port, protocol, allowed)
+
+
+_NODE_PORT_ENTRY = re.compile(r"type NodePort: every node address, port (\d+) -> pod port")
+
+
+def node_port_entries(paths: list[Any], protocol: str) -> list[tuple[str, str]] | None:
+    """(protocol, node port) of every NodePort way in ``paths``; None when one is not
+    known (a node port the API server allocates)."""
+    out = []
+    for path in paths:
+        if not str(path.via).startswith("NodePort "):
+            continue
+        found = [m.group(1) for e in path.evidence if e.layer == "service"
+                 and (m := _NODE_PORT_ENTRY.search(e.summary))]
+        if not found:
+            return None
+        out.append((protocol, found[0]))
+    return out
 
 
 def exposure_nofix(vias: list[str], port: int | str, protocol: str, allowed: IPSpace
@@ -624,7 +658,8 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
             vias = list(dict.fromkeys(p.via for p in paths))
             yield Violation(
                 remedy=exposure_remedy(ctx, scope.hc, vias, port, protocol, allowed,
-                                       scope.subject.cluster),
+                                       scope.subject.cluster,
+                                       node_port_entries(paths, protocol)),
                 field=scope.field_for(item),
                 values={"target": workload.ref, "port": port, "ports": str(port),
                         "protocol": protocol, "sources": shown,
