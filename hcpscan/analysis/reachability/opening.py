@@ -222,7 +222,6 @@ def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[
                    prepend=((("rules",), tuple(rules)),))
 
 
-_NODE_PORT = re.compile(r"^NodePort Service (?P<ns>[^/]+)/(?P<name>.+)$")
 _ENTRY_TEXT = re.compile(r"^(?P<port>\d+)(?:-(?P<end>\d+))?$")
 
 
