@@ -17,6 +17,7 @@ from hcpscan.fixes.apply import fix_all
 from hcpscan.rules.config import ScanConfig
 from tests.conftest import FIXTURES, SHARED, require
 from tests.fixes.rescan import fix_copy_and_rescan
+from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
 from tests.rules.harness import scan
 
 RULES = FIXTURES / "rules"
@@ -518,3 +519,26 @@ def test_node_ports_open_beyond_the_workers_are_closed_first_in_the_perimeter_fi
              if f.status.name == "FAIL"}
     assert not {r for r, _ in after} & {"HCP001", "HCP002"}
     assert after <= before, after - before
+
+
+@pytest.mark.parametrize("schema", SCHEMA_FILES)
+def test_sarif_of_required_flow_fixes_is_valid_and_inserts_the_new_policy(run_cli, tmp_path,
+                                                                         schema, monkeypatch):
+    for rule in ("HCP007", "HCP011"):
+        shutil.copytree(RULES / rule / "fail", tmp_path / "in" / rule)
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("scan", "in", "--format", "sarif", "--no-progress", "--no-config",
+                     "--select", "HCP007,HCP011")
+    log = json.loads(result.out)
+    assert schema_errors(log, schema) == []
+    fixed = [r for r in log["runs"][0]["results"] if r.get("fixes")]
+    assert {r["ruleId"] for r in fixed} == {"HCP007", "HCP011"}
+    for entry in fixed:
+        (change,) = entry["fixes"][0]["artifactChanges"]
+        (replacement,) = change["replacements"]
+        text = (tmp_path / change["artifactLocation"]["uri"]).read_text()
+        region = replacement["deletedRegion"]
+        assert region["startLine"] == len(text.splitlines()) + 1  # after the last line
+        inserted = replacement["insertedContent"]["text"]
+        assert inserted.startswith("---\n") and yaml.safe_load(inserted)["kind"] in (
+            "NetworkPolicy", "AdminNetworkPolicy")
