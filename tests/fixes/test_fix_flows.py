@@ -542,3 +542,4 @@ def test_sarif_of_required_flow_fixes_is_valid_and_inserts_the_new_policy(run_cl
         inserted = replacement["insertedContent"]["text"]
         assert inserted.startswith("---\n") and yaml.safe_load(inserted)["kind"] in (
             "NetworkPolicy", "AdminNetworkPolicy")
+

@@ -492,10 +492,14 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
             return Refusal(f"{obj.ref} is a {obj.get('spec.type')} Service; its source ranges "
                            "are not what blocks")
         if _reconciled(obj, hc):
-            if hc is not None and _is_api_server(obj, hc):
-                return _widen(hc.obj, ("spec", "networking", "apiServer", "allowedCIDRBlocks"),
-                              missing, f"{hc.obj.ref} spec.networking.apiServer.allowedCIDRBlocks "
-                                       f"(the operator renders {obj.ref}'s source ranges from it)")
+            if hc is not None and _from_allowed_cidrs(obj, hc):
+                # the input holds the operator's render: a changed HostedCluster would leave
+                # it trailing until the next render, so the change is named, not made here
+                return Refusal(f"the control-plane operator renders {obj.ref}'s "
+                               "loadBalancerSourceRanges from spec.networking.apiServer."
+                               f"allowedCIDRBlocks of {hc.obj.ref} (an edit of the Service is "
+                               f"undone): add {', '.join(missing)} there, in the HostedCluster's "
+                               "source (from Git, hcpscan fix makes that change)")
             return Refusal(f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
                            + (", owner " + _owner(obj) if _owner(obj) else "")
                            + "): an edit of its loadBalancerSourceRanges is undone; widen them "
@@ -573,8 +577,13 @@ def _owner(obj: K8sObject) -> str:
     return ""
 
 
-def _is_api_server(service: K8sObject, hc: HostedCluster) -> bool:
-    return service.name == "kube-apiserver" and "APIServer" in hc.publishing
+def _from_allowed_cidrs(service: K8sObject, hc: HostedCluster) -> bool:
+    """The LoadBalancer Services whose source ranges the control-plane operator renders
+    from ``allowedCIDRBlocks``: the API server's and the hosted control plane's own router
+    (HyperShift control-plane-operator kas/service.go, ingress/router.go); Konnectivity's
+    and Ignition's get none."""
+    return service.name in ("kube-apiserver", "router") and service.namespace == \
+        hc.control_plane_namespace
 
 
 # -- where a hop is written ---------------------------------------------------------------
