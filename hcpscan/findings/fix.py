@@ -36,10 +36,12 @@ class SetField:
 
 @dataclass(frozen=True, slots=True)
 class AppendItems:
-    """Append ``items`` to the sequence at ``steps`` (created when absent)."""
+    """Append ``items`` to the sequence at ``steps`` (created when absent); with ``first``,
+    put them before its first item (a first-match rule list: a firewall's rules)."""
 
     steps: tuple[Step, ...]
     items: tuple[Any, ...]
+    first: bool = False
 
 
 @dataclass(frozen=True, slots=True)

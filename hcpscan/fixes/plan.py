@@ -367,8 +367,8 @@ def _edit_text(target: K8sObject, e: Edit) -> str:
     if isinstance(resolved, ReplaceKey):
         return (f"replace {format_path(resolved.steps)} by {resolved.key}: "
                 f"{json.dumps(resolved.value)}")
-    return (f"append to {format_path(resolved.steps)}: "
-            + ", ".join(json.dumps(i) for i in resolved.items))
+    return (f"{'insert first in' if resolved.first else 'append to'} "
+            f"{format_path(resolved.steps)}: " + ", ".join(json.dumps(i) for i in resolved.items))
 
 
 def _indent(text: str, n: int) -> str:
@@ -409,6 +409,9 @@ def _live(remedy: Remedy, bodies: dict[int, Any]) -> Fix:
             ops.append({"op": "add", "path": pointer, "value": resolved.value})
         elif not existed:
             ops.append({"op": "add", "path": pointer, "value": list(resolved.items)})
+        elif resolved.first:
+            ops += [{"op": "add", "path": f"{pointer}/{n}", "value": i}
+                    for n, i in enumerate(resolved.items)]
         else:
             ops += [{"op": "add", "path": pointer + "/-", "value": i} for i in resolved.items]
     if ops:

@@ -44,6 +44,8 @@ def edit_document(text: str, doc_index: int, item_index: int | None, edits: tupl
         text = _edit_own_text(text, doc_index, item_index, own, item_at)
     for e in edits:
         if isinstance(e, AddDocument):
+            if e.body in _documents(text):
+                continue  # an earlier fix of this run wrote it (one policy for many pods)
             longer = _add_document(text, e.body)
             if _documents(longer[len(text):]) != [e.body]:
                 raise EditError("the new document does not read back as intended")
@@ -233,7 +235,7 @@ def resolved_edit(e: Edit, target: Any) -> Resolved | None:
     if isinstance(e, AppendItems):
         current = get_path(target, e.steps)
         items = tuple(x for x in e.items if not (isinstance(current, list) and x in current))
-        return AppendItems(e.steps, items) if items else None
+        return AppendItems(e.steps, items, e.first) if items else None
     if isinstance(e, SetField):
         return None if get_path(target, e.steps) == e.value else e
     raise EditError(f"unknown edit {e!r}")
@@ -260,6 +262,8 @@ def intend(target: Any, e: Resolved) -> None:
         current = get_path(target, e.steps)
         if current is None:
             box[last] = list(e.items)
+        elif e.first:
+            current[0:0] = e.items
         else:
             current.extend(e.items)
 
@@ -288,6 +292,8 @@ def _plan(text: str, root: yaml.Node, e: Resolved) -> Splice:
         return _add_key(text, parent, e.steps[-1], list(e.items))
     if not isinstance(node, yaml.SequenceNode):
         raise EditError(f"{_path(e.steps)} is not a list")
+    if e.first and node.value:
+        return _prepend(text, node, e.items)
     return _append(text, node, e.items)
 
 
@@ -454,6 +460,22 @@ def _append(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]) -> Splice
         isinstance(first, yaml.ScalarNode)
     at = _line_end_after(text, seq)
     return at, at, _ending(text, at) + "".join(_item_lines(i, column, as_flow) for i in items)
+
+
+def _prepend(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]) -> Splice:
+    """``items`` before the first item of a non-empty sequence, in its style: a flow
+    sequence's ``[``, a block sequence's first ``-`` line (its comments stay above)."""
+    first = seq.value[0]
+    if seq.flow_style:
+        at = first.start_mark.index
+        return at, at, "".join(flow_text(i) + ", " for i in items)
+    column = seq.start_mark.column
+    at = text.rfind("\n", 0, seq.start_mark.index) + 1
+    if text[at:seq.start_mark.index].strip():
+        raise EditError("the list's first item does not start its line")
+    as_flow = (isinstance(first, yaml.MappingNode) and first.flow_style) or \
+        isinstance(first, yaml.ScalarNode)
+    return at, at, "".join(_item_lines(i, column, as_flow) for i in items)
 
 
 def _empty_flow_to_block(text: str, seq: yaml.SequenceNode, items: tuple[Any, ...]

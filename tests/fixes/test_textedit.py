@@ -158,3 +158,31 @@ def test_a_list_item_is_edited_in_its_own_lines():
             "- kind: ConfigMap\n  data:\n    no_proxy: a\n")
     after = edit_document(text, 0, 1, (AppendEntries(("data", "no_proxy"), ("b",)),), (7, 3))
     assert after == text[:text.rindex("a\n")] + "a,b\n"
+
+
+PERIMETER = """\
+kind: Perimeter
+default: deny
+rules:
+# the admins first
+- name: admins
+  action: allow
+  sources: [192.168.50.0/24]   # VPN
+- {name: deny-all, action: deny, sources: [0.0.0.0/0]}
+"""
+
+
+def test_items_put_first_go_before_the_first_item_in_its_style():
+    rule = {"name": "workers", "action": "allow", "sources": ["10.0.0.0/24"]}
+    out = edit_text(PERIMETER, 0, None, (AppendItems(("rules",), (rule,), first=True),))
+    assert out == PERIMETER.replace(
+        "- name: admins\n",
+        "- name: workers\n  action: allow\n  sources:\n  - 10.0.0.0/24\n- name: admins\n")
+    assert yaml.safe_load(out)["rules"][0] == rule
+    flow = "rules: [a, b]   # keep\n"
+    assert edit_text(flow, 0, None, (AppendItems(("rules",), ("z",), first=True),)) == \
+        "rules: [z, a, b]   # keep\n"
+    # an empty or absent list is created as a plain append would
+    assert yaml.safe_load(edit_text("rules: []\n", 0, None,
+                                    (AppendItems(("rules",), ("z",), first=True),))) == \
+        {"rules": ["z"]}

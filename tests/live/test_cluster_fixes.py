@@ -74,3 +74,34 @@ def test_write_fixes_gives_commands_that_clear_the_findings(standin, pki, tmp_pa
     after = json.loads(out.read_text())
     assert after["findings"] == [], err
     assert all(r["status"] == "pass" for r in after["rules"]), after["rules"]
+
+
+def test_write_fixes_for_required_flows_apply_the_new_policies(standin, pki, tmp_path):
+    """HCP011 on a live cluster: the fix is a manifest (a new NetworkPolicy, a new
+    AdminNetworkPolicy before the Deny) and `kubectl apply -f` of it; the objects served
+    plus those manifests scan clean."""
+    folder = FIXTURES / "rules" / "HCP011" / "fail"
+    result = load_paths([str(folder)])
+    bodies = [obj.body for obj in result.objects]
+    server = standin(bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, context="mgmt")
+    fixes, report = tmp_path / "fixes", tmp_path / "live.json"
+    code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--select",
+                           "HCP011", "--write-fixes", str(fixes), "--format", f"json={report}")
+    assert code == 1, err
+    assert {r.method for r in server.state.requests} == {"GET"}, "hcpscan wrote to the cluster"
+    live = json.loads(report.read_text())
+    assert len(live["findings"]) == 2
+    commands = _commands(fixes / "fixes.sh")
+    assert [c[3:5] for c in commands] == [["apply", "-f"]] * 2
+    kinds = sorted(yaml.safe_load((fixes / c[-1]).read_text())["kind"] for c in commands)
+    assert kinds == ["AdminNetworkPolicy", "NetworkPolicy"]
+    applied = tmp_path / "applied"
+    applied.mkdir()
+    (applied / "served.yaml").write_text(yaml.safe_dump_all(bodies))
+    for c in commands:
+        (applied / c[-1]).write_text((fixes / c[-1]).read_text())
+    out = tmp_path / "after.json"
+    code, _, err = hcpscan("scan", str(applied), "--no-config", "--no-progress", "--select",
+                           "HCP011", "--format", f"json={out}")
+    assert json.loads(out.read_text())["findings"] == [], err

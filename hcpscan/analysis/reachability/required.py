@@ -140,7 +140,7 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
     if hc is not None and (why_not := flow.applies(hc)):
         return [FlowResult(flow, NOT_APPLICABLE, why_not)]
     cluster = infra.cluster
-    space, where = _hosted_kas(inventory, cluster, hc)
+    space, where = hosted_kas(inventory, cluster, hc)
     port = (hc.api_server_port if hc is not None and hc.api_server_port else DEFAULT_KAS_PORT)
     shown = ", ".join(c.removesuffix("/32").removesuffix("/128") for c in space.cidrs())
     destination = f"the hosted API server at {shown} port {port} ({where})"
@@ -171,7 +171,7 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
     return results
 
 
-def _hosted_kas(inventory: Inventory, cluster: str, hc: HostedCluster | None) -> tuple[IPSpace, str]:
+def hosted_kas(inventory: Inventory, cluster: str, hc: HostedCluster | None) -> tuple[IPSpace, str]:
     """Where guest pods' API server traffic goes after the ``kubernetes`` Service's DNAT:
     the HostedCluster's advertise address, else the guest's default/kubernetes endpoints,
     else HyperShift's default node-local address."""

@@ -23,6 +23,7 @@ loopback (read from the container's args) is reached from inside its pod only.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -33,6 +34,11 @@ from hcpscan.analysis.reachability.coverage import (
 )
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
+from hcpscan.analysis.reachability.opening import (
+    Opening,
+    narrowing,
+    perimeter_narrowing,
+)
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.analysis.reachability.required import BLOCKED
 from hcpscan.analysis.reachability.routers import hcp_route_router
@@ -43,7 +49,7 @@ from hcpscan.analysis.reachability.scan_graph import (
     outside_text,
 )
 from hcpscan.analysis.reachability.scan_graph import worker_space as hosts_of
-from hcpscan.findings.fix import NoFix
+from hcpscan.findings.fix import AddDocument, AppendItems, Edit, NoFix, Remedy, ReplaceKey
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
 from hcpscan.model.flows import ingress_flow_to
@@ -253,6 +259,13 @@ class Reach(GraphTemplate):
                       "description": "control-plane: only subjects in a HostedCluster's "
                                      "control-plane namespace (others are not applicable)"},
             "listeners": _LISTENERS,
+            "exempt": {"type": "array", "minItems": 1,
+                       "items": {"type": "object", "additionalProperties": False,
+                                 "required": ["app", "port"],
+                                 "properties": {"app": {"type": "string"}, "port": _PORT}},
+                       "description": "in: ports that workloads labelled app=<app> serve to "
+                                      "outside clients by design (the private router's HTTP "
+                                      "on 8080), not judged for them"},
         },
     }
     # HostedClusters unless the rule's applies_to names others: a NetworkPolicy stands
@@ -373,12 +386,30 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
             yield NotEvaluable("port kas needs a HostedCluster: its API server port")
             return
         for port in ports:
+            judged = _not_exempt(graph, scope, workloads, port, params)
+            if not judged:
+                continue
             for protocol in protocols_of(params):
                 if expect == "all-allowed":
-                    yield from _all_get_in(graph, scope, item, workloads, allowed, port, protocol)
+                    yield from _all_get_in(graph, scope, item, judged, allowed, port, protocol)
                 else:
-                    yield from _only_allowed_get_in(ctx, graph, scope, item, workloads, allowed,
+                    yield from _only_allowed_get_in(ctx, graph, scope, item, judged, allowed,
                                                     port, protocol, expect == UNRESTRICTED)
+
+
+def _not_exempt(graph: ReachabilityGraph, scope: Scope, workloads: list[Workload], port: Any,
+                params: dict[str, Any]) -> list[Workload]:
+    """``workloads`` less those that serve ``port`` to outside clients by design (the
+    rule's ``exempt``: the private router's HTTP listener on 8080 is a required flow)."""
+    exempt = [e["app"] for e in params.get("exempt", ()) if e["port"] == port]
+    if not exempt:
+        return workloads
+    out = set()
+    cluster = scope.subject.cluster
+    for app in exempt:
+        for namespace in {w.namespace for w in workloads}:
+            out.update(graph.select_workloads(cluster, namespace, {"app": app}))
+    return [w for w in workloads if w not in out]
 
 
 def _allowed(ctx: Context, hc: HostedCluster | None,
@@ -452,6 +483,8 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
             blocked = ("not in its source ranges" if not way.sources.contains(target)
                        else f"perimeter {perimeter.name if perimeter else ''} denies it")
             yield Violation(field=way.field, values={**values, "source": cidr},
+                            remedy=_admit_worker(hc, way, cidr, protocol, perimeter is not None
+                                                 and way.sources.contains(target)),
                             evidence=[*way.evidence, f"{cidr} → {way.entry_text}/{protocol}: "
                                                      f"{blocked}", f"allowed source {cidr} from {where}"])
         return
@@ -464,9 +497,32 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
         return
     shown = outside_text(beyond, space)
     yield Violation(field=way.field, values={**values, "sources": shown},
-                    remedy=exposure_nofix([way.kind], way.entry_text, protocol, space),
+                    remedy=exposure_remedy(ctx, hc, [way.kind], way.entry_text, protocol,
+                                           space, hc.obj.cluster, [(protocol, way.entry_text)],
+                                           name=f"{hc.name}-{way.service.lower()}"),
                     evidence=[*way.evidence, f"{shown} → {way.entry_text}/{protocol}: {layer}"]
                     + ([f"allowed sources: {', '.join(space.cidrs())} (from {where})"] if where else []))
+
+
+def _admit_worker(hc: HostedCluster, way: DeclaredWay, cidr: str, protocol: str,
+                  at_perimeter: bool) -> Remedy | NoFix:
+    """A worker range the HostedCluster's declared way keeps out: added to
+    ``allowedCIDRBlocks`` when those bound it (the API server's load balancer, which the
+    operator renders from them); else where to let it in."""
+    if at_perimeter:
+        return NoFix(f"the perimeter (--firewall) keeps {cidr} out of {way.entry_text}/{protocol}: "
+                     "it describes a firewall or security group hcpscan does not change; admit "
+                     f"{cidr} there, before the rule that denies it, and in the perimeter file")
+    if way.field == _ALLOWED_CIDRS:
+        steps = tuple(_ALLOWED_CIDRS.split("."))
+        return Remedy(hc.obj, f"add {cidr} to {_ALLOWED_CIDRS} of {hc.obj.ref} (the API server's "
+                              "load balancer source ranges, which the operator renders from it)",
+                      (AppendItems(steps, (cidr,)),))
+    return NoFix(f"{way.service} is published as {way.kind}, whose source ranges are not a "
+                 f"field of the HostedCluster: admit {cidr} where it is kept out ({way.field})")
+
+
+_ALLOWED_CIDRS = "spec.networking.apiServer.allowedCIDRBlocks"
 
 
 # Why a way in is not narrowed by an edit of the input, per kind of way (ExposurePath.via
@@ -482,6 +538,59 @@ _WAY_LIMITS = {
              "address",
     "Ingress": "an Ingress is served by an ingress controller shared with other Ingresses",
 }
+
+
+def opening_remedy(found: Opening) -> Remedy:
+    """An ``analysis.reachability.opening`` change as the edits of a fix."""
+    edits: list[Edit] = [AppendItems(steps, items) for steps, items in found.append]
+    edits += [AppendItems(steps, items, first=True) for steps, items in found.prepend]
+    edits += [ReplaceKey(steps, str(steps[-1]), list(items)) for steps, items in found.replace]
+    edits += [AddDocument(body) for body in found.documents]
+    return Remedy(found.target, found.summary, tuple(edits))
+
+
+# The services only the workers need: narrowing who reaches them to the workers loses no
+# other client (the API server and OAuth serve users too)
+WORKERS_ONLY_SERVICES = frozenset({"ignition-server", "ignition-server-proxy",
+                                   "konnectivity-server"})
+
+
+def exposure_remedy(ctx: Context, hc: HostedCluster | None, vias: list[str], port: int | str,
+                    protocol: str, allowed: IPSpace, cluster: str,
+                    entries: list[tuple[str, str]] | None = None, name: str = ""
+                    ) -> Remedy | NoFix | None:
+    """The edit that admits only the workers where it is safe and lasts (a LoadBalancer
+    Service nobody reconciles, without node ports; a router that serves only the workers'
+    Routes; for NodePorts, the perimeter file the scan read, on exactly their entry
+    ports), else why not and where to close it."""
+    found = narrowing(ctx.inventory, hc, vias, cluster, allowed, WORKERS_ONLY_SERVICES)
+    if found is not None:
+        return opening_remedy(found)
+    perimeter = ctx.reachability().perimeter
+    if perimeter is not None and entries and vias and all(v.startswith("NodePort") for v in vias):
+        name = name or (vias[0].rsplit("/", 1)[-1] if len(vias) == 1 else "hcp-node-ports")
+        at = perimeter_narrowing(perimeter, cluster, name, entries, allowed)
+        if isinstance(at, Opening):
+            return opening_remedy(at)
+    return exposure_nofix(vias, port, protocol, allowed)
+
+
+_NODE_PORT_ENTRY = re.compile(r"type NodePort: every node address, port (\d+) -> pod port")
+
+
+def node_port_entries(paths: list[Any], protocol: str) -> list[tuple[str, str]] | None:
+    """(protocol, node port) of every NodePort way in ``paths``; None when one is not
+    known (a node port the API server allocates)."""
+    out = []
+    for path in paths:
+        if not str(path.via).startswith("NodePort "):
+            continue
+        found = [m.group(1) for e in path.evidence if e.layer == "service"
+                 and (m := _NODE_PORT_ENTRY.search(e.summary))]
+        if not found:
+            return None
+        out.append((protocol, found[0]))
+    return out
 
 
 def exposure_nofix(vias: list[str], port: int | str, protocol: str, allowed: IPSpace
@@ -548,7 +657,9 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
             workers_note = workers_cannot_reach(ctx, graph, scope, item, workload, port)
             vias = list(dict.fromkeys(p.via for p in paths))
             yield Violation(
-                remedy=exposure_nofix(vias, port, protocol, allowed),
+                remedy=exposure_remedy(ctx, scope.hc, vias, port, protocol, allowed,
+                                       scope.subject.cluster,
+                                       node_port_entries(paths, protocol)),
                 field=scope.field_for(item),
                 values={"target": workload.ref, "port": port, "ports": str(port),
                         "protocol": protocol, "sources": shown,
@@ -624,6 +735,13 @@ def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
                        f"{first.ref}"]
         yield Violation(
             field=scope.field_for(item),
+            remedy=NoFix(f"{cidr} is kept out of {first.ref} port {port} by what the HyperShift "
+                         "operator renders in the HCP namespace (an edit of it is undone) or by "
+                         "the firewall: widen it where it is written — the HostedCluster's "
+                         f"{_ALLOWED_CIDRS} for the API server's load balancer (the next "
+                         "render carries it; `hcpscan fix` makes that change on the HostedCluster "
+                         "from Git), a NetworkPolicy beside the one that isolates the pods, or "
+                         "the firewall rule for the port"),
             values={"target": first.ref, "port": port, "ports": str(port), "protocol": protocol,
                     "source": cidr, "workers": ", ".join(allowed.cidrs())},
             evidence=[f"{cidr} → {port}/{protocol}: {b}" for b in blocked]

@@ -13,6 +13,7 @@ OpenShift components use), never by string compares.
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -31,6 +32,7 @@ from hcpscan.analysis.proxy.settings import (
     CLUSTER_PROXY,
     CONTAINER,
     HOSTED_CLUSTER,
+    KONNECTIVITY_SIDECAR,
     NEW_CONSUMER_OBJECTS,
     READS_BY_CONSUMER,
     ROLES,
@@ -478,8 +480,11 @@ class NoProxyCoverage(Template):
                 at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),
                                             subject, at, field)
                 reader = subject if at is not None else None
+            remedy = noproxy_remedy(c, entries, check)
+            if hosted is not None and isinstance(remedy, Remedy):
+                remedy = _with_rendered(ctx, hosted, remedy, entries)
             yield Violation(field=field, subject=at, reader=reader, reader_field=own_field,
-                            remedy=noproxy_remedy(c, entries, check),
+                            remedy=remedy,
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
                             evidence=[shown, *evidence],
@@ -507,6 +512,28 @@ def _uncovered(runtime: str, cidr: str) -> Callable[[str], list[str]]:
     def uncovered(value: str) -> list[str]:
         return list(covers_cidr(runtime, value, cidr).uncovered)
     return uncovered
+
+
+def _with_rendered(ctx: Context, hc: HostedCluster, remedy: Remedy, entries: list[str]) -> Remedy:
+    """A HostedCluster's noProxy fix, saying which rendered copies trail it: the
+    konnectivity sidecars whose ``--no-proxy`` the control-plane operator renders from the
+    spec, in the input as rendered from the old one. They are the operator's output (its
+    next reconcile renders them again, and an edit of them is overwritten), so they are
+    named, not edited: until then a scan of this input reports them (PRX002)."""
+    trailing = []
+    for c in ctx.proxy.in_namespace(hc.obj.cluster, hc.control_plane_namespace):
+        if c.kind != KONNECTIVITY_SIDECAR or c.no_proxy is None or c.no_proxy.value is None:
+            continue
+        have = {e.strip() for e in c.no_proxy.value.split(",")}
+        if any(e not in have for e in entries):
+            trailing.append(c.object.ref if c.object.kind != "Pod" else c.name)
+    if not trailing:
+        return remedy
+    names = ", ".join(dict.fromkeys(trailing))
+    return dataclasses.replace(remedy, summary=(
+        f"{remedy.summary}; the control-plane operator renders the konnectivity sidecars' "
+        f"--no-proxy of {names} from it on its next reconcile (they are its output and are not "
+        "edited; until then a scan of this input reports them, PRX002)"))
 
 
 def noproxy_remedy(c: ConsumerProxy, entries: list[str],

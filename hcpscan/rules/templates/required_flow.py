@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from hcpscan.analysis.reachability.opening import Opening, opening
 from hcpscan.analysis.reachability.required import (
     BLOCKED,
     NOT_APPLICABLE,
@@ -21,14 +22,15 @@ from hcpscan.analysis.reachability.required import (
     evaluate_guest_flow,
 )
 from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS
+from hcpscan.findings.fix import NoFix, Remedy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.flows import FlowError, cited, flow_by_id, load_flows, parse_flow
-from hcpscan.model.hostedcluster import HOSTED_CLUSTER, guest_of, hosted_cluster
+from hcpscan.model.hostedcluster import HOSTED_CLUSTER, HostedCluster, guest_of, hosted_cluster
 from hcpscan.model.publishing import INGRESS_CONTROLLER
 from hcpscan.rules.context import REQUIRED_FLOWS, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Violation
-from hcpscan.rules.templates.hcp_network import GRAPH_READS, GraphTemplate
+from hcpscan.rules.templates.hcp_network import GRAPH_READS, GraphTemplate, opening_remedy
 
 INFRASTRUCTURE = "Infrastructure"
 _SHOWN_HOPS = 6  # hops of a path quoted in one finding's evidence
@@ -122,8 +124,7 @@ class RequiredFlow(GraphTemplate):
             if result.status == UNKNOWN:
                 yield NotEvaluable(f"{result.flow.id}: {result.reason}")
             elif result.status == BLOCKED:
-                yield _violation(ctx, subject, result)
-
+                yield _violation(ctx, subject, result, hc)
 
     def _guest(self, ctx: Context, infra: K8sObject, flows: list[Any]) -> Iterable[Outcome]:
         """The guest-egress flows of the cluster ``infra`` describes, if it is a guest."""
@@ -142,10 +143,11 @@ class RequiredFlow(GraphTemplate):
                 if result.status == NOT_APPLICABLE:
                     yield NotApplicable(f"{flow.id}: {result.reason}")
                 elif result.status == BLOCKED:
-                    yield _violation(ctx, infra, result)
+                    yield _violation(ctx, infra, result, hc)
 
 
-def _violation(ctx: Context, subject: K8sObject, result: FlowResult) -> Violation:
+def _violation(ctx: Context, subject: K8sObject, result: FlowResult,
+               hc: HostedCluster | None) -> Violation:
     flow, block = result.flow, result.first_block
     hop = block.blocked_by if block is not None else None
     blocked = (f"{hop.summary} [{hop.layer}" + (f", {hop.where}]" if hop.where else "]")
@@ -171,7 +173,18 @@ def _violation(ctx: Context, subject: K8sObject, result: FlowResult) -> Violatio
                              "destination": result.destination, "missing": ", ".join(result.missing),
                              "allowed": ", ".join(result.allowed) or "nothing",
                              "blocked": blocked},
-                     evidence=evidence, facts=result.facts())
+                     evidence=evidence, facts=result.facts(),
+                     remedy=_remedy(ctx, subject, result, hc))
+
+
+def _remedy(ctx: Context, subject: K8sObject, result: FlowResult,
+            hc: HostedCluster | None) -> Remedy | NoFix:
+    """The change that opens exactly the missing connections where they are blocked
+    (``analysis.reachability.opening``), or why none is made."""
+    found = opening(ctx.inventory, result, hc, subject.cluster, ctx.reachability().perimeter)
+    if not isinstance(found, Opening):
+        return NoFix(found.why)
+    return opening_remedy(found)
 
 
 def _field(ctx: Context, subject: K8sObject, result: FlowResult) -> tuple[str, K8sObject | None]:

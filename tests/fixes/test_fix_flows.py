@@ -1,0 +1,545 @@
+"""Fixes of required-flow findings (HCP007, HCP008, HCP010, HCP011): the change opens
+exactly the missing connections at the layer that blocks them — a new NetworkPolicy for
+exactly the subject's pods, a new AdminNetworkPolicy Allow one priority before the Deny,
+the worker ranges added to a router's allowedSourceRanges — or says why none is safe."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy, ReplaceKey
+from hcpscan.fixes.apply import fix_all
+from hcpscan.rules.config import ScanConfig
+from tests.conftest import FIXTURES, SHARED, require
+from tests.fixes.rescan import fix_copy_and_rescan
+from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
+from tests.rules.harness import scan
+
+RULES = FIXTURES / "rules"
+FLOWS = FIXTURES / "required-flows"
+
+
+def _failing(paths: list[Path], rule: str, config: ScanConfig | None = None):
+    return [f for f in scan(paths, [rule], config).findings
+            if f.status.name == "FAIL" and f.rule_id == rule]
+
+
+def _added(finding) -> dict:
+    remedy = finding.remedy
+    assert isinstance(remedy, Remedy), getattr(remedy, "why", remedy)
+    docs = [e.body for e in remedy.edits if isinstance(e, AddDocument)]
+    assert len(docs) == 1 and len(remedy.edits) == 1
+    return docs[0]
+
+
+def _copy(tmp_path: Path, source: Path, text_from: str = "", text_to: str = "") -> Path:
+    target = tmp_path / source.name
+    text = source.read_text()
+    if text_from:
+        assert text_from in text
+        text = text.replace(text_from, text_to)
+    target.write_text(text)
+    return target
+
+
+# -- NetworkPolicy: a new policy for exactly the subject's pods -----------------------------
+
+
+def test_default_deny_ingress_gets_a_policy_for_the_router_pods_from_the_workers_only():
+    """Issue 23: a default-deny ingress policy in the HCP namespace shuts the private
+    router's 8080 and 8443: the new policy selects the router's pods and admits exactly
+    the worker range on exactly those ports."""
+    found, = _failing([RULES / "HCP007" / "fail" / "private-router.yaml"], "HCP007")
+    body = _added(found)
+    assert body["kind"] == "NetworkPolicy"
+    assert body["metadata"]["namespace"] == "clusters-priv"
+    assert body["spec"]["podSelector"] == {"matchLabels": {"app": "private-router"}}
+    assert body["spec"]["policyTypes"] == ["Ingress"]
+    assert body["spec"]["ingress"] == [{"from": [{"ipBlock": {"cidr": "10.40.0.0/16"}}],
+                                        "ports": [{"port": 8080, "protocol": "TCP"},
+                                                  {"port": 8443, "protocol": "TCP"}]}]
+    # written beside the policy that blocks, not appended to it (it selects every pod)
+    assert found.remedy.target.kind == "NetworkPolicy"
+    assert found.remedy.target.name == "default-deny-ingress"
+
+
+def test_operators_are_let_in_from_their_own_namespaces_on_the_api_server_port_only():
+    found, = [f for f in _failing([RULES / "HCP011" / "fail"], "HCP011")
+              if "clusters-beta" in f.message]
+    body = _added(found)
+    assert body["spec"]["podSelector"] == {"matchLabels": {"app": "kube-apiserver"}}
+    peers = [(r["from"][0]["namespaceSelector"]["matchLabels"], r["ports"])
+             for r in body["spec"]["ingress"]]
+    assert peers == [({"kubernetes.io/metadata.name": "hypershift"},
+                      [{"port": 6443, "protocol": "TCP"}]),
+                     ({"kubernetes.io/metadata.name": "clusters-beta"},
+                      [{"port": 6443, "protocol": "TCP"}])]
+
+
+def test_vanilla_cluster_dns_is_opened_to_kube_dns_on_53_not_to_openshift_dns():
+    """Issue 23 (HyperShift 1905): DNS allowed only to openshift-dns:5353 on a cluster whose
+    DNS is kube-system/kube-dns: the fix opens 53 on both protocols to the kube-dns pods."""
+    found, = _failing([FLOWS / "vanilla-dns"], "HCP008")
+    rule, = _added(found)["spec"]["egress"]
+    assert rule["to"] == [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "kube-system"}},
+        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}]
+    assert rule["ports"] == [{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]
+
+
+def test_kubevirt_workers_get_one_policy_for_every_virt_launcher_pod(tmp_path: Path):
+    """Issue 23: KubeVirt workers need 443, 6443 and DNS out. Every virt-launcher pod of the
+    HCP namespace is a worker of that cluster: one policy selects them all (by
+    kubevirt.io=virt-launcher, not one VM's labels), written once for two findings."""
+    source = RULES / "HCP008" / "fail" / "kubevirt-default-deny.yaml"
+    text = source.read_text()
+    pod = text[text.index("apiVersion: v1\nkind: Pod"):text.index("---\napiVersion: networking")]
+    second = pod.replace("virt-launcher-kv-pool-abcde-x1", "virt-launcher-kv-pool-abcde-x2")
+    folder = tmp_path / "kv"
+    folder.mkdir()
+    (folder / "kv.yaml").write_text(text + "---\n" + second)
+    workers = [f for f in _failing([folder], "HCP008") if "KubeVirt workers" in f.message]
+    assert len(workers) == 2
+    bodies = [_added(f) for f in workers]
+    assert bodies[0] == bodies[1]
+    assert bodies[0]["spec"]["podSelector"] == {"matchLabels": {"kubevirt.io": "virt-launcher"}}
+    outside, dns = bodies[0]["spec"]["egress"]
+    assert outside == {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
+                       "ports": [{"port": 443, "protocol": "TCP"}, {"port": 6443, "protocol": "TCP"}]}
+    # which DNS the cluster runs is not in this input: both DNS pods' ports, to either
+    assert [p["namespaceSelector"]["matchLabels"] for p in dns["to"]] == [
+        {"kubernetes.io/metadata.name": "openshift-dns"},
+        {"kubernetes.io/metadata.name": "kube-system"}]
+    assert dns["ports"] == [{"port": 53, "protocol": "TCP"}, {"port": 5353, "protocol": "TCP"},
+                            {"port": 53, "protocol": "UDP"}, {"port": 5353, "protocol": "UDP"}]
+    result = fix_copy_and_rescan(folder, tmp_path / "work", "HCP008")
+    written = (tmp_path / "work" / "kv" / "kv.yaml").read_text()
+    assert written.count("name: kubevirt-workers-allow-kubevirt-workers-egress") == 1
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+
+
+def test_guest_egress_to_kas_by_name_only_gets_the_node_local_address():
+    """Issue 23: a guest's egress policy allows 6443 only towards openshift-kube-apiserver,
+    which a hosted cluster does not have: the fix allows exactly 172.20.0.1:6443."""
+    found = [f for f in _failing([RULES / "HCP010" / "fail" / "gitops-guest-egress.yaml"],
+                                 "HCP010")]
+    rule, = _added(found[0])["spec"]["egress"]
+    assert rule == {"to": [{"ipBlock": {"cidr": "172.20.0.1/32"}}],
+                    "ports": [{"port": 6443, "protocol": "TCP"}]}
+
+
+def test_a_proxy_named_by_host_name_gets_no_policy(tmp_path: Path):
+    path = _copy(tmp_path, RULES / "HCP008" / "fail" / "kubevirt-proxy.yaml",
+                 "10.0.50.10:3128", "proxy.corp.example:3128")
+    found = [f for f in _failing([path], "HCP008") if "workers-to-proxy" in f.message]
+    assert found and isinstance(found[0].remedy, NoFix)
+    assert "host name proxy.corp.example" in found[0].remedy.why
+
+
+# -- AdminNetworkPolicy: an Allow one priority before the Deny ------------------------------
+
+
+def test_anp_deny_gets_an_allow_one_priority_before_it():
+    found, = _failing([RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"], "HCP011")
+    body = _added(found)
+    assert body["kind"] == "AdminNetworkPolicy"
+    assert body["spec"]["priority"] == 9  # the Deny is at 10
+    assert body["spec"]["subject"] == {"pods": {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clusters-acme"}},
+        "podSelector": {"matchLabels": {"app": "kube-apiserver"}}}}
+    rule, = body["spec"]["ingress"]
+    assert rule["action"] == "Allow"
+    assert rule["ports"] == [{"portNumber": {"protocol": "TCP", "port": 6443}}]
+    assert rule["from"][0]["pods"]["namespaceSelector"] == {
+        "matchLabels": {"kubernetes.io/metadata.name": "hypershift"}}
+    assert found.remedy.target.kind == "AdminNetworkPolicy"  # written beside the Deny
+
+
+def test_anp_deny_at_priority_zero_or_with_the_priority_before_it_taken_has_no_fix(tmp_path):
+    source = RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"
+    zero = _copy(tmp_path, source, "  priority: 10\n", "  priority: 0\n")
+    found, = _failing([zero], "HCP011")
+    assert isinstance(found.remedy, NoFix) and "below 0" in found.remedy.why
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    shutil.copy(source, taken / source.name)
+    (taken / "other.yaml").write_text(
+        "apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\n"
+        "metadata: {name: other}\nspec:\n  priority: 9\n  subject: {namespaces: "
+        "{matchLabels: {team: x}}}\n  ingress:\n  - {name: a, action: Allow, from: "
+        "[{namespaces: {matchLabels: {team: x}}}]}\n")
+    found, = _failing([taken], "HCP011")
+    assert isinstance(found.remedy, NoFix) and "priority 9 is taken" in found.remedy.why
+
+
+# -- source ranges, and the layers hcpscan does not change ----------------------------------
+
+
+def test_route_behind_a_bounded_router_widens_its_allowed_source_ranges_by_the_workers():
+    found, = _failing([FLOWS / "router-source-ranges"], "HCP007")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy)
+    assert remedy.target.kind == "IngressController"
+    assert remedy.edits == (AppendItems(("spec", "endpointPublishingStrategy", "loadBalancer",
+                                         "allowedSourceRanges"), ("10.0.0.0/16",)),)
+
+
+def test_operator_reconciled_load_balancer_is_not_edited():
+    found = [f for f in _failing([RULES / "HCP007" / "fail" / "konnectivity-lb.yaml"], "HCP007")]
+    assert isinstance(found[0].remedy, NoFix)
+    assert "reconciled by the HyperShift operator" in found[0].remedy.why
+    assert "10.10.0.0/24" in found[0].remedy.why
+
+
+def test_a_perimeter_hop_gets_allow_rules_put_first_in_the_perimeter_file(tmp_path: Path):
+    """Issue 23's first report: a security group admits the workers to 6443 only. The
+    perimeter file gets one allow rule per entry port for exactly the workers kept out,
+    before its other rules (first match wins), every other line as written; the re-scan
+    with that file is clean, and the fix says to change the real firewall the same way."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("konnectivity-lb.yaml", "ignition-oauth-nodeport.yaml"):
+        shutil.copy(RULES / "HCP007" / "pass" / name, tree / name)
+    perimeter = tmp_path / "sg.yaml"
+    original = (FLOWS / "sg-kas-only.yaml").read_text()
+    perimeter.write_text(original)
+    config = ScanConfig()
+    config.firewall = perimeter
+    before = {(f.rule_id, f.message) for f in scan([tree], [], config).findings
+              if f.status.name == "FAIL"}
+    found = _failing([tree], "HCP007", config)
+    assert len(found) == 3
+    for finding in found:
+        remedy = finding.remedy
+        assert isinstance(remedy, Remedy), remedy
+        assert remedy.target.source.file == str(perimeter)
+        assert "same change in the firewall" in remedy.summary
+        edit, = remedy.edits
+        assert isinstance(edit, AppendItems) and edit.first and edit.steps == ("rules",)
+    konnectivity, = [f.remedy.edits[0].items for f in found if "konnectivity" in f.message]
+    assert konnectivity == ({"name": "workers-to-konnectivity-tcp-8091", "action": "allow",
+                             "sources": ["10.10.0.0/24"],
+                             "ports": [{"protocol": "TCP", "port": 8091}]},)
+    outcome = fix_all(found, {})
+    assert len(outcome.applied) == 3
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    after = perimeter.read_text()
+    head, rules = original.split("rules:\n")
+    assert after.startswith(head + "rules:\n- name: ") and after.endswith(rules)
+    assert _failing([tree], "HCP007", config) == []
+    now = {(f.rule_id, f.message) for f in scan([tree], [], config).findings
+           if f.status.name == "FAIL"}
+    assert now <= before, now - before  # nothing new under any rule
+
+
+def test_an_egress_firewall_is_the_cluster_admins(tmp_path: Path):
+    source = RULES / "HCP008" / "fail" / "kubevirt-default-deny.yaml"
+    text = source.read_text()
+    start = text.index("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy")
+    end = text.index("---\napiVersion: apps/v1")
+    firewall = ("apiVersion: k8s.ovn.org/v1\nkind: EgressFirewall\nmetadata: {name: default, "
+                "namespace: clusters-kv}\nspec:\n  egress:\n  - type: Deny\n    to: "
+                "{cidrSelector: 0.0.0.0/0}\n  - type: Deny\n    to: {cidrSelector: '::/0'}\n")
+    path = tmp_path / "kv.yaml"
+    path.write_text(text[:start] + firewall + text[end:])
+    found = [f for f in _failing([path], "HCP008") if "KubeVirt workers" in f.message]
+    assert found and isinstance(found[0].remedy, NoFix)
+    assert "EgressFirewall" in found[0].remedy.why
+
+
+def test_the_written_policy_reads_back_in_the_file(tmp_path: Path, run_cli):
+    tree = tmp_path / "t"
+    shutil.copytree(RULES / "HCP007" / "fail", tree)
+    before = (tree / "private-router.yaml").read_text()
+    result = run_cli("fix", str(tree), "--no-progress", "--no-config", "--select", "HCP007")
+    after = (tree / "private-router.yaml").read_text()
+    assert after.startswith(before)  # every line as written; the policy comes after
+    added = list(yaml.safe_load_all(after[len(before):]))
+    assert [d["metadata"]["name"] for d in added if d] == \
+        ["private-router-allow-workers-to-private-router"], result.err
+
+
+# -- HCP001/HCP002: narrowing an exposure where that is safe and lasts ----------------------
+
+EXPOSURE_LB = RULES / "HCP001" / "source-ranges" / "fail" / "user-lb.yaml"
+EXPOSURE_ROUTER = RULES / "HCP002" / "source-ranges" / "fail" / "dedicated-router.yaml"
+
+
+def test_a_load_balancer_nobody_reconciles_gets_the_worker_ranges():
+    found, = _failing([EXPOSURE_LB], "HCP001")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy)
+    assert (remedy.target.kind, remedy.target.name) == ("Service", "ignition-lab-lb")
+    assert remedy.edits == (AppendItems(("spec", "loadBalancerSourceRanges"), ("10.60.0.0/24",)),)
+
+
+def test_a_load_balancer_with_node_ports_or_an_owner_is_not_narrowed(tmp_path: Path):
+    ports = _copy(tmp_path, EXPOSURE_LB, "  allocateLoadBalancerNodePorts: false\n", "")
+    found, = _failing([ports], "HCP001")
+    assert isinstance(found.remedy, NoFix) and "node port" in found.remedy.why
+    owned = tmp_path / "owned"
+    owned.mkdir()
+    _copy(owned, EXPOSURE_LB, "  name: ignition-lab-lb\n",
+          "  name: ignition-lab-lb\n  ownerReferences:\n  - {apiVersion: hypershift.openshift.io/"
+          "v1beta1, kind: HostedControlPlane, name: lb, uid: 1b2c}\n")
+    found, = _failing([owned], "HCP001")
+    assert isinstance(found.remedy, NoFix)
+
+
+def test_a_router_pinned_to_the_workers_routes_is_narrowed_to_them():
+    found, = _failing([EXPOSURE_ROUTER], "HCP002")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy)
+    assert (remedy.target.kind, remedy.target.name) == ("IngressController", "hcp-workers")
+    steps = ("spec", "endpointPublishingStrategy", "loadBalancer", "allowedSourceRanges")
+    assert remedy.edits == (ReplaceKey(steps, "allowedSourceRanges", ["10.80.0.0/24"]),)
+
+
+def test_a_shared_router_is_not_narrowed(tmp_path: Path):
+    """A shard for every hosted cluster's Routes, or one that also serves OAuth (which users
+    reach), or the default router: narrowing it would shut other clients out."""
+    every = _copy(tmp_path, EXPOSURE_ROUTER,
+                  "    matchLabels: {hypershift.openshift.io/hosted-control-plane: clusters-shard}",
+                  "    matchExpressions:\n    - {key: hypershift.openshift.io/hosted-control-plane,"
+                  " operator: Exists}")
+    found, = _failing([every], "HCP002")
+    assert isinstance(found.remedy, NoFix) and "router" in found.remedy.why
+    oauth = tmp_path / "oauth"
+    oauth.mkdir()
+    text = EXPOSURE_ROUTER.read_text() + (
+        "---\napiVersion: route.openshift.io/v1\nkind: Route\nmetadata:\n  name: oauth\n"
+        "  namespace: clusters-shard\n  labels: {hypershift.openshift.io/hosted-control-plane: "
+        "clusters-shard}\nspec:\n  to: {kind: Service, name: oauth-openshift}\n")
+    (oauth / "shard.yaml").write_text(text)
+    found, = _failing([oauth], "HCP002")
+    assert isinstance(found.remedy, NoFix)
+    default = _copy(tmp_path / "oauth", FLOWS / "router-source-ranges" / "hcp.yaml")
+    shutil.copy(FLOWS / "router-source-ranges" / "ingresscontroller.yaml", tmp_path / "oauth")
+    (tmp_path / "oauth" / "shard.yaml").unlink()
+    found = _failing([default.parent], "HCP002")
+    assert found and all(isinstance(f.remedy, NoFix) for f in found)
+
+
+# -- on copies of real files ----------------------------------------------------------------
+
+RENDERED = SHARED / "realworld" / "hypershift" / "cpo-rendered" / "ignition-server-proxy"
+HOSTED = """\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata:
+  name: namespace
+  namespace: hcp
+spec:
+  platform: {type: None}
+  networking:
+    machineNetwork:
+    - cidr: 10.50.0.0/24
+  services:
+  - service: Ignition
+    servicePublishingStrategy:
+      type: NodePort
+      nodePort: {address: 10.0.0.5, port: 31443}
+"""
+POLICIES = """\
+# the platform team's hardening: nothing gets in unless a policy lets it
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: default-deny-ingress
+  namespace: hcp-namespace
+spec:
+  podSelector: {}   # every pod of the HCP namespace
+  policyTypes: [Ingress]
+"""
+
+
+@pytest.mark.parametrize("kustomize", [False, True], ids=["plain-gitops", "kustomize"])
+def test_fix_on_the_real_rendered_ignition_proxy_is_a_readable_patch(kustomize, tmp_path,
+                                                                     run_cli):
+    """HyperShift's own rendered ignition-server-proxy Deployment and Service (published as
+    a NodePort), a HostedCluster and a default-deny ingress policy, as a plain folder and as
+    a kustomize tree: the patch only adds the new policy after the blocking one (a unified
+    diff of added lines), the real files stay byte for byte, and the re-scan is clean."""
+    require(RENDERED.is_dir(), str(RENDERED))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    deployment = RENDERED / "ignition_server_proxy_deployment.yaml"
+    shutil.copy(deployment, tree / deployment.name)
+    service = (RENDERED / "ignition_server_proxy_service.yaml").read_text()
+    service = service.replace("  type: ClusterIP\n", "  type: NodePort\n").replace(
+        "    targetPort: https\n", "    targetPort: https\n    nodePort: 31443\n")
+    (tree / "service.yaml").write_text(service)
+    (tree / "hostedcluster.yaml").write_text(HOSTED)
+    (tree / "policies.yaml").write_text(POLICIES)
+    if kustomize:
+        require(shutil.which("kubectl"), "kubectl")
+        (tree / "kustomization.yaml").write_text(
+            "resources:\n- hostedcluster.yaml\n- " + deployment.name
+            + "\n- service.yaml\n- policies.yaml\n")
+    pristine = {p.name: p.read_bytes() for p in tree.iterdir()}
+    patch = tmp_path / "fix.patch"
+    result = run_cli("fix", str(tree), "--select", "HCP007", "--diff", str(patch),
+                     "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    text = patch.read_text()
+    assert text.startswith("--- a/") and "+++ b/" in text
+    changed = [line for line in text.splitlines() if line.startswith("+++ ")]
+    assert len(changed) == 1 and changed[0].endswith("policies.yaml"), changed
+    body = [line for line in text.splitlines()[2:] if not line.startswith("@@")]
+    assert all(line.startswith(("+", " ")) for line in body), "only added lines"
+    assert "+  name: ignition-server-proxy-allow-workers-to-ignition" in text
+    assert "+    - ipBlock:\n+        cidr: 10.50.0.0/24" in text
+    assert {p.name: p.read_bytes() for p in tree.iterdir()} == pristine, "--diff must not edit"
+    result = run_cli("fix", str(tree), "--select", "HCP007", "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    after = (tree / "policies.yaml").read_text()
+    assert after.startswith(POLICIES)  # comments and every line as written
+    for name, data in pristine.items():
+        if name != "policies.yaml":
+            assert (tree / name).read_bytes() == data
+    again = run_cli("scan", str(tree), "--no-config", "--no-progress", "--format", "json")
+    assert [f["rule_id"] for f in json.loads(again.out)["findings"]
+            if f["status"] == "fail" and f["rule_id"] in ("HCP007", "HCP001")] == [], again.out
+
+
+def test_api_server_allowed_cidr_blocks_in_git_get_the_missing_worker_range(tmp_path, run_cli):
+    """HCP003 from Git: allowedCIDRBlocks bound the API server's load balancer and leave the
+    workers out; the fix adds exactly the worker range, as a new item of that list."""
+    source = RULES / "HCP003" / "git-alone" / "fail" / "kubevirt-allowed-cidrs-without-workers.yaml"
+    found, = _failing([source], "HCP003")
+    assert isinstance(found.remedy, Remedy)
+    assert found.remedy.edits == (AppendItems(
+        ("spec", "networking", "apiServer", "allowedCIDRBlocks"), ("10.20.0.0/16",)),)
+    path = _copy(tmp_path, source)
+    before = path.read_text()
+    result = run_cli("fix", str(path), "--select", "HCP003", "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    assert path.read_text() == before.replace("      - 192.168.50.0/24\n",
+                                              "      - 192.168.50.0/24\n      - 10.20.0.0/16\n")
+
+
+def test_rendered_api_server_service_names_the_hosted_cluster_field():
+    found, = _failing([RULES / "HCP003" / "fail"], "HCP003")
+    assert isinstance(found.remedy, NoFix)
+    assert "spec.networking.apiServer.allowedCIDRBlocks" in found.remedy.why
+
+
+ANP_EGRESS = """\
+---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata:
+  name: hcp-egress-lockdown
+spec:
+  priority: 30
+  subject:
+    namespaces:
+      matchLabels: {kubernetes.io/metadata.name: clusters-dns}
+  egress:
+  - name: no-dns-over-tcp
+    action: Deny
+    to:
+    - namespaces:
+        matchLabels: {kubernetes.io/metadata.name: openshift-dns}
+    ports:
+    - portNumber: {protocol: TCP, port: 5353}
+"""
+
+
+def test_anp_egress_deny_of_dns_over_tcp_gets_an_allow_to_the_dns_pods(tmp_path: Path):
+    """An admin tier denies DNS over TCP out of the HCP namespace (UDP passes to the
+    namespace's policy, which allows it): the new ANP one priority before it allows the
+    control-plane pods DNS to the DNS pods, and the re-scan is clean under every rule."""
+    text = (RULES / "HCP008" / "fail" / "dns-one-protocol.yaml").read_text()
+    text = text[:text.index("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy")]
+    folder = tmp_path / "anp"
+    folder.mkdir()
+    (folder / "hcp.yaml").write_text(text + ANP_EGRESS)
+    found, = _failing([folder], "HCP008")
+    body = _added(found)
+    assert body["spec"]["priority"] == 29
+    rule, = body["spec"]["egress"]
+    assert rule["action"] == "Allow"
+    assert rule["to"] == [{"pods": {"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "openshift-dns"}}, "podSelector": {}}}]
+    result = fix_copy_and_rescan(folder, tmp_path / "work", "HCP008")
+    assert result.outcome.applied
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+
+
+OPEN_PERIMETER = """\
+# the management nodes' security group: wide open except SSH
+kind: Perimeter
+metadata: {name: mgmt-open}
+default: allow
+rules:
+- name: ssh-from-admins
+  action: allow
+  sources: [192.168.50.0/24]
+  ports: [{protocol: TCP, port: 22}]
+"""
+
+
+def test_node_ports_open_beyond_the_workers_are_closed_first_in_the_perimeter_file(tmp_path):
+    """HCP001/HCP002 on NodePorts (no Service field can narrow them): with a perimeter file,
+    the fix admits only the workers and denies every other address on exactly each node
+    port, first in the file; the re-scan has neither finding and nothing new."""
+    tree = tmp_path / "tree"
+    shutil.copytree(RULES / "HCP001" / "fail", tree)
+    perimeter = tmp_path / "sg.yaml"
+    perimeter.write_text(OPEN_PERIMETER)
+    config = ScanConfig()
+    config.firewall = perimeter
+    before = {(f.rule_id, f.message) for f in scan([tree], [], config).findings
+              if f.status.name == "FAIL"}
+    found = [f for f in scan([tree], ["HCP001", "HCP002"], config).findings
+             if f.status.name == "FAIL"]
+    assert sorted(f.rule_id for f in found) == ["HCP001", "HCP002"]
+    ignition, = [f for f in found if f.rule_id == "HCP001"]
+    edit, = ignition.remedy.edits
+    assert edit.first and edit.items == (
+        {"name": "ignition-server-proxy-tcp-30443-workers", "action": "allow",
+         "sources": ["10.10.0.0/24"], "ports": [{"protocol": "TCP", "port": 30443}]},
+        {"name": "ignition-server-proxy-tcp-30443-others", "action": "deny",
+         "sources": ["0.0.0.0/0", "::/0"], "ports": [{"protocol": "TCP", "port": 30443}]})
+    outcome = fix_all(found, {})
+    assert len(outcome.applied) == 2
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    assert perimeter.read_text().endswith(OPEN_PERIMETER.split("rules:\n")[1])
+    after = {(f.rule_id, f.message) for f in scan([tree], [], config).findings
+             if f.status.name == "FAIL"}
+    assert not {r for r, _ in after} & {"HCP001", "HCP002"}
+    assert after <= before, after - before
+
+
+@pytest.mark.parametrize("schema", SCHEMA_FILES)
+def test_sarif_of_required_flow_fixes_is_valid_and_inserts_the_new_policy(run_cli, tmp_path,
+                                                                         schema, monkeypatch):
+    for rule in ("HCP007", "HCP011"):
+        shutil.copytree(RULES / rule / "fail", tmp_path / "in" / rule)
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("scan", "in", "--format", "sarif", "--no-progress", "--no-config",
+                     "--select", "HCP007,HCP011")
+    log = json.loads(result.out)
+    assert schema_errors(log, schema) == []
+    fixed = [r for r in log["runs"][0]["results"] if r.get("fixes")]
+    assert {r["ruleId"] for r in fixed} == {"HCP007", "HCP011"}
+    for entry in fixed:
+        (change,) = entry["fixes"][0]["artifactChanges"]
+        (replacement,) = change["replacements"]
+        text = (tmp_path / change["artifactLocation"]["uri"]).read_text()
+        region = replacement["deletedRegion"]
+        assert region["startLine"] == len(text.splitlines()) + 1  # after the last line
+        inserted = replacement["insertedContent"]["text"]
+        assert inserted.startswith("---\n") and yaml.safe_load(inserted)["kind"] in (
+            "NetworkPolicy", "AdminNetworkPolicy")
+
