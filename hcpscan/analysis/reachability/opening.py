@@ -51,9 +51,7 @@ from hcpscan.analysis.reachability.allow import (
     allowing_policy,
     port_entries,
 )
-from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer
-from hcpscan.analysis.reachability.perimeter import Perimeter
-from hcpscan.analysis.reachability.queries import (
+from hcpscan.analysis.reachability.answers import (
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
     EGRESS_FIREWALL,
@@ -63,6 +61,8 @@ from hcpscan.analysis.reachability.queries import (
     PRIMARY_NETWORK,
     SERVICE,
 )
+from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer
+from hcpscan.analysis.reachability.perimeter import Perimeter
 from hcpscan.analysis.reachability.required import (
     VIRT_LAUNCHER,
     FlowResult,
