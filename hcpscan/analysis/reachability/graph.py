@@ -341,10 +341,9 @@ class ReachabilityGraph:
                 ConnectionSet.of(protocol, PortSet.of(NODE_PORT_RANGE))).ports(protocol)
             port = open_ports.intervals[0][0] if open_ports else NODE_PORT_RANGE[0]
         verdict = self.perimeter.decide(atom, protocol, port)
-        rule = verdict.rule
         return Evidence(PERIMETER, verdict.allowed,
                         f"{self.perimeter.name}: {verdict.describe(self.perimeter)} for {shown}",
-                        Place(self.perimeter.path, rule.line if rule else None))
+                        Place(*self.perimeter.place_of(verdict)))
 
     def _external_paths(self, view: ClusterView, atom_index: int, dst: int, protocol: str,
                         port: int) -> tuple[PathResult, ...]:

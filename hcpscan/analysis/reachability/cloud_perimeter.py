@@ -1,0 +1,150 @@
+"""The perimeter the manifests declare: the AWS security groups in front of the nodes.
+
+The hosted control planes' pods and node ports run on the management cluster's worker
+machines; what the cloud lets in to them is the union of the security groups attached
+to those machines (``hcpscan.model.securitygroups`` reads them). Which groups those are
+follows Cluster API AWS, when the input holds the management cluster's own CAPA cluster
+object (a self-managed, pivoted management cluster): CAPA attaches its ``node`` and (not on
+EKS) ``lb`` role groups to every machine — ``securityGroupOverrides`` naming other groups
+instead — beside each machine's ``additionalSecurityGroups``. The groups are given to
+the reachability graph as one perimeter (allow rules, deny by default), each rule with
+its own file and line, beside the ``--firewall`` file (traffic passes both).
+
+A source group admits its members: the workers of a HostedCluster whose NodePools or
+default worker group it is (their machine network). A group attached but not described
+in the input (no CAPA status, no ACK or Crossplane object with its id) leaves the
+perimeter open to question: a flow it would block is not evaluable, naming the group.
+"""
+
+from __future__ import annotations
+
+from hcpscan.analysis.reachability.perimeter import ALLOW, DENY, Perimeter, PerimeterRule
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import MANAGEMENT
+from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.securitygroups import (
+    EKS_WORKER_ROLES,
+    WORKER_ROLES,
+    CapaCluster,
+    IngressRule,
+    SecurityGroup,
+    SecurityGroups,
+    cidr_space,
+    members,
+    security_groups,
+)
+
+WHAT_TO_GIVE = ("describe it: the CAPA cluster object's status (`oc get awsclusters -A -o yaml`), "
+                "an ACK or Crossplane SecurityGroup with that id, or a perimeter file (--firewall)")
+
+
+def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
+                    ) -> list[tuple[str, str]]:
+    """(group id, why it is attached) for the groups in front of the management
+    cluster's worker machines, as far as the input tells."""
+    sgs = security_groups(inventory)
+    own = [c for c in sgs.capa if c.obj.cluster == MANAGEMENT and c.roles
+           and hosted_cluster_for_namespace(inventory, c.obj.namespace) is None]
+    if len(own) > 1:
+        where = inventory.locate(own[0].obj)
+        diagnostics.append(Diagnostic(
+            where.path, where.line,
+            f"{len(own)} Cluster API AWS clusters ({', '.join(c.obj.ref for c in own)}): which one "
+            "is this management cluster is not in the input, so their security groups are not "
+            "taken as its perimeter", "warning",
+            "give the management cluster's security groups in a perimeter file (--firewall)"))
+        return []
+    out: list[tuple[str, str]] = []
+    for capa in own:
+        out += _capa_attached(capa)
+        out += [(gid, f"{machine.ref} additionalSecurityGroups")
+                for machine, ids in sgs.machine_groups for gid in ids
+                if machine.namespace == capa.obj.namespace]
+    merged: dict[str, list[str]] = {}
+    for gid, why in out:  # one group attached several ways (e.g. overrides naming one group)
+        merged.setdefault(gid, []).append(why)
+    return [(gid, _joined(whys)) for gid, whys in merged.items()]
+
+
+def _joined(whys: list[str]) -> str:
+    """'AWSCluster ns/x spec.network.securityGroupOverrides.node, .lb' for one object."""
+    head, _, first = whys[0].rpartition(" ")
+    rest = [w.rpartition(" ")[2] for w in whys[1:] if w.rpartition(" ")[0] == head]
+    others = [w for w in whys[1:] if w.rpartition(" ")[0] != head]
+    shown = f"{head} {first}" + "".join(f", .{r.rpartition('.')[2]}" for r in rest)
+    return ", ".join([shown, *others])
+
+
+def _capa_attached(capa: CapaCluster) -> list[tuple[str, str]]:
+    roles = EKS_WORKER_ROLES if capa.eks else WORKER_ROLES
+    return [(capa.roles[role], f"{capa.obj.ref} " + (
+        f"spec.network.securityGroupOverrides.{role}" if role in capa.overrides
+        else f"status.networkStatus.securityGroups.{role}")) for role in roles if role in capa.roles]
+
+
+def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> Perimeter | None:
+    """The security groups in front of the management cluster's workers as one
+    perimeter; None when the input names none."""
+    attached = fronting_groups(inventory, diagnostics)
+    if not attached:
+        return None
+    sgs = security_groups(inventory)
+    described = [g for gid, _ in attached if (g := sgs.find(gid)) is not None]
+    undescribed = tuple(dict.fromkeys(gid for gid, _ in attached if sgs.find(gid) is None))
+    rules: list[PerimeterRule] = []
+    for group in described:
+        rules += _rules(inventory, sgs, group, diagnostics)
+    labels = [g.label for g in described] + [f"security group {gid} (not in the input)"
+                                             for gid in undescribed]
+    name = ", ".join(labels) if labels else "security groups"
+    first = described[0] if described else None
+    place = inventory.locate(first.obj, first.path) if first is not None else None
+    why = "; ".join(f"{reason} ({gid})" for gid, reason in attached)
+    text = (f"no ingress rule admits it (security groups deny what no rule allows); attached "
+            f"to the management cluster's machines by {why}")
+    if undescribed:
+        text += (f"; {', '.join(undescribed)} is attached but its rules are not in the input: "
+                 + WHAT_TO_GIVE)
+    return Perimeter(name, DENY, tuple(rules), place.path if place else "",
+                     place.line if place else None, text, undescribed)
+
+
+def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
+           diagnostics: list[Diagnostic]) -> list[PerimeterRule]:
+    out = []
+    for i, rule in enumerate(group.rules):
+        place = inventory.locate(rule.obj, rule.path) if rule.obj is not None else None
+        sources, shown = _sources(sgs, group, rule)
+        if place is not None and (bad := cidr_space(rule.cidrs)[1]):
+            diagnostics.append(Diagnostic(place.path, place.line,
+                                          f"{group.label}: {', '.join(bad)} is not a CIDR; the rule "
+                                          "is read without it", "warning"))
+        where = "/".join(str(p) for p in rule.path[-2:]) if rule.path else f"rule #{i + 1}"
+        name = f"{group.label} {where}" + (f" {rule.description!r}" if rule.description else "")
+        out.append(PerimeterRule(name, ALLOW, sources, rule.connections, tuple(shown),
+                                 place.path if place else "", place.line if place else None))
+    return out
+
+
+def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule) -> tuple[IPSpace, list[str]]:
+    """The addresses a rule admits: its CIDRs and the members of the groups it names."""
+    space, _bad = cidr_space(rule.cidrs)
+    shown = [c for c in rule.cidrs]
+    ids = list(rule.source_groups)
+    if rule.self_source and group.id:
+        ids.append(group.id)
+    for role in rule.source_roles:
+        capa = next((c for c in sgs.capa if c.obj is group.obj), None)
+        gid = capa.roles.get(role) if capa is not None else None
+        if gid:
+            ids.append(gid)
+        else:
+            shown.append(f"members of the {role} role group (not in the input)")
+    for gid in dict.fromkeys(ids):
+        found, said = members(sgs, gid)
+        space = space.union(found)
+        shown.append(f"members of {gid}: " + "; ".join(said) if said else
+                     f"members of {gid} (whose addresses the input does not give)")
+    return space, shown
