@@ -40,6 +40,13 @@ WHAT_TO_GIVE = ("describe it: the CAPA cluster object's status (`oc get awsclust
                 "an ACK or Crossplane SecurityGroup with that id, or a perimeter file (--firewall)")
 
 
+def undescribed_groups(ids: tuple[str, ...]) -> str:
+    """Why a connection the security groups shut is not evaluable: a group attached to the
+    machines is not described in the input, and its rules might admit it."""
+    return (f"security group {', '.join(ids)} is attached to the management cluster's machines "
+            "but its rules are not in the input; " + WHAT_TO_GIVE)
+
+
 def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
                     ) -> list[tuple[str, str]]:
     """(group id, why it is attached) for the groups in front of the management

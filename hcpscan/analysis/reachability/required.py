@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, PodPeer, ReachabilityGraph
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGraph
@@ -286,6 +287,9 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
             results.append(FlowResult(flow, UNKNOWN, _no_way(hc, flow, workload, unexposed)))
             continue
         status = OPEN if all(a.open for a in answers) else BLOCKED
+        if status == BLOCKED and (unknown := _undescribed_groups(graph, answers)):
+            results.append(FlowResult(flow, UNKNOWN, unknown, workload=workload))
+            continue
         results.append(FlowResult(flow, status, workload=workload,
                                   destination=f"{workload.ref} port {', '.join(ports)}",
                                   answers=tuple(answers),
@@ -333,8 +337,21 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
     if notes and not any(not a.open for a in answers):
         return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; " + "; ".join(notes))]
     status = OPEN if all(a.open for a in answers) else BLOCKED
+    if status == BLOCKED and (unknown := _undescribed_groups(graph, answers)):
+        return [FlowResult(flow, UNKNOWN, unknown)]
     return [FlowResult(flow, status, destination=f"{target} ({published})", answers=tuple(answers),
                        notes=(*said, *notes))]
+
+
+def _undescribed_groups(graph: ReachabilityGraph, answers: list[PathAnswer]) -> str:
+    """Why a flow the perimeter blocks is not evaluable: a security group attached to the
+    machines is not described in the input, and its rules might admit the flow."""
+    perimeter = graph.perimeter
+    if perimeter is None or not perimeter.undescribed:
+        return ""
+    if not any(a.blocked_by is not None and a.blocked_by.layer == "perimeter" for a in answers):
+        return ""
+    return undescribed_groups(perimeter.undescribed)
 
 
 def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, origin: str,
@@ -354,10 +371,10 @@ def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, ori
                         "(set nodePort.port) and the perimeter admits some of those ports only")
         verdict = perimeter.decide(source, protocol, way.entry[0])
         hop_to = f"perimeter {perimeter.name} → {node}"
+        written, line = perimeter.place_of(verdict)
         hops.append(Hop(at, hop_to, "perimeter", every.contains(source),
                         f"{perimeter.name}: {verdict.describe(perimeter)} for {protocol}/"
-                        f"{way.entry_text}", perimeter.path or None,
-                        verdict.rule.line if verdict.rule else None))
+                        f"{way.entry_text}", written or None, line))
         at = hop_to
     admits = way.sources.contains(source)
     summary = " ".join(way.evidence) + ("" if admits else f"; admits only {way.sources}")

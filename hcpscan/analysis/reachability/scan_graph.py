@@ -49,8 +49,12 @@ def scan_graph(inventory: Inventory, firewall: Path | str | None,
 def with_manifest_perimeter(inventory: Inventory, perimeter: Perimeter | None,
                             diagnostics: list[Diagnostic]) -> Perimeter | None:
     """The perimeter file (if any) in front of the security groups the manifests attach
-    to the management cluster's workers (if any): traffic passes both."""
-    return stacked(perimeter, manifest_perimeter(inventory, diagnostics))
+    to the management cluster's workers (if any): traffic passes both. When a group
+    attached is not described in the input, the file alone is the perimeter."""
+    groups = manifest_perimeter(inventory, diagnostics)
+    if perimeter is not None and groups is not None and groups.undescribed:
+        return perimeter  # a group's rules are not in the input: the file says what gets in
+    return stacked(perimeter, groups)
 
 
 def worker_space(hc: HostedCluster, worker_cidrs: list[str] | tuple[str, ...]

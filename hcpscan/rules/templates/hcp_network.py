@@ -26,6 +26,7 @@ import ipaddress
 from collections.abc import Iterable
 from typing import Any
 
+from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.coverage import (
     POLICY_GROUP_WORD,
     kind_label,
@@ -449,6 +450,9 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
             if maybe.contains(target):
                 yield NotEvaluable(unset.format(cidr))
                 continue
+            if perimeter is not None and perimeter.undescribed and way.sources.contains(target):
+                yield NotEvaluable(undescribed_groups(perimeter.undescribed))
+                continue
             blocked = ("not in its source ranges" if not way.sources.contains(target)
                        else f"perimeter {perimeter.name if perimeter else ''} denies it")
             yield Violation(field=way.field, values={**values, "source": cidr},
@@ -622,6 +626,10 @@ def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
         if not ways_in:
             blocked = [f"no NodePort/LoadBalancer Service or Route exposes port {port} of "
                        f"{first.ref}"]
+        elif graph.perimeter is not None and graph.perimeter.undescribed and all(
+                p.blocked_by is not None and p.blocked_by.layer == "perimeter" for p in ways_in):
+            yield NotEvaluable(undescribed_groups(graph.perimeter.undescribed))
+            continue
         yield Violation(
             field=scope.field_for(item),
             values={"target": first.ref, "port": port, "ports": str(port), "protocol": protocol,
