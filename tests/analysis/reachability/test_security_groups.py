@@ -1,0 +1,300 @@
+"""Security groups from manifests: the perimeter in front of the management cluster's
+machines, read from Cluster API AWS, ACK and Crossplane objects, with each rule's place.
+
+The issue's first report, written twice (CAPA status, ACK SecurityGroup) with a passing
+twin each: a group admits the hosted cluster's workers to 6443 only, so konnectivity
+(8091) and the ignition proxy (its node port) are unreachable."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hcpscan.analysis.reachability.cloud_perimeter import manifest_perimeter
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.findings.model import Status
+from hcpscan.inventory import Inventory
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet, PortSet
+from hcpscan.model.securitygroups import _connections, security_groups
+from hcpscan.rules.config import ScanConfig
+from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
+from tests.rules.harness import scan
+
+SG = FIXTURES / "required-flows" / "security-groups"
+WORKERS = "sg-0a1b2c3d4e5f60001"
+
+
+def _inventory(*paths: Path) -> Inventory:
+    result = load_paths([str(p) for p in paths])
+    return Inventory(result.objects, result.diagnostics, result.skipped)
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    folder = tmp_path / name
+    shutil.copytree(SG / name, folder)
+    return folder
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+@pytest.mark.parametrize(("case", "group", "file", "anchor"), [
+    ("capa", "sg-0f00d00000000node", "awscluster.yaml", "      node:"),
+    ("ack", "sg-0ac0000000000mgmt", "securitygroup.yaml", "spec:"),
+])
+def test_a_group_admitting_the_workers_to_6443_only_shuts_konnectivity_and_ignition(
+        case: str, group: str, file: str, anchor: str):
+    report = scan([SG / f"{case}-fail"], ["HCP007", "HCP003"])
+    by_flow = {f.facts["flow"]: f for f in report.findings if f.rule_id == "HCP007"}
+    assert sorted(by_flow) == ["workers-to-ignition", "workers-to-konnectivity"]
+    konnectivity = by_flow["workers-to-konnectivity"]
+    assert konnectivity.facts["missing"] == ["TCP 8091 from 10.20.0.0/16"]
+    hop = konnectivity.facts["blocking_hop"]
+    assert hop["layer"] == "perimeter"
+    assert group in hop["summary"] and "no ingress rule admits it" in hop["summary"]
+    assert hop["path"].endswith(file)
+    assert hop["line"] == _line_of(SG / f"{case}-fail" / file, anchor)
+    ignition = by_flow["workers-to-ignition"]
+    assert "TCP/31443" in ignition.facts["blocking_hop"]["summary"]  # the node port is entered
+    # the API server's own flow is open through the one rule: HCP003 passes
+    assert not [f for f in report.findings if f.rule_id == "HCP003"]
+    assert {r.rule_id: r.status for r in report.results}["HCP003"] is Status.PASS
+
+
+@pytest.mark.parametrize("case", ["capa", "ack"])
+def test_the_passing_twin_admits_every_flow(case: str):
+    report = scan([SG / f"{case}-pass"], ["HCP007", "HCP003", "HCP001", "HCP002"])
+    assert not report.findings
+    assert all(r.status is Status.PASS for r in report.results)
+
+
+def test_without_the_group_the_workers_get_in_and_with_it_the_rule_that_admits_them_is_named():
+    """The path query through the open twin names the rule and its line; the same
+    question on the failing one is blocked at the group (the flow's verdict agrees)."""
+    from hcpscan.analysis.reachability.graph import ReachabilityGraph
+    from hcpscan.analysis.reachability.paths import PathGraph
+    from hcpscan.cli.connectivity_paths import path_answers
+
+    for case, expect in (("capa-pass", True), ("capa-fail", False)):
+        inventory = _inventory(SG / case)
+        said: list[Diagnostic] = []
+        graph = ReachabilityGraph(inventory, manifest_perimeter(inventory, said))
+        (answer,) = path_answers(inventory, graph, PathGraph(), "workers",
+                                 "clusters-shop/kube-apiserver", 8091, "TCP")
+        assert answer.open is expect
+        perimeter_hops = [h for h in answer.hops if h.layer == "perimeter"]
+        assert perimeter_hops, answer.lines()
+        if expect:
+            assert "hosted workers to konnectivity" in perimeter_hops[0].summary
+            assert perimeter_hops[0].line == _line_of(SG / case / "awscluster.yaml",
+                                                      "description: hosted workers to konnectivity")
+        else:
+            assert answer.blocked_by is perimeter_hops[0]
+        assert not said
+
+
+def test_hcp002_says_the_workers_cannot_reach_konnectivity_when_the_group_admits_others(tmp_path: Path):
+    """The issue's report the other way round: the group admits an admins' range to 8091
+    but not the workers — HCP002 names the admins and says the workers cannot get in."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "      lb:\n", "      lb:\n        ingressRule:\n        - {protocol: tcp, fromPort: 8091, "
+        "toPort: 8091, cidrBlocks: [192.168.50.0/24]}\n", 1))
+    report = scan([folder], ["HCP002", "HCP007"])
+    (hcp002,) = [f for f in report.findings if f.rule_id == "HCP002"]
+    assert "reachable from 192.168.50.0/24" in hcp002.message
+    assert "workers cannot reach konnectivity (TCP 8091 from 10.20.0.0/16)" in hcp002.message
+    assert "sg-0f00d00000000node" in hcp002.message
+
+
+def test_a_node_is_in_the_union_of_its_groups(tmp_path: Path):
+    """The lb group (attached to every machine, as CAPA does) admits 8091: konnectivity is
+    open though the node group admits 6443 only."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "      lb:\n", "      lb:\n        ingressRule:\n        - {protocol: tcp, fromPort: 8000, "
+        f"toPort: 9000, sourceSecurityGroupIDs: [{WORKERS}]}}\n", 1))
+    report = scan([folder], ["HCP007"])
+    assert [f.facts["flow"] for f in report.findings] == ["workers-to-ignition"]
+
+
+def test_the_apiserver_lb_and_bastion_groups_front_no_hosted_cluster_flow(tmp_path: Path):
+    """Only node and lb are attached to every machine; a rule of apiserver-lb opening
+    everything changes nothing."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace("protocol: tcp, fromPort: 6443, toPort: 6443, cidrBlocks",
+                                         "protocol: '-1', cidrBlocks"))
+    flows = sorted(f.facts["flow"] for f in scan([folder], ["HCP007"]).findings)
+    assert flows == ["workers-to-ignition", "workers-to-konnectivity"]
+
+
+def test_a_nodepool_group_is_the_workers_group(tmp_path: Path):
+    """The workers are members of their NodePool's security groups too: a rule naming that
+    group admits the HostedCluster's machine network."""
+    folder = _copy("capa-pass", tmp_path)
+    hc = folder / "hcp.yaml"
+    hc.write_text(hc.read_text().replace("defaultWorkerSecurityGroupID: sg-0a1b2c3d4e5f60001",
+                                         "defaultWorkerSecurityGroupID: sg-0000000000000other"))
+    report = scan([folder], ["HCP007"])
+    assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
+                                                                  "workers-to-konnectivity"]
+    (folder / "nodepool.yaml").write_text(f"""apiVersion: hypershift.openshift.io/v1beta1
+kind: NodePool
+metadata:
+  name: shop-a
+  namespace: clusters
+spec:
+  clusterName: shop
+  platform:
+    type: AWS
+    aws:
+      securityGroups:
+      - id: {WORKERS}
+""")
+    assert not scan([folder], ["HCP007"]).findings
+
+
+def test_a_group_attached_but_not_described_makes_the_flow_not_evaluable(tmp_path: Path):
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[1])  # the AWSCluster's overrides alone
+    report = scan([folder], ["HCP007", "HCP003"])
+    assert not report.findings
+    reasons = {r.rule_id: (r.status, r.reason) for r in report.results}
+    for rule in ("HCP007", "HCP003"):
+        status, reason = reasons[rule]
+        assert status is Status.NOT_EVALUABLE
+        assert "sg-0ac0000000000mgmt" in reason and "--firewall" in reason
+    # a perimeter file then says what gets in (it admits 10.10.0.0/24 and 10.50.0.0/24
+    # only): the flows are judged on it alone
+    walled = scan([folder], ["HCP007"], ScanConfig(firewall=FIXTURES / "required-flows" / "sg-kas-only.yaml"))
+    assert walled.findings
+    assert all(f.facts["blocking_hop"]["path"].endswith("sg-kas-only.yaml") for f in walled.findings)
+
+
+def test_several_capa_clusters_are_not_guessed(tmp_path: Path):
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    text = sg.read_text()
+    sg.write_text(text + "---\n" + text.split("apiVersion:", 1)[1].join(["apiVersion:", ""])
+                  .replace("name: mgmt\n", "name: other\n", 1))
+    inventory = _inventory(folder)
+    said: list[Diagnostic] = []
+    assert manifest_perimeter(inventory, said) is None
+    assert "which one is this management cluster" in said[0].message
+    assert not scan([folder], ["HCP007"]).findings
+
+
+def test_crossplane_rules_attach_to_their_group_by_reference(tmp_path: Path):
+    (tmp_path / "sg.yaml").write_text(f"""apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SecurityGroup
+metadata:
+  name: mgmt-nodes
+  labels: {{role: mgmt-nodes}}
+spec:
+  forProvider: {{name: mgmt-nodes, region: eu-west-1}}
+status:
+  atProvider: {{id: sg-0c0000000000000xp}}
+---
+apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SecurityGroupIngressRule
+metadata:
+  name: workers-kas
+spec:
+  forProvider:
+    region: eu-west-1
+    ipProtocol: tcp
+    fromPort: 6443
+    toPort: 6443
+    referencedSecurityGroupId: {WORKERS}
+    securityGroupIdRef: {{name: mgmt-nodes}}
+---
+apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SecurityGroupRule
+metadata:
+  name: workers-konnectivity
+spec:
+  forProvider:
+    region: eu-west-1
+    type: ingress
+    protocol: tcp
+    fromPort: 8091
+    toPort: 8091
+    cidrBlocks: [10.20.0.0/16]
+    securityGroupIdSelector:
+      matchLabels: {{role: mgmt-nodes}}
+---
+apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SecurityGroupRule
+metadata:
+  name: egress-everything
+spec:
+  forProvider:
+    region: eu-west-1
+    type: egress
+    protocol: "-1"
+    fromPort: 0
+    toPort: 0
+    cidrBlocks: [0.0.0.0/0]
+    securityGroupId: sg-0c0000000000000xp
+""")
+    inventory = _inventory(tmp_path)
+    group = security_groups(inventory).find("sg-0c0000000000000xp")
+    assert group is not None and group.origin == "Crossplane"
+    assert [r.obj.name for r in group.rules if r.obj] == ["workers-kas", "workers-konnectivity"]
+    assert group.rules[0].source_groups == (WORKERS,)
+    assert group.rules[1].connections == ConnectionSet.of("TCP", PortSet.of((8091, 8091)))
+
+
+def test_protocols_and_ports_read_exactly_as_aws_does():
+    assert _connections("-1", None, None) == ConnectionSet.all()
+    assert _connections("tcp", 30000, 32767) == ConnectionSet.of("TCP", PortSet.of((30000, 32767)))
+    assert _connections("6", 443, 443) == ConnectionSet.of("TCP", PortSet.of((443, 443)))
+    assert _connections("udp", -1, -1) == ConnectionSet.of("UDP", PortSet.all())
+    assert _connections("icmp", 3, 4) == ConnectionSet.none()  # type/code, not ports
+    assert _connections("50", None, None) == ConnectionSet.none()  # ESP
+    assert _connections("tcp", 9000, 8000) == ConnectionSet.none()
+
+
+def test_the_groups_stack_behind_a_perimeter_file():
+    """A firewall file in front of the groups: traffic passes both."""
+    report = scan([SG / "capa-pass"], ["HCP007"],
+                  ScanConfig(firewall=FIXTURES / "required-flows" / "sg-kas-only.yaml"))
+    # the file admits 10.10.0.0/24 and 10.50.0.0/24 only: the workers 10.20.0.0/16 are shut there
+    hops = {f.facts["blocking_hop"]["path"] for f in report.findings}
+    assert hops and all(h.endswith("sg-kas-only.yaml") for h in hops)
+
+
+def test_path_query_from_the_cli_agrees_with_the_flow(run_cli):
+    args = ("--path", "--from", "workers", "--to", "clusters-shop/kube-apiserver", "--port", "8091",
+            "--format", "json")
+    shut = run_cli("connectivity", "--no-progress", str(SG / "ack-fail"), *args)
+    assert shut.code == 1, shut.err
+    (answer,) = json.loads(shut.out)["answers"]
+    assert "sg-0ac0000000000mgmt" in answer["blocked_by"]["summary"]
+    assert answer["blocked_by"]["path"].endswith("securitygroup.yaml")
+    opened = run_cli("connectivity", "--no-progress", str(SG / "ack-pass"), *args)
+    assert opened.code == 0, opened.err
+    flow = run_cli("connectivity", "--no-progress", str(SG / "ack-fail"), "--flow",
+                   "workers-to-konnectivity", "--format", "json")
+    assert flow.code == 1
+    assert {r["status"] for r in json.loads(flow.out)["results"]} == {"blocked"}
+
+
+def test_member_addresses_are_the_workers_machine_network():
+    inventory = _inventory(SG / "capa-fail")
+    said: list[Diagnostic] = []
+    perimeter = manifest_perimeter(inventory, said)
+    assert perimeter is not None
+    (rule,) = perimeter.rules
+    assert rule.sources == IPSpace.from_cidrs(["10.20.0.0/16"])
+    assert any("HostedCluster clusters/shop" in s for s in rule.source_cidrs)
