@@ -54,6 +54,9 @@ def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
     sgs = security_groups(inventory)
     own = [c for c in sgs.capa if c.obj.cluster == MANAGEMENT and c.roles
            and hosted_cluster_for_namespace(inventory, c.obj.namespace) is None]
+    instances = _node_instances(inventory)
+    if instances:  # the input shows the management cluster's machines: their CAPA cluster
+        own = [c for c in own if _machine_instances(inventory, c) & instances]
     if len(own) > 1:
         where = inventory.locate(own[0].obj)
         diagnostics.append(Diagnostic(
@@ -82,6 +85,32 @@ def _joined(whys: list[str]) -> str:
     others = [w for w in whys[1:] if w.rpartition(" ")[0] != head]
     shown = f"{head} {first}" + "".join(f", .{r.rpartition('.')[2]}" for r in rest)
     return ", ".join([shown, *others])
+
+
+def _node_instances(inventory: Inventory) -> set[str]:
+    """The EC2 instance ids of the management cluster's Nodes (``spec.providerID``)."""
+    out = set()
+    for node in inventory.of_kind("Node"):
+        provider = node.get("spec.providerID")
+        if node.cluster == MANAGEMENT and isinstance(provider, str) and provider.startswith("aws://"):
+            out.add(provider.rpartition("/")[2])
+    return out
+
+
+def _machine_instances(inventory: Inventory, capa: CapaCluster) -> set[str]:
+    """The instance ids of the AWSMachines of a CAPA cluster (its namespace; the cluster
+    label when they carry one)."""
+    name = capa.obj.labels.get("cluster.x-k8s.io/cluster-name") or capa.obj.name
+    out = set()
+    for machine in inventory.in_namespace("AWSMachine", capa.obj.namespace, capa.obj.cluster):
+        label = machine.labels.get("cluster.x-k8s.io/cluster-name")
+        if label not in (None, name):
+            continue
+        for field in ("spec.instanceID", "spec.providerID"):
+            value = machine.get(field)
+            if isinstance(value, str) and value:
+                out.add(value.rpartition("/")[2])
+    return out
 
 
 def _capa_attached(capa: CapaCluster) -> list[tuple[str, str]]:

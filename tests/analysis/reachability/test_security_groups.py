@@ -298,3 +298,37 @@ def test_member_addresses_are_the_workers_machine_network():
     (rule,) = perimeter.rules
     assert rule.sources == IPSpace.from_cidrs(["10.20.0.0/16"])
     assert any("HostedCluster clusters/shop" in s for s in rule.source_cidrs)
+
+
+_NODE = """---
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-3-10.eu-west-1.compute.internal
+spec:
+  providerID: aws:///eu-west-1a/i-0aaaaaaaaaaaaaaa1
+"""
+_MACHINE = """---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachine
+metadata:
+  name: mgmt-md-0-abcde
+  namespace: capi-mgmt
+  labels: {cluster.x-k8s.io/cluster-name: mgmt}
+spec:
+  instanceID: i-0aaaaaaaaaaaaaaa1
+"""
+
+
+def test_with_nodes_in_the_input_only_the_cluster_of_those_machines_is_the_management_cluster(
+        tmp_path: Path):
+    """A CAPA management cluster holds its workload clusters' AWSClusters: when the input
+    shows the management cluster's Nodes, a CAPA cluster fronts them only when its
+    AWSMachines are those Nodes' instances."""
+    folder = _copy("capa-fail", tmp_path)
+    (folder / "node.yaml").write_text(_NODE)
+    assert manifest_perimeter(_inventory(folder), []) is None  # a workload cluster's groups
+    assert not scan([folder], ["HCP007"]).findings
+    (folder / "node.yaml").write_text(_NODE + _MACHINE)
+    assert manifest_perimeter(_inventory(folder), []) is not None
+    assert len(scan([folder], ["HCP007"]).findings) == 2
