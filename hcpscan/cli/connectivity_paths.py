@@ -87,7 +87,7 @@ def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | N
     said: list[Any] = []  # what the security groups in the manifests could not give
     graph = ReachabilityGraph(inventory, with_manifest_perimeter(inventory, perimeter, said), options)
     graph.diagnostics.extend(said)
-    paths = PathGraph()
+    paths = PathGraph(inventory)
     if args.flow:
         doc = _flows(args, inventory, graph, paths)
         blocked = any(r["status"] == BLOCKED for r in doc["results"])

@@ -96,6 +96,8 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
     why_not = flow.applies(hc)
     if why_not:
         return [FlowResult(flow, NOT_APPLICABLE, why_not)]
+    if paths.inventory is None:  # where the path graph reads Routes' routers and Services
+        paths.inventory = inventory
     if flow.check == "none":
         return [FlowResult(flow, UNKNOWN, f"not checkable from manifests: {flow.reason}")]
     if any(t.named == PROXY for t in flow.targets) and proxy_endpoint(hc.proxy) is None:
@@ -140,9 +142,13 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
     a workload whose egress nothing isolates."""
     if hc is not None and (why_not := flow.applies(hc)):
         return [FlowResult(flow, NOT_APPLICABLE, why_not)]
+    if paths.inventory is None:
+        paths.inventory = inventory
     cluster = infra.cluster
     space, where = _hosted_kas(inventory, cluster, hc)
     port = (hc.api_server_port if hc is not None and hc.api_server_port else DEFAULT_KAS_PORT)
+    through = cluster_ip_hop(inventory, cluster, "default", "kubernetes", 443,
+                             f"the hosted API server at {shown_of(space)} port {port}")
     shown = ", ".join(c.removesuffix("/32").removesuffix("/128") for c in space.cidrs())
     destination = f"the hosted API server at {shown} port {port} ({where})"
     results = []
@@ -162,7 +168,8 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
                 f"not to {space} ({where})")
             paths.add_egress(workload.ref, "hosted-kas", protocol, port, allows, egress.evidence,
                              summary or f"egress of {workload.ref} to the hosted API server "
-                                        f"{protocol} {port}", explicit=bool(summary))
+                                        f"{protocol} {port}", explicit=bool(summary),
+                             through=through)
             answers.append(paths.answer(workload.ref, "hosted-kas", protocol, port))
         if not isolated:
             continue  # no policy isolates its egress: open, and nothing to show
@@ -170,6 +177,26 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
         results.append(FlowResult(flow, status, workload=workload, destination=destination,
                                   answers=tuple(answers)))
     return results
+
+
+def shown_of(space: IPSpace) -> str:
+    return ", ".join(c.removesuffix("/32").removesuffix("/128") for c in space.cidrs())
+
+
+def cluster_ip_hop(inventory: Inventory, cluster: str, namespace: str, name: str, port: int,
+                   endpoints: str) -> Hop:
+    """The hop into a ClusterIP Service a workload sends to: its DNAT picks an endpoint,
+    and the egress policies after it see that endpoint and its port (not the Service's)."""
+    svc = inventory.get("Service", namespace, name, cluster)
+    address = svc.get("spec.clusterIP") if svc is not None else None
+    where = inventory.locate(svc) if svc is not None else None
+    node = f"Service {namespace}/{name}" + (f" ({address})" if isinstance(address, str) and address
+                                           and address != "None" else "")
+    said = "" if svc is not None else " (the Service is not in the input; every cluster has it)"
+    return Hop("", node, "service", True,
+               f"ClusterIP Service {namespace}/{name} port {port} → {endpoints}: its DNAT chooses "
+               f"the endpoint, which the egress policies see{said}",
+               where.path if where else None, where.line if where else None)
 
 
 def _hosted_kas(inventory: Inventory, cluster: str, hc: HostedCluster | None) -> tuple[IPSpace, str]:
@@ -446,12 +473,14 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
         name = graph_name(cluster, workload)
         answers, notes = [], []
         for endpoint in flow.targets:
+            destination, through = _egress_nodes(inventory, hc, endpoint)
             for protocol, port, allows, evidence, note, summary in _out(inventory, graph, hc, flow,
                                                                        name, endpoint):
-                paths.add_egress(workload.ref, endpoint.named, protocol, port, allows, evidence,
-                                 summary or f"egress of {workload.ref} to {endpoint.named} "
-                                            f"{protocol} {port}", explicit=bool(summary))
-                answers.append(paths.answer(workload.ref, endpoint.named, protocol, port))
+                paths.add_egress(workload.ref, destination, protocol, port, allows, evidence,
+                                 summary or f"egress of {workload.ref} to {destination} "
+                                            f"{protocol} {port}", explicit=bool(summary),
+                                 through=through)
+                answers.append(paths.answer(workload.ref, destination, protocol, port))
                 if note and note not in notes:
                     notes.append(note)
         status = OPEN if all(a.open for a in answers) else BLOCKED
@@ -459,6 +488,26 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
                                   destination=", ".join(t.text(hc) for t in flow.targets),
                                   answers=tuple(answers), notes=tuple(notes)))
     return results
+
+
+def _egress_nodes(inventory: Inventory, hc: HostedCluster, endpoint: Endpoint) -> tuple[str, Hop | None]:
+    """The destination node of an egress flow's target (a proxy at its host and port) and
+    the ClusterIP Service it is sent through, if any (the cluster's DNS Service, the
+    management API server's ``default/kubernetes``)."""
+    cluster = hc.obj.cluster
+    if endpoint.named == PROXY and (found := proxy_endpoint(hc.proxy)) is not None:
+        return f"proxy {found[0]}:{found[1]}", None
+    if endpoint.named == DNS:
+        ports, _note, dns = dns_pods(inventory, cluster)
+        if len(dns) == 1:  # which DNS the cluster runs is known
+            service = _OPENSHIFT_DNS if dns[0].namespace == _OPENSHIFT_DNS[0] else _KUBE_DNS
+            return DNS, cluster_ip_hop(inventory, cluster, *service, 53,
+                                       f"the DNS pods on {' or '.join(map(str, ports))}")
+        return DNS, None
+    if endpoint.named == MANAGEMENT_KAS:
+        return MANAGEMENT_KAS, cluster_ip_hop(inventory, cluster, "default", "kubernetes", 443,
+                                              "the management API server's endpoints")
+    return endpoint.named, None
 
 
 def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow: Flow, name: str,
