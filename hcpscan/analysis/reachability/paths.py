@@ -214,7 +214,8 @@ class PathGraph:
         """A hop decided elsewhere (the HostedCluster's declared way, judged from its spec)."""
         for node in (hop.source, hop.target):
             self._node(node, RANGE if node == origin else
-                       PERIMETER_NODE if node.startswith("perimeter ") else WAY)
+                       PERIMETER_NODE if node.startswith("perimeter ") else
+                       ROUTER_NODE if node.startswith("router ") else WAY)
         self._edge(origin, protocol, port, hop)
 
     # -- the questions ---------------------------------------------------------------------

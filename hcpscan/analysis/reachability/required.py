@@ -17,7 +17,7 @@ from typing import Any
 from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, PodPeer, ReachabilityGraph
-from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGraph
+from hcpscan.analysis.reachability.paths import NO_WAY, ROUTER, Hop, PathAnswer, PathGraph
 from hcpscan.analysis.reachability.queries import Evidence
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
@@ -338,7 +338,8 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
                            "HostedCluster has no spec.networking.machineNetwork)")]
     endpoint = next(t for t in flow.targets if t.service)
     service = endpoint.service
-    way = declared_way(inventory, hc, service, hcp_route_router(inventory, hc))
+    router = hcp_route_router(inventory, hc)
+    way = declared_way(inventory, hc, service, router)
     ns = hc.control_plane_namespace
     if isinstance(way, Undeclared):
         return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; {way.reason}")]
@@ -355,6 +356,8 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
         for cidr in workers[0].cidrs():
             origin = f"range {cidr}"
             hops, unknown = _declared_hops(graph, way, origin, target, cidr, protocol, place)
+            if hops and isinstance(way, DeclaredWay) and way.kind == "Route":
+                hops = _through_router(inventory, hops, router)
             if unknown:
                 notes.append(unknown)
                 continue
@@ -379,6 +382,24 @@ def _undescribed_groups(graph: ReachabilityGraph, answers: list[PathAnswer]) -> 
     if not any(a.blocked_by is not None and a.blocked_by.layer == "perimeter" for a in answers):
         return ""
     return undescribed_groups(perimeter.undescribed)
+
+
+def _through_router(inventory: Inventory, hops: list[Hop], router: K8sObject | None) -> list[Hop]:
+    """A Route's last hop split at the router shard that serves it (its IngressController
+    a node of its own, with its place); the default router when the input names none."""
+    last = hops[-1]
+    if router is not None:
+        where = inventory.locate(router)
+        node = f"router IngressController {router.namespace}/{router.name}"
+        said = (f"IngressController {router.namespace}/{router.name} serves the HostedCluster's "
+                "Routes (its namespaceSelector and routeSelector admit them)")
+        place: tuple[str | None, int | None] = (where.path, where.line)
+    else:
+        node, said, place = ("router (openshift-ingress)", "the management cluster's default router "
+                             "serves the HostedCluster's Routes", (None, None))
+    return [*hops[:-1], Hop(last.source, node, last.layer, last.allows, last.summary, last.path,
+                            last.line),
+            Hop(node, last.target, ROUTER, True, said, *place)]
 
 
 def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, origin: str,

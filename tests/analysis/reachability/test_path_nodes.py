@@ -135,3 +135,19 @@ def test_the_exports_carry_the_new_nodes(run_cli, tmp_path: Path):
                    "--paths-out", str(dns)).code == 1
     back = nx.read_graphml(dns)
     assert any(k == CLUSTER_IP for _, k in back.nodes(data="kind"))
+
+
+def test_from_git_alone_the_router_shard_is_the_node_a_route_goes_through():
+    """A HostedCluster without its HCP namespace: its Route-published Konnectivity goes
+    through the `hcp` shard (its selectors pick HyperShift's Routes), not the default router."""
+    inventory = _inventory(EXTRA / "router-shard")
+    (hc,) = hosted_clusters(inventory)
+    paths = PathGraph()
+    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), paths, hc,
+                              flow_by_id("workers-to-konnectivity", load_flows()), [])
+    assert result.status == OPEN
+    (answer,) = result.answers
+    assert [h.target for h in answer.hops][0] == "router IngressController openshift-ingress-operator/hcp"
+    router = answer.hops[1]
+    assert router.layer == ROUTER and router.line == 35  # the hcp IngressController
+    assert paths.graph.nodes[router.source]["kind"] == ROUTER_NODE
