@@ -38,7 +38,7 @@ from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster_for_namespace, hosted_clusters
-from hcpscan.model.ipspace import AddressError, IPSpace
+from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.model.ports import ConnectionSet, PortSet
 
 CAPA_GROUP = "infrastructure.cluster.x-k8s.io"
@@ -72,6 +72,7 @@ class IngressRule:
     description: str = ""
     obj: K8sObject | None = None
     path: tuple[str | int, ...] = ()  # the rule's field, for its line
+    problems: tuple[str, ...] = ()  # what of it could not be read (values of the wrong type)
 
 
 @dataclass(slots=True)
@@ -162,18 +163,25 @@ def _capa(out: SecurityGroups, obj: K8sObject) -> None:
         path: tuple[str | int, ...] = ("status", "networkStatus", "securityGroups", str(role))
         sg = SecurityGroup(gid, str(group.get("name") or ""), obj, path, "CAPA status", str(role))
         for i, rule in enumerate(_list(group.get("ingressRule"))):
-            sg.rules.append(_capa_rule(obj, _map(rule), (*path, "ingressRule", i)))
+            sg.rules.append(_capa_rule(obj, rule, (*path, "ingressRule", i)))
         out.groups.setdefault(gid, sg)
     roles.update(overrides)  # an override names the group CAPA attaches instead
     out.capa.append(CapaCluster(obj, obj.kind == "AWSManagedControlPlane", roles, overrides))
 
 
-def _capa_rule(obj: K8sObject, rule: dict[str, Any], path: tuple[str | int, ...]) -> IngressRule:
+def _capa_rule(obj: K8sObject, raw: Any, path: tuple[str | int, ...]) -> IngressRule:
+    if not isinstance(raw, dict):
+        return IngressRule(ConnectionSet.none(), (), obj=obj, path=path,
+                           problems=("the rule is not a mapping: it admits nothing",))
+    said: list[str] = []
+    rule = raw
     return IngressRule(
-        _connections(rule.get("protocol"), rule.get("fromPort"), rule.get("toPort")),
-        (*_strings(rule.get("cidrBlocks")), *_strings(rule.get("ipv6CidrBlocks"))),
-        _strings(rule.get("sourceSecurityGroupIDs")), _strings(rule.get("sourceSecurityGroupRoles")),
-        description=str(rule.get("description") or ""), obj=obj, path=path)
+        _connections(rule.get("protocol"), rule.get("fromPort"), rule.get("toPort"), said),
+        (*_strings(rule.get("cidrBlocks"), "cidrBlocks", said),
+         *_strings(rule.get("ipv6CidrBlocks"), "ipv6CidrBlocks", said)),
+        _strings(rule.get("sourceSecurityGroupIDs"), "sourceSecurityGroupIDs", said),
+        _strings(rule.get("sourceSecurityGroupRoles"), "sourceSecurityGroupRoles", said),
+        description=str(rule.get("description") or ""), obj=obj, path=path, problems=tuple(said))
 
 
 # -- ACK ---------------------------------------------------------------------------------
@@ -184,15 +192,21 @@ def _ack(out: SecurityGroups, obj: K8sObject) -> None:
     gid = str(status.get("id") or "")
     sg = SecurityGroup(gid, str(spec.get("name") or obj.name), obj, ("spec",), "ACK")
     for i, raw in enumerate(_list(spec.get("ingressRules"))):
-        rule = _map(raw)
-        cidrs = [str(_map(r).get("cidrIP")) for r in _list(rule.get("ipRanges")) if _map(r).get("cidrIP")]
-        cidrs += [str(_map(r).get("cidrIPv6")) for r in _list(rule.get("ipv6Ranges"))
-                  if _map(r).get("cidrIPv6")]
-        pairs = tuple(str(_map(p).get("groupID")) for p in _list(rule.get("userIDGroupPairs"))
-                      if _map(p).get("groupID"))
+        if not isinstance(raw, dict):
+            sg.rules.append(IngressRule(ConnectionSet.none(), (), obj=obj, path=("spec", "ingressRules", i),
+                                        problems=("the rule is not a mapping: it admits nothing",)))
+            continue
+        said: list[str] = []
+        rule = raw
+        cidrs = [*_strings([_map(r).get("cidrIP") for r in _list(rule.get("ipRanges"))],
+                           "ipRanges[].cidrIP", said),
+                 *_strings([_map(r).get("cidrIPv6") for r in _list(rule.get("ipv6Ranges"))],
+                           "ipv6Ranges[].cidrIPv6", said)]
+        pairs = _strings([_map(p).get("groupID") for p in _list(rule.get("userIDGroupPairs"))],
+                         "userIDGroupPairs[].groupID", said)
         sg.rules.append(IngressRule(
-            _connections(rule.get("ipProtocol"), rule.get("fromPort"), rule.get("toPort")),
-            tuple(cidrs), pairs, obj=obj, path=("spec", "ingressRules", i)))
+            _connections(rule.get("ipProtocol"), rule.get("fromPort"), rule.get("toPort"), said),
+            tuple(cidrs), pairs, obj=obj, path=("spec", "ingressRules", i), problems=tuple(said)))
     out.groups.setdefault(gid or f"{obj.ref}", sg)
 
 
@@ -214,17 +228,22 @@ def _upbound_rule(out: SecurityGroups, obj: K8sObject, groups: list[K8sObject]) 
     if owner is None:
         return  # its group is not in the input: it attaches to nothing hcpscan can tell
     path: tuple[str | int, ...] = ("spec", "forProvider")
+    said: list[str] = []
     if obj.kind == "SecurityGroupIngressRule":
-        rule = IngressRule(_connections(fp.get("ipProtocol"), fp.get("fromPort"), fp.get("toPort")),
-                           (*_strings(fp.get("cidrIpv4")), *_strings(fp.get("cidrIpv6"))),
-                           _strings(fp.get("referencedSecurityGroupId")),
-                           description=str(fp.get("description") or ""), obj=obj, path=path)
+        rule = IngressRule(_connections(fp.get("ipProtocol"), fp.get("fromPort"), fp.get("toPort"), said),
+                           (*_strings(fp.get("cidrIpv4"), "cidrIpv4", said),
+                            *_strings(fp.get("cidrIpv6"), "cidrIpv6", said)),
+                           _strings(fp.get("referencedSecurityGroupId"), "referencedSecurityGroupId", said),
+                           description=str(fp.get("description") or ""), obj=obj, path=path,
+                           problems=tuple(said))
     else:
-        rule = IngressRule(_connections(fp.get("protocol"), fp.get("fromPort"), fp.get("toPort")),
-                           (*_strings(fp.get("cidrBlocks")), *_strings(fp.get("ipv6CidrBlocks"))),
-                           _strings(fp.get("sourceSecurityGroupId")),
+        rule = IngressRule(_connections(fp.get("protocol"), fp.get("fromPort"), fp.get("toPort"), said),
+                           (*_strings(fp.get("cidrBlocks"), "cidrBlocks", said),
+                            *_strings(fp.get("ipv6CidrBlocks"), "ipv6CidrBlocks", said)),
+                           _strings(fp.get("sourceSecurityGroupId"), "sourceSecurityGroupId", said),
                            self_source=fp.get("self") is True,
-                           description=str(fp.get("description") or ""), obj=obj, path=path)
+                           description=str(fp.get("description") or ""), obj=obj, path=path,
+                           problems=tuple(said))
     owner.rules.append(rule)
 
 
@@ -294,30 +313,43 @@ def members(groups: SecurityGroups, group_id: str) -> tuple[IPSpace, list[str]]:
 # -- values ------------------------------------------------------------------------------
 
 
-def _connections(protocol: Any, first: Any, last: Any) -> ConnectionSet:
+def _connections(protocol: Any, first: Any, last: Any, said: list[str]) -> ConnectionSet:
     """What an ingress rule admits: ``-1`` every port of every protocol; TCP/UDP/SCTP the
-    ports ``first``-``last`` (absent, or -1 to -1: every port); anything else none."""
-    text = str(protocol).strip().lower() if protocol is not None else "-1"
+    ports ``first``-``last`` (both absent, or ``-1``: every port); ICMP, ESP and other
+    protocols none (they carry no port traffic hcpscan judges). A value of the wrong type
+    admits nothing and is said in ``said``."""
+    if protocol is None or isinstance(protocol, bool) or not isinstance(protocol, (str, int)):
+        said.append(f"protocol {protocol!r} is not a protocol: the rule admits nothing")
+        return ConnectionSet.none()
+    text = str(protocol).strip().lower()
     if text in _ALL:
         return ConnectionSet.all()
     name = _PROTOCOLS.get(text)
     if name is None:
         return ConnectionSet.none()
-    ok = [p for p in (first, last) if isinstance(p, int) and not isinstance(p, bool)]
-    if len(ok) < 2 or ok[0] == -1 or ok[0] < 0 or ok[1] < ok[0]:
-        if len(ok) == 2 and ok[0] >= 0 and ok[1] < ok[0]:
-            return ConnectionSet.none()
+    if first is None and last is None:
         return ConnectionSet.of(name, PortSet.all())
-    low, high = max(ok[0], 1), min(ok[1], 65535)
-    return ConnectionSet.of(name, PortSet.of((low, high))) if low <= high else ConnectionSet.none()
+    for value, field_name in ((first, "fromPort"), (last, "toPort")):
+        if not isinstance(value, int) or isinstance(value, bool):
+            said.append(f"{field_name} {value!r} is not a number: the rule admits nothing")
+            return ConnectionSet.none()
+    low, high = int(first), int(last)
+    if low == -1 or (low <= 0 and high >= 65535):
+        return ConnectionSet.of(name, PortSet.all())
+    low, high = max(low, 1), min(high, 65535)
+    if low > high:
+        said.append(f"fromPort {first} is above toPort {last}: the rule admits nothing")
+        return ConnectionSet.none()
+    return ConnectionSet.of(name, PortSet.of((low, high)))
 
 
 def cidr_space(cidrs: tuple[str, ...]) -> tuple[IPSpace, list[str]]:
-    """The addresses of a rule's CIDRs, and the ones that are not addresses (named)."""
+    """The addresses of a rule's CIDRs (host bits masked off, as AWS canonicalises
+    ``10.0.0.1/16`` to ``10.0.0.0/16``), and the ones that are not addresses (named)."""
     space, bad = IPSpace(), []
     for text in cidrs:
         try:
-            space = space.union(IPSpace.from_cidr(text))
+            space = space.union(IPSpace.from_networks([parse_network(text, strict=False)]))
         except AddressError:
             bad.append(text)
     return space, bad
@@ -331,7 +363,15 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str) and value:
-        return (value,)
-    return tuple(str(v) for v in _list(value) if isinstance(v, str) and v)
+def _strings(value: Any, name: str = "", said: list[str] | None = None) -> tuple[str, ...]:
+    """The strings of a field (one string or a list of them); what is not one is said."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value else ()
+    items = value if isinstance(value, list) else [value]
+    out = tuple(v for v in items if isinstance(v, str) and v)
+    wrong = [v for v in items if not isinstance(v, str) and v is not None]
+    if wrong and said is not None:
+        said.append(f"{name}: {', '.join(repr(v) for v in wrong)} is not a string: left out")
+    return out

@@ -153,10 +153,13 @@ def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
     for i, rule in enumerate(group.rules):
         place = inventory.locate(rule.obj, rule.path) if rule.obj is not None else None
         sources, shown = _sources(sgs, group, rule)
-        if place is not None and (bad := cidr_space(rule.cidrs)[1]):
-            diagnostics.append(Diagnostic(place.path, place.line,
-                                          f"{group.label}: {', '.join(bad)} is not a CIDR; the rule "
-                                          "is read without it", "warning"))
+        said = list(rule.problems)
+        if bad := cidr_space(rule.cidrs)[1]:
+            said.append(f"{', '.join(bad)} is not a CIDR: the rule is read without it")
+        if place is not None:
+            diagnostics.extend(Diagnostic(place.path, place.line, f"{group.label}: {problem}", "warning",
+                                          "fix the value (the cloud API refuses it)")
+                               for problem in said)
         where = "/".join(str(p) for p in rule.path[-2:]) if rule.path else f"rule #{i + 1}"
         name = f"{group.label} {where}" + (f" {rule.description!r}" if rule.description else "")
         out.append(PerimeterRule(name, ALLOW, sources, rule.connections, tuple(shown),

@@ -256,13 +256,18 @@ spec:
 
 
 def test_protocols_and_ports_read_exactly_as_aws_does():
-    assert _connections("-1", None, None) == ConnectionSet.all()
-    assert _connections("tcp", 30000, 32767) == ConnectionSet.of("TCP", PortSet.of((30000, 32767)))
-    assert _connections("6", 443, 443) == ConnectionSet.of("TCP", PortSet.of((443, 443)))
-    assert _connections("udp", -1, -1) == ConnectionSet.of("UDP", PortSet.all())
-    assert _connections("icmp", 3, 4) == ConnectionSet.none()  # type/code, not ports
-    assert _connections("50", None, None) == ConnectionSet.none()  # ESP
-    assert _connections("tcp", 9000, 8000) == ConnectionSet.none()
+    said: list[str] = []
+    assert _connections("-1", None, None, said) == ConnectionSet.all()
+    assert _connections("tcp", 30000, 32767, said) == ConnectionSet.of("TCP", PortSet.of((30000, 32767)))
+    assert _connections("6", 443, 443, said) == ConnectionSet.of("TCP", PortSet.of((443, 443)))
+    assert _connections("udp", -1, -1, said) == ConnectionSet.of("UDP", PortSet.all())
+    assert _connections("tcp", 0, 65535, said) == ConnectionSet.of("TCP", PortSet.all())
+    assert _connections("icmp", 3, 4, said) == ConnectionSet.none()  # type/code, not ports
+    assert _connections("50", None, None, said) == ConnectionSet.none()  # ESP
+    assert not said
+    assert _connections("tcp", 9000, 8000, said) == ConnectionSet.none()
+    assert _connections(None, 1, 2, said) == ConnectionSet.none()
+    assert len(said) == 2
 
 
 def test_the_groups_stack_behind_a_perimeter_file():
@@ -332,3 +337,32 @@ def test_with_nodes_in_the_input_only_the_cluster_of_those_machines_is_the_manag
     (folder / "node.yaml").write_text(_NODE + _MACHINE)
     assert manifest_perimeter(_inventory(folder), []) is not None
     assert len(scan([folder], ["HCP007"]).findings) == 2
+
+
+def test_values_of_the_wrong_type_are_warnings_at_their_rule_and_admit_nothing(tmp_path: Path):
+    """Hostile or broken groups: no traceback, each value said at its rule's line, the rule
+    read as admitting nothing where its ports or protocol cannot be read; CIDRs with host
+    bits are canonicalised as AWS does."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "        - description: hosted workers to the API servers\n",
+        "        - \"a string\"\n"
+        "        - {protocol: tcp, fromPort: \"8091\", toPort: 8091, cidrBlocks: [10.20.0.0/16]}\n"
+        "        - {protocol: tcp, fromPort: 30000, toPort: 32767, cidrBlocks: [10.20.0.7/16, nope, 7]}\n"
+        "        - description: hosted workers to the API servers\n", 1))
+    inventory = _inventory(folder)
+    said: list[Diagnostic] = []
+    perimeter = manifest_perimeter(inventory, said)
+    assert perimeter is not None
+    messages = [(d.line, d.message) for d in said]
+    assert any("not a mapping" in m for _, m in messages)
+    assert any("fromPort '8091' is not a number" in m for _, m in messages)
+    assert any("nope is not a CIDR" in m for _, m in messages)
+    assert any("7 is not a string" in m for _, m in messages)
+    assert all(line and line > 1 for line, _ in messages)
+    report = scan([folder], ["HCP007"])
+    # the node-port rule still admits the workers (10.20.0.7/16 is 10.20.0.0/16): ignition
+    # opens, konnectivity's rule could not be read
+    assert [f.facts["flow"] for f in report.findings] == ["workers-to-konnectivity"]
+    assert any("is not a number" in d["message"] for d in report.diagnostics)
