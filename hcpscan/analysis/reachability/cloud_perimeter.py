@@ -40,11 +40,16 @@ WHAT_TO_GIVE = ("describe it: the CAPA cluster object's status (`oc get awsclust
                 "an ACK or Crossplane SecurityGroup with that id, or a perimeter file (--firewall)")
 
 
-def undescribed_groups(ids: tuple[str, ...]) -> str:
-    """Why a connection the security groups shut is not evaluable: a group attached to the
-    machines is not described in the input, and its rules might admit it."""
-    return (f"security group {', '.join(ids)} is attached to the management cluster's machines "
-            "but its rules are not in the input; " + WHAT_TO_GIVE)
+def undescribed_groups(unknowns: tuple[str, ...]) -> str:
+    """Why a connection the security groups shut is not evaluable: each thing the input
+    does not give (a group attached but not described, the addresses of a group's
+    members), with what to give."""
+    return "; ".join(unknowns)
+
+
+def _undescribed(gid: str) -> str:
+    return (f"security group {gid} is attached to the management cluster's machines but its "
+            "rules are not in the input; " + WHAT_TO_GIVE)
 
 
 def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
@@ -130,8 +135,9 @@ def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> P
     described = [g for gid, _ in attached if (g := sgs.find(gid)) is not None]
     undescribed = tuple(dict.fromkeys(gid for gid, _ in attached if sgs.find(gid) is None))
     rules: list[PerimeterRule] = []
+    unknowns = [_undescribed(gid) for gid in undescribed]
     for group in described:
-        rules += _rules(inventory, sgs, group, diagnostics)
+        rules += _rules(inventory, sgs, group, diagnostics, unknowns)
     labels = [g.label for g in described] + [f"security group {gid} (not in the input)"
                                              for gid in undescribed]
     name = ", ".join(labels) if labels else "security groups"
@@ -141,18 +147,17 @@ def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> P
     text = (f"no ingress rule admits it (security groups deny what no rule allows); attached "
             f"to the management cluster's machines by {why}")
     if undescribed:
-        text += (f"; {', '.join(undescribed)} is attached but its rules are not in the input: "
-                 + WHAT_TO_GIVE)
+        text += f"; {', '.join(undescribed)} is attached but its rules are not in the input"
     return Perimeter(name, DENY, tuple(rules), place.path if place else "",
-                     place.line if place else None, text, undescribed)
+                     place.line if place else None, text, tuple(dict.fromkeys(unknowns)))
 
 
 def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
-           diagnostics: list[Diagnostic]) -> list[PerimeterRule]:
+           diagnostics: list[Diagnostic], unknowns: list[str]) -> list[PerimeterRule]:
     out = []
     for i, rule in enumerate(group.rules):
         place = inventory.locate(rule.obj, rule.path) if rule.obj is not None else None
-        sources, shown = _sources(sgs, group, rule)
+        sources, shown = _sources(sgs, group, rule, unknowns)
         said = list(rule.problems)
         if bad := cidr_space(rule.cidrs)[1]:
             said.append(f"{', '.join(bad)} is not a CIDR: the rule is read without it")
@@ -167,8 +172,10 @@ def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
     return out
 
 
-def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule) -> tuple[IPSpace, list[str]]:
-    """The addresses a rule admits: its CIDRs and the members of the groups it names."""
+def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule,
+             unknowns: list[str]) -> tuple[IPSpace, list[str]]:
+    """The addresses a rule admits: its CIDRs and the members of the groups it names
+    (workers whose addresses the input does not give are added to ``unknowns``)."""
     space, _bad = cidr_space(rule.cidrs)
     shown = [c for c in rule.cidrs]
     ids = list(rule.source_groups)
@@ -182,6 +189,9 @@ def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule) -> tu
         else:
             shown.append(f"members of the {role} role group (not in the input)")
     for gid in dict.fromkeys(ids):
+        unknowns += [f"security group {gid} admits the workers of {hc.obj.ref} ({where}), whose "
+                     "addresses the input does not give: set its spec.networking.machineNetwork"
+                     for hc, where in sgs.worker_groups.get(gid, []) if not hc.machine_networks]
         found, said = members(sgs, gid)
         space = space.union(found)
         shown.append(f"members of {gid}: " + "; ".join(said) if said else

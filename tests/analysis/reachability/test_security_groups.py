@@ -366,3 +366,16 @@ def test_values_of_the_wrong_type_are_warnings_at_their_rule_and_admit_nothing(t
     # opens, konnectivity's rule could not be read
     assert [f.facts["flow"] for f in report.findings] == ["workers-to-konnectivity"]
     assert any("is not a number" in d["message"] for d in report.diagnostics)
+
+
+def test_a_group_of_workers_whose_addresses_are_not_given_is_not_evaluable(tmp_path: Path):
+    """The rule admits the workers' group, but the HostedCluster has no machineNetwork (the
+    workers are given by worker_cidrs): which addresses the group holds is unknown."""
+    folder = _copy("capa-fail", tmp_path)
+    hc = folder / "hcp.yaml"
+    hc.write_text(hc.read_text().replace("  networking:\n    machineNetwork:\n    - cidr: 10.20.0.0/16\n", ""))
+    report = scan([folder], ["HCP007", "HCP003"], ScanConfig(worker_cidrs=["10.20.0.0/16"]))
+    assert not report.findings
+    for result in report.results:
+        assert result.status is Status.NOT_EVALUABLE
+        assert "spec.networking.machineNetwork" in result.reason and WORKERS in result.reason
