@@ -56,6 +56,8 @@ def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
                     ) -> list[tuple[str, str]]:
     """(group id, why it is attached) for the groups in front of the management
     cluster's worker machines, as far as the input tells."""
+    if not inventory.of_kind("AWSCluster", "AWSManagedControlPlane", "AWSMachineTemplate", "AWSMachine"):
+        return []  # nothing attaches a group to the machines (most inputs): read nothing more
     sgs = security_groups(inventory)
     own = [c for c in sgs.capa if c.obj.cluster == MANAGEMENT and c.roles
            and hosted_cluster_for_namespace(inventory, c.obj.namespace) is None]
