@@ -288,8 +288,8 @@ def _workers(inventory: Inventory, out: SecurityGroups) -> None:
         spec = _map(machine.body.get("spec"))
         if machine.kind == "AWSMachineTemplate":
             spec = _map(_map(spec.get("template")).get("spec"))
-        ids = tuple(str(_map(g).get("id")) for g in _list(spec.get("additionalSecurityGroups"))
-                    if isinstance(_map(g).get("id"), str) and _map(g).get("id"))
+        ids = tuple(_group_reference(g) for g in _list(spec.get("additionalSecurityGroups"))
+                    if _group_reference(g))
         pools_of = hosted_cluster_for_namespace(inventory, machine.namespace, machine.cluster)
         if pools_of is not None:  # HyperShift's machines of a NodePool: the workers' groups
             for gid in ids:
@@ -297,6 +297,17 @@ def _workers(inventory: Inventory, out: SecurityGroups) -> None:
                     (pools_of, f"{machine.ref} additionalSecurityGroups"))
         elif ids:
             out.machine_groups.append((machine, ids))
+
+
+def _group_reference(ref: Any) -> str:
+    """A machine's additional group: its id, or (named by filters the cloud resolves) a
+    text that no described group has, so the group counts as named but not described."""
+    entry = _map(ref)
+    if isinstance(entry.get("id"), str) and entry["id"]:
+        return str(entry["id"])
+    filters = [f"{_map(f).get('name')}={','.join(map(str, _list(_map(f).get('values'))))}"
+               for f in _list(entry.get("filters"))]
+    return f"matched by filters {'; '.join(filters)}" if filters else ""
 
 
 def members(groups: SecurityGroups, group_id: str) -> tuple[IPSpace, list[str]]:

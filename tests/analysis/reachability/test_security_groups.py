@@ -379,3 +379,25 @@ def test_a_group_of_workers_whose_addresses_are_not_given_is_not_evaluable(tmp_p
     for result in report.results:
         assert result.status is Status.NOT_EVALUABLE
         assert "spec.networking.machineNetwork" in result.reason and WORKERS in result.reason
+
+
+def test_a_machine_group_named_by_filters_is_attached_but_not_described(tmp_path: Path):
+    folder = _copy("capa-fail", tmp_path)
+    (folder / "machines.yaml").write_text("""apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachineTemplate
+metadata:
+  name: mgmt-md-0
+  namespace: capi-mgmt
+spec:
+  template:
+    spec:
+      instanceType: m6i.xlarge
+      additionalSecurityGroups:
+      - filters:
+        - {name: "tag:role", values: [hcp-ingress]}
+""")
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    (result,) = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "matched by filters tag:role=hcp-ingress" in result.reason
