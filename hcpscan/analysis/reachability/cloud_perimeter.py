@@ -18,7 +18,7 @@ perimeter open to question: a flow it would block is not evaluable, naming the g
 
 from __future__ import annotations
 
-from hcpscan.analysis.reachability.perimeter import ALLOW, DENY, Perimeter, PerimeterRule
+from hcpscan.analysis.reachability.perimeter import ALLOW, DENY, DIRECT, Perimeter, PerimeterRule
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import MANAGEMENT
@@ -36,6 +36,11 @@ from hcpscan.model.securitygroups import (
     security_groups,
 )
 
+# The machines' groups stand in front of node ports and pod addresses. A LoadBalancer
+# Service's (and a router's) load balancer is the cloud provider's: it admits the Service's
+# loadBalancerSourceRanges (the router's allowedSourceRanges), read as the way's own
+# sources, and opens the machines' groups to itself with rules the CAPA status never lists.
+FRONTS = ("NodePort", DIRECT)
 WHAT_TO_GIVE = ("describe it: the CAPA cluster object's status (`oc get awsclusters -A -o yaml`), "
                 "an ACK or Crossplane SecurityGroup with that id, or a perimeter file (--firewall)")
 
@@ -151,7 +156,7 @@ def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> P
     if undescribed:
         text += f"; {', '.join(undescribed)} is attached but its rules are not in the input"
     return Perimeter(name, DENY, tuple(rules), place.path if place else "",
-                     place.line if place else None, text, tuple(dict.fromkeys(unknowns)))
+                     place.line if place else None, text, tuple(dict.fromkeys(unknowns)), FRONTS)
 
 
 def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,

@@ -330,20 +330,22 @@ class ReachabilityGraph:
         return self._policy_evidence("egress", view.evaluation.egress_side(src), verdict,
                                      _class_name(view, src), dst_name, protocol, port)
 
-    def _perimeter(self, atom: IPSpace, protocol: str, port: int | None) -> Evidence | None:
+    def _perimeter(self, atom: IPSpace, protocol: str, port: int | None,
+                   via: str | None = None) -> Evidence | None:
         """The perimeter's say on traffic from ``atom`` to ``port`` (``None``: a
-        node port not allocated yet, so any port of the NodePort range)."""
-        if self.perimeter is None:
+        node port not allocated yet, so any port of the NodePort range) taking ``via``."""
+        perimeter = self.perimeter.for_way(via) if self.perimeter is not None else None
+        if perimeter is None:
             return None
         shown = f"{protocol}/{port}" if port is not None else f"{protocol} node ports"
         if port is None:
-            open_ports = self.perimeter.allowed(atom).intersection(
+            open_ports = perimeter.allowed(atom).intersection(
                 ConnectionSet.of(protocol, PortSet.of(NODE_PORT_RANGE))).ports(protocol)
             port = open_ports.intervals[0][0] if open_ports else NODE_PORT_RANGE[0]
-        verdict = self.perimeter.decide(atom, protocol, port)
+        verdict = perimeter.decide(atom, protocol, port)
         return Evidence(PERIMETER, verdict.allowed,
-                        f"{self.perimeter.name}: {verdict.describe(self.perimeter)} for {shown}",
-                        Place(*self.perimeter.place_of(verdict)))
+                        f"{perimeter.name}: {verdict.describe(perimeter)} for {shown}",
+                        Place(*perimeter.place_of(verdict)))
 
     def _external_paths(self, view: ClusterView, atom_index: int, dst: int, protocol: str,
                         port: int) -> tuple[PathResult, ...]:
@@ -371,7 +373,7 @@ class ReachabilityGraph:
                                      f"{path.sources}", bound))
         else:
             evidence.append(Evidence(SERVICE, True, path.describe(), place))
-        gate = self._perimeter(atom, protocol, path.entry_port)
+        gate = self._perimeter(atom, protocol, path.entry_port, path.via)
         if gate is not None:
             evidence.append(gate)
         if path.through_router and view.router is not None:
@@ -796,9 +798,12 @@ class ReachabilityGraph:
         evaluation = view.evaluation
         part = evaluation.ingress_part(dst, evaluation.n + atom_index)
         policy_conns = part.connections if part is not None and part.connections else ConnectionSet.none()
-        gate = self.perimeter.allowed(atom) if self.perimeter is not None else ConnectionSet.all()
+        def gate_of(via: str | None) -> ConnectionSet:
+            perimeter = self.perimeter.for_way(via) if self.perimeter is not None else None
+            return perimeter.allowed(atom) if perimeter is not None else ConnectionSet.all()
+
         out: list[tuple[str, ConnectionSet, tuple[Evidence, ...]]] = []
-        direct = policy_conns.intersection(gate)
+        direct = policy_conns.intersection(gate_of(None))
         if direct and part is not None:  # no part: no connections, so nothing direct
             out.append((POD_NETWORK, direct, (Evidence(
                 NETWORK_POLICY, True, _side_summary(evaluation.ingress_side(dst).policies, part)),)))
@@ -814,7 +819,7 @@ class ReachabilityGraph:
                 continue
             entry = (PortSet.single(path.entry_port) if path.entry_port is not None
                      else PortSet.of(NODE_PORT_RANGE))
-            if not gate.intersection(ConnectionSet.of(path.protocol, entry)):
+            if not gate_of(path.via).intersection(ConnectionSet.of(path.protocol, entry)):
                 continue
             out.append((path.label, ConnectionSet.port(path.protocol, path.pod_port),
                         (Evidence(SERVICE, True, path.describe(), self._place(path.obj, path.field)),)))

@@ -52,6 +52,7 @@ from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_pro
 from hcpscan.sources.bounded import read_bounded
 
 ALLOW, DENY = "allow", "deny"
+DIRECT = "direct"  # traffic straight to a pod address, through no Service or Route
 
 
 class PerimeterError(ValueError):
@@ -107,6 +108,15 @@ class Perimeter:
     default_line: int | None = None
     default_text: str = ""
     undescribed: tuple[str, ...] = ()
+    # the ways in it stands in front of (ExposurePath.via, DIRECT for pod traffic);
+    # None: every way (a firewall file describes all traffic into the cluster)
+    fronts: tuple[str, ...] | None = None
+
+    def for_way(self, via: str | None) -> Perimeter | None:
+        """The perimeter traffic taking the way ``via`` (None: straight to a pod) meets."""
+        if self.fronts is None or (via or DIRECT) in self.fronts:
+            return self
+        return None
 
     def place_of(self, verdict: PerimeterVerdict) -> tuple[str, int | None]:
         """Where the verdict is written: its rule's file and line, else the default's."""
@@ -176,6 +186,9 @@ class PerimeterStack(Perimeter):
         for layer in self.layers:
             out = out.intersection(layer.allowed(source))
         return out
+
+    def for_way(self, via: str | None) -> Perimeter | None:
+        return stacked(*(layer.for_way(via) for layer in self.layers))
 
 
 def stacked(*perimeters: Perimeter | None) -> Perimeter | None:

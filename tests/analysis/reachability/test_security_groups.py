@@ -60,9 +60,10 @@ def test_a_group_admitting_the_workers_to_6443_only_shuts_konnectivity_and_ignit
     assert group in hop["summary"] and "no ingress rule admits it" in hop["summary"]
     assert hop["path"].endswith(file)
     assert hop["line"] == _line_of(SG / f"{case}-fail" / file, anchor)
+    assert "TCP/32091" in hop["summary"]  # the node port is where traffic meets the group
     ignition = by_flow["workers-to-ignition"]
-    assert "TCP/31443" in ignition.facts["blocking_hop"]["summary"]  # the node port is entered
-    # the API server's own flow is open through the one rule: HCP003 passes
+    assert "TCP/31443" in ignition.facts["blocking_hop"]["summary"]
+    # the API server's own flow is open (its load balancer is the cloud provider's): HCP003 passes
     assert not [f for f in report.findings if f.rule_id == "HCP003"]
     assert {r.rule_id: r.status for r in report.results}["HCP003"] is Status.PASS
 
@@ -91,7 +92,8 @@ def test_without_the_group_the_workers_get_in_and_with_it_the_rule_that_admits_t
         perimeter_hops = [h for h in answer.hops if h.layer == "perimeter"]
         assert perimeter_hops, answer.lines()
         if expect:
-            assert "hosted workers to konnectivity" in perimeter_hops[0].summary
+            assert "ingressRule/1" in perimeter_hops[0].summary  # the rule, by its place
+            assert "konnectivity" in perimeter_hops[0].summary
             assert perimeter_hops[0].line == _line_of(SG / case / "awscluster.yaml",
                                                       "description: hosted workers to konnectivity")
         else:
@@ -105,8 +107,8 @@ def test_hcp002_says_the_workers_cannot_reach_konnectivity_when_the_group_admits
     folder = _copy("capa-fail", tmp_path)
     sg = folder / "awscluster.yaml"
     sg.write_text(sg.read_text().replace(
-        "      lb:\n", "      lb:\n        ingressRule:\n        - {protocol: tcp, fromPort: 8091, "
-        "toPort: 8091, cidrBlocks: [192.168.50.0/24]}\n", 1))
+        "      lb:\n", "      lb:\n        ingressRule:\n        - {protocol: tcp, fromPort: 32091, "
+        "toPort: 32091, cidrBlocks: [192.168.50.0/24]}\n", 1))
     report = scan([folder], ["HCP002", "HCP007"])
     (hcp002,) = [f for f in report.findings if f.rule_id == "HCP002"]
     assert "reachable from 192.168.50.0/24" in hcp002.message
@@ -115,13 +117,13 @@ def test_hcp002_says_the_workers_cannot_reach_konnectivity_when_the_group_admits
 
 
 def test_a_node_is_in_the_union_of_its_groups(tmp_path: Path):
-    """The lb group (attached to every machine, as CAPA does) admits 8091: konnectivity is
-    open though the node group admits 6443 only."""
+    """The lb group (attached to every machine, as CAPA does) admits konnectivity's node
+    port: konnectivity is open though the node group admits 6443 only."""
     folder = _copy("capa-fail", tmp_path)
     sg = folder / "awscluster.yaml"
     sg.write_text(sg.read_text().replace(
-        "      lb:\n", "      lb:\n        ingressRule:\n        - {protocol: tcp, fromPort: 8000, "
-        f"toPort: 9000, sourceSecurityGroupIDs: [{WORKERS}]}}\n", 1))
+        "      lb:\n", "      lb:\n        ingressRule:\n        - {protocol: tcp, fromPort: 32000, "
+        f"toPort: 32100, sourceSecurityGroupIDs: [{WORKERS}]}}\n", 1))
     report = scan([folder], ["HCP007"])
     assert [f.facts["flow"] for f in report.findings] == ["workers-to-ignition"]
 
@@ -170,10 +172,11 @@ def test_a_group_attached_but_not_described_makes_the_flow_not_evaluable(tmp_pat
     report = scan([folder], ["HCP007", "HCP003"])
     assert not report.findings
     reasons = {r.rule_id: (r.status, r.reason) for r in report.results}
-    for rule in ("HCP007", "HCP003"):
-        status, reason = reasons[rule]
-        assert status is Status.NOT_EVALUABLE
-        assert "sg-0ac0000000000mgmt" in reason and "--firewall" in reason
+    status, reason = reasons["HCP007"]
+    assert status is Status.NOT_EVALUABLE
+    assert "sg-0ac0000000000mgmt" in reason and "--firewall" in reason
+    # the API server's load balancer is the cloud provider's, not the machines' groups
+    assert reasons["HCP003"][0] is Status.PASS
     # a perimeter file then says what gets in (it admits 10.10.0.0/24 and 10.50.0.0/24
     # only): the flows are judged on it alone
     walled = scan([folder], ["HCP007"], ScanConfig(firewall=FIXTURES / "required-flows" / "sg-kas-only.yaml"))
@@ -348,8 +351,8 @@ def test_values_of_the_wrong_type_are_warnings_at_their_rule_and_admit_nothing(t
     sg.write_text(sg.read_text().replace(
         "        - description: hosted workers to the API servers\n",
         "        - \"a string\"\n"
-        "        - {protocol: tcp, fromPort: \"8091\", toPort: 8091, cidrBlocks: [10.20.0.0/16]}\n"
-        "        - {protocol: tcp, fromPort: 30000, toPort: 32767, cidrBlocks: [10.20.0.7/16, nope, 7]}\n"
+        "        - {protocol: tcp, fromPort: \"32091\", toPort: 32091, cidrBlocks: [10.20.0.0/16]}\n"
+        "        - {protocol: tcp, fromPort: 31443, toPort: 31443, cidrBlocks: [10.20.0.7/16, nope, 7]}\n"
         "        - description: hosted workers to the API servers\n", 1))
     inventory = _inventory(folder)
     said: list[Diagnostic] = []
@@ -357,7 +360,7 @@ def test_values_of_the_wrong_type_are_warnings_at_their_rule_and_admit_nothing(t
     assert perimeter is not None
     messages = [(d.line, d.message) for d in said]
     assert any("not a mapping" in m for _, m in messages)
-    assert any("fromPort '8091' is not a number" in m for _, m in messages)
+    assert any("fromPort '32091' is not a number" in m for _, m in messages)
     assert any("nope is not a CIDR" in m for _, m in messages)
     assert any("7 is not a string" in m for _, m in messages)
     assert all(line and line > 1 for line, _ in messages)
@@ -374,11 +377,11 @@ def test_a_group_of_workers_whose_addresses_are_not_given_is_not_evaluable(tmp_p
     folder = _copy("capa-fail", tmp_path)
     hc = folder / "hcp.yaml"
     hc.write_text(hc.read_text().replace("  networking:\n    machineNetwork:\n    - cidr: 10.20.0.0/16\n", ""))
-    report = scan([folder], ["HCP007", "HCP003"], ScanConfig(worker_cidrs=["10.20.0.0/16"]))
+    report = scan([folder], ["HCP007"], ScanConfig(worker_cidrs=["10.20.0.0/16"]))
     assert not report.findings
-    for result in report.results:
-        assert result.status is Status.NOT_EVALUABLE
-        assert "spec.networking.machineNetwork" in result.reason and WORKERS in result.reason
+    (result,) = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "spec.networking.machineNetwork" in result.reason and WORKERS in result.reason
 
 
 def test_a_machine_group_named_by_filters_is_attached_but_not_described(tmp_path: Path):
@@ -401,3 +404,32 @@ spec:
     (result,) = report.results
     assert result.status is Status.NOT_EVALUABLE
     assert "matched by filters tag:role=hcp-ingress" in result.reason
+
+
+def test_a_load_balancer_is_not_behind_the_machines_groups(tmp_path: Path):
+    """The cloud provider opens the machines' groups to a LoadBalancer Service's load
+    balancer (rules the CAPA status never lists) and bounds it by loadBalancerSourceRanges:
+    konnectivity published as a LoadBalancer is judged on those, not on the node group."""
+    folder = _copy("capa-fail", tmp_path)
+    hc = folder / "hcp.yaml"
+    text = hc.read_text().replace("""  - service: Konnectivity
+    servicePublishingStrategy:
+      type: NodePort
+      nodePort: {address: 10.0.3.10}""", """  - service: Konnectivity
+    servicePublishingStrategy: {type: LoadBalancer}""").replace("""  type: NodePort
+  selector: {app: kube-apiserver}
+  ports:
+  - {port: 8091, targetPort: 8091, nodePort: 32091, protocol: TCP}""", """  type: LoadBalancer
+  allocateLoadBalancerNodePorts: false
+  loadBalancerSourceRanges: [10.20.0.0/16]
+  selector: {app: kube-apiserver}
+  ports:
+  - {port: 8091, targetPort: 8091, protocol: TCP}""")
+    hc.write_text(text)
+    flows = [f.facts["flow"] for f in scan([folder], ["HCP007"]).findings]
+    assert flows == ["workers-to-ignition"]  # the node port still meets the group
+    hc.write_text(text.replace("loadBalancerSourceRanges: [10.20.0.0/16]",
+                               "loadBalancerSourceRanges: [192.168.50.0/24]"))
+    (finding,) = [f for f in scan([folder], ["HCP007"]).findings
+                  if f.facts["flow"] == "workers-to-konnectivity"]
+    assert finding.facts["blocking_hop"]["layer"] == "service"  # its source ranges
