@@ -165,8 +165,7 @@ class PathGraph:
         key = (cluster, route)
         if key not in self._routers:
             namespace, _, name = route.removeprefix("Route ").partition("/")
-            found = next((r for r in (self.inventory.of_kind("Route") if self.inventory else ())
-                          if r.cluster == cluster and r.namespace == namespace and r.name == name), None)
+            found = self.inventory.get("Route", namespace, name, cluster) if self.inventory else None
             serving = [] if found is None or self.inventory is None else serving_controllers(
                 self.inventory, cluster, self.inventory.namespace_labels(namespace, cluster),
                 dict(found.labels))
