@@ -433,3 +433,22 @@ def test_a_load_balancer_is_not_behind_the_machines_groups(tmp_path: Path):
     (finding,) = [f for f in scan([folder], ["HCP007"]).findings
                   if f.facts["flow"] == "workers-to-konnectivity"]
     assert finding.facts["blocking_hop"]["layer"] == "service"  # its source ranges
+
+
+def test_sarif_and_json_of_a_security_group_finding_validate(run_cli):
+    import jsonschema
+
+    from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
+
+    folder = str(SG / "capa-fail")
+    log = json.loads(run_cli("scan", "--no-progress", folder, "--select", "HCP007,HCP002",
+                             "--format", "sarif").out)
+    for name in SCHEMA_FILES:
+        assert schema_errors(log, name) == []
+    report = json.loads(run_cli("scan", "--no-progress", folder, "--select", "HCP007",
+                                "--format", "json").out)
+    schema = json.loads((Path(__file__).resolve().parents[3] / "hcpscan" / "reporters"
+                         / "hcpscan-report.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    assert {f["facts"]["blocking_hop"]["path"].rsplit("/", 1)[-1] for f in report["findings"]} == {
+        "awscluster.yaml"}
