@@ -22,7 +22,7 @@ from hcpscan.analysis.reachability.perimeter import ALLOW, DENY, DIRECT, Perimet
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import MANAGEMENT
-from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
+from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster_for_namespace, hosted_clusters
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.securitygroups import (
     EKS_WORKER_ROLES,
@@ -61,8 +61,9 @@ def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
                     ) -> list[tuple[str, str]]:
     """(group id, why it is attached) for the groups in front of the management
     cluster's worker machines, as far as the input tells."""
-    if not inventory.of_kind("AWSCluster", "AWSManagedControlPlane", "AWSMachineTemplate", "AWSMachine"):
-        return []  # nothing attaches a group to the machines (most inputs): read nothing more
+    if not inventory.of_kind("AWSCluster", "AWSManagedControlPlane", "AWSMachineTemplate", "AWSMachine",
+                             "SecurityGroup"):
+        return []  # no group and nothing that attaches one (most inputs): read nothing more
     sgs = security_groups(inventory)
     own = [c for c in sgs.capa if c.obj.cluster == MANAGEMENT and c.roles
            and hosted_cluster_for_namespace(inventory, c.obj.namespace) is None]
@@ -84,6 +85,8 @@ def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
         out += [(gid, f"{machine.ref} additionalSecurityGroups")
                 for machine, ids in sgs.machine_groups for gid in ids
                 if machine.namespace == capa.obj.namespace]
+    if not own:  # no CAPA object says which groups the machines are in
+        out = _inferred(inventory, sgs)
     merged: dict[str, list[str]] = {}
     for gid, why in out:  # one group attached several ways (e.g. overrides naming one group)
         merged.setdefault(gid, []).append(why)
@@ -97,6 +100,50 @@ def _joined(whys: list[str]) -> str:
     others = [w for w in whys[1:] if w.rpartition(" ")[0] != head]
     shown = f"{head} {first}" + "".join(f", .{r.rpartition('.')[2]}" for r in rest)
     return ", ".join([shown, *others])
+
+
+def _inferred(inventory: Inventory, sgs: SecurityGroups) -> list[tuple[str, str]]:
+    """Groups declared as objects (ACK, Crossplane) that admit a HostedCluster's workers
+    to a port its control plane publishes (the API server port, a node port or load
+    balancer port of a Service of its HCP namespace): in front of that control plane,
+    when nothing says which groups the management machines are in. A group the workers
+    are in themselves fronts the workers, and is not taken."""
+    out = []
+    clusters = [hc for hc in hosted_clusters(inventory) if hc.obj.cluster == MANAGEMENT]
+    for key, group in sgs.groups.items():
+        if group.origin == "CAPA status" or key in sgs.worker_groups:
+            continue
+        found = next(((hc, port) for hc in clusters for rule in group.rules
+                      if _admits_workers(sgs, hc, rule)
+                      for port in _published_ports(inventory, hc) if rule.connections.allows("TCP", port)),
+                     None)
+        if found is not None:
+            hc, port = found
+            out.append((key, f"{group.obj.ref}, taken as in front of them: it admits the workers of "
+                             f"{hc.obj.ref} to TCP {port}, which their control plane publishes, and "
+                             "no Cluster API object says which groups the machines are in"))
+    return out
+
+
+def _admits_workers(sgs: SecurityGroups, hc: HostedCluster, rule: IngressRule) -> bool:
+    if any(h.obj is hc.obj for gid in rule.source_groups for h, _ in sgs.worker_groups.get(gid, [])):
+        return True
+    return bool(hc.machine_networks) and cidr_space(rule.cidrs)[0].overlaps(
+        IPSpace.from_cidrs(hc.machine_networks))
+
+
+def _published_ports(inventory: Inventory, hc: HostedCluster) -> list[int]:
+    ports = [hc.kas_port]
+    for svc in inventory.in_namespace("Service", hc.control_plane_namespace, hc.obj.cluster):
+        kind = svc.get("spec.type")
+        for entry in svc.get("spec.ports") or []:
+            if not isinstance(entry, dict):
+                continue
+            value = entry.get("nodePort") if kind == "NodePort" else \
+                entry.get("port") if kind == "LoadBalancer" else None
+            if isinstance(value, int) and not isinstance(value, bool):
+                ports.append(value)
+    return list(dict.fromkeys(ports))
 
 
 def _node_instances(inventory: Inventory) -> set[str]:

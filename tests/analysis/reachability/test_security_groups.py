@@ -452,3 +452,34 @@ def test_sarif_and_json_of_a_security_group_finding_validate(run_cli):
     jsonschema.validate(report, schema)
     assert {f["facts"]["blocking_hop"]["path"].rsplit("/", 1)[-1] for f in report["findings"]} == {
         "awscluster.yaml"}
+
+
+@pytest.mark.parametrize("case", ["ack-fail", "ack-pass"])
+def test_a_group_declared_alone_that_admits_the_workers_to_the_api_server_fronts_the_control_plane(
+        case: str, tmp_path: Path):
+    """A GitOps estate with the ACK group and the HostedCluster but no Cluster API object:
+    the group admits the workers to 6443, a port the control plane publishes, so it is
+    taken as in front of it (the evidence says why)."""
+    folder = _copy(case, tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[0])  # the ACK group alone
+    report = scan([folder], ["HCP007"])
+    if case == "ack-pass":
+        assert not report.findings and report.results[0].status is Status.PASS
+        return
+    assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
+                                                                "workers-to-konnectivity"]
+    hop = report.findings[0].facts["blocking_hop"]
+    assert hop["path"].endswith("securitygroup.yaml") and "sg-0ac0000000000mgmt" in hop["summary"]
+    assert "taken as in front of them" in hop["summary"]
+
+
+def test_a_group_for_something_else_is_not_taken_as_the_control_planes(tmp_path: Path):
+    """A database's group admits the workers to 5432 only: not a port the control plane
+    publishes, so it says nothing about the management machines."""
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[0].replace("fromPort: 6443", "fromPort: 5432")
+                  .replace("toPort: 6443", "toPort: 5432"))
+    assert manifest_perimeter(_inventory(folder), []) is None
+    assert not scan([folder], ["HCP007"]).findings
