@@ -220,7 +220,7 @@ def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
                                           "fix the value (the cloud API refuses it)")
                                for problem in said)
         where = "/".join(str(p) for p in rule.path[-2:]) if rule.path else f"rule #{i + 1}"
-        name = f"{group.label} {where}" + (f" {rule.description!r}" if rule.description else "")
+        name = f"{group.label} {where}" + (f" ({rule.description})" if rule.description else "")
         out.append(PerimeterRule(name, ALLOW, sources, rule.connections, tuple(shown),
                                  place.path if place else "", place.line if place else None))
     return out
