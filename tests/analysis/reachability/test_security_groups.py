@@ -483,3 +483,19 @@ def test_a_group_for_something_else_is_not_taken_as_the_control_planes(tmp_path:
                   .replace("toPort: 6443", "toPort: 5432"))
     assert manifest_perimeter(_inventory(folder), []) is None
     assert not scan([folder], ["HCP007"]).findings
+
+
+def test_hcp001_asks_the_same_groups_who_gets_in(tmp_path: Path):
+    """CAPA's default node group admits node ports from every address (its "Node Port
+    Services" rule, nodePortIngressRuleCidrBlocks unset): the ignition proxy's node port is
+    open to the internet — HCP001 names the rule — while HCP007 passes for ignition."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "      lb:\n", "        - {description: Node Port Services, protocol: tcp, fromPort: 30000, "
+        "toPort: 32767, cidrBlocks: [0.0.0.0/0]}\n      lb:\n", 1))
+    report = scan([folder], ["HCP001", "HCP007"])
+    assert not [f for f in report.findings if f.rule_id == "HCP007"]
+    (hcp001,) = [f for f in report.findings if f.rule_id == "HCP001"]
+    assert "Node Port Services" in " ".join(hcp001.evidence)
+    assert "sg-0f00d00000000node" in " ".join(hcp001.evidence)
