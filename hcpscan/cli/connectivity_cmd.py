@@ -35,6 +35,7 @@ from hcpscan.analysis.reachability.openness import (
     exposure_title,
 )
 from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter
+from hcpscan.analysis.reachability.scan_graph import with_manifest_perimeter
 from hcpscan.analysis.reachability.summary import summarize
 from hcpscan.cli import connectivity_paths, exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
@@ -238,7 +239,9 @@ def run(args: argparse.Namespace) -> int:
         found = exposure.diagnostics if exposure is not None else []
         return _finish(inventory.diagnostics + ignored + result.diagnostics + found, args.format)
 
-    graph = ReachabilityGraph(inventory, perimeter, options)
+    said: list[Diagnostic] = []  # what the security groups in the manifests could not give
+    graph = ReachabilityGraph(inventory, with_manifest_perimeter(inventory, perimeter, said), options)
+    graph.diagnostics.extend(said)
     # the question's paths between workloads evaluate secondary networks; outside sources
     # (who can reach, which ports outside addresses reach) do not cross them
     from_workload = args.source is not None and graph.is_workload_source(args.source)

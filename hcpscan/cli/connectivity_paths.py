@@ -22,7 +22,7 @@ from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFoun
 from hcpscan.analysis.reachability.paths import PathAnswer, PathGraph
 from hcpscan.analysis.reachability.perimeter import Perimeter
 from hcpscan.analysis.reachability.required import BLOCKED, evaluate_flow, evaluate_guest_flow
-from hcpscan.analysis.reachability.scan_graph import worker_space
+from hcpscan.analysis.reachability.scan_graph import with_manifest_perimeter, worker_space
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import say
 from hcpscan.inventory import Inventory
@@ -84,8 +84,10 @@ def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | N
         options: EvaluationOptions) -> tuple[list[Any], bool]:
     """Answer the question; returns the graph's diagnostics and whether the answer is
     "blocked" (a path, or a flow for some HostedCluster) for the caller's exit code."""
-    graph = ReachabilityGraph(inventory, perimeter, options)
-    paths = PathGraph()
+    said: list[Any] = []  # what the security groups in the manifests could not give
+    graph = ReachabilityGraph(inventory, with_manifest_perimeter(inventory, perimeter, said), options)
+    graph.diagnostics.extend(said)
+    paths = PathGraph(inventory)
     if args.flow:
         doc = _flows(args, inventory, graph, paths)
         blocked = any(r["status"] == BLOCKED for r in doc["results"])

@@ -152,21 +152,22 @@ class EvidenceWriter:
 
     # -- ways in from outside -------------------------------------------------------------
 
-    def perimeter_gate(self, atom: IPSpace, protocol: str, port: int | None) -> Evidence | None:
+    def perimeter_gate(self, atom: IPSpace, protocol: str, port: int | None,
+                       via: str | None = None) -> Evidence | None:
         """The perimeter's say on traffic from ``atom`` to ``port`` (``None``: a
-        node port not allocated yet, so any port of the NodePort range)."""
-        if self.perimeter is None:
+        node port not allocated yet, so any port of the NodePort range) taking ``via``."""
+        perimeter = self.perimeter.for_way(via) if self.perimeter is not None else None
+        if perimeter is None:
             return None
         shown = f"{protocol}/{port}" if port is not None else f"{protocol} node ports"
         if port is None:
-            open_ports = self.perimeter.allowed(atom).intersection(
+            open_ports = perimeter.allowed(atom).intersection(
                 ConnectionSet.of(protocol, PortSet.of(NODE_PORT_RANGE))).ports(protocol)
             port = open_ports.intervals[0][0] if open_ports else NODE_PORT_RANGE[0]
-        verdict = self.perimeter.decide(atom, protocol, port)
-        rule = verdict.rule
+        verdict = perimeter.decide(atom, protocol, port)
         return Evidence(PERIMETER, verdict.allowed,
-                        f"{self.perimeter.name}: {verdict.describe(self.perimeter)} for {shown}",
-                        Place(self.perimeter.path, rule.line if rule else None))
+                        f"{perimeter.name}: {verdict.describe(perimeter)} for {shown}",
+                        Place(*perimeter.place_of(verdict)))
 
     def way_in(self, path: ExposurePath, admits: bool) -> Evidence:
         """A Service's or Route's say on an outside range (``admits``: its source

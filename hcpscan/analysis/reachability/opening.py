@@ -343,7 +343,7 @@ def _peers(inventory: Inventory, result: FlowResult, hc: HostedCluster | None, c
         # not in the input): the check passes for any, so one is what it needs
         return [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "any outside address"
     space: IPSpace | None
-    if target == PROXY:
+    if target == PROXY or target.startswith(PROXY + " "):  # "proxy host:port" since the proxy is a node
         found = proxy_endpoint(hc.proxy) if hc is not None else None
         if found is None:
             return Refusal("the HostedCluster names no usable proxy URL")

@@ -1,9 +1,11 @@
 """The path graph: hops a connection takes, each decided by the exact engines, in networkx.
 
 Nodes are the elements traffic passes: address ranges (the workers' machine network,
-outside clients), the perimeter (``--firewall``), the way in (a NodePort or
-LoadBalancer Service, a Route through the router), workloads, and named destinations
-(``dns``, ``outside``, ``management-kas``). An edge is one hop for one question — from
+outside clients), the perimeter (``--firewall``, the security groups of the manifests),
+the way in (a NodePort or LoadBalancer Service, a Route), the router shard that serves a
+Route (its IngressController), ClusterIP Services a workload sends through (the DNS
+Service, ``default/kubernetes``), workloads, and named destinations (``dns``,
+``outside``, ``management-kas``, the proxy at its host and port). An edge is one hop for one question — from
 an origin (a range or a workload) on one protocol/port — carrying whether the layer
 that decides it allows it, what it says and where it is written (file:line). The
 verdicts come from ``ReachabilityGraph`` (perimeter rules, Service source ranges,
@@ -25,12 +27,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hcpscan.analysis.reachability.answers import PERIMETER, POD_NETWORK, SERVICE, Evidence, Reach
+from hcpscan.analysis.reachability.routers import serving_controllers
 
 if TYPE_CHECKING:
     import networkx as nx
 
+    from hcpscan.inventory import Inventory
+
 RANGE, PERIMETER_NODE, WAY, WORKLOAD, DESTINATION = "range", "perimeter", "way", "workload", "destination"
+ROUTER_NODE, CLUSTER_IP = "router", "cluster-ip"  # a Route's router shard; a ClusterIP Service
 NO_WAY = "publishing"  # the layer of a hop that does not exist: no Service or Route exposes the port
+ROUTER = "router"  # the layer of the hop a Route takes into the router that serves it
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +103,13 @@ class PathAnswer:
 class PathGraph:
     """A networkx MultiDiGraph of hops, keyed by origin and connection."""
 
-    def __init__(self) -> None:
+    def __init__(self, inventory: Inventory | None = None) -> None:
         import networkx as nx  # only once a flow is asked: a scan without one never loads it
 
         self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
+        # where Routes and their routers are read (the router shard becomes a node)
+        self.inventory = inventory
+        self._routers: dict[tuple[str, str], Hop] = {}
         # (origin, protocol, port) -> its hops, so a question reads only its own edges
         # (the answer stays linear in the path however many questions share the nodes)
         self._asked: dict[tuple[str, str, int], list[Hop]] = {}
@@ -139,29 +149,71 @@ class PathGraph:
                 nxt = target if last else self._node(*_element(e, way.via))
                 self._edge(origin, reach.protocol, reach.port, _hop(at, nxt, e))
                 at = nxt
+                if e.layer == SERVICE and not last and way.via.startswith("Route "):
+                    # the router shard that serves the Route is a hop of its own: the
+                    # NetworkPolicy after it sees the router, not the client
+                    hop = self._router_hop(way.via, at, reach.target.cluster)
+                    self._node(hop.target, ROUTER_NODE)
+                    self._edge(origin, reach.protocol, reach.port, hop)
+                    at = hop.target
+
+    def _router_hop(self, route: str, at: str, cluster: str) -> Hop:
+        """The hop from a Route into the router that serves it: the IngressControllers
+        whose namespaceSelector and routeSelector admit it (the shard), with the first
+        one's place; the cluster's router when the input holds none that admits it."""
+        key = (cluster, route)
+        if key not in self._routers:
+            namespace, _, name = route.removeprefix("Route ").partition("/")
+            found = self.inventory.get("Route", namespace, name, cluster) if self.inventory else None
+            serving = [] if found is None or self.inventory is None else serving_controllers(
+                self.inventory, cluster, self.inventory.namespace_labels(namespace, cluster),
+                dict(found.labels))
+            if serving:
+                names = ", ".join(f"{c.namespace}/{c.name}" for c in serving)
+                where = self.inventory.locate(serving[0]) if self.inventory else None
+                self._routers[key] = Hop(
+                    "", f"router IngressController {names}", ROUTER, True,
+                    f"IngressController {names} serves {route} (its namespaceSelector and "
+                    "routeSelector admit it)", where.path if where else None,
+                    where.line if where else None)
+            else:
+                self._routers[key] = Hop("", "router (openshift-ingress)", ROUTER, True,
+                                         f"the cluster's router serves {route} (no IngressController "
+                                         "of the input admits it: the default one is taken)")
+        hop = self._routers[key]
+        return Hop(at, hop.target, hop.layer, hop.allows, hop.summary, hop.path, hop.line)
 
     def add_egress(self, origin: str, destination: str, protocol: str, port: int,
                    allows: bool, evidence: Iterable[Evidence], summary: str,
-                   explicit: bool = False) -> None:
+                   explicit: bool = False, through: Hop | None = None) -> None:
         """A workload's way out to a named destination: one hop, decided by its egress
         (NetworkPolicy tiers, EgressFirewall); the evidence's first blocking (or
-        deciding) item names the object; ``explicit``: ``summary`` says what it decides."""
+        deciding) item names the object; ``explicit``: ``summary`` says what it decides.
+        ``through``: the ClusterIP Service the workload sends to (its ``target`` the
+        Service's node), a hop of its own before the one the egress policies decide
+        (they see the endpoint the Service's DNAT chose)."""
         self._node(origin, WORKLOAD)
         self._node(destination, DESTINATION)
+        if through is not None:
+            self._node(through.target, CLUSTER_IP)
+            self._edge(origin, protocol, port, Hop(origin, through.target, through.layer,
+                                                   through.allows, through.summary, through.path,
+                                                   through.line))
         items = list(evidence)
         deciding = next((e for e in items if e.allows == allows and e.path), None) or \
             next((e for e in items if e.allows == allows), None)
         layer = deciding.layer if deciding else "network-policy"
         text = summary if explicit else "; ".join(e.summary for e in items) or summary
         self._edge(origin, protocol, port, Hop(
-            origin, destination, layer, allows, text,
+            through.target if through is not None else origin, destination, layer, allows, text,
             deciding.path if deciding else None, deciding.line if deciding else None))
 
     def record(self, origin: str, protocol: str, port: int, hop: Hop) -> None:
         """A hop decided elsewhere (the HostedCluster's declared way, judged from its spec)."""
         for node in (hop.source, hop.target):
             self._node(node, RANGE if node == origin else
-                       PERIMETER_NODE if node.startswith("perimeter ") else WAY)
+                       PERIMETER_NODE if node.startswith("perimeter ") else
+                       ROUTER_NODE if node.startswith("router ") else WAY)
         self._edge(origin, protocol, port, hop)
 
     # -- the questions ---------------------------------------------------------------------
@@ -221,8 +273,8 @@ class PathGraph:
     def dot(self) -> str:
         lines = ["digraph paths {", "  rankdir=LR;", "  node [shape=box, fontsize=10];"]
         for node, data in self.graph.nodes(data=True):
-            shape = {RANGE: "ellipse", DESTINATION: "ellipse", PERIMETER_NODE: "hexagon"}.get(
-                data.get("kind", ""), "box")
+            shape = {RANGE: "ellipse", DESTINATION: "ellipse", PERIMETER_NODE: "hexagon",
+                     ROUTER_NODE: "house", CLUSTER_IP: "diamond"}.get(data.get("kind", ""), "box")
             lines.append(f"  {_quote(node)} [shape={shape}];")
         for u, v, d in self.graph.edges(data=True):
             colour = "darkgreen" if d["allows"] else "red"

@@ -39,7 +39,7 @@ Service ``port`` for LoadBalancer Services, 443 (80 without TLS) for Routes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_pro
 from hcpscan.sources.bounded import read_bounded
 
 ALLOW, DENY = "allow", "deny"
+DIRECT = "direct"  # traffic straight to a pod address, through no Service or Route
 
 
 class PerimeterError(ValueError):
@@ -83,11 +84,17 @@ class PerimeterRule:
 class PerimeterVerdict:
     allowed: bool
     rule: PerimeterRule | None  # None: the default decided
+    layer: Perimeter | None = None  # in a stack of perimeters: the one that decided
 
     def describe(self, perimeter: Perimeter) -> str:
+        decided = self.layer or perimeter
+        of = f" of {decided.name}" if decided is not perimeter else ""
         if self.rule is None:
-            return f"no rule of {perimeter.name} matches; default {perimeter.default}"
-        return f"rule {self.rule.name!r} ({self.rule.action} from {', '.join(self.rule.source_cidrs)})"
+            if decided.default_text:
+                return decided.default_text
+            return f"no rule of {decided.name} matches; default {decided.default}"
+        return (f"rule {self.rule.name!r}{of} ({self.rule.action} from "
+                f"{', '.join(self.rule.source_cidrs)})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +103,27 @@ class Perimeter:
     default: str
     rules: tuple[PerimeterRule, ...]
     path: str = ""
+    # read from manifests (security groups): where the default stands, what it says,
+    # and the groups attached whose rules the input does not hold
+    default_line: int | None = None
+    default_text: str = ""
+    undescribed: tuple[str, ...] = ()
+    # the ways in it stands in front of (ExposurePath.via, DIRECT for pod traffic);
+    # None: every way (a firewall file describes all traffic into the cluster)
+    fronts: tuple[str, ...] | None = None
+
+    def for_way(self, via: str | None) -> Perimeter | None:
+        """The perimeter traffic taking the way ``via`` (None: straight to a pod) meets."""
+        if self.fronts is None or (via or DIRECT) in self.fronts:
+            return self
+        return None
+
+    def place_of(self, verdict: PerimeterVerdict) -> tuple[str, int | None]:
+        """Where the verdict is written: its rule's file and line, else the default's."""
+        layer = verdict.layer or self
+        if verdict.rule is not None:
+            return verdict.rule.path or layer.path, verdict.rule.line
+        return layer.path, layer.default_line
 
     def cidrs(self) -> list[IPSpace]:
         return [r.sources for r in self.rules]
@@ -133,6 +161,44 @@ class Perimeter:
         if self.default == ALLOW:
             allowed = allowed.union(remaining)
         return allowed
+
+
+@dataclass(frozen=True, slots=True)
+class PerimeterStack(Perimeter):
+    """Perimeters traffic passes one after another (a firewall file in front of the
+    security groups read from manifests): it gets in when every one lets it in."""
+
+    layers: tuple[Perimeter, ...] = ()
+
+    def cidrs(self) -> list[IPSpace]:
+        return [c for layer in self.layers for c in layer.cidrs()]
+
+    def decide(self, source: IPSpace, protocol: str, port: int) -> PerimeterVerdict:
+        verdict = PerimeterVerdict(True, None)
+        for layer in self.layers:
+            verdict = replace(layer.decide(source, protocol, port), layer=layer)
+            if not verdict.allowed:
+                break
+        return verdict
+
+    def allowed(self, source: IPSpace) -> ConnectionSet:
+        out = ConnectionSet.all()
+        for layer in self.layers:
+            out = out.intersection(layer.allowed(source))
+        return out
+
+    def for_way(self, via: str | None) -> Perimeter | None:
+        return stacked(*(layer.for_way(via) for layer in self.layers))
+
+
+def stacked(*perimeters: Perimeter | None) -> Perimeter | None:
+    """The perimeters given (``None``: absent) as one: itself when only one is."""
+    present = tuple(p for p in perimeters if p is not None)
+    if len(present) <= 1:
+        return present[0] if present else None
+    return PerimeterStack(" and ".join(p.name for p in present), DENY, (), present[0].path,
+                          undescribed=tuple(u for p in present for u in p.undescribed),
+                          layers=present)
 
 
 def load_perimeter(path: str | Path) -> Perimeter:

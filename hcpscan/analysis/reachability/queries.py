@@ -170,9 +170,13 @@ class ReachabilityQueries:
         perimeter = self.index.perimeter
         part = evaluation.ingress_part(dst, evaluation.n + atom_index)
         policy_conns = part.connections if part is not None and part.connections else ConnectionSet.none()
-        gate = perimeter.allowed(atom) if perimeter is not None else ConnectionSet.all()
+
+        def gate_of(via: str | None) -> ConnectionSet:
+            way = perimeter.for_way(via) if perimeter is not None else None
+            return way.allowed(atom) if way is not None else ConnectionSet.all()
+
         out: list[tuple[str, ConnectionSet, tuple[Evidence, ...]]] = []
-        direct = policy_conns.intersection(gate)
+        direct = policy_conns.intersection(gate_of(None))
         if direct and part is not None:  # no part: no connections, so nothing direct
             out.append((POD_NETWORK, direct, (self.evidence.pod_network_ingress(view, dst, part),)))
         for path in view.paths.get(dst, []):
@@ -187,7 +191,7 @@ class ReachabilityQueries:
                 continue
             entry = (PortSet.single(path.entry_port) if path.entry_port is not None
                      else PortSet.of(NODE_PORT_RANGE))
-            if not gate.intersection(ConnectionSet.of(path.protocol, entry)):
+            if not gate_of(path.via).intersection(ConnectionSet.of(path.protocol, entry)):
                 continue
             out.append((path.label, ConnectionSet.port(path.protocol, path.pod_port),
                         (self.evidence.way_in(path, True),)))
@@ -213,7 +217,7 @@ class ReachabilityQueries:
         """Every layer's say on one outside range taking one way in to ``dst``."""
         atom, protocol, port = view.atoms[atom_index], path.protocol, path.pod_port
         evidence = [self.evidence.way_in(path, path.sources.contains(atom))]
-        gate = self.evidence.perimeter_gate(atom, protocol, path.entry_port)
+        gate = self.evidence.perimeter_gate(atom, protocol, path.entry_port, path.via)
         if gate is not None:
             evidence.append(gate)
         if path.through_router and view.router is not None:

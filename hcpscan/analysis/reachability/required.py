@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.answers import Evidence
+from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, PodPeer, ReachabilityGraph
-from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer, PathGraph
+from hcpscan.analysis.reachability.paths import NO_WAY, ROUTER, Hop, PathAnswer, PathGraph
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.inventory import Inventory, K8sObject
@@ -95,6 +96,8 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
     why_not = flow.applies(hc)
     if why_not:
         return [FlowResult(flow, NOT_APPLICABLE, why_not)]
+    if paths.inventory is None:  # where the path graph reads Routes' routers and Services
+        paths.inventory = inventory
     if flow.check == "none":
         return [FlowResult(flow, UNKNOWN, f"not checkable from manifests: {flow.reason}")]
     if any(t.named == PROXY for t in flow.targets) and proxy_endpoint(hc.proxy) is None:
@@ -139,9 +142,13 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
     a workload whose egress nothing isolates."""
     if hc is not None and (why_not := flow.applies(hc)):
         return [FlowResult(flow, NOT_APPLICABLE, why_not)]
+    if paths.inventory is None:
+        paths.inventory = inventory
     cluster = infra.cluster
     space, where = hosted_kas(inventory, cluster, hc)
     port = (hc.api_server_port if hc is not None and hc.api_server_port else DEFAULT_KAS_PORT)
+    through = cluster_ip_hop(inventory, cluster, "default", "kubernetes", 443,
+                             f"the hosted API server at {shown_of(space)} port {port}")
     shown = ", ".join(c.removesuffix("/32").removesuffix("/128") for c in space.cidrs())
     destination = f"the hosted API server at {shown} port {port} ({where})"
     results = []
@@ -161,7 +168,8 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
                 f"not to {space} ({where})")
             paths.add_egress(workload.ref, "hosted-kas", protocol, port, allows, egress.evidence,
                              summary or f"egress of {workload.ref} to the hosted API server "
-                                        f"{protocol} {port}", explicit=bool(summary))
+                                        f"{protocol} {port}", explicit=bool(summary),
+                             through=through)
             answers.append(paths.answer(workload.ref, "hosted-kas", protocol, port))
         if not isolated:
             continue  # no policy isolates its egress: open, and nothing to show
@@ -169,6 +177,26 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
         results.append(FlowResult(flow, status, workload=workload, destination=destination,
                                   answers=tuple(answers)))
     return results
+
+
+def shown_of(space: IPSpace) -> str:
+    return ", ".join(c.removesuffix("/32").removesuffix("/128") for c in space.cidrs())
+
+
+def cluster_ip_hop(inventory: Inventory, cluster: str, namespace: str, name: str, port: int,
+                   endpoints: str) -> Hop:
+    """The hop into a ClusterIP Service a workload sends to: its DNAT picks an endpoint,
+    and the egress policies after it see that endpoint and its port (not the Service's)."""
+    svc = inventory.get("Service", namespace, name, cluster)
+    address = svc.get("spec.clusterIP") if svc is not None else None
+    where = inventory.locate(svc) if svc is not None else None
+    node = f"Service {namespace}/{name}" + (f" ({address})" if isinstance(address, str) and address
+                                           and address != "None" else "")
+    said = "" if svc is not None else " (the Service is not in the input; every cluster has it)"
+    return Hop("", node, "service", True,
+               f"ClusterIP Service {namespace}/{name} port {port} → {endpoints}: its DNAT chooses "
+               f"the endpoint, which the egress policies see{said}",
+               where.path if where else None, where.line if where else None)
 
 
 def hosted_kas(inventory: Inventory, cluster: str, hc: HostedCluster | None) -> tuple[IPSpace, str]:
@@ -286,6 +314,9 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
             results.append(FlowResult(flow, UNKNOWN, _no_way(hc, flow, workload, unexposed)))
             continue
         status = OPEN if all(a.open for a in answers) else BLOCKED
+        if status == BLOCKED and (unknown := _undescribed_groups(graph, answers)):
+            results.append(FlowResult(flow, UNKNOWN, unknown, workload=workload))
+            continue
         results.append(FlowResult(flow, status, workload=workload,
                                   destination=f"{workload.ref} port {', '.join(ports)}",
                                   answers=tuple(answers),
@@ -307,7 +338,8 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
                            "HostedCluster has no spec.networking.machineNetwork)")]
     endpoint = next(t for t in flow.targets if t.service)
     service = endpoint.service
-    way = declared_way(inventory, hc, service, hcp_route_router(inventory, hc))
+    router = hcp_route_router(inventory, hc)
+    way = declared_way(inventory, hc, service, router)
     ns = hc.control_plane_namespace
     if isinstance(way, Undeclared):
         return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; {way.reason}")]
@@ -324,6 +356,8 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
         for cidr in workers[0].cidrs():
             origin = f"range {cidr}"
             hops, unknown = _declared_hops(graph, way, origin, target, cidr, protocol, place)
+            if hops and isinstance(way, DeclaredWay) and way.kind == "Route":
+                hops = _through_router(inventory, hops, router)
             if unknown:
                 notes.append(unknown)
                 continue
@@ -333,8 +367,39 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
     if notes and not any(not a.open for a in answers):
         return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; " + "; ".join(notes))]
     status = OPEN if all(a.open for a in answers) else BLOCKED
+    if status == BLOCKED and (unknown := _undescribed_groups(graph, answers)):
+        return [FlowResult(flow, UNKNOWN, unknown)]
     return [FlowResult(flow, status, destination=f"{target} ({published})", answers=tuple(answers),
                        notes=(*said, *notes))]
+
+
+def _undescribed_groups(graph: ReachabilityGraph, answers: list[PathAnswer]) -> str:
+    """Why a flow the perimeter blocks is not evaluable: a security group attached to the
+    machines is not described in the input, and its rules might admit the flow."""
+    perimeter = graph.perimeter
+    if perimeter is None or not perimeter.undescribed:
+        return ""
+    if not any(a.blocked_by is not None and a.blocked_by.layer == "perimeter" for a in answers):
+        return ""
+    return undescribed_groups(perimeter.undescribed)
+
+
+def _through_router(inventory: Inventory, hops: list[Hop], router: K8sObject | None) -> list[Hop]:
+    """A Route's last hop split at the router shard that serves it (its IngressController
+    a node of its own, with its place); the default router when the input names none."""
+    last = hops[-1]
+    if router is not None:
+        where = inventory.locate(router)
+        node = f"router IngressController {router.namespace}/{router.name}"
+        said = (f"IngressController {router.namespace}/{router.name} serves the HostedCluster's "
+                "Routes (its namespaceSelector and routeSelector admit them)")
+        place: tuple[str | None, int | None] = (where.path, where.line)
+    else:
+        node, said, place = ("router (openshift-ingress)", "the management cluster's default router "
+                             "serves the HostedCluster's Routes", (None, None))
+    return [*hops[:-1], Hop(last.source, node, last.layer, last.allows, last.summary, last.path,
+                            last.line),
+            Hop(node, last.target, ROUTER, True, said, *place)]
 
 
 def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, origin: str,
@@ -345,7 +410,7 @@ def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, ori
         return [Hop(origin, target, NO_WAY, False, way.why, path, line)], ""
     hops, at = [], origin
     source = IPSpace.from_cidrs([cidr])
-    perimeter = graph.perimeter
+    perimeter = graph.perimeter.for_way(way.kind) if graph.perimeter is not None else None
     node = f"{way.kind} {way.service} (entry {way.entry_text})"
     if perimeter is not None:
         every, some = perimeter.admitting(protocol, *way.entry)
@@ -354,10 +419,10 @@ def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, ori
                         "(set nodePort.port) and the perimeter admits some of those ports only")
         verdict = perimeter.decide(source, protocol, way.entry[0])
         hop_to = f"perimeter {perimeter.name} → {node}"
+        written, line = perimeter.place_of(verdict)
         hops.append(Hop(at, hop_to, "perimeter", every.contains(source),
                         f"{perimeter.name}: {verdict.describe(perimeter)} for {protocol}/"
-                        f"{way.entry_text}", perimeter.path or None,
-                        verdict.rule.line if verdict.rule else None))
+                        f"{way.entry_text}", written or None, line))
         at = hop_to
     admits = way.sources.contains(source)
     summary = " ".join(way.evidence) + ("" if admits else f"; admits only {way.sources}")
@@ -429,12 +494,14 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
         name = graph_name(cluster, workload)
         answers, notes = [], []
         for endpoint in flow.targets:
+            destination, through = _egress_nodes(inventory, hc, endpoint)
             for protocol, port, allows, evidence, note, summary in _out(inventory, graph, hc, flow,
                                                                        name, endpoint):
-                paths.add_egress(workload.ref, endpoint.named, protocol, port, allows, evidence,
-                                 summary or f"egress of {workload.ref} to {endpoint.named} "
-                                            f"{protocol} {port}", explicit=bool(summary))
-                answers.append(paths.answer(workload.ref, endpoint.named, protocol, port))
+                paths.add_egress(workload.ref, destination, protocol, port, allows, evidence,
+                                 summary or f"egress of {workload.ref} to {destination} "
+                                            f"{protocol} {port}", explicit=bool(summary),
+                                 through=through)
+                answers.append(paths.answer(workload.ref, destination, protocol, port))
                 if note and note not in notes:
                     notes.append(note)
         status = OPEN if all(a.open for a in answers) else BLOCKED
@@ -442,6 +509,26 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
                                   destination=", ".join(t.text(hc) for t in flow.targets),
                                   answers=tuple(answers), notes=tuple(notes)))
     return results
+
+
+def _egress_nodes(inventory: Inventory, hc: HostedCluster, endpoint: Endpoint) -> tuple[str, Hop | None]:
+    """The destination node of an egress flow's target (a proxy at its host and port) and
+    the ClusterIP Service it is sent through, if any (the cluster's DNS Service, the
+    management API server's ``default/kubernetes``)."""
+    cluster = hc.obj.cluster
+    if endpoint.named == PROXY and (found := proxy_endpoint(hc.proxy)) is not None:
+        return f"proxy {found[0]}:{found[1]}", None
+    if endpoint.named == DNS:
+        ports, _note, dns = dns_pods(inventory, cluster)
+        if len(dns) == 1:  # which DNS the cluster runs is known
+            service = _OPENSHIFT_DNS if dns[0].namespace == _OPENSHIFT_DNS[0] else _KUBE_DNS
+            return DNS, cluster_ip_hop(inventory, cluster, *service, 53,
+                                       f"the DNS pods on {' or '.join(map(str, ports))}")
+        return DNS, None
+    if endpoint.named == MANAGEMENT_KAS:
+        return MANAGEMENT_KAS, cluster_ip_hop(inventory, cluster, "default", "kubernetes", 443,
+                                              "the management API server's endpoints")
+    return endpoint.named, None
 
 
 def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow: Flow, name: str,

@@ -9,36 +9,52 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hcpscan.analysis.reachability.cloud_perimeter import manifest_perimeter
 from hcpscan.analysis.reachability.coverage import POLICY_LIKE_KINDS
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, build_reachability
-from hcpscan.analysis.reachability.perimeter import PerimeterError, load_perimeter
+from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterError, load_perimeter, stacked
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.model.hostedcluster import HostedCluster
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.securitygroups import SECURITY_GROUP_KINDS
 
 REACHABILITY = "reachability"  # the name the graph is shared under in the rule context
 # Everything the graph reads: endpoints and their owners, policies of every tier and
-# the ways in (one home for the endpoint kinds: the reachability endpoints module).
+# the ways in (one home for the endpoint kinds: the reachability endpoints module), and
+# the security groups in front of the nodes (model/securitygroups.py).
 GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
-               "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS)
+               "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS,
+               *SECURITY_GROUP_KINDS)
 ENDPOINT_READS = ("Endpoints", "EndpointSlice")  # where management-kas lives
 
 
 def scan_graph(inventory: Inventory, firewall: Path | str | None,
                diagnostics: list[Diagnostic]) -> ReachabilityGraph:
-    """The graph of ``inventory`` with the perimeter file ``firewall`` (if any); what
-    the perimeter file or the policies could not give is appended to ``diagnostics``."""
+    """The graph of ``inventory`` with the perimeter file ``firewall`` (if any) in front
+    of the security groups the manifests declare; what the perimeter file or the
+    policies could not give is appended to ``diagnostics``."""
     perimeter = None
     if firewall is not None:
         try:
             perimeter = load_perimeter(firewall)
         except PerimeterError as exc:
             diagnostics.append(Diagnostic(exc.path, exc.line, str(exc)))
-    graph = build_reachability(inventory, perimeter)
+    graph = build_reachability(inventory, with_manifest_perimeter(inventory, perimeter, diagnostics))
     diagnostics.extend(graph.diagnostics)
     return graph
+
+
+def with_manifest_perimeter(inventory: Inventory, perimeter: Perimeter | None,
+                            diagnostics: list[Diagnostic]) -> Perimeter | None:
+    """The perimeter file (if any) in front of the security groups the manifests attach
+    to the management cluster's workers (if any): traffic passes both. When a group
+    attached is not described in the input, the file alone is the perimeter."""
+    groups = manifest_perimeter(inventory, diagnostics)
+    if perimeter is not None and groups is not None and groups.undescribed:
+        return perimeter  # a group's rules are not in the input: the file says what gets in
+    return stacked(perimeter, groups)
 
 
 def worker_space(hc: HostedCluster, worker_cidrs: list[str] | tuple[str, ...]

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hcpscan.analysis.reachability.answers import Reach as Answer
+from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.coverage import (
     POLICY_GROUP_WORD,
     kind_label,
@@ -460,7 +461,7 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
                       way: DeclaredWay, allowed: tuple[IPSpace, str],
                       protocol: str, expect: str) -> Iterable[Outcome]:
     space, where = allowed
-    perimeter = graph.perimeter
+    perimeter = graph.perimeter.for_way(way.kind) if graph.perimeter is not None else None
     every, some = (perimeter.admitting(protocol, *way.entry) if perimeter is not None
                    else (IPSpace.everything(), IPSpace.everything()))
     certain, maybe = way.sources.intersection(every), way.sources.intersection(some)
@@ -479,6 +480,9 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
                 continue
             if maybe.contains(target):
                 yield NotEvaluable(unset.format(cidr))
+                continue
+            if perimeter is not None and perimeter.undescribed and way.sources.contains(target):
+                yield NotEvaluable(undescribed_groups(perimeter.undescribed))
                 continue
             blocked = ("not in its source ranges" if not way.sources.contains(target)
                        else f"perimeter {perimeter.name if perimeter else ''} denies it")
@@ -733,6 +737,10 @@ def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
         if not ways_in:
             blocked = [f"no NodePort/LoadBalancer Service or Route exposes port {port} of "
                        f"{first.ref}"]
+        elif graph.perimeter is not None and graph.perimeter.undescribed and all(
+                p.blocked_by is not None and p.blocked_by.layer == "perimeter" for p in ways_in):
+            yield NotEvaluable(undescribed_groups(graph.perimeter.undescribed))
+            continue
         yield Violation(
             field=scope.field_for(item),
             remedy=NoFix(f"{cidr} is kept out of {first.ref} port {port} by what the HyperShift "

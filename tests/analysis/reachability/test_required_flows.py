@@ -661,7 +661,7 @@ def test_kubevirt_workers_must_reach_the_hosted_clusters_proxy():
     report = scan([HCP008 / "fail" / "kubevirt-proxy.yaml"], ["HCP008"])
     (finding,) = report.findings
     assert finding.facts["flow"] == "workers-to-proxy"
-    assert finding.facts["missing"] == ["TCP 3128 to proxy"]
+    assert finding.facts["missing"] == ["TCP 3128 to proxy 10.0.50.10:3128"]  # its own node
     assert "the proxy 10.0.50.10:3128 (spec.configuration.proxy.httpsProxy)" in finding.message
     assert finding.facts["blocking_hop"]["line"] == 31
     assert scan([HCP008 / "pass" / "kubevirt-proxy.yaml"], ["HCP008"]).findings == []

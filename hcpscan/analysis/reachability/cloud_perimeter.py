@@ -1,0 +1,253 @@
+"""The perimeter the manifests declare: the AWS security groups in front of the nodes.
+
+The hosted control planes' pods and node ports run on the management cluster's worker
+machines; what the cloud lets in to them is the union of the security groups attached
+to those machines (``hcpscan.model.securitygroups`` reads them). Which groups those are
+follows Cluster API AWS, when the input holds the management cluster's own CAPA cluster
+object (a self-managed, pivoted management cluster): CAPA attaches its ``node`` and (not on
+EKS) ``lb`` role groups to every machine — ``securityGroupOverrides`` naming other groups
+instead — beside each machine's ``additionalSecurityGroups``. The groups are given to
+the reachability graph as one perimeter (allow rules, deny by default), each rule with
+its own file and line, beside the ``--firewall`` file (traffic passes both).
+
+A source group admits its members: the workers of a HostedCluster whose NodePools or
+default worker group it is (their machine network). A group attached but not described
+in the input (no CAPA status, no ACK or Crossplane object with its id) leaves the
+perimeter open to question: a flow it would block is not evaluable, naming the group.
+"""
+
+from __future__ import annotations
+
+from hcpscan.analysis.reachability.perimeter import ALLOW, DENY, DIRECT, Perimeter, PerimeterRule
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import MANAGEMENT
+from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster_for_namespace, hosted_clusters
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.securitygroups import (
+    EKS_WORKER_ROLES,
+    WORKER_ROLES,
+    CapaCluster,
+    IngressRule,
+    SecurityGroup,
+    SecurityGroups,
+    cidr_space,
+    members,
+    security_groups,
+)
+
+# The machines' groups stand in front of node ports and pod addresses. A LoadBalancer
+# Service's (and a router's) load balancer is the cloud provider's: it admits the Service's
+# loadBalancerSourceRanges (the router's allowedSourceRanges), read as the way's own
+# sources, and opens the machines' groups to itself with rules the CAPA status never lists.
+FRONTS = ("NodePort", DIRECT)
+WHAT_TO_GIVE = ("describe it: the CAPA cluster object's status (`oc get awsclusters -A -o yaml`), "
+                "an ACK or Crossplane SecurityGroup with that id, or a perimeter file (--firewall)")
+
+
+def undescribed_groups(unknowns: tuple[str, ...]) -> str:
+    """Why a connection the security groups shut is not evaluable: each thing the input
+    does not give (a group attached but not described, the addresses of a group's
+    members), with what to give."""
+    return "; ".join(unknowns)
+
+
+def _undescribed(gid: str) -> str:
+    return (f"security group {gid} is attached to the management cluster's machines but its "
+            "rules are not in the input; " + WHAT_TO_GIVE)
+
+
+def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
+                    ) -> list[tuple[str, str]]:
+    """(group id, why it is attached) for the groups in front of the management
+    cluster's worker machines, as far as the input tells."""
+    if not inventory.of_kind("AWSCluster", "AWSManagedControlPlane", "AWSMachineTemplate", "AWSMachine",
+                             "SecurityGroup"):
+        return []  # no group and nothing that attaches one (most inputs): read nothing more
+    sgs = security_groups(inventory)
+    own = [c for c in sgs.capa if c.obj.cluster == MANAGEMENT and c.roles
+           and hosted_cluster_for_namespace(inventory, c.obj.namespace) is None]
+    instances = _node_instances(inventory)
+    if instances:  # the input shows the management cluster's machines: their CAPA cluster
+        own = [c for c in own if _machine_instances(inventory, c) & instances]
+    if len(own) > 1:
+        where = inventory.locate(own[0].obj)
+        diagnostics.append(Diagnostic(
+            where.path, where.line,
+            f"{len(own)} Cluster API AWS clusters ({', '.join(c.obj.ref for c in own)}): which one "
+            "is this management cluster is not in the input, so their security groups are not "
+            "taken as its perimeter", "warning",
+            "give the management cluster's security groups in a perimeter file (--firewall)"))
+        return []
+    out: list[tuple[str, str]] = []
+    for capa in own:
+        out += _capa_attached(capa)
+        out += [(gid, f"{machine.ref} additionalSecurityGroups")
+                for machine, ids in sgs.machine_groups for gid in ids
+                if machine.namespace == capa.obj.namespace]
+    if not own:  # no CAPA object says which groups the machines are in
+        out = _inferred(inventory, sgs)
+    merged: dict[str, list[str]] = {}
+    for gid, why in out:  # one group attached several ways (e.g. overrides naming one group)
+        merged.setdefault(gid, []).append(why)
+    return [(gid, _joined(whys)) for gid, whys in merged.items()]
+
+
+def _joined(whys: list[str]) -> str:
+    """'AWSCluster ns/x spec.network.securityGroupOverrides.node, .lb' for one object."""
+    head, _, first = whys[0].rpartition(" ")
+    rest = [w.rpartition(" ")[2] for w in whys[1:] if w.rpartition(" ")[0] == head]
+    others = [w for w in whys[1:] if w.rpartition(" ")[0] != head]
+    shown = f"{head} {first}" + "".join(f", .{r.rpartition('.')[2]}" for r in rest)
+    return ", ".join([shown, *others])
+
+
+def _inferred(inventory: Inventory, sgs: SecurityGroups) -> list[tuple[str, str]]:
+    """Groups declared as objects (ACK, Crossplane) that admit a HostedCluster's workers
+    to a port its control plane publishes (the API server port, a node port or load
+    balancer port of a Service of its HCP namespace): in front of that control plane,
+    when nothing says which groups the management machines are in. A group the workers
+    are in themselves fronts the workers, and is not taken."""
+    out = []
+    clusters = [hc for hc in hosted_clusters(inventory) if hc.obj.cluster == MANAGEMENT]
+    for key, group in sgs.groups.items():
+        if group.origin == "CAPA status" or key in sgs.worker_groups:
+            continue
+        found = next(((hc, port) for hc in clusters for rule in group.rules
+                      if _admits_workers(sgs, hc, rule)
+                      for port in _published_ports(inventory, hc) if rule.connections.allows("TCP", port)),
+                     None)
+        if found is not None:
+            hc, port = found
+            out.append((key, f"{group.obj.ref}, taken as in front of them: it admits the workers of "
+                             f"{hc.obj.ref} to TCP {port}, which their control plane publishes, and "
+                             "no Cluster API object says which groups the machines are in"))
+    return out
+
+
+def _admits_workers(sgs: SecurityGroups, hc: HostedCluster, rule: IngressRule) -> bool:
+    if any(h.obj is hc.obj for gid in rule.source_groups for h, _ in sgs.worker_groups.get(gid, [])):
+        return True
+    return bool(hc.machine_networks) and cidr_space(rule.cidrs)[0].overlaps(
+        IPSpace.from_cidrs(hc.machine_networks))
+
+
+def _published_ports(inventory: Inventory, hc: HostedCluster) -> list[int]:
+    ports = [hc.kas_port]
+    for svc in inventory.in_namespace("Service", hc.control_plane_namespace, hc.obj.cluster):
+        kind = svc.get("spec.type")
+        for entry in svc.get("spec.ports") or []:
+            if not isinstance(entry, dict):
+                continue
+            value = entry.get("nodePort") if kind == "NodePort" else \
+                entry.get("port") if kind == "LoadBalancer" else None
+            if isinstance(value, int) and not isinstance(value, bool):
+                ports.append(value)
+    return list(dict.fromkeys(ports))
+
+
+def _node_instances(inventory: Inventory) -> set[str]:
+    """The EC2 instance ids of the management cluster's Nodes (``spec.providerID``)."""
+    out = set()
+    for node in inventory.of_kind("Node"):
+        provider = node.get("spec.providerID")
+        if node.cluster == MANAGEMENT and isinstance(provider, str) and provider.startswith("aws://"):
+            out.add(provider.rpartition("/")[2])
+    return out
+
+
+def _machine_instances(inventory: Inventory, capa: CapaCluster) -> set[str]:
+    """The instance ids of the AWSMachines of a CAPA cluster (its namespace; the cluster
+    label when they carry one)."""
+    name = capa.obj.labels.get("cluster.x-k8s.io/cluster-name") or capa.obj.name
+    out = set()
+    for machine in inventory.in_namespace("AWSMachine", capa.obj.namespace, capa.obj.cluster):
+        label = machine.labels.get("cluster.x-k8s.io/cluster-name")
+        if label not in (None, name):
+            continue
+        for field in ("spec.instanceID", "spec.providerID"):
+            value = machine.get(field)
+            if isinstance(value, str) and value:
+                out.add(value.rpartition("/")[2])
+    return out
+
+
+def _capa_attached(capa: CapaCluster) -> list[tuple[str, str]]:
+    roles = EKS_WORKER_ROLES if capa.eks else WORKER_ROLES
+    return [(capa.roles[role], f"{capa.obj.ref} " + (
+        f"spec.network.securityGroupOverrides.{role}" if role in capa.overrides
+        else f"status.networkStatus.securityGroups.{role}")) for role in roles if role in capa.roles]
+
+
+def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> Perimeter | None:
+    """The security groups in front of the management cluster's workers as one
+    perimeter; None when the input names none."""
+    attached = fronting_groups(inventory, diagnostics)
+    if not attached:
+        return None
+    sgs = security_groups(inventory)
+    described = [g for gid, _ in attached if (g := sgs.find(gid)) is not None]
+    undescribed = tuple(dict.fromkeys(gid for gid, _ in attached if sgs.find(gid) is None))
+    rules: list[PerimeterRule] = []
+    unknowns = [_undescribed(gid) for gid in undescribed]
+    for group in described:
+        rules += _rules(inventory, sgs, group, diagnostics, unknowns)
+    labels = [g.label for g in described] + [f"security group {gid} (not in the input)"
+                                             for gid in undescribed]
+    name = ", ".join(labels) if labels else "security groups"
+    first = described[0] if described else None
+    place = inventory.locate(first.obj, first.path) if first is not None else None
+    why = "; ".join(f"{reason} ({gid})" for gid, reason in attached)
+    text = (f"no ingress rule admits it (security groups deny what no rule allows); attached "
+            f"to the management cluster's machines by {why}")
+    if undescribed:
+        text += f"; {', '.join(undescribed)} is attached but its rules are not in the input"
+    return Perimeter(name, DENY, tuple(rules), place.path if place else "",
+                     place.line if place else None, text, tuple(dict.fromkeys(unknowns)), FRONTS)
+
+
+def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
+           diagnostics: list[Diagnostic], unknowns: list[str]) -> list[PerimeterRule]:
+    out = []
+    for i, rule in enumerate(group.rules):
+        place = inventory.locate(rule.obj, rule.path) if rule.obj is not None else None
+        sources, shown = _sources(sgs, group, rule, unknowns)
+        said = list(rule.problems)
+        if bad := cidr_space(rule.cidrs)[1]:
+            said.append(f"{', '.join(bad)} is not a CIDR: the rule is read without it")
+        if place is not None:
+            diagnostics.extend(Diagnostic(place.path, place.line, f"{group.label}: {problem}", "warning",
+                                          "fix the value (the cloud API refuses it)")
+                               for problem in said)
+        where = "/".join(str(p) for p in rule.path[-2:]) if rule.path else f"rule #{i + 1}"
+        name = f"{group.label} {where}" + (f" ({rule.description})" if rule.description else "")
+        out.append(PerimeterRule(name, ALLOW, sources, rule.connections, tuple(shown),
+                                 place.path if place else "", place.line if place else None))
+    return out
+
+
+def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule,
+             unknowns: list[str]) -> tuple[IPSpace, list[str]]:
+    """The addresses a rule admits: its CIDRs and the members of the groups it names
+    (workers whose addresses the input does not give are added to ``unknowns``)."""
+    space, _bad = cidr_space(rule.cidrs)
+    shown = [c for c in rule.cidrs]
+    ids = list(rule.source_groups)
+    if rule.self_source and group.id:
+        ids.append(group.id)
+    for role in rule.source_roles:
+        capa = next((c for c in sgs.capa if c.obj is group.obj), None)
+        gid = capa.roles.get(role) if capa is not None else None
+        if gid:
+            ids.append(gid)
+        else:
+            shown.append(f"members of the {role} role group (not in the input)")
+    for gid in dict.fromkeys(ids):
+        unknowns += [f"security group {gid} admits the workers of {hc.obj.ref} ({where}), whose "
+                     "addresses the input does not give: set its spec.networking.machineNetwork"
+                     for hc, where in sgs.worker_groups.get(gid, []) if not hc.machine_networks]
+        found, said = members(sgs, gid)
+        space = space.union(found)
+        shown.append(f"members of {gid}: " + "; ".join(said) if said else
+                     f"members of {gid} (whose addresses the input does not give)")
+    return space, shown

@@ -1,0 +1,501 @@
+"""Security groups from manifests: the perimeter in front of the management cluster's
+machines, read from Cluster API AWS, ACK and Crossplane objects, with each rule's place.
+
+The issue's first report, written twice (CAPA status, ACK SecurityGroup) with a passing
+twin each: a group admits the hosted cluster's workers to 6443 only, so konnectivity
+(8091) and the ignition proxy (its node port) are unreachable."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hcpscan.analysis.reachability.cloud_perimeter import manifest_perimeter
+from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.findings.model import Status
+from hcpscan.inventory import Inventory
+from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import ConnectionSet, PortSet
+from hcpscan.model.securitygroups import _connections, security_groups
+from hcpscan.rules.config import ScanConfig
+from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
+from tests.rules.harness import scan
+
+SG = FIXTURES / "required-flows" / "security-groups"
+WORKERS = "sg-0a1b2c3d4e5f60001"
+
+
+def _inventory(*paths: Path) -> Inventory:
+    result = load_paths([str(p) for p in paths])
+    return Inventory(result.objects, result.diagnostics, result.skipped)
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    folder = tmp_path / name
+    shutil.copytree(SG / name, folder)
+    return folder
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+@pytest.mark.parametrize(("case", "group", "file", "anchor"), [
+    ("capa", "sg-0f00d00000000node", "awscluster.yaml", "      node:"),
+    ("ack", "sg-0ac0000000000mgmt", "securitygroup.yaml", "spec:"),
+])
+def test_a_group_admitting_the_workers_to_6443_only_shuts_konnectivity_and_ignition(
+        case: str, group: str, file: str, anchor: str):
+    report = scan([SG / f"{case}-fail"], ["HCP007", "HCP003"])
+    by_flow = {f.facts["flow"]: f for f in report.findings if f.rule_id == "HCP007"}
+    assert sorted(by_flow) == ["workers-to-ignition", "workers-to-konnectivity"]
+    konnectivity = by_flow["workers-to-konnectivity"]
+    assert konnectivity.facts["missing"] == ["TCP 8091 from 10.20.0.0/16"]
+    hop = konnectivity.facts["blocking_hop"]
+    assert hop["layer"] == "perimeter"
+    assert group in hop["summary"] and "no ingress rule admits it" in hop["summary"]
+    assert hop["path"].endswith(file)
+    assert hop["line"] == _line_of(SG / f"{case}-fail" / file, anchor)
+    assert "TCP/32091" in hop["summary"]  # the node port is where traffic meets the group
+    ignition = by_flow["workers-to-ignition"]
+    assert "TCP/31443" in ignition.facts["blocking_hop"]["summary"]
+    # the API server's own flow is open (its load balancer is the cloud provider's): HCP003 passes
+    assert not [f for f in report.findings if f.rule_id == "HCP003"]
+    assert {r.rule_id: r.status for r in report.results}["HCP003"] is Status.PASS
+
+
+@pytest.mark.parametrize("case", ["capa", "ack"])
+def test_the_passing_twin_admits_every_flow(case: str):
+    report = scan([SG / f"{case}-pass"], ["HCP007", "HCP003", "HCP001", "HCP002"])
+    assert not report.findings
+    assert all(r.status is Status.PASS for r in report.results)
+
+
+def test_without_the_group_the_workers_get_in_and_with_it_the_rule_that_admits_them_is_named():
+    """The path query through the open twin names the rule and its line; the same
+    question on the failing one is blocked at the group (the flow's verdict agrees)."""
+    from hcpscan.analysis.reachability.graph import ReachabilityGraph
+    from hcpscan.analysis.reachability.paths import PathGraph
+    from hcpscan.cli.connectivity_paths import path_answers
+
+    for case, expect in (("capa-pass", True), ("capa-fail", False)):
+        inventory = _inventory(SG / case)
+        said: list[Diagnostic] = []
+        graph = ReachabilityGraph(inventory, manifest_perimeter(inventory, said))
+        (answer,) = path_answers(inventory, graph, PathGraph(), "workers",
+                                 "clusters-shop/kube-apiserver", 8091, "TCP")
+        assert answer.open is expect
+        perimeter_hops = [h for h in answer.hops if h.layer == "perimeter"]
+        assert perimeter_hops, answer.lines()
+        if expect:
+            assert "ingressRule/1" in perimeter_hops[0].summary  # the rule, by its place
+            assert "konnectivity" in perimeter_hops[0].summary
+            assert perimeter_hops[0].line == _line_of(SG / case / "awscluster.yaml",
+                                                      "description: hosted workers to konnectivity")
+        else:
+            assert answer.blocked_by is perimeter_hops[0]
+        assert not said
+
+
+def test_hcp002_says_the_workers_cannot_reach_konnectivity_when_the_group_admits_others(tmp_path: Path):
+    """The issue's report the other way round: the group admits an admins' range to 8091
+    but not the workers — HCP002 names the admins and says the workers cannot get in."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "      lb:\n", "      lb:\n        ingressRule:\n        - {protocol: tcp, fromPort: 32091, "
+        "toPort: 32091, cidrBlocks: [192.168.50.0/24]}\n", 1))
+    report = scan([folder], ["HCP002", "HCP007"])
+    (hcp002,) = [f for f in report.findings if f.rule_id == "HCP002"]
+    assert "reachable from 192.168.50.0/24" in hcp002.message
+    assert "workers cannot reach konnectivity (TCP 8091 from 10.20.0.0/16)" in hcp002.message
+    assert "sg-0f00d00000000node" in hcp002.message
+
+
+def test_a_node_is_in_the_union_of_its_groups(tmp_path: Path):
+    """The lb group (attached to every machine, as CAPA does) admits konnectivity's node
+    port: konnectivity is open though the node group admits 6443 only."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "      lb:\n", "      lb:\n        ingressRule:\n        - {protocol: tcp, fromPort: 32000, "
+        f"toPort: 32100, sourceSecurityGroupIDs: [{WORKERS}]}}\n", 1))
+    report = scan([folder], ["HCP007"])
+    assert [f.facts["flow"] for f in report.findings] == ["workers-to-ignition"]
+
+
+def test_the_apiserver_lb_and_bastion_groups_front_no_hosted_cluster_flow(tmp_path: Path):
+    """Only node and lb are attached to every machine; a rule of apiserver-lb opening
+    everything changes nothing."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace("protocol: tcp, fromPort: 6443, toPort: 6443, cidrBlocks",
+                                         "protocol: '-1', cidrBlocks"))
+    flows = sorted(f.facts["flow"] for f in scan([folder], ["HCP007"]).findings)
+    assert flows == ["workers-to-ignition", "workers-to-konnectivity"]
+
+
+def test_a_nodepool_group_is_the_workers_group(tmp_path: Path):
+    """The workers are members of their NodePool's security groups too: a rule naming that
+    group admits the HostedCluster's machine network."""
+    folder = _copy("capa-pass", tmp_path)
+    hc = folder / "hcp.yaml"
+    hc.write_text(hc.read_text().replace("defaultWorkerSecurityGroupID: sg-0a1b2c3d4e5f60001",
+                                         "defaultWorkerSecurityGroupID: sg-0000000000000other"))
+    report = scan([folder], ["HCP007"])
+    assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
+                                                                  "workers-to-konnectivity"]
+    (folder / "nodepool.yaml").write_text(f"""apiVersion: hypershift.openshift.io/v1beta1
+kind: NodePool
+metadata:
+  name: shop-a
+  namespace: clusters
+spec:
+  clusterName: shop
+  platform:
+    type: AWS
+    aws:
+      securityGroups:
+      - id: {WORKERS}
+""")
+    assert not scan([folder], ["HCP007"]).findings
+
+
+def test_a_group_attached_but_not_described_makes_the_flow_not_evaluable(tmp_path: Path):
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[1])  # the AWSCluster's overrides alone
+    report = scan([folder], ["HCP007", "HCP003"])
+    assert not report.findings
+    reasons = {r.rule_id: (r.status, r.reason) for r in report.results}
+    status, reason = reasons["HCP007"]
+    assert status is Status.NOT_EVALUABLE
+    assert "sg-0ac0000000000mgmt" in reason and "--firewall" in reason
+    # the API server's load balancer is the cloud provider's, not the machines' groups
+    assert reasons["HCP003"][0] is Status.PASS
+    # a perimeter file then says what gets in (it admits 10.10.0.0/24 and 10.50.0.0/24
+    # only): the flows are judged on it alone
+    walled = scan([folder], ["HCP007"], ScanConfig(firewall=FIXTURES / "required-flows" / "sg-kas-only.yaml"))
+    assert walled.findings
+    assert all(f.facts["blocking_hop"]["path"].endswith("sg-kas-only.yaml") for f in walled.findings)
+
+
+def test_several_capa_clusters_are_not_guessed(tmp_path: Path):
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    text = sg.read_text()
+    sg.write_text(text + "---\n" + text.split("apiVersion:", 1)[1].join(["apiVersion:", ""])
+                  .replace("name: mgmt\n", "name: other\n", 1))
+    inventory = _inventory(folder)
+    said: list[Diagnostic] = []
+    assert manifest_perimeter(inventory, said) is None
+    assert "which one is this management cluster" in said[0].message
+    assert not scan([folder], ["HCP007"]).findings
+
+
+def test_crossplane_rules_attach_to_their_group_by_reference(tmp_path: Path):
+    (tmp_path / "sg.yaml").write_text(f"""apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SecurityGroup
+metadata:
+  name: mgmt-nodes
+  labels: {{role: mgmt-nodes}}
+spec:
+  forProvider: {{name: mgmt-nodes, region: eu-west-1}}
+status:
+  atProvider: {{id: sg-0c0000000000000xp}}
+---
+apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SecurityGroupIngressRule
+metadata:
+  name: workers-kas
+spec:
+  forProvider:
+    region: eu-west-1
+    ipProtocol: tcp
+    fromPort: 6443
+    toPort: 6443
+    referencedSecurityGroupId: {WORKERS}
+    securityGroupIdRef: {{name: mgmt-nodes}}
+---
+apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SecurityGroupRule
+metadata:
+  name: workers-konnectivity
+spec:
+  forProvider:
+    region: eu-west-1
+    type: ingress
+    protocol: tcp
+    fromPort: 8091
+    toPort: 8091
+    cidrBlocks: [10.20.0.0/16]
+    securityGroupIdSelector:
+      matchLabels: {{role: mgmt-nodes}}
+---
+apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SecurityGroupRule
+metadata:
+  name: egress-everything
+spec:
+  forProvider:
+    region: eu-west-1
+    type: egress
+    protocol: "-1"
+    fromPort: 0
+    toPort: 0
+    cidrBlocks: [0.0.0.0/0]
+    securityGroupId: sg-0c0000000000000xp
+""")
+    inventory = _inventory(tmp_path)
+    group = security_groups(inventory).find("sg-0c0000000000000xp")
+    assert group is not None and group.origin == "Crossplane"
+    assert [r.obj.name for r in group.rules if r.obj] == ["workers-kas", "workers-konnectivity"]
+    assert group.rules[0].source_groups == (WORKERS,)
+    assert group.rules[1].connections == ConnectionSet.of("TCP", PortSet.of((8091, 8091)))
+
+
+def test_protocols_and_ports_read_exactly_as_aws_does():
+    said: list[str] = []
+    assert _connections("-1", None, None, said) == ConnectionSet.all()
+    assert _connections("tcp", 30000, 32767, said) == ConnectionSet.of("TCP", PortSet.of((30000, 32767)))
+    assert _connections("6", 443, 443, said) == ConnectionSet.of("TCP", PortSet.of((443, 443)))
+    assert _connections("udp", -1, -1, said) == ConnectionSet.of("UDP", PortSet.all())
+    assert _connections("tcp", 0, 65535, said) == ConnectionSet.of("TCP", PortSet.all())
+    assert _connections("icmp", 3, 4, said) == ConnectionSet.none()  # type/code, not ports
+    assert _connections("50", None, None, said) == ConnectionSet.none()  # ESP
+    assert not said
+    assert _connections("tcp", 9000, 8000, said) == ConnectionSet.none()
+    assert _connections(None, 1, 2, said) == ConnectionSet.none()
+    assert len(said) == 2
+
+
+def test_the_groups_stack_behind_a_perimeter_file():
+    """A firewall file in front of the groups: traffic passes both."""
+    report = scan([SG / "capa-pass"], ["HCP007"],
+                  ScanConfig(firewall=FIXTURES / "required-flows" / "sg-kas-only.yaml"))
+    # the file admits 10.10.0.0/24 and 10.50.0.0/24 only: the workers 10.20.0.0/16 are shut there
+    hops = {f.facts["blocking_hop"]["path"] for f in report.findings}
+    assert hops and all(h.endswith("sg-kas-only.yaml") for h in hops)
+
+
+def test_path_query_from_the_cli_agrees_with_the_flow(run_cli):
+    args = ("--path", "--from", "workers", "--to", "clusters-shop/kube-apiserver", "--port", "8091",
+            "--format", "json")
+    shut = run_cli("connectivity", "--no-progress", str(SG / "ack-fail"), *args)
+    assert shut.code == 1, shut.err
+    (answer,) = json.loads(shut.out)["answers"]
+    assert "sg-0ac0000000000mgmt" in answer["blocked_by"]["summary"]
+    assert answer["blocked_by"]["path"].endswith("securitygroup.yaml")
+    opened = run_cli("connectivity", "--no-progress", str(SG / "ack-pass"), *args)
+    assert opened.code == 0, opened.err
+    flow = run_cli("connectivity", "--no-progress", str(SG / "ack-fail"), "--flow",
+                   "workers-to-konnectivity", "--format", "json")
+    assert flow.code == 1
+    assert {r["status"] for r in json.loads(flow.out)["results"]} == {"blocked"}
+
+
+def test_member_addresses_are_the_workers_machine_network():
+    inventory = _inventory(SG / "capa-fail")
+    said: list[Diagnostic] = []
+    perimeter = manifest_perimeter(inventory, said)
+    assert perimeter is not None
+    (rule,) = perimeter.rules
+    assert rule.sources == IPSpace.from_cidrs(["10.20.0.0/16"])
+    assert any("HostedCluster clusters/shop" in s for s in rule.source_cidrs)
+
+
+_NODE = """---
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-3-10.eu-west-1.compute.internal
+spec:
+  providerID: aws:///eu-west-1a/i-0aaaaaaaaaaaaaaa1
+"""
+_MACHINE = """---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachine
+metadata:
+  name: mgmt-md-0-abcde
+  namespace: capi-mgmt
+  labels: {cluster.x-k8s.io/cluster-name: mgmt}
+spec:
+  instanceID: i-0aaaaaaaaaaaaaaa1
+"""
+
+
+def test_with_nodes_in_the_input_only_the_cluster_of_those_machines_is_the_management_cluster(
+        tmp_path: Path):
+    """A CAPA management cluster holds its workload clusters' AWSClusters: when the input
+    shows the management cluster's Nodes, a CAPA cluster fronts them only when its
+    AWSMachines are those Nodes' instances."""
+    folder = _copy("capa-fail", tmp_path)
+    (folder / "node.yaml").write_text(_NODE)
+    assert manifest_perimeter(_inventory(folder), []) is None  # a workload cluster's groups
+    assert not scan([folder], ["HCP007"]).findings
+    (folder / "node.yaml").write_text(_NODE + _MACHINE)
+    assert manifest_perimeter(_inventory(folder), []) is not None
+    assert len(scan([folder], ["HCP007"]).findings) == 2
+
+
+def test_values_of_the_wrong_type_are_warnings_at_their_rule_and_admit_nothing(tmp_path: Path):
+    """Hostile or broken groups: no traceback, each value said at its rule's line, the rule
+    read as admitting nothing where its ports or protocol cannot be read; CIDRs with host
+    bits are canonicalised as AWS does."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "        - description: hosted workers to the API servers\n",
+        "        - \"a string\"\n"
+        "        - {protocol: tcp, fromPort: \"32091\", toPort: 32091, cidrBlocks: [10.20.0.0/16]}\n"
+        "        - {protocol: tcp, fromPort: 31443, toPort: 31443, cidrBlocks: [10.20.0.7/16, nope, 7]}\n"
+        "        - description: hosted workers to the API servers\n", 1))
+    inventory = _inventory(folder)
+    said: list[Diagnostic] = []
+    perimeter = manifest_perimeter(inventory, said)
+    assert perimeter is not None
+    messages = [(d.line, d.message) for d in said]
+    assert any("not a mapping" in m for _, m in messages)
+    assert any("fromPort '32091' is not a number" in m for _, m in messages)
+    assert any("nope is not a CIDR" in m for _, m in messages)
+    assert any("7 is not a string" in m for _, m in messages)
+    assert all(line and line > 1 for line, _ in messages)
+    report = scan([folder], ["HCP007"])
+    # the node-port rule still admits the workers (10.20.0.7/16 is 10.20.0.0/16): ignition
+    # opens, konnectivity's rule could not be read
+    assert [f.facts["flow"] for f in report.findings] == ["workers-to-konnectivity"]
+    assert any("is not a number" in d["message"] for d in report.diagnostics)
+
+
+def test_a_group_of_workers_whose_addresses_are_not_given_is_not_evaluable(tmp_path: Path):
+    """The rule admits the workers' group, but the HostedCluster has no machineNetwork (the
+    workers are given by worker_cidrs): which addresses the group holds is unknown."""
+    folder = _copy("capa-fail", tmp_path)
+    hc = folder / "hcp.yaml"
+    hc.write_text(hc.read_text().replace("  networking:\n    machineNetwork:\n    - cidr: 10.20.0.0/16\n", ""))
+    report = scan([folder], ["HCP007"], ScanConfig(worker_cidrs=["10.20.0.0/16"]))
+    assert not report.findings
+    (result,) = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "spec.networking.machineNetwork" in result.reason and WORKERS in result.reason
+
+
+def test_a_machine_group_named_by_filters_is_attached_but_not_described(tmp_path: Path):
+    folder = _copy("capa-fail", tmp_path)
+    (folder / "machines.yaml").write_text("""apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachineTemplate
+metadata:
+  name: mgmt-md-0
+  namespace: capi-mgmt
+spec:
+  template:
+    spec:
+      instanceType: m6i.xlarge
+      additionalSecurityGroups:
+      - filters:
+        - {name: "tag:role", values: [hcp-ingress]}
+""")
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    (result,) = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "matched by filters tag:role=hcp-ingress" in result.reason
+
+
+def test_a_load_balancer_is_not_behind_the_machines_groups(tmp_path: Path):
+    """The cloud provider opens the machines' groups to a LoadBalancer Service's load
+    balancer (rules the CAPA status never lists) and bounds it by loadBalancerSourceRanges:
+    konnectivity published as a LoadBalancer is judged on those, not on the node group."""
+    folder = _copy("capa-fail", tmp_path)
+    hc = folder / "hcp.yaml"
+    text = hc.read_text().replace("""  - service: Konnectivity
+    servicePublishingStrategy:
+      type: NodePort
+      nodePort: {address: 10.0.3.10}""", """  - service: Konnectivity
+    servicePublishingStrategy: {type: LoadBalancer}""").replace("""  type: NodePort
+  selector: {app: kube-apiserver}
+  ports:
+  - {port: 8091, targetPort: 8091, nodePort: 32091, protocol: TCP}""", """  type: LoadBalancer
+  allocateLoadBalancerNodePorts: false
+  loadBalancerSourceRanges: [10.20.0.0/16]
+  selector: {app: kube-apiserver}
+  ports:
+  - {port: 8091, targetPort: 8091, protocol: TCP}""")
+    hc.write_text(text)
+    flows = [f.facts["flow"] for f in scan([folder], ["HCP007"]).findings]
+    assert flows == ["workers-to-ignition"]  # the node port still meets the group
+    hc.write_text(text.replace("loadBalancerSourceRanges: [10.20.0.0/16]",
+                               "loadBalancerSourceRanges: [192.168.50.0/24]"))
+    (finding,) = [f for f in scan([folder], ["HCP007"]).findings
+                  if f.facts["flow"] == "workers-to-konnectivity"]
+    assert finding.facts["blocking_hop"]["layer"] == "service"  # its source ranges
+
+
+def test_sarif_and_json_of_a_security_group_finding_validate(run_cli):
+    import jsonschema
+
+    from tests.reporters.sarif_checks import SCHEMA_FILES, schema_errors
+
+    folder = str(SG / "capa-fail")
+    log = json.loads(run_cli("scan", "--no-progress", folder, "--select", "HCP007,HCP002",
+                             "--format", "sarif").out)
+    for name in SCHEMA_FILES:
+        assert schema_errors(log, name) == []
+    report = json.loads(run_cli("scan", "--no-progress", folder, "--select", "HCP007",
+                                "--format", "json").out)
+    schema = json.loads((Path(__file__).resolve().parents[3] / "hcpscan" / "reporters"
+                         / "hcpscan-report.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    assert {f["facts"]["blocking_hop"]["path"].rsplit("/", 1)[-1] for f in report["findings"]} == {
+        "awscluster.yaml"}
+
+
+@pytest.mark.parametrize("case", ["ack-fail", "ack-pass"])
+def test_a_group_declared_alone_that_admits_the_workers_to_the_api_server_fronts_the_control_plane(
+        case: str, tmp_path: Path):
+    """A GitOps estate with the ACK group and the HostedCluster but no Cluster API object:
+    the group admits the workers to 6443, a port the control plane publishes, so it is
+    taken as in front of it (the evidence says why)."""
+    folder = _copy(case, tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[0])  # the ACK group alone
+    report = scan([folder], ["HCP007"])
+    if case == "ack-pass":
+        assert not report.findings and report.results[0].status is Status.PASS
+        return
+    assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
+                                                                "workers-to-konnectivity"]
+    hop = report.findings[0].facts["blocking_hop"]
+    assert hop["path"].endswith("securitygroup.yaml") and "sg-0ac0000000000mgmt" in hop["summary"]
+    assert "taken as in front of them" in hop["summary"]
+
+
+def test_a_group_for_something_else_is_not_taken_as_the_control_planes(tmp_path: Path):
+    """A database's group admits the workers to 5432 only: not a port the control plane
+    publishes, so it says nothing about the management machines."""
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[0].replace("fromPort: 6443", "fromPort: 5432")
+                  .replace("toPort: 6443", "toPort: 5432"))
+    assert manifest_perimeter(_inventory(folder), []) is None
+    assert not scan([folder], ["HCP007"]).findings
+
+
+def test_hcp001_asks_the_same_groups_who_gets_in(tmp_path: Path):
+    """CAPA's default node group admits node ports from every address (its "Node Port
+    Services" rule, nodePortIngressRuleCidrBlocks unset): the ignition proxy's node port is
+    open to the internet — HCP001 names the rule — while HCP007 passes for ignition."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "      lb:\n", "        - {description: Node Port Services, protocol: tcp, fromPort: 30000, "
+        "toPort: 32767, cidrBlocks: [0.0.0.0/0]}\n      lb:\n", 1))
+    report = scan([folder], ["HCP001", "HCP007"])
+    assert not [f for f in report.findings if f.rule_id == "HCP007"]
+    (hcp001,) = [f for f in report.findings if f.rule_id == "HCP001"]
+    assert "Node Port Services" in " ".join(hcp001.evidence)
+    assert "sg-0f00d00000000node" in " ".join(hcp001.evidence)
