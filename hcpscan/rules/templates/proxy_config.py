@@ -103,6 +103,21 @@ def same_value_root(ctx: Context, params: dict[str, Any], key: tuple[str, ...],
     return first
 
 
+def value_readers(ctx: Context, setting: Setting) -> list[str]:
+    """Every consumer that reads the value written at ``setting``'s place (one ConfigMap key
+    several workloads or both cluster-values objects read), by name, in model order."""
+    place = (setting.source.ref, setting.source.field, setting.value)
+    return list(dict.fromkeys(
+        c.name for c in ctx.proxy.all for s in (c.no_proxy, c.http_proxy, c.https_proxy)
+        if s is not None and (s is setting or (s.source.ref, s.source.field, s.value) == place)))
+
+
+def value_lead(setting: Setting, problem: str) -> str:
+    """A problem said of the value itself: ``noProxy 'a,b' (ConfigMap ns/x data.values)
+    misses ...``."""
+    return f"{setting.name} {setting.value!r} ({setting.source.ref} {setting.source.field}) {problem}"
+
+
 def where(setting: Setting) -> str:
     """``'value' (path:line ref field)`` for evidence."""
     return f"{setting.value!r} at {setting.source}"
@@ -478,7 +493,12 @@ class NoProxyCoverage(Template):
                 at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),
                                             subject, at, field)
                 reader = subject if at is not None else None
+            shared = c.no_proxy if c.no_proxy is not None and c.no_proxy.value else None
             yield Violation(field=field, subject=at, reader=reader, reader_field=own_field,
+                            lead=value_lead(shared, f"misses {', '.join(missed)}")
+                            if shared is not None and hosted is None else "",
+                            readers=value_readers(ctx, shared)
+                            if shared is not None and hosted is None else [],
                             remedy=noproxy_remedy(c, entries, check),
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
