@@ -37,7 +37,7 @@ from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, HOSTED_CLUSTER, Consu
 from hcpscan.analysis.proxy.trust import ABSENT, CA_BUNDLE_KEY, FOUND, KnownProxyCA, resolve_ca
 from hcpscan.core.userinfo import without_userinfo
 from hcpscan.inventory.fieldpath import Step, format_path
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, anonymized_keys
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import BOOTSTRAP_FILES
@@ -312,6 +312,8 @@ def _covers(mount_path: str, files: tuple[str, ...], dirs: tuple[str, ...]) -> b
 def _why_unknown(origin: str) -> str:
     if "filled at run time" in origin:
         return "is written by the running pod; what it holds is not in the input"
+    if " key " in origin and "(missing)" not in origin:
+        return "holds certificates the input does not show (anonymized or redacted)"
     return "is not in the input" if "(missing)" not in origin else "is not readable"
 
 
@@ -340,6 +342,8 @@ def _mounted_files(inventory: Inventory, obj: K8sObject, volume: dict[str, Any],
                 if isinstance(data, dict) else {}
             if injected(source) and CA_BUNDLE_KEY not in values:
                 values[CA_BUNDLE_KEY] = injected_bundle(inventory, source.cluster)
+            for hidden in anonymized_keys(source) & values.keys():
+                values[hidden] = None  # an Insights archive keeps no certificate
         else:
             values = {k: (None if v.redacted else v.text) for k, v in secret_values(source).items()}
     items = spec.get("items")
@@ -377,8 +381,8 @@ def injected_bundle(inventory: Inventory, cluster: str) -> str | None:
     merged openshift-config-managed/trusted-ca-bundle, else the Proxy's trustedCA it merges."""
     merged = inventory.get("ConfigMap", "openshift-config-managed", "trusted-ca-bundle", cluster)
     data = merged.body.get("data") if merged is not None else None
-    if isinstance(data, dict) and isinstance(data.get(CA_BUNDLE_KEY), str):
-        return str(data[CA_BUNDLE_KEY])
+    if merged is not None and isinstance(data, dict) and isinstance(data.get(CA_BUNDLE_KEY), str):
+        return None if CA_BUNDLE_KEY in anonymized_keys(merged) else str(data[CA_BUNDLE_KEY])
     proxy = inventory.get("Proxy", "", "cluster", cluster)
     spec = proxy.body.get("spec") if proxy is not None else None
     name = ((spec.get("trustedCA") or {}).get("name") if isinstance(spec, dict)
@@ -388,8 +392,8 @@ def injected_bundle(inventory: Inventory, cluster: str) -> str | None:
         return "" if proxy is not None else None
     user = inventory.get("ConfigMap", "openshift-config", str(name), cluster)
     data = user.body.get("data") if user is not None else None
-    if isinstance(data, dict) and isinstance(data.get(CA_BUNDLE_KEY), str):
-        return str(data[CA_BUNDLE_KEY])
+    if user is not None and isinstance(data, dict) and isinstance(data.get(CA_BUNDLE_KEY), str):
+        return None if CA_BUNDLE_KEY in anonymized_keys(user) else str(data[CA_BUNDLE_KEY])
     return None
 
 
