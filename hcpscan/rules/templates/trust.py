@@ -427,11 +427,20 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
                             "config), or in the trustedCA of the Proxy or HostedCluster that "
                             "configures this proxy"), ""
     url = next((s for s in (c.https_proxy, c.http_proxy) if s is not None and s.value), None)
-    if url is None or not configured:
+    said = ctx.config.proxy_intercepts_tls
+    if url is None or said is False:
+        return None  # the user says the http:// proxy does not intercept TLS
+    if said:
+        found = [k for k in _known(ctx)[0] if k.source.startswith("proxy_ca_files")] + configured
+        return (url, ProxyCA(found), "inputs.proxy_intercepts_tls: the http:// proxy intercepts "
+                                     "TLS (re-signs the servers' certificates with its CA)"
+                ) if found else None
+    if not configured:
         return None
     return url, ProxyCA(configured), (
         "a trustedCA is named for this http:// proxy, so it intercepts TLS (re-signs the "
-        "servers' certificates with its CA)")
+        "servers' certificates with its CA; set inputs.proxy_intercepts_tls: false if it does "
+        "not)")
 
 
 def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setting,

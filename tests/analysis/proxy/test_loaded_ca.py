@@ -254,3 +254,17 @@ def test_the_proxy_objects_ca_counts_only_for_the_proxy_it_configures() -> None:
     (full,) = _prx016(RUNTIMES_FAIL.read_text())
     assert result.reason != full.reason  # one finding fewer: 3 instead of 4
     assert "3 finding" in result.reason and "4 finding" in full.reason
+
+
+def test_the_user_says_whether_the_http_proxy_intercepts_tls(tmp_path: Path) -> None:
+    from hcpscan.rules.config import load_config
+    from tests.rules.harness import scan
+    config_path = tmp_path / ".hcpscan.yaml"
+    # the reporter dials the http:// proxy: judged by default (a trustedCA names its CA) ...
+    default = scan([RUNTIMES_FAIL], ["PRX016"])
+    assert "Deployment shop/reporter" in " ".join(f.message for f in default.findings)
+    # ... not when the user says it does not intercept; the https:// ones still are
+    config_path.write_text("inputs:\n  proxy_intercepts_tls: false\n")
+    said_no = scan([RUNTIMES_FAIL], ["PRX016"], load_config(config_path))
+    names = " ".join(f.message for f in said_no.findings)
+    assert "shop/reporter" not in names and "shop/storefront" in names
