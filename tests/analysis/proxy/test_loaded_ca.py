@@ -268,3 +268,37 @@ def test_the_user_says_whether_the_http_proxy_intercepts_tls(tmp_path: Path) -> 
     said_no = scan([RUNTIMES_FAIL], ["PRX016"], load_config(config_path))
     names = " ".join(f.message for f in said_no.findings)
     assert "shop/reporter" not in names and "shop/storefront" in names
+
+
+def test_a_container_of_an_hcp_namespace_that_dials_the_hosted_proxy_needs_its_trusted_ca() -> None:
+    # a control-plane Deployment that dials the HostedCluster's https:// proxy itself (no
+    # konnectivity sidecar): the CA is the HostedCluster's trustedCA, matched by host and port
+    extra = """---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cloud-controller, namespace: clusters-example}
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000
+        env:
+        - {name: HTTPS_PROXY, value: "https://proxy.corp.example.com:3129"}
+"""
+    (result,) = _prx016(FAIL.read_text() + extra)
+    assert result.status.name == "FAIL"
+    ours = _findings(FAIL.read_text() + extra)
+    (finding,) = [f for f in ours if f.object.name == "cloud-controller"]
+    assert "HostedCluster clusters/example spec.configuration.proxy.trustedCA" in " ".join(
+        finding.evidence)
+    assert finding.data["missing_ca"][0]["subject"] == "CN=corp-tls-proxy-ca,O=Example Corp"
+
+
+def _findings(text: str) -> list:
+    from hcpscan.rules.config import ScanConfig
+    from hcpscan.rules.suppress import Suppressor
+    from hcpscan.scan import RuleSelection, load_rules, run_scan
+    config = ScanConfig()
+    rules = load_rules(config, RuleSelection(select=["PRX016"]))
+    return run_scan(_inventory(text), rules, config, Suppressor(config.exemptions)).findings
