@@ -42,7 +42,9 @@ from hcpscan.analysis.proxy.loaded_ca import (
 from hcpscan.analysis.proxy.pem import CABundle, Certificate
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
+    CLUSTER_PROXY,
     CONTAINER,
+    HOSTED_CLUSTER,
     IGNITION,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
@@ -414,7 +416,9 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
     if c.via is not None or c.unserved is not None:
         return None  # the konnectivity sidecar dials the proxy (judged as the sidecar)
     dialled = c.https_proxy or c.http_proxy
-    configured, unreadable = (configured_proxy_ca(ctx.inventory, ctx.proxy.all, subject, dialled)
+    owners = ctx.analysis("proxy-configuring-objects", lambda _inv: [
+        o for o in ctx.proxy.all if o.kind in (CLUSTER_PROXY, HOSTED_CLUSTER)])
+    configured, unreadable = (configured_proxy_ca(ctx.inventory, owners, subject, dialled)
                               if dialled is not None else ([], ""))
     url = _https_url(c)
     if url is not None:
