@@ -80,3 +80,20 @@ def test_prx003_judges_the_operator_on_the_computed_status_of_a_spec_only_proxy(
     assert any("no Proxy status in the input" in e for e in finding.evidence)
     passing = scan([COMPUTED / "pass"], ["PRX003"])
     assert passing.findings == [] and passing.results[0].status.name == "PASS"
+
+
+def test_prx005_judges_a_spec_only_management_proxy_on_its_computed_status(tmp_path: Path) -> None:
+    from tests.rules.harness import scan
+    text = COMPUTED_PASS.read_text()
+    proxy_only = text[:text.index("---\napiVersion: apps/v1")]
+    (tmp_path / "proxy.yaml").write_text(proxy_only)
+    (result,) = scan([tmp_path / "proxy.yaml"], ["PRX005"]).results
+    # the spec alone names no cluster destination; the status computed from it names them all
+    assert result.status.name == "PASS" and result.objects_checked >= 1, result.reason
+    # with a status in the input, the status is what is judged (nothing is computed)
+    with_status = proxy_only.replace("  noProxy: .corp.example.com\n", (
+        "  noProxy: .corp.example.com\nstatus:\n  httpProxy: http://proxy.corp.example.com:3128\n"
+        "  noProxy: .corp.example.com\n"))
+    (tmp_path / "proxy.yaml").write_text(with_status)
+    (judged,) = scan([tmp_path / "proxy.yaml"], ["PRX005"]).results
+    assert judged.status.name == "FAIL"  # a status without the cluster's networks
