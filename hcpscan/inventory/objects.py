@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,3 +141,15 @@ def anonymized_keys(obj: K8sObject) -> frozenset[str]:
     annotations = obj.metadata.get("annotations")
     value = annotations.get(CONFIGMAP_ANONYMIZED) if isinstance(annotations, dict) else None
     return frozenset(k for k in value.split(",") if k) if isinstance(value, str) else frozenset()
+
+
+# A PEM block whose inside the Insights Operator replaced.
+_ANONYMIZED_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]+-----\s*ANONYMIZED\s*-----END [A-Z0-9 ]+-----")
+_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
+
+
+def anonymized(text: str) -> bool:
+    """Every PEM block of ``text`` was anonymized (an Insights archive): its certificates are
+    not in the input."""
+    blocks = _PEM.findall(text)
+    return bool(blocks) and len(_ANONYMIZED_PEM.findall(text)) == len(blocks)

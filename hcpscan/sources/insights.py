@@ -27,16 +27,11 @@ other API answers that are no objects (``config/metrics``, ``config/alerts.json`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from hcpscan.inventory.objects import CONFIGMAP_ANONYMIZED, K8sObject, SourceLocation
+from hcpscan.inventory.objects import CONFIGMAP_ANONYMIZED, K8sObject, SourceLocation, anonymized
 from hcpscan.sources.interface import Entry
 from hcpscan.sources.layout import cluster_of
-
-# A PEM block whose inside the Insights Operator replaced.
-_ANONYMIZED_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]+-----\s*ANONYMIZED\s*-----END [A-Z0-9 ]+-----")
-_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
 
 
 def configmap_key(parts: tuple[str, ...]) -> tuple[tuple[str, ...], str, str, str] | None:
@@ -45,12 +40,6 @@ def configmap_key(parts: tuple[str, ...]) -> tuple[tuple[str, ...], str, str, st
     if len(parts) < 5 or parts[-5:-3] != ("config", "configmaps"):
         return None
     return parts[:-5], parts[-3], parts[-2], parts[-1]
-
-
-def anonymized(text: str) -> bool:
-    """Every PEM block of the key was anonymized: its certificates are not in the archive."""
-    blocks = _PEM.findall(text)
-    return bool(blocks) and len(_ANONYMIZED_PEM.findall(text)) == len(blocks)
 
 
 @dataclass(slots=True)

@@ -174,3 +174,20 @@ def test_unread_insights_config_objects_are_passed_over_saying_which(tmp_path, r
     assert "Insights archive: config.openshift.io Ingress 'cluster', which no rule reads" in reasons
     assert "FeatureGate" in reasons
     assert not [d for d in report["diagnostics"] if "has no" in d["message"]]
+
+
+def test_an_anonymized_additional_trust_bundle_in_the_install_config_is_not_evaluable(
+        tmp_path, run_cli):
+    # the Insights Operator keeps kube-system/cluster-config-v1's install-config with the PEM
+    # of additionalTrustBundle anonymized: no "unusable CA" finding, not evaluable instead
+    root = tmp_path / "insights"
+    key = root / "config/configmaps/kube-system/cluster-config-v1/install-config"
+    key.parent.mkdir(parents=True)
+    key.write_text(INSTALL_CONFIG + "proxy:\n  httpsProxy: https://proxy.corp.example.com:3129\n"
+                   "additionalTrustBundle: |\n  -----BEGIN CERTIFICATE-----\n  ANONYMIZED\n"
+                   "  -----END CERTIFICATE-----\n")
+    report = json.loads(run_cli("scan", str(root), "--select", "PRX012", "--format",
+                                "json").out)
+    assert report["findings"] == []
+    (result,) = report["rules"]
+    assert result["status"] == "not-evaluable" and "anonymized" in result["reason"], result
