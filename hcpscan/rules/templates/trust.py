@@ -439,6 +439,9 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
         return (url, ProxyCA(found), "inputs.proxy_intercepts_tls: the http:// proxy intercepts "
                                      "TLS (re-signs the servers' certificates with its CA)"
                 ) if found else None
+    if not configured and unreadable:
+        # a trustedCA is named for this proxy (it intercepts) but cannot be read
+        return url, ProxyCA([], unreadable), ""
     if not configured:
         return None
     return url, ProxyCA(configured), (

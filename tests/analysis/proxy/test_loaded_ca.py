@@ -302,3 +302,13 @@ def _findings(text: str) -> list:
     config = ScanConfig()
     rules = load_rules(config, RuleSelection(select=["PRX016"]))
     return run_scan(_inventory(text), rules, config, Suppressor(config.exemptions)).findings
+
+
+def test_an_intercepting_proxy_whose_trusted_ca_is_missing_is_not_evaluable() -> None:
+    # the Proxy names corp-proxy-ca for its http:// proxy, but the ConfigMap is not in the input
+    text = RUNTIMES_FAIL.read_text().replace("  name: corp-proxy-ca\n  namespace: openshift-config",
+                                             "  name: other\n  namespace: openshift-config")
+    text = text.replace("https://secure-proxy", "http://proxy")
+    (result,) = _prx016(text)
+    assert result.status.name == "NOT_EVALUABLE", result.reason
+    assert "corp-proxy-ca" in result.reason
