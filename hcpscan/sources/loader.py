@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
+import re
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -198,8 +199,7 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
     """Skip an entry (saying why), set it aside, or hand it to the parser."""
     if _held_for_kustomize(entry, kustomize, loader):
         return
-    if configmap_key(entry.parts) is not None and entry.parts[-1].rpartition(".")[2] not in (
-            "yaml", "yml") and not _manifest_json(entry):
+    if configmap_key(entry.parts) is not None and not _manifest_text(entry):
         _take_insights_configmap(entry, needs, result, loader)
         return
     placement = place(entry.parts)
@@ -228,16 +228,24 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
         loader.add(entry, placement, None)  # read where it is parsed
 
 
-def _manifest_json(entry: Entry) -> bool:
-    """A ``.json`` key file that is itself a Kubernetes object (a repository laid out like
-    an Insights archive): read as the manifest it is."""
-    if not entry.parts[-1].endswith(".json"):
+_YAML_OBJECT = re.compile(rb"^kind:", re.MULTILINE)
+_YAML_API = re.compile(rb"^apiVersion:", re.MULTILINE)
+
+
+def _manifest_text(entry: Entry) -> bool:
+    """A key file with a manifest suffix that is itself a Kubernetes object (a repository
+    laid out like an Insights archive): read as the manifest it is. Other key files (a CA
+    bundle, an install-config, a monitoring ``config.yaml``) are ConfigMap data."""
+    name = entry.parts[-1]
+    if not name.endswith(MANIFEST_SUFFIXES):
         return False
     try:
         head = entry.read()[:4096]
     except OSError:
         return False
-    return b'"kind"' in head and b'"apiVersion"' in head
+    if name.endswith(".json"):
+        return b'"kind"' in head and b'"apiVersion"' in head
+    return bool(_YAML_OBJECT.search(head) and _YAML_API.search(head))
 
 
 def _take_insights_configmap(entry: Entry, needs: ResourceNeeds, result: LoadResult,

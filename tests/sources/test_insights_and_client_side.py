@@ -191,3 +191,21 @@ def test_an_anonymized_additional_trust_bundle_in_the_install_config_is_not_eval
     assert report["findings"] == []
     (result,) = report["rules"]
     assert result["status"] == "not-evaluable" and "anonymized" in result["reason"], result
+
+
+def test_insights_configmap_keys_with_a_manifest_suffix_are_data_not_documents(tmp_path, run_cli):
+    # openshift-monitoring/cluster-monitoring-config keeps its key config.yaml: ConfigMap data,
+    # not a document without kind; a real manifest in such a folder is still read as one
+    root = tmp_path / "insights"
+    monitoring = root / "config/configmaps/openshift-monitoring/cluster-monitoring-config/config.yaml"
+    monitoring.parent.mkdir(parents=True)
+    monitoring.write_text("prometheusK8s:\n  retention: 7d\n")
+    manifest = root / "config/configmaps/apps/real/cm.yaml"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: real, namespace: apps}\n"
+                        "data: {a: b}\n")
+    report = json.loads(run_cli("inventory", str(root), "--format", "json").out)
+    text = json.dumps(report)
+    assert "cluster-monitoring-config" in text and "real" in text
+    scanned = json.loads(run_cli("scan", str(root), "--format", "json").out)
+    assert [d["message"] for d in scanned["diagnostics"]] == []
