@@ -101,15 +101,14 @@ STORES: dict[str, TrustStore] = {
                        summary="Java reads -Djavax.net.ssl.trustStore, else the JDK's cacerts"),
 }
 
-# Image programs (a repository's last path element) that tell which runtimes may dial the
-# proxy: language images (a Python program uses the ssl module or requests), and clients that
-# are programs of their own. A Go program is told by hcpscan.model.readers.go_reader.
-IMAGE_TRUST_RUNTIMES: dict[str, tuple[str, ...]] = {
-    "golang": ("go",), "curl": ("curl",), "wget": ("openssl",),
-    "python": ("openssl", "requests"), "ruby": ("openssl",),
-    "node": ("node",),
-    "eclipse-temurin": ("java",), "openjdk": ("java",),
+# The trust stores each client of hcpscan.model.readers.IMAGE_CLIENTS (which client an image
+# runs) may load from: a Python program uses the ssl module or requests. Node.js images name no
+# client release the NO_PROXY models know (their tag is Node's), so they are told here alone.
+CLIENT_TRUST_STORES: dict[str, tuple[str, ...]] = {
+    "go": ("go",), "curl": ("curl",), "ruby": ("openssl",), "python": ("openssl", "requests"),
+    "java": ("java",),
 }
+NODE_IMAGES = ("node",)
 # Node.js flags that make it read OpenSSL's store (NODE_OPTIONS or the command).
 NODE_SYSTEM_STORE_FLAGS = ("--use-openssl-ca", "--use-system-ca")
 # What a program whose runtime the input does not say may be: any of these.

@@ -42,14 +42,15 @@ from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
-from hcpscan.model.readers import go_reader, image_program
+from hcpscan.model.readers import IMAGE_CLIENTS, go_reader, image_program
 from hcpscan.model.truststores import (
     ANY_RUNTIME,
+    CLIENT_TRUST_STORES,
     GO_CERT_FILES,
     HASHED_NAME,
-    IMAGE_TRUST_RUNTIMES,
     JAVA_OPTION_VARIABLES,
     JAVA_TRUSTSTORE,
+    NODE_IMAGES,
     NODE_SYSTEM_STORE_FLAGS,
     STORES,
     TEMURIN_SYSTEM_CAS,
@@ -286,7 +287,9 @@ def trust_runtimes(inventory: Inventory, ref: ContainerRef) -> tuple[tuple[str, 
     its image (a language image, a Go component), else any runtime hcpscan models."""
     image = str(ref.spec.get("image") or "")
     program = image_program(image)
-    runtimes = IMAGE_TRUST_RUNTIMES.get(program)
+    client = IMAGE_CLIENTS.get(program)
+    runtimes = (CLIENT_TRUST_STORES.get(client) if client else
+                ("node",) if program in NODE_IMAGES else None)
     why = f"its image {image.split('@', 1)[0]}"
     if runtimes is None:
         go = go_reader(program, image)
