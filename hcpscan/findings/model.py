@@ -135,6 +135,10 @@ class Finding:
     folded: list[Finding] = _field(default_factory=list, repr=False, compare=False)
     fix: Fix | None = None
     data: dict[str, Any] = _field(default_factory=dict)  # exact values a fix needs (JSON-ready)
+    # The problem said of a value many consumers read, and those readers (see Violation.lead):
+    # a finding with more than one reader is worded by the value, then every reader.
+    lead: str = _field(default="", repr=False, compare=False)
+    readers: list[str] = _field(default_factory=list, repr=False, compare=False)
 
     @property
     def key(self) -> str:

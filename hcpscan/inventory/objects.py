@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,9 @@ UNAVAILABLE_KIND = "UnavailableKinds"
 KUBECONFIG = "Kubeconfig"
 IGNITION_CONFIG = "IgnitionConfig"
 SYSTEMD_DROPIN = "SystemdDropIn"
+# An Insights Operator archive keeps a ConfigMap's keys as files with the inside of every PEM
+# block anonymized: the keys whose certificates are therefore not in the input.
+CONFIGMAP_ANONYMIZED = "hcpscan.io/insights-anonymized-keys"
 INSTALL_CONFIG_KIND = "InstallConfig"  # an OpenShift install-config.yaml (apiVersion v1, no kind)
 
 
@@ -130,3 +134,22 @@ class K8sObject:
                 "name": self.origin.name,
             }
         return out
+
+
+def anonymized_keys(obj: K8sObject) -> frozenset[str]:
+    """The keys of a ConfigMap whose certificates an Insights archive anonymized."""
+    annotations = obj.metadata.get("annotations")
+    value = annotations.get(CONFIGMAP_ANONYMIZED) if isinstance(annotations, dict) else None
+    return frozenset(k for k in value.split(",") if k) if isinstance(value, str) else frozenset()
+
+
+# A PEM block whose inside the Insights Operator replaced.
+_ANONYMIZED_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]+-----\s*ANONYMIZED\s*-----END [A-Z0-9 ]+-----")
+_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
+
+
+def anonymized(text: str) -> bool:
+    """Every PEM block of ``text`` was anonymized (an Insights archive): its certificates are
+    not in the input."""
+    blocks = _PEM.findall(text)
+    return bool(blocks) and len(_ANONYMIZED_PEM.findall(text)) == len(blocks)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from hcpscan.core.yamldocs import YamlSyntaxError, load_one
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, MANAGEMENT
 from hcpscan.inventory.store import INSTALL_CONFIG_CONFIGMAP
 from hcpscan.model.capi import CAPI_GROUP, VALUES_SUFFIX, capi_cluster_of
+from hcpscan.model.computed_noproxy import openshift_no_proxy
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_clusters
 from hcpscan.model.networks import cidrs, first_host, network
 
@@ -53,6 +55,11 @@ class ManagementCluster:
     proxy_spec: dict[str, Any]
     proxy_status: dict[str, Any]
     networks: ClusterNetworks | None
+    # The status noProxy OpenShift's network operator computes from spec (when the input holds
+    # the spec only), where its parts were read; or why it cannot be computed from the input.
+    computed_no_proxy: str = ""
+    computed_from: str = ""
+    computed_unknown: str = ""
 
     @property
     def effective_proxy(self) -> tuple[str, dict[str, Any]] | None:
@@ -137,10 +144,50 @@ def _build(inventory: Inventory) -> ScanModel:
 def _management(inventory: Inventory) -> ManagementCluster:
     for obj in inventory.of_kind("Proxy"):
         if obj.cluster == MANAGEMENT and obj.group == "config.openshift.io" and obj.name == "cluster":
-            return ManagementCluster(obj, _mapping(obj.body.get("spec")),
-                                     _mapping(obj.body.get("status")),
-                                     openshift_networks(inventory, MANAGEMENT))
+            spec = _mapping(obj.body.get("spec"))
+            nets = openshift_networks(inventory, MANAGEMENT)
+            computed, where, unknown = openshift_computed_no_proxy(inventory, MANAGEMENT, spec, nets)
+            return ManagementCluster(obj, spec, _mapping(obj.body.get("status")), nets,
+                                     computed, where, unknown)
     return ManagementCluster(None, {}, {}, openshift_networks(inventory, MANAGEMENT))
+
+
+def openshift_computed_no_proxy(inventory: Inventory, cluster: str, spec: dict[str, Any],
+                                nets: ClusterNetworks | None) -> tuple[str, str, str]:
+    """(noProxy, what it was computed from, '') as the cluster-network-operator computes a
+    Proxy's status from ``spec`` (hcpscan.model.computed_noproxy), or ('', '', why not) when
+    the input lacks what it reads: the Network's service and cluster networks and the
+    Infrastructure's platform and internal API URI."""
+    if not (spec.get("httpProxy") or spec.get("httpsProxy")):
+        return "", "", "the Proxy sets no httpProxy or httpsProxy: nothing is computed"
+    infra = inventory.get("Infrastructure", "", "cluster", cluster)
+    status = _mapping(infra.body.get("status")) if infra is not None else {}
+    if nets is None or not nets.service or not nets.pod:
+        return "", "", ("the config.openshift.io Network 'cluster' with its service and cluster "
+                        "networks is not in the input")
+    if infra is None or not status:
+        return "", "", "the config.openshift.io Infrastructure 'cluster' status is not in the input"
+    platform = _mapping(status.get("platformStatus"))
+    kind = str(platform.get("type") or status.get("platform") or "")
+    internal = str(status.get("apiServerInternalURI") or "")
+    try:
+        host = (urlsplit(internal).hostname or "") if internal else ""
+    except ValueError:  # not a URL: the CNO fails to parse it too and computes nothing
+        return "", "", f"{infra.ref} status.apiServerInternalURI {internal!r} is not a URL"
+    azure = _mapping(platform.get("azure"))
+    user = spec.get("noProxy")
+    value = openshift_no_proxy(
+        machine=nets.machine, api_internal_host=host, service=nets.service, cluster=nets.pod,
+        platform=kind, aws_region=str(_mapping(platform.get("aws")).get("region") or ""),
+        azure_cloud=str(azure.get("cloudName") or ""),
+        azure_arm_endpoint=str(azure.get("armEndpoint") or ""),
+        user=user if isinstance(user, str) else None,
+        hosted=status.get("controlPlaneTopology") == "External")
+    parts = [nets.source, f"{infra.ref} status (platform {kind or 'none'}"
+             + (f", api-int host {host}" if host else "") + ")"]
+    if nets.machine_source:
+        parts.append(nets.machine_source)
+    return value, "; ".join(parts), ""
 
 
 def install_config(inventory: Inventory, cluster: str) -> tuple[dict[str, Any], str] | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.model.computed_noproxy import hypershift_no_proxy
 from hcpscan.model.networks import cidrs as _cidrs
 
 HOSTED_CLUSTER = "HostedCluster"
@@ -19,11 +20,6 @@ NODE_POOL = "NodePool"
 KAS_PORT_BY_PLATFORM = {"Azure": 7443, "IBMCloud": 2040}
 DEFAULT_KAS_PORT = 6443
 
-# What HyperShift puts first in a hosted cluster's computed noProxy (DOMAIN.md §3).
-HYPERSHIFT_NO_PROXY = ("127.0.0.1", "localhost", ".svc", ".cluster.local", ".local",
-                       ".hypershift.local")
-METADATA_ADDRESS = "169.254.169.254"
-METADATA_PLATFORMS = ("AWS", "GCP", "Azure", "OpenStack")
 # The address the node-local haproxy (kube-system/kube-apiserver-proxy) serves the API server on,
 # unless spec.networking.apiServer.advertiseAddress says otherwise; IPv6 when the first service
 # network is IPv6 (hypershift support/config/constants.go, GetAdvertiseAddress).
@@ -135,27 +131,16 @@ class HostedCluster:
     @property
     def computed_no_proxy(self) -> str:
         """The noProxy HyperShift hands the hosted cluster's components and nodes when a
-        proxy is set (DOMAIN.md §3, support/globalconfig/proxy.go): fixed local entries,
-        the cluster's machine, pod and service networks (never 0.0.0.0/0), the cloud
-        metadata address, AWS's internal domain, then the user's entries."""
+        proxy is set (hcpscan.model.computed_noproxy, support/globalconfig/proxy.go)."""
         user = self.proxy.get("noProxy")
         return self.computed_no_proxy_with(user if isinstance(user, str) else None)
 
     def computed_no_proxy_with(self, user: str | None) -> str:
         """The noProxy HyperShift would compute were ``spec.configuration.proxy.noProxy``
         ``user`` (what a fix of the user's value leads to)."""
-        entries = list(HYPERSHIFT_NO_PROXY)
-        for net in (*self.machine_networks, *self.cluster_networks, *self.service_networks):
-            if net not in ("0.0.0.0/0", "::/0"):
-                entries.append(net)
-        if self.platform in METADATA_PLATFORMS:
-            entries.append(METADATA_ADDRESS)
-        if self.platform == "AWS":
-            region = str(self.obj.get("spec.platform.aws.region") or "")
-            entries.append(".ec2.internal" if region == "us-east-1" else f".{region}.compute.internal")
-        if user:
-            entries += [e for e in user.split(",") if e]
-        return ",".join(dict.fromkeys(entries))  # a set upstream: each entry once
+        return hypershift_no_proxy(self.machine_networks, self.cluster_networks,
+                                   self.service_networks, self.platform,
+                                   str(self.obj.get("spec.platform.aws.region") or ""), user)
 
 
 def hosted_cluster(obj: K8sObject) -> HostedCluster:

@@ -29,6 +29,20 @@ GO_REGISTRIES = ("quay.io/openshift-release-dev/", "registry.redhat.io/openshift
 _UNIT = re.compile(r"/([A-Za-z0-9_.@-]+?)\.service\.d/[^/]+$")
 
 
+# Image programs (a repository's last path element) that say which client dials: curlimages/curl,
+# and the language images whose runtime is the client. Their tag is the client's release (the
+# NO_PROXY models, analysis/proxy/versions.py); the client says which CA files it loads
+# (hcpscan.model.truststores).
+IMAGE_CLIENTS: dict[str, str] = {
+    "curl": "curl",
+    "golang": "go",
+    "ruby": "ruby",
+    "python": "python",
+    "eclipse-temurin": "java",
+    "openjdk": "java",
+}
+
+
 def unit_program(path: str) -> str:
     """``/etc/systemd/system/containerd.service.d/http-proxy.conf`` -> ``containerd``."""
     found = _UNIT.search(path or "")

@@ -16,6 +16,7 @@ Example::
       worker_cidrs: [10.0.0.0/16]
       secondary_networks: {"vm-ns/storage-net": [192.168.100.0/24]}
       proxy_ca_files: [certs/corp-proxy-ca.pem]
+      proxy_intercepts_tls: true    # the http:// proxy re-signs TLS (default: when a trustedCA names its CA)
       runtime_versions: {curl: "7.88", node-undici: "7"}   # releases consumers run (quoted)
       managed_cluster_kas_ip: 172.30.0.1
       proxy_addresses: {proxy.corp.example.com: [10.20.0.5]}  # what the proxy name resolves to
@@ -64,6 +65,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
                                        "additionalProperties": {"type": "array",
                                                                 "items": {"type": "string"}}},
                 "proxy_ca_files": {"type": "array", "items": {"type": "string"}},
+                # whether the http:// proxy intercepts TLS (re-signs servers' certificates)
+                "proxy_intercepts_tls": {"type": "boolean"},
                 "managed_cluster_kas_ip": {"type": "string"},
                 # what a proxy host name resolves to: {proxy.corp.example.com: [10.0.0.5]}
                 "proxy_addresses": {"type": "object",
@@ -108,6 +111,9 @@ class ScanConfig:
     worker_cidrs: list[str] = field(default_factory=list)
     secondary_networks: dict[str, list[str]] = field(default_factory=dict)
     proxy_ca_files: list[Path] = field(default_factory=list)
+    # An http:// proxy intercepts TLS: True/False as the user says; None = when the Proxy or
+    # HostedCluster that configures it names a trustedCA (hcpscan.rules.templates.trust).
+    proxy_intercepts_tls: bool | None = None
     managed_cluster_kas_ip: str | None = None
     proxy_addresses: dict[str, list[str]] = field(default_factory=dict)  # proxy host -> CIDRs
     firewall: Path | None = None  # perimeter file (security groups / firewall before the nodes)
@@ -224,6 +230,7 @@ def load_config(path: Path) -> ScanConfig:
         worker_cidrs=inputs.get("worker_cidrs", []),
         secondary_networks=inputs.get("secondary_networks", {}),
         proxy_ca_files=[base / p for p in inputs.get("proxy_ca_files", [])],
+        proxy_intercepts_tls=inputs.get("proxy_intercepts_tls"),
         managed_cluster_kas_ip=inputs.get("managed_cluster_kas_ip"),
         proxy_addresses={k.lower(): v for k, v in inputs.get("proxy_addresses", {}).items()},
         firewall=base / inputs["firewall"] if inputs.get("firewall") else None,

@@ -267,7 +267,17 @@ def _one_per_place(findings: list[Finding]) -> list[Finding]:
             if line not in first.evidence:
                 first.evidence.append(line)
         first.folded.append(finding)
+        first.readers = list(dict.fromkeys([*first.readers, *finding.readers]))
+        _led_by_value(first)
     return list(merged.values())
+
+
+def _led_by_value(finding: Finding) -> None:
+    """A value more than one consumer reads is one root cause: its finding is worded by the
+    value (the template's lead), then names every reader; ``data.readers`` lists them."""
+    if finding.lead and len(finding.readers) > 1:
+        finding.message = f"{finding.lead}; read by " + ", ".join(finding.readers)
+        finding.data = {**finding.data, "readers": list(finding.readers)}
 
 
 def _unreadable_reason(rule: Rule, ctx: Context) -> str:
@@ -319,7 +329,12 @@ def _finding(rule: Rule, ctx: Context, subject: K8sObject, violation: Violation,
                       message=mask_credentials(render_message(rule.message, values)),
                       evidence=[mask_credentials(e) for e in violation.evidence],
                       remedy=violation.remedy,
-                      data=_masked(violation.data), facts=violation.facts)
+                      data=_masked(violation.data), facts=violation.facts,
+                      lead=mask_credentials(violation.lead),
+                      readers=[mask_credentials(r) for r in violation.readers
+                               or ([str(violation.values["consumer"])]
+                                   if violation.values.get("consumer") else [])])
+    _led_by_value(finding)
     # a folded reader's problem is silenced by the reader's own suppressions, not by those of
     # the object it is reported at (an annotation on one workload is no exemption for others)
     reader = violation.reader

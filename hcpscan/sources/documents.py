@@ -38,6 +38,7 @@ from hcpscan.inventory.objects import (
 )
 from hcpscan.sources import systemd
 from hcpscan.sources.fastyaml import fast_documents
+from hcpscan.sources.insights import operator_resource
 from hcpscan.sources.interface import Entry
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -200,8 +201,15 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
             f"{duplicate.second_line}): kubectl refuses this document; hcpscan read the last value",
             hint="keep one of the two; the value on the earlier line was not checked"))
     typed = insights_typed(entry.parts, body)
+    operator = operator_resource(entry.parts, body) if isinstance(body, dict) else None
+    unread = insights_unread(entry.parts, body)
     if typed is not None:
         body = typed
+    elif operator is not None:
+        body = operator
+    elif unread:
+        result.skipped.append((unread, where))
+        return
     elif _other_json(entry, body):
         # API answers and tool output beside the manifests (a must-gather's etcd_info/,
         # monitoring/alerts.json; package.json in a repository): data, not a manifest.
@@ -284,9 +292,24 @@ def _client_side(body: dict[str, Any]) -> str:
 
 # An Insights Operator archive keeps the cluster's config objects as JSON without TypeMeta
 # (config/proxy.json ...) and gathered objects under config/<resource>/<namespace>/<name>.json.
+# (hcpscan.sources.insights describes the whole layout and what is read.)
 _INSIGHTS_CONFIG = {"proxy.json": "Proxy", "network.json": "Network",
                     "infrastructure.json": "Infrastructure"}
 _INSIGHTS_RESOURCES = {"pod": ("v1", "Pod"), "pods": ("v1", "Pod")}
+_INSIGHTS_CLUSTER_RESOURCES = {"node": ("v1", "Node")}
+# Cluster config objects the archive holds that no rule reads: passed over, saying which.
+_INSIGHTS_UNREAD = {"ingress.json": "Ingress", "authentication.json": "Authentication",
+                    "featuregate.json": "FeatureGate", "apiserver.json": "APIServer",
+                    "image.json": "Image", "oauth.json": "OAuth"}
+
+
+def insights_unread(parts: tuple[str, ...], body: Any) -> str:
+    """Why an Insights archive's config object is passed over ('' when it is none)."""
+    if not isinstance(body, dict) or "kind" in body or len(parts) < 2 or parts[-2] != "config" \
+            or parts[-1] not in _INSIGHTS_UNREAD:
+        return ""
+    return (f"Insights archive: config.openshift.io {_INSIGHTS_UNREAD[parts[-1]]} 'cluster', "
+            "which no rule reads")
 
 
 def insights_typed(parts: tuple[str, ...], body: Any) -> dict[str, Any] | None:
@@ -308,6 +331,12 @@ def insights_typed(parts: tuple[str, ...], body: Any) -> dict[str, Any] | None:
         meta = dict(meta) if isinstance(meta, dict) else {}
         meta.setdefault("namespace", rest[1])
         meta.setdefault("name", rest[2].removesuffix(".json"))
+        return {"apiVersion": api, "kind": kind, **body, "metadata": meta}
+    if len(rest) == 2 and rest[0] in _INSIGHTS_CLUSTER_RESOURCES and rest[1].endswith(".json") \
+            and isinstance(body.get("spec"), dict):
+        api, kind = _INSIGHTS_CLUSTER_RESOURCES[rest[0]]
+        meta = dict(meta) if isinstance(meta, dict) else {}
+        meta.setdefault("name", rest[1].removesuffix(".json"))
         return {"apiVersion": api, "kind": kind, **body, "metadata": meta}
     return None
 

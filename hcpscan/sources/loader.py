@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
+import re
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -24,6 +25,7 @@ from hcpscan.inventory.kept import kept, share_spec, spec_key
 from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
+from hcpscan.sources.insights import InsightsConfigMaps, configmap_key
 from hcpscan.sources.interface import Entry, InputLimits
 from hcpscan.sources.kustomize import (
     KustomizeRoot,
@@ -78,6 +80,8 @@ class LoadResult:
     files_read: int = 0
     bytes_read: int = 0
     dumps: DumpRoots = field(default_factory=DumpRoots)  # what each must-gather collected
+    # an Insights archive's ConfigMaps, one file per key, put together after the walk
+    insights_configmaps: InsightsConfigMaps = field(default_factory=InsightsConfigMaps)
 
 
 class PathNotFound(Exception):
@@ -129,6 +133,7 @@ def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _P
         loader.finish()
         for roots, explicit_file in kustomize:
             _read_kustomize(roots, explicit_file, needs, result, loader, pods)
+        result.objects.extend(result.insights_configmaps.objects())
         # What the pod lists did not hold (a list cut short, or edited): read on its own.
         for parts, folder, root in pods.deferred:
             if pods.identity(parts) in loader.seen:
@@ -194,6 +199,9 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
     """Skip an entry (saying why), set it aside, or hand it to the parser."""
     if _held_for_kustomize(entry, kustomize, loader):
         return
+    if configmap_key(entry.parts) is not None and not _manifest_text(entry):
+        _take_insights_configmap(entry, needs, result, loader)
+        return
     placement = place(entry.parts)
     result.dumps.note(entry, placement)
     explicit = explicit_file and entry.member is None
@@ -218,6 +226,47 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
         loader.add(entry, placement, data)
     else:
         loader.add(entry, placement, None)  # read where it is parsed
+
+
+_YAML_OBJECT = re.compile(rb"^kind:", re.MULTILINE)
+_YAML_API = re.compile(rb"^apiVersion:", re.MULTILINE)
+
+
+def _manifest_text(entry: Entry) -> bool:
+    """A key file with a manifest suffix that is itself a Kubernetes object (a repository
+    laid out like an Insights archive): read as the manifest it is. Other key files (a CA
+    bundle, an install-config, a monitoring ``config.yaml``) are ConfigMap data."""
+    name = entry.parts[-1]
+    if not name.endswith(MANIFEST_SUFFIXES):
+        return False
+    try:
+        head = entry.read()[:4096]
+    except OSError:
+        return False
+    if name.endswith(".json"):
+        return b'"kind"' in head and b'"apiVersion"' in head
+    return bool(_YAML_OBJECT.search(head) and _YAML_API.search(head))
+
+
+def _take_insights_configmap(entry: Entry, needs: ResourceNeeds, result: LoadResult,
+                             loader: _Parser) -> None:
+    """A key of a ConfigMap an Insights archive keeps as a file of its own."""
+    if not needs.wants("configmaps"):
+        result.skipped.add(LEFT_OUT, entry.display, "configmaps")
+        return
+    limit = loader.limits.max_file_size
+    if entry.member is None and not entry.in_memory and entry.known_size() > limit:
+        loader.diagnose(too_large(entry.display, limit))
+        return
+    try:
+        data = entry.read()
+    except OSError as exc:
+        loader.diagnose(_unreadable(entry, exc, limit))
+        return
+    if len(data) > limit:
+        loader.diagnose(too_large(entry.display, limit))
+        return
+    result.insights_configmaps.take(entry, data)
 
 
 def _kustomize_roots(path: str, explicit_file: bool) -> KustomizeRoots:

@@ -80,3 +80,53 @@ def test_an_annotation_on_the_first_reader_does_not_silence_the_others(tmp_path:
     assert shown == [("svc-0", "suppressed"), ("svc-1", "fail"), ("svc-2", "fail")]
     for finding in report.findings:
         assert f"Deployment apps/{finding.object.name} " in finding.message
+
+
+SEED_003 = Path(__file__).parents[2] / "fixtures" / "rules" / "PRX005" / "fail" / \
+    "cluster-values-secret-and-configmap.yaml"
+
+
+def test_a_value_read_by_many_is_worded_by_the_value_then_every_reader(tmp_path: Path) -> None:
+    names = ["svc-0", "svc-1", "svc-2"]
+    report = scan([_chart(tmp_path, "localhost 127.0.0.1 .corp.example.com", names)],
+                  ["PRX005", "PRX007"])
+    for finding in report.findings:
+        assert finding.message.startswith("NO_PROXY 'localhost 127.0.0.1 .corp.example.com' "
+                                          "(Deployment apps/svc-0 "), finding.message
+        led, _, readers = finding.message.partition("; read by ")
+        assert readers.split(", ") == [f"Deployment apps/{n} container main" for n in names]
+        assert finding.data["readers"] == readers.split(", ")
+
+
+def test_seed_003_cluster_values_span_configmap_and_secret_one_value_two_readers(run_cli) -> None:
+    # the noProxy is in the ConfigMap, the proxy URLs in the same-named Secret: the finding
+    # is the ConfigMap value's, and names both objects cluster-apps-operator reads together
+    report = scan([SEED_003], ["PRX005", "PRX007"])
+    assert sorted(f.rule_id for f in report.findings) == ["PRX005", "PRX007"]
+    expected_readers = {"ConfigMap org-giantswarm/mycluster-cluster-values key values",
+                        "Secret org-giantswarm/mycluster-cluster-values key values"}
+    for finding in report.findings:
+        assert finding.message.startswith("noProxy 'cluster.local,100.64.0.0/13,"), finding.message
+        assert "(ConfigMap org-giantswarm/mycluster-cluster-values data.values)" in finding.message
+        assert set(finding.message.partition("; read by ")[2].split(", ")) == expected_readers
+        assert set(finding.data["readers"]) == expected_readers
+    # the same wording in every report format a user reads
+    table = run_cli("scan", str(SEED_003), "--select", "PRX005", "--no-progress")
+    assert "noProxy 'cluster.local," in table.out and "read by" in table.out
+    as_json = json.loads(run_cli("scan", str(SEED_003), "--select", "PRX005", "--format", "json",
+                                 "--no-progress").out)
+    (finding,) = as_json["findings"]
+    assert finding["message"].startswith("noProxy 'cluster.local,")
+    assert set(finding["data"]["readers"]) == expected_readers
+    sarif = json.loads(run_cli("scan", str(SEED_003), "--select", "PRX005", "--format", "sarif",
+                               "--no-progress").out)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["message"]["text"].startswith("noProxy 'cluster.local,")
+    assert all(r in result["message"]["text"] for r in expected_readers)
+
+
+def test_one_reader_keeps_the_rules_own_wording(tmp_path: Path) -> None:
+    report = scan([_chart(tmp_path, "localhost", ["only"])], ["PRX005"])
+    (finding,) = report.findings
+    assert finding.message.startswith("Deployment apps/only container main uses a proxy")
+    assert "readers" not in finding.data

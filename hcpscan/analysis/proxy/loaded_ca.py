@@ -27,26 +27,34 @@ import dataclasses
 import posixpath
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
-from hcpscan.analysis.proxy.containers import ContainerRef
+from hcpscan.analysis.proxy.containers import ContainerRef, container_env, words
 from hcpscan.analysis.proxy.effective import bootstrap_file_text
 from hcpscan.analysis.proxy.openshift import decode_data_url
 from hcpscan.analysis.proxy.pem import Certificate, parse_bundle
-from hcpscan.analysis.proxy.settings import HOSTED_CLUSTER, ConsumerProxy
-from hcpscan.analysis.proxy.trust import FOUND, KnownProxyCA, resolve_ca
+from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, HOSTED_CLUSTER, ConsumerProxy, Setting
+from hcpscan.analysis.proxy.trust import ABSENT, CA_BUNDLE_KEY, FOUND, KnownProxyCA, resolve_ca
+from hcpscan.core.userinfo import without_userinfo
 from hcpscan.inventory.fieldpath import Step, format_path
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, anonymized_keys
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
-
-# Go's crypto/x509 on Linux (root_linux.go): the first of these files that exists, and every
-# file of these directories, unless SSL_CERT_FILE / SSL_CERT_DIR say otherwise.
-GO_CERT_FILES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
-                 "/etc/ssl/ca-bundle.pem", "/etc/pki/tls/cacert.pem",
-                 "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/cert.pem")
-GO_CERT_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs")
+from hcpscan.model.readers import IMAGE_CLIENTS, go_reader, image_program
+from hcpscan.model.truststores import (
+    ANY_RUNTIME,
+    CLIENT_TRUST_STORES,
+    GO_CERT_FILES,
+    HASHED_NAME,
+    JAVA_OPTION_VARIABLES,
+    JAVA_TRUSTSTORE,
+    NODE_IMAGES,
+    NODE_SYSTEM_STORE_FLAGS,
+    STORES,
+    TEMURIN_SYSTEM_CAS,
+)
 
 
 @dataclass(slots=True)
@@ -156,17 +164,31 @@ def node_loaded(inventory: Inventory, obj: K8sObject) -> LoadedCA:
 # -- containers -----------------------------------------------------------------------------------
 
 
-def container_loaded(inventory: Inventory, ref: ContainerRef) -> LoadedCA:
-    """The bundles a Go program in container ``ref`` reads besides its image's own store: the
-    ConfigMap and Secret files mounted where Go looks (or where SSL_CERT_FILE/DIR point)."""
-    env: dict[str, str] = {str(e.get("name")): str(e.get("value")) for e in ref.spec.get("env") or []
-                           if isinstance(e, dict) and isinstance(e.get("value"), str)}
-    files: tuple[str, ...] = (env["SSL_CERT_FILE"],) if env.get("SSL_CERT_FILE") else GO_CERT_FILES
-    dirs = tuple(d for d in (env.get("SSL_CERT_DIR") or "").split(":") if d) or GO_CERT_DIRS
-    read = (f"SSL_CERT_FILE={files[0]}" if env.get("SSL_CERT_FILE") else
-            "the system bundle (/etc/pki/tls/certs/ca-bundle.crt ...)")
-    loaded = LoadedCA(f"{ref.obj.ref} container {ref.name}: Go reads {read} and the files of "
-                      f"{', '.join(dirs)}", ref.path + ("volumeMounts",))
+def container_loaded(inventory: Inventory, ref: ContainerRef, runtime: str = "go") -> LoadedCA:
+    """The bundles the ``runtime`` program in container ``ref`` reads besides its image's own
+    store: the ConfigMap and Secret files mounted where that runtime looks, or where its
+    variables (``SSL_CERT_FILE``, ``REQUESTS_CA_BUNDLE``, ``NODE_EXTRA_CA_CERTS`` ...) point
+    (hcpscan.model.truststores)."""
+    store = STORES[runtime]
+    env = {k: v.value for k, v in container_env(inventory, ref).items() if v.value}
+    named = next(((v, env[v]) for v in store.file_vars if env.get(v)), None)
+    files: tuple[str, ...] = (named[1],) if named else store.default_files
+    dir_var = next(((v, env[v]) for v in store.dir_vars if env.get(v)), None)
+    dirs: tuple[str, ...] = ((() if store.dirs_only_without_file and named else
+                              tuple(d for d in dir_var[1].split(":") if d)) if dir_var
+                             else (() if store.dirs_only_without_file and named
+                                   else store.default_dirs))
+    extras = tuple(env[v] for v in store.extra_vars if env.get(v))
+    keystore = ""
+    if runtime == "java":
+        options = " ".join([env.get(v, "") for v in JAVA_OPTION_VARIABLES] + words(ref))
+        found = JAVA_TRUSTSTORE.search(options)
+        keystore = found.group(1).strip("\"'") if found else ""
+        if env.get(TEMURIN_SYSTEM_CAS[0]):
+            dirs = (TEMURIN_SYSTEM_CAS[1],)
+    loaded = LoadedCA(f"{ref.obj.ref} container {ref.name}: "
+                      + _reads(store.runtime, named, files, dirs, extras, keystore),
+                      ref.path + ("volumeMounts",))
     pod = ref.obj.get(ref.pod_path)
     volumes = {str(v.get("name")): v for v in (pod.get("volumes") or [] if isinstance(pod, dict)
                                                else []) if isinstance(v, dict)}
@@ -176,9 +198,15 @@ def container_loaded(inventory: Inventory, ref: ContainerRef) -> LoadedCA:
         volume = volumes.get(str(mount.get("name")))
         if volume is None:
             continue
-        for path, text, origin in _mounted_files(inventory, ref.obj, volume, mount):
-            if not (path in files or posixpath.dirname(path) in dirs
-                    or (text is None and _covers(path, files, dirs))):
+        mounted = (_mounted_files(inventory, ref.obj, volume, mount) if "emptyDir" not in volume
+                   else _copied_files(inventory, ref, pod, volume, mount))
+        for path, text, origin in mounted:
+            if keystore and path == keystore:
+                loaded.unknown = (f"{origin} mounted at {path} is the Java truststore "
+                                  "(a keystore, not PEM): hcpscan does not read it")
+                continue
+            if not (path in files or path in extras or _in_dirs(path, dirs, store.hashed_dirs)
+                    or (text is None and _covers(path, files + extras, dirs))):
                 continue
             if text is None:
                 loaded.unknown = f"{origin} mounted at {path} {_why_unknown(origin)}"
@@ -186,6 +214,94 @@ def container_loaded(inventory: Inventory, ref: ContainerRef) -> LoadedCA:
             loaded.certificates += parse_bundle(text).certificates
             loaded.sources.append(f"{origin} mounted at {path}")
     return loaded
+
+
+def _copied_files(inventory: Inventory, ref: ContainerRef, pod: Any, volume: dict[str, Any],
+                  mount: dict[str, Any]) -> list[tuple[str, str | None, str]]:
+    """The files of an emptyDir as an init container of the pod fills it: the ConfigMap and
+    Secret files that init container mounts beside the same emptyDir, copied under their own
+    names (the HyperShift operator's ``init-environment`` copies the injected
+    ``tls-ca-bundle.pem`` into the emptyDir its manager mounts at
+    ``/etc/pki/ca-trust/extracted/pem``). With no such init container the directory is
+    filled at run time: unknown."""
+    mount_path = str(mount.get("mountPath") or "")
+    name = str(volume.get("name"))
+    volumes = {str(v.get("name")): v for v in (pod.get("volumes") or [] if isinstance(pod, dict)
+                                               else []) if isinstance(v, dict)}
+    out: list[tuple[str, str | None, str]] = []
+    for init in (pod.get("initContainers") or [] if isinstance(pod, dict) else []):
+        if not isinstance(init, dict) or ref.spec is init:
+            continue
+        mounts = [m for m in init.get("volumeMounts") or [] if isinstance(m, dict)]
+        if not any(str(m.get("name")) == name for m in mounts):
+            continue
+        for other in mounts:
+            source = volumes.get(str(other.get("name")))
+            if source is None or "emptyDir" in source:
+                continue
+            for path, text, origin in _mounted_files(inventory, ref.obj, source, other):
+                # a source not in the input: its files, wherever they land, are unknown
+                copied = (posixpath.join(mount_path, posixpath.basename(path)) if text is not None
+                          else mount_path)
+                out.append((copied, text, f"{origin} (copied by init container "
+                                          f"{init.get('name')} into emptyDir {name})"))
+    if not out and mount_path:
+        return [(mount_path, None, f"emptyDir {name} (filled at run time)")]
+    return out
+
+
+def _in_dirs(path: str, dirs: tuple[str, ...], hashed: bool) -> bool:
+    """A file the runtime reads from one of its CA directories: every file (Go), or only the
+    hashed names OpenSSL looks up (``<subject hash>.0``)."""
+    folder, name = posixpath.split(path)
+    if folder not in dirs:
+        return False
+    if folder == TEMURIN_SYSTEM_CAS[1]:
+        return name.endswith(".crt")
+    return not hashed or bool(HASHED_NAME.match(name))
+
+
+def _reads(runtime: str, named: tuple[str, str] | None, files: tuple[str, ...],
+           dirs: tuple[str, ...], extras: tuple[str, ...], keystore: str) -> str:
+    """How the runtime loads its bundle, in words, as the container's variables set it."""
+    store = STORES[runtime]
+    if runtime == "go":
+        read = f"SSL_CERT_FILE={files[0]}" if named else \
+            "the system bundle (/etc/pki/tls/certs/ca-bundle.crt ...)"
+        return f"Go reads {read} and the files of {', '.join(dirs)}"
+    if runtime == "java":
+        return (f"Java reads the truststore {keystore}" if keystore else
+                "Java reads the JDK's cacerts keystore") + (
+            f" and the *.crt files of {dirs[0]}" if dirs else "")
+    parts = [f"{named[0]}={named[1]}" if named else
+             (f"the default bundle ({files[0]} ...)" if files else store.defaults_in_image)]
+    if dirs:
+        parts.append(("the hashed names (<hash>.0) in " if store.hashed_dirs else "the files of ")
+                     + ", ".join(dirs))
+    parts += [f"{v}={x}" for v, x in zip(store.extra_vars, extras, strict=False)]
+    return f"{runtime} reads " + " and ".join(parts)
+
+
+def trust_runtimes(inventory: Inventory, ref: ContainerRef) -> tuple[tuple[str, ...], str]:
+    """The runtimes that may dial the proxy from container ``ref``, and how the input tells:
+    its image (a language image, a Go component), else any runtime hcpscan models."""
+    image = str(ref.spec.get("image") or "")
+    program = image_program(image)
+    client = IMAGE_CLIENTS.get(program)
+    runtimes = (CLIENT_TRUST_STORES.get(client) if client else
+                ("node",) if program in NODE_IMAGES else None)
+    why = f"its image {image.split('@', 1)[0]}"
+    if runtimes is None:
+        go = go_reader(program, image)
+        runtimes, why = (("go",), go) if go else (
+            ANY_RUNTIME, "its image does not say which runtime dials the proxy; trusted if any "
+                         "of " + ", ".join(ANY_RUNTIME) + " would load the CA")
+    if "node" in runtimes:
+        env = container_env(inventory, ref)
+        options = " ".join([str(env["NODE_OPTIONS"].value or "")] if "NODE_OPTIONS" in env else [])
+        if any(flag in options or flag in words(ref) for flag in NODE_SYSTEM_STORE_FLAGS):
+            runtimes = (*runtimes, "openssl")
+    return runtimes, why
 
 
 def _covers(mount_path: str, files: tuple[str, ...], dirs: tuple[str, ...]) -> bool:
@@ -197,6 +313,10 @@ def _covers(mount_path: str, files: tuple[str, ...], dirs: tuple[str, ...]) -> b
 
 
 def _why_unknown(origin: str) -> str:
+    if "filled at run time" in origin:
+        return "is written by the running pod; what it holds is not in the input"
+    if " key " in origin and "(missing)" not in origin:
+        return "holds certificates the input does not show (anonymized or redacted)"
     return "is not in the input" if "(missing)" not in origin else "is not readable"
 
 
@@ -223,6 +343,10 @@ def _mounted_files(inventory: Inventory, obj: K8sObject, volume: dict[str, Any],
             data = source.body.get("data")
             values = {str(k): v for k, v in (data or {}).items() if isinstance(v, str)} \
                 if isinstance(data, dict) else {}
+            if injected(source) and CA_BUNDLE_KEY not in values:
+                values[CA_BUNDLE_KEY] = injected_bundle(inventory, source.cluster)
+            for hidden in anonymized_keys(source) & values.keys():
+                values[hidden] = None  # an Insights archive keeps no certificate
         else:
             values = {k: (None if v.redacted else v.text) for k, v in secret_values(source).items()}
     items = spec.get("items")
@@ -241,6 +365,83 @@ def _mounted_files(inventory: Inventory, obj: K8sObject, volume: dict[str, Any],
         where = mount_path if sub_path else posixpath.join(mount_path, path)
         out.append((where, values.get(key), f"{origin} key {key}"))
     return out
+
+
+# OpenShift's cluster-network-operator fills key ca-bundle.crt of every ConfigMap labelled so
+# with the cluster's trusted bundle: the system roots merged with the Proxy's trustedCA, kept in
+# openshift-config-managed/trusted-ca-bundle.
+INJECT_LABEL = "config.openshift.io/inject-trusted-cabundle"
+
+
+def injected(cm: K8sObject) -> bool:
+    labels = cm.body.get("metadata", {}).get("labels") if isinstance(cm.body.get("metadata"), dict) \
+        else None
+    return isinstance(labels, dict) and str(labels.get(INJECT_LABEL, "")).lower() == "true"
+
+
+def injected_bundle(inventory: Inventory, cluster: str) -> str | None:
+    """What the CNO writes into an injected ConfigMap (None when the input cannot tell): the
+    merged openshift-config-managed/trusted-ca-bundle, else the Proxy's trustedCA it merges."""
+    merged = inventory.get("ConfigMap", "openshift-config-managed", "trusted-ca-bundle", cluster)
+    data = merged.body.get("data") if merged is not None else None
+    if merged is not None and isinstance(data, dict) and isinstance(data.get(CA_BUNDLE_KEY), str):
+        return None if CA_BUNDLE_KEY in anonymized_keys(merged) else str(data[CA_BUNDLE_KEY])
+    proxy = inventory.get("Proxy", "", "cluster", cluster)
+    spec = proxy.body.get("spec") if proxy is not None else None
+    name = ((spec.get("trustedCA") or {}).get("name") if isinstance(spec, dict)
+            and isinstance(spec.get("trustedCA"), dict) else None)
+    if proxy is None or not name:
+        # no trustedCA: the CNO injects the system roots only, which hold no private CA
+        return "" if proxy is not None else None
+    user = inventory.get("ConfigMap", "openshift-config", str(name), cluster)
+    data = user.body.get("data") if user is not None else None
+    if user is not None and isinstance(data, dict) and isinstance(data.get(CA_BUNDLE_KEY), str):
+        return None if CA_BUNDLE_KEY in anonymized_keys(user) else str(data[CA_BUNDLE_KEY])
+    return None
+
+
+# -- the CA of the proxy a container dials ---------------------------------------------------
+
+
+def endpoint(url: str) -> tuple[str, int] | None:
+    """(host, port) of a proxy URL, the port defaulted by its scheme; None when unreadable."""
+    text = without_userinfo(url.strip())
+    if "://" not in text:
+        text = "http://" + text
+    try:
+        parts = urlsplit(text)
+        port = parts.port or {"https": 443, "http": 80}.get(parts.scheme.lower(), 0)
+    except ValueError:
+        return None
+    return ((parts.hostname or "").lower().rstrip("."), port) if parts.hostname else None
+
+
+def configured_proxy_ca(inventory: Inventory, consumers: list[ConsumerProxy], obj: K8sObject,
+                        url: Setting) -> tuple[list[KnownProxyCA], str]:
+    """The CA the configuration of the proxy at ``url`` names: the ``trustedCA`` of the
+    HostedCluster whose HCP namespace ``obj`` is in, or of the cluster ``Proxy``, when that
+    object configures the same proxy (host and port). And why it cannot be read ('' if it
+    can or none is named)."""
+    target = endpoint(url.value or "")
+    owners = [c for c in consumers if c.object.cluster == obj.cluster and (
+        c.kind == CLUSTER_PROXY or (c.kind == HOSTED_CLUSTER
+                                    and c is hosted_proxy(inventory, consumers, obj)))]
+    found: list[KnownProxyCA] = []
+    unknown = ""
+    for owner in owners:
+        if target is None or not any(endpoint(s.value or "") == target for s in (
+                owner.http_proxy, owner.https_proxy) if s is not None and s.value):
+            continue
+        ca = resolve_ca(inventory, owner, https_only=False)
+        if ca is None:
+            continue
+        if ca.state == FOUND and ca.bundle is not None:
+            where = f"{owner.object.ref} {format_path(ca.field)} ({ca.holder.ref})"
+            found += [KnownProxyCA(c, where) for c in ca.bundle.certificates]
+        elif ca.state != ABSENT:
+            unknown = (f"the proxy's CA ({format_path(ca.field)} of {owner.object.ref}) cannot "
+                       f"be read: {ca.detail or ca.state}")
+    return found, unknown
 
 
 def trusts(loaded: LoadedCA, proxy_ca: ProxyCA) -> bool:

@@ -36,7 +36,7 @@ from hcpscan.analysis.proxy.settings import (
 )
 from hcpscan.analysis.proxy.units import unit_consumer
 from hcpscan.inventory.fieldpath import Step
-from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, K8sObject
+from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, K8sObject, anonymized
 from hcpscan.inventory.store import Inventory
 from hcpscan.sources.systemd import parse_environment_file, parse_unit
 
@@ -61,7 +61,13 @@ def install_config_proxies(inventory: Inventory) -> list[ConsumerProxy]:
                                  runtime="go", completed_by=OPENSHIFT_COMPLETES)
         read_block(inventory, obj, ("proxy",), consumer)
         bundle = obj.body.get("additionalTrustBundle")
-        if isinstance(bundle, str) and bundle.strip():
+        if isinstance(bundle, str) and anonymized(bundle):
+            # an Insights archive keeps the install-config with its certificates anonymized
+            consumer.trusted_ca = Setting("additionalTrustBundle", None,
+                                          source_of(inventory, obj, ("additionalTrustBundle",)),
+                                          unknown="its certificates are anonymized in this "
+                                                  "Insights archive")
+        elif isinstance(bundle, str) and bundle.strip():
             consumer.trusted_ca = Setting("additionalTrustBundle", bundle,
                                           source_of(inventory, obj, ("additionalTrustBundle",)))
             consumer.ca_bundle = parse_bundle(bundle)

@@ -27,7 +27,7 @@ from hcpscan.analysis.proxy.settings import (
     Setting,
 )
 from hcpscan.inventory.fieldpath import Step
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, anonymized_keys
 from hcpscan.inventory.store import Inventory
 
 CA_BUNDLE_KEY = "ca-bundle.crt"
@@ -109,6 +109,10 @@ def resolve_ca(inventory: Inventory, consumer: ConsumerProxy, https_only: bool =
     data = cm.body.get("data") or {}
     if CA_BUNDLE_KEY not in data:
         return CA(NO_KEY, urls, field, cm, ("data",), detail=detail)
+    if CA_BUNDLE_KEY in anonymized_keys(cm):
+        return CA(UNKNOWN, urls, field, cm, detail=f"ConfigMap {detail} key {CA_BUNDLE_KEY} is "
+                                                   "in the input with its certificates anonymized "
+                                                   "(an Insights archive)")
     return CA(FOUND, urls, field, cm, ("data", CA_BUNDLE_KEY), parse_bundle(str(data[CA_BUNDLE_KEY] or "")),
               detail=detail)
 

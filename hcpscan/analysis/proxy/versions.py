@@ -12,18 +12,11 @@ import re
 from collections.abc import Mapping
 
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, UnknownRuntime, runtime_ref
-from hcpscan.model.readers import image_program
+from hcpscan.model.readers import IMAGE_CLIENTS, image_program
 
-# Image programs (a repository's last path element) whose tag is the client's own release:
-# curlimages/curl, and the language images whose runtime is the client.
-IMAGE_RUNTIMES: dict[str, str] = {
-    "curl": "curl",
-    "golang": "go",
-    "ruby": "ruby",
-    "python": "python",
-    "eclipse-temurin": "java",
-    "openjdk": "java",
-}
+# Image programs whose tag is the client's own release (curlimages/curl, the language images):
+# hcpscan.model.readers, the one home of which program an image runs.
+IMAGE_RUNTIMES = IMAGE_CLIENTS
 _TAG_VERSION = re.compile(r"^v?(\d+(?:\.\d+){0,2})(?:[-_].*)?$")
 
 

@@ -38,6 +38,8 @@ from hcpscan.model.capi import (
     VALUES_SUFFIX,
     machine_owned,
 )
+from hcpscan.model.clusters import scan_model
+from hcpscan.model.computed_noproxy import OPENSHIFT_SOURCE
 from hcpscan.model.hostedcluster import (
     SIDECAR_PROXY_WORKLOADS,
     hcp_namespace,
@@ -492,7 +494,25 @@ def _hosted_cluster(ctx: Context, subject: K8sObject, obj: K8sObject) -> RefOutc
 
 
 def _management_proxy(ctx: Context) -> RefOutcome:
-    return _sides(ctx.relations.management_proxy(management_proxy(ctx)))
+    found = management_proxy(ctx)
+    sides = _sides(ctx.relations.management_proxy(found))
+    management = scan_model(ctx.inventory).management
+    if isinstance(sides, list) and found is not None and found[1] == "spec" \
+            and management.computed_no_proxy:
+        # the input holds the spec only: what the operators read is the status the network
+        # operator computes from it (hcpscan.model.computed_noproxy)
+        obj = found[0]
+        written = obj.get(("spec", "noProxy"))
+        source = source_of(ctx.inventory, obj, ("spec", "noProxy") if written is not None
+                           else ("spec",))
+        for side in sides:
+            side.name = f"{obj.ref} computed status"
+            side.no_proxy = management.computed_no_proxy
+            side.settings["noProxy"] = Setting("noProxy", management.computed_no_proxy, source)
+            side.evidence.append(f"no Proxy status in the input: its noProxy is computed as "
+                                 f"{OPENSHIFT_SOURCE.split(':')[0]} computes it, from "
+                                 f"{management.computed_from} and spec.noProxy")
+    return sides
 
 
 def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:

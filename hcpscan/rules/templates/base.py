@@ -49,6 +49,12 @@ class Violation:
     # suppressions (annotation, config exemption) decide whether it is reported.
     reader: K8sObject | None = None
     reader_field: str = ""  # where the value is in ``reader``
+    # One value many consumers read (a noProxy string rendered into ten workloads, seed 003's
+    # cluster-values ConfigMap read with its Secret): the problem said of the value itself
+    # ("noProxy '...' (where) misses ..."), and the consumers that read it. When the finding
+    # ends up with more than one reader its message is the lead, then every reader.
+    lead: str = ""
+    readers: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -105,6 +105,21 @@ def same_value_root(ctx: Context, params: dict[str, Any], key: tuple[str, ...],
     return first
 
 
+def value_readers(ctx: Context, setting: Setting) -> list[str]:
+    """Every consumer that reads the value written at ``setting``'s place (one ConfigMap key
+    several workloads or both cluster-values objects read), by name, in model order."""
+    place = (setting.source.ref, setting.source.field, setting.value)
+    return list(dict.fromkeys(
+        c.name for c in ctx.proxy.all for s in (c.no_proxy, c.http_proxy, c.https_proxy)
+        if s is not None and (s is setting or (s.source.ref, s.source.field, s.value) == place)))
+
+
+def value_lead(setting: Setting, problem: str) -> str:
+    """A problem said of the value itself: ``noProxy 'a,b' (ConfigMap ns/x data.values)
+    misses ...``."""
+    return f"{setting.name} {setting.value!r} ({setting.source.ref} {setting.source.field}) {problem}"
+
+
 def where(setting: Setting) -> str:
     """``'value' (path:line ref field)`` for evidence."""
     return f"{setting.value!r} at {setting.source}"
@@ -312,14 +327,29 @@ def managed_kas_ip(ctx: Context) -> tuple[str, str] | NotEvaluable:
                         "managed cluster's default/kubernetes Service)" + hint)
 
 
-def _judged(consumer: ConsumerProxy, wanted: list[str]) -> list[str]:
+def _computed_status(ctx: Context, consumer: ConsumerProxy) -> str | None:
+    """The management Proxy's status noProxy as the network operator computes it from the
+    spec, when the input holds the spec only (hcpscan.model.computed_noproxy)."""
+    if consumer.kind != CLUSTER_PROXY or consumer.part != "spec":
+        return None
+    management = scan_model(ctx.inventory).management
+    if management.proxy is not consumer.object or not management.computed_no_proxy or any(
+            management.proxy_status.get(k) for k in ("httpProxy", "httpsProxy", "noProxy")):
+        return None
+    return management.computed_no_proxy
+
+
+def _judged(consumer: ConsumerProxy, wanted: list[str], computed: bool = False) -> list[str]:
     """The destinations a consumer answers for. The platform completes some noProxy values
     with the cluster's own destinations (DOMAIN.md §3): a Proxy's status is computed from its
     spec, and HyperShift computes a HostedCluster's; those answer only for what the user must
-    write (literal destinations), and a Proxy's status only for the computed, named ones."""
+    write (literal destinations), and a Proxy's status only for the computed, named ones. A
+    spec-only management Proxy whose status hcpscan computes (``computed``) answers for all."""
     named = [d for d in wanted if d in DESTINATIONS and d != SECONDARY]
     literal = [d for d in wanted if d not in named]
     if consumer.kind == CLUSTER_PROXY:
+        if computed:
+            return wanted
         return literal if consumer.part == "spec" else named
     if consumer.kind == HOSTED_CLUSTER:
         return wanted  # judged on the noProxy HyperShift computes (model/hostedcluster.py)
@@ -416,7 +446,8 @@ class NoProxyCoverage(Template):
                                "is not in the input")
             return
         for c in _coverage_consumers(ctx, subject, kinds, variables, pool):
-            wanted = _judged(c, params["destinations"])
+            computed = _computed_status(ctx, c)
+            wanted = _judged(c, params["destinations"], computed is not None)
             uses = proxy_in_use(c)
             if not wanted or uses is False:
                 continue
@@ -436,7 +467,8 @@ class NoProxyCoverage(Template):
             # is what the nodes' services and guest pods read
             guest = (hosted_cluster_of_guest(ctx.inventory, c.object.cluster)
                      if c.kind == CLUSTER_PROXY and c.part == "status" else None)
-            no_proxy = (hosted.computed_no_proxy if hosted is not None else
+            no_proxy = (hosted.computed_no_proxy if hosted is not None else computed
+                        if computed is not None else
                         (c.no_proxy.value if c.no_proxy is not None else "") or "")
             managed_kas: tuple[str, str] | None = None
             if "managed-kas-ip" in wanted:
@@ -466,6 +498,11 @@ class NoProxyCoverage(Template):
             anchor = c.no_proxy or c.https_proxy or c.http_proxy
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
+            if computed is not None:
+                shown = (f"OpenShift's network operator computes the status noProxy "
+                         f"{no_proxy!r} from " + (f"noProxy {where(c.no_proxy)}"
+                                                  if c.no_proxy is not None else "no spec.noProxy")
+                         + " and the cluster's Network and Infrastructure")
             if hosted is not None:
                 shown = (f"HyperShift computes noProxy {no_proxy!r} from "
                          + (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
@@ -483,7 +520,12 @@ class NoProxyCoverage(Template):
             remedy = noproxy_remedy(c, entries, check)
             if hosted is not None and isinstance(remedy, Remedy):
                 remedy = _with_rendered(ctx, hosted, remedy, entries)
+            shared = c.no_proxy if c.no_proxy is not None and c.no_proxy.value else None
             yield Violation(field=field, subject=at, reader=reader, reader_field=own_field,
+                            lead=value_lead(shared, f"misses {', '.join(missed)}")
+                            if shared is not None and hosted is None and computed is None else "",
+                            readers=value_readers(ctx, shared)
+                            if shared is not None and hosted is None and computed is None else [],
                             remedy=remedy,
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},

@@ -75,6 +75,8 @@ from hcpscan.rules.templates.proxy_config import (
     field_in,
     root_of,
     same_value_root,
+    value_lead,
+    value_readers,
 )
 
 CONDITIONS = ("no-credentials", "valid", "portable", "reachable")
@@ -117,6 +119,7 @@ class Value:
     in_secret: bool = False
     consumer: ConsumerProxy | None = None
     unknown: str = ""  # why the value is not known ('' when it is)
+    setting: Setting | None = dataclasses.field(default=None, compare=False)  # a consumer's
 
     @property
     def shown(self) -> str:
@@ -157,7 +160,8 @@ def _from_setting(subject: K8sObject, c: ConsumerProxy, setting: Setting) -> Val
     return Value(setting.value or "", value_type(setting.name), accepted_schemes(c.kind, setting.name),
                  setting.name, field, at, lambda: f"{setting.name} = {setting.value!r} at {setting.source}",
                  in_secret=stored_in_secret(setting), consumer=c,
-                 unknown="" if setting.known else f"{c.name}: {setting.name} unknown ({setting.unknown})")
+                 unknown="" if setting.known else f"{c.name}: {setting.name} unknown ({setting.unknown})",
+                 setting=setting)
 
 
 def stored_in_secret(setting: Setting) -> bool:
@@ -571,6 +575,13 @@ class ProxyValues(Template):
                             subject, outcome.subject, outcome.field)
                         if outcome.subject is not None:
                             outcome.reader, outcome.reader_field = subject, own_field
+                    if isinstance(outcome, Violation) and condition == "portable" \
+                            and value.setting is not None and value.text.strip():
+                        # one value many consumers read: said of the value, then its readers
+                        outcome.lead = value_lead(value.setting, (
+                            f"holds {outcome.values['kinds']} ({outcome.values['entries']}) "
+                            "that some clients read differently from Go"))
+                        outcome.readers = value_readers(ctx, value.setting)
                     if isinstance(outcome, Violation) and len(twins.get(_twin_key(value), ())) > 1:
                         names = " and ".join(twins[_twin_key(value)])
                         outcome.evidence.append(f"{value.who} sets {names} to this one value: "

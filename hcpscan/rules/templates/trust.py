@@ -13,8 +13,10 @@ wherever its API keeps it, and the rule's conditions judge it:
   ``with_server_ca``, also another CA (a kubeconfig verifies the proxy and, inside the
   tunnel, the server with one bundle);
 * ``loaded``: trust where it is used - the bundle the consumer really loads (an ignition
-  stub's ``certificateAuthorities``, the files a container's Go program reads; see
-  ``hcpscan.analysis.proxy.loaded_ca``) holds the CA its https:// proxy presents.
+  stub's ``certificateAuthorities``, the files a container's runtime reads; see
+  ``hcpscan.analysis.proxy.loaded_ca`` and ``hcpscan.model.truststores``) holds the CA its
+  https:// proxy presents, or its http:// proxy when a trustedCA names a CA for that proxy
+  (one that intercepts TLS).
 """
 
 from __future__ import annotations
@@ -26,17 +28,23 @@ from typing import Any
 from hcpscan.analysis.proxy import ConsumerProxy
 from hcpscan.analysis.proxy.loaded_ca import (
     LoadedCA,
+    ProxyCA,
+    configured_proxy_ca,
     container_loaded,
     hosted_proxy,
     ignition_loaded,
     missing_ca,
     node_loaded,
     proxy_ca_for,
+    trust_runtimes,
     trusts,
 )
 from hcpscan.analysis.proxy.pem import CABundle, Certificate
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
+    CLUSTER_PROXY,
+    CONTAINER,
+    HOSTED_CLUSTER,
     IGNITION,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
@@ -79,7 +87,7 @@ from hcpscan.rules.templates.base import (
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).
-USERS = (IGNITION, KONNECTIVITY_SIDECAR, KUBEADM_FILE)
+USERS = (IGNITION, KONNECTIVITY_SIDECAR, KUBEADM_FILE, CONTAINER)
 
 
 def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
@@ -105,11 +113,11 @@ class Trust(Template):
                             "with ca-bundle.crt; parseable: its PEM reads; unexpired: not all "
                             "expired; contains: it holds the proxy's CA; loaded: the bundle the "
                             "consumer really loads holds the proxy's CA (ignition, "
-                            "konnectivity-sidecar)"),
+                            "konnectivity-sidecar, kubeadm-file, container)"),
             "consumers": roles_param(
                 ROLES, "consumers judged (those whose API keeps a proxy CA: Proxy, "
                        "HostedCluster, addon-config, kubeconfig, klusterlet-config, "
-                       "install-config; for loaded: ignition, konnectivity-sidecar, "
+                       "install-config; for loaded: ignition, konnectivity-sidecar, container, "
                        "kubeadm-file)"),
             "absent_ok": roles_param(
                 ROLES, "present: roles whose missing CA this rule does not report (another "
@@ -134,7 +142,7 @@ class Trust(Template):
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         conditions = params.get("conditions", ())
         known = ("AddOnDeploymentConfig", "Proxy") if "contains" in conditions else ()
-        loaded = ("HostedCluster", "Secret") if "loaded" in conditions else ()
+        loaded = ("HostedCluster", "Secret", "Proxy") if "loaded" in conditions else ()
         return ("ConfigMap", *known, *loaded)
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
@@ -143,7 +151,15 @@ class Trust(Template):
         judged = False
         for c in _consumers_for(ctx, subject):
             if c.kind in USERS:
-                url = _https_url(c) if c.kind in roles and "loaded" in params["conditions"] else None
+                if c.kind not in roles or "loaded" not in params["conditions"]:
+                    continue
+                if c.kind == CONTAINER:
+                    target = _container_target(ctx, subject, c)
+                    if target is not None:
+                        judged = True
+                        yield from _judge_loaded(ctx, subject, c, *target)
+                    continue
+                url = _https_url(c)
                 if url is not None:
                     judged = True
                     yield from _judge_loaded(ctx, subject, c, url)
@@ -388,22 +404,76 @@ class _Place:
 # -- loaded: trust where it is used ---------------------------------------------------------
 
 
-def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setting) -> Iterator[Outcome]:
+def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
+                      ) -> tuple[Setting, ProxyCA, str] | None:
+    """A container's proxy URL, the CA that proxy presents and why it is judged; None when
+    the container needs no CA for it: a plain http:// proxy that does not intercept TLS.
+
+    An ``https://`` proxy is a TLS server: every client needs its CA. An ``http://`` proxy
+    re-signs the client's TLS only when it intercepts; hcpscan knows that from the
+    configuration of that proxy (same host and port) naming a CA for it — the cluster
+    ``Proxy``'s or the HostedCluster's ``trustedCA``, which exists for exactly that."""
+    if c.via is not None or c.unserved is not None:
+        return None  # the konnectivity sidecar dials the proxy (judged as the sidecar)
+    dialled = c.https_proxy or c.http_proxy
+    owners = ctx.analysis("proxy-configuring-objects", lambda _inv: [
+        o for o in ctx.proxy.all if o.kind in (CLUSTER_PROXY, HOSTED_CLUSTER)])
+    configured, unreadable = (configured_proxy_ca(ctx.inventory, owners, subject, dialled)
+                              if dialled is not None else ([], ""))
+    url = _https_url(c)
+    if url is not None:
+        known = [k for k in _known(ctx)[0] if k.source.startswith("proxy_ca_files")]
+        found = known + configured
+        if found:
+            return url, ProxyCA(found), ""
+        return url, ProxyCA([], unreadable or "the proxy's CA is not known: name it in "
+                            "inputs.proxy_ca_files (PEM files of the proxy's CA, in the hcpscan "
+                            "config), or in the trustedCA of the Proxy or HostedCluster that "
+                            "configures this proxy"), ""
+    url = next((s for s in (c.https_proxy, c.http_proxy) if s is not None and s.value), None)
+    said = ctx.config.proxy_intercepts_tls
+    if url is None or said is False:
+        return None  # the user says the http:// proxy does not intercept TLS
+    if said:
+        found = [k for k in _known(ctx)[0] if k.source.startswith("proxy_ca_files")] + configured
+        return (url, ProxyCA(found), "inputs.proxy_intercepts_tls: the http:// proxy intercepts "
+                                     "TLS (re-signs the servers' certificates with its CA)"
+                ) if found else None
+    if not configured and unreadable:
+        # a trustedCA is named for this proxy (it intercepts) but cannot be read
+        return url, ProxyCA([], unreadable), ""
+    if not configured:
+        return None
+    return url, ProxyCA(configured), (
+        "a trustedCA is named for this http:// proxy, so it intercepts TLS (re-signs the "
+        "servers' certificates with its CA; set inputs.proxy_intercepts_tls: false if it does "
+        "not)")
+
+
+def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setting,
+                  given: ProxyCA | None = None, intercepts: str = "") -> Iterator[Outcome]:
     known, _unreadable = _known(ctx)
-    proxy_ca = proxy_ca_for(ctx.inventory, subject, known,
-                            hosted_proxy(ctx.inventory, ctx.proxy.all, subject))
+    proxy_ca = given or proxy_ca_for(ctx.inventory, subject, known,
+                                     hosted_proxy(ctx.inventory, ctx.proxy.all, subject))
     if proxy_ca.unknown:
         yield NotEvaluable(f"{c.name}: {proxy_ca.unknown}")
         return
-    loaded = _loaded(ctx, subject, c)
-    if isinstance(loaded, NotEvaluable):
-        yield loaded
+    every = _loaded(ctx, subject, c)
+    if isinstance(every, NotEvaluable):
+        yield every
         return
-    if trusts(loaded, proxy_ca):
+    if any(trusts(loaded, proxy_ca) for loaded in every):
         return
-    if loaded.unknown:
-        yield NotEvaluable(f"{c.name}: {loaded.unknown}")
+    unknown = next((loaded.unknown for loaded in every if loaded.unknown), "")
+    if unknown:
+        yield NotEvaluable(f"{c.name}: {unknown}")
         return
+    loaded = every[0]
+    if len(every) > 1:  # the runtime is not known: what each would load
+        loaded = LoadedCA("; ".join(x.loads_at.partition(": ")[2] or x.loads_at for x in every),
+                          loaded.field, [c for x in every for c in x.certificates],
+                          list(dict.fromkeys(s for x in every for s in x.sources)))
+        loaded.loads_at = f"{c.object.ref} container {c.container}: {loaded.loads_at}"
     shown = mask_credentials(url.value or "")
     cas = ", ".join(describe(k.certificate) for k in proxy_ca.certificates[:2])
     held = (", ".join(f"{s}" for s in loaded.sources) + " hold "
@@ -413,7 +483,9 @@ def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setti
     yield Violation(
         field=_field(subject, c, loaded),
         values={"consumer": c.name, "url": shown, "loads": loaded.loads_at, "ca": cas},
-        evidence=[f"{url.name} {shown!r} at {url.source}", f"loads: {loaded.loads_at}", held,
+        evidence=[f"{url.name} {shown!r} at {url.source}", *([intercepts] if intercepts else []),
+                  *([f"runtime: {_runtime_note(ctx, subject, c)}"] if c.kind == CONTAINER else []),
+                  f"loads: {loaded.loads_at}", held,
                   *(f"proxy CA {describe(k.certificate)} from {k.source}"
                     for k in proxy_ca.certificates[:3])],
         data={"missing_ca": missing_ca(proxy_ca),
@@ -422,15 +494,29 @@ def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setti
               "loads_bundle_at": loaded.loads_at, "proxy_url": shown})
 
 
-def _loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy) -> LoadedCA | NotEvaluable:
+def _loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy) -> list[LoadedCA] | NotEvaluable:
+    """What the consumer loads; for a container whose runtime the input does not say, what
+    each runtime it may be would load (it trusts the proxy if any of them does)."""
     if c.kind == IGNITION:
-        return _stub_loaded(subject, c)
+        stub = _stub_loaded(subject, c)
+        return stub if isinstance(stub, NotEvaluable) else [stub]
     if c.kind == KUBEADM_FILE:
-        return node_loaded(ctx.inventory, c.object)
+        return [node_loaded(ctx.inventory, c.object)]
     ref = next((r for r in ctx.proxy.containers_of(subject) if r.name == c.container), None)
     if ref is None:
         return NotEvaluable(f"{c.name}: container {c.container} not found in {subject.ref}")
-    return container_loaded(ctx.inventory, ref)
+    if c.kind == KONNECTIVITY_SIDECAR:  # the control-plane-operator binary: Go
+        return [container_loaded(ctx.inventory, ref)]
+    runtimes, _why = trust_runtimes(ctx.inventory, ref)
+    return [container_loaded(ctx.inventory, ref, runtime) for runtime in runtimes]
+
+
+def _runtime_note(ctx: Context, subject: K8sObject, c: ConsumerProxy) -> str:
+    ref = next((r for r in ctx.proxy.containers_of(subject) if r.name == c.container), None)
+    if ref is None:
+        return "unknown"
+    runtimes, why = trust_runtimes(ctx.inventory, ref)
+    return f"{', '.join(runtimes)} ({why})"
 
 
 def _stub_loaded(subject: K8sObject, c: ConsumerProxy) -> LoadedCA | NotEvaluable:

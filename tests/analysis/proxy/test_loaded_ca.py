@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import tempfile
 from pathlib import Path
 
 from hcpscan.analysis.proxy.containers import containers
@@ -151,3 +152,163 @@ def test_a_capi_node_without_proxy_ca_files_is_told_where_to_name_the_ca(tmp_pat
     assert result.status.value == "not-evaluable", result
     # no HostedCluster is involved: the advice names the config's proxy_ca_files only
     assert "inputs.proxy_ca_files" in result.reason and "HostedCluster" not in result.reason
+
+
+# -- every container: what its runtime really loads (issue 24 item 1) ---------------------------
+
+RUNTIMES_FAIL = FIXTURES / "rules" / "PRX016" / "fail" / "container-runtimes-ca-not-loaded.yaml"
+RUNTIMES_PASS = FIXTURES / "rules" / "PRX016" / "pass" / "container-runtimes-ca-loaded.yaml"
+
+
+def _inventory(text: str) -> Inventory:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "input.yaml"
+        path.write_text(text)
+        return Inventory(load_paths([str(path)]).objects)
+
+
+def _container(path: Path, name: str, edit=None):
+    text = path.read_text()
+    changed = edit(text) if edit is not None else text
+    assert edit is None or changed != text, "the edit must change the fixture"
+    inventory = _inventory(changed)
+    (ref,) = [r for r in containers(inventory) if r.name == name]
+    return inventory, ref
+
+
+def _loads(path: Path, name: str, runtime: str, edit=None) -> list[str]:
+    inventory, ref = _container(path, name, edit)
+    loaded = container_loaded(inventory, ref, runtime)
+    assert loaded.unknown == ""
+    return [c.common_name for c in loaded.certificates]
+
+
+def test_each_runtime_loads_the_ca_from_its_own_variable_or_path() -> None:
+    assert _loads(RUNTIMES_PASS, "storefront", "node") == ["corp-tls-proxy-ca"]
+    assert _loads(RUNTIMES_PASS, "billing", "requests") == ["corp-tls-proxy-ca"]
+    assert _loads(RUNTIMES_PASS, "probe", "curl") == ["corp-tls-proxy-ca"]
+    assert _loads(RUNTIMES_PASS, "sync", "go") == ["corp-tls-proxy-ca"]
+    assert _loads(RUNTIMES_PASS, "ledger", "java") == ["corp-tls-proxy-ca"]
+
+
+def test_a_variable_of_one_runtime_is_not_read_by_another() -> None:
+    # Go ignores NODE_EXTRA_CA_CERTS and REQUESTS_CA_BUNDLE; Python's ssl module ignores
+    # REQUESTS_CA_BUNDLE; Node ignores the system bundle mounted in the failing fixture
+    assert _loads(RUNTIMES_PASS, "storefront", "go") == []
+    assert _loads(RUNTIMES_PASS, "billing", "openssl") == []
+    assert _loads(RUNTIMES_FAIL, "storefront", "node") == []
+    assert _loads(RUNTIMES_FAIL, "storefront", "go") == ["corp-tls-proxy-ca"]
+
+
+def test_openssl_and_curl_read_only_hashed_names_of_a_ca_directory() -> None:
+    assert _loads(RUNTIMES_FAIL, "probe", "curl") == []
+    hashed = _loads(RUNTIMES_FAIL, "probe", "curl", lambda t: t.replace(
+        "configMap:\n          name: proxy-ca\n---\n# An http://",
+        "configMap:\n          name: proxy-ca\n          items:\n          - key: ca.crt\n"
+        "            path: 5e0bd6b4.0\n---\n# An http://"))
+    assert hashed == ["corp-tls-proxy-ca"]
+
+
+def test_node_with_use_openssl_ca_reads_the_system_store() -> None:
+    from hcpscan.analysis.proxy.loaded_ca import trust_runtimes
+    inventory, ref = _container(RUNTIMES_FAIL, "storefront")
+    assert trust_runtimes(inventory, ref)[0] == ("node",)
+    ref.spec["env"].append({"name": "NODE_OPTIONS", "value": "--use-openssl-ca"})
+    assert trust_runtimes(inventory, ref)[0] == ("node", "openssl")
+
+
+def test_the_injected_bundle_is_the_proxys_trusted_ca_and_an_init_copy_is_followed() -> None:
+    assert _loads(RUNTIMES_PASS, "reporter", "go") == ["corp-tls-proxy-ca"]
+    assert _loads(RUNTIMES_PASS, "operator", "go") == ["corp-tls-proxy-ca"]
+    # without the init container that fills it, the emptyDir's content is not in the input
+    inventory, ref = _container(RUNTIMES_PASS, "operator", lambda t: t.replace(
+        "      initContainers:\n      - name: init-environment\n", "      initContainers: []\n"
+        "      x-removed:\n      - name: init-environment\n"))
+    loaded = container_loaded(inventory, ref, "go")
+    assert loaded.certificates == [] and "filled at run time" in loaded.unknown
+
+
+def _prx016(text: str) -> list:
+    from hcpscan.rules.config import ScanConfig
+    from hcpscan.rules.suppress import Suppressor
+    from hcpscan.scan import RuleSelection, load_rules, run_scan
+    config = ScanConfig()
+    rules = load_rules(config, RuleSelection(select=["PRX016"]))
+    report = run_scan(_inventory(text), rules, config, Suppressor(config.exemptions))
+    return report.results
+
+
+def test_a_plain_http_proxy_with_no_trusted_ca_is_not_judged() -> None:
+    text = RUNTIMES_FAIL.read_text().replace("  trustedCA:\n    name: corp-proxy-ca\n", "")
+    text = text.replace("https://secure-proxy", "http://secure-proxy")
+    (result,) = _prx016(text)
+    assert result.status.name == "NOT_APPLICABLE", result.reason
+
+
+def test_the_proxy_objects_ca_counts_only_for_the_proxy_it_configures() -> None:
+    # the reporter dials another http:// proxy: the Proxy's trustedCA says nothing about it
+    text = RUNTIMES_FAIL.read_text().replace('value: "http://proxy.corp.example.com:3128"',
+                                             'value: "http://other-proxy.corp.example.com:3128"')
+    (result,) = _prx016(text)
+    assert result.status.name == "FAIL"
+    (full,) = _prx016(RUNTIMES_FAIL.read_text())
+    assert result.reason != full.reason  # one finding fewer: 3 instead of 4
+    assert "3 finding" in result.reason and "4 finding" in full.reason
+
+
+def test_the_user_says_whether_the_http_proxy_intercepts_tls(tmp_path: Path) -> None:
+    from hcpscan.rules.config import load_config
+    from tests.rules.harness import scan
+    config_path = tmp_path / ".hcpscan.yaml"
+    # the reporter dials the http:// proxy: judged by default (a trustedCA names its CA) ...
+    default = scan([RUNTIMES_FAIL], ["PRX016"])
+    assert "Deployment shop/reporter" in " ".join(f.message for f in default.findings)
+    # ... not when the user says it does not intercept; the https:// ones still are
+    config_path.write_text("inputs:\n  proxy_intercepts_tls: false\n")
+    said_no = scan([RUNTIMES_FAIL], ["PRX016"], load_config(config_path))
+    names = " ".join(f.message for f in said_no.findings)
+    assert "shop/reporter" not in names and "shop/storefront" in names
+
+
+def test_a_container_of_an_hcp_namespace_that_dials_the_hosted_proxy_needs_its_trusted_ca() -> None:
+    # a control-plane Deployment that dials the HostedCluster's https:// proxy itself (no
+    # konnectivity sidecar): the CA is the HostedCluster's trustedCA, matched by host and port
+    extra = """---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cloud-controller, namespace: clusters-example}
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000
+        env:
+        - {name: HTTPS_PROXY, value: "https://proxy.corp.example.com:3129"}
+"""
+    (result,) = _prx016(FAIL.read_text() + extra)
+    assert result.status.name == "FAIL"
+    ours = _findings(FAIL.read_text() + extra)
+    (finding,) = [f for f in ours if f.object.name == "cloud-controller"]
+    assert "HostedCluster clusters/example spec.configuration.proxy.trustedCA" in " ".join(
+        finding.evidence)
+    assert finding.data["missing_ca"][0]["subject"] == "CN=corp-tls-proxy-ca,O=Example Corp"
+
+
+def _findings(text: str) -> list:
+    from hcpscan.rules.config import ScanConfig
+    from hcpscan.rules.suppress import Suppressor
+    from hcpscan.scan import RuleSelection, load_rules, run_scan
+    config = ScanConfig()
+    rules = load_rules(config, RuleSelection(select=["PRX016"]))
+    return run_scan(_inventory(text), rules, config, Suppressor(config.exemptions)).findings
+
+
+def test_an_intercepting_proxy_whose_trusted_ca_is_missing_is_not_evaluable() -> None:
+    # the Proxy names corp-proxy-ca for its http:// proxy, but the ConfigMap is not in the input
+    text = RUNTIMES_FAIL.read_text().replace("  name: corp-proxy-ca\n  namespace: openshift-config",
+                                             "  name: other\n  namespace: openshift-config")
+    text = text.replace("https://secure-proxy", "http://proxy")
+    (result,) = _prx016(text)
+    assert result.status.name == "NOT_EVALUABLE", result.reason
+    assert "corp-proxy-ca" in result.reason

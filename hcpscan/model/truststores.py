@@ -1,0 +1,115 @@
+"""Where each TLS runtime loads the CA certificates it verifies a server with.
+
+One home for which file a client reads (issue 24): a proxy's CA in a mounted ConfigMap is
+trusted only by a program that reads the path it is mounted at. Each entry below is what
+the runtime's own documentation or source says, for a container on Linux:
+
+* ``go`` (crypto/x509, root_linux.go): ``SSL_CERT_FILE`` replaces the list of bundle
+  files (else the first of the distribution files that exists), ``SSL_CERT_DIR``
+  (colon-separated) replaces the directories, every file of which is read;
+* ``openssl`` (Python's ``ssl``/urllib, Ruby's net/http, wget, anything linked with
+  OpenSSL that calls ``SSL_CTX_set_default_verify_paths``): ``SSL_CERT_FILE`` replaces
+  the default file, ``SSL_CERT_DIR`` the default directory, in which OpenSSL looks up
+  only hashed names (``<subject hash>.0``, what ``c_rehash`` writes), never other files;
+* ``curl`` (the curl tool): ``CURL_CA_BUNDLE``, else ``SSL_CERT_FILE``, else
+  ``SSL_CERT_DIR`` (only when no file variable is set, curl issue 11325), else the
+  bundle it was built with; its default capath is hashed-name lookup like OpenSSL's;
+* ``requests`` (Python): ``REQUESTS_CA_BUNDLE``, else ``CURL_CA_BUNDLE``, else certifi's
+  own ``cacert.pem`` inside the package, which no system path replaces;
+* ``node``: its built-in Mozilla roots plus ``NODE_EXTRA_CA_CERTS`` (one PEM file); the
+  system store only with ``--use-openssl-ca`` (then OpenSSL's variables and paths);
+* ``java``: the keystore named by ``-Djavax.net.ssl.trustStore`` (in ``JAVA_TOOL_OPTIONS``,
+  ``JDK_JAVA_OPTIONS``, ``JAVA_OPTS`` or the command), else the JDK's ``cacerts``; a
+  keystore is not PEM and hcpscan does not compare it. Eclipse Temurin images with
+  ``USE_SYSTEM_CA_CERTS`` set import every ``/certificates/*.crt`` at start-up.
+
+The distribution bundle files are those of RHEL/UBI/Fedora
+(``/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem``, linked as
+``/etc/pki/tls/certs/ca-bundle.crt`` and ``/etc/pki/tls/cert.pem``), Debian/Ubuntu
+(``/etc/ssl/certs/ca-certificates.crt``, linked from ``/usr/lib/ssl/cert.pem``) and Alpine
+(``/etc/ssl/cert.pem``, ``/etc/ssl/certs/ca-certificates.crt``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Go's crypto/x509 on Linux (root_linux.go): the first of these files that exists, and every
+# file of these directories, unless SSL_CERT_FILE / SSL_CERT_DIR say otherwise.
+GO_CERT_FILES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+                 "/etc/ssl/ca-bundle.pem", "/etc/pki/tls/cacert.pem",
+                 "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/cert.pem")
+GO_CERT_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs")
+
+# The file and directory OpenSSL's default verify paths resolve to on each distribution,
+# with the files those names link to (a bundle mounted over the link target is read).
+OPENSSL_FILES = ("/etc/pki/tls/cert.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+                 "/etc/pki/tls/certs/ca-bundle.crt", "/usr/lib/ssl/cert.pem",
+                 "/etc/ssl/certs/ca-certificates.crt", "/etc/ssl/cert.pem")
+OPENSSL_DIRS = ("/etc/pki/tls/certs", "/usr/lib/ssl/certs", "/etc/ssl/certs")
+# The bundle curl is built with (Debian/Alpine, RHEL) and its default capath.
+CURL_FILES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+              "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/cert.pem")
+CURL_DIRS = ("/etc/ssl/certs",)
+
+# OpenSSL's lookup in a CA directory: <8 hex digits of the subject hash>.<n>
+HASHED_NAME = re.compile(r"^[0-9a-f]{8}\.\d+$")
+
+JAVA_OPTION_VARIABLES = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS")
+JAVA_TRUSTSTORE = re.compile(r"-Djavax\.net\.ssl\.trustStore=(\S+)")
+TEMURIN_SYSTEM_CAS = ("USE_SYSTEM_CA_CERTS", "/certificates")
+
+
+@dataclass(frozen=True, slots=True)
+class TrustStore:
+    """How one runtime finds its CA files."""
+
+    runtime: str
+    file_vars: tuple[str, ...]  # variables naming the bundle file, the first set one wins
+    dir_vars: tuple[str, ...]  # variables naming CA directories (colon-separated)
+    default_files: tuple[str, ...]  # read when no file variable is set
+    default_dirs: tuple[str, ...]  # read when no directory variable is set
+    hashed_dirs: bool = False  # only <hash>.N names of a directory are looked up
+    extra_vars: tuple[str, ...] = ()  # variables naming a file added to the built-in roots
+    dirs_only_without_file: bool = False  # curl: SSL_CERT_DIR only when no file variable
+    defaults_in_image: str = ""  # what it reads by default when that is no system path
+    summary: str = ""
+
+
+STORES: dict[str, TrustStore] = {
+    "go": TrustStore("go", ("SSL_CERT_FILE",), ("SSL_CERT_DIR",), GO_CERT_FILES, GO_CERT_DIRS,
+                     summary="Go reads SSL_CERT_FILE (else the distribution bundle) and every "
+                             "file of SSL_CERT_DIR (else /etc/ssl/certs, /etc/pki/tls/certs)"),
+    "openssl": TrustStore("openssl", ("SSL_CERT_FILE",), ("SSL_CERT_DIR",), OPENSSL_FILES,
+                          OPENSSL_DIRS, hashed_dirs=True,
+                          summary="OpenSSL reads SSL_CERT_FILE (else its default cert.pem) and "
+                                  "the hashed names of SSL_CERT_DIR (else its certs directory)"),
+    "curl": TrustStore("curl", ("CURL_CA_BUNDLE", "SSL_CERT_FILE"), ("SSL_CERT_DIR",), CURL_FILES,
+                       CURL_DIRS, hashed_dirs=True, dirs_only_without_file=True,
+                       summary="curl reads CURL_CA_BUNDLE, else SSL_CERT_FILE, else "
+                               "SSL_CERT_DIR, else the bundle it was built with"),
+    "requests": TrustStore("requests", ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"), (), (), (),
+                           defaults_in_image="certifi's cacert.pem inside the package",
+                           summary="Python requests reads REQUESTS_CA_BUNDLE, else "
+                                   "CURL_CA_BUNDLE, else certifi's own bundle"),
+    "node": TrustStore("node", (), (), (), (), extra_vars=("NODE_EXTRA_CA_CERTS",),
+                       defaults_in_image="the Mozilla roots built into node",
+                       summary="Node.js reads its built-in roots and NODE_EXTRA_CA_CERTS"),
+    "java": TrustStore("java", (), (), (), (),
+                       defaults_in_image="the JDK's cacerts keystore",
+                       summary="Java reads -Djavax.net.ssl.trustStore, else the JDK's cacerts"),
+}
+
+# The trust stores each client of hcpscan.model.readers.IMAGE_CLIENTS (which client an image
+# runs) may load from: a Python program uses the ssl module or requests. Node.js images name no
+# client release the NO_PROXY models know (their tag is Node's), so they are told here alone.
+CLIENT_TRUST_STORES: dict[str, tuple[str, ...]] = {
+    "go": ("go",), "curl": ("curl",), "ruby": ("openssl",), "python": ("openssl", "requests"),
+    "java": ("java",),
+}
+NODE_IMAGES = ("node",)
+# Node.js flags that make it read OpenSSL's store (NODE_OPTIONS or the command).
+NODE_SYSTEM_STORE_FLAGS = ("--use-openssl-ca", "--use-system-ca")
+# What a program whose runtime the input does not say may be: any of these.
+ANY_RUNTIME = ("go", "openssl", "curl", "requests", "node", "java")

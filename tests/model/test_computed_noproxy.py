@@ -1,0 +1,99 @@
+"""The noProxy HyperShift and OpenShift's network operator compute: one definition, each as
+its source does (support/globalconfig/proxy.go; pkg/util/proxyconfig/no_proxy.go)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hcpscan.inventory import Inventory
+from hcpscan.model.clusters import scan_model
+from hcpscan.model.computed_noproxy import hypershift_no_proxy, openshift_no_proxy
+from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
+
+COMPUTED_PASS = FIXTURES / "computed-noproxy" / "pass" / "spec-only-proxy-operator-computed.yaml"
+
+
+def test_hypershift_adds_the_metadata_address_on_aws_and_azure_only() -> None:
+    for platform, region, extra in (("AWS", "us-east-1", {"169.254.169.254", ".ec2.internal"}),
+                                    ("AWS", "eu-west-1", {"169.254.169.254",
+                                                          ".eu-west-1.compute.internal"}),
+                                    ("Azure", "", {"169.254.169.254"}),
+                                    ("GCP", "", set()), ("OpenStack", "", set()),
+                                    ("KubeVirt", "", set()), ("Agent", "", set())):
+        value = hypershift_no_proxy(["10.0.0.0/16"], ["10.132.0.0/14"], ["172.31.0.0/16"],
+                                    platform, region, "corp.example.com")
+        assert set(value.split(",")) == {"127.0.0.1", "localhost", ".svc", ".cluster.local",
+                                         ".local", "10.0.0.0/16", "10.132.0.0/14",
+                                         "172.31.0.0/16", "corp.example.com", *extra}, platform
+        assert value.split(",") == sorted(value.split(","))  # Go's sets.String.List()
+
+
+def test_the_network_operator_adds_api_int_and_each_clouds_metadata() -> None:
+    base = dict(machine=["0.0.0.0/0", "10.0.0.0/16"], api_internal_host="api-int.x.example.com",
+                service=["172.30.0.0/16"], cluster=["10.128.0.0/14"], user=".corp.example.com")
+    common = {"127.0.0.1", "localhost", ".svc", ".cluster.local", "10.0.0.0/16",
+              "api-int.x.example.com", "172.30.0.0/16", "10.128.0.0/14", ".corp.example.com"}
+    assert set(openshift_no_proxy(platform="GCP", **base).split(",")) == common | {
+        "169.254.169.254", "metadata", "metadata.google.internal", "metadata.google.internal."}
+    assert set(openshift_no_proxy(platform="OpenStack", **base).split(",")) == common | {
+        "169.254.169.254"}
+    assert set(openshift_no_proxy(platform="Azure", azure_cloud="AzureUSGovernmentCloud",
+                                  **base).split(",")) == common | {"169.254.169.254",
+                                                                   "168.63.129.16"}
+    assert set(openshift_no_proxy(platform="Azure", azure_cloud="AzurePublicCloud",
+                                  **base).split(",")) == common | {"169.254.169.254"}
+    assert set(openshift_no_proxy(platform="BareMetal", **base).split(",")) == common
+    # inside a hosted cluster the operator also sends the private zone direct
+    assert ".hypershift.local" in openshift_no_proxy(platform="None", hosted=True, **base)
+
+
+def test_a_spec_only_management_proxy_gets_the_status_the_network_operator_computes() -> None:
+    path = COMPUTED_PASS
+    management = scan_model(Inventory(load_paths([str(path)]).objects)).management
+    assert management.proxy_status == {}
+    operator_env = path.read_text().rstrip().rsplit("value: ", 1)[1]
+    assert management.computed_no_proxy == operator_env
+    assert "Infrastructure cluster status (platform GCP" in management.computed_from
+
+
+def test_without_the_network_the_management_proxy_is_not_computed(tmp_path: Path) -> None:
+    text = (FIXTURES / "computed-noproxy" / "pass" / "spec-only-proxy-operator-computed.yaml"
+            ).read_text()
+    start = text.index("apiVersion: config.openshift.io/v1\nkind: Network")
+    end = text.index("---\n", start) + 4
+    (tmp_path / "x.yaml").write_text(text[:start] + text[end:])
+    management = scan_model(Inventory(load_paths([str(tmp_path / "x.yaml")]).objects)).management
+    assert management.computed_no_proxy == "" and "Network" in management.computed_unknown
+
+
+COMPUTED = FIXTURES / "computed-noproxy"
+
+
+def test_prx003_judges_the_operator_on_the_computed_status_of_a_spec_only_proxy() -> None:
+    from tests.rules.harness import expected_markers, scan
+    failing = scan([COMPUTED / "fail"], ["PRX003"])
+    assert {(f.location.path, f.location.line) for f in failing.findings} == \
+        expected_markers(COMPUTED / "fail", "PRX003")
+    (finding,) = failing.findings
+    assert "Proxy cluster computed status.noProxy is .cluster.local," in finding.message
+    assert any("no Proxy status in the input" in e for e in finding.evidence)
+    passing = scan([COMPUTED / "pass"], ["PRX003"])
+    assert passing.findings == [] and passing.results[0].status.name == "PASS"
+
+
+def test_prx005_judges_a_spec_only_management_proxy_on_its_computed_status(tmp_path: Path) -> None:
+    from tests.rules.harness import scan
+    text = COMPUTED_PASS.read_text()
+    proxy_only = text[:text.index("---\napiVersion: apps/v1")]
+    (tmp_path / "proxy.yaml").write_text(proxy_only)
+    (result,) = scan([tmp_path / "proxy.yaml"], ["PRX005"]).results
+    # the spec alone names no cluster destination; the status computed from it names them all
+    assert result.status.name == "PASS" and result.objects_checked >= 1, result.reason
+    # with a status in the input, the status is what is judged (nothing is computed)
+    with_status = proxy_only.replace("  noProxy: .corp.example.com\n", (
+        "  noProxy: .corp.example.com\nstatus:\n  httpProxy: http://proxy.corp.example.com:3128\n"
+        "  noProxy: .corp.example.com\n"))
+    (tmp_path / "proxy.yaml").write_text(with_status)
+    (judged,) = scan([tmp_path / "proxy.yaml"], ["PRX005"]).results
+    assert judged.status.name == "FAIL"  # a status without the cluster's networks
