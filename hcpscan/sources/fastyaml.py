@@ -72,7 +72,7 @@ _TABBED = re.compile(r"\n[ ]*(?:-\t|\t)")
 _NOT_1_1 = (re.compile(r"\][ \t]*:(?:[ \t]|$)", re.M),
             re.compile(r"\}[ \t]*:(?:[ \t]|$)", re.M), re.compile(r"--- *[|>]"),
             re.compile(r"\\u[dD][89abAB]"))
-_NOT_1_1_TEXT = (":]", ":}", ":,")
+_NOT_1_1_TEXT = re.compile(r":[\]},]")  # one pass, not three
 # Block nesting costs at least one column of indentation or "- " per level, so lines
 # indented less than this cannot nest deeper than MAX_DEPTH without flow brackets, and
 # yaml-rs refuses flow nesting past a few hundred levels by itself.
@@ -142,7 +142,7 @@ def _plain_text(text: str) -> bool:
         return False  # a block scalar ending the input is chomped differently
     if "\t" in text and (text.startswith(("\t", "-\t")) or _TABBED.search(text)):
         return False
-    if any(part in text for part in _NOT_1_1_TEXT):
+    if _NOT_1_1_TEXT.search(text):
         return False
     if any(pattern.search(text) for pattern in _NOT_1_1):
         return False
