@@ -87,6 +87,9 @@ _BOOLEANS_1_1 = frozenset("yes Yes YES no No NO on On ON off Off OFF".split())
 _MEMO_LIMIT = 200_000
 _SHARED_LENGTH = 64
 _readings: dict[str, tuple[Any, Any] | None] = {}
+# Tokens whose two readings are the same value of the same type: a file holding only
+# these needs no restoration, which a set difference tells without a call per token.
+_agreeing: set[str] = set()
 
 
 # What to keep of a parsed object: its kind's keep (``inventory/kept.py``) when its body may
@@ -243,11 +246,14 @@ def _readings_of(token: str) -> tuple[Any, Any] | None:
         pass
     if len(_readings) > _MEMO_LIMIT:
         _readings.clear()
+        _agreeing.clear()
     try:
         reading: tuple[Any, Any] | None = (resolve_plain(token), _load(token))
     except Exception:  # noqa: BLE001  any failure on either side: not for the fast path
         reading = None
     _readings[token] = reading
+    if reading is not None and _same(*reading):
+        _agreeing.add(token)
     return reading
 
 
@@ -262,6 +268,8 @@ def _same(a: Any, b: Any) -> bool:
 def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
     """YAML 1.2 numbers to turn back into their YAML 1.1 values, or None if some
     token reads differently in a way that cannot be put back safely."""
+    if not tokens - _agreeing:
+        return {}  # every token reads the same either way: nothing to put back
     by_value: dict[tuple[type, Any], set[Any]] = {}
     differing: set[tuple[type, Any]] = set()
     for token in tokens:
