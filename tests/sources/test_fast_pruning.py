@@ -114,3 +114,13 @@ def test_generated_pods_build_what_pruning_the_whole_gives():
         assert _pruned_fast(text) == _pruned_whole(text), text
         taken += _pruned_fast(text) is not None
     assert taken > 100
+
+
+def test_typed_list_entries_without_kind_are_pruned_once_they_have_one():
+    # a PodList's items may omit kind: the parser cannot tell them Pods, parse_entry can
+    text = ("apiVersion: v1\nkind: PodList\nitems:\n"
+            "- metadata: {name: a}\n  spec: {nodeName: n1, containers: [{name: c}]}\n")
+    entry = Entry("p.yaml", ("p.yaml",), lambda: text.encode(), len(text), "p.yaml")
+    (obj,) = parse_entry(entry, "management", text.encode(), pruned=PRUNABLE).objects
+    assert obj.kind == "Pod" and obj.body["spec"] == {"containers": [{"name": "c"}]}
+    assert fast_documents(text, KEEP_OF, set()) is not None  # read by the fast path
