@@ -30,6 +30,7 @@ decides per scan from the selected rules.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import re
 from typing import Any
 
@@ -164,7 +165,12 @@ def spec_key(kind: str, body: Any) -> bytes | None:
     held = _holder(kind, body)
     if held is None:
         return None
-    return hashlib.blake2b(repr(held[0][held[1]]).encode(), digest_size=16).digest()
+    spec = held[0][held[1]]
+    try:  # marshal's version 2 writes no back-references: equal values, equal bytes
+        data = marshal.dumps(spec, 2)
+    except ValueError:  # a value marshal does not write (a YAML tag's object)
+        data = repr(spec).encode()
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> None:

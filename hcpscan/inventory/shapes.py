@@ -16,6 +16,8 @@ accepted, as the API server accepts it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hcpscan.inventory.fieldpath import Step
@@ -176,6 +178,23 @@ def first_misfit(kind: str, body: dict[str, Any]) -> Misfit | None:
     return _misfit(body, shape, ())
 
 
+# Pod specs found to fit while ``remembering``: replicas, their ReplicaSet and Deployment
+# hold one pod spec object (inventory/kept.py shares equal ones), checked once. The
+# value is kept beside its id, so an id reused by a new object is never taken for it.
+_fitted: dict[int, Any] | None = None
+
+
+@contextmanager
+def remembering() -> Iterator[None]:
+    """Check each pod spec object once while checking many objects that share them."""
+    global _fitted
+    _fitted = {}
+    try:
+        yield
+    finally:
+        _fitted = None
+
+
 def _fits(value: Any, shape: Shape) -> bool:
     # plain loops, no generators: this runs for every described field of every object
     if shape is SCALAR:
@@ -185,17 +204,14 @@ def _fits(value: Any, shape: Shape) -> bool:
     if type(shape) is dict:
         if type(value) is not dict:
             return False
-        every = shape.get(ANY_KEY)  # type: ignore[union-attr]
-        if every is None:
-            for key, sub in shape.items():  # type: ignore[union-attr]
-                item = value.get(key)
-                if item is not None and not _fits(item, sub):
-                    return False
-            return True
-        for key, item in value.items():
-            if item is not None and not _fits(item, shape.get(key, every) if type(key) is str else every):  # type: ignore[union-attr]
+        if shape is POD_SPEC and _fitted is not None:
+            if _fitted.get(id(value)) is value:
+                return True
+            if not _fits_fields(value, shape):  # type: ignore[arg-type]
                 return False
-        return True
+            _fitted[id(value)] = value
+            return True
+        return _fits_fields(value, shape)  # type: ignore[arg-type]
     if type(value) is not list:
         return False
     if type(shape) is list:
@@ -208,6 +224,20 @@ def _fits(value: Any, shape: Shape) -> bool:
         for item in value:
             if item is not None and not _fits(item, inner):
                 return False
+    return True
+
+
+def _fits_fields(value: dict[Any, Any], shape: dict[str, Shape]) -> bool:
+    every = shape.get(ANY_KEY)
+    if every is None:
+        for key, sub in shape.items():
+            item = value.get(key)
+            if item is not None and not _fits(item, sub):
+                return False
+        return True
+    for key, item in value.items():
+        if item is not None and not _fits(item, shape.get(key, every) if type(key) is str else every):
+            return False
     return True
 
 

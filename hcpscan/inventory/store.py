@@ -23,7 +23,7 @@ from hcpscan.inventory.objects import (
     SourceLocation,
 )
 from hcpscan.inventory.secrets import secret_values
-from hcpscan.inventory.shapes import first_misfit
+from hcpscan.inventory.shapes import first_misfit, remembering
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
 # Where OpenShift keeps an install-config inside an object: the installer leaves it in
@@ -180,9 +180,11 @@ class Inventory:
         """The objects whose fields have the types the API server requires (see
         ``shapes``); each other one is an error at its offending field, and left out:
         it cannot exist in a cluster, and no command may meet it."""
-        kept = []
-        for obj in objects:
-            misfit = first_misfit(obj.kind, obj.body) if obj.api_version != HCPSCAN_API else None
+        kept, objects = [], list(objects)
+        with remembering():
+            misfits = [first_misfit(obj.kind, obj.body) if obj.api_version != HCPSCAN_API else None
+                       for obj in objects]
+        for obj, misfit in zip(objects, misfits, strict=True):
             if misfit is None:
                 kept.append(obj)
                 continue

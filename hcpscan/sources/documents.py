@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic
@@ -27,6 +28,7 @@ from hcpscan.core.yamldocs import (
     read_documents,
 )
 from hcpscan.inventory.fieldpath import mapping_at
+from hcpscan.inventory.kept import KEPT, Keep, kept
 from hcpscan.inventory.objects import (
     HCPSCAN_API,
     IGNITION_CONFIG,
@@ -37,7 +39,7 @@ from hcpscan.inventory.objects import (
     SourceLocation,
 )
 from hcpscan.sources import systemd
-from hcpscan.sources.fastyaml import fast_documents
+from hcpscan.sources.fastyaml import KeepOf, fast_documents
 from hcpscan.sources.insights import operator_resource
 from hcpscan.sources.interface import Entry
 
@@ -82,10 +84,12 @@ def _without_document_boms(text: str) -> str:
     return _DOCUMENT_BOM.sub(lambda m: m.group(1) or "", text)
 
 
-def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NODES) -> ParseResult:
+def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NODES,
+                pruned: frozenset[str] = frozenset()) -> ParseResult:
     """A manifest file of more than ``max_nodes`` nodes (``--max-nodes``) is not
     parsed at all: its size does not bound what parsing costs (3 bytes make an
-    empty mapping)."""
+    empty mapping). Objects of the ``pruned`` kinds keep only what ``inventory/kept.py``
+    keeps of them (the fast parser builds no more than that)."""
     result = ParseResult()
     text = _decode(entry, data, result)
     if text is None:
@@ -98,8 +102,24 @@ def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NO
     if overrun is not None:
         result.diagnostics.append(_not_read(entry, overrun))
         return result
-    _parse_manifests(entry, cluster, text, result, max_nodes)
+    done: set[int] = set()  # ids of the bodies built pruned
+    _parse_manifests(entry, cluster, text, result, max_nodes, _keep_of(pruned) if pruned else None, done)
+    if pruned:
+        for obj in result.objects:
+            if obj.kind in pruned and obj.api_version != HCPSCAN_API and id(obj.body) not in done:
+                obj.body = kept(obj.kind, obj.body)
     return result
+
+
+def _keep_of(pruned: frozenset[str]) -> Callable[[dict[Any, Any]], Keep | None]:
+    """What to keep of a body that becomes an object of a pruned kind (as ``parse_entry``
+    prunes the objects made), None for any other body."""
+    def keep_of(body: dict[Any, Any]) -> Keep | None:
+        kind = body.get("kind")
+        if type(kind) is str and kind in pruned and body.get("apiVersion") != HCPSCAN_API:
+            return KEPT[kind]
+        return None
+    return keep_of
 
 
 def _location(entry: Entry, doc: ParsedDocument, item: int | None = None) -> SourceLocation:
@@ -113,12 +133,12 @@ def _location(entry: Entry, doc: ParsedDocument, item: int | None = None) -> Sou
 
 
 def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult,
-                     max_nodes: int) -> None:
+                     max_nodes: int, keep_of: KeepOf | None = None, done: set[int] | None = None) -> None:
     """Every document that parses is read, whatever the others hold: template text
     inside strings (Prometheus, Alertmanager, Kyverno) is content, and a bad
     document costs only itself. ``max_nodes`` bounds what JSON read by the JSON
     parser makes, as ``parse_entry`` bounds what YAML makes."""
-    fast = fast_documents(text)
+    fast = fast_documents(text, keep_of, done)
     docs = fast if fast is not None else list(read_documents(text))
     bad = [doc for doc in docs if isinstance(doc, BadDocument)]
     beyond = any(isinstance(doc.error, InputLimitError) for doc in bad)

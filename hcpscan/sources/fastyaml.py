@@ -32,9 +32,12 @@ import functools
 import math
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from hcpscan.core.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
+from hcpscan.inventory.kept import WHOLE, Keep
+from hcpscan.inventory.shapes import ANY_KEY
 
 yaml_rs: Any
 try:
@@ -69,7 +72,7 @@ _TABBED = re.compile(r"\n[ ]*(?:-\t|\t)")
 _NOT_1_1 = (re.compile(r"\][ \t]*:(?:[ \t]|$)", re.M),
             re.compile(r"\}[ \t]*:(?:[ \t]|$)", re.M), re.compile(r"--- *[|>]"),
             re.compile(r"\\u[dD][89abAB]"))
-_NOT_1_1_TEXT = (":]", ":}", ":,")
+_NOT_1_1_TEXT = re.compile(r":[\]},]")  # one pass, not three
 # Block nesting costs at least one column of indentation or "- " per level, so lines
 # indented less than this cannot nest deeper than MAX_DEPTH without flow brackets, and
 # yaml-rs refuses flow nesting past a few hundred levels by itself.
@@ -84,11 +87,26 @@ _BOOLEANS_1_1 = frozenset("yes Yes YES no No NO on On ON off Off OFF".split())
 _MEMO_LIMIT = 200_000
 _SHARED_LENGTH = 64
 _readings: dict[str, tuple[Any, Any] | None] = {}
+# Tokens whose two readings are the same value of the same type: a file holding only
+# these needs no restoration, which a set difference tells without a call per token.
+_agreeing: set[str] = set()
 
 
-def fast_documents(text: str) -> list[ParsedDocument] | None:
+# What to keep of a parsed object: its kind's keep (``inventory/kept.py``) when its body may
+# be pruned, else None.
+KeepOf = Callable[[dict[Any, Any]], "Keep | None"]
+
+
+def fast_documents(text: str, keep_of: KeepOf | None = None,
+                   pruned: set[int] | None = None) -> list[ParsedDocument] | None:
     """Every document of the stream as ``parse_documents`` gives them, or None when
-    the fast path cannot vouch for the result."""
+    the fast path cannot vouch for the result.
+
+    With ``keep_of``, an object (a document, or an entry of a List's ``items``) it
+    gives a keep for is built already pruned to it, and its body's ``id`` added to
+    ``pruned``: the fields left out are never built. That is taken only when the text
+    parts left out are still looked through for what the whole rebuild refuses (a
+    collection as a key, nesting past ``MAX_DEPTH``), so the same files go to PyYAML."""
     if yaml_rs is None or not _plain_text(text):
         return None
     tokens = _scalar_tokens(text)
@@ -103,7 +121,10 @@ def fast_documents(text: str) -> list[ParsedDocument] | None:
         _strings.clear()
     try:
         for doc in docs:
-            doc.body = _canonical(doc.body, _strings, restore, 0)
+            if keep_of is not None and pruned is not None:
+                doc.body = _built(doc.body, keep_of, pruned, restore)
+            else:
+                doc.body = _canonical(doc.body, _strings, restore, 0)
     except (RecursionError, _NotFast):
         return None  # deeper than MAX_DEPTH: PyYAML's reading says where
     return docs
@@ -124,7 +145,7 @@ def _plain_text(text: str) -> bool:
         return False  # a block scalar ending the input is chomped differently
     if "\t" in text and (text.startswith(("\t", "-\t")) or _TABBED.search(text)):
         return False
-    if any(part in text for part in _NOT_1_1_TEXT):
+    if _NOT_1_1_TEXT.search(text):
         return False
     if any(pattern.search(text) for pattern in _NOT_1_1):
         return False
@@ -225,11 +246,14 @@ def _readings_of(token: str) -> tuple[Any, Any] | None:
         pass
     if len(_readings) > _MEMO_LIMIT:
         _readings.clear()
+        _agreeing.clear()
     try:
         reading: tuple[Any, Any] | None = (resolve_plain(token), _load(token))
     except Exception:  # noqa: BLE001  any failure on either side: not for the fast path
         reading = None
     _readings[token] = reading
+    if reading is not None and _same(*reading):
+        _agreeing.add(token)
     return reading
 
 
@@ -244,6 +268,8 @@ def _same(a: Any, b: Any) -> bool:
 def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
     """YAML 1.2 numbers to turn back into their YAML 1.1 values, or None if some
     token reads differently in a way that cannot be put back safely."""
+    if not tokens - _agreeing:
+        return {}  # every token reads the same either way: nothing to put back
     by_value: dict[tuple[type, Any], set[Any]] = {}
     differing: set[tuple[type, Any]] = set()
     for token in tokens:
@@ -345,6 +371,94 @@ def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, An
             item = restore.get((kind, item), item)
         append(item)
     return out
+
+
+def _built(body: Any, keep_of: KeepOf, pruned: set[int], restore: dict[tuple[type, Any], Any]) -> Any:
+    """A document's body rebuilt as ``_canonical`` does, each object ``keep_of`` prunes
+    (the document, or the entries of a List) built pruned."""
+    if type(body) is not dict:
+        return _canonical(body, _strings, restore, 0)
+    keep = keep_of(body)
+    if keep is not None:
+        out = _kept(body, keep, _strings, restore, 0)
+        pruned.add(id(out))
+        return out
+    kind, items = body.get("kind"), body.get("items")
+    if type(kind) is not str or not kind.endswith("List") or type(items) is not list:
+        return _canonical(body, _strings, restore, 0)
+    if 2 >= MAX_DEPTH:
+        raise _NotFast
+    entries = []
+    for item in items:
+        keep = keep_of(item) if type(item) is dict else None
+        if keep is None:
+            entries.append(_canonical(item, _strings, restore, 2))
+            continue
+        entry = _kept(item, keep, _strings, restore, 2)
+        pruned.add(id(entry))
+        entries.append(entry)
+    fields: dict[Any, Any] = {}  # the other fields as _mapping builds them, in their order
+    for key, value in body.items():
+        if key == "items":
+            fields[_strings[key]] = entries
+        else:
+            fields.update(_mapping({key: value}, _strings, restore, 1))
+    return fields
+
+
+def _kept(value: Any, keep: Keep, shared: _Shared, restore: dict[tuple[type, Any], Any],
+          depth: int) -> Any:
+    """``kept``'s pruning of ``_canonical(value)`` (``inventory/kept.py``), built in one
+    pass: what is left out is never built."""
+    if keep is WHOLE:
+        return _canonical(value, shared, restore, depth)
+    kind = type(value)
+    if type(keep) is dict and kind is dict:
+        if depth + 1 >= MAX_DEPTH:
+            raise _NotFast
+        every = keep.get(ANY_KEY)
+        out = {}
+        for key, item in value.items():
+            if type(key) is str:
+                key = shared[key]
+            elif type(key) in (frozenset, tuple):
+                raise _NotFast
+            else:
+                key = _canonical(key, shared, restore, depth + 1)
+            sub = keep.get(key, every) if type(key) is str else every
+            if sub is None:
+                if type(item) is dict or type(item) is list:
+                    _refusable(item, depth + 2)
+                continue
+            if sub is WHOLE or item is None:
+                out[key] = _canonical(item, shared, restore, depth + 1)
+            else:
+                out[key] = _kept(item, sub, shared, restore, depth + 1)
+        return out
+    if type(keep) is list and kind is list:
+        if depth + 1 >= MAX_DEPTH:
+            raise _NotFast
+        inner = keep[0]
+        return [None if item is None else _kept(item, inner, shared, restore, depth + 1)
+                for item in value]
+    return _canonical(value, shared, restore, depth)  # does not fit: kept whole
+
+
+def _refusable(value: dict[Any, Any] | list[Any], depth: int) -> None:
+    """Raise _NotFast where ``_canonical`` would for a collection at ``depth`` (a
+    collection as a key, nesting past MAX_DEPTH), without building anything."""
+    if depth >= MAX_DEPTH:
+        raise _NotFast
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is frozenset or type(key) is tuple:
+                raise _NotFast
+            if type(item) is dict or type(item) is list:
+                _refusable(item, depth + 1)
+        return
+    for item in value:
+        if type(item) is dict or type(item) is list:
+            _refusable(item, depth + 1)
 
 
 def _load(chunk: str) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 from hcpscan import collector
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
-from hcpscan.inventory.kept import kept, share_spec, spec_key
+from hcpscan.inventory.kept import share_spec, spec_key
 from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
@@ -428,12 +428,11 @@ def _parse_task(task: _Task) -> _Outcome:
             entry = Entry(display, parts, lambda: b"", 0, file, member)
             return None, _unreadable(entry, exc, limit), 0, []
     entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
-    parsed = parse_entry(entry, cluster, data, max_nodes)
-    keys: list[tuple[int, bytes]] = []
-    if pruned:  # here, in the worker: what is dropped is never sent
+    parsed = parse_entry(entry, cluster, data, max_nodes, pruned)  # here, in the worker:
+    keys: list[tuple[int, bytes]] = []  # what is pruned is never built, nor sent
+    if pruned:
         for index, obj in enumerate(parsed.objects):
             if obj.kind in pruned and obj.api_version != HCPSCAN_API:
-                obj.body = kept(obj.kind, obj.body)
                 key = spec_key(obj.kind, obj.body)
                 if key is not None:
                     keys.append((index, key))

@@ -262,3 +262,16 @@ def test_a_spec_that_holds_itself_is_kept_apart_not_a_crash(monkeypatch, tmp_pat
     first, second = (o.body["spec"] for o in pruned.objects)
     assert first is not second
     assert [d.to_json() for d in pruned.diagnostics] == [d.to_json() for d in whole.diagnostics]
+
+
+def test_equal_specs_have_one_key_however_their_strings_are_shared():
+    from hcpscan.inventory.kept import spec_key
+
+    image = "".join(["quay.io/", "web:1"])  # one string object, used twice below
+    shared = {"spec": {"containers": [{"name": "web", "image": image, "args": [image]}]}}
+    apart = {"spec": {"containers": [{"name": "web", "image": "quay.io/web:1",
+                                      "args": ["".join(["quay.io/", "web:1"])]}]}}
+    assert spec_key("Pod", shared) == spec_key("Pod", apart)
+    changed = {"spec": {"containers": [{"name": "web", "image": image, "args": [1]}]}}
+    assert spec_key("Pod", changed) != spec_key("Pod", shared)
+    assert spec_key("Pod", {"spec": {"x": True}}) != spec_key("Pod", {"spec": {"x": 1}})

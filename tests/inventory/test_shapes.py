@@ -95,3 +95,17 @@ def test_two_misfits_name_the_first_in_the_object_order():
     assert first_misfit("Service", body) == (("spec", "ports"), "a string or number", "a list")
     body = {"kind": "Service", "spec": {"selector": ["x"], "ports": "80"}}
     assert first_misfit("Service", body) == (("spec", "selector"), "a list", "a mapping")
+
+
+def test_a_pod_spec_shared_by_many_objects_is_judged_for_each():
+    # replicas, their ReplicaSet and Deployment hold one spec object (inventory/kept.py);
+    # while remembering, a fitting one is checked once, a misfitting one fails each holder
+    good = {"containers": [{"name": "web", "image": "web:1"}]}
+    bad = {"containers": {"name": "web"}}
+    pods = [{"metadata": {"name": f"p{i}"}, "spec": spec} for i, spec in enumerate([good, bad, good, bad])]
+    with shapes.remembering():
+        found = [first_misfit("Pod", pod) for pod in pods]
+        assert shapes._fitted == {id(good): good}
+    assert shapes._fitted is None
+    assert found[0] is None and found[2] is None
+    assert found[1] == found[3] == (("spec", "containers"), "a mapping", "a list")
