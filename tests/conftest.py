@@ -15,6 +15,20 @@ REALWORLD = SHARED / "realworld" / "hypershift"
 FIXTURES = ROOT / "fixtures"
 
 
+# The files that take longest (wall time per file, measured: docs/testing.md) run first.
+# Parallel workers take files one at a time, so a long file taken last would keep one
+# worker busy after the others have run out of work.
+SLOW_FILES = ("tests/packaging/test_wheel.py", "tests/realclients/test_real_clients.py",
+              "tests/packaging/test_image.py", "tests/hostile/test_pyyaml_range.py",
+              "tests/hostile/test_files.py", "tests/live/test_publish_reports.py",
+              "tests/hostile/test_parsing.py", "tests/hostile/test_archives.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    first = {path: rank for rank, path in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: first.get(item.nodeid.split("::", 1)[0], len(first)))  # stable
+
+
 def require(present: object, what: str) -> None:
     """Fail - never skip - when something the suite needs is missing: every tool and
     package below is installed by `.ci/run` (Debian packages) or `pip install -e

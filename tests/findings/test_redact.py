@@ -115,9 +115,11 @@ def test_masking_many_credentials_takes_linear_time():
     import time
 
     text = " x:yz@h:1 " * 100_000  # 1 MB: each masked by rebuilding the text took 10 s
-    started = time.monotonic()
+    # this process's CPU time (~0.5 s), not the wall clock: the suite runs in parallel
+    # on machines busy with other work, which a wall-clock bound would count
+    started = time.process_time()
     assert mask_credentials(text).count("****") == 100_000
-    assert time.monotonic() - started < 3
+    assert time.process_time() - started < 3
 
 
 def test_a_password_holding_a_scheme_separator_is_masked_whole():

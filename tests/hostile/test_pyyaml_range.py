@@ -43,6 +43,7 @@ def test_hostile_parsing_holds_on_the_allowed_pyyaml_range(which: str, tmp_path:
     version = subprocess.run([sys.executable, "-c", "import yaml; print(yaml.__file__, yaml.__version__)"],
                              capture_output=True, text=True, env=env, timeout=60)
     assert str(target) in version.stdout, version.stdout + version.stderr
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PARSING_TESTS],
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
+                          *PARSING_TESTS],
                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
     assert run.returncode == 0, f"with PyYAML {version.stdout.split()[-1]}:\n{run.stdout[-4000:]}"

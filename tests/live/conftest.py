@@ -145,28 +145,8 @@ def tinyproxy(tmp_path: Path) -> Iterator[Tinyproxy]:
     folder = tmp_path / "tinyproxy"
     folder.mkdir()
     log = folder / "tinyproxy.log"
-    port = unused_port()
-    conf = folder / "tinyproxy.conf"
-    conf.write_text("\n".join([
-        f"Port {port}", "Listen 127.0.0.1", "Timeout 30", "MaxClients 20",
-        f"LogFile \"{log}\"", "LogLevel Info", f"PidFile \"{folder / 'tinyproxy.pid'}\"",
-        "Allow 127.0.0.1", "DisableViaHeader Yes", "",
-    ]))
-    process = subprocess.Popen([binary, "-d", "-c", str(conf)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+    process, port = _start_tinyproxy(binary, folder, log)
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            if process.poll() is not None:
-                err = process.stderr.read().decode(errors="replace") if process.stderr else ""
-                pytest.fail(f"tinyproxy exited at start ({process.returncode}): {err.strip()}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("tinyproxy did not listen within 10 s")
-                time.sleep(0.05)
         yield Tinyproxy(f"http://127.0.0.1:{port}", log)
     finally:
         process.terminate()
@@ -177,3 +157,38 @@ def tinyproxy(tmp_path: Path) -> Iterator[Tinyproxy]:
             process.wait(timeout=5)
         if process.stderr:
             process.stderr.close()
+
+
+def _start_tinyproxy(binary: str, folder: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """tinyproxy listening on a free loopback port. The port is picked before tinyproxy
+    binds it, so another process (a parallel test worker) may take it first: then
+    tinyproxy exits at start and it is tried again on another port."""
+    for attempt in range(3):
+        port = unused_port()
+        conf = folder / "tinyproxy.conf"
+        conf.write_text("\n".join([
+            f"Port {port}", "Listen 127.0.0.1", "Timeout 30", "MaxClients 20",
+            f"LogFile \"{log}\"", "LogLevel Info", f"PidFile \"{folder / 'tinyproxy.pid'}\"",
+            "Allow 127.0.0.1", "DisableViaHeader Yes", "",
+        ]))
+        process = subprocess.Popen([binary, "-d", "-c", str(conf)], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while True:
+            if process.poll() is not None:
+                err = process.stderr.read().decode(errors="replace") if process.stderr else ""
+                if process.stderr:
+                    process.stderr.close()
+                if attempt == 2:
+                    pytest.fail(f"tinyproxy exited at start ({process.returncode}): {err.strip()}")
+                break
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                return process, port
+            except OSError:
+                if time.monotonic() > deadline:
+                    process.kill()
+                    process.wait(timeout=5)
+                    pytest.fail("tinyproxy did not listen within 10 s")
+                time.sleep(0.05)
+    raise AssertionError("unreachable: the last attempt fails the test")

@@ -8,6 +8,7 @@ golang-go, ruby, a JDK); npm packages are installed on first use into
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -131,11 +132,14 @@ def npm_package(spec: str, name: str) -> Path:
     """``npm install spec`` into its own cache folder (once); the package's directory."""
     folder = CACHE / "npm" / re.sub(r"[^A-Za-z0-9.]+", "_", spec)
     package = folder / "node_modules" / name
-    if not (package / "package.json").is_file():
-        npm = _need("npm")
-        folder.mkdir(parents=True, exist_ok=True)
-        _out(npm, "install", "--silent", "--no-audit", "--no-fund", "--no-save", "--prefix",
-             str(folder), spec)
+    folder.mkdir(parents=True, exist_ok=True)
+    # the suite runs in parallel processes: one installs, the others wait for it
+    with open(folder.parent / f"{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (package / "package.json").is_file():
+            npm = _need("npm")
+            _out(npm, "install", "--silent", "--no-audit", "--no-fund", "--no-save", "--prefix",
+                 str(folder), spec)
     return package
 
 
