@@ -207,7 +207,11 @@ def openshift_networks(inventory: Inventory, cluster: str) -> ClusterNetworks | 
     ``config.openshift.io`` Network (status, else spec), machine networks from its
     install-config."""
     installed = install_config(inventory, cluster)
-    machine = cidrs(_mapping(installed[0].get("networking")).get("machineNetwork")) if installed else ()
+    networking = _mapping(installed[0].get("networking")) if installed else {}
+    # machineNetwork, and the legacy machineCIDR an install-config of a cluster installed
+    # before machineNetwork keeps (the network operator reads both into noProxy)
+    machine = tuple(dict.fromkeys((*cidrs([networking.get("machineCIDR")], None),
+                                   *cidrs(networking.get("machineNetwork")))))
     machine_source = installed[1] if installed and machine else ""
     for net in inventory.of_kind("Network"):
         if net.cluster != cluster or net.group != "config.openshift.io" or net.name != "cluster":

@@ -97,3 +97,46 @@ def test_prx005_judges_a_spec_only_management_proxy_on_its_computed_status(tmp_p
     (tmp_path / "proxy.yaml").write_text(with_status)
     (judged,) = scan([tmp_path / "proxy.yaml"], ["PRX005"]).results
     assert judged.status.name == "FAIL"  # a status without the cluster's networks
+
+
+# The install-config the network operator reads its machine networks from (the legacy
+# networking.machineCIDR of clusters installed before machineNetwork, too).
+INSTALL_CONFIG = """---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cluster-config-v1
+  namespace: kube-system
+data:
+  install-config: |
+    apiVersion: v1
+    baseDomain: example.com
+    metadata:
+      name: mgmt
+    networking:
+      machineCIDR: 10.0.0.0/16
+      networkType: OpenShiftSDN
+    platform:
+      gcp:
+        region: us-east1
+"""
+
+
+def _operator_with_machine_network(tmp_path: Path, install_config: str) -> Path:
+    """The pass fixture whose operator carries the machine network 10.0.0.0/16 as the network
+    operator computes it (HyperShift writes the real status into the operator's env)."""
+    text = COMPUTED_PASS.read_text().replace(
+        "value: .cluster.local,.corp.example.com,.svc,10.128.0.0/14",
+        "value: .cluster.local,.corp.example.com,.svc,10.0.0.0/16,10.128.0.0/14")
+    (tmp_path / "x.yaml").write_text(text + install_config)
+    return tmp_path / "x.yaml"
+
+
+def test_the_network_operator_adds_an_install_configs_legacy_machine_cidr(tmp_path: Path) -> None:
+    path = _operator_with_machine_network(tmp_path, INSTALL_CONFIG)
+    management = scan_model(Inventory(load_paths([str(path)]).objects)).management
+    assert "10.0.0.0/16" in management.computed_no_proxy.split(",")
+    from tests.rules.harness import scan
+    (result,) = scan([path], ["PRX003"]).results
+    assert result.status.name == "PASS", [f.message for f in scan([path], ["PRX003"]).findings]
+
