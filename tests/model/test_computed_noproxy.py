@@ -140,3 +140,37 @@ def test_the_network_operator_adds_an_install_configs_legacy_machine_cidr(tmp_pa
     (result,) = scan([path], ["PRX003"]).results
     assert result.status.name == "PASS", [f.message for f in scan([path], ["PRX003"]).findings]
 
+
+def test_without_the_install_config_the_operators_machine_networks_are_no_difference(
+        tmp_path: Path) -> None:
+    # the network operator always adds the install-config's machine networks; with the
+    # install-config out of the input they are unknown, not absent
+    from tests.rules.harness import scan
+    path = _operator_with_machine_network(tmp_path, "")
+    scanned = scan([path], ["PRX003"])
+    assert scanned.findings == [], [f.message for f in scanned.findings]
+    # what the spec leaves out is still a difference
+    stale = path.read_text().replace(",api-int.mgmt.example.com", "")
+    path.write_text(stale)
+    (finding,) = scan([path], ["PRX003"]).findings
+    assert "lacks api-int.mgmt.example.com" in " ".join(finding.evidence)
+
+
+def test_a_spec_only_proxy_that_cannot_be_computed_is_not_compared_with_its_spec(
+        tmp_path: Path) -> None:
+    # without the Network the status cannot be computed; the operator's NO_PROXY is the
+    # computed status, so comparing it with the bare spec would report a correct operator
+    from tests.rules.harness import scan
+    text = COMPUTED_PASS.read_text()
+    start = text.index("apiVersion: config.openshift.io/v1\nkind: Network")
+    end = text.index("---\n", start) + 4
+    (tmp_path / "x.yaml").write_text(text[:start] + text[end:])
+    scanned = scan([tmp_path / "x.yaml"], ["PRX003"])
+    assert scanned.findings == [], [f.message for f in scanned.findings]
+    # the status holds every spec entry: an operator without one of them still differs
+    stale = (tmp_path / "x.yaml").read_text().replace("value: .cluster.local,.corp.example.com,",
+                                                      "value: .cluster.local,")
+    (tmp_path / "x.yaml").write_text(stale)
+    (finding,) = scan([tmp_path / "x.yaml"], ["PRX003"]).findings
+    assert "lacks .corp.example.com" in " ".join(finding.evidence)
+    assert any("cannot be computed" in e and "Network" in e for e in finding.evidence)
