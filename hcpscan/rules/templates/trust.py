@@ -84,6 +84,7 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
+from hcpscan.rules.templates.proxy_config import controlled_pod
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).
@@ -154,6 +155,8 @@ class Trust(Template):
                 if c.kind not in roles or "loaded" not in params["conditions"]:
                     continue
                 if c.kind == CONTAINER:
+                    if _controller_made(subject):
+                        continue  # its controller (Deployment, CronJob ...) is judged, once
                     target = _container_target(ctx, subject, c)
                     if target is not None:
                         judged = True
@@ -402,6 +405,15 @@ class _Place:
 
 
 # -- loaded: trust where it is used ---------------------------------------------------------
+
+
+def _controller_made(subject: K8sObject) -> bool:
+    """A Pod or ReplicaSet a controller made, or a Job a CronJob made: the controller's
+    template is what the user writes and what is judged (as the other proxy rules do)."""
+    owners = subject.metadata.get("ownerReferences")
+    return controlled_pod(subject) or (subject.kind == "Job" and isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("controller") and o.get("kind") == "CronJob"
+        for o in owners))
 
 
 def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy

@@ -312,3 +312,75 @@ def test_an_intercepting_proxy_whose_trusted_ca_is_missing_is_not_evaluable() ->
     (result,) = _prx016(text)
     assert result.status.name == "NOT_EVALUABLE", result.reason
     assert "corp-proxy-ca" in result.reason
+
+
+# A must-gather holds a Deployment with its ReplicaSet and Pods, a CronJob with its Jobs: the
+# controller is judged, once (the other proxy rules do the same), and a CronJob is a workload.
+_OWNED = """---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: reporter-5d8f9
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: reporter, uid: a, controller: true}]
+spec:
+  template:
+    spec:
+      containers:
+      - name: reporter
+        image: registry.example.com/shop/reporter:1.4
+        env: [{name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: reporter-5d8f9-x2x7q
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: reporter-5d8f9, uid: b, controller: true}]
+spec:
+  containers:
+  - name: reporter
+    image: registry.example.com/shop/reporter:1.4
+    env: [{name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly-export
+  namespace: shop
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - name: export
+            image: registry.example.com/shop/export:2.0
+            env: [{name: HTTPS_PROXY, value: "https://secure-proxy.corp.example.com:3129"}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: nightly-export-2891
+  namespace: shop
+  ownerReferences: [{apiVersion: batch/v1, kind: CronJob, name: nightly-export, uid: c, controller: true}]
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - name: export
+        image: registry.example.com/shop/export:2.0
+        env: [{name: HTTPS_PROXY, value: "https://secure-proxy.corp.example.com:3129"}]
+"""
+
+
+def test_a_controllers_pods_are_not_judged_again_and_a_cronjob_is(tmp_path: Path) -> None:
+    from tests.rules.harness import scan
+    (tmp_path / "dump.yaml").write_text(RUNTIMES_FAIL.read_text() + _OWNED)
+    judged = [f.object.kind + " " + f.object.name for f in scan([tmp_path / "dump.yaml"],
+                                                                 ["PRX016"]).findings]
+    assert "Deployment reporter" in judged and "CronJob nightly-export" in judged, judged
+    assert not any(k.split()[0] in ("ReplicaSet", "Pod", "Job") for k in judged), judged
