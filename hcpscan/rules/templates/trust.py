@@ -448,9 +448,13 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
         return None  # the user says the http:// proxy does not intercept TLS
     if said:
         found = [k for k in _known(ctx)[0] if k.source.startswith("proxy_ca_files")] + configured
-        return (url, ProxyCA(found), "inputs.proxy_intercepts_tls: the http:// proxy intercepts "
-                                     "TLS (re-signs the servers' certificates with its CA)"
-                ) if found else None
+        # the user says it intercepts: without its CA the container cannot be judged
+        return url, ProxyCA(found, "" if found else unreadable or (
+            "inputs.proxy_intercepts_tls says the http:// proxy intercepts TLS, but its CA is "
+            "not known: name it in inputs.proxy_ca_files (PEM files of the proxy's CA, in the "
+            "hcpscan config), or in the trustedCA of the Proxy or HostedCluster that configures "
+            "this proxy")), ("inputs.proxy_intercepts_tls: the http:// proxy intercepts TLS "
+                             "(re-signs the servers' certificates with its CA)")
     if not configured and unreadable:
         # a trustedCA is named for this proxy (it intercepts) but cannot be read
         return url, ProxyCA([], unreadable), ""

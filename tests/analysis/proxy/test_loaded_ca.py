@@ -384,3 +384,31 @@ def test_a_controllers_pods_are_not_judged_again_and_a_cronjob_is(tmp_path: Path
                                                                  ["PRX016"]).findings]
     assert "Deployment reporter" in judged and "CronJob nightly-export" in judged, judged
     assert not any(k.split()[0] in ("ReplicaSet", "Pod", "Job") for k in judged), judged
+
+
+def test_an_intercepting_http_proxy_whose_ca_is_not_known_is_not_evaluable(tmp_path: Path) -> None:
+    # the user says the http:// proxy re-signs TLS, but no trustedCA and no proxy_ca_files
+    # name its CA: the workloads behind it cannot be judged - never "no https:// proxy"
+    from hcpscan.rules.config import load_config
+    from tests.rules.harness import scan
+    (tmp_path / "app.yaml").write_text(RENDERED_HTTP_ONLY)
+    (tmp_path / ".hcpscan.yaml").write_text("inputs:\n  proxy_intercepts_tls: true\n")
+    (result,) = scan([tmp_path / "app.yaml"], ["PRX016"],
+                     load_config(tmp_path / ".hcpscan.yaml")).results
+    assert result.status.name == "NOT_EVALUABLE", result
+    assert "inputs.proxy_ca_files" in result.reason and "intercepts" in result.reason
+
+
+RENDERED_HTTP_ONLY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: shop}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: registry.example.com/shop/app:1.0
+        env:
+        - {name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}
+"""
