@@ -43,10 +43,12 @@ GO_CERT_FILES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bu
 GO_CERT_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs")
 
 # The file and directory OpenSSL's default verify paths resolve to on each distribution,
-# with the files those names link to (a bundle mounted over the link target is read).
+# with the files those names link to (a bundle mounted over the link target is read). RHEL's
+# /etc/pki/tls/certs/ca-bundle.crt is not one: it is another link to tls-ca-bundle.pem, which
+# curl and Go read but OpenSSL's cert.pem does not lead to.
 OPENSSL_FILES = ("/etc/pki/tls/cert.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
-                 "/etc/pki/tls/certs/ca-bundle.crt", "/usr/lib/ssl/cert.pem",
-                 "/etc/ssl/certs/ca-certificates.crt", "/etc/ssl/cert.pem")
+                 "/usr/lib/ssl/cert.pem", "/etc/ssl/certs/ca-certificates.crt",
+                 "/etc/ssl/cert.pem")
 OPENSSL_DIRS = ("/etc/pki/tls/certs", "/usr/lib/ssl/certs", "/etc/ssl/certs")
 # The bundle curl is built with (Debian/Alpine, RHEL) and its default capath.
 CURL_FILES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",

@@ -412,3 +412,22 @@ spec:
         env:
         - {name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}
 """
+
+
+def test_openssl_reads_its_cert_pem_not_the_rhel_ca_bundle_crt_beside_it() -> None:
+    # OpenSSL's default file is <OPENSSLDIR>/cert.pem (RHEL: /etc/pki/tls/cert.pem, a link to
+    # /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem); /etc/pki/tls/certs/ca-bundle.crt is
+    # another link to that file, which curl and Go read but OpenSSL does not: a bundle mounted
+    # over it is not what Python's ssl module loads
+    def over(path: str):
+        return lambda t: t.replace(
+            '        - name: REQUESTS_CA_BUNDLE\n          value: "/etc/proxy-ca/ca.crt"\n'
+            "        volumeMounts:\n        - name: proxy-ca\n          mountPath: /etc/proxy-ca\n",
+            f"        volumeMounts:\n        - name: proxy-ca\n          mountPath: {path}\n"
+            "          subPath: ca.crt\n")
+    assert _loads(RUNTIMES_PASS, "billing", "openssl",
+                  over("/etc/pki/tls/certs/ca-bundle.crt")) == []
+    assert _loads(RUNTIMES_PASS, "billing", "openssl",
+                  over("/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem")) == ["corp-tls-proxy-ca"]
+    assert _loads(RUNTIMES_PASS, "billing", "curl",
+                  over("/etc/pki/tls/certs/ca-bundle.crt")) == ["corp-tls-proxy-ca"]
