@@ -150,7 +150,10 @@ class Trust(Template):
         roles = {ROLES[r] for r in params.get("consumers", ("Proxy", "HostedCluster", "addon-config",
                                                             "kubeconfig"))}
         judged = False
+        direct: list[str] = []
         for c in _consumers_for(ctx, subject):
+            if c.kind == CONTAINER and _all_direct(c):
+                direct.append(c.name)
             if c.kind in USERS:
                 if c.kind not in roles or "loaded" not in params["conditions"]:
                     continue
@@ -179,6 +182,9 @@ class Trust(Template):
         if subject.kind == "Secret" and any(v.redacted for v in secret_values(subject).values()) \
                 and (not stub_only or is_user_data(subject)):
             yield NotEvaluable(f"{subject.ref} is redacted in this dump")
+        elif direct:
+            yield NotApplicable(f"{', '.join(direct)}: noProxy '*' sends every request direct, "
+                                "never through the proxy")
         else:
             yield NotApplicable("no https:// proxy in scope")
 
@@ -416,6 +422,11 @@ def _controller_made(subject: K8sObject) -> bool:
         for o in owners))
 
 
+def _all_direct(c: ConsumerProxy) -> bool:
+    """noProxy ``*``: every client (Go, curl, Python, Node) sends every request direct."""
+    return c.no_proxy is not None and (c.no_proxy.value or "").strip() == "*"
+
+
 def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
                       ) -> tuple[Setting, ProxyCA, str] | None:
     """A container's proxy URL, the CA that proxy presents and why it is judged; None when
@@ -427,6 +438,8 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
     ``Proxy``'s or the HostedCluster's ``trustedCA``, which exists for exactly that."""
     if c.via is not None or c.unserved is not None:
         return None  # the konnectivity sidecar dials the proxy (judged as the sidecar)
+    if _all_direct(c):
+        return None  # every request goes direct: the proxy is never dialled
     dialled = c.https_proxy or c.http_proxy
     owners = ctx.analysis("proxy-configuring-objects", lambda _inv: [
         o for o in ctx.proxy.all if o.kind in (CLUSTER_PROXY, HOSTED_CLUSTER)])

@@ -431,3 +431,15 @@ def test_openssl_reads_its_cert_pem_not_the_rhel_ca_bundle_crt_beside_it() -> No
                   over("/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem")) == ["corp-tls-proxy-ca"]
     assert _loads(RUNTIMES_PASS, "billing", "curl",
                   over("/etc/pki/tls/certs/ca-bundle.crt")) == ["corp-tls-proxy-ca"]
+
+
+def test_a_container_whose_no_proxy_is_star_never_dials_the_proxy() -> None:
+    # NO_PROXY=* sends every request direct (Go, curl, Python, Node): the proxy's CA is never
+    # needed, whatever the container mounts
+    text = RUNTIMES_FAIL.read_text()
+    assert _prx016(text)[0].status.name == "FAIL"
+    starred = text.replace('        - name: NO_PROXY\n          value: ".svc,.cluster.local,'
+                           '172.30.0.0/16"\n', '        - name: NO_PROXY\n          value: "*"\n')
+    assert starred != text
+    (result,) = _prx016(starred)
+    assert result.status.name == "NOT_APPLICABLE" and "noProxy" in result.reason, result
