@@ -61,6 +61,10 @@ HASHED_NAME = re.compile(r"^[0-9a-f]{8}\.\d+$")
 JAVA_OPTION_VARIABLES = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS")
 JAVA_TRUSTSTORE = re.compile(r"-Djavax\.net\.ssl\.trustStore=(\S+)")
 TEMURIN_SYSTEM_CAS = ("USE_SYSTEM_CA_CERTS", "/certificates")
+# The JDK's own keystore: <java.home>/lib/security/cacerts (JDK 8: jre/lib/security/cacerts),
+# and the distribution files it links to; a keystore mounted there is what the JVM reads.
+JAVA_CACERTS_SUFFIX = "/lib/security/cacerts"
+JAVA_SYSTEM_KEYSTORES = ("/etc/pki/ca-trust/extracted/java/cacerts", "/etc/ssl/certs/java/cacerts")
 
 
 @dataclass(frozen=True, slots=True)

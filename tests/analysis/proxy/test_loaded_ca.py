@@ -443,3 +443,17 @@ def test_a_container_whose_no_proxy_is_star_never_dials_the_proxy() -> None:
     assert starred != text
     (result,) = _prx016(starred)
     assert result.status.name == "NOT_APPLICABLE" and "noProxy" in result.reason, result
+
+
+def test_a_keystore_mounted_over_the_jdks_cacerts_is_not_evaluable() -> None:
+    # the common way to give a JVM a CA: a keystore Secret mounted over $JAVA_HOME's cacerts
+    # (Temurin: /opt/java/openjdk/lib/security/cacerts). The JVM reads it; hcpscan cannot
+    # (not PEM) - never "it loads no CA"
+    inventory, ref = _container(RUNTIMES_PASS, "ledger", lambda t: t.replace(
+        '        - name: USE_SYSTEM_CA_CERTS\n          value: "1"\n        volumeMounts:\n'
+        '        - name: proxy-ca\n          mountPath: /certificates\n',
+        "        volumeMounts:\n        - name: proxy-ca\n"
+        "          mountPath: /opt/java/openjdk/lib/security/cacerts\n"
+        "          subPath: proxy-ca.crt\n"))
+    loaded = container_loaded(inventory, ref, "java")
+    assert loaded.certificates == [] and "keystore" in loaded.unknown, loaded
