@@ -76,6 +76,9 @@ class ProxyCA:
 
     certificates: list[KnownProxyCA]
     unknown: str = ""
+    # why a consumer that does not load these certificates may still be fine ('' = it is not):
+    # then it is not evaluable rather than reported
+    doubt: str = ""
 
 
 def proxy_ca_for(inventory: Inventory, obj: K8sObject, known: list[KnownProxyCA],

@@ -72,6 +72,7 @@ from hcpscan.findings.fix import NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
+from hcpscan.model.clusters import install_config
 from hcpscan.model.hostedcluster import is_user_data
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
@@ -143,7 +144,8 @@ class Trust(Template):
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         conditions = params.get("conditions", ())
         known = ("AddOnDeploymentConfig", "Proxy") if "contains" in conditions else ()
-        loaded = ("HostedCluster", "Secret", "Proxy") if "loaded" in conditions else ()
+        loaded = ("HostedCluster", "Secret", "Proxy", *MIRROR_KINDS) if "loaded" in conditions \
+            else ()
         return ("ConfigMap", *known, *loaded)
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
@@ -422,6 +424,25 @@ def _controller_made(subject: K8sObject) -> bool:
         for o in owners))
 
 
+MIRROR_KINDS = ("ImageDigestMirrorSet", "ImageContentSourcePolicy", "ImageTagMirrorSet")
+
+
+def _mirror_registries(ctx: Context, subject: K8sObject) -> str:
+    """What in the input says the cluster pulls from mirror registries ('' when nothing): a
+    mirror set object, or the install-config's imageContentSources / imageDigestSources."""
+    for kind in MIRROR_KINDS:
+        found = next((o for o in ctx.inventory.of_kind(kind) if o.cluster == subject.cluster), None)
+        if found is not None:
+            return f"the cluster pulls from mirror registries ({found.ref})"
+    installed = install_config(ctx.inventory, subject.cluster)
+    if installed is not None:
+        key = next((k for k in ("imageDigestSources", "imageContentSources")
+                    if installed[0].get(k)), None)
+        if key is not None:
+            return f"the cluster pulls from mirror registries ({installed[1]} {key})"
+    return ""
+
+
 def _all_direct(c: ConsumerProxy) -> bool:
     """noProxy ``*``: every client (Go, curl, Python, Node) sends every request direct."""
     return c.no_proxy is not None and (c.no_proxy.value or "").strip() == "*"
@@ -473,6 +494,14 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
         return url, ProxyCA([], unreadable), ""
     if not configured:
         return None
+    mirrors = _mirror_registries(ctx, subject)
+    if mirrors:
+        # a disconnected install copies the mirror registry's CA into the trustedCA: the
+        # bundle may name no CA of this proxy at all
+        return url, ProxyCA(configured, doubt=(
+            f"a trustedCA is named for this http:// proxy, but {mirrors}: the bundle may carry "
+            "only the mirror registries' CA, so whether the proxy intercepts TLS is not known; "
+            "set inputs.proxy_intercepts_tls (true or false)")), ""
     return url, ProxyCA(configured), (
         "a trustedCA is named for this http:// proxy, so it intercepts TLS (re-signs the "
         "servers' certificates with its CA; set inputs.proxy_intercepts_tls: false if it does "
@@ -496,6 +525,9 @@ def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setti
     unknown = next((loaded.unknown for loaded in every if loaded.unknown), "")
     if unknown:
         yield NotEvaluable(f"{c.name}: {unknown}")
+        return
+    if proxy_ca.doubt:
+        yield NotEvaluable(f"{c.name}: {proxy_ca.doubt}")
         return
     loaded = every[0]
     if len(every) > 1:  # the runtime is not known: what each would load

@@ -457,3 +457,33 @@ def test_a_keystore_mounted_over_the_jdks_cacerts_is_not_evaluable() -> None:
         "          subPath: proxy-ca.crt\n"))
     loaded = container_loaded(inventory, ref, "java")
     assert loaded.certificates == [] and "keystore" in loaded.unknown, loaded
+
+
+_MIRRORS = """---
+apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata: {name: release-mirrors}
+spec:
+  imageDigestMirrors:
+  - source: quay.io/openshift-release-dev/ocp-release
+    mirrors: [mirror.corp.example.com:8443/ocp/release]
+"""
+
+
+def test_a_trusted_ca_beside_mirror_registries_does_not_make_the_http_proxy_intercepting(
+        tmp_path: Path) -> None:
+    # a disconnected install copies the mirror registry's CA (additionalTrustBundle) into the
+    # Proxy's trustedCA: that names no CA of the http:// proxy, so the workloads behind it are
+    # not reported HIGH on a guess - they are not evaluable until the user says
+    from hcpscan.rules.config import load_config
+    from tests.rules.harness import scan
+    (tmp_path / "in.yaml").write_text(RUNTIMES_FAIL.read_text() + _MIRRORS)
+    report = scan([tmp_path / "in.yaml"], ["PRX016"])
+    names = " ".join(f.message for f in report.findings)
+    assert "shop/reporter" not in names and "shop/storefront" in names  # https:// still judged
+    (result,) = report.results
+    assert "mirror" in result.reason and "proxy_intercepts_tls" in result.reason, result.reason
+    # the user says it intercepts: judged again
+    (tmp_path / ".hcpscan.yaml").write_text("inputs:\n  proxy_intercepts_tls: true\n")
+    said = scan([tmp_path / "in.yaml"], ["PRX016"], load_config(tmp_path / ".hcpscan.yaml"))
+    assert "shop/reporter" in " ".join(f.message for f in said.findings)
