@@ -73,7 +73,7 @@ from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.model.clusters import install_config
-from hcpscan.model.hostedcluster import is_user_data
+from hcpscan.model.hostedcluster import hosted_cluster_for_namespace, is_user_data
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
@@ -434,6 +434,10 @@ def _mirror_registries(ctx: Context, subject: K8sObject) -> str:
         found = next((o for o in ctx.inventory.of_kind(kind) if o.cluster == subject.cluster), None)
         if found is not None:
             return f"the cluster pulls from mirror registries ({found.ref})"
+    hosted = hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster)
+    if hosted is not None and hosted.obj.get(("spec", "imageContentSources")):
+        return (f"the hosted cluster pulls from mirror registries ({hosted.obj.ref} "
+                "spec.imageContentSources)")
     installed = install_config(ctx.inventory, subject.cluster)
     if installed is not None:
         key = next((k for k in ("imageDigestSources", "imageContentSources")

@@ -487,3 +487,31 @@ def test_a_trusted_ca_beside_mirror_registries_does_not_make_the_http_proxy_inte
     (tmp_path / ".hcpscan.yaml").write_text("inputs:\n  proxy_intercepts_tls: true\n")
     said = scan([tmp_path / "in.yaml"], ["PRX016"], load_config(tmp_path / ".hcpscan.yaml"))
     assert "shop/reporter" in " ".join(f.message for f in said.findings)
+
+
+def test_a_hosted_clusters_image_content_sources_are_mirror_registries_too() -> None:
+    # a control-plane Deployment dialing the HostedCluster's http:// proxy: its trustedCA names
+    # the proxy's CA unless the HostedCluster pulls from mirrors (spec.imageContentSources)
+    extra = """---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cloud-controller, namespace: clusters-example}
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000
+        env:
+        - {name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}
+"""
+    text = FAIL.read_text() + extra
+    assert any(f.object.name == "cloud-controller" for f in _findings(text))
+    mirrored = text.replace("spec:\n  configuration:\n    proxy:\n", (
+        "spec:\n  imageContentSources:\n  - source: quay.io/openshift-release-dev/ocp-release\n"
+        "    mirrors: [mirror.corp.example.com:8443/ocp/release]\n  configuration:\n"
+        "    proxy:\n"), 1)
+    assert mirrored != text
+    assert not any(f.object.name == "cloud-controller" for f in _findings(mirrored))
+    (result,) = _prx016(mirrored)
+    assert "spec.imageContentSources" in result.reason, result.reason
