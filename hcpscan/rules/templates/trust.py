@@ -480,7 +480,10 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
                             "inputs.proxy_ca_files (PEM files of the proxy's CA, in the hcpscan "
                             "config), or in the trustedCA of the Proxy or HostedCluster that "
                             "configures this proxy"), ""
-    url = next((s for s in (c.https_proxy, c.http_proxy) if s is not None and s.value), None)
+    # an intercepting proxy re-signs the https:// requests sent through it: those go through
+    # HTTPS_PROXY; with HTTP_PROXY alone they go direct (Go, curl, Python) and only plain
+    # http:// requests, which carry no TLS, use the proxy
+    url = c.https_proxy if c.https_proxy is not None and c.https_proxy.value else None
     said = ctx.config.proxy_intercepts_tls
     if url is None or said is False:
         return None  # the user says the http:// proxy does not intercept TLS

@@ -515,3 +515,15 @@ spec:
     assert not any(f.object.name == "cloud-controller" for f in _findings(mirrored))
     (result,) = _prx016(mirrored)
     assert "spec.imageContentSources" in result.reason, result.reason
+
+
+def test_an_intercepting_http_proxy_set_only_as_http_proxy_carries_no_tls() -> None:
+    # HTTP_PROXY alone sends plain http:// requests through the proxy; https:// requests go
+    # direct (Go, curl, Python): an intercepting proxy never re-signs TLS for this container
+    text = RUNTIMES_FAIL.read_text()
+    only_http = text.replace('        - name: HTTPS_PROXY\n          value: "http://proxy.corp.'
+                             'example.com:3128"', '        - name: HTTP_PROXY\n          value: '
+                             '"http://proxy.corp.example.com:3128"')
+    assert only_http != text
+    assert "shop/reporter" in " ".join(f.message for f in _findings(text))
+    assert "shop/reporter" not in " ".join(f.message for f in _findings(only_http))
