@@ -60,6 +60,9 @@ class ManagementCluster:
     computed_no_proxy: str = ""
     computed_from: str = ""
     computed_unknown: str = ""
+    # Why the computed noProxy may lack entries the input does not show ('' when it cannot):
+    # the install-config, whose machine networks the network operator always adds, is absent.
+    computed_open: str = ""
 
     @property
     def effective_proxy(self) -> tuple[str, dict[str, Any]] | None:
@@ -147,8 +150,12 @@ def _management(inventory: Inventory) -> ManagementCluster:
             spec = _mapping(obj.body.get("spec"))
             nets = openshift_networks(inventory, MANAGEMENT)
             computed, where, unknown = openshift_computed_no_proxy(inventory, MANAGEMENT, spec, nets)
+            open_ = "" if not computed or install_config(inventory, MANAGEMENT) is not None else (
+                "the install-config (ConfigMap kube-system/cluster-config-v1 key install-config) "
+                "is not in the input: the machine networks the network operator adds from it "
+                "are unknown")
             return ManagementCluster(obj, spec, _mapping(obj.body.get("status")), nets,
-                                     computed, where, unknown)
+                                     computed, where, unknown, open_)
     return ManagementCluster(None, {}, {}, openshift_networks(inventory, MANAGEMENT))
 
 
@@ -207,7 +214,11 @@ def openshift_networks(inventory: Inventory, cluster: str) -> ClusterNetworks | 
     ``config.openshift.io`` Network (status, else spec), machine networks from its
     install-config."""
     installed = install_config(inventory, cluster)
-    machine = cidrs(_mapping(installed[0].get("networking")).get("machineNetwork")) if installed else ()
+    networking = _mapping(installed[0].get("networking")) if installed else {}
+    # machineNetwork, and the legacy machineCIDR an install-config of a cluster installed
+    # before machineNetwork keeps (the network operator reads both into noProxy)
+    machine = tuple(dict.fromkeys((*cidrs([networking.get("machineCIDR")], None),
+                                   *cidrs(networking.get("machineNetwork")))))
     machine_source = installed[1] if installed and machine else ""
     for net in inventory.of_kind("Network"):
         if net.cluster != cluster or net.group != "config.openshift.io" or net.name != "cluster":

@@ -43,10 +43,12 @@ GO_CERT_FILES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bu
 GO_CERT_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs")
 
 # The file and directory OpenSSL's default verify paths resolve to on each distribution,
-# with the files those names link to (a bundle mounted over the link target is read).
+# with the files those names link to (a bundle mounted over the link target is read). RHEL's
+# /etc/pki/tls/certs/ca-bundle.crt is not one: it is another link to tls-ca-bundle.pem, which
+# curl and Go read but OpenSSL's cert.pem does not lead to.
 OPENSSL_FILES = ("/etc/pki/tls/cert.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
-                 "/etc/pki/tls/certs/ca-bundle.crt", "/usr/lib/ssl/cert.pem",
-                 "/etc/ssl/certs/ca-certificates.crt", "/etc/ssl/cert.pem")
+                 "/usr/lib/ssl/cert.pem", "/etc/ssl/certs/ca-certificates.crt",
+                 "/etc/ssl/cert.pem")
 OPENSSL_DIRS = ("/etc/pki/tls/certs", "/usr/lib/ssl/certs", "/etc/ssl/certs")
 # The bundle curl is built with (Debian/Alpine, RHEL) and its default capath.
 CURL_FILES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
@@ -59,6 +61,10 @@ HASHED_NAME = re.compile(r"^[0-9a-f]{8}\.\d+$")
 JAVA_OPTION_VARIABLES = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS")
 JAVA_TRUSTSTORE = re.compile(r"-Djavax\.net\.ssl\.trustStore=(\S+)")
 TEMURIN_SYSTEM_CAS = ("USE_SYSTEM_CA_CERTS", "/certificates")
+# The JDK's own keystore: <java.home>/lib/security/cacerts (JDK 8: jre/lib/security/cacerts),
+# and the distribution files it links to; a keystore mounted there is what the JVM reads.
+JAVA_CACERTS_SUFFIX = "/lib/security/cacerts"
+JAVA_SYSTEM_KEYSTORES = ("/etc/pki/ca-trust/extracted/java/cacerts", "/etc/ssl/certs/java/cacerts")
 
 
 @dataclass(frozen=True, slots=True)

@@ -263,7 +263,10 @@ def _one_per_place(findings: list[Finding]) -> list[Finding]:
         first = merged.setdefault((finding.key, finding.status), finding)
         if first is finding:
             continue
-        for line in (f"also: {finding.message}", *finding.evidence):
+        # a reader whose finding is already worded by the value with every reader says
+        # nothing the first one does not: its sentence is not repeated as "also"
+        same = finding.message == first.message
+        for line in ((*(() if same else (f"also: {finding.message}",)), *finding.evidence)):
             if line not in first.evidence:
                 first.evidence.append(line)
         first.folded.append(finding)

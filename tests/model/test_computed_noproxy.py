@@ -97,3 +97,80 @@ def test_prx005_judges_a_spec_only_management_proxy_on_its_computed_status(tmp_p
     (tmp_path / "proxy.yaml").write_text(with_status)
     (judged,) = scan([tmp_path / "proxy.yaml"], ["PRX005"]).results
     assert judged.status.name == "FAIL"  # a status without the cluster's networks
+
+
+# The install-config the network operator reads its machine networks from (the legacy
+# networking.machineCIDR of clusters installed before machineNetwork, too).
+INSTALL_CONFIG = """---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cluster-config-v1
+  namespace: kube-system
+data:
+  install-config: |
+    apiVersion: v1
+    baseDomain: example.com
+    metadata:
+      name: mgmt
+    networking:
+      machineCIDR: 10.0.0.0/16
+      networkType: OpenShiftSDN
+    platform:
+      gcp:
+        region: us-east1
+"""
+
+
+def _operator_with_machine_network(tmp_path: Path, install_config: str) -> Path:
+    """The pass fixture whose operator carries the machine network 10.0.0.0/16 as the network
+    operator computes it (HyperShift writes the real status into the operator's env)."""
+    text = COMPUTED_PASS.read_text().replace(
+        "value: .cluster.local,.corp.example.com,.svc,10.128.0.0/14",
+        "value: .cluster.local,.corp.example.com,.svc,10.0.0.0/16,10.128.0.0/14")
+    (tmp_path / "x.yaml").write_text(text + install_config)
+    return tmp_path / "x.yaml"
+
+
+def test_the_network_operator_adds_an_install_configs_legacy_machine_cidr(tmp_path: Path) -> None:
+    path = _operator_with_machine_network(tmp_path, INSTALL_CONFIG)
+    management = scan_model(Inventory(load_paths([str(path)]).objects)).management
+    assert "10.0.0.0/16" in management.computed_no_proxy.split(",")
+    from tests.rules.harness import scan
+    (result,) = scan([path], ["PRX003"]).results
+    assert result.status.name == "PASS", [f.message for f in scan([path], ["PRX003"]).findings]
+
+
+def test_without_the_install_config_the_operators_machine_networks_are_no_difference(
+        tmp_path: Path) -> None:
+    # the network operator always adds the install-config's machine networks; with the
+    # install-config out of the input they are unknown, not absent
+    from tests.rules.harness import scan
+    path = _operator_with_machine_network(tmp_path, "")
+    scanned = scan([path], ["PRX003"])
+    assert scanned.findings == [], [f.message for f in scanned.findings]
+    # what the spec leaves out is still a difference
+    stale = path.read_text().replace(",api-int.mgmt.example.com", "")
+    path.write_text(stale)
+    (finding,) = scan([path], ["PRX003"]).findings
+    assert "lacks api-int.mgmt.example.com" in " ".join(finding.evidence)
+
+
+def test_a_spec_only_proxy_that_cannot_be_computed_is_not_compared_with_its_spec(
+        tmp_path: Path) -> None:
+    # without the Network the status cannot be computed; the operator's NO_PROXY is the
+    # computed status, so comparing it with the bare spec would report a correct operator
+    from tests.rules.harness import scan
+    text = COMPUTED_PASS.read_text()
+    start = text.index("apiVersion: config.openshift.io/v1\nkind: Network")
+    end = text.index("---\n", start) + 4
+    (tmp_path / "x.yaml").write_text(text[:start] + text[end:])
+    scanned = scan([tmp_path / "x.yaml"], ["PRX003"])
+    assert scanned.findings == [], [f.message for f in scanned.findings]
+    # the status holds every spec entry: an operator without one of them still differs
+    stale = (tmp_path / "x.yaml").read_text().replace("value: .cluster.local,.corp.example.com,",
+                                                      "value: .cluster.local,")
+    (tmp_path / "x.yaml").write_text(stale)
+    (finding,) = scan([tmp_path / "x.yaml"], ["PRX003"]).findings
+    assert "lacks .corp.example.com" in " ".join(finding.evidence)
+    assert any("cannot be computed" in e and "Network" in e for e in finding.evidence)

@@ -130,3 +130,20 @@ def test_one_reader_keeps_the_rules_own_wording(tmp_path: Path) -> None:
     (finding,) = report.findings
     assert finding.message.startswith("Deployment apps/only container main uses a proxy")
     assert "readers" not in finding.data
+
+
+def test_a_configmap_value_many_workloads_read_is_not_repeated_as_also(tmp_path: Path) -> None:
+    # the cert-manager chart's layout: one ConfigMap key read by three Deployments through
+    # valueFrom; each reader's finding is already worded by the value with every reader, so
+    # the folded ones add no "also: <the same sentence>" line
+    docs = ["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-proxy, namespace: apps}\n"
+            "data:\n  no_proxy: localhost,127.0.0.1\n"]
+    for name in ("svc-0", "svc-1", "svc-2"):
+        docs.append(RENDERED.format(name=name, no_proxy="x").replace(
+            "          value: x\n",
+            "          valueFrom:\n            configMapKeyRef: {name: app-proxy, key: no_proxy}\n"))
+    (tmp_path / "chart.yaml").write_text("---\n".join(docs))
+    (finding,) = scan([tmp_path / "chart.yaml"], ["PRX005"]).findings
+    assert finding.message.startswith("NO_PROXY 'localhost,127.0.0.1' (ConfigMap apps/app-proxy")
+    assert f"also: {finding.message}" not in finding.evidence, finding.evidence
+    assert len(finding.evidence) == len(set(finding.evidence))

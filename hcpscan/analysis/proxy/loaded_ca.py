@@ -48,7 +48,9 @@ from hcpscan.model.truststores import (
     CLIENT_TRUST_STORES,
     GO_CERT_FILES,
     HASHED_NAME,
+    JAVA_CACERTS_SUFFIX,
     JAVA_OPTION_VARIABLES,
+    JAVA_SYSTEM_KEYSTORES,
     JAVA_TRUSTSTORE,
     NODE_IMAGES,
     NODE_SYSTEM_STORE_FLAGS,
@@ -74,6 +76,9 @@ class ProxyCA:
 
     certificates: list[KnownProxyCA]
     unknown: str = ""
+    # why a consumer that does not load these certificates may still be fine ('' = it is not):
+    # then it is not evaluable rather than reported
+    doubt: str = ""
 
 
 def proxy_ca_for(inventory: Inventory, obj: K8sObject, known: list[KnownProxyCA],
@@ -201,6 +206,11 @@ def container_loaded(inventory: Inventory, ref: ContainerRef, runtime: str = "go
         mounted = (_mounted_files(inventory, ref.obj, volume, mount) if "emptyDir" not in volume
                    else _copied_files(inventory, ref, pod, volume, mount))
         for path, text, origin in mounted:
+            if runtime == "java" and not keystore and (path.endswith(JAVA_CACERTS_SUFFIX)
+                                                       or path in JAVA_SYSTEM_KEYSTORES):
+                loaded.unknown = (f"{origin} mounted at {path} replaces the JDK's cacerts "
+                                  "keystore (not PEM): hcpscan does not read it")
+                continue
             if keystore and path == keystore:
                 loaded.unknown = (f"{origin} mounted at {path} is the Java truststore "
                                   "(a keystore, not PEM): hcpscan does not read it")

@@ -25,6 +25,7 @@ from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.clusters import networks_for
+from hcpscan.model.networks import network
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.agreement_sides import (
@@ -498,10 +499,14 @@ def _disagreement(side: Side, ref: Side, name: str, hv: str, wv: str,
         a, b = split_entries(hv), split_entries(wv)
         lacking = [e for e in b if e not in a]
         surplus = [] if contains else [e for e in a if e not in b]
+        unshown = [e for e in surplus if ref.open_no_proxy and (
+            not ref.open_only_networks or ("/" in e and network(e) is not None))]
+        surplus = [e for e in surplus if e not in unshown]
         if not lacking and not surplus:
             return None
         lines = ([f"{mine} lacks {', '.join(lacking)}"] if lacking else []) + (
-            [f"{mine} has in addition {', '.join(surplus)}"] if surplus else [])
+            [f"{mine} has in addition {', '.join(surplus)}"] if surplus else []) + (
+            [f"{', '.join(unshown)} may be in {theirs}: {ref.open_no_proxy}"] if unshown else [])
         if ref.same_consumer:
             return f"{ref.spell(name)} and {mine} differ", lines
         return "; ".join(lines), lines

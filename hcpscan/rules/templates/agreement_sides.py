@@ -130,6 +130,11 @@ class Side:
     uses_proxy_said: bool | None = None  # a statement without values (a Kyverno policy)
     same_consumer: bool = False  # the reference is the consumer itself (variable-case)
     variables: dict[str, Setting] = field(default_factory=dict)  # every proxy variable as written
+    # Why this side's noProxy is only part of what its clients get ('' = it is all of it): an
+    # entry the other side has in addition is then no difference - only a network (CIDR) when
+    # ``open_only_networks``, any entry otherwise.
+    open_no_proxy: str = ""
+    open_only_networks: bool = True
 
     @property
     def place(self) -> str:
@@ -498,6 +503,16 @@ def _management_proxy(ctx: Context) -> RefOutcome:
     sides = _sides(ctx.relations.management_proxy(found))
     management = scan_model(ctx.inventory).management
     if isinstance(sides, list) and found is not None and found[1] == "spec" \
+            and not management.computed_no_proxy and (management.proxy_spec.get("httpProxy")
+                                                     or management.proxy_spec.get("httpsProxy")):
+        # a proxy is set but its status is neither in the input nor computable from it: the
+        # operators read the status, which holds every spec entry and the cluster's own
+        for side in sides:
+            side.open_no_proxy = (f"no Proxy status in the input, and it cannot be computed "
+                                  f"({management.computed_unknown}): the network operator adds "
+                                  f"the cluster's own destinations to spec.noProxy")
+            side.open_only_networks = False
+    if isinstance(sides, list) and found is not None and found[1] == "spec" \
             and management.computed_no_proxy:
         # the input holds the spec only: what the operators read is the status the network
         # operator computes from it (hcpscan.model.computed_noproxy)
@@ -512,6 +527,7 @@ def _management_proxy(ctx: Context) -> RefOutcome:
             side.evidence.append(f"no Proxy status in the input: its noProxy is computed as "
                                  f"{OPENSHIFT_SOURCE.split(':')[0]} computes it, from "
                                  f"{management.computed_from} and spec.noProxy")
+            side.open_no_proxy = management.computed_open
     return sides
 
 

@@ -72,7 +72,8 @@ from hcpscan.findings.fix import NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
-from hcpscan.model.hostedcluster import is_user_data
+from hcpscan.model.clusters import install_config
+from hcpscan.model.hostedcluster import hosted_cluster_for_namespace, is_user_data
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
@@ -84,6 +85,7 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
+from hcpscan.rules.templates.proxy_config import controlled_pod
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).
@@ -142,18 +144,24 @@ class Trust(Template):
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         conditions = params.get("conditions", ())
         known = ("AddOnDeploymentConfig", "Proxy") if "contains" in conditions else ()
-        loaded = ("HostedCluster", "Secret", "Proxy") if "loaded" in conditions else ()
+        loaded = ("HostedCluster", "Secret", "Proxy", *MIRROR_KINDS) if "loaded" in conditions \
+            else ()
         return ("ConfigMap", *known, *loaded)
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         roles = {ROLES[r] for r in params.get("consumers", ("Proxy", "HostedCluster", "addon-config",
                                                             "kubeconfig"))}
         judged = False
+        direct: list[str] = []
         for c in _consumers_for(ctx, subject):
+            if c.kind == CONTAINER and _all_direct(c):
+                direct.append(c.name)
             if c.kind in USERS:
                 if c.kind not in roles or "loaded" not in params["conditions"]:
                     continue
                 if c.kind == CONTAINER:
+                    if _controller_made(subject):
+                        continue  # its controller (Deployment, CronJob ...) is judged, once
                     target = _container_target(ctx, subject, c)
                     if target is not None:
                         judged = True
@@ -176,6 +184,9 @@ class Trust(Template):
         if subject.kind == "Secret" and any(v.redacted for v in secret_values(subject).values()) \
                 and (not stub_only or is_user_data(subject)):
             yield NotEvaluable(f"{subject.ref} is redacted in this dump")
+        elif direct:
+            yield NotApplicable(f"{', '.join(direct)}: noProxy '*' sends every request direct, "
+                                "never through the proxy")
         else:
             yield NotApplicable("no https:// proxy in scope")
 
@@ -404,6 +415,43 @@ class _Place:
 # -- loaded: trust where it is used ---------------------------------------------------------
 
 
+def _controller_made(subject: K8sObject) -> bool:
+    """A Pod or ReplicaSet a controller made, or a Job a CronJob made: the controller's
+    template is what the user writes and what is judged (as the other proxy rules do)."""
+    owners = subject.metadata.get("ownerReferences")
+    return controlled_pod(subject) or (subject.kind == "Job" and isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("controller") and o.get("kind") == "CronJob"
+        for o in owners))
+
+
+MIRROR_KINDS = ("ImageDigestMirrorSet", "ImageContentSourcePolicy", "ImageTagMirrorSet")
+
+
+def _mirror_registries(ctx: Context, subject: K8sObject) -> str:
+    """What in the input says the cluster pulls from mirror registries ('' when nothing): a
+    mirror set object, or the install-config's imageContentSources / imageDigestSources."""
+    for kind in MIRROR_KINDS:
+        found = next((o for o in ctx.inventory.of_kind(kind) if o.cluster == subject.cluster), None)
+        if found is not None:
+            return f"the cluster pulls from mirror registries ({found.ref})"
+    hosted = hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster)
+    if hosted is not None and hosted.obj.get(("spec", "imageContentSources")):
+        return (f"the hosted cluster pulls from mirror registries ({hosted.obj.ref} "
+                "spec.imageContentSources)")
+    installed = install_config(ctx.inventory, subject.cluster)
+    if installed is not None:
+        key = next((k for k in ("imageDigestSources", "imageContentSources")
+                    if installed[0].get(k)), None)
+        if key is not None:
+            return f"the cluster pulls from mirror registries ({installed[1]} {key})"
+    return ""
+
+
+def _all_direct(c: ConsumerProxy) -> bool:
+    """noProxy ``*``: every client (Go, curl, Python, Node) sends every request direct."""
+    return c.no_proxy is not None and (c.no_proxy.value or "").strip() == "*"
+
+
 def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
                       ) -> tuple[Setting, ProxyCA, str] | None:
     """A container's proxy URL, the CA that proxy presents and why it is judged; None when
@@ -415,6 +463,8 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
     ``Proxy``'s or the HostedCluster's ``trustedCA``, which exists for exactly that."""
     if c.via is not None or c.unserved is not None:
         return None  # the konnectivity sidecar dials the proxy (judged as the sidecar)
+    if _all_direct(c):
+        return None  # every request goes direct: the proxy is never dialled
     dialled = c.https_proxy or c.http_proxy
     owners = ctx.analysis("proxy-configuring-objects", lambda _inv: [
         o for o in ctx.proxy.all if o.kind in (CLUSTER_PROXY, HOSTED_CLUSTER)])
@@ -430,20 +480,35 @@ def _container_target(ctx: Context, subject: K8sObject, c: ConsumerProxy
                             "inputs.proxy_ca_files (PEM files of the proxy's CA, in the hcpscan "
                             "config), or in the trustedCA of the Proxy or HostedCluster that "
                             "configures this proxy"), ""
-    url = next((s for s in (c.https_proxy, c.http_proxy) if s is not None and s.value), None)
+    # an intercepting proxy re-signs the https:// requests sent through it: those go through
+    # HTTPS_PROXY; with HTTP_PROXY alone they go direct (Go, curl, Python) and only plain
+    # http:// requests, which carry no TLS, use the proxy
+    url = c.https_proxy if c.https_proxy is not None and c.https_proxy.value else None
     said = ctx.config.proxy_intercepts_tls
     if url is None or said is False:
         return None  # the user says the http:// proxy does not intercept TLS
     if said:
         found = [k for k in _known(ctx)[0] if k.source.startswith("proxy_ca_files")] + configured
-        return (url, ProxyCA(found), "inputs.proxy_intercepts_tls: the http:// proxy intercepts "
-                                     "TLS (re-signs the servers' certificates with its CA)"
-                ) if found else None
+        # the user says it intercepts: without its CA the container cannot be judged
+        return url, ProxyCA(found, "" if found else unreadable or (
+            "inputs.proxy_intercepts_tls says the http:// proxy intercepts TLS, but its CA is "
+            "not known: name it in inputs.proxy_ca_files (PEM files of the proxy's CA, in the "
+            "hcpscan config), or in the trustedCA of the Proxy or HostedCluster that configures "
+            "this proxy")), ("inputs.proxy_intercepts_tls: the http:// proxy intercepts TLS "
+                             "(re-signs the servers' certificates with its CA)")
     if not configured and unreadable:
         # a trustedCA is named for this proxy (it intercepts) but cannot be read
         return url, ProxyCA([], unreadable), ""
     if not configured:
         return None
+    mirrors = _mirror_registries(ctx, subject)
+    if mirrors:
+        # a disconnected install copies the mirror registry's CA into the trustedCA: the
+        # bundle may name no CA of this proxy at all
+        return url, ProxyCA(configured, doubt=(
+            f"a trustedCA is named for this http:// proxy, but {mirrors}: the bundle may carry "
+            "only the mirror registries' CA, so whether the proxy intercepts TLS is not known; "
+            "set inputs.proxy_intercepts_tls (true or false)")), ""
     return url, ProxyCA(configured), (
         "a trustedCA is named for this http:// proxy, so it intercepts TLS (re-signs the "
         "servers' certificates with its CA; set inputs.proxy_intercepts_tls: false if it does "
@@ -467,6 +532,9 @@ def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setti
     unknown = next((loaded.unknown for loaded in every if loaded.unknown), "")
     if unknown:
         yield NotEvaluable(f"{c.name}: {unknown}")
+        return
+    if proxy_ca.doubt:
+        yield NotEvaluable(f"{c.name}: {proxy_ca.doubt}")
         return
     loaded = every[0]
     if len(every) > 1:  # the runtime is not known: what each would load

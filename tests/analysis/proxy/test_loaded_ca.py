@@ -312,3 +312,218 @@ def test_an_intercepting_proxy_whose_trusted_ca_is_missing_is_not_evaluable() ->
     (result,) = _prx016(text)
     assert result.status.name == "NOT_EVALUABLE", result.reason
     assert "corp-proxy-ca" in result.reason
+
+
+# A must-gather holds a Deployment with its ReplicaSet and Pods, a CronJob with its Jobs: the
+# controller is judged, once (the other proxy rules do the same), and a CronJob is a workload.
+_OWNED = """---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: reporter-5d8f9
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: reporter, uid: a, controller: true}]
+spec:
+  template:
+    spec:
+      containers:
+      - name: reporter
+        image: registry.example.com/shop/reporter:1.4
+        env: [{name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: reporter-5d8f9-x2x7q
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: reporter-5d8f9, uid: b, controller: true}]
+spec:
+  containers:
+  - name: reporter
+    image: registry.example.com/shop/reporter:1.4
+    env: [{name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly-export
+  namespace: shop
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - name: export
+            image: registry.example.com/shop/export:2.0
+            env: [{name: HTTPS_PROXY, value: "https://secure-proxy.corp.example.com:3129"}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: nightly-export-2891
+  namespace: shop
+  ownerReferences: [{apiVersion: batch/v1, kind: CronJob, name: nightly-export, uid: c, controller: true}]
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - name: export
+        image: registry.example.com/shop/export:2.0
+        env: [{name: HTTPS_PROXY, value: "https://secure-proxy.corp.example.com:3129"}]
+"""
+
+
+def test_a_controllers_pods_are_not_judged_again_and_a_cronjob_is(tmp_path: Path) -> None:
+    from tests.rules.harness import scan
+    (tmp_path / "dump.yaml").write_text(RUNTIMES_FAIL.read_text() + _OWNED)
+    judged = [f.object.kind + " " + f.object.name for f in scan([tmp_path / "dump.yaml"],
+                                                                 ["PRX016"]).findings]
+    assert "Deployment reporter" in judged and "CronJob nightly-export" in judged, judged
+    assert not any(k.split()[0] in ("ReplicaSet", "Pod", "Job") for k in judged), judged
+
+
+def test_an_intercepting_http_proxy_whose_ca_is_not_known_is_not_evaluable(tmp_path: Path) -> None:
+    # the user says the http:// proxy re-signs TLS, but no trustedCA and no proxy_ca_files
+    # name its CA: the workloads behind it cannot be judged - never "no https:// proxy"
+    from hcpscan.rules.config import load_config
+    from tests.rules.harness import scan
+    (tmp_path / "app.yaml").write_text(RENDERED_HTTP_ONLY)
+    (tmp_path / ".hcpscan.yaml").write_text("inputs:\n  proxy_intercepts_tls: true\n")
+    (result,) = scan([tmp_path / "app.yaml"], ["PRX016"],
+                     load_config(tmp_path / ".hcpscan.yaml")).results
+    assert result.status.name == "NOT_EVALUABLE", result
+    assert "inputs.proxy_ca_files" in result.reason and "intercepts" in result.reason
+
+
+RENDERED_HTTP_ONLY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: shop}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: registry.example.com/shop/app:1.0
+        env:
+        - {name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}
+"""
+
+
+def test_openssl_reads_its_cert_pem_not_the_rhel_ca_bundle_crt_beside_it() -> None:
+    # OpenSSL's default file is <OPENSSLDIR>/cert.pem (RHEL: /etc/pki/tls/cert.pem, a link to
+    # /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem); /etc/pki/tls/certs/ca-bundle.crt is
+    # another link to that file, which curl and Go read but OpenSSL does not: a bundle mounted
+    # over it is not what Python's ssl module loads
+    def over(path: str):
+        return lambda t: t.replace(
+            '        - name: REQUESTS_CA_BUNDLE\n          value: "/etc/proxy-ca/ca.crt"\n'
+            "        volumeMounts:\n        - name: proxy-ca\n          mountPath: /etc/proxy-ca\n",
+            f"        volumeMounts:\n        - name: proxy-ca\n          mountPath: {path}\n"
+            "          subPath: ca.crt\n")
+    assert _loads(RUNTIMES_PASS, "billing", "openssl",
+                  over("/etc/pki/tls/certs/ca-bundle.crt")) == []
+    assert _loads(RUNTIMES_PASS, "billing", "openssl",
+                  over("/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem")) == ["corp-tls-proxy-ca"]
+    assert _loads(RUNTIMES_PASS, "billing", "curl",
+                  over("/etc/pki/tls/certs/ca-bundle.crt")) == ["corp-tls-proxy-ca"]
+
+
+def test_a_container_whose_no_proxy_is_star_never_dials_the_proxy() -> None:
+    # NO_PROXY=* sends every request direct (Go, curl, Python, Node): the proxy's CA is never
+    # needed, whatever the container mounts
+    text = RUNTIMES_FAIL.read_text()
+    assert _prx016(text)[0].status.name == "FAIL"
+    starred = text.replace('        - name: NO_PROXY\n          value: ".svc,.cluster.local,'
+                           '172.30.0.0/16"\n', '        - name: NO_PROXY\n          value: "*"\n')
+    assert starred != text
+    (result,) = _prx016(starred)
+    assert result.status.name == "NOT_APPLICABLE" and "noProxy" in result.reason, result
+
+
+def test_a_keystore_mounted_over_the_jdks_cacerts_is_not_evaluable() -> None:
+    # the common way to give a JVM a CA: a keystore Secret mounted over $JAVA_HOME's cacerts
+    # (Temurin: /opt/java/openjdk/lib/security/cacerts). The JVM reads it; hcpscan cannot
+    # (not PEM) - never "it loads no CA"
+    inventory, ref = _container(RUNTIMES_PASS, "ledger", lambda t: t.replace(
+        '        - name: USE_SYSTEM_CA_CERTS\n          value: "1"\n        volumeMounts:\n'
+        '        - name: proxy-ca\n          mountPath: /certificates\n',
+        "        volumeMounts:\n        - name: proxy-ca\n"
+        "          mountPath: /opt/java/openjdk/lib/security/cacerts\n"
+        "          subPath: proxy-ca.crt\n"))
+    loaded = container_loaded(inventory, ref, "java")
+    assert loaded.certificates == [] and "keystore" in loaded.unknown, loaded
+
+
+_MIRRORS = """---
+apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata: {name: release-mirrors}
+spec:
+  imageDigestMirrors:
+  - source: quay.io/openshift-release-dev/ocp-release
+    mirrors: [mirror.corp.example.com:8443/ocp/release]
+"""
+
+
+def test_a_trusted_ca_beside_mirror_registries_does_not_make_the_http_proxy_intercepting(
+        tmp_path: Path) -> None:
+    # a disconnected install copies the mirror registry's CA (additionalTrustBundle) into the
+    # Proxy's trustedCA: that names no CA of the http:// proxy, so the workloads behind it are
+    # not reported HIGH on a guess - they are not evaluable until the user says
+    from hcpscan.rules.config import load_config
+    from tests.rules.harness import scan
+    (tmp_path / "in.yaml").write_text(RUNTIMES_FAIL.read_text() + _MIRRORS)
+    report = scan([tmp_path / "in.yaml"], ["PRX016"])
+    names = " ".join(f.message for f in report.findings)
+    assert "shop/reporter" not in names and "shop/storefront" in names  # https:// still judged
+    (result,) = report.results
+    assert "mirror" in result.reason and "proxy_intercepts_tls" in result.reason, result.reason
+    # the user says it intercepts: judged again
+    (tmp_path / ".hcpscan.yaml").write_text("inputs:\n  proxy_intercepts_tls: true\n")
+    said = scan([tmp_path / "in.yaml"], ["PRX016"], load_config(tmp_path / ".hcpscan.yaml"))
+    assert "shop/reporter" in " ".join(f.message for f in said.findings)
+
+
+def test_a_hosted_clusters_image_content_sources_are_mirror_registries_too() -> None:
+    # a control-plane Deployment dialing the HostedCluster's http:// proxy: its trustedCA names
+    # the proxy's CA unless the HostedCluster pulls from mirrors (spec.imageContentSources)
+    extra = """---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cloud-controller, namespace: clusters-example}
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000
+        env:
+        - {name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}
+"""
+    text = FAIL.read_text() + extra
+    assert any(f.object.name == "cloud-controller" for f in _findings(text))
+    mirrored = text.replace("spec:\n  configuration:\n    proxy:\n", (
+        "spec:\n  imageContentSources:\n  - source: quay.io/openshift-release-dev/ocp-release\n"
+        "    mirrors: [mirror.corp.example.com:8443/ocp/release]\n  configuration:\n"
+        "    proxy:\n"), 1)
+    assert mirrored != text
+    assert not any(f.object.name == "cloud-controller" for f in _findings(mirrored))
+    (result,) = _prx016(mirrored)
+    assert "spec.imageContentSources" in result.reason, result.reason
+
+
+def test_an_intercepting_http_proxy_set_only_as_http_proxy_carries_no_tls() -> None:
+    # HTTP_PROXY alone sends plain http:// requests through the proxy; https:// requests go
+    # direct (Go, curl, Python): an intercepting proxy never re-signs TLS for this container
+    text = RUNTIMES_FAIL.read_text()
+    only_http = text.replace('        - name: HTTPS_PROXY\n          value: "http://proxy.corp.'
+                             'example.com:3128"', '        - name: HTTP_PROXY\n          value: '
+                             '"http://proxy.corp.example.com:3128"')
+    assert only_http != text
+    assert "shop/reporter" in " ".join(f.message for f in _findings(text))
+    assert "shop/reporter" not in " ".join(f.message for f in _findings(only_http))
