@@ -499,3 +499,24 @@ def test_hcp001_asks_the_same_groups_who_gets_in(tmp_path: Path):
     (hcp001,) = [f for f in report.findings if f.rule_id == "HCP001"]
     assert "Node Port Services" in " ".join(hcp001.evidence)
     assert "sg-0f00d00000000node" in " ".join(hcp001.evidence)
+
+
+def test_a_perimeter_file_default_deny_names_its_line_on_every_way_in(tmp_path: Path):
+    """The issue's first report with a --firewall file, konnectivity published as a
+    LoadBalancer: the file stands in front of every way in (the security groups only of
+    node ports), and the hop its default blocks is named by file:line, as a group's is."""
+    folder = _copy("capa-fail", tmp_path)
+    hcp = folder / "hcp.yaml"
+    hcp.write_text(hcp.read_text().replace(
+        "type: NodePort\n  selector: {app: kube-apiserver}", "type: LoadBalancer\n  selector: "
+        "{app: kube-apiserver}", 1))
+    firewall = tmp_path / "fw.yaml"
+    firewall.write_text("kind: Perimeter\nmetadata: {name: workers-sg}\ndefault: deny\nrules:\n"
+                        "- {name: kas, action: allow, sources: [10.20.0.0/16], "
+                        "ports: [{protocol: TCP, port: 6443}]}\n")
+    report = scan([folder], ["HCP007"], ScanConfig(firewall=firewall))
+    flows = {f.facts["flow"]: f.facts["blocking_hop"] for f in report.findings}
+    assert sorted(flows) == ["workers-to-ignition", "workers-to-konnectivity"]
+    for hop in flows.values():
+        assert hop["layer"] == "perimeter"
+        assert (Path(hop["path"]).name, hop["line"]) == ("fw.yaml", 3)  # `default: deny`
