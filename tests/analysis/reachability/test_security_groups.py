@@ -520,3 +520,24 @@ def test_a_perimeter_file_default_deny_names_its_line_on_every_way_in(tmp_path: 
     for hop in flows.values():
         assert hop["layer"] == "perimeter"
         assert (Path(hop["path"]).name, hop["line"]) == ("fw.yaml", 3)  # `default: deny`
+
+
+def test_path_query_agrees_with_the_flow_when_a_group_is_not_described(tmp_path: Path, run_cli):
+    """A machine group named by id but not described: the flow is unknown (naming the
+    group), and the path query on the same connection says so too, not "blocked"."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text() + "---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\n"
+                  "kind: AWSMachineTemplate\nmetadata: {name: workers, namespace: capi-mgmt}\n"
+                  "spec:\n  template:\n    spec:\n      additionalSecurityGroups: [{id: sg-0extra}]\n")
+    flow = run_cli("connectivity", "--no-progress", str(folder), "--flow", "workers-to-konnectivity",
+                   "--format", "json")
+    assert {r["status"] for r in json.loads(flow.out)["results"]} == {"unknown"}
+    path = run_cli("connectivity", "--no-progress", str(folder), "--path", "--from", "workers", "--to",
+                   "clusters-shop/kube-apiserver", "--port", "8091", "--format", "json")
+    (answer,) = json.loads(path.out)["answers"]
+    assert "sg-0extra" in answer["unknown"]
+    assert path.code == flow.code == 0
+    text = run_cli("connectivity", "--no-progress", str(folder), "--path", "--from", "workers", "--to",
+                   "clusters-shop/kube-apiserver", "--port", "8091")
+    assert "TCP 8091: unknown (security group sg-0extra is attached" in text.out
