@@ -541,3 +541,15 @@ def test_path_query_agrees_with_the_flow_when_a_group_is_not_described(tmp_path:
     text = run_cli("connectivity", "--no-progress", str(folder), "--path", "--from", "workers", "--to",
                    "clusters-shop/kube-apiserver", "--port", "8091")
     assert "TCP 8091: unknown (security group sg-0extra is attached" in text.out
+
+
+def test_the_rule_does_not_say_no_perimeter_was_given_when_groups_were_read():
+    """HCP007's reason said "no perimeter was given … taken as open" beside findings the
+    security groups of the manifests decided; it says what they bound instead."""
+    report = scan([SG / "capa-fail"], ["HCP007"])
+    (result,) = report.results
+    assert result.status is Status.FAIL
+    assert "no perimeter was given" not in result.reason
+    assert "security groups read from the manifests bound the node ports" in result.reason
+    plain = scan([FIXTURES / "rules" / "HCP007" / "fail"], ["HCP007"])
+    assert "no perimeter was given" in plain.results[0].reason
