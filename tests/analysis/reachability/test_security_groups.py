@@ -553,3 +553,25 @@ def test_the_rule_does_not_say_no_perimeter_was_given_when_groups_were_read():
     assert "security groups read from the manifests bound the node ports" in result.reason
     plain = scan([FIXTURES / "rules" / "HCP007" / "fail"], ["HCP007"])
     assert "no perimeter was given" in plain.results[0].reason
+
+
+def test_who_gets_in_is_not_known_while_a_group_in_front_is_not_described(tmp_path: Path):
+    """HCP001/HCP002 passed ("nobody beyond the workers gets in") where the flow into the
+    same node ports is not evaluable: an attached group the input does not describe
+    might admit anyone. Described (an ACK group admitting nothing more), they pass."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text() + "---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\n"
+                  "kind: AWSMachineTemplate\nmetadata: {name: workers, namespace: capi-mgmt}\n"
+                  "spec:\n  template:\n    spec:\n      additionalSecurityGroups: [{id: sg-0extra}]\n")
+    report = scan([folder], ["HCP001", "HCP002", "HCP007"])
+    reasons = {r.rule_id: (r.status, r.reason) for r in report.results}
+    for rule in ("HCP001", "HCP002", "HCP007"):
+        assert reasons[rule][0] is Status.NOT_EVALUABLE, (rule, reasons[rule])
+        assert "sg-0extra" in reasons[rule][1]
+    (folder / "extra.yaml").write_text(
+        "apiVersion: ec2.services.k8s.aws/v1alpha1\nkind: SecurityGroup\nmetadata: {name: extra, "
+        "namespace: capi-mgmt}\nspec:\n  name: extra\n  ingressRules:\n  - {ipProtocol: tcp, "
+        "fromPort: 22, toPort: 22, ipRanges: [{cidrIP: 192.168.50.0/24}]}\nstatus: {id: sg-0extra}\n")
+    described = scan([folder], ["HCP001", "HCP002"])
+    assert {r.status for r in described.results} == {Status.PASS}
