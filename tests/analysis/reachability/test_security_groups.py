@@ -575,3 +575,49 @@ def test_who_gets_in_is_not_known_while_a_group_in_front_is_not_described(tmp_pa
         "fromPort: 22, toPort: 22, ipRanges: [{cidrIP: 192.168.50.0/24}]}\nstatus: {id: sg-0extra}\n")
     described = scan([folder], ["HCP001", "HCP002"])
     assert {r.status for r in described.results} == {Status.PASS}
+
+
+_STATUS = """status:
+  platform:
+    aws:
+      defaultWorkerSecurityGroupID: sg-0a1b2c3d4e5f60001
+"""
+
+
+@pytest.mark.parametrize("case", ["capa-pass", "capa-fail"])
+def test_a_gitops_hosted_cluster_without_status_does_not_shut_its_workers_out(case: str, tmp_path: Path):
+    """From Git the HostedCluster has no status, so which group its workers are in is not
+    in the input. A rule admitting that group to the node ports then decides nothing:
+    the passing twin was a false "workers cannot reach konnectivity" (high); now it is not
+    evaluable, naming the group and what to give. The failing twin (no rule opens the node
+    ports to anyone) still fails."""
+    folder = _copy(case, tmp_path)
+    hcp = folder / "hcp.yaml"
+    assert _STATUS in hcp.read_text()
+    hcp.write_text(hcp.read_text().replace(_STATUS, ""))
+    report = scan([folder], ["HCP007"])
+    (result,) = report.results
+    if case == "capa-fail":
+        assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
+                                                                      "workers-to-konnectivity"]
+        return
+    assert not report.findings
+    assert result.status is Status.NOT_EVALUABLE
+    assert "members of security group sg-0a1b2c3d4e5f60001" in result.reason
+    assert "defaultWorkerSecurityGroupID" in result.reason
+
+
+def test_from_git_alone_the_declared_node_ports_are_asked_too(tmp_path: Path):
+    """The same from the HostedCluster alone (no HCP namespace): its spec.services
+    NodePort ports are the ports the rule opens to a group nobody is placed in."""
+    folder = tmp_path / "gitops"
+    folder.mkdir()
+    shutil.copy(SG / "capa-pass" / "awscluster.yaml", folder)
+    hc = (SG / "capa-pass" / "hcp.yaml").read_text().split("---")[0].replace(_STATUS, "")
+    hc = hc.replace("nodePort: {address: 10.0.3.10}", "nodePort: {address: 10.0.3.10, port: 32091}", 1)
+    hc = hc.replace("nodePort: {address: 10.0.3.10}", "nodePort: {address: 10.0.3.10, port: 31443}", 1)
+    (folder / "hc.yaml").write_text(hc)
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    assert report.results[0].status is Status.NOT_EVALUABLE
+    assert "members of security group sg-0a1b2c3d4e5f60001" in report.results[0].reason
