@@ -198,7 +198,7 @@ def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> P
     # tree has no status): a group no object places the workers in may still hold them
     unplaced = [hc for hc in hosted_clusters(inventory) if hc.obj.cluster == MANAGEMENT
                 and hc.platform == "AWS" and not hc.obj.get("status.platform.aws.defaultWorkerSecurityGroupID")]
-    fronted = _fronted_node_ports(inventory) if unplaced else ConnectionSet.none()
+    fronted = _fronted_node_ports(inventory)
     for group in described:
         rules += _rules(inventory, sgs, group, diagnostics, unknowns, own if unplaced else None,
                         fronted)
@@ -224,8 +224,13 @@ def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
         place = inventory.locate(rule.obj, rule.path) if rule.obj is not None else None
         # a source group nobody is placed in matters where the rule opens a node port of a
         # control plane (the ways the groups front)
-        asked = own if rule.connections.intersection(fronted) else None
-        sources, shown = _sources(sgs, group, rule, unknowns, asked)
+        opens_node_port = bool(rule.connections.intersection(fronted))
+        sources, shown = _sources(sgs, group, rule, unknowns, own if opens_node_port else None)
+        if rule.prefix_lists and opens_node_port:  # who is in a prefix list is the cloud's
+            unknowns.append(f"{group.label} admits prefix list {', '.join(rule.prefix_lists)} to a "
+                            "control plane's node port, and its addresses are not in the input; "
+                            "give a perimeter file (--firewall)")
+            shown += [f"prefix list {p} (addresses not in the input)" for p in rule.prefix_lists]
         said = list(rule.problems)
         if bad := cidr_space(rule.cidrs)[1]:
             said.append(f"{', '.join(bad)} is not a CIDR: the rule is read without it")

@@ -621,3 +621,20 @@ def test_from_git_alone_the_declared_node_ports_are_asked_too(tmp_path: Path):
     assert not report.findings
     assert report.results[0].status is Status.NOT_EVALUABLE
     assert "members of security group sg-0a1b2c3d4e5f60001" in report.results[0].reason
+
+
+def test_a_prefix_list_opening_the_node_ports_is_not_read_as_admitting_nobody(tmp_path: Path):
+    """ACK's passing twin with the workers given by a managed prefix list instead of their
+    group: its addresses are the cloud's, so the flows are not evaluable (not a false
+    "cannot reach"); a prefix list on a port no control plane publishes changes nothing."""
+    folder = _copy("ack-pass", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    text = sg.read_text()
+    assert "    - groupID: sg-0a1b2c3d4e5f60001\n" in text
+    sg.write_text(text.replace("userIDGroupPairs:\n    - groupID: sg-0a1b2c3d4e5f60001\n",
+                               "prefixListIDs:\n    - prefixListID: pl-0workers\n"))
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    assert report.results[0].status is Status.NOT_EVALUABLE
+    assert "prefix list pl-0workers" in report.results[0].reason
+    assert scan([SG / "ack-fail"], ["HCP007"]).findings  # unchanged without prefix lists
