@@ -638,3 +638,16 @@ def test_a_prefix_list_opening_the_node_ports_is_not_read_as_admitting_nobody(tm
     assert report.results[0].status is Status.NOT_EVALUABLE
     assert "prefix list pl-0workers" in report.results[0].reason
     assert scan([SG / "ack-fail"], ["HCP007"]).findings  # unchanged without prefix lists
+
+
+@pytest.mark.parametrize("case", ["capa-fail", "ack-fail"])
+def test_hcpscan_fix_never_writes_perimeter_rules_into_a_security_group_manifest(
+        case: str, tmp_path: Path, run_cli):
+    """The opening for a perimeter hop was written into the file the perimeter came from:
+    for security groups that is the AWSCluster (or ACK object), which got a top-level
+    `rules:` list of perimeter-file rules. No automatic fix; the text says where to open."""
+    folder = _copy(case, tmp_path)
+    before = {p.name: p.read_text() for p in folder.iterdir()}
+    done = run_cli("fix", "--no-progress", str(folder))
+    assert {p.name: p.read_text() for p in folder.iterdir()} == before, done.out
+    assert "ingress rule of one of those groups" in done.out + done.err
