@@ -651,3 +651,21 @@ def test_hcpscan_fix_never_writes_perimeter_rules_into_a_security_group_manifest
     done = run_cli("fix", "--no-progress", str(folder))
     assert {p.name: p.read_text() for p in folder.iterdir()} == before, done.out
     assert "ingress rule of one of those groups" in done.out + done.err
+
+
+def test_behind_a_perimeter_file_the_fix_goes_to_the_file_when_the_groups_admit_it(
+        tmp_path: Path, run_cli):
+    """The file in front of groups that already admit the workers to the node ports: the
+    opening is written in the file, as before (the groups need no change); in front of
+    groups that shut them too, it is no automatic fix."""
+    firewall = tmp_path / "fw.yaml"
+    text = ("kind: Perimeter\nmetadata: {name: workers-sg}\ndefault: deny\nrules:\n"
+            "- {name: kas, action: allow, sources: [10.20.0.0/16], ports: [{protocol: TCP, port: 6443}]}\n")
+    for case, written in (("capa-pass", True), ("capa-fail", False)):
+        firewall.write_text(text)
+        folder = _copy(case, tmp_path)
+        before = (folder / "awscluster.yaml").read_text()
+        run_cli("fix", "--no-progress", "--no-config", "--select", "HCP007", "--firewall", str(firewall),
+                str(folder))
+        assert (folder / "awscluster.yaml").read_text() == before
+        assert ("32091" in firewall.read_text()) is written, case
