@@ -54,7 +54,9 @@ SECURITY_GROUP_KINDS = ("AWSCluster", "AWSManagedControlPlane", "AWSMachineTempl
 # ``bastion`` the bastion host.
 ROLE_NODE, ROLE_LB, ROLE_CONTROL_PLANE = "node", "lb", "controlplane"
 WORKER_ROLES = (ROLE_NODE, ROLE_LB)
-EKS_WORKER_ROLES = (ROLE_NODE, "node-eks-additional")
+# EKS managed node groups (AWSManagedMachinePool) are in the EKS cluster group that CAPA
+# reports as ``cluster`` (not in ``node``): a management cluster on EKS runs its pods there
+EKS_WORKER_ROLES = (ROLE_NODE, "node-eks-additional", "cluster")
 
 _PROTOCOLS = {"tcp": "TCP", "6": "TCP", "udp": "UDP", "17": "UDP", "sctp": "SCTP", "132": "SCTP"}
 _ALL = ("-1", "all")

@@ -669,3 +669,18 @@ def test_behind_a_perimeter_file_the_fix_goes_to_the_file_when_the_groups_admit_
                 str(folder))
         assert (folder / "awscluster.yaml").read_text() == before
         assert ("32091" in firewall.read_text()) is written, case
+
+
+def test_eks_managed_node_groups_are_in_the_cluster_group(tmp_path: Path):
+    """On EKS the managed node groups are in the EKS cluster group (CAPA's `cluster` role of
+    AWSManagedControlPlane), which opens the node ports here: the flows are open."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "apiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nkind: AWSCluster",
+        "apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: AWSManagedControlPlane", 1).replace(
+        "      lb:\n", "      cluster:\n        id: sg-0eks0000000cluster\n        ingressRule:\n"
+        "        - {protocol: tcp, fromPort: 30000, toPort: 32767, sourceSecurityGroupIDs: "
+        "[sg-0a1b2c3d4e5f60001]}\n      lb:\n", 1))
+    assert "AWSManagedControlPlane" in sg.read_text()
+    assert not scan([folder], ["HCP007"]).findings
