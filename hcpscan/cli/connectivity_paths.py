@@ -14,6 +14,7 @@ import argparse
 import ipaddress
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,12 @@ from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.paths import PathAnswer, PathGraph
 from hcpscan.analysis.reachability.perimeter import Perimeter
-from hcpscan.analysis.reachability.required import BLOCKED, evaluate_flow, evaluate_guest_flow
+from hcpscan.analysis.reachability.required import (
+    BLOCKED,
+    evaluate_flow,
+    evaluate_guest_flow,
+    perimeter_unknown,
+)
 from hcpscan.analysis.reachability.scan_graph import with_manifest_perimeter, worker_space
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import say
@@ -94,7 +100,7 @@ def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | N
     else:
         answers = _path(args, inventory, graph, paths)
         doc = {"answers": [a.to_json() for a in answers]}
-        blocked = any(not a.open for a in answers)
+        blocked = any(not a.open and not a.unknown for a in answers)
     if args.format == "json":
         json.dump({"version": 1, **doc}, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -124,7 +130,10 @@ def path_answers(inventory: Inventory, graph: ReachabilityGraph, paths: PathGrap
         reach = graph.can_reach(src, target, port, protocol)
         origin = f"range {src}" if reach.source.is_external else reach.source.name
         paths.add_reach(reach, origin, target_name, ways_only=reach.source.is_external)
-        answers.append(paths.answer(origin, target_name, reach.protocol, port))
+        answer = paths.answer(origin, target_name, reach.protocol, port)
+        # blocked at a security group the input does not describe: unknown, as the flow says
+        answers.append(replace(answer, unknown=unknown)
+                       if (unknown := perimeter_unknown(graph, [answer])) else answer)
     return answers
 
 

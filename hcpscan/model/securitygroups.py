@@ -54,7 +54,9 @@ SECURITY_GROUP_KINDS = ("AWSCluster", "AWSManagedControlPlane", "AWSMachineTempl
 # ``bastion`` the bastion host.
 ROLE_NODE, ROLE_LB, ROLE_CONTROL_PLANE = "node", "lb", "controlplane"
 WORKER_ROLES = (ROLE_NODE, ROLE_LB)
-EKS_WORKER_ROLES = (ROLE_NODE, "node-eks-additional")
+# EKS managed node groups (AWSManagedMachinePool) are in the EKS cluster group that CAPA
+# reports as ``cluster`` (not in ``node``): a management cluster on EKS runs its pods there
+EKS_WORKER_ROLES = (ROLE_NODE, "node-eks-additional", "cluster")
 
 _PROTOCOLS = {"tcp": "TCP", "6": "TCP", "udp": "UDP", "17": "UDP", "sctp": "SCTP", "132": "SCTP"}
 _ALL = ("-1", "all")
@@ -73,6 +75,7 @@ class IngressRule:
     obj: K8sObject | None = None
     path: tuple[str | int, ...] = ()  # the rule's field, for its line
     problems: tuple[str, ...] = ()  # what of it could not be read (values of the wrong type)
+    prefix_lists: tuple[str, ...] = ()  # managed prefix lists: addresses not in the manifests
 
 
 @dataclass(slots=True)
@@ -204,9 +207,12 @@ def _ack(out: SecurityGroups, obj: K8sObject) -> None:
                            "ipv6Ranges[].cidrIPv6", said)]
         pairs = _strings([_map(p).get("groupID") for p in _list(rule.get("userIDGroupPairs"))],
                          "userIDGroupPairs[].groupID", said)
+        lists = _strings([_map(p).get("prefixListID") for p in _list(rule.get("prefixListIDs"))],
+                         "prefixListIDs[].prefixListID", said)
         sg.rules.append(IngressRule(
             _connections(rule.get("ipProtocol"), rule.get("fromPort"), rule.get("toPort"), said),
-            tuple(cidrs), pairs, obj=obj, path=("spec", "ingressRules", i), problems=tuple(said)))
+            tuple(cidrs), pairs, obj=obj, path=("spec", "ingressRules", i), problems=tuple(said),
+            prefix_lists=lists))
     out.groups.setdefault(gid or f"{obj.ref}", sg)
 
 
@@ -235,7 +241,8 @@ def _upbound_rule(out: SecurityGroups, obj: K8sObject, groups: list[K8sObject]) 
                             *_strings(fp.get("cidrIpv6"), "cidrIpv6", said)),
                            _strings(fp.get("referencedSecurityGroupId"), "referencedSecurityGroupId", said),
                            description=str(fp.get("description") or ""), obj=obj, path=path,
-                           problems=tuple(said))
+                           problems=tuple(said),
+                           prefix_lists=_strings(fp.get("prefixListId"), "prefixListId", said))
     else:
         rule = IngressRule(_connections(fp.get("protocol"), fp.get("fromPort"), fp.get("toPort"), said),
                            (*_strings(fp.get("cidrBlocks"), "cidrBlocks", said),
@@ -243,7 +250,8 @@ def _upbound_rule(out: SecurityGroups, obj: K8sObject, groups: list[K8sObject]) 
                            _strings(fp.get("sourceSecurityGroupId"), "sourceSecurityGroupId", said),
                            self_source=fp.get("self") is True,
                            description=str(fp.get("description") or ""), obj=obj, path=path,
-                           problems=tuple(said))
+                           problems=tuple(said),
+                           prefix_lists=_strings(fp.get("prefixListIds"), "prefixListIds", said))
     owner.rules.append(rule)
 
 

@@ -24,6 +24,7 @@ from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import MANAGEMENT
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster_for_namespace, hosted_clusters
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet
 from hcpscan.model.securitygroups import (
     EKS_WORKER_ROLES,
     WORKER_ROLES,
@@ -190,8 +191,17 @@ def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> P
     undescribed = tuple(dict.fromkeys(gid for gid, _ in attached if sgs.find(gid) is None))
     rules: list[PerimeterRule] = []
     unknowns = [_undescribed(gid) for gid in undescribed]
+    # the management machines' own groups: a rule naming one admits those machines, not
+    # anyone whose addresses the input leaves out
+    own = {gid for gid, _ in attached} | {gid for c in sgs.capa for gid in c.roles.values()}
+    # AWS HostedClusters whose workers' default group the input does not give (a GitOps
+    # tree has no status): a group no object places the workers in may still hold them
+    unplaced = [hc for hc in hosted_clusters(inventory) if hc.obj.cluster == MANAGEMENT
+                and hc.platform == "AWS" and not hc.obj.get("status.platform.aws.defaultWorkerSecurityGroupID")]
+    fronted = _fronted_node_ports(inventory)
     for group in described:
-        rules += _rules(inventory, sgs, group, diagnostics, unknowns)
+        rules += _rules(inventory, sgs, group, diagnostics, unknowns, own if unplaced else None,
+                        fronted)
     labels = [g.label for g in described] + [f"security group {gid} (not in the input)"
                                              for gid in undescribed]
     name = ", ".join(labels) if labels else "security groups"
@@ -207,11 +217,20 @@ def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> P
 
 
 def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
-           diagnostics: list[Diagnostic], unknowns: list[str]) -> list[PerimeterRule]:
+           diagnostics: list[Diagnostic], unknowns: list[str], own: set[str] | None,
+           fronted: ConnectionSet) -> list[PerimeterRule]:
     out = []
     for i, rule in enumerate(group.rules):
         place = inventory.locate(rule.obj, rule.path) if rule.obj is not None else None
-        sources, shown = _sources(sgs, group, rule, unknowns)
+        # a source group nobody is placed in matters where the rule opens a node port of a
+        # control plane (the ways the groups front)
+        opens_node_port = bool(rule.connections.intersection(fronted))
+        sources, shown = _sources(sgs, group, rule, unknowns, own if opens_node_port else None)
+        if rule.prefix_lists and opens_node_port:  # who is in a prefix list is the cloud's
+            unknowns.append(f"{group.label} admits prefix list {', '.join(rule.prefix_lists)} to a "
+                            "control plane's node port, and its addresses are not in the input; "
+                            "give a perimeter file (--firewall)")
+            shown += [f"prefix list {p} (addresses not in the input)" for p in rule.prefix_lists]
         said = list(rule.problems)
         if bad := cidr_space(rule.cidrs)[1]:
             said.append(f"{', '.join(bad)} is not a CIDR: the rule is read without it")
@@ -226,10 +245,40 @@ def _rules(inventory: Inventory, sgs: SecurityGroups, group: SecurityGroup,
     return out
 
 
+def _fronted_node_ports(inventory: Inventory) -> ConnectionSet:
+    """The node ports of the management cluster's control-plane Services (NodePort and
+    LoadBalancer) and of the HostedClusters' NodePort publishing (a GitOps tree without
+    the HCP namespace), the whole node-port range for one not allocated yet."""
+    out = ConnectionSet.none()
+    for hc in hosted_clusters(inventory):
+        if hc.obj.cluster != MANAGEMENT:
+            continue
+        for way in hc.publishing.values():
+            if way.type == "NodePort":
+                out = out.union(ConnectionSet.of("TCP", PortSet.single(way.node_port) if way.node_port
+                                                 else PortSet.of(NODE_PORT_RANGE)))
+        for svc in inventory.in_namespace("Service", hc.control_plane_namespace, hc.obj.cluster):
+            if svc.get("spec.type") not in ("NodePort", "LoadBalancer"):
+                continue
+            for entry in svc.get("spec.ports") or []:
+                if not isinstance(entry, dict):
+                    continue
+                value = entry.get("nodePort")
+                ports = (PortSet.single(value) if isinstance(value, int) and not isinstance(value, bool)
+                         and 0 < value < 65536 else PortSet.of(NODE_PORT_RANGE))
+                protocol = str(entry.get("protocol") or "TCP").upper()
+                if protocol in ("TCP", "UDP", "SCTP"):
+                    out = out.union(ConnectionSet.of(protocol, ports))
+    return out
+
+
 def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule,
-             unknowns: list[str]) -> tuple[IPSpace, list[str]]:
+             unknowns: list[str], own: set[str] | None) -> tuple[IPSpace, list[str]]:
     """The addresses a rule admits: its CIDRs and the members of the groups it names
-    (workers whose addresses the input does not give are added to ``unknowns``)."""
+    (workers whose addresses the input does not give are added to ``unknowns``, and,
+    when ``own`` is given — some AWS HostedCluster's default worker group is not in the
+    input — a group neither ``own`` (the management machines') nor placed on workers:
+    it may be the hosted workers' default group)."""
     space, _bad = cidr_space(rule.cidrs)
     shown = [c for c in rule.cidrs]
     ids = list(rule.source_groups)
@@ -247,6 +296,12 @@ def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule,
                      "addresses the input does not give: set its spec.networking.machineNetwork"
                      for hc, where in sgs.worker_groups.get(gid, []) if not hc.machine_networks]
         found, said = members(sgs, gid)
+        if own is not None and gid not in sgs.worker_groups and gid not in own:
+            unknowns.append(
+                f"{group.label} admits the members of security group {gid}, and the input does "
+                "not say who is in it: give the "
+                "HostedCluster's status (status.platform.aws.defaultWorkerSecurityGroupID) or name "
+                "it in a NodePool's spec.platform.aws.securityGroups")
         space = space.union(found)
         shown.append(f"members of {gid}: " + "; ".join(said) if said else
                      f"members of {gid} (whose addresses the input does not give)")

@@ -62,7 +62,7 @@ from hcpscan.analysis.reachability.answers import (
     SERVICE,
 )
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer
-from hcpscan.analysis.reachability.perimeter import Perimeter
+from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterStack
 from hcpscan.analysis.reachability.required import (
     VIRT_LAUNCHER,
     FlowResult,
@@ -204,6 +204,19 @@ def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[
     are read top to bottom, so nothing after them shadows them. The file describes the
     firewall or security group in front of the nodes; the summary says to make the same
     change there."""
+    if isinstance(perimeter, PerimeterStack):  # the file in front of the security groups
+        files = [layer for layer in perimeter.layers if layer.fronts is None]
+        groups = [layer for layer in perimeter.layers if layer.fronts is not None]
+        if len(files) == 1 and all(_lets_in(group, rules) for group in groups):
+            perimeter = files[0]  # the groups admit what the rules allow: the file decides
+    if perimeter is not None and (isinstance(perimeter, PerimeterStack) or perimeter.fronts is not None):
+        # security groups read from the manifests (alone or behind the file): their
+        # objects are not perimeter files, and a rule in the file would not open them
+        return Refusal(f"the security groups in front of the management cluster's machines decide "
+                       f"it ({perimeter.name}); {what} with an ingress rule of one of those groups "
+                       "where it is declared (the CAPA cluster's spec.network."
+                       "additionalNodeIngressRules, the ACK or Crossplane security group) or in "
+                       "AWS, and in the perimeter file (--firewall) if one is given")
     if perimeter is None or not perimeter.path or not Path(perimeter.path).is_file():
         return Refusal(f"the perimeter (--firewall) decides it; {what} in the firewall or "
                        "security group in front of the nodes, before the rules that decide "
@@ -220,6 +233,20 @@ def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[
     return Opening(obj, f"{what} first in {perimeter.name} ({path}); make the same change in "
                         "the firewall or security group it describes",
                    prepend=((("rules",), tuple(rules)),))
+
+
+def _lets_in(perimeter: Perimeter, rules: list[dict[str, Any]]) -> bool:
+    """Whether ``perimeter`` already admits what the allow ``rules`` would allow."""
+    for rule in rules:
+        if rule["action"] != "allow":
+            continue
+        sources = IPSpace.from_cidrs(rule["sources"])
+        for entry in rule["ports"]:
+            every, _ = perimeter.admitting(entry["protocol"], entry["port"],
+                                           entry.get("endPort", entry["port"]))
+            if not every.contains(sources):
+                return False
+    return True
 
 
 _ENTRY_TEXT = re.compile(r"^(?P<port>\d+)(?:-(?P<end>\d+))?$")

@@ -79,6 +79,9 @@ class PathAnswer:
     port: int
     open: bool
     hops: tuple[Hop, ...]
+    # blocked at a perimeter whose deciding input is absent (a security group attached
+    # but not described): why the answer is not known, as the flow says
+    unknown: str = ""
 
     @property
     def blocked_by(self) -> Hop | None:
@@ -90,14 +93,15 @@ class PathAnswer:
 
     def lines(self) -> list[str]:
         head = (f"{self.origin} → {self.target} {self.connection}: "
-                + ("open" if self.open else "blocked"))
+                + ("open" if self.open else f"unknown ({self.unknown})" if self.unknown else "blocked"))
         return [head, *(f"  {'✓' if h.allows else '✗'} {h}" for h in self.hops)]
 
     def to_json(self) -> dict[str, Any]:
         blocked = self.blocked_by
         return {"from": self.origin, "to": self.target, "protocol": self.protocol,
                 "port": self.port, "open": self.open, "hops": [h.to_json() for h in self.hops],
-                "blocked_by": blocked.to_json() if blocked else None}
+                "blocked_by": blocked.to_json() if blocked else None,
+                **({"unknown": self.unknown} if self.unknown else {})}
 
 
 class PathGraph:

@@ -241,7 +241,9 @@ def parse_perimeter(text: str, path: str = "<perimeter>") -> Perimeter:
     for i, raw in enumerate(rules_raw):
         node = rules_node.value[i] if rules_node is not None and i < len(rules_node.value) else None
         rules.append(_rule(raw, i, path, node))
-    return Perimeter(label, default, tuple(rules), path)
+    # a connection no rule matches is decided by `default:` (its line; the document's
+    # first line when the default is implied)
+    return Perimeter(label, default, tuple(rules), path, default_line=_line(root, "default") or 1)
 
 
 def _rule(raw: Any, index: int, path: str, node: Any) -> PerimeterRule:

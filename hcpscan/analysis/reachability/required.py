@@ -314,7 +314,7 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
             results.append(FlowResult(flow, UNKNOWN, _no_way(hc, flow, workload, unexposed)))
             continue
         status = OPEN if all(a.open for a in answers) else BLOCKED
-        if status == BLOCKED and (unknown := _undescribed_groups(graph, answers)):
+        if status == BLOCKED and (unknown := perimeter_unknown(graph, answers)):
             results.append(FlowResult(flow, UNKNOWN, unknown, workload=workload))
             continue
         results.append(FlowResult(flow, status, workload=workload,
@@ -367,13 +367,13 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
     if notes and not any(not a.open for a in answers):
         return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; " + "; ".join(notes))]
     status = OPEN if all(a.open for a in answers) else BLOCKED
-    if status == BLOCKED and (unknown := _undescribed_groups(graph, answers)):
+    if status == BLOCKED and (unknown := perimeter_unknown(graph, answers)):
         return [FlowResult(flow, UNKNOWN, unknown)]
     return [FlowResult(flow, status, destination=f"{target} ({published})", answers=tuple(answers),
                        notes=(*said, *notes))]
 
 
-def _undescribed_groups(graph: ReachabilityGraph, answers: list[PathAnswer]) -> str:
+def perimeter_unknown(graph: ReachabilityGraph, answers: list[PathAnswer]) -> str:
     """Why a flow the perimeter blocks is not evaluable: a security group attached to the
     machines is not described in the input, and its rules might admit the flow."""
     perimeter = graph.perimeter

@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from hcpscan.analysis.reachability.answers import PERIMETER
 from hcpscan.analysis.reachability.answers import Reach as Answer
 from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.coverage import (
@@ -644,7 +645,11 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
         reaches = [r for r in graph.who_can_reach(scope.graph_name(workload), port, protocol,
                                                   workloads=False) if r.source.is_external]
         if unrestricted_only and not open_to_every_address(_admitted(reaches, allowed), allowed):
+            if unknown := _kept_out_by_undescribed(graph, scope.graph_name(workload), port,
+                                                   protocol, allowed):
+                yield NotEvaluable(unknown)
             continue  # a source range, an allowlist or the perimeter narrows who gets in
+        judged = False
         for reach in reaches:
             paths = [p for p in reach.paths if p.allowed and p.via != POD_NETWORK]
             addresses = reach.source.addresses  # an external source: addresses, no workload
@@ -660,6 +665,7 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
             allowed_note = [f"allowed sources: {', '.join(allowed.cidrs())} (from {where})"] if where else []
             workers_note = workers_cannot_reach(ctx, graph, scope, item, workload, port)
             vias = list(dict.fromkeys(p.via for p in paths))
+            judged = True
             yield Violation(
                 remedy=exposure_remedy(ctx, scope.hc, vias, port, protocol, allowed,
                                        scope.subject.cluster,
@@ -675,6 +681,25 @@ def _only_allowed_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, i
                           for p in paths] + allowed_note
                 + ([f"{workers_note} (the required flow; {_flow_rule(item, port)} reports it)"]
                    if workers_note else []))
+        if not judged and (unknown := _kept_out_by_undescribed(graph, scope.graph_name(workload),
+                                                               port, protocol, allowed)):
+            yield NotEvaluable(unknown)  # nothing beyond the workers gets in, as far as known
+
+
+def _kept_out_by_undescribed(graph: ReachabilityGraph, target: str, port: int, protocol: str,
+                             allowed: IPSpace) -> str:
+    """Why who gets in is not known: outside addresses beyond ``allowed`` are kept out of a
+    way in by the security groups while one attached is not described (its rules might
+    let them in; the workers' flow is then not evaluable too); '' otherwise."""
+    perimeter = graph.perimeter
+    if perimeter is None or not perimeter.undescribed:
+        return ""
+    for cidr in allowed.complement().cidrs():
+        reach = graph.can_reach(cidr, target, port, protocol)
+        if any(not p.allowed and p.via != POD_NETWORK and p.blocked_by is not None
+               and p.blocked_by.layer == PERIMETER for p in reach.paths):
+            return undescribed_groups(perimeter.undescribed)
+    return ""
 
 
 def open_to_every_address(admitted: IPSpace, allowed: IPSpace) -> bool:

@@ -21,7 +21,7 @@ from hcpscan.analysis.reachability.required import (
     FlowResult,
     evaluate_guest_flow,
 )
-from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS
+from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS, REACHABILITY
 from hcpscan.findings.fix import NoFix, Remedy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.flows import FlowError, cited, flow_by_id, load_flows, parse_flow
@@ -74,7 +74,14 @@ class RequiredFlow(GraphTemplate):
         asked_in = index is not None and any(
             r.flow.check == "ingress" and r.status in (OPEN, BLOCKED) and r.flow.id in index.current
             for results in index.results.values() for r in results)
-        if asked_in and ctx.config.firewall is None:
+        graph = ctx.built(REACHABILITY)
+        if asked_in and ctx.config.firewall is None and graph is not None and graph.perimeter is not None:
+            # the security groups of the manifests stand in front of node ports only
+            notes.append("no perimeter file was given: the security groups read from the manifests "
+                         "bound the node ports; in front of load balancers and routers the firewall "
+                         "is taken as open for the workers' flows (describe it with --firewall or "
+                         "inputs.firewall)")
+        elif asked_in and ctx.config.firewall is None:
             notes.append("no perimeter was given: the firewall or security group in front of the "
                          "nodes is taken as open for the workers' flows (describe it with "
                          "--firewall or inputs.firewall)")

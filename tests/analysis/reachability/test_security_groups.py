@@ -499,3 +499,188 @@ def test_hcp001_asks_the_same_groups_who_gets_in(tmp_path: Path):
     (hcp001,) = [f for f in report.findings if f.rule_id == "HCP001"]
     assert "Node Port Services" in " ".join(hcp001.evidence)
     assert "sg-0f00d00000000node" in " ".join(hcp001.evidence)
+
+
+def test_a_perimeter_file_default_deny_names_its_line_on_every_way_in(tmp_path: Path):
+    """The issue's first report with a --firewall file, konnectivity published as a
+    LoadBalancer: the file stands in front of every way in (the security groups only of
+    node ports), and the hop its default blocks is named by file:line, as a group's is."""
+    folder = _copy("capa-fail", tmp_path)
+    hcp = folder / "hcp.yaml"
+    hcp.write_text(hcp.read_text().replace(
+        "type: NodePort\n  selector: {app: kube-apiserver}", "type: LoadBalancer\n  selector: "
+        "{app: kube-apiserver}", 1))
+    firewall = tmp_path / "fw.yaml"
+    firewall.write_text("kind: Perimeter\nmetadata: {name: workers-sg}\ndefault: deny\nrules:\n"
+                        "- {name: kas, action: allow, sources: [10.20.0.0/16], "
+                        "ports: [{protocol: TCP, port: 6443}]}\n")
+    report = scan([folder], ["HCP007"], ScanConfig(firewall=firewall))
+    flows = {f.facts["flow"]: f.facts["blocking_hop"] for f in report.findings}
+    assert sorted(flows) == ["workers-to-ignition", "workers-to-konnectivity"]
+    for hop in flows.values():
+        assert hop["layer"] == "perimeter"
+        assert (Path(hop["path"]).name, hop["line"]) == ("fw.yaml", 3)  # `default: deny`
+
+
+def test_path_query_agrees_with_the_flow_when_a_group_is_not_described(tmp_path: Path, run_cli):
+    """A machine group named by id but not described: the flow is unknown (naming the
+    group), and the path query on the same connection says so too, not "blocked"."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text() + "---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\n"
+                  "kind: AWSMachineTemplate\nmetadata: {name: workers, namespace: capi-mgmt}\n"
+                  "spec:\n  template:\n    spec:\n      additionalSecurityGroups: [{id: sg-0extra}]\n")
+    flow = run_cli("connectivity", "--no-progress", str(folder), "--flow", "workers-to-konnectivity",
+                   "--format", "json")
+    assert {r["status"] for r in json.loads(flow.out)["results"]} == {"unknown"}
+    path = run_cli("connectivity", "--no-progress", str(folder), "--path", "--from", "workers", "--to",
+                   "clusters-shop/kube-apiserver", "--port", "8091", "--format", "json")
+    (answer,) = json.loads(path.out)["answers"]
+    assert "sg-0extra" in answer["unknown"]
+    assert path.code == flow.code == 0
+    text = run_cli("connectivity", "--no-progress", str(folder), "--path", "--from", "workers", "--to",
+                   "clusters-shop/kube-apiserver", "--port", "8091")
+    assert "TCP 8091: unknown (security group sg-0extra is attached" in text.out
+
+
+def test_the_rule_does_not_say_no_perimeter_was_given_when_groups_were_read():
+    """HCP007's reason said "no perimeter was given … taken as open" beside findings the
+    security groups of the manifests decided; it says what they bound instead."""
+    report = scan([SG / "capa-fail"], ["HCP007"])
+    (result,) = report.results
+    assert result.status is Status.FAIL
+    assert "no perimeter was given" not in result.reason
+    assert "security groups read from the manifests bound the node ports" in result.reason
+    plain = scan([FIXTURES / "rules" / "HCP007" / "fail"], ["HCP007"])
+    assert "no perimeter was given" in plain.results[0].reason
+
+
+def test_who_gets_in_is_not_known_while_a_group_in_front_is_not_described(tmp_path: Path):
+    """HCP001/HCP002 passed ("nobody beyond the workers gets in") where the flow into the
+    same node ports is not evaluable: an attached group the input does not describe
+    might admit anyone. Described (an ACK group admitting nothing more), they pass."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text() + "---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\n"
+                  "kind: AWSMachineTemplate\nmetadata: {name: workers, namespace: capi-mgmt}\n"
+                  "spec:\n  template:\n    spec:\n      additionalSecurityGroups: [{id: sg-0extra}]\n")
+    report = scan([folder], ["HCP001", "HCP002", "HCP007"])
+    reasons = {r.rule_id: (r.status, r.reason) for r in report.results}
+    for rule in ("HCP001", "HCP002", "HCP007"):
+        assert reasons[rule][0] is Status.NOT_EVALUABLE, (rule, reasons[rule])
+        assert "sg-0extra" in reasons[rule][1]
+    (folder / "extra.yaml").write_text(
+        "apiVersion: ec2.services.k8s.aws/v1alpha1\nkind: SecurityGroup\nmetadata: {name: extra, "
+        "namespace: capi-mgmt}\nspec:\n  name: extra\n  ingressRules:\n  - {ipProtocol: tcp, "
+        "fromPort: 22, toPort: 22, ipRanges: [{cidrIP: 192.168.50.0/24}]}\nstatus: {id: sg-0extra}\n")
+    described = scan([folder], ["HCP001", "HCP002"])
+    assert {r.status for r in described.results} == {Status.PASS}
+
+
+_STATUS = """status:
+  platform:
+    aws:
+      defaultWorkerSecurityGroupID: sg-0a1b2c3d4e5f60001
+"""
+
+
+@pytest.mark.parametrize("case", ["capa-pass", "capa-fail"])
+def test_a_gitops_hosted_cluster_without_status_does_not_shut_its_workers_out(case: str, tmp_path: Path):
+    """From Git the HostedCluster has no status, so which group its workers are in is not
+    in the input. A rule admitting that group to the node ports then decides nothing:
+    the passing twin was a false "workers cannot reach konnectivity" (high); now it is not
+    evaluable, naming the group and what to give. The failing twin (no rule opens the node
+    ports to anyone) still fails."""
+    folder = _copy(case, tmp_path)
+    hcp = folder / "hcp.yaml"
+    assert _STATUS in hcp.read_text()
+    hcp.write_text(hcp.read_text().replace(_STATUS, ""))
+    report = scan([folder], ["HCP007"])
+    (result,) = report.results
+    if case == "capa-fail":
+        assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
+                                                                      "workers-to-konnectivity"]
+        return
+    assert not report.findings
+    assert result.status is Status.NOT_EVALUABLE
+    assert "members of security group sg-0a1b2c3d4e5f60001" in result.reason
+    assert "defaultWorkerSecurityGroupID" in result.reason
+
+
+def test_from_git_alone_the_declared_node_ports_are_asked_too(tmp_path: Path):
+    """The same from the HostedCluster alone (no HCP namespace): its spec.services
+    NodePort ports are the ports the rule opens to a group nobody is placed in."""
+    folder = tmp_path / "gitops"
+    folder.mkdir()
+    shutil.copy(SG / "capa-pass" / "awscluster.yaml", folder)
+    hc = (SG / "capa-pass" / "hcp.yaml").read_text().split("---")[0].replace(_STATUS, "")
+    hc = hc.replace("nodePort: {address: 10.0.3.10}", "nodePort: {address: 10.0.3.10, port: 32091}", 1)
+    hc = hc.replace("nodePort: {address: 10.0.3.10}", "nodePort: {address: 10.0.3.10, port: 31443}", 1)
+    (folder / "hc.yaml").write_text(hc)
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    assert report.results[0].status is Status.NOT_EVALUABLE
+    assert "members of security group sg-0a1b2c3d4e5f60001" in report.results[0].reason
+
+
+def test_a_prefix_list_opening_the_node_ports_is_not_read_as_admitting_nobody(tmp_path: Path):
+    """ACK's passing twin with the workers given by a managed prefix list instead of their
+    group: its addresses are the cloud's, so the flows are not evaluable (not a false
+    "cannot reach"); a prefix list on a port no control plane publishes changes nothing."""
+    folder = _copy("ack-pass", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    text = sg.read_text()
+    assert "    - groupID: sg-0a1b2c3d4e5f60001\n" in text
+    sg.write_text(text.replace("userIDGroupPairs:\n    - groupID: sg-0a1b2c3d4e5f60001\n",
+                               "prefixListIDs:\n    - prefixListID: pl-0workers\n"))
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    assert report.results[0].status is Status.NOT_EVALUABLE
+    assert "prefix list pl-0workers" in report.results[0].reason
+    assert scan([SG / "ack-fail"], ["HCP007"]).findings  # unchanged without prefix lists
+
+
+@pytest.mark.parametrize("case", ["capa-fail", "ack-fail"])
+def test_hcpscan_fix_never_writes_perimeter_rules_into_a_security_group_manifest(
+        case: str, tmp_path: Path, run_cli):
+    """The opening for a perimeter hop was written into the file the perimeter came from:
+    for security groups that is the AWSCluster (or ACK object), which got a top-level
+    `rules:` list of perimeter-file rules. No automatic fix; the text says where to open."""
+    folder = _copy(case, tmp_path)
+    before = {p.name: p.read_text() for p in folder.iterdir()}
+    done = run_cli("fix", "--no-progress", str(folder))
+    assert {p.name: p.read_text() for p in folder.iterdir()} == before, done.out
+    assert "ingress rule of one of those groups" in done.out + done.err
+
+
+def test_behind_a_perimeter_file_the_fix_goes_to_the_file_when_the_groups_admit_it(
+        tmp_path: Path, run_cli):
+    """The file in front of groups that already admit the workers to the node ports: the
+    opening is written in the file, as before (the groups need no change); in front of
+    groups that shut them too, it is no automatic fix."""
+    firewall = tmp_path / "fw.yaml"
+    text = ("kind: Perimeter\nmetadata: {name: workers-sg}\ndefault: deny\nrules:\n"
+            "- {name: kas, action: allow, sources: [10.20.0.0/16], ports: [{protocol: TCP, port: 6443}]}\n")
+    for case, written in (("capa-pass", True), ("capa-fail", False)):
+        firewall.write_text(text)
+        folder = _copy(case, tmp_path)
+        before = (folder / "awscluster.yaml").read_text()
+        run_cli("fix", "--no-progress", "--no-config", "--select", "HCP007", "--firewall", str(firewall),
+                str(folder))
+        assert (folder / "awscluster.yaml").read_text() == before
+        assert ("32091" in firewall.read_text()) is written, case
+
+
+def test_eks_managed_node_groups_are_in_the_cluster_group(tmp_path: Path):
+    """On EKS the managed node groups are in the EKS cluster group (CAPA's `cluster` role of
+    AWSManagedControlPlane), which opens the node ports here: the flows are open."""
+    folder = _copy("capa-fail", tmp_path)
+    sg = folder / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace(
+        "apiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nkind: AWSCluster",
+        "apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: AWSManagedControlPlane", 1).replace(
+        "      lb:\n", "      cluster:\n        id: sg-0eks0000000cluster\n        ingressRule:\n"
+        "        - {protocol: tcp, fromPort: 30000, toPort: 32767, sourceSecurityGroupIDs: "
+        "[sg-0a1b2c3d4e5f60001]}\n      lb:\n", 1))
+    assert "AWSManagedControlPlane" in sg.read_text()
+    assert not scan([folder], ["HCP007"]).findings
