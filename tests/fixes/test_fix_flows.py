@@ -543,3 +543,80 @@ def test_sarif_of_required_flow_fixes_is_valid_and_inserts_the_new_policy(run_cl
         assert inserted.startswith("---\n") and yaml.safe_load(inserted)["kind"] in (
             "NetworkPolicy", "AdminNetworkPolicy")
 
+
+
+# -- security groups read from manifests are not the perimeter file -------------------------
+
+GROUPS = FLOWS / "security-groups"
+NODE_PORT_RULE = ("        - {description: Node Port Services, protocol: tcp, fromPort: 30000, "
+                  "toPort: 32767, cidrBlocks: [0.0.0.0/0]}\n      lb:\n")
+
+
+@pytest.mark.parametrize(("case", "where"), [("capa-fail", "awscluster.yaml:16"),
+                                             ("ack-fail", "securitygroup.yaml:9")])
+def test_security_groups_from_manifests_get_no_perimeter_file_rules(case, where, tmp_path):
+    """Lane 23's security groups (a CAPA status, an ACK SecurityGroup) shut the workers out
+    of konnectivity's and the ignition proxy's node ports. They are not a perimeter file: a
+    `rules:` key written into the AWSCluster is no security-group rule (the re-scan still
+    fails) and the ACK file is several documents. No automatic change: the reason names the
+    group, where it is written, the range and the port, and no file is touched."""
+    tree = tmp_path / case
+    shutil.copytree(GROUPS / case, tree)
+    before = {p.name: p.read_text() for p in tree.iterdir()}
+    found = _failing([tree], "HCP007")
+    assert len(found) == 2
+    for finding in found:
+        assert isinstance(finding.remedy, NoFix), finding.remedy
+        why = finding.remedy.why
+        assert "security groups keep the workers out: 10.20.0.0/16 on TCP/3" in why
+        assert f"{where}" in why and "hcpscan does not write security-group rules" in why
+    assert not fix_all(found, {}).changed
+    assert {p.name: p.read_text() for p in tree.iterdir()} == before
+
+
+def test_with_a_perimeter_file_in_front_of_admitting_groups_the_file_gets_the_rules(tmp_path):
+    """A --firewall file stacked in front of security groups that admit the node ports: the
+    file is what blocks, so the allow rules go first in it (not into the AWSCluster), and
+    the re-scan with the same file and groups is clean. Were the groups to block too, the
+    file alone would not open the flow: no fix, the groups named."""
+    perimeter = tmp_path / "sg.yaml"
+    perimeter.write_text((FLOWS / "sg-kas-only.yaml").read_text()
+                         .replace("10.10.0.0/24", "10.20.0.0/16"))
+    config = ScanConfig()
+    config.firewall = perimeter
+    shut = tmp_path / "shut"
+    shutil.copytree(GROUPS / "capa-fail", shut)
+    for finding in _failing([shut], "HCP007", config):
+        assert isinstance(finding.remedy, NoFix), finding.remedy
+        assert "sg-0f00d00000000node" in finding.remedy.why
+    tree = tmp_path / "tree"
+    shutil.copytree(GROUPS / "capa-pass", tree)
+    groups = (tree / "awscluster.yaml").read_text()
+    found = _failing([tree], "HCP007", config)
+    assert len(found) == 2
+    for finding in found:
+        assert isinstance(finding.remedy, Remedy), finding.remedy
+        assert finding.remedy.target.source.file == str(perimeter)
+    outcome = fix_all(found, {})
+    assert set(outcome.changed) == {str(perimeter)}
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    assert (tree / "awscluster.yaml").read_text() == groups
+    assert _failing([tree], "HCP007", config) == []
+
+
+def test_node_ports_open_in_a_security_group_are_not_narrowed_in_its_manifest(tmp_path):
+    """CAPA's node group admits every node port from every address: HCP001/HCP002 find it,
+    but with no perimeter file there is nothing hcpscan may write — the AWSCluster stays as
+    it is and each finding says where to close it."""
+    tree = tmp_path / "tree"
+    shutil.copytree(GROUPS / "capa-fail", tree)
+    sg = tree / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace("      lb:\n", NODE_PORT_RULE, 1))
+    text = sg.read_text()
+    found = [f for f in scan([tree], ["HCP001", "HCP002"]).findings if f.status.name == "FAIL"]
+    assert found
+    for finding in found:
+        assert isinstance(finding.remedy, NoFix), finding.remedy
+    assert not fix_all(found, {}).changed
+    assert sg.read_text() == text

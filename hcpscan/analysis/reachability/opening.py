@@ -62,7 +62,7 @@ from hcpscan.analysis.reachability.answers import (
     SERVICE,
 )
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer
-from hcpscan.analysis.reachability.perimeter import Perimeter
+from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterStack
 from hcpscan.analysis.reachability.required import (
     VIRT_LAUNCHER,
     FlowResult,
@@ -84,7 +84,7 @@ from hcpscan.model.destinations import (
 )
 from hcpscan.model.hostedcluster import HostedCluster
 from hcpscan.model.ipspace import IPSpace
-from hcpscan.model.ports import ConnectionSet
+from hcpscan.model.ports import ConnectionSet, PortSet, normalise_protocol
 from hcpscan.model.publishing import DeclaredWay, declared_way
 
 NAME_LABEL = "kubernetes.io/metadata.name"  # every namespace carries its name as a label
@@ -185,6 +185,8 @@ def _perimeter_rules(perimeter: Perimeter | None, result: FlowResult, cluster: s
             by_port[key].append(source)
     shown = "; ".join(f"{', '.join(s)} on {p}/{n}" + (f"-{e}" if e else "")
                       for (p, n, e), s in by_port.items())
+    if (groups := _groups_keeping_out(perimeter, by_port, [h for _, h in hops if h])):
+        return Refusal(groups)
     rules = [{"name": _name(f"{result.flow.id}-{protocol}-{port}"), "action": "allow",
               "sources": sources, "ports": [_perimeter_port(protocol, port, end)]}
              for (protocol, port, end), sources in by_port.items()]
@@ -204,6 +206,7 @@ def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[
     are read top to bottom, so nothing after them shadows them. The file describes the
     firewall or security group in front of the nodes; the summary says to make the same
     change there."""
+    perimeter = _perimeter_file(perimeter)
     if perimeter is None or not perimeter.path or not Path(perimeter.path).is_file():
         return Refusal(f"the perimeter (--firewall) decides it; {what} in the firewall or "
                        "security group in front of the nodes, before the rules that decide "
@@ -220,6 +223,49 @@ def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[
     return Opening(obj, f"{what} first in {perimeter.name} ({path}); make the same change in "
                         "the firewall or security group it describes",
                    prepend=((("rules",), tuple(rules)),))
+
+
+def _layers(perimeter: Perimeter | None) -> tuple[Perimeter, ...]:
+    if perimeter is None:
+        return ()
+    return perimeter.layers if isinstance(perimeter, PerimeterStack) else (perimeter,)
+
+
+def _perimeter_file(perimeter: Perimeter | None) -> Perimeter | None:
+    """The ``--firewall`` file among the perimeters the scan stacked (it stands in front of
+    every way in: ``fronts`` None). The security groups read from manifests (an AWSCluster's
+    status, an ACK SecurityGroup) are never that file: their rules are not hcpscan's
+    perimeter format, and a rule written into the manifest would not be read as one."""
+    return next((p for p in _layers(perimeter) if p.fronts is None and p.path), None)
+
+
+def _groups_keeping_out(perimeter: Perimeter | None,
+                        by_port: dict[tuple[str, int, int | None], list[str]],
+                        hops: list[Hop]) -> str:
+    """Why not, when security groups read from manifests keep a worker range out on its
+    entry port: traffic must pass every perimeter, and a rule put first in the perimeter
+    file opens only the file. Empty when every such group admits them."""
+    said = " ".join(h.summary for h in hops)
+    out = []
+    for layer in _layers(perimeter):
+        if layer.fronts is None or layer.name not in said:
+            continue  # the perimeter file, or groups not in front of this way in
+        for (protocol, port, end), sources in by_port.items():
+            wanted = ConnectionSet.of(normalise_protocol(protocol), PortSet.of((port, end or port)))
+            shut = [s for s in sources
+                    if layer.allowed(IPSpace.from_cidrs([s])).intersection(wanted) != wanted]
+            if shut:
+                where = f"{layer.path}:{layer.default_line}" if layer.default_line else layer.path
+                out.append(f"{', '.join(shut)} on {protocol}/{port}" + (f"-{end}" if end else "")
+                           + f" by {layer.name}" + (f" ({where})" if where else ""))
+    if not out:
+        return ""
+    return ("security groups keep the workers out: " + "; ".join(out) + ". hcpscan does not "
+            "write security-group rules: add an ingress rule admitting exactly these ranges "
+            "on these ports to the group (in the cloud, or where it is declared: the ACK or "
+            "Crossplane SecurityGroup's ingress rules, a CAPA cluster's "
+            "spec.network.additionalNodeIngressRules — its status is the controller's "
+            "output), then scan again")
 
 
 _ENTRY_TEXT = re.compile(r"^(?P<port>\d+)(?:-(?P<end>\d+))?$")
