@@ -178,6 +178,64 @@ def test_anp_deny_at_priority_zero_or_with_the_priority_before_it_taken_has_no_f
     assert isinstance(found.remedy, NoFix) and "priority 9 is taken" in found.remedy.why
 
 
+def _second_hosted_cluster(source: Path) -> str:
+    """``source`` plus a second hosted cluster ``beta`` (its HostedCluster, HCP namespace,
+    workloads and HyperShift's policies), shut by the same cluster-wide ANP."""
+    text = source.read_text()
+    docs = text.split("\n---\n")
+    beta = [d.replace("acme", "beta").replace("# expect: HCP011", "") for d in docs
+            if "kind: HostedCluster" in d or "name: clusters-acme" in d
+            or "namespace: clusters-acme" in d]
+    return text.rstrip("\n") + "\n---\n" + "\n---\n".join(beta) + "\n"
+
+
+def test_one_anp_deny_over_two_hcp_namespaces_gets_an_allow_of_its_own_for_each(tmp_path):
+    """An ANP that isolates every HCP namespace shuts the HyperShift operator out of two
+    hosted control planes. AdminNetworkPolicies are cluster-scoped: two new documents of
+    one name would be one object once applied (the second replaces the first, and the
+    first namespace stays shut). Each gets its own name; both are written and the re-scan
+    passes for both."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "hcp.yaml").write_text(_second_hosted_cluster(
+        RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"))
+    found = _failing([tree], "HCP011")
+    assert len(found) == 2
+    bodies = [_added(f) for f in found]
+    names = sorted(b["metadata"]["name"] for b in bodies)
+    assert names == ["allow-operators-to-hcp-clusters-acme", "allow-operators-to-hcp-clusters-beta"]
+    outcome = fix_all(found, {})
+    assert len(outcome.applied) == 2
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    written = [d for d in yaml.safe_load_all((tree / "hcp.yaml").read_text())
+               if d["kind"] == "AdminNetworkPolicy" and d["spec"]["priority"] == 9]
+    assert sorted(d["metadata"]["name"] for d in written) == names
+    assert _failing([tree], "HCP011") == []
+
+
+def test_a_new_policy_never_takes_the_name_of_one_in_the_input(tmp_path):
+    """A policy written by an earlier fix that no longer opens the flow (here it opens 54,
+    the DNS pods listen on 53): the new one gets a name of its own instead of a second
+    document of the same name, which would replace the first when applied."""
+    tree = tmp_path / "vanilla"
+    shutil.copytree(FLOWS / "vanilla-dns", tree)
+    outcome = fix_all(_failing([tree], "HCP008"), {})
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text.replace("- port: 53\n", "- port: 54\n"))
+    found, = _failing([tree], "HCP008")
+    body = _added(found)
+    assert body["metadata"]["name"] == "kube-apiserver-allow-hcp-dns-2"
+    assert "kube-apiserver-allow-hcp-dns-2" in found.remedy.summary
+
+
+def test_a_long_flow_id_keeps_new_names_apart():
+    from hcpscan.analysis.reachability.opening import _name
+    long = "workers-to-the-acme-corporation-metrics-gateway-in-the-dmz-"
+    a, b = _name(long + "clusters-alpha"), _name(long + "clusters-amber")
+    assert a != b and len(a) <= 63 and len(b) <= 63 and a.startswith(long[:40])
+
+
 # -- source ranges, and the layers hcpscan does not change ----------------------------------
 
 

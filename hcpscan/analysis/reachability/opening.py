@@ -35,6 +35,7 @@ that also blocks is named by the next scan.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -334,7 +335,8 @@ def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster 
             by_peer[key] = (peers, conn if old is None else old[1].union(conn), shown)
     rules = [allow_rule(direction, peers, conns) for peers, conns, _ in by_peer.values()]
     base = "kubevirt-workers" if shared else workload.name
-    name = _name(f"{base}-allow-{result.flow.id}")
+    name = _free_name(inventory, "NetworkPolicy", workload.namespace, cluster,
+                      f"{base}-allow-{result.flow.id}")
     body = allowing_policy(name, workload.namespace, selector, direction, None,
                            ConnectionSet.all(), pods_isolated=True)
     body["spec"][direction] = rules
@@ -428,9 +430,27 @@ def _workload_object(inventory: Inventory, ref: str, cluster: str) -> K8sObject 
     return inventory.get(found["kind"], found["ns"], found["name"], cluster)
 
 
+def _free_name(inventory: Inventory, kind: str, namespace: str, cluster: str, text: str) -> str:
+    """``_name(text)``, or with a number when the input already holds a ``kind`` of that
+    name there (a policy written by an earlier fix that no longer opens the flow): the new
+    document must not replace an object nobody asked to change."""
+    name = _name(text)
+    for n in range(2, 100):
+        if inventory.get(kind, namespace, name, cluster) is None:
+            break
+        name = _name(f"{text}-{n}")
+    return name
+
+
 def _name(text: str) -> str:
-    """An object name the API server takes (a flow a user defines may have any id)."""
-    return re.sub(r"[^a-z0-9.-]+", "-", text.lower()).strip("-.")[:63].rstrip("-.")
+    """An object name the API server takes (a flow a user defines may have any id); one
+    too long keeps its start and ends in a digest of the whole, so two long names that
+    differ only at the end (the namespace, a number) stay apart."""
+    name = re.sub(r"[^a-z0-9.-]+", "-", text.lower()).strip("-.")
+    if len(name) <= 63:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[:54].rstrip('-.')}-{digest}"
 
 
 # -- AdminNetworkPolicy -------------------------------------------------------------------
@@ -492,7 +512,10 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
                                 "from" if direction == INGRESS else "to": peers}
         rule["ports"] = [_anp_port(e) for e in port_entries(conns)]
         rules.append(rule)
-    name = _name(f"{anp.name}-allow-{result.flow.id}")
+    # cluster-scoped: one per HCP namespace the same Deny shuts (a second document of the
+    # same name would replace the first when applied, leaving that namespace shut)
+    name = _free_name(inventory, "AdminNetworkPolicy", "", cluster,
+                      f"allow-{result.flow.id}-{workload.namespace}")
     body = {"apiVersion": ANP_API, "kind": "AdminNetworkPolicy", "metadata": {"name": name},
             "spec": {"priority": wanted, "subject": subject, direction: rules}}
     opened = "; ".join(f"{c} {'from' if direction == INGRESS else 'to'} {shown}"
