@@ -236,6 +236,53 @@ def test_a_long_flow_id_keeps_new_names_apart():
     assert a != b and len(a) <= 63 and len(b) <= 63 and a.startswith(long[:40])
 
 
+KAS_LB = """\
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: default-deny-ingress
+  namespace: clusters-edge
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kube-apiserver
+  namespace: clusters-edge
+spec:
+  type: LoadBalancer
+  selector: {app: kube-apiserver}
+  ports:
+  - {name: client, port: 6443, targetPort: 6443, protocol: TCP}
+"""
+
+
+def test_default_deny_ingress_keeping_workers_from_the_api_server_gets_a_policy(tmp_path):
+    """Issue 23's default-deny ingress in the HCP namespace with no policy admitting the
+    workers: HCP003 (workers → the API server's 6443) was told the block is "what the
+    HyperShift operator renders or the firewall", with no fix, though a hand-written
+    NetworkPolicy blocks it. The fix is the same shape as the required flows': a new
+    policy for exactly the API server's pods admitting exactly the worker range on 6443;
+    applied with every other fix, the re-scan has no finding under any rule."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    text = (RULES / "HCP007" / "pass" / "konnectivity-lb.yaml").read_text()
+    (tree / "hcp.yaml").write_text(text.rstrip("\n") + "\n" + KAS_LB)
+    found, = _failing([tree], "HCP003")
+    body = _added(found)
+    assert body["metadata"] == {"name": "kube-apiserver-allow-workers-tcp-6443",
+                                "namespace": "clusters-edge"}
+    assert body["spec"]["podSelector"] == {"matchLabels": {"app": "kube-apiserver"}}
+    assert body["spec"]["ingress"] == [{"from": [{"ipBlock": {"cidr": "10.10.0.0/24"}}],
+                                        "ports": [{"port": 6443, "protocol": "TCP"}]}]
+    result = fix_copy_and_rescan(tree, tmp_path / "rescan")
+    assert "HCP003" in {f.rule_id for f, _ in result.outcome.applied}
+    assert [f.message for f in result.after] == []
+
+
 # -- source ranges, and the layers hcpscan does not change ----------------------------------
 
 

@@ -355,6 +355,36 @@ def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster 
                            f"{direction} {opened} only{caveat}", documents=(body,))
 
 
+def admitting_range(inventory: Inventory, workload_ref: tuple[str, str, str], cidr: str,
+                    protocol: str, port: int, cluster: str, blocked_at: list[Hop]
+                    ) -> Opening | Refusal:
+    """A worker range the NetworkPolicies isolating a workload's pods keep out of one port
+    (HCP003: the API server's): a new NetworkPolicy for exactly those pods admitting exactly
+    ``cidr`` on ``protocol``/``port``, beside the blocking policy (``blocked_at``: the
+    blocking hops, every one a NetworkPolicy's)."""
+    kind, namespace, name = workload_ref
+    obj = inventory.get(kind, namespace, name, cluster)
+    if obj is None:
+        return Refusal(f"{namespace}/{name}[{kind}] is not in the input")
+    selector = pod_selector(obj)
+    if selector is None:
+        return Refusal(f"{obj.ref} states no pod selector to write the policy for")
+    policy = _free_name(inventory, "NetworkPolicy", namespace, cluster,
+                        f"{name}-allow-workers-{protocol}-{port}")
+    conns = ConnectionSet.port(protocol, port)
+    try:
+        body = allowing_policy(policy, namespace, selector, INGRESS,
+                               [{"ipBlock": {"cidr": cidr}}], conns, pods_isolated=True)
+    except NotExpressible as exc:
+        return Refusal(str(exc))
+    targets = [o for o in (_object_at(inventory, h) for h in blocked_at) if o is not None]
+    target = next((o for o in targets if o.kind == "NetworkPolicy" and o.namespace == namespace),
+                  obj)
+    return Opening(target, f"add NetworkPolicy {namespace}/{policy} allowing "
+                           f"{namespace}/{name}[{kind}] ingress {conns} from {cidr} only",
+                   documents=(body,))
+
+
 def _ports(inventory: Inventory, cluster: str, answer: PathAnswer) -> list[tuple[str, int]]:
     """The connections to open for one missing answer: DNS on both protocols at the DNS
     pods' port (a policy that opened one would be HCP004's finding; the other protocol is
