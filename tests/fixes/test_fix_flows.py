@@ -278,6 +278,9 @@ def test_default_deny_ingress_keeping_workers_from_the_api_server_gets_a_policy(
     assert body["spec"]["podSelector"] == {"matchLabels": {"app": "kube-apiserver"}}
     assert body["spec"]["ingress"] == [{"from": [{"ipBlock": {"cidr": "10.10.0.0/24"}}],
                                         "ports": [{"port": 6443, "protocol": "TCP"}]}]
+    # through a LoadBalancer with externalTrafficPolicy Cluster the node may SNAT them
+    assert "through LoadBalancer Service clusters-edge/kube-apiserver" in found.remedy.summary
+    assert "where the node SNATs the workers' addresses" in found.remedy.summary
     result = fix_copy_and_rescan(tree, tmp_path / "rescan")
     assert "HCP003" in {f.rule_id for f, _ in result.outcome.applied}
     assert [f.message for f in result.after] == []
@@ -725,3 +728,24 @@ def test_node_ports_open_in_a_security_group_are_not_narrowed_in_its_manifest(tm
         assert isinstance(finding.remedy, NoFix), finding.remedy
     assert not fix_all(found, {}).changed
     assert sg.read_text() == text
+
+
+def test_a_policy_fix_through_a_load_balancer_says_the_node_may_snat_the_workers(tmp_path):
+    """Through a LoadBalancer Service with externalTrafficPolicy Cluster (the default) the
+    load balancer forwards to node ports and kube-proxy masquerades the workers' packets,
+    as through a NodePort: an ipBlock of the workers may then match nothing, and the fix
+    says so. With externalTrafficPolicy Local the source is kept, and no caveat."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    text = (RULES / "HCP007" / "pass" / "konnectivity-lb.yaml").read_text()
+    deny = KAS_LB.split("---\napiVersion: v1\nkind: Service")[0]
+    (tree / "hcp.yaml").write_text(text.rstrip("\n") + "\n" + deny)
+    found, = _failing([tree], "HCP007")
+    assert "LoadBalancer Service clusters-edge/konnectivity-server: where the node SNATs" in \
+        found.remedy.summary
+    local = text.replace("  type: LoadBalancer\n", "  type: LoadBalancer\n"
+                         "  externalTrafficPolicy: Local\n")
+    assert local != text
+    (tree / "hcp.yaml").write_text(local.rstrip("\n") + "\n" + deny)
+    found, = _failing([tree], "HCP007")
+    assert "SNAT" not in found.remedy.summary

@@ -347,7 +347,7 @@ def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster 
                        for _, c, shown in by_peer.values())
     who = f"the KubeVirt workers of {workload.namespace}" if shared else workload.ref
     node_ports = sorted({h.target for a, _ in hops for h in a.hops
-                         if h.layer == SERVICE and h.target.startswith("NodePort Service")})
+                         if h.layer == SERVICE and _node_snat(inventory, cluster, h.target)})
     caveat = (f" (through {', '.join(node_ports)}: where the node SNATs the workers' "
               "addresses, admit the nodes' addresses instead)"
               if node_ports and direction == INGRESS else "")
@@ -356,8 +356,8 @@ def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster 
 
 
 def admitting_range(inventory: Inventory, workload_ref: tuple[str, str, str], cidr: str,
-                    protocol: str, port: int, cluster: str, blocked_at: list[Hop]
-                    ) -> Opening | Refusal:
+                    protocol: str, port: int, cluster: str, blocked_at: list[Hop],
+                    ways: list[str]) -> Opening | Refusal:
     """A worker range the NetworkPolicies isolating a workload's pods keep out of one port
     (HCP003: the API server's): a new NetworkPolicy for exactly those pods admitting exactly
     ``cidr`` on ``protocol``/``port``, beside the blocking policy (``blocked_at``: the
@@ -380,9 +380,27 @@ def admitting_range(inventory: Inventory, workload_ref: tuple[str, str, str], ci
     targets = [o for o in (_object_at(inventory, h) for h in blocked_at) if o is not None]
     target = next((o for o in targets if o.kind == "NetworkPolicy" and o.namespace == namespace),
                   obj)
+    snat = sorted({w for w in ways if _node_snat(inventory, cluster, w)})
+    caveat = (f" (through {', '.join(snat)}: where the node SNATs the workers' addresses, "
+              "admit the nodes' addresses instead)" if snat else "")
     return Opening(target, f"add NetworkPolicy {namespace}/{policy} allowing "
-                           f"{namespace}/{name}[{kind}] ingress {conns} from {cidr} only",
+                           f"{namespace}/{name}[{kind}] ingress {conns} from {cidr} only{caveat}",
                    documents=(body,))
+
+
+def _node_snat(inventory: Inventory, cluster: str, way: str) -> bool:
+    """Whether traffic taking ``way`` may reach the pods from a node's address: a NodePort,
+    and a LoadBalancer that forwards to node ports with externalTrafficPolicy Cluster (the
+    default: kube-proxy masquerades it), as HyperShift's own ``kas`` and ``nodeport-*``
+    policies assume by admitting every source."""
+    if way.startswith("NodePort Service"):
+        return True
+    found = _VIA.match(way)
+    if found is None or found["type"] != "LoadBalancer":
+        return False
+    svc = inventory.get("Service", found["ns"], found["name"], cluster)
+    spec = svc.body.get("spec") if svc is not None else None
+    return not isinstance(spec, dict) or spec.get("externalTrafficPolicy") != "Local"
 
 
 def _ports(inventory: Inventory, cluster: str, answer: PathAnswer) -> list[tuple[str, int]]:

@@ -697,7 +697,8 @@ def _admit_range(ctx: Context, scope: Scope, workload: Workload, cidr: str, prot
     hops = [Hop(cidr, workload.ref, e.layer, e.allows, e.summary, e.path, e.line)
             for e in blocking if e is not None]
     found = admitting_range(ctx.inventory, (workload.kind, workload.namespace, workload.name),
-                            cidr, protocol, port, scope.subject.cluster, hops)
+                            cidr, protocol, port, scope.subject.cluster, hops,
+                            [str(p.via) for p in ways_in])
     return opening_remedy(found) if isinstance(found, Opening) else NoFix(found.why)
 
 
