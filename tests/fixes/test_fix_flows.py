@@ -749,3 +749,30 @@ def test_a_policy_fix_through_a_load_balancer_says_the_node_may_snat_the_workers
     (tree / "hcp.yaml").write_text(local.rstrip("\n") + "\n" + deny)
     found, = _failing([tree], "HCP007")
     assert "SNAT" not in found.remedy.summary
+
+
+def test_a_diff_touching_the_perimeter_file_beside_the_tree_applies_with_git(tmp_path, run_cli):
+    """`hcpscan fix gitops/ --firewall sg.yaml --diff`: the perimeter file lies beside the
+    scanned folder. Its diff was `a/../sg.yaml`, which `git apply` refuses (an invalid
+    path from the folder, no such file from the root) and `patch -p1` cannot find. The
+    paths are now relative to the folder both share, the note says so, and the patch
+    applies there."""
+    git = shutil.which("git")
+    require(git, "git")
+    import subprocess
+    repo = tmp_path / "repo"
+    tree = repo / "gitops"
+    tree.mkdir(parents=True)
+    shutil.copy(RULES / "HCP007" / "pass" / "ignition-oauth-nodeport.yaml", tree)
+    (repo / "sg.yaml").write_text((FLOWS / "sg-kas-only.yaml").read_text())
+    patch = tmp_path / "fix.patch"
+    result = run_cli("fix", str(tree), "--firewall", str(repo / "sg.yaml"), "--diff", str(patch),
+                     "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    text = patch.read_text()
+    assert "../" not in text and text.startswith("--- a/sg.yaml\n+++ b/sg.yaml\n"), text[:200]
+    assert "outside the scanned folder: the diff's paths are relative to" in result.err
+    subprocess.run([git, "init", "-q", str(repo)], check=True)
+    check = subprocess.run([git, "apply", "--check", str(patch)], cwd=repo,
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
