@@ -108,15 +108,17 @@ def test_kubevirt_workers_get_one_policy_for_every_virt_launcher_pod(tmp_path: P
     bodies = [_added(f) for f in workers]
     assert bodies[0] == bodies[1]
     assert bodies[0]["spec"]["podSelector"] == {"matchLabels": {"kubevirt.io": "virt-launcher"}}
-    outside, dns = bodies[0]["spec"]["egress"]
+    outside, openshift_dns, kube_dns = bodies[0]["spec"]["egress"]
     assert outside == {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
                        "ports": [{"port": 443, "protocol": "TCP"}, {"port": 6443, "protocol": "TCP"}]}
-    # which DNS the cluster runs is not in this input: both DNS pods' ports, to either
-    assert [p["namespaceSelector"]["matchLabels"] for p in dns["to"]] == [
-        {"kubernetes.io/metadata.name": "openshift-dns"},
-        {"kubernetes.io/metadata.name": "kube-system"}]
-    assert dns["ports"] == [{"port": 53, "protocol": "TCP"}, {"port": 5353, "protocol": "TCP"},
-                            {"port": 53, "protocol": "UDP"}, {"port": 5353, "protocol": "UDP"}]
+    # which DNS the cluster runs is not in this input: each DNS's pods at their own port
+    # (OpenShift's on 5353, kube-dns's on 53), not both ports to both namespaces
+    assert openshift_dns == {"to": [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "openshift-dns"}}, "podSelector": {}}],
+        "ports": [{"port": 5353, "protocol": "TCP"}, {"port": 5353, "protocol": "UDP"}]}
+    assert kube_dns == {"to": [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "kube-system"}}, "podSelector": {}}],
+        "ports": [{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}
     result = fix_copy_and_rescan(folder, tmp_path / "work", "HCP008")
     written = (tmp_path / "work" / "kv" / "kv.yaml").read_text()
     assert written.count("name: kubevirt-workers-allow-kubevirt-workers-egress") == 1

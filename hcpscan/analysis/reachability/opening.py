@@ -324,15 +324,15 @@ def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster 
     direction = _direction(result)
     by_peer: dict[str, tuple[list[dict[str, Any]] | None, ConnectionSet, str]] = {}
     for answer, _hop in hops:
-        found = _peers(inventory, result, hc, cluster, answer)
-        if isinstance(found, Refusal):
-            return found
-        peers, shown = found
-        for protocol, port in _ports(inventory, cluster, answer):
-            key = repr(peers)
-            old = by_peer.get(key)
-            conn = ConnectionSet.port(protocol, port)
-            by_peer[key] = (peers, conn if old is None else old[1].union(conn), shown)
+        wanted = _wanted(inventory, result, hc, cluster, answer)
+        if isinstance(wanted, Refusal):
+            return wanted
+        for peers, shown, ports in wanted:
+            for protocol, port in ports:
+                key = repr(peers)
+                old = by_peer.get(key)
+                conn = ConnectionSet.port(protocol, port)
+                by_peer[key] = (peers, conn if old is None else old[1].union(conn), shown)
     rules = [allow_rule(direction, peers, conns) for peers, conns, _ in by_peer.values()]
     base = "kubevirt-workers" if shared else workload.name
     name = _free_name(inventory, "NetworkPolicy", workload.namespace, cluster,
@@ -401,6 +401,33 @@ def _node_snat(inventory: Inventory, cluster: str, way: str) -> bool:
     svc = inventory.get("Service", found["ns"], found["name"], cluster)
     spec = svc.body.get("spec") if svc is not None else None
     return not isinstance(spec, dict) or spec.get("externalTrafficPolicy") != "Local"
+
+
+# The port each management-cluster DNS's pods listen on (required.dns_pods judges the same)
+_DNS_POD_PORT = {"openshift-dns": 5353, "kube-system": 53}
+
+
+def _wanted(inventory: Inventory, result: FlowResult, hc: HostedCluster | None, cluster: str,
+            answer: PathAnswer) -> list[tuple[list[dict[str, Any]], str, list[tuple[str, int]]]] | Refusal:
+    """The peers of one missing connection, how to name them, and the connections to open
+    to them. When the input does not say which DNS the management cluster runs, each DNS's
+    pods get their own port (OpenShift's 5353, kube-dns's 53), not every port to both."""
+    if answer.target == DNS and _direction(result) == EGRESS:
+        ports, _note, pods = dns_pods(inventory, cluster)
+        out = []
+        for pod in pods:
+            own = ports if len(pods) == 1 or pod.namespace not in _DNS_POD_PORT \
+                else (_DNS_POD_PORT[pod.namespace],)
+            peer = {"namespaceSelector": {"matchLabels": {NAME_LABEL: pod.namespace}},
+                    "podSelector": {"matchLabels": dict(pod.labels)} if pod.labels else {}}
+            out.append(([peer], f"the DNS pods in {pod.namespace}",
+                        [(p, port) for port in own for p in ("TCP", "UDP")]))
+        return out
+    found = _peers(inventory, result, hc, cluster, answer)
+    if isinstance(found, Refusal):
+        return found
+    peers, shown = found
+    return [(peers, shown, _ports(inventory, cluster, answer))]
 
 
 def _ports(inventory: Inventory, cluster: str, answer: PathAnswer) -> list[tuple[str, int]]:
@@ -538,21 +565,21 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
                         "podSelector": selector}}
     by_peer: dict[str, tuple[list[dict[str, Any]], ConnectionSet, str]] = {}
     for answer, _hop in hops:
-        found = _peers(inventory, result, hc, cluster, answer)
-        if isinstance(found, Refusal):
-            return found
-        peers, shown = found
-        anp_peers = [_anp_peer(p, direction) for p in peers]
-        if any(p is None for p in anp_peers):
-            return Refusal("an AdminNetworkPolicy names addresses (networks) on egress only: "
-                           "the workers' ranges cannot be let in by one; allow them before "
-                           f"the Deny of {anp.name}")
-        for protocol, port in _ports(inventory, cluster, answer):
-            conn = ConnectionSet.port(protocol, port)
-            key = repr(peers)
-            old = by_peer.get(key)
-            by_peer[key] = ([p for p in anp_peers if p is not None],
-                            conn if old is None else old[1].union(conn), shown)
+        asked = _wanted(inventory, result, hc, cluster, answer)
+        if isinstance(asked, Refusal):
+            return asked
+        for peers, shown, ports in asked:
+            anp_peers = [_anp_peer(p, direction) for p in peers]
+            if any(p is None for p in anp_peers):
+                return Refusal("an AdminNetworkPolicy names addresses (networks) on egress only: "
+                               "the workers' ranges cannot be let in by one; allow them before "
+                               f"the Deny of {anp.name}")
+            for protocol, port in ports:
+                conn = ConnectionSet.port(protocol, port)
+                key = repr(peers)
+                old = by_peer.get(key)
+                by_peer[key] = ([p for p in anp_peers if p is not None],
+                                conn if old is None else old[1].union(conn), shown)
     rules = []
     for i, (peers, conns, _shown) in enumerate(by_peer.values()):
         rule: dict[str, Any] = {"name": _name(f"allow-{result.flow.id}" + (f"-{i + 1}" if i else "")),
