@@ -778,3 +778,90 @@ def test_a_diff_touching_the_perimeter_file_beside_the_tree_applies_with_git(tmp
     check = subprocess.run([git, "apply", "--check", str(patch)], cwd=repo,
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
+
+
+EGRESS_DENY = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: default-deny-egress
+  namespace: hypershift
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+---
+"""
+
+
+def _operators_egress_shut(tmp_path: Path, second: bool = False) -> Path:
+    """HCP011's ANP input with the ANP replaced by a default-deny egress in the
+    operator's namespace: the flow into the API server is blocked at its source."""
+    source = RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"
+    text = _second_hosted_cluster(source) if second else source.read_text()
+    start = text.index("# A hardening AdminNetworkPolicy")
+    end = text.index("---\n", start) + 4 if second else len(text)
+    tree = tmp_path / "tree"
+    tree.mkdir(parents=True)
+    (tree / "hcp.yaml").write_text(text[:start] + EGRESS_DENY + text[end:])
+    return tree
+
+
+def test_a_flow_shut_at_its_source_gets_an_egress_policy_for_the_source(tmp_path):
+    """The HyperShift operator's own egress is isolated (a default-deny egress in its
+    namespace). The fix was an ingress policy for the API server's pods, which opens
+    nothing (the operator still may not send) and, on pods not yet isolated, would shut
+    every other client out. Now: an egress policy for exactly the operator's pods to
+    exactly the API server's pods on 6443, beside the blocking policy; re-scan clean under
+    every rule; two hosted clusters get two policies of two names."""
+    tree = _operators_egress_shut(tmp_path)
+    found, = _failing([tree], "HCP011")
+    body = _added(found)
+    assert body["metadata"] == {"name": "operator-allow-operators-to-hcp-clusters-acme",
+                                "namespace": "hypershift"}
+    assert body["spec"]["podSelector"] == {"matchLabels": {"name": "operator"}}
+    assert body["spec"]["policyTypes"] == ["Egress"] and "ingress" not in body["spec"]
+    assert body["spec"]["egress"] == [{"to": [{
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clusters-acme"}},
+        "podSelector": {"matchLabels": {"app": "kube-apiserver"}}}],
+        "ports": [{"port": 6443, "protocol": "TCP"}]}]
+    result = fix_copy_and_rescan(tree, tmp_path / "rescan")
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+    assert not [f for f in result.after if f.rule_id == "HCP011"]
+    two = _operators_egress_shut(tmp_path / "two", second=True)
+    found = _failing([two], "HCP011")
+    assert sorted(_added(f)["metadata"]["name"] for f in found) == [
+        "operator-allow-operators-to-hcp-clusters-acme",
+        "operator-allow-operators-to-hcp-clusters-beta"]
+
+
+def test_an_anp_denying_the_sources_egress_is_no_subject_fix(tmp_path):
+    """An AdminNetworkPolicy that denies the operator's egress: an ANP Allow for the API
+    server's ingress would not open it (egress is judged on the sender's side), so no
+    automatic fix, and the reason names the hop."""
+    source = RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"
+    text = source.read_text()
+    start = text.index("# A hardening AdminNetworkPolicy")
+    anp = """\
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata:
+  name: operators-stay-home
+spec:
+  priority: 10
+  subject:
+    namespaces:
+      matchLabels: {kubernetes.io/metadata.name: hypershift}
+  egress:
+  - name: deny-hcp
+    action: Deny
+    to:
+    - namespaces:
+        matchLabels: {hypershift.openshift.io/hosted-control-plane: "true"}
+"""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "hcp.yaml").write_text(text[:start] + anp)
+    found, = _failing([tree], "HCP011")
+    assert isinstance(found.remedy, NoFix), found.remedy
+    assert "blocked on the other end: egress of hypershift/operator" in found.remedy.why

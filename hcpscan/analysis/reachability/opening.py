@@ -132,7 +132,16 @@ def opening(inventory: Inventory, result: FlowResult, hc: HostedCluster | None,
                        + ", ".join(sorted(layers)) + "): open each where it is blocked; the "
                        "finding's facts name every hop")
     layer = layers.pop()
+    far = [(a, h) for a, h in hops if h is not None and _far_side(result, h)]
     try:
+        if far and layer == NETWORK_POLICY and len(far) == len(hops):
+            return _peer_policy(inventory, result, cluster, hops)
+        if far:
+            answer, hop = far[0]
+            return Refusal(f"{answer.origin} → {answer.target} {answer.connection} is blocked on "
+                           f"the other end: {hop.summary}" + (f" ({hop.where})" if hop.where else "")
+                           + "; a policy for the subject's pods would not open it: allow it "
+                           "where that hop names")
         if layer == NETWORK_POLICY:
             return _network_policy(inventory, result, hc, cluster, hops)
         if layer == ADMIN_NETWORK_POLICY:
@@ -428,6 +437,64 @@ def _wanted(inventory: Inventory, result: FlowResult, hc: HostedCluster | None, 
         return found
     peers, shown = found
     return [(peers, shown, _ports(inventory, cluster, answer))]
+
+
+def _far_side(result: FlowResult, hop: Hop) -> bool:
+    """Whether a policy hop decides the other end's side of the connection: the egress of
+    the pods a flow into the subject comes from (an egress default-deny in the operators'
+    namespace), or the ingress of those a flow out of it goes to. A policy for the subject's
+    pods opens neither, and one in the other direction could isolate them."""
+    if hop.layer not in (NETWORK_POLICY, ADMIN_NETWORK_POLICY):
+        return False
+    other = EGRESS if _direction(result) == INGRESS else INGRESS
+    return hop.summary.startswith(f"{other} ")
+
+
+def _peer_policy(inventory: Inventory, result: FlowResult, cluster: str,
+                 hops: list[tuple[PathAnswer, Hop | None]]) -> Opening | Refusal:
+    """The other end's side blocks (its pods' egress, for a flow into the subject): a new
+    NetworkPolicy for exactly the other end's pods allowing exactly the missing connections
+    to/from the subject's pods, beside the policy that isolates them."""
+    workload = result.workload
+    subject = (inventory.get(workload.kind, workload.namespace, workload.name, cluster)
+               if workload is not None else None)
+    selector = pod_selector(subject) if subject is not None else None
+    if workload is None or selector is None or result.flow.check == "worker-egress":
+        return Refusal("the other end of the flow blocks it and the subject's pods have no "
+                       "selector to name there: allow it where the blocking hop names")
+    direction = _direction(result)
+    other = EGRESS if direction == INGRESS else INGRESS
+    subject_peer = [{"namespaceSelector": {"matchLabels": {NAME_LABEL: workload.namespace}},
+                     "podSelector": selector}]
+    by_end: dict[str, tuple[K8sObject, ConnectionSet, Hop | None]] = {}
+    for answer, hop in hops:
+        ref = answer.origin if direction == INGRESS else answer.target
+        end = _workload_object(inventory, ref, cluster)
+        if end is None or pod_selector(end) is None:
+            return Refusal(f"{ref} blocks it on its side and is not a workload of the input "
+                           "with a pod selector: allow it where the blocking hop names")
+        conn = ConnectionSet.port(answer.protocol, answer.port)
+        old = by_end.get(ref)
+        by_end[ref] = (end, conn if old is None else old[1].union(conn), hop)
+    bodies, said = [], []
+    target: K8sObject | None = None
+    for ref, (end, conns, hop) in by_end.items():
+        # one per subject namespace: the operators serve every hosted cluster's, and one
+        # name for two would be one object once applied
+        to = "" if end.namespace == workload.namespace else f"-{workload.namespace}"
+        name = _free_name(inventory, "NetworkPolicy", end.namespace, cluster,
+                          f"{end.name}-allow-{result.flow.id}{to}")
+        bodies.append(allowing_policy(name, end.namespace, pod_selector(end) or {}, other,
+                                      subject_peer, conns, pods_isolated=True))
+        said.append(f"NetworkPolicy {end.namespace}/{name} allowing {ref} {other} {conns} "
+                    f"{'to' if other == EGRESS else 'from'} {workload.ref} only")
+        if target is None:
+            at = _object_at(inventory, hop)
+            target = at if at is not None and at.kind == "NetworkPolicy" and \
+                at.namespace == end.namespace else end
+    if target is None:
+        return Refusal("nothing to open")
+    return Opening(target, "add " + "; ".join(said), documents=tuple(bodies))
 
 
 def _ports(inventory: Inventory, cluster: str, answer: PathAnswer) -> list[tuple[str, int]]:
