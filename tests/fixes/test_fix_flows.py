@@ -865,3 +865,14 @@ spec:
     found, = _failing([tree], "HCP011")
     assert isinstance(found.remedy, NoFix), found.remedy
     assert "blocked on the other end: egress of hypershift/operator" in found.remedy.why
+
+
+def test_a_route_behind_a_bounded_router_is_not_said_open_to_any_address():
+    """HCP002 through the default router whose allowedSourceRanges admit an office range
+    only: the no-fix reason said the Route is served "on 443 from any address", the
+    opposite of what the finding itself reports (reachable from 192.168.0.0/24)."""
+    found, = _failing([FLOWS / "router-source-ranges"], "HCP002")
+    assert "reachable from 192.168.0.0/24" in found.message
+    assert isinstance(found.remedy, NoFix)
+    assert "any address" not in found.remedy.why
+    assert "a router shared with other Routes" in found.remedy.why

@@ -542,8 +542,8 @@ _WAY_LIMITS = {
                     "still opens its node ports to every address unless "
                     "allocateLoadBalancerNodePorts is false, which load balancers that forward "
                     "to node ports cannot take",
-    "Route": "a Route is served by the router shared with every other Route, on 443 from any "
-             "address",
+    "Route": "a Route is served by a router shared with other Routes: its port 443 and its "
+             "allowedSourceRanges are theirs too",
     "Ingress": "an Ingress is served by an ingress controller shared with other Ingresses",
 }
 
