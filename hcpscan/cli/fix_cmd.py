@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     outcome = fix_all([f for f in report.findings if f.status is Status.FAIL], why)
     base = _base(args.paths)
     if args.diff:
-        _write_diff(args.diff, outcome.diff(base))
+        _write_diff(args.diff, outcome.diff(_diff_base(base, list(outcome.changed))))
     elif args.out:
         _write_copies(Path(args.out), outcome, base)
     else:
@@ -85,6 +85,21 @@ def _base(paths: list[str]) -> str:
     folder of a scanned file), or what several scanned paths have in common."""
     folders = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths]
     return os.path.commonpath(folders) if folders else os.getcwd()
+
+
+def _diff_base(base: str, changed: list[str]) -> str:
+    """``base``, or the folder it shares with a changed file outside it (a perimeter file
+    given with --firewall beside the scanned folder): ``a/../sg.yaml`` is a path neither
+    `git apply` nor `patch -p1` take. The note says where to apply the diff then."""
+    outside = [os.path.abspath(p) for p in changed
+               if os.path.relpath(os.path.abspath(p), base).startswith("..")]
+    if not outside:
+        return base
+    moved = os.path.commonpath([base, *(os.path.dirname(p) for p in outside)])
+    sys.stderr.write(f"hcpscan: {', '.join(shown(p) for p in outside)} lies outside the scanned "
+                     f"folder: the diff's paths are relative to {shown(moved)}; apply it there "
+                     "(git apply / patch -p1)\n")
+    return moved
 
 
 def _write_diff(target: str, diff: str) -> None:

@@ -108,15 +108,17 @@ def test_kubevirt_workers_get_one_policy_for_every_virt_launcher_pod(tmp_path: P
     bodies = [_added(f) for f in workers]
     assert bodies[0] == bodies[1]
     assert bodies[0]["spec"]["podSelector"] == {"matchLabels": {"kubevirt.io": "virt-launcher"}}
-    outside, dns = bodies[0]["spec"]["egress"]
+    outside, openshift_dns, kube_dns = bodies[0]["spec"]["egress"]
     assert outside == {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
                        "ports": [{"port": 443, "protocol": "TCP"}, {"port": 6443, "protocol": "TCP"}]}
-    # which DNS the cluster runs is not in this input: both DNS pods' ports, to either
-    assert [p["namespaceSelector"]["matchLabels"] for p in dns["to"]] == [
-        {"kubernetes.io/metadata.name": "openshift-dns"},
-        {"kubernetes.io/metadata.name": "kube-system"}]
-    assert dns["ports"] == [{"port": 53, "protocol": "TCP"}, {"port": 5353, "protocol": "TCP"},
-                            {"port": 53, "protocol": "UDP"}, {"port": 5353, "protocol": "UDP"}]
+    # which DNS the cluster runs is not in this input: each DNS's pods at their own port
+    # (OpenShift's on 5353, kube-dns's on 53), not both ports to both namespaces
+    assert openshift_dns == {"to": [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "openshift-dns"}}, "podSelector": {}}],
+        "ports": [{"port": 5353, "protocol": "TCP"}, {"port": 5353, "protocol": "UDP"}]}
+    assert kube_dns == {"to": [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "kube-system"}}, "podSelector": {}}],
+        "ports": [{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}
     result = fix_copy_and_rescan(folder, tmp_path / "work", "HCP008")
     written = (tmp_path / "work" / "kv" / "kv.yaml").read_text()
     assert written.count("name: kubevirt-workers-allow-kubevirt-workers-egress") == 1
@@ -176,6 +178,114 @@ def test_anp_deny_at_priority_zero_or_with_the_priority_before_it_taken_has_no_f
         "[{namespaces: {matchLabels: {team: x}}}]}\n")
     found, = _failing([taken], "HCP011")
     assert isinstance(found.remedy, NoFix) and "priority 9 is taken" in found.remedy.why
+
+
+def _second_hosted_cluster(source: Path) -> str:
+    """``source`` plus a second hosted cluster ``beta`` (its HostedCluster, HCP namespace,
+    workloads and HyperShift's policies), shut by the same cluster-wide ANP."""
+    text = source.read_text()
+    docs = text.split("\n---\n")
+    beta = [d.replace("acme", "beta").replace("# expect: HCP011", "") for d in docs
+            if "kind: HostedCluster" in d or "name: clusters-acme" in d
+            or "namespace: clusters-acme" in d]
+    return text.rstrip("\n") + "\n---\n" + "\n---\n".join(beta) + "\n"
+
+
+def test_one_anp_deny_over_two_hcp_namespaces_gets_an_allow_of_its_own_for_each(tmp_path):
+    """An ANP that isolates every HCP namespace shuts the HyperShift operator out of two
+    hosted control planes. AdminNetworkPolicies are cluster-scoped: two new documents of
+    one name would be one object once applied (the second replaces the first, and the
+    first namespace stays shut). Each gets its own name; both are written and the re-scan
+    passes for both."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "hcp.yaml").write_text(_second_hosted_cluster(
+        RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"))
+    found = _failing([tree], "HCP011")
+    assert len(found) == 2
+    bodies = [_added(f) for f in found]
+    names = sorted(b["metadata"]["name"] for b in bodies)
+    assert names == ["allow-operators-to-hcp-clusters-acme", "allow-operators-to-hcp-clusters-beta"]
+    outcome = fix_all(found, {})
+    assert len(outcome.applied) == 2
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    written = [d for d in yaml.safe_load_all((tree / "hcp.yaml").read_text())
+               if d["kind"] == "AdminNetworkPolicy" and d["spec"]["priority"] == 9]
+    assert sorted(d["metadata"]["name"] for d in written) == names
+    assert _failing([tree], "HCP011") == []
+
+
+def test_a_new_policy_never_takes_the_name_of_one_in_the_input(tmp_path):
+    """A policy written by an earlier fix that no longer opens the flow (here it opens 54,
+    the DNS pods listen on 53): the new one gets a name of its own instead of a second
+    document of the same name, which would replace the first when applied."""
+    tree = tmp_path / "vanilla"
+    shutil.copytree(FLOWS / "vanilla-dns", tree)
+    outcome = fix_all(_failing([tree], "HCP008"), {})
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text.replace("- port: 53\n", "- port: 54\n"))
+    found, = _failing([tree], "HCP008")
+    body = _added(found)
+    assert body["metadata"]["name"] == "kube-apiserver-allow-hcp-dns-2"
+    assert "kube-apiserver-allow-hcp-dns-2" in found.remedy.summary
+
+
+def test_a_long_flow_id_keeps_new_names_apart():
+    from hcpscan.analysis.reachability.opening import _name
+    long = "workers-to-the-acme-corporation-metrics-gateway-in-the-dmz-"
+    a, b = _name(long + "clusters-alpha"), _name(long + "clusters-amber")
+    assert a != b and len(a) <= 63 and len(b) <= 63 and a.startswith(long[:40])
+
+
+KAS_LB = """\
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: default-deny-ingress
+  namespace: clusters-edge
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kube-apiserver
+  namespace: clusters-edge
+spec:
+  type: LoadBalancer
+  selector: {app: kube-apiserver}
+  ports:
+  - {name: client, port: 6443, targetPort: 6443, protocol: TCP}
+"""
+
+
+def test_default_deny_ingress_keeping_workers_from_the_api_server_gets_a_policy(tmp_path):
+    """Issue 23's default-deny ingress in the HCP namespace with no policy admitting the
+    workers: HCP003 (workers → the API server's 6443) was told the block is "what the
+    HyperShift operator renders or the firewall", with no fix, though a hand-written
+    NetworkPolicy blocks it. The fix is the same shape as the required flows': a new
+    policy for exactly the API server's pods admitting exactly the worker range on 6443;
+    applied with every other fix, the re-scan has no finding under any rule."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    text = (RULES / "HCP007" / "pass" / "konnectivity-lb.yaml").read_text()
+    (tree / "hcp.yaml").write_text(text.rstrip("\n") + "\n" + KAS_LB)
+    found, = _failing([tree], "HCP003")
+    body = _added(found)
+    assert body["metadata"] == {"name": "kube-apiserver-allow-workers-tcp-6443",
+                                "namespace": "clusters-edge"}
+    assert body["spec"]["podSelector"] == {"matchLabels": {"app": "kube-apiserver"}}
+    assert body["spec"]["ingress"] == [{"from": [{"ipBlock": {"cidr": "10.10.0.0/24"}}],
+                                        "ports": [{"port": 6443, "protocol": "TCP"}]}]
+    # through a LoadBalancer with externalTrafficPolicy Cluster the node may SNAT them
+    assert "through LoadBalancer Service clusters-edge/kube-apiserver" in found.remedy.summary
+    assert "where the node SNATs the workers' addresses" in found.remedy.summary
+    result = fix_copy_and_rescan(tree, tmp_path / "rescan")
+    assert "HCP003" in {f.rule_id for f, _ in result.outcome.applied}
+    assert [f.message for f in result.after] == []
 
 
 # -- source ranges, and the layers hcpscan does not change ----------------------------------
@@ -543,3 +653,226 @@ def test_sarif_of_required_flow_fixes_is_valid_and_inserts_the_new_policy(run_cl
         assert inserted.startswith("---\n") and yaml.safe_load(inserted)["kind"] in (
             "NetworkPolicy", "AdminNetworkPolicy")
 
+
+
+# -- security groups read from manifests are not the perimeter file -------------------------
+
+GROUPS = FLOWS / "security-groups"
+NODE_PORT_RULE = ("        - {description: Node Port Services, protocol: tcp, fromPort: 30000, "
+                  "toPort: 32767, cidrBlocks: [0.0.0.0/0]}\n      lb:\n")
+
+
+@pytest.mark.parametrize(("case", "where"), [("capa-fail", "awscluster.yaml:16"),
+                                             ("ack-fail", "securitygroup.yaml:9")])
+def test_security_groups_from_manifests_get_no_perimeter_file_rules(case, where, tmp_path):
+    """Lane 23's security groups (a CAPA status, an ACK SecurityGroup) shut the workers out
+    of konnectivity's and the ignition proxy's node ports. They are not a perimeter file: a
+    `rules:` key written into the AWSCluster is no security-group rule (the re-scan still
+    fails) and the ACK file is several documents. No automatic change: the reason names the
+    group, where it is written, the range and the port, and no file is touched."""
+    tree = tmp_path / case
+    shutil.copytree(GROUPS / case, tree)
+    before = {p.name: p.read_text() for p in tree.iterdir()}
+    found = _failing([tree], "HCP007")
+    assert len(found) == 2
+    for finding in found:
+        assert isinstance(finding.remedy, NoFix), finding.remedy
+        why = finding.remedy.why
+        assert "security groups keep the workers out: 10.20.0.0/16 on TCP/3" in why
+        assert f"{where}" in why and "hcpscan does not write security-group rules" in why
+    assert not fix_all(found, {}).changed
+    assert {p.name: p.read_text() for p in tree.iterdir()} == before
+
+
+def test_with_a_perimeter_file_in_front_of_admitting_groups_the_file_gets_the_rules(tmp_path):
+    """A --firewall file stacked in front of security groups that admit the node ports: the
+    file is what blocks, so the allow rules go first in it (not into the AWSCluster), and
+    the re-scan with the same file and groups is clean. Were the groups to block too, the
+    file alone would not open the flow: no fix, the groups named."""
+    perimeter = tmp_path / "sg.yaml"
+    perimeter.write_text((FLOWS / "sg-kas-only.yaml").read_text()
+                         .replace("10.10.0.0/24", "10.20.0.0/16"))
+    config = ScanConfig()
+    config.firewall = perimeter
+    shut = tmp_path / "shut"
+    shutil.copytree(GROUPS / "capa-fail", shut)
+    for finding in _failing([shut], "HCP007", config):
+        assert isinstance(finding.remedy, NoFix), finding.remedy
+        assert "sg-0f00d00000000node" in finding.remedy.why
+    tree = tmp_path / "tree"
+    shutil.copytree(GROUPS / "capa-pass", tree)
+    groups = (tree / "awscluster.yaml").read_text()
+    found = _failing([tree], "HCP007", config)
+    assert len(found) == 2
+    for finding in found:
+        assert isinstance(finding.remedy, Remedy), finding.remedy
+        assert finding.remedy.target.source.file == str(perimeter)
+    outcome = fix_all(found, {})
+    assert set(outcome.changed) == {str(perimeter)}
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    assert (tree / "awscluster.yaml").read_text() == groups
+    assert _failing([tree], "HCP007", config) == []
+
+
+def test_node_ports_open_in_a_security_group_are_not_narrowed_in_its_manifest(tmp_path):
+    """CAPA's node group admits every node port from every address: HCP001/HCP002 find it,
+    but with no perimeter file there is nothing hcpscan may write — the AWSCluster stays as
+    it is and each finding says where to close it."""
+    tree = tmp_path / "tree"
+    shutil.copytree(GROUPS / "capa-fail", tree)
+    sg = tree / "awscluster.yaml"
+    sg.write_text(sg.read_text().replace("      lb:\n", NODE_PORT_RULE, 1))
+    text = sg.read_text()
+    found = [f for f in scan([tree], ["HCP001", "HCP002"]).findings if f.status.name == "FAIL"]
+    assert found
+    for finding in found:
+        assert isinstance(finding.remedy, NoFix), finding.remedy
+    assert not fix_all(found, {}).changed
+    assert sg.read_text() == text
+
+
+def test_a_policy_fix_through_a_load_balancer_says_the_node_may_snat_the_workers(tmp_path):
+    """Through a LoadBalancer Service with externalTrafficPolicy Cluster (the default) the
+    load balancer forwards to node ports and kube-proxy masquerades the workers' packets,
+    as through a NodePort: an ipBlock of the workers may then match nothing, and the fix
+    says so. With externalTrafficPolicy Local the source is kept, and no caveat."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    text = (RULES / "HCP007" / "pass" / "konnectivity-lb.yaml").read_text()
+    deny = KAS_LB.split("---\napiVersion: v1\nkind: Service")[0]
+    (tree / "hcp.yaml").write_text(text.rstrip("\n") + "\n" + deny)
+    found, = _failing([tree], "HCP007")
+    assert "LoadBalancer Service clusters-edge/konnectivity-server: where the node SNATs" in \
+        found.remedy.summary
+    local = text.replace("  type: LoadBalancer\n", "  type: LoadBalancer\n"
+                         "  externalTrafficPolicy: Local\n")
+    assert local != text
+    (tree / "hcp.yaml").write_text(local.rstrip("\n") + "\n" + deny)
+    found, = _failing([tree], "HCP007")
+    assert "SNAT" not in found.remedy.summary
+
+
+def test_a_diff_touching_the_perimeter_file_beside_the_tree_applies_with_git(tmp_path, run_cli):
+    """`hcpscan fix gitops/ --firewall sg.yaml --diff`: the perimeter file lies beside the
+    scanned folder. Its diff was `a/../sg.yaml`, which `git apply` refuses (an invalid
+    path from the folder, no such file from the root) and `patch -p1` cannot find. The
+    paths are now relative to the folder both share, the note says so, and the patch
+    applies there."""
+    git = shutil.which("git")
+    require(git, "git")
+    import subprocess
+    repo = tmp_path / "repo"
+    tree = repo / "gitops"
+    tree.mkdir(parents=True)
+    shutil.copy(RULES / "HCP007" / "pass" / "ignition-oauth-nodeport.yaml", tree)
+    (repo / "sg.yaml").write_text((FLOWS / "sg-kas-only.yaml").read_text())
+    patch = tmp_path / "fix.patch"
+    result = run_cli("fix", str(tree), "--firewall", str(repo / "sg.yaml"), "--diff", str(patch),
+                     "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    text = patch.read_text()
+    assert "../" not in text and text.startswith("--- a/sg.yaml\n+++ b/sg.yaml\n"), text[:200]
+    assert "outside the scanned folder: the diff's paths are relative to" in result.err
+    subprocess.run([git, "init", "-q", str(repo)], check=True)
+    check = subprocess.run([git, "apply", "--check", str(patch)], cwd=repo,
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+
+
+EGRESS_DENY = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: default-deny-egress
+  namespace: hypershift
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+---
+"""
+
+
+def _operators_egress_shut(tmp_path: Path, second: bool = False) -> Path:
+    """HCP011's ANP input with the ANP replaced by a default-deny egress in the
+    operator's namespace: the flow into the API server is blocked at its source."""
+    source = RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"
+    text = _second_hosted_cluster(source) if second else source.read_text()
+    start = text.index("# A hardening AdminNetworkPolicy")
+    end = text.index("---\n", start) + 4 if second else len(text)
+    tree = tmp_path / "tree"
+    tree.mkdir(parents=True)
+    (tree / "hcp.yaml").write_text(text[:start] + EGRESS_DENY + text[end:])
+    return tree
+
+
+def test_a_flow_shut_at_its_source_gets_an_egress_policy_for_the_source(tmp_path):
+    """The HyperShift operator's own egress is isolated (a default-deny egress in its
+    namespace). The fix was an ingress policy for the API server's pods, which opens
+    nothing (the operator still may not send) and, on pods not yet isolated, would shut
+    every other client out. Now: an egress policy for exactly the operator's pods to
+    exactly the API server's pods on 6443, beside the blocking policy; re-scan clean under
+    every rule; two hosted clusters get two policies of two names."""
+    tree = _operators_egress_shut(tmp_path)
+    found, = _failing([tree], "HCP011")
+    body = _added(found)
+    assert body["metadata"] == {"name": "operator-allow-operators-to-hcp-clusters-acme",
+                                "namespace": "hypershift"}
+    assert body["spec"]["podSelector"] == {"matchLabels": {"name": "operator"}}
+    assert body["spec"]["policyTypes"] == ["Egress"] and "ingress" not in body["spec"]
+    assert body["spec"]["egress"] == [{"to": [{
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clusters-acme"}},
+        "podSelector": {"matchLabels": {"app": "kube-apiserver"}}}],
+        "ports": [{"port": 6443, "protocol": "TCP"}]}]
+    result = fix_copy_and_rescan(tree, tmp_path / "rescan")
+    assert [f.message for f in result.still_failing()] == []
+    assert [(f.rule_id, f.message) for f in result.new()] == []
+    assert not [f for f in result.after if f.rule_id == "HCP011"]
+    two = _operators_egress_shut(tmp_path / "two", second=True)
+    found = _failing([two], "HCP011")
+    assert sorted(_added(f)["metadata"]["name"] for f in found) == [
+        "operator-allow-operators-to-hcp-clusters-acme",
+        "operator-allow-operators-to-hcp-clusters-beta"]
+
+
+def test_an_anp_denying_the_sources_egress_is_no_subject_fix(tmp_path):
+    """An AdminNetworkPolicy that denies the operator's egress: an ANP Allow for the API
+    server's ingress would not open it (egress is judged on the sender's side), so no
+    automatic fix, and the reason names the hop."""
+    source = RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"
+    text = source.read_text()
+    start = text.index("# A hardening AdminNetworkPolicy")
+    anp = """\
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata:
+  name: operators-stay-home
+spec:
+  priority: 10
+  subject:
+    namespaces:
+      matchLabels: {kubernetes.io/metadata.name: hypershift}
+  egress:
+  - name: deny-hcp
+    action: Deny
+    to:
+    - namespaces:
+        matchLabels: {hypershift.openshift.io/hosted-control-plane: "true"}
+"""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "hcp.yaml").write_text(text[:start] + anp)
+    found, = _failing([tree], "HCP011")
+    assert isinstance(found.remedy, NoFix), found.remedy
+    assert "blocked on the other end: egress of hypershift/operator" in found.remedy.why
+
+
+def test_a_route_behind_a_bounded_router_is_not_said_open_to_any_address():
+    """HCP002 through the default router whose allowedSourceRanges admit an office range
+    only: the no-fix reason said the Route is served "on 443 from any address", the
+    opposite of what the finding itself reports (reachable from 192.168.0.0/24)."""
+    found, = _failing([FLOWS / "router-source-ranges"], "HCP002")
+    assert "reachable from 192.168.0.0/24" in found.message
+    assert isinstance(found.remedy, NoFix)
+    assert "any address" not in found.remedy.why
+    assert "a router shared with other Routes" in found.remedy.why

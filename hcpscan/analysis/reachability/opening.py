@@ -35,6 +35,7 @@ that also blocks is named by the next scan.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -84,7 +85,7 @@ from hcpscan.model.destinations import (
 )
 from hcpscan.model.hostedcluster import HostedCluster
 from hcpscan.model.ipspace import IPSpace
-from hcpscan.model.ports import ConnectionSet
+from hcpscan.model.ports import ConnectionSet, PortSet, normalise_protocol
 from hcpscan.model.publishing import DeclaredWay, declared_way
 
 NAME_LABEL = "kubernetes.io/metadata.name"  # every namespace carries its name as a label
@@ -131,7 +132,16 @@ def opening(inventory: Inventory, result: FlowResult, hc: HostedCluster | None,
                        + ", ".join(sorted(layers)) + "): open each where it is blocked; the "
                        "finding's facts name every hop")
     layer = layers.pop()
+    far = [(a, h) for a, h in hops if h is not None and _far_side(result, h)]
     try:
+        if far and layer == NETWORK_POLICY and len(far) == len(hops):
+            return _peer_policy(inventory, result, cluster, hops)
+        if far:
+            answer, hop = far[0]
+            return Refusal(f"{answer.origin} → {answer.target} {answer.connection} is blocked on "
+                           f"the other end: {hop.summary}" + (f" ({hop.where})" if hop.where else "")
+                           + "; a policy for the subject's pods would not open it: allow it "
+                           "where that hop names")
         if layer == NETWORK_POLICY:
             return _network_policy(inventory, result, hc, cluster, hops)
         if layer == ADMIN_NETWORK_POLICY:
@@ -185,6 +195,8 @@ def _perimeter_rules(perimeter: Perimeter | None, result: FlowResult, cluster: s
             by_port[key].append(source)
     shown = "; ".join(f"{', '.join(s)} on {p}/{n}" + (f"-{e}" if e else "")
                       for (p, n, e), s in by_port.items())
+    if (groups := _groups_keeping_out(perimeter, by_port, [h for _, h in hops if h])):
+        return Refusal(groups)
     rules = [{"name": _name(f"{result.flow.id}-{protocol}-{port}"), "action": "allow",
               "sources": sources, "ports": [_perimeter_port(protocol, port, end)]}
              for (protocol, port, end), sources in by_port.items()]
@@ -204,19 +216,7 @@ def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[
     are read top to bottom, so nothing after them shadows them. The file describes the
     firewall or security group in front of the nodes; the summary says to make the same
     change there."""
-    if isinstance(perimeter, PerimeterStack):  # the file in front of the security groups
-        files = [layer for layer in perimeter.layers if layer.fronts is None]
-        groups = [layer for layer in perimeter.layers if layer.fronts is not None]
-        if len(files) == 1 and all(_lets_in(group, rules) for group in groups):
-            perimeter = files[0]  # the groups admit what the rules allow: the file decides
-    if perimeter is not None and (isinstance(perimeter, PerimeterStack) or perimeter.fronts is not None):
-        # security groups read from the manifests (alone or behind the file): their
-        # objects are not perimeter files, and a rule in the file would not open them
-        return Refusal(f"the security groups in front of the management cluster's machines decide "
-                       f"it ({perimeter.name}); {what} with an ingress rule of one of those groups "
-                       "where it is declared (the CAPA cluster's spec.network."
-                       "additionalNodeIngressRules, the ACK or Crossplane security group) or in "
-                       "AWS, and in the perimeter file (--firewall) if one is given")
+    perimeter = _perimeter_file(perimeter)
     if perimeter is None or not perimeter.path or not Path(perimeter.path).is_file():
         return Refusal(f"the perimeter (--firewall) decides it; {what} in the firewall or "
                        "security group in front of the nodes, before the rules that decide "
@@ -235,18 +235,47 @@ def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[
                    prepend=((("rules",), tuple(rules)),))
 
 
-def _lets_in(perimeter: Perimeter, rules: list[dict[str, Any]]) -> bool:
-    """Whether ``perimeter`` already admits what the allow ``rules`` would allow."""
-    for rule in rules:
-        if rule["action"] != "allow":
-            continue
-        sources = IPSpace.from_cidrs(rule["sources"])
-        for entry in rule["ports"]:
-            every, _ = perimeter.admitting(entry["protocol"], entry["port"],
-                                           entry.get("endPort", entry["port"]))
-            if not every.contains(sources):
-                return False
-    return True
+def _layers(perimeter: Perimeter | None) -> tuple[Perimeter, ...]:
+    if perimeter is None:
+        return ()
+    return perimeter.layers if isinstance(perimeter, PerimeterStack) else (perimeter,)
+
+
+def _perimeter_file(perimeter: Perimeter | None) -> Perimeter | None:
+    """The ``--firewall`` file among the perimeters the scan stacked (it stands in front of
+    every way in: ``fronts`` None). The security groups read from manifests (an AWSCluster's
+    status, an ACK SecurityGroup) are never that file: their rules are not hcpscan's
+    perimeter format, and a rule written into the manifest would not be read as one."""
+    return next((p for p in _layers(perimeter) if p.fronts is None and p.path), None)
+
+
+def _groups_keeping_out(perimeter: Perimeter | None,
+                        by_port: dict[tuple[str, int, int | None], list[str]],
+                        hops: list[Hop]) -> str:
+    """Why not, when security groups read from manifests keep a worker range out on its
+    entry port: traffic must pass every perimeter, and a rule put first in the perimeter
+    file opens only the file. Empty when every such group admits them."""
+    said = " ".join(h.summary for h in hops)
+    out = []
+    for layer in _layers(perimeter):
+        if layer.fronts is None or layer.name not in said:
+            continue  # the perimeter file, or groups not in front of this way in
+        for (protocol, port, end), sources in by_port.items():
+            wanted = ConnectionSet.of(normalise_protocol(protocol), PortSet.of((port, end or port)))
+            shut = [s for s in sources
+                    if layer.allowed(IPSpace.from_cidrs([s])).intersection(wanted) != wanted]
+            if shut:
+                where = f"{layer.path}:{layer.default_line}" if layer.default_line else layer.path
+                out.append(f"{', '.join(shut)} on {protocol}/{port}" + (f"-{end}" if end else "")
+                           + f" by {layer.name}" + (f" ({where})" if where else ""))
+    if not out:
+        return ""
+    return ("security groups keep the workers out: " + "; ".join(out) + ". hcpscan does not "
+            "write security-group rules: add an ingress rule admitting exactly these ranges "
+            "on these ports to the group (in the cloud, or where it is declared: the ACK or "
+            "Crossplane SecurityGroup's ingress rules, a CAPA cluster's "
+            "spec.network.additionalNodeIngressRules — its status is the controller's "
+            "output), then scan again")
 
 
 _ENTRY_TEXT = re.compile(r"^(?P<port>\d+)(?:-(?P<end>\d+))?$")
@@ -304,18 +333,19 @@ def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster 
     direction = _direction(result)
     by_peer: dict[str, tuple[list[dict[str, Any]] | None, ConnectionSet, str]] = {}
     for answer, _hop in hops:
-        found = _peers(inventory, result, hc, cluster, answer)
-        if isinstance(found, Refusal):
-            return found
-        peers, shown = found
-        for protocol, port in _ports(inventory, cluster, answer):
-            key = repr(peers)
-            old = by_peer.get(key)
-            conn = ConnectionSet.port(protocol, port)
-            by_peer[key] = (peers, conn if old is None else old[1].union(conn), shown)
+        wanted = _wanted(inventory, result, hc, cluster, answer)
+        if isinstance(wanted, Refusal):
+            return wanted
+        for peers, shown, ports in wanted:
+            for protocol, port in ports:
+                key = repr(peers)
+                old = by_peer.get(key)
+                conn = ConnectionSet.port(protocol, port)
+                by_peer[key] = (peers, conn if old is None else old[1].union(conn), shown)
     rules = [allow_rule(direction, peers, conns) for peers, conns, _ in by_peer.values()]
     base = "kubevirt-workers" if shared else workload.name
-    name = _name(f"{base}-allow-{result.flow.id}")
+    name = _free_name(inventory, "NetworkPolicy", workload.namespace, cluster,
+                      f"{base}-allow-{result.flow.id}")
     body = allowing_policy(name, workload.namespace, selector, direction, None,
                            ConnectionSet.all(), pods_isolated=True)
     body["spec"][direction] = rules
@@ -326,12 +356,145 @@ def _network_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster 
                        for _, c, shown in by_peer.values())
     who = f"the KubeVirt workers of {workload.namespace}" if shared else workload.ref
     node_ports = sorted({h.target for a, _ in hops for h in a.hops
-                         if h.layer == SERVICE and h.target.startswith("NodePort Service")})
+                         if h.layer == SERVICE and _node_snat(inventory, cluster, h.target)})
     caveat = (f" (through {', '.join(node_ports)}: where the node SNATs the workers' "
               "addresses, admit the nodes' addresses instead)"
               if node_ports and direction == INGRESS else "")
     return Opening(target, f"add NetworkPolicy {workload.namespace}/{name} allowing {who} "
                            f"{direction} {opened} only{caveat}", documents=(body,))
+
+
+def admitting_range(inventory: Inventory, workload_ref: tuple[str, str, str], cidr: str,
+                    protocol: str, port: int, cluster: str, blocked_at: list[Hop],
+                    ways: list[str]) -> Opening | Refusal:
+    """A worker range the NetworkPolicies isolating a workload's pods keep out of one port
+    (HCP003: the API server's): a new NetworkPolicy for exactly those pods admitting exactly
+    ``cidr`` on ``protocol``/``port``, beside the blocking policy (``blocked_at``: the
+    blocking hops, every one a NetworkPolicy's)."""
+    kind, namespace, name = workload_ref
+    obj = inventory.get(kind, namespace, name, cluster)
+    if obj is None:
+        return Refusal(f"{namespace}/{name}[{kind}] is not in the input")
+    selector = pod_selector(obj)
+    if selector is None:
+        return Refusal(f"{obj.ref} states no pod selector to write the policy for")
+    policy = _free_name(inventory, "NetworkPolicy", namespace, cluster,
+                        f"{name}-allow-workers-{protocol}-{port}")
+    conns = ConnectionSet.port(protocol, port)
+    try:
+        body = allowing_policy(policy, namespace, selector, INGRESS,
+                               [{"ipBlock": {"cidr": cidr}}], conns, pods_isolated=True)
+    except NotExpressible as exc:
+        return Refusal(str(exc))
+    targets = [o for o in (_object_at(inventory, h) for h in blocked_at) if o is not None]
+    target = next((o for o in targets if o.kind == "NetworkPolicy" and o.namespace == namespace),
+                  obj)
+    snat = sorted({w for w in ways if _node_snat(inventory, cluster, w)})
+    caveat = (f" (through {', '.join(snat)}: where the node SNATs the workers' addresses, "
+              "admit the nodes' addresses instead)" if snat else "")
+    return Opening(target, f"add NetworkPolicy {namespace}/{policy} allowing "
+                           f"{namespace}/{name}[{kind}] ingress {conns} from {cidr} only{caveat}",
+                   documents=(body,))
+
+
+def _node_snat(inventory: Inventory, cluster: str, way: str) -> bool:
+    """Whether traffic taking ``way`` may reach the pods from a node's address: a NodePort,
+    and a LoadBalancer that forwards to node ports with externalTrafficPolicy Cluster (the
+    default: kube-proxy masquerades it), as HyperShift's own ``kas`` and ``nodeport-*``
+    policies assume by admitting every source."""
+    if way.startswith("NodePort Service"):
+        return True
+    found = _VIA.match(way)
+    if found is None or found["type"] != "LoadBalancer":
+        return False
+    svc = inventory.get("Service", found["ns"], found["name"], cluster)
+    spec = svc.body.get("spec") if svc is not None else None
+    return not isinstance(spec, dict) or spec.get("externalTrafficPolicy") != "Local"
+
+
+# The port each management-cluster DNS's pods listen on (required.dns_pods judges the same)
+_DNS_POD_PORT = {"openshift-dns": 5353, "kube-system": 53}
+
+
+def _wanted(inventory: Inventory, result: FlowResult, hc: HostedCluster | None, cluster: str,
+            answer: PathAnswer) -> list[tuple[list[dict[str, Any]], str, list[tuple[str, int]]]] | Refusal:
+    """The peers of one missing connection, how to name them, and the connections to open
+    to them. When the input does not say which DNS the management cluster runs, each DNS's
+    pods get their own port (OpenShift's 5353, kube-dns's 53), not every port to both."""
+    if answer.target == DNS and _direction(result) == EGRESS:
+        ports, _note, pods = dns_pods(inventory, cluster)
+        out = []
+        for pod in pods:
+            own = ports if len(pods) == 1 or pod.namespace not in _DNS_POD_PORT \
+                else (_DNS_POD_PORT[pod.namespace],)
+            peer = {"namespaceSelector": {"matchLabels": {NAME_LABEL: pod.namespace}},
+                    "podSelector": {"matchLabels": dict(pod.labels)} if pod.labels else {}}
+            out.append(([peer], f"the DNS pods in {pod.namespace}",
+                        [(p, port) for port in own for p in ("TCP", "UDP")]))
+        return out
+    found = _peers(inventory, result, hc, cluster, answer)
+    if isinstance(found, Refusal):
+        return found
+    peers, shown = found
+    return [(peers, shown, _ports(inventory, cluster, answer))]
+
+
+def _far_side(result: FlowResult, hop: Hop) -> bool:
+    """Whether a policy hop decides the other end's side of the connection: the egress of
+    the pods a flow into the subject comes from (an egress default-deny in the operators'
+    namespace), or the ingress of those a flow out of it goes to. A policy for the subject's
+    pods opens neither, and one in the other direction could isolate them."""
+    if hop.layer not in (NETWORK_POLICY, ADMIN_NETWORK_POLICY):
+        return False
+    other = EGRESS if _direction(result) == INGRESS else INGRESS
+    return hop.summary.startswith(f"{other} ")
+
+
+def _peer_policy(inventory: Inventory, result: FlowResult, cluster: str,
+                 hops: list[tuple[PathAnswer, Hop | None]]) -> Opening | Refusal:
+    """The other end's side blocks (its pods' egress, for a flow into the subject): a new
+    NetworkPolicy for exactly the other end's pods allowing exactly the missing connections
+    to/from the subject's pods, beside the policy that isolates them."""
+    workload = result.workload
+    subject = (inventory.get(workload.kind, workload.namespace, workload.name, cluster)
+               if workload is not None else None)
+    selector = pod_selector(subject) if subject is not None else None
+    if workload is None or selector is None or result.flow.check == "worker-egress":
+        return Refusal("the other end of the flow blocks it and the subject's pods have no "
+                       "selector to name there: allow it where the blocking hop names")
+    direction = _direction(result)
+    other = EGRESS if direction == INGRESS else INGRESS
+    subject_peer = [{"namespaceSelector": {"matchLabels": {NAME_LABEL: workload.namespace}},
+                     "podSelector": selector}]
+    by_end: dict[str, tuple[K8sObject, ConnectionSet, Hop | None]] = {}
+    for answer, hop in hops:
+        ref = answer.origin if direction == INGRESS else answer.target
+        end = _workload_object(inventory, ref, cluster)
+        if end is None or pod_selector(end) is None:
+            return Refusal(f"{ref} blocks it on its side and is not a workload of the input "
+                           "with a pod selector: allow it where the blocking hop names")
+        conn = ConnectionSet.port(answer.protocol, answer.port)
+        old = by_end.get(ref)
+        by_end[ref] = (end, conn if old is None else old[1].union(conn), hop)
+    bodies, said = [], []
+    target: K8sObject | None = None
+    for ref, (end, conns, hop) in by_end.items():
+        # one per subject namespace: the operators serve every hosted cluster's, and one
+        # name for two would be one object once applied
+        to = "" if end.namespace == workload.namespace else f"-{workload.namespace}"
+        name = _free_name(inventory, "NetworkPolicy", end.namespace, cluster,
+                          f"{end.name}-allow-{result.flow.id}{to}")
+        bodies.append(allowing_policy(name, end.namespace, pod_selector(end) or {}, other,
+                                      subject_peer, conns, pods_isolated=True))
+        said.append(f"NetworkPolicy {end.namespace}/{name} allowing {ref} {other} {conns} "
+                    f"{'to' if other == EGRESS else 'from'} {workload.ref} only")
+        if target is None:
+            at = _object_at(inventory, hop)
+            target = at if at is not None and at.kind == "NetworkPolicy" and \
+                at.namespace == end.namespace else end
+    if target is None:
+        return Refusal("nothing to open")
+    return Opening(target, "add " + "; ".join(said), documents=tuple(bodies))
 
 
 def _ports(inventory: Inventory, cluster: str, answer: PathAnswer) -> list[tuple[str, int]]:
@@ -409,9 +572,27 @@ def _workload_object(inventory: Inventory, ref: str, cluster: str) -> K8sObject 
     return inventory.get(found["kind"], found["ns"], found["name"], cluster)
 
 
+def _free_name(inventory: Inventory, kind: str, namespace: str, cluster: str, text: str) -> str:
+    """``_name(text)``, or with a number when the input already holds a ``kind`` of that
+    name there (a policy written by an earlier fix that no longer opens the flow): the new
+    document must not replace an object nobody asked to change."""
+    name = _name(text)
+    for n in range(2, 100):
+        if inventory.get(kind, namespace, name, cluster) is None:
+            break
+        name = _name(f"{text}-{n}")
+    return name
+
+
 def _name(text: str) -> str:
-    """An object name the API server takes (a flow a user defines may have any id)."""
-    return re.sub(r"[^a-z0-9.-]+", "-", text.lower()).strip("-.")[:63].rstrip("-.")
+    """An object name the API server takes (a flow a user defines may have any id); one
+    too long keeps its start and ends in a digest of the whole, so two long names that
+    differ only at the end (the namespace, a number) stay apart."""
+    name = re.sub(r"[^a-z0-9.-]+", "-", text.lower()).strip("-.")
+    if len(name) <= 63:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[:54].rstrip('-.')}-{digest}"
 
 
 # -- AdminNetworkPolicy -------------------------------------------------------------------
@@ -451,21 +632,21 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
                         "podSelector": selector}}
     by_peer: dict[str, tuple[list[dict[str, Any]], ConnectionSet, str]] = {}
     for answer, _hop in hops:
-        found = _peers(inventory, result, hc, cluster, answer)
-        if isinstance(found, Refusal):
-            return found
-        peers, shown = found
-        anp_peers = [_anp_peer(p, direction) for p in peers]
-        if any(p is None for p in anp_peers):
-            return Refusal("an AdminNetworkPolicy names addresses (networks) on egress only: "
-                           "the workers' ranges cannot be let in by one; allow them before "
-                           f"the Deny of {anp.name}")
-        for protocol, port in _ports(inventory, cluster, answer):
-            conn = ConnectionSet.port(protocol, port)
-            key = repr(peers)
-            old = by_peer.get(key)
-            by_peer[key] = ([p for p in anp_peers if p is not None],
-                            conn if old is None else old[1].union(conn), shown)
+        asked = _wanted(inventory, result, hc, cluster, answer)
+        if isinstance(asked, Refusal):
+            return asked
+        for peers, shown, ports in asked:
+            anp_peers = [_anp_peer(p, direction) for p in peers]
+            if any(p is None for p in anp_peers):
+                return Refusal("an AdminNetworkPolicy names addresses (networks) on egress only: "
+                               "the workers' ranges cannot be let in by one; allow them before "
+                               f"the Deny of {anp.name}")
+            for protocol, port in ports:
+                conn = ConnectionSet.port(protocol, port)
+                key = repr(peers)
+                old = by_peer.get(key)
+                by_peer[key] = ([p for p in anp_peers if p is not None],
+                                conn if old is None else old[1].union(conn), shown)
     rules = []
     for i, (peers, conns, _shown) in enumerate(by_peer.values()):
         rule: dict[str, Any] = {"name": _name(f"allow-{result.flow.id}" + (f"-{i + 1}" if i else "")),
@@ -473,7 +654,10 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
                                 "from" if direction == INGRESS else "to": peers}
         rule["ports"] = [_anp_port(e) for e in port_entries(conns)]
         rules.append(rule)
-    name = _name(f"{anp.name}-allow-{result.flow.id}")
+    # cluster-scoped: one per HCP namespace the same Deny shuts (a second document of the
+    # same name would replace the first when applied, leaving that namespace shut)
+    name = _free_name(inventory, "AdminNetworkPolicy", "", cluster,
+                      f"allow-{result.flow.id}-{workload.namespace}")
     body = {"apiVersion": ANP_API, "kind": "AdminNetworkPolicy", "metadata": {"name": name},
             "spec": {"priority": wanted, "subject": subject, direction: rules}}
     opened = "; ".join(f"{c} {'from' if direction == INGRESS else 'to'} {shown}"

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hcpscan.analysis.reachability.answers import PERIMETER
+from hcpscan.analysis.reachability.answers import NETWORK_POLICY, PERIMETER
 from hcpscan.analysis.reachability.answers import Reach as Answer
 from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.coverage import (
@@ -38,9 +38,11 @@ from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.opening import (
     Opening,
+    admitting_range,
     narrowing,
     perimeter_narrowing,
 )
+from hcpscan.analysis.reachability.paths import Hop
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.analysis.reachability.required import BLOCKED
 from hcpscan.analysis.reachability.routers import hcp_route_router
@@ -393,7 +395,8 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                 continue
             for protocol in protocols_of(params):
                 if expect == "all-allowed":
-                    yield from _all_get_in(graph, scope, item, judged, allowed, port, protocol)
+                    yield from _all_get_in(ctx, graph, scope, item, judged, allowed, port,
+                                           protocol)
                 else:
                     yield from _only_allowed_get_in(ctx, graph, scope, item, judged, allowed,
                                                     port, protocol, expect == UNRESTRICTED)
@@ -539,8 +542,8 @@ _WAY_LIMITS = {
                     "still opens its node ports to every address unless "
                     "allocateLoadBalancerNodePorts is false, which load balancers that forward "
                     "to node ports cannot take",
-    "Route": "a Route is served by the router shared with every other Route, on 443 from any "
-             "address",
+    "Route": "a Route is served by a router shared with other Routes: its port 443 and its "
+             "allowedSourceRanges are theirs too",
     "Ingress": "an Ingress is served by an ingress controller shared with other Ingresses",
 }
 
@@ -702,6 +705,27 @@ def _kept_out_by_undescribed(graph: ReachabilityGraph, target: str, port: int, p
     return ""
 
 
+def _admit_range(ctx: Context, scope: Scope, workload: Workload, cidr: str, protocol: str,
+                 port: int, ways_in: list[Any]) -> Remedy | NoFix | None:
+    """When NetworkPolicies isolating the pods are what keeps ``cidr`` out on every way
+    in (a default-deny ingress beside no policy admitting the workers): the new policy that
+    admits exactly it (``opening.admitting_range``); None when another layer blocks."""
+    if not ways_in:
+        return NoFix(f"no NodePort/LoadBalancer Service or Route of the input exposes port {port} "
+                     f"of {workload.ref}: the HostedCluster's spec.services publishes it (its "
+                     "rendered Service is not in the input, or the service is not published); "
+                     "nothing here keeps the workers out that an edit could open")
+    blocking = [p.blocked_by for p in ways_in]
+    if any(e is None or e.layer != NETWORK_POLICY for e in blocking):
+        return None
+    hops = [Hop(cidr, workload.ref, e.layer, e.allows, e.summary, e.path, e.line)
+            for e in blocking if e is not None]
+    found = admitting_range(ctx.inventory, (workload.kind, workload.namespace, workload.name),
+                            cidr, protocol, port, scope.subject.cluster, hops,
+                            [str(p.via) for p in ways_in])
+    return opening_remedy(found) if isinstance(found, Opening) else NoFix(found.why)
+
+
 def open_to_every_address(admitted: IPSpace, allowed: IPSpace) -> bool:
     """Whether ``admitted`` holds every address beyond ``allowed`` of one address family:
     a source range 0.0.0.0/0 opens the whole IPv4 internet though no IPv6 address gets in
@@ -748,7 +772,7 @@ def _flow_rule(item: dict[str, Any], port: int) -> str:
     return flow.checked_by if flow is not None and flow.checked_by else "required-flow"
 
 
-def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
+def _all_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
                 workloads: list[Workload], allowed_where: tuple[IPSpace, str], port: int,
                 protocol: str) -> Iterable[Outcome]:
     allowed, where = allowed_where
@@ -768,7 +792,8 @@ def _all_get_in(graph: ReachabilityGraph, scope: Scope, item: dict[str, Any],
             continue
         yield Violation(
             field=scope.field_for(item),
-            remedy=NoFix(f"{cidr} is kept out of {first.ref} port {port} by what the HyperShift "
+            remedy=_admit_range(ctx, scope, first, cidr, protocol, port, ways_in) or
+            NoFix(f"{cidr} is kept out of {first.ref} port {port} by what the HyperShift "
                          "operator renders in the HCP namespace (an edit of it is undone) or by "
                          "the firewall: widen it where it is written — the HostedCluster's "
                          f"{_ALLOWED_CIDRS} for the API server's load balancer (the next "

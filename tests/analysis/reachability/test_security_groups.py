@@ -650,7 +650,7 @@ def test_hcpscan_fix_never_writes_perimeter_rules_into_a_security_group_manifest
     before = {p.name: p.read_text() for p in folder.iterdir()}
     done = run_cli("fix", "--no-progress", str(folder))
     assert {p.name: p.read_text() for p in folder.iterdir()} == before, done.out
-    assert "ingress rule of one of those groups" in done.out + done.err
+    assert "security groups keep the workers out" in done.out + done.err
 
 
 def test_behind_a_perimeter_file_the_fix_goes_to_the_file_when_the_groups_admit_it(
