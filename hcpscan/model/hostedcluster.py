@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.networks import cidrs as _cidrs
 
@@ -154,7 +155,7 @@ class HostedCluster:
             region = str(self.obj.get("spec.platform.aws.region") or "")
             entries.append(".ec2.internal" if region == "us-east-1" else f".{region}.compute.internal")
         if user:
-            entries += [e for e in user.split(",") if e]
+            entries += [e for e in split_outside_credentials(user, ",") if e]
         return ",".join(dict.fromkeys(entries))  # a set upstream: each entry once
 
 

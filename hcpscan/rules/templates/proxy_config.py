@@ -37,6 +37,7 @@ from hcpscan.analysis.proxy.settings import (
     setting_text,
 )
 from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
+from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
@@ -126,7 +127,7 @@ def unknown_reason(consumer: ConsumerProxy) -> str:
 
 
 def split_entries(value: str | None) -> list[str]:
-    return [e.strip() for e in (value or "").split(",") if e.strip()]
+    return [e.strip() for e in split_outside_credentials(value or "", ",") if e.strip()]
 
 
 def same_url(a: str | None, b: str | None) -> bool:
