@@ -53,7 +53,8 @@ EPILOG = """\
 exit codes:
   0  every finding was fixed, or there was none
   1  findings remain that need a change by hand or have no automatic fix
-  2  usage or input error (as for `hcpscan scan`)
+  2  usage or input error (as for `hcpscan scan`): a file that could not be read
+     (the others are still fixed), --out inside a scanned folder
   4  internal error in hcpscan (rerun with --debug and report it)
 """
 

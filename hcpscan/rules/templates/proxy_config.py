@@ -36,8 +36,8 @@ from hcpscan.analysis.proxy.settings import (
     ROLES,
     setting_text,
 )
-from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
 from hcpscan.core.userinfo import split_outside_credentials
+from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
