@@ -66,6 +66,8 @@ def check_arguments(args: argparse.Namespace) -> None:
     if args.path and (args.to is None or args.port is None or args.source is None):
         raise UsageError("--path answers one question: give --to, --port and --from",
                          "e.g. --path --from workers --to clusters-x/kube-apiserver --port 8091")
+    if args.flow is not None and not args.flow.strip():  # '' would list connections instead
+        raise UsageError("--flow needs a flow id", "list them with `hcpscan flows list`")
     if args.flow and (args.path or args.to is not None):
         raise UsageError("--flow judges a catalog flow: leave out --path and --to")
     if args.flows and not args.flow:

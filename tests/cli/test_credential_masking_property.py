@@ -167,7 +167,8 @@ def test_hostile_passwords_never_reach_any_command(run_cli, tmp_path_factory, pl
     urls, passwords = [u for u, _, _ in planted], [p for _, p, _ in planted]
     prosed = [p for _, _, p in planted]
     folder: Path = tmp_path_factory.mktemp("hostile-planted")
-    estate = folder / "estate.yaml"
+    (folder / "tree").mkdir()
+    estate = folder / "tree" / "estate.yaml"
     estate.write_text(yaml.safe_dump_all(_every_place(urls, prosed), allow_unicode=True))
     reports = folder / "reports"
     reports.mkdir()
@@ -182,7 +183,7 @@ def test_hostile_passwords_never_reach_any_command(run_cli, tmp_path_factory, pl
     commands += [("inventory", str(estate), "--no-progress", "--format", fmt) for fmt in ("table", "json")]
     commands += [("connectivity", str(estate), "--no-progress", "--format", fmt)
                  for fmt in ("text", "json")]
-    commands += [("fix", str(folder), "--no-progress", "--no-config", "--diff", str(folder / "fix.patch"))]
+    commands += [("fix", str(folder / "tree"), "--no-progress", "--no-config", "--diff", str(folder / "fix.patch"))]
     commands += [("noproxy", "--env", f"HTTPS_PROXY={urls[0]}", "--env", f"NO_PROXY=.svc,{urls[2]}",
                   "--env", f"no_proxy={urls[14]},.corp", "https://api.example.com", "--runtime", rt,
                   "--format", fmt) for rt in ("go", "curl", "python") for fmt in ("table", "json")]

@@ -103,3 +103,14 @@ def test_the_diff_is_a_shortest_edit_of_alike_lines() -> None:
                              ("insert", 5001, 5001, 5001, 5003)]
     text = unified(a, b, "a/f", "b/f")
     assert text.count("@@ ") == 2 and "+kind: Secret\n" in text and "-k: v\n+k: w\n" in text
+
+
+def test_a_file_in_another_encoding_is_named_and_left_alone(tmp_path: Path) -> None:
+    tree = tmp_path / "gitops"
+    tree.mkdir()
+    latin = ("# café\n" + GOOD.replace("good-web", "latin")).encode("latin-1")
+    (tree / "latin.yaml").write_bytes(latin)
+    (tree / "web.yaml").write_text(GOOD)
+    code, err = fix(str(tree))
+    assert code == 2 and "latin.yaml:1: not UTF-8 text" in err and "save the file as UTF-8" in err, err
+    assert (tree / "latin.yaml").read_bytes() == latin and FIXED in (tree / "web.yaml").read_text()

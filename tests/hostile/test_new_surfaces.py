@@ -96,6 +96,7 @@ def test_paths_out_that_cannot_be_written_is_a_usage_error(tmp_path: Path, where
     (("--path", "--to", "clusters-edge/kube-apiserver", "--port", "6443", "--from", "not a cidr/99"),
      "no workload not a cidr/99"),
     (("--flow", "nope"), "no flow nope"),
+    (("--flow", ""), "--flow needs a flow id"),
     (("--flow", "workers-to-kas", "--worker-cidr", "999.1.1.1/99"), "'999.1.1.1/99' is not a CIDR"),
     (("--flow", "workers-to-kas", "--paths-out", "graph.png"), "name a .json, .graphml or .dot file"),
 ])
