@@ -164,3 +164,5 @@ def test_a_kubeconfig_proxy_url_of_any_scheme_ends_in_words(tmp_path: Path, prox
     assert "Traceback" not in err and "internal error" not in err, err
     assert said in err, err
     assert "Zq9Kx7" not in err and "t0k3n" not in err, err
+    if "through the proxy" not in said:  # a proxy-url no client can use: the file that holds it is named
+        assert f"the proxy-url of context c's cluster in {kubeconfig}" in err, err
