@@ -25,6 +25,7 @@ from hcpscan.sources.live.client import EXEC_TIMEOUT, MAX_RESPONSE_MIB, ApiError
 from hcpscan.sources.live.dump import DumpError, check_dump_dir, write_dump
 from hcpscan.sources.live.lister import (
     MAX_BYTES_PER_LIST,
+    MAX_BYTES_TOTAL,
     MAX_ITEMS_PER_LIST,
     RBAC_HINT,
     ListBudget,
@@ -83,9 +84,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="stop listing a kind (its rules become not evaluable) after this many "
                             f"objects (default: {MAX_ITEMS_PER_LIST})")
     group.add_argument("--max-list-size", type=float, default=MAX_BYTES_PER_LIST >> 20,
-                       metavar="MIB", help="stop listing a kind after this many MiB of answers, "
-                                           "and any list once all together brought twice that "
+                       metavar="MIB", help="stop listing a kind after this many MiB of answers "
                                            f"(default: {MAX_BYTES_PER_LIST >> 20})")
+    group.add_argument("--max-total-size", type=float, default=MAX_BYTES_TOTAL >> 20,
+                       metavar="MIB", help="stop any list once all lists together brought this "
+                                           "many MiB of answers: the bound on what a read holds "
+                                           "(about 3.5 times that in memory; default: "
+                                           f"{MAX_BYTES_TOTAL >> 20})")
     group.add_argument("--save-dump", metavar="DIR",
                        help="also write what was read to DIR in must-gather layout (rerun it with "
                             "`hcpscan scan DIR`); DIR must be new or empty")
@@ -149,7 +154,8 @@ def _scan(args: argparse.Namespace, clock: RunClock, prepared: PreparedRules, co
                             args.page_size, args.concurrency,
                             also=served_also_read(prepared.rules, discovery.resources),
                             budget=ListBudget(args.max_list_items,
-                                              int(args.max_list_size * (1 << 20))))
+                                              int(args.max_list_size * (1 << 20)),
+                                              int(args.max_total_size * (1 << 20))))
     except LiveError as exc:
         raise UsageError(exc.message, exc.hint) from None
     clock.stage("read")
@@ -288,13 +294,16 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise UsageError("--request-timeout must be more than 0 seconds", "e.g. --request-timeout 10")
     if not args.exec_timeout > 0:
         raise UsageError("--exec-timeout must be more than 0 seconds", "e.g. --exec-timeout 60")
-    if not args.max_response_size > 0:
+    if not 0 < args.max_response_size < 1 << 40:  # not inf or nan
         raise UsageError("--max-response-size must be more than 0 MiB", "e.g. --max-response-size 256")
     if not 1 <= args.page_size <= 10_000:
         raise UsageError("--page-size must be between 1 and 10000", "the default, 500, suits most clusters")
-    if args.max_list_items < 1 or not args.max_list_size > 0:
+    if args.max_list_items < 1 or not 0 < args.max_list_size < 1 << 40:
         raise UsageError("--max-list-items and --max-list-size must be more than 0",
                          f"the defaults are {MAX_ITEMS_PER_LIST} and {MAX_BYTES_PER_LIST >> 20}")
+    if not 0 < args.max_total_size < 1 << 40:  # a number of MiB; not 'inf' or 'nan'
+        raise UsageError("--max-total-size must be a number of MiB more than 0",
+                         f"the default is {MAX_BYTES_TOTAL >> 20}")
     if not 1 <= args.concurrency <= 32:
         raise UsageError("--concurrency must be between 1 and 32", "the default is 4")
     if args.keep_secrets and not args.save_dump:

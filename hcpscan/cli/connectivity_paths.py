@@ -72,12 +72,22 @@ def check_arguments(args: argparse.Namespace) -> None:
     if args.path and (args.to is None or args.port is None or args.source is None):
         raise UsageError("--path answers one question: give --to, --port and --from",
                          "e.g. --path --from workers --to clusters-x/kube-apiserver --port 8091")
+    if args.flow is not None and not args.flow.strip():  # '' would list connections instead
+        raise UsageError("--flow needs a flow id", "list them with `hcpscan flows list`")
     if args.flow and (args.path or args.to is not None):
         raise UsageError("--flow judges a catalog flow: leave out --path and --to")
     if args.flows and not args.flow:
         raise UsageError("--flows names the catalog --flow ID is taken from: give --flow too")
     if args.paths_out and Path(args.paths_out).suffix.lower() not in (".json", ".graphml", ".dot", ".gv"):
         raise UsageError(f"--paths-out {args.paths_out}: name a .json, .graphml or .dot file")
+    if args.paths_out:  # said before the work, not after it
+        target = Path(args.paths_out)
+        if target.is_dir():
+            raise UsageError(f"--paths-out {args.paths_out} is a directory",
+                             "name a file in it, e.g. paths.json")
+        if not target.parent.is_dir():
+            raise UsageError(f"--paths-out {args.paths_out}: no folder {target.parent}",
+                             "create the folder first, or name a file in an existing one")
     for cidr in args.worker_cidr:
         try:
             ipaddress.ip_network(cidr, strict=False)
@@ -105,7 +115,11 @@ def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | N
         json.dump({"version": 1, **doc}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     if args.paths_out:
-        paths.write(Path(args.paths_out))
+        try:
+            paths.write(Path(args.paths_out))
+        except OSError as exc:  # a full disk, a read-only folder, /dev/full
+            raise UsageError(f"cannot write --paths-out {args.paths_out}: {exc.strerror or exc}",
+                             "give a writable file with room for the graph") from None
     return list(graph.diagnostics), blocked
 
 

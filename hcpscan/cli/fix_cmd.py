@@ -53,7 +53,8 @@ EPILOG = """\
 exit codes:
   0  every finding was fixed, or there was none
   1  findings remain that need a change by hand or have no automatic fix
-  2  usage or input error (as for `hcpscan scan`)
+  2  usage or input error (as for `hcpscan scan`): a file that could not be read
+     (the others are still fixed), --out inside a scanned folder
   4  internal error in hcpscan (rerun with --debug and report it)
 """
 
@@ -62,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if any(p == "-" for p in args.paths):
         raise UsageError("hcpscan fix edits files: standard input cannot be fixed",
                          "write the manifests to a file and run `hcpscan fix FILE`")
+    if args.out:
+        _refuse_out_inside_inputs(args.out, args.paths)
     prepared = prepare_rules(args, [Path(p) for p in args.paths])
     inventory = load_inventory(args, resource_needs(prepared.rules), prepared.config.path,
                                kinds_needed(prepared.rules))
@@ -77,7 +80,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         _write_in_place(outcome)
     _summary(args, outcome)
+    # input that could not be read is said (file, line, what to do), and fails the run as
+    # it fails `hcpscan scan`: what it holds was neither checked nor fixed
+    for diagnostic in inventory.diagnostics:
+        if diagnostic.severity in ("error", "warning"):
+            print(f"hcpscan: {diagnostic.severity}: {shown(str(diagnostic))}", file=sys.stderr)
+    if any(d.severity == "error" for d in inventory.diagnostics):
+        return exitcodes.USAGE
     return exitcodes.FINDINGS if outcome.by_hand or outcome.none else exitcodes.OK
+
+
+def _refuse_out_inside_inputs(out: str, paths: list[str]) -> None:
+    """Patched copies written inside a scanned folder would be read as manifests by the
+    next scan (every object twice, the fix's new Secret found as existing)."""
+    target = os.path.realpath(out)
+    for path in paths:
+        folder = os.path.realpath(path)
+        if os.path.isdir(folder) and os.path.commonpath([folder, target]) == folder:
+            raise UsageError(f"--out {out} is inside the scanned folder {path}: the patched copies "
+                             "would be read as input by the next scan",
+                             "give --out a folder outside the scanned paths")
 
 
 def _base(paths: list[str]) -> str:

@@ -37,8 +37,9 @@ def mask_credentials(text: str) -> str:
         return text
     parts, at = [], 0  # joined once: a text holding many credentials costs linear time
     for cred in sorted(found, key=lambda c: c.password_start):
-        if cred.password_start < at:
-            continue  # inside a password already masked
+        if cred.password_start < at:  # inside a password already masked: hide its rest too
+            at = max(at, cred.password_end)
+            continue
         parts += [text[at:cred.password_start], "****"]
         at = cred.password_end
     parts.append(text[at:])

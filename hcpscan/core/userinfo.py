@@ -52,8 +52,11 @@ _AUTHORITY_END = re.compile(r"[/?#]")
 _USERINFO_END = re.compile(r"/")
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.%]+\]|(?:[\w.-]|[^\x00-\x7f])+)(?::\d{0,5})?")
 # after a scheme-less credential's host: the end of the token
-# (or prose around it: a sentence's '.', a '>' or '|' of a quote or table, a backtick)
-_BARE_HOST_END = re.compile(r"$|[/'\",;)\]}.>|`]")
+# (or prose around it: a sentence's '.' or ':', a '>' or '|' of a quote or table, a backtick)
+# (a space too: inside a quoted span, or a value that is one URL with prose after it)
+_BARE_HOST_END = re.compile(r"$|[\s/'\",;:)\]}.>|`]")
+# after the host of a URL cut short by a space: prose may follow ('...:3128: Go goes')
+_SPACED_HOST_END = re.compile(r"[\s/'\",;:)\]}.>|`]")
 _TOKEN_START = "'\"=,(<|`"
 _LIST_SEPARATORS = ",; \t"
 
@@ -83,12 +86,59 @@ def find_credentials(text: str) -> list[Credential]:
     bare = text.strip()
     if "\n" not in bare and _SCHEME.match(bare):  # a value that is one URL: spaces and all
         start = text.index(bare)
-        return list(_in_word(text, start, start + len(bare)))
+        whole = list(_in_word(text, start, start + len(bare)))
+        if whole:
+            return whole  # else a URL with prose after it ('http://u:pa ss@proxy .svc')
     found = [c for word in _WORD.finditer(text) if "@" in word.group(0)
              for c in _in_word(text, word.start(), word.end())]
     if "," in bare:  # a list (NO_PROXY-like): each URL in it, spaces and all
         found += [c for start, end in _listed_urls(text) for c in _in_word(text, start, end)]
+    if any(ch.isspace() for ch in bare):  # a URL cut short by a space in its password
+        found += [c for start, end in _spaced_urls(text) for c in _in_word(text, start, end)]
     return found
+
+
+def split_outside_credentials(text: str, separators: str) -> list[str]:
+    """``text`` split at each of ``separators`` that is not inside a credential, so a
+    password holding a separator (``.svc,http://u:pa,ss@proxy``, a space) stays in its
+    URL: a list reader never makes a fragment of a password that no masking can
+    recognise. Pieces keep their spaces; empty ones are kept (the caller strips)."""
+    spans = [(c.start, c.end) for c in find_credentials(text)]
+    if not spans:
+        return re.split(f"[{re.escape(separators)}]", text)
+    pieces, at = [], 0
+    for i, ch in enumerate(text):
+        if ch in separators and not any(start <= i < stop for start, stop in spans):
+            pieces.append(text[at:i])
+            at = i + 1
+    pieces.append(text[at:])
+    return pieces
+
+
+def _spaced_urls(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of URLs cut short by a space in their password, on one line
+    (``value: http://u:pa ss@proxy:3128``, or quoted in prose ``for http://u:pa ss@proxy:
+    Go goes direct``): a scheme whose authority, up to the space, opens a userinfo
+    (``user:``) that is no ``host:port`` and holds no ``@``, up to the last ``@`` on
+    that line followed by a host. When unsure, more is taken as password."""
+    for m in _SCHEME.finditer(text):
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        space = next((i for i in range(m.end(), line_end) if text[i].isspace()), line_end)
+        if space == line_end:
+            continue
+        slash = text.find("/", m.end(), space)
+        authority = text[m.end():space if slash < 0 else slash]
+        if ":" not in authority or _HOST.fullmatch(authority.rpartition("@")[2]):
+            continue  # no userinfo, or one an '@host' ends before the space
+        at = text.rfind("@", space, line_end)
+        while at >= 0:
+            host = _HOST.match(text, at + 1, line_end)
+            if host and host.end() > at + 1 and (host.end() == line_end or _SPACED_HOST_END.match(
+                    text, host.end(), line_end)):
+                yield m.start(), host.end()
+                break
+            at = text.rfind("@", space, at)
 
 
 def _listed_urls(text: str) -> Iterator[tuple[int, int]]:
@@ -132,8 +182,8 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     for m in _SCHEME.finditer(text, start, end):
         if m.start() < segment:
             continue  # inside the authority of the previous URL
-        if m.start() > segment and text[m.start() - 1] == ":" and "@" in text[m.end():end]:
-            continue  # 'user:pa://ss@host': a password holding '://' starts no URL
+        if m.start() > segment and _scheme_in_bare_password(text, segment, m, end):
+            continue  # 'user:pa=a://ss@host': a password holding '://' starts no URL
         authority_end = _USERINFO_END.search(text, m.end(), end)
         stop = authority_end.start() if authority_end else end
         yield from _bare(text, segment, m.start())
@@ -148,6 +198,32 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
             yield found
         segment = stop
     yield from _bare(text, segment, end)
+
+
+def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end: int) -> bool:
+    """Whether what looks like a URL (``a://``) is inside the password of a scheme-less
+    credential that starts before it (``svc:Zq9=a://0Kx7@proxy``, ``proxy:http://u:p@h``):
+    an ``@`` follows, and before it, in this word, a user name and ``:`` open a userinfo
+    that no ``@host`` has closed yet. A ``:`` with no user name before it (the key of
+    ``"httpProxy":"http://..."``) opens none. When unsure, more is taken as password."""
+    if "@" not in text[scheme.end():end]:
+        return False
+    if text[scheme.start() - 1] == ":":
+        return True
+    colon = text.find(":", segment, scheme.start())
+    if colon < 0:
+        return False
+    user_start = max(text.rfind(c, segment, colon) for c in _TOKEN_START) + 1
+    if max(user_start, segment) >= colon:
+        return False
+    at = text.find("@", colon, scheme.start())
+    while at >= 0:  # a complete 'user:pw@host' before the scheme ends that userinfo
+        host = _HOST.match(text, at + 1, scheme.start())
+        if host and host.end() > at + 1 and (host.end() == scheme.start() or _BARE_HOST_END.match(
+                text, host.end(), scheme.start())):
+            return False
+        at = text.find("@", at + 1, scheme.start())
+    return True
 
 
 def _inside_password(text: str, authority: int, following: re.Match[str], end: int) -> bool:

@@ -28,15 +28,19 @@ class Outcome:
 
     @property
     def changed(self) -> dict[str, str]:
-        """File -> new text, for files whose text changed."""
-        return {p: t for p, t in self.texts.current.items() if t != self.texts.original[p]}
+        """File -> new text as the file is to hold it (its BOM and line ends kept), for
+        files whose text changed."""
+        return {p: self.texts.written(p, t) for p, t in self.texts.current.items()
+                if t != self.texts.original[p]}
 
     def diff(self, relative_to: str = ".") -> str:
         out = []
-        for path in sorted(self.changed):
+        changed = self.changed
+        for path in sorted(changed):
             shown = os.path.relpath(path, relative_to).replace(os.sep, "/")
-            out.append(unified(self.texts.original[path].splitlines(keepends=True),
-                               self.changed[path].splitlines(keepends=True),
+            original = self.texts.written(path, self.texts.original[path])
+            out.append(unified(original.splitlines(keepends=True),
+                               changed[path].splitlines(keepends=True),
                                f"a/{shown}", f"b/{shown}"))
         return "".join(out)
 

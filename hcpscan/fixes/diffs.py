@@ -21,11 +21,85 @@ def opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     tail = _whole_lines_from(ta, len(ta) - shared)
     tail = min(tail, len(a) - head, len(b) - head)
     out: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
-    middle = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail],
-                                     autojunk=False).get_opcodes()
+    middle = _few_edits(a[head:len(a) - tail], b[head:len(b) - tail])
     out += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle]
     if tail:
         out.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return out
+
+
+# Edits (lines deleted or inserted) a fix makes at most before the diff stops looking for
+# the shortest one and shows the changed middle replaced whole: still a correct patch.
+MAX_EDITS = 2_000
+
+
+def _few_edits(a: list[str], b: list[str]) -> list[Opcode]:
+    """The opcodes of a shortest edit of ``a`` into ``b`` (Myers' greedy algorithm), in
+    time linear in the lines times the edits: a fix that inserts a Secret after a document
+    followed by 500,000 alike comment lines is no quadratic match (difflib's matcher
+    took minutes there). Past ``MAX_EDITS`` the middle is one replacement."""
+    n, m = len(a), len(b)
+    if not n or not m:
+        return [("insert", 0, 0, 0, m)] if m else [("delete", 0, n, 0, 0)] if n else []
+    ids: dict[str, int] = {}
+    x_ids = [ids.setdefault(line, len(ids)) for line in a]
+    y_ids = [ids.setdefault(line, len(ids)) for line in b]
+    v = {1: 0}
+    trace = []
+    for d in range(min(n + m, MAX_EDITS) + 1):
+        trace.append(dict(v))
+        for k in range(-d, d + 1, 2):
+            x = v[k + 1] if k == -d or (k != d and v[k - 1] < v[k + 1]) else v[k - 1] + 1
+            y = x - k
+            while x < n and y < m and x_ids[x] == y_ids[y]:
+                x, y = x + 1, y + 1
+            v[k] = x
+            if x >= n and y >= m:
+                return _grouped(_backtrack(trace, n, m))
+    return [("replace", 0, n, 0, m)]
+
+
+def _backtrack(trace: list[dict[int, int]], x: int, y: int) -> list[tuple[str, int, int]]:
+    """The single-line steps (tag, i, j) from the end back, as the trace leads."""
+    steps = []
+    for d in range(len(trace) - 1, -1, -1):
+        v, k = trace[d], x - y
+        if d == 0:
+            prev_x = prev_y = 0
+        else:
+            prev_k = k + 1 if k == -d or (k != d and v[k - 1] < v[k + 1]) else k - 1
+            prev_x = v[prev_k]
+            prev_y = prev_x - prev_k
+        while x > prev_x and y > prev_y:
+            x, y = x - 1, y - 1
+            steps.append(("equal", x, y))
+        if d:
+            steps.append(("insert", x, prev_y) if x == prev_x else ("delete", prev_x, y))
+            x, y = prev_x, prev_y
+    return steps[::-1]
+
+
+def _grouped(steps: list[tuple[str, int, int]]) -> list[Opcode]:
+    """Single-line steps folded into difflib's opcodes (a run of deletions and insertions
+    between equal lines is one ``replace``)."""
+    out: list[Opcode] = []
+    i = j = 0
+    at = 0
+    while at < len(steps):
+        tag = steps[at][0]
+        i1, j1 = i, j
+        if tag == "equal":
+            while at < len(steps) and steps[at][0] == "equal":
+                i, j, at = i + 1, j + 1, at + 1
+            out.append(("equal", i1, i, j1, j))
+            continue
+        while at < len(steps) and steps[at][0] != "equal":
+            if steps[at][0] == "delete":
+                i += 1
+            else:
+                j += 1
+            at += 1
+        out.append(("replace" if i > i1 and j > j1 else "delete" if i > i1 else "insert", i1, i, j1, j))
     return out
 
 

@@ -81,15 +81,32 @@ class FileTexts:
 
     original: dict[str, str] = field(default_factory=dict)
     current: dict[str, str] = field(default_factory=dict)
+    # How a file was written where fixes do not edit it: a byte-order mark and CRLF line
+    # ends are taken off to plan (PyYAML's positions, and lines inserted with "\n"), and
+    # put back on what is written or diffed, so a Windows checkout stays as it was.
+    form: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Objects read live: their bodies as the commands planned so far leave them, so a
     # second fix of one value patches it with both changes (the commands run in order).
     bodies: dict[int, Any] = field(default_factory=dict)
 
     def read(self, path: str) -> str:
         if path not in self.current:
-            with open(path, encoding="utf-8") as fh:
-                self.original[path] = self.current[path] = fh.read()
+            with open(path, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+            bom = "\ufeff" if text.startswith("\ufeff") else ""
+            text = text[len(bom):]
+            crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+            if crlf:
+                text = text.replace("\r\n", "\n")
+            self.form[path] = (bom, "\r\n" if crlf else "\n")
+            self.original[path] = self.current[path] = text
         return self.current[path]
+
+    def written(self, path: str, text: str) -> str:
+        """``text`` (one of this file's) as the file holds it: its byte-order mark and
+        line ends back."""
+        bom, newline = self.form.get(path, ("", "\n"))
+        return bom + (text.replace("\n", newline) if newline != "\n" else text)
 
 
 def attach_fixes(findings: Iterable[Finding], rules: Iterable[RuleInfo]) -> None:

@@ -62,7 +62,9 @@ SUMMARY_FEEDBACK = {
     "notEvaluableRules": ".status.notEvaluableRules",
 }
 
-_RULE_ITEM = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)=([a-z]+):([0-9]+)$")
+# a count of at most 9 digits: a hub's garbage ('=high:' and 5,000 digits) is an item not
+# read, never Python's integer-conversion limit; a rule id as long as a DNS label at most
+_RULE_ITEM = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,62})=([a-z]+):([0-9]{1,9})$")
 
 
 def feedback_rules(paths: dict[str, str]) -> list[dict[str, Any]]:

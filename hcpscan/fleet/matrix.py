@@ -214,24 +214,52 @@ def classify(name: str, managed_cluster: dict[str, Any] | None, work: dict[str, 
     return row
 
 
+# What a matrix repeats of a value a managed cluster fed back: whoever can write the hub's
+# ManifestWork status wrote it, so a 10 MB string is shown shortened, not 10 MB per cell.
+MAX_SHOWN = 200
+MAX_ITEMS = 500  # failing / not-evaluable rules and unreadable items per cluster
+
+
+def _short(text: str) -> str:
+    if len(text) <= MAX_SHOWN:
+        return text
+    return f"{text[:MAX_SHOWN]}... ({len(text) - MAX_SHOWN} more characters)"
+
+
+def _said(value: object) -> str:
+    """A fed-back value as a message repeats it: its repr, shortened (a huge int's repr
+    would pass Python's digit limit, so it is said by its size)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 100:
+        return f"an integer of {len(str(abs(value))) if abs(value) < 10 ** 4000 else 'over 4000'} digits"
+    return _short(repr(value))
+
+
+def _text(value: object) -> str:
+    return _short(value) if isinstance(value, str) else ""
+
+
 def _read_summary(row: ClusterRow, summary: dict[str, Any]) -> None:
     row.last_scan = parse_time(summary.get("scanTime"))
     if summary.get("scanTime") and row.last_scan is None:
-        row.unreadable.append(f"scanTime={summary.get('scanTime')!r}")
+        row.unreadable.append(f"scanTime={_said(summary.get('scanTime'))}")
     for severity in contract.SEVERITIES:
         value = summary.get(severity)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10 ** 9:
             row.findings[severity] = value
         elif value is not None:
-            row.unreadable.append(f"{severity}={value!r}")
+            row.unreadable.append(f"{severity}={_said(value)}")
     failing = summary.get("failingRules")
     if isinstance(failing, str):
-        row.rules, bad = contract.decode_rules(failing)
-        row.unreadable += [f"failingRules item {item!r}" for item in bad]
+        rules, bad = contract.decode_rules(failing)
+        row.rules = dict(sorted(rules.items())[:MAX_ITEMS])
+        row.unreadable += [f"failingRules item {_said(item)}" for item in bad[:MAX_ITEMS]]
+        if len(rules) > MAX_ITEMS or len(bad) > MAX_ITEMS:
+            row.unreadable.append(f"failingRules: {len(rules)} rules and {len(bad)} items not read; "
+                                  f"the first {MAX_ITEMS} of each shown")
     evaluable = summary.get("notEvaluableRules")
     if isinstance(evaluable, str):
-        row.not_evaluable = [r for r in evaluable.split(",") if r]
-    row.reported_as = str(summary.get("cluster") or "")
-    row.digest = str(summary.get("reportDigest") or "")
-    row.version = str(summary.get("hcpscanVersion") or "")
-    row.published_to = str(summary.get("reportsPublishedTo") or "")
+        row.not_evaluable = [_short(r) for r in evaluable.split(",") if r][:MAX_ITEMS]
+    row.reported_as = _text(summary.get("cluster"))
+    row.digest = _text(summary.get("reportDigest"))
+    row.version = _text(summary.get("hcpscanVersion"))
+    row.published_to = _text(summary.get("reportsPublishedTo"))

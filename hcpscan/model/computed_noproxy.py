@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hcpscan.core.userinfo import split_outside_credentials
+
 LOCAL_ENTRIES = ("127.0.0.1", "localhost", ".svc", ".cluster.local")
 HYPERSHIFT_LOCAL = ".local"  # HyperShift's own addition, "for private clusters"
 HOSTED_LOCAL_ZONE = ".hypershift.local"  # the CNO's addition inside a hosted cluster
@@ -49,7 +51,8 @@ def aws_domain(region: str) -> str:
 
 
 def _user(user: str | None) -> list[str]:
-    return [e for e in (user or "").split(",") if e]
+    # never split inside a credential (a proxy URL with ',' in its password)
+    return [e for e in split_outside_credentials(user or "", ",") if e]
 
 
 def hypershift_no_proxy(machine: Iterable[str], cluster: Iterable[str], service: Iterable[str],

@@ -17,8 +17,10 @@ from typing import Any
 
 import yaml
 
+from hcpscan.core.yamldocs import InputLimitError, YamlSyntaxError, parse_documents
 from hcpscan.model.hostedcluster import DEFAULT_KAS_PORT, KAS_PORT_BY_PLATFORM, HostedCluster
 from hcpscan.model.publishing import private_access
+from hcpscan.sources.bounded import read_bounded
 
 CATALOG = Path(__file__).with_name("flows.yaml")
 CHECKS = ("ingress", "egress", "worker-egress", "guest-egress", "operator-ingress", "none")
@@ -170,17 +172,20 @@ def ingress_flow_to(app: str, port: int) -> Flow | None:
 
 
 def _parse(path: Path) -> tuple[Flow, ...]:
+    try:  # under the budgets of an input file (size, nodes with aliases, depth)
+        text = read_bounded(path)
+    except InputLimitError as exc:
+        raise FlowError(f"{path}:{exc.line or 1}: not read: {exc.message}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FlowError(f"{path}: cannot read the flow catalog "
+                        f"({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FlowError(f"{path}: cannot read the flow catalog ({exc.strerror})") from None
-    try:
-        doc = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise FlowError(f"{where}: not YAML ({getattr(exc, 'problem', exc)}); fix the file") from None
+        docs = list(parse_documents(text))
+    except YamlSyntaxError as exc:
+        raise FlowError(f"{path}:{exc.line or 1}: not YAML ({exc.message}); fix the file") from None
+    data = docs[0].body if len(docs) == 1 else None
+    # within the budgets now: composed again only for the line of each flow
+    doc = yaml.compose(text, Loader=yaml.SafeLoader) if data is not None else None
     if not isinstance(data, dict) or not isinstance(data.get("flows"), list):
         raise FlowError(f"{path}:1: a flow catalog is a mapping with a `flows:` list")
     lines = _item_lines(doc)

@@ -111,15 +111,11 @@ def test_a_space_in_a_password_does_not_show_its_end(text, masked):
     assert mask_credentials(text) == masked
 
 
-def test_masking_many_credentials_takes_linear_time():
-    import time
-
-    text = " x:yz@h:1 " * 100_000  # 1 MB: each masked by rebuilding the text took 10 s
-    # this process's CPU time (~0.5 s), not the wall clock: the suite runs in parallel
-    # on machines busy with other work, which a wall-clock bound would count
-    started = time.process_time()
+def test_masking_many_credentials_masks_each():
+    # 1 MB: each masked by rebuilding the text took 10 s (speed is measured in bench/,
+    # not asserted here: the machine running tests is shared)
+    text = " x:yz@h:1 " * 100_000
     assert mask_credentials(text).count("****") == 100_000
-    assert time.process_time() - started < 3
 
 
 def test_a_password_holding_a_scheme_separator_is_masked_whole():
@@ -162,3 +158,59 @@ def test_password_shapes_a_reviewer_found_are_masked_whole(text, masked):
 
 def test_an_image_digest_followed_by_a_full_stop_is_no_credential():
     assert mask_credentials("image:tag@sha256:abc.") == "image:tag@sha256:abc."
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    # a scheme-less credential whose password holds what looks like a URL ('=a://')
+    ("svc:Zq9=a://0Kx7@proxy", "svc:****@proxy"),
+    ("HTTPS_PROXY=svc:Zq9=socks5://0Kx7@proxy:3128", "HTTPS_PROXY=svc:****@proxy:3128"),
+    ("run with svc:p@w=a://x@proxy:3128 now", "run with svc:****@proxy:3128 now"),
+    ("svc:Zq9=a://x:0Kx7@proxy", "svc:****@proxy"),  # the 'URL' inside has a ':' of its own
+    # ... but a key before a quoted URL opens no userinfo, and a complete one ends it
+    ('{"httpProxy":"http://u:p@h"}', '{"httpProxy":"http://u:****@h"}'),
+    ("svc:pw@proxy,http://u:p@h", "svc:****@proxy,http://u:****@h"),
+    # a URL cut short by a space in its password, on a YAML line or in prose
+    ("x:\n  value: http://svc:Zq9=a:// =a://Kx7@proxy:3128\n", "x:\n  value: http://svc:****@proxy:3128\n"),
+    ("'x' for http://svc:Zq9 Kx7@proxy:3128: Go goes", "'x' for http://svc:****@proxy:3128: Go goes"),
+    ("v: http://jdoe@corp.example.com:Zq9; Kx7@proxy:3128", "v: http://jdoe@corp.example.com:****@proxy:3128"),
+    # and prose after a scheme-less one: ':' or a space inside a quoted span
+    ("for svc:Zq9=a://Kx7@proxy:3128: Go goes", "for svc:****@proxy:3128: Go goes"),
+    ("'http://svc:Zq9=a://Kx7@proxy:3128 (the corp proxy)' is read",
+     "'http://svc:****@proxy:3128 (the corp proxy)' is read"),
+])
+def test_password_shapes_the_property_generator_found_are_masked_whole(text, masked):
+    assert mask_credentials(text) == masked
+
+
+@pytest.mark.parametrize("text", [
+    "see http://proxy:3128 and ops@example.com", "a http://[fd00::1]:3128 b@c",
+    "x http://u@h:12 y z@q", "image:tag@sha256:abc:",
+])
+def test_a_url_without_password_before_an_address_is_left_alone(text):
+    assert mask_credentials(text) == text
+
+
+def test_lists_are_never_split_inside_a_credential():
+    """A NO_PROXY reader splitting at ',' or a space would leave 'http://:Zq9', a
+    fragment no masking can recognise, for a finding to quote."""
+    from hcpscan.core.userinfo import split_outside_credentials
+
+    assert split_outside_credentials(".svc,http://:Zq9,xKx7@proxy:3128,10.0.0.0/8", ",") == [
+        ".svc", "http://:Zq9,xKx7@proxy:3128", "10.0.0.0/8"]
+    assert split_outside_credentials("http://u:Zq9 Kx7@proxy:3128 .svc", " ") == [
+        "http://u:Zq9 Kx7@proxy:3128", ".svc"]
+    assert split_outside_credentials("a,,b", ",") == ["a", "", "b"]
+
+
+def test_no_proxy_entries_and_probes_keep_a_password_whole():
+    from hcpscan.analysis.proxy.noproxy import parse_no_proxy
+    from hcpscan.analysis.proxy.portability import divergence
+
+    raws = [e.raw for e in parse_no_proxy(".svc,http://u:Zq9,xKx7@proxy:3128,10.0.0.0/8")]
+    assert raws == [".svc", "http://u:Zq9,xKx7@proxy:3128", "10.0.0.0/8"]
+    found = divergence("http://svc:Zq9=a:// =a://Kx7@proxy:3128 .corp.example.com")
+    assert found is not None and found[0] == "entries separated by spaces"
+    # the probes are the words that are hosts: the URL is no word of its own
+    assert [line.split(" for ")[1].split(":")[0] for line in found[1]] == ["www.corp.example.com"]
+    assert not any("Zq9" in mask_credentials(line) or "Kx7" in mask_credentials(line)
+                   for line in found[1])

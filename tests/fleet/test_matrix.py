@@ -197,3 +197,34 @@ def test_the_json_matrix_is_the_registered_versioned_document():
     assert [e.message for e in validator.iter_errors(data)] == []
     assert {row["state"] for row in data["clusters"]} >= {"ok", "not-placed"}
     assert not validator.is_valid({k: v for k, v in data.items() if k != "schema_version"})
+
+
+def test_garbage_feedback_from_a_hub_is_said_shortened_never_a_traceback():
+    """Huge strings, huge numbers, wrong types and endless rule lists in what a managed
+    cluster fed back (whoever can write the hub's ManifestWork status wrote it): the row
+    says what it could not read, each value shortened, and the fleet still renders."""
+    from hcpscan.fleet.matrix import MAX_ITEMS, MAX_SHOWN
+
+    bad = summary(ago(hours=1), "HCP001=high:" + "9" * 5000 + ",PRX003=medium:1," + "x" * 100_000,
+                  high=2)
+    bad["medium"] = 10 ** 3000
+    bad["low"] = "y" * 1_000_000
+    bad["critical"] = True
+    bad["cluster"] = "c" * 1_000_000
+    bad["hcpscanVersion"] = {"a": 1}
+    bad["notEvaluableRules"] = ",".join(f"R{i}" for i in range(10_000))
+    r = row(feedback=bad)
+    assert r.rules == {"PRX003": ("medium", 1)}  # the one item that reads
+    assert r.findings["high"] == 2
+    assert any(u.startswith("failingRules item 'HCP001=high:999") for u in r.unreadable)
+    assert "medium=an integer of 3001 digits" in r.unreadable and "critical=True" in r.unreadable
+    assert all(len(u) < MAX_SHOWN + 80 for u in r.unreadable), r.unreadable
+    assert len(r.reported_as) < MAX_SHOWN + 40 and r.version == ""
+    assert len(r.not_evaluable) == MAX_ITEMS
+    many = summary(ago(hours=1), ",".join(f"R{i}=high:1" for i in range(2000)))
+    r2 = row("edge-2", feedback=many)
+    assert len(r2.rules) == MAX_ITEMS and "2000 rules" in r2.unreadable[-1]
+    matrix = FleetMatrix("hub", NOW, STALE, [r, r2])
+    for fmt in ("table", "json", "markdown", "html"):
+        text = render(matrix, fmt)
+        assert len(text) < 400_000 and "y" * (MAX_SHOWN + 1) not in text, fmt

@@ -238,18 +238,46 @@ def test_server_text_masks_what_looks_like_credentials_and_is_bounded():
 
 def test_all_lists_together_have_a_byte_budget(standin, pki, tmp_path, example_bodies):
     """A server sending nearly a list's budget for every kind must not make hcpscan hold
-    that much times the number of kinds: all lists together may bring twice a list's."""
+    that much times the number of kinds: what all lists together hold is at most
+    --max-total-size, whatever the number of lists."""
     server = standin(example_bodies)
     config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
     kinds = {"Secret", "Deployment", "ConfigMap", "Namespace", "Pod", "Service", "Proxy"}
     whole = _read(config, kinds, page_size=500)
-    sizes = sorted(len(json.dumps([o.body for o in whole.objects if o.kind == k])) for k in kinds)
-    # each list fits its own budget, but not all of them together in twice that
-    budget = ListBudget(max_bytes=sizes[-1] * 2, max_total_bytes=sum(sizes) // 2)
-    read = _read(config, kinds, budget, page_size=500)
+
+    def wire(kind: str, read) -> int:  # the items' bytes as the stand-in serialises them
+        return sum(len(json.dumps(o.body)) for o in read.objects if o.kind == kind)
+
+    sizes = sorted(wire(k, whole) for k in kinds)
+    # each list fits its own budget, but not all of them together
+    total = sum(sizes) // 2
+    read = _read(config, kinds, ListBudget(max_bytes=sizes[-1] * 2, max_total_bytes=total),
+                 page_size=500)
     stopped = [d for d in read.diagnostics if "lists together brought more than" in d.message]
-    assert stopped and all("--max-list-size" in d.hint for d in stopped)
-    assert ListBudget(max_bytes=5).total_bytes == 10  # twice a list's budget unless given
+    assert stopped and all("--max-total-size" in d.hint for d in stopped)
+    held = sum(wire(k, read) for k in kinds)  # a list that was ended keeps nothing
+    assert 0 < held <= total
+
+
+def test_the_default_total_is_the_documented_one_not_a_multiple_of_a_list():
+    from hcpscan.sources.live.lister import MAX_BYTES_PER_LIST, MAX_BYTES_TOTAL
+
+    assert ListBudget(max_bytes=5).total_bytes == MAX_BYTES_TOTAL == 1 << 30
+    assert MAX_BYTES_PER_LIST <= MAX_BYTES_TOTAL  # one list alone cannot pass the total
+
+
+def test_max_total_size_ends_lists_from_the_command_line(standin, pki, tmp_path, example_bodies):
+    server = standin(example_bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config", "--format", "json",
+                             "--max-total-size", "0.02")
+    assert code in (0, 1, 3), err
+    said = [d for d in json.loads(out)["diagnostics"] if "lists together brought more than" in d["message"]]
+    assert said and "--max-total-size" in said[0]["hint"], out[:3000]
+    for bad in ("0", "inf", "nan", "-1"):
+        code, _, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                               "--max-total-size", bad)
+        assert code == 2 and "--max-total-size must be" in err, (bad, err)
 
 
 @pytest.mark.parametrize("scheme", ["http", "socks5"])

@@ -25,6 +25,7 @@ from hcpscan.analysis.proxy.runtimes.base import (
 )
 from hcpscan.analysis.proxy.runtimes.node import ProxyFromEnv, Undici
 from hcpscan.analysis.proxy.target import Target, parse_target
+from hcpscan.core.userinfo import split_outside_credentials
 
 # Order: Go first (what Kubernetes and OpenShift components use), then by popularity.
 _IN_ORDER: tuple[Runtime, ...] = (go, curl, python_urllib, requests, Undici(), ProxyFromEnv(),
@@ -167,7 +168,7 @@ class NoProxyEntry:
 
 def parse_no_proxy(value: str | None) -> tuple[NoProxyEntry, ...]:
     out = []
-    for piece in (value or "").split(","):
+    for piece in split_outside_credentials(value or "", ","):  # a password's ',' splits nothing
         raw = piece.strip()
         if not raw:
             continue

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES, RuntimeRef, bypasses, parse_no_proxy, releases_where
 from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
+from hcpscan.core.userinfo import find_credentials, split_outside_credentials
 
 GO = "go"
 # Java reads system properties, not these variables (DOMAIN.md §7).
@@ -32,8 +33,9 @@ def _probes(raw: str) -> list[str]:
     """Hosts that show what an entry means: an address inside a CIDR, a subdomain and
     the apex of a ``*.`` domain, every word of an entry with spaces in it."""
     entry = parse_no_proxy(raw)
-    if any(c.isspace() for c in raw.strip()):
-        return [_name_probe(w) for w in raw.split()]
+    if any(c.isspace() for c in raw.strip()):  # a credential is one word, and no host to probe
+        return [_name_probe(w) for w in split_outside_credentials(raw, " \t\r\n\f\v")
+                if w.strip() and not find_credentials(w)]
     if entry and entry[0].kind == "cidr" and entry[0].network is not None:
         net = entry[0].network
         inside = net.network_address + (1 if net.num_addresses > 1 else 0)

@@ -38,6 +38,7 @@ from hcpscan.analysis.proxy.settings import (
     ROLES,
     setting_text,
 )
+from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
@@ -143,7 +144,7 @@ def unknown_reason(consumer: ConsumerProxy) -> str:
 
 
 def split_entries(value: str | None) -> list[str]:
-    return [e.strip() for e in (value or "").split(",") if e.strip()]
+    return [e.strip() for e in split_outside_credentials(value or "", ",") if e.strip()]
 
 
 def same_url(a: str | None, b: str | None) -> bool:

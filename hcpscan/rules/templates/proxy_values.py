@@ -51,6 +51,7 @@ from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peer
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
 from hcpscan.core.redact import mask_credentials
+from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy, ReplaceKey
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.kept import path_kept
@@ -365,7 +366,8 @@ def _read_by(value: Value) -> list[str]:
 
 
 def portable(value: Value, pinned: dict[str, RuntimeRef]) -> Iterator[Violation]:
-    found = [(raw, d) for raw in value.text.split(",") if (d := divergence(raw.strip(), pinned))]
+    found = [(raw, d) for raw in split_outside_credentials(value.text, ",")
+             if (d := divergence(raw.strip(), pinned))]
     if found:
         kinds = " and ".join(sorted({d[0] for _, d in found}))
         entries = ", ".join(raw.strip() for raw, _ in found)

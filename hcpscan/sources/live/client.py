@@ -282,8 +282,12 @@ def connect(target: ClusterTarget) -> Connection:
     try:
         pool = RESTClientObject(configuration).pool_manager
     except (ValueError, OSError, ImportError) as exc:
+        where = (f"the proxy-url of context {context}'s cluster in {kubeconfig}"
+                 if cluster.get("proxy-url") and kubeconfig else
+                 "the proxy-url of the kubeconfig" if cluster.get("proxy-url") else
+                 "the proxy of the environment (HTTPS_PROXY)" if proxy else "the kubeconfig")
         raise LiveError(f"cannot set up the connection to {host}: {_without_secrets(str(exc), proxy)}",
-                        "check the TLS files and proxy-url of the kubeconfig") from None
+                        f"check the TLS files and {where}") from None
     enforce_deadlines(pool)
     return Connection(context, host, proxy or None, target.request_timeout, target.attempts,
                       target.max_response_bytes, configuration, pool)
