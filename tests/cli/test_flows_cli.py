@@ -154,3 +154,16 @@ def test_a_guest_flow_query_judges_each_guest_as_hcp010_does(run_cli):
         in opened.out
     none = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "guest-pods-to-kas")
     assert none.code == 2 and "no hosted cluster's guest in the input" in none.err
+
+
+def test_every_catalog_citation_names_a_public_document(run_cli):
+    """Users have the public documents, not the project's notes: every row of the built-in
+    catalog cites a numbered document whose URL `flows show` prints."""
+    from hcpscan.model.flows import CITED_DOCUMENTS
+
+    unnamed = [(flow.id, line) for flow in load_flows() for line in flow.seed
+               if line.partition(" ")[0] not in CITED_DOCUMENTS]
+    assert not unnamed, unnamed
+    shown = run_cli("flows", "show", "workers-to-oauth")
+    assert "DOMAIN.md" not in shown.out
+    assert "https://github.com/openshift/hypershift/blob/main/hypershift-operator/" in shown.out
