@@ -13,6 +13,7 @@ rules make per namespace and per workload; the questions themselves are in
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -218,8 +219,12 @@ class ReachabilityIndex:
         return self._by_namespace.get((cluster, namespace), [])
 
     def is_workload_source(self, source: str) -> bool:
-        """Does ``source`` (a query's --from) name a workload rather than addresses?"""
-        return not isinstance(source_value(source), IPSpace)
+        """Does ``source`` (a query's --from) name a workload rather than addresses? (Not
+        when it is a broken address: the question itself says so.)"""
+        try:
+            return not isinstance(source_value(source), IPSpace)
+        except TargetNotFound:
+            return False
 
     # -- lookups rules make ---------------------------------------------------------------
 
@@ -288,8 +293,15 @@ class ReachabilityIndex:
 
 
 def source_value(source: str) -> IPSpace | str:
-    """The addresses ``source`` names, or ``source`` itself when it names a workload."""
+    """The addresses ``source`` names, or ``source`` itself when it names a workload.
+    Written as an address but not one (``10.0.0.0/33``): ``TargetNotFound`` saying so,
+    not that no workload ``10.0.0.0``/``33`` is in the inputs."""
     try:
         return IPSpace.from_cidr(source)
-    except AddressError:
+    except AddressError as exc:
+        if _ADDRESS_LIKE.fullmatch(source) and any(c in source for c in ".:"):
+            raise TargetNotFound(f"{source} is not an address or CIDR ({exc})") from None
         return source
+
+
+_ADDRESS_LIKE = re.compile(r"[0-9A-Fa-f.:]+(/[0-9]*)?")
