@@ -219,12 +219,8 @@ class ReachabilityIndex:
         return self._by_namespace.get((cluster, namespace), [])
 
     def is_workload_source(self, source: str) -> bool:
-        """Does ``source`` (a query's --from) name a workload rather than addresses? (Not
-        when it is a broken address: the question itself says so.)"""
-        try:
-            return not isinstance(source_value(source), IPSpace)
-        except TargetNotFound:
-            return False
+        """Does ``source`` (a query's --from) name a workload rather than addresses?"""
+        return not isinstance(source_value(source), IPSpace)
 
     # -- lookups rules make ---------------------------------------------------------------
 
@@ -293,15 +289,27 @@ class ReachabilityIndex:
 
 
 def source_value(source: str) -> IPSpace | str:
-    """The addresses ``source`` names, or ``source`` itself when it names a workload.
-    Written as an address but not one (``10.0.0.0/33``): ``TargetNotFound`` saying so,
-    not that no workload ``10.0.0.0``/``33`` is in the inputs."""
+    """The addresses ``source`` names, or ``source`` itself when it names a workload."""
     try:
         return IPSpace.from_cidr(source)
-    except AddressError as exc:
-        if _ADDRESS_LIKE.fullmatch(source) and any(c in source for c in ".:"):
-            raise TargetNotFound(f"{source} is not an address or CIDR ({exc})") from None
+    except AddressError:
         return source
+
+
+def resolve_source(index: ReachabilityIndex, source: str) -> tuple[ClusterView, Workload, list[int]]:
+    """``index.resolve`` for a query's source: one written as an address that does not
+    parse (``10.0.0.0/33``) and names no workload is said to be no address or CIDR, not
+    a missing workload ``10.0.0.0``/``33``."""
+    try:
+        return index.resolve(source)
+    except TargetNotFound:
+        if not (_ADDRESS_LIKE.fullmatch(source) and any(c in source for c in ".:")):
+            raise
+        try:
+            IPSpace.from_cidr(source)
+        except AddressError as exc:
+            raise TargetNotFound(f"{source} is not an address or CIDR ({exc})") from None
+        raise
 
 
 _ADDRESS_LIKE = re.compile(r"[0-9A-Fa-f.:]+(/[0-9]*)?")
