@@ -99,7 +99,11 @@ def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | N
         json.dump({"version": 1, **doc}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     if args.paths_out:
-        paths.write(Path(args.paths_out))
+        try:
+            paths.write(Path(args.paths_out))
+        except OSError as exc:
+            raise UsageError(f"cannot write --paths-out {args.paths_out}: {exc.strerror or exc}",
+                             "give a file path in a folder that exists") from None
     return list(graph.diagnostics), blocked
 
 

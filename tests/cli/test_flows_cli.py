@@ -167,3 +167,11 @@ def test_every_catalog_citation_names_a_public_document(run_cli):
     shown = run_cli("flows", "show", "workers-to-oauth")
     assert "DOMAIN.md" not in shown.out
     assert "https://github.com/openshift/hypershift/blob/main/hypershift-operator/" in shown.out
+
+
+def test_paths_out_into_a_missing_folder_is_a_usage_error(run_cli, tmp_path: Path):
+    out = tmp_path / "no-such-folder" / "paths.json"
+    result = run_cli("connectivity", str(HCP007 / "fail"), "--no-progress", "--flow",
+                     "workers-to-konnectivity", "--paths-out", str(out))
+    assert result.code == 2, result.err
+    assert f"cannot write --paths-out {out}" in result.err and "internal error" not in result.err
