@@ -19,10 +19,22 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FORMATS = {"table": "example.txt", "json": "example.json", "sarif": "example.sarif",
-           "junit": "example.junit.xml", "markdown": "example.md", "html": "example.html",
-           "concise": "example.concise.txt", "openreports": "example.openreports.yaml",
-           "policyreport": "example.policyreport.yaml"}
+sys.path.insert(0, str(ROOT))
+# The first reports kept their short names; every other format of the one registry
+# (SCAN_FORMATS) is example.<format>.<extension>, so a format added there gets its
+# golden file here without a second list to keep in step.
+SHORT_NAMES = {"table": "example.txt", "json": "example.json", "sarif": "example.sarif",
+               "markdown": "example.md", "html": "example.html"}
+
+
+def _golden_names() -> dict[str, str]:
+    from hcpscan.reporters.formats import SCAN_FORMATS
+
+    return {f.name: SHORT_NAMES.get(f.name) or f"example.{f.name}.{f.load().extension}"
+            for f in SCAN_FORMATS}
+
+
+FORMATS = _golden_names()
 SCREENSHOT = "example.html.png"
 EPOCH = "1763683200"  # 2025-11-21T00:00:00Z
 
@@ -70,7 +82,6 @@ def screenshot(html: Path, png: Path) -> bool:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     written = generate(ROOT / "reports")
     for path in written.values():
         print(f"wrote {path.relative_to(ROOT)}")

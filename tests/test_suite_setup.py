@@ -20,3 +20,17 @@ def test_the_slow_files_named_first_exist() -> None:
     """A renamed slow file would silently fall back to its place in the alphabet."""
     missing = [path for path in SLOW_FILES if not (ROOT / path).is_file()]
     assert not missing, f"tests/conftest.py SLOW_FILES names files that do not exist: {missing}"
+
+
+def test_the_xdist_pin_knows_every_option_addopts_gives() -> None:
+    """--no-loadscope-reorder came with pytest-xdist 3.8.0: an older one allowed by the pin
+    stops pytest at start (unrecognized arguments), so no test at all would run."""
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (pin,) = [Requirement(r) for r in config["project"]["optional-dependencies"]["test"]
+              if r.startswith("pytest-xdist")]
+    assert "--no-loadscope-reorder" in config["tool"]["pytest"]["ini_options"]["addopts"]
+    assert not pin.specifier.contains(Version("3.7.0")), f"{pin}: 3.7 has no --no-loadscope-reorder"
+    assert pin.specifier.contains(Version("3.8.0"))

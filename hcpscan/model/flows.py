@@ -71,6 +71,12 @@ CITED_DOCUMENTS = {
     "002": ("HyperShift 'HCP networking requirements'",
             "https://github.com/openshift/hypershift/blob/main/docs/content/how-to/common/"
             "hcp-networking-requirements.md"),
+    "003": ("HyperShift's NetworkPolicies of the HCP namespace (network_policies.go)",
+            "https://github.com/openshift/hypershift/blob/main/hypershift-operator/controllers/"
+            "hostedcluster/network_policies.go"),
+    "004": ("HyperShift's API server proxy on the nodes (haproxy.go)",
+            "https://github.com/openshift/hypershift/blob/main/hypershift-operator/controllers/"
+            "nodepool/haproxy.go"),
 }
 
 

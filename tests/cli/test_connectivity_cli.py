@@ -190,3 +190,11 @@ spec:
     same = run_cli("connectivity", "--no-progress", "diff", str(old), str(old))
     assert same.code == 0 and same.out == ""
     assert run_cli("connectivity", "--no-progress", "diff", str(old)).code == 2
+
+
+def test_a_mistyped_from_cidr_is_a_usage_error_that_says_so(run_cli):
+    result = run_cli("connectivity", *HCP, "--no-progress", "--to", PROXY, "--port", "8443",
+                     "--from", "10.0.0.0/33")
+    assert result.code == 2, result.err
+    assert "10.0.0.0/33 is not an address or CIDR" in result.err
+    assert "no workload" not in result.err and "internal error" not in result.err

@@ -154,3 +154,24 @@ def test_a_guest_flow_query_judges_each_guest_as_hcp010_does(run_cli):
         in opened.out
     none = run_cli("connectivity", "--no-progress", str(HCP007 / "fail"), "--flow", "guest-pods-to-kas")
     assert none.code == 2 and "no hosted cluster's guest in the input" in none.err
+
+
+def test_every_catalog_citation_names_a_public_document(run_cli):
+    """Users have the public documents, not the project's notes: every row of the built-in
+    catalog cites a numbered document whose URL `flows show` prints."""
+    from hcpscan.model.flows import CITED_DOCUMENTS
+
+    unnamed = [(flow.id, line) for flow in load_flows() for line in flow.seed
+               if line.partition(" ")[0] not in CITED_DOCUMENTS]
+    assert not unnamed, unnamed
+    shown = run_cli("flows", "show", "workers-to-oauth")
+    assert "DOMAIN.md" not in shown.out
+    assert "https://github.com/openshift/hypershift/blob/main/hypershift-operator/" in shown.out
+
+
+def test_paths_out_into_a_missing_folder_is_a_usage_error(run_cli, tmp_path: Path):
+    out = tmp_path / "no-such-folder" / "paths.json"
+    result = run_cli("connectivity", str(HCP007 / "fail"), "--no-progress", "--flow",
+                     "workers-to-konnectivity", "--paths-out", str(out))
+    assert result.code == 2, result.err
+    assert f"cannot write --paths-out {out}" in result.err and "internal error" not in result.err

@@ -13,6 +13,7 @@ rules make per namespace and per workload; the questions themselves are in
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -293,3 +294,22 @@ def source_value(source: str) -> IPSpace | str:
         return IPSpace.from_cidr(source)
     except AddressError:
         return source
+
+
+def resolve_source(index: ReachabilityIndex, source: str) -> tuple[ClusterView, Workload, list[int]]:
+    """``index.resolve`` for a query's source: one written as an address that does not
+    parse (``10.0.0.0/33``) and names no workload is said to be no address or CIDR, not
+    a missing workload ``10.0.0.0``/``33``."""
+    try:
+        return index.resolve(source)
+    except TargetNotFound:
+        if not (_ADDRESS_LIKE.fullmatch(source) and any(c in source for c in ".:")):
+            raise
+        try:
+            IPSpace.from_cidr(source)
+        except AddressError as exc:
+            raise TargetNotFound(f"{source} is not an address or CIDR ({exc})") from None
+        raise
+
+
+_ADDRESS_LIKE = re.compile(r"[0-9A-Fa-f.:]+(/[0-9]*)?")

@@ -30,7 +30,7 @@ from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.evaluation import AnyRule, tiered_connections, tiered_verdict
 from hcpscan.analysis.reachability.evidence import EvidenceWriter, class_name
 from hcpscan.analysis.reachability.exposure import ROUTER_NAMESPACE, ExposurePath
-from hcpscan.analysis.reachability.index import ClusterView, ReachabilityIndex, source_value
+from hcpscan.analysis.reachability.index import ClusterView, ReachabilityIndex, resolve_source, source_value
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolicyModel
 from hcpscan.analysis.reachability.selectors import LabelSelector, Requirement, bits
 from hcpscan.model.ipspace import IPSpace
@@ -114,7 +114,7 @@ class ReachabilityQueries:
             paths = (denied[0] if denied else per_piece[0]) if per_piece else []
             return Reach(Peer(view.cluster, addresses=value), target_peer, protocol, port,
                          tuple(_unique(paths)))
-        src_view, src_workload, src_indices = self.index.resolve(value)
+        src_view, src_workload, src_indices = resolve_source(self.index, value)
         if src_view is not view:
             return Reach(Peer(src_view.cluster, src_workload), target_peer, protocol, port, (
                 PathResult("none", False, (Evidence(NETWORK_POLICY, False,

@@ -81,3 +81,19 @@ def test_graph_build_is_its_own_stage(monkeypatch):
     clock.stage("load")
     clock.stage("rules", within={"graph": 0.0})
     assert list(clock.metadata()["stage_seconds"]) == ["load", "graph", "rules"]
+
+
+def test_a_source_that_is_a_broken_address_is_named_so():
+    """`--from 10.0.0.0/33` is a mistyped CIDR, not a workload `10.0.0.0` / `33`."""
+    import pytest
+
+    from hcpscan.analysis.reachability.graph import TargetNotFound
+
+    graph = build_reachability(_inventory())
+    for source in ("10.0.0.0/33", "10.0.0.300", "fd00::/129"):
+        with pytest.raises(TargetNotFound) as raised:
+            graph.can_reach(source, "clusters-edge/ignition-server", 9090)
+        assert "not an address or CIDR" in str(raised.value), source
+        assert "no workload" not in str(raised.value)
+    with pytest.raises(TargetNotFound, match="no workload elsewhere/x in the inputs"):
+        graph.can_reach("elsewhere/x", "clusters-edge/ignition-server", 9090)
