@@ -30,6 +30,7 @@ from typing import Any
 
 from hcpscan.analysis.proxy.containers import ContainerRef
 from hcpscan.analysis.proxy.effective import bootstrap_file_text
+from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.openshift import decode_data_url
 from hcpscan.analysis.proxy.pem import Certificate, parse_bundle
 from hcpscan.analysis.proxy.settings import HOSTED_CLUSTER, ConsumerProxy
@@ -91,13 +92,13 @@ def proxy_ca_for(inventory: Inventory, obj: K8sObject, known: list[KnownProxyCA]
     return ProxyCA(found)
 
 
-def hosted_proxy(inventory: Inventory, consumers: list[ConsumerProxy], obj: K8sObject
+def hosted_proxy(inventory: Inventory, consumers: ProxyConsumers, obj: K8sObject
                  ) -> ConsumerProxy | None:
     """The HostedCluster proxy of the HCP namespace ``obj`` is in (None outside one)."""
     hc = hosted_cluster_for_namespace(inventory, obj.namespace, obj.cluster)
     if hc is None:
         return None
-    return next((c for c in consumers if c.kind == HOSTED_CLUSTER and c.object is hc.obj), None)
+    return next((c for c in consumers.of(hc.obj) if c.kind == HOSTED_CLUSTER), None)
 
 
 # -- ignition stubs -------------------------------------------------------------------------------

@@ -391,7 +391,7 @@ class _Place:
 def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setting) -> Iterator[Outcome]:
     known, _unreadable = _known(ctx)
     proxy_ca = proxy_ca_for(ctx.inventory, subject, known,
-                            hosted_proxy(ctx.inventory, ctx.proxy.all, subject))
+                            hosted_proxy(ctx.inventory, ctx.proxy, subject))
     if proxy_ca.unknown:
         yield NotEvaluable(f"{c.name}: {proxy_ca.unknown}")
         return
