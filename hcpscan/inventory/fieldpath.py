@@ -65,6 +65,13 @@ def _parse_text(path: str) -> tuple[Step, ...]:
 
 
 def format_path(steps: tuple[Step, ...] | list[Step]) -> str:
+    # The same paths (a container's env value, an arg) recur in every object of a kind:
+    # a large scan formats hundreds of thousands of them, from a few thousand distinct ones.
+    return _formatted(tuple(steps))
+
+
+@lru_cache(maxsize=1 << 15, typed=True)
+def _formatted(steps: tuple[Step, ...]) -> str:
     out = []
     for step in steps:
         if isinstance(step, int):

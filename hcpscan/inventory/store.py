@@ -121,7 +121,10 @@ class Inventory:
     def query(self, kind: str | None = None, *, api_version: str | None = None,
               namespace: str | None = None, name: str | None = None,
               labels: Mapping[str, str] | None = None, cluster: str | None = None) -> list[K8sObject]:
-        pool = self._by_kind.get(kind, []) if kind else self.objects
+        if kind and namespace is not None and name is not None and cluster is not None:
+            pool = self._by_ref.get((cluster, kind, namespace, name), [])  # one object, usually
+        else:
+            pool = self._by_kind.get(kind, []) if kind else self.objects
         out = []
         for obj in pool:
             if api_version is not None and obj.api_version != api_version:

@@ -144,6 +144,15 @@ class HostedCluster:
 
 
 def hosted_cluster(obj: K8sObject) -> HostedCluster:
+    """The HostedCluster ``obj`` declares, read once per object (rules ask it per subject
+    and per flow; nothing changes a HostedCluster once read)."""
+    found = obj._cache.get("hosted-cluster")
+    if found is None:
+        found = obj._cache["hosted-cluster"] = _read_hosted_cluster(obj)
+    return found  # type: ignore[no-any-return]
+
+
+def _read_hosted_cluster(obj: K8sObject) -> HostedCluster:
     spec = _mapping(obj.body.get("spec"))
     platform = _mapping(spec.get("platform")).get("type") or "None"
     publishing: dict[str, Publishing] = {}

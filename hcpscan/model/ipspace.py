@@ -118,8 +118,32 @@ class IPSpace:
         return IPSpace(_normalise(self.ranges + other.ranges))
 
     def intersection(self, other: IPSpace) -> IPSpace:
-        mine, theirs = _split(self.ranges), _split(other.ranges)
-        return IPSpace(_join({v: intervals.intersection(mine[v], theirs[v]) for v in (4, 6)}))
+        # One merge walk over both range lists (sorted by version, then address): the
+        # reachability queries intersect a million times per large scan.
+        a, b = self.ranges, other.ranges
+        if not a or not b:
+            return _EMPTY
+        if a == b:
+            return self
+        out: list[Range] = []
+        i = j = 0
+        while i < len(a) and j < len(b):
+            va, la, ha = a[i]
+            vb, lb, hb = b[j]
+            if va != vb:
+                if va < vb:
+                    i += 1
+                else:
+                    j += 1
+                continue
+            first, last = max(la, lb), min(ha, hb)
+            if first <= last:
+                out.append((va, first, last))
+            if ha < hb:
+                i += 1
+            else:
+                j += 1
+        return IPSpace(tuple(out))
 
     def complement(self) -> IPSpace:
         mine = _split(self.ranges)
@@ -130,10 +154,33 @@ class IPSpace:
 
     def contains(self, other: IPSpace) -> bool:
         """True when every address of ``other`` lies in this space."""
-        return not other.difference(self)
+        # Ranges are merged (no two touch), so each range of ``other`` lies inside one
+        # range of this space or some address of it is outside.
+        mine = self.ranges
+        i = 0
+        for version, first, last in other.ranges:
+            while i < len(mine) and (mine[i][0], mine[i][2]) < (version, first):
+                i += 1
+            if i == len(mine):
+                return False
+            v, lo, hi = mine[i]
+            if v != version or lo > first or hi < last:
+                return False
+        return True
 
     def overlaps(self, other: IPSpace) -> bool:
-        return bool(self.intersection(other))
+        a, b = self.ranges, other.ranges
+        i = j = 0
+        while i < len(a) and j < len(b):
+            va, la, ha = a[i]
+            vb, lb, hb = b[j]
+            if (va, ha) < (vb, lb):
+                i += 1
+            elif (vb, hb) < (va, la):
+                j += 1
+            else:
+                return True
+        return False
 
     __or__ = union
     __and__ = intersection
@@ -163,6 +210,9 @@ class IPSpace:
         if len(cidrs) <= len(self.ranges) * 2:
             return ", ".join(cidrs)
         return ", ".join(self.range_strings())
+
+
+_EMPTY = IPSpace()
 
 
 def _addr(version: int, value: int) -> str:

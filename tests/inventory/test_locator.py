@@ -51,3 +51,15 @@ def test_an_entry_not_cut_where_it_ends_falls_back_to_the_document(tmp_path):
     locator = Locator()
     assert locator.field(second.source, second.body, ("metadata", "name")) == (8, 14)
     assert locator.field(first.source, first.body, ("metadata", "name")) == (4, 14)
+
+
+def test_fields_are_found_by_their_keys_as_written_whatever_type_they_would_resolve_to():
+    """Locating composes without resolving scalars (every scalar a string): keys that
+    YAML 1.1 reads as booleans, numbers or null are still found by what is written."""
+    text = ("kind: ConfigMap\nmetadata: {name: x}\ndata:\n  on: 'a'\n  8080: b\n"
+            "  null: c\n  ports:\n  - 1\n  - {yes: d}\n")
+    node = compose_document(text, 0)
+    assert node is not None
+    assert [locate_in(node, None, steps)[:2] for steps in
+            [("data", "on"), ("data", "8080"), ("data", "null"), ("data", "ports", 1, "yes")]] == \
+        [(4, 3), (5, 3), (6, 3), (9, 6)]

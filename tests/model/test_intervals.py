@@ -47,3 +47,33 @@ def test_ports_and_addresses_share_it():
     both = IPSpace.from_cidrs(["10.0.0.0/8", "fd00::/8"])
     assert str(both - IPSpace.from_cidr("10.128.0.0/9")) == "10.0.0.0/9, fd00::/8"
     assert str(IPSpace.from_cidr("fd00::/8").complement() & IPSpace.all_v4()) == "0.0.0.0/0"
+
+
+# IPSpace walks both range lists at once (versions 4 then 6) instead of splitting them per
+# version; small per-version universes stand in for the two address families.
+_SMALL = {4: 40, 6: 40}
+space_spans = st.lists(st.tuples(st.sampled_from([4, 6]), st.integers(0, 40), st.integers(0, 40)),
+                       max_size=6)
+
+
+def _space(raw: list[tuple[int, int, int]]) -> IPSpace:
+    per = {v: intervals.normalise([(a, b) for w, a, b in raw if w == v], 0, _SMALL[v]) for v in (4, 6)}
+    return IPSpace(tuple((v, a, b) for v in (4, 6) for a, b in per[v]))
+
+
+def _addresses(space: IPSpace) -> set[tuple[int, int]]:
+    return {(v, x) for v, a, b in space.ranges for x in range(a, b + 1)}
+
+
+@settings(max_examples=400, deadline=None)
+@given(space_spans, space_spans)
+def test_address_space_walks_match_set_algebra(left, right):
+    a, b = _space(left), _space(right)
+    both = _addresses(a) & _addresses(b)
+    meet = a.intersection(b)
+    assert _addresses(meet) == both
+    assert all(meet.ranges[k][0] < meet.ranges[k + 1][0] or meet.ranges[k][2] + 1 < meet.ranges[k + 1][1]
+               for k in range(len(meet.ranges) - 1))  # still merged and in order
+    assert a.overlaps(b) == bool(both)
+    assert a.contains(b) == (_addresses(b) <= _addresses(a))
+    assert a.intersection(a) == a and b.contains(IPSpace()) and not IPSpace().overlaps(a)

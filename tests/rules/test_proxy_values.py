@@ -85,3 +85,24 @@ def test_one_value_in_both_spellings_of_one_container_is_one_finding(tmp_path: P
     assert any("HTTPS_PROXY and https_proxy" in e for e in finding.evidence), finding.evidence
     other = "http://other:pw@proxy.example.com:3128"  # two values: two findings
     assert len(_scan(tmp_path, TWINS % (url, other), "PRX008").findings) == 2
+
+
+CONFIGMAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: app}
+data:
+  LOG_LEVEL: debug
+  CALLBACK: %s
+"""
+
+
+def test_prx008_judges_plain_values_without_an_at_sign_and_fires_on_one_with_it(
+        tmp_path: Path) -> None:
+    """Plain text values without '@' are passed without being built (they cannot hold a
+    credential); they still count as looked at, and a value with one is still judged."""
+    clean = _scan(tmp_path, CONFIGMAP % "http://proxy.corp:3128", "PRX008")
+    assert (clean.results[0].status, clean.results[0].objects_checked) == (Status.PASS, 1)
+    leaked = _scan(tmp_path, CONFIGMAP % "http://svc:Zq9pw@proxy.corp:3128", "PRX008")
+    assert leaked.results[0].status is Status.FAIL
+    assert [(f.field, f.location.line) for f in leaked.findings] == [("data.CALLBACK", 6)]

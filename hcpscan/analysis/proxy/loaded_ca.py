@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from hcpscan.analysis.proxy.containers import ContainerRef, container_env, words
 from hcpscan.analysis.proxy.effective import bootstrap_file_text
+from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.openshift import decode_data_url
 from hcpscan.analysis.proxy.pem import Certificate, parse_bundle
 from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, HOSTED_CLUSTER, ConsumerProxy, Setting
@@ -104,13 +105,13 @@ def proxy_ca_for(inventory: Inventory, obj: K8sObject, known: list[KnownProxyCA]
     return ProxyCA(found)
 
 
-def hosted_proxy(inventory: Inventory, consumers: list[ConsumerProxy], obj: K8sObject
+def hosted_proxy(inventory: Inventory, consumers: ProxyConsumers, obj: K8sObject
                  ) -> ConsumerProxy | None:
     """The HostedCluster proxy of the HCP namespace ``obj`` is in (None outside one)."""
     hc = hosted_cluster_for_namespace(inventory, obj.namespace, obj.cluster)
     if hc is None:
         return None
-    return next((c for c in consumers if c.kind == HOSTED_CLUSTER and c.object is hc.obj), None)
+    return next((c for c in consumers.of(hc.obj) if c.kind == HOSTED_CLUSTER), None)
 
 
 # -- ignition stubs -------------------------------------------------------------------------------
@@ -433,9 +434,10 @@ def configured_proxy_ca(inventory: Inventory, consumers: list[ConsumerProxy], ob
     object configures the same proxy (host and port). And why it cannot be read ('' if it
     can or none is named)."""
     target = endpoint(url.value or "")
+    hc = hosted_cluster_for_namespace(inventory, obj.namespace, obj.cluster)
     owners = [c for c in consumers if c.object.cluster == obj.cluster and (
-        c.kind == CLUSTER_PROXY or (c.kind == HOSTED_CLUSTER
-                                    and c is hosted_proxy(inventory, consumers, obj)))]
+        c.kind == CLUSTER_PROXY or (c.kind == HOSTED_CLUSTER and hc is not None
+                                    and c.object is hc.obj))]
     found: list[KnownProxyCA] = []
     unknown = ""
     for owner in owners:

@@ -84,6 +84,7 @@ SECONDARY_KINDS: frozenset[tuple[str, str]] = frozenset({
     (MULTUS_GROUP, "MultiNetworkPolicy"),
 })
 CONNECTION_LIST_EVALUATED = EVALUATED | SECONDARY_KINDS
+_EVALUATED_KIND_NAMES = frozenset(kind for _, kind in CONNECTION_LIST_EVALUATED)
 
 # Kinds to read from a pruned dump or a live cluster for this check: every kind
 # named above (unknown policy CRDs are found by their group, ``POLICY_GROUP_WORD``).
@@ -117,7 +118,7 @@ def same_name_other_group(obj: K8sObject) -> bool:
     """``obj`` is a policy-like kind the engine does not evaluate although its kind name
     is one it does (Calico's ``crd.projectcalico.org`` NetworkPolicy): matching by kind
     name must not take it for the evaluated one; answers declare it as excluded."""
-    return (any(kind == obj.kind for _, kind in CONNECTION_LIST_EVALUATED)
+    return (obj.kind in _EVALUATED_KIND_NAMES  # every subject of every rule asks
             and policy_label(obj, CONNECTION_LIST_EVALUATED) is not None)
 
 

@@ -225,9 +225,23 @@ class PathGraph:
     def answer(self, origin: str, target: str, protocol: str, port: int) -> PathAnswer:
         """An open path origin → target for this connection, else the first way's hops up
         to its first blocking hop (networkx over the edges of this origin and connection)."""
+        hops = self._asked.get((origin, protocol, port), [])
+        if origin != target and all(h.source == origin for h in hops):
+            # every hop leaves the origin (a workload's egress, decided in one hop): the
+            # paths to ``target`` are its hops there, and networkx would pick the first
+            # that allows, else the first; thousands of egress answers per large scan
+            # need no graph built for that
+            there = [h for h in hops if h.target == target]
+            chosen = next((h for h in there if h.allows), there[0] if there else None)
+            return PathAnswer(origin, target, protocol, port, chosen is not None and chosen.allows,
+                              (chosen,) if chosen is not None else ())
+        return self._answer_on_graph(origin, target, protocol, port, hops)
+
+    @staticmethod
+    def _answer_on_graph(origin: str, target: str, protocol: str, port: int,
+                         hops: list[Hop]) -> PathAnswer:
         import networkx as nx
 
-        hops = self._asked.get((origin, protocol, port), [])
         view = nx.MultiDiGraph()
         for i, hop in enumerate(hops):
             view.add_edge(hop.source, hop.target, key=i, hop=hop)

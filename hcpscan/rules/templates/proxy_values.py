@@ -185,7 +185,12 @@ def stored_in_secret(setting: Setting) -> bool:
     return False
 
 
-def _field_values(ctx: Context, subject: K8sObject, specs: list[Any]) -> Iterator[Value]:
+def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
+                  passed: list[str] | None = None) -> Iterator[Value]:
+    """The plain fields' values. With ``passed``, a text value without '@' is put there
+    instead: only no-credentials judges a text value, and a credential needs '@'
+    (``find_credentials``), so nothing can be wrong with it. A large scan reads hundreds
+    of thousands of env values and args; the values to judge are the few with '@'."""
     for spec in specs:
         spec = {"path": spec} if isinstance(spec, str) else spec
         kind = spec.get("type", TEXT)
@@ -195,6 +200,9 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any]) -> Iterato
             if kind == NO_PROXY and isinstance(value, list):
                 value = ",".join(map(str, value))
             for text, path in _strings(value, steps) if kind == TEXT else [(str(value), steps)]:
+                if passed is not None and kind == TEXT and "@" not in text:
+                    passed.append(text)
+                    continue
                 field = format_path(path)
                 yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
                             None, _described(field, text))
@@ -538,11 +546,13 @@ class ProxyValues(Template):
         conditions = params["conditions"]
         roles = {ROLES[r] for r in params.get("consumers", ())}
         variables = {v.upper() for v in params.get("variables", ())}
+        passed: list[str] = []  # plain text values no condition can fault
         values = [*(_consumer_values(ctx, subject, roles, variables) if roles else ()),
-                  *_field_values(ctx, subject, params.get("fields", {}).get(subject.kind, ()))]
+                  *_field_values(ctx, subject, params.get("fields", {}).get(subject.kind, ()),
+                                 passed)]
         seen: set[tuple[str, ...]] = set()
         twins = _twins(values)
-        judged = False
+        judged = bool(passed) and "no-credentials" in conditions  # they were looked at
         for value in values:
             for condition in conditions:
                 if value.unknown and not (condition == "no-credentials" and value.in_secret):

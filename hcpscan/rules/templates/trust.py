@@ -519,7 +519,7 @@ def _judge_loaded(ctx: Context, subject: K8sObject, c: ConsumerProxy, url: Setti
                   given: ProxyCA | None = None, intercepts: str = "") -> Iterator[Outcome]:
     known, _unreadable = _known(ctx)
     proxy_ca = given or proxy_ca_for(ctx.inventory, subject, known,
-                                     hosted_proxy(ctx.inventory, ctx.proxy.all, subject))
+                                     hosted_proxy(ctx.inventory, ctx.proxy, subject))
     if proxy_ca.unknown:
         yield NotEvaluable(f"{c.name}: {proxy_ca.unknown}")
         return

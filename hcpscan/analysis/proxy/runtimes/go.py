@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from functools import lru_cache
 
 from hcpscan.analysis.proxy.decision import LOOPBACK, Decision, direct, proxied
 from hcpscan.analysis.proxy.hosts import strict_ip, to_ascii, unmap
@@ -69,7 +70,13 @@ def _cidr(text: str) -> IPNetwork | None:
     return ipaddress.ip_network(f"{ip}/{int(bits)}", strict=False)
 
 
-def parse(no_proxy: str) -> list[_Entry]:
+@lru_cache(maxsize=4096)
+def parse(no_proxy: str) -> tuple[_Entry, ...]:
+    # one value is asked about many hosts (every domain and address a rule checks): read once
+    return tuple(_parse(no_proxy))
+
+
+def _parse(no_proxy: str) -> list[_Entry]:
     out: list[_Entry] = []
     for piece in no_proxy.split(","):
         raw = piece.strip()
