@@ -23,6 +23,7 @@ from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import MANAGEMENT
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster_for_namespace, hosted_clusters
+from hcpscan.model.ingress import ON_HOST
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet
 from hcpscan.model.securitygroups import (
@@ -41,7 +42,9 @@ from hcpscan.model.securitygroups import (
 # Service's (and a router's) load balancer is the cloud provider's: it admits the Service's
 # loadBalancerSourceRanges (the router's allowedSourceRanges), read as the way's own
 # sources, and opens the machines' groups to itself with rules the CAPA status never lists.
-FRONTS = ("NodePort", DIRECT)
+# A router published HostNetwork or NodePortService takes Route traffic on the machines
+# themselves: that traffic meets the groups (at the router's host or node ports).
+FRONTS = ("NodePort", ON_HOST, DIRECT)
 WHAT_TO_GIVE = ("describe it: the CAPA cluster object's status (`oc get awsclusters -A -o yaml`), "
                 "an ACK or Crossplane SecurityGroup with that id, or a perimeter file (--firewall)")
 

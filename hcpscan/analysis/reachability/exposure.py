@@ -26,17 +26,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
-from hcpscan.analysis.reachability.routers import route_bounds, route_sources
+from hcpscan.analysis.reachability.routers import route_bounds, route_on_machines, route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
+from hcpscan.model.ingress import ROUTER_NAMESPACE
 from hcpscan.model.ipspace import PRIVATE_ADDRESSES, AddressError, IPSpace
 from hcpscan.model.ports import normalise_protocol
 
-ROUTER_NAMESPACE = "openshift-ingress"
 ROUTER_NAMESPACE_LABELS = {
     "kubernetes.io/metadata.name": ROUTER_NAMESPACE,
     "network.openshift.io/policy-group": "ingress",
@@ -106,6 +106,20 @@ class ExposurePath:
     # the object and field that bound ``sources`` (loadBalancerSourceRanges, the router's
     # allowedSourceRanges): where a hop that keeps a source out is written
     bounded_by: tuple[K8sObject, str] | None = None
+    # a Route through a router on the machines (HostNetwork, NodePortService): how its
+    # traffic meets their perimeter (model.ingress ON_HOST / ON_NODE_PORT) and at which port
+    front: str = ""
+    front_port: int | None = None
+
+    @property
+    def gate_via(self) -> str:
+        """The way the perimeter sees this path take."""
+        return self.front or self.via
+
+    @property
+    def gate_port(self) -> int | None:
+        """The port the perimeter sees (None: a node port not allocated or not given)."""
+        return self.front_port if self.front else self.entry_port
 
     @property
     def name(self) -> str:
@@ -125,6 +139,10 @@ class ExposurePath:
             who = "anywhere" if self.sources == IPSpace.everything() else str(self.sources)
             return f"{self.name} type LoadBalancer: port {entry} from {who} -> pod port {self.pod_port}"
         via = f"the router ({self.router})" if self.router else "the router"
+        if self.front:
+            at = self.front_port if self.front_port is not None else "a node port not in the input"
+            return (f"{self.name} through {via} on {entry} (on the machines, port {at}) -> pod port "
+                    f"{self.pod_port}")
         return f"{self.name} through {via} on {entry} -> pod port {self.pod_port}"
 
 
@@ -318,6 +336,11 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
             continue  # only Private routers serve it: no way in from outside
         wanted = route.get("spec.port.targetPort")
         entry_port = 443 if route.get("spec.tls") else 80
+        machines = route_on_machines(inventory, route)
+        front, front_port = "", None
+        if machines is not None:
+            front = machines.front
+            front_port = machines.https if entry_port == 443 else machines.http
         for entry in svc.get("spec.ports") or []:
             if not isinstance(entry, dict):
                 continue
@@ -332,7 +355,8 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
                                       IPSpace.everything() if served is None else served[0],
                                       through_router=True, service=svc.name,
                                       router="" if served is None else served[1],
-                                      bounded_by=route_bounds(inventory, route)))
+                                      bounded_by=route_bounds(inventory, route),
+                                      front=front, front_port=front_port))
     return paths
 
 

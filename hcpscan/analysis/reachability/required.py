@@ -410,7 +410,7 @@ def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, ori
         return [Hop(origin, target, NO_WAY, False, way.why, path, line)], ""
     hops, at = [], origin
     source = IPSpace.from_cidrs([cidr])
-    perimeter = graph.perimeter.for_way(way.kind) if graph.perimeter is not None else None
+    perimeter = graph.perimeter.for_way(way.gate) if graph.perimeter is not None else None
     node = f"{way.kind} {way.service} (entry {way.entry_text})"
     if perimeter is not None:
         every, some = perimeter.admitting(protocol, *way.entry)

@@ -462,7 +462,7 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
                       way: DeclaredWay, allowed: tuple[IPSpace, str],
                       protocol: str, expect: str) -> Iterable[Outcome]:
     space, where = allowed
-    perimeter = graph.perimeter.for_way(way.kind) if graph.perimeter is not None else None
+    perimeter = graph.perimeter.for_way(way.gate) if graph.perimeter is not None else None
     every, some = (perimeter.admitting(protocol, *way.entry) if perimeter is not None
                    else (IPSpace.everything(), IPSpace.everything()))
     certain, maybe = way.sources.intersection(every), way.sources.intersection(some)

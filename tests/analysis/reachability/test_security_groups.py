@@ -684,3 +684,53 @@ def test_eks_managed_node_groups_are_in_the_cluster_group(tmp_path: Path):
         "[sg-0a1b2c3d4e5f60001]}\n      lb:\n", 1))
     assert "AWSManagedControlPlane" in sg.read_text()
     assert not scan([folder], ["HCP007"]).findings
+
+
+@pytest.mark.parametrize(("router", "port"), [("hostnetwork", 443), ("nodeport", 30443)])
+def test_a_route_through_a_router_on_the_machines_meets_their_groups(router: str, port: int):
+    """A router published HostNetwork takes Route traffic on 443 of the machines, a
+    NodePortService router on its Service's https node port: the machines' groups decide
+    the workers' Route way in, at that port; the twin whose group admits it passes."""
+    report = scan([SG / f"router-{router}-fail"], ["HCP007", "HCP001", "HCP002"])
+    by_flow = {f.facts["flow"]: f for f in report.findings if f.rule_id == "HCP007"}
+    assert sorted(by_flow) == ["workers-to-ignition", "workers-to-konnectivity"]
+    for finding in by_flow.values():
+        hop = finding.facts["blocking_hop"]
+        assert hop["layer"] == "perimeter" and f"TCP/{port}" in hop["summary"]
+        assert hop["path"].endswith("awscluster.yaml")
+    # nobody outside gets through the groups either: who-gets-in agrees
+    assert not [f for f in report.findings if f.rule_id != "HCP007"]
+    passing = scan([SG / f"router-{router}-pass"], ["HCP007", "HCP001", "HCP002"])
+    assert not passing.findings
+    assert all(r.status is Status.PASS for r in passing.results)
+
+
+def test_a_route_through_a_load_balanced_router_is_not_behind_the_machines_groups(tmp_path: Path):
+    """The same estate with the default router behind a LoadBalancerService: the cloud's
+    load balancer, not the machines' groups, is the Route's way in (as before)."""
+    folder = _copy("router-hostnetwork-fail", tmp_path)
+    ic = folder / "ingresscontroller.yaml"
+    ic.write_text(ic.read_text().replace("type: HostNetwork", "type: LoadBalancerService"))
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+
+
+def test_a_host_network_router_on_other_ports_is_judged_at_those(tmp_path: Path):
+    folder = _copy("router-hostnetwork-pass", tmp_path)
+    ic = folder / "ingresscontroller.yaml"
+    ic.write_text(ic.read_text().replace("type: HostNetwork",
+                                         "type: HostNetwork\n    hostNetwork: {httpsPort: 8443}"))
+    report = scan([folder], ["HCP007"])
+    hops = [f.facts["blocking_hop"]["summary"] for f in report.findings]
+    assert len(hops) == 2 and all("TCP/8443" in h for h in hops)
+
+
+def test_a_node_port_router_whose_service_is_absent_is_asked_on_every_node_port(tmp_path: Path):
+    """Without Service router-nodeport-default the node port is not known: the group that
+    admits none of the node-port range still shuts the way (every port of it is shut)."""
+    folder = _copy("router-nodeport-fail", tmp_path)
+    ic = folder / "ingresscontroller.yaml"
+    ic.write_text(ic.read_text().split("---\n", 1)[0])
+    report = scan([folder], ["HCP007"])
+    assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
+                                                                "workers-to-konnectivity"]
