@@ -58,6 +58,21 @@ WORKER_ROLES = (ROLE_NODE, ROLE_LB)
 # reports as ``cluster`` (not in ``node``): a management cluster on EKS runs its pods there
 EKS_WORKER_ROLES = (ROLE_NODE, "node-eks-additional", "cluster")
 
+# A LoadBalancer Service's own groups (AWS): the cloud provider (CCM) puts a Classic load
+# balancer in the groups ``LB_GROUPS`` names instead of the one it makes (which admits
+# loadBalancerSourceRanges, every address without them, on the Service's ports), and in
+# ``LB_EXTRA_GROUPS`` beside it; for an NLB (``LB_TYPE: nlb``) it reads neither (an NLB it
+# makes has no group; it opens the nodes' groups to the source ranges instead). The AWS
+# Load Balancer Controller's NLB (``LB_TYPE: external``/``nlb-ip``, loadBalancerClass
+# ``service.k8s.aws/nlb``) takes ``LB_GROUPS`` as its frontend groups (instead of the one it
+# makes) — and AWS sets an NLB's groups only when it is created with some.
+LB_GROUPS = "service.beta.kubernetes.io/aws-load-balancer-security-groups"
+LB_EXTRA_GROUPS = "service.beta.kubernetes.io/aws-load-balancer-extra-security-groups"
+LB_TYPE = "service.beta.kubernetes.io/aws-load-balancer-type"
+LBC_CLASS = "service.k8s.aws/nlb"
+CLASSIC, CCM_NLB = "Classic load balancer", "NLB (cloud provider)"
+LBC_NLB = "NLB (AWS Load Balancer Controller)"
+
 _PROTOCOLS = {"tcp": "TCP", "6": "TCP", "udp": "UDP", "17": "UDP", "sctp": "SCTP", "132": "SCTP"}
 _ALL = ("-1", "all")
 
@@ -267,6 +282,58 @@ def _owner(out: SecurityGroups, fp: dict[str, Any], groups: list[K8sObject]) -> 
                 obj.labels.get(k) == v for k, v in labels.items())):
             return next((g for g in out.groups.values() if g.obj is obj), None)
     return None
+
+
+# -- a load balancer's groups -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoadBalancerGroups:
+    """The groups a LoadBalancer Service's annotations put its load balancer in."""
+
+    svc: K8sObject
+    balancer: str  # CLASSIC | CCM_NLB | LBC_NLB
+    annotation: str  # the annotation read (LB_GROUPS or LB_EXTRA_GROUPS)
+    names: tuple[str, ...]  # group ids or names, as written
+    replaces: bool  # True: the groups instead of the provider's own; False: beside it
+    ignored: tuple[str, ...] = ()  # annotations the balancer does not read (named)
+
+
+def load_balancer_kind(svc: K8sObject) -> str:
+    """Which AWS load balancer a LoadBalancer Service gets: CLASSIC, CCM_NLB or LBC_NLB."""
+    kind = str(svc.annotations.get(LB_TYPE) or "").strip().lower()
+    if kind in ("external", "nlb-ip") or svc.get("spec.loadBalancerClass") == LBC_CLASS:
+        return LBC_NLB
+    return CCM_NLB if kind == "nlb" else CLASSIC
+
+
+def load_balancer_groups(svc: K8sObject) -> LoadBalancerGroups | None:
+    """The groups the annotations of ``svc`` attach to its load balancer, as far as its
+    balancer reads them; None when it has neither annotation."""
+    named = {key: tuple(v.strip() for v in str(svc.annotations.get(key) or "").split(",") if v.strip())
+             for key in (LB_GROUPS, LB_EXTRA_GROUPS)}
+    if not any(named.values()):
+        return None
+    balancer = load_balancer_kind(svc)
+    if balancer == CCM_NLB:
+        return LoadBalancerGroups(svc, balancer, "", (), False,
+                                  tuple(k for k, v in named.items() if v))
+    if named[LB_GROUPS]:
+        ignored = (LB_EXTRA_GROUPS,) if named[LB_EXTRA_GROUPS] and balancer == LBC_NLB else ()
+        names = named[LB_GROUPS] + (named[LB_EXTRA_GROUPS] if balancer == CLASSIC else ())
+        return LoadBalancerGroups(svc, balancer, LB_GROUPS, tuple(dict.fromkeys(names)), True, ignored)
+    if balancer == LBC_NLB:  # the controller reads only LB_GROUPS for an NLB
+        return LoadBalancerGroups(svc, balancer, "", (), False, (LB_EXTRA_GROUPS,))
+    return LoadBalancerGroups(svc, balancer, LB_EXTRA_GROUPS, named[LB_EXTRA_GROUPS], False)
+
+
+def resolve(groups: SecurityGroups, name: str) -> SecurityGroup | None:
+    """A group named by id, else by its name (one group of that name only)."""
+    found = groups.find(name)
+    if found is not None:
+        return found
+    by_name = [g for g in groups.groups.values() if g.name == name]
+    return by_name[0] if len(by_name) == 1 else None
 
 
 # -- who is in which group ---------------------------------------------------------------

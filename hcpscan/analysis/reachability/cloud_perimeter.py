@@ -18,9 +18,16 @@ perimeter open to question: a flow it would block is not evaluable, naming the g
 
 from __future__ import annotations
 
-from hcpscan.analysis.reachability.perimeter import ALLOW, DENY, DIRECT, Perimeter, PerimeterRule
+from hcpscan.analysis.reachability.perimeter import (
+    ALLOW,
+    DENY,
+    DIRECT,
+    Perimeter,
+    PerimeterRule,
+    load_balancer_way,
+)
 from hcpscan.core.diagnostics import Diagnostic
-from hcpscan.inventory import Inventory
+from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import MANAGEMENT
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster_for_namespace, hosted_clusters
 from hcpscan.model.ingress import ON_HOST
@@ -28,13 +35,17 @@ from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet
 from hcpscan.model.securitygroups import (
     EKS_WORKER_ROLES,
+    LBC_NLB,
     WORKER_ROLES,
     CapaCluster,
     IngressRule,
+    LoadBalancerGroups,
     SecurityGroup,
     SecurityGroups,
     cidr_space,
+    load_balancer_groups,
     members,
+    resolve,
     security_groups,
 )
 
@@ -114,9 +125,10 @@ def _inferred(inventory: Inventory, sgs: SecurityGroups) -> list[tuple[str, str]
     are in themselves fronts the workers, and is not taken."""
     out = []
     clusters = [hc for hc in hosted_clusters(inventory) if hc.obj.cluster == MANAGEMENT]
+    balancers = _load_balancers_groups(inventory, sgs)
     for key, group in sgs.groups.items():
-        if group.origin == "CAPA status" or key in sgs.worker_groups:
-            continue
+        if group.origin == "CAPA status" or key in sgs.worker_groups or key in balancers:
+            continue  # CAPA's own, the workers', or a load balancer's (its Service says so)
         found = next(((hc, port) for hc in clusters for rule in group.rules
                       if _admits_workers(sgs, hc, rule)
                       for port in _published_ports(inventory, hc) if rule.connections.allows("TCP", port)),
@@ -126,6 +138,18 @@ def _inferred(inventory: Inventory, sgs: SecurityGroups) -> list[tuple[str, str]
             out.append((key, f"{group.obj.ref}, taken as in front of them: it admits the workers of "
                              f"{hc.obj.ref} to TCP {port}, which their control plane publishes, and "
                              "no Cluster API object says which groups the machines are in"))
+    return out
+
+
+def _load_balancers_groups(inventory: Inventory, sgs: SecurityGroups) -> set[str]:
+    """The keys of the groups a LoadBalancer Service's annotations attach to its load
+    balancer: they are that load balancer's, not the machines'."""
+    out = set()
+    for svc in inventory.of_kind("Service"):
+        found = load_balancer_groups(svc) if svc.get("spec.type") == "LoadBalancer" else None
+        for name in found.names if found is not None else ():
+            group = resolve(sgs, name)
+            out.update(k for k, g in sgs.groups.items() if g is group)
     return out
 
 
@@ -309,3 +333,79 @@ def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule,
         shown.append(f"members of {gid}: " + "; ".join(said) if said else
                      f"members of {gid} (whose addresses the input does not give)")
     return space, shown
+
+
+# -- a LoadBalancer Service's own groups ----------------------------------------------------
+
+
+def load_balancer_perimeters(inventory: Inventory, diagnostics: list[Diagnostic]) -> list[Perimeter]:
+    """One perimeter per LoadBalancer Service of the management cluster whose annotations
+    put its load balancer in security groups (``model.securitygroups.load_balancer_groups``):
+    the groups' rules, and — for the extra groups — the group the cloud provider makes
+    beside them (the Service's loadBalancerSourceRanges on its ports). Each fronts only
+    that Service's load balancer."""
+    out = []
+    for svc in inventory.of_kind("Service"):
+        if svc.cluster != MANAGEMENT or svc.get("spec.type") != "LoadBalancer":
+            continue
+        found = load_balancer_groups(svc)
+        if found is None:
+            continue
+        for key in found.ignored:
+            where = inventory.locate(svc, ("metadata", "annotations", key))
+            diagnostics.append(Diagnostic(
+                where.path, where.line,
+                f"Service {svc.namespace}/{svc.name}: its {found.balancer} does not read {key}; "
+                "the groups it names are not judged", "warning",
+                "an NLB the cloud provider makes has no security group (it opens the nodes' groups to "
+                "loadBalancerSourceRanges); the AWS Load Balancer Controller reads "
+                "aws-load-balancer-security-groups"))
+        if found.names:
+            out.append(_load_balancer_perimeter(inventory, svc, found, diagnostics))
+    return out
+
+
+def _load_balancer_perimeter(inventory: Inventory, svc: K8sObject, found: LoadBalancerGroups,
+                             diagnostics: list[Diagnostic]) -> Perimeter:
+    sgs = security_groups(inventory)
+    ports = ConnectionSet.none()
+    for entry in svc.get("spec.ports") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("port"), int):
+            protocol = str(entry.get("protocol") or "TCP").upper()
+            if protocol in ("TCP", "UDP", "SCTP"):
+                ports = ports.union(ConnectionSet.of(protocol, PortSet.single(entry["port"])))
+    described = [(name, g) for name in found.names if (g := resolve(sgs, name)) is not None]
+    undescribed = [name for name in found.names if resolve(sgs, name) is None]
+    ref = f"Service {svc.namespace}/{svc.name}"
+    annotation = inventory.locate(svc, ("metadata", "annotations", found.annotation))
+    unknowns = [f"security group {name} is attached to the load balancer of {ref} "
+                f"({found.annotation}) but its rules are not in the input; describe it: an ACK or "
+                "Crossplane SecurityGroup with that id or name, or a perimeter file (--firewall)"
+                for name in undescribed]
+    rules: list[PerimeterRule] = []
+    if not found.replaces:  # the provider's own group stays: it admits the source ranges
+        ranges = tuple(str(r) for r in svc.get("spec.loadBalancerSourceRanges") or [])
+        space, bad = cidr_space(ranges)
+        sources = space if ranges and not bad else IPSpace.everything()
+        place = inventory.locate(svc, "spec.loadBalancerSourceRanges" if ranges else "spec.ports")
+        rules.append(PerimeterRule(
+            f"the group the cloud provider makes for {ref} (loadBalancerSourceRanges on its ports)",
+            ALLOW, sources, ports, ranges or ("0.0.0.0/0", "::/0"), place.path, place.line))
+    for _name, group in described:
+        rules += _rules(inventory, sgs, group, diagnostics, unknowns, None, ports)
+    labels = [g.label for _, g in described] + [f"security group {n} (not in the input)"
+                                               for n in undescribed]
+    text = (f"no ingress rule admits it (security groups deny what no rule allows); the load "
+            f"balancer of {ref} is in them by {found.annotation}"
+            + (" (instead of the group the cloud provider makes)" if found.replaces else ""))
+    if found.balancer == LBC_NLB:
+        text += ("; an NLB has security groups only when it was created with some: had the "
+                 "annotation been added after, AWS admits every address and the groups are not "
+                 "in front of it")
+    # a connection no rule admits is written at the group (where a rule would go), else at
+    # the annotation naming groups the input does not describe
+    first = described[0][1] if described else None
+    place = inventory.locate(first.obj, first.path) if first is not None else annotation
+    return Perimeter(f"{', '.join(labels)} of the load balancer of {ref}", DENY, tuple(rules),
+                     place.path, place.line, text, tuple(dict.fromkeys(unknowns)),
+                     (load_balancer_way(svc.namespace, svc.name),))

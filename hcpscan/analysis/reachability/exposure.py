@@ -26,16 +26,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
+from hcpscan.analysis.reachability.perimeter import load_balancer_way
 from hcpscan.analysis.reachability.routers import route_bounds, route_on_machines, route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import MANAGEMENT, K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.model.ingress import ROUTER_NAMESPACE
 from hcpscan.model.ipspace import PRIVATE_ADDRESSES, AddressError, IPSpace
 from hcpscan.model.ports import normalise_protocol
+from hcpscan.model.securitygroups import load_balancer_groups
 
 ROUTER_NAMESPACE_LABELS = {
     "kubernetes.io/metadata.name": ROUTER_NAMESPACE,
@@ -308,6 +310,13 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
             lb_sources = lb_sources.intersection(IPSpace.from_cidrs(PRIVATE_ADDRESSES))
             bounded_by = bounded_by or (svc, "metadata.annotations")
         node_ports = svc.get("spec.allocateLoadBalancerNodePorts") is not False or kind == "NodePort"
+        # annotated AWS security groups of its load balancer: they, not the source ranges
+        # alone, say who gets in (the ranges stay a rule of theirs beside extra groups)
+        annotated = load_balancer_groups(svc) if kind == "LoadBalancer" else None
+        own_groups = (load_balancer_way(namespace_of(svc), svc.name)
+                      if annotated is not None and annotated.names and svc.cluster == MANAGEMENT else "")
+        groups_sources = (IPSpace.everything() if not internal_load_balancer(svc)
+                          else IPSpace.from_cidrs(PRIVATE_ADDRESSES))
         for i, entry in enumerate(svc.get("spec.ports") or []):
             if not isinstance(entry, dict):
                 continue
@@ -321,6 +330,11 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
                 paths.append(ExposurePath("NodePort", svc, field, protocol, pod_port, node_port,
                                           IPSpace.everything()))
             if kind == "LoadBalancer" and isinstance(entry.get("port"), int):
+                if own_groups:  # its load balancer's own groups decide (a perimeter of their own)
+                    paths.append(ExposurePath("LoadBalancer", svc, field, protocol, pod_port,
+                                              entry["port"], groups_sources, front=own_groups,
+                                              front_port=entry["port"]))
+                    continue
                 paths.append(ExposurePath("LoadBalancer", svc, field, protocol, pod_port,
                                           entry["port"], lb_sources, bounded_by=bounded_by))
     return paths

@@ -55,6 +55,12 @@ ALLOW, DENY = "allow", "deny"
 DIRECT = "direct"  # traffic straight to a pod address, through no Service or Route
 
 
+def load_balancer_way(namespace: str, name: str) -> str:
+    """The way into one LoadBalancer Service's own load balancer (a perimeter of its own
+    security groups fronts only it)."""
+    return f"load balancer of Service {namespace}/{name}"
+
+
 class PerimeterError(ValueError):
     """A perimeter file that cannot be used: where, what, and what to do."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hcpscan.analysis.reachability.cloud_perimeter import manifest_perimeter
+from hcpscan.analysis.reachability.cloud_perimeter import load_balancer_perimeters, manifest_perimeter
 from hcpscan.analysis.reachability.coverage import POLICY_LIKE_KINDS
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, build_reachability
@@ -52,9 +52,11 @@ def with_manifest_perimeter(inventory: Inventory, perimeter: Perimeter | None,
     to the management cluster's workers (if any): traffic passes both. When a group
     attached is not described in the input, the file alone is the perimeter."""
     groups = manifest_perimeter(inventory, diagnostics)
-    if perimeter is not None and groups is not None and groups.undescribed:
-        return perimeter  # a group's rules are not in the input: the file says what gets in
-    return stacked(perimeter, groups)
+    balancers = load_balancer_perimeters(inventory, diagnostics)
+    if perimeter is not None:  # a group's rules are not in the input: the file says what gets in
+        groups = None if groups is not None and groups.undescribed else groups
+        balancers = [b for b in balancers if not b.undescribed]
+    return stacked(perimeter, groups, *balancers)
 
 
 def worker_space(hc: HostedCluster, worker_cidrs: list[str] | tuple[str, ...]

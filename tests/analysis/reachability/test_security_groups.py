@@ -734,3 +734,87 @@ def test_a_node_port_router_whose_service_is_absent_is_asked_on_every_node_port(
     report = scan([folder], ["HCP007"])
     assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
                                                                 "workers-to-konnectivity"]
+
+
+LB_SG = "service.beta.kubernetes.io/aws-load-balancer-security-groups: hcp-konnectivity-lb"
+
+
+def test_a_load_balancers_annotated_group_admitting_the_workers_to_6443_only_shuts_konnectivity():
+    """The Service's aws-load-balancer-security-groups puts its Classic load balancer in a
+    group (named by its name, declared with ACK) that admits the workers to 6443 only:
+    HCP007 fails for konnectivity at the group's line; the twin admitting 8091 passes."""
+    report = scan([SG / "lb-annotation-fail"], ["HCP007", "HCP001", "HCP002", "HCP003"])
+    (finding,) = report.findings
+    assert finding.rule_id == "HCP007" and finding.facts["flow"] == "workers-to-konnectivity"
+    hop = finding.facts["blocking_hop"]
+    assert hop["layer"] == "perimeter" and "sg-0ac00000000konnlb" in hop["summary"]
+    assert "TCP/8091" in hop["summary"] and "instead of the group the cloud provider makes" in hop["summary"]
+    assert hop["path"].endswith("securitygroup.yaml")
+    assert hop["line"] == _line_of(SG / "lb-annotation-fail" / "securitygroup.yaml", "spec:")
+    passing = scan([SG / "lb-annotation-pass"], ["HCP007", "HCP001", "HCP002", "HCP003"])
+    assert not passing.findings and all(r.status is Status.PASS for r in passing.results)
+
+
+def test_the_load_balancers_group_is_not_taken_as_the_machines(tmp_path: Path):
+    """Without the CAPA object, the annotated group admits the workers to 6443 (a port the
+    control plane publishes) yet is the load balancer's: it is not guessed in front of the
+    machines (the ignition node port is not judged on it)."""
+    folder = _copy("lb-annotation-fail", tmp_path)
+    (folder / "awscluster.yaml").unlink()
+    assert manifest_perimeter(_inventory(folder), []) is None
+    flows = [f.facts["flow"] for f in scan([folder], ["HCP007"]).findings]
+    assert flows == ["workers-to-konnectivity"]
+
+
+def test_extra_groups_add_to_the_group_the_cloud_provider_makes(tmp_path: Path):
+    """aws-load-balancer-extra-security-groups: the provider's own group stays and admits
+    loadBalancerSourceRanges on the Service's ports; the extra group only adds."""
+    folder = _copy("lb-annotation-fail", tmp_path)
+    hc = folder / "hcp.yaml"
+    text = hc.read_text().replace("aws-load-balancer-security-groups:", "aws-load-balancer-extra-security-groups:")
+    hc.write_text(text)
+    assert not scan([folder], ["HCP007"]).findings  # no source ranges: the provider's group admits all
+    hc.write_text(text.replace("  allocateLoadBalancerNodePorts: false\n",
+                               "  allocateLoadBalancerNodePorts: false\n"
+                               "  loadBalancerSourceRanges: [192.168.50.0/24]\n"))
+    (finding,) = scan([folder], ["HCP007"]).findings
+    assert finding.facts["flow"] == "workers-to-konnectivity"
+    assert "extra-security-groups" in finding.facts["blocking_hop"]["summary"]
+
+
+def test_an_annotated_group_not_in_the_input_makes_the_flow_not_evaluable_naming_it(tmp_path: Path):
+    folder = _copy("lb-annotation-fail", tmp_path)
+    (folder / "securitygroup.yaml").unlink()
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    (result,) = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "hcp-konnectivity-lb" in result.reason and "aws-load-balancer-security-groups" in result.reason
+
+
+def test_an_nlb_of_the_cloud_provider_does_not_read_the_annotation(tmp_path: Path):
+    """The cloud provider makes an NLB without groups and ignores the annotation (it opens
+    the nodes' groups instead): the Service is judged on its source ranges, with a warning
+    at the annotation; the AWS Load Balancer Controller's NLB reads it, and the evidence
+    says AWS sets an NLB's groups only at creation."""
+    folder = _copy("lb-annotation-fail", tmp_path)
+    hc = folder / "hcp.yaml"
+    text = hc.read_text()
+    hc.write_text(text.replace(f"    {LB_SG}\n",
+                               f"    {LB_SG}\n    service.beta.kubernetes.io/aws-load-balancer-type: nlb\n"))
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    assert any("does not read service.beta.kubernetes.io/aws-load-balancer-security-groups" in str(d)
+               for d in report.diagnostics)
+    hc.write_text(text.replace(f"    {LB_SG}\n",
+                               f"    {LB_SG}\n    service.beta.kubernetes.io/aws-load-balancer-type: external\n"))
+    (finding,) = scan([folder], ["HCP007"]).findings
+    assert "only when it was created with some" in finding.facts["blocking_hop"]["summary"]
+
+
+def test_path_query_through_the_annotated_group_agrees_with_the_flow(run_cli):
+    for case, code in (("lb-annotation-fail", 1), ("lb-annotation-pass", 0)):
+        result = run_cli("connectivity", "--no-progress", str(SG / case), "--path", "--from", "workers",
+                         "--to", "clusters-shop/kube-apiserver", "--port", "8091")
+        assert result.code == code, result.out
+        assert "sg-0ac00000000konnlb" in result.out
