@@ -104,6 +104,7 @@ class SecurityGroup:
     origin: str  # how it is declared: "CAPA status", "ACK", "Crossplane"
     role: str = ""
     rules: list[IngressRule] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)  # its AWS tags (ACK, Crossplane)
 
     @property
     def label(self) -> str:
@@ -208,7 +209,9 @@ def _capa_rule(obj: K8sObject, raw: Any, path: tuple[str | int, ...]) -> Ingress
 def _ack(out: SecurityGroups, obj: K8sObject) -> None:
     spec, status = _map(obj.body.get("spec")), _map(obj.body.get("status"))
     gid = str(status.get("id") or "")
-    sg = SecurityGroup(gid, str(spec.get("name") or obj.name), obj, ("spec",), "ACK")
+    sg = SecurityGroup(gid, str(spec.get("name") or obj.name), obj, ("spec",), "ACK",
+                       tags={str(_map(t).get("key")): str(_map(t).get("value") or "")
+                             for t in _list(spec.get("tags")) if _map(t).get("key")})
     for i, raw in enumerate(_list(spec.get("ingressRules"))):
         if not isinstance(raw, dict):
             sg.rules.append(IngressRule(ConnectionSet.none(), (), obj=obj, path=("spec", "ingressRules", i),
@@ -238,7 +241,9 @@ def _upbound_group(out: SecurityGroups, obj: K8sObject) -> None:
     spec, status = _map(obj.body.get("spec")), _map(obj.body.get("status"))
     gid = str(_map(status.get("atProvider")).get("id") or "")
     name = str(_map(spec.get("forProvider")).get("name") or obj.name)
-    out.groups.setdefault(gid or obj.ref, SecurityGroup(gid, name, obj, ("spec",), "Crossplane"))
+    tags = {str(k): str(v) for k, v in _map(_map(spec.get("forProvider")).get("tags")).items()}
+    out.groups.setdefault(gid or obj.ref, SecurityGroup(gid, name, obj, ("spec",), "Crossplane",
+                                                        tags=tags))
 
 
 def _upbound_rule(out: SecurityGroups, obj: K8sObject, groups: list[K8sObject]) -> None:
@@ -282,6 +287,28 @@ def _owner(out: SecurityGroups, fp: dict[str, Any], groups: list[K8sObject]) -> 
                 obj.labels.get(k) == v for k, v in labels.items())):
             return next((g for g in out.groups.values() if g.obj is obj), None)
     return None
+
+
+# -- which cluster's machines a group is for ------------------------------------------------
+
+# The AWS cloud provider finds a cluster's node groups by the tag
+# ``kubernetes.io/cluster/<cluster id>`` (``owned`` or ``shared``); OpenShift's installer
+# names its groups ``<infrastructure name>-node`` / ``-lb`` (``-worker-sg`` before 4.16).
+CLUSTER_TAG = "kubernetes.io/cluster/"
+_INSTALLER_SUFFIXES = ("-node", "-lb", "-worker-sg")
+
+
+def marks_cluster(group: SecurityGroup, cluster_id: str) -> str:
+    """How ``group`` says it is for the machines of the cluster ``cluster_id`` (its tag or
+    its installer name), or ''."""
+    if not cluster_id:
+        return ""
+    tag = CLUSTER_TAG + cluster_id
+    if group.tags.get(tag, "").lower() in ("owned", "shared"):
+        return f"tag {tag}={group.tags[tag]}"
+    if group.name in (cluster_id + s for s in _INSTALLER_SUFFIXES):
+        return f"name {group.name} (the installer's for {cluster_id})"
+    return ""
 
 
 # -- a load balancer's groups -------------------------------------------------------------

@@ -44,6 +44,7 @@ from hcpscan.model.securitygroups import (
     SecurityGroups,
     cidr_space,
     load_balancer_groups,
+    marks_cluster,
     members,
     resolve,
     security_groups,
@@ -75,7 +76,14 @@ def _undescribed(gid: str) -> str:
 def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
                     ) -> list[tuple[str, str]]:
     """(group id, why it is attached) for the groups in front of the management
-    cluster's worker machines, as far as the input tells."""
+    cluster's worker machines, as far as the input tells (see ``attached_groups``)."""
+    return [(gid, why) for gid, why, _guess in attached_groups(inventory, diagnostics)]
+
+
+def attached_groups(inventory: Inventory, diagnostics: list[Diagnostic]
+                    ) -> list[tuple[str, str, bool]]:
+    """(group id, why it is attached, whether that is a guess) for the groups in front of
+    the management cluster's worker machines."""
     if not inventory.of_kind("AWSCluster", "AWSManagedControlPlane", "AWSMachineTemplate", "AWSMachine",
                              "SecurityGroup"):
         return []  # no group and nothing that attaches one (most inputs): read nothing more
@@ -100,12 +108,46 @@ def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
         out += [(gid, f"{machine.ref} additionalSecurityGroups")
                 for machine, ids in sgs.machine_groups for gid in ids
                 if machine.namespace == capa.obj.namespace]
+    guessed: list[tuple[str, str]] = []
     if not own:  # no CAPA object says which groups the machines are in
-        out = _inferred(inventory, sgs)
+        out = _marked(inventory, sgs, instances)
+        if not out:
+            guessed = _inferred(inventory, sgs)
     merged: dict[str, list[str]] = {}
-    for gid, why in out:  # one group attached several ways (e.g. overrides naming one group)
+    for gid, why in out + guessed:  # one group attached several ways (e.g. overrides naming one group)
         merged.setdefault(gid, []).append(why)
-    return [(gid, _joined(whys)) for gid, whys in merged.items()]
+    guesses = {gid for gid, _ in guessed}
+    return [(gid, _joined(whys), gid in guesses) for gid, whys in merged.items()]
+
+
+def _marked(inventory: Inventory, sgs: SecurityGroups, instances: set[str]) -> list[tuple[str, str]]:
+    """Without a CAPA cluster object, the groups the input itself says are the management
+    machines': named in the ``additionalSecurityGroups`` of an AWSMachine that is one of
+    the management cluster's Nodes (``spec.providerID``), or tagged / named for the
+    management cluster (``model.securitygroups.marks_cluster``, its id the
+    ``Infrastructure`` status ``infrastructureName``)."""
+    out = [(gid, f"{machine.ref} additionalSecurityGroups (its instance is a Node of the management "
+                 "cluster)")
+           for machine, ids in sgs.machine_groups if machine.kind == "AWSMachine" and instances
+           and _instance_of(machine) & instances for gid in ids]
+    infra = inventory.get("Infrastructure", "", "cluster", MANAGEMENT)
+    status = infra.get("status") if infra is not None else None
+    cluster_id = str(status.get("infrastructureName") or "") if isinstance(status, dict) else ""
+    for key, group in sgs.groups.items():
+        how = marks_cluster(group, cluster_id) if group.origin != "CAPA status" else ""
+        if how and key not in sgs.worker_groups:
+            out.append((key, f"{group.obj.ref} {how}, the management cluster's (Infrastructure "
+                             f"cluster status.infrastructureName {cluster_id})"))
+    return out
+
+
+def _instance_of(machine: K8sObject) -> set[str]:
+    out = set()
+    for field in ("spec.instanceID", "spec.providerID"):
+        value = machine.get(field)
+        if isinstance(value, str) and value:
+            out.add(value.rpartition("/")[2])
+    return out
 
 
 def _joined(whys: list[str]) -> str:
@@ -135,9 +177,9 @@ def _inferred(inventory: Inventory, sgs: SecurityGroups) -> list[tuple[str, str]
                      None)
         if found is not None:
             hc, port = found
-            out.append((key, f"{group.obj.ref}, taken as in front of them: it admits the workers of "
+            out.append((key, f"{group.obj.ref}, guessed to be in front of them: it admits the workers of "
                              f"{hc.obj.ref} to TCP {port}, which their control plane publishes, and "
-                             "no Cluster API object says which groups the machines are in"))
+                             "no Cluster API object, tag or name says which groups the machines are in"))
     return out
 
 
@@ -210,14 +252,23 @@ def _capa_attached(capa: CapaCluster) -> list[tuple[str, str]]:
 def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> Perimeter | None:
     """The security groups in front of the management cluster's workers as one
     perimeter; None when the input names none."""
-    attached = fronting_groups(inventory, diagnostics)
-    if not attached:
+    found = attached_groups(inventory, diagnostics)
+    if not found:
         return None
+    attached = [(gid, why) for gid, why, _ in found]
+    guessed = [gid for gid, _, guess in found if guess]
     sgs = security_groups(inventory)
     described = [g for gid, _ in attached if (g := sgs.find(gid)) is not None]
     undescribed = tuple(dict.fromkeys(gid for gid, _ in attached if sgs.find(gid) is None))
     rules: list[PerimeterRule] = []
     unknowns = [_undescribed(gid) for gid in undescribed]
+    if guessed:  # a block resting on a guessed attachment is not a fact about the machines
+        unknowns.append(
+            f"security group {', '.join(guessed)} is only guessed to be in front of the management "
+            "cluster's machines (it admits the hosted workers to a port their control plane "
+            "publishes); say which groups they are in: a Cluster API AWS cluster object "
+            "(securityGroupOverrides / status), an AWSMachine's additionalSecurityGroups, the tag "
+            "kubernetes.io/cluster/<infrastructureName> on the group, or a perimeter file (--firewall)")
     # the management machines' own groups: a rule naming one admits those machines, not
     # anyone whose addresses the input leaves out
     own = {gid for gid, _ in attached} | {gid for c in sgs.capa for gid in c.roles.values()}

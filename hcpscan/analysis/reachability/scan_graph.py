@@ -25,7 +25,7 @@ REACHABILITY = "reachability"  # the name the graph is shared under in the rule 
 # the ways in (one home for the endpoint kinds: the reachability endpoints module), and
 # the security groups in front of the nodes (model/securitygroups.py).
 GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
-               "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS,
+               "HostedCluster", "HostedControlPlane", "Node", "Infrastructure", *POLICY_LIKE_KINDS,
                *SECURITY_GROUP_KINDS)
 ENDPOINT_READS = ("Endpoints", "EndpointSlice")  # where management-kas lives
 

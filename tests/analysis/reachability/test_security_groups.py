@@ -454,24 +454,83 @@ def test_sarif_and_json_of_a_security_group_finding_validate(run_cli):
         "awscluster.yaml"}
 
 
+_INFRA = """---
+apiVersion: config.openshift.io/v1
+kind: Infrastructure
+metadata:
+  name: cluster
+status:
+  infrastructureName: mgmt-7xk2p
+"""
+
+
 @pytest.mark.parametrize("case", ["ack-fail", "ack-pass"])
-def test_a_group_declared_alone_that_admits_the_workers_to_the_api_server_fronts_the_control_plane(
+def test_a_group_declared_alone_that_admits_the_workers_to_the_api_server_is_only_a_guess(
         case: str, tmp_path: Path):
     """A GitOps estate with the ACK group and the HostedCluster but no Cluster API object:
     the group admits the workers to 6443, a port the control plane publishes, so it is
-    taken as in front of it (the evidence says why)."""
+    guessed to be in front of it — a guess: the flows it would shut are not evaluable,
+    naming the group and what would say so; what it admits stays open."""
     folder = _copy(case, tmp_path)
     sg = folder / "securitygroup.yaml"
     sg.write_text(sg.read_text().split("---\n", 1)[0])  # the ACK group alone
     report = scan([folder], ["HCP007"])
+    assert not report.findings
+    (result,) = report.results
     if case == "ack-pass":
-        assert not report.findings and report.results[0].status is Status.PASS
+        assert result.status is Status.PASS
         return
+    assert result.status is Status.NOT_EVALUABLE
+    assert "sg-0ac0000000000mgmt is only guessed" in result.reason
+    assert "kubernetes.io/cluster/<infrastructureName>" in result.reason
+
+
+@pytest.mark.parametrize("mark", ["tag", "name", "machine"])
+def test_a_group_the_input_says_is_the_management_machines_decides(mark: str, tmp_path: Path):
+    """The same group with evidence of its attachment — the cloud provider's cluster tag
+    for the management cluster's infrastructure name, the installer's name for its node
+    group, or an AWSMachine of a management Node naming it — decides: HCP007 fails at it."""
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    text = sg.read_text().split("---\n", 1)[0]
+    if mark == "tag":
+        text = text.replace("  ingressRules:", "  tags:\n  - {key: kubernetes.io/cluster/mgmt-7xk2p, value: owned}\n"
+                                               "  ingressRules:") + _INFRA
+    elif mark == "name":
+        text = text.replace("  name: mgmt-workers\n  description", "  name: mgmt-7xk2p-node\n  description") + _INFRA
+    else:
+        text += """---
+apiVersion: v1
+kind: Node
+metadata: {name: ip-10-0-1-5.ec2.internal}
+spec: {providerID: "aws:///eu-west-1a/i-0123456789abcdef0"}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachine
+metadata: {name: mgmt-worker-a, namespace: capi-mgmt}
+spec:
+  instanceID: i-0123456789abcdef0
+  additionalSecurityGroups: [{id: sg-0ac0000000000mgmt}]
+"""
+    sg.write_text(text)
+    report = scan([folder], ["HCP007"])
     assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
                                                                 "workers-to-konnectivity"]
     hop = report.findings[0].facts["blocking_hop"]
     assert hop["path"].endswith("securitygroup.yaml") and "sg-0ac0000000000mgmt" in hop["summary"]
-    assert "taken as in front of them" in hop["summary"]
+    assert "guessed" not in hop["summary"]
+    assert {"tag": "tag kubernetes.io/cluster/mgmt-7xk2p=owned", "name": "name mgmt-7xk2p-node",
+            "machine": "AWSMachine capi-mgmt/mgmt-worker-a additionalSecurityGroups"}[mark] in hop["summary"]
+
+
+def test_a_tag_for_another_cluster_is_no_evidence(tmp_path: Path):
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[0].replace(
+        "  ingressRules:", "  tags:\n  - {key: kubernetes.io/cluster/other-9zz, value: owned}\n  ingressRules:")
+        + _INFRA)
+    report = scan([folder], ["HCP007"])
+    assert not report.findings and report.results[0].status is Status.NOT_EVALUABLE
 
 
 def test_a_group_for_something_else_is_not_taken_as_the_control_planes(tmp_path: Path):
