@@ -55,7 +55,8 @@ def router_on_machines(inventory: Inventory, controller: K8sObject) -> RouterOnM
     kind = strategy.get("type")
     where = f"IngressController {controller.namespace}/{controller.name}"
     if kind == HOST_NETWORK:
-        host = strategy.get("hostNetwork") if isinstance(strategy.get("hostNetwork"), dict) else {}
+        raw = strategy.get("hostNetwork")
+        host: dict[str, Any] = raw if isinstance(raw, dict) else {}
         https, http = _port(host.get("httpsPort"), 443), _port(host.get("httpPort"), 80)
         return RouterOnMachines(ON_HOST, https, http, f"{where} uses HostNetwork: the router listens "
                                                       f"on ports {https}/{http} of the machines it runs on")

@@ -186,7 +186,7 @@ def _inferred(inventory: Inventory, sgs: SecurityGroups) -> list[tuple[str, str]
 def _load_balancers_groups(inventory: Inventory, sgs: SecurityGroups) -> set[str]:
     """The keys of the groups a LoadBalancer Service's annotations attach to its load
     balancer: they are that load balancer's, not the machines'."""
-    out = set()
+    out: set[str] = set()
     for svc in inventory.of_kind("Service"):
         found = load_balancer_groups(svc) if svc.get("spec.type") == "LoadBalancer" else None
         for name in found.names if found is not None else ():
