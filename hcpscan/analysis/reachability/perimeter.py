@@ -197,6 +197,18 @@ class PerimeterStack(Perimeter):
         return stacked(*(layer.for_way(via) for layer in self.layers))
 
 
+def unknowns_behind(perimeter: Perimeter | None, summaries: list[str]) -> tuple[str, ...]:
+    """What the input does not give about the perimeter layers named in ``summaries`` (the
+    say of the hops they blocked): a group not described in front of one load balancer
+    leaves only the flows that layer blocks unknown, not those the machines' groups block."""
+    if perimeter is None or not perimeter.undescribed:
+        return ()
+    layers = perimeter.layers if isinstance(perimeter, PerimeterStack) else (perimeter,)
+    return tuple(dict.fromkeys(u for layer in layers if layer.undescribed
+                               and any(layer.name in text for text in summaries)
+                               for u in layer.undescribed))
+
+
 def stacked(*perimeters: Perimeter | None) -> Perimeter | None:
     """The perimeters given (``None``: absent) as one: itself when only one is."""
     present = tuple(p for p in perimeters if p is not None)

@@ -41,6 +41,7 @@ from hcpscan.analysis.reachability.opening import (
     narrowing,
     perimeter_narrowing,
 )
+from hcpscan.analysis.reachability.perimeter import unknowns_behind
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.analysis.reachability.required import BLOCKED
 from hcpscan.analysis.reachability.routers import hcp_route_router
@@ -696,9 +697,11 @@ def _kept_out_by_undescribed(graph: ReachabilityGraph, target: str, port: int, p
         return ""
     for cidr in allowed.complement().cidrs():
         reach = graph.can_reach(cidr, target, port, protocol)
-        if any(not p.allowed and p.via != POD_NETWORK and p.blocked_by is not None
-               and p.blocked_by.layer == PERIMETER for p in reach.paths):
-            return undescribed_groups(perimeter.undescribed)
+        blocked = [p.blocked_by.summary for p in reach.paths
+                   if not p.allowed and p.via != POD_NETWORK and p.blocked_by is not None
+                   and p.blocked_by.layer == PERIMETER]
+        if unknowns := unknowns_behind(perimeter, blocked):
+            return undescribed_groups(unknowns)
     return ""
 
 

@@ -877,3 +877,17 @@ def test_path_query_through_the_annotated_group_agrees_with_the_flow(run_cli):
                          "--to", "clusters-shop/kube-apiserver", "--port", "8091")
         assert result.code == code, result.out
         assert "sg-0ac00000000konnlb" in result.out
+
+
+def test_an_undescribed_load_balancer_group_leaves_only_its_own_way_unknown(tmp_path: Path):
+    """The load balancer's group is not in the input (konnectivity: unknown) while the
+    machines' node group shuts the ignition node port: ignition still fails at the node
+    group, not unknown for a group that is not in front of it."""
+    folder = _copy("lb-annotation-fail", tmp_path)
+    (folder / "securitygroup.yaml").unlink()
+    shutil.copy(SG / "capa-fail" / "awscluster.yaml", folder / "awscluster.yaml")
+    report = scan([folder], ["HCP007"])
+    (finding,) = report.findings
+    assert finding.facts["flow"] == "workers-to-ignition"
+    assert "sg-0f00d00000000node" in finding.facts["blocking_hop"]["summary"]
+    assert "hcp-konnectivity-lb" not in finding.facts["blocking_hop"]["summary"]
