@@ -62,7 +62,7 @@ from hcpscan.analysis.reachability.answers import (
     SERVICE,
 )
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer
-from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterStack
+from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterStack, stacked
 from hcpscan.analysis.reachability.required import (
     VIRT_LAUNCHER,
     FlowResult,
@@ -172,6 +172,10 @@ def _perimeter_rules(perimeter: Perimeter | None, result: FlowResult, cluster: s
     per entry port, admitting exactly the worker ranges kept out there. The file describes
     the firewall or security group in front of the nodes: the summary says to make the same
     change there (hcpscan never changes a firewall)."""
+    if isinstance(perimeter, PerimeterStack):  # only the layers that blocked, and the file
+        named = [hop.summary for _, hop in hops if hop is not None]
+        perimeter = stacked(*(layer for layer in perimeter.layers if layer.fronts is None
+                              or any(layer.name in text for text in named))) or perimeter
     by_port: dict[tuple[str, int, int | None], list[str]] = {}
     for answer, hop in hops:
         found = _ENTRY.search(hop.summary) if hop is not None else None
@@ -212,8 +216,10 @@ def perimeter_first(perimeter: Perimeter | None, cluster: str, rules: list[dict[
     if perimeter is not None and (isinstance(perimeter, PerimeterStack) or perimeter.fronts is not None):
         # security groups read from the manifests (alone or behind the file): their
         # objects are not perimeter files, and a rule in the file would not open them
-        return Refusal(f"the security groups in front of the management cluster's machines decide "
-                       f"it ({perimeter.name}); {what} with an ingress rule of one of those groups "
+        which = ("read from the manifests" if "of the load balancer of Service" in perimeter.name
+                 else "in front of the management cluster's machines")
+        return Refusal(f"the security groups {which} decide it ({perimeter.name}); {what} with "
+                       "an ingress rule of one of those groups "
                        "where it is declared (the CAPA cluster's spec.network."
                        "additionalNodeIngressRules, the ACK or Crossplane security group) or in "
                        "AWS, and in the perimeter file (--firewall) if one is given")

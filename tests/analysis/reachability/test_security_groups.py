@@ -891,3 +891,13 @@ def test_an_undescribed_load_balancer_group_leaves_only_its_own_way_unknown(tmp_
     assert finding.facts["flow"] == "workers-to-ignition"
     assert "sg-0f00d00000000node" in finding.facts["blocking_hop"]["summary"]
     assert "hcp-konnectivity-lb" not in finding.facts["blocking_hop"]["summary"]
+
+
+def test_the_fix_text_names_only_the_load_balancers_groups_that_shut_it(tmp_path: Path, run_cli):
+    folder = _copy("lb-annotation-fail", tmp_path)
+    before = {p.name: p.read_text() for p in folder.iterdir()}
+    done = run_cli("fix", "--no-progress", str(folder), "--select", "HCP007")
+    said = done.out + done.err
+    assert {p.name: p.read_text() for p in folder.iterdir()} == before
+    assert "security group sg-0ac00000000konnlb (hcp-konnectivity-lb) of the load balancer" in said
+    assert "sg-0f00d00000000node" not in said  # the machines' groups do not front the load balancer
