@@ -34,7 +34,10 @@ chain or a network ACL; a security group (allow rules only, implicit deny) is
 the same file with ``default: deny``. The perimeter filters only traffic that
 enters from outside the cluster, on the port as it arrives at the node: the
 pod port for direct pod traffic, the ``nodePort`` for NodePort Services, the
-Service ``port`` for LoadBalancer Services, 443 (80 without TLS) for Routes.
+Service ``port`` for LoadBalancer Services, 443 (80 without TLS) for Routes — and for a
+Route whose router is published on the machines, the port the router takes it on there
+(``hostNetwork.httpsPort`` for HostNetwork, the ``router-nodeport-<name>`` Service's node
+port for NodePortService).
 """
 
 from __future__ import annotations
