@@ -31,7 +31,12 @@ from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster, Publishing
-from hcpscan.model.ingress import DEFAULT_ROUTER, INGRESS_CONTROLLER, INGRESS_OPERATOR_NAMESPACE
+from hcpscan.model.ingress import (
+    DEFAULT_ROUTER,
+    INGRESS_CONTROLLER,
+    INGRESS_OPERATOR_NAMESPACE,
+    router_on_machines,
+)
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.networks import cidrs
 from hcpscan.model.ports import NODE_PORT_RANGE
@@ -60,6 +65,14 @@ class DeclaredWay:
     entry: tuple[int, int]  # the port(s) at the perimeter: one port, or the node-port range
     sources: IPSpace  # what the Service or router admits, before the perimeter
     evidence: tuple[str, ...]
+    # a Route through a router on the machines (HostNetwork, NodePortService): how its
+    # traffic meets the machines' perimeter (model.ingress ON_HOST / ON_NODE_PORT)
+    front: str = ""
+
+    @property
+    def gate(self) -> str:
+        """The way the perimeter sees: the router's way onto the machines, else ``kind``."""
+        return self.front or self.kind
 
     @property
     def entry_text(self) -> str:
@@ -142,10 +155,10 @@ def _route(inventory: Inventory, hc: HostedCluster, strategy: Publishing, said: 
                           f"router is offered is in IngressController {INGRESS_OPERATOR_NAMESPACE}/"
                           f"{DEFAULT_ROUTER}, not in the input (`oc get ingresscontroller "
                           f"{DEFAULT_ROUTER} -n {INGRESS_OPERATOR_NAMESPACE} -o yaml`)")
-    return _router(controller, strategy, said)
+    return _router(inventory, controller, strategy, said)
 
 
-def _router(controller: K8sObject, published: Publishing,
+def _router(inventory: Inventory, controller: K8sObject, published: Publishing,
             said: str) -> DeclaredWay | Undeclared | Unpublished:
     strategy = _mapping(controller.get("spec.endpointPublishingStrategy")) or \
         _mapping(controller.get("status.endpointPublishingStrategy"))
@@ -167,14 +180,12 @@ def _router(controller: K8sObject, published: Publishing,
         return DeclaredWay(service, "Route", field, (ROUTER_PORT, ROUTER_PORT), sources, (
             f"{said}; {serves}: {where} is a LoadBalancerService "
             f"(scope {lb.get('scope') or 'External'}) with {limit}",))
-    if kind == "NodePortService":
-        return DeclaredWay(service, "Route", field, NODE_PORT_RANGE, IPSpace.everything(), (
-            f"{said}; {serves}: {where} is a NodePortService, on node ports "
-            "of every management-cluster node",))
-    if kind == "HostNetwork":
-        return DeclaredWay(service, "Route", field, (ROUTER_PORT, ROUTER_PORT), IPSpace.everything(), (
-            f"{said}; {serves}: {where} uses HostNetwork, port "
-            f"{ROUTER_PORT} of the nodes it runs on",))
+    machines = router_on_machines(inventory, controller)
+    if machines is not None:  # HostNetwork or NodePortService: behind the machines' perimeter
+        port = machines.https
+        return DeclaredWay(service, "Route", field, (port, port) if port else NODE_PORT_RANGE,
+                           IPSpace.everything(), (f"{said}; {serves}: {machines.said}",),
+                           machines.front)
     return Undeclared(f"{said}; {where} states no endpointPublishingStrategy type")
 
 

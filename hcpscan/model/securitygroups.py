@@ -58,6 +58,21 @@ WORKER_ROLES = (ROLE_NODE, ROLE_LB)
 # reports as ``cluster`` (not in ``node``): a management cluster on EKS runs its pods there
 EKS_WORKER_ROLES = (ROLE_NODE, "node-eks-additional", "cluster")
 
+# A LoadBalancer Service's own groups (AWS): the cloud provider (CCM) puts a Classic load
+# balancer in the groups ``LB_GROUPS`` names instead of the one it makes (which admits
+# loadBalancerSourceRanges, every address without them, on the Service's ports), and in
+# ``LB_EXTRA_GROUPS`` beside it; for an NLB (``LB_TYPE: nlb``) it reads neither (an NLB it
+# makes has no group; it opens the nodes' groups to the source ranges instead). The AWS
+# Load Balancer Controller's NLB (``LB_TYPE: external``/``nlb-ip``, loadBalancerClass
+# ``service.k8s.aws/nlb``) takes ``LB_GROUPS`` as its frontend groups (instead of the one it
+# makes) — and AWS sets an NLB's groups only when it is created with some.
+LB_GROUPS = "service.beta.kubernetes.io/aws-load-balancer-security-groups"
+LB_EXTRA_GROUPS = "service.beta.kubernetes.io/aws-load-balancer-extra-security-groups"
+LB_TYPE = "service.beta.kubernetes.io/aws-load-balancer-type"
+LBC_CLASS = "service.k8s.aws/nlb"
+CLASSIC, CCM_NLB = "Classic load balancer", "NLB (cloud provider)"
+LBC_NLB = "NLB (AWS Load Balancer Controller)"
+
 _PROTOCOLS = {"tcp": "TCP", "6": "TCP", "udp": "UDP", "17": "UDP", "sctp": "SCTP", "132": "SCTP"}
 _ALL = ("-1", "all")
 
@@ -89,6 +104,7 @@ class SecurityGroup:
     origin: str  # how it is declared: "CAPA status", "ACK", "Crossplane"
     role: str = ""
     rules: list[IngressRule] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)  # its AWS tags (ACK, Crossplane)
 
     @property
     def label(self) -> str:
@@ -193,7 +209,9 @@ def _capa_rule(obj: K8sObject, raw: Any, path: tuple[str | int, ...]) -> Ingress
 def _ack(out: SecurityGroups, obj: K8sObject) -> None:
     spec, status = _map(obj.body.get("spec")), _map(obj.body.get("status"))
     gid = str(status.get("id") or "")
-    sg = SecurityGroup(gid, str(spec.get("name") or obj.name), obj, ("spec",), "ACK")
+    sg = SecurityGroup(gid, str(spec.get("name") or obj.name), obj, ("spec",), "ACK",
+                       tags={str(_map(t).get("key")): str(_map(t).get("value") or "")
+                             for t in _list(spec.get("tags")) if _map(t).get("key")})
     for i, raw in enumerate(_list(spec.get("ingressRules"))):
         if not isinstance(raw, dict):
             sg.rules.append(IngressRule(ConnectionSet.none(), (), obj=obj, path=("spec", "ingressRules", i),
@@ -223,7 +241,9 @@ def _upbound_group(out: SecurityGroups, obj: K8sObject) -> None:
     spec, status = _map(obj.body.get("spec")), _map(obj.body.get("status"))
     gid = str(_map(status.get("atProvider")).get("id") or "")
     name = str(_map(spec.get("forProvider")).get("name") or obj.name)
-    out.groups.setdefault(gid or obj.ref, SecurityGroup(gid, name, obj, ("spec",), "Crossplane"))
+    tags = {str(k): str(v) for k, v in _map(_map(spec.get("forProvider")).get("tags")).items()}
+    out.groups.setdefault(gid or obj.ref, SecurityGroup(gid, name, obj, ("spec",), "Crossplane",
+                                                        tags=tags))
 
 
 def _upbound_rule(out: SecurityGroups, obj: K8sObject, groups: list[K8sObject]) -> None:
@@ -267,6 +287,80 @@ def _owner(out: SecurityGroups, fp: dict[str, Any], groups: list[K8sObject]) -> 
                 obj.labels.get(k) == v for k, v in labels.items())):
             return next((g for g in out.groups.values() if g.obj is obj), None)
     return None
+
+
+# -- which cluster's machines a group is for ------------------------------------------------
+
+# The AWS cloud provider finds a cluster's node groups by the tag
+# ``kubernetes.io/cluster/<cluster id>`` (``owned`` or ``shared``); OpenShift's installer
+# names its groups ``<infrastructure name>-node`` / ``-lb`` (``-worker-sg`` before 4.16).
+CLUSTER_TAG = "kubernetes.io/cluster/"
+_INSTALLER_SUFFIXES = ("-node", "-lb", "-worker-sg")
+
+
+def marks_cluster(group: SecurityGroup, cluster_id: str) -> str:
+    """How ``group`` says it is for the machines of the cluster ``cluster_id`` (its tag or
+    its installer name), or ''."""
+    if not cluster_id:
+        return ""
+    tag = CLUSTER_TAG + cluster_id
+    if group.tags.get(tag, "").lower() in ("owned", "shared"):
+        return f"tag {tag}={group.tags[tag]}"
+    if group.name in (cluster_id + s for s in _INSTALLER_SUFFIXES):
+        return f"name {group.name} (the installer's for {cluster_id})"
+    return ""
+
+
+# -- a load balancer's groups -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoadBalancerGroups:
+    """The groups a LoadBalancer Service's annotations put its load balancer in."""
+
+    svc: K8sObject
+    balancer: str  # CLASSIC | CCM_NLB | LBC_NLB
+    annotation: str  # the annotation read (LB_GROUPS or LB_EXTRA_GROUPS)
+    names: tuple[str, ...]  # group ids or names, as written
+    replaces: bool  # True: the groups instead of the provider's own; False: beside it
+    ignored: tuple[str, ...] = ()  # annotations the balancer does not read (named)
+
+
+def load_balancer_kind(svc: K8sObject) -> str:
+    """Which AWS load balancer a LoadBalancer Service gets: CLASSIC, CCM_NLB or LBC_NLB."""
+    kind = str(svc.annotations.get(LB_TYPE) or "").strip().lower()
+    if kind in ("external", "nlb-ip") or svc.get("spec.loadBalancerClass") == LBC_CLASS:
+        return LBC_NLB
+    return CCM_NLB if kind == "nlb" else CLASSIC
+
+
+def load_balancer_groups(svc: K8sObject) -> LoadBalancerGroups | None:
+    """The groups the annotations of ``svc`` attach to its load balancer, as far as its
+    balancer reads them; None when it has neither annotation."""
+    named = {key: tuple(v.strip() for v in str(svc.annotations.get(key) or "").split(",") if v.strip())
+             for key in (LB_GROUPS, LB_EXTRA_GROUPS)}
+    if not any(named.values()):
+        return None
+    balancer = load_balancer_kind(svc)
+    if balancer == CCM_NLB:
+        return LoadBalancerGroups(svc, balancer, "", (), False,
+                                  tuple(k for k, v in named.items() if v))
+    if named[LB_GROUPS]:
+        ignored = (LB_EXTRA_GROUPS,) if named[LB_EXTRA_GROUPS] and balancer == LBC_NLB else ()
+        names = named[LB_GROUPS] + (named[LB_EXTRA_GROUPS] if balancer == CLASSIC else ())
+        return LoadBalancerGroups(svc, balancer, LB_GROUPS, tuple(dict.fromkeys(names)), True, ignored)
+    if balancer == LBC_NLB:  # the controller reads only LB_GROUPS for an NLB
+        return LoadBalancerGroups(svc, balancer, "", (), False, (LB_EXTRA_GROUPS,))
+    return LoadBalancerGroups(svc, balancer, LB_EXTRA_GROUPS, named[LB_EXTRA_GROUPS], False)
+
+
+def resolve(groups: SecurityGroups, name: str) -> SecurityGroup | None:
+    """A group named by id, else by its name (one group of that name only)."""
+    found = groups.find(name)
+    if found is not None:
+        return found
+    by_name = [g for g in groups.groups.values() if g.name == name]
+    return by_name[0] if len(by_name) == 1 else None
 
 
 # -- who is in which group ---------------------------------------------------------------

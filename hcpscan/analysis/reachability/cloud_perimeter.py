@@ -18,22 +18,35 @@ perimeter open to question: a flow it would block is not evaluable, naming the g
 
 from __future__ import annotations
 
-from hcpscan.analysis.reachability.perimeter import ALLOW, DENY, DIRECT, Perimeter, PerimeterRule
+from hcpscan.analysis.reachability.perimeter import (
+    ALLOW,
+    DENY,
+    DIRECT,
+    Perimeter,
+    PerimeterRule,
+    load_balancer_way,
+)
 from hcpscan.core.diagnostics import Diagnostic
-from hcpscan.inventory import Inventory
+from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import MANAGEMENT
 from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster_for_namespace, hosted_clusters
+from hcpscan.model.ingress import ON_HOST
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet
 from hcpscan.model.securitygroups import (
     EKS_WORKER_ROLES,
+    LBC_NLB,
     WORKER_ROLES,
     CapaCluster,
     IngressRule,
+    LoadBalancerGroups,
     SecurityGroup,
     SecurityGroups,
     cidr_space,
+    load_balancer_groups,
+    marks_cluster,
     members,
+    resolve,
     security_groups,
 )
 
@@ -41,7 +54,9 @@ from hcpscan.model.securitygroups import (
 # Service's (and a router's) load balancer is the cloud provider's: it admits the Service's
 # loadBalancerSourceRanges (the router's allowedSourceRanges), read as the way's own
 # sources, and opens the machines' groups to itself with rules the CAPA status never lists.
-FRONTS = ("NodePort", DIRECT)
+# A router published HostNetwork or NodePortService takes Route traffic on the machines
+# themselves: that traffic meets the groups (at the router's host or node ports).
+FRONTS = ("NodePort", ON_HOST, DIRECT)
 WHAT_TO_GIVE = ("describe it: the CAPA cluster object's status (`oc get awsclusters -A -o yaml`), "
                 "an ACK or Crossplane SecurityGroup with that id, or a perimeter file (--firewall)")
 
@@ -61,7 +76,14 @@ def _undescribed(gid: str) -> str:
 def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
                     ) -> list[tuple[str, str]]:
     """(group id, why it is attached) for the groups in front of the management
-    cluster's worker machines, as far as the input tells."""
+    cluster's worker machines, as far as the input tells (see ``attached_groups``)."""
+    return [(gid, why) for gid, why, _guess in attached_groups(inventory, diagnostics)]
+
+
+def attached_groups(inventory: Inventory, diagnostics: list[Diagnostic]
+                    ) -> list[tuple[str, str, bool]]:
+    """(group id, why it is attached, whether that is a guess) for the groups in front of
+    the management cluster's worker machines."""
     if not inventory.of_kind("AWSCluster", "AWSManagedControlPlane", "AWSMachineTemplate", "AWSMachine",
                              "SecurityGroup"):
         return []  # no group and nothing that attaches one (most inputs): read nothing more
@@ -86,12 +108,46 @@ def fronting_groups(inventory: Inventory, diagnostics: list[Diagnostic]
         out += [(gid, f"{machine.ref} additionalSecurityGroups")
                 for machine, ids in sgs.machine_groups for gid in ids
                 if machine.namespace == capa.obj.namespace]
+    guessed: list[tuple[str, str]] = []
     if not own:  # no CAPA object says which groups the machines are in
-        out = _inferred(inventory, sgs)
+        out = _marked(inventory, sgs, instances)
+        if not out:
+            guessed = _inferred(inventory, sgs)
     merged: dict[str, list[str]] = {}
-    for gid, why in out:  # one group attached several ways (e.g. overrides naming one group)
+    for gid, why in out + guessed:  # one group attached several ways (e.g. overrides naming one group)
         merged.setdefault(gid, []).append(why)
-    return [(gid, _joined(whys)) for gid, whys in merged.items()]
+    guesses = {gid for gid, _ in guessed}
+    return [(gid, _joined(whys), gid in guesses) for gid, whys in merged.items()]
+
+
+def _marked(inventory: Inventory, sgs: SecurityGroups, instances: set[str]) -> list[tuple[str, str]]:
+    """Without a CAPA cluster object, the groups the input itself says are the management
+    machines': named in the ``additionalSecurityGroups`` of an AWSMachine that is one of
+    the management cluster's Nodes (``spec.providerID``), or tagged / named for the
+    management cluster (``model.securitygroups.marks_cluster``, its id the
+    ``Infrastructure`` status ``infrastructureName``)."""
+    out = [(gid, f"{machine.ref} additionalSecurityGroups (its instance is a Node of the management "
+                 "cluster)")
+           for machine, ids in sgs.machine_groups if machine.kind == "AWSMachine" and instances
+           and _instance_of(machine) & instances for gid in ids]
+    infra = inventory.get("Infrastructure", "", "cluster", MANAGEMENT)
+    status = infra.get("status") if infra is not None else None
+    cluster_id = str(status.get("infrastructureName") or "") if isinstance(status, dict) else ""
+    for key, group in sgs.groups.items():
+        how = marks_cluster(group, cluster_id) if group.origin != "CAPA status" else ""
+        if how and key not in sgs.worker_groups:
+            out.append((key, f"{group.obj.ref} {how}, the management cluster's (Infrastructure "
+                             f"cluster status.infrastructureName {cluster_id})"))
+    return out
+
+
+def _instance_of(machine: K8sObject) -> set[str]:
+    out = set()
+    for field in ("spec.instanceID", "spec.providerID"):
+        value = machine.get(field)
+        if isinstance(value, str) and value:
+            out.add(value.rpartition("/")[2])
+    return out
 
 
 def _joined(whys: list[str]) -> str:
@@ -111,18 +167,31 @@ def _inferred(inventory: Inventory, sgs: SecurityGroups) -> list[tuple[str, str]
     are in themselves fronts the workers, and is not taken."""
     out = []
     clusters = [hc for hc in hosted_clusters(inventory) if hc.obj.cluster == MANAGEMENT]
+    balancers = _load_balancers_groups(inventory, sgs)
     for key, group in sgs.groups.items():
-        if group.origin == "CAPA status" or key in sgs.worker_groups:
-            continue
+        if group.origin == "CAPA status" or key in sgs.worker_groups or key in balancers:
+            continue  # CAPA's own, the workers', or a load balancer's (its Service says so)
         found = next(((hc, port) for hc in clusters for rule in group.rules
                       if _admits_workers(sgs, hc, rule)
                       for port in _published_ports(inventory, hc) if rule.connections.allows("TCP", port)),
                      None)
         if found is not None:
             hc, port = found
-            out.append((key, f"{group.obj.ref}, taken as in front of them: it admits the workers of "
+            out.append((key, f"{group.obj.ref}, guessed to be in front of them: it admits the workers of "
                              f"{hc.obj.ref} to TCP {port}, which their control plane publishes, and "
-                             "no Cluster API object says which groups the machines are in"))
+                             "no Cluster API object, tag or name says which groups the machines are in"))
+    return out
+
+
+def _load_balancers_groups(inventory: Inventory, sgs: SecurityGroups) -> set[str]:
+    """The keys of the groups a LoadBalancer Service's annotations attach to its load
+    balancer: they are that load balancer's, not the machines'."""
+    out: set[str] = set()
+    for svc in inventory.of_kind("Service"):
+        found = load_balancer_groups(svc) if svc.get("spec.type") == "LoadBalancer" else None
+        for name in found.names if found is not None else ():
+            group = resolve(sgs, name)
+            out.update(k for k, g in sgs.groups.items() if g is group)
     return out
 
 
@@ -183,14 +252,23 @@ def _capa_attached(capa: CapaCluster) -> list[tuple[str, str]]:
 def manifest_perimeter(inventory: Inventory, diagnostics: list[Diagnostic]) -> Perimeter | None:
     """The security groups in front of the management cluster's workers as one
     perimeter; None when the input names none."""
-    attached = fronting_groups(inventory, diagnostics)
-    if not attached:
+    found = attached_groups(inventory, diagnostics)
+    if not found:
         return None
+    attached = [(gid, why) for gid, why, _ in found]
+    guessed = [gid for gid, _, guess in found if guess]
     sgs = security_groups(inventory)
     described = [g for gid, _ in attached if (g := sgs.find(gid)) is not None]
     undescribed = tuple(dict.fromkeys(gid for gid, _ in attached if sgs.find(gid) is None))
     rules: list[PerimeterRule] = []
     unknowns = [_undescribed(gid) for gid in undescribed]
+    if guessed:  # a block resting on a guessed attachment is not a fact about the machines
+        unknowns.append(
+            f"security group {', '.join(guessed)} is only guessed to be in front of the management "
+            "cluster's machines (it admits the hosted workers to a port their control plane "
+            "publishes); say which groups they are in: a Cluster API AWS cluster object "
+            "(securityGroupOverrides / status), an AWSMachine's additionalSecurityGroups, the tag "
+            "kubernetes.io/cluster/<infrastructureName> on the group, or a perimeter file (--firewall)")
     # the management machines' own groups: a rule naming one admits those machines, not
     # anyone whose addresses the input leaves out
     own = {gid for gid, _ in attached} | {gid for c in sgs.capa for gid in c.roles.values()}
@@ -306,3 +384,79 @@ def _sources(sgs: SecurityGroups, group: SecurityGroup, rule: IngressRule,
         shown.append(f"members of {gid}: " + "; ".join(said) if said else
                      f"members of {gid} (whose addresses the input does not give)")
     return space, shown
+
+
+# -- a LoadBalancer Service's own groups ----------------------------------------------------
+
+
+def load_balancer_perimeters(inventory: Inventory, diagnostics: list[Diagnostic]) -> list[Perimeter]:
+    """One perimeter per LoadBalancer Service of the management cluster whose annotations
+    put its load balancer in security groups (``model.securitygroups.load_balancer_groups``):
+    the groups' rules, and — for the extra groups — the group the cloud provider makes
+    beside them (the Service's loadBalancerSourceRanges on its ports). Each fronts only
+    that Service's load balancer."""
+    out = []
+    for svc in inventory.of_kind("Service"):
+        if svc.cluster != MANAGEMENT or svc.get("spec.type") != "LoadBalancer":
+            continue
+        found = load_balancer_groups(svc)
+        if found is None:
+            continue
+        for key in found.ignored:
+            where = inventory.locate(svc, ("metadata", "annotations", key))
+            diagnostics.append(Diagnostic(
+                where.path, where.line,
+                f"Service {svc.namespace}/{svc.name}: its {found.balancer} does not read {key}; "
+                "the groups it names are not judged", "warning",
+                "an NLB the cloud provider makes has no security group (it opens the nodes' groups to "
+                "loadBalancerSourceRanges); the AWS Load Balancer Controller reads "
+                "aws-load-balancer-security-groups"))
+        if found.names:
+            out.append(_load_balancer_perimeter(inventory, svc, found, diagnostics))
+    return out
+
+
+def _load_balancer_perimeter(inventory: Inventory, svc: K8sObject, found: LoadBalancerGroups,
+                             diagnostics: list[Diagnostic]) -> Perimeter:
+    sgs = security_groups(inventory)
+    ports = ConnectionSet.none()
+    for entry in svc.get("spec.ports") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("port"), int):
+            protocol = str(entry.get("protocol") or "TCP").upper()
+            if protocol in ("TCP", "UDP", "SCTP"):
+                ports = ports.union(ConnectionSet.of(protocol, PortSet.single(entry["port"])))
+    described = [(name, g) for name in found.names if (g := resolve(sgs, name)) is not None]
+    undescribed = [name for name in found.names if resolve(sgs, name) is None]
+    ref = f"Service {svc.namespace}/{svc.name}"
+    annotation = inventory.locate(svc, ("metadata", "annotations", found.annotation))
+    unknowns = [f"security group {name} is attached to the load balancer of {ref} "
+                f"({found.annotation}) but its rules are not in the input; describe it: an ACK or "
+                "Crossplane SecurityGroup with that id or name, or a perimeter file (--firewall)"
+                for name in undescribed]
+    rules: list[PerimeterRule] = []
+    if not found.replaces:  # the provider's own group stays: it admits the source ranges
+        ranges = tuple(str(r) for r in svc.get("spec.loadBalancerSourceRanges") or [])
+        space, bad = cidr_space(ranges)
+        sources = space if ranges and not bad else IPSpace.everything()
+        place = inventory.locate(svc, "spec.loadBalancerSourceRanges" if ranges else "spec.ports")
+        rules.append(PerimeterRule(
+            f"the group the cloud provider makes for {ref} (loadBalancerSourceRanges on its ports)",
+            ALLOW, sources, ports, ranges or ("0.0.0.0/0", "::/0"), place.path, place.line))
+    for _name, group in described:
+        rules += _rules(inventory, sgs, group, diagnostics, unknowns, None, ports)
+    labels = [g.label for _, g in described] + [f"security group {n} (not in the input)"
+                                               for n in undescribed]
+    text = (f"no ingress rule admits it (security groups deny what no rule allows); the load "
+            f"balancer of {ref} is in them by {found.annotation}"
+            + (" (instead of the group the cloud provider makes)" if found.replaces else ""))
+    if found.balancer == LBC_NLB:
+        text += ("; an NLB has security groups only when it was created with some: had the "
+                 "annotation been added after, AWS admits every address and the groups are not "
+                 "in front of it")
+    # a connection no rule admits is written at the group (where a rule would go), else at
+    # the annotation naming groups the input does not describe
+    first = described[0][1] if described else None
+    place = inventory.locate(first.obj, first.path) if first is not None else annotation
+    return Perimeter(f"{', '.join(labels)} of the load balancer of {ref}", DENY, tuple(rules),
+                     place.path, place.line, text, tuple(dict.fromkeys(unknowns)),
+                     (load_balancer_way(svc.namespace, svc.name),))

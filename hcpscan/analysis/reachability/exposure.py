@@ -26,17 +26,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
-from hcpscan.analysis.reachability.routers import route_bounds, route_sources
+from hcpscan.analysis.reachability.perimeter import load_balancer_way
+from hcpscan.analysis.reachability.routers import route_bounds, route_on_machines, route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import MANAGEMENT, K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
+from hcpscan.model.ingress import ROUTER_NAMESPACE
 from hcpscan.model.ipspace import PRIVATE_ADDRESSES, AddressError, IPSpace
 from hcpscan.model.ports import normalise_protocol
+from hcpscan.model.securitygroups import load_balancer_groups
 
-ROUTER_NAMESPACE = "openshift-ingress"
 ROUTER_NAMESPACE_LABELS = {
     "kubernetes.io/metadata.name": ROUTER_NAMESPACE,
     "network.openshift.io/policy-group": "ingress",
@@ -106,6 +108,20 @@ class ExposurePath:
     # the object and field that bound ``sources`` (loadBalancerSourceRanges, the router's
     # allowedSourceRanges): where a hop that keeps a source out is written
     bounded_by: tuple[K8sObject, str] | None = None
+    # a Route through a router on the machines (HostNetwork, NodePortService): how its
+    # traffic meets their perimeter (model.ingress ON_HOST / ON_NODE_PORT) and at which port
+    front: str = ""
+    front_port: int | None = None
+
+    @property
+    def gate_via(self) -> str:
+        """The way the perimeter sees this path take."""
+        return self.front or self.via
+
+    @property
+    def gate_port(self) -> int | None:
+        """The port the perimeter sees (None: a node port not allocated or not given)."""
+        return self.front_port if self.front else self.entry_port
 
     @property
     def name(self) -> str:
@@ -125,6 +141,10 @@ class ExposurePath:
             who = "anywhere" if self.sources == IPSpace.everything() else str(self.sources)
             return f"{self.name} type LoadBalancer: port {entry} from {who} -> pod port {self.pod_port}"
         via = f"the router ({self.router})" if self.router else "the router"
+        if self.front:
+            at = self.front_port if self.front_port is not None else "a node port not in the input"
+            return (f"{self.name} through {via} on {entry} (on the machines, port {at}) -> pod port "
+                    f"{self.pod_port}")
         return f"{self.name} through {via} on {entry} -> pod port {self.pod_port}"
 
 
@@ -290,6 +310,13 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
             lb_sources = lb_sources.intersection(IPSpace.from_cidrs(PRIVATE_ADDRESSES))
             bounded_by = bounded_by or (svc, "metadata.annotations")
         node_ports = svc.get("spec.allocateLoadBalancerNodePorts") is not False or kind == "NodePort"
+        # annotated AWS security groups of its load balancer: they, not the source ranges
+        # alone, say who gets in (the ranges stay a rule of theirs beside extra groups)
+        annotated = load_balancer_groups(svc) if kind == "LoadBalancer" else None
+        own_groups = (load_balancer_way(namespace_of(svc), svc.name)
+                      if annotated is not None and annotated.names and svc.cluster == MANAGEMENT else "")
+        groups_sources = (IPSpace.everything() if not internal_load_balancer(svc)
+                          else IPSpace.from_cidrs(PRIVATE_ADDRESSES))
         for i, entry in enumerate(svc.get("spec.ports") or []):
             if not isinstance(entry, dict):
                 continue
@@ -303,6 +330,11 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
                 paths.append(ExposurePath("NodePort", svc, field, protocol, pod_port, node_port,
                                           IPSpace.everything()))
             if kind == "LoadBalancer" and isinstance(entry.get("port"), int):
+                if own_groups:  # its load balancer's own groups decide (a perimeter of their own)
+                    paths.append(ExposurePath("LoadBalancer", svc, field, protocol, pod_port,
+                                              entry["port"], groups_sources, front=own_groups,
+                                              front_port=entry["port"]))
+                    continue
                 paths.append(ExposurePath("LoadBalancer", svc, field, protocol, pod_port,
                                           entry["port"], lb_sources, bounded_by=bounded_by))
     return paths
@@ -318,6 +350,11 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
             continue  # only Private routers serve it: no way in from outside
         wanted = route.get("spec.port.targetPort")
         entry_port = 443 if route.get("spec.tls") else 80
+        machines = route_on_machines(inventory, route)
+        front, front_port = "", None
+        if machines is not None:
+            front = machines.front
+            front_port = machines.https if entry_port == 443 else machines.http
         for entry in svc.get("spec.ports") or []:
             if not isinstance(entry, dict):
                 continue
@@ -332,7 +369,8 @@ def route_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePath
                                       IPSpace.everything() if served is None else served[0],
                                       through_router=True, service=svc.name,
                                       router="" if served is None else served[1],
-                                      bounded_by=route_bounds(inventory, route)))
+                                      bounded_by=route_bounds(inventory, route),
+                                      front=front, front_port=front_port))
     return paths
 
 

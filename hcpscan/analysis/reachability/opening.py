@@ -63,7 +63,7 @@ from hcpscan.analysis.reachability.answers import (
     SERVICE,
 )
 from hcpscan.analysis.reachability.paths import NO_WAY, Hop, PathAnswer
-from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterStack
+from hcpscan.analysis.reachability.perimeter import Perimeter, PerimeterStack, stacked
 from hcpscan.analysis.reachability.required import (
     VIRT_LAUNCHER,
     FlowResult,
@@ -182,6 +182,10 @@ def _perimeter_rules(perimeter: Perimeter | None, result: FlowResult, cluster: s
     per entry port, admitting exactly the worker ranges kept out there. The file describes
     the firewall or security group in front of the nodes: the summary says to make the same
     change there (hcpscan never changes a firewall)."""
+    if isinstance(perimeter, PerimeterStack):  # only the layers that blocked, and the file
+        named = [hop.summary for _, hop in hops if hop is not None]
+        perimeter = stacked(*(layer for layer in perimeter.layers if layer.fronts is None
+                              or any(layer.name in text for text in named))) or perimeter
     by_port: dict[tuple[str, int, int | None], list[str]] = {}
     for answer, hop in hops:
         found = _ENTRY.search(hop.summary) if hop is not None else None

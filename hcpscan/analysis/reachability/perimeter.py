@@ -34,7 +34,10 @@ chain or a network ACL; a security group (allow rules only, implicit deny) is
 the same file with ``default: deny``. The perimeter filters only traffic that
 enters from outside the cluster, on the port as it arrives at the node: the
 pod port for direct pod traffic, the ``nodePort`` for NodePort Services, the
-Service ``port`` for LoadBalancer Services, 443 (80 without TLS) for Routes.
+Service ``port`` for LoadBalancer Services, 443 (80 without TLS) for Routes — and for a
+Route whose router is published on the machines, the port the router takes it on there
+(``hostNetwork.httpsPort`` for HostNetwork, the ``router-nodeport-<name>`` Service's node
+port for NodePortService).
 """
 
 from __future__ import annotations
@@ -53,6 +56,12 @@ from hcpscan.sources.bounded import read_bounded
 
 ALLOW, DENY = "allow", "deny"
 DIRECT = "direct"  # traffic straight to a pod address, through no Service or Route
+
+
+def load_balancer_way(namespace: str, name: str) -> str:
+    """The way into one LoadBalancer Service's own load balancer (a perimeter of its own
+    security groups fronts only it)."""
+    return f"load balancer of Service {namespace}/{name}"
 
 
 class PerimeterError(ValueError):
@@ -189,6 +198,18 @@ class PerimeterStack(Perimeter):
 
     def for_way(self, via: str | None) -> Perimeter | None:
         return stacked(*(layer.for_way(via) for layer in self.layers))
+
+
+def unknowns_behind(perimeter: Perimeter | None, summaries: list[str]) -> tuple[str, ...]:
+    """What the input does not give about the perimeter layers named in ``summaries`` (the
+    say of the hops they blocked): a group not described in front of one load balancer
+    leaves only the flows that layer blocks unknown, not those the machines' groups block."""
+    if perimeter is None or not perimeter.undescribed:
+        return ()
+    layers = perimeter.layers if isinstance(perimeter, PerimeterStack) else (perimeter,)
+    return tuple(dict.fromkeys(u for layer in layers if layer.undescribed
+                               and any(layer.name in text for text in summaries)
+                               for u in layer.undescribed))
 
 
 def stacked(*perimeters: Perimeter | None) -> Perimeter | None:

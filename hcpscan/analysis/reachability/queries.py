@@ -189,9 +189,9 @@ class ReachabilityQueries:
                 allowed = policy_conns
             if not allowed or not allowed.allows(path.protocol, path.pod_port):
                 continue
-            entry = (PortSet.single(path.entry_port) if path.entry_port is not None
+            entry = (PortSet.single(path.gate_port) if path.gate_port is not None
                      else PortSet.of(NODE_PORT_RANGE))
-            if not gate_of(path.via).intersection(ConnectionSet.of(path.protocol, entry)):
+            if not gate_of(path.gate_via).intersection(ConnectionSet.of(path.protocol, entry)):
                 continue
             out.append((path.label, ConnectionSet.port(path.protocol, path.pod_port),
                         (self.evidence.way_in(path, True),)))
@@ -217,7 +217,7 @@ class ReachabilityQueries:
         """Every layer's say on one outside range taking one way in to ``dst``."""
         atom, protocol, port = view.atoms[atom_index], path.protocol, path.pod_port
         evidence = [self.evidence.way_in(path, path.sources.contains(atom))]
-        gate = self.evidence.perimeter_gate(atom, protocol, path.entry_port, path.via)
+        gate = self.evidence.perimeter_gate(atom, protocol, path.gate_port, path.gate_via)
         if gate is not None:
             evidence.append(gate)
         if path.through_router and view.router is not None:

@@ -19,6 +19,7 @@ from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.graph import POD_NETWORK, PodPeer, ReachabilityGraph
 from hcpscan.analysis.reachability.paths import NO_WAY, ROUTER, Hop, PathAnswer, PathGraph
+from hcpscan.analysis.reachability.perimeter import unknowns_behind
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.inventory import Inventory, K8sObject
@@ -376,12 +377,9 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
 def perimeter_unknown(graph: ReachabilityGraph, answers: list[PathAnswer]) -> str:
     """Why a flow the perimeter blocks is not evaluable: a security group attached to the
     machines is not described in the input, and its rules might admit the flow."""
-    perimeter = graph.perimeter
-    if perimeter is None or not perimeter.undescribed:
-        return ""
-    if not any(a.blocked_by is not None and a.blocked_by.layer == "perimeter" for a in answers):
-        return ""
-    return undescribed_groups(perimeter.undescribed)
+    blocked = [a.blocked_by.summary for a in answers
+               if a.blocked_by is not None and a.blocked_by.layer == "perimeter"]
+    return undescribed_groups(unknowns_behind(graph.perimeter, blocked)) if blocked else ""
 
 
 def _through_router(inventory: Inventory, hops: list[Hop], router: K8sObject | None) -> list[Hop]:
@@ -410,7 +408,7 @@ def _declared_hops(graph: ReachabilityGraph, way: DeclaredWay | Unpublished, ori
         return [Hop(origin, target, NO_WAY, False, way.why, path, line)], ""
     hops, at = [], origin
     source = IPSpace.from_cidrs([cidr])
-    perimeter = graph.perimeter.for_way(way.kind) if graph.perimeter is not None else None
+    perimeter = graph.perimeter.for_way(way.gate) if graph.perimeter is not None else None
     node = f"{way.kind} {way.service} (entry {way.entry_text})"
     if perimeter is not None:
         every, some = perimeter.admitting(protocol, *way.entry)

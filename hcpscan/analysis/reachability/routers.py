@@ -14,7 +14,14 @@ from __future__ import annotations
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.hostedcluster import HostedCluster
-from hcpscan.model.ingress import DEFAULT_ROUTER, INGRESS_CONTROLLER, INGRESS_OPERATOR_NAMESPACE
+from hcpscan.model.ingress import (
+    DEFAULT_ROUTER,
+    INGRESS_CONTROLLER,
+    INGRESS_OPERATOR_NAMESPACE,
+    RouterOnMachines,
+    router_on_machines,
+    strategy_of,
+)
 from hcpscan.model.ipspace import PRIVATE_ADDRESSES, IPSpace
 from hcpscan.model.networks import cidrs
 
@@ -60,6 +67,23 @@ def route_sources(inventory: Inventory, route: K8sObject) -> tuple[IPSpace, str]
         return None  # none of the input's routers admits it: another one, not in the input
     names = ", ".join(f"IngressController {c.namespace}/{c.name}" for c in serving)
     return IPSpace.union_of([_offered(c) for c in serving]), names
+
+
+def route_on_machines(inventory: Inventory, route: K8sObject) -> RouterOnMachines | None:
+    """How ``route``'s traffic meets the machines' perimeter when every router serving it
+    takes it on the machines the same way (HostNetwork, or NodePortService): the first's,
+    by name. None when a load balancer serves it too, when the routers differ, or when
+    the input holds no IngressController that serves it."""
+    if not inventory.of_kind(INGRESS_CONTROLLER):
+        return None
+    labels = inventory.namespace_labels(route.namespace, route.cluster)
+    serving = serving_controllers(inventory, route.cluster, labels, dict(route.labels))
+    found = [router_on_machines(inventory, c) for c in serving
+             if strategy_of(c).get("type") != "Private"]
+    if not found or any(f is None for f in found):
+        return None
+    fronts = {f.front for f in found if f is not None}
+    return found[0] if len(fronts) == 1 else None
 
 
 def route_bounds(inventory: Inventory, route: K8sObject) -> tuple[K8sObject, str] | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hcpscan.analysis.reachability.cloud_perimeter import manifest_perimeter
+from hcpscan.analysis.reachability.cloud_perimeter import load_balancer_perimeters, manifest_perimeter
 from hcpscan.analysis.reachability.coverage import POLICY_LIKE_KINDS
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, build_reachability
@@ -25,7 +25,7 @@ REACHABILITY = "reachability"  # the name the graph is shared under in the rule 
 # the ways in (one home for the endpoint kinds: the reachability endpoints module), and
 # the security groups in front of the nodes (model/securitygroups.py).
 GRAPH_READS = ("Pod", *WORKLOAD_KINDS, "Namespace", "NetworkPolicy", "Service", "Route", "Ingress",
-               "HostedCluster", "HostedControlPlane", "Node", *POLICY_LIKE_KINDS,
+               "HostedCluster", "HostedControlPlane", "Node", "Infrastructure", *POLICY_LIKE_KINDS,
                *SECURITY_GROUP_KINDS)
 ENDPOINT_READS = ("Endpoints", "EndpointSlice")  # where management-kas lives
 
@@ -52,9 +52,11 @@ def with_manifest_perimeter(inventory: Inventory, perimeter: Perimeter | None,
     to the management cluster's workers (if any): traffic passes both. When a group
     attached is not described in the input, the file alone is the perimeter."""
     groups = manifest_perimeter(inventory, diagnostics)
-    if perimeter is not None and groups is not None and groups.undescribed:
-        return perimeter  # a group's rules are not in the input: the file says what gets in
-    return stacked(perimeter, groups)
+    balancers = load_balancer_perimeters(inventory, diagnostics)
+    if perimeter is not None:  # a group's rules are not in the input: the file says what gets in
+        groups = None if groups is not None and groups.undescribed else groups
+        balancers = [b for b in balancers if not b.undescribed]
+    return stacked(perimeter, groups, *balancers)
 
 
 def worker_space(hc: HostedCluster, worker_cidrs: list[str] | tuple[str, ...]

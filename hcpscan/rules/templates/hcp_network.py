@@ -43,6 +43,7 @@ from hcpscan.analysis.reachability.opening import (
     perimeter_narrowing,
 )
 from hcpscan.analysis.reachability.paths import Hop
+from hcpscan.analysis.reachability.perimeter import unknowns_behind
 from hcpscan.analysis.reachability.policies import is_network_policy
 from hcpscan.analysis.reachability.required import BLOCKED
 from hcpscan.analysis.reachability.routers import hcp_route_router
@@ -465,7 +466,7 @@ def _declared_verdict(ctx: Context, graph: ReachabilityGraph, hc: HostedCluster,
                       way: DeclaredWay, allowed: tuple[IPSpace, str],
                       protocol: str, expect: str) -> Iterable[Outcome]:
     space, where = allowed
-    perimeter = graph.perimeter.for_way(way.kind) if graph.perimeter is not None else None
+    perimeter = graph.perimeter.for_way(way.gate) if graph.perimeter is not None else None
     every, some = (perimeter.admitting(protocol, *way.entry) if perimeter is not None
                    else (IPSpace.everything(), IPSpace.everything()))
     certain, maybe = way.sources.intersection(every), way.sources.intersection(some)
@@ -699,9 +700,11 @@ def _kept_out_by_undescribed(graph: ReachabilityGraph, target: str, port: int, p
         return ""
     for cidr in allowed.complement().cidrs():
         reach = graph.can_reach(cidr, target, port, protocol)
-        if any(not p.allowed and p.via != POD_NETWORK and p.blocked_by is not None
-               and p.blocked_by.layer == PERIMETER for p in reach.paths):
-            return undescribed_groups(perimeter.undescribed)
+        blocked = [p.blocked_by.summary for p in reach.paths
+                   if not p.allowed and p.via != POD_NETWORK and p.blocked_by is not None
+                   and p.blocked_by.layer == PERIMETER]
+        if unknowns := unknowns_behind(perimeter, blocked):
+            return undescribed_groups(unknowns)
     return ""
 
 

@@ -454,24 +454,83 @@ def test_sarif_and_json_of_a_security_group_finding_validate(run_cli):
         "awscluster.yaml"}
 
 
+_INFRA = """---
+apiVersion: config.openshift.io/v1
+kind: Infrastructure
+metadata:
+  name: cluster
+status:
+  infrastructureName: mgmt-7xk2p
+"""
+
+
 @pytest.mark.parametrize("case", ["ack-fail", "ack-pass"])
-def test_a_group_declared_alone_that_admits_the_workers_to_the_api_server_fronts_the_control_plane(
+def test_a_group_declared_alone_that_admits_the_workers_to_the_api_server_is_only_a_guess(
         case: str, tmp_path: Path):
     """A GitOps estate with the ACK group and the HostedCluster but no Cluster API object:
     the group admits the workers to 6443, a port the control plane publishes, so it is
-    taken as in front of it (the evidence says why)."""
+    guessed to be in front of it — a guess: the flows it would shut are not evaluable,
+    naming the group and what would say so; what it admits stays open."""
     folder = _copy(case, tmp_path)
     sg = folder / "securitygroup.yaml"
     sg.write_text(sg.read_text().split("---\n", 1)[0])  # the ACK group alone
     report = scan([folder], ["HCP007"])
+    assert not report.findings
+    (result,) = report.results
     if case == "ack-pass":
-        assert not report.findings and report.results[0].status is Status.PASS
+        assert result.status is Status.PASS
         return
+    assert result.status is Status.NOT_EVALUABLE
+    assert "sg-0ac0000000000mgmt is only guessed" in result.reason
+    assert "kubernetes.io/cluster/<infrastructureName>" in result.reason
+
+
+@pytest.mark.parametrize("mark", ["tag", "name", "machine"])
+def test_a_group_the_input_says_is_the_management_machines_decides(mark: str, tmp_path: Path):
+    """The same group with evidence of its attachment — the cloud provider's cluster tag
+    for the management cluster's infrastructure name, the installer's name for its node
+    group, or an AWSMachine of a management Node naming it — decides: HCP007 fails at it."""
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    text = sg.read_text().split("---\n", 1)[0]
+    if mark == "tag":
+        text = text.replace("  ingressRules:", "  tags:\n  - {key: kubernetes.io/cluster/mgmt-7xk2p, value: owned}\n"
+                                               "  ingressRules:") + _INFRA
+    elif mark == "name":
+        text = text.replace("  name: mgmt-workers\n  description", "  name: mgmt-7xk2p-node\n  description") + _INFRA
+    else:
+        text += """---
+apiVersion: v1
+kind: Node
+metadata: {name: ip-10-0-1-5.ec2.internal}
+spec: {providerID: "aws:///eu-west-1a/i-0123456789abcdef0"}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachine
+metadata: {name: mgmt-worker-a, namespace: capi-mgmt}
+spec:
+  instanceID: i-0123456789abcdef0
+  additionalSecurityGroups: [{id: sg-0ac0000000000mgmt}]
+"""
+    sg.write_text(text)
+    report = scan([folder], ["HCP007"])
     assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
                                                                 "workers-to-konnectivity"]
     hop = report.findings[0].facts["blocking_hop"]
     assert hop["path"].endswith("securitygroup.yaml") and "sg-0ac0000000000mgmt" in hop["summary"]
-    assert "taken as in front of them" in hop["summary"]
+    assert "guessed" not in hop["summary"]
+    assert {"tag": "tag kubernetes.io/cluster/mgmt-7xk2p=owned", "name": "name mgmt-7xk2p-node",
+            "machine": "AWSMachine capi-mgmt/mgmt-worker-a additionalSecurityGroups"}[mark] in hop["summary"]
+
+
+def test_a_tag_for_another_cluster_is_no_evidence(tmp_path: Path):
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[0].replace(
+        "  ingressRules:", "  tags:\n  - {key: kubernetes.io/cluster/other-9zz, value: owned}\n  ingressRules:")
+        + _INFRA)
+    report = scan([folder], ["HCP007"])
+    assert not report.findings and report.results[0].status is Status.NOT_EVALUABLE
 
 
 def test_a_group_for_something_else_is_not_taken_as_the_control_planes(tmp_path: Path):
@@ -684,3 +743,161 @@ def test_eks_managed_node_groups_are_in_the_cluster_group(tmp_path: Path):
         "[sg-0a1b2c3d4e5f60001]}\n      lb:\n", 1))
     assert "AWSManagedControlPlane" in sg.read_text()
     assert not scan([folder], ["HCP007"]).findings
+
+
+@pytest.mark.parametrize(("router", "port"), [("hostnetwork", 443), ("nodeport", 30443)])
+def test_a_route_through_a_router_on_the_machines_meets_their_groups(router: str, port: int):
+    """A router published HostNetwork takes Route traffic on 443 of the machines, a
+    NodePortService router on its Service's https node port: the machines' groups decide
+    the workers' Route way in, at that port; the twin whose group admits it passes."""
+    report = scan([SG / f"router-{router}-fail"], ["HCP007", "HCP001", "HCP002"])
+    by_flow = {f.facts["flow"]: f for f in report.findings if f.rule_id == "HCP007"}
+    assert sorted(by_flow) == ["workers-to-ignition", "workers-to-konnectivity"]
+    for finding in by_flow.values():
+        hop = finding.facts["blocking_hop"]
+        assert hop["layer"] == "perimeter" and f"TCP/{port}" in hop["summary"]
+        assert hop["path"].endswith("awscluster.yaml")
+    # nobody outside gets through the groups either: who-gets-in agrees
+    assert not [f for f in report.findings if f.rule_id != "HCP007"]
+    passing = scan([SG / f"router-{router}-pass"], ["HCP007", "HCP001", "HCP002"])
+    assert not passing.findings
+    assert all(r.status is Status.PASS for r in passing.results)
+
+
+def test_a_route_through_a_load_balanced_router_is_not_behind_the_machines_groups(tmp_path: Path):
+    """The same estate with the default router behind a LoadBalancerService: the cloud's
+    load balancer, not the machines' groups, is the Route's way in (as before)."""
+    folder = _copy("router-hostnetwork-fail", tmp_path)
+    ic = folder / "ingresscontroller.yaml"
+    ic.write_text(ic.read_text().replace("type: HostNetwork", "type: LoadBalancerService"))
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+
+
+def test_a_host_network_router_on_other_ports_is_judged_at_those(tmp_path: Path):
+    folder = _copy("router-hostnetwork-pass", tmp_path)
+    ic = folder / "ingresscontroller.yaml"
+    ic.write_text(ic.read_text().replace("type: HostNetwork",
+                                         "type: HostNetwork\n    hostNetwork: {httpsPort: 8443}"))
+    report = scan([folder], ["HCP007"])
+    hops = [f.facts["blocking_hop"]["summary"] for f in report.findings]
+    assert len(hops) == 2 and all("TCP/8443" in h for h in hops)
+
+
+def test_a_node_port_router_whose_service_is_absent_is_asked_on_every_node_port(tmp_path: Path):
+    """Without Service router-nodeport-default the node port is not known: the group that
+    admits none of the node-port range still shuts the way (every port of it is shut)."""
+    folder = _copy("router-nodeport-fail", tmp_path)
+    ic = folder / "ingresscontroller.yaml"
+    ic.write_text(ic.read_text().split("---\n", 1)[0])
+    report = scan([folder], ["HCP007"])
+    assert sorted(f.facts["flow"] for f in report.findings) == ["workers-to-ignition",
+                                                                "workers-to-konnectivity"]
+
+
+LB_SG = "service.beta.kubernetes.io/aws-load-balancer-security-groups: hcp-konnectivity-lb"
+
+
+def test_a_load_balancers_annotated_group_admitting_the_workers_to_6443_only_shuts_konnectivity():
+    """The Service's aws-load-balancer-security-groups puts its Classic load balancer in a
+    group (named by its name, declared with ACK) that admits the workers to 6443 only:
+    HCP007 fails for konnectivity at the group's line; the twin admitting 8091 passes."""
+    report = scan([SG / "lb-annotation-fail"], ["HCP007", "HCP001", "HCP002", "HCP003"])
+    (finding,) = report.findings
+    assert finding.rule_id == "HCP007" and finding.facts["flow"] == "workers-to-konnectivity"
+    hop = finding.facts["blocking_hop"]
+    assert hop["layer"] == "perimeter" and "sg-0ac00000000konnlb" in hop["summary"]
+    assert "TCP/8091" in hop["summary"] and "instead of the group the cloud provider makes" in hop["summary"]
+    assert hop["path"].endswith("securitygroup.yaml")
+    assert hop["line"] == _line_of(SG / "lb-annotation-fail" / "securitygroup.yaml", "spec:")
+    passing = scan([SG / "lb-annotation-pass"], ["HCP007", "HCP001", "HCP002", "HCP003"])
+    assert not passing.findings and all(r.status is Status.PASS for r in passing.results)
+
+
+def test_the_load_balancers_group_is_not_taken_as_the_machines(tmp_path: Path):
+    """Without the CAPA object, the annotated group admits the workers to 6443 (a port the
+    control plane publishes) yet is the load balancer's: it is not guessed in front of the
+    machines (the ignition node port is not judged on it)."""
+    folder = _copy("lb-annotation-fail", tmp_path)
+    (folder / "awscluster.yaml").unlink()
+    assert manifest_perimeter(_inventory(folder), []) is None
+    flows = [f.facts["flow"] for f in scan([folder], ["HCP007"]).findings]
+    assert flows == ["workers-to-konnectivity"]
+
+
+def test_extra_groups_add_to_the_group_the_cloud_provider_makes(tmp_path: Path):
+    """aws-load-balancer-extra-security-groups: the provider's own group stays and admits
+    loadBalancerSourceRanges on the Service's ports; the extra group only adds."""
+    folder = _copy("lb-annotation-fail", tmp_path)
+    hc = folder / "hcp.yaml"
+    text = hc.read_text().replace("aws-load-balancer-security-groups:", "aws-load-balancer-extra-security-groups:")
+    hc.write_text(text)
+    assert not scan([folder], ["HCP007"]).findings  # no source ranges: the provider's group admits all
+    hc.write_text(text.replace("  allocateLoadBalancerNodePorts: false\n",
+                               "  allocateLoadBalancerNodePorts: false\n"
+                               "  loadBalancerSourceRanges: [192.168.50.0/24]\n"))
+    (finding,) = scan([folder], ["HCP007"]).findings
+    assert finding.facts["flow"] == "workers-to-konnectivity"
+    assert "extra-security-groups" in finding.facts["blocking_hop"]["summary"]
+
+
+def test_an_annotated_group_not_in_the_input_makes_the_flow_not_evaluable_naming_it(tmp_path: Path):
+    folder = _copy("lb-annotation-fail", tmp_path)
+    (folder / "securitygroup.yaml").unlink()
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    (result,) = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "hcp-konnectivity-lb" in result.reason and "aws-load-balancer-security-groups" in result.reason
+
+
+def test_an_nlb_of_the_cloud_provider_does_not_read_the_annotation(tmp_path: Path):
+    """The cloud provider makes an NLB without groups and ignores the annotation (it opens
+    the nodes' groups instead): the Service is judged on its source ranges, with a warning
+    at the annotation; the AWS Load Balancer Controller's NLB reads it, and the evidence
+    says AWS sets an NLB's groups only at creation."""
+    folder = _copy("lb-annotation-fail", tmp_path)
+    hc = folder / "hcp.yaml"
+    text = hc.read_text()
+    hc.write_text(text.replace(f"    {LB_SG}\n",
+                               f"    {LB_SG}\n    service.beta.kubernetes.io/aws-load-balancer-type: nlb\n"))
+    report = scan([folder], ["HCP007"])
+    assert not report.findings
+    assert any("does not read service.beta.kubernetes.io/aws-load-balancer-security-groups" in str(d)
+               for d in report.diagnostics)
+    hc.write_text(text.replace(f"    {LB_SG}\n",
+                               f"    {LB_SG}\n    service.beta.kubernetes.io/aws-load-balancer-type: external\n"))
+    (finding,) = scan([folder], ["HCP007"]).findings
+    assert "only when it was created with some" in finding.facts["blocking_hop"]["summary"]
+
+
+def test_path_query_through_the_annotated_group_agrees_with_the_flow(run_cli):
+    for case, code in (("lb-annotation-fail", 1), ("lb-annotation-pass", 0)):
+        result = run_cli("connectivity", "--no-progress", str(SG / case), "--path", "--from", "workers",
+                         "--to", "clusters-shop/kube-apiserver", "--port", "8091")
+        assert result.code == code, result.out
+        assert "sg-0ac00000000konnlb" in result.out
+
+
+def test_an_undescribed_load_balancer_group_leaves_only_its_own_way_unknown(tmp_path: Path):
+    """The load balancer's group is not in the input (konnectivity: unknown) while the
+    machines' node group shuts the ignition node port: ignition still fails at the node
+    group, not unknown for a group that is not in front of it."""
+    folder = _copy("lb-annotation-fail", tmp_path)
+    (folder / "securitygroup.yaml").unlink()
+    shutil.copy(SG / "capa-fail" / "awscluster.yaml", folder / "awscluster.yaml")
+    report = scan([folder], ["HCP007"])
+    (finding,) = report.findings
+    assert finding.facts["flow"] == "workers-to-ignition"
+    assert "sg-0f00d00000000node" in finding.facts["blocking_hop"]["summary"]
+    assert "hcp-konnectivity-lb" not in finding.facts["blocking_hop"]["summary"]
+
+
+def test_the_fix_text_names_only_the_load_balancers_groups_that_shut_it(tmp_path: Path, run_cli):
+    folder = _copy("lb-annotation-fail", tmp_path)
+    before = {p.name: p.read_text() for p in folder.iterdir()}
+    done = run_cli("fix", "--no-progress", str(folder), "--select", "HCP007")
+    said = done.out + done.err
+    assert {p.name: p.read_text() for p in folder.iterdir()} == before
+    assert "security group sg-0ac00000000konnlb (hcp-konnectivity-lb) of the load balancer" in said
+    assert "sg-0f00d00000000node" not in said  # the machines' groups do not front the load balancer
