@@ -303,8 +303,15 @@ def test_route_behind_a_bounded_router_widens_its_allowed_source_ranges_by_the_w
 def test_operator_reconciled_load_balancer_is_not_edited():
     found = [f for f in _failing([RULES / "HCP007" / "fail" / "konnectivity-lb.yaml"], "HCP007")]
     assert isinstance(found[0].remedy, NoFix)
-    assert "reconciled by the HyperShift operator" in found[0].remedy.why
-    assert "10.10.0.0/24" in found[0].remedy.why
+    why = found[0].remedy.why
+    assert "reconciled by the HyperShift operator" in why
+    assert "10.10.0.0/24" in why
+    # HyperShift's operator renders no source ranges for the konnectivity Service (only the
+    # API server's and the router's come from allowedCIDRBlocks): the reason names the
+    # Service's own field, never a place the operator would read them from
+    assert "sets no loadBalancerSourceRanges" in why and "allowedCIDRBlocks" not in why
+    assert "kubectl -n clusters-edge edit service konnectivity-server" in why
+    assert "where the operator reads" not in why
 
 
 def test_a_perimeter_hop_gets_allow_rules_put_first_in_the_perimeter_file(tmp_path: Path):

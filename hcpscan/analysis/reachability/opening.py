@@ -711,10 +711,21 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
                                f"allowedCIDRBlocks of {hc.obj.ref} (an edit of the Service is "
                                f"undone): add {', '.join(missing)} there, in the HostedCluster's "
                                "source (from Git, hcpscan fix makes that change)")
-            return Refusal(f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
-                           + (", owner " + _owner(obj) if _owner(obj) else "")
-                           + "): an edit of its loadBalancerSourceRanges is undone; widen them "
-                           f"where the operator reads them, by {', '.join(missing)}")
+            # every other Service of the HCP namespace (konnectivity-server, ignition,
+            # oauth): the control-plane operator sets its type, ports and selector and
+            # keeps the rest (kas/service.go ReconcileKonnectivityServerService); no
+            # HostedCluster field carries source ranges for it
+            shown = ", ".join(missing)
+            return Refusal(
+                f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
+                + (", owner " + _owner(obj) if _owner(obj) else "") + "), which sets no "
+                "loadBalancerSourceRanges on it and reads none from the HostedCluster: the "
+                "ranges were set on the Service itself (by hand or another controller), and "
+                "the operator keeps them. The input is the operator's object, so hcpscan "
+                f"does not write it: add {shown} to spec.loadBalancerSourceRanges of the live "
+                f"Service (`kubectl -n {obj.namespace} edit service {obj.name}`) where it was "
+                "set, or admit them in the cloud firewall in front of it; a re-created "
+                "Service comes back without any ranges")
         return _widen(obj, _LB_SOURCE_FIELDS, missing, f"{obj.ref} spec.loadBalancerSourceRanges")
     if obj.kind == "IngressController":
         return _ingress_controller(obj, missing)
