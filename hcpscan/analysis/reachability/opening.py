@@ -739,6 +739,11 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
             # keeps the rest (kas/service.go ReconcileKonnectivityServerService); no
             # HostedCluster field carries source ranges for it
             shown = ", ".join(missing)
+            if hc is None or obj.namespace != hc.control_plane_namespace:
+                return Refusal(f"{obj.ref} is owned by {_owner(obj)}, whose controller may "
+                               "reconcile it (an edit of the input's copy may be undone): add "
+                               f"{shown} to its loadBalancerSourceRanges where that owner "
+                               "takes them from, or in the cloud firewall in front of it")
             return Refusal(
                 f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
                 + (", owner " + _owner(obj) if _owner(obj) else "") + "), which sets no "
