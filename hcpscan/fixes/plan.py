@@ -58,7 +58,7 @@ from hcpscan.fixes.textedit import (
 )
 from hcpscan.inventory.fieldpath import format_path, get_path
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
-from hcpscan.sources.kustomize import selector_labels
+from hcpscan.sources.kustomize import outermost_kustomization, selector_labels
 
 _HELM_SOURCE = re.compile(r"^# Source: (?P<template>\S.*)$", re.MULTILINE)
 _NO_REMEDY = ("the check found no single change that clears this finding here "
@@ -150,6 +150,10 @@ def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
         return Fix(True, remedy.summary, manual=place)
     if target.source.doc_index == BUILT_DOCUMENT:
         remedy = _past_common_labels(remedy, target.source.file, place.file)
+    elif (top := outermost_kustomization(place.file)) is not None:
+        # a file below a kustomize root read unbuilt (no kubectl, a failed build): the
+        # user's build adds the labels all the same
+        remedy = _past_common_labels(remedy, top, place.file)
     texts = texts or FileTexts()
     try:
         before = texts.read(place.file)

@@ -197,3 +197,21 @@ def selector_labels(root_file: str, path: str) -> dict[str, str]:
         for pairs in found:
             labels.update({str(k): "" if v is None else str(v) for k, v in pairs.items()})
     return labels
+
+
+def outermost_kustomization(path: str) -> str | None:
+    """The kustomization file of the outermost folder above ``path`` (its own included)
+    that is a kustomize root, when ``path``'s own folder is one: the root a user builds
+    when the scan could not (``selector_labels`` reads the chain down from it)."""
+    folder = os.path.realpath(os.path.dirname(path))
+    if kustomization_in(folder) is None:
+        return None
+    top = None
+    while True:
+        found = kustomization_in(folder)
+        if found is not None:
+            top = found
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return top
+        folder = parent

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from hcpscan.sources.kustomize import selector_labels
 from hcpscan.sources.loader import load_paths
@@ -104,3 +105,19 @@ def test_selector_labels_of_the_chain_from_the_base_to_the_root(tmp_path):
     assert selector_labels(str(root), str(base / "a.yaml")) == {"tier": "base",
                                                                 "team": "platform"}
     assert selector_labels(str(root), str(tmp_path / "elsewhere.yaml")) == {}
+
+
+def test_an_unbuilt_kustomize_base_gets_the_same_selectors(tmp_path, run_cli, monkeypatch):
+    """Without kubectl the tree is read as written (a warning says so) and the policy goes
+    into the base file as for a plain folder; the user's own build adds the overlay's
+    labels all the same, so the DNS peer is written as matchExpressions there too."""
+    estate, base = _estate(tmp_path, COMMON)
+    empty = tmp_path / "no-kubectl"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    result = run_cli("fix", str(estate), "--select", "HCP008", "--no-progress", "--no-config")
+    assert result.code == 0, result.err
+    assert "written as matchExpressions" in result.err
+    added = [d for d in yaml.safe_load_all(base.read_text())
+             if d["metadata"]["name"] == "kube-apiserver-allow-hcp-dns"]
+    assert added and added[0]["spec"]["egress"][0]["to"][0]["podSelector"] == PEER
