@@ -58,6 +58,7 @@ from hcpscan.fixes.textedit import (
 )
 from hcpscan.inventory.fieldpath import format_path, get_path
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
+from hcpscan.sources.kustomize import outermost_kustomization, selector_labels
 
 _HELM_SOURCE = re.compile(r"^# Source: (?P<template>\S.*)$", re.MULTILINE)
 _NO_REMEDY = ("the check found no single change that clears this finding here "
@@ -164,6 +165,12 @@ def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
                                      (target.source.line, target.source.column)))
     if isinstance(place, str):
         return Fix(True, remedy.summary, manual=place)
+    if target.source.doc_index == BUILT_DOCUMENT:
+        remedy = _past_common_labels(remedy, target.source.file, place.file)
+    elif (top := outermost_kustomization(place.file)) is not None:
+        # a file below a kustomize root read unbuilt (no kubectl, a failed build): the
+        # user's build adds the labels all the same
+        remedy = _past_common_labels(remedy, top, place.file)
     texts = texts or FileTexts()
     try:
         before = texts.read(place.file)
@@ -297,6 +304,59 @@ def _kustomize_base(remedy: Remedy) -> Place | str:
             return _by_hand(remedy, f"{path} (a kustomize patch sets {format_path(steps)}; "
                                     "change the patch)")
     return Place(path, os.path.relpath(path), index, None)
+
+
+def _past_common_labels(remedy: Remedy, root_file: str, path: str) -> Remedy:
+    """A new NetworkPolicy written into a kustomize base: kustomize adds the kustomizations'
+    ``commonLabels`` (and ``labels`` with ``includeSelectors``) to its pod selectors'
+    ``matchLabels`` - the peers' too, so a policy for the DNS pods or another namespace's
+    operator would select pods that do not carry them, i.e. none. Every selector that
+    would change is written as the same ``matchExpressions`` (``In`` one value), which
+    kustomize leaves as written; one that already holds those labels stays as it is."""
+    added = selector_labels(root_file, path)
+    if not added:
+        return remedy
+    edits, moved = [], []
+    for edit in remedy.edits:
+        if isinstance(edit, AddDocument) and edit.body.get("kind") == "NetworkPolicy":
+            body = copy.deepcopy(edit.body)
+            moved += _expressions(body, added)
+            edit = AddDocument(body)
+        edits.append(edit)
+    if not moved:
+        return remedy
+    shown = ", ".join(f"{k}={v}" for k, v in added.items())
+    return Remedy(remedy.target, f"{remedy.summary} (its {', '.join(dict.fromkeys(moved))} "
+                                 f"written as matchExpressions: the kustomization adds {shown} "
+                                 "to every matchLabels of a NetworkPolicy, which the pods it "
+                                 "names do not all carry)", tuple(edits))
+
+
+def _expressions(body: dict[str, Any], added: dict[str, str]) -> list[str]:
+    spec = body.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    selectors = [("podSelector", spec.get("podSelector"))]
+    for direction, side in (("ingress", "from"), ("egress", "to")):
+        rules = spec.get(direction)
+        for rule in rules if isinstance(rules, list) else ():
+            peers = rule.get(side) if isinstance(rule, dict) else None
+            for peer in peers if isinstance(peers, list) else ():
+                if isinstance(peer, dict):
+                    selectors.append((f"{direction} peers' podSelector", peer.get("podSelector")))
+    moved = []
+    for where, selector in selectors:
+        if not isinstance(selector, dict):
+            continue
+        labels = selector.get("matchLabels")
+        if not isinstance(labels, dict) or not labels or \
+                all(labels.get(k) == v for k, v in added.items()):
+            continue  # kustomize leaves it as it is (absent, empty) or changes nothing
+        expressions = [{"key": k, "operator": "In", "values": [v]} for k, v in labels.items()]
+        selector.pop("matchLabels")
+        selector["matchExpressions"] = expressions + list(selector.get("matchExpressions") or [])
+        moved.append(where)
+    return moved
 
 
 def _read_docs(path: str) -> list[tuple[int, object]]:

@@ -155,3 +155,63 @@ class KustomizeRoots:
                 users.setdefault(used, []).append(root)
         top = [r for r in self.roots if os.path.realpath(r.folder) not in users]
         return top, users
+
+
+def selector_labels(root_file: str, path: str) -> dict[str, str]:
+    """The labels kustomize adds to the label selectors of ``path``'s objects when
+    ``root_file``'s root is built: ``commonLabels`` and the ``labels`` entries with
+    ``includeSelectors: true`` of every kustomization from ``path``'s folder up to the
+    root's (an overlay's apply after its base's, so the root's win on a shared key).
+    kustomize writes them into a NetworkPolicy's ``spec.podSelector``,
+    ``spec.ingress[].from[].podSelector`` and ``spec.egress[].to[].podSelector``
+    ``matchLabels`` where those exist (its built-in field specs, ``create: false``);
+    ``matchExpressions`` it never touches."""
+    top = os.path.realpath(os.path.dirname(root_file))
+    folder = os.path.realpath(os.path.dirname(path))
+    chain: list[str] = []
+    while True:
+        chain.append(folder)
+        if folder == top or os.path.dirname(folder) == folder:
+            break
+        folder = os.path.dirname(folder)
+    if chain[-1] != top:
+        return {}
+    labels: dict[str, str] = {}
+    for folder in chain:  # innermost (the base) first: the outer kustomizations apply later
+        file = kustomization_in(folder)
+        if file is None:
+            continue
+        try:
+            spec = yaml.safe_load(read_bounded(Path(file)))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, InputLimitError):
+            continue
+        if not isinstance(spec, dict):
+            continue
+        common = spec.get("commonLabels")
+        found = [common] if isinstance(common, dict) else []
+        entries = spec.get("labels")
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and entry.get("includeSelectors") is True \
+                    and isinstance(entry.get("pairs"), dict):
+                found.append(entry["pairs"])
+        for pairs in found:
+            labels.update({str(k): "" if v is None else str(v) for k, v in pairs.items()})
+    return labels
+
+
+def outermost_kustomization(path: str) -> str | None:
+    """The kustomization file of the outermost folder above ``path`` (its own included)
+    that is a kustomize root, when ``path``'s own folder is one: the root a user builds
+    when the scan could not (``selector_labels`` reads the chain down from it)."""
+    folder = os.path.realpath(os.path.dirname(path))
+    if kustomization_in(folder) is None:
+        return None
+    top = None
+    while True:
+        found = kustomization_in(folder)
+        if found is not None:
+            top = found
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return top
+        folder = parent

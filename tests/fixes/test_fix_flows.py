@@ -163,21 +163,63 @@ def test_anp_deny_gets_an_allow_one_priority_before_it():
     assert found.remedy.target.kind == "AdminNetworkPolicy"  # written beside the Deny
 
 
-def test_anp_deny_at_priority_zero_or_with_the_priority_before_it_taken_has_no_fix(tmp_path):
+def _other_anps(priorities) -> str:
+    return "".join(
+        "---\napiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\n"
+        f"metadata: {{name: other-{p}}}\nspec:\n  priority: {p}\n  subject: {{namespaces: "
+        "{matchLabels: {team: x}}}\n  ingress:\n  - {name: a, action: Allow, from: "
+        "[{namespaces: {matchLabels: {team: x}}}]}\n" for p in priorities)
+
+
+def test_anp_deny_at_priority_zero_or_with_every_priority_before_it_taken_has_no_fix(tmp_path):
     source = RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"
     zero = _copy(tmp_path, source, "  priority: 10\n", "  priority: 0\n")
     found, = _failing([zero], "HCP011")
     assert isinstance(found.remedy, NoFix) and "below 0" in found.remedy.why
+    # priority 9 taken by an unrelated ANP: the Allow takes the nearest free one before
+    # the Deny (8); none before the Deny decides the one connection it names
     taken = tmp_path / "taken"
     taken.mkdir()
     shutil.copy(source, taken / source.name)
-    (taken / "other.yaml").write_text(
-        "apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\n"
-        "metadata: {name: other}\nspec:\n  priority: 9\n  subject: {namespaces: "
-        "{matchLabels: {team: x}}}\n  ingress:\n  - {name: a, action: Allow, from: "
-        "[{namespaces: {matchLabels: {team: x}}}]}\n")
+    (taken / "other.yaml").write_text(_other_anps([9]))
     found, = _failing([taken], "HCP011")
-    assert isinstance(found.remedy, NoFix) and "priority 9 is taken" in found.remedy.why
+    assert _added(found)["spec"]["priority"] == 8
+    assert "(priority 8, before" in found.remedy.summary
+    # every priority from 0 to 9 taken: no fix, and the reason says so
+    (taken / "other.yaml").write_text(_other_anps(range(10)))
+    found, = _failing([taken], "HCP011")
+    assert isinstance(found.remedy, NoFix)
+    assert "every priority from 0 to 9 is taken" in found.remedy.why
+
+
+def test_two_allows_before_one_deny_never_share_a_priority(tmp_path):
+    """One Deny (priority 10) over two HCP namespaces, priority 9 held by another ANP: the
+    two new Allows get 8 and 7 (free, before the Deny, apart), the re-scan passes for both
+    and warns of no shared priority; with only 8 free, the second gets no fix and says
+    why."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "hcp.yaml").write_text(_second_hosted_cluster(
+        RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"))
+    (tree / "other.yaml").write_text(_other_anps([9]))
+    found = _failing([tree], "HCP011")
+    assert sorted(_added(f)["spec"]["priority"] for f in found) == [7, 8]
+    outcome = fix_all(found, {})
+    assert len(outcome.applied) == 2
+    for path, text in outcome.changed.items():
+        Path(path).write_text(text)
+    assert _failing([tree], "HCP011") == []
+    report = scan([tree], ["HCP011"])
+    assert [d["message"] for d in report.diagnostics if "same priority" in d["message"]] == []
+    (tree / "hcp.yaml").write_text(_second_hosted_cluster(
+        RULES / "HCP011" / "fail" / "anp-isolates-hcp.yaml"))
+    (tree / "other.yaml").write_text(_other_anps([9, *range(8)]))
+    found = _failing([tree], "HCP011")
+    fixed = [f for f in found if isinstance(f.remedy, Remedy)]
+    refused = [f for f in found if isinstance(f.remedy, NoFix)]
+    assert [_added(f)["spec"]["priority"] for f in fixed] == [8]
+    assert len(refused) == 1 and "every priority from 0 to 9 is taken" in refused[0].remedy.why
+    assert "other Allows this fix writes" in refused[0].remedy.why
 
 
 def _second_hosted_cluster(source: Path) -> str:
@@ -211,8 +253,9 @@ def test_one_anp_deny_over_two_hcp_namespaces_gets_an_allow_of_its_own_for_each(
     for path, text in outcome.changed.items():
         Path(path).write_text(text)
     written = [d for d in yaml.safe_load_all((tree / "hcp.yaml").read_text())
-               if d["kind"] == "AdminNetworkPolicy" and d["spec"]["priority"] == 9]
+               if d["kind"] == "AdminNetworkPolicy" and d["spec"]["priority"] in (8, 9)]
     assert sorted(d["metadata"]["name"] for d in written) == names
+    assert sorted(d["spec"]["priority"] for d in written) == [8, 9]  # never one shared
     assert _failing([tree], "HCP011") == []
 
 
@@ -303,8 +346,15 @@ def test_route_behind_a_bounded_router_widens_its_allowed_source_ranges_by_the_w
 def test_operator_reconciled_load_balancer_is_not_edited():
     found = [f for f in _failing([RULES / "HCP007" / "fail" / "konnectivity-lb.yaml"], "HCP007")]
     assert isinstance(found[0].remedy, NoFix)
-    assert "reconciled by the HyperShift operator" in found[0].remedy.why
-    assert "10.10.0.0/24" in found[0].remedy.why
+    why = found[0].remedy.why
+    assert "reconciled by the HyperShift operator" in why
+    assert "10.10.0.0/24" in why
+    # HyperShift's operator renders no source ranges for the konnectivity Service (only the
+    # API server's and the router's come from allowedCIDRBlocks): the reason names the
+    # Service's own field, never a place the operator would read them from
+    assert "sets no loadBalancerSourceRanges" in why and "allowedCIDRBlocks" not in why
+    assert "kubectl -n clusters-edge edit service konnectivity-server" in why
+    assert "where the operator reads" not in why
 
 
 def test_a_perimeter_hop_gets_allow_rules_put_first_in_the_perimeter_file(tmp_path: Path):

@@ -618,14 +618,11 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
     priority = anp.get("spec.priority")
     if isinstance(priority, bool) or not isinstance(priority, int):
         return Refusal(f"{anp.ref} has no integer priority")
-    taken = {o.get("spec.priority") for o in inventory.of_kind("AdminNetworkPolicy")
-             if o.cluster == anp.cluster}
-    wanted = priority - 1
-    if wanted < 0 or wanted in taken:
-        return Refusal(f"{anp.ref} has priority {priority}: an Allow rule must come before it, "
-                       f"and priority {wanted} is " + ("below 0" if wanted < 0 else "taken")
-                       + "; add the Allow rule to that policy before its Deny rule")
     workload = result.workload
+    if priority - 1 < 0:
+        return Refusal(f"{anp.ref} has priority {priority}: an Allow rule must come before it, "
+                       f"and priority {priority - 1} is below 0; add the Allow rule to that "
+                       "policy before its Deny rule")
     obj = (inventory.get(workload.kind, workload.namespace, workload.name, cluster)
            if workload is not None else None)
     selector = pod_selector(obj) if obj is not None else None
@@ -662,6 +659,13 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
     # same name would replace the first when applied, leaving that namespace shut)
     name = _free_name(inventory, "AdminNetworkPolicy", "", cluster,
                       f"allow-{result.flow.id}-{workload.namespace}")
+    wanted = _free_priority(inventory, anp, priority, name)
+    if wanted is None:
+        return Refusal(f"{anp.ref} has priority {priority}: an Allow rule must come before it, "
+                       f"and every priority from 0 to {priority - 1} is taken (by the input's "
+                       "AdminNetworkPolicies or the other Allows this fix writes before it; "
+                       "two at one priority have no defined order); add the Allow rule to "
+                       "that policy before its Deny rule")
     body = {"apiVersion": ANP_API, "kind": "AdminNetworkPolicy", "metadata": {"name": name},
             "spec": {"priority": wanted, "subject": subject, direction: rules}}
     opened = "; ".join(f"{c} {'from' if direction == INGRESS else 'to'} {shown}"
@@ -669,6 +673,25 @@ def _admin_policy(inventory: Inventory, result: FlowResult, hc: HostedCluster | 
     return Opening(anp, f"add AdminNetworkPolicy {name} (priority {wanted}, before {anp.name}'s "
                         f"{priority}) allowing {workload.ref} {direction} {opened} only",
                    documents=(body,))
+
+
+def _free_priority(inventory: Inventory, anp: K8sObject, priority: int, name: str) -> int | None:
+    """A priority before ``priority`` (the Deny's) that no AdminNetworkPolicy of the input
+    holds and no other new Allow of this scan was given, the nearest first; the same new
+    policy (by name) keeps the one it got. Any of them precedes the Deny for the one
+    connection the Allow names: none before the Deny decides it (the Deny does)."""
+    given: dict[tuple[str, str], int] = inventory.derived("anp-allow-priorities", lambda _: {})
+    key = (anp.cluster, name)
+    if key in given:
+        return given[key]
+    taken = {o.get("spec.priority") for o in inventory.of_kind("AdminNetworkPolicy")
+             if o.cluster == anp.cluster}
+    taken |= {p for (c, _n), p in given.items() if c == anp.cluster}
+    for wanted in range(priority - 1, -1, -1):
+        if wanted not in taken:
+            given[key] = wanted
+            return wanted
+    return None
 
 
 def _anp_peer(peer: dict[str, Any], direction: str) -> dict[str, Any] | None:
@@ -715,10 +738,26 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
                                f"allowedCIDRBlocks of {hc.obj.ref} (an edit of the Service is "
                                f"undone): add {', '.join(missing)} there, in the HostedCluster's "
                                "source (from Git, hcpscan fix makes that change)")
-            return Refusal(f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
-                           + (", owner " + _owner(obj) if _owner(obj) else "")
-                           + "): an edit of its loadBalancerSourceRanges is undone; widen them "
-                           f"where the operator reads them, by {', '.join(missing)}")
+            # every other Service of the HCP namespace (konnectivity-server, ignition,
+            # oauth): the control-plane operator sets its type, ports and selector and
+            # keeps the rest (kas/service.go ReconcileKonnectivityServerService); no
+            # HostedCluster field carries source ranges for it
+            shown = ", ".join(missing)
+            if hc is None or obj.namespace != hc.control_plane_namespace:
+                return Refusal(f"{obj.ref} is owned by {_owner(obj)}, whose controller may "
+                               "reconcile it (an edit of the input's copy may be undone): add "
+                               f"{shown} to its loadBalancerSourceRanges where that owner "
+                               "takes them from, or in the cloud firewall in front of it")
+            return Refusal(
+                f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
+                + (", owner " + _owner(obj) if _owner(obj) else "") + "), which sets no "
+                "loadBalancerSourceRanges on it and reads none from the HostedCluster: the "
+                "ranges were set on the Service itself (by hand or another controller), and "
+                "the operator keeps them. The input is the operator's object, so hcpscan "
+                f"does not write it: add {shown} to spec.loadBalancerSourceRanges of the live "
+                f"Service (`kubectl -n {obj.namespace} edit service {obj.name}`) where it was "
+                "set, or admit them in the cloud firewall in front of it; a re-created "
+                "Service comes back without any ranges")
         return _widen(obj, _LB_SOURCE_FIELDS, missing, f"{obj.ref} spec.loadBalancerSourceRanges")
     if obj.kind == "IngressController":
         return _ingress_controller(obj, missing)
