@@ -41,7 +41,7 @@ from hcpscan.cli import connectivity_paths, exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
 from hcpscan.core.diagnostics import Diagnostic
-from hcpscan.core.redact import shown
+from hcpscan.core.redact import lines_shown_as_they_are, shown
 from hcpscan.inventory import Inventory
 from hcpscan.model.ports import PROTOCOLS
 from hcpscan.reporters.connectivity import (
@@ -363,11 +363,22 @@ def _exposure_json(report: ExposureReport, pairs_only: bool) -> dict[str, Any]:
                              "direction": u.direction} for u in report.unprotected]}
 
 
+_CHUNK = 50_000  # lines per write: lists run to a million lines
+
+
 def _write_lines(lines: list[str], escaped: bool = False) -> None:
     """Lines holding input-derived names, escaped as ``say`` escapes them (unless already
-    ``escaped``), in one write (lists run to a million lines); leading tabs are layout."""
-    out = lines if escaped else [_indent(line) + shown(line.lstrip("\t")) for line in lines]
-    sys.stdout.write("\n".join(out) + "\n")
+    ``escaped``), written a chunk at a time; leading tabs are layout. A chunk that
+    ``shown`` would leave as it is (nearly always) is checked in one pass and written."""
+    if not lines:
+        sys.stdout.write("\n")
+        return
+    for start in range(0, len(lines), _CHUNK):
+        chunk = lines[start:start + _CHUNK]
+        text = "\n".join(chunk)
+        if not escaped and not lines_shown_as_they_are(text, len(chunk)):
+            text = "\n".join(_indent(line) + shown(line.lstrip("\t")) for line in chunk)
+        sys.stdout.write(text + "\n")
 
 
 def _run_explain(args: argparse.Namespace, inventory: Inventory, options: EvaluationOptions) -> int:
