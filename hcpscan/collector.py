@@ -40,3 +40,21 @@ def building() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def sparing(young: int = 20_000) -> Iterator[None]:
+    """The collector on, with a young collection only every ``young`` net allocations
+    (700 by default): for the rules and the analyses behind them, which make cyclic
+    garbage (paused, it piled up: 44 MiB more peak RSS at 100 hosted clusters). With the
+    inventory frozen (``building``), a collection walks only what they made."""
+    enabled = gc.isenabled()
+    threshold = gc.get_threshold()
+    gc.set_threshold(young, *threshold[1:])
+    gc.enable()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        if not enabled:
+            gc.disable()

@@ -114,7 +114,7 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
     reachability graph, which the first rule that needs it triggers) and ``rules``; with
     ``fixes``, give each failing finding its fix (``hcpscan.fixes``)."""
     ctx = Context(inventory, config)
-    with collector.paused():
+    with collector.sparing():
         findings, results, diagnostics = evaluate(rules, ctx, suppressor)
     if clock is not None:
         clock.stage("rules", within={"graph": ctx.build_seconds.get(REACHABILITY, 0.0)})
