@@ -54,21 +54,40 @@ PEERS = {"checkov": ("checkov", "checkov"), "nca": ("network-config-analyzer", "
 
 def _tree_rss(pid: int) -> int:
     """Resident set (bytes) of a process and its descendants, from /proc."""
-    total, stack = 0, [pid]
+    return _tree_memory(pid)[0]
+
+
+def _tree_memory(pid: int) -> tuple[int, int]:
+    """Resident set and proportional set (bytes) of a process and its descendants, from
+    /proc. RSS counts a page shared by processes in each of them (the parse workers share
+    the imports of the forkserver they come from); PSS counts it once in all."""
+    total, proportional, stack = 0, 0, [pid]
     while stack:
         p = stack.pop()
         try:
+            rss = 0
             with open(f"/proc/{p}/status") as fh:
                 for line in fh:
                     if line.startswith("VmRSS:"):
-                        total += int(line.split()[1]) * 1024
+                        rss = int(line.split()[1]) * 1024
                         break
+            total += rss
+            pss = rss
+            try:
+                with open(f"/proc/{p}/smaps_rollup") as fh:
+                    for line in fh:
+                        if line.startswith("Pss:"):
+                            pss = int(line.split()[1]) * 1024
+                            break
+            except OSError:
+                pass
+            proportional += pss
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children") as fh:
                     stack.extend(int(c) for c in fh.read().split())
         except (OSError, ValueError):
             continue
-    return total
+    return total, proportional
 
 
 _SUBREAPER = [False]
@@ -113,12 +132,13 @@ def measure(cmd: list[str], timeout: float, stdout: Path | None = None,
     with open(err_path, "wb") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
-        peak = [0]
+        peak = [0, 0]
         done = threading.Event()
 
         def sample() -> None:
             while not done.wait(0.1):
-                peak[0] = max(peak[0], _tree_rss(proc.pid))
+                rss, pss = _tree_memory(proc.pid)
+                peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -141,6 +161,7 @@ def measure(cmd: list[str], timeout: float, stdout: Path | None = None,
             # user + system CPU of the process and of every process it started (parse workers)
             "cpu": _cpu_seconds(after) - _cpu_seconds(before),
             "max_rss": usage.ru_maxrss * 1024, "peak_tree_rss": max(peak[0], usage.ru_maxrss * 1024),
+            "peak_tree_pss": peak[1],
             "stderr": err_path.read_text(errors="replace")[-2000:]}
 
 
@@ -522,7 +543,7 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
              "measured just before it.", "",
              "| N hosted clusters | objects (read / written) | YAML parsed | floor (yaml-rs) "
              "| hcpscan scan | × floor wall | × floor CPU | load | graph | rules "
-             "| start-up + report | peak RSS MiB (main / all) | libyaml, 1 process (peer) "
+             "| start-up + report | peak RSS MiB (main / all; all as PSS) | libyaml, 1 process (peer) "
              "| checkov |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     points, floor_points, cpu_points = [], [], []
@@ -543,7 +564,8 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
             f"| {row.get('wall_ratio', 0):.2f} | {row.get('cpu_ratio', 0):.2f} "
             f"| {_s(stages.get('load'))} | {_s(stages.get('graph'))} | {_s(stages.get('rules'))} "
             f"| {_s(scan['seconds'] - scan['duration']) if scan.get('duration') else '-'} "
-            f"| {_mib(scan['max_rss'])} / {_mib(scan['peak_tree_rss'])} "
+            f"| {_mib(scan['max_rss'])} / {_mib(scan['peak_tree_rss'])}; "
+            f"{_mib(scan.get('peak_tree_pss'))} "
             f"| {_wall_cpu(libyaml) if libyaml else '-'} "
             f"| {_peer_cell(row.get('checkov'), scan['seconds'], args.timeout)} |")
     exponent, floor_exponent = fit_exponent(points), fit_exponent(floor_points)

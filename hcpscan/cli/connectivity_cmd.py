@@ -5,12 +5,13 @@ one question."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hcpscan.analysis.reachability.answers import ExposedPort, Reach
@@ -41,7 +42,7 @@ from hcpscan.cli import connectivity_paths, exitcodes
 from hcpscan.cli.inputs import UsageError, add_path_arguments, load_inventory
 from hcpscan.cli.output import console_for, diagnostics_table, say, say_passed_over
 from hcpscan.core.diagnostics import Diagnostic
-from hcpscan.core.redact import shown
+from hcpscan.core.redact import lines_shown_as_they_are, shown
 from hcpscan.inventory import Inventory
 from hcpscan.model.ports import PROTOCOLS
 from hcpscan.reporters.connectivity import (
@@ -312,14 +313,20 @@ def _show_list(args: argparse.Namespace, result: ConnectionList, focus: Focus,
             _header(str(note))
         if one is not None:
             say(f"Permitted connections on {one}:")
-        lines = (result.section_lines(pairs_only) if result.sections
-                 else result.lines(pairs_only=pairs_only))
-        if not result.sections and result.networks and not pairs_only:  # VMs, one network
-            lines += [""] * bool(lines) + result.mapping_lines()
-        if lines:
+        lines: Iterable[str]
+        if result.sections:
+            lines = result.section_lines(pairs_only)
+            some = bool(lines)
+        else:  # written as they are made: the list can run to a million lines
+            some = bool(result.connections)
+            lines = result.iter_lines(pairs_only=pairs_only)
+            if result.networks and not pairs_only:  # VMs, one network
+                lines = itertools.chain(lines, [""] * some + result.mapping_lines())
+                some = True
+        if some:
             _write_lines(lines)
         if exposure is not None:
-            _write_exposure(exposure, title, pairs_only, after=bool(lines))
+            _write_exposure(exposure, title, pairs_only, after=some)
 
 
 def _summary_view(args: argparse.Namespace) -> bool:
@@ -363,11 +370,24 @@ def _exposure_json(report: ExposureReport, pairs_only: bool) -> dict[str, Any]:
                              "direction": u.direction} for u in report.unprotected]}
 
 
-def _write_lines(lines: list[str], escaped: bool = False) -> None:
+_CHUNK = 50_000  # lines per write: lists run to a million lines
+
+
+def _write_lines(lines: Iterable[str], escaped: bool = False) -> None:
     """Lines holding input-derived names, escaped as ``say`` escapes them (unless already
-    ``escaped``), in one write (lists run to a million lines); leading tabs are layout."""
-    out = lines if escaped else [_indent(line) + shown(line.lstrip("\t")) for line in lines]
-    sys.stdout.write("\n".join(out) + "\n")
+    ``escaped``), written a chunk at a time; leading tabs are layout. A chunk that
+    ``shown`` would leave as it is (nearly always) is checked in one pass and written."""
+    lines = iter(lines)
+    chunk = list(itertools.islice(lines, _CHUNK))
+    if not chunk:
+        sys.stdout.write("\n")
+        return
+    while chunk:
+        text = "\n".join(chunk)
+        if not escaped and not lines_shown_as_they_are(text, len(chunk)):
+            text = "\n".join(_indent(line) + shown(line.lstrip("\t")) for line in chunk)
+        sys.stdout.write(text + "\n")
+        chunk = list(itertools.islice(lines, _CHUNK))
 
 
 def _run_explain(args: argparse.Namespace, inventory: Inventory, options: EvaluationOptions) -> int:

@@ -27,6 +27,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\
 _CONTROL_BUT_LAYOUT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
                                  "\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# a control character but tab and newline (one character class: a fast scan)
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                                "\u202a-\u202e\u2066-\u2069]")
 
 
 def mask_credentials(text: str) -> str:
@@ -71,6 +74,21 @@ def _escape(match: re.Match[str]) -> str:
     if char in _NAMED:
         return _NAMED[char]
     return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+def lines_shown_as_they_are(text: str, count: int) -> bool:
+    """Whether ``count`` lines joined by newlines into ``text`` (a line may start with
+    tabs, its layout) are each what :func:`shown` makes of it: no ``@`` that could start a
+    credential's end, no control character, no newline inside a line. One pass over a big
+    listing instead of one masking and escaping per line."""
+    if "@" in text or text.count("\n") != count - 1 or _CONTROL_BUT_LINES.search(text):
+        return False
+    at = text.find("\t")
+    while at != -1:  # tabs are rare: each must lead its line
+        if at and text[at - 1] not in "\n\t":
+            return False
+        at = text.find("\t", at + 1)
+    return True
 
 
 def shown(value: object) -> str:

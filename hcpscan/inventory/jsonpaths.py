@@ -13,6 +13,7 @@ value of a type the walk does not model, is left to jsonpath-ng.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -180,9 +181,34 @@ def _jsonpath_parser() -> ExtendedJsonPathParser:
     return ExtendedJsonPathParser()
 
 
+# ``$`` then ``.name``, ``.*`` and ``[*]`` steps, names as jsonpath-ng's lexer reads an ID
+# (without ``@`` and ``-``, and not its reserved words): most rule paths
+_PLAIN_CHAIN = re.compile(r"\$(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\*)|\[\*\])*")
+_PLAIN_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*|\*)|\[\*\]")
+_RESERVED = frozenset({"where", "wherenot"})
+
+
+def _plain_parse(expr: str) -> Any:
+    """jsonpath-ng's tree of a plain chain, built without its parser (whose LALR tables
+    cost ~50 ms to build, most of a one-file scan's rule time), or None for anything
+    else. ``tests/inventory/test_jsonpath_plain.py`` holds it equal to the parser's."""
+    if _PLAIN_CHAIN.fullmatch(expr) is None:
+        return None
+    node: Any = Root()
+    for step in _PLAIN_STEP.finditer(expr, 1):
+        name = step.group(1)
+        if name in _RESERVED:
+            return None
+        node = Child(node, Slice() if name is None else Fields(name))
+    return node
+
+
 @lru_cache(maxsize=512)
 def compile_jsonpath(expr: str):  # type: ignore[no-untyped-def]
     """jsonpath-ng's parse of ``expr``; ``ValueError`` when it cannot parse it."""
+    plain = _plain_parse(expr)
+    if plain is not None:
+        return plain
     try:
         return _jsonpath_parser().parse(expr)
     except (JsonPathParserError, Exception) as exc:  # noqa: BLE001  jsonpath-ng raises bare Exceptions too

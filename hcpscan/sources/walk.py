@@ -106,9 +106,18 @@ def read_bounded(path: str, limit: int, regular_only: bool = True) -> bytes:
         return _read_pipe(path, limit)
     fd = os.open(path, flags)
     with os.fdopen(fd, "rb") as fh:
-        if regular_only and not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if regular_only and not stat.S_ISREG(status.st_mode):
             raise NotRegularFile(0, "not a regular file", path)
-        data = fh.read(limit + 1)
+        if stat.S_ISREG(status.st_mode) and status.st_size < limit:
+            # read(n) allocates n bytes first: the file's own size, not the limit (128 MiB
+            # mapped and unmapped for every 4 KiB file); one byte more tells a file grown
+            # since, which is then read on to the limit
+            data = fh.read(status.st_size + 1)
+            if len(data) > status.st_size:
+                data += fh.read(limit + 1 - len(data))
+        else:
+            data = fh.read(limit + 1)
     if len(data) > limit:
         raise FileTooLarge(0, f"larger than {size_text(limit)}", path)
     return data

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from hcpscan.analysis.reachability.coverage import (
@@ -164,11 +165,15 @@ class ConnectionList:
     def lines(self, pairs_only: bool = False) -> list[str]:
         """One line per connection; ``pairs_only``: without the connections part (for a
         list focused on one connection)."""
+        return list(self.iter_lines(pairs_only))
+
+    def iter_lines(self, pairs_only: bool = False) -> Iterator[str]:
+        """``lines``, one at a time (a list with AdminNetworkPolicies runs to a million
+        lines: a writer need not hold them all)."""
         multi = len({c.cluster for c in self.connections}) > 1
         # Lists repeat few connection set objects many times; they live as long as the
         # list, so their ids stay unique (hashing the value each time costs more).
         shown: dict[int, str] = {}
-        out = []
         for c in self.connections:
             if pairs_only:
                 text = f"{c.source} => {c.destination}"
@@ -177,8 +182,7 @@ class ConnectionList:
                 if conns is None:
                     conns = shown[id(c.connections)] = str(c.connections)
                 text = f"{c.source} => {c.destination} : {conns}"
-            out.append(f"{c.cluster}: {text}" if multi else text)
-        return out
+            yield f"{c.cluster}: {text}" if multi else text
 
     def focused(self, focus: Focus) -> ConnectionList:
         sections = [Section(s.cluster, s.network, [c for c in s.connections if focus.keeps(c)],
