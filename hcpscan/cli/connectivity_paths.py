@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -112,8 +111,10 @@ def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | N
         doc = {"answers": [a.to_json() for a in answers]}
         blocked = any(not a.open and not a.unknown for a in answers)
     if args.format == "json":
-        json.dump({"version": 1, **doc}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        from hcpscan.reporters.formats import write_json
+
+        # "version": 1 is what this wrote before schema_version; kept for old readers
+        write_json("connectivity", {"version": 1, **doc}, sys.stdout)
     if args.paths_out:
         try:
             paths.write(Path(args.paths_out))

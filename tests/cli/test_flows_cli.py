@@ -16,7 +16,7 @@ def test_flows_list_json_is_versioned_and_holds_the_catalog(run_cli):
     result = run_cli("flows", "list", "--format", "json")
     assert result.code == 0, result.err
     doc = json.loads(result.out)
-    assert doc["version"] == 1
+    assert doc["schema_version"] == "1.0" and doc["version"] == 1  # the old field, kept
     assert [f["id"] for f in doc["flows"]] == [f.id for f in load_flows()]
     dns = next(f for f in doc["flows"] if f["id"] == "hcp-dns")
     assert dns["protocols"] == ["TCP", "UDP"] and any("Table 14.4" in s for s in dns["seed"])
