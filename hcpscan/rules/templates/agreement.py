@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.proxy import Setting, bypasses
+from hcpscan.analysis.proxy.clients import case_readers
 from hcpscan.analysis.proxy.validity import credentials
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
@@ -39,7 +40,6 @@ from hcpscan.rules.templates.agreement_sides import (
     reference_sides,
 )
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
-from hcpscan.rules.templates.proxy_clients import case_readers
 from hcpscan.rules.templates.proxy_config import (
     GO,
     _missed,

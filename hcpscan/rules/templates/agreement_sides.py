@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from hcpscan.analysis.kyverno import proxy_injecting_policies
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
@@ -44,10 +45,9 @@ from hcpscan.model.hostedcluster import (
     SIDECAR_PROXY_WORKLOADS,
     hcp_namespace,
 )
+from hcpscan.model.kubeconfig import current_cluster, kubeconfig_in_secret
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable
-from hcpscan.rules.templates.kubeconfigs import current_cluster, kubeconfig_in_secret
-from hcpscan.rules.templates.kyverno import proxy_injecting_policies
 from hcpscan.rules.templates.proxy_config import (
     controlled_pod,
     field_in,
@@ -566,7 +566,7 @@ def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
 
 
 def _installation(ctx: Context) -> RefOutcome:
-    related = ctx.relations.installation(lambda: proxy_injecting_policies(ctx))
+    related = ctx.relations.installation(lambda: proxy_injecting_policies(ctx.inventory))
     if related.unknown:
         return NotEvaluable(related.unknown)
     return [Side(related.name, uses_proxy_said=related.uses_proxy, evidence=list(related.evidence))]

@@ -60,7 +60,7 @@ GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, 
 _OTHER_ROLES = ("konnectivity-sidecar", "ignition", "managed-cluster-addon", "kubeconfig")
 CONSUMER_KINDS = {name: kind for name, kind in ROLES.items() if name not in _OTHER_ROLES}
 
-# -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
+# -- shared helpers (also used by the other proxy templates and agreement_sides.py) -------
 
 
 def consumer_reads(names: Iterable[str]) -> tuple[str, ...]:
