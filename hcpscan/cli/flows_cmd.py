@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hcpscan import FLOW_CATALOG_URL
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import cells, console_for
 from hcpscan.model.flows import Flow, FlowError, cited, cited_documents, load_flows
@@ -15,8 +16,9 @@ The required-flow catalog: every flow the published networking tables say a
 hosted control plane needs open (workers to the API server, konnectivity, ignition,
 the private router; DNS over TCP and UDP; ...), per platform and publishing strategy,
 with the table row it comes from and how hcpscan checks it (the rule), or why it
-cannot from manifests. docs/required-flows.md describes the fields; add your own
-flows in a file of the same shape and pass it with --flows.
+cannot from manifests. Add your own flows in a file of the same shape and pass it
+with --flows; the fields are described at
+""" + FLOW_CATALOG_URL + """
 
 examples:
   hcpscan flows list
@@ -46,7 +48,7 @@ def _flows(args: argparse.Namespace) -> tuple[Flow, ...]:
     try:
         return load_flows(args.flows)
     except FlowError as exc:
-        raise UsageError(str(exc), "see docs/required-flows.md for the catalog's shape") from None
+        raise UsageError(str(exc), f"the catalog's fields: {FLOW_CATALOG_URL}") from None
 
 
 def _when(flow: Flow) -> str:
