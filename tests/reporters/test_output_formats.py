@@ -191,3 +191,27 @@ def test_the_docs_list_every_format_and_schema():
         row = next((line for head, line in rows.items()
                     if head.startswith(f"`hcpscan {doc.command} --format json`")), "")
         assert f"`{doc.schema}`" in row and f"| `{doc.version}` |" in row, doc.command
+
+
+@pytest.mark.parametrize("args", [
+    # a guest cluster's flow: results name the guest cluster, not a HostedCluster
+    ("connectivity", str(FIXTURES / "rules" / "HCP010" / "fail"), "--flow", "guest-pods-to-kas"),
+    # a path blocked at a perimeter file: blocked_by names the rule file
+    ("connectivity", str(FIXTURES / "rules" / "HCP007" / "pass"), "--firewall",
+     str(FIXTURES / "required-flows" / "sg-kas-only.yaml"), "--path", "--from", "10.50.0.0/24",
+     "--to", "clusters-bm/ignition-server-proxy", "--port", "8443"),
+], ids=["guest-flow", "perimeter-path"])
+def test_the_other_flow_and_path_answers_validate_too(run_cli, args):
+    result = run_cli(*args, "--no-progress", "--format", "json")
+    assert result.code == 1, result.err  # both are blocked
+    document = json.loads(result.out)
+    assert document["schema_version"] == JSON_DOCUMENTS["connectivity"].version
+    assert document.get("results") or document.get("answers")
+    assert _errors(document, "connectivity") == []
+    assert _errors({**document, "version": 2}, "connectivity")  # the old field stays 1
+    if document.get("results"):
+        first = {**document["results"][0], "status": "maybe"}
+        assert _errors({**document, "results": [first]}, "connectivity")
+    else:
+        first = {**document["answers"][0], "hops": [{"from": "a"}]}
+        assert _errors({**document, "answers": [first]}, "connectivity")
