@@ -2,6 +2,10 @@
 
 __version__ = "0.1.0"
 
-# The project's public home (pyproject's Homepage); rule pages live under docs/rules/ there.
+# The project's public home (pyproject's Homepage); its docs/ (rule pages under docs/rules/)
+# are what messages point installed users at: they have no checkout.
 HOMEPAGE = "https://github.com/hcpscan/hcpscan"
-RULE_PAGES_URL = f"{HOMEPAGE}/blob/main/docs/rules"
+DOCS_URL = f"{HOMEPAGE}/blob/main/docs"
+RULE_PAGES_URL = f"{DOCS_URL}/rules"
+PERIMETER_FORMAT_URL = f"{DOCS_URL}/manual.md#perimeter-file"
+FLOW_CATALOG_URL = f"{DOCS_URL}/required-flows.md#the-catalog"

@@ -87,3 +87,45 @@ def test_no_import_cycles_between_modules():
             graph.add_edge(src, dst)
     cycles = [" -> ".join([*cycle, cycle[0]]) for cycle in nx.simple_cycles(graph)]
     assert not cycles, "modules that import each other:\n" + "\n".join(cycles)
+
+
+def test_the_reachability_arrows_in_docs_architecture_are_true():
+    """docs/architecture.md's "They import one way: a, b ← c ← d" line: no module imports
+    one in its own group or to its right, and each group right of the first imports from
+    the group just left of it (an arrow the code does not draw is not written)."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    start = page.index("They import one way:") + len("They import one way:")
+    line = page[start:].split("\n", 1)[0]
+    groups = [[name.strip(" `") for name in part.split(",")] for part in line.split("←")]
+    assert len(groups) >= 3 and all(all(group) for group in groups), line
+    package = "hcpscan.analysis.reachability"
+    modules = _modules()
+    edges = {(src, dst) for src, dst, _ in _imports(modules)}
+    for i, group in enumerate(groups):
+        for name in group:
+            assert f"{package}.{name}" in modules, name
+            right = [m for g in groups[i:] for m in g]
+            wrong = [m for m in right if (f"{package}.{name}", f"{package}.{m}") in edges]
+            assert not wrong, f"{name} imports {wrong}, which the docs put at or right of it"
+            if i:
+                assert any((f"{package}.{name}", f"{package}.{m}") in edges for m in groups[i - 1]), \
+                    f"the docs draw {groups[i - 1]} ← {name}, but {name} imports none of them"
+
+
+# Modules of rules/templates/ that register no template, each a part of the ones that do.
+# Model work does not belong here (it goes to analysis/ or model/, reached through ctx).
+TEMPLATE_PARTS = {
+    "base": "the Template base class and its outcomes",
+    "reach_out": "the reach template's out direction (hcp_network.py registers `reach`)",
+}
+
+
+def test_every_module_of_rules_templates_is_a_template():
+    from hcpscan.rules.templates import TEMPLATES
+
+    folder = PACKAGE / "rules" / "templates"
+    registering = {type(t).__module__.rsplit(".", 1)[1] for t in TEMPLATES.values()}
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    assert modules - registering == set(TEMPLATE_PARTS), (
+        "a module of rules/templates/ that registers no template: move model work to "
+        "analysis/ or model/ (docs/architecture.md)")

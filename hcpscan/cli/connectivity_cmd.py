@@ -14,6 +14,7 @@ import textwrap
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hcpscan import PERIMETER_FORMAT_URL
 from hcpscan.analysis.reachability.answers import ExposedPort, Reach
 from hcpscan.analysis.reachability.connlist import ConnectionList, Focus, connection_list
 from hcpscan.analysis.reachability.coverage import (
@@ -135,8 +136,7 @@ examples:
   hcpscan connectivity hcp/ --path --from workers --to clusters-x/kube-apiserver --port 8091
   hcpscan connectivity hcp/ --flow workers-to-konnectivity --paths-out paths.graphml
 
-The perimeter file format is described in fixtures/reachability/README.md.
-"""
+""" + f"The perimeter file (--firewall) format: {PERIMETER_FORMAT_URL}\n"
 
 
 DIFF = "diff"  # `hcpscan connectivity diff OLD NEW` (a path named diff still reads as a path)
@@ -561,7 +561,7 @@ def _perimeter(path: str | None) -> Perimeter | None:
         return load_perimeter(path)
     except PerimeterError as exc:
         raise UsageError(f"perimeter file {exc}",
-                         "see the perimeter format in fixtures/reachability/README.md") from None
+                         f"the perimeter file format: {PERIMETER_FORMAT_URL}") from None
 
 
 def _finish(diagnostics: list[Diagnostic], fmt: str) -> int:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from hcpscan import FLOW_CATALOG_URL
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
 from hcpscan.analysis.reachability.graph import ReachabilityGraph, TargetNotFound
 from hcpscan.analysis.reachability.paths import PathAnswer, PathGraph
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="judge one required flow (hcpscan flows list) for every HostedCluster "
                             "of the input, as HCP007/HCP008 do, with each path's hops")
     group.add_argument("--flows", metavar="FILE",
-                       help="with --flow: a flow catalog file of your own (docs/required-flows.md)")
+                       help="with --flow: a flow catalog file of your own (`hcpscan flows --help`)")
     group.add_argument("--hosted-cluster", metavar="NS/NAME",
                        help="with --flow or --from workers: only this HostedCluster")
     group.add_argument("--worker-cidr", action="append", default=[], metavar="CIDR",
@@ -112,8 +112,10 @@ def run(args: argparse.Namespace, inventory: Inventory, perimeter: Perimeter | N
         doc = {"answers": [a.to_json() for a in answers]}
         blocked = any(not a.open and not a.unknown for a in answers)
     if args.format == "json":
-        json.dump({"version": 1, **doc}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        from hcpscan.reporters.formats import write_json
+
+        # "version": 1 is what this wrote before schema_version; kept for old readers
+        write_json("connectivity", {"version": 1, **doc}, sys.stdout)
     if args.paths_out:
         try:
             paths.write(Path(args.paths_out))
@@ -186,7 +188,7 @@ def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGr
     try:
         flow = flow_by_id(args.flow, load_flows(args.flows))
     except FlowError as exc:
-        raise UsageError(str(exc), "see docs/required-flows.md for the catalog's shape") from None
+        raise UsageError(str(exc), f"the catalog's fields: {FLOW_CATALOG_URL}") from None
     if flow is None:
         raise UsageError(f"no flow {args.flow}", "list them with `hcpscan flows list`")
     if flow.check == "guest-egress":

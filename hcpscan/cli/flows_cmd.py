@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from hcpscan import FLOW_CATALOG_URL
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.output import cells, console_for
 from hcpscan.model.flows import Flow, FlowError, cited, cited_documents, load_flows
+from hcpscan.reporters.formats import write_json
 
 DESCRIPTION = """\
 The required-flow catalog: every flow the published networking tables say a
 hosted control plane needs open (workers to the API server, konnectivity, ignition,
 the private router; DNS over TCP and UDP; ...), per platform and publishing strategy,
 with the table row it comes from and how hcpscan checks it (the rule), or why it
-cannot from manifests. docs/required-flows.md describes the fields; add your own
-flows in a file of the same shape and pass it with --flows.
+cannot from manifests. Add your own flows in a file of the same shape and pass it
+with --flows; the fields are described at
+""" + FLOW_CATALOG_URL + """
 
 examples:
   hcpscan flows list
@@ -46,7 +48,7 @@ def _flows(args: argparse.Namespace) -> tuple[Flow, ...]:
     try:
         return load_flows(args.flows)
     except FlowError as exc:
-        raise UsageError(str(exc), "see docs/required-flows.md for the catalog's shape") from None
+        raise UsageError(str(exc), f"the catalog's fields: {FLOW_CATALOG_URL}") from None
 
 
 def _when(flow: Flow) -> str:
@@ -65,8 +67,8 @@ def _checked(flow: Flow) -> str:
 def run_list(args: argparse.Namespace) -> int:
     flows = _flows(args)
     if args.format == "json":
-        json.dump({"version": 1, "flows": [f.to_json() for f in flows]}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        # "version": 1 is what this wrote before schema_version; kept for old readers
+        write_json("flows list", {"version": 1, "flows": [f.to_json() for f in flows]}, sys.stdout)
         return 0
     from rich.table import Table
 
@@ -85,8 +87,7 @@ def run_show(args: argparse.Namespace) -> int:
     if flow is None:
         raise UsageError(f"no flow {args.id}", "list them with `hcpscan flows list`")
     if args.format == "json":
-        json.dump(flow.to_json(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        write_json("flows show", flow.to_json(), sys.stdout)  # the flow's fields stay at the top
         return 0
     lines = [f"{flow.id}: {flow.title}", "", f"from: {flow.source_text}",
              f"to: {', '.join(t.text() for t in flow.targets)}",

@@ -63,6 +63,8 @@ class JsonDocument:
     command: str
     version: str  # MAJOR.MINOR
     schema: str  # file name beside this module
+    # other commands that write this same document (`cluster` writes the scan report)
+    also: tuple[str, ...] = ()
 
     @property
     def schema_path(self) -> Path:
@@ -76,15 +78,17 @@ class JsonDocument:
 # Every command's document, the scan report (reporters/json.py) included.
 JSON_DOCUMENTS: dict[str, JsonDocument] = {
     doc.command: doc for doc in (
-        JsonDocument("scan", "1.3", "hcpscan-report.schema.json"),
+        JsonDocument("scan", "1.3", "hcpscan-report.schema.json", also=("cluster",)),
         JsonDocument("proxy", "1.0", "hcpscan-proxy.schema.json"),
         JsonDocument("noproxy", "1.0", "hcpscan-noproxy.schema.json"),
         JsonDocument("inventory", "1.0", "hcpscan-inventory.schema.json"),
         JsonDocument("rules list", "1.0", "hcpscan-rules.schema.json"),
-        JsonDocument("connectivity", "1.0", "hcpscan-connectivity.schema.json"),
+        JsonDocument("connectivity", "1.1", "hcpscan-connectivity.schema.json"),
         JsonDocument("templates list", "1.0", "hcpscan-templates.schema.json"),
         JsonDocument("templates show", "1.0", "hcpscan-templates.schema.json"),
         JsonDocument("fleet", "1.0", "hcpscan-fleet.schema.json"),
+        JsonDocument("flows list", "1.0", "hcpscan-flows.schema.json"),
+        JsonDocument("flows show", "1.0", "hcpscan-flows.schema.json"),
     )
 }
 

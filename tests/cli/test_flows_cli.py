@@ -16,7 +16,7 @@ def test_flows_list_json_is_versioned_and_holds_the_catalog(run_cli):
     result = run_cli("flows", "list", "--format", "json")
     assert result.code == 0, result.err
     doc = json.loads(result.out)
-    assert doc["version"] == 1
+    assert doc["schema_version"] == "1.0" and doc["version"] == 1  # the old field, kept
     assert [f["id"] for f in doc["flows"]] == [f.id for f in load_flows()]
     dns = next(f for f in doc["flows"] if f["id"] == "hcp-dns")
     assert dns["protocols"] == ["TCP", "UDP"] and any("Table 14.4" in s for s in dns["seed"])
@@ -176,3 +176,33 @@ def test_paths_out_into_a_missing_folder_is_a_usage_error(run_cli, tmp_path: Pat
     assert result.code == 2, result.err
     assert f"--paths-out {out}: no folder {out.parent}" in result.err
     assert "internal error" not in result.err
+
+
+def test_bad_catalog_and_perimeter_files_point_at_help_installed_users_have(run_cli, tmp_path: Path):
+    """An installed hcpscan has no checkout: the hints name the public docs (the base the
+    rule pages' helpUri uses) and the command's help, never a fixtures/ or docs/ path."""
+    from hcpscan import DOCS_URL, FLOW_CATALOG_URL, PERIMETER_FORMAT_URL, RULE_PAGES_URL
+
+    assert RULE_PAGES_URL.startswith(DOCS_URL) and PERIMETER_FORMAT_URL.startswith(DOCS_URL)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- just a list\n")
+    flows = run_cli("flows", "list", "--flows", str(bad))
+    perimeter = run_cli("connectivity", "--no-progress", str(HCP007 / "pass"), "--firewall", str(bad))
+    path_flow = run_cli("connectivity", "--no-progress", str(HCP007 / "pass"), "--flow",
+                        "workers-to-konnectivity", "--flows", str(bad))
+    for result, url in ((flows, FLOW_CATALOG_URL), (path_flow, FLOW_CATALOG_URL),
+                        (perimeter, PERIMETER_FORMAT_URL)):
+        assert result.code == 2, result.err
+        assert url in result.err
+        local = result.err.replace(DOCS_URL, "")
+        assert "fixtures/" not in local and "docs/" not in local
+    helped = run_cli("connectivity", "--help").out + run_cli("flows", "--help").out
+    assert PERIMETER_FORMAT_URL in helped and FLOW_CATALOG_URL in helped
+    local = helped.replace(DOCS_URL, "")
+    assert "fixtures/" not in local and "docs/required-flows.md" not in local
+    # the anchors the URLs name are headings of the pages
+    for url, page in ((PERIMETER_FORMAT_URL, "manual.md"), (FLOW_CATALOG_URL, "required-flows.md")):
+        anchor = url.rpartition("#")[2]
+        headings = [line.lstrip("#").strip().lower().replace(" ", "-")
+                    for line in (REPO / "docs" / page).read_text().splitlines() if line.startswith("#")]
+        assert anchor in headings, (page, anchor)

@@ -8,6 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from hcpscan.analysis.kyverno import (
+    Resource,
+    block_matches,
+    injected_variables,
+    kind_matches,
+    selector_matches,
+)
 from hcpscan.analysis.proxy import parse_bundle, parse_no_proxy
 from hcpscan.analysis.proxy.trust import bundle_problems
 from hcpscan.analysis.proxy.validity import (
@@ -17,13 +24,6 @@ from hcpscan.analysis.proxy.validity import (
 )
 from hcpscan.findings.model import Status
 from hcpscan.rules.config import ScanConfig
-from hcpscan.rules.templates.kyverno import (
-    Resource,
-    block_matches,
-    injected_variables,
-    kind_matches,
-    selector_matches,
-)
 from tests.rules.harness import scan
 
 CORP_PROXY_CA = """\

@@ -323,3 +323,12 @@ class ConsumerProxy:
         if self.completed_by:
             out["completedBy"] = self.completed_by
         return out
+
+def field_in(subject: K8sObject, setting: Setting) -> str:
+    """The field of ``subject`` a finding about ``setting`` points at: where the value
+    is written when that is in the subject, else the subject's own reference to it
+    (``env[].valueFrom``, ``files[].contentFrom``), else the document start."""
+    for src in (setting.source, *setting.via):
+        if src.ref == subject.ref:
+            return src.field.partition(" (")[0]
+    return ""

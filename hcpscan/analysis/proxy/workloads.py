@@ -24,6 +24,7 @@ from hcpscan.analysis.proxy.settings import (
     Setting,
     source_of,
 )
+from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.readers import image_program
 
@@ -130,3 +131,9 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
             _link(consumer, sidecars)
             out.append(consumer)
     return out
+
+def controlled_pod(obj: K8sObject) -> bool:
+    """A Pod (or ReplicaSet) made by a controller: its owner is checked instead."""
+    owners = obj.metadata.get("ownerReferences")
+    return obj.kind in ("Pod", "ReplicaSet") and isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("controller") for o in owners)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.exposure import ExposurePath
@@ -102,8 +102,48 @@ class Place:
 NOWHERE = Place()
 
 
+class _Say(Protocol):
+    @property
+    def layer(self) -> str: ...
+    @property
+    def allows(self) -> bool: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def path(self) -> str | None: ...
+    @property
+    def line(self) -> int | None: ...
+
+
+def _where(say: _Say) -> str:
+    if not say.path:
+        return ""
+    return f"{say.path}:{say.line}" if say.line else say.path
+
+
+class LayerSay:
+    """What a layer says about a flow, as text and JSON: for ``Evidence`` and for the path
+    graph's ``Hop`` (one step of a path), which both carry layer, allows, summary and the
+    place (path, line) of the object that decided."""
+
+    __slots__ = ()
+
+    @property
+    def where(self: _Say) -> str:
+        return _where(self)
+
+    def said(self: _Say) -> str:
+        verb = "allows" if self.allows else "blocks"
+        where = _where(self)
+        return f"{self.layer} {verb}: {self.summary}" + (f" ({where})" if where else "")
+
+    def said_json(self: _Say) -> dict[str, Any]:
+        return {"layer": self.layer, "allows": self.allows, "summary": self.summary,
+                "path": self.path, "line": self.line}
+
+
 @dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(LayerSay):
     """One layer's say on a flow."""
 
     layer: str
@@ -119,20 +159,11 @@ class Evidence:
     def line(self) -> int | None:
         return self.at.line
 
-    @property
-    def where(self) -> str:
-        if not self.path:
-            return ""
-        return f"{self.path}:{self.line}" if self.line else self.path
-
     def __str__(self) -> str:
-        verb = "allows" if self.allows else "blocks"
-        where = f" ({self.where})" if self.where else ""
-        return f"{self.layer} {verb}: {self.summary}{where}"
+        return self.said()
 
     def to_json(self) -> dict[str, Any]:
-        return {"layer": self.layer, "allows": self.allows, "summary": self.summary,
-                "path": self.path, "line": self.line}
+        return self.said_json()
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hcpscan.analysis.reachability.answers import PERIMETER, POD_NETWORK, SERVICE, Evidence, Reach
+from hcpscan.analysis.reachability.answers import PERIMETER, POD_NETWORK, SERVICE, Evidence, LayerSay, Reach
 from hcpscan.analysis.reachability.routers import serving_controllers
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ ROUTER = "router"  # the layer of the hop a Route takes into the router that ser
 
 
 @dataclass(frozen=True, slots=True)
-class Hop:
+class Hop(LayerSay):
     """One step of a path and the say of the layer that decides it."""
 
     source: str
@@ -52,20 +52,11 @@ class Hop:
     path: str | None = None
     line: int | None = None
 
-    @property
-    def where(self) -> str:
-        if not self.path:
-            return ""
-        return f"{self.path}:{self.line}" if self.line else self.path
-
     def __str__(self) -> str:
-        verb = "allows" if self.allows else "blocks"
-        where = f" ({self.where})" if self.where else ""
-        return f"{self.source} → {self.target}: {self.layer} {verb}: {self.summary}{where}"
+        return f"{self.source} → {self.target}: {self.said()}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"from": self.source, "to": self.target, "layer": self.layer, "allows": self.allows,
-                "summary": self.summary, "path": self.path, "line": self.line}
+        return {"from": self.source, "to": self.target, **self.said_json()}
 
 
 @dataclass(frozen=True, slots=True)

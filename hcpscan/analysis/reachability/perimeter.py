@@ -48,6 +48,7 @@ from typing import Any
 
 import yaml
 
+from hcpscan import PERIMETER_FORMAT_URL
 from hcpscan.core.yamldocs import InputLimitError
 from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.model.ipspace import AddressError, IPSpace, cut
@@ -244,8 +245,8 @@ def parse_perimeter(text: str, path: str = "<perimeter>") -> Perimeter:
         raise PerimeterError(path, mark.line + 1 if mark else None,
                              f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(doc, dict):
-        raise PerimeterError(path, 1, "expected a mapping with `default:` and `rules:` (see the format in "
-                                      "fixtures/reachability/README.md)")
+        raise PerimeterError(path, 1, "expected a mapping with `default:` and `rules:` (the format: "
+                                      f"{PERIMETER_FORMAT_URL})")
     kind = doc.get("kind", "Perimeter")
     if kind != "Perimeter":
         raise PerimeterError(path, _line(root, "kind"), f"kind must be Perimeter, not {kind!r}")

@@ -7,7 +7,7 @@ what the reference sets: the same URL, every noProxy entry) or ``present`` (the
 consumer sets the field at all). ``when`` limits the check to a reference that uses a
 proxy, or that sends one of the consumer's destinations through it (Go's NO_PROXY
 reading); ``missing`` says whether a field set on one side only, or a consumer that is
-absent, fails. Roles and relations are listed in ``agreement_sides``.
+absent, fails. Roles and relations are listed in ``hcpscan.analysis.proxy.sides``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.analysis.proxy import Setting, bypasses
+from hcpscan.analysis.proxy.clients import case_readers
+from hcpscan.analysis.proxy.sides import (
+    FIELDS,
+    RELATIONS,
+    ROLES,
+    URL_FIELDS,
+    Absent,
+    Side,
+    Unknown,
+    consumer_sides,
+    label,
+    reference_sides,
+)
 from hcpscan.analysis.proxy.validity import credentials
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
@@ -28,18 +41,7 @@ from hcpscan.model.clusters import networks_for
 from hcpscan.model.networks import network
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
-from hcpscan.rules.templates.agreement_sides import (
-    FIELDS,
-    RELATIONS,
-    ROLES,
-    URL_FIELDS,
-    Side,
-    consumer_sides,
-    label,
-    reference_sides,
-)
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
-from hcpscan.rules.templates.proxy_clients import case_readers
 from hcpscan.rules.templates.proxy_config import (
     GO,
     _missed,
@@ -51,6 +53,11 @@ from hcpscan.rules.templates.proxy_config import (
 from hcpscan.sources.systemd import parse_unit
 
 DESTINATIONS = ("server", "ignition-endpoints")
+
+
+def _skipped(side: Absent | Unknown) -> NotApplicable | NotEvaluable:
+    """A side the analysis could not resolve, as the rule's outcome."""
+    return NotApplicable(side.reason) if isinstance(side, Absent) else NotEvaluable(side.reason)
 # Relations whose reference follows from the subject alone, not from each consumer.
 _OF_SUBJECT = ("hosted-cluster", "management-proxy", "cluster-values", "managed-cluster", "installation")
 _MISSING = {"enum": ["fail", "ok"]}
@@ -209,8 +216,8 @@ class Agreement(Template):
         for role in _roles(selector):
             missing_ok = _missing_ok(params.get("missing", "fail"), role)
             for side in consumer_sides(ctx, subject, {**selector, "role": role}, case):
-                if isinstance(side, (NotApplicable, NotEvaluable)):
-                    yield side
+                if isinstance(side, (Absent, Unknown)):
+                    yield _skipped(side)
                     continue
                 yield from self._judge(ctx, subject, side, params, missing_ok)
 
@@ -222,8 +229,8 @@ class Agreement(Template):
         if match != "present" and missing_ok and not (side.settings or side.absent or side.unknown):
             return  # fields set on one side only are left alone, and this side sets none
         refs = reference_sides(ctx, subject, side, params["reference"])
-        if isinstance(refs, (NotApplicable, NotEvaluable)):
-            yield refs
+        if isinstance(refs, (Absent, Unknown)):
+            yield _skipped(refs)
             return
         chosen = yield from _applicable(side, refs, params)
         if chosen is None:

@@ -71,8 +71,8 @@ _CALL = re.compile(r"\b([a-z_]+)\s*\(")
 def _function_reads() -> dict[str, tuple[str, ...]]:
     """The kinds each domain function reads from the inventory (imported late: those
     modules import the template registry this one registers into)."""
+    from hcpscan.analysis.kyverno import MATCH_READS, POLICY_KINDS
     from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
-    from hcpscan.rules.templates.kyverno import MATCH_READS, POLICY_KINDS
 
     return {"reachable": GRAPH_READS, "kyverno_matches": (*POLICY_KINDS, *MATCH_READS),
             "kyverno_proxy_env": POLICY_KINDS}
@@ -94,16 +94,16 @@ def _covers(runtime: str, no_proxy: str, destination: str) -> bool:
 
 
 def _kyverno_proxy_env(rule: Any) -> list[str]:
-    from hcpscan.rules.templates.kyverno import injected_variables
+    from hcpscan.analysis.kyverno import injected_variables
 
     return injected_variables(rule) if isinstance(rule, dict) else []
 
 
 def _kyverno_matches(rule: Any, namespace: str, name: str, labels: Any) -> list[str]:
-    from hcpscan.rules.templates.kyverno import matched_resources
+    from hcpscan.analysis.kyverno import matched_resources
 
     ctx, subject = _CURRENT.get()
-    found = matched_resources(ctx, subject, rule, {"namespace": namespace, "name": name,
+    found = matched_resources(ctx.inventory, subject, rule, {"namespace": namespace, "name": name,
                                                    "labels": dict(labels or {})})
     if found is None:
         raise ValueError(f"rule {rule.get('name')!r} matches by user, role or preconditions, "

@@ -36,8 +36,11 @@ from hcpscan.analysis.proxy.settings import (
     NEW_CONSUMER_OBJECTS,
     READS_BY_CONSUMER,
     ROLES,
+    field_in,
     setting_text,
 )
+from hcpscan.analysis.proxy.sides import management_proxy
+from hcpscan.analysis.proxy.workloads import controlled_pod
 from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
 from hcpscan.inventory.fieldpath import format_path
@@ -60,7 +63,7 @@ GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, 
 _OTHER_ROLES = ("konnectivity-sidecar", "ignition", "managed-cluster-addon", "kubeconfig")
 CONSUMER_KINDS = {name: kind for name, kind in ROLES.items() if name not in _OTHER_ROLES}
 
-# -- shared helpers (also used by proxy_clients.py and proxy_ignition.py) ------------------
+# -- shared helpers (also used by the other proxy templates) ---------------------------
 
 
 def consumer_reads(names: Iterable[str]) -> tuple[str, ...]:
@@ -69,14 +72,6 @@ def consumer_reads(names: Iterable[str]) -> tuple[str, ...]:
                                for kind in READS_BY_CONSUMER.get(CONSUMER_KINDS[name], ())))
 
 
-def field_in(subject: K8sObject, setting: Setting) -> str:
-    """The field of ``subject`` a finding about ``setting`` points at: where the value
-    is written when that is in the subject, else the subject's own reference to it
-    (``env[].valueFrom``, ``files[].contentFrom``), else the document start."""
-    for src in (setting.source, *setting.via):
-        if src.ref == subject.ref:
-            return src.field.partition(" (")[0]
-    return ""
 
 
 def root_of(subject: K8sObject, setting: Setting) -> tuple[K8sObject | None, str]:
@@ -151,21 +146,8 @@ def same_url(a: str | None, b: str | None) -> bool:
     return (a or "").strip().rstrip("/") == (b or "").strip().rstrip("/")
 
 
-def controlled_pod(obj: K8sObject) -> bool:
-    """A Pod (or ReplicaSet) made by a controller: its owner is checked instead."""
-    owners = obj.metadata.get("ownerReferences")
-    return obj.kind in ("Pod", "ReplicaSet") and isinstance(owners, list) and any(
-        isinstance(o, dict) and o.get("controller") for o in owners)
 
 
-def management_proxy(ctx: Context) -> tuple[K8sObject, str, dict[str, Any]] | None:
-    """The management cluster ``Proxy cluster`` and its effective block: status when it
-    says anything, else spec."""
-    management = scan_model(ctx.inventory).management
-    effective = management.effective_proxy
-    if management.proxy is None or effective is None:
-        return None
-    return management.proxy, *effective
 
 
 # -- cluster networks -----------------------------------------------------------------------
@@ -651,7 +633,7 @@ def _consumer_pool(ctx: Context, subject: K8sObject, scope: str) -> list[Consume
     Proxy's (None when it is not in the input)."""
     if scope == "subject":
         return ctx.proxy.of(subject)
-    mgmt = management_proxy(ctx)
+    mgmt = management_proxy(ctx.inventory)
     return ctx.proxy.of(mgmt[0]) if mgmt is not None else None
 
 

@@ -1,4 +1,4 @@
-"""Primitives for proxy env in Giant Swarm style fleets, where Kyverno injects it (seed 003).
+"""Kyverno policies that inject proxy env in Giant Swarm style fleets, where Kyverno injects it (seed 003).
 
 * ``proxy_injecting_policies``: the policies that inject proxy env, which tell that the
   installation uses a proxy (``agreement``'s ``installation`` relation, PRX010).
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.rules.context import Context
+from hcpscan.inventory.store import Inventory
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 # What matched_resources reads: the workload, its namespace's labels, the resourceFilters.
@@ -43,9 +43,9 @@ def injected_variables(rule: Mapping[str, Any]) -> list[str]:
     return sorted({m.group(1) for m in _PROXY_ENV.finditer(text)})
 
 
-def proxy_injecting_policies(ctx: Context) -> list[tuple[K8sObject, int, list[str]]]:
+def proxy_injecting_policies(inventory: Inventory) -> list[tuple[K8sObject, int, list[str]]]:
     out = []
-    for policy in ctx.inventory.of_kind(*POLICY_KINDS):
+    for policy in inventory.of_kind(*POLICY_KINDS):
         if not policy.api_version.startswith("kyverno.io/"):
             continue
         for i, rule in enumerate(policy.get("spec.rules") or []):
@@ -181,12 +181,12 @@ def rule_matches(policy: K8sObject, rule: Mapping[str, Any], res: Resource) -> b
 _FILTER = re.compile(r"\[([^\[\]]*)\]")
 
 
-def resource_filters(ctx: Context, cluster: str) -> list[tuple[K8sObject, str]]:
+def resource_filters(inventory: Inventory, cluster: str) -> list[tuple[K8sObject, str]]:
     """Kyverno's global ``resourceFilters`` (``[kind,namespace,name]`` entries of the
     ``kyverno/kyverno`` ConfigMap of the policy's cluster): resources Kyverno never
     looks at, whatever the policies say."""
     out: list[tuple[K8sObject, str]] = []
-    for cm in ctx.inventory.of_kind("ConfigMap"):
+    for cm in inventory.of_kind("ConfigMap"):
         data = cm.body.get("data")
         if (cm.name, cm.namespace, cm.cluster) != ("kyverno", "kyverno", cluster) or not isinstance(data, dict):
             continue
@@ -207,14 +207,14 @@ def filtered_out(res: Resource, filters: list[tuple[K8sObject, str]]) -> str | N
     return None
 
 
-def workload_resources(ctx: Context, target: Mapping[str, Any]) -> list[Resource]:
+def workload_resources(inventory: Inventory, target: Mapping[str, Any]) -> list[Resource]:
     """The target Deployment (and its Pods) as Kyverno would see them: from the input when
     it holds the Deployment, else the defaults of ``target``."""
     out = []
-    for dep in ctx.inventory.of_kind("Deployment"):
+    for dep in inventory.of_kind("Deployment"):
         if dep.name != target["name"]:
             continue
-        ns_labels = ctx.inventory.namespace_labels(dep.namespace, dep.cluster)
+        ns_labels = inventory.namespace_labels(dep.namespace, dep.cluster)
         template = dep.get("spec.template.metadata") or {}
         out.append(Resource("Deployment", dep.namespace, dep.name, dep.labels, dep.annotations,
                             ns_labels))
@@ -234,7 +234,7 @@ def workload_resources(ctx: Context, target: Mapping[str, Any]) -> list[Resource
                      labels, {}, ns_labels, shown=f"the Pods of {shown}")]
 
 
-def matched_resources(ctx: Context, policy: K8sObject, rule: Mapping[str, Any],
+def matched_resources(inventory: Inventory, policy: K8sObject, rule: Mapping[str, Any],
                       target: Mapping[str, Any]) -> list[Resource] | None:
     """The target Deployment and its Pods, as far as a Kyverno rule of ``policy`` matches
     them ([]: it leaves them alone; None: it depends on preconditions on the target, users
@@ -242,8 +242,8 @@ def matched_resources(ctx: Context, policy: K8sObject, rule: Mapping[str, Any],
     one of that name, else the target's namespace and labels."""
     if target["name"] in json.dumps(rule.get("preconditions") or {}):
         return None
-    filters = resource_filters(ctx, policy.cluster)
-    resources = [r for r in workload_resources(ctx, {"pod_suffix": POD_SUFFIX, **target})
+    filters = resource_filters(inventory, policy.cluster)
+    resources = [r for r in workload_resources(inventory, {"pod_suffix": POD_SUFFIX, **target})
                  if not filtered_out(r, filters)]
     results = [(res, rule_matches(policy, rule, res)) for res in resources]
     matched = [res for res, r in results if r is True]

@@ -14,25 +14,29 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from hcpscan.analysis.kyverno import proxy_injecting_policies
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
-from hcpscan.analysis.proxy.relations import Related
+from hcpscan.analysis.proxy.index import ProxyConsumers
+from hcpscan.analysis.proxy.relations import Related, Relations
 from hcpscan.analysis.proxy.settings import (
     CONTAINER,
     HOSTED_CLUSTER,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
     SYSTEMD,
+    field_in,
     source_of,
 )
-from hcpscan.analysis.proxy.workloads import effective_settings
+from hcpscan.analysis.proxy.workloads import controlled_pod, effective_settings
 from hcpscan.core.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
+from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import (
     BOOTSTRAP_FILES,
     VALUES_SUFFIX,
@@ -44,15 +48,7 @@ from hcpscan.model.hostedcluster import (
     SIDECAR_PROXY_WORKLOADS,
     hcp_namespace,
 )
-from hcpscan.rules.context import Context
-from hcpscan.rules.templates.base import NotApplicable, NotEvaluable
-from hcpscan.rules.templates.kubeconfigs import current_cluster, kubeconfig_in_secret
-from hcpscan.rules.templates.kyverno import proxy_injecting_policies
-from hcpscan.rules.templates.proxy_config import (
-    controlled_pod,
-    field_in,
-    management_proxy,
-)
+from hcpscan.model.kubeconfig import current_cluster, kubeconfig_in_secret
 from hcpscan.sources.systemd import parse_unit
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
@@ -110,6 +106,44 @@ _LABELS = {"hosted-cluster": "the hosted cluster", "management-proxy": "the mana
 
 
 @dataclass(slots=True)
+class Absent:
+    """The subject holds nothing this side is about (the check does not apply to it)."""
+
+    reason: str
+
+
+@dataclass(slots=True)
+class Unknown:
+    """The input cannot tell the side (redacted, absent, or to be given by the user)."""
+
+    reason: str
+
+
+class SideContext(Protocol):
+    """What resolving sides reads: the inventory, the proxy-consumer index and the
+    relations between objects, each built once per scan (the rule context holds them)."""
+
+    @property
+    def inventory(self) -> Inventory: ...
+
+    @property
+    def proxy(self) -> ProxyConsumers: ...
+
+    @property
+    def relations(self) -> Relations: ...
+
+
+def management_proxy(inventory: Inventory) -> tuple[K8sObject, str, dict[str, Any]] | None:
+    """The management cluster ``Proxy cluster`` and its effective block: status when it
+    says anything, else spec."""
+    management = scan_model(inventory).management
+    effective = management.effective_proxy
+    if management.proxy is None or effective is None:
+        return None
+    return management.proxy, *effective
+
+
+@dataclass(slots=True)
 class Side:
     """One side of an agreement: canonical fields with provenance, and where findings go."""
 
@@ -163,10 +197,10 @@ class Side:
 
 # -- consumer sides ----------------------------------------------------------------------------
 
-SideOutcome = Side | NotApplicable | NotEvaluable
+SideOutcome = Side | Absent | Unknown
 
 
-def consumer_sides(ctx: Context, subject: K8sObject, selector: dict[str, Any],
+def consumer_sides(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
                    case: str) -> Iterator[SideOutcome]:
     """The consumers of ``subject`` a rule's ``consumers`` selector picks; ``case`` is
     ``effective`` (what Go reads) or ``lower`` (the lower-case variables as written)."""
@@ -205,14 +239,14 @@ def _from_consumer(c: ConsumerProxy, case: str, obj: K8sObject | None = None,
                 variables=c.variables)
 
 
-def _containers(ctx: Context, subject: K8sObject, selector: dict[str, Any],
+def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
                 case: str) -> Iterator[SideOutcome]:
     if _judged_at_owner(subject):
-        yield NotApplicable("a Pod made by a controller: the controller is judged")
+        yield Absent("a Pod made by a controller: the controller is judged")
         return
     workload = _workload(subject, selector.get("workloads"))
     if workload is None:
-        yield NotApplicable("none of the rule's target workloads")
+        yield Absent("none of the rule's target workloads")
         return
     lists = ("initContainers", "containers") if selector.get("init_containers") else ("containers",)
     globs = ((selector.get("workloads") or {}).get(workload) or {}).get("containers") \
@@ -220,7 +254,7 @@ def _containers(ctx: Context, subject: K8sObject, selector: dict[str, Any],
     refs = [r for r in ctx.proxy.containers_of(subject) if r.path[-2] in lists
             and any(fnmatch.fnmatchcase(r.name, g) for g in globs)]
     if not refs and "container" in selector:
-        yield NotApplicable(f"no container {selector['container']} in the pod")
+        yield Absent(f"no container {selector['container']} in the pod")
         return
     by_name = {c.container: c for c in ctx.proxy.of(subject) if c.kind == CONTAINER}
     for ref in refs:
@@ -266,14 +300,14 @@ def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:
                for k, v in (sel.get("labels") or {}).items())
 
 
-def _container_path(ctx: Context, c: ConsumerProxy) -> tuple[Step, ...]:
+def _container_path(ctx: SideContext, c: ConsumerProxy) -> tuple[Step, ...]:
     for ref in ctx.proxy.containers_of(c.object):
         if ref.name == c.container:
             return ref.path + (("args",) if "args" in ref.spec else ())
     return ()
 
 
-def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome]:
+def _konnectivity_path(ctx: SideContext, subject: K8sObject) -> Iterator[SideOutcome]:
     if subject.kind == HOSTED_CLUSTER:
         namespace = hcp_namespace(subject.namespace, subject.name)
         pool = ctx.proxy.in_namespace(subject.cluster, namespace)
@@ -287,7 +321,7 @@ def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome
     bare = _without_proxy(ctx, subject, namespace, pool) if subject.kind == HOSTED_CLUSTER else []
     yield from bare
     if not sidecars and not orphans and not bare:
-        yield NotEvaluable(f"no control-plane workload with a konnectivity proxy sidecar in "
+        yield Unknown(f"no control-plane workload with a konnectivity proxy sidecar in "
                            f"HCP namespace {namespace} in the input")
         return
     for c in sidecars:
@@ -303,7 +337,7 @@ def _konnectivity_path(ctx: Context, subject: K8sObject) -> Iterator[SideOutcome
                    absent=f"{unserved.name}={unserved.value} but no konnectivity sidecar serves it")
 
 
-def _without_proxy(ctx: Context, hc: K8sObject, namespace: str, pool: list[ConsumerProxy]
+def _without_proxy(ctx: SideContext, hc: K8sObject, namespace: str, pool: list[ConsumerProxy]
                    ) -> list[Side]:
     """The control-plane workloads that must reach the outside through the data plane
     (seed 000) and carry no proxy at all: no container sets HTTP(S)_PROXY."""
@@ -334,10 +368,10 @@ def _secret_field(secret: K8sObject, key: str) -> str:
     return ("data." if key in (secret.body.get("data") or {}) else "stringData.") + key
 
 
-def kubeconfig_side(ctx: Context, secret: K8sObject, key: str) -> SideOutcome:
+def kubeconfig_side(ctx: SideContext, secret: K8sObject, key: str) -> SideOutcome:
     parsed = kubeconfig_in_secret(secret, key)
     if isinstance(parsed, str):
-        return NotEvaluable(parsed)
+        return Unknown(parsed)
     cluster = current_cluster(parsed) or {}
     where = _secret_field(secret, key)
     source = source_of(ctx.inventory, secret, where)
@@ -348,10 +382,10 @@ def kubeconfig_side(ctx: Context, secret: K8sObject, key: str) -> SideOutcome:
                 facts={"consumer": f"{secret.ref} key {key}"})
 
 
-def _ignition(ctx: Context, secret: K8sObject, key: str) -> SideOutcome:
+def _ignition(ctx: SideContext, secret: K8sObject, key: str) -> SideOutcome:
     value = secret_values(secret).get(key)
     if value is None:
-        return NotApplicable(f"no {key} key: not a user-data stub")
+        return Absent(f"no {key} key: not a user-data stub")
     where = _secret_field(secret, key)
     side = Side(f"{secret.ref} key {key}", {}, {k: k for k in PROXY_FIELDS}, secret, where,
                 facts={"consumer": f"{secret.ref} key {key}"})
@@ -361,19 +395,19 @@ def _ignition(ctx: Context, secret: K8sObject, key: str) -> SideOutcome:
         return side
     stub = ignition_stub_text(value.text or "")
     if stub is None:
-        return NotApplicable(f"{key} is not an ignition stub")
+        return Absent(f"{key} is not an ignition stub")
     source = source_of(ctx.inventory, secret, where)
     side.settings = {name: Setting(name, text, source) for name, text in (stub.proxy or {}).items()}
     side.destinations["ignition-endpoints"] = list(stub.merge_sources)
     return side
 
 
-def _bootstrap_file(ctx: Context, subject: K8sObject, path: str) -> SideOutcome:
+def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcome:
     if machine_owned(subject):
-        return NotApplicable("owned by a Machine: its template is checked")
+        return Absent("owned by a Machine: its template is checked")
     files_path = BOOTSTRAP_FILES.get(subject.kind)
     if files_path is None:
-        return NotApplicable(f"a {subject.kind} writes no bootstrap files")
+        return Absent(f"a {subject.kind} writes no bootstrap files")
     files = subject.get(files_path)
     items = files if isinstance(files, list) else []
     side = Side(f"{subject.ref} file {path}", {}, dict(ENV_NAMES), subject, format_path(files_path),
@@ -430,10 +464,10 @@ def _file_from_secret(subject: K8sObject, side: Side, where: tuple[Step, ...],
 
 # -- references ----------------------------------------------------------------------------------
 
-RefOutcome = list[Side] | NotApplicable | NotEvaluable
+RefOutcome = list[Side] | Absent | Unknown
 
 
-def reference_sides(ctx: Context, subject: K8sObject, consumer: Side,
+def reference_sides(ctx: SideContext, subject: K8sObject, consumer: Side,
                     reference: dict[str, Any]) -> RefOutcome:
     """What ``consumer`` must agree with, by the relation ``reference`` names: the
     candidates in order of authority (one, except for managed-cluster)."""
@@ -455,11 +489,11 @@ def reference_sides(ctx: Context, subject: K8sObject, consumer: Side,
                 "bootstrap-"):
             # the klusterlet's own bootstrap kubeconfig (bootstrap-hub-kubeconfig) is where the
             # reference takes its settings from, not an add-on kubeconfig that inherits them
-            return NotApplicable(f"{obj.ref} is the bootstrap kubeconfig the reference "
+            return Absent(f"{obj.ref} is the bootstrap kubeconfig the reference "
                                  "kubeconfig is made from")
         other = ctx.inventory.get("Secret", namespace, reference["secret"], obj.cluster)
         if other is None:
-            return NotEvaluable(f"Secret {namespace}/{reference['secret']} is not in the input")
+            return Unknown(f"Secret {namespace}/{reference['secret']} is not in the input")
         side = kubeconfig_side(ctx, other, reference.get("key", "kubeconfig"))
         return [side] if isinstance(side, Side) else side
     upper = {k: consumer.variables[v] for k, v in ENV_NAMES.items() if v in consumer.variables}
@@ -477,9 +511,9 @@ def _proxy_side(c: ConsumerProxy, name: str) -> Side:
 
 
 def _sides(related: Related) -> RefOutcome:
-    """A relation's answer as reference sides (NotEvaluable when the input cannot tell)."""
+    """A relation's answer as reference sides (Unknown when the input cannot tell)."""
     if related.unknown:
-        return NotEvaluable(related.unknown)
+        return Unknown(related.unknown)
     sides = [_proxy_side(c, related.name or c.name) for c in related.consumers]
     if not sides:
         sides = [Side(related.name or related.empty, obj=related.holder)]
@@ -488,7 +522,7 @@ def _sides(related: Related) -> RefOutcome:
     return sides
 
 
-def _hosted_cluster(ctx: Context, subject: K8sObject, obj: K8sObject) -> RefOutcome:
+def _hosted_cluster(ctx: SideContext, subject: K8sObject, obj: K8sObject) -> RefOutcome:
     related = ctx.relations.hosted_cluster(subject, obj)
     sides = _sides(related)
     if isinstance(sides, list) and related.hosted is not None:
@@ -498,8 +532,8 @@ def _hosted_cluster(ctx: Context, subject: K8sObject, obj: K8sObject) -> RefOutc
     return sides
 
 
-def _management_proxy(ctx: Context) -> RefOutcome:
-    found = management_proxy(ctx)
+def _management_proxy(ctx: SideContext) -> RefOutcome:
+    found = management_proxy(ctx.inventory)
     sides = _sides(ctx.relations.management_proxy(found))
     management = scan_model(ctx.inventory).management
     if isinstance(sides, list) and found is not None and found[1] == "spec" \
@@ -531,10 +565,10 @@ def _management_proxy(ctx: Context) -> RefOutcome:
     return sides
 
 
-def _cluster_values(ctx: Context, obj: K8sObject) -> RefOutcome:
+def _cluster_values(ctx: SideContext, obj: K8sObject) -> RefOutcome:
     related = ctx.relations.cluster_values(obj)
     if related.unknown:
-        return NotEvaluable(related.unknown)
+        return Unknown(related.unknown)
     if related.stated:
         sides = [_proxy_side(c, c.name) for c in related.consumers]
         for side in sides:
@@ -559,14 +593,14 @@ def _say_cluster(side: Side, cluster: str, how: str, where: str = "") -> None:
                          else f"cluster {cluster} ({how}){where}")
 
 
-def _managed_cluster(ctx: Context, cluster: str) -> RefOutcome:
+def _managed_cluster(ctx: SideContext, cluster: str) -> RefOutcome:
     """Resolved once per cluster of the scan: every subject of a cluster has the same answer;
     each finding gets sides of its own (evidence is appended to them)."""
     return _sides(ctx.relations.managed_cluster(cluster))
 
 
-def _installation(ctx: Context) -> RefOutcome:
-    related = ctx.relations.installation(lambda: proxy_injecting_policies(ctx))
+def _installation(ctx: SideContext) -> RefOutcome:
+    related = ctx.relations.installation(lambda: proxy_injecting_policies(ctx.inventory))
     if related.unknown:
-        return NotEvaluable(related.unknown)
+        return Unknown(related.unknown)
     return [Side(related.name, uses_proxy_said=related.uses_proxy, evidence=list(related.evidence))]
