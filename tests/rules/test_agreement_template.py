@@ -305,3 +305,16 @@ def test_prx009_reads_a_control_planes_inline_drop_in(tmp_path, environment, sta
         assert finding.message.endswith("(cluster mycluster) writes /etc/systemd/system/"
                                         "containerd.service.d/http-proxy.conf without HTTP_PROXY or "
                                         "HTTPS_PROXY")
+
+
+def test_a_url_differing_only_in_the_case_of_its_scheme_and_host_agrees():
+    """OCM009 said an add-on kubeconfig's proxy-url `HTTP://Proxy.corp.example.com:3128/`
+    differs from the klusterlet's `http://proxy.corp.example.com:3128`: every client dials
+    the same proxy (scheme and host are case-insensitive); a password's case still counts."""
+    from hcpscan.rules.templates.proxy_config import same_url
+
+    assert same_url("HTTP://Proxy.corp.example.com:3128/", "http://proxy.corp.example.com:3128")
+    assert same_url("https://u:P@ss@PROXY.corp:3129", "https://u:P@ss@proxy.corp:3129")
+    assert not same_url("http://u:Secret@proxy.corp:3128", "http://u:secret@proxy.corp:3128")
+    assert not same_url("http://proxy.corp:3128/A", "http://proxy.corp:3128/a")
+    assert not same_url("http://proxy.corp:3128", "http://proxy.corp:3129")

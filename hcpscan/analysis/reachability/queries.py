@@ -13,7 +13,7 @@ The index (``index.py``) holds what is asked about; ``evidence.py`` says why.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hcpscan.analysis.reachability.answers import (
     NETWORK_POLICY,
@@ -110,8 +110,13 @@ class ReachabilityQueries:
             pieces = [k for k, atom in enumerate(view.atoms) if value.overlaps(atom)]
             per_piece = [[p for dst in indices for p in self._external_paths(view, k, dst, protocol, port)]
                          for k in pieces]
-            denied = [ps for ps in per_piece if not any(p.allowed for p in ps)]
-            paths = (denied[0] if denied else per_piece[0]) if per_piece else []
+            denied = [i for i, ps in enumerate(per_piece) if not any(p.allowed for p in ps)]
+            paths = per_piece[denied[0] if denied else 0] if per_piece else []
+            if denied and len(denied) < len(per_piece):  # part of the range gets through
+                shut = view.atoms[pieces[denied[0]]].intersection(value)
+                let = IPSpace.union_of(view.atoms[pieces[i]] for i in range(len(per_piece))
+                                       if i not in denied).intersection(value)
+                paths = [_for_part(p, shut, let) for p in paths]
             return Reach(Peer(view.cluster, addresses=value), target_peer, protocol, port,
                          tuple(_unique(paths)))
         src_view, src_workload, src_indices = resolve_source(self.index, value)
@@ -457,3 +462,17 @@ def _unique(paths: Iterable[PathResult]) -> list[PathResult]:
             seen.add(path)
             out.append(path)
     return out
+
+
+def _for_part(path: PathResult, shut: IPSpace, let: IPSpace) -> PathResult:
+    """A blocked way of a range part of which gets through: its first blocking layer's say
+    holds for ``shut`` only, so the say names it and what ``let`` in (a security group
+    rule admitting some of the workers is not "no rule admits it" for all of them)."""
+    evidence = list(path.evidence)
+    for i, e in enumerate(evidence):
+        if not e.allows:
+            evidence[i] = replace(e, summary=f"{e.summary} (for {shut}; {let} of the range gets "
+                                             "through)")
+            break
+    return replace(path, evidence=tuple(evidence))
+

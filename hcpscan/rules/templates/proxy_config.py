@@ -143,7 +143,20 @@ def split_entries(value: str | None) -> list[str]:
 
 
 def same_url(a: str | None, b: str | None) -> bool:
-    return (a or "").strip().rstrip("/") == (b or "").strip().rstrip("/")
+    return _url_key(a) == _url_key(b)
+
+
+def _url_key(value: str | None) -> str:
+    """A URL as every client dials it: a trailing slash dropped, the scheme and host
+    lower-cased (RFC 3986: both case-insensitive; Go, curl and Python lower-case them), the
+    user information kept as written (a password is case-sensitive)."""
+    text = (value or "").strip().rstrip("/")
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        return text
+    authority, slash, path = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    return f"{scheme.lower()}://{userinfo}{at}{host.lower()}{slash}{path}"
 
 
 

@@ -901,3 +901,22 @@ def test_the_fix_text_names_only_the_load_balancers_groups_that_shut_it(tmp_path
     assert {p.name: p.read_text() for p in folder.iterdir()} == before
     assert "security group sg-0ac00000000konnlb (hcp-konnectivity-lb) of the load balancer" in said
     assert "sg-0f00d00000000node" not in said  # the machines' groups do not front the load balancer
+
+
+def test_a_group_admitting_part_of_the_workers_says_which_part_is_shut(tmp_path: Path):
+    """A node group rule that admits 10.20.0.0/24 of the workers' 10.20.0.0/16 to the node
+    ports leaves the flow blocked for the rest, and the blocking hop says so: "no ingress rule
+    admits it" alone read as if no rule admitted any worker."""
+    folder = _copy("capa-fail", tmp_path)
+    aws = folder / "awscluster.yaml"
+    text = aws.read_text()
+    anchor = "          sourceSecurityGroupIDs: [sg-0a1b2c3d4e5f60001]\n"
+    assert anchor in text
+    aws.write_text(text.replace(anchor, anchor + (
+        "        - description: node ports\n          protocol: tcp\n          fromPort: 30000\n"
+        "          toPort: 32767\n          cidrBlocks: [10.20.0.0/24]\n"), 1))
+    report = scan([folder], ["HCP007"])
+    by_flow = {f.facts["flow"]: f for f in report.findings if f.rule_id == "HCP007"}
+    assert sorted(by_flow) == ["workers-to-ignition", "workers-to-konnectivity"]
+    summary = by_flow["workers-to-konnectivity"].facts["blocking_hop"]["summary"]
+    assert "(for 10.20.1.0-10.20.255.255; 10.20.0.0/24 of the range gets through)" in summary
