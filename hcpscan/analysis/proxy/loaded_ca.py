@@ -34,8 +34,22 @@ from hcpscan.analysis.proxy.effective import bootstrap_file_text
 from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.openshift import decode_data_url
 from hcpscan.analysis.proxy.pem import Certificate, parse_bundle
-from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, HOSTED_CLUSTER, ConsumerProxy, Setting
-from hcpscan.analysis.proxy.trust import ABSENT, CA_BUNDLE_KEY, FOUND, KnownProxyCA, resolve_ca
+from hcpscan.analysis.proxy.settings import (
+    CLUSTER_PROXY,
+    HOSTED_CLUSTER,
+    KLUSTERLET_CONFIG,
+    KUBECONFIG,
+    ConsumerProxy,
+    Setting,
+)
+from hcpscan.analysis.proxy.trust import (
+    ABSENT,
+    CA_BUNDLE_KEY,
+    FOUND,
+    KnownProxyCA,
+    proxy_urls,
+    resolve_ca,
+)
 from hcpscan.core.userinfo import without_userinfo
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject, anonymized_keys
@@ -454,6 +468,50 @@ def configured_proxy_ca(inventory: Inventory, consumers: list[ConsumerProxy], ob
             unknown = (f"the proxy's CA ({format_path(ca.field)} of {owner.object.ref}) cannot "
                        f"be read: {ca.detail or ca.state}")
     return found, unknown
+
+
+# The objects that state an https proxy's CA for its own clients, against which another
+# consumer's bundle for the same proxy is cross-checked: the cluster Proxy's and a
+# HostedCluster's trustedCA, a KlusterletConfig's trustedCABundles, and the klusterlet's hub
+# kubeconfig, whose certificate-authority-data holds the proxy's CA beside the hub's own.
+CROSS_CHECK_SOURCES = (CLUSTER_PROXY, HOSTED_CLUSTER, KLUSTERLET_CONFIG, KUBECONFIG)
+
+
+HUB_CA_BESIDE = ", beside the hub's server CA"
+
+
+def proxy_ca_elsewhere(inventory: Inventory, consumers: list[ConsumerProxy],
+                       consumer: ConsumerProxy, from_files: list[KnownProxyCA]
+                       ) -> list[KnownProxyCA]:
+    """The CA of the proxy ``consumer`` dials as every *other* source states it: the files of
+    ``inputs.proxy_ca_files`` (``from_files``), and the objects of CROSS_CHECK_SOURCES that
+    configure the same proxy (host and port), in any cluster of the input. Never the
+    consumer's own bundle, so a bundle holding another CA than the proxy's is seen."""
+    targets = _endpoints(consumer)
+    found = list(from_files)
+    if not targets:
+        return found
+    for other in consumers:
+        if other.kind not in CROSS_CHECK_SOURCES or other.object is consumer.object:
+            continue
+        if not targets & _endpoints(other):
+            continue
+        ca = resolve_ca(inventory, other, https_only=False)
+        if ca is None or ca.state != FOUND or ca.bundle is None:
+            continue
+        where = f"{other.object.ref} {format_path(ca.field)}"
+        if ca.holder is not other.object:
+            where += f" ({ca.holder.ref})"
+        if other.kind == KUBECONFIG:
+            where += HUB_CA_BESIDE
+        found += [KnownProxyCA(c, where) for c in ca.bundle.certificates]
+    return found
+
+
+def _endpoints(consumer: ConsumerProxy) -> set[tuple[str, int]]:
+    """(host, port) of every proxy URL the consumer names (a kubeconfig's proxy-url too)."""
+    settings = [consumer.http_proxy, consumer.https_proxy, *proxy_urls(consumer, https_only=False)]
+    return {t for s in settings if s is not None and s.value and (t := endpoint(s.value))}
 
 
 def trusts(loaded: LoadedCA, proxy_ca: ProxyCA) -> bool:
