@@ -61,6 +61,7 @@ from hcpscan.model.readers import IMAGE_CLIENTS, go_reader, image_program
 from hcpscan.model.truststores import (
     ANY_RUNTIME,
     CLIENT_TRUST_STORES,
+    DISTRIBUTIONS,
     GO_CERT_FILES,
     HASHED_NAME,
     JAVA_CACERTS_SUFFIX,
@@ -71,6 +72,9 @@ from hcpscan.model.truststores import (
     NODE_SYSTEM_STORE_FLAGS,
     STORES,
     TEMURIN_SYSTEM_CAS,
+    Distribution,
+    go_first_file,
+    image_distribution,
 )
 
 
@@ -192,12 +196,23 @@ def container_loaded(inventory: Inventory, ref: ContainerRef, runtime: str = "go
     store = STORES[runtime]
     env = {k: v.value for k, v in container_env(inventory, ref).items() if v.value}
     named = next(((v, env[v]) for v in store.file_vars if env.get(v)), None)
-    files: tuple[str, ...] = (named[1],) if named else store.default_files
+    pod = ref.obj.get(ref.pod_path)
+    volumes = {str(v.get("name")): v for v in (pod.get("volumes") or [] if isinstance(pod, dict)
+                                               else []) if isinstance(v, dict)}
+    mounted: list[tuple[str, str | None, str]] = []
+    for mount in ref.spec.get("volumeMounts") or []:
+        volume = volumes.get(str(mount.get("name"))) if isinstance(mount, dict) else None
+        if volume is not None and isinstance(mount, dict):
+            mounted += (_mounted_files(inventory, ref.obj, volume, mount) if "emptyDir" not in volume
+                        else _copied_files(inventory, ref, pod, volume, mount))
+    distro = DISTRIBUTIONS.get(image_distribution(str(ref.spec.get("image") or ""))[0])
+    files: tuple[str, ...] = (named[1],) if named else _default_files(
+        runtime, distro, {path for path, _text, _origin in mounted})
     dir_var = next(((v, env[v]) for v in store.dir_vars if env.get(v)), None)
     dirs: tuple[str, ...] = ((() if store.dirs_only_without_file and named else
                               tuple(d for d in dir_var[1].split(":") if d)) if dir_var
                              else (() if store.dirs_only_without_file and named
-                                   else store.default_dirs))
+                                   else _default_dirs(runtime, distro)))
     extras = tuple(env[v] for v in store.extra_vars if env.get(v))
     keystore = ""
     if runtime == "java":
@@ -209,36 +224,49 @@ def container_loaded(inventory: Inventory, ref: ContainerRef, runtime: str = "go
     loaded = LoadedCA(f"{ref.obj.ref} container {ref.name}: "
                       + _reads(store.runtime, named, files, dirs, extras, keystore),
                       ref.path + ("volumeMounts",))
-    pod = ref.obj.get(ref.pod_path)
-    volumes = {str(v.get("name")): v for v in (pod.get("volumes") or [] if isinstance(pod, dict)
-                                               else []) if isinstance(v, dict)}
-    for mount in ref.spec.get("volumeMounts") or []:
-        if not isinstance(mount, dict):
+    if distro is not None:
+        dirs = tuple(dict.fromkeys(dirs + tuple(d for d, target in distro.dir_links.items()
+                                                if target in dirs)))
+    for path, text, origin in mounted:
+        if runtime == "java" and not keystore and (path.endswith(JAVA_CACERTS_SUFFIX)
+                                                   or path in JAVA_SYSTEM_KEYSTORES):
+            loaded.unknown = (f"{origin} mounted at {path} replaces the JDK's cacerts "
+                              "keystore (not PEM): hcpscan does not read it")
             continue
-        volume = volumes.get(str(mount.get("name")))
-        if volume is None:
+        if keystore and path == keystore:
+            loaded.unknown = (f"{origin} mounted at {path} is the Java truststore "
+                              "(a keystore, not PEM): hcpscan does not read it")
             continue
-        mounted = (_mounted_files(inventory, ref.obj, volume, mount) if "emptyDir" not in volume
-                   else _copied_files(inventory, ref, pod, volume, mount))
-        for path, text, origin in mounted:
-            if runtime == "java" and not keystore and (path.endswith(JAVA_CACERTS_SUFFIX)
-                                                       or path in JAVA_SYSTEM_KEYSTORES):
-                loaded.unknown = (f"{origin} mounted at {path} replaces the JDK's cacerts "
-                                  "keystore (not PEM): hcpscan does not read it")
-                continue
-            if keystore and path == keystore:
-                loaded.unknown = (f"{origin} mounted at {path} is the Java truststore "
-                                  "(a keystore, not PEM): hcpscan does not read it")
-                continue
-            if not (path in files or path in extras or _in_dirs(path, dirs, store.hashed_dirs)
-                    or (text is None and _covers(path, files + extras, dirs))):
-                continue
-            if text is None:
-                loaded.unknown = f"{origin} mounted at {path} {_why_unknown(origin)}"
-                continue
-            loaded.certificates += parse_bundle(text).certificates
-            loaded.sources.append(f"{origin} mounted at {path}")
+        if not (path in files or path in extras or _in_dirs(path, dirs, store.hashed_dirs)
+                or (text is None and _covers(path, files + extras, dirs))):
+            continue
+        if text is None:
+            loaded.unknown = f"{origin} mounted at {path} {_why_unknown(origin)}"
+            continue
+        loaded.certificates += parse_bundle(text).certificates
+        loaded.sources.append(f"{origin} mounted at {path}")
     return loaded
+
+
+def _default_files(runtime: str, distro: Distribution | None, mounted: set[str]
+                   ) -> tuple[str, ...]:
+    """The bundle files ``runtime`` reads when no variable names one: on a known
+    distribution its own (for Go the first of its list that exists, a mount creating one,
+    and the file that links to); else the union over distributions."""
+    if distro is None:
+        return STORES[runtime].default_files
+    if runtime == "go":
+        first = go_first_file(distro, mounted)
+        return tuple(dict.fromkeys(first)) if first else ()
+    if runtime in distro.defaults:
+        return distro.defaults[runtime][0]
+    return STORES[runtime].default_files
+
+
+def _default_dirs(runtime: str, distro: Distribution | None) -> tuple[str, ...]:
+    if distro is not None and runtime in distro.defaults:
+        return distro.defaults[runtime][1]
+    return STORES[runtime].default_dirs
 
 
 def _copied_files(inventory: Inventory, ref: ContainerRef, pod: Any, volume: dict[str, Any],
@@ -291,8 +319,10 @@ def _reads(runtime: str, named: tuple[str, str] | None, files: tuple[str, ...],
     """How the runtime loads its bundle, in words, as the container's variables set it."""
     store = STORES[runtime]
     if runtime == "go":
-        read = f"SSL_CERT_FILE={files[0]}" if named else \
-            "the system bundle (/etc/pki/tls/certs/ca-bundle.crt ...)"
+        read = f"SSL_CERT_FILE={files[0]}" if named else (
+            "the system bundle (" + (" -> ".join(files) if files and files != GO_CERT_FILES
+                                     else "the first of " + ", ".join(GO_CERT_FILES)
+                                     + " that exists") + ")")
         return f"Go reads {read} and the files of {', '.join(dirs)}"
     if runtime == "java":
         return (f"Java reads the truststore {keystore}" if keystore else
@@ -326,6 +356,8 @@ def trust_runtimes(inventory: Inventory, ref: ContainerRef) -> tuple[tuple[str, 
         options = " ".join([str(env["NODE_OPTIONS"].value or "")] if "NODE_OPTIONS" in env else [])
         if any(flag in options or flag in words(ref) for flag in NODE_SYSTEM_STORE_FLAGS):
             runtimes = (*runtimes, "openssl")
+    if any(r in ("go", "openssl", "curl") for r in runtimes):
+        why += "; " + image_distribution(image)[1]
     return runtimes, why
 
 
