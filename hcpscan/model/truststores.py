@@ -184,7 +184,8 @@ DISTRIBUTION_NAMES = {"rhel": "RHEL/UBI", "debian": "Debian/Ubuntu", "alpine": "
 # repository path (registry and namespaces included) and on the tag.
 _ALPINE = re.compile(r"(^|[/:._-])alpine([0-9._:/-]|$)")
 _RHEL_PATH = ("registry.access.redhat.com/", "registry.redhat.io/", "quay.io/openshift-release-dev/",
-              "quay.io/openshift/", "quay.io/centos/", "quay.io/fedora/", "registry.fedoraproject.org/")
+              "quay.io/openshift/", "quay.io/hypershift/", "quay.io/centos/", "quay.io/fedora/",
+              "registry.fedoraproject.org/")
 _RHEL_WORD = re.compile(r"(^|[/:._-])(ubi[0-9]*|rhel[0-9]*|centos|fedora|rockylinux|almalinux)"
                         r"([0-9._:/-]|$)")
 _DEBIAN_WORD = re.compile(r"(^|[/:._-])(debian|ubuntu|slim|bookworm|bullseye|buster|trixie|jammy|"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,6 +36,7 @@ from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.openshift import decode_data_url
 from hcpscan.analysis.proxy.pem import Certificate, parse_bundle
 from hcpscan.analysis.proxy.settings import (
+    ADDON_CONFIG,
     CLUSTER_PROXY,
     HOSTED_CLUSTER,
     KLUSTERLET_CONFIG,
@@ -47,6 +49,7 @@ from hcpscan.analysis.proxy.trust import (
     CA_BUNDLE_KEY,
     FOUND,
     KnownProxyCA,
+    known_proxy_cas,
     proxy_urls,
     resolve_ca,
 )
@@ -61,6 +64,7 @@ from hcpscan.model.readers import IMAGE_CLIENTS, go_reader, image_program
 from hcpscan.model.truststores import (
     ANY_RUNTIME,
     CLIENT_TRUST_STORES,
+    DISTRIBUTION_NAMES,
     DISTRIBUTIONS,
     GO_CERT_FILES,
     HASHED_NAME,
@@ -321,8 +325,8 @@ def _reads(runtime: str, named: tuple[str, str] | None, files: tuple[str, ...],
     if runtime == "go":
         read = f"SSL_CERT_FILE={files[0]}" if named else (
             "the system bundle (" + (" -> ".join(files) if files and files != GO_CERT_FILES
-                                     else "the first of " + ", ".join(GO_CERT_FILES)
-                                     + " that exists") + ")")
+                                     else f"the first of Go's list that exists: {GO_CERT_FILES[0]} "
+                                          "...") + ")")
         return f"Go reads {read} and the files of {', '.join(dirs)}"
     if runtime == "java":
         return (f"Java reads the truststore {keystore}" if keystore else
@@ -357,7 +361,10 @@ def trust_runtimes(inventory: Inventory, ref: ContainerRef) -> tuple[tuple[str, 
         if any(flag in options or flag in words(ref) for flag in NODE_SYSTEM_STORE_FLAGS):
             runtimes = (*runtimes, "openssl")
     if any(r in ("go", "openssl", "curl") for r in runtimes):
-        why += "; " + image_distribution(image)[1]
+        distro, _how = image_distribution(image)
+        why += ("; " + DISTRIBUTION_NAMES[distro] + "-based" if distro else
+                "; its distribution is not known: the bundle files of RHEL/UBI, Debian/Ubuntu "
+                "and Alpine are all counted")
     return runtimes, why
 
 
@@ -538,6 +545,27 @@ def proxy_ca_elsewhere(inventory: Inventory, consumers: list[ConsumerProxy],
             where += HUB_CA_BESIDE
         found += [KnownProxyCA(c, where) for c in ca.bundle.certificates]
     return found
+
+
+def checked_proxy_cas(inventory: Inventory, consumers: list[ConsumerProxy], ca_files: list[Path]
+                      ) -> tuple[list[KnownProxyCA], list[str]]:
+    """``known_proxy_cas`` without the AddOnDeploymentConfig bundles that other sources of
+    the same proxy contradict (OCM006 reports those): a caBundle holding another CA than the
+    proxy's is no proof of the proxy's CA for anyone else."""
+    known, unreadable = known_proxy_cas(inventory, consumers, ca_files)
+    files = [k for k in known if k.source.startswith("proxy_ca_files")]
+    wrong: list[str] = []
+    for c in consumers:
+        if c.kind != ADDON_CONFIG:
+            continue
+        ca = resolve_ca(inventory, c)
+        if ca is None or ca.state != FOUND or ca.bundle is None or not ca.bundle.certificates:
+            continue
+        elsewhere = proxy_ca_elsewhere(inventory, consumers, c, files)
+        have = {cert.sha256 for cert in ca.bundle.certificates}
+        if elsewhere and not any(k.certificate.sha256 in have for k in elsewhere):
+            wrong.append(f"{c.object.ref} ")
+    return [k for k in known if not k.source.startswith(tuple(wrong))], unreadable
 
 
 def _endpoints(consumer: ConsumerProxy) -> set[tuple[str, int]]:

@@ -30,6 +30,7 @@ from hcpscan.analysis.proxy.loaded_ca import (
     HUB_CA_BESIDE,
     LoadedCA,
     ProxyCA,
+    checked_proxy_cas,
     configured_proxy_ca,
     container_loaded,
     hosted_proxy,
@@ -65,7 +66,6 @@ from hcpscan.analysis.proxy.trust import (
     KnownProxyCA,
     bundle_problems,
     describe,
-    known_proxy_cas,
     resolve_ca,
 )
 from hcpscan.core.redact import mask_credentials
@@ -100,7 +100,7 @@ def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
 
 
 def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
-    return ctx.analysis("known-proxy-cas", lambda inv: known_proxy_cas(
+    return ctx.analysis("known-proxy-cas", lambda inv: checked_proxy_cas(
         inv, ctx.proxy.all, list(ctx.config.proxy_ca_files)))
 
 
