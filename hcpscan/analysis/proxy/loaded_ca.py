@@ -520,8 +520,8 @@ HUB_CA_BESIDE = ", beside the hub's server CA"
 
 
 def proxy_ca_elsewhere(inventory: Inventory, consumers: list[ConsumerProxy],
-                       consumer: ConsumerProxy, from_files: list[KnownProxyCA]
-                       ) -> list[KnownProxyCA]:
+                       consumer: ConsumerProxy, from_files: list[KnownProxyCA],
+                       kubeconfigs: bool = True) -> list[KnownProxyCA]:
     """The CA of the proxy ``consumer`` dials as every *other* source states it: the files of
     ``inputs.proxy_ca_files`` (``from_files``), and the objects of CROSS_CHECK_SOURCES that
     configure the same proxy (host and port), in any cluster of the input. Never the
@@ -531,7 +531,8 @@ def proxy_ca_elsewhere(inventory: Inventory, consumers: list[ConsumerProxy],
     if not targets:
         return found
     for other in consumers:
-        if other.kind not in CROSS_CHECK_SOURCES or other.object is consumer.object:
+        if other.kind not in CROSS_CHECK_SOURCES or other.object is consumer.object or (
+                other.kind == KUBECONFIG and not kubeconfigs):
             continue
         if not targets & _endpoints(other):
             continue
@@ -551,7 +552,9 @@ def checked_proxy_cas(inventory: Inventory, consumers: list[ConsumerProxy], ca_f
                       ) -> tuple[list[KnownProxyCA], list[str]]:
     """``known_proxy_cas`` without the AddOnDeploymentConfig bundles that other sources of
     the same proxy contradict (OCM006 reports those): a caBundle holding another CA than the
-    proxy's is no proof of the proxy's CA for anyone else."""
+    proxy's is no proof of the proxy's CA for anyone else. Only the sources that state the
+    proxy's CA alone contradict it: a kubeconfig whose bundle lacks the add-on's CA is itself
+    what OCM002 judges against that CA (each side of the disagreement is reported)."""
     known, unreadable = known_proxy_cas(inventory, consumers, ca_files)
     files = [k for k in known if k.source.startswith("proxy_ca_files")]
     wrong: list[str] = []
@@ -561,7 +564,7 @@ def checked_proxy_cas(inventory: Inventory, consumers: list[ConsumerProxy], ca_f
         ca = resolve_ca(inventory, c)
         if ca is None or ca.state != FOUND or ca.bundle is None or not ca.bundle.certificates:
             continue
-        elsewhere = proxy_ca_elsewhere(inventory, consumers, c, files)
+        elsewhere = proxy_ca_elsewhere(inventory, consumers, c, files, kubeconfigs=False)
         have = {cert.sha256 for cert in ca.bundle.certificates}
         if elsewhere and not any(k.certificate.sha256 in have for k in elsewhere):
             wrong.append(f"{c.object.ref} ")

@@ -324,8 +324,12 @@ def _matches(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABundl
     for k in known:
         if k.certificate.sha256 not in {x.sha256 for x in by_source.get(k.source, [])}:
             by_source.setdefault(k.source, []).append(k.certificate)
+    # a kubeconfig alone does not tell which of its CAs is the proxy's: a disagreement
+    problem = (f"{name} holds none of the CAs the klusterlet's kubeconfig trusts for this proxy "
+               "(one of the two is wrong)" if all(HUB_CA_BESIDE in k.source for k in known)
+               else f"{name} holds another CA than the proxy's")
     violation = at.violation(
-        ca.bundle_field, ca.holder, f"{name} holds another CA than the proxy's",
+        ca.bundle_field, ca.holder, problem,
         said + [f"{name} holds " + ", ".join(describe(cert) for cert in certs)]
         + [("the proxy's CA is one of " if HUB_CA_BESIDE in source else "the proxy's CA is ")
            + ", ".join(describe(cert) for cert in cas) + f" ({source})"
