@@ -119,3 +119,108 @@ NODE_IMAGES = ("node",)
 NODE_SYSTEM_STORE_FLAGS = ("--use-openssl-ca", "--use-system-ca")
 # What a program whose runtime the input does not say may be: any of these.
 ANY_RUNTIME = ("go", "openssl", "curl", "requests", "node", "java")
+
+
+# -- the distribution an image is built on ---------------------------------------------------
+#
+# The default paths above are the union over distributions: right only when the image's
+# distribution is not known. Where the image says it, each runtime reads that distribution's
+# files alone:
+#
+# * RHEL/UBI/Fedora/CentOS: the extracted bundle /etc/pki/ca-trust/extracted/pem/
+#   tls-ca-bundle.pem, linked as /etc/pki/tls/certs/ca-bundle.crt and /etc/pki/tls/cert.pem
+#   (/etc/ssl/certs links to /etc/pki/tls/certs). OpenSSL's OPENSSLDIR is /etc/pki/tls
+#   (cert.pem, hashed names of certs/); curl is built with /etc/pki/tls/certs/ca-bundle.crt.
+# * Debian/Ubuntu (and distroless, built from Debian packages): /etc/ssl/certs/
+#   ca-certificates.crt and the hashed links of /etc/ssl/certs. OpenSSL's OPENSSLDIR is
+#   /usr/lib/ssl: its default file /usr/lib/ssl/cert.pem is not shipped, and certs/ links to
+#   /etc/ssl/certs, where OpenSSL finds only hashed names - ca-certificates.crt is never its
+#   default file. curl is built with /etc/ssl/certs/ca-certificates.crt and capath
+#   /etc/ssl/certs.
+# * Alpine: /etc/ssl/certs/ca-certificates.crt, linked as /etc/ssl/cert.pem; OpenSSL's
+#   OPENSSLDIR is /etc/ssl (cert.pem, certs/); curl is built with the bundle.
+#
+# Go reads the first file of GO_CERT_FILES that exists - the distribution's own, or an
+# earlier one a mount creates - and what it links to.
+
+_RHEL_BUNDLE = "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
+_DEBIAN_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """The CA files one distribution ships and where its runtimes look for them."""
+
+    name: str
+    present: dict[str, str]  # bundle files in the image -> the file each is (or links to)
+    dir_links: dict[str, str]  # CA directories that are links -> the directory they are
+    defaults: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]  # runtime -> (files, dirs)
+
+
+DISTRIBUTIONS: dict[str, Distribution] = {
+    "rhel": Distribution(
+        "rhel",
+        {"/etc/pki/tls/certs/ca-bundle.crt": _RHEL_BUNDLE, "/etc/pki/tls/cert.pem": _RHEL_BUNDLE,
+         _RHEL_BUNDLE: _RHEL_BUNDLE},
+        {"/etc/ssl/certs": "/etc/pki/tls/certs"},
+        {"openssl": (("/etc/pki/tls/cert.pem", _RHEL_BUNDLE), ("/etc/pki/tls/certs",)),
+         "curl": (("/etc/pki/tls/certs/ca-bundle.crt", _RHEL_BUNDLE), ())}),
+    "debian": Distribution(
+        "debian",
+        {_DEBIAN_BUNDLE: _DEBIAN_BUNDLE},
+        {"/usr/lib/ssl/certs": "/etc/ssl/certs"},
+        {"openssl": (("/usr/lib/ssl/cert.pem",), ("/usr/lib/ssl/certs", "/etc/ssl/certs")),
+         "curl": ((_DEBIAN_BUNDLE,), ("/etc/ssl/certs",))}),
+    "alpine": Distribution(
+        "alpine",
+        {_DEBIAN_BUNDLE: _DEBIAN_BUNDLE, "/etc/ssl/cert.pem": _DEBIAN_BUNDLE},
+        {},
+        {"openssl": (("/etc/ssl/cert.pem", _DEBIAN_BUNDLE), ("/etc/ssl/certs",)),
+         "curl": ((_DEBIAN_BUNDLE,), ())}),
+}
+DISTRIBUTION_NAMES = {"rhel": "RHEL/UBI", "debian": "Debian/Ubuntu", "alpine": "Alpine"}
+
+# What an image reference says of its distribution: checked in this order, on the
+# repository path (registry and namespaces included) and on the tag.
+_ALPINE = re.compile(r"(^|[/:._-])alpine([0-9._:/-]|$)")
+_RHEL_PATH = ("registry.access.redhat.com/", "registry.redhat.io/", "quay.io/openshift-release-dev/",
+              "quay.io/openshift/", "quay.io/hypershift/", "quay.io/centos/", "quay.io/fedora/",
+              "registry.fedoraproject.org/")
+_RHEL_WORD = re.compile(r"(^|[/:._-])(ubi[0-9]*|rhel[0-9]*|centos|fedora|rockylinux|almalinux)"
+                        r"([0-9._:/-]|$)")
+_DEBIAN_WORD = re.compile(r"(^|[/:._-])(debian|ubuntu|slim|bookworm|bullseye|buster|trixie|jammy|"
+                          r"noble|focal|distroless)([0-9._:/-]|$)")
+# Docker's official language images whose tag without a variant is Debian (python, golang,
+# ruby, node) or Ubuntu (eclipse-temurin).
+_DEBIAN_DEFAULT = ("python", "golang", "ruby", "node", "eclipse-temurin")
+
+
+def image_distribution(image: str) -> tuple[str, str]:
+    """(distribution, why) that an image reference says, or ('', why it does not)."""
+    ref = (image or "").split("@", 1)[0].strip().lower()
+    if not ref:
+        return "", "the container names no image"
+    if _ALPINE.search(ref):
+        return "alpine", f"its image {ref} is Alpine-based"
+    if ref.startswith(_RHEL_PATH) or _RHEL_WORD.search(ref):
+        return "rhel", f"its image {ref} is RHEL/UBI-based"
+    if ref.startswith("gcr.io/distroless/") or _DEBIAN_WORD.search(ref):
+        return "debian", f"its image {ref} is Debian/Ubuntu-based"
+    path = ref.rsplit(":", 1)[0] if ":" in ref.rsplit("/", 1)[-1] else ref
+    official = path.removeprefix("docker.io/").removeprefix("library/")
+    if official in _DEBIAN_DEFAULT:
+        return "debian", (f"its image {ref} is Docker's official {official} image, Debian/"
+                          "Ubuntu-based unless its tag names another variant")
+    return "", (f"its image {ref} does not say its distribution: the bundle files of "
+                "RHEL/UBI, Debian/Ubuntu and Alpine are all counted")
+
+
+def go_first_file(distribution: Distribution, mounted: set[str]) -> tuple[str, str] | None:
+    """(the file Go reads, the file that is) on this distribution, when ``mounted`` paths
+    exist besides the distribution's own files: the first of GO_CERT_FILES that exists."""
+    for path in GO_CERT_FILES:
+        if path in mounted:
+            return path, path
+        if path in distribution.present:
+            return path, distribution.present[path]
+    return None

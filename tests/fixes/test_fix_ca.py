@@ -95,8 +95,12 @@ def test_several_known_proxy_cas_are_not_guessed_between(tmp_path):
                     if d["kind"] == "Secret"][0]["stringData"]["kubeconfig"])
     ca = tmp_path / "other-ca.pem"
     ca.write_text(base64.b64decode(hub).decode())  # a second, different "proxy" CA
+    # named beside the add-on's: a file that contradicted the add-on alone would make its
+    # caBundle no proof (OCM006 reports it) and leave one known CA
+    proxy = tmp_path / "proxy-ca.pem"
+    proxy.write_text(_proxy_ca_pem())
     config = tmp_path / "hcpscan.yaml"
-    config.write_text(f"inputs:\n  proxy_ca_files: [{ca}]\n")
+    config.write_text(f"inputs:\n  proxy_ca_files: [{ca}, {proxy}]\n")
     whys = [f.remedy.why for f in _failing(tree, config) if isinstance(f.remedy, NoFix)]
     assert whys and all("several valid proxy CAs" in w for w in whys)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,8 +35,24 @@ from hcpscan.analysis.proxy.effective import bootstrap_file_text
 from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.openshift import decode_data_url
 from hcpscan.analysis.proxy.pem import Certificate, parse_bundle
-from hcpscan.analysis.proxy.settings import CLUSTER_PROXY, HOSTED_CLUSTER, ConsumerProxy, Setting
-from hcpscan.analysis.proxy.trust import ABSENT, CA_BUNDLE_KEY, FOUND, KnownProxyCA, resolve_ca
+from hcpscan.analysis.proxy.settings import (
+    ADDON_CONFIG,
+    CLUSTER_PROXY,
+    HOSTED_CLUSTER,
+    KLUSTERLET_CONFIG,
+    KUBECONFIG,
+    ConsumerProxy,
+    Setting,
+)
+from hcpscan.analysis.proxy.trust import (
+    ABSENT,
+    CA_BUNDLE_KEY,
+    FOUND,
+    KnownProxyCA,
+    known_proxy_cas,
+    proxy_urls,
+    resolve_ca,
+)
 from hcpscan.core.userinfo import without_userinfo
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject, anonymized_keys
@@ -47,6 +64,8 @@ from hcpscan.model.readers import IMAGE_CLIENTS, go_reader, image_program
 from hcpscan.model.truststores import (
     ANY_RUNTIME,
     CLIENT_TRUST_STORES,
+    DISTRIBUTION_NAMES,
+    DISTRIBUTIONS,
     GO_CERT_FILES,
     HASHED_NAME,
     JAVA_CACERTS_SUFFIX,
@@ -57,6 +76,9 @@ from hcpscan.model.truststores import (
     NODE_SYSTEM_STORE_FLAGS,
     STORES,
     TEMURIN_SYSTEM_CAS,
+    Distribution,
+    go_first_file,
+    image_distribution,
 )
 
 
@@ -178,12 +200,23 @@ def container_loaded(inventory: Inventory, ref: ContainerRef, runtime: str = "go
     store = STORES[runtime]
     env = {k: v.value for k, v in container_env(inventory, ref).items() if v.value}
     named = next(((v, env[v]) for v in store.file_vars if env.get(v)), None)
-    files: tuple[str, ...] = (named[1],) if named else store.default_files
+    pod = ref.obj.get(ref.pod_path)
+    volumes = {str(v.get("name")): v for v in (pod.get("volumes") or [] if isinstance(pod, dict)
+                                               else []) if isinstance(v, dict)}
+    mounted: list[tuple[str, str | None, str]] = []
+    for mount in ref.spec.get("volumeMounts") or []:
+        volume = volumes.get(str(mount.get("name"))) if isinstance(mount, dict) else None
+        if volume is not None and isinstance(mount, dict):
+            mounted += (_mounted_files(inventory, ref.obj, volume, mount) if "emptyDir" not in volume
+                        else _copied_files(inventory, ref, pod, volume, mount))
+    distro = DISTRIBUTIONS.get(image_distribution(str(ref.spec.get("image") or ""))[0])
+    files: tuple[str, ...] = (named[1],) if named else _default_files(
+        runtime, distro, {path for path, _text, _origin in mounted})
     dir_var = next(((v, env[v]) for v in store.dir_vars if env.get(v)), None)
     dirs: tuple[str, ...] = ((() if store.dirs_only_without_file and named else
                               tuple(d for d in dir_var[1].split(":") if d)) if dir_var
                              else (() if store.dirs_only_without_file and named
-                                   else store.default_dirs))
+                                   else _default_dirs(runtime, distro)))
     extras = tuple(env[v] for v in store.extra_vars if env.get(v))
     keystore = ""
     if runtime == "java":
@@ -195,36 +228,49 @@ def container_loaded(inventory: Inventory, ref: ContainerRef, runtime: str = "go
     loaded = LoadedCA(f"{ref.obj.ref} container {ref.name}: "
                       + _reads(store.runtime, named, files, dirs, extras, keystore),
                       ref.path + ("volumeMounts",))
-    pod = ref.obj.get(ref.pod_path)
-    volumes = {str(v.get("name")): v for v in (pod.get("volumes") or [] if isinstance(pod, dict)
-                                               else []) if isinstance(v, dict)}
-    for mount in ref.spec.get("volumeMounts") or []:
-        if not isinstance(mount, dict):
+    if distro is not None:
+        dirs = tuple(dict.fromkeys(dirs + tuple(d for d, target in distro.dir_links.items()
+                                                if target in dirs)))
+    for path, text, origin in mounted:
+        if runtime == "java" and not keystore and (path.endswith(JAVA_CACERTS_SUFFIX)
+                                                   or path in JAVA_SYSTEM_KEYSTORES):
+            loaded.unknown = (f"{origin} mounted at {path} replaces the JDK's cacerts "
+                              "keystore (not PEM): hcpscan does not read it")
             continue
-        volume = volumes.get(str(mount.get("name")))
-        if volume is None:
+        if keystore and path == keystore:
+            loaded.unknown = (f"{origin} mounted at {path} is the Java truststore "
+                              "(a keystore, not PEM): hcpscan does not read it")
             continue
-        mounted = (_mounted_files(inventory, ref.obj, volume, mount) if "emptyDir" not in volume
-                   else _copied_files(inventory, ref, pod, volume, mount))
-        for path, text, origin in mounted:
-            if runtime == "java" and not keystore and (path.endswith(JAVA_CACERTS_SUFFIX)
-                                                       or path in JAVA_SYSTEM_KEYSTORES):
-                loaded.unknown = (f"{origin} mounted at {path} replaces the JDK's cacerts "
-                                  "keystore (not PEM): hcpscan does not read it")
-                continue
-            if keystore and path == keystore:
-                loaded.unknown = (f"{origin} mounted at {path} is the Java truststore "
-                                  "(a keystore, not PEM): hcpscan does not read it")
-                continue
-            if not (path in files or path in extras or _in_dirs(path, dirs, store.hashed_dirs)
-                    or (text is None and _covers(path, files + extras, dirs))):
-                continue
-            if text is None:
-                loaded.unknown = f"{origin} mounted at {path} {_why_unknown(origin)}"
-                continue
-            loaded.certificates += parse_bundle(text).certificates
-            loaded.sources.append(f"{origin} mounted at {path}")
+        if not (path in files or path in extras or _in_dirs(path, dirs, store.hashed_dirs)
+                or (text is None and _covers(path, files + extras, dirs))):
+            continue
+        if text is None:
+            loaded.unknown = f"{origin} mounted at {path} {_why_unknown(origin)}"
+            continue
+        loaded.certificates += parse_bundle(text).certificates
+        loaded.sources.append(f"{origin} mounted at {path}")
     return loaded
+
+
+def _default_files(runtime: str, distro: Distribution | None, mounted: set[str]
+                   ) -> tuple[str, ...]:
+    """The bundle files ``runtime`` reads when no variable names one: on a known
+    distribution its own (for Go the first of its list that exists, a mount creating one,
+    and the file that links to); else the union over distributions."""
+    if distro is None:
+        return STORES[runtime].default_files
+    if runtime == "go":
+        first = go_first_file(distro, mounted)
+        return tuple(dict.fromkeys(first)) if first else ()
+    if runtime in distro.defaults:
+        return distro.defaults[runtime][0]
+    return STORES[runtime].default_files
+
+
+def _default_dirs(runtime: str, distro: Distribution | None) -> tuple[str, ...]:
+    if distro is not None and runtime in distro.defaults:
+        return distro.defaults[runtime][1]
+    return STORES[runtime].default_dirs
 
 
 def _copied_files(inventory: Inventory, ref: ContainerRef, pod: Any, volume: dict[str, Any],
@@ -277,8 +323,10 @@ def _reads(runtime: str, named: tuple[str, str] | None, files: tuple[str, ...],
     """How the runtime loads its bundle, in words, as the container's variables set it."""
     store = STORES[runtime]
     if runtime == "go":
-        read = f"SSL_CERT_FILE={files[0]}" if named else \
-            "the system bundle (/etc/pki/tls/certs/ca-bundle.crt ...)"
+        read = f"SSL_CERT_FILE={files[0]}" if named else (
+            "the system bundle (" + (" -> ".join(files) if files and files != GO_CERT_FILES
+                                     else f"the first of Go's list that exists: {GO_CERT_FILES[0]} "
+                                          "...") + ")")
         return f"Go reads {read} and the files of {', '.join(dirs)}"
     if runtime == "java":
         return (f"Java reads the truststore {keystore}" if keystore else
@@ -312,6 +360,11 @@ def trust_runtimes(inventory: Inventory, ref: ContainerRef) -> tuple[tuple[str, 
         options = " ".join([str(env["NODE_OPTIONS"].value or "")] if "NODE_OPTIONS" in env else [])
         if any(flag in options or flag in words(ref) for flag in NODE_SYSTEM_STORE_FLAGS):
             runtimes = (*runtimes, "openssl")
+    if any(r in ("go", "openssl", "curl") for r in runtimes):
+        distro, _how = image_distribution(image)
+        why += ("; " + DISTRIBUTION_NAMES[distro] + "-based" if distro else
+                "; its distribution is not known: the bundle files of RHEL/UBI, Debian/Ubuntu "
+                "and Alpine are all counted")
     return runtimes, why
 
 
@@ -454,6 +507,74 @@ def configured_proxy_ca(inventory: Inventory, consumers: list[ConsumerProxy], ob
             unknown = (f"the proxy's CA ({format_path(ca.field)} of {owner.object.ref}) cannot "
                        f"be read: {ca.detail or ca.state}")
     return found, unknown
+
+
+# The objects that state an https proxy's CA for its own clients, against which another
+# consumer's bundle for the same proxy is cross-checked: the cluster Proxy's and a
+# HostedCluster's trustedCA, a KlusterletConfig's trustedCABundles, and the klusterlet's hub
+# kubeconfig, whose certificate-authority-data holds the proxy's CA beside the hub's own.
+CROSS_CHECK_SOURCES = (CLUSTER_PROXY, HOSTED_CLUSTER, KLUSTERLET_CONFIG, KUBECONFIG)
+
+
+HUB_CA_BESIDE = ", beside the hub's server CA"
+
+
+def proxy_ca_elsewhere(inventory: Inventory, consumers: list[ConsumerProxy],
+                       consumer: ConsumerProxy, from_files: list[KnownProxyCA],
+                       kubeconfigs: bool = True) -> list[KnownProxyCA]:
+    """The CA of the proxy ``consumer`` dials as every *other* source states it: the files of
+    ``inputs.proxy_ca_files`` (``from_files``), and the objects of CROSS_CHECK_SOURCES that
+    configure the same proxy (host and port), in any cluster of the input. Never the
+    consumer's own bundle, so a bundle holding another CA than the proxy's is seen."""
+    targets = _endpoints(consumer)
+    found = list(from_files)
+    if not targets:
+        return found
+    for other in consumers:
+        if other.kind not in CROSS_CHECK_SOURCES or other.object is consumer.object or (
+                other.kind == KUBECONFIG and not kubeconfigs):
+            continue
+        if not targets & _endpoints(other):
+            continue
+        ca = resolve_ca(inventory, other, https_only=False)
+        if ca is None or ca.state != FOUND or ca.bundle is None:
+            continue
+        where = f"{other.object.ref} {format_path(ca.field)}"
+        if ca.holder is not other.object:
+            where += f" ({ca.holder.ref})"
+        if other.kind == KUBECONFIG:
+            where += HUB_CA_BESIDE
+        found += [KnownProxyCA(c, where) for c in ca.bundle.certificates]
+    return found
+
+
+def checked_proxy_cas(inventory: Inventory, consumers: list[ConsumerProxy], ca_files: list[Path]
+                      ) -> tuple[list[KnownProxyCA], list[str]]:
+    """``known_proxy_cas`` without the AddOnDeploymentConfig bundles that other sources of
+    the same proxy contradict (OCM006 reports those): a caBundle holding another CA than the
+    proxy's is no proof of the proxy's CA for anyone else. Only the sources that state the
+    proxy's CA alone contradict it: a kubeconfig whose bundle lacks the add-on's CA is itself
+    what OCM002 judges against that CA (each side of the disagreement is reported)."""
+    known, unreadable = known_proxy_cas(inventory, consumers, ca_files)
+    files = [k for k in known if k.source.startswith("proxy_ca_files")]
+    wrong: list[str] = []
+    for c in consumers:
+        if c.kind != ADDON_CONFIG:
+            continue
+        ca = resolve_ca(inventory, c)
+        if ca is None or ca.state != FOUND or ca.bundle is None or not ca.bundle.certificates:
+            continue
+        elsewhere = proxy_ca_elsewhere(inventory, consumers, c, files, kubeconfigs=False)
+        have = {cert.sha256 for cert in ca.bundle.certificates}
+        if elsewhere and not any(k.certificate.sha256 in have for k in elsewhere):
+            wrong.append(f"{c.object.ref} ")
+    return [k for k in known if not k.source.startswith(tuple(wrong))], unreadable
+
+
+def _endpoints(consumer: ConsumerProxy) -> set[tuple[str, int]]:
+    """(host, port) of every proxy URL the consumer names (a kubeconfig's proxy-url too)."""
+    settings = [consumer.http_proxy, consumer.https_proxy, *proxy_urls(consumer, https_only=False)]
+    return {t for s in settings if s is not None and s.value and (t := endpoint(s.value))}
 
 
 def trusts(loaded: LoadedCA, proxy_ca: ProxyCA) -> bool:

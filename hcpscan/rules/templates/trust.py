@@ -27,14 +27,17 @@ from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy
 from hcpscan.analysis.proxy.loaded_ca import (
+    HUB_CA_BESIDE,
     LoadedCA,
     ProxyCA,
+    checked_proxy_cas,
     configured_proxy_ca,
     container_loaded,
     hosted_proxy,
     ignition_loaded,
     missing_ca,
     node_loaded,
+    proxy_ca_elsewhere,
     proxy_ca_for,
     trust_runtimes,
     trusts,
@@ -63,7 +66,6 @@ from hcpscan.analysis.proxy.trust import (
     KnownProxyCA,
     bundle_problems,
     describe,
-    known_proxy_cas,
     resolve_ca,
 )
 from hcpscan.core.redact import mask_credentials
@@ -87,7 +89,7 @@ from hcpscan.rules.templates.base import (
 )
 from hcpscan.rules.templates.proxy_config import controlled_pod
 
-CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "loaded")
+CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "matches", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).
 USERS = (IGNITION, KONNECTIVITY_SIDECAR, KUBEADM_FILE, CONTAINER)
 
@@ -98,7 +100,7 @@ def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
 
 
 def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
-    return ctx.analysis("known-proxy-cas", lambda inv: known_proxy_cas(
+    return ctx.analysis("known-proxy-cas", lambda inv: checked_proxy_cas(
         inv, ctx.proxy.all, list(ctx.config.proxy_ca_files)))
 
 
@@ -113,7 +115,9 @@ class Trust(Template):
             "conditions": conditions_param(
                 CONDITIONS, "present: a CA is given; resolvable: the ConfigMap it names exists "
                             "with ca-bundle.crt; parseable: its PEM reads; unexpired: not all "
-                            "expired; contains: it holds the proxy's CA; loaded: the bundle the "
+                            "expired; contains: it holds the proxy's CA; matches: it holds the "
+                            "proxy's CA as other sources state it (never itself); loaded: the "
+                            "bundle the "
                             "consumer really loads holds the proxy's CA (ignition, "
                             "konnectivity-sidecar, kubeadm-file, container)"),
             "consumers": roles_param(
@@ -144,6 +148,8 @@ class Trust(Template):
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         conditions = params.get("conditions", ())
         known = ("AddOnDeploymentConfig", "Proxy") if "contains" in conditions else ()
+        if "matches" in conditions:  # the proxy's CA as other sources state it
+            known = (*known, "Proxy", "HostedCluster", "KlusterletConfig", "Secret")
         loaded = ("HostedCluster", "Secret", "Proxy", *MIRROR_KINDS) if "loaded" in conditions \
             else ()
         return ("ConfigMap", *known, *loaded)
@@ -244,6 +250,8 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
         yield violation
     if "contains" in conditions:
         yield from _contains(ctx, at, c, ca, bundle, said, bool(params.get("with_server_ca")))
+    if "matches" in conditions:
+        yield from _matches(ctx, at, c, ca, bundle, said)
 
 
 def _bundle_problems(bundle: CABundle) -> list[tuple[str, str]]:
@@ -293,6 +301,48 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABund
                                                   f"{k.source}" for k in known])
         violation.remedy = _append_proxy_ca(ca, known)
         yield violation
+
+
+def _matches(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABundle,
+             said: list[str]) -> Iterator[Outcome]:
+    """The bundle holds the proxy's CA as the other sources of the same proxy state it (the
+    Proxy's or a HostedCluster's trustedCA, a KlusterletConfig, the klusterlet's hub
+    kubeconfig, ``inputs.proxy_ca_files``), never the bundle itself. When no other source
+    names it, the bundle cannot be cross-checked and today's verdict stands."""
+    certs = bundle.certificates
+    if not certs:
+        return
+    files = [k for k in _known(ctx)[0] if k.source.startswith("proxy_ca_files")]
+    known = proxy_ca_elsewhere(ctx.inventory, ctx.proxy.all, c, files)
+    if not known:
+        return
+    have = {cert.sha256 for cert in certs}
+    if any(k.certificate.sha256 in have for k in known):
+        return
+    name = ca.bundle_field[-1]
+    by_source: dict[str, list[Certificate]] = {}
+    for k in known:
+        if k.certificate.sha256 not in {x.sha256 for x in by_source.get(k.source, [])}:
+            by_source.setdefault(k.source, []).append(k.certificate)
+    # a kubeconfig alone does not tell which of its CAs is the proxy's: a disagreement
+    problem = (f"{name} holds none of the CAs the klusterlet's kubeconfig trusts for this proxy "
+               "(one of the two is wrong)" if all(HUB_CA_BESIDE in k.source for k in known)
+               else f"{name} holds another CA than the proxy's")
+    violation = at.violation(
+        ca.bundle_field, ca.holder, problem,
+        said + [f"{name} holds " + ", ".join(describe(cert) for cert in certs)]
+        + [("the proxy's CA is one of " if HUB_CA_BESIDE in source else "the proxy's CA is ")
+           + ", ".join(describe(cert) for cert in cas) + f" ({source})"
+           for source, cas in list(by_source.items())[:4]])
+    violation.data = {"missing_ca": [{"sha256": k.certificate.sha256,
+                                      "subject": k.certificate.subject, "source": k.source}
+                                     for k in known]}
+    # a kubeconfig's bundle holds the hub's CA too: the proxy's alone is written only from a
+    # source that states nothing else
+    alone = [k for k in known if HUB_CA_BESIDE not in k.source] or known
+    violation.remedy = _set_proxy_ca(ca, alone) if c.kind == ADDON_CONFIG else \
+        _append_proxy_ca(ca, alone)
+    yield violation
 
 
 def _no_ca_fix(ctx: Context, c: ConsumerProxy, ca: CA) -> NoFix:

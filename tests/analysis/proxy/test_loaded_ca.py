@@ -197,7 +197,13 @@ def test_a_variable_of_one_runtime_is_not_read_by_another() -> None:
     assert _loads(RUNTIMES_PASS, "storefront", "go") == []
     assert _loads(RUNTIMES_PASS, "billing", "openssl") == []
     assert _loads(RUNTIMES_FAIL, "storefront", "node") == []
-    assert _loads(RUNTIMES_FAIL, "storefront", "go") == ["corp-tls-proxy-ca"]
+    # a Go program would read the bundle mounted at the RHEL path in an image of unknown
+    # distribution (the union), not in this Alpine image, where /etc/ssl/certs/
+    # ca-certificates.crt exists first in Go's list
+    assert _loads(RUNTIMES_FAIL, "storefront", "go") == []
+    assert _loads(RUNTIMES_FAIL, "storefront", "go", lambda t: t.replace(
+        "docker.io/library/node:20-alpine", "registry.example.com/shop/storefront:1.0")) == [
+        "corp-tls-proxy-ca"]
 
 
 def test_openssl_and_curl_read_only_hashed_names_of_a_ca_directory() -> None:
@@ -419,12 +425,13 @@ def test_openssl_reads_its_cert_pem_not_the_rhel_ca_bundle_crt_beside_it() -> No
     # /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem); /etc/pki/tls/certs/ca-bundle.crt is
     # another link to that file, which curl and Go read but OpenSSL does not: a bundle mounted
     # over it is not what Python's ssl module loads
-    def over(path: str):
+    def over(path: str):  # on a UBI image (the fixture's python:3.12-slim is Debian)
         return lambda t: t.replace(
             '        - name: REQUESTS_CA_BUNDLE\n          value: "/etc/proxy-ca/ca.crt"\n'
             "        volumeMounts:\n        - name: proxy-ca\n          mountPath: /etc/proxy-ca\n",
             f"        volumeMounts:\n        - name: proxy-ca\n          mountPath: {path}\n"
-            "          subPath: ca.crt\n")
+            "          subPath: ca.crt\n").replace(
+            "docker.io/library/python:3.12-slim", "registry.access.redhat.com/ubi9/python-312")
     assert _loads(RUNTIMES_PASS, "billing", "openssl",
                   over("/etc/pki/tls/certs/ca-bundle.crt")) == []
     assert _loads(RUNTIMES_PASS, "billing", "openssl",
