@@ -133,10 +133,13 @@ ANY_RUNTIME = ("go", "openssl", "curl", "requests", "node", "java")
 #   (cert.pem, hashed names of certs/); curl is built with /etc/pki/tls/certs/ca-bundle.crt.
 # * Debian/Ubuntu (and distroless, built from Debian packages): /etc/ssl/certs/
 #   ca-certificates.crt and the hashed links of /etc/ssl/certs. OpenSSL's OPENSSLDIR is
-#   /usr/lib/ssl: its default file /usr/lib/ssl/cert.pem is not shipped, and certs/ links to
-#   /etc/ssl/certs, where OpenSSL finds only hashed names - ca-certificates.crt is never its
-#   default file. curl is built with /etc/ssl/certs/ca-certificates.crt and capath
-#   /etc/ssl/certs.
+#   /usr/lib/ssl: certs/ links to /etc/ssl/certs (hashed names only), and its default file
+#   /usr/lib/ssl/cert.pem is a link to ca-certificates.crt that Debian 12's openssl package
+#   ships (3.0.x; ca-certificates depends on openssl, so every image with the bundle has
+#   it). Older images without that link read only the hashed names; taking the link as
+#   there never reports a container that loads the bundle (no false finding), at the cost
+#   of passing such an old image. curl is built with /etc/ssl/certs/ca-certificates.crt and
+#   capath /etc/ssl/certs.
 # * Alpine: /etc/ssl/certs/ca-certificates.crt, linked as /etc/ssl/cert.pem; OpenSSL's
 #   OPENSSLDIR is /etc/ssl (cert.pem, certs/); curl is built with the bundle.
 #
@@ -167,9 +170,10 @@ DISTRIBUTIONS: dict[str, Distribution] = {
          "curl": (("/etc/pki/tls/certs/ca-bundle.crt", _RHEL_BUNDLE), ())}),
     "debian": Distribution(
         "debian",
-        {_DEBIAN_BUNDLE: _DEBIAN_BUNDLE},
+        {_DEBIAN_BUNDLE: _DEBIAN_BUNDLE, "/usr/lib/ssl/cert.pem": _DEBIAN_BUNDLE},
         {"/usr/lib/ssl/certs": "/etc/ssl/certs"},
-        {"openssl": (("/usr/lib/ssl/cert.pem",), ("/usr/lib/ssl/certs", "/etc/ssl/certs")),
+        {"openssl": (("/usr/lib/ssl/cert.pem", _DEBIAN_BUNDLE),
+                     ("/usr/lib/ssl/certs", "/etc/ssl/certs")),
          "curl": ((_DEBIAN_BUNDLE,), ("/etc/ssl/certs",))}),
     "alpine": Distribution(
         "alpine",

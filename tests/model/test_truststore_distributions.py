@@ -55,8 +55,11 @@ def test_go_reads_the_first_file_of_its_list_that_exists() -> None:
 
 
 def test_openssl_default_file_per_distribution() -> None:
-    # Debian's OPENSSLDIR is /usr/lib/ssl: cert.pem there, never ca-certificates.crt
-    assert DISTRIBUTIONS["debian"].defaults["openssl"][0] == ("/usr/lib/ssl/cert.pem",)
+    # Debian's OPENSSLDIR is /usr/lib/ssl: cert.pem there, which Debian 12's openssl package
+    # links to ca-certificates.crt (never the RHEL extracted bundle)
+    assert DISTRIBUTIONS["debian"].defaults["openssl"][0] == ("/usr/lib/ssl/cert.pem", DEBIAN)
+    assert DISTRIBUTIONS["debian"].present["/usr/lib/ssl/cert.pem"] == DEBIAN
+    assert TLS not in DISTRIBUTIONS["debian"].defaults["openssl"][0]
     assert TLS in DISTRIBUTIONS["rhel"].defaults["openssl"][0]
     assert "/etc/ssl/cert.pem" in DISTRIBUTIONS["alpine"].defaults["openssl"][0]
     assert DEBIAN not in DISTRIBUTIONS["rhel"].defaults["openssl"][0]
