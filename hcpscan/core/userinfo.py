@@ -95,7 +95,53 @@ def find_credentials(text: str) -> list[Credential]:
         found += [c for start, end in _listed_urls(text) for c in _in_word(text, start, end)]
     if any(ch.isspace() for ch in bare):  # a URL cut short by a space in its password
         found += [c for start, end in _spaced_urls(text) for c in _in_word(text, start, end)]
+        found += list(_bare_lines(text))  # 'svc:pa ss@proxy:3128' as a value, no scheme
     return found
+
+
+# a line's value after a YAML key ('  HTTPS_PROXY: '), a list dash or a shell/env 'KEY='
+# (and a diff's '+' or '-': a fix's diff quotes the line)
+_LINE_KEY = re.compile(r"[+-]?[ \t]*(?:-[ \t]+)?(?:[\w.-]+:[ \t]+|[\w.]+=)?['\"]?")
+
+
+def _bare_lines(text: str) -> Iterator[Credential]:
+    """On each line, a value that is one scheme-less credential whose password holds a
+    space (see :func:`_bare_value`): the whole line, or its value after a key."""
+    at = 0
+    for line in text.split("\n"):
+        if "@" in line and ":" in line:
+            key = _LINE_KEY.match(line)
+            value_start = at + (key.end() if key else 0)
+            value = text[value_start:at + len(line)].rstrip().rstrip("'\"")
+            found = _bare_value(text, value_start, value) if value.strip() == value else None
+            if found is None and key and key.end():
+                found = _bare_value(text, at + len(line) - len(line.lstrip()), line.strip())
+            if found is not None:
+                yield found
+        at += len(line) + 1
+
+
+def _bare_value(text: str, start: int, bare: str) -> Credential | None:
+    """A value that is one scheme-less credential whose password holds a space
+    (``svc:pa ss@proxy:3128`` as an ``HTTP_PROXY``): a user name with no space, a ``:``,
+    a password that does not start with a space (so ``contact: jdoe@example.com`` is
+    none), the last ``@`` and a host ending the value. No client reads it, but the
+    password is written down all the same. A value with a scheme is read elsewhere."""
+    colon = bare.find(":")
+    at = bare.rfind("@")
+    if colon <= 0 or at <= colon + 1 or bare[colon + 1].isspace() or _SCHEME.match(bare) or any(
+            ch.isspace() or ch in _TOKEN_START for ch in bare[:colon]):
+        return None
+    if not any(ch.isspace() for ch in bare[colon + 1:at]) or not _HOST.fullmatch(bare, at + 1):
+        return None
+    inner = bare.find("@", colon + 1, at)
+    while inner >= 0:  # 'x:yz@h:1 x:yz@h:1': an '@host' and a space end a userinfo before
+        host = _HOST.match(bare, inner + 1, at)
+        if host and host.end() < at and bare[host.end()].isspace():
+            return None
+        inner = bare.find("@", inner + 1, at)
+    return Credential(start, start + len(bare), start + colon + 1, start + at, "", bare[:colon],
+                      bare[colon + 1:at], bare[at + 1:])
 
 
 def split_outside_credentials(text: str, separators: str) -> list[str]:

@@ -111,6 +111,19 @@ def test_a_space_in_a_password_does_not_show_its_end(text, masked):
     assert mask_credentials(text) == masked
 
 
+@pytest.mark.parametrize(("text", "masked"), [
+    ("svc:Zq9 Kx7@proxy:3128", "svc:****@proxy:3128"),  # an HTTP_PROXY value, no scheme
+    ("jdoe@corp.example.com:Zq9 ; Kx7@proxy:3128", "jdoe@corp.example.com:****@proxy:3128"),
+    (" svc:Zq9\tKx7@ｐｒｏｘｙ：３１２８\n", " svc:****@ｐｒｏｘｙ：３１２８\n"),
+    ("contact: jdoe@example.com", "contact: jdoe@example.com"),  # prose after a key: no password
+    ("a b:c d@e", "a b:c d@e"),
+])
+def test_a_value_that_is_one_scheme_less_credential_with_a_space_is_masked(text, masked):
+    """`hcpscan proxy` showed ``HTTP_PROXY: svc:Zq9 Kx7@proxy:3128`` whole and PRX008
+    passed it: only a value with a scheme was read spaces and all."""
+    assert mask_credentials(text) == masked
+
+
 def test_masking_many_credentials_masks_each():
     # 1 MB: each masked by rebuilding the text took 10 s (speed is measured in bench/,
     # not asserted here: the machine running tests is shared)
