@@ -341,6 +341,18 @@ def test_a_server_that_lists_v1_but_serves_it_not_is_exit_2(standin, pki, tmp_pa
     assert code == 2 and "does not serve it (404 Not Found)" in err, err
 
 
+def test_a_core_api_serving_no_built_in_kind_is_exit_2(standin, pki, tmp_path):
+    """/api/v1 answers a resource list without Pods, Services, ConfigMaps or Secrets (a
+    front end's empty answer): every rule was 'not applicable' and the scan passed
+    (exit 0) having read nothing."""
+    from tests.live.apiserver import catalog
+
+    server = standin([], resources=[r for r in catalog() if r.kind == "Namespace"])
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config")
+    assert code == 2 and "serves none of the core kinds" in err, err
+
+
 def test_built_in_lists_answered_404_are_errors_not_kinds_not_served(standin, pki, tmp_path,
                                                                      example_bodies):
     """A front end answering 404 to every list: built-in kinds cannot stop being served,
