@@ -59,6 +59,8 @@ _BARE_HOST_END = re.compile(r"$|[\s/'\",;:)\]}.>|`]")
 _SPACED_HOST_END = re.compile(r"[\s/'\",;:)\]}.>|`]")
 _TOKEN_START = "'\"=,(<|`"
 _LIST_SEPARATORS = ",; \t"
+# how many URLs that seem to follow one are looked at as possibly part of its password
+_MAX_URLS_IN_PASSWORD = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +169,10 @@ def _spaced_urls(text: str) -> Iterator[tuple[int, int]]:
     Go goes direct``): a scheme whose authority, up to the space, opens a userinfo
     (``user:``) that is no ``host:port`` and holds no ``@``, up to the last ``@`` on
     that line followed by a host. When unsure, more is taken as password."""
+    covered = 0  # the end of the last span: a URL inside it is read with it, not again
     for m in _SCHEME.finditer(text):
+        if m.start() < covered:
+            continue
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end
         space = next((i for i in range(m.end(), line_end) if text[i].isspace()), line_end)
@@ -183,6 +188,7 @@ def _spaced_urls(text: str) -> Iterator[tuple[int, int]]:
             if host and host.end() > at + 1 and (host.end() == line_end or _SPACED_HOST_END.match(
                     text, host.end(), line_end)):
                 yield m.start(), host.end()
+                covered = host.end()
                 break
             at = text.rfind("@", space, at)
 
@@ -225,17 +231,24 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     """Credentials in ``text[start:end]`` (no whitespace): URLs with a scheme first, and
     between them the scheme-less form."""
     segment = start
+    last_at = text.rfind("@", start, end)  # '@' in text[x:end] is last_at >= x, with no copy
     for m in _SCHEME.finditer(text, start, end):
         if m.start() < segment:
             continue  # inside the authority of the previous URL
-        if m.start() > segment and _scheme_in_bare_password(text, segment, m, end):
+        if m.start() > segment and _scheme_in_bare_password(text, segment, m, end, last_at):
             continue  # 'user:pa=a://ss@host': a password holding '://' starts no URL
         authority_end = _USERINFO_END.search(text, m.end(), end)
         stop = authority_end.start() if authority_end else end
         yield from _bare(text, segment, m.start())
         following = _NEXT_URL.search(text, m.end(), end)  # the next URL is not this one's
-        while following and authority_end and _inside_password(text, m.end(), following, end):
-            following = _NEXT_URL.search(text, following.end(), end)
+        looked = 0
+        while following and authority_end and _inside_password(text, m.end(), following, end,
+                                                                last_at):
+            looked += 1
+            # a list of thousands of URLs none of which ends with '@host' (hostile input)
+            # was walked once per URL: past a few, the rest is taken as password
+            following = (_NEXT_URL.search(text, following.end(), end)
+                         if looked < _MAX_URLS_IN_PASSWORD else None)
         limit = following.start() if following else end
         if authority_end and stop < limit and ":" in text[m.end():stop]:
             stop = _past_slash(text, stop, limit, stop)  # a password may hold a raw '/'
@@ -246,13 +259,14 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     yield from _bare(text, segment, end)
 
 
-def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end: int) -> bool:
+def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end: int,
+                             last_at: int) -> bool:
     """Whether what looks like a URL (``a://``) is inside the password of a scheme-less
     credential that starts before it (``svc:Zq9=a://0Kx7@proxy``, ``proxy:http://u:p@h``):
     an ``@`` follows, and before it, in this word, a user name and ``:`` open a userinfo
     that no ``@host`` has closed yet. A ``:`` with no user name before it (the key of
     ``"httpProxy":"http://..."``) opens none. When unsure, more is taken as password."""
-    if "@" not in text[scheme.end():end]:
+    if last_at < scheme.end():  # no '@' follows
         return False
     if text[scheme.start() - 1] == ":":
         return True
@@ -272,13 +286,16 @@ def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end
     return True
 
 
-def _inside_password(text: str, authority: int, following: re.Match[str], end: int) -> bool:
+def _inside_password(text: str, authority: int, following: re.Match[str], end: int,
+                     last_at: int) -> bool:
     """Whether a URL that seems to follow (``http://u:p=a://b@proxy``) is part of this
     one's password: this one has a ``:`` but no complete ``@host`` before it (or is
     joined to it by no list separator, or the next has no password of its own), and an
     ``@`` comes later. When unsure, more is taken as password."""
+    if last_at < following.end():  # no '@' follows
+        return False
     before = text[authority:following.start() - 1]
-    if ":" not in before.partition("/")[0] or "@" not in text[following.end():end]:
+    if ":" not in before.partition("/")[0]:
         return False
     if "@" not in before or text[following.start() - 1] not in _LIST_SEPARATORS:
         return True

@@ -227,3 +227,36 @@ def test_no_proxy_entries_and_probes_keep_a_password_whole():
     assert [line.split(" for ")[1].split(":")[0] for line in found[1]] == ["www.corp.example.com"]
     assert not any("Zq9" in mask_credentials(line) or "Kx7" in mask_credentials(line)
                    for line in found[1])
+
+
+def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypatch):
+    """'.svc,http://u:p a,' 10,000 times then '@h' (180 kB, a NO_PROXY value) took 192 s
+    to mask: every URL walked every URL after it, twice. Counted, not timed (the machine
+    running tests is shared): the steps (URLs looked at) grow with the input, not its square."""
+    from hcpscan.core import userinfo
+
+    steps = [0]
+    scheme, inside = userinfo._SCHEME, userinfo._inside_password
+
+    class Counting:
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(scheme, name)
+
+        def finditer(self, *args):  # type: ignore[no-untyped-def]
+            for m in scheme.finditer(*args):
+                steps[0] += 1
+                yield m
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        steps[0] += 1
+        return inside(*args)
+
+    monkeypatch.setattr(userinfo, "_SCHEME", Counting())
+    monkeypatch.setattr(userinfo, "_inside_password", counted)
+    cost = {}
+    for n in (1000, 4000):
+        steps[0] = 0
+        masked = mask_credentials(".svc,http://u:p a," * n + "@h")
+        assert "p a" not in masked and masked.startswith(".svc,http://u:****@h")
+        cost[n] = steps[0]
+    assert cost[4000] < 5 * cost[1000] and cost[1000] < 20 * 1000, cost
