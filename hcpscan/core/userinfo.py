@@ -59,6 +59,7 @@ _BARE_HOST_END = re.compile(r"$|[\s/'\",;:)\]}.>|`]")
 _SPACED_HOST_END = re.compile(r"[\s/'\",;:)\]}.>|`]")
 _TOKEN_START = "'\"=,(<|`"
 _LIST_SEPARATORS = ",; \t"
+_SPACE = re.compile(r"\s")
 # how many URLs that seem to follow one are looked at as possibly part of its password
 _MAX_URLS_IN_PASSWORD = 32
 
@@ -170,18 +171,29 @@ def _spaced_urls(text: str) -> Iterator[tuple[int, int]]:
     (``user:``) that is no ``host:port`` and holds no ``@``, up to the last ``@`` on
     that line followed by a host. When unsure, more is taken as password."""
     covered = 0  # the end of the last span: a URL inside it is read with it, not again
+    # Found once and reused while the schemes pass them (a long line of URLs is read once):
+    # the line's end, the next white space, and a line whose '@'s were all tried (whether
+    # an '@' ends a userinfo does not depend on the URL, so a later one on it finds none).
+    line_end = space_at = walked = -1
     for m in _SCHEME.finditer(text):
         if m.start() < covered:
             continue
-        line_end = text.find("\n", m.end())
-        line_end = len(text) if line_end < 0 else line_end
-        space = next((i for i in range(m.end(), line_end) if text[i].isspace()), line_end)
+        if line_end < m.end():
+            line_end = text.find("\n", m.end())
+            line_end = len(text) if line_end < 0 else line_end
+        if line_end == walked:
+            continue
+        if space_at < m.end():
+            found_space = _SPACE.search(text, m.end())
+            space_at = found_space.start() if found_space else len(text)
+        space = min(space_at, line_end)
         if space == line_end:
             continue
         slash = text.find("/", m.end(), space)
         authority = text[m.end():space if slash < 0 else slash]
         if ":" not in authority or _HOST.fullmatch(authority.rpartition("@")[2]):
             continue  # no userinfo, or one an '@host' ends before the space
+        walked = line_end
         at = text.rfind("@", space, line_end)
         while at >= 0:
             host = _HOST.match(text, at + 1, line_end)
@@ -232,10 +244,11 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     between them the scheme-less form."""
     segment = start
     last_at = text.rfind("@", start, end)  # '@' in text[x:end] is last_at >= x, with no copy
+    walked = [-1, -1]  # _scheme_in_bare_password's: (segment, '@'s tried up to there)
     for m in _SCHEME.finditer(text, start, end):
         if m.start() < segment:
             continue  # inside the authority of the previous URL
-        if m.start() > segment and _scheme_in_bare_password(text, segment, m, end, last_at):
+        if m.start() > segment and _scheme_in_bare_password(text, segment, m, end, last_at, walked):
             continue  # 'user:pa=a://ss@host': a password holding '://' starts no URL
         authority_end = _USERINFO_END.search(text, m.end(), end)
         stop = authority_end.start() if authority_end else end
@@ -260,7 +273,7 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
 
 
 def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end: int,
-                             last_at: int) -> bool:
+                             last_at: int, walked: list[int]) -> bool:
     """Whether what looks like a URL (``a://``) is inside the password of a scheme-less
     credential that starts before it (``svc:Zq9=a://0Kx7@proxy``, ``proxy:http://u:p@h``):
     an ``@`` follows, and before it, in this word, a user name and ``:`` open a userinfo
@@ -276,13 +289,16 @@ def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end
     user_start = max(text.rfind(c, segment, colon) for c in _TOKEN_START) + 1
     if max(user_start, segment) >= colon:
         return False
-    at = text.find("@", colon, scheme.start())
+    # the '@'s before an earlier scheme of this segment closed nothing (or it would have
+    # ended the segment), and a later bound does not change that: each is tried once
+    at = text.find("@", max(colon, walked[1]) if walked[0] == segment else colon, scheme.start())
     while at >= 0:  # a complete 'user:pw@host' before the scheme ends that userinfo
         host = _HOST.match(text, at + 1, scheme.start())
         if host and host.end() > at + 1 and (host.end() == scheme.start() or _BARE_HOST_END.match(
                 text, host.end(), scheme.start())):
             return False
         at = text.find("@", at + 1, scheme.start())
+    walked[:] = [segment, scheme.start()]
     return True
 
 
