@@ -214,16 +214,16 @@ def _listed_urls(text: str) -> Iterator[tuple[int, int]]:
         for piece in line.split(","):
             items.append((at, at + len(piece)))
             at += len(piece) + 1
-    i = 0
+    i, last_at = 0, text.rfind("@")  # no text copied per item: a list may be long
     while i < len(items):
         start, end = items[i]
         scheme = _SCHEME.search(text, start, end)
-        if scheme is None or "@" not in text[scheme.start():]:
+        if scheme is None or last_at < scheme.start():
             i += 1
             continue
         j = i
-        while not _ends_with_host(text, scheme.start(), items[j][1]) and j + 1 < len(items) \
-                and text[items[j][1]] == ",":
+        while not _ends_with_host(text, max(scheme.start(), items[j][0]), items[j][1]) \
+                and j + 1 < len(items) and text[items[j][1]] == ",":
             j += 1
         span = text[scheme.start():items[j][1]].rstrip()
         if "@" in span and any(ch.isspace() for ch in span):
@@ -232,8 +232,11 @@ def _listed_urls(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _ends_with_host(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` ends (but spaces) with ``@`` and a host."""
-    stop = len(text[start:end].rstrip()) + start
+    """Whether ``text[start:end]`` (one list item: a host holds no ``,``) ends (but
+    spaces) with ``@`` and a host."""
+    stop = end
+    while stop > start and text[stop - 1].isspace():
+        stop -= 1
     at = text.rfind("@", start, stop)
     host = _HOST.match(text, at + 1, stop) if at >= 0 else None
     return host is not None and host.end() == stop > at + 1

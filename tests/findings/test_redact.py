@@ -233,6 +233,7 @@ def test_no_proxy_entries_and_probes_keep_a_password_whole():
     (".svc,http://u:p a,", "@h", ".svc,http://u:****@h"),  # a NO_PROXY list
     ("http://u:p a@ ", "", "http://u:****@ "),  # an '@' that no host follows, many times
     ("'http://u:p a@ '", "", "'http://u:p a@ '"),  # no host: no password
+    ("a,http://u:p a", ",x@h", "a,http://u:****@h"),  # each item weighed as the list's end
 ])
 def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypatch, unit, tail,
                                                                         start):
@@ -245,6 +246,7 @@ def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypa
 
     steps = [0]
     scheme, inside, host = userinfo._SCHEME, userinfo._inside_password, userinfo._HOST
+    ends = userinfo._ends_with_host
 
     class Counting:
         def __getattr__(self, name):  # type: ignore[no-untyped-def]
@@ -269,7 +271,12 @@ def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypa
 
     monkeypatch.setattr(userinfo, "_SCHEME", Counting())
     monkeypatch.setattr(userinfo, "_inside_password", counted)
+    def ends_counted(text, start, end):  # type: ignore[no-untyped-def]
+        steps[0] += end - start  # the characters it weighs
+        return ends(text, start, end)
+
     monkeypatch.setattr(userinfo, "_HOST", CountingHost())
+    monkeypatch.setattr(userinfo, "_ends_with_host", ends_counted)
     cost = {}
     for n in (1000, 4000):
         steps[0] = 0
