@@ -78,6 +78,11 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UsageError("--flow judges a catalog flow: leave out --path and --to")
     if args.flows and not args.flow:
         raise UsageError("--flows names the catalog --flow ID is taken from: give --flow too")
+    if args.paths_out is not None and not args.paths_out.strip():  # '' wrote nothing, exit 0
+        raise UsageError("--paths-out needs a file name", "e.g. --paths-out paths.json")
+    if args.paths_out and not wanted(args):  # a listing has no hops: nothing was written
+        raise UsageError("--paths-out writes the hops of --path or --flow: give one of them",
+                         "e.g. --flow workers-to-kas --paths-out paths.json")
     if args.paths_out and Path(args.paths_out).suffix.lower() not in (".json", ".graphml", ".dot", ".gv"):
         raise UsageError(f"--paths-out {args.paths_out}: name a .json, .graphml or .dot file")
     if args.paths_out:  # said before the work, not after it

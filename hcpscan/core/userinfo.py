@@ -59,6 +59,9 @@ _BARE_HOST_END = re.compile(r"$|[\s/'\",;:)\]}.>|`]")
 _SPACED_HOST_END = re.compile(r"[\s/'\",;:)\]}.>|`]")
 _TOKEN_START = "'\"=,(<|`"
 _LIST_SEPARATORS = ",; \t"
+_SPACE = re.compile(r"\s")
+# how many URLs that seem to follow one are looked at as possibly part of its password
+_MAX_URLS_IN_PASSWORD = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,53 @@ def find_credentials(text: str) -> list[Credential]:
         found += [c for start, end in _listed_urls(text) for c in _in_word(text, start, end)]
     if any(ch.isspace() for ch in bare):  # a URL cut short by a space in its password
         found += [c for start, end in _spaced_urls(text) for c in _in_word(text, start, end)]
+        found += list(_bare_lines(text))  # 'svc:pa ss@proxy:3128' as a value, no scheme
     return found
+
+
+# a line's value after a YAML key ('  HTTPS_PROXY: '), a list dash or a shell/env 'KEY='
+# (and a diff's '+' or '-': a fix's diff quotes the line)
+_LINE_KEY = re.compile(r"[+-]?[ \t]*(?:-[ \t]+)?(?:[\w.-]+:[ \t]+|[\w.]+=)?['\"]?")
+
+
+def _bare_lines(text: str) -> Iterator[Credential]:
+    """On each line, a value that is one scheme-less credential whose password holds a
+    space (see :func:`_bare_value`): the whole line, or its value after a key."""
+    at = 0
+    for line in text.split("\n"):
+        if "@" in line and ":" in line:
+            key = _LINE_KEY.match(line)
+            value_start = at + (key.end() if key else 0)
+            value = text[value_start:at + len(line)].rstrip().rstrip("'\"")
+            found = _bare_value(text, value_start, value) if value.strip() == value else None
+            if found is None and key and key.end():
+                found = _bare_value(text, at + len(line) - len(line.lstrip()), line.strip())
+            if found is not None:
+                yield found
+        at += len(line) + 1
+
+
+def _bare_value(text: str, start: int, bare: str) -> Credential | None:
+    """A value that is one scheme-less credential whose password holds a space
+    (``svc:pa ss@proxy:3128`` as an ``HTTP_PROXY``): a user name with no space, a ``:``,
+    a password that does not start with a space (so ``contact: jdoe@example.com`` is
+    none), the last ``@`` and a host ending the value. No client reads it, but the
+    password is written down all the same. A value with a scheme is read elsewhere."""
+    colon = bare.find(":")
+    at = bare.rfind("@")
+    if colon <= 0 or at <= colon + 1 or bare[colon + 1].isspace() or _SCHEME.match(bare) or any(
+            ch.isspace() or ch in _TOKEN_START for ch in bare[:colon]):
+        return None
+    if not any(ch.isspace() for ch in bare[colon + 1:at]) or not _HOST.fullmatch(bare, at + 1):
+        return None
+    inner = bare.find("@", colon + 1, at)
+    while inner >= 0:  # 'x:yz@h:1 x:yz@h:1': an '@host' and a space end a userinfo before
+        host = _HOST.match(bare, inner + 1, at)
+        if host and host.end() < at and bare[host.end()].isspace():
+            return None
+        inner = bare.find("@", inner + 1, at)
+    return Credential(start, start + len(bare), start + colon + 1, start + at, "", bare[:colon],
+                      bare[colon + 1:at], bare[at + 1:])
 
 
 def split_outside_credentials(text: str, separators: str) -> list[str]:
@@ -121,22 +170,37 @@ def _spaced_urls(text: str) -> Iterator[tuple[int, int]]:
     Go goes direct``): a scheme whose authority, up to the space, opens a userinfo
     (``user:``) that is no ``host:port`` and holds no ``@``, up to the last ``@`` on
     that line followed by a host. When unsure, more is taken as password."""
+    covered = 0  # the end of the last span: a URL inside it is read with it, not again
+    # Found once and reused while the schemes pass them (a long line of URLs is read once):
+    # the line's end, the next white space, and a line whose '@'s were all tried (whether
+    # an '@' ends a userinfo does not depend on the URL, so a later one on it finds none).
+    line_end = space_at = walked = -1
     for m in _SCHEME.finditer(text):
-        line_end = text.find("\n", m.end())
-        line_end = len(text) if line_end < 0 else line_end
-        space = next((i for i in range(m.end(), line_end) if text[i].isspace()), line_end)
+        if m.start() < covered:
+            continue
+        if line_end < m.end():
+            line_end = text.find("\n", m.end())
+            line_end = len(text) if line_end < 0 else line_end
+        if line_end == walked:
+            continue
+        if space_at < m.end():
+            found_space = _SPACE.search(text, m.end())
+            space_at = found_space.start() if found_space else len(text)
+        space = min(space_at, line_end)
         if space == line_end:
             continue
         slash = text.find("/", m.end(), space)
         authority = text[m.end():space if slash < 0 else slash]
         if ":" not in authority or _HOST.fullmatch(authority.rpartition("@")[2]):
             continue  # no userinfo, or one an '@host' ends before the space
+        walked = line_end
         at = text.rfind("@", space, line_end)
         while at >= 0:
             host = _HOST.match(text, at + 1, line_end)
             if host and host.end() > at + 1 and (host.end() == line_end or _SPACED_HOST_END.match(
                     text, host.end(), line_end)):
                 yield m.start(), host.end()
+                covered = host.end()
                 break
             at = text.rfind("@", space, at)
 
@@ -150,16 +214,16 @@ def _listed_urls(text: str) -> Iterator[tuple[int, int]]:
         for piece in line.split(","):
             items.append((at, at + len(piece)))
             at += len(piece) + 1
-    i = 0
+    i, last_at = 0, text.rfind("@")  # no text copied per item: a list may be long
     while i < len(items):
         start, end = items[i]
         scheme = _SCHEME.search(text, start, end)
-        if scheme is None or "@" not in text[scheme.start():]:
+        if scheme is None or last_at < scheme.start():
             i += 1
             continue
         j = i
-        while not _ends_with_host(text, scheme.start(), items[j][1]) and j + 1 < len(items) \
-                and text[items[j][1]] == ",":
+        while not _ends_with_host(text, max(scheme.start(), items[j][0]), items[j][1]) \
+                and j + 1 < len(items) and text[items[j][1]] == ",":
             j += 1
         span = text[scheme.start():items[j][1]].rstrip()
         if "@" in span and any(ch.isspace() for ch in span):
@@ -168,8 +232,11 @@ def _listed_urls(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _ends_with_host(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` ends (but spaces) with ``@`` and a host."""
-    stop = len(text[start:end].rstrip()) + start
+    """Whether ``text[start:end]`` (one list item: a host holds no ``,``) ends (but
+    spaces) with ``@`` and a host."""
+    stop = end
+    while stop > start and text[stop - 1].isspace():
+        stop -= 1
     at = text.rfind("@", start, stop)
     host = _HOST.match(text, at + 1, stop) if at >= 0 else None
     return host is not None and host.end() == stop > at + 1
@@ -179,17 +246,25 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     """Credentials in ``text[start:end]`` (no whitespace): URLs with a scheme first, and
     between them the scheme-less form."""
     segment = start
+    last_at = text.rfind("@", start, end)  # '@' in text[x:end] is last_at >= x, with no copy
+    walked = [-1, -1]  # _scheme_in_bare_password's: (segment, '@'s tried up to there)
     for m in _SCHEME.finditer(text, start, end):
         if m.start() < segment:
             continue  # inside the authority of the previous URL
-        if m.start() > segment and _scheme_in_bare_password(text, segment, m, end):
+        if m.start() > segment and _scheme_in_bare_password(text, segment, m, end, last_at, walked):
             continue  # 'user:pa=a://ss@host': a password holding '://' starts no URL
         authority_end = _USERINFO_END.search(text, m.end(), end)
         stop = authority_end.start() if authority_end else end
         yield from _bare(text, segment, m.start())
         following = _NEXT_URL.search(text, m.end(), end)  # the next URL is not this one's
-        while following and authority_end and _inside_password(text, m.end(), following, end):
-            following = _NEXT_URL.search(text, following.end(), end)
+        looked = 0
+        while following and authority_end and _inside_password(text, m.end(), following, end,
+                                                                last_at):
+            looked += 1
+            # a list of thousands of URLs none of which ends with '@host' (hostile input)
+            # was walked once per URL: past a few, the rest is taken as password
+            following = (_NEXT_URL.search(text, following.end(), end)
+                         if looked < _MAX_URLS_IN_PASSWORD else None)
         limit = following.start() if following else end
         if authority_end and stop < limit and ":" in text[m.end():stop]:
             stop = _past_slash(text, stop, limit, stop)  # a password may hold a raw '/'
@@ -200,13 +275,14 @@ def _in_word(text: str, start: int, end: int) -> Iterator[Credential]:
     yield from _bare(text, segment, end)
 
 
-def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end: int) -> bool:
+def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end: int,
+                             last_at: int, walked: list[int]) -> bool:
     """Whether what looks like a URL (``a://``) is inside the password of a scheme-less
     credential that starts before it (``svc:Zq9=a://0Kx7@proxy``, ``proxy:http://u:p@h``):
     an ``@`` follows, and before it, in this word, a user name and ``:`` open a userinfo
     that no ``@host`` has closed yet. A ``:`` with no user name before it (the key of
     ``"httpProxy":"http://..."``) opens none. When unsure, more is taken as password."""
-    if "@" not in text[scheme.end():end]:
+    if last_at < scheme.end():  # no '@' follows
         return False
     if text[scheme.start() - 1] == ":":
         return True
@@ -216,23 +292,29 @@ def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end
     user_start = max(text.rfind(c, segment, colon) for c in _TOKEN_START) + 1
     if max(user_start, segment) >= colon:
         return False
-    at = text.find("@", colon, scheme.start())
+    # the '@'s before an earlier scheme of this segment closed nothing (or it would have
+    # ended the segment), and a later bound does not change that: each is tried once
+    at = text.find("@", max(colon, walked[1]) if walked[0] == segment else colon, scheme.start())
     while at >= 0:  # a complete 'user:pw@host' before the scheme ends that userinfo
         host = _HOST.match(text, at + 1, scheme.start())
         if host and host.end() > at + 1 and (host.end() == scheme.start() or _BARE_HOST_END.match(
                 text, host.end(), scheme.start())):
             return False
         at = text.find("@", at + 1, scheme.start())
+    walked[:] = [segment, scheme.start()]
     return True
 
 
-def _inside_password(text: str, authority: int, following: re.Match[str], end: int) -> bool:
+def _inside_password(text: str, authority: int, following: re.Match[str], end: int,
+                     last_at: int) -> bool:
     """Whether a URL that seems to follow (``http://u:p=a://b@proxy``) is part of this
     one's password: this one has a ``:`` but no complete ``@host`` before it (or is
     joined to it by no list separator, or the next has no password of its own), and an
     ``@`` comes later. When unsure, more is taken as password."""
+    if last_at < following.end():  # no '@' follows
+        return False
     before = text[authority:following.start() - 1]
-    if ":" not in before.partition("/")[0] or "@" not in text[following.end():end]:
+    if ":" not in before.partition("/")[0]:
         return False
     if "@" not in before or text[following.start() - 1] not in _LIST_SEPARATORS:
         return True

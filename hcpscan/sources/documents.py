@@ -76,8 +76,9 @@ def _decode(entry: Entry, data: bytes, result: ParseResult) -> str | None:
 # YAML allows a byte order mark at the start of every document of a stream, not only the
 # first (files concatenated with `cat`, or written by tools that add one per document);
 # PyYAML reads one after `---` as part of the first key ("\ufeffapiVersion"). Dropped
-# there, and before a `---` or a directive; line numbers are unchanged.
-_DOCUMENT_BOM = re.compile(r"(?m)(^(?:---|\.\.\.)(?:[ \t][^\n]*)?\n)\ufeff|^\ufeff(?=---|%|\.\.\.)")
+# there (after a `---` line ending in LF or CRLF), and before a `---` or a directive;
+# line numbers are unchanged.
+_DOCUMENT_BOM = re.compile(r"(?m)(^(?:---|\.\.\.)(?:[ \t][^\n]*)?\r?\n)\ufeff|^\ufeff(?=---|%|\.\.\.)")
 
 
 def _without_document_boms(text: str) -> str:

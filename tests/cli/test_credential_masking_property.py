@@ -207,3 +207,17 @@ def test_the_masker_hides_hostile_passwords_in_any_text(planted, context) -> Non
     url, password, prosed = planted
     for text in (context.format(url), context.format(prosed)):
         _assert_masked(mask_credentials(text), [password], repr(text))
+
+
+def test_a_scheme_less_password_with_a_space_in_an_env_value(run_cli, tmp_path) -> None:
+    """HTTP_PROXY=svc:Zq9 Kx7@proxy:3128 was shown whole by `proxy` and passed by PRX008."""
+    estate = tmp_path / "estate.yaml"
+    estate.write_text(yaml.safe_dump_all(_documents(["http://u:p@proxy:3128"] * 12)).replace(
+        "value: http://u:p@proxy:3128", "value: 'svc:Zq9 Kx7@proxy:3128'", 2))
+    for fmt in ("table", "json"):
+        result = run_cli("proxy", str(estate), "--no-progress", "--format", fmt)
+        _assert_masked(result.out + result.err, ["Zq9 Kx7"], f"proxy --format {fmt}")
+    result = run_cli("scan", str(estate), "--no-progress", "--no-config", "--format", "json")
+    _assert_masked(result.out + result.err, ["Zq9 Kx7"], "scan --format json")
+    assert any(f["rule_id"] == "PRX008" and "svc:****@proxy:3128" in f["message"]
+               for f in json.loads(result.out)["findings"])

@@ -99,6 +99,8 @@ def test_paths_out_that_cannot_be_written_is_a_usage_error(tmp_path: Path, where
     (("--flow", ""), "--flow needs a flow id"),
     (("--flow", "workers-to-kas", "--worker-cidr", "999.1.1.1/99"), "'999.1.1.1/99' is not a CIDR"),
     (("--flow", "workers-to-kas", "--paths-out", "graph.png"), "name a .json, .graphml or .dot file"),
+    (("--flow", "workers-to-kas", "--paths-out", ""), "--paths-out needs a file name"),
+    (("--paths-out", "paths.json"), "--paths-out writes the hops of --path or --flow"),
 ])
 def test_junk_connectivity_arguments_are_usage_errors(args: tuple[str, ...], said: str) -> None:
     code, _out, err = connectivity(*args)

@@ -124,3 +124,21 @@ def test_a_byte_order_mark_at_the_start_of_any_document_is_no_content(tmp_path: 
     assert [(o.name, o.source.line) for o in result.objects] == [("first", 1), ("second", 5),
                                                                 ("third", 9)]
     assert not result.diagnostics
+
+
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["yaml-rs", "pyyaml"])
+def test_a_byte_order_mark_after_a_crlf_document_start_is_no_content(tmp_path: Path, monkeypatch,
+                                                                      fast: str) -> None:
+    """The same stream from a Windows checkout (CRLF line ends): the document after
+    '---\\r\\n\\ufeff' was still lost ("document has no 'kind'")."""
+    from hcpscan.sources.loader import load_paths
+
+    monkeypatch.setenv("HCPSCAN_FAST_YAML", fast)
+    one = "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata: {name: %s, namespace: a}\r\n"
+    path = tmp_path / "joined.yaml"
+    path.write_bytes(("\ufeff" + one % "first" + "--- \r\n\ufeff" + one % "second" + "---\r\n\ufeff"
+                      + one % "third").encode())
+    result = load_paths([str(path)])
+    assert [(o.name, o.source.line) for o in result.objects] == [("first", 1), ("second", 5),
+                                                                ("third", 9)]
+    assert not result.diagnostics

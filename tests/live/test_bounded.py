@@ -259,6 +259,36 @@ def test_all_lists_together_have_a_byte_budget(standin, pki, tmp_path, example_b
     assert 0 < held <= total
 
 
+def test_a_list_that_ends_does_not_spend_the_total_of_the_others(standin, pki, tmp_path,
+                                                               example_bodies):
+    """A list ended (by its own budget, a cycle, an expired token) keeps nothing, so what
+    it brought is no longer held: it counted against the total all the same, and every
+    list read after it was ended too ('the lists together brought more than ...') though
+    they fit; with lists read in parallel, which ones was a matter of timing."""
+    from hcpscan.sources.live.lister import ListEnded, _Tally, list_all
+
+    server = standin(example_bodies)
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    conn = connect(ClusterTarget(str(config), request_timeout=5))
+    tally = _Tally()
+    kept = len(json.dumps(list_all(conn, "/api/v1/namespaces", 2, tally=tally)))
+    held = tally.add(0)
+    assert held >= kept
+    with pytest.raises(ListEnded):
+        list_all(conn, SECRETS, 2, budget=ListBudget(max_bytes=3000), tally=tally)
+    assert tally.add(0) == held  # the ended list's pages are not held
+    server.state.misbehave[SECRETS] = "cyclic-continue"
+    with pytest.raises(ListEnded):
+        list_all(conn, SECRETS, 2, tally=tally)
+    assert tally.add(0) == held
+    server.state.misbehave.clear()
+    clean = _Tally()
+    list_all(conn, SECRETS, 2, tally=clean)
+    server.state.expire_continue.add("secrets")  # read again from the start after a 410
+    assert list_all(conn, SECRETS, 2, tally=tally)
+    assert tally.add(0) - held == clean.add(0)  # the pages before the 410 were dropped
+
+
 def test_the_default_total_is_the_documented_one_not_a_multiple_of_a_list():
     from hcpscan.sources.live.lister import MAX_BYTES_PER_LIST, MAX_BYTES_TOTAL
 
@@ -309,6 +339,18 @@ def test_a_server_that_lists_v1_but_serves_it_not_is_exit_2(standin, pki, tmp_pa
     config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
     code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config")
     assert code == 2 and "does not serve it (404 Not Found)" in err, err
+
+
+def test_a_core_api_serving_no_built_in_kind_is_exit_2(standin, pki, tmp_path):
+    """/api/v1 answers a resource list without Pods, Services, ConfigMaps or Secrets (a
+    front end's empty answer): every rule was 'not applicable' and the scan passed
+    (exit 0) having read nothing."""
+    from tests.live.apiserver import catalog
+
+    server = standin([], resources=[r for r in catalog() if r.kind == "Namespace"])
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config")
+    assert code == 2 and "serves none of the core kinds" in err, err
 
 
 def test_built_in_lists_answered_404_are_errors_not_kinds_not_served(standin, pki, tmp_path,

@@ -98,7 +98,19 @@ def discover(conn: Connection, concurrency: int = 4) -> Discovery:
                         f"v1 but does not serve it ({discovery.failed['v1']}): nothing could be read",
                         "check that --context names a Kubernetes API server, not a front end "
                         "before it")
+    served = {r.kind for r in discovery.resources if not r.group}
+    if not served & _BUILT_IN:  # an empty (or junk) /api/v1: every rule 'not applicable', exit 0
+        raise LiveError(f"the server at {conn.host} (context {conn.context}) serves none of the "
+                        f"core kinds every Kubernetes API server serves ({', '.join(sorted(_BUILT_IN))}) "
+                        "in its core API v1: nothing could be read",
+                        "check that --context names a Kubernetes API server, not a front end "
+                        "before it")
     return discovery
+
+
+# Served in the core API v1 by every Kubernetes API server, to every user (listing them
+# may be forbidden; discovery still names them)
+_BUILT_IN = frozenset({"Pod", "Service", "ConfigMap", "Secret"})
 
 
 def _check_kubernetes(conn: Connection, core: dict, groups: dict) -> None:

@@ -180,7 +180,21 @@ def list_all(conn: Connection, path: str, page_size: int,
     """Every item of one list, page by page; restart when the continue token expires.
     ``selectors``: ``labelSelector``/``fieldSelector`` query parameters, if any. A
     continue token seen before in this list (A, B, A, ... or any longer cycle) or a
-    spent budget (this list's, or with ``tally`` all lists' together) raises ``ListEnded``."""
+    spent budget (this list's, or with ``tally`` all lists' together) raises ``ListEnded``.
+    A list that ends or fails keeps nothing, so what it brought is taken off ``tally``
+    again: one list too big cannot end every list after it."""
+    counted = [0]
+    try:
+        return _list_pages(conn, path, page_size, selectors, budget, tally, counted)
+    except BaseException:
+        if tally is not None:
+            tally.add(-counted[0])
+        raise
+
+
+def _list_pages(conn: Connection, path: str, page_size: int, selectors: dict[str, str] | None,
+                budget: ListBudget, tally: _Tally | None, counted: list[int]
+                ) -> list[dict[str, Any]]:
     restarts = 0
     items: list[dict[str, Any]] = []
     token = ""
@@ -195,6 +209,9 @@ def list_all(conn: Connection, path: str, page_size: int,
         except ApiError as exc:
             if exc.status == 410 and token and restarts < MAX_RESTARTS:
                 restarts, items, token, seen, size = restarts + 1, [], "", set(), 0
+                if tally is not None:  # the pages read so far are dropped
+                    tally.add(-counted[0])
+                    counted[0] = 0
                 continue
             raise
         items.extend(i for i in page.get("items") or [] if isinstance(i, dict))
@@ -205,6 +222,7 @@ def list_all(conn: Connection, path: str, page_size: int,
         if size > budget.max_bytes:
             raise ListEnded(f"more than {_size(budget.max_bytes)} in {pages} pages",
                             "raise --max-list-size if the cluster really holds that much")
+        counted[0] += answered if tally is not None else 0
         if tally is not None and tally.add(answered) > budget.total_bytes:
             raise ListEnded(f"the lists together brought more than {_size(budget.total_bytes)}",
                             "raise --max-total-size if the cluster really holds that much "
