@@ -116,7 +116,7 @@ def test_the_reachability_arrows_in_docs_architecture_are_true():
 # Model work does not belong here (it goes to analysis/ or model/, reached through ctx).
 TEMPLATE_PARTS = {
     "base": "the Template base class and its outcomes",
-    "reach_out": "the reach template's out direction (hcp_network.py registers `reach`)",
+    "reach_out": "the reach template's out direction (reach.py registers `reach`)",
 }
 
 
@@ -129,3 +129,13 @@ def test_every_module_of_rules_templates_is_a_template():
     assert modules - registering == set(TEMPLATE_PARTS), (
         "a module of rules/templates/ that registers no template: move model work to "
         "analysis/ or model/ (docs/architecture.md)")
+
+
+def test_each_template_lives_in_the_module_named_after_it():
+    """One module per template, named after it (`reach` in reach.py, `required-flow` in
+    required_flow.py): a newcomer finds the code of a rule's `template:` by its name."""
+    from hcpscan.rules.templates import TEMPLATES
+
+    misplaced = {name: type(t).__module__ for name, t in TEMPLATES.items()
+                 if type(t).__module__.rsplit(".", 1)[1] != name.replace("-", "_")}
+    assert not misplaced, misplaced

@@ -311,7 +311,7 @@ def test_a_url_differing_only_in_the_case_of_its_scheme_and_host_agrees():
     """OCM009 said an add-on kubeconfig's proxy-url `HTTP://Proxy.corp.example.com:3128/`
     differs from the klusterlet's `http://proxy.corp.example.com:3128`: every client dials
     the same proxy (scheme and host are case-insensitive); a password's case still counts."""
-    from hcpscan.rules.templates.proxy_config import same_url
+    from hcpscan.rules.templates.noproxy_coverage import same_url
 
     assert same_url("HTTP://Proxy.corp.example.com:3128/", "http://proxy.corp.example.com:3128")
     assert same_url("https://u:P@ss@PROXY.corp:3129", "https://u:P@ss@proxy.corp:3129")

@@ -42,7 +42,7 @@ from hcpscan.model.networks import network
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
-from hcpscan.rules.templates.proxy_config import (
+from hcpscan.rules.templates.noproxy_coverage import (
     GO,
     _missed,
     field_in,

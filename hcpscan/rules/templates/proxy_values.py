@@ -71,7 +71,7 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.templates.proxy_config import (
+from hcpscan.rules.templates.noproxy_coverage import (
     controlled_pod,
     field_in,
     root_of,

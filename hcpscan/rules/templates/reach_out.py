@@ -1,4 +1,4 @@
-"""The ``reach`` template's scope, out direction and listener condition (see hcp_network).
+"""The ``reach`` template's scope, out direction and listener condition (see reach.py).
 
 Out: whether a workload's egress — NetworkPolicy of every tier, then EgressFirewall —
 lets it open each port and protocol to a destination. Destinations are named in the

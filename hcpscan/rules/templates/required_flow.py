@@ -30,7 +30,7 @@ from hcpscan.model.publishing import INGRESS_CONTROLLER
 from hcpscan.rules.context import REQUIRED_FLOWS, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Violation
-from hcpscan.rules.templates.hcp_network import GRAPH_READS, GraphTemplate, opening_remedy
+from hcpscan.rules.templates.reach import GRAPH_READS, GraphTemplate, opening_remedy
 
 INFRASTRUCTURE = "Infrastructure"
 _SHOWN_HOPS = 6  # hops of a path quoted in one finding's evidence

@@ -87,7 +87,7 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.templates.proxy_config import controlled_pod
+from hcpscan.rules.templates.noproxy_coverage import controlled_pod
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "matches", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).
