@@ -314,9 +314,16 @@ def _inside_password(text: str, authority: int, following: re.Match[str], end: i
     if last_at < following.end():  # no '@' follows
         return False
     before = text[authority:following.start() - 1]
-    if ":" not in before.partition("/")[0]:
+    head = before.partition("/")[0]
+    if ":" not in head:
         return False
     if "@" not in before or text[following.start() - 1] not in _LIST_SEPARATORS:
+        return True
+    closing = before.rpartition("@")[2].partition("/")[0]
+    if not closing or not _HOST.fullmatch(closing):
+        # 'jdoe@corp.example.com:Zq9;http://:bKx7@proxy', ':Zq9;http://:@;http://:K@h':
+        # no host (and port) follows the last '@' before, so it closed nothing: the last
+        # '@' followed by a host ends the userinfo
         return True
     next_stop = _USERINFO_END.search(text, following.end(), end)
     next_userinfo = text[following.end():next_stop.start() if next_stop else end]

@@ -190,6 +190,14 @@ def test_an_image_digest_followed_by_a_full_stop_is_no_credential():
     ("for svc:Zq9=a://Kx7@proxy:3128: Go goes", "for svc:****@proxy:3128: Go goes"),
     ("'http://svc:Zq9=a://Kx7@proxy:3128 (the corp proxy)' is read",
      "'http://svc:****@proxy:3128 (the corp proxy)' is read"),
+    # a user name holding '@' and a password holding ';http://:': the '@' after the user
+    # name closes nothing (no host and port follow it), the last '@' ends the userinfo
+    ("socks5h://jdoe@corp.example.com:Zq9;http://:bKx7@proxy",
+     "socks5h://jdoe@corp.example.com:****@proxy"),
+    ("HTTPS_PROXY=http://jdoe@corp.example.com:Zq9,http://:bKx7@proxy:3128",
+     "HTTPS_PROXY=http://jdoe@corp.example.com:****@proxy:3128"),
+    ("v: 'socks5h://jdoe@corp.example.com:Zq9;https://x:bKx7@proxy:1080'",
+     "v: 'socks5h://jdoe@corp.example.com:****@proxy:1080'"),
 ])
 def test_password_shapes_the_property_generator_found_are_masked_whole(text, masked):
     assert mask_credentials(text) == masked
@@ -234,6 +242,8 @@ def test_no_proxy_entries_and_probes_keep_a_password_whole():
     ("http://u:p a@ ", "", "http://u:****@ "),  # an '@' that no host follows, many times
     ("'http://u:p a@ '", "", "'http://u:p a@ '"),  # no host: no password
     ("a,http://u:p a", ",x@h", "a,http://u:****@h"),  # each item weighed as the list's end
+    # user names holding '@' whose '@host' closes nothing: each URL may swallow the next
+    ("socks5h://j@c.example.com:p;", "http://:b@proxy", "socks5h://j@c.example.com:****@proxy"),
 ])
 def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypatch, unit, tail,
                                                                         start):
