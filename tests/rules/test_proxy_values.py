@@ -153,3 +153,14 @@ data:
     assert fixes["data.HTTPS_PROXY"].startswith("data.HTTPS_PROXY of ConfigMap app/proxy is a "
                                                 "ConfigMap key: its readers")
     assert not any("Zq9pass" in s for s in fixes.values())
+
+
+def test_prx008_a_proxy_flag_a_consumer_reads_is_worded_as_a_command_line(tmp_path: Path) -> None:
+    """The konnectivity sidecar's --http-proxy flag is a setting the model reads: its
+    credential was explained as read 'through envFrom/valueFrom'."""
+    fixture = Path(__file__).parents[2] / "fixtures/rules/PRX002/pass/control-plane-with-proxy.yaml"
+    text = fixture.read_text().replace("--http-proxy=http://", "--http-proxy=http://svc:Zq9pass@")
+    report = _scan(tmp_path, text, "PRX008")
+    why = [f.remedy.why for f in report.findings if isinstance(f.remedy, NoFix)
+           and f.field.endswith(".args[2]")]
+    assert why and all(" is a container's command line" in w and "envFrom" not in w for w in why), why
