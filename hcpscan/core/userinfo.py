@@ -152,14 +152,23 @@ def split_outside_credentials(text: str, separators: str) -> list[str]:
     password holding a separator (``.svc,http://u:pa,ss@proxy``, a space) stays in its
     URL: a list reader never makes a fragment of a password that no masking can
     recognise. Pieces keep their spaces; empty ones are kept (the caller strips)."""
-    spans = [(c.start, c.end) for c in find_credentials(text)]
+    spans: list[tuple[int, int]] = []
+    for start, stop in sorted((c.start, c.end) for c in find_credentials(text)):
+        if spans and start < spans[-1][1]:  # merged: ends then grow with starts
+            spans[-1] = (spans[-1][0], max(spans[-1][1], stop))
+        else:
+            spans.append((start, stop))
     if not spans:
         return re.split(f"[{re.escape(separators)}]", text)
-    pieces, at = [], 0
-    for i, ch in enumerate(text):
-        if ch in separators and not any(start <= i < stop for start, stop in spans):
-            pieces.append(text[at:i])
-            at = i + 1
+    pieces, at, k = [], 0, 0
+    for separator in re.finditer(f"[{re.escape(separators)}]", text):  # linear: spans in order
+        i = separator.start()
+        while k < len(spans) and spans[k][1] <= i:
+            k += 1
+        if k < len(spans) and spans[k][0] <= i:
+            continue  # inside a credential
+        pieces.append(text[at:i])
+        at = i + 1
     pieces.append(text[at:])
     return pieces
 

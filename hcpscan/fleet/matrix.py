@@ -24,7 +24,7 @@ from enum import Enum
 from typing import Any
 
 from hcpscan.core.redact import mask_credentials
-from hcpscan.core.userinfo import find_credentials
+from hcpscan.core.userinfo import find_credentials, split_outside_credentials
 from hcpscan.findings.model import Severity
 from hcpscan.fleet import contract
 
@@ -267,7 +267,8 @@ def _read_summary(row: ClusterRow, summary: dict[str, Any]) -> None:
                                   f"the first {MAX_ITEMS} of each shown")
     evaluable = summary.get("notEvaluableRules")
     if isinstance(evaluable, str):
-        row.not_evaluable = [_short(r) for r in evaluable.split(",") if r][:MAX_ITEMS]
+        items = [r for r in split_outside_credentials(evaluable, ",") if r][:MAX_ITEMS]
+        row.not_evaluable = [_short(r) for r in items]
     row.reported_as = _text(summary.get("cluster"))
     row.digest = _text(summary.get("reportDigest"))
     row.version = _text(summary.get("hcpscanVersion"))

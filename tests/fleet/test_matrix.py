@@ -262,3 +262,19 @@ def test_fed_back_values_are_masked_before_they_are_shortened():
     r = classify("edge-9", managed_cluster("edge-9"), work, True, NOW, STALE)
     assert r.state is ScanState.NOT_APPLIED and not _leaked(r.reason), r.reason
     assert "svc:****@registry:5000" in r.reason or "https://" not in r.reason
+
+
+def test_fed_back_lists_are_not_split_inside_a_password():
+    """failingRules and notEvaluableRules are comma lists: split at every ',' a password
+    holding one left 'http://u:Zq9' as an item, a fragment no masking recognises."""
+    url = "http://svc:Zq9,Kx7@proxy.corp.example.com:3128"
+    bad = summary(ago(hours=1), f"{url},HCP001=high:2,PRX003=medium:1", high=2)
+    bad["notEvaluableRules"] = f"PRX011,{url},PRX012"
+    r = row(feedback=bad)
+    assert r.rules == {"HCP001": ("high", 2), "PRX003": ("medium", 1)}
+    assert r.unreadable == ["failingRules item 'http://svc:****@proxy.corp.example.com:3128'"]
+    assert r.not_evaluable == ["PRX011", "http://svc:****@proxy.corp.example.com:3128", "PRX012"]
+    matrix = FleetMatrix("hub", NOW, STALE, [r])
+    for fmt in ("table", "json", "markdown", "html"):
+        assert not _leaked(render(matrix, fmt)), fmt
+
