@@ -307,8 +307,8 @@ def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end
     while at >= 0:  # a complete 'user:pw@host' before the scheme ends that userinfo
         host = _HOST.match(text, at + 1, scheme.start())
         if host and host.end() > at + 1 and (host.end() == scheme.start() or _BARE_HOST_END.match(
-                text, host.end(), scheme.start())):
-            return False
+                text, host.end(), scheme.start())) and text[host.end():host.end() + 1] != "/":
+            return False  # ('@host/' may be inside a password holding a raw '/', as with a scheme)
         at = text.find("@", at + 1, scheme.start())
     walked[:] = [segment, scheme.start()]
     return True

@@ -198,6 +198,9 @@ def test_an_image_digest_followed_by_a_full_stop_is_no_credential():
      "HTTPS_PROXY=http://jdoe@corp.example.com:****@proxy:3128"),
     ("v: 'socks5h://jdoe@corp.example.com:Zq9;https://x:bKx7@proxy:1080'",
      "v: 'socks5h://jdoe@corp.example.com:****@proxy:1080'"),
+    # scheme-less, a password holding a raw '/' then a URL: read as with a scheme
+    ('"svc:Zq9@abc/,http://Kx7@xn--prxy-8ve.example.com; retry later"',
+     '"svc:****@xn--prxy-8ve.example.com; retry later"'),
 ])
 def test_password_shapes_the_property_generator_found_are_masked_whole(text, masked):
     assert mask_credentials(text) == masked
