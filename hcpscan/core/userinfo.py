@@ -308,7 +308,13 @@ def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end
         host = _HOST.match(text, at + 1, scheme.start())
         if host and host.end() > at + 1 and (host.end() == scheme.start() or _BARE_HOST_END.match(
                 text, host.end(), scheme.start())) and text[host.end():host.end() + 1] != "/":
-            return False  # ('@host/' may be inside a password holding a raw '/', as with a scheme)
+            # ('@host/' may be inside a password holding a raw '/', as with a scheme); a URL
+            # after it with a user name but no password of its own is inside this password,
+            # as with a scheme ('svc:Zq9@abc,http://%40Kx7@proxy'): more is taken as password
+            stop = _USERINFO_END.search(text, scheme.end(), end)
+            following = text[scheme.end():stop.start() if stop else end]
+            return "@" in following and ":" not in following.rpartition("@")[0]
+
         at = text.find("@", at + 1, scheme.start())
     walked[:] = [segment, scheme.start()]
     return True

@@ -201,6 +201,9 @@ def test_an_image_digest_followed_by_a_full_stop_is_no_credential():
     # scheme-less, a password holding a raw '/' then a URL: read as with a scheme
     ('"svc:Zq9@abc/,http://Kx7@xn--prxy-8ve.example.com; retry later"',
      '"svc:****@xn--prxy-8ve.example.com; retry later"'),
+    # ... or '@host,' then a URL with a user name and no password of its own
+    (".svc,svc:Zq9@abc,http://%40Kx7@xn--prxy-8ve.example.com,10.0.0.0/8",
+     ".svc,svc:****@xn--prxy-8ve.example.com,10.0.0.0/8"),
 ])
 def test_password_shapes_the_property_generator_found_are_masked_whole(text, masked):
     assert mask_credentials(text) == masked
