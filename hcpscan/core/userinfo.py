@@ -313,7 +313,10 @@ def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end
             # as with a scheme ('svc:Zq9@abc,http://%40Kx7@proxy'): more is taken as password
             stop = _USERINFO_END.search(text, scheme.end(), end)
             following = text[scheme.end():stop.start() if stop else end]
-            return "@" in following and ":" not in following.rpartition("@")[0]
+            if "@" in following and ":" not in following.rpartition("@")[0]:
+                walked[:] = [segment, at]  # the '@'s before this one closed nothing
+                return True
+            return False
 
         at = text.find("@", at + 1, scheme.start())
     walked[:] = [segment, scheme.start()]

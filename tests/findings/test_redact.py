@@ -243,16 +243,18 @@ def test_no_proxy_entries_and_probes_keep_a_password_whole():
                    for line in found[1])
 
 
-@pytest.mark.parametrize(("unit", "tail", "start"), [
-    (".svc,http://u:p a,", "@h", ".svc,http://u:****@h"),  # a NO_PROXY list
-    ("http://u:p a@ ", "", "http://u:****@ "),  # an '@' that no host follows, many times
-    ("'http://u:p a@ '", "", "'http://u:p a@ '"),  # no host: no password
-    ("a,http://u:p a", ",x@h", "a,http://u:****@h"),  # each item weighed as the list's end
+@pytest.mark.parametrize(("unit", "tail", "start", "head"), [
+    (".svc,http://u:p a,", "@h", ".svc,http://u:****@h", ""),  # a NO_PROXY list
+    ("http://u:p a@ ", "", "http://u:****@ ", ""),  # an '@' that no host follows, many times
+    ("'http://u:p a@ '", "", "'http://u:p a@ '", ""),  # no host: no password
+    ("a,http://u:p a", ",x@h", "a,http://u:****@h", ""),  # each item weighed as the list's end
     # user names holding '@' whose '@host' closes nothing: each URL may swallow the next
-    ("socks5h://j@c.example.com:p;", "http://:b@proxy", "socks5h://j@c.example.com:****@proxy"),
+    ("socks5h://j@c.example.com:p;", "http://:b@proxy", "socks5h://j@c.example.com:****@proxy", ""),
+    # a complete scheme-less credential after many '@'s, then URLs with a user name only
+    ("http://u@h,", "x", "svc:****@h,", "svc:Zq9{at}@abc,"),
 ])
 def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypatch, unit, tail,
-                                                                        start):
+                                                                        start, head):
     """'.svc,http://u:p a,' 10,000 times then '@h' (180 kB, a NO_PROXY value) took 192 s
     to mask: every URL walked every URL after it, twice; 'http://u:p a@ ' 10,000 times
     took 12 s, every URL trying every '@' before it. Counted, not timed (the machine
@@ -296,7 +298,7 @@ def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypa
     cost = {}
     for n in (1000, 4000):
         steps[0] = 0
-        masked = mask_credentials(unit * n + tail)
+        masked = mask_credentials(head.format(at="@" * n) + unit * n + tail)
         assert masked.startswith(start)
         assert "p a" not in masked or not tail  # without a host the '@ 's end no password
         cost[n] = steps[0]
