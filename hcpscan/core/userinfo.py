@@ -152,14 +152,23 @@ def split_outside_credentials(text: str, separators: str) -> list[str]:
     password holding a separator (``.svc,http://u:pa,ss@proxy``, a space) stays in its
     URL: a list reader never makes a fragment of a password that no masking can
     recognise. Pieces keep their spaces; empty ones are kept (the caller strips)."""
-    spans = [(c.start, c.end) for c in find_credentials(text)]
+    spans: list[tuple[int, int]] = []
+    for start, stop in sorted((c.start, c.end) for c in find_credentials(text)):
+        if spans and start < spans[-1][1]:  # merged: ends then grow with starts
+            spans[-1] = (spans[-1][0], max(spans[-1][1], stop))
+        else:
+            spans.append((start, stop))
     if not spans:
         return re.split(f"[{re.escape(separators)}]", text)
-    pieces, at = [], 0
-    for i, ch in enumerate(text):
-        if ch in separators and not any(start <= i < stop for start, stop in spans):
-            pieces.append(text[at:i])
-            at = i + 1
+    pieces, at, k = [], 0, 0
+    for separator in re.finditer(f"[{re.escape(separators)}]", text):  # linear: spans in order
+        i = separator.start()
+        while k < len(spans) and spans[k][1] <= i:
+            k += 1
+        if k < len(spans) and spans[k][0] <= i:
+            continue  # inside a credential
+        pieces.append(text[at:i])
+        at = i + 1
     pieces.append(text[at:])
     return pieces
 
@@ -298,8 +307,17 @@ def _scheme_in_bare_password(text: str, segment: int, scheme: re.Match[str], end
     while at >= 0:  # a complete 'user:pw@host' before the scheme ends that userinfo
         host = _HOST.match(text, at + 1, scheme.start())
         if host and host.end() > at + 1 and (host.end() == scheme.start() or _BARE_HOST_END.match(
-                text, host.end(), scheme.start())):
+                text, host.end(), scheme.start())) and text[host.end():host.end() + 1] != "/":
+            # ('@host/' may be inside a password holding a raw '/', as with a scheme); a URL
+            # after it with a user name but no password of its own is inside this password,
+            # as with a scheme ('svc:Zq9@abc,http://%40Kx7@proxy'): more is taken as password
+            stop = _USERINFO_END.search(text, scheme.end(), end)
+            following = text[scheme.end():stop.start() if stop else end]
+            if "@" in following and ":" not in following.rpartition("@")[0]:
+                walked[:] = [segment, at]  # the '@'s before this one closed nothing
+                return True
             return False
+
         at = text.find("@", at + 1, scheme.start())
     walked[:] = [segment, scheme.start()]
     return True
@@ -314,9 +332,16 @@ def _inside_password(text: str, authority: int, following: re.Match[str], end: i
     if last_at < following.end():  # no '@' follows
         return False
     before = text[authority:following.start() - 1]
-    if ":" not in before.partition("/")[0]:
+    head = before.partition("/")[0]
+    if ":" not in head:
         return False
     if "@" not in before or text[following.start() - 1] not in _LIST_SEPARATORS:
+        return True
+    closing = before.rpartition("@")[2].partition("/")[0]
+    if not closing or not _HOST.fullmatch(closing):
+        # 'jdoe@corp.example.com:Zq9;http://:bKx7@proxy', ':Zq9;http://:@;http://:K@h':
+        # no host (and port) follows the last '@' before, so it closed nothing: the last
+        # '@' followed by a host ends the userinfo
         return True
     next_stop = _USERINFO_END.search(text, following.end(), end)
     next_userinfo = text[following.end():next_stop.start() if next_stop else end]

@@ -58,6 +58,7 @@ from hcpscan.fixes.textedit import (
 )
 from hcpscan.inventory.fieldpath import format_path, get_path
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
+from hcpscan.sources.documents import BomMarks, lift_document_boms, put_back_document_boms
 from hcpscan.sources.kustomize import outermost_kustomization, selector_labels
 
 _HELM_SOURCE = re.compile(r"^# Source: (?P<template>\S.*)$", re.MULTILINE)
@@ -89,6 +90,9 @@ class FileTexts:
     # Objects read live: their bodies as the commands planned so far leave them, so a
     # second fix of one value patches it with both changes (the commands run in order).
     bodies: dict[int, Any] = field(default_factory=dict)
+    # Byte order marks at the start of later documents (files concatenated with `cat`):
+    # taken off as a scan takes them off, put back where they were on what is written.
+    boms: dict[str, BomMarks] = field(default_factory=dict)
 
     def read(self, path: str) -> str:
         if path not in self.current:
@@ -100,6 +104,9 @@ class FileTexts:
             if crlf:
                 text = text.replace("\r\n", "\n")
             self.form[path] = (bom, "\r\n" if crlf else "\n")
+            text, marks = lift_document_boms(text)  # as a scan reads it; put back on writing
+            if marks:
+                self.boms[path] = marks
             self.original[path] = self.current[path] = text
         return self.current[path]
 
@@ -107,6 +114,7 @@ class FileTexts:
         """``text`` (one of this file's) as the file holds it: its byte-order mark and
         line ends back."""
         bom, newline = self.form.get(path, ("", "\n"))
+        text = put_back_document_boms(text, self.boms.get(path, ()))
         return bom + (text.replace("\n", newline) if newline != "\n" else text)
 
 

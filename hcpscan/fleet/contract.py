@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.findings.model import ScanReport, Severity, Status
 
 GROUP, VERSION = "hcpscan.io", "v1alpha1"
@@ -105,7 +106,9 @@ def decode_rules(text: str) -> tuple[dict[str, tuple[str, int]], list[str]]:
     so a reader can say what it could not read instead of dropping it."""
     rules: dict[str, tuple[str, int]] = {}
     bad: list[str] = []
-    for item in filter(None, (part.strip() for part in text.split(","))):
+    # never split inside a credential: a fragment ('http://u:Zq9') is a password no
+    # masking recognises once a reader shows the item
+    for item in filter(None, (part.strip() for part in split_outside_credentials(text, ","))):
         match = _RULE_ITEM.match(item)
         if match and match.group(2) in SEVERITIES:
             rules[match.group(1)] = (match.group(2), int(match.group(3)))

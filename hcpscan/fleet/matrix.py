@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from hcpscan.core.redact import mask_credentials
+from hcpscan.core.userinfo import find_credentials, split_outside_credentials
 from hcpscan.findings.model import Severity
 from hcpscan.fleet import contract
 
@@ -192,7 +194,7 @@ def classify(name: str, managed_cluster: dict[str, Any] | None, work: dict[str, 
         if applied is None or applied.get("status") != "True":
             row.state = ScanState.NOT_APPLIED
             row.reason = ("the work agent has not applied the ManifestWork: "
-                          f"{(applied or {}).get('message') or 'no Applied condition yet'}")
+                          f"{_text((applied or {}).get('message')) or 'no Applied condition yet'}")
         elif row.last_schedule and (now - row.last_schedule) > RUN_DEADLINE:
             row.state = ScanState.FAILED
             row.reason = f"ran at {iso(row.last_schedule)} and never published a ScanSummary"
@@ -221,9 +223,16 @@ MAX_ITEMS = 500  # failing / not-evaluable rules and unreadable items per cluste
 
 
 def _short(text: str) -> str:
+    """A fed-back text as shown: its passwords masked first (a cut could split a URL so
+    that no masking recognises it), then shortened, never inside a masked URL."""
+    text = mask_credentials(text)
     if len(text) <= MAX_SHOWN:
         return text
-    return f"{text[:MAX_SHOWN]}... ({len(text) - MAX_SHOWN} more characters)"
+    cut = MAX_SHOWN
+    for credential in find_credentials(text):
+        if credential.start < cut < credential.end:
+            cut = credential.start
+    return f"{text[:cut]}... ({len(text) - cut} more characters)"
 
 
 def _said(value: object) -> str:
@@ -258,7 +267,8 @@ def _read_summary(row: ClusterRow, summary: dict[str, Any]) -> None:
                                   f"the first {MAX_ITEMS} of each shown")
     evaluable = summary.get("notEvaluableRules")
     if isinstance(evaluable, str):
-        row.not_evaluable = [_short(r) for r in evaluable.split(",") if r][:MAX_ITEMS]
+        items = [r for r in split_outside_credentials(evaluable, ",") if r][:MAX_ITEMS]
+        row.not_evaluable = [_short(r) for r in items]
     row.reported_as = _text(summary.get("cluster"))
     row.digest = _text(summary.get("reportDigest"))
     row.version = _text(summary.get("hcpscanVersion"))

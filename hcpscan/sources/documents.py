@@ -85,6 +85,52 @@ def _without_document_boms(text: str) -> str:
     return _DOCUMENT_BOM.sub(lambda m: m.group(1) or "", text)
 
 
+_MARKER_LINE = re.compile(r"(?m)^(?:---|\.\.\.)(?:[ \t][^\n]*)?$")
+# Where a document's byte order mark was: the ordinal of its `---`/`...` line in the text
+# without them, and whether the mark followed that line (else it stood before it).
+BomMarks = tuple[tuple[int, bool], ...]
+
+
+def lift_document_boms(text: str) -> tuple[str, BomMarks]:
+    """``text`` read as a scan reads it (the byte order marks at document starts after the
+    first dropped), and where they were, so a writer (``hcpscan fix``) can put them back
+    with :func:`put_back_document_boms` after editing."""
+    if "\ufeff" not in text:
+        return text, ()
+    found = []
+    removed = 0
+    for m in _DOCUMENT_BOM.finditer(text):
+        after = m.group(1) is not None
+        found.append((m.start() + (len(m.group(1)) if after else 0) - removed, after))
+        removed += 1
+    if not found:
+        return text, ()
+    lifted = _without_document_boms(text)
+    starts = [m.start() for m in _MARKER_LINE.finditer(lifted)]
+    marks = []
+    for at, after in found:
+        index = sum(1 for start in starts if start < at) - (1 if after else 0)
+        marks.append((index, after))
+    return lifted, tuple(marks)
+
+
+def put_back_document_boms(text: str, marks: BomMarks) -> str:
+    """The inverse of :func:`lift_document_boms` on an edited text whose marker lines
+    are the original's (edits change documents, not their separators; new documents are
+    appended after them)."""
+    if not marks:
+        return text
+    lines = list(_MARKER_LINE.finditer(text))
+    inserts = []
+    for index, after in marks:
+        if 0 <= index < len(lines):
+            line = lines[index]
+            inserts.append(line.end() + 1 if after else line.start())
+    for at in sorted(inserts, reverse=True):
+        text = text[:at] + "\ufeff" + text[at:]
+    return text
+
+
 def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NODES,
                 pruned: frozenset[str] = frozenset()) -> ParseResult:
     """A manifest file of more than ``max_nodes`` nodes (``--max-nodes``) is not

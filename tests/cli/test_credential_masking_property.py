@@ -113,7 +113,7 @@ def test_planted_passwords_never_reach_any_output(run_cli, tmp_path_factory, pla
 # URL ('=a://', '=socks5://'), a list separator (',' ';' a space), '@', '/', a percent
 # escape; and prose after a scheme-less credential. Each is planted whole, so the
 # generator cannot make them rare.
-PIECES = ("=a://", "=socks5://", ",", ";", "@", "/", "%40", "%2C", "=", ":", "abc", "X9", "-_.~")
+PIECES = ("=a://", "=socks5://", ";http://:", ",http://", ",", ";", "@", "/", "%40", "%2C", "=", ":", "abc", "X9", "-_.~")
 PROSE = ("", ".", " (the corp proxy)", ", ask the network team", "; retry later", ">", "|")
 
 

@@ -190,6 +190,20 @@ def test_an_image_digest_followed_by_a_full_stop_is_no_credential():
     ("for svc:Zq9=a://Kx7@proxy:3128: Go goes", "for svc:****@proxy:3128: Go goes"),
     ("'http://svc:Zq9=a://Kx7@proxy:3128 (the corp proxy)' is read",
      "'http://svc:****@proxy:3128 (the corp proxy)' is read"),
+    # a user name holding '@' and a password holding ';http://:': the '@' after the user
+    # name closes nothing (no host and port follow it), the last '@' ends the userinfo
+    ("socks5h://jdoe@corp.example.com:Zq9;http://:bKx7@proxy",
+     "socks5h://jdoe@corp.example.com:****@proxy"),
+    ("HTTPS_PROXY=http://jdoe@corp.example.com:Zq9,http://:bKx7@proxy:3128",
+     "HTTPS_PROXY=http://jdoe@corp.example.com:****@proxy:3128"),
+    ("v: 'socks5h://jdoe@corp.example.com:Zq9;https://x:bKx7@proxy:1080'",
+     "v: 'socks5h://jdoe@corp.example.com:****@proxy:1080'"),
+    # scheme-less, a password holding a raw '/' then a URL: read as with a scheme
+    ('"svc:Zq9@abc/,http://Kx7@xn--prxy-8ve.example.com; retry later"',
+     '"svc:****@xn--prxy-8ve.example.com; retry later"'),
+    # ... or '@host,' then a URL with a user name and no password of its own
+    (".svc,svc:Zq9@abc,http://%40Kx7@xn--prxy-8ve.example.com,10.0.0.0/8",
+     ".svc,svc:****@xn--prxy-8ve.example.com,10.0.0.0/8"),
 ])
 def test_password_shapes_the_property_generator_found_are_masked_whole(text, masked):
     assert mask_credentials(text) == masked
@@ -229,14 +243,18 @@ def test_no_proxy_entries_and_probes_keep_a_password_whole():
                    for line in found[1])
 
 
-@pytest.mark.parametrize(("unit", "tail", "start"), [
-    (".svc,http://u:p a,", "@h", ".svc,http://u:****@h"),  # a NO_PROXY list
-    ("http://u:p a@ ", "", "http://u:****@ "),  # an '@' that no host follows, many times
-    ("'http://u:p a@ '", "", "'http://u:p a@ '"),  # no host: no password
-    ("a,http://u:p a", ",x@h", "a,http://u:****@h"),  # each item weighed as the list's end
+@pytest.mark.parametrize(("unit", "tail", "start", "head"), [
+    (".svc,http://u:p a,", "@h", ".svc,http://u:****@h", ""),  # a NO_PROXY list
+    ("http://u:p a@ ", "", "http://u:****@ ", ""),  # an '@' that no host follows, many times
+    ("'http://u:p a@ '", "", "'http://u:p a@ '", ""),  # no host: no password
+    ("a,http://u:p a", ",x@h", "a,http://u:****@h", ""),  # each item weighed as the list's end
+    # user names holding '@' whose '@host' closes nothing: each URL may swallow the next
+    ("socks5h://j@c.example.com:p;", "http://:b@proxy", "socks5h://j@c.example.com:****@proxy", ""),
+    # a complete scheme-less credential after many '@'s, then URLs with a user name only
+    ("http://u@h,", "x", "svc:****@h,", "svc:Zq9{at}@abc,"),
 ])
 def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypatch, unit, tail,
-                                                                        start):
+                                                                        start, head):
     """'.svc,http://u:p a,' 10,000 times then '@h' (180 kB, a NO_PROXY value) took 192 s
     to mask: every URL walked every URL after it, twice; 'http://u:p a@ ' 10,000 times
     took 12 s, every URL trying every '@' before it. Counted, not timed (the machine
@@ -280,7 +298,7 @@ def test_masking_a_long_list_of_urls_that_never_close_costs_linear_work(monkeypa
     cost = {}
     for n in (1000, 4000):
         steps[0] = 0
-        masked = mask_credentials(unit * n + tail)
+        masked = mask_credentials(head.format(at="@" * n) + unit * n + tail)
         assert masked.startswith(start)
         assert "p a" not in masked or not tail  # without a host the '@ 's end no password
         cost[n] = steps[0]

@@ -228,3 +228,53 @@ def test_garbage_feedback_from_a_hub_is_said_shortened_never_a_traceback():
     for fmt in ("table", "json", "markdown", "html"):
         text = render(matrix, fmt)
         assert len(text) < 400_000 and "y" * (MAX_SHOWN + 1) not in text, fmt
+
+
+def _leaked(text: str) -> list[str]:
+    return [p for p in ("Zq9", "Kx7", "s3cr") if p in text]
+
+
+def test_fed_back_values_are_masked_before_they_are_shortened():
+    """A managed cluster's status feedback (failing rules, not-evaluable rules, its name)
+    and the work agent's Applied message go through the masker before the 200-character
+    cut: a cut first split 'http://u:Zq9...@proxy' so that no masking saw a URL, and the
+    shortened text never ends inside a masked URL."""
+    from hcpscan.fleet.matrix import MAX_SHOWN
+
+    url = "http://jdoe@corp.example.com:Zq9;http://:Kx7@proxy.corp.example.com:3128"
+    for pad in range(MAX_SHOWN - 60, MAX_SHOWN + 5, 7):  # the cut falls before, in and after it
+        bad = summary(ago(hours=1), "HCP001=high:2," + "x" * pad + " " + url + " " + "y" * 300,
+                      high=2)
+        bad["notEvaluableRules"] = "PRX011," + "z" * pad + "=" + url
+        bad["cluster"] = "c" * pad + " " + url
+        r = row(feedback=bad)
+        shown = r.unreadable + r.not_evaluable + [r.reported_as]
+        assert not any(_leaked(text) for text in shown), (pad, shown)
+        for text in shown:
+            kept = text.split("... (")[0]
+            assert "http://" not in kept or url.replace("Zq9;http://:Kx7", "****") in kept, (pad, kept)
+        matrix = FleetMatrix("hub", NOW, STALE, [r])
+        for fmt in ("table", "json", "markdown", "html"):
+            assert not _leaked(render(matrix, fmt)), (pad, fmt)
+    work = simulated_work("edge-9", {}, None, None, NOW)
+    work["status"] = {"conditions": [{"type": "Applied", "status": "False", "reason": "Failed",
+                                      "message": f"pull {'m' * 190}https://svc:s3cr=et@registry:5000/x"}]}
+    r = classify("edge-9", managed_cluster("edge-9"), work, True, NOW, STALE)
+    assert r.state is ScanState.NOT_APPLIED and not _leaked(r.reason), r.reason
+    assert "svc:****@registry:5000" in r.reason or "https://" not in r.reason
+
+
+def test_fed_back_lists_are_not_split_inside_a_password():
+    """failingRules and notEvaluableRules are comma lists: split at every ',' a password
+    holding one left 'http://u:Zq9' as an item, a fragment no masking recognises."""
+    url = "http://svc:Zq9,Kx7@proxy.corp.example.com:3128"
+    bad = summary(ago(hours=1), f"{url},HCP001=high:2,PRX003=medium:1", high=2)
+    bad["notEvaluableRules"] = f"PRX011,{url},PRX012"
+    r = row(feedback=bad)
+    assert r.rules == {"HCP001": ("high", 2), "PRX003": ("medium", 1)}
+    assert r.unreadable == ["failingRules item 'http://svc:****@proxy.corp.example.com:3128'"]
+    assert r.not_evaluable == ["PRX011", "http://svc:****@proxy.corp.example.com:3128", "PRX012"]
+    matrix = FleetMatrix("hub", NOW, STALE, [r])
+    for fmt in ("table", "json", "markdown", "html"):
+        assert not _leaked(render(matrix, fmt)), fmt
+

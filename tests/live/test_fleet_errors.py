@@ -125,3 +125,22 @@ def test_a_hub_whose_paging_goes_round_in_a_circle(standin, pki, tmp_path):
     code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--page-size", "1")
     assert code == 2 and "internal error" not in err, err
     assert "cannot list ManagedClusters on context hub" in err and "circle" in err
+
+
+def test_fed_back_passwords_are_masked_in_every_format(standin, pki, tmp_path):
+    """`hcpscan fleet` printed what a cluster fed back (failing rules, messages) as it
+    came, cut to 200 characters, which could split a URL so no masking recognised it."""
+    now = dt.datetime.now(dt.UTC)
+    url = "socks5h://jdoe@corp.example.com:Zq9;http://:Kx7@proxy.corp.example.com:1080"
+    feedback = {"scanTime": ocm.stamp(now), "high": 1, "cluster": "c" * 130 + " " + url,
+                "failingRules": "HCP001=high:1," + "x" * 170 + url,
+                "notEvaluableRules": "q" * 195 + url}
+    work = ocm.simulated_work("edge-1", {}, feedback, None, now)
+    server = standin([ocm.managed_cluster("edge-1"), work], resources=[*catalog(), *DEPLOY_RESOURCES, *FLEET_HUB])
+    config = write_kubeconfig(tmp_path / "k", server.url, pki.ca_pem, context="hub")
+    for fmt in ("table", "json", "markdown", "html"):
+        code, out, err = hcpscan("fleet", "--kubeconfig", str(config), "--placement", "none",
+                                 "--format", fmt, "--exit-zero")
+        assert code == 0, err
+        assert "****@proxy.corp.example.com:1080" in out, (fmt, out)  # the note names it
+        assert "Zq9" not in out + err and "Kx7" not in out + err, (fmt, out)

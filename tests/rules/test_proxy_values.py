@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hcpscan.findings.fix import NoFix
 from hcpscan.findings.model import Status
 from tests.rules.test_primitives_proxy import run as _scan
 
@@ -106,3 +107,60 @@ def test_prx008_judges_plain_values_without_an_at_sign_and_fires_on_one_with_it(
     leaked = _scan(tmp_path, CONFIGMAP % "http://svc:Zq9pw@proxy.corp:3128", "PRX008")
     assert leaked.results[0].status is Status.FAIL
     assert [(f.field, f.location.line) for f in leaked.findings] == [("data.CALLBACK", 6)]
+
+
+def test_prx008_says_why_a_plain_field_is_moved_by_hand_by_its_object_and_field(tmp_path: Path) -> None:
+    """A credential in a Deployment's command[]/args[] or inside a JSON env value was
+    explained as 'the readers of a ConfigMap key'; each now names its object and field
+    and the way out that field has ($(VAR) from a secretKeyRef, the whole value in a Secret)."""
+    url = "http://svc:Zq9pass@proxy.corp.example.com:3128"
+    text = f"""\
+apiVersion: batch/v1
+kind: CronJob
+metadata: {{name: sync, namespace: app}}
+spec:
+  schedule: "@hourly"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - name: sync
+            image: registry.example.com/sync:1
+            command: ["/bin/sync", "--proxy={url}"]
+            args: ["--https-proxy", "{url}"]
+            env:
+            - name: CONFIG_JSON
+              value: '{{"proxy": "{url}"}}'
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: proxy, namespace: app}}
+data:
+  HTTPS_PROXY: {url}
+"""
+    report = _scan(tmp_path, text, "PRX008")
+    fixes = {f.field: f.remedy.why for f in report.findings if isinstance(f.remedy, NoFix)}
+    containers = "spec.jobTemplate.spec.template.spec.containers[0]"
+    assert set(fixes) == {f"{containers}.command[1]", f"{containers}.args[1]",
+                          f"{containers}.env[0].value", "data.HTTPS_PROXY"}, fixes
+    for field in (f"{containers}.command[1]", f"{containers}.args[1]"):
+        assert fixes[field].startswith(f"{field} of CronJob app/sync is a container's command line")
+        assert "$(THAT_VARIABLE)" in fixes[field] and "ConfigMap" not in fixes[field]
+    env = fixes[f"{containers}.env[0].value"]
+    assert env.startswith(f"{containers}.env[0].value of CronJob app/sync is an env value that "
+                          "holds the URL inside other text") and "ConfigMap" not in env
+    assert fixes["data.HTTPS_PROXY"].startswith("data.HTTPS_PROXY of ConfigMap app/proxy is a "
+                                                "ConfigMap key: its readers")
+    assert not any("Zq9pass" in s for s in fixes.values())
+
+
+def test_prx008_a_proxy_flag_a_consumer_reads_is_worded_as_a_command_line(tmp_path: Path) -> None:
+    """The konnectivity sidecar's --http-proxy flag is a setting the model reads: its
+    credential was explained as read 'through envFrom/valueFrom'."""
+    fixture = Path(__file__).parents[2] / "fixtures/rules/PRX002/pass/control-plane-with-proxy.yaml"
+    text = fixture.read_text().replace("--http-proxy=http://", "--http-proxy=http://svc:Zq9pass@")
+    report = _scan(tmp_path, text, "PRX008")
+    why = [f.remedy.why for f in report.findings if isinstance(f.remedy, NoFix)
+           and f.field.endswith(".args[2]")]
+    assert why and all(" is a container's command line" in w and "envFrom" not in w for w in why), why

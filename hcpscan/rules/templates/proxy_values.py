@@ -121,6 +121,8 @@ class Value:
     consumer: ConsumerProxy | None = None
     unknown: str = ""  # why the value is not known ('' when it is)
     setting: Setting | None = dataclasses.field(default=None, compare=False)  # a consumer's
+    # the object whose plain field holds the value (a Deployment's args[], a ConfigMap key)
+    holder: K8sObject | None = dataclasses.field(default=None, compare=False)
 
     @property
     def shown(self) -> str:
@@ -205,7 +207,7 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
                     continue
                 field = format_path(path)
                 yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
-                            None, _described(field, text))
+                            None, _described(field, text), holder=subject)
 
 
 def _described(field: str, text: str) -> Callable[[], str]:
@@ -278,6 +280,32 @@ _TEXT_FROM_SECRET = {
 _SECRET_NAME = re.compile(r"[^a-z0-9-]+")
 
 
+_ARGS = re.compile(r"(?:^|\.)(?:command|args)\[\d+\]$")
+_ENV_VALUE = re.compile(r"(?:^|\.)env\[\d+\]\.value$")
+
+
+def _plain_field_fix(value: Value) -> str:
+    """Why a credential in a plain field (no consumer hcpscan models reads it) is moved by
+    a person, worded by the object and field that hold it."""
+    holder = value.holder
+    where = f"{value.field} of {holder.ref}" if holder is not None else value.field
+    if holder is not None and holder.kind == "ConfigMap":
+        return (f"{where} is a ConfigMap key: its readers (envFrom, configMapKeyRef, a "
+                "mounted file) are not all known, so splitting it is left to a person: move "
+                "the key to a Secret and point its readers there")
+    if _ARGS.search(value.field):
+        return (f"{where} is a container's command line, which cannot name a Secret: put the "
+                "URL in a Secret, give the container an env variable from it "
+                "(valueFrom.secretKeyRef) and write $(THAT_VARIABLE) in the argument "
+                "(Kubernetes expands it), or have the program read the variable itself")
+    if _ENV_VALUE.search(value.field):
+        return (f"{where} is an env value that holds the URL inside other text (JSON or a "
+                "config line); an env value is taken from a Secret whole, not in part: put the "
+                "whole value in a Secret key and change the entry to valueFrom.secretKeyRef")
+    return (f"{where} is a plain field with no Secret reference hcpscan knows: move the "
+            "credential to a Secret and point the field's reader there by hand")
+
+
 def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     """A container's ``env[].value`` holding a proxy URL with a password: the URL moved to a
     new Secret beside the workload (``stringData``: the file ``hcpscan fix`` writes holds
@@ -285,9 +313,7 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     same URL changed to ``valueFrom.secretKeyRef`` of it."""
     c = value.consumer
     if c is None:
-        return NoFix(f"{value.field} is a plain field: the readers of a ConfigMap key (envFrom, "
-                     "configMapKeyRef, a mounted file) are not all known, so splitting it is "
-                     "left to a person: move the key to a Secret and point its readers there")
+        return NoFix(_plain_field_fix(value))
     if c.kind != CONTAINER:
         why = _URL_ONLY.get(c.kind)
         if why:
