@@ -29,6 +29,17 @@ def test_the_first_commands_and_their_exit_code_sentence_stay() -> None:
     assert "it ends with exit code 1" in " ".join(README.split())
 
 
+def test_ci_runs_the_readmes_test_command_right_after_lint() -> None:
+    """.ci/run's test step is the README's second command, as it is, straight after ruff and
+    mypy: no other text between them that a reader (or a checker) could take for the
+    command, and no extra flags that make CI run something else than a newcomer does."""
+    readme_test = FIRST_BLOCK.splitlines()[2]
+    lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    at = lines.index("python3 -m mypy hcpscan")
+    assert lines[at + 1] == readme_test
+    assert lines.count(readme_test) == 1
+
+
 def test_the_three_ways_to_run_it_are_commands_the_cli_has() -> None:
     from hcpscan.cli.main import build_parser
 
