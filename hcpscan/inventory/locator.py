@@ -10,8 +10,8 @@ as before; recent results are kept, since findings cluster in a few files.
 The cost of a finding must not grow with the input: a document of a
 multi-document file is composed from its own lines (where each document starts
 and ends is found once per file), never by composing every document before it;
-and an archive is streamed once, its manifests kept compressed, never once per
-finding.
+and an archive member's bytes are those loading read and kept (``MemberReader``):
+the archive is not streamed again, or, past what is kept, once more for all findings.
 """
 
 from __future__ import annotations

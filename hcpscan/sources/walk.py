@@ -300,13 +300,16 @@ def _file_entries(item: os.DirEntry[str], parts: tuple[str, ...], root: str, dia
 def iter_archive(path: str, prefix: tuple[str, ...], diagnose: Sink,
                  data: bytes | None = None, skip: Skip = _no_skip,
                  limits: InputLimits = DEFAULT_LIMITS, budget: _Budget | None = None,
-                 depth: int = 0) -> Iterator[Entry]:
+                 depth: int = 0, remember: bool = True) -> Iterator[Entry]:
     """Members of an archive on disk (``data`` None) or of one read from another
-    archive, which shares the outer archive's ``budget``."""
+    archive, which shares the outer archive's ``budget``. The members read of an
+    archive on disk are kept in ``LOADED`` unless ``remember`` is False."""
     if budget is None:
         budget = _Budget(limits, len(data) if data is not None else _size(path))
+    # what loading reads of an archive on disk is kept for finding lines in it later
+    kept = LOADED.archive(path) if data is None and remember else None
     reader = _iter_zip if _is_zip(path, data) else _iter_tar
-    yield from reader(_Archive(path, prefix, diagnose, skip, budget, depth), data)
+    yield from reader(_Archive(path, prefix, diagnose, skip, budget, depth, kept), data)
 
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a first member, or an empty archive
@@ -369,6 +372,7 @@ class _Archive:
     skip: Skip
     budget: _Budget
     depth: int
+    kept: _KeptArchive | None = None
 
     def display(self, name: str) -> str:
         return f"{shown(self.path)}!{name}"
@@ -399,8 +403,8 @@ class _Archive:
                                     self.skip, self.budget.limits, self.budget, self.depth + 1)
             return
         # the member's name as the archive holds it, to find the member again for a finding's line
-        yield Entry(display, self.prefix + parts, constant(blob), len(blob), self.path,
-                    file_member)
+        read = constant(blob) if self.kept is None else self.kept.reader(file_member, blob)
+        yield Entry(display, self.prefix + parts, read, len(blob), self.path, file_member)
 
 
 def _member_parts(name: str) -> tuple[str, ...]:
@@ -553,16 +557,111 @@ def _zip_member_wanted(archive: _Archive, info: zipfile.ZipInfo, name: str,
     return True
 
 
-class ArchiveMembers:
-    """The manifests of recently used archives, each archive streamed once (with the
-    bounds of loading) and its members kept compressed: a finding's line or a report's
-    snippet in a member must not stream the archive again from its start."""
+# The most bytes of archive members kept, over all archives, after loading read them.
+KEPT_BYTES = 256 * MiB
 
-    def __init__(self, keep: int = 4) -> None:
+
+def _identity(path: str) -> tuple[int, ...] | None:
+    """What tells one archive file from another written at the same path since."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+
+
+class _KeptArchive:
+    """The members of one archive on disk that loading read (to parse or to sniff them):
+    their bytes, as read, until the store's budget is spent."""
+
+    __slots__ = ("store", "members")
+
+    def __init__(self, store: _LoadedMembers) -> None:
+        self.store = store
+        self.members: dict[str, bytes] = {}
+
+    def reader(self, member: str, blob: bytes) -> Callable[[], bytes]:
+        """The member's reader: reading it (what loading does with a member it parses)
+        keeps its bytes; a member passed over (logs, resources no rule reads) is not kept."""
+        def read() -> bytes:
+            # a name held twice: the first, as streaming again finds it; past the budget,
+            # not kept (streaming again finds it)
+            if member not in self.members and self.store.take(self, len(blob)):
+                self.members[member] = blob
+            return blob
+
+        return read
+
+
+class _LoadedMembers:
+    """Archive members loading read, kept so a finding's line or a report's snippet in
+    a member is looked up without streaming and decompressing the archive again. Keyed
+    by the archive's path and identity (a file written at the same path since is another
+    archive); the ``keep`` archives read last, at most ``budget`` bytes of members."""
+
+    def __init__(self, keep: int = 4, budget: int = KEPT_BYTES) -> None:
+        self.keep, self.budget = keep, budget
+        self.used = 0
+        self._archives: OrderedDict[tuple[str, tuple[int, ...]], _KeptArchive] = OrderedDict()
+
+    def archive(self, path: str) -> _KeptArchive | None:
+        """A new record of the archive at ``path`` (read again: it replaces the last one)."""
+        identity = _identity(path)
+        if identity is None:
+            return None
+        self._drop((path, identity))
+        while len(self._archives) >= self.keep:
+            self._drop(next(iter(self._archives)))
+        kept = _KeptArchive(self)
+        self._archives[(path, identity)] = kept
+        return kept
+
+    def take(self, kept: _KeptArchive, size: int) -> bool:
+        """Whether ``size`` more bytes may be kept for ``kept``; older archives make room."""
+        while self.used + size > self.budget:
+            oldest = next(iter(self._archives), None)
+            if oldest is None or self._archives[oldest] is kept:
+                return False
+            self._drop(oldest)
+        self.used += size
+        return True
+
+    def members(self, path: str) -> _KeptArchive | None:
+        key = (path, _identity(path) or ())
+        kept = self._archives.get(key)
+        if kept is not None:
+            self._archives.move_to_end(key)
+        return kept
+
+    def _drop(self, key: tuple[str, tuple[int, ...]]) -> None:
+        kept = self._archives.pop(key, None)
+        if kept is not None:
+            self.used -= sum(map(len, kept.members.values()))
+            kept.members = {}
+
+
+# What loading read of the archives it streamed, for every reader of members after it.
+LOADED = _LoadedMembers()
+
+
+class ArchiveMembers:
+    """Bytes of archive members, to find a finding's line or show a report's snippet
+    in a member. A member loading read comes from what it kept (``LOADED``): a scan
+    streams an archive once. Any other member (past the kept budget, or an archive not
+    loaded in this process) comes from streaming the archive once more, with the bounds
+    of loading, its manifests kept compressed for the next finding in it."""
+
+    def __init__(self, keep: int = 4, loaded: _LoadedMembers | None = None) -> None:
         self.keep = keep
+        self.loaded = LOADED if loaded is None else loaded
         self._archives: OrderedDict[str, dict[str, bytes]] = OrderedDict()
 
     def read(self, file: str, member: str) -> bytes | None:
+        kept = self.loaded.members(file)
+        if kept is not None:
+            found = kept.members.get(member)
+            if found is not None:
+                return found
         packed = self._members(file).get(member)
         return None if packed is None else zlib.decompress(packed)
 
@@ -571,7 +670,7 @@ class ArchiveMembers:
             self._archives.move_to_end(file)
             return self._archives[file]
         members: dict[str, bytes] = {}
-        for entry in iter_archive(file, (), lambda diagnostic: None):
+        for entry in iter_archive(file, (), lambda diagnostic: None, remember=False):
             if entry.member is not None and not entry.parts[-1].endswith(".log"):
                 members.setdefault(entry.member, zlib.compress(entry.read(), 1))
         self._archives[file] = members

@@ -43,10 +43,9 @@ def test_each_document_is_composed_from_its_own_lines(tmp_path: Path, monkeypatc
     assert len(composed) == DOCS and max(composed) < 2 * len(GOOD)
 
 
-@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
-def test_an_archive_is_read_once_for_all_its_findings(tmp_path: Path, monkeypatch, suffix: str) -> None:
+def _archive(tmp_path: Path, suffix: str, count: int = 50) -> Path:
     archive = tmp_path / f"dump{suffix}"
-    files = {f"ns/web-{i}.yaml": GOOD.replace("good-web", f"web-{i}").encode() for i in range(50)}
+    files = {f"ns/web-{i}.yaml": GOOD.replace("good-web", f"web-{i}").encode() for i in range(count)}
     if suffix == ".zip":
         import zipfile
 
@@ -59,6 +58,10 @@ def test_an_archive_is_read_once_for_all_its_findings(tmp_path: Path, monkeypatc
                 info = tarfile.TarInfo(name)
                 info.size = len(data)
                 out.addfile(info, io.BytesIO(data))
+    return archive
+
+
+def _counting_streams(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
     streamed: list[str] = []
     real = walk.iter_archive
 
@@ -66,9 +69,48 @@ def test_an_archive_is_read_once_for_all_its_findings(tmp_path: Path, monkeypatc
         streamed.append(path)
         return real(path, *args, **kwargs)
 
-    inventory = Inventory(load_paths([str(archive)]).objects, read_member=walk.ArchiveMembers().read)
     monkeypatch.setattr(walk, "iter_archive", counting)
+    return streamed
+
+
+@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
+def test_an_archive_is_read_once_for_all_its_findings(tmp_path: Path, monkeypatch, suffix: str) -> None:
+    """Loading keeps the members it read: locating every object's field in them
+    streams the archive no more (it was streamed once, by loading)."""
+    archive = _archive(tmp_path, suffix)
+    inventory = Inventory(load_paths([str(archive)]).objects, read_member=walk.ArchiveMembers().read)
+    streamed = _counting_streams(monkeypatch)
     assert len(inventory.objects) == 50
     for obj in inventory.objects:
         assert inventory.locate(obj, FIELD).line == 13
+    assert streamed == []
+
+
+@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
+def test_members_past_the_kept_budget_stream_the_archive_once_more(
+        tmp_path: Path, monkeypatch, suffix: str) -> None:
+    """With room for about ten members, the others are found by streaming the archive
+    once more (once for all of them), at the same lines."""
+    archive = _archive(tmp_path, suffix)
+    monkeypatch.setattr(walk, "LOADED", walk._LoadedMembers(budget=10 * len(GOOD) + 100))
+    inventory = Inventory(load_paths([str(archive)]).objects, read_member=walk.ArchiveMembers().read)
+    kept = walk.LOADED.members(str(archive))
+    assert kept is not None and 5 <= len(kept.members) <= 11
+    streamed = _counting_streams(monkeypatch)
+    for obj in inventory.objects:
+        assert inventory.locate(obj, FIELD).line == 13
+    assert streamed == [str(archive)]
+
+
+def test_an_archive_written_again_at_the_same_path_is_not_read_from_what_was_kept(
+        tmp_path: Path, monkeypatch) -> None:
+    archive = _archive(tmp_path, ".tar.gz", count=3)
+    load_paths([str(archive)])
+    with tarfile.open(archive, "w:gz") as out:  # the same names, other content
+        data = ("# moved down\n" + GOOD.replace("good-web", "web-0")).encode()
+        info = tarfile.TarInfo("ns/web-0.yaml")
+        info.size = len(data)
+        out.addfile(info, io.BytesIO(data))
+    streamed = _counting_streams(monkeypatch)
+    assert walk.ArchiveMembers().read(str(archive), "ns/web-0.yaml") == data
     assert streamed == [str(archive)]
