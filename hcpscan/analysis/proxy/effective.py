@@ -343,15 +343,14 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
     env = {}
     for var, (val, line) in variables.items():
         # the line inside the embedded file, on top of where the file's text is
-        env[var] = (val, Source(origin.ref, f"{origin.field} ({label} {line})", origin.path,
-                                origin.line))
+        env[var] = (val, Source.within(origin, f"({label} {line})"))
     consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
     proxy_problems = [(line, why) for line, why in problems if "PROXY" in why.upper()]
     if proxy_problems:
         consumer = consumer or ConsumerProxy(KUBEADM_FILE, name, obj, runtime=runtime,
                                              program=unit_program(file_path))
-        consumer.syntax = [(Source(origin.ref, f"{origin.field} ({label} {line})", origin.path,
-                                   origin.line), why) for line, why in proxy_problems]
+        consumer.syntax = [(Source.within(origin, f"({label} {line})"), why)
+                           for line, why in proxy_problems]
     if consumer is not None and via:
         for key, setting in consumer.variables.items():
             consumer.variables[key] = Setting(setting.name, setting.value, setting.source, via)

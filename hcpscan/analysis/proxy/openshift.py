@@ -84,8 +84,7 @@ def machine_config_proxies(inventory: Inventory, runtime: str = "go") -> list[Co
             continue
         for steps, path, text in _node_files(obj):
             origin = source_of(inventory, obj, steps)
-            env = {var: (val, Source(origin.ref, f"{origin.field} (line {line} of {path})",
-                                     origin.path, origin.line))
+            env = {var: (val, Source.within(origin, f"(line {line} of {path})"))
                    for var, (val, line) in _environment(path, text).items()}
             consumer = unit_consumer(inventory, obj, f"{obj.ref} file {path}", MACHINE_CONFIG_FILE,
                                      env, runtime, path)

@@ -67,13 +67,14 @@ class Source:
     document, and the model records thousands of sources of which reports
     show a few."""
 
-    __slots__ = ("_ref", "_field", "_path", "_line", "_of", "_unlocated")
+    __slots__ = ("_ref", "_field", "_path", "_line", "_of", "_at", "_unlocated")
 
     def __init__(self, ref: str, field: str, path: str | None = None, line: int | None = None) -> None:
         self._ref: str | None = ref  # "Deployment hcp-namespace/oauth-openshift"
         self._field: str | None = field  # "spec.template.spec.containers[0].env[3].value"
         self._path, self._line = path, line
         self._of: tuple[Inventory, K8sObject, tuple[Step, ...]] | None = None
+        self._at: Source | None = None
         self._unlocated = False
 
     @classmethod
@@ -82,7 +83,17 @@ class Source:
         source = cls.__new__(cls)
         source._ref = source._field = source._path = source._line = None
         source._of = (inventory, obj, steps)
+        source._at = None
         source._unlocated = True
+        return source
+
+    @classmethod
+    def within(cls, origin: Source, note: str) -> Source:
+        """A place inside the field ``origin`` (a line of a file it holds as text): named
+        ``origin``'s field followed by ``note``, at ``origin``'s line, found when first
+        asked for. Like a Source made with a name, it has no ``place`` of its own."""
+        source = cls(origin.ref, f"{origin.field} {note}")
+        source._at, source._unlocated = origin, True
         return source
 
     @property
@@ -132,10 +143,15 @@ class Source:
         return obj.ref, format_path(steps)
 
     def _located(self) -> None:
-        if self._unlocated and self._of is not None:  # of_field sets both
+        if not self._unlocated:
+            return
+        if self._of is not None:  # of_field
             inventory, obj, steps = self._of
             loc = inventory.locate(obj, steps)
-            self._path, self._line, self._unlocated = loc.path, loc.line, False
+            self._path, self._line = loc.path, loc.line
+        elif self._at is not None:  # within
+            self._path, self._line = self._at.path, self._at.line
+        self._unlocated = False
 
     @property
     def path(self) -> str:
@@ -198,8 +214,7 @@ def source_in_text(origin: Source, text: str, steps: tuple[Step, ...]) -> Source
 
     at = locate(text, 0, None, steps)
     line = f" at line {at[0]} of it" if at is not None and at[2] == len(steps) else ""
-    return Source(origin.ref, f"{origin.field} ({format_path(steps)}{line})", origin.path,
-                  origin.line)
+    return Source.within(origin, f"({format_path(steps)}{line})")
 
 
 @dataclass(frozen=True, slots=True)

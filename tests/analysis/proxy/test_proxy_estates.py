@@ -148,6 +148,31 @@ def test_machine_config_env_file_and_unit_drop_in(openshift: list[ConsumerProxy]
     assert not [c for c in openshift if "motd" in c.name]
 
 
+def test_machine_config_lines_are_found_only_when_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of a file a MachineConfig writes is named at once, and its place in the
+    user's file (which re-reads the document) is found only when a report shows it."""
+    inventory = load(FIXTURES / "openshift")
+    located: list[tuple[str, tuple]] = []
+    real = type(inventory).locate
+
+    def counting(self, obj, path=()):  # type: ignore[no-untyped-def]
+        located.append((obj.ref, path))
+        return real(self, obj, path)
+
+    monkeypatch.setattr(type(inventory), "locate", counting)
+    env = consumer(effective_proxies(inventory),
+                   "MachineConfig 99-worker-proxy-env file /etc/mco/proxy.env")
+    assert env.no_proxy is not None
+    source = env.no_proxy.source
+    assert source.field.endswith("(line 3 of /etc/mco/proxy.env)") and located == []
+    field = ("spec", "config", "storage", "files", 0, "contents", "source")
+    where = real(inventory, env.object, field)
+    assert (source.path, source.line) == (where.path, where.line)
+    assert where.path.endswith("node-configs.yaml") and where.line > 1
+    assert located == [("MachineConfig 99-worker-proxy-env", field)]
+    assert source.place is None and source.steps == ()  # named, as before: no field of its own
+
+
 def test_real_must_gather_mco_file_without_proxy_is_no_consumer() -> None:
     """must-gather-aws ships the MCO's proxy.env with comments only, and an install-config
     without a proxy block: neither is a consumer."""
