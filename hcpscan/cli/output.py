@@ -1,4 +1,7 @@
-"""Terminal output helpers shared by commands (rich, honouring NO_COLOR and non-TTYs)."""
+"""Terminal output helpers shared by commands (rich, honouring NO_COLOR and non-TTYs).
+
+rich is imported by the helpers that draw with it, when first called: a command whose
+output is JSON, or plain lines, never loads it (start-up is mostly imports)."""
 
 from __future__ import annotations
 
@@ -6,21 +9,30 @@ import os
 import re
 import sys
 from collections.abc import Iterable
-from typing import IO, Any
-
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from typing import IO, TYPE_CHECKING, Any
 
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.redact import shown
 from hcpscan.reporters.interface import color_wanted
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+
+def escape(text: str) -> str:
+    """``text`` with rich markup escaped (rich.markup.escape, imported when first used)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 def console_for(stream: IO[str]) -> Console:
     """No ANSI codes at all (colour or bold) with NO_COLOR or when not a terminal
     (unless FORCE_COLOR); a readable width when piped (COLUMNS, else 120) instead of
     rich's 80."""
+    from rich.console import Console
+
     tty = stream.isatty()
     plain = not color_wanted(stream)
     width = None
@@ -50,6 +62,8 @@ def say(text: str, stream: IO[str] | None = None) -> None:
 def diagnostics_table(diagnostics: Iterable[Diagnostic]) -> Table:
     """The input problems; a folder every path shares (a must-gather's long prefix) is
     said once in the title, so the "where" column holds short relative paths."""
+    from rich.table import Table
+
     diagnostics = list(diagnostics)
     root = common_folder([d.path for d in diagnostics])
     title = "could not read" + (f" (files under {escape(shown(root))}/)" if root else "")

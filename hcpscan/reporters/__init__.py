@@ -14,6 +14,7 @@ findings model.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from hcpscan.findings.model import ScanReport
@@ -22,19 +23,34 @@ from hcpscan.reporters.interface import Reporter, ReportOptions, color_wanted, r
 from hcpscan.reporters.json import SCHEMA_VERSION
 
 
-def _reporters() -> dict[str, Reporter]:
-    """One reporter per registered format (formats.SCAN_FORMATS), in its order."""
-    out: dict[str, Reporter] = {}
-    for fmt in SCAN_FORMATS:
-        reporter = fmt.load()
-        if reporter.name != fmt.name:
-            raise RuntimeError(f"format {fmt.name!r} is registered with {fmt.reporter}, "
-                               f"whose name is {reporter.name!r}")
-        out[fmt.name] = reporter
-    return out
+class _Reporters(Mapping[str, Reporter]):
+    """One reporter per registered format (formats.SCAN_FORMATS), in its order, each
+    imported when first asked for: a scan writing JSON does not import the table's
+    terminal library or the XML writer."""
+
+    def __init__(self) -> None:
+        self._formats = {fmt.name: fmt for fmt in SCAN_FORMATS}
+        self._loaded: dict[str, Reporter] = {}
+
+    def __getitem__(self, name: str) -> Reporter:
+        reporter = self._loaded.get(name)
+        if reporter is None:
+            fmt = self._formats[name]
+            reporter = fmt.load()
+            if reporter.name != fmt.name:
+                raise RuntimeError(f"format {fmt.name!r} is registered with {fmt.reporter}, "
+                                   f"whose name is {reporter.name!r}")
+            self._loaded[name] = reporter
+        return reporter
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._formats)
+
+    def __len__(self) -> int:
+        return len(self._formats)
 
 
-REPORTERS: dict[str, Reporter] = _reporters()
+REPORTERS: Mapping[str, Reporter] = _Reporters()
 
 JSON_SCHEMA_PATH: Path = JSON_DOCUMENTS["scan"].schema_path
 

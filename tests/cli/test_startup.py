@@ -21,7 +21,12 @@ HEAVY = {"networkx", "kubernetes", "urllib3", "jsonschema", "cryptography", "req
 
 # The distributions an offline scan of one manifest imports, besides hcpscan and the
 # standard library: a new one here is a start-up cost every user pays on every run.
-ONE_FILE_SCAN_DISTRIBUTIONS = {"PyYAML", "yaml-rs", "jsonpath-ng", "rich", "cel-expr-python", "idna"}
+# rich draws the terminal table: a scan writing JSON does not load it.
+ONE_FILE_SCAN_DISTRIBUTIONS = {"PyYAML", "yaml-rs", "jsonpath-ng", "cel-expr-python", "idna"}
+# The reporter modules of the formats a one-file JSON scan does not write.
+OTHER_REPORTERS = {f"hcpscan.reporters.{name}" for name in (
+    "table", "concise", "sarif", "junit", "markdown", "html", "openreports", "policyreport",
+    "github", "gitlab")}
 
 _PROBE = textwrap.dedent("""\
     import sys
@@ -90,6 +95,18 @@ def test_one_file_scan_imports_only_what_it_uses(tmp_path):
     assert not any(m.startswith("hcpscan.sources.live") for m in seen["hcpscan"])
     others = {module for name, (module, _) in cli_main.COMMANDS.items() if name != "scan"}
     assert not others & set(seen["hcpscan"])
+    # only the format written is imported (the table's rich, junit's XML writer are not)
+    assert not OTHER_REPORTERS & set(seen["hcpscan"]) and "hcpscan.reporters.json" in seen["hcpscan"]
+    assert "rich" not in seen["tops"] and not {"rich", "xml"} & set(plain["tops"])  # networkx reads XML
+
+
+def test_the_table_format_loads_its_reporter_and_rich(tmp_path):
+    manifest = tmp_path / "proxy.yaml"
+    manifest.write_text((FIXTURES / "rules" / "PRX008" / "fail" / "cluster-proxy.yaml").read_text())
+    seen = imported_by("scan", str(manifest), "--format", "table")
+    assert "PRX008" in seen["out"]
+    assert "hcpscan.reporters.table" in seen["hcpscan"] and "rich" in seen["tops"]
+    assert not (OTHER_REPORTERS - {"hcpscan.reporters.table"}) & set(seen["hcpscan"])
 
 
 def test_the_help_main_shows_is_the_help_each_command_registers():
