@@ -557,8 +557,10 @@ def _zip_member_wanted(archive: _Archive, info: zipfile.ZipInfo, name: str,
     return True
 
 
-# The most bytes of archive members kept, over all archives, after loading read them.
-KEPT_BYTES = 256 * MiB
+# The most bytes of archive members kept, over all archives, after loading read them: a
+# scan of an archive holds up to this much more than its inventory (the members parsed,
+# as read), and streams the archive again only for a member past it.
+KEPT_BYTES = 128 * MiB
 
 
 def _identity(path: str) -> tuple[int, ...] | None:
