@@ -109,6 +109,27 @@ def test_the_table_format_loads_its_reporter_and_rich(tmp_path):
     assert not (OTHER_REPORTERS - {"hcpscan.reporters.table"}) & set(seen["hcpscan"])
 
 
+def test_a_command_is_imported_with_the_collector_paused_then_frozen():
+    """Importing the scan command runs no cyclic collection (dozens did, each walking all
+    that was imported so far), and what it made is frozen (no later collection walks it);
+    the collector is on again after (a young collection as registering starts is cheap)."""
+    probe = textwrap.dedent("""\
+        import gc, json
+        from hcpscan.cli import main
+        runs = []
+        gc.callbacks.append(lambda phase, info: runs.append(info["generation"]) if phase == "stop" else None)
+        frozen = gc.get_freeze_count()
+        main.build_parser("scan", all_commands=False)
+        print(json.dumps({"runs": runs, "frozen": gc.get_freeze_count() - frozen,
+                          "enabled": gc.isenabled()}))
+    """)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, check=True)
+    seen = json.loads(done.stdout)
+    assert len(seen["runs"]) <= 1 and seen["enabled"]
+    assert seen["frozen"] > 10_000  # the rule engine, templates and analyses' classes and functions
+
+
 def test_the_help_main_shows_is_the_help_each_command_registers():
     """main.py names each command's help so `--help` need not import the command."""
     parser = cli_main.build_parser(all_commands=True)
