@@ -114,3 +114,39 @@ def test_an_archive_written_again_at_the_same_path_is_not_read_from_what_was_kep
     streamed = _counting_streams(monkeypatch)
     assert walk.ArchiveMembers().read(str(archive), "ns/web-0.yaml") == data
     assert streamed == [str(archive)]
+
+
+def test_a_scan_streams_an_archive_once_for_its_findings_and_snippets(
+        tmp_path: Path, monkeypatch, run_cli) -> None:
+    """The whole command: loading streams the archive; the findings' lines (JSON) and the
+    SARIF's line hashes read the members loading kept, at the lines a scan of the same
+    files unpacked gives."""
+    from tests.conftest import FIXTURES
+
+    folder = tmp_path / "unpacked"
+    folder.mkdir()
+    for name in ("cluster-proxy.yaml", "node-and-fleet-configs.yaml"):
+        (folder / name).write_bytes((FIXTURES / "rules" / "PRX008" / "fail" / name).read_bytes())
+    archive = tmp_path / "dump.tar.gz"
+    with tarfile.open(archive, "w:gz") as out:
+        for path in sorted(folder.iterdir()):
+            out.add(path, arcname=f"config/{path.name}")
+    streamed = _counting_streams(monkeypatch)
+    report, sarif = tmp_path / "report.json", tmp_path / "report.sarif"
+    result = run_cli("scan", str(archive), "--format", f"json={report}", "--format", f"sarif={sarif}",
+                     "--select", "PRX008", "--no-progress")
+    assert result.code == 1, result.err
+    assert streamed == [str(archive)]
+    unpacked = run_cli("scan", str(folder), "--format", "json", "--select", "PRX008", "--no-progress")
+
+    def places(findings, prefix):  # type: ignore[no-untyped-def]
+        return sorted((f["location"]["path"].removeprefix(prefix), f["location"]["line"])
+                      for f in findings if f["status"] == "fail")
+
+    import json
+
+    packed = places(json.loads(report.read_text())["findings"], f"{archive}!config/")
+    plain = places(json.loads(unpacked.out)["findings"], f"{folder}/")
+    assert packed == plain and len(packed) >= 3 and all(line > 1 for _, line in packed)
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    assert results and all(r["partialFingerprints"] for r in results)
