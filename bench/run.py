@@ -11,8 +11,10 @@ bench/out/) and measures, each in its own process:
   per-stage seconds (load, graph, rules, report), and peak memory (the
   largest resident set of the scan process, and the largest sum over it and
   its parse workers, sampled from /proc);
-* the floor: reading and parsing, with libyaml's C loader and nothing else,
-  exactly the files the scan reads (same layout rules, same resources);
+* the floor: reading and parsing, with yaml-rs (the parser hcpscan uses) on as
+  many processes as the scan and nothing else, exactly the files the scan reads
+  (same layout rules, same resources; planned before it starts); libyaml's C
+  loader in one process as a peer;
 * checkov (``checkov -d DIR --framework kubernetes``) on the same directory;
 * ``hcpscan connectivity`` against np-guard's ``nca --connectivity`` on
   Namespaces/Pods/NetworkPolicies (bench/generate.py netpol), at 2,000 pods /
@@ -25,13 +27,13 @@ byte-compiled once (``python -m compileall -q``), as ``pip install`` of a wheel 
 with ``PYTHONDONTWRITEBYTECODE=1`` and no ``__pycache__`` every run would otherwise
 compile hcpscan again (~0.2 s), which the start-up rows would measure.
 
-The real must-gather archive is scanned against a floor that is a whole process too:
-a fresh interpreter streams the archive with ``tarfile`` and parses the members the
-scan parses (planned beforehand, outside the timing) with yaml-rs on as many processes
-as the scan has. Both are measured from outside the same way (wall from start to exit,
-CPU of the process and everything it started), so both include their interpreter's
-start-up; the ratio is of those. The floor's own timed span (streaming and parsing
-only) is shown beside it.
+Every floor is a whole process measured from outside the same way as the scan (wall
+from start to exit, CPU of the process and everything it started), so both sides
+include their interpreter's start-up, and the ratios are of those; what it reads is
+planned before it starts (outside the timing). For the real must-gather archive the
+floor streams the archive with ``tarfile`` and parses the members the scan parses with
+yaml-rs on as many processes as the scan has. A floor's own timed span (reading and
+parsing only) is kept beside it (``inner_seconds``; shown for the archive).
 
 Peers live in their own virtualenvs under bench/.venvs/, created here on first
 use; a peer that cannot be installed, or runs past --timeout, is reported as
@@ -233,16 +235,22 @@ def _shares(files: list[str], jobs: int, batch_bytes: int = 4 << 20) -> list[lis
     return batches
 
 
-def run_floor(root: str, parser: str, jobs: int) -> None:
-    """Child process: time reading + parsing exactly the scan's files, objects discarded.
+def run_floor(root: str, parser: str, jobs: int, listed: str | None = None) -> None:
+    """Child process: read + parse exactly the scan's files, objects discarded.
 
     ``yaml-rs`` is the parser hcpscan itself uses (the honest floor), on ``jobs``
-    processes (a fork pool started inside the timed span, its CPU counted); ``libyaml``
-    is PyYAML's C loader in this process (a peer: what a Python tool built on PyYAML
-    pays)."""
+    processes (a fork pool, its CPU counted); ``libyaml`` is PyYAML's C loader in this
+    process (a peer: what a Python tool built on PyYAML pays). The files are those named
+    in ``listed`` (the scan's plan, made before this process started), else planned here.
+    Prints its own timed span (reading and parsing); the bench measures the whole
+    process from outside, as it does the scan."""
     import resource
 
-    files = floor_files(root)
+    if listed is not None:
+        with open(listed, encoding="utf-8", errors="surrogateescape") as fh:
+            files = [line for line in fh.read().split("\n") if line]
+    else:
+        files = floor_files(root)
     size = sum(os.path.getsize(f) for f in files)
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_SELF)
@@ -272,13 +280,32 @@ def run_floor(root: str, parser: str, jobs: int) -> None:
                       "max_rss": max(mine.ru_maxrss, workers.ru_maxrss) * 1024}))
 
 
+_PLANS: dict[str, Path] = {}
+
+
+def _planned(root: str) -> Path:
+    """The scan's files below ``root``, one a line, planned once (outside any timing)."""
+    if root not in _PLANS:
+        listed = OUT / f"floor-files-{len(_PLANS)}.txt"
+        listed.write_text("\n".join(floor_files(root)), encoding="utf-8", errors="surrogateescape")
+        _PLANS[root] = listed
+    return _PLANS[root]
+
+
 def measure_floor(root: str, parser: str, jobs: int, timeout: float) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, str(Path(__file__)), "--floor", root,
-                           "--floor-parser", parser, "--floor-jobs", str(jobs)],
-                          capture_output=True, text=True, timeout=timeout, cwd=REPO)
-    if done.returncode != 0:
-        raise SystemExit(f"run.py: the {parser} floor failed: {done.stderr[-1000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """The floor as a whole process measured from outside like the scan (interpreter
+    start-up included on both sides): wall, CPU (its workers' too) and peak memory; its
+    own timed span is kept as ``inner_seconds``/``inner_cpu``."""
+    report = OUT / "floor.json"
+    outer = measure([sys.executable, str(Path(__file__)), "--floor", root, "--floor-parser", parser,
+                     "--floor-jobs", str(jobs), "--floor-files", str(_planned(root))],
+                    timeout, stdout=report)
+    if outer["rc"] != 0:
+        raise SystemExit(f"run.py: the {parser} floor failed: {outer['stderr'][-1000:]}")
+    inner = json.loads(report.read_text().strip().splitlines()[-1])
+    return {**inner, "inner_seconds": inner["seconds"], "inner_cpu": inner["cpu"],
+            "seconds": outer["seconds"], "cpu": outer["cpu"],
+            "max_rss": max(inner["max_rss"], outer["max_rss"])}
 
 
 # -- peers -----------------------------------------------------------------------------------
@@ -568,7 +595,8 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
            archive: dict[str, Any] | None = None) -> str:
     lines = ["### hcpscan scan (management cluster in must-gather layout)", "",
              "Wall seconds (CPU seconds, parse workers included). Floor: yaml-rs on "
-             f"{rows[0]['floor'].get('jobs', '?') if rows else '?'} processes, objects discarded; "
+             f"{rows[0]['floor'].get('jobs', '?') if rows else '?'} processes, objects discarded, "
+             "a whole process like the scan (interpreter start-up on both sides); "
              "× floor: median over the pairs of the scan's time over the floor's "
              "measured just before it.", "",
              "| N hosted clusters | objects (read / written) | YAML parsed | floor (yaml-rs) "
@@ -722,13 +750,14 @@ def main() -> None:
     parser.add_argument("--floor", metavar="DIR", help=argparse.SUPPRESS)
     parser.add_argument("--floor-parser", default="yaml-rs", help=argparse.SUPPRESS)
     parser.add_argument("--floor-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--floor-files", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--archive-floor", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--archive-members", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--render", action="store_true",
                         help="only print the table of the last run (bench/out/results.json)")
     args = parser.parse_args()
     if args.floor:
-        run_floor(args.floor, args.floor_parser, args.floor_jobs)
+        run_floor(args.floor, args.floor_parser, args.floor_jobs, args.floor_files)
         return
     if args.archive_floor:
         run_archive_floor(args.archive_floor, args.archive_members, _jobs())
