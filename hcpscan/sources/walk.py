@@ -576,11 +576,12 @@ class _KeptArchive:
     """The members of one archive on disk that loading read (to parse or to sniff them):
     their bytes, as read, until the store's budget is spent."""
 
-    __slots__ = ("store", "members")
+    __slots__ = ("store", "members", "live")
 
     def __init__(self, store: _LoadedMembers) -> None:
         self.store = store
         self.members: dict[str, bytes] = {}
+        self.live = True  # False once the store let it go: nothing more is kept for it
 
     def reader(self, member: str, blob: bytes) -> Callable[[], bytes]:
         """The member's reader: reading it (what loading does with a member it parses)
@@ -620,6 +621,8 @@ class _LoadedMembers:
 
     def take(self, kept: _KeptArchive, size: int) -> bool:
         """Whether ``size`` more bytes may be kept for ``kept``; older archives make room."""
+        if not kept.live:
+            return False
         while self.used + size > self.budget:
             oldest = next(iter(self._archives), None)
             if oldest is None or self._archives[oldest] is kept:
@@ -639,7 +642,7 @@ class _LoadedMembers:
         kept = self._archives.pop(key, None)
         if kept is not None:
             self.used -= sum(map(len, kept.members.values()))
-            kept.members = {}
+            kept.members, kept.live = {}, False
 
 
 # What loading read of the archives it streamed, for every reader of members after it.

@@ -150,3 +150,26 @@ def test_a_scan_streams_an_archive_once_for_its_findings_and_snippets(
     assert packed == plain and len(packed) >= 3 and all(line > 1 for _, line in packed)
     results = json.loads(sarif.read_text())["runs"][0]["results"]
     assert results and all(r["partialFingerprints"] for r in results)
+
+
+def test_the_kept_budget_lets_the_oldest_archive_go_first(tmp_path: Path, monkeypatch) -> None:
+    """Room for about two archives' members: loading a third lets the first go (its
+    members are then found by streaming it again), and what is counted as kept is what
+    is kept."""
+    folders = []
+    for name in ("a", "b", "c"):
+        folder = tmp_path / name
+        folder.mkdir()
+        folders.append(_archive(folder, ".tar.gz", count=5))
+    size = 5 * len(GOOD.replace("good-web", "web-0"))
+    store = walk._LoadedMembers(budget=2 * size + 50)
+    monkeypatch.setattr(walk, "LOADED", store)
+    for archive in folders:
+        load_paths([str(archive)])
+    first, second, third = (store.members(str(a)) for a in folders)
+    assert first is None and second is not None and third is not None
+    assert len(second.members) == len(third.members) == 5
+    assert store.used == sum(len(b) for k in (second, third) for b in k.members.values())
+    streamed = _counting_streams(monkeypatch)
+    data = walk.ArchiveMembers(loaded=store).read(str(folders[0]), "ns/web-3.yaml")
+    assert data == GOOD.replace("good-web", "web-3").encode() and streamed == [str(folders[0])]
