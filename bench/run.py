@@ -461,17 +461,21 @@ def bench_startup(args: argparse.Namespace) -> dict[str, Any]:
                       key=lambda r: r["cpu"]) for name, cmd in cases.items()}
 
 
-def run_archive_floor(archive: str, members_file: str, jobs: int) -> None:
+def run_archive_floor(archive: str, members_file: str | None, jobs: int) -> None:
     """Child process: stream the archive with tarfile and parse the members named in
-    ``members_file`` (the scan's own plan, one a line, made before this process started)
-    with yaml-rs on ``jobs`` processes (bytes shipped, nothing kept or returned). Prints
-    its own timed span (after the interpreter started and the list was read); the bench
-    measures the whole process from outside, as it does the scan."""
+    ``members_file`` (the scan's own plan, one a line, made before this process started;
+    without it, planned here first) with yaml-rs on ``jobs`` processes (bytes shipped,
+    nothing kept or returned). Prints its own timed span (after the interpreter started
+    and the list was read); the bench measures the whole process from outside, as it
+    does the scan."""
     import multiprocessing
     import tarfile
 
-    with open(members_file, encoding="utf-8", errors="surrogateescape") as fh:
-        wanted = set(fh.read().split("\n")) - {""}
+    if members_file is None:
+        wanted = set(archive_members(archive))
+    else:
+        with open(members_file, encoding="utf-8", errors="surrogateescape") as fh:
+            wanted = set(fh.read().split("\n")) - {""}
     start = time.perf_counter()
     size = parsed = 0
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
