@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +51,8 @@ def builtin_rules_dir() -> Path:
     checkout = package.parent
     if (checkout / "pyproject.toml").is_file() and (checkout / "rules" / "__init__.py").is_file():
         return checkout / "rules"
+    from importlib import resources  # an installed wheel only (it imports tempfile, zipfile...)
+
     return Path(str(resources.files("hcpscan.catalog")))
 
 
