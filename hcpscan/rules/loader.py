@@ -51,7 +51,13 @@ def builtin_rules_dir() -> Path:
     checkout = package.parent
     if (checkout / "pyproject.toml").is_file() and (checkout / "rules" / "__init__.py").is_file():
         return checkout / "rules"
-    from importlib import resources  # an installed wheel only (it imports tempfile, zipfile...)
+    import importlib.util
+
+    spec = importlib.util.find_spec("hcpscan.catalog")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        if Path(folder).is_dir():  # installed as files (importlib.resources imports much more)
+            return Path(folder)
+    from importlib import resources  # inside a zip, say
 
     return Path(str(resources.files("hcpscan.catalog")))
 
