@@ -468,6 +468,7 @@ def run_archive_floor(archive: str, members_file: str | None, jobs: int) -> None
     nothing kept or returned). Prints its own timed span (after the interpreter started
     and the list was read); the bench measures the whole process from outside, as it
     does the scan."""
+    import contextlib
     import multiprocessing
     import tarfile
 
@@ -478,16 +479,22 @@ def run_archive_floor(archive: str, members_file: str | None, jobs: int) -> None
             wanted = set(fh.read().split("\n")) - {""}
     start = time.perf_counter()
     size = parsed = 0
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    with contextlib.ExitStack() as stack:
+        pool = (stack.enter_context(multiprocessing.get_context("fork").Pool(jobs))
+                if jobs > 1 else None)
         waiting = []
         with tarfile.open(archive, "r|*") as tar:  # streamed, as the scan reads it
             for member in tar:
                 if member.isfile() and member.name in wanted:
                     data = tar.extractfile(member).read()  # type: ignore[union-attr]
                     size += len(data)
-                    waiting.append(pool.apply_async(_parse_bytes, (data,)))
-        parsed = sum(w.get() for w in waiting)
-    print(json.dumps({"seconds": time.perf_counter() - start, "files": parsed, "bytes": size}))
+                    if pool is None:
+                        parsed += _parse_bytes(data)
+                    else:
+                        waiting.append(pool.apply_async(_parse_bytes, (data,)))
+        parsed += sum(w.get() for w in waiting)
+    print(json.dumps({"seconds": time.perf_counter() - start, "files": parsed, "bytes": size,
+                      "jobs": jobs}))
 
 
 def _parse_bytes(data: bytes) -> int:
@@ -502,28 +509,43 @@ def archive_members(archive: str) -> list[str]:
     return [f.split("!", 1)[1] if "!" in f else f for f in floor_files(archive)]
 
 
+def _archive_pair(archive: str, members: Path, jobs: int, args: argparse.Namespace
+                  ) -> dict[str, Any]:
+    """The floor on ``jobs`` processes, then the scan (``HCPSCAN_JOBS=1`` when one)."""
+    floor = measure([sys.executable, str(Path(__file__)), "--archive-floor", archive,
+                     "--archive-members", str(members), "--floor-jobs", str(jobs)], args.timeout,
+                    stdout=OUT / "archive-floor.json")
+    if floor["rc"] != 0:
+        raise SystemExit(f"run.py: the archive floor failed: {floor['stderr'][-1000:]}")
+    inner = json.loads((OUT / "archive-floor.json").read_text().strip().splitlines()[-1])
+    floor.update(files=inner["files"], bytes=inner["bytes"], inner_seconds=inner["seconds"],
+                 jobs=jobs)
+    env = {**os.environ, "HCPSCAN_JOBS": "1"} if jobs == 1 else None
+    scan = measure([*hcpscan(), "scan", archive, "--format", "json", "-o",
+                    str(OUT / "report-archive.json"), "--no-progress"], args.timeout, env=env)
+    return {"floor": floor, "scan": scan}
+
+
+def _archive_row(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    pairs.sort(key=lambda p: p["scan"]["seconds"] / p["floor"]["seconds"])
+    return {**pairs[len(pairs) // 2], "pairs": pairs,
+            "wall_ratio": _median([p["scan"]["seconds"] / p["floor"]["seconds"] for p in pairs]),
+            "cpu_ratio": _median([p["scan"]["cpu"] / p["floor"]["cpu"] for p in pairs])}
+
+
 def bench_archive(archive: str, args: argparse.Namespace) -> dict[str, Any]:
     """The scan of a real archive against tar + yaml-rs of its members, each a whole
-    process measured from outside (start-up included on both sides), in pairs."""
+    process measured from outside (start-up included on both sides), in pairs; with
+    ``--single`` (the default) also one scan process against one floor process."""
     members = OUT / "archive-members.txt"
     members.write_text("\n".join(archive_members(archive)), encoding="utf-8",
                        errors="surrogateescape")
-    pairs = []
-    for _ in range(args.repeat):
-        floor = measure([sys.executable, str(Path(__file__)), "--archive-floor", archive,
-                         "--archive-members", str(members)], args.timeout,
-                        stdout=OUT / "archive-floor.json")
-        if floor["rc"] != 0:
-            raise SystemExit(f"run.py: the archive floor failed: {floor['stderr'][-1000:]}")
-        inner = json.loads((OUT / "archive-floor.json").read_text().strip().splitlines()[-1])
-        floor.update(files=inner["files"], bytes=inner["bytes"], inner_seconds=inner["seconds"])
-        scan = measure([*hcpscan(), "scan", archive, "--format", "json", "-o",
-                        str(OUT / "report-archive.json"), "--no-progress"], args.timeout)
-        pairs.append({"floor": floor, "scan": scan})
-    pairs.sort(key=lambda p: p["scan"]["seconds"] / p["floor"]["seconds"])
-    return {"archive": archive, **pairs[len(pairs) // 2], "pairs": pairs,
-            "wall_ratio": _median([p["scan"]["seconds"] / p["floor"]["seconds"] for p in pairs]),
-            "cpu_ratio": _median([p["scan"]["cpu"] / p["floor"]["cpu"] for p in pairs])}
+    row = {"archive": archive,
+           **_archive_row([_archive_pair(archive, members, _jobs(), args) for _ in range(args.repeat)])}
+    if args.single:
+        row["single"] = _archive_row([_archive_pair(archive, members, 1, args)
+                                      for _ in range(args.repeat)])
+    return row
 
 
 def compile_trees(trees: list[Path]) -> None:
@@ -668,22 +690,25 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
                          f"| {result['seconds']:.3f} s |")
         lines.append(f"\nOne file: `{ONE_FILE.relative_to(REPO)}`.")
     if archive:
-        floor, scan = archive["floor"], archive["scan"]
-        wall = archive.get("wall_ratio", scan["seconds"] / floor["seconds"])
-        cpu = archive.get("cpu_ratio")
-        inner = floor.get("inner_seconds")
         lines += ["", "### A real must-gather archive", "",
                   "Both sides whole processes measured from outside (interpreter start-up "
                   "included); the floor streams the archive with tarfile and parses the "
                   "members the scan parses with yaml-rs on as many processes as the scan "
                   "(their list made before it starts). Ratios: medians over the pairs.", "",
-                  "| archive | YAML parsed | floor: tar + yaml-rs of the scan's members "
+                  "| archive | processes | YAML parsed | floor: tar + yaml-rs of the scan's members "
                   "| floor's own timed span | hcpscan scan | × floor wall | × floor CPU |",
-                  "|---|---:|---:|---:|---:|---:|---:|",
-                  f"| `{Path(archive['archive']).name}` | {floor['bytes'] / 2**20:.0f} MiB in "
-                  f"{floor['files']} members | {_wall_cpu(floor)} "
-                  f"| {_s(inner)} s | {_wall_cpu(scan)} "
-                  f"| {wall:.2f} | {'-' if cpu is None else f'{cpu:.2f}'} |"]
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for label, result in (("", archive), ("1 (`HCPSCAN_JOBS=1`)", archive.get("single"))):
+            if not result:
+                continue
+            floor, scan = result["floor"], result["scan"]
+            wall = result.get("wall_ratio", scan["seconds"] / floor["seconds"])
+            cpu = result.get("cpu_ratio")
+            lines.append(
+                f"| `{Path(archive['archive']).name}` | {label or floor.get('jobs', '?')} "
+                f"| {floor['bytes'] / 2**20:.0f} MiB in {floor['files']} members "
+                f"| {_wall_cpu(floor)} | {_s(floor.get('inner_seconds'))} s | {_wall_cpu(scan)} "
+                f"| {wall:.2f} | {'-' if cpu is None else f'{cpu:.2f}'} |")
     if conn:
         lines += ["", "### hcpscan connectivity vs nca (Namespaces, Pods, NetworkPolicies; "
                       "rows with ANPs add AdminNetworkPolicies and a BaselineAdminNetworkPolicy)", "",
@@ -753,7 +778,7 @@ def main() -> None:
                         help="a must-gather archive to scan against tar + parse ('' to skip)")
     parser.add_argument("--floor", metavar="DIR", help=argparse.SUPPRESS)
     parser.add_argument("--floor-parser", default="yaml-rs", help=argparse.SUPPRESS)
-    parser.add_argument("--floor-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--floor-jobs", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--floor-files", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--archive-floor", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--archive-members", metavar="FILE", help=argparse.SUPPRESS)
@@ -761,10 +786,10 @@ def main() -> None:
                         help="only print the table of the last run (bench/out/results.json)")
     args = parser.parse_args()
     if args.floor:
-        run_floor(args.floor, args.floor_parser, args.floor_jobs, args.floor_files)
+        run_floor(args.floor, args.floor_parser, args.floor_jobs or 1, args.floor_files)
         return
     if args.archive_floor:
-        run_archive_floor(args.archive_floor, args.archive_members, _jobs())
+        run_archive_floor(args.archive_floor, args.archive_members, args.floor_jobs or _jobs())
         return
     if args.render:
         saved = json.loads((OUT / "results.json").read_text())
