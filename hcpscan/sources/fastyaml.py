@@ -32,7 +32,7 @@ import functools
 import math
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hcpscan.core.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
@@ -59,10 +59,20 @@ _AFTER_COLON = re.compile(r":[ \t]+" + _FIRST)
 _AFTER_DASH = re.compile(r"-(?=[ \t]+" + _FIRST + ")")  # a lookahead: "- - x" is two starts
 _LINE_START = re.compile(r"\n[ \t]*" + _FIRST)
 _IN_FLOW = tuple(re.compile(start + r"[ \t]*" + _FIRST) for start in (r"\[", r"\{", ",", '":', "':"))
+# The same two patterns matching only tokens ``_token`` may keep: not other words, not a
+# lone "-" or "---" (a sequence's dash), for searching lines no earlier file had. They
+# find the same of those as the patterns above: neither goes on from inside a token (a
+# line start never is; the dash's match is the dash). Blanks are taken possessively
+# (a token never starts with one: giving them back would try once per blank).
+_MAY_MATTER = (r"(?=(?:[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF):*(?![^ \t\r\n,\[\]{}])"
+               r"|[+._0-9<=~&*!?%]|-(?!(?:--)?:*(?![^ \t\r\n,\[\]{}])))")
+_AFTER_DASH_MAY_MATTER = re.compile(r"-(?=[ \t]++" + _MAY_MATTER + _FIRST + ")")
+_LINE_START_MAY_MATTER = re.compile(r"\n[ \t]*+" + _MAY_MATTER + _FIRST)
 # Inside flow collections (where the scan also sees into quoted strings) anchors,
 # aliases and tags count only with a name PyYAML would accept: "[*)" in a shell case
 # pattern or "[!.]*" in a glob is text.
 _ANCHOR_NAME = re.compile(r"[0-9A-Za-z_\-!]")
+_FLOW_OPEN = re.compile(r"\[(?!\])|\{(?!\})")  # a flow collection that is not "[]" or "{}"
 _BLOCK_HEADERS = tuple(re.compile(indicator + r"[-+0-9]*[ \t]*(?:#[^\n]*)?\r?\n") for indicator in (r"\|", ">"))
 # What PyYAML refuses and yaml-rs reads: a tab where indentation or a separator after
 # "-" is expected; collection keys; a flow key without a value; a root block scalar
@@ -107,7 +117,7 @@ def fast_documents(text: str, keep_of: KeepOf | None = None,
     ``pruned``: the fields left out are never built. That is taken only when the text
     parts left out are still looked through for what the whole rebuild refuses (a
     collection as a key, nesting past ``MAX_DEPTH``), so the same files go to PyYAML."""
-    if yaml_rs is None or not _plain_text(text):
+    if yaml_rs is None:
         return None
     tokens = _scalar_tokens(text)
     restore = None if tokens is None else _restorations(tokens)
@@ -136,61 +146,148 @@ class _NotFast(Exception):
 
 def _plain_text(text: str) -> bool:
     """No directives, document-end markers, deep nesting (the Rust parser recurses)
-    or characters the two parsers treat differently."""
-    if text.startswith(("%", "...")) or "\n%" in text or "\n..." in text:
+    or characters the two parsers treat differently: what the whole text tells, and
+    the first line. Every later line is looked at by ``_plain_lines``."""
+    if text.startswith(("%", "...")):
         return False
-    if "\r" in text and text.count("\r") != text.count("\r\n"):
-        return False  # lone carriage returns: line breaks to PyYAML, not to our line count
     if text and not text.endswith("\n"):
         return False  # a block scalar ending the input is chomped differently
-    if "\t" in text and (text.startswith(("\t", "-\t")) or _TABBED.search(text)):
+    first = text[:text.find("\n") + 1]  # with its line break
+    if "\r" in first[:-2]:
+        return False  # a lone carriage return: a line break to PyYAML, not to our line count
+    if "\t" in text and text.startswith(("\t", "-\t")):
         return False
-    if _NOT_1_1_TEXT.search(text):
+    if _NOT_1_1_TEXT.search(first) or any(pattern.search(first) for pattern in _NOT_1_1):
         return False
-    if any(pattern.search(text) for pattern in _NOT_1_1):
-        return False
-    if _DEEP.search("\n" + text[:1000]) or _DEEP.search(text):
+    if _DEEP.search("\n" + first):
         return False
     if text.isascii():
         return not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
     return _UNUSUAL.search(text) is None
 
 
+def _plain_lines(joined: str) -> bool:
+    """``_plain_text``'s checks of lines after a line break, on lines joined as
+    ``"\\n" + "\\n".join(lines) + "\\n"`` (each check is one line's)."""
+    if "\n%" in joined or "\n..." in joined:
+        return False
+    if "\r" in joined and joined.count("\r") != joined.count("\r\n"):
+        return False  # lone carriage returns: line breaks to PyYAML, not to our line count
+    if "\t" in joined and _TABBED.search(joined):
+        return False
+    if _NOT_1_1_TEXT.search(joined) or any(pattern.search(joined) for pattern in _NOT_1_1):
+        return False
+    return _DEEP.search(joined) is None
+
+
+# Lines already looked at, across files (a dump repeats most of its lines: labels, ports,
+# container specs of every replica): each passed ``_plain_lines``, and ``_line_tokens``
+# holds, for those that have any, the tokens ``_token`` keeps of what the patterns find
+# on the line, block ones and flow ones. Nothing a line yields depends on its file: the
+# patterns never cross a line break. Bounded, as the other memos are.
+_LINES_LIMIT = 64_000
+_clean_lines: set[str] = set()
+_line_tokens: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
 def _scalar_tokens(text: str) -> set[str] | None:
-    """Tokens that may be plain scalars YAML 1.1 and 1.2 read differently, or None
-    if the text uses anchors, aliases, tags, complex keys or empty block scalars. Block scalars (scripts,
-    embedded configuration) are text, not structure, and are not looked into."""
-    block: set[str] = set()
-    flow: set[str] = set()
-    has_flow = text.count("[") != text.count("[]") or text.count("{") != text.count("{}")
+    """Tokens that may be plain scalars YAML 1.1 and 1.2 read differently, or None if
+    the text is not plain (``_plain_text``), or uses anchors, aliases, tags, complex keys
+    or empty block scalars. Block scalars (scripts, embedded configuration) are text, not
+    structure, and are not looked into.
+
+    What the patterns find is the same as running each over the whole text; only lines
+    no earlier file had are searched."""
+    if not _plain_text(text):
+        return None
+    lines = text.split("\n")
+    later = set(lines[1:])  # the first line is not after a line break: it is looked at apart
+    if len(_clean_lines) > _LINES_LIMIT:
+        _clean_lines.clear()
+        _line_tokens.clear()
+    new = later.difference(_clean_lines)
+    if new:
+        joined = "\n" + "\n".join(new) + "\n"
+        if not _plain_lines(joined):
+            return None
+        _line_tokens.update(_tokens_by_line(joined))
+        _clean_lines.update(new)
     spans = _structure(text)
     if spans is None:
         return None
-    for start, end in spans:
-        block.update(_AFTER_COLON.findall(text, start, end))
-        block.update(_AFTER_DASH.findall(text, start, end))
-        block.update(_LINE_START.findall(text, max(start - 1, 0), end))
-        if has_flow:
-            for pattern in _IN_FLOW:
-                flow.update(pattern.findall(text, start, end))
-    block.update(_LINE_START.findall("\n" + text[:200]))
-    tokens: set[str] = set()
-    for found, names in ((block, None), (flow, _ANCHOR_NAME)):
-        for token in found:
-            token = token.rstrip(":") or token  # a key
-            first = token[0]
-            if first in "&*!" and len(token) > 1 and (names is None or names.match(token, 1)):
-                return None  # an anchor, an alias, a tag
-            if token == "?":
-                return None  # a complex key
-            if first.isalpha():
-                if token in _BOOLEANS_1_1:
-                    tokens.add(token)
-            elif first not in "&*!?%" and token not in ("-", "---"):
-                tokens.add(token)
+    counted = later if len(spans) == 1 else set(_lines_in(text, lines, spans))
+    block: set[str] = set()
+    flow: set[str] = set()
+    for line in _line_tokens.keys() & counted:
+        in_block, in_flow = _line_tokens[line]
+        block.update(in_block)
+        flow.update(in_flow)
+    first_end = len(lines[0])  # the first line: what the patterns find on it, and line
+    for pattern in (_AFTER_COLON, _AFTER_DASH):  # starts in the first 200 characters
+        block.update(_kept_tokens(pattern.findall(text, 0, first_end), None))
+    block.update(_kept_tokens(_LINE_START.findall("\n" + text[:200]), None))
+    if _FLOW_OPEN.search(text) is None:
+        flow.clear()
+    else:
+        for pattern in _IN_FLOW:
+            flow.update(_kept_tokens(pattern.findall(text, 0, first_end), _ANCHOR_NAME))
+    tokens = block | flow
+    if "" in tokens:
+        return None  # an anchor, an alias, a tag, a complex key
     return tokens
 
 
+def _token(found: str, names: re.Pattern[str] | None) -> str | None:
+    """What a token found by the patterns stands for: itself (a key without its colon)
+    when it may read differently, "" for an anchor, alias, tag or complex key (``names``:
+    what an anchor's name must start with where one counts only with a name), None
+    when it cannot matter (a word, a sequence's dash)."""
+    token = found.rstrip(":") or found  # a key
+    first = token[0]
+    if first in "&*!" and len(token) > 1 and (names is None or names.match(token, 1)):
+        return ""  # an anchor, an alias, a tag
+    if token == "?":
+        return ""  # a complex key
+    if first.isalpha():
+        return token if token in _BOOLEANS_1_1 else None
+    if first not in "&*!?%" and token not in ("-", "---"):
+        return token
+    return None
+
+
+def _kept_tokens(found: list[str], names: re.Pattern[str] | None) -> set[str]:
+    kept = {_token(token, names) for token in set(found)}
+    kept.discard(None)
+    return kept  # type: ignore[return-value]
+
+
+def _tokens_by_line(joined: str) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The tokens that matter of each line of ``joined`` (``_plain_lines``' form)."""
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for patterns, names, slot in (((_AFTER_COLON, _AFTER_DASH_MAY_MATTER, _LINE_START_MAY_MATTER), None, 0),
+                                  (_IN_FLOW, _ANCHOR_NAME, 1)):
+        for pattern in patterns:
+            for match in pattern.finditer(joined):
+                token = _token(match.group(1), names)
+                if token is None:
+                    continue
+                at = match.start(1)
+                line = joined[joined.rfind("\n", 0, at) + 1 : joined.find("\n", at)]
+                found.setdefault(line, ([], []))[slot].append(token)
+    return {line: (tuple(block), tuple(flow)) for line, (block, flow) in found.items()}
+
+
+def _lines_in(text: str, lines: list[str], spans: list[tuple[int, int]]) -> Iterator[str]:
+    """The lines after the first that the spans (each from the start or a line break, to
+    after a line break or the end) hold."""
+    counted = 0  # line breaks before ``at``
+    at = 0
+    for start, end in spans:
+        counted += text.count("\n", at, start)
+        first = counted + 1 if start else 1  # a span after the start starts at a line break
+        counted += text.count("\n", start, end)
+        at = end
+        yield from lines[first:counted]
 def _structure(text: str) -> list[tuple[int, int]] | None:
     """Spans of the text outside block scalars' content; None if a block scalar is
     empty (yaml-rs reads it as a newline, PyYAML as nothing)."""

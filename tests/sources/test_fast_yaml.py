@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hcpscan.core.yamldocs import YamlSyntaxError, _composed_documents
 from hcpscan.sources import fastyaml
@@ -231,3 +233,130 @@ def test_generated_documents_read_the_same_either_way():
         assert _agrees(text), text
         taken += fast_documents(text) is not None
     assert taken > 100  # the generator is not only producing what the fast path refuses
+
+
+# -- the line memo and the token search (issue 27): what a file reads never depends on
+# which files were read before it, and every generated plain scalar, wherever it stands,
+# reads as PyYAML reads it or sends the file to PyYAML.
+
+def _cold(text: str):
+    """The fast path's outcome with nothing remembered from earlier files."""
+    fastyaml._clean_lines.clear()
+    fastyaml._line_tokens.clear()
+    fast = fast_documents(text)
+    return None if fast is None else _outcome(fast)
+
+
+def _warm(text: str):
+    fast = fast_documents(text)
+    return None if fast is None else _outcome(fast)
+
+
+def _real_texts():
+    """Every YAML or JSON file under ../shared/realworld (the must-gather archive's
+    members too) and fixtures/."""
+    import tarfile
+
+    roots = [SHARED / "realworld", FIXTURES]
+    for path in sorted(p for root in roots for p in root.rglob("*")):
+        if path.suffix in (".yaml", ".yml", ".json"):
+            yield str(path), path.read_text(encoding="utf-8-sig")
+        elif path.name.endswith((".tar.gz", ".tgz")):
+            with tarfile.open(path) as archive:
+                for member in archive:
+                    if member.isfile() and member.name.endswith((".yaml", ".yml", ".json")):
+                        data = archive.extractfile(member).read()  # type: ignore[union-attr]
+                        try:
+                            yield f"{path.name}:{member.name}", data.decode("utf-8-sig")
+                        except UnicodeDecodeError:
+                            continue
+
+
+def test_every_real_file_reads_the_same_whatever_was_read_before():
+    texts = list(_real_texts())
+    assert len(texts) > 1000  # the archive's members are there
+    cold = [_cold(text) for _, text in texts]
+    for (name, text), alone in zip(reversed(texts), reversed(cold)):  # each after all others
+        assert _warm(text) == alone, name
+
+
+def test_every_real_file_the_fast_path_takes_reads_as_pyyaml_reads_it():
+    fastyaml._clean_lines.clear()
+    fastyaml._line_tokens.clear()
+    taken = 0
+    for name, text in _real_texts():
+        fast = fast_documents(text)
+        if fast is not None:
+            taken += 1
+            assert _outcome(fast) == _outcome(_composed_documents(text)), name
+    assert taken > 1000
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    # a line seen first inside a block scalar (text), then as structure: its boolean,
+    # its anchor, its octal still count in the second file
+    ("s: |\n  on: 1\n", "on: 1\n"),
+    ("s: |\n  a: &x 1\n", "a: &x 1\nb: *x\n"),
+    ("s: |\n  m: 0755\n", "k: 1\nm: 0755\nn: 755\n"),
+    # and the other way round: structure first, then the same line as text only
+    ("on: 1\n", "s: |\n  on: 1\n"),
+    ("k: 1\nm: 0755\nn: 755\n", "s: |\n  m: 0755\n  n: 755\n"),
+    # a line that is not plain in one file (a directive) is not remembered as plain
+    ("a: 1\n%YAML 1.1\n", "b: 2\n%YAML 1.1\n"),
+    # the first line is read by the first line's rules, a later equal line by its own
+    ("  \tx: 1\n", "a:\n  \tx: 1\n"),
+    ("on: 1\n", "a: 1\non: 1\n"),
+])
+def test_a_line_read_in_one_file_is_judged_afresh_in_the_next(first, second):
+    assert _agrees(second)
+    alone = _cold(second)
+    _cold(first)
+    assert _warm(second) == alone
+
+
+def test_a_line_seen_as_text_still_sends_its_boolean_to_pyyaml():
+    _cold("s: |\n  enabled: yes\n")
+    assert fast_documents("enabled: yes\n") is None
+    (doc,) = _composed_documents("enabled: yes\n")
+    assert doc.body == {"enabled": True}
+
+
+# Plain scalars from the pieces YAML 1.1 and 1.2 read differently: signs, leading zeros,
+# radix prefixes in both cases, underscores, sexagesimal colons, dots, exponents,
+# infinities and NaNs, timestamps, YAML 1.1's boolean words, merge and value keys,
+# anchors, aliases, tags; and pieces that make a string in both.
+_PIECES = ["0", "00", "1", "7", "8", "19", "59", "60", "0o", "0O", "0x", "0X", "0b", "0B", "1F",
+           "ab", "_", ".", "..", ":", ":5", "e", "E", "e+", "e-", "inf", "Inf", "INF", "nan",
+           "NaN", "NAN", "2001-12-14", "t", "T", " ", "Z", "21:59:43.10", "-05:00", "y", "n",
+           "o", "Mi", "m", "/", "@", "%"]
+_WORDS = ["yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "n",
+          "true", "True", "TRUE", "false", "FALSE", "null", "Null", "~", "<<", "=", "-", "---", "?",
+          "&a", "*a", "!a", "!!str", "&", "*", "!", "%x", ".inf", "-.Inf", "+.inf", ".NaN", "0755",
+          "2e848593", "1_000", "1:20", "0x1F", "0o17", "_1", "+_1", "1e5_0", "08", "10.0.0.0/8"]
+
+_scalar = st.one_of(
+    st.sampled_from(_WORDS),
+    st.builds(lambda sign, parts: sign + "".join(parts).strip(),
+              st.sampled_from(["", "-", "+", "."]), st.lists(st.sampled_from(_PIECES), min_size=1, max_size=5)),
+).filter(lambda s: s != "" and "\n" not in s)
+
+
+def _entry(shape: int, i: int, a: str, b: str) -> str:
+    return [f"k{i}: {a}", f"{a}: k{i}", f"l{i}:\n- {a}\n-   {b}", f"f{i}: [{a}, {b}]",
+            f"g{i}: {{{a}: {b}}}", f"b{i}: |\n  {a}: {b}", f"q{i}: '{a}'", f"- {a}: {b}",
+            f"n{i}:\n  {a}: {b}\n  m{i}: {b}"][shape]
+
+
+_document = st.lists(
+    st.builds(lambda shape, a, b: (shape, a, b), st.integers(0, 8), _scalar, _scalar),
+    min_size=1, max_size=6,
+).map(lambda items: "\n".join(_entry(shape, i, a, b) for i, (shape, a, b) in enumerate(items)) + "\n")
+
+
+@settings(max_examples=600, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(_document, min_size=1, max_size=3))
+def test_generated_plain_scalars_read_as_pyyaml_reads_them_or_go_to_pyyaml(documents):
+    text = "---\n".join(documents)
+    assert _agrees(text), text
+    assert _warm(text) == _cold(text), text  # and whatever was remembered before
