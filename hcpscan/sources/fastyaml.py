@@ -144,6 +144,16 @@ class _NotFast(Exception):
     pass
 
 
+def forget() -> None:
+    """Drop what is remembered across files (lines, strings, readings): a load calls it
+    when done, so the memos are not alive through the rest of a scan."""
+    _clean_lines.clear()
+    _line_tokens.clear()
+    _strings.clear()
+    _readings.clear()
+    _agreeing.clear()
+
+
 def _plain_text(text: str) -> bool:
     """No directives, document-end markers, deep nesting (the Rust parser recurses)
     or characters the two parsers treat differently: what the whole text tells, and
@@ -185,7 +195,7 @@ def _plain_lines(joined: str) -> bool:
 # holds, for those that have any, the tokens ``_token`` keeps of what the patterns find
 # on the line, block ones and flow ones. Nothing a line yields depends on its file: the
 # patterns never cross a line break. Bounded, as the other memos are.
-_LINES_LIMIT = 64_000
+_LINES_LIMIT = 16_000
 _clean_lines: set[str] = set()
 _line_tokens: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
@@ -543,19 +553,26 @@ def _kept(value: Any, keep: Keep, shared: _Shared, restore: dict[tuple[type, Any
 
 def _refusable(value: dict[Any, Any] | list[Any], depth: int) -> None:
     """Raise _NotFast where ``_canonical`` would for a collection at ``depth`` (a
-    collection as a key, nesting past MAX_DEPTH), without building anything."""
+    collection as a key, nesting past MAX_DEPTH), without building anything. An empty
+    collection above the bound holds nothing to refuse: no call for it (most of a
+    pruned ``managedFields`` is ``{}``)."""
     if depth >= MAX_DEPTH:
         raise _NotFast
+    inner = depth + 1
+    deep = inner >= MAX_DEPTH
     if type(value) is dict:
         for key, item in value.items():
-            if type(key) is frozenset or type(key) is tuple:
+            kind = type(key)
+            if kind is frozenset or kind is tuple:
                 raise _NotFast
-            if type(item) is dict or type(item) is list:
-                _refusable(item, depth + 1)
+            kind = type(item)
+            if (kind is dict or kind is list) and (item or deep):
+                _refusable(item, inner)
         return
     for item in value:
-        if type(item) is dict or type(item) is list:
-            _refusable(item, depth + 1)
+        kind = type(item)
+        if (kind is dict or kind is list) and (item or deep):
+            _refusable(item, inner)
 
 
 def _load(chunk: str) -> Any:
