@@ -442,6 +442,7 @@ def _parse_task(task: _Task) -> _Outcome:
 
 
 def _parse_batch(tasks: list[_Task]) -> list[_Outcome]:
+    fastyaml.forget(strings_only=True)
     with collector.paused():
         outcomes = [_parse_task(task) for task in tasks]
         # Equal pod specs of the batch (replicas, their ReplicaSet...) made one object here:
