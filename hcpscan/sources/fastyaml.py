@@ -139,7 +139,7 @@ def fast_documents(text: str, keep_of: KeepOf | None = None,
             if keep_of is not None and pruned is not None:
                 doc.body = _built(doc.body, keep_of, pruned, restore)
             else:
-                doc.body = _canonical(doc.body, _strings, restore, 0)
+                doc.body = _canonical(doc.body, _strings.setdefault, restore, 0)
     except (RecursionError, _NotFast):
         return None  # deeper than MAX_DEPTH: PyYAML's reading says where
     return docs
@@ -412,35 +412,30 @@ def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
     return restore
 
 
-class _Shared(dict):  # type: ignore[type-arg]
-    """One object per distinct string (``shared[s]``: a lookup in C, no call)."""
-
-    def __missing__(self, key: Any) -> Any:
-        self[key] = key
-        return key
+# One object per distinct string: ``intern(s, s)``, the memo's bound ``setdefault`` (a
+# subclass with ``__missing__`` made every lookup three times slower, measured).
+_strings: dict[str, str] = {}
+_Intern = Callable[[str, str], str]
 
 
-_strings = _Shared()
-
-
-def _canonical(value: Any, shared: _Shared, restore: dict[tuple[type, Any], Any], depth: int) -> Any:
+def _canonical(value: Any, intern: _Intern, restore: dict[tuple[type, Any], Any], depth: int) -> Any:
     """Parsed data rebuilt the way PyYAML's loading shares it: equal keys and short
     strings are one object (a dump repeats them hundreds of thousands of times: this
     halves the inventory's memory and the cost of passing it between processes),
     and numbers put back to their YAML 1.1 values."""
     kind = type(value)
     if kind is dict:
-        return _mapping(value, shared, restore, depth + 1)
+        return _mapping(value, intern, restore, depth + 1)
     if kind is list:
-        return _sequence(value, shared, restore, depth + 1)
+        return _sequence(value, intern, restore, depth + 1)
     if kind is str:
-        return shared[value] if len(value) < _SHARED_LENGTH else value
+        return intern(value, value) if len(value) < _SHARED_LENGTH else value
     if (kind is int or kind is float) and restore:
         return restore.get((kind, value), value)
     return value
 
 
-def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type, Any], Any],
+def _mapping(mapping: dict[Any, Any], intern: _Intern, restore: dict[tuple[type, Any], Any],
              depth: int) -> dict[Any, Any]:
     if depth >= MAX_DEPTH:
         raise _NotFast
@@ -449,24 +444,24 @@ def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type,
         kind = type(item)
         if kind is str:
             if len(item) < _SHARED_LENGTH:
-                item = shared[item]
+                item = intern(item, item)
         elif kind is dict:
-            item = _mapping(item, shared, restore, depth + 1)
+            item = _mapping(item, intern, restore, depth + 1)
         elif kind is list:
-            item = _sequence(item, shared, restore, depth + 1)
+            item = _sequence(item, intern, restore, depth + 1)
         elif restore:
-            item = _canonical(item, shared, restore, depth)
+            item = _canonical(item, intern, restore, depth)
         if type(key) is str:
-            key = shared[key]
+            key = intern(key, key)
         elif type(key) in (frozenset, tuple):
             raise _NotFast  # a collection as a key ("{{ .Values.x }}"): PyYAML refuses it
         else:
-            key = _canonical(key, shared, restore, depth)
+            key = _canonical(key, intern, restore, depth)
         out[key] = item
     return out
 
 
-def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, Any], Any],
+def _sequence(sequence: list[Any], intern: _Intern, restore: dict[tuple[type, Any], Any],
               depth: int) -> list[Any]:
     # the dispatch of _canonical inlined, as in _mapping: a call per entry is most of the
     # cost of a list of strings or of small mappings (ports, env, conditions)
@@ -479,11 +474,11 @@ def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, An
         kind = type(item)
         if kind is str:
             if len(item) < _SHARED_LENGTH:
-                item = shared[item]
+                item = intern(item, item)
         elif kind is dict:
-            item = _mapping(item, shared, restore, inner)
+            item = _mapping(item, intern, restore, inner)
         elif kind is list:
-            item = _sequence(item, shared, restore, inner)
+            item = _sequence(item, intern, restore, inner)
         elif restore and (kind is int or kind is float):
             item = restore.get((kind, item), item)
         append(item)
@@ -494,41 +489,41 @@ def _built(body: Any, keep_of: KeepOf, pruned: set[int], restore: dict[tuple[typ
     """A document's body rebuilt as ``_canonical`` does, each object ``keep_of`` prunes
     (the document, or the entries of a List) built pruned."""
     if type(body) is not dict:
-        return _canonical(body, _strings, restore, 0)
+        return _canonical(body, _strings.setdefault, restore, 0)
     keep = keep_of(body)
     if keep is not None:
-        out = _kept(body, keep, _strings, restore, 0)
+        out = _kept(body, keep, _strings.setdefault, restore, 0)
         pruned.add(id(out))
         return out
     kind, items = body.get("kind"), body.get("items")
     if type(kind) is not str or not kind.endswith("List") or type(items) is not list:
-        return _canonical(body, _strings, restore, 0)
+        return _canonical(body, _strings.setdefault, restore, 0)
     if 2 >= MAX_DEPTH:
         raise _NotFast
     entries = []
     for item in items:
         keep = keep_of(item) if type(item) is dict else None
         if keep is None:
-            entries.append(_canonical(item, _strings, restore, 2))
+            entries.append(_canonical(item, _strings.setdefault, restore, 2))
             continue
-        entry = _kept(item, keep, _strings, restore, 2)
+        entry = _kept(item, keep, _strings.setdefault, restore, 2)
         pruned.add(id(entry))
         entries.append(entry)
     fields: dict[Any, Any] = {}  # the other fields as _mapping builds them, in their order
     for key, value in body.items():
         if key == "items":
-            fields[_strings[key]] = entries
+            fields[_strings.setdefault(key, key)] = entries
         else:
-            fields.update(_mapping({key: value}, _strings, restore, 1))
+            fields.update(_mapping({key: value}, _strings.setdefault, restore, 1))
     return fields
 
 
-def _kept(value: Any, keep: Keep, shared: _Shared, restore: dict[tuple[type, Any], Any],
+def _kept(value: Any, keep: Keep, intern: _Intern, restore: dict[tuple[type, Any], Any],
           depth: int) -> Any:
     """``kept``'s pruning of ``_canonical(value)`` (``inventory/kept.py``), built in one
     pass: what is left out is never built."""
     if keep is WHOLE:
-        return _canonical(value, shared, restore, depth)
+        return _canonical(value, intern, restore, depth)
     kind = type(value)
     if type(keep) is dict and kind is dict:
         if depth + 1 >= MAX_DEPTH:
@@ -537,28 +532,28 @@ def _kept(value: Any, keep: Keep, shared: _Shared, restore: dict[tuple[type, Any
         out = {}
         for key, item in value.items():
             if type(key) is str:
-                key = shared[key]
+                key = intern(key, key)
             elif type(key) in (frozenset, tuple):
                 raise _NotFast
             else:
-                key = _canonical(key, shared, restore, depth + 1)
+                key = _canonical(key, intern, restore, depth + 1)
             sub = keep.get(key, every) if type(key) is str else every
             if sub is None:
                 if type(item) is dict or type(item) is list:
                     _refusable(item, depth + 2)
                 continue
             if sub is WHOLE or item is None:
-                out[key] = _canonical(item, shared, restore, depth + 1)
+                out[key] = _canonical(item, intern, restore, depth + 1)
             else:
-                out[key] = _kept(item, sub, shared, restore, depth + 1)
+                out[key] = _kept(item, sub, intern, restore, depth + 1)
         return out
     if type(keep) is list and kind is list:
         if depth + 1 >= MAX_DEPTH:
             raise _NotFast
         inner = keep[0]
-        return [None if item is None else _kept(item, inner, shared, restore, depth + 1)
+        return [None if item is None else _kept(item, inner, intern, restore, depth + 1)
                 for item in value]
-    return _canonical(value, shared, restore, depth)  # does not fit: kept whole
+    return _canonical(value, intern, restore, depth)  # does not fit: kept whole
 
 
 def _refusable(value: dict[Any, Any] | list[Any], depth: int) -> None:
