@@ -33,6 +33,8 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from hcpscan.core.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
@@ -236,12 +238,9 @@ def _scalar_tokens(text: str) -> set[str] | None:
     if spans is None:
         return None
     counted = later if len(spans) == 1 else set(_lines_in(text, lines, spans))
-    block: set[str] = set()
-    flow: set[str] = set()
-    for line in _line_tokens.keys() & counted:
-        in_block, in_flow = _line_tokens[line]
-        block.update(in_block)
-        flow.update(in_flow)
+    found = list(map(_line_tokens.__getitem__, _line_tokens.keys() & counted))  # C loops
+    block = set(chain.from_iterable(map(itemgetter(0), found)))
+    flow = set(chain.from_iterable(map(itemgetter(1), found)))
     first_end = len(lines[0])  # the first line: what the patterns find on it, and line
     for pattern in (_AFTER_COLON, _AFTER_DASH):  # starts in the first 200 characters
         block.update(_kept_tokens(pattern.findall(text, 0, first_end), None))
