@@ -183,3 +183,33 @@ spec:
     assert bodies[2]["spec"] is not bodies[0]["spec"]  # a spec with another container is its own
     assert bodies[0]["spec"] == {"containers": [{"name": "proxy", "image": "registry.example/proxy:1",
                                                  "env": [{"name": "HTTPS_PROXY", "value": "http://proxy.corp:3128"}]}]}
+
+
+def test_the_main_process_parses_its_share_and_the_order_holds(tmp_path, monkeypatch):
+    # with N jobs, N - 1 workers parse and this process takes one batch in N itself
+    import os
+
+    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
+    root.mkdir(parents=True)
+    for i in range(12):
+        (root / f"cm{i:02}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i:02}, namespace: alpha}}\n"
+            f"data: {{proxy: 'http://proxy-{i}.corp:3128', mode: 0755}}\n")
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(tmp_path)])
+    here: list[int] = []
+    parse = loader._parse_task
+
+    def counted(task):
+        here.append(os.getpid())
+        return parse(task)
+
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 2)
+    monkeypatch.setattr(loader, "_parse_task", counted)  # the workers keep their own
+    pooled = load_paths([str(tmp_path)])
+    assert _summary(pooled) == _summary(alone)
+    assert [o.name for o in pooled.objects] == [f"cm{i:02}" for i in range(12)]
+    assert pooled.objects[3].body["data"]["mode"] == 493  # YAML 1.1's octal, either way
+    assert 0 < len(here) < 12 and set(here) == {os.getpid()}
