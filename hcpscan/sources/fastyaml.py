@@ -301,12 +301,16 @@ def _lines_in(text: str, lines: list[str], spans: list[tuple[int, int]]) -> Iter
     after a line break or the end) hold."""
     counted = 0  # line breaks before ``at``
     at = 0
+    slices = []
     for start, end in spans:
         counted += text.count("\n", at, start)
         first = counted + 1 if start else 1  # a span after the start starts at a line break
         counted += text.count("\n", start, end)
         at = end
-        yield from lines[first:counted]
+        slices.append(lines[first:counted])
+    return chain.from_iterable(slices)
+
+
 def _structure(text: str) -> list[tuple[int, int]] | None:
     """Spans of the text outside block scalars' content; None if a block scalar is
     empty (yaml-rs reads it as a newline, PyYAML as nothing)."""
