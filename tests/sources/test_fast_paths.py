@@ -213,3 +213,21 @@ def test_the_main_process_parses_its_share_and_the_order_holds(tmp_path, monkeyp
     assert [o.name for o in pooled.objects] == [f"cm{i:02}" for i in range(12)]
     assert pooled.objects[3].body["data"]["mode"] == 493  # YAML 1.1's octal, either way
     assert 0 < len(here) < 12 and set(here) == {os.getpid()}
+
+
+def test_the_forkserver_is_stopped_when_the_workers_are_done_and_starts_again(tmp_path, monkeypatch):
+    # it would stay resident through the rules and the report
+    from multiprocessing import forkserver
+
+    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
+    root.mkdir(parents=True)
+    for i in range(6):
+        (root / f"cm{i}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n")
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    for _ in range(2):
+        result = load_paths([str(tmp_path)])
+        assert [o.name for o in result.objects] == [f"cm{i}" for i in range(6)]
+        assert forkserver._forkserver._forkserver_pid is None
