@@ -38,6 +38,7 @@ import functools
 import math
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 from itertools import chain
 from operator import itemgetter
@@ -166,8 +167,9 @@ def forget(strings_only: bool = False) -> None:
     _strings.clear()
     if strings_only:
         return
-    _clean_lines.clear()
-    _line_tokens.clear()
+    with _lines_lock:
+        _clean_lines.clear()
+        _line_tokens.clear()
     _readings.clear()
     _agreeing.clear()
 
@@ -216,6 +218,7 @@ def _plain_lines(joined: str) -> bool:
 _LINES_LIMIT = 16_000
 _clean_lines: set[str] = set()
 _line_tokens: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_lines_lock = threading.Lock()
 
 
 def _scalar_tokens(text: str) -> set[str] | None:
@@ -230,21 +233,22 @@ def _scalar_tokens(text: str) -> set[str] | None:
         return None
     lines = text.split("\n")
     later = set(lines[1:])  # the first line is not after a line break: it is looked at apart
-    if len(_clean_lines) > _LINES_LIMIT:
-        _clean_lines.clear()
-        _line_tokens.clear()
-    new = later.difference(_clean_lines)
-    if new:
-        joined = "\n" + "\n".join(new) + "\n"
-        if not _plain_lines(joined):
-            return None
-        _line_tokens.update(_tokens_by_line(joined))
-        _clean_lines.update(new)
     spans = _structure(text)
-    if spans is None:
-        return None
-    counted = later if len(spans) == 1 else set(_lines_in(text, lines, spans))
-    found = list(map(_line_tokens.__getitem__, _line_tokens.keys() & counted))  # C loops
+    with _lines_lock:  # the memo is read and written as one step (a clear between would lose tokens)
+        if len(_clean_lines) > _LINES_LIMIT:
+            _clean_lines.clear()
+            _line_tokens.clear()
+        new = later.difference(_clean_lines)
+        if new:
+            joined = "\n" + "\n".join(new) + "\n"
+            if not _plain_lines(joined):
+                return None
+            _line_tokens.update(_tokens_by_line(joined))
+            _clean_lines.update(new)
+        if spans is None:
+            return None
+        counted = later if len(spans) == 1 else set(_lines_in(text, lines, spans))
+        found = list(map(_line_tokens.__getitem__, _line_tokens.keys() & counted))  # C loops
     block = set(chain.from_iterable(map(itemgetter(0), found)))
     flow = set(chain.from_iterable(map(itemgetter(1), found)))
     first_end = len(lines[0])  # the first line: what the patterns find on it, and line
