@@ -239,16 +239,21 @@ def _scalar_tokens(text: str) -> set[str] | None:
             _clean_lines.clear()
             _line_tokens.clear()
         new = later.difference(_clean_lines)
+        fresh: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         if new:
             joined = "\n" + "\n".join(new) + "\n"
             if not _plain_lines(joined):
                 return None
-            _line_tokens.update(_tokens_by_line(joined))
-            _clean_lines.update(new)
+            fresh = _tokens_by_line(joined)
+            if len(new) <= _LINES_LIMIT:  # a file of more new lines than that: not kept
+                _line_tokens.update(fresh)
+                _clean_lines.update(new)
+                fresh = {}
         if spans is None:
             return None
         counted = later if len(spans) == 1 else set(_lines_in(text, lines, spans))
         found = list(map(_line_tokens.__getitem__, _line_tokens.keys() & counted))  # C loops
+        found += map(fresh.__getitem__, fresh.keys() & counted)
     block = set(chain.from_iterable(map(itemgetter(0), found)))
     flow = set(chain.from_iterable(map(itemgetter(1), found)))
     first_end = len(lines[0])  # the first line: what the patterns find on it, and line

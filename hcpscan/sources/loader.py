@@ -424,7 +424,7 @@ _Outcome = tuple["ParseResult | None", "Diagnostic | None", int, list[tuple[int,
 def _stop_forkserver() -> None:
     """Stop the forkserver the workers came from once they are done: it stays alive with
     the process otherwise (26 MiB resident through the rules and the report, at N = 100
-    the difference between 221 and 197 MiB for the whole scan). Another pool starts it
+    the difference between 221 and 198 MiB for the whole scan). Another pool starts it
     again. (``_stop`` is how CPython's own tests stop it; absent, nothing is done.)"""
     from multiprocessing import forkserver
 

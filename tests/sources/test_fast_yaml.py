@@ -377,3 +377,16 @@ def test_the_parsers_allocator_commits_arenas_as_used_unless_the_user_says(given
             "assert 'yaml_rs' in sys.modules; print(os.environ['MIMALLOC_ARENA_EAGER_COMMIT'])")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == expected
+
+
+def test_a_file_of_more_new_lines_than_the_memo_holds_reads_the_same_and_is_not_kept(monkeypatch):
+    monkeypatch.setattr(fastyaml, "_LINES_LIMIT", 4)
+    big = "".join(f"k{i}: {value}\n" for i, value in enumerate(["1", "0755", "yes", "x", "2e5", "'on'"] * 3))
+    alone = _cold(big)
+    assert alone is None  # its boolean sends it to PyYAML, remembered or not
+    for name in sorted(STREAMS):
+        text = STREAMS[name]
+        cold = _cold(text)
+        _warm(big)
+        assert len(fastyaml._clean_lines) <= 8
+        assert _warm(text) == cold, name
