@@ -390,3 +390,68 @@ def test_a_file_of_more_new_lines_than_the_memo_holds_reads_the_same_and_is_not_
         _warm(big)
         assert len(fastyaml._clean_lines) <= 8
         assert _warm(text) == cold, name
+
+
+def _whole_text_tokens(text: str):
+    """The search the line memo stands in for: every check and pattern run over the
+    whole text, each file on its own (as fastyaml did before it remembered lines)."""
+    f = fastyaml
+    if text.startswith(("%", "...")) or "\n%" in text or "\n..." in text:
+        return None
+    if ("\r" in text and text.count("\r") != text.count("\r\n")) or (text and not text.endswith("\n")):
+        return None
+    if "\t" in text and (text.startswith(("\t", "-\t")) or f._TABBED.search(text)):
+        return None
+    if f._NOT_1_1_TEXT.search(text) or any(p.search(text) for p in f._NOT_1_1):
+        return None
+    if f._DEEP.search("\n" + text[:1000]) or f._DEEP.search(text):
+        return None
+    if f._UNUSUAL.search(text):
+        return None
+    spans = f._structure(text)
+    if spans is None:
+        return None
+    block, flow = set(), set()
+    has_flow = text.count("[") != text.count("[]") or text.count("{") != text.count("{}")
+    for start, end in spans:
+        for pattern in (f._AFTER_COLON, f._AFTER_DASH):
+            block.update(pattern.findall(text, start, end))
+        block.update(f._LINE_START.findall(text, max(start - 1, 0), end))
+        for pattern in f._IN_FLOW if has_flow else ():
+            flow.update(pattern.findall(text, start, end))
+    block.update(f._LINE_START.findall("\n" + text[:200]))
+    tokens = set()
+    for found, names in ((block, None), (flow, f._ANCHOR_NAME)):
+        for token in found:
+            token = token.rstrip(":") or token
+            if token[0] in "&*!" and len(token) > 1 and (names is None or names.match(token, 1)):
+                return None
+            if token == "?":
+                return None
+            if token[0].isalpha():
+                tokens.update({token} & f._BOOLEANS_1_1)
+            elif token[0] not in "&*!?%" and token not in ("-", "---"):
+                tokens.add(token)
+    return tokens
+
+
+def test_the_line_memo_finds_what_searching_each_whole_real_file_finds():
+    texts = [text for _, text in _real_texts()]
+    fastyaml.forget()
+    for text in texts + texts[::-1]:  # cold, then each after all others
+        assert fastyaml._scalar_tokens(text) == _whole_text_tokens(text)
+
+
+_free_text = st.lists(st.sampled_from(
+    list("ab:-?&*![]{},'\" \t\n#|>0o1e9._yesnO%<=~\r")
+    + ["\n---\n", "\n- ", ": ", "\n  ", "|\n", "on", "yes", "0755", "&a", "*a", "[*", "!!", "\n..."]),
+    max_size=60).map("".join)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(st.one_of(_document, _free_text), min_size=1, max_size=4))
+def test_the_line_memo_finds_what_searching_each_whole_text_finds(texts):
+    # one file after another, so each is searched with what the earlier ones left
+    for text in texts:
+        assert fastyaml._scalar_tokens(text) == _whole_text_tokens(text), text
