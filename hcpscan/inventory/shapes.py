@@ -227,14 +227,24 @@ def _fits(value: Any, shape: Shape) -> bool:
     return True
 
 
+_COLLECTIONS = frozenset((dict, list))
+
+
 def _fits_fields(value: dict[Any, Any], shape: dict[str, Shape]) -> bool:
     every = shape.get(ANY_KEY)
     if every is None:
         for key, sub in shape.items():
             item = value.get(key)
-            if item is not None and not _fits(item, sub):
+            if item is None:
+                continue
+            if sub is SCALAR:  # _fits inlined for the commonest shape
+                if type(item) is dict or type(item) is list:
+                    return False
+            elif not _fits(item, sub):
                 return False
         return True
+    if every is SCALAR and len(shape) == 1:  # labels, annotations, data: one C loop
+        return _COLLECTIONS.isdisjoint(map(type, value.values()))
     for key, item in value.items():
         if item is not None and not _fits(item, shape.get(key, every) if type(key) is str else every):
             return False

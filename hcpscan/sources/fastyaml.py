@@ -24,6 +24,12 @@ Where they agree, and how that is checked:
   found in the text: document markers cannot occur inside scalars, and the
   entries of a block sequence start with ``-`` at one indentation. Found
   entries must match the parsed ones in number, or the file goes to PyYAML.
+
+The text checks and the token search never cross a line break, so what a line
+yields is remembered across files (a dump repeats most of its lines: every
+replica's container spec, labels, ports) and only lines no earlier file had are
+searched; the result is the same as searching each whole file
+(tests/sources/test_fast_yaml.py holds it, cold and warm, on every real file).
 """
 
 from __future__ import annotations
@@ -32,13 +38,21 @@ import functools
 import math
 import os
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from hcpscan.core.yamldocs import MAX_DEPTH, ParsedDocument, resolve_plain
 from hcpscan.inventory.kept import WHOLE, Keep
 from hcpscan.inventory.shapes import ANY_KEY
 
+# yaml-rs allocates through its own mimalloc, which by default commits each arena it
+# reserves whole: measured, 8 MiB more resident in every process that parses (the main
+# one and each parse worker), for no CPU gained. Read when the library loads; a value the
+# user set wins.
+os.environ.setdefault("MIMALLOC_ARENA_EAGER_COMMIT", "0")
 yaml_rs: Any
 try:
     import yaml_rs
@@ -59,10 +73,20 @@ _AFTER_COLON = re.compile(r":[ \t]+" + _FIRST)
 _AFTER_DASH = re.compile(r"-(?=[ \t]+" + _FIRST + ")")  # a lookahead: "- - x" is two starts
 _LINE_START = re.compile(r"\n[ \t]*" + _FIRST)
 _IN_FLOW = tuple(re.compile(start + r"[ \t]*" + _FIRST) for start in (r"\[", r"\{", ",", '":', "':"))
+# The same two patterns matching only tokens ``_token`` may keep: not other words, not a
+# lone "-" or "---" (a sequence's dash), for searching lines no earlier file had. They
+# find the same of those as the patterns above: neither goes on from inside a token (a
+# line start never is; the dash's match is the dash). Blanks are taken possessively
+# (a token never starts with one: giving them back would try once per blank).
+_MAY_MATTER = (r"(?=(?:[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF):*(?![^ \t\r\n,\[\]{}])"
+               r"|[+._0-9<=~&*!?%]|-(?!(?:--)?:*(?![^ \t\r\n,\[\]{}])))")
+_AFTER_DASH_MAY_MATTER = re.compile(r"-(?=[ \t]++" + _MAY_MATTER + _FIRST + ")")
+_LINE_START_MAY_MATTER = re.compile(r"\n[ \t]*+" + _MAY_MATTER + _FIRST)
 # Inside flow collections (where the scan also sees into quoted strings) anchors,
 # aliases and tags count only with a name PyYAML would accept: "[*)" in a shell case
 # pattern or "[!.]*" in a glob is text.
 _ANCHOR_NAME = re.compile(r"[0-9A-Za-z_\-!]")
+_FLOW_OPEN = re.compile(r"\[(?!\])|\{(?!\})")  # a flow collection that is not "[]" or "{}"
 _BLOCK_HEADERS = tuple(re.compile(indicator + r"[-+0-9]*[ \t]*(?:#[^\n]*)?\r?\n") for indicator in (r"\|", ">"))
 # What PyYAML refuses and yaml-rs reads: a tab where indentation or a separator after
 # "-" is expected; collection keys; a flow key without a value; a root block scalar
@@ -107,7 +131,7 @@ def fast_documents(text: str, keep_of: KeepOf | None = None,
     ``pruned``: the fields left out are never built. That is taken only when the text
     parts left out are still looked through for what the whole rebuild refuses (a
     collection as a key, nesting past ``MAX_DEPTH``), so the same files go to PyYAML."""
-    if yaml_rs is None or not _plain_text(text):
+    if yaml_rs is None:
         return None
     tokens = _scalar_tokens(text)
     restore = None if tokens is None else _restorations(tokens)
@@ -124,7 +148,7 @@ def fast_documents(text: str, keep_of: KeepOf | None = None,
             if keep_of is not None and pruned is not None:
                 doc.body = _built(doc.body, keep_of, pruned, restore)
             else:
-                doc.body = _canonical(doc.body, _strings, restore, 0)
+                doc.body = _canonical(doc.body, _strings.setdefault, restore, 0)
     except (RecursionError, _NotFast):
         return None  # deeper than MAX_DEPTH: PyYAML's reading says where
     return docs
@@ -134,61 +158,172 @@ class _NotFast(Exception):
     pass
 
 
+def forget(strings_only: bool = False) -> None:
+    """Drop what is remembered across files (lines, strings, readings): a load calls it
+    when done, so the memos are not alive through the rest of a scan. A parse worker
+    drops the strings before each batch: what it sends is pickled a batch at a time, so
+    a string is one object in the main process only within a batch anyway, and the
+    strings of earlier batches would stay alive in the worker for nothing."""
+    _strings.clear()
+    if strings_only:
+        return
+    with _lines_lock:
+        _clean_lines.clear()
+        _line_tokens.clear()
+    _readings.clear()
+    _agreeing.clear()
+
+
 def _plain_text(text: str) -> bool:
     """No directives, document-end markers, deep nesting (the Rust parser recurses)
-    or characters the two parsers treat differently."""
-    if text.startswith(("%", "...")) or "\n%" in text or "\n..." in text:
+    or characters the two parsers treat differently: what the whole text tells, and
+    the first line. Every later line is looked at by ``_plain_lines``."""
+    if text.startswith(("%", "...")):
         return False
-    if "\r" in text and text.count("\r") != text.count("\r\n"):
-        return False  # lone carriage returns: line breaks to PyYAML, not to our line count
     if text and not text.endswith("\n"):
         return False  # a block scalar ending the input is chomped differently
-    if "\t" in text and (text.startswith(("\t", "-\t")) or _TABBED.search(text)):
+    first = text[:text.find("\n") + 1]  # with its line break
+    if "\r" in first[:-2]:
+        return False  # a lone carriage return: a line break to PyYAML, not to our line count
+    if "\t" in text and text.startswith(("\t", "-\t")):
         return False
-    if _NOT_1_1_TEXT.search(text):
+    if _NOT_1_1_TEXT.search(first) or any(pattern.search(first) for pattern in _NOT_1_1):
         return False
-    if any(pattern.search(text) for pattern in _NOT_1_1):
-        return False
-    if _DEEP.search("\n" + text[:1000]) or _DEEP.search(text):
+    if _DEEP.search("\n" + first):
         return False
     if text.isascii():
         return not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
     return _UNUSUAL.search(text) is None
 
 
+def _plain_lines(joined: str) -> bool:
+    """``_plain_text``'s checks of lines after a line break, on lines joined as
+    ``"\\n" + "\\n".join(lines) + "\\n"`` (each check is one line's)."""
+    if "\n%" in joined or "\n..." in joined:
+        return False
+    if "\r" in joined and joined.count("\r") != joined.count("\r\n"):
+        return False  # lone carriage returns: line breaks to PyYAML, not to our line count
+    if "\t" in joined and _TABBED.search(joined):
+        return False
+    if _NOT_1_1_TEXT.search(joined) or any(pattern.search(joined) for pattern in _NOT_1_1):
+        return False
+    return _DEEP.search(joined) is None
+
+
+# Lines already looked at, across files (a dump repeats most of its lines: labels, ports,
+# container specs of every replica): each passed ``_plain_lines``, and ``_line_tokens``
+# holds, for those that have any, the tokens ``_token`` keeps of what the patterns find
+# on the line, block ones and flow ones. Nothing a line yields depends on its file: the
+# patterns never cross a line break. Bounded, as the other memos are.
+_LINES_LIMIT = 16_000
+_clean_lines: set[str] = set()
+_line_tokens: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_lines_lock = threading.Lock()
+
+
 def _scalar_tokens(text: str) -> set[str] | None:
-    """Tokens that may be plain scalars YAML 1.1 and 1.2 read differently, or None
-    if the text uses anchors, aliases, tags, complex keys or empty block scalars. Block scalars (scripts,
-    embedded configuration) are text, not structure, and are not looked into."""
-    block: set[str] = set()
-    flow: set[str] = set()
-    has_flow = text.count("[") != text.count("[]") or text.count("{") != text.count("{}")
-    spans = _structure(text)
-    if spans is None:
+    """Tokens that may be plain scalars YAML 1.1 and 1.2 read differently, or None if
+    the text is not plain (``_plain_text``), or uses anchors, aliases, tags, complex keys
+    or empty block scalars. Block scalars (scripts, embedded configuration) are text, not
+    structure, and are not looked into.
+
+    What the patterns find is the same as running each over the whole text; only lines
+    no earlier file had are searched."""
+    if not _plain_text(text):
         return None
-    for start, end in spans:
-        block.update(_AFTER_COLON.findall(text, start, end))
-        block.update(_AFTER_DASH.findall(text, start, end))
-        block.update(_LINE_START.findall(text, max(start - 1, 0), end))
-        if has_flow:
-            for pattern in _IN_FLOW:
-                flow.update(pattern.findall(text, start, end))
-    block.update(_LINE_START.findall("\n" + text[:200]))
-    tokens: set[str] = set()
-    for found, names in ((block, None), (flow, _ANCHOR_NAME)):
-        for token in found:
-            token = token.rstrip(":") or token  # a key
-            first = token[0]
-            if first in "&*!" and len(token) > 1 and (names is None or names.match(token, 1)):
-                return None  # an anchor, an alias, a tag
-            if token == "?":
-                return None  # a complex key
-            if first.isalpha():
-                if token in _BOOLEANS_1_1:
-                    tokens.add(token)
-            elif first not in "&*!?%" and token not in ("-", "---"):
-                tokens.add(token)
+    lines = text.split("\n")
+    later = set(lines[1:])  # the first line is not after a line break: it is looked at apart
+    spans = _structure(text)
+    with _lines_lock:  # the memo is read and written as one step (a clear between would lose tokens)
+        if len(_clean_lines) > _LINES_LIMIT:
+            _clean_lines.clear()
+            _line_tokens.clear()
+        new = later.difference(_clean_lines)
+        fresh: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        if new:
+            joined = "\n" + "\n".join(new) + "\n"
+            if not _plain_lines(joined):
+                return None
+            fresh = _tokens_by_line(joined)
+            if len(new) <= _LINES_LIMIT:  # a file of more new lines than that: not kept
+                _line_tokens.update(fresh)
+                _clean_lines.update(new)
+                fresh = {}
+        if spans is None:
+            return None
+        counted = later if len(spans) == 1 else set(_lines_in(text, lines, spans))
+        found = list(map(_line_tokens.__getitem__, _line_tokens.keys() & counted))  # C loops
+        found += map(fresh.__getitem__, fresh.keys() & counted)
+    block = set(chain.from_iterable(map(itemgetter(0), found)))
+    flow = set(chain.from_iterable(map(itemgetter(1), found)))
+    first_end = len(lines[0])  # the first line: what the patterns find on it, and line
+    for pattern in (_AFTER_COLON, _AFTER_DASH):  # starts in the first 200 characters
+        block.update(_kept_tokens(pattern.findall(text, 0, first_end), None))
+    block.update(_kept_tokens(_LINE_START.findall("\n" + text[:200]), None))
+    if _FLOW_OPEN.search(text) is None:
+        flow.clear()
+    else:
+        for pattern in _IN_FLOW:
+            flow.update(_kept_tokens(pattern.findall(text, 0, first_end), _ANCHOR_NAME))
+    tokens = block | flow
+    if "" in tokens:
+        return None  # an anchor, an alias, a tag, a complex key
     return tokens
+
+
+def _token(found: str, names: re.Pattern[str] | None) -> str | None:
+    """What a token found by the patterns stands for: itself (a key without its colon)
+    when it may read differently, "" for an anchor, alias, tag or complex key (``names``:
+    what an anchor's name must start with where one counts only with a name), None
+    when it cannot matter (a word, a sequence's dash)."""
+    token = found.rstrip(":") or found  # a key
+    first = token[0]
+    if first in "&*!" and len(token) > 1 and (names is None or names.match(token, 1)):
+        return ""  # an anchor, an alias, a tag
+    if token == "?":
+        return ""  # a complex key
+    if first.isalpha():
+        return token if token in _BOOLEANS_1_1 else None
+    if first not in "&*!?%" and token not in ("-", "---"):
+        return token
+    return None
+
+
+def _kept_tokens(found: list[str], names: re.Pattern[str] | None) -> set[str]:
+    kept = {_token(token, names) for token in set(found)}
+    kept.discard(None)
+    return kept  # type: ignore[return-value]
+
+
+def _tokens_by_line(joined: str) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The tokens that matter of each line of ``joined`` (``_plain_lines``' form)."""
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for patterns, names, slot in (((_AFTER_COLON, _AFTER_DASH_MAY_MATTER, _LINE_START_MAY_MATTER), None, 0),
+                                  (_IN_FLOW, _ANCHOR_NAME, 1)):
+        for pattern in patterns:
+            for match in pattern.finditer(joined):
+                token = _token(match.group(1), names)
+                if token is None:
+                    continue
+                at = match.start(1)
+                line = joined[joined.rfind("\n", 0, at) + 1 : joined.find("\n", at)]
+                found.setdefault(line, ([], []))[slot].append(token)
+    return {line: (tuple(block), tuple(flow)) for line, (block, flow) in found.items()}
+
+
+def _lines_in(text: str, lines: list[str], spans: list[tuple[int, int]]) -> Iterator[str]:
+    """The lines after the first that the spans (each from the start or a line break, to
+    after a line break or the end) hold."""
+    counted = 0  # line breaks before ``at``
+    at = 0
+    slices = []
+    for start, end in spans:
+        counted += text.count("\n", at, start)
+        first = counted + 1 if start else 1  # a span after the start starts at a line break
+        counted += text.count("\n", start, end)
+        at = end
+        slices.append(lines[first:counted])
+    return chain.from_iterable(slices)
 
 
 def _structure(text: str) -> list[tuple[int, int]] | None:
@@ -295,35 +430,30 @@ def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
     return restore
 
 
-class _Shared(dict):  # type: ignore[type-arg]
-    """One object per distinct string (``shared[s]``: a lookup in C, no call)."""
-
-    def __missing__(self, key: Any) -> Any:
-        self[key] = key
-        return key
+# One object per distinct string: ``intern(s, s)``, the memo's bound ``setdefault`` (a
+# subclass with ``__missing__`` made every lookup three times slower, measured).
+_strings: dict[str, str] = {}
+_Intern = Callable[[str, str], str]
 
 
-_strings = _Shared()
-
-
-def _canonical(value: Any, shared: _Shared, restore: dict[tuple[type, Any], Any], depth: int) -> Any:
+def _canonical(value: Any, intern: _Intern, restore: dict[tuple[type, Any], Any], depth: int) -> Any:
     """Parsed data rebuilt the way PyYAML's loading shares it: equal keys and short
     strings are one object (a dump repeats them hundreds of thousands of times: this
     halves the inventory's memory and the cost of passing it between processes),
     and numbers put back to their YAML 1.1 values."""
     kind = type(value)
     if kind is dict:
-        return _mapping(value, shared, restore, depth + 1)
+        return _mapping(value, intern, restore, depth + 1)
     if kind is list:
-        return _sequence(value, shared, restore, depth + 1)
+        return _sequence(value, intern, restore, depth + 1)
     if kind is str:
-        return shared[value] if len(value) < _SHARED_LENGTH else value
+        return intern(value, value) if len(value) < _SHARED_LENGTH else value
     if (kind is int or kind is float) and restore:
         return restore.get((kind, value), value)
     return value
 
 
-def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type, Any], Any],
+def _mapping(mapping: dict[Any, Any], intern: _Intern, restore: dict[tuple[type, Any], Any],
              depth: int) -> dict[Any, Any]:
     if depth >= MAX_DEPTH:
         raise _NotFast
@@ -332,24 +462,24 @@ def _mapping(mapping: dict[Any, Any], shared: _Shared, restore: dict[tuple[type,
         kind = type(item)
         if kind is str:
             if len(item) < _SHARED_LENGTH:
-                item = shared[item]
+                item = intern(item, item)
         elif kind is dict:
-            item = _mapping(item, shared, restore, depth + 1)
+            item = _mapping(item, intern, restore, depth + 1)
         elif kind is list:
-            item = _sequence(item, shared, restore, depth + 1)
+            item = _sequence(item, intern, restore, depth + 1)
         elif restore:
-            item = _canonical(item, shared, restore, depth)
+            item = _canonical(item, intern, restore, depth)
         if type(key) is str:
-            key = shared[key]
+            key = intern(key, key)
         elif type(key) in (frozenset, tuple):
             raise _NotFast  # a collection as a key ("{{ .Values.x }}"): PyYAML refuses it
         else:
-            key = _canonical(key, shared, restore, depth)
+            key = _canonical(key, intern, restore, depth)
         out[key] = item
     return out
 
 
-def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, Any], Any],
+def _sequence(sequence: list[Any], intern: _Intern, restore: dict[tuple[type, Any], Any],
               depth: int) -> list[Any]:
     # the dispatch of _canonical inlined, as in _mapping: a call per entry is most of the
     # cost of a list of strings or of small mappings (ports, env, conditions)
@@ -362,11 +492,11 @@ def _sequence(sequence: list[Any], shared: _Shared, restore: dict[tuple[type, An
         kind = type(item)
         if kind is str:
             if len(item) < _SHARED_LENGTH:
-                item = shared[item]
+                item = intern(item, item)
         elif kind is dict:
-            item = _mapping(item, shared, restore, inner)
+            item = _mapping(item, intern, restore, inner)
         elif kind is list:
-            item = _sequence(item, shared, restore, inner)
+            item = _sequence(item, intern, restore, inner)
         elif restore and (kind is int or kind is float):
             item = restore.get((kind, item), item)
         append(item)
@@ -377,41 +507,41 @@ def _built(body: Any, keep_of: KeepOf, pruned: set[int], restore: dict[tuple[typ
     """A document's body rebuilt as ``_canonical`` does, each object ``keep_of`` prunes
     (the document, or the entries of a List) built pruned."""
     if type(body) is not dict:
-        return _canonical(body, _strings, restore, 0)
+        return _canonical(body, _strings.setdefault, restore, 0)
     keep = keep_of(body)
     if keep is not None:
-        out = _kept(body, keep, _strings, restore, 0)
+        out = _kept(body, keep, _strings.setdefault, restore, 0)
         pruned.add(id(out))
         return out
     kind, items = body.get("kind"), body.get("items")
     if type(kind) is not str or not kind.endswith("List") or type(items) is not list:
-        return _canonical(body, _strings, restore, 0)
+        return _canonical(body, _strings.setdefault, restore, 0)
     if 2 >= MAX_DEPTH:
         raise _NotFast
     entries = []
     for item in items:
         keep = keep_of(item) if type(item) is dict else None
         if keep is None:
-            entries.append(_canonical(item, _strings, restore, 2))
+            entries.append(_canonical(item, _strings.setdefault, restore, 2))
             continue
-        entry = _kept(item, keep, _strings, restore, 2)
+        entry = _kept(item, keep, _strings.setdefault, restore, 2)
         pruned.add(id(entry))
         entries.append(entry)
     fields: dict[Any, Any] = {}  # the other fields as _mapping builds them, in their order
     for key, value in body.items():
         if key == "items":
-            fields[_strings[key]] = entries
+            fields[_strings.setdefault(key, key)] = entries
         else:
-            fields.update(_mapping({key: value}, _strings, restore, 1))
+            fields.update(_mapping({key: value}, _strings.setdefault, restore, 1))
     return fields
 
 
-def _kept(value: Any, keep: Keep, shared: _Shared, restore: dict[tuple[type, Any], Any],
+def _kept(value: Any, keep: Keep, intern: _Intern, restore: dict[tuple[type, Any], Any],
           depth: int) -> Any:
     """``kept``'s pruning of ``_canonical(value)`` (``inventory/kept.py``), built in one
     pass: what is left out is never built."""
     if keep is WHOLE:
-        return _canonical(value, shared, restore, depth)
+        return _canonical(value, intern, restore, depth)
     kind = type(value)
     if type(keep) is dict and kind is dict:
         if depth + 1 >= MAX_DEPTH:
@@ -420,45 +550,52 @@ def _kept(value: Any, keep: Keep, shared: _Shared, restore: dict[tuple[type, Any
         out = {}
         for key, item in value.items():
             if type(key) is str:
-                key = shared[key]
+                key = intern(key, key)
             elif type(key) in (frozenset, tuple):
                 raise _NotFast
             else:
-                key = _canonical(key, shared, restore, depth + 1)
+                key = _canonical(key, intern, restore, depth + 1)
             sub = keep.get(key, every) if type(key) is str else every
             if sub is None:
                 if type(item) is dict or type(item) is list:
                     _refusable(item, depth + 2)
                 continue
             if sub is WHOLE or item is None:
-                out[key] = _canonical(item, shared, restore, depth + 1)
+                out[key] = _canonical(item, intern, restore, depth + 1)
             else:
-                out[key] = _kept(item, sub, shared, restore, depth + 1)
+                out[key] = _kept(item, sub, intern, restore, depth + 1)
         return out
     if type(keep) is list and kind is list:
         if depth + 1 >= MAX_DEPTH:
             raise _NotFast
         inner = keep[0]
-        return [None if item is None else _kept(item, inner, shared, restore, depth + 1)
+        return [None if item is None else _kept(item, inner, intern, restore, depth + 1)
                 for item in value]
-    return _canonical(value, shared, restore, depth)  # does not fit: kept whole
+    return _canonical(value, intern, restore, depth)  # does not fit: kept whole
 
 
 def _refusable(value: dict[Any, Any] | list[Any], depth: int) -> None:
     """Raise _NotFast where ``_canonical`` would for a collection at ``depth`` (a
-    collection as a key, nesting past MAX_DEPTH), without building anything."""
+    collection as a key, nesting past MAX_DEPTH), without building anything. An empty
+    collection above the bound holds nothing to refuse: no call for it (most of a
+    pruned ``managedFields`` is ``{}``)."""
     if depth >= MAX_DEPTH:
         raise _NotFast
+    inner = depth + 1
+    deep = inner >= MAX_DEPTH
     if type(value) is dict:
         for key, item in value.items():
-            if type(key) is frozenset or type(key) is tuple:
+            kind = type(key)
+            if kind is frozenset or kind is tuple:
                 raise _NotFast
-            if type(item) is dict or type(item) is list:
-                _refusable(item, depth + 1)
+            kind = type(item)
+            if (kind is dict or kind is list) and (item or deep):
+                _refusable(item, inner)
         return
     for item in value:
-        if type(item) is dict or type(item) is list:
-            _refusable(item, depth + 1)
+        kind = type(item)
+        if (kind is dict or kind is list) and (item or deep):
+            _refusable(item, inner)
 
 
 def _load(chunk: str) -> Any:

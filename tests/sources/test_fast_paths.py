@@ -151,3 +151,83 @@ def test_the_benchmark_floor_parses_exactly_the_files_a_scan_parses():
     example = str(FIXTURES / "example")
     planned = loader.planned_files(example, needs)
     assert planned and len(planned) == load_paths([example], needs).files_read
+
+
+def test_a_parse_batch_sends_equal_pod_specs_once(tmp_path):
+    import pickle
+
+    from hcpscan.inventory.kept import PRUNABLE
+
+    files = []
+    for name, node in (("a", "node-1"), ("b", "node-2"), ("c", "node-1")):
+        other = "  - name: sidecar\n    image: registry.example/sidecar:2\n" if name == "c" else ""
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: alpha}}
+spec:
+  nodeName: {node}
+  containers:
+  - name: proxy
+    image: registry.example/proxy:1
+    env:
+    - {{name: HTTPS_PROXY, value: 'http://proxy.corp:3128'}}
+{other}""")
+        files.append(path)
+    tasks = [(p.name, (p.name,), str(p), None, "", None, 1 << 20, 1 << 20, PRUNABLE) for p in files]
+    alone = [loader._parse_task(task) for task in tasks]
+    sent = pickle.loads(pickle.dumps(loader._parse_batch(tasks)))
+    bodies = [outcome[0].objects[0].body for outcome in sent]
+    assert bodies == [outcome[0].objects[0].body for outcome in alone]
+    assert bodies[0]["spec"] is bodies[1]["spec"]  # equal specs: one object, sent once
+    assert bodies[2]["spec"] is not bodies[0]["spec"]  # a spec with another container is its own
+    assert bodies[0]["spec"] == {"containers": [{"name": "proxy", "image": "registry.example/proxy:1",
+                                                 "env": [{"name": "HTTPS_PROXY", "value": "http://proxy.corp:3128"}]}]}
+
+
+def test_the_main_process_parses_its_share_and_the_order_holds(tmp_path, monkeypatch):
+    # with N jobs, N - 1 workers parse and this process takes one batch in N itself
+    import os
+
+    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
+    root.mkdir(parents=True)
+    for i in range(12):
+        (root / f"cm{i:02}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i:02}, namespace: alpha}}\n"
+            f"data: {{proxy: 'http://proxy-{i}.corp:3128', mode: 0755}}\n")
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(tmp_path)])
+    here: list[int] = []
+    parse = loader._parse_task
+
+    def counted(task):
+        here.append(os.getpid())
+        return parse(task)
+
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 2)
+    monkeypatch.setattr(loader, "_parse_task", counted)  # the workers keep their own
+    pooled = load_paths([str(tmp_path)])
+    assert _summary(pooled) == _summary(alone)
+    assert [o.name for o in pooled.objects] == [f"cm{i:02}" for i in range(12)]
+    assert pooled.objects[3].body["data"]["mode"] == 493  # YAML 1.1's octal, either way
+    assert 0 < len(here) < 12 and set(here) == {os.getpid()}
+
+
+def test_the_forkserver_is_stopped_when_the_workers_are_done_and_starts_again(tmp_path, monkeypatch):
+    # it would stay resident through the rules and the report
+    from multiprocessing import forkserver
+
+    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
+    root.mkdir(parents=True)
+    for i in range(6):
+        (root / f"cm{i}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n")
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    for _ in range(2):
+        result = load_paths([str(tmp_path)])
+        assert [o.name for o in result.objects] == [f"cm{i}" for i in range(6)]
+        assert forkserver._forkserver._forkserver_pid is None

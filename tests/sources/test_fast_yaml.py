@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hcpscan.core.yamldocs import YamlSyntaxError, _composed_documents
 from hcpscan.sources import fastyaml
@@ -231,3 +233,225 @@ def test_generated_documents_read_the_same_either_way():
         assert _agrees(text), text
         taken += fast_documents(text) is not None
     assert taken > 100  # the generator is not only producing what the fast path refuses
+
+
+# -- the line memo and the token search (issue 27): what a file reads never depends on
+# which files were read before it, and every generated plain scalar, wherever it stands,
+# reads as PyYAML reads it or sends the file to PyYAML.
+
+def _cold(text: str):
+    """The fast path's outcome with nothing remembered from earlier files."""
+    fastyaml._clean_lines.clear()
+    fastyaml._line_tokens.clear()
+    fast = fast_documents(text)
+    return None if fast is None else _outcome(fast)
+
+
+def _warm(text: str):
+    fast = fast_documents(text)
+    return None if fast is None else _outcome(fast)
+
+
+def _real_texts():
+    """Every YAML or JSON file under ../shared/realworld (the must-gather archive's
+    members too) and fixtures/."""
+    import tarfile
+
+    roots = [SHARED / "realworld", FIXTURES]
+    for path in sorted(p for root in roots for p in root.rglob("*")):
+        if path.suffix in (".yaml", ".yml", ".json"):
+            yield str(path), path.read_text(encoding="utf-8-sig")
+        elif path.name.endswith((".tar.gz", ".tgz")):
+            with tarfile.open(path) as archive:
+                for member in archive:
+                    if member.isfile() and member.name.endswith((".yaml", ".yml", ".json")):
+                        data = archive.extractfile(member).read()  # type: ignore[union-attr]
+                        try:
+                            yield f"{path.name}:{member.name}", data.decode("utf-8-sig")
+                        except UnicodeDecodeError:
+                            continue
+
+
+def test_every_real_file_reads_the_same_whatever_was_read_before():
+    texts = list(_real_texts())
+    assert len(texts) > 1000  # the archive's members are there
+    cold = [_cold(text) for _, text in texts]
+    for (name, text), alone in zip(reversed(texts), reversed(cold)):  # each after all others
+        assert _warm(text) == alone, name
+
+
+def test_every_real_file_the_fast_path_takes_reads_as_pyyaml_reads_it():
+    fastyaml._clean_lines.clear()
+    fastyaml._line_tokens.clear()
+    taken = 0
+    for name, text in _real_texts():
+        fast = fast_documents(text)
+        if fast is not None:
+            taken += 1
+            assert _outcome(fast) == _outcome(_composed_documents(text)), name
+    assert taken > 1000
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    # a line seen first inside a block scalar (text), then as structure: its boolean,
+    # its anchor, its octal still count in the second file
+    ("s: |\n  on: 1\n", "on: 1\n"),
+    ("s: |\n  a: &x 1\n", "a: &x 1\nb: *x\n"),
+    ("s: |\n  m: 0755\n", "k: 1\nm: 0755\nn: 755\n"),
+    # and the other way round: structure first, then the same line as text only
+    ("on: 1\n", "s: |\n  on: 1\n"),
+    ("k: 1\nm: 0755\nn: 755\n", "s: |\n  m: 0755\n  n: 755\n"),
+    # a line that is not plain in one file (a directive) is not remembered as plain
+    ("a: 1\n%YAML 1.1\n", "b: 2\n%YAML 1.1\n"),
+    # the first line is read by the first line's rules, a later equal line by its own
+    ("  \tx: 1\n", "a:\n  \tx: 1\n"),
+    ("on: 1\n", "a: 1\non: 1\n"),
+])
+def test_a_line_read_in_one_file_is_judged_afresh_in_the_next(first, second):
+    assert _agrees(second)
+    alone = _cold(second)
+    _cold(first)
+    assert _warm(second) == alone
+
+
+def test_a_line_seen_as_text_still_sends_its_boolean_to_pyyaml():
+    _cold("s: |\n  enabled: yes\n")
+    assert fast_documents("enabled: yes\n") is None
+    (doc,) = _composed_documents("enabled: yes\n")
+    assert doc.body == {"enabled": True}
+
+
+# Plain scalars from the pieces YAML 1.1 and 1.2 read differently: signs, leading zeros,
+# radix prefixes in both cases, underscores, sexagesimal colons, dots, exponents,
+# infinities and NaNs, timestamps, YAML 1.1's boolean words, merge and value keys,
+# anchors, aliases, tags; and pieces that make a string in both.
+_PIECES = ["0", "00", "1", "7", "8", "19", "59", "60", "0o", "0O", "0x", "0X", "0b", "0B", "1F",
+           "ab", "_", ".", "..", ":", ":5", "e", "E", "e+", "e-", "inf", "Inf", "INF", "nan",
+           "NaN", "NAN", "2001-12-14", "t", "T", " ", "Z", "21:59:43.10", "-05:00", "y", "n",
+           "o", "Mi", "m", "/", "@", "%"]
+_WORDS = ["yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "n",
+          "true", "True", "TRUE", "false", "FALSE", "null", "Null", "~", "<<", "=", "-", "---", "?",
+          "&a", "*a", "!a", "!!str", "&", "*", "!", "%x", ".inf", "-.Inf", "+.inf", ".NaN", "0755",
+          "2e848593", "1_000", "1:20", "0x1F", "0o17", "_1", "+_1", "1e5_0", "08", "10.0.0.0/8"]
+
+_scalar = st.one_of(
+    st.sampled_from(_WORDS),
+    st.builds(lambda sign, parts: sign + "".join(parts).strip(),
+              st.sampled_from(["", "-", "+", "."]), st.lists(st.sampled_from(_PIECES), min_size=1, max_size=5)),
+).filter(lambda s: s != "" and "\n" not in s)
+
+
+def _entry(shape: int, i: int, a: str, b: str) -> str:
+    return [f"k{i}: {a}", f"{a}: k{i}", f"l{i}:\n- {a}\n-   {b}", f"f{i}: [{a}, {b}]",
+            f"g{i}: {{{a}: {b}}}", f"b{i}: |\n  {a}: {b}", f"q{i}: '{a}'", f"- {a}: {b}",
+            f"n{i}:\n  {a}: {b}\n  m{i}: {b}"][shape]
+
+
+_document = st.lists(
+    st.builds(lambda shape, a, b: (shape, a, b), st.integers(0, 8), _scalar, _scalar),
+    min_size=1, max_size=6,
+).map(lambda items: "\n".join(_entry(shape, i, a, b) for i, (shape, a, b) in enumerate(items)) + "\n")
+
+
+@settings(max_examples=600, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(_document, min_size=1, max_size=3))
+def test_generated_plain_scalars_read_as_pyyaml_reads_them_or_go_to_pyyaml(documents):
+    text = "---\n".join(documents)
+    assert _agrees(text), text
+    assert _warm(text) == _cold(text), text  # and whatever was remembered before
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "0"), ("1", "1")])
+def test_the_parsers_allocator_commits_arenas_as_used_unless_the_user_says(given, expected):
+    # yaml-rs's mimalloc reads its options when the library loads: fastyaml sets the
+    # default before importing it (8 MiB less resident per parsing process, measured)
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_ARENA_EAGER_COMMIT"}
+    if given is not None:
+        env["MIMALLOC_ARENA_EAGER_COMMIT"] = given
+    code = ("import os, sys; import hcpscan.sources.fastyaml as f; "
+            "assert 'yaml_rs' in sys.modules; print(os.environ['MIMALLOC_ARENA_EAGER_COMMIT'])")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == expected
+
+
+def test_a_file_of_more_new_lines_than_the_memo_holds_reads_the_same_and_is_not_kept(monkeypatch):
+    monkeypatch.setattr(fastyaml, "_LINES_LIMIT", 4)
+    big = "".join(f"k{i}: {value}\n" for i, value in enumerate(["1", "0755", "yes", "x", "2e5", "'on'"] * 3))
+    alone = _cold(big)
+    assert alone is None  # its boolean sends it to PyYAML, remembered or not
+    for name in sorted(STREAMS):
+        text = STREAMS[name]
+        cold = _cold(text)
+        _warm(big)
+        assert len(fastyaml._clean_lines) <= 8
+        assert _warm(text) == cold, name
+
+
+def _whole_text_tokens(text: str):
+    """The search the line memo stands in for: every check and pattern run over the
+    whole text, each file on its own (as fastyaml did before it remembered lines)."""
+    f = fastyaml
+    if text.startswith(("%", "...")) or "\n%" in text or "\n..." in text:
+        return None
+    if ("\r" in text and text.count("\r") != text.count("\r\n")) or (text and not text.endswith("\n")):
+        return None
+    if "\t" in text and (text.startswith(("\t", "-\t")) or f._TABBED.search(text)):
+        return None
+    if f._NOT_1_1_TEXT.search(text) or any(p.search(text) for p in f._NOT_1_1):
+        return None
+    if f._DEEP.search("\n" + text[:1000]) or f._DEEP.search(text):
+        return None
+    if f._UNUSUAL.search(text):
+        return None
+    spans = f._structure(text)
+    if spans is None:
+        return None
+    block, flow = set(), set()
+    has_flow = text.count("[") != text.count("[]") or text.count("{") != text.count("{}")
+    for start, end in spans:
+        for pattern in (f._AFTER_COLON, f._AFTER_DASH):
+            block.update(pattern.findall(text, start, end))
+        block.update(f._LINE_START.findall(text, max(start - 1, 0), end))
+        for pattern in f._IN_FLOW if has_flow else ():
+            flow.update(pattern.findall(text, start, end))
+    block.update(f._LINE_START.findall("\n" + text[:200]))
+    tokens = set()
+    for found, names in ((block, None), (flow, f._ANCHOR_NAME)):
+        for token in found:
+            token = token.rstrip(":") or token
+            if token[0] in "&*!" and len(token) > 1 and (names is None or names.match(token, 1)):
+                return None
+            if token == "?":
+                return None
+            if token[0].isalpha():
+                tokens.update({token} & f._BOOLEANS_1_1)
+            elif token[0] not in "&*!?%" and token not in ("-", "---"):
+                tokens.add(token)
+    return tokens
+
+
+def test_the_line_memo_finds_what_searching_each_whole_real_file_finds():
+    texts = [text for _, text in _real_texts()]
+    fastyaml.forget()
+    for text in texts + texts[::-1]:  # cold, then each after all others
+        assert fastyaml._scalar_tokens(text) == _whole_text_tokens(text)
+
+
+_free_text = st.lists(st.sampled_from(
+    list("ab:-?&*![]{},'\" \t\n#|>0o1e9._yesnO%<=~\r")
+    + ["\n---\n", "\n- ", ": ", "\n  ", "|\n", "on", "yes", "0755", "&a", "*a", "[*", "!!", "\n..."]),
+    max_size=60).map("".join)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(st.one_of(_document, _free_text), min_size=1, max_size=4))
+def test_the_line_memo_finds_what_searching_each_whole_text_finds(texts):
+    # one file after another, so each is searched with what the earlier ones left
+    for text in texts:
+        assert fastyaml._scalar_tokens(text) == _whole_text_tokens(text), text
