@@ -42,6 +42,7 @@ from hcpscan.analysis.reachability.exposure import (
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import Network, primary_networks
 from hcpscan.analysis.reachability.perimeter import Perimeter
+from hcpscan.analysis.reachability.policies import NetworkPolicyModel
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.analysis.reachability.selectors import bits
 from hcpscan.core.diagnostics import Diagnostic
@@ -110,6 +111,7 @@ class ReachabilityIndex:
         # workload, and scanning every class for each question is quadratic in a fleet.
         self._by_name: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] | None = None
         self._by_namespace: dict[tuple[str, str], list[EndpointClass]] | None = None
+        self._policy_models: dict[int, list[tuple[ClusterView, NetworkPolicyModel]]] | None = None
 
     # -- construction ---------------------------------------------------------------------
 
@@ -262,12 +264,22 @@ class ReachabilityIndex:
     def selected_by(self, policy_obj: object) -> list[Workload]:
         """Workloads whose pods a NetworkPolicy object selects."""
         out: set[Workload] = set()
-        for view in self.views:
-            for model in view.model.policies:
-                if model.obj is policy_obj:
-                    for i in bits(view.evaluation.policy_selects(model)):
-                        out.update(view.evaluation.classes[i].workloads)
+        for view, model in self._models_of().get(id(policy_obj), ()):
+            if model.obj is policy_obj:
+                for i in bits(view.evaluation.policy_selects(model)):
+                    out.update(view.evaluation.classes[i].workloads)
         return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
+
+    def _models_of(self) -> dict[int, list[tuple[ClusterView, NetworkPolicyModel]]]:
+        """id of a policy object -> its models in every view (built once: HCP004 asks for
+        every NetworkPolicy, and scanning every model per question is quadratic)."""
+        if self._policy_models is None:
+            index: dict[int, list[tuple[ClusterView, NetworkPolicyModel]]] = defaultdict(list)
+            for view in self.views:
+                for model in view.model.policies:
+                    index[id(model.obj)].append((view, model))
+            self._policy_models = dict(index)
+        return self._policy_models
 
     # -- what answers leave out -----------------------------------------------------------
 
