@@ -107,7 +107,7 @@ class ReachabilityQueries:
         value = source_value(source)
         paths: list[PathResult] = []
         if isinstance(value, IPSpace):
-            pieces = [k for k, atom in enumerate(view.atoms) if value.overlaps(atom)]
+            pieces = view.atoms_overlapping(value)
             per_piece = [[p for dst in indices for p in self._external_paths(view, k, dst, protocol, port)]
                          for k in pieces]
             denied = [i for i, ps in enumerate(per_piece) if not any(p.allowed for p in ps)]

@@ -35,9 +35,9 @@ spec:
 """
 
 
-def _inventory() -> Inventory:
+def _inventory(text: str = MANIFESTS) -> Inventory:
     objects = []
-    for i, body in enumerate(yaml.safe_load_all(MANIFESTS)):
+    for i, body in enumerate(yaml.safe_load_all(text)):
         meta = body["metadata"]
         objects.append(K8sObject("management", body["apiVersion"], body["kind"],
                                  meta.get("namespace", ""), meta["name"], body,
@@ -97,3 +97,63 @@ def test_a_source_that_is_a_broken_address_is_named_so():
         assert "no workload" not in str(raised.value)
     with pytest.raises(TargetNotFound, match="no workload elsewhere/x in the inputs"):
         graph.can_reach("elsewhere/x", "clusters-edge/ignition-server", 9090)
+
+
+POLICIES = """
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: clusters-other}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: client, namespace: clusters-other}
+spec:
+  template:
+    metadata: {labels: {app: client}}
+    spec: {containers: [{name: c}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: only-client, namespace: clusters-edge}
+spec: {podSelector: {matchLabels: {app: client}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: only-client, namespace: clusters-other}
+spec: {podSelector: {matchLabels: {app: client}}}
+"""
+
+
+def test_lookups_asked_again_keep_each_namespace_and_question_apart():
+    """The lookups rules repeat (per HostedCluster, per rule) are answered once each:
+    the same labels in another namespace, the same policy name in another namespace, a
+    changed answer list, never give another's answer."""
+    inventory = _inventory(MANIFESTS + POLICIES)
+    graph = build_reachability(inventory)
+    for _ in range(2):
+        edge = graph.select_workloads("management", "clusters-edge", {"app": "client"})
+        other = graph.select_workloads("management", "clusters-other", {"app": "client"})
+        assert [(w.namespace, w.name) for w in edge] == [("clusters-edge", "client")]
+        assert [(w.namespace, w.name) for w in other] == [("clusters-other", "client")]
+        edge.clear()  # a caller's list is its own
+        assert [w.name for w in graph.workloads("management", "clusters-other")] == ["client"]
+        graph.workloads("management", "clusters-other").clear()
+        for ns in ("clusters-edge", "clusters-other"):
+            policy = inventory.get("NetworkPolicy", ns, "only-client", "management")
+            assert [(w.namespace, w.name) for w in graph.selected_by(policy)] == [(ns, "client")]
+        _view, workload, indices = graph.index.resolve("clusters-other/client")
+        assert workload.namespace == "clusters-other" and indices
+        indices.clear()
+    assert graph.selected_by(inventory.get("Deployment", "clusters-other", "client", "management")) == []
+
+
+def test_the_atoms_a_range_overlaps_are_those_of_that_range():
+    from hcpscan.model.ipspace import IPSpace
+
+    view = build_reachability(_inventory()).index.views[0]
+    for cidr in ("10.0.0.0/8", "192.168.0.0/24", "10.0.0.0/8", "0.0.0.0/0"):
+        space = IPSpace.from_cidr(cidr)
+        expected = [k for k, atom in enumerate(view.atoms) if space.overlaps(atom)]
+        assert view.atoms_overlapping(space) == expected
+    assert len(view.atoms) > 1
