@@ -157,3 +157,31 @@ def test_the_atoms_a_range_overlaps_are_those_of_that_range():
         expected = [k for k, atom in enumerate(view.atoms) if space.overlaps(atom)]
         assert view.atoms_overlapping(space) == expected
     assert len(view.atoms) > 1
+
+
+def test_the_dns_pods_and_cluster_ip_hops_are_each_clusters_own():
+    """Read once per cluster, the DNS each cluster runs and the Service hops into it stay
+    that cluster's (a guest with kube-dns beside a management cluster with openshift-dns)."""
+    from hcpscan.analysis.reachability.required import cluster_ip_hop, dns_pods
+
+    def obj(cluster: str, kind: str, namespace: str, name: str, spec: dict) -> K8sObject:
+        body = {"apiVersion": "v1", "kind": kind, "metadata": {"name": name, "namespace": namespace},
+                "spec": spec}
+        return K8sObject(cluster, "v1", kind, namespace, name, body, SourceLocation(f"{cluster}.yaml", 1))
+
+    inventory = Inventory([
+        obj("management", "Service", "openshift-dns", "dns-default",
+            {"clusterIP": "172.30.0.10", "selector": {"dns.operator.openshift.io/daemonset-dns": "default"}}),
+        obj("guest", "Service", "kube-system", "kube-dns", {"clusterIP": "10.96.0.10",
+                                                            "selector": {"k8s-app": "kube-dns"}})])
+    for _ in range(2):
+        mgmt, guest = dns_pods(inventory, "management"), dns_pods(inventory, "guest")
+        assert (mgmt[0], [p.namespace for p in mgmt[2]]) == ((5353,), ["openshift-dns"])
+        assert (guest[0], [p.namespace for p in guest[2]]) == ((53,), ["kube-system"])
+        mgmt[2].clear()  # a caller's list is its own
+        hops = [cluster_ip_hop(inventory, cluster, ns, name, 53, "the DNS pods")
+                for cluster, ns, name in (("management", "openshift-dns", "dns-default"),
+                                          ("guest", "kube-system", "kube-dns"))]
+        assert [h.target for h in hops] == ["Service openshift-dns/dns-default (172.30.0.10)",
+                                            "Service kube-system/kube-dns (10.96.0.10)"]
+        assert [h.path for h in hops] == ["management.yaml", "guest.yaml"]
