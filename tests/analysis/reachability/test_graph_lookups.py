@@ -185,3 +185,33 @@ def test_the_dns_pods_and_cluster_ip_hops_are_each_clusters_own():
         assert [h.target for h in hops] == ["Service openshift-dns/dns-default (172.30.0.10)",
                                             "Service kube-system/kube-dns (10.96.0.10)"]
         assert [h.path for h in hops] == ["management.yaml", "guest.yaml"]
+
+
+EGRESS = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: dns-udp, namespace: clusters-edge}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress: [{ports: [{protocol: UDP, port: 53}]}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: dns-tcp, namespace: clusters-other}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress: [{ports: [{protocol: TCP, port: 53}]}]
+"""
+
+
+def test_what_a_workloads_egress_rules_open_is_its_own():
+    graph = build_reachability(_inventory(MANIFESTS + POLICIES + EGRESS))
+    for _ in range(2):
+        edge = graph.egress_rules_open("management:clusters-edge/client")
+        other = graph.egress_rules_open("management:clusters-other/client")
+        assert edge[0] and other[0]
+        assert (edge[1].allows("UDP", 53), edge[1].allows("TCP", 53)) == (True, False)
+        assert (other[1].allows("UDP", 53), other[1].allows("TCP", 53)) == (False, True)
