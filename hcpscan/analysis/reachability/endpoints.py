@@ -180,7 +180,14 @@ class _Owners:
                 node = self._find(kind, namespace, current.name) if kind in WORKLOAD_KINDS else None
                 top = self._tops[key] = self._up(current, node, namespace)
             return top
-        return self._up(Workload(namespace, obj.name, obj.kind), obj, namespace)
+        key = (obj.kind, namespace, obj.name)
+        if obj.kind not in WORKLOAD_KINDS or self._find(*key) is not obj:
+            # not the object a pod's reference to it finds: walked on its own
+            return self._up(Workload(namespace, obj.name, obj.kind), obj, namespace)
+        top = self._tops.get(key)
+        if top is None:  # the walk a pod naming this controller takes (or took) from it
+            top = self._tops[key] = self._up(Workload(namespace, obj.name, obj.kind), obj, namespace)
+        return top
 
     def _up(self, current: Workload, node: K8sObject | None, namespace: str) -> Workload:
         """The top owner above ``node`` (``current`` stands for it), following controllers
