@@ -120,7 +120,9 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
     # composes its YAML entry: ~10x slower with full collections running); young
     # collections still free what the rules throw away (the peak is during the rules).
     with collector.sparing():
-        findings, results, diagnostics = evaluate(rules, ctx, suppressor)
+        # an analysis no rule left reads is dropped (the flow results before the proxy
+        # model is built); the graph is kept for the exposures read after the rules
+        findings, results, diagnostics = evaluate(rules, ctx, suppressor, keep={REACHABILITY})
         if clock is not None:
             clock.stage("rules", within={"graph": ctx.build_seconds.get(REACHABILITY, 0.0)})
         findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))

@@ -16,6 +16,9 @@ from hcpscan.inventory import Inventory
 from hcpscan.rules.config import ScanConfig
 
 REQUIRED_FLOWS = "required-flows"  # the flow results and the path graph they share
+# The proxy model and what is built on it (templates over proxy consumers read these).
+PROXY_ANALYSES = frozenset({"proxy", "proxy-relations", "known-proxy-cas",
+                            "proxy-configuring-objects", "same-value-roots"})
 
 
 class Context:
@@ -36,6 +39,14 @@ class Context:
             self._analyses[name] = build(self.inventory)
             self.build_seconds[name] = time.perf_counter() - start
         return self._analyses[name]
+
+    def built_names(self) -> list[str]:
+        """The names of the analyses built so far."""
+        return list(self._analyses)
+
+    def drop(self, name: str) -> None:
+        """Forget an analysis no rule left will read (its memory is freed for the next)."""
+        self._analyses.pop(name, None)
 
     def built(self, name: str) -> Any | None:
         """An analysis if some rule already built it, else ``None`` (never builds)."""

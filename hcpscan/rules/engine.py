@@ -12,7 +12,7 @@ import fnmatch
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from hcpscan.analysis.reachability.coverage import same_name_other_group
@@ -163,19 +163,42 @@ def location_of(ctx: Context, obj: K8sObject, field: str) -> Location:
     return Location(loc.path, loc.line, loc.column)
 
 
-def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = None
+def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = None,
+             keep: Collection[str] | None = None
              ) -> tuple[list[Finding], list[RuleResult], list[Diagnostic]]:
+    """Every rule's findings and result. With ``keep`` (the analyses read after the
+    rules), an analysis is dropped as soon as no rule left may read it (the templates
+    declare theirs), so the next one is built in the memory it held."""
     suppressor = suppressor or Suppressor()
     findings: list[Finding] = []
     results: list[RuleResult] = []
     diagnostics: list[Diagnostic] = []
-    for rule in rules:
+    last_reader = _last_readers(rules)
+    for i, rule in enumerate(rules):
         rule_findings, result, diags = _evaluate_rule(rule, ctx, suppressor)
         findings.extend(rule_findings)
         results.append(result)
         diagnostics.extend(diags)
+        if keep is not None:
+            for name in ctx.built_names():
+                if name not in keep and last_reader(name) <= i:
+                    ctx.drop(name)
     diagnostics.extend(ctx.diagnostics)
     return findings, results, diagnostics
+
+
+def _last_readers(rules: list[Rule]) -> Callable[[str], int]:
+    """analysis name -> the index of the last rule that may read it (-1: none)."""
+    last: dict[str, int] = {}
+    any_reader = -1  # the last rule whose template may read any analysis
+    for i, rule in enumerate(rules):
+        names = TEMPLATES[rule.template].analyses
+        if names is None:
+            any_reader = i
+            continue
+        for name in names:
+            last[name] = i
+    return lambda name: max(last.get(name, -1), any_reader)
 
 
 def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor

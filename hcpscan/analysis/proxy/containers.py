@@ -64,6 +64,9 @@ def containers(inventory: Inventory) -> list[ContainerRef]:
 
 
 def _containers(inventory: Inventory) -> Iterator[ContainerRef]:
+    # one path tuple per kind, list and position, shared by every object's container there
+    # (hundreds of thousands of containers in a large fleet, a handful of distinct paths)
+    paths: dict[tuple[str, str, int], tuple[Step, ...]] = {}
     for kind, pod_path in POD_SPEC_PATHS.items():
         for obj in inventory.of_kind(kind):
             pod = obj.get(pod_path)
@@ -75,7 +78,10 @@ def _containers(inventory: Inventory) -> Iterator[ContainerRef]:
                     continue
                 for i, spec in enumerate(items):
                     if isinstance(spec, dict):
-                        yield ContainerRef(obj, pod_path + (list_name, i), spec)
+                        path = paths.get((kind, list_name, i))
+                        if path is None:
+                            path = paths[(kind, list_name, i)] = pod_path + (list_name, i)
+                        yield ContainerRef(obj, path, spec)
 
 
 def _lookup(inventory: Inventory, obj: K8sObject, kind: str, name: str) -> K8sObject | None:

@@ -112,13 +112,31 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
     for ref in ct.containers(inventory):
         by_pod.setdefault((id(ref.obj), ref.pod_path), []).append(ref)
     out: list[ConsumerProxy] = []
+    # Pods, ReplicaSets and Deployments of one template share its container specs (the
+    # loader shares equal pod specs): whether a spec runs a sidecar or may set a proxy is
+    # read once per spec, not once per object
+    serves: dict[int, bool] = {}
+    may_set: dict[int, bool] = {}
     for refs in by_pod.values():
-        sidecars = [s for s in (_sidecar(inventory, r) for r in refs) if s is not None]
+        sidecars = []
+        for r in refs:
+            key = id(r.spec)
+            if key not in serves:
+                serves[key] = not KONNECTIVITY_COMMANDS.keys().isdisjoint(ct.words(r))
+            sidecar = _sidecar(inventory, r) if serves[key] else None
+            if sidecar is not None:
+                sidecars.append(sidecar)
         out.extend(sidecars)
         sidecar_names = {s.container for s in sidecars}
         for ref in refs:
-            if ref.name in sidecar_names or not (include_unset or ct.may_set_proxy(ref)):
+            if ref.name in sidecar_names:
                 continue
+            if not include_unset:
+                key = id(ref.spec)
+                if key not in may_set:
+                    may_set[key] = ct.may_set_proxy(ref)
+                if not may_set[key]:
+                    continue
             variables = ct.proxy_variables(ct.container_env(inventory, ref))
             if not variables and not include_unset:
                 continue

@@ -161,20 +161,37 @@ class _Owners:
     def __init__(self, inventory: Inventory, cluster: str) -> None:
         self.inventory = inventory
         self.cluster = cluster
+        # the top of each controller a pod names (a ReplicaSet's Deployment), walked once for
+        # all the pods it owns
+        self._tops: dict[tuple[str, str, str], Workload] = {}
 
     def top_of(self, obj: K8sObject) -> Workload:
         namespace = namespace_of(obj)
-        node: K8sObject | None = obj
         if obj.kind == "Pod":
             ref = _controller_ref(obj)
             if ref is None or ref.get("kind") == "Node":
                 return Workload(namespace, obj.name, "Pod")
             # a pod's controller names it whatever the kind; no kind means a bare pod
             kind = str(ref.get("kind") or "")
-            current = Workload(namespace, str(ref["name"]), kind or "Pod")
-            node = self._find(kind, namespace, current.name) if kind in WORKLOAD_KINDS else None
-        else:
-            current = Workload(namespace, obj.name, obj.kind)
+            key = (kind, namespace, str(ref["name"]))
+            top = self._tops.get(key)
+            if top is None:
+                current = Workload(namespace, key[2], kind or "Pod")
+                node = self._find(kind, namespace, current.name) if kind in WORKLOAD_KINDS else None
+                top = self._tops[key] = self._up(current, node, namespace)
+            return top
+        key = (obj.kind, namespace, obj.name)
+        if obj.kind not in WORKLOAD_KINDS or self._find(*key) is not obj:
+            # not the object a pod's reference to it finds: walked on its own
+            return self._up(Workload(namespace, obj.name, obj.kind), obj, namespace)
+        top = self._tops.get(key)
+        if top is None:  # the walk a pod naming this controller takes (or took) from it
+            top = self._tops[key] = self._up(Workload(namespace, obj.name, obj.kind), obj, namespace)
+        return top
+
+    def _up(self, current: Workload, node: K8sObject | None, namespace: str) -> Workload:
+        """The top owner above ``node`` (``current`` stands for it), following controllers
+        that are in the input."""
         seen = {current}
         while node is not None:
             ref = _controller_ref(node)

@@ -42,6 +42,7 @@ from hcpscan.analysis.reachability.exposure import (
 from hcpscan.analysis.reachability.model import ClusterModel, read_clusters
 from hcpscan.analysis.reachability.networks import Network, primary_networks
 from hcpscan.analysis.reachability.perimeter import Perimeter
+from hcpscan.analysis.reachability.policies import NetworkPolicyModel
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.analysis.reachability.selectors import bits
 from hcpscan.core.diagnostics import Diagnostic
@@ -69,6 +70,7 @@ class ClusterView:
     # atoms inside a space, and the space a set of atoms covers, by bit mask over atoms
     _atoms_within: dict[IPSpace, int] = field(default_factory=dict)
     _spaces: dict[int, IPSpace] = field(default_factory=dict)
+    _overlapping: dict[IPSpace, list[int]] = field(default_factory=dict)
 
     def atoms_within(self, space: IPSpace) -> int:
         mask = self._atoms_within.get(space)
@@ -76,6 +78,15 @@ class ClusterView:
             mask = sum(1 << k for k, atom in enumerate(self.atoms) if space.contains(atom))
             self._atoms_within[space] = mask
         return mask
+
+    def atoms_overlapping(self, space: IPSpace) -> list[int]:
+        """Indices of the atoms that share an address with ``space`` (each range a
+        question names is asked for every HostedCluster: computed once)."""
+        found = self._overlapping.get(space)
+        if found is None:
+            found = self._overlapping[space] = [k for k, atom in enumerate(self.atoms)
+                                                if space.overlaps(atom)]
+        return list(found)
 
     def space_of(self, mask: int) -> IPSpace:
         """The union of the atoms in ``mask``."""
@@ -110,6 +121,11 @@ class ReachabilityIndex:
         # workload, and scanning every class for each question is quadratic in a fleet.
         self._by_name: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] | None = None
         self._by_namespace: dict[tuple[str, str], list[EndpointClass]] | None = None
+        self._policy_models: dict[int, list[tuple[ClusterView, NetworkPolicyModel]]] | None = None
+        # answers rules ask again and again (per HostedCluster, per rule, per way in)
+        self._resolved: dict[str, tuple[ClusterView, Workload, list[int]]] = {}
+        self._selected: dict[tuple[str, str, frozenset[tuple[str, str]]], list[Workload]] = {}
+        self._workloads: dict[tuple[str, str | None], list[Workload]] = {}
 
     # -- construction ---------------------------------------------------------------------
 
@@ -167,6 +183,9 @@ class ReachabilityIndex:
     def resolve(self, target: str) -> tuple[ClusterView, Workload, list[int]]:
         """The view, workload and class indices ``target`` names
         (``namespace/name``, optionally ``[Kind]`` and ``cluster:``)."""
+        known = self._resolved.get(target)
+        if known is not None:
+            return known[0], known[1], list(known[2])
         cluster, _, rest = target.rpartition(":") if ":" in target.split("/")[0] else ("", "", target)
         kind = ""
         if rest.endswith("]") and "[" in rest:
@@ -182,7 +201,8 @@ class ReachabilityIndex:
             raise TargetNotFound(f"no workload {target} in the inputs")
         view, workload = found[0][0], found[0][1]
         indices = sorted({i for v, w, i in found if v is view and w == workload})
-        return view, workload, indices
+        self._resolved[target] = (view, workload, indices)
+        return view, workload, list(indices)
 
     def has_workload(self, target: str) -> bool:
         """Whether ``target`` (``cluster:namespace/name[Kind]``) is a workload of the inputs."""
@@ -226,6 +246,12 @@ class ReachabilityIndex:
 
     def workloads(self, cluster: str, namespace: str | None = None) -> list[Workload]:
         """Top-owner workloads (with endpoints) of a cluster, optionally of one namespace."""
+        known = self._workloads.get((cluster, namespace))
+        if known is None:
+            known = self._workloads[(cluster, namespace)] = self._find_workloads(cluster, namespace)
+        return list(known)
+
+    def _find_workloads(self, cluster: str, namespace: str | None) -> list[Workload]:
         out: set[Workload] = set()
         if namespace is not None:
             for klass in self.namespace_classes(cluster, namespace):
@@ -253,6 +279,17 @@ class ReachabilityIndex:
     def select_workloads(self, cluster: str, namespace: str,
                          labels: dict[str, str]) -> list[Workload]:
         """Workloads of a namespace whose pods carry all of ``labels``."""
+        try:
+            key = (cluster, namespace, frozenset(labels.items()))
+            known = self._selected.get(key)
+        except TypeError:  # a label value that is no scalar (a list in a rule's params)
+            return self._select_workloads(cluster, namespace, labels)
+        if known is None:
+            known = self._selected[key] = self._select_workloads(cluster, namespace, labels)
+        return list(known)
+
+    def _select_workloads(self, cluster: str, namespace: str,
+                          labels: dict[str, str]) -> list[Workload]:
         out: set[Workload] = set()
         for klass in self.namespace_classes(cluster, namespace):
             if all(klass.labels.get(k) == v for k, v in labels.items()):
@@ -262,12 +299,22 @@ class ReachabilityIndex:
     def selected_by(self, policy_obj: object) -> list[Workload]:
         """Workloads whose pods a NetworkPolicy object selects."""
         out: set[Workload] = set()
-        for view in self.views:
-            for model in view.model.policies:
-                if model.obj is policy_obj:
-                    for i in bits(view.evaluation.policy_selects(model)):
-                        out.update(view.evaluation.classes[i].workloads)
+        for view, model in self._models_of().get(id(policy_obj), ()):
+            if model.obj is policy_obj:
+                for i in bits(view.evaluation.policy_selects(model)):
+                    out.update(view.evaluation.classes[i].workloads)
         return sorted(out, key=lambda w: (w.namespace, w.name, w.kind))
+
+    def _models_of(self) -> dict[int, list[tuple[ClusterView, NetworkPolicyModel]]]:
+        """id of a policy object -> its models in every view (built once: HCP004 asks for
+        every NetworkPolicy, and scanning every model per question is quadratic)."""
+        if self._policy_models is None:
+            index: dict[int, list[tuple[ClusterView, NetworkPolicyModel]]] = defaultdict(list)
+            for view in self.views:
+                for model in view.model.policies:
+                    index[id(model.obj)].append((view, model))
+            self._policy_models = dict(index)
+        return self._policy_models
 
     # -- what answers leave out -----------------------------------------------------------
 

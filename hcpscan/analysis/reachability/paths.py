@@ -99,29 +99,62 @@ class PathGraph:
     """A networkx MultiDiGraph of hops, keyed by origin and connection."""
 
     def __init__(self, inventory: Inventory | None = None) -> None:
-        import networkx as nx  # only once a flow is asked: a scan without one never loads it
-
-        self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
         # where Routes and their routers are read (the router shard becomes a node)
         self.inventory = inventory
         self._routers: dict[tuple[str, str], Hop] = {}
-        # (origin, protocol, port) -> its hops, so a question reads only its own edges
-        # (the answer stays linear in the path however many questions share the nodes)
-        self._asked: dict[tuple[str, str, int], list[Hop]] = {}
+        # Nodes (name -> kind) and hops in the order they came, kept compact: a scan asks
+        # tens of thousands of flows and never exports them, so the networkx graph (a dict
+        # of attributes per edge) is built only when it is read (``graph``, the writers).
+        self._nodes: dict[str, str | None] = {}  # None: added by a hop, with no kind
+        self._edges: list[tuple[str, str, int, Hop]] = []  # (origin, protocol, port, hop)
+        self._graph: nx.MultiDiGraph | None = None
+        # (origin, protocol, port) -> its hops by (source, target, layer, summary), so a
+        # question reads only its own edges (the answer stays linear in the path however
+        # many questions share the nodes) and a hop is recorded once; the networkx key
+        # "origin|protocol/port|layer|summary" names the same hop (no origin, protocol or
+        # layer holds a '|')
+        self._asked: dict[tuple[str, str, int], dict[tuple[str, str, str, str], Hop]] = {}
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        """The hops as a networkx MultiDiGraph (built on first read, then kept in step)."""
+        if self._graph is None:
+            import networkx as nx  # only once the graph is read: a scan never loads it
+
+            self._graph = nx.MultiDiGraph()
+            for name, kind in self._nodes.items():
+                if kind is None:
+                    self._graph.add_node(name)
+                else:
+                    self._graph.add_node(name, kind=kind)
+            for edge in self._edges:
+                self._add_to_graph(self._graph, *edge)
+        return self._graph
+
+    @staticmethod
+    def _add_to_graph(graph: nx.MultiDiGraph, origin: str, protocol: str, port: int, hop: Hop) -> None:
+        graph.add_edge(hop.source, hop.target, key=f"{origin}|{protocol}/{port}|{hop.layer}|{hop.summary}",
+                       origin=origin, protocol=protocol, port=port, layer=hop.layer, allows=hop.allows,
+                       summary=hop.summary, path=hop.path or "", line=hop.line or 0)
 
     def _node(self, name: str, kind: str) -> str:
-        if name not in self.graph:
-            self.graph.add_node(name, kind=kind)
+        if name not in self._nodes:
+            self._nodes[name] = kind
+            if self._graph is not None:
+                self._graph.add_node(name, kind=kind)
         return name
 
     def _edge(self, origin: str, protocol: str, port: int, hop: Hop) -> None:
-        key = f"{origin}|{protocol}/{port}|{hop.layer}|{hop.summary}"
-        if self.graph.has_edge(hop.source, hop.target, key):
+        asked = self._asked.setdefault((origin, protocol, port), {})
+        key = (hop.source, hop.target, hop.layer, hop.summary)
+        if key in asked:
             return
-        self._asked.setdefault((origin, protocol, port), []).append(hop)
-        self.graph.add_edge(hop.source, hop.target, key=key, origin=origin, protocol=protocol,
-                            port=port, layer=hop.layer, allows=hop.allows, summary=hop.summary,
-                            path=hop.path or "", line=hop.line or 0)
+        asked[key] = hop
+        self._nodes.setdefault(hop.source, None)
+        self._nodes.setdefault(hop.target, None)
+        self._edges.append((origin, protocol, port, hop))
+        if self._graph is not None:
+            self._add_to_graph(self._graph, origin, protocol, port, hop)
 
     # -- adding what the engines decided ------------------------------------------------
 
@@ -215,48 +248,18 @@ class PathGraph:
 
     def answer(self, origin: str, target: str, protocol: str, port: int) -> PathAnswer:
         """An open path origin → target for this connection, else the first way's hops up
-        to its first blocking hop (networkx over the edges of this origin and connection)."""
-        hops = self._asked.get((origin, protocol, port), [])
+        to its first blocking hop (over the edges of this origin and connection)."""
+        hops = list(self._asked.get((origin, protocol, port), {}).values())
         if origin != target and all(h.source == origin for h in hops):
             # every hop leaves the origin (a workload's egress, decided in one hop): the
-            # paths to ``target`` are its hops there, and networkx would pick the first
+            # paths to ``target`` are its hops there, and the search would pick the first
             # that allows, else the first; thousands of egress answers per large scan
             # need no graph built for that
             there = [h for h in hops if h.target == target]
             chosen = next((h for h in there if h.allows), there[0] if there else None)
             return PathAnswer(origin, target, protocol, port, chosen is not None and chosen.allows,
                               (chosen,) if chosen is not None else ())
-        return self._answer_on_graph(origin, target, protocol, port, hops)
-
-    @staticmethod
-    def _answer_on_graph(origin: str, target: str, protocol: str, port: int,
-                         hops: list[Hop]) -> PathAnswer:
-        import networkx as nx
-
-        view = nx.MultiDiGraph()
-        for i, hop in enumerate(hops):
-            view.add_edge(hop.source, hop.target, key=i, hop=hop)
-        if origin not in view or target not in view:
-            return PathAnswer(origin, target, protocol, port, False, ())
-        opened = nx.DiGraph()
-        opened.add_nodes_from(view)
-        for u, v, data in view.edges(data=True):
-            if data["hop"].allows and not opened.has_edge(u, v):
-                opened.add_edge(u, v, hop=data["hop"])
-        try:
-            nodes = nx.shortest_path(opened, origin, target)
-        except nx.NetworkXNoPath:
-            nodes = None
-        if nodes is not None:
-            return PathAnswer(origin, target, protocol, port, True,
-                              tuple(opened.edges[u, v]["hop"] for u, v in zip(nodes, nodes[1:], strict=False)))
-        for edges in nx.all_simple_edge_paths(view, origin, target):
-            walked: list[Hop] = []
-            for u, v, k in edges:
-                walked.append(view.edges[u, v, k]["hop"])
-                if not walked[-1].allows:
-                    return PathAnswer(origin, target, protocol, port, False, tuple(walked))
-        return PathAnswer(origin, target, protocol, port, False, ())
+        return _answer_on_hops(origin, target, protocol, port, hops)
 
     # -- export ----------------------------------------------------------------------------
 
@@ -291,6 +294,113 @@ class PathGraph:
             lines.append(f"  {_quote(u)} -> {_quote(v)} [color={colour}, label={_quote(label)}, "
                          f"fontsize=8];")
         return "\n".join([*lines, "}"]) + "\n"
+
+
+def _answer_on_hops(origin: str, target: str, protocol: str, port: int,
+                    hops: list[Hop]) -> PathAnswer:
+    """The answer over one question's hops: a shortest path of hops that allow (a
+    search from both ends, level by level, neighbours in the order their hops came:
+    the path networkx's ``shortest_path`` gives), else the first simple path in
+    depth-first order, up to its first blocking hop (``all_simple_edge_paths``' first).
+    Plain dicts, no graph object: a large scan asks tens of thousands of these."""
+    out: dict[str, dict[str, list[Hop]]] = {}  # node -> next node -> its hops, in order
+    for hop in hops:
+        out.setdefault(hop.source, {}).setdefault(hop.target, []).append(hop)
+        out.setdefault(hop.target, {})
+    if origin not in out or target not in out:
+        return PathAnswer(origin, target, protocol, port, False, ())
+    opened: dict[str, dict[str, Hop]] = {node: {} for node in out}  # the first hop that allows
+    into: dict[str, dict[str, Hop]] = {node: {} for node in out}
+    for node, nexts in out.items():
+        for nxt, there in nexts.items():
+            allowing = next((h for h in there if h.allows), None)
+            if allowing is not None:
+                opened[node][nxt] = into[nxt][node] = allowing
+    nodes = _shortest(opened, into, origin, target)
+    if nodes is not None:
+        return PathAnswer(origin, target, protocol, port, True,
+                          tuple(opened[u][v] for u, v in zip(nodes, nodes[1:], strict=False)))
+    for walk in _simple_paths(out, origin, target):
+        walked: list[Hop] = []
+        for hop in walk:
+            walked.append(hop)
+            if not hop.allows:
+                return PathAnswer(origin, target, protocol, port, False, tuple(walked))
+    return PathAnswer(origin, target, protocol, port, False, ())
+
+
+def _shortest(forward: dict[str, dict[str, Hop]], backward: dict[str, dict[str, Hop]],
+              origin: str, target: str) -> list[str] | None:
+    """The nodes of a shortest path origin → target, searching from both ends (the
+    smaller fringe first, forward on ties) until the searches meet; None when none."""
+    if origin == target:
+        return [origin]
+    before: dict[str, str | None] = {origin: None}
+    after: dict[str, str | None] = {target: None}
+    ahead, behind = [origin], [target]
+    meet: str | None = None
+    while ahead and behind and meet is None:
+        if len(ahead) <= len(behind):
+            level, ahead = ahead, []
+            for node in level:
+                for nxt in forward[node]:
+                    if nxt not in before:
+                        ahead.append(nxt)
+                        before[nxt] = node
+                    if nxt in after:
+                        meet = nxt
+                        break
+                if meet is not None:
+                    break
+        else:
+            level, behind = behind, []
+            for node in level:
+                for prev in backward[node]:
+                    if prev not in after:
+                        after[prev] = node
+                        behind.append(prev)
+                    if prev in before:
+                        meet = prev
+                        break
+                if meet is not None:
+                    break
+    if meet is None:
+        return None
+    path: list[str] = []
+    at: str | None = meet
+    while at is not None:
+        path.append(at)
+        at = before[at]
+    path.reverse()
+    at = after[path[-1]]
+    while at is not None:
+        path.append(at)
+        at = after[at]
+    return path
+
+
+def _simple_paths(out: dict[str, dict[str, list[Hop]]], origin: str, target: str
+                  ) -> Iterable[list[Hop]]:
+    """Every simple path origin → target as its hops, depth first, each node's hops in
+    the order of their next node's first hop, never passing through ``target``."""
+    if origin == target:
+        return
+    on_path = {origin}
+    walk: list[Hop] = []
+    stack = [iter([h for hs in out[origin].values() for h in hs])]
+    while stack:
+        hop = next((h for h in stack[-1] if h.target not in on_path), None)
+        if hop is None:
+            stack.pop()
+            if walk:
+                on_path.discard(walk.pop().target)
+            continue
+        if hop.target == target:
+            yield [*walk, hop]
+            continue
+        walk.append(hop)
+        on_path.add(hop.target)
+        stack.append(iter([h for hs in out[hop.target].values() for h in hs]))
 
 
 def _quote(text: str) -> str:

@@ -54,6 +54,8 @@ class ReachabilityQueries:
     def __init__(self, index: ReachabilityIndex, evidence: EvidenceWriter) -> None:
         self.index = index
         self.evidence = evidence
+        # asked per workload by every NetworkPolicy of its namespace (HCP004's subjects)
+        self._rules_open: dict[str, tuple[bool, ConnectionSet]] = {}
 
     # -- towards a workload ---------------------------------------------------------------
 
@@ -107,7 +109,7 @@ class ReachabilityQueries:
         value = source_value(source)
         paths: list[PathResult] = []
         if isinstance(value, IPSpace):
-            pieces = [k for k, atom in enumerate(view.atoms) if value.overlaps(atom)]
+            pieces = view.atoms_overlapping(value)
             per_piece = [[p for dst in indices for p in self._external_paths(view, k, dst, protocol, port)]
                          for k in pieces]
             denied = [i for i, ps in enumerate(per_piece) if not any(p.allowed for p in ps)]
@@ -346,6 +348,12 @@ class ReachabilityQueries:
         """(egress isolated?, what the egress rules of the NetworkPolicies isolating
         ``source`` open by port, whoever their peers are — in the inputs or not: a rule
         towards the DNS pods counts though a dump holds none of them)."""
+        found = self._rules_open.get(source)
+        if found is None:
+            found = self._rules_open[source] = self._egress_rules_open(source)
+        return found
+
+    def _egress_rules_open(self, source: str) -> tuple[bool, ConnectionSet]:
         view, _workload, indices = self.index.resolve(source)
         conns = ConnectionSet.none()
         for src in indices:

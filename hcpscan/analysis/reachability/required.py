@@ -187,7 +187,16 @@ def shown_of(space: IPSpace) -> str:
 def cluster_ip_hop(inventory: Inventory, cluster: str, namespace: str, name: str, port: int,
                    endpoints: str) -> Hop:
     """The hop into a ClusterIP Service a workload sends to: its DNAT picks an endpoint,
-    and the egress policies after it see that endpoint and its port (not the Service's)."""
+    and the egress policies after it see that endpoint and its port (not the Service's).
+    Made once per Service and port (every control-plane workload sends through it)."""
+    hop: Hop = inventory.derived(
+        f"required.cluster-ip-hop\0{cluster}\0{namespace}\0{name}\0{port}\0{endpoints}",
+        lambda inv: _cluster_ip_hop(inv, cluster, namespace, name, port, endpoints))
+    return hop
+
+
+def _cluster_ip_hop(inventory: Inventory, cluster: str, namespace: str, name: str, port: int,
+                    endpoints: str) -> Hop:
     svc = inventory.get("Service", namespace, name, cluster)
     address = svc.get("spec.clusterIP") if svc is not None else None
     where = inventory.locate(svc) if svc is not None else None
@@ -458,7 +467,14 @@ _KUBE_DNS = ("kube-system", "kube-dns")
 def dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
     """``dns_pod_ports`` and the DNS pods an egress rule must select: their namespace (its
     labels, with the name label every namespace carries) and their labels (the DNS
-    Service's selector when the input has it)."""
+    Service's selector when the input has it). Read once per cluster (every workload's
+    DNS flow asks)."""
+    ports, note, pods = inventory.derived(f"required.dns-pods\0{cluster}",
+                                          lambda inv: _dns_pods(inv, cluster))
+    return ports, note, list(pods)
+
+
+def _dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
     def pods(namespace: str, service: str) -> PodPeer:
         ns = inventory.get("Namespace", "", namespace, cluster)
         svc = inventory.get("Service", namespace, service, cluster)

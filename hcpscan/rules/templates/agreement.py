@@ -39,7 +39,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.clusters import networks_for
 from hcpscan.model.networks import network
-from hcpscan.rules.context import Context
+from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
 from hcpscan.rules.templates.noproxy_coverage import (
@@ -104,6 +104,7 @@ class _Diff:
 @register
 class Agreement(Template):
     name = "agreement"
+    analyses = PROXY_ANALYSES
     description = ("a consumer's proxy settings (or named kubeconfig fields) agree with a "
                    "reference the model pairs it with: its HostedCluster, the management Proxy, "
                    "its cluster's values, a kubeconfig, its own upper-case variables ...")

@@ -83,6 +83,11 @@ class Template:
     subject_kinds: ClassVar[tuple[str, ...]] = ()
     # Placeholders the check fills in a rule's message, besides kind/namespace/name/object/cluster.
     message_fields: ClassVar[dict[str, str]] = {}
+    # The shared analyses the check may read (``Context.analysis`` names: the reachability
+    # graph, the flow results, the proxy model ...); None: any of them. A scan drops an
+    # analysis once no rule left to run may read it (``engine.evaluate``); one read after
+    # all is built again, with the same answers, only slower.
+    analyses: ClassVar[frozenset[str] | None] = None
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         """The kinds a rule with these params reads besides its subjects."""

@@ -45,6 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 from hcpscan.analysis.proxy import NoProxyList
+from hcpscan.analysis.reachability.scan_graph import REACHABILITY
 from hcpscan.inventory.fieldpath import format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.hostedcluster import hcp_namespace
@@ -166,6 +167,7 @@ def compile_expression(expression: str, boolean: bool = True) -> Any:
 @register
 class Cel(Template):
     name = "cel"
+    analyses = frozenset({REACHABILITY})
     description = ("a CEL expression over `object` (the subject) and `objects` (every object "
                    "of the kinds in reads) is true for every compliant subject")
     params_schema = {

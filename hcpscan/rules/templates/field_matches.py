@@ -18,6 +18,7 @@ _JSONPATHS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
 @register
 class FieldMatches(Template):
     name = "field_matches"
+    analyses = frozenset[str]()
     description = "every value at a JSONPath must (or must not) match a regular expression"
     params_schema = {
         "type": "object", "additionalProperties": False, "required": ["path", "pattern"],

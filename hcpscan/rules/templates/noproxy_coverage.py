@@ -53,7 +53,7 @@ from hcpscan.model.hostedcluster import (
     hosted_cluster_of_guest,
 )
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
-from hcpscan.rules.context import Context
+from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
 
@@ -374,6 +374,7 @@ _DESTINATION = {"type": "string", "minLength": 1,
 @register
 class NoProxyCoverage(Template):
     name = "noproxy_coverage"
+    analyses = PROXY_ANALYSES
     description = ("every consumer that uses a proxy sends the given destinations direct, under "
                    "the NO_PROXY semantics of each given HTTP client runtime")
     params_schema = {

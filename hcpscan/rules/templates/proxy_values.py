@@ -49,7 +49,7 @@ from hcpscan.analysis.proxy_egress import (
 )
 from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peers
 from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
-from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
+from hcpscan.analysis.reachability.scan_graph import GRAPH_READS, REACHABILITY
 from hcpscan.core.redact import mask_credentials
 from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy, ReplaceKey
@@ -60,7 +60,7 @@ from hcpscan.model.clusters import networks_for
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet
 from hcpscan.model.readers import GO_READ_OBJECTS, api_server_only, go_reader
-from hcpscan.rules.context import Context
+from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
     NotApplicable,
@@ -521,6 +521,7 @@ def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRe
 @register
 class ProxyValues(Template):
     name = "proxy_values"
+    analyses = PROXY_ANALYSES | {REACHABILITY}
     description = ("each proxy value of the selected consumers (and plain fields) meets the "
                    "listed conditions: no-credentials, valid, portable, reachable")
     params_schema = {

@@ -73,7 +73,7 @@ from hcpscan.model.publishing import (
     Unpublished,
     declared_way,
 )
-from hcpscan.rules.context import Context
+from hcpscan.rules.context import REQUIRED_FLOWS, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
 from hcpscan.rules.templates.reach_out import Scope, check_out, listeners, none_present, protocols_of
@@ -130,6 +130,7 @@ class GraphTemplate(Template):
     and its answer says which policy objects the graph leaves out."""
 
     reads = GRAPH_READS
+    analyses = frozenset({REACHABILITY, REQUIRED_FLOWS})  # HCP001/002 ask the flows too
     reads_groups = (POLICY_GROUP_WORD,)
 
     def reads_whole(self, params: dict[str, Any], subjects: tuple[str, ...]) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from hcpscan.rules.templates.base import NotEvaluable, Outcome, Template, Violat
 @register
 class ReferenceExists(Template):
     name = "reference_exists"
+    analyses = frozenset[str]()
     description = "each reference (name/namespace fields under a JSONPath) names an existing object"
     params_schema = {
         "type": "object", "additionalProperties": False, "required": ["refs", "kind"],

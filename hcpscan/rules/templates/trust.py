@@ -76,7 +76,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.model.clusters import install_config
 from hcpscan.model.hostedcluster import hosted_cluster_for_namespace, is_user_data
-from hcpscan.rules.context import Context
+from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
     NotApplicable,
@@ -107,6 +107,7 @@ def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
 @register
 class Trust(Template):
     name = "trust"
+    analyses = PROXY_ANALYSES
     description = ("the CA an https:// proxy's clients verify it with is present, resolvable, "
                    "parseable, unexpired, and contains the proxy's CA")
     params_schema = {

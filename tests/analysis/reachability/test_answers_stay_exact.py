@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from hcpscan.analysis.reachability.paths import Hop, PathGraph
 
+from .test_path_search import _networkx_answer
+
 NODES = ["range 10.0.0.0/24", "perimeter fw", "Route ns/x", "ns/target"]
 ORIGIN, TARGET = NODES[0], NODES[-1]
 
@@ -28,12 +30,13 @@ def _graph(raw: list[tuple[str, str, bool, int]], one_hop: bool) -> PathGraph:
 @settings(max_examples=300, deadline=None)
 @given(hops, st.booleans(), st.sampled_from(NODES[1:]))
 def test_an_answer_is_what_networkx_finds(raw, one_hop, target):
-    """One-hop questions (a workload's egress) are answered without building a graph;
-    the answer must be the one networkx gives over the same hops, open or blocked."""
+    """Questions are answered without building a networkx graph (one-hop ones, a
+    workload's egress, without any search); the answer must be the one networkx gives
+    over the same hops, open or blocked."""
     paths = _graph(raw, one_hop)
-    asked = paths._asked.get((ORIGIN, "TCP", 443), [])
+    asked = list(paths._asked.get((ORIGIN, "TCP", 443), {}).values())
     quick = paths.answer(ORIGIN, target, "TCP", 443)
-    assert quick == PathGraph._answer_on_graph(ORIGIN, target, "TCP", 443, asked)
+    assert quick == _networkx_answer(ORIGIN, target, "TCP", 443, asked)
 
 
 def test_a_one_hop_answer_names_the_first_hop_that_opens_else_the_first():

@@ -113,3 +113,17 @@ def test_clusters_are_never_connected(tmp_path):
     assert not any("hcp/p[Pod]" in c.source and "app/p[Pod]" in c.destination
                    or "app/p[Pod]" in c.source and "hcp/p[Pod]" in c.destination
                    for c in result.connections)
+
+
+def test_pods_of_a_same_named_controller_in_another_namespace_keep_their_own_owner(manifests):
+    """A controller's top owner is walked once for all its pods, never for another
+    namespace's controller of the same name (there without its Deployment)."""
+    elsewhere = RS_AND_PODS.replace("namespace: shop", "namespace: lab").split("---\n")[1:3]
+    inventory = manifests(DEPLOYMENT + "---\n" + RS_AND_PODS + "---\n" + "---\n".join(elsewhere)
+                          + "---\n" + RS_AND_PODS.split("---\n")[0].replace("namespace: shop",
+                                                                             "namespace: lab")
+                          .replace("kind: Deployment, name: web", "kind: Deployment, name: gone"))
+    refs = sorted(e.workload.ref for e in collect_endpoints(inventory, "management")
+                  if not e.synthetic)
+    assert refs == ["kube-system/kube-apiserver-node1[Pod]", "lab/web-5d9c[ReplicaSet]",
+                    "lab/web-5d9c[ReplicaSet]", "shop/web[Deployment]", "shop/web[Deployment]"]

@@ -35,9 +35,9 @@ spec:
 """
 
 
-def _inventory() -> Inventory:
+def _inventory(text: str = MANIFESTS) -> Inventory:
     objects = []
-    for i, body in enumerate(yaml.safe_load_all(MANIFESTS)):
+    for i, body in enumerate(yaml.safe_load_all(text)):
         meta = body["metadata"]
         objects.append(K8sObject("management", body["apiVersion"], body["kind"],
                                  meta.get("namespace", ""), meta["name"], body,
@@ -97,3 +97,121 @@ def test_a_source_that_is_a_broken_address_is_named_so():
         assert "no workload" not in str(raised.value)
     with pytest.raises(TargetNotFound, match="no workload elsewhere/x in the inputs"):
         graph.can_reach("elsewhere/x", "clusters-edge/ignition-server", 9090)
+
+
+POLICIES = """
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: clusters-other}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: client, namespace: clusters-other}
+spec:
+  template:
+    metadata: {labels: {app: client}}
+    spec: {containers: [{name: c}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: only-client, namespace: clusters-edge}
+spec: {podSelector: {matchLabels: {app: client}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: only-client, namespace: clusters-other}
+spec: {podSelector: {matchLabels: {app: client}}}
+"""
+
+
+def test_lookups_asked_again_keep_each_namespace_and_question_apart():
+    """The lookups rules repeat (per HostedCluster, per rule) are answered once each:
+    the same labels in another namespace, the same policy name in another namespace, a
+    changed answer list, never give another's answer."""
+    inventory = _inventory(MANIFESTS + POLICIES)
+    graph = build_reachability(inventory)
+    for _ in range(2):
+        edge = graph.select_workloads("management", "clusters-edge", {"app": "client"})
+        other = graph.select_workloads("management", "clusters-other", {"app": "client"})
+        assert [(w.namespace, w.name) for w in edge] == [("clusters-edge", "client")]
+        assert [(w.namespace, w.name) for w in other] == [("clusters-other", "client")]
+        edge.clear()  # a caller's list is its own
+        assert [w.name for w in graph.workloads("management", "clusters-other")] == ["client"]
+        graph.workloads("management", "clusters-other").clear()
+        for ns in ("clusters-edge", "clusters-other"):
+            policy = inventory.get("NetworkPolicy", ns, "only-client", "management")
+            assert [(w.namespace, w.name) for w in graph.selected_by(policy)] == [(ns, "client")]
+        _view, workload, indices = graph.index.resolve("clusters-other/client")
+        assert workload.namespace == "clusters-other" and indices
+        indices.clear()
+    assert graph.selected_by(inventory.get("Deployment", "clusters-other", "client", "management")) == []
+
+
+def test_the_atoms_a_range_overlaps_are_those_of_that_range():
+    from hcpscan.model.ipspace import IPSpace
+
+    view = build_reachability(_inventory()).index.views[0]
+    for cidr in ("10.0.0.0/8", "192.168.0.0/24", "10.0.0.0/8", "0.0.0.0/0"):
+        space = IPSpace.from_cidr(cidr)
+        expected = [k for k, atom in enumerate(view.atoms) if space.overlaps(atom)]
+        assert view.atoms_overlapping(space) == expected
+    assert len(view.atoms) > 1
+
+
+def test_the_dns_pods_and_cluster_ip_hops_are_each_clusters_own():
+    """Read once per cluster, the DNS each cluster runs and the Service hops into it stay
+    that cluster's (a guest with kube-dns beside a management cluster with openshift-dns)."""
+    from hcpscan.analysis.reachability.required import cluster_ip_hop, dns_pods
+
+    def obj(cluster: str, kind: str, namespace: str, name: str, spec: dict) -> K8sObject:
+        body = {"apiVersion": "v1", "kind": kind, "metadata": {"name": name, "namespace": namespace},
+                "spec": spec}
+        return K8sObject(cluster, "v1", kind, namespace, name, body, SourceLocation(f"{cluster}.yaml", 1))
+
+    inventory = Inventory([
+        obj("management", "Service", "openshift-dns", "dns-default",
+            {"clusterIP": "172.30.0.10", "selector": {"dns.operator.openshift.io/daemonset-dns": "default"}}),
+        obj("guest", "Service", "kube-system", "kube-dns", {"clusterIP": "10.96.0.10",
+                                                            "selector": {"k8s-app": "kube-dns"}})])
+    for _ in range(2):
+        mgmt, guest = dns_pods(inventory, "management"), dns_pods(inventory, "guest")
+        assert (mgmt[0], [p.namespace for p in mgmt[2]]) == ((5353,), ["openshift-dns"])
+        assert (guest[0], [p.namespace for p in guest[2]]) == ((53,), ["kube-system"])
+        mgmt[2].clear()  # a caller's list is its own
+        hops = [cluster_ip_hop(inventory, cluster, ns, name, 53, "the DNS pods")
+                for cluster, ns, name in (("management", "openshift-dns", "dns-default"),
+                                          ("guest", "kube-system", "kube-dns"))]
+        assert [h.target for h in hops] == ["Service openshift-dns/dns-default (172.30.0.10)",
+                                            "Service kube-system/kube-dns (10.96.0.10)"]
+        assert [h.path for h in hops] == ["management.yaml", "guest.yaml"]
+
+
+EGRESS = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: dns-udp, namespace: clusters-edge}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress: [{ports: [{protocol: UDP, port: 53}]}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: dns-tcp, namespace: clusters-other}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress: [{ports: [{protocol: TCP, port: 53}]}]
+"""
+
+
+def test_what_a_workloads_egress_rules_open_is_its_own():
+    graph = build_reachability(_inventory(MANIFESTS + POLICIES + EGRESS))
+    for _ in range(2):
+        edge = graph.egress_rules_open("management:clusters-edge/client")
+        other = graph.egress_rules_open("management:clusters-other/client")
+        assert edge[0] and other[0]
+        assert (edge[1].allows("UDP", 53), edge[1].allows("TCP", 53)) == (True, False)
+        assert (other[1].allows("UDP", 53), other[1].allows("TCP", 53)) == (False, True)
