@@ -1,4 +1,4 @@
-"""The path graph: hops a connection takes, each decided by the exact engines, in networkx.
+"""The path graph: hops a connection takes, each decided by the exact engines; networkx's form.
 
 Nodes are the elements traffic passes: address ranges (the workers' machine network,
 outside clients), the perimeter (``--firewall``, the security groups of the manifests),
@@ -10,12 +10,17 @@ an origin (a range or a workload) on one protocol/port — carrying whether the 
 that decides it allows it, what it says and where it is written (file:line). The
 verdicts come from ``ReachabilityGraph`` (perimeter rules, Service source ranges,
 AdminNetworkPolicy / NetworkPolicy / BaselineAdminNetworkPolicy, EgressFirewall, UDN);
-networkx answers the path questions: an open path from origin to target (only edges
-of that origin and connection that allow), else the first hop that blocks each way.
-
-The graph grows with the questions asked (the required-flow rules, ``hcpscan
-connectivity --path``), so a scan whose rules ask none builds none; it is exported
-with networkx's own writers (node-link JSON, GraphML) and as Graphviz DOT.
+A path question is answered as networkx answers it over the question's own edges: an
+open path from origin to target (only edges of that origin and connection that allow;
+``nx.shortest_path``'s path), else the first simple path up to its first blocking hop
+(``nx.all_simple_edge_paths``' first). A scan asks tens of thousands of them, so the
+search runs over plain dicts (``_answer_on_hops``), held to networkx's own answers by
+property tests (``tests/analysis/reachability/test_path_search.py``,
+``test_answers_stay_exact.py``); the networkx MultiDiGraph of every hop asked is built
+when it is read (``PathGraph.graph``: ``hcpscan connectivity --paths-out``, Python
+callers) and written with networkx's own writers (node-link JSON, GraphML) and as
+Graphviz DOT. The graph grows with the questions asked (the required-flow rules,
+``hcpscan connectivity --path``), so a scan whose rules ask none records none.
 """
 
 from __future__ import annotations
@@ -96,7 +101,7 @@ class PathAnswer:
 
 
 class PathGraph:
-    """A networkx MultiDiGraph of hops, keyed by origin and connection."""
+    """Hops keyed by origin and connection, as a networkx MultiDiGraph when read."""
 
     def __init__(self, inventory: Inventory | None = None) -> None:
         # where Routes and their routers are read (the router shard becomes a node)

@@ -1,8 +1,8 @@
 """Required flows on the path graph: is each flow of the catalog open for a HostedCluster?
 
 For one HostedCluster and one flow (``hcpscan.model.flows``) this asks the reachability
-graph each hop's verdict, records the hops in the path graph, and lets networkx say
-whether a path is open: per target workload and port, per protocol and per worker
+graph each hop's verdict, records the hops in the path graph, and asks it (networkx's
+path semantics, ``paths.py``) whether a path is open: per target workload and port, per protocol and per worker
 range. A flow is *open* when every connection it needs has a path, *blocked* (naming
 the first hop that blocks, its object with file:line, the connections missing and
 those allowed), *unknown* when a deciding input is absent (named), or *not
