@@ -173,3 +173,51 @@ def test_the_kept_budget_lets_the_oldest_archive_go_first(tmp_path: Path, monkey
     streamed = _counting_streams(monkeypatch)
     data = walk.ArchiveMembers(loaded=store).read(str(folders[0]), "ns/web-3.yaml")
     assert data == GOOD.replace("good-web", "web-3").encode() and streamed == [str(folders[0])]
+
+
+@pytest.mark.parametrize("inner_suffix", [".tar.gz", ".zip"])
+def test_a_member_of_an_archive_inside_an_archive_is_found_at_its_line(
+        tmp_path: Path, monkeypatch, inner_suffix: str) -> None:
+    """An archive inside an archive (a must-gather tarball inside a support bundle): its
+    members' fields are at their own lines, from what loading kept (the entries name
+    them "outer.tar!inner.tar.gz", which is no file to stream again: before, every finding
+    in them fell back to its document's first line)."""
+    inner = _archive(tmp_path, inner_suffix, count=3)
+    outer = tmp_path / "bundle.tar"
+    with tarfile.open(outer, "w") as out:
+        out.add(inner, arcname=f"gathered/{inner.name}")
+    from hcpscan.cli import reporting
+
+    monkeypatch.setattr(walk, "LOADED", walk._LoadedMembers())
+    monkeypatch.setattr(reporting, "_ARCHIVES", walk.ArchiveMembers())
+    inventory = Inventory(load_paths([str(outer)]).objects, read_member=walk.ArchiveMembers().read)
+    streamed = _counting_streams(monkeypatch)
+    assert len(inventory.objects) == 3
+    for obj in inventory.objects:
+        assert inventory.locate(obj, FIELD).line == 13
+    # what a report reads for a snippet (SARIF's line hashes): the member's text
+    source = inventory.objects[0].source
+    assert source.file == f"{outer}!gathered/{inner.name}"
+    text = reporting.read_source_text(source.path)
+    assert text is not None and text.encode() == walk.ArchiveMembers().read(source.file, source.member)
+    assert streamed == []
+
+
+def test_an_archive_let_go_lets_go_of_the_archives_inside_it(tmp_path: Path, monkeypatch) -> None:
+    """The bytes kept of an archive inside another are counted, and given back with it."""
+    inner = _archive(tmp_path, ".tar.gz", count=3)
+    outers = []
+    for name in ("a", "b"):
+        outer = tmp_path / f"{name}.tar"
+        with tarfile.open(outer, "w") as out:
+            out.add(inner, arcname=inner.name)
+        outers.append(outer)
+    store = walk._LoadedMembers(keep=1)
+    monkeypatch.setattr(walk, "LOADED", store)
+    load_paths([str(outers[0])])
+    nested = store.members(f"{outers[0]}!{inner.name}")
+    assert nested is not None and len(nested.members) == 3
+    assert store.used == sum(map(len, nested.members.values()))
+    load_paths([str(outers[1])])  # room for one archive: the first goes, with what is inside it
+    assert store.members(f"{outers[0]}!{inner.name}") is None and not nested.members
+    assert store.used == sum(map(len, store.members(f"{outers[1]}!{inner.name}").members.values()))
