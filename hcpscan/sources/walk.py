@@ -697,8 +697,9 @@ class _LoadedMembers:
         return kept
 
     def take(self, kept: _KeptArchive, size: int) -> bool:
-        """Whether ``size`` more bytes may be kept for ``kept``; older archives make room."""
-        if not kept.live:
+        """Whether ``size`` more bytes may be kept for ``kept``; older archives make room
+        (none is let go for a member that would not fit even alone)."""
+        if not kept.live or size > self.budget:
             return False
         owner = kept.outer or kept
         while self.used + size > self.budget:

@@ -221,3 +221,24 @@ def test_an_archive_let_go_lets_go_of_the_archives_inside_it(tmp_path: Path, mon
     load_paths([str(outers[1])])  # room for one archive: the first goes, with what is inside it
     assert store.members(f"{outers[0]}!{inner.name}") is None and not nested.members
     assert store.used == sum(map(len, store.members(f"{outers[1]}!{inner.name}").members.values()))
+
+
+def test_a_member_larger_than_the_budget_lets_no_archive_go(tmp_path: Path, monkeypatch) -> None:
+    """A member that could not be kept even alone (--max-file-size above the budget) is
+    not kept, and the archives kept before stay."""
+    small = _archive(tmp_path, ".tar.gz", count=2)
+    big_folder = tmp_path / "big"
+    big_folder.mkdir()
+    big = big_folder / "big.tar.gz"
+    data = (GOOD + "#" * 4000 + "\n").encode()
+    with tarfile.open(big, "w:gz") as out:
+        info = tarfile.TarInfo("ns/big.yaml")
+        info.size = len(data)
+        out.addfile(info, io.BytesIO(data))
+    store = walk._LoadedMembers(budget=3 * len(GOOD))
+    monkeypatch.setattr(walk, "LOADED", store)
+    load_paths([str(small)])
+    load_paths([str(big)])
+    kept_small, kept_big = store.members(str(small)), store.members(str(big))
+    assert kept_small is not None and len(kept_small.members) == 2
+    assert kept_big is not None and kept_big.members == {}
