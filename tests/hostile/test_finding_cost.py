@@ -242,3 +242,28 @@ def test_a_member_larger_than_the_budget_lets_no_archive_go(tmp_path: Path, monk
     kept_small, kept_big = store.members(str(small)), store.members(str(big))
     assert kept_small is not None and len(kept_small.members) == 2
     assert kept_big is not None and kept_big.members == {}
+
+
+def test_two_archives_by_one_name_inside_an_archive_keep_nothing(tmp_path: Path, monkeypatch) -> None:
+    """An outer tar holding two different archives under one name: which one a member
+    came from is not known by its name, so neither is kept (no line of the one is given
+    to a finding in the other); the bytes counted for the first are given back."""
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir()
+    second.mkdir()
+    inner_one = _archive(first, ".tar.gz", count=2)
+    inner_two = second / "dump.tar.gz"
+    with tarfile.open(inner_two, "w:gz") as out:
+        data = ("# moved down\n" + GOOD.replace("good-web", "web-0")).encode()
+        info = tarfile.TarInfo("ns/web-0.yaml")
+        info.size = len(data)
+        out.addfile(info, io.BytesIO(data))
+    outer = tmp_path / "bundle.tar"
+    with tarfile.open(outer, "w") as out:
+        out.add(inner_one, arcname="dump.tar.gz")
+        out.add(inner_two, arcname="dump.tar.gz")
+    store = walk._LoadedMembers()
+    monkeypatch.setattr(walk, "LOADED", store)
+    load_paths([str(outer)])
+    nested = store.members(f"{outer}!dump.tar.gz")
+    assert nested is not None and nested.members == {} and store.used == 0
