@@ -635,7 +635,7 @@ class _KeptArchive:
     """The members of one archive on disk that loading read (to parse or to sniff them):
     their bytes, as read, until the store's budget is spent."""
 
-    __slots__ = ("store", "members", "live", "outer", "nested")
+    __slots__ = ("store", "members", "live", "outer", "nested", "read_names", "twice")
 
     def __init__(self, store: _LoadedMembers, outer: _KeptArchive | None = None) -> None:
         self.store = store
@@ -646,6 +646,8 @@ class _KeptArchive:
         # the archive on disk's records of the archives inside it, at any depth, by the
         # name their members' entries carry as their file ("dump.tar!inner.tar.gz")
         self.nested: dict[str, _KeptArchive] = {}
+        self.read_names: set[str] = set()  # the members loading read, kept or not
+        self.twice: set[str] = set()  # names of two members loading read
 
     def inner(self, name: str) -> _KeptArchive:
         """A record of the archive ``name`` read from inside this one, dropped with it."""
@@ -663,14 +665,30 @@ class _KeptArchive:
     def reader(self, member: str, blob: bytes) -> Callable[[], bytes]:
         """The member's reader: reading it (what loading does with a member it parses)
         keeps its bytes; a member passed over (logs, resources no rule reads) is not kept."""
+        unread = [True]  # loading may read one member twice (to sniff it, then to parse it)
+
         def read() -> bytes:
-            # a name held twice: the first, as streaming again finds it; past the budget,
-            # not kept (streaming again finds it)
-            if member not in self.members and self.store.take(self, len(blob)):
-                self.members[member] = blob
+            if unread[0]:
+                unread[0] = False
+                self._read(member, blob)
             return blob
 
         return read
+
+    def _read(self, member: str, blob: bytes) -> None:
+        if member in self.twice:
+            return
+        if member in self.read_names:
+            # a name the archive holds twice (``tar -r``): which copy a finding is in is
+            # not known by its name, so neither is kept (nor found by streaming again)
+            self.twice.add(member)
+            dropped = self.members.pop(member, None)
+            if dropped is not None:
+                self.store.used -= len(dropped)
+            return
+        self.read_names.add(member)
+        if self.store.take(self, len(blob)):  # past the budget: streaming again finds it
+            self.members[member] = blob
 
 
 class _LoadedMembers:
@@ -729,7 +747,7 @@ class _LoadedMembers:
         if kept is not None:
             for record in (kept, *kept.nested.values()):
                 self.used -= sum(map(len, record.members.values()))
-                record.members, record.live = {}, False
+                record.members, record.live, record.read_names = {}, False, set()
             kept.nested = {}
 
 
@@ -755,6 +773,8 @@ class ArchiveMembers:
             found = kept.members.get(member)
             if found is not None:
                 return found
+            if member in kept.twice:
+                return None  # two members by that name: which one is not known
         if not os.path.isfile(file):
             return None  # an archive inside another ("dump.tar!inner.tar") is no file to stream
         packed = self._members(file).get(member)
@@ -765,9 +785,15 @@ class ArchiveMembers:
             self._archives.move_to_end(file)
             return self._archives[file]
         members: dict[str, bytes] = {}
+        twice: set[str] = set()
         for entry in iter_archive(file, (), lambda diagnostic: None, remember=False):
             if entry.member is not None and not entry.parts[-1].endswith(".log"):
-                members.setdefault(entry.member, zlib.compress(entry.read(), 1))
+                if entry.member in members:
+                    twice.add(entry.member)  # which of the two a finding is in is not known
+                else:
+                    members[entry.member] = zlib.compress(entry.read(), 1)
+        for name in twice:
+            del members[name]
         self._archives[file] = members
         if len(self._archives) > self.keep:
             self._archives.popitem(last=False)

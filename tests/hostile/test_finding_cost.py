@@ -267,3 +267,23 @@ def test_two_archives_by_one_name_inside_an_archive_keep_nothing(tmp_path: Path,
     load_paths([str(outer)])
     nested = store.members(f"{outer}!dump.tar.gz")
     assert nested is not None and nested.members == {} and store.used == 0
+
+
+@pytest.mark.parametrize("budget", [walk.KEPT_BYTES, 10])
+def test_a_name_held_twice_gives_neither_copy_the_other_ones_lines(
+        tmp_path: Path, monkeypatch, budget: int) -> None:
+    """A tar holding two members by one name (``tar -r`` of an edited file), each with its
+    own object: the second's field was located in the first's text (line 13 of the first,
+    where the second has it at 16). Neither is read again by name: each object keeps its
+    own document's first line. Whether kept (128 MiB) or streamed again (a 10-byte budget)."""
+    archive = tmp_path / "dump.tar"
+    with tarfile.open(archive, "w") as out:
+        for text in (GOOD, "# edited\n# and\n# appended\n" + GOOD.replace("good-web", "other")):
+            data = text.encode()
+            info = tarfile.TarInfo("ns/web.yaml")
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data))
+    monkeypatch.setattr(walk, "LOADED", walk._LoadedMembers(budget=budget))
+    inventory = Inventory(load_paths([str(archive)]).objects, read_member=walk.ArchiveMembers().read)
+    lines = sorted((obj.name, inventory.locate(obj, FIELD).line) for obj in inventory.objects)
+    assert lines == [("good-web", 1), ("other", 4)]
