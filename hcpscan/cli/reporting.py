@@ -134,7 +134,7 @@ def read_source_text(path: str) -> str | None:
             data = _ARCHIVES.read(archive, member)
             if data is not None:
                 return data.decode("utf-8", errors="replace")
-        return None
+        # else a file whose folder's name holds a "!" ("backup!2024/x.yaml")
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as fh:
             return fh.read()

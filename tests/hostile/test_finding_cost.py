@@ -287,3 +287,14 @@ def test_a_name_held_twice_gives_neither_copy_the_other_ones_lines(
     inventory = Inventory(load_paths([str(archive)]).objects, read_member=walk.ArchiveMembers().read)
     lines = sorted((obj.name, inventory.locate(obj, FIELD).line) for obj in inventory.objects)
     assert lines == [("good-web", 1), ("other", 4)]
+
+
+def test_a_file_in_a_folder_named_with_an_exclamation_mark_has_its_snippet(tmp_path: Path) -> None:
+    """"!" separates an archive from its member in a finding's path, but a folder may hold
+    one too: such a file's text (SARIF's line hashes) was never read."""
+    from hcpscan.cli.reporting import read_source_text
+
+    folder = tmp_path / "backup!2024"
+    folder.mkdir()
+    (folder / "web.yaml").write_text(GOOD)
+    assert read_source_text(str(folder / "web.yaml")) == GOOD
