@@ -127,9 +127,14 @@ _ARCHIVES = ArchiveMembers()
 def read_source_text(path: str) -> str | None:
     """Text of a finding's file, including archive members (``a.tar.gz!x.yaml``)."""
     if "!" in path:
-        archive, _, member = path.partition("!")
-        data = _ARCHIVES.read(archive, member)
-        return data.decode("utf-8", errors="replace") if data is not None else None
+        # the last "!" ends an archive inside the archive ("a.tar!inner.tar.gz!x.yaml"),
+        # which is no file (its members are those loading kept); else the first ends it
+        splits = [path.rpartition("!")] + ([path.partition("!")] if path.count("!") > 1 else [])
+        for archive, _, member in splits:
+            data = _ARCHIVES.read(archive, member)
+            if data is not None:
+                return data.decode("utf-8", errors="replace")
+        # else a file whose folder's name holds a "!" ("backup!2024/x.yaml")
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as fh:
             return fh.read()

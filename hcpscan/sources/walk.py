@@ -302,14 +302,17 @@ def _file_entries(item: os.DirEntry[str], parts: tuple[str, ...], root: str, dia
 def iter_archive(path: str, prefix: tuple[str, ...], diagnose: Sink,
                  data: bytes | None = None, skip: Skip = _no_skip,
                  limits: InputLimits = DEFAULT_LIMITS, budget: _Budget | None = None,
-                 depth: int = 0, remember: bool = True) -> Iterator[Entry]:
+                 depth: int = 0, remember: bool = True,
+                 kept: _KeptArchive | None = None) -> Iterator[Entry]:
     """Members of an archive on disk (``data`` None) or of one read from another
-    archive, which shares the outer archive's ``budget``. The members read of an
-    archive on disk are kept in ``LOADED`` unless ``remember`` is False."""
+    archive, which shares the outer archive's ``budget`` (and its record ``kept``).
+    The members read of an archive on disk are kept in ``LOADED`` unless ``remember``
+    is False."""
     if budget is None:
         budget = _Budget(limits, len(data) if data is not None else _size(path))
     # what loading reads of an archive on disk is kept for finding lines in it later
-    kept = LOADED.archive(path) if data is None and remember else None
+    if data is None:
+        kept = LOADED.archive(path) if remember else None
     reader = _iter_zip if _is_zip(path, data) else _iter_tar
     yield from reader(_Archive(path, prefix, diagnose, skip, budget, depth, kept), data)
 
@@ -401,8 +404,11 @@ class _Archive:
             if self.depth + 1 > self.budget.limits.max_archive_nesting:
                 self.skip(NESTED_TOO_DEEP, display)
                 return
+            # its members are found again by the name their entries carry (``display``)
+            inner = None if self.kept is None else self.kept.inner(display)
             yield from iter_archive(display, self.prefix + parts[:-1], self.diagnose, blob,
-                                    self.skip, self.budget.limits, self.budget, self.depth + 1)
+                                    self.skip, self.budget.limits, self.budget, self.depth + 1,
+                                    kept=inner)
             return
         # the member's name as the archive holds it, to find the member again for a finding's line
         read = constant(blob) if self.kept is None else self.kept.reader(file_member, blob)
@@ -629,24 +635,60 @@ class _KeptArchive:
     """The members of one archive on disk that loading read (to parse or to sniff them):
     their bytes, as read, until the store's budget is spent."""
 
-    __slots__ = ("store", "members", "live")
+    __slots__ = ("store", "members", "live", "outer", "nested", "read_names", "twice")
 
-    def __init__(self, store: _LoadedMembers) -> None:
+    def __init__(self, store: _LoadedMembers, outer: _KeptArchive | None = None) -> None:
         self.store = store
         self.members: dict[str, bytes] = {}
         self.live = True  # False once the store let it go: nothing more is kept for it
+        # the archive on disk an archive inside it is read from (None: this one is on disk)
+        self.outer = outer
+        # the archive on disk's records of the archives inside it, at any depth, by the
+        # name their members' entries carry as their file ("dump.tar!inner.tar.gz")
+        self.nested: dict[str, _KeptArchive] = {}
+        self.read_names: set[str] = set()  # the members loading read, kept or not
+        self.twice: set[str] = set()  # names of two members loading read
+
+    def inner(self, name: str) -> _KeptArchive:
+        """A record of the archive ``name`` read from inside this one, dropped with it."""
+        top = self.outer or self
+        record = _KeptArchive(self.store, top)
+        record.live = top.live
+        held = top.nested.get(name)
+        if held is None:
+            top.nested[name] = record
+        else:  # two archives by one name: which one a member is from is not known, keep neither
+            self.store.used -= sum(map(len, held.members.values()))
+            held.members, held.live, record.live = {}, False, False
+        return record
 
     def reader(self, member: str, blob: bytes) -> Callable[[], bytes]:
         """The member's reader: reading it (what loading does with a member it parses)
         keeps its bytes; a member passed over (logs, resources no rule reads) is not kept."""
+        unread = [True]  # loading may read one member twice (to sniff it, then to parse it)
+
         def read() -> bytes:
-            # a name held twice: the first, as streaming again finds it; past the budget,
-            # not kept (streaming again finds it)
-            if member not in self.members and self.store.take(self, len(blob)):
-                self.members[member] = blob
+            if unread[0]:
+                unread[0] = False
+                self._read(member, blob)
             return blob
 
         return read
+
+    def _read(self, member: str, blob: bytes) -> None:
+        if member in self.twice:
+            return
+        if member in self.read_names:
+            # a name the archive holds twice (``tar -r``): which copy a finding is in is
+            # not known by its name, so neither is kept (nor found by streaming again)
+            self.twice.add(member)
+            dropped = self.members.pop(member, None)
+            if dropped is not None:
+                self.store.used -= len(dropped)
+            return
+        self.read_names.add(member)
+        if self.store.take(self, len(blob)):  # past the budget: streaming again finds it
+            self.members[member] = blob
 
 
 class _LoadedMembers:
@@ -673,20 +715,29 @@ class _LoadedMembers:
         return kept
 
     def take(self, kept: _KeptArchive, size: int) -> bool:
-        """Whether ``size`` more bytes may be kept for ``kept``; older archives make room."""
-        if not kept.live:
+        """Whether ``size`` more bytes may be kept for ``kept``; older archives make room
+        (none is let go for a member that would not fit even alone)."""
+        if not kept.live or size > self.budget:
             return False
+        owner = kept.outer or kept
         while self.used + size > self.budget:
             oldest = next(iter(self._archives), None)
-            if oldest is None or self._archives[oldest] is kept:
+            if oldest is None or self._archives[oldest] is owner:
                 return False
             self._drop(oldest)
         self.used += size
         return True
 
     def members(self, path: str) -> _KeptArchive | None:
+        """The record of the archive at ``path``, or of an archive inside one
+        (``path`` as its members' entries name it: "dump.tar!inner.tar.gz")."""
         key = (path, _identity(path) or ())
         kept = self._archives.get(key)
+        if kept is None and "!" in path:
+            for outer, record in self._archives.items():
+                if path in record.nested and _identity(outer[0]) == outer[1]:
+                    key, kept = outer, record.nested[path]
+                    break
         if kept is not None:
             self._archives.move_to_end(key)
         return kept
@@ -694,8 +745,10 @@ class _LoadedMembers:
     def _drop(self, key: tuple[str, tuple[int, ...]]) -> None:
         kept = self._archives.pop(key, None)
         if kept is not None:
-            self.used -= sum(map(len, kept.members.values()))
-            kept.members, kept.live = {}, False
+            for record in (kept, *kept.nested.values()):
+                self.used -= sum(map(len, record.members.values()))
+                record.members, record.live, record.read_names = {}, False, set()
+            kept.nested = {}
 
 
 # What loading read of the archives it streamed, for every reader of members after it.
@@ -720,6 +773,10 @@ class ArchiveMembers:
             found = kept.members.get(member)
             if found is not None:
                 return found
+            if member in kept.twice:
+                return None  # two members by that name: which one is not known
+        if not os.path.isfile(file):
+            return None  # an archive inside another ("dump.tar!inner.tar") is no file to stream
         packed = self._members(file).get(member)
         return None if packed is None else zlib.decompress(packed)
 
@@ -728,9 +785,15 @@ class ArchiveMembers:
             self._archives.move_to_end(file)
             return self._archives[file]
         members: dict[str, bytes] = {}
+        twice: set[str] = set()
         for entry in iter_archive(file, (), lambda diagnostic: None, remember=False):
             if entry.member is not None and not entry.parts[-1].endswith(".log"):
-                members.setdefault(entry.member, zlib.compress(entry.read(), 1))
+                if entry.member in members:
+                    twice.add(entry.member)  # which of the two a finding is in is not known
+                else:
+                    members[entry.member] = zlib.compress(entry.read(), 1)
+        for name in twice:
+            del members[name]
         self._archives[file] = members
         if len(self._archives) > self.keep:
             self._archives.popitem(last=False)

@@ -173,3 +173,128 @@ def test_the_kept_budget_lets_the_oldest_archive_go_first(tmp_path: Path, monkey
     streamed = _counting_streams(monkeypatch)
     data = walk.ArchiveMembers(loaded=store).read(str(folders[0]), "ns/web-3.yaml")
     assert data == GOOD.replace("good-web", "web-3").encode() and streamed == [str(folders[0])]
+
+
+@pytest.mark.parametrize("inner_suffix", [".tar.gz", ".zip"])
+def test_a_member_of_an_archive_inside_an_archive_is_found_at_its_line(
+        tmp_path: Path, monkeypatch, inner_suffix: str) -> None:
+    """An archive inside an archive (a must-gather tarball inside a support bundle): its
+    members' fields are at their own lines, from what loading kept (the entries name
+    them "outer.tar!inner.tar.gz", which is no file to stream again: before, every finding
+    in them fell back to its document's first line)."""
+    inner = _archive(tmp_path, inner_suffix, count=3)
+    outer = tmp_path / "bundle.tar"
+    with tarfile.open(outer, "w") as out:
+        out.add(inner, arcname=f"gathered/{inner.name}")
+    from hcpscan.cli import reporting
+
+    monkeypatch.setattr(walk, "LOADED", walk._LoadedMembers())
+    monkeypatch.setattr(reporting, "_ARCHIVES", walk.ArchiveMembers())
+    inventory = Inventory(load_paths([str(outer)]).objects, read_member=walk.ArchiveMembers().read)
+    streamed = _counting_streams(monkeypatch)
+    assert len(inventory.objects) == 3
+    for obj in inventory.objects:
+        assert inventory.locate(obj, FIELD).line == 13
+    # what a report reads for a snippet (SARIF's line hashes): the member's text
+    source = inventory.objects[0].source
+    assert source.file == f"{outer}!gathered/{inner.name}"
+    text = reporting.read_source_text(source.path)
+    assert text is not None and text.encode() == walk.ArchiveMembers().read(source.file, source.member)
+    assert streamed == []
+
+
+def test_an_archive_let_go_lets_go_of_the_archives_inside_it(tmp_path: Path, monkeypatch) -> None:
+    """The bytes kept of an archive inside another are counted, and given back with it."""
+    inner = _archive(tmp_path, ".tar.gz", count=3)
+    outers = []
+    for name in ("a", "b"):
+        outer = tmp_path / f"{name}.tar"
+        with tarfile.open(outer, "w") as out:
+            out.add(inner, arcname=inner.name)
+        outers.append(outer)
+    store = walk._LoadedMembers(keep=1)
+    monkeypatch.setattr(walk, "LOADED", store)
+    load_paths([str(outers[0])])
+    nested = store.members(f"{outers[0]}!{inner.name}")
+    assert nested is not None and len(nested.members) == 3
+    assert store.used == sum(map(len, nested.members.values()))
+    load_paths([str(outers[1])])  # room for one archive: the first goes, with what is inside it
+    assert store.members(f"{outers[0]}!{inner.name}") is None and not nested.members
+    assert store.used == sum(map(len, store.members(f"{outers[1]}!{inner.name}").members.values()))
+
+
+def test_a_member_larger_than_the_budget_lets_no_archive_go(tmp_path: Path, monkeypatch) -> None:
+    """A member that could not be kept even alone (--max-file-size above the budget) is
+    not kept, and the archives kept before stay."""
+    small = _archive(tmp_path, ".tar.gz", count=2)
+    big_folder = tmp_path / "big"
+    big_folder.mkdir()
+    big = big_folder / "big.tar.gz"
+    data = (GOOD + "#" * 4000 + "\n").encode()
+    with tarfile.open(big, "w:gz") as out:
+        info = tarfile.TarInfo("ns/big.yaml")
+        info.size = len(data)
+        out.addfile(info, io.BytesIO(data))
+    store = walk._LoadedMembers(budget=3 * len(GOOD))
+    monkeypatch.setattr(walk, "LOADED", store)
+    load_paths([str(small)])
+    load_paths([str(big)])
+    kept_small, kept_big = store.members(str(small)), store.members(str(big))
+    assert kept_small is not None and len(kept_small.members) == 2
+    assert kept_big is not None and kept_big.members == {}
+
+
+def test_two_archives_by_one_name_inside_an_archive_keep_nothing(tmp_path: Path, monkeypatch) -> None:
+    """An outer tar holding two different archives under one name: which one a member
+    came from is not known by its name, so neither is kept (no line of the one is given
+    to a finding in the other); the bytes counted for the first are given back."""
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir()
+    second.mkdir()
+    inner_one = _archive(first, ".tar.gz", count=2)
+    inner_two = second / "dump.tar.gz"
+    with tarfile.open(inner_two, "w:gz") as out:
+        data = ("# moved down\n" + GOOD.replace("good-web", "web-0")).encode()
+        info = tarfile.TarInfo("ns/web-0.yaml")
+        info.size = len(data)
+        out.addfile(info, io.BytesIO(data))
+    outer = tmp_path / "bundle.tar"
+    with tarfile.open(outer, "w") as out:
+        out.add(inner_one, arcname="dump.tar.gz")
+        out.add(inner_two, arcname="dump.tar.gz")
+    store = walk._LoadedMembers()
+    monkeypatch.setattr(walk, "LOADED", store)
+    load_paths([str(outer)])
+    nested = store.members(f"{outer}!dump.tar.gz")
+    assert nested is not None and nested.members == {} and store.used == 0
+
+
+@pytest.mark.parametrize("budget", [walk.KEPT_BYTES, 10])
+def test_a_name_held_twice_gives_neither_copy_the_other_ones_lines(
+        tmp_path: Path, monkeypatch, budget: int) -> None:
+    """A tar holding two members by one name (``tar -r`` of an edited file), each with its
+    own object: the second's field was located in the first's text (line 13 of the first,
+    where the second has it at 16). Neither is read again by name: each object keeps its
+    own document's first line. Whether kept (128 MiB) or streamed again (a 10-byte budget)."""
+    archive = tmp_path / "dump.tar"
+    with tarfile.open(archive, "w") as out:
+        for text in (GOOD, "# edited\n# and\n# appended\n" + GOOD.replace("good-web", "other")):
+            data = text.encode()
+            info = tarfile.TarInfo("ns/web.yaml")
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data))
+    monkeypatch.setattr(walk, "LOADED", walk._LoadedMembers(budget=budget))
+    inventory = Inventory(load_paths([str(archive)]).objects, read_member=walk.ArchiveMembers().read)
+    lines = sorted((obj.name, inventory.locate(obj, FIELD).line) for obj in inventory.objects)
+    assert lines == [("good-web", 1), ("other", 4)]
+
+
+def test_a_file_in_a_folder_named_with_an_exclamation_mark_has_its_snippet(tmp_path: Path) -> None:
+    """"!" separates an archive from its member in a finding's path, but a folder may hold
+    one too: such a file's text (SARIF's line hashes) was never read."""
+    from hcpscan.cli.reporting import read_source_text
+
+    folder = tmp_path / "backup!2024"
+    folder.mkdir()
+    (folder / "web.yaml").write_text(GOOD)
+    assert read_source_text(str(folder / "web.yaml")) == GOOD
