@@ -83,21 +83,20 @@ def test_one_file_scan_imports_only_what_it_uses(tmp_path):
     report = json.loads(seen["out"])
     assert {f["rule_id"] for f in report["findings"]} >= {"HCP001"}
     assert "hcpscan.analysis.reachability.graph" in seen["hcpscan"]
-    # networkx only for the required-flow path graph, which HCP007/HCP008 and a failing
-    # HCP001/HCP002 ask (issue 23); rules that do not ask it never load it
-    assert "networkx" in seen["tops"]
-    assert not (HEAVY - {"networkx"}) & set(seen["tops"]), HEAVY & set(seen["tops"])
+    # the required-flow path graph that HCP007/HCP008 and a failing HCP001/HCP002 ask is
+    # answered over its own hops; networkx is loaded only to export it (--paths-out)
+    assert not HEAVY & set(seen["tops"]), HEAVY & set(seen["tops"])
     plain = imported_by("scan", str(manifest), "--format", "json", "--select", "HCP003,HCP005,HCP006")
     assert "hcpscan.analysis.reachability.graph" in plain["hcpscan"]
     assert not HEAVY & set(plain["tops"]), HEAVY & set(plain["tops"])
-    assert set(seen["dists"]) - {"hcpscan"} == ONE_FILE_SCAN_DISTRIBUTIONS | {"networkx"}
+    assert set(seen["dists"]) - {"hcpscan"} == ONE_FILE_SCAN_DISTRIBUTIONS
     assert set(plain["dists"]) - {"hcpscan"} == ONE_FILE_SCAN_DISTRIBUTIONS
     assert not any(m.startswith("hcpscan.sources.live") for m in seen["hcpscan"])
     others = {module for name, (module, _) in cli_main.COMMANDS.items() if name != "scan"}
     assert not others & set(seen["hcpscan"])
     # only the format written is imported (the table's rich, junit's XML writer are not)
     assert not OTHER_REPORTERS & set(seen["hcpscan"]) and "hcpscan.reporters.json" in seen["hcpscan"]
-    assert "rich" not in seen["tops"] and not {"rich", "xml"} & set(plain["tops"])  # networkx reads XML
+    assert not {"rich", "xml"} & set(seen["tops"]) and not {"rich", "xml"} & set(plain["tops"])
 
 
 def test_the_table_format_loads_its_reporter_and_rich(tmp_path):
