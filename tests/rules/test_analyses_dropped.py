@@ -87,3 +87,30 @@ def test_a_template_that_may_read_anything_keeps_every_analysis_until_it_ran(
     evaluate(rules, ctx, keep={REACHABILITY})
     assert seen and set(seen) == {"present"}
     assert ctx.built(REQUIRED_FLOWS) is None  # dropped once that template had run
+
+
+@pytest.mark.parametrize("folders", [
+    [FIXTURES / "example"],
+    [FIXTURES / "rules" / rule / "fail" for rule in ("HCP004", "HCP008", "PRX002", "PRX005", "OCM006", "PRX016")],
+])
+def test_every_builtin_rule_together_gives_the_same_answers_and_builds_each_analysis_once(
+        monkeypatch: pytest.MonkeyPatch, folders: list[Path]) -> None:
+    """All the built-in rules (and a custom folder's) in their scan order: dropping changes no
+    answer, and no analysis is read after it was dropped (built again at a cost, or, for one
+    that gathers across rules like same-value-roots, with what earlier rules put in it lost)."""
+    rules = load_rules(ScanConfig(), RuleSelection(rule_dirs=[FIXTURES / "custom-rules" / "rules"]))
+    result = load_paths([str(p) for p in folders], needs=resource_needs(rules))
+    inventory = Inventory(result.objects, result.diagnostics, result.skipped)
+    expected = _answers(Context(inventory), rules, None)
+    built: list[str] = []
+    build = Context.analysis
+
+    def counting(self: Context, name: str, *args: Any) -> Any:
+        if self.built(name) is None:
+            built.append(name)
+        return build(self, name, *args)
+
+    monkeypatch.setattr(Context, "analysis", counting)
+    assert _answers(Context(inventory), rules, {REACHABILITY}) == expected
+    assert expected[0], "the inputs fail some rules"
+    assert sorted(built) == sorted(set(built)), f"built again after a drop: {built}"
