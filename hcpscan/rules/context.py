@@ -72,7 +72,7 @@ class Context:
         return graph
 
     def flow_index(self) -> FlowIndex:
-        """The required-flow results asked so far and their networkx path graph (empty
+        """The required-flow results asked so far and their path graph (networkx when exported; empty
         until a rule asks a flow; each flow is asked once per HostedCluster)."""
         index: FlowIndex = self.analysis(REQUIRED_FLOWS, lambda _inventory: FlowIndex())
         return index
