@@ -455,3 +455,19 @@ def test_the_line_memo_finds_what_searching_each_whole_text_finds(texts):
     # one file after another, so each is searched with what the earlier ones left
     for text in texts:
         assert fastyaml._scalar_tokens(text) == _whole_text_tokens(text), text
+
+
+def test_long_lines_are_searched_but_not_remembered():
+    # a one-line value (JSON, a certificate, an annotation) is hardly ever repeated;
+    # remembered, the memo held the input's text alive through the whole load
+    fastyaml.forget()
+    texts = [f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n"
+             f"data: {{json: '{'x' * 100_000}{i}', mode: 0755, flag: {'on' if i == 2 else 'x'}}}\n"
+             f"list: [{i}{'y' * 5_000}, 0o17]\n" for i in range(3)]
+    for text in texts + texts:
+        assert fastyaml._scalar_tokens(text) == _whole_text_tokens(text)
+        assert max(map(len, fastyaml._clean_lines)) <= 512
+        assert sum(map(len, fastyaml._clean_lines)) < 2_000
+    assert fast_documents(texts[2]) is None  # its 'on' is YAML 1.1's True: PyYAML reads it
+    assert _warm(texts[0]) == _cold(texts[0])
+    assert _agrees(texts[0]) and _agrees(texts[2])
