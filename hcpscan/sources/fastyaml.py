@@ -51,13 +51,21 @@ from hcpscan.inventory.shapes import ANY_KEY
 # yaml-rs allocates through its own mimalloc, which by default commits each arena it
 # reserves whole: measured, 8 MiB more resident in every process that parses (the main
 # one and each parse worker), for no CPU gained. Read when the library loads; a value the
-# user set wins.
-os.environ.setdefault("MIMALLOC_ARENA_EAGER_COMMIT", "0")
+# user set wins. Set only while it loads: left in the environment it was handed to every
+# program started later (kubectl kustomize, exec credential plugins), and to a program
+# that imports hcpscan, none of which asked for it.
+_EAGER_COMMIT = "MIMALLOC_ARENA_EAGER_COMMIT"
+_eager_commit_ours = _EAGER_COMMIT not in os.environ
+if _eager_commit_ours:
+    os.environ[_EAGER_COMMIT] = "0"
 yaml_rs: Any
 try:
     import yaml_rs
 except ImportError:  # pragma: no cover - an accelerator; PyYAML reads everything without it
     yaml_rs = None
+finally:
+    if _eager_commit_ours:
+        os.environ.pop(_EAGER_COMMIT, None)
 if os.environ.get("HCPSCAN_FAST_YAML", "").strip() == "0":  # for comparing the two paths
     yaml_rs = None
 
