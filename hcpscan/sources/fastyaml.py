@@ -228,6 +228,11 @@ def _plain_lines(joined: str) -> bool:
 # 600 ConfigMaps with one 100 kB value each took the load from 91 to 141 MiB).
 _LINES_LIMIT = 16_000
 _LINE_LENGTH = 512
+# A file larger than this is searched whole, as one text, not line by line: its lines as
+# separate strings, and the sets of them, cost several times the text (a 52 MB ConfigMap
+# of one block scalar: 653 MiB peak line by line, 294 MiB whole) for lines so many that
+# the memo could not keep them anyway.
+_WHOLE_TEXT = 4 << 20
 _clean_lines: set[str] = set()
 _line_tokens: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _lines_lock = threading.Lock()
@@ -243,6 +248,8 @@ def _scalar_tokens(text: str) -> set[str] | None:
     no earlier file had are searched."""
     if not _plain_text(text):
         return None
+    if len(text) > _WHOLE_TEXT:
+        return _whole_text_tokens(text)
     lines = text.split("\n")
     later = set(lines[1:])  # the first line is not after a line break: it is looked at apart
     spans = _structure(text)
@@ -282,6 +289,30 @@ def _scalar_tokens(text: str) -> set[str] | None:
         for pattern in _IN_FLOW:
             flow.update(_kept_tokens(pattern.findall(text, 0, first_end), _ANCHOR_NAME))
     tokens = block | flow
+    if "" in tokens:
+        return None  # an anchor, an alias, a tag, a complex key
+    return tokens
+
+
+def _whole_text_tokens(text: str) -> set[str] | None:
+    """``_scalar_tokens`` of a plain text, each pattern run over the text itself (the
+    search the line memo stands in for): no line is split out or remembered."""
+    if not _plain_lines(text):  # the lines after the first: each check is one line's
+        return None
+    spans = _structure(text)
+    if spans is None:
+        return None
+    block: list[str] = []
+    flow: list[str] = []
+    in_flow = _FLOW_OPEN.search(text) is not None
+    for start, end in spans:
+        block += _AFTER_COLON.findall(text, start, end)
+        block += _AFTER_DASH.findall(text, start, end)
+        block += _LINE_START.findall(text, max(start - 1, 0), end)
+        for pattern in _IN_FLOW if in_flow else ():
+            flow += pattern.findall(text, start, end)
+    block += _LINE_START.findall("\n" + text[:200])
+    tokens = _kept_tokens(block, None) | _kept_tokens(flow, _ANCHOR_NAME)
     if "" in tokens:
         return None  # an anchor, an alias, a tag, a complex key
     return tokens
