@@ -246,7 +246,7 @@ def _scalar_tokens(text: str) -> set[str] | None:
     structure, and are not looked into.
 
     What the patterns find is the same as running each over the whole text; only lines
-    no earlier file had are searched."""
+    no earlier file had are searched (a file above ``_WHOLE_TEXT`` is searched whole)."""
     if not _plain_text(text):
         return None
     if len(text) > _WHOLE_TEXT:
