@@ -51,13 +51,21 @@ from hcpscan.inventory.shapes import ANY_KEY
 # yaml-rs allocates through its own mimalloc, which by default commits each arena it
 # reserves whole: measured, 8 MiB more resident in every process that parses (the main
 # one and each parse worker), for no CPU gained. Read when the library loads; a value the
-# user set wins.
-os.environ.setdefault("MIMALLOC_ARENA_EAGER_COMMIT", "0")
+# user set wins. Set only while it loads: left in the environment it was handed to every
+# program started later (kubectl kustomize, exec credential plugins), and to a program
+# that imports hcpscan, none of which asked for it.
+_EAGER_COMMIT = "MIMALLOC_ARENA_EAGER_COMMIT"
+_eager_commit_ours = _EAGER_COMMIT not in os.environ
+if _eager_commit_ours:
+    os.environ[_EAGER_COMMIT] = "0"
 yaml_rs: Any
 try:
     import yaml_rs
 except ImportError:  # pragma: no cover - an accelerator; PyYAML reads everything without it
     yaml_rs = None
+finally:
+    if _eager_commit_ours:
+        os.environ.pop(_EAGER_COMMIT, None)
 if os.environ.get("HCPSCAN_FAST_YAML", "").strip() == "0":  # for comparing the two paths
     yaml_rs = None
 
@@ -214,8 +222,18 @@ def _plain_lines(joined: str) -> bool:
 # container specs of every replica): each passed ``_plain_lines``, and ``_line_tokens``
 # holds, for those that have any, the tokens ``_token`` keeps of what the patterns find
 # on the line, block ones and flow ones. Nothing a line yields depends on its file: the
-# patterns never cross a line break. Bounded, as the other memos are.
+# patterns never cross a line break. Bounded, as the other memos are: in lines, and in
+# their length (a long line -- a one-line JSON value, a certificate, an annotation -- is
+# hardly ever repeated, and kept it would hold the input's text alive through the load:
+# 600 ConfigMaps with one 100 kB value each took the load from 91 to 141 MiB).
 _LINES_LIMIT = 16_000
+_LINE_LENGTH = 512
+# A file larger than this is searched whole, as one text, not line by line: its lines as
+# separate strings, and the sets of them, cost several times the text (a 52 MB ConfigMap
+# of one block scalar: 653 MiB peak line by line, 294 MiB whole) for lines so many that
+# the memo could not keep them anyway (1 MiB: the pre-scan of a dump at parity with
+# 4 MiB, where a real must-gather's largest files, 1.3-3.4 MB, were as fast or faster whole).
+_WHOLE_TEXT = 1 << 20
 _clean_lines: set[str] = set()
 _line_tokens: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _lines_lock = threading.Lock()
@@ -228,9 +246,11 @@ def _scalar_tokens(text: str) -> set[str] | None:
     structure, and are not looked into.
 
     What the patterns find is the same as running each over the whole text; only lines
-    no earlier file had are searched."""
+    no earlier file had are searched (a file above ``_WHOLE_TEXT`` is searched whole)."""
     if not _plain_text(text):
         return None
+    if len(text) > _WHOLE_TEXT:
+        return _whole_text_tokens(text)
     lines = text.split("\n")
     later = set(lines[1:])  # the first line is not after a line break: it is looked at apart
     spans = _structure(text)
@@ -246,9 +266,13 @@ def _scalar_tokens(text: str) -> set[str] | None:
                 return None
             fresh = _tokens_by_line(joined)
             if len(new) <= _LINES_LIMIT:  # a file of more new lines than that: not kept
-                _line_tokens.update(fresh)
+                if max(map(len, new)) > _LINE_LENGTH:  # long lines: read from this file only
+                    new = {line for line in new if len(line) <= _LINE_LENGTH}
+                    _line_tokens.update({line: fresh.pop(line) for line in new & fresh.keys()})
+                else:
+                    _line_tokens.update(fresh)
+                    fresh = {}
                 _clean_lines.update(new)
-                fresh = {}
         if spans is None:
             return None
         counted = later if len(spans) == 1 else set(_lines_in(text, lines, spans))
@@ -266,6 +290,30 @@ def _scalar_tokens(text: str) -> set[str] | None:
         for pattern in _IN_FLOW:
             flow.update(_kept_tokens(pattern.findall(text, 0, first_end), _ANCHOR_NAME))
     tokens = block | flow
+    if "" in tokens:
+        return None  # an anchor, an alias, a tag, a complex key
+    return tokens
+
+
+def _whole_text_tokens(text: str) -> set[str] | None:
+    """``_scalar_tokens`` of a plain text, each pattern run over the text itself (the
+    search the line memo stands in for): no line is split out or remembered."""
+    if not _plain_lines(text):  # the lines after the first: each check is one line's
+        return None
+    spans = _structure(text)
+    if spans is None:
+        return None
+    block: list[str] = []
+    flow: list[str] = []
+    in_flow = _FLOW_OPEN.search(text) is not None
+    for start, end in spans:
+        block += _AFTER_COLON.findall(text, start, end)
+        block += _AFTER_DASH.findall(text, start, end)
+        block += _LINE_START.findall(text, max(start - 1, 0), end)
+        for pattern in _IN_FLOW if in_flow else ():
+            flow += pattern.findall(text, start, end)
+    block += _LINE_START.findall("\n" + text[:200])
+    tokens = _kept_tokens(block, None) | _kept_tokens(flow, _ANCHOR_NAME)
     if "" in tokens:
         return None  # an anchor, an alias, a tag, a complex key
     return tokens

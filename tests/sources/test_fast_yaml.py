@@ -365,18 +365,24 @@ def test_generated_plain_scalars_read_as_pyyaml_reads_them_or_go_to_pyyaml(docum
 @pytest.mark.parametrize(("given", "expected"), [(None, "0"), ("1", "1")])
 def test_the_parsers_allocator_commits_arenas_as_used_unless_the_user_says(given, expected):
     # yaml-rs's mimalloc reads its options when the library loads: fastyaml sets the
-    # default before importing it (8 MiB less resident per parsing process, measured)
+    # default while importing it (8 MiB less resident per parsing process, measured), and
+    # only then: the programs hcpscan starts (kubectl kustomize, exec credential plugins)
+    # and a program importing hcpscan get the environment the user gave
     import os
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_ARENA_EAGER_COMMIT"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIMALLOC_")}
+    env["MIMALLOC_VERBOSE"] = "1"  # mimalloc prints the options it read
     if given is not None:
         env["MIMALLOC_ARENA_EAGER_COMMIT"] = given
-    code = ("import os, sys; import hcpscan.sources.fastyaml as f; "
-            "assert 'yaml_rs' in sys.modules; print(os.environ['MIMALLOC_ARENA_EAGER_COMMIT'])")
+    code = ("import os, subprocess, sys; import hcpscan.sources.fastyaml as f; "
+            "assert 'yaml_rs' in sys.modules; f.fast_documents('a: 1\\n'); "
+            "print(os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT')); sys.stdout.flush(); "
+            "subprocess.run(['sh', '-c', 'echo ${MIMALLOC_ARENA_EAGER_COMMIT:-unset}'], check=True)")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == expected
+    assert f"option 'arena_eager_commit': {expected}" in out.stderr
+    assert out.stdout.split() == ([str(given), given] if given is not None else ["None", "unset"])
 
 
 def test_a_file_of_more_new_lines_than_the_memo_holds_reads_the_same_and_is_not_kept(monkeypatch):
@@ -455,3 +461,42 @@ def test_the_line_memo_finds_what_searching_each_whole_text_finds(texts):
     # one file after another, so each is searched with what the earlier ones left
     for text in texts:
         assert fastyaml._scalar_tokens(text) == _whole_text_tokens(text), text
+
+
+def test_long_lines_are_searched_but_not_remembered():
+    # a one-line value (JSON, a certificate, an annotation) is hardly ever repeated;
+    # remembered, the memo held the input's text alive through the whole load
+    fastyaml.forget()
+    texts = [f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n"
+             f"data: {{json: '{'x' * 100_000}{i}', mode: 0755, flag: {'on' if i == 2 else 'x'}}}\n"
+             f"list: [{i}{'y' * 5_000}, 0o17]\n" for i in range(3)]
+    for text in texts + texts:
+        assert fastyaml._scalar_tokens(text) == _whole_text_tokens(text)
+        assert max(map(len, fastyaml._clean_lines)) <= 512
+        assert sum(map(len, fastyaml._clean_lines)) < 2_000
+    assert fast_documents(texts[2]) is None  # its 'on' is YAML 1.1's True: PyYAML reads it
+    assert _warm(texts[0]) == _cold(texts[0])
+    assert _agrees(texts[0]) and _agrees(texts[2])
+
+
+def test_a_large_file_is_searched_as_one_text_not_split_into_lines():
+    # split, its lines as strings and the sets of them cost several times the text (a
+    # 52 MB ConfigMap of one block scalar: 653 MiB peak against 294 MiB searched whole),
+    # for more lines than the memo keeps anyway
+    import tracemalloc
+
+    fastyaml.forget()
+    rows = "".join(f"    row {i}: 0{i % 8}7\n" for i in range(100_000))
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: a}\n"
+            "data:\n  mode: 0755\n  list: [1, 0o17]\n  log: |\n" + rows + "  after: 2e5\n")
+    assert len(text) > fastyaml._WHOLE_TEXT
+    tracemalloc.start()
+    try:
+        tokens = fastyaml._scalar_tokens(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert tokens == _whole_text_tokens(text) == {"0755", "1", "0o17", "2e5"}
+    assert peak < 3 * len(text)
+    assert not fastyaml._clean_lines
+    assert _agrees(text)
