@@ -490,6 +490,7 @@ class _Parser:
         self.pool: concurrent.futures.ProcessPoolExecutor | None = None
         self.in_flight: deque = deque()
         self.submitted = 0
+        self.broken = False  # a worker was lost: every later batch is parsed here
 
     def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
         task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data,
@@ -525,7 +526,13 @@ class _Parser:
             context.set_forkserver_preload(["hcpscan.sources.documents"])
         # One worker fewer than jobs: this process parses a share of the batches itself
         # (``_submit``) instead of waiting, and a worker fewer is a process fewer resident.
-        self.pool = concurrent.futures.ProcessPoolExecutor(self.jobs - 1, mp_context=context)
+        try:
+            self.pool = concurrent.futures.ProcessPoolExecutor(self.jobs - 1, mp_context=context)
+        except (OSError, ValueError, NotImplementedError, ImportError):
+            # no processes here (a sandbox without /dev/shm or fork): the same parse in
+            # this process, as HCPSCAN_JOBS=1 does
+            self.jobs = 1
+            return
         pending, self.pending = self.pending, []
         for item in pending:
             task = item[0]
@@ -545,7 +552,7 @@ class _Parser:
         items, self.batch, self.batch_bytes = self.batch, [], 0
         tasks = [task for task, placement, error in items if error is None]
         self.submitted += 1
-        if self.submitted % self.jobs == 0:
+        if self.broken or self.submitted % self.jobs == 0:
             # This process's share, parsed when its turn to be merged comes, while the
             # workers parse the batches after it: as much as a worker's (N = 100, 2 jobs:
             # with a third, the worker's 3.9 s CPU was the longer path beside this
@@ -558,10 +565,32 @@ class _Parser:
 
     def _collect(self) -> None:
         items, future, tasks = self.in_flight.popleft()
-        parsed = iter(future.result() if future is not None else [_parse_task(task) for task in tasks])
+        outcomes = None
+        if future is not None:
+            try:
+                outcomes = future.result()
+            except concurrent.futures.BrokenExecutor:  # BrokenProcessPool: a worker was killed
+                self._worker_lost(tasks)
+        if outcomes is None:
+            outcomes = [_parse_task(task) for task in tasks]
+        parsed = iter(outcomes)
         for task, placement, error in items:
             outcome = (None, error, 0, []) if error is not None else next(parsed)
             self._merge(task, placement, *outcome)
+
+    def _worker_lost(self, tasks: list[_Task]) -> None:
+        """A parse worker ended before answering (killed: the out-of-memory killer, a
+        signal): its batch and every later one are parsed in this process, so nothing
+        is lost; said once, as a warning, with what to do."""
+        if self.broken:
+            return
+        self.broken = True
+        where = tasks[0][0] if tasks else "input"
+        self.result.diagnostics.append(Diagnostic(
+            where, None, "a parse worker process ended before it answered (killed by a signal, "
+            "often the out-of-memory killer); the files it held and the rest of the input were "
+            "parsed in the main process", severity="warning",
+            hint="set HCPSCAN_JOBS=1 to parse in one process, or give the scan more memory"))
 
     def finish(self) -> None:
         if self.pool is None:

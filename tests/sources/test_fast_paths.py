@@ -231,3 +231,54 @@ def test_the_forkserver_is_stopped_when_the_workers_are_done_and_starts_again(tm
         result = load_paths([str(tmp_path)])
         assert [o.name for o in result.objects] == [f"cm{i}" for i in range(6)]
         assert forkserver._forkserver._forkserver_pid is None
+
+
+def _killed_batch(tasks):
+    """A parse worker killed while it holds a batch (as the out-of-memory killer does)."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_killed_parse_worker_loses_no_file(tmp_path, monkeypatch):
+    # its batch, and every later one, is parsed in the main process; a warning says so
+    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
+    root.mkdir(parents=True)
+    for i in range(8):
+        (root / f"cm{i}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n")
+    (root / "broken.yaml").write_text("kind: [unclosed\n")
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(tmp_path)])
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 2)
+    monkeypatch.setattr(loader, "_parse_batch", _killed_batch)  # what a worker runs
+    pooled = load_paths([str(tmp_path)])
+    assert [o.name for o in pooled.objects] == [o.name for o in alone.objects]
+    assert len(pooled.objects) == 8
+    warnings = [d for d in pooled.diagnostics if d.severity == "warning"]
+    assert len(warnings) == 1 and "parse worker" in warnings[0].message
+    assert "HCPSCAN_JOBS=1" in warnings[0].hint
+    assert [str(d) for d in pooled.diagnostics if d.severity == "error"] == \
+        [str(d) for d in alone.diagnostics]
+
+
+def test_no_worker_processes_parses_everything_here(tmp_path, monkeypatch):
+    # a sandbox where processes cannot be started: the same load, in this process
+    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
+    root.mkdir(parents=True)
+    for i in range(4):
+        (root / f"cm{i}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n")
+
+    def refused(*args, **kwargs):
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader.concurrent.futures, "ProcessPoolExecutor", refused)
+    result = load_paths([str(tmp_path)])
+    assert [o.name for o in result.objects] == [f"cm{i}" for i in range(4)]
+    assert not result.diagnostics
