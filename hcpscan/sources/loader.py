@@ -9,15 +9,13 @@ process. ``HCPSCAN_JOBS`` sets the number of workers (1: no pool).
 
 from __future__ import annotations
 
-import concurrent.futures
-import multiprocessing
 import os
 import re
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hcpscan import collector
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
@@ -46,6 +44,9 @@ from hcpscan.sources.walk import (
     shown,
     too_large,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 _SNIFF_LIMIT = 8 * 1024 * 1024
 # Parse in worker processes only when there is this much to parse (starting a
@@ -493,7 +494,7 @@ class _Parser:
         self.pending_bytes = 0
         self.batch: list[tuple[_Task, Placement | None, Diagnostic | None]] = []
         self.batch_bytes = 0
-        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self.pool: ProcessPoolExecutor | None = None
         self.in_flight: deque = deque()
         self.submitted = 0
 
@@ -526,13 +527,18 @@ class _Parser:
         # forkserver: workers come from a clean single-threaded process, so a lock held by
         # another thread (the progress bar's) cannot be inherited and hang a worker, as it
         # can with plain fork; the parser module is imported once in the server.
+        # imported here: an input below the thresholds (a one-file scan, a must-gather
+        # archive) never starts the pool, and importing both took ~6 ms of its start-up
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
         if "forkserver" in methods:
             context.set_forkserver_preload(["hcpscan.sources.documents"])
         # One worker fewer than jobs: this process parses a share of the batches itself
         # (``_submit``) instead of waiting, and a worker fewer is a process fewer resident.
-        self.pool = concurrent.futures.ProcessPoolExecutor(self.jobs - 1, mp_context=context)
+        self.pool = ProcessPoolExecutor(self.jobs - 1, mp_context=context)
         pending, self.pending = self.pending, []
         for item in pending:
             task = item[0]
