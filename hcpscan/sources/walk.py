@@ -469,8 +469,10 @@ _HEADER = struct.Struct("100s8s8s8s12s12s8s1s100s8s32s32s8s8s155s")
 def _octal(field: bytes) -> int:
     """A number field written in octal, read as ``tarfile.nti`` reads that form (cut at
     the first NUL, ASCII, spaces around); ValueError for anything else (a base-256 field
-    starts with a byte that is not ASCII)."""
-    return int(field.split(b"\0", 1)[0].decode("ascii").strip() or "0", 8)
+    starts with a byte that is not ASCII; ``int`` of bytes strips fewer characters than
+    ``str.strip``, and a field of spaces only is refused: either is left to tarfile)."""
+    digits = field.split(b"\0", 1)[0]
+    return int(digits, 8) if digits else 0
 
 
 class _TarHeader(tarfile.TarInfo):

@@ -97,6 +97,8 @@ def test_one_file_scan_imports_only_what_it_uses(tmp_path):
     # only the format written is imported (the table's rich, junit's XML writer are not)
     assert not OTHER_REPORTERS & set(seen["hcpscan"]) and "hcpscan.reporters.json" in seen["hcpscan"]
     assert not {"rich", "xml"} & set(seen["tops"]) and not {"rich", "xml"} & set(plain["tops"])
+    # the parse workers' pool is imported when an input is large enough to start it
+    assert not {"multiprocessing", "concurrent"} & set(seen["tops"]), seen["tops"]
 
 
 def test_the_table_format_loads_its_reporter_and_rich(tmp_path):

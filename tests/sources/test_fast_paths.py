@@ -273,12 +273,49 @@ def test_no_worker_processes_parses_everything_here(tmp_path, monkeypatch):
         (root / f"cm{i}.yaml").write_text(
             f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n")
 
+    import concurrent.futures
+
     def refused(*args, **kwargs):
         raise OSError(38, "Function not implemented")
 
     monkeypatch.setenv("HCPSCAN_JOBS", "2")
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
-    monkeypatch.setattr(loader.concurrent.futures, "ProcessPoolExecutor", refused)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", refused)  # imported from it
     result = load_paths([str(tmp_path)])
     assert [o.name for o in result.objects] == [f"cm{i}" for i in range(4)]
     assert not result.diagnostics
+
+def test_an_archive_starts_the_parse_workers_only_past_its_own_larger_threshold(tmp_path, monkeypatch):
+    # an archive's members are decompressed here one after another and shipped to a worker:
+    # its bytes count less towards starting the pool than a folder's files, which a worker
+    # reads itself; whichever way, the result is the same
+    root = tmp_path / "dump" / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
+    root.mkdir(parents=True)
+    for i in range(8):
+        (root / f"cm{i}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n"
+            f"data: {{proxy: 'http://proxy-{i}.corp:3128', pad: '{'x' * 900}'}}\n")
+    archive = tmp_path / "dump.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(tmp_path / "dump" / "must-gather.local.1", arcname="must-gather.local.1")
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    folder_alone, archive_alone = load_paths([str(tmp_path / "dump")]), load_paths([str(archive)])
+    started: list[str] = []
+    start = loader._Parser._start_pool
+
+    def recorded(parser):
+        started.append(parser.pending[0][0][0])
+        start(parser)
+
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader._Parser, "_start_pool", recorded)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 2)
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 4000)  # the 8 files: ~8 kB
+    monkeypatch.setattr(loader, "ARCHIVE_PARALLEL_THRESHOLD", 10**6)
+    assert _summary(load_paths([str(archive)])) == _summary(archive_alone)
+    assert started == []  # parsed here, as with one job
+    assert _summary(load_paths([str(tmp_path / "dump")])) == _summary(folder_alone)
+    assert len(started) == 1 and not started[0].startswith(str(archive))
+    monkeypatch.setattr(loader, "ARCHIVE_PARALLEL_THRESHOLD", 6000)
+    assert _summary(load_paths([str(archive)])) == _summary(archive_alone)
+    assert len(started) == 2 and started[1].startswith(str(archive))
