@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hcpscan.inventory.kept import PRUNABLE, kept
 from hcpscan.sources import fastyaml
@@ -124,3 +126,49 @@ def test_typed_list_entries_without_kind_are_pruned_once_they_have_one():
     (obj,) = parse_entry(entry, "management", text.encode(), pruned=PRUNABLE).objects
     assert obj.kind == "Pod" and obj.body["spec"] == {"containers": [{"name": "c"}]}
     assert fast_documents(text, KEEP_OF, set()) is not None  # read by the fast path
+
+
+# Every form in which yaml-rs reads a flow collection as a key (checked against it): the
+# colon right after the bracket, after blanks, a comment or a line break, inside a flow
+# mapping or as a single pair of a flow sequence, and an explicit "?" key.
+_COLLECTION_KEYS = ["{[a]:b}", "{[a] :b}", "{[a]\t: b}", "{[a]\n      : b}", "{[a] # c\n      : b}",
+                    "[[a]: b]", "[ [a] :b ]", "{{a: 1}:b}", "{? [a] : b}", "[? [a] : b]"]
+# Where a Pod's pruning leaves a field out (inventory/kept.py): under spec, metadata, status.
+_LEFT_OUT = [("spec", "affinity"), ("metadata", "managedFields"), ("status", "conditions")]
+
+
+def _pod_with(place: tuple[str, str], value: str, block: int) -> str:
+    """A Pod whose field ``place`` holds ``value`` under ``block`` levels of block mappings."""
+    section, field = place
+    lines = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: p"]
+    body = f"  {field}:" + "".join(f"\n{' ' * (4 + level)}l{level}:" for level in range(block))
+    body += " " + value
+    if section == "metadata":
+        lines.append(body)
+        lines += ["spec:", "  containers: [{name: c}]"]
+    else:
+        lines += ["spec:", "  containers: [{name: c}]"]
+        lines += ([body] if section == "spec" else ["status:", body])
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(place=st.sampled_from(_LEFT_OUT), key=st.sampled_from(_COLLECTION_KEYS),
+       block=st.integers(0, 6), wrap=st.integers(0, 3))
+def test_a_collection_key_in_a_field_left_out_goes_to_pyyaml(place, key, block, wrap):
+    value = "[" * wrap + key + "]" * wrap
+    text = _pod_with(place, value, block)
+    assert fast_documents(text) is None, text  # the whole rebuild refuses it
+    assert _pruned_fast(text) is None, text  # and so does building it pruned
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(place=st.sampled_from(_LEFT_OUT), block=st.integers(0, 40), flow=st.integers(120, 200),
+       mapping=st.booleans())
+def test_nesting_around_the_bound_in_a_field_left_out_is_judged_as_the_whole_rebuild(
+        place, block, flow, mapping):
+    # block mappings and flow brackets together around MAX_DEPTH: the pruned build takes
+    # exactly the files the whole rebuild takes, and builds what pruning it gives
+    opener, closer = ("{a: ", "}") if mapping else ("[", "]")
+    text = _pod_with(place, opener * flow + "x" + closer * flow, block)
+    assert _pruned_fast(text) == _pruned_whole(text), text
