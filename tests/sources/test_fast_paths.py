@@ -215,15 +215,22 @@ def test_the_main_process_parses_its_share_and_the_order_holds(tmp_path, monkeyp
     assert 0 < len(here) < 12 and set(here) == {os.getpid()}
 
 
+def _configmap_dump(base, count, data=lambda i: ""):
+    """A must-gather under ``base`` holding ``count`` ConfigMaps, one file each (``cm{i}``,
+    ``data(i)`` appended to each); its namespace's core folder."""
+    root = base / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
+    root.mkdir(parents=True)
+    for i in range(count):
+        (root / f"cm{i}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n{data(i)}")
+    return root
+
+
 def test_the_forkserver_is_stopped_when_the_workers_are_done_and_starts_again(tmp_path, monkeypatch):
     # it would stay resident through the rules and the report
     from multiprocessing import forkserver
 
-    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
-    root.mkdir(parents=True)
-    for i in range(6):
-        (root / f"cm{i}.yaml").write_text(
-            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n")
+    _configmap_dump(tmp_path, 6)
     monkeypatch.setenv("HCPSCAN_JOBS", "2")
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
     monkeypatch.setattr(loader, "_BATCH_FILES", 1)
@@ -243,11 +250,7 @@ def _killed_batch(tasks):
 
 def test_a_killed_parse_worker_loses_no_file(tmp_path, monkeypatch):
     # its batch, and every later one, is parsed in the main process; a warning says so
-    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
-    root.mkdir(parents=True)
-    for i in range(8):
-        (root / f"cm{i}.yaml").write_text(
-            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n")
+    root = _configmap_dump(tmp_path, 8)
     (root / "broken.yaml").write_text("kind: [unclosed\n")
     monkeypatch.setenv("HCPSCAN_JOBS", "1")
     alone = load_paths([str(tmp_path)])
@@ -267,13 +270,9 @@ def test_a_killed_parse_worker_loses_no_file(tmp_path, monkeypatch):
 
 def test_no_worker_processes_parses_everything_here(tmp_path, monkeypatch):
     # a sandbox where processes cannot be started: the same load, in this process
-    root = tmp_path / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
-    root.mkdir(parents=True)
-    for i in range(4):
-        (root / f"cm{i}.yaml").write_text(
-            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n")
-
     import concurrent.futures
+
+    _configmap_dump(tmp_path, 4)
 
     def refused(*args, **kwargs):
         raise OSError(38, "Function not implemented")
@@ -285,16 +284,13 @@ def test_no_worker_processes_parses_everything_here(tmp_path, monkeypatch):
     assert [o.name for o in result.objects] == [f"cm{i}" for i in range(4)]
     assert not result.diagnostics
 
+
 def test_an_archive_starts_the_parse_workers_only_past_its_own_larger_threshold(tmp_path, monkeypatch):
     # an archive's members are decompressed here one after another and shipped to a worker:
     # its bytes count less towards starting the pool than a folder's files, which a worker
     # reads itself; whichever way, the result is the same
-    root = tmp_path / "dump" / "must-gather.local.1" / "image" / "namespaces" / "alpha" / "core"
-    root.mkdir(parents=True)
-    for i in range(8):
-        (root / f"cm{i}.yaml").write_text(
-            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}, namespace: alpha}}\n"
-            f"data: {{proxy: 'http://proxy-{i}.corp:3128', pad: '{'x' * 900}'}}\n")
+    _configmap_dump(tmp_path / "dump", 8,
+                    lambda i: f"data: {{proxy: 'http://proxy-{i}.corp:3128', pad: '{'x' * 900}'}}\n")
     archive = tmp_path / "dump.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(tmp_path / "dump" / "must-gather.local.1", arcname="must-gather.local.1")
