@@ -111,9 +111,11 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
     needs = needs or ResourceNeeds()
     loader = _Parser(result, progress, limits, needs.pruned)
     pods = _PodFolders()
-    with collector.paused():
-        _load(paths, needs, result, loader, pods)
-    fastyaml.forget()
+    try:
+        with collector.paused():
+            _load(paths, needs, result, loader, pods)
+    finally:
+        fastyaml.forget()  # the memos never outlive a load, even one that raised
     return result
 
 
