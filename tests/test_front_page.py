@@ -38,6 +38,9 @@ def test_ci_runs_the_readmes_test_command_right_after_lint() -> None:
     at = lines.index("python3 -m mypy hcpscan")
     assert lines[at + 1] == readme_test
     assert lines.count(readme_test) == 1
+    # no comment or other line names pytest: a checker looking for the test command by
+    # that word found a comment mentioning pytest-xdist and took it for the command
+    assert [line for line in lines if "pytest" in line] == [readme_test]
 
 
 def test_the_three_ways_to_run_it_are_commands_the_cli_has() -> None:
