@@ -276,13 +276,13 @@ def test_the_user_says_whether_the_http_proxy_intercepts_tls(tmp_path: Path) -> 
     assert "shop/reporter" not in names and "shop/storefront" in names
 
 
-def test_a_container_of_an_hcp_namespace_that_dials_the_hosted_proxy_needs_its_trusted_ca() -> None:
-    # a control-plane Deployment that dials the HostedCluster's https:// proxy itself (no
-    # konnectivity sidecar): the CA is the HostedCluster's trustedCA, matched by host and port
-    extra = """---
+def _control_plane_deployment(proxy_url: str) -> str:
+    """A control-plane Deployment of the example's HCP namespace that dials ``proxy_url``
+    itself (no konnectivity sidecar), as a document to append to a stream."""
+    return f"""---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: cloud-controller, namespace: clusters-example}
+metadata: {{name: cloud-controller, namespace: clusters-example}}
 spec:
   template:
     spec:
@@ -290,8 +290,14 @@ spec:
       - name: manager
         image: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000
         env:
-        - {name: HTTPS_PROXY, value: "https://proxy.corp.example.com:3129"}
+        - {{name: HTTPS_PROXY, value: "{proxy_url}"}}
 """
+
+
+def test_a_container_of_an_hcp_namespace_that_dials_the_hosted_proxy_needs_its_trusted_ca() -> None:
+    # a control-plane Deployment that dials the HostedCluster's https:// proxy itself (no
+    # konnectivity sidecar): the CA is the HostedCluster's trustedCA, matched by host and port
+    extra = _control_plane_deployment("https://proxy.corp.example.com:3129")
     (result,) = _prx016(FAIL.read_text() + extra)
     assert result.status.name == "FAIL"
     ours = _findings(FAIL.read_text() + extra)
@@ -499,19 +505,7 @@ def test_a_trusted_ca_beside_mirror_registries_does_not_make_the_http_proxy_inte
 def test_a_hosted_clusters_image_content_sources_are_mirror_registries_too() -> None:
     # a control-plane Deployment dialing the HostedCluster's http:// proxy: its trustedCA names
     # the proxy's CA unless the HostedCluster pulls from mirrors (spec.imageContentSources)
-    extra = """---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: cloud-controller, namespace: clusters-example}
-spec:
-  template:
-    spec:
-      containers:
-      - name: manager
-        image: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000
-        env:
-        - {name: HTTPS_PROXY, value: "http://proxy.corp.example.com:3128"}
-"""
+    extra = _control_plane_deployment("http://proxy.corp.example.com:3128")
     text = FAIL.read_text() + extra
     assert any(f.object.name == "cloud-controller" for f in _findings(text))
     mirrored = text.replace("spec:\n  configuration:\n    proxy:\n", (

@@ -30,6 +30,15 @@ def _inventory(*paths: Path) -> Inventory:
     return Inventory(result.objects, result.diagnostics, result.skipped)
 
 
+def _flow(inventory: Inventory, flow: str) -> tuple[list, PathGraph]:
+    """The results of one required flow for the input's one HostedCluster, and the path
+    graph it recorded its hops in."""
+    (hc,) = hosted_clusters(inventory)
+    paths = PathGraph()
+    return evaluate_flow(inventory, ReachabilityGraph(inventory), paths, hc,
+                         flow_by_id(flow, load_flows()), []), paths
+
+
 def _open_router(tmp_path: Path) -> Path:
     """router-source-ranges with the default router's allowedSourceRanges admitting the
     workers (10.0.0.0/16): konnectivity is open through Route → router → pod."""
@@ -43,10 +52,7 @@ def _open_router(tmp_path: Path) -> Path:
 def test_the_router_that_serves_a_route_is_a_node_with_its_ingresscontroller(tmp_path: Path):
     folder = _open_router(tmp_path)
     inventory = _inventory(folder)
-    (hc,) = hosted_clusters(inventory)
-    paths = PathGraph()
-    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), paths, hc,
-                              flow_by_id("workers-to-konnectivity", load_flows()), [])
+    (result,), paths = _flow(inventory, "workers-to-konnectivity")
     assert result.status == OPEN
     (answer,) = result.answers
     layers = [h.layer for h in answer.hops]
@@ -66,9 +72,7 @@ def test_the_router_that_serves_a_route_is_a_node_with_its_ingresscontroller(tmp
 
 def test_a_blocked_route_is_blocked_before_the_router_in_flow_and_query():
     inventory = _inventory(EXTRA / "router-source-ranges")
-    (hc,) = hosted_clusters(inventory)
-    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), PathGraph(), hc,
-                              flow_by_id("workers-to-konnectivity", load_flows()), [])
+    (result,), _ = _flow(inventory, "workers-to-konnectivity")
     assert result.status == BLOCKED
     (query,) = path_answers(inventory, ReachabilityGraph(inventory), PathGraph(inventory), "workers",
                             "clusters-r/kube-apiserver", 8091, "TCP")
@@ -79,10 +83,7 @@ def test_a_blocked_route_is_blocked_before_the_router_in_flow_and_query():
 
 def test_dns_goes_through_the_dns_service_node_and_the_policy_after_it_decides():
     inventory = _inventory(EXTRA / "vanilla-dns")
-    (hc,) = hosted_clusters(inventory)
-    paths = PathGraph()
-    results = evaluate_flow(inventory, ReachabilityGraph(inventory), paths, hc,
-                            flow_by_id("hcp-dns", load_flows()), [])
+    results, paths = _flow(inventory, "hcp-dns")
     kas = next(r for r in results if r.workload and r.workload.name == "kube-apiserver")
     assert kas.status == BLOCKED
     for answer in kas.answers:
@@ -112,10 +113,7 @@ def test_guest_pods_reach_their_api_server_through_default_kubernetes():
 
 def test_the_proxy_is_a_node_at_its_host_and_port():
     inventory = _inventory(HCP008 / "fail" / "kubevirt-proxy.yaml")
-    (hc,) = hosted_clusters(inventory)
-    paths = PathGraph()
-    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), paths, hc,
-                              flow_by_id("workers-to-proxy", load_flows()), [])
+    (result,), paths = _flow(inventory, "workers-to-proxy")
     assert result.first_block.target == "proxy 10.0.50.10:3128"
     assert "proxy 10.0.50.10:3128" in paths.graph
 
@@ -141,10 +139,7 @@ def test_from_git_alone_the_router_shard_is_the_node_a_route_goes_through():
     """A HostedCluster without its HCP namespace: its Route-published Konnectivity goes
     through the `hcp` shard (its selectors pick HyperShift's Routes), not the default router."""
     inventory = _inventory(EXTRA / "router-shard")
-    (hc,) = hosted_clusters(inventory)
-    paths = PathGraph()
-    (result,) = evaluate_flow(inventory, ReachabilityGraph(inventory), paths, hc,
-                              flow_by_id("workers-to-konnectivity", load_flows()), [])
+    (result,), paths = _flow(inventory, "workers-to-konnectivity")
     assert result.status == OPEN
     (answer,) = result.answers
     assert [h.target for h in answer.hops][0] == "router IngressController openshift-ingress-operator/hcp"
