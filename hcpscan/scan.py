@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from hcpscan import __version__, collector
 from hcpscan.analysis.reachability.scan_graph import REACHABILITY
+from hcpscan.core.jobs import jobs
 from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
 from hcpscan.fixes.plan import attach_fixes
 from hcpscan.inventory import Inventory
@@ -24,7 +25,7 @@ from hcpscan.inventory.kept import PRUNABLE
 from hcpscan.inventory.resources import plural_of, resources_for
 from hcpscan.rules.config import ScanConfig
 from hcpscan.rules.context import Context
-from hcpscan.rules.engine import check_selectors, evaluate, select_rules
+from hcpscan.rules.engine import Split, check_selectors, evaluate, forking_pays, select_rules
 from hcpscan.rules.exposure import hosted_cluster_exposures
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from hcpscan.rules.model import Rule
@@ -122,7 +123,11 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
     with collector.sparing():
         # an analysis no rule left reads is dropped (the flow results before the proxy
         # model is built); the graph is kept for the exposures read after the rules
-        findings, results, diagnostics = evaluate(rules, ctx, suppressor, keep={REACHABILITY})
+        split: Split | None = None
+        if forking_pays(ctx, jobs()):  # the proxy rules beside the others, in a forked process
+            from hcpscan.rules.forked import evaluate_forked as split
+        findings, results, diagnostics = evaluate(rules, ctx, suppressor, keep={REACHABILITY},
+                                                  split=split)
         if clock is not None:
             clock.stage("rules", within={"graph": ctx.build_seconds.get(REACHABILITY, 0.0)})
         findings.sort(key=lambda f: (-f.severity.rank, f.rule_id, str(f.object), f.field))

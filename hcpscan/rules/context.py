@@ -31,14 +31,52 @@ class Context:
         self.diagnostics: list[Diagnostic] = []
         # Seconds each analysis took to build (the scan reports the graph's as a stage).
         self.build_seconds: dict[str, float] = {}
+        # The analyses some rule asked for (dropping one later does not take it out).
+        self.asked: set[str] = set()
+        # Built ahead of any rule (``prepare``): analysis, seconds, the diagnostics its build
+        # gave; it counts as built only once a rule asks for it.
+        self._prepared: dict[str, tuple[Any, float, list[Diagnostic]]] = {}
 
     def analysis(self, name: str, build: Callable[[Inventory], Any]) -> Any:
         """An analysis (reachability graph, proxy model) built on first use, then shared."""
         if name not in self._analyses:
-            start = time.perf_counter()
-            self._analyses[name] = build(self.inventory)
-            self.build_seconds[name] = time.perf_counter() - start
+            self.asked.add(name)
+            if name in self._prepared:
+                self._analyses[name], self.build_seconds[name], found = self._prepared.pop(name)
+                self.diagnostics.extend(found)
+            else:
+                start = time.perf_counter()
+                self._analyses[name] = build(self.inventory)
+                self.build_seconds[name] = time.perf_counter() - start
         return self._analyses[name]
+
+    def prepare(self, name: str, ask: Callable[[], Any]) -> None:
+        """Build analysis ``name`` now (``ask`` asks for it: ``ctx.reachability``) without
+        counting it as asked: rules evaluated in a forked process share the one built
+        here. Until a rule asks for it (or ``adopt``), the scan is as if it were not built:
+        its diagnostics are held back and ``built`` does not see it."""
+        if name in self._analyses or name in self._prepared:
+            return
+        held, self.diagnostics = self.diagnostics, []
+        try:
+            ask()
+        finally:
+            found, self.diagnostics = self.diagnostics, held
+        self.asked.discard(name)
+        self._prepared[name] = (self._analyses.pop(name), self.build_seconds.pop(name), found)
+
+    def shareable(self) -> dict[str, Callable[[], Any]]:
+        """The analyses ``prepare`` can build ahead, each with how it is asked for."""
+        return {REACHABILITY: self.reachability}
+
+    def adopt(self, names: set[str]) -> None:
+        """Count as asked here the prepared analyses among ``names`` (those rules asked for
+        in another process); a prepared analysis nobody asked for is forgotten."""
+        for name in list(self._prepared):
+            if name in names:
+                self.analysis(name, lambda _inventory: None)
+            else:
+                del self._prepared[name]
 
     def built_names(self) -> list[str]:
         """The names of the analyses built so far."""

@@ -163,28 +163,62 @@ def location_of(ctx: Context, obj: K8sObject, field: str) -> Location:
     return Location(loc.path, loc.line, loc.column)
 
 
+# What evaluating one rule gives: its findings, its result and its diagnostics.
+RuleOutcome = tuple[list[Finding], RuleResult, list[Diagnostic]]
+
+# Below this many objects the rules take a fraction of a second: a fork does not pay
+# (measured: N = 100 hosted clusters, 22,000 objects, 1.7 s of rules, gain 0.4 s).
+FORK_MIN_OBJECTS = 10_000
+
+# Evaluates the rules some other way (``hcpscan.rules.forked``): their outcomes in order,
+# or None to leave them to ``evaluate``.
+Split = Callable[[list[Rule], Context, Suppressor, "Collection[str] | None"],
+                 "list[RuleOutcome] | None"]
+
+
+def forking_pays(ctx: Context, jobs: int) -> bool:
+    """Whether the rules over ``ctx`` are worth splitting across ``jobs`` processes."""
+    return jobs > 1 and len(ctx.inventory.objects) >= FORK_MIN_OBJECTS
+
+
 def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = None,
-             keep: Collection[str] | None = None
+             keep: Collection[str] | None = None, split: Split | None = None
              ) -> tuple[list[Finding], list[RuleResult], list[Diagnostic]]:
     """Every rule's findings and result. With ``keep`` (the analyses read after the
     rules), an analysis is dropped as soon as no rule left may read it (the templates
-    declare theirs), so the next one is built in the memory it held."""
+    declare theirs), so the next one is built in the memory it held. With ``split``
+    (``hcpscan.rules.forked.evaluate_forked``) the rules may be evaluated in two
+    processes: the same findings, results and diagnostics, in the same order."""
     suppressor = suppressor or Suppressor()
+    outcomes = split(rules, ctx, suppressor, keep) if split is not None else None
+    if outcomes is None:
+        outcomes = list(evaluate_some(rules, range(len(rules)), ctx, suppressor, keep).values())
     findings: list[Finding] = []
     results: list[RuleResult] = []
     diagnostics: list[Diagnostic] = []
-    last_reader = _last_readers(rules)
-    for i, rule in enumerate(rules):
-        rule_findings, result, diags = _evaluate_rule(rule, ctx, suppressor)
+    for rule_findings, result, diags in outcomes:
         findings.extend(rule_findings)
         results.append(result)
         diagnostics.extend(diags)
-        if keep is not None:
-            for name in ctx.built_names():
-                if name not in keep and last_reader(name) <= i:
-                    ctx.drop(name)
     diagnostics.extend(ctx.diagnostics)
     return findings, results, diagnostics
+
+
+def evaluate_some(rules: list[Rule], which: Iterable[int], ctx: Context, suppressor: Suppressor,
+                  keep: Collection[str] | None) -> dict[int, RuleOutcome]:
+    """The outcomes of the rules at the indexes ``which`` (in order), dropping each
+    analysis outside ``keep`` once no rule left among them may read it."""
+    which = list(which)
+    chosen = [rules[i] for i in which]
+    last_reader = _last_readers(chosen)
+    outcomes: dict[int, RuleOutcome] = {}
+    for n, (i, rule) in enumerate(zip(which, chosen, strict=True)):
+        outcomes[i] = _evaluate_rule(rule, ctx, suppressor)
+        if keep is not None:
+            for name in ctx.built_names():
+                if name not in keep and last_reader(name) <= n:
+                    ctx.drop(name)
+    return outcomes
 
 
 def _last_readers(rules: list[Rule]) -> Callable[[str], int]:

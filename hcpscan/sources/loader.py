@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from hcpscan import collector
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
+from hcpscan.core.jobs import jobs
 from hcpscan.inventory.kept import share_spec, spec_key
 from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
 from hcpscan.sources import fastyaml
@@ -401,16 +402,6 @@ def planned_files(path: str, needs: ResourceNeeds) -> list[str]:
     return plan.files
 
 
-def _jobs() -> int:
-    configured = os.environ.get("HCPSCAN_JOBS", "").strip()
-    if configured.isdigit() and int(configured) > 0:
-        return int(configured)
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
 def _unreadable(entry: Entry, exc: OSError, limit: int = DEFAULT_LIMITS.max_file_size) -> Diagnostic:
     if isinstance(exc, FileTooLarge):
         return too_large(entry.display, limit)
@@ -491,7 +482,7 @@ class _Parser:
         self.progress = progress
         self.limits = limits
         self.seen: set[tuple] = set()
-        self.jobs = _jobs()
+        self.jobs = jobs()
         self.pending: list[tuple[_Task, Placement | None, Diagnostic | None]] = []
         self.pending_bytes = 0
         self.batch: list[tuple[_Task, Placement | None, Diagnostic | None]] = []

@@ -1,0 +1,29 @@
+"""How many processes a scan may use, and whether this one may fork: one home for both
+(the parse workers of the load and the forked rule evaluation read them)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def jobs() -> int:
+    """``HCPSCAN_JOBS`` when set to a positive number, else the CPUs this process may run
+    on (its affinity, not the machine's count: a container limited to 2 of 64 gets 2)."""
+    configured = os.environ.get("HCPSCAN_JOBS", "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def may_fork() -> bool:
+    """Whether a plain ``fork`` of this process is safe: Linux only (macOS's system
+    libraries are not fork-safe, Windows has none), and no other thread alive (a lock
+    one holds — a progress bar's, a client's — would be copied held into the child)."""
+    if sys.platform != "linux" or not hasattr(os, "fork"):
+        return False
+    threading = sys.modules.get("threading")  # never imported: no Python thread exists
+    return threading is None or threading.active_count() == 1
