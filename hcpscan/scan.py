@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from hcpscan import __version__, collector
 from hcpscan.analysis.reachability.scan_graph import REACHABILITY
-from hcpscan.core.jobs import jobs
+from hcpscan.core.jobs import fork_rules_wanted, jobs
 from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
 from hcpscan.fixes.plan import attach_fixes
 from hcpscan.inventory import Inventory
@@ -124,7 +124,7 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
         # an analysis no rule left reads is dropped (the flow results before the proxy
         # model is built); the graph is kept for the exposures read after the rules
         split: Split | None = None
-        if forking_pays(ctx, jobs()):  # the proxy rules beside the others, in a forked process
+        if forking_pays(ctx, jobs(), fork_rules_wanted()):  # HCPSCAN_FORK_RULES=1
             from hcpscan.rules.forked import evaluate_forked as split
         findings, results, diagnostics = evaluate(rules, ctx, suppressor, keep={REACHABILITY},
                                                   split=split)

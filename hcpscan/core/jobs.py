@@ -19,6 +19,14 @@ def jobs() -> int:
         return os.cpu_count() or 1
 
 
+def fork_rules_wanted() -> bool:
+    """``HCPSCAN_FORK_RULES=1``: evaluate the proxy rules in a forked process beside the
+    others (``hcpscan.rules.forked``). Off by default: the fork copies every memory page
+    either process touches (CPython writes a reference count on each read), so it trades
+    memory for time — at 500 hosted clusters ~2.8 s less wall time for ~230 MiB more."""
+    return os.environ.get("HCPSCAN_FORK_RULES", "").strip() == "1"
+
+
 def may_fork() -> bool:
     """Whether a plain ``fork`` of this process is safe: Linux only (macOS's system
     libraries are not fork-safe, Windows has none), and no other thread alive (a lock

@@ -176,9 +176,10 @@ Split = Callable[[list[Rule], Context, Suppressor, "Collection[str] | None"],
                  "list[RuleOutcome] | None"]
 
 
-def forking_pays(ctx: Context, jobs: int) -> bool:
-    """Whether the rules over ``ctx`` are worth splitting across ``jobs`` processes."""
-    return jobs > 1 and len(ctx.inventory.objects) >= FORK_MIN_OBJECTS
+def forking_pays(ctx: Context, jobs: int, wanted: bool) -> bool:
+    """Whether the rules over ``ctx`` are worth splitting across ``jobs`` processes when
+    the user ``wanted`` it (``core.jobs.fork_rules_wanted``)."""
+    return wanted and jobs > 1 and len(ctx.inventory.objects) >= FORK_MIN_OBJECTS
 
 
 def evaluate(rules: list[Rule], ctx: Context, suppressor: Suppressor | None = None,

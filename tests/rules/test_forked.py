@@ -56,6 +56,7 @@ def _report(run_cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, paths
 def forking(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Fork whatever the input's size; records whether each evaluation forked."""
     monkeypatch.setattr(engine, "FORK_MIN_OBJECTS", 0)
+    monkeypatch.setenv("HCPSCAN_FORK_RULES", "1")
     monkeypatch.setattr(forked, "may_fork", lambda: True)  # a test runner may hold threads
     forks: list[bool] = []
     real = forked.evaluate_forked
@@ -191,14 +192,19 @@ def test_no_fork_while_another_thread_runs() -> None:
         thread.join()
 
 
-def test_a_small_inventory_or_one_job_is_never_forked(run_cli: Any, monkeypatch: pytest.MonkeyPatch,
-                                                      tmp_path: Path) -> None:
+def test_never_forked_unless_asked_for_with_jobs_on_a_large_inventory(
+        run_cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     calls: list[Any] = []
     monkeypatch.setattr(forked, "evaluate_forked", lambda *args: calls.append(args))
+    monkeypatch.setattr(engine, "FORK_MIN_OBJECTS", 0)
+    _report(run_cli, monkeypatch, tmp_path, INPUTS["example"], 2)
+    assert calls == []  # not asked for: the default
+    monkeypatch.setenv("HCPSCAN_FORK_RULES", "1")
+    _report(run_cli, monkeypatch, tmp_path, INPUTS["example"], 1)
+    assert calls == []  # one job
+    monkeypatch.setattr(engine, "FORK_MIN_OBJECTS", 10_000)
     _report(run_cli, monkeypatch, tmp_path, INPUTS["example"], 2)
     assert calls == []  # far below FORK_MIN_OBJECTS
     monkeypatch.setattr(engine, "FORK_MIN_OBJECTS", 0)
-    _report(run_cli, monkeypatch, tmp_path, INPUTS["example"], 1)
-    assert calls == []
     _report(run_cli, monkeypatch, tmp_path, INPUTS["example"], 2)
     assert len(calls) == 1
