@@ -500,3 +500,22 @@ def test_a_large_file_is_searched_as_one_text_not_split_into_lines():
     assert peak < 3 * len(text)
     assert not fastyaml._clean_lines
     assert _agrees(text)
+
+
+def test_the_readings_memo_is_bounded_in_number_and_in_length(monkeypatch):
+    """A token's two readings are remembered across files, but never more than
+    ``_READINGS_LIMIT`` of them, and never one longer than ``_TOKEN_LENGTH``: an input of
+    long or endlessly distinct numbers cannot grow the memo with itself."""
+    fastyaml.forget()
+    long_number = "1" * (fastyaml._TOKEN_LENGTH + 1)
+    text = f"big: {long_number}\nport: 0o17\nsmall: 1.5\n"
+    fast = _cold(text)
+    assert fast is not None and fast == _outcome(_composed_documents(text))
+    assert {"1.5", "0o17"} <= set(fastyaml._readings)
+    assert long_number not in fastyaml._readings and long_number not in fastyaml._agreeing
+    assert _warm(text) == fast  # read again, the same
+    monkeypatch.setattr(fastyaml, "_READINGS_LIMIT", 3)
+    many = "".join(f"k{i}: {i}.5\n" for i in range(10))
+    assert _cold(many) == _outcome(_composed_documents(many))
+    assert 0 < len(fastyaml._readings) <= 3
+    fastyaml.forget()
