@@ -15,7 +15,7 @@ from hcpscan.findings.model import ScanReport, Severity
 from hcpscan.reporters.formats import SCAN_FORMAT_NAMES
 from hcpscan.rules.suppress import write_baseline
 from hcpscan.scan import exit_status
-from hcpscan.sources.walk import ArchiveMembers
+from hcpscan.sources.walk import ArchiveMembers, on_disk
 
 FORMATS = SCAN_FORMAT_NAMES  # the registry (hcpscan/reporters/formats.py) is the one list
 # The two terminal views --output-format names: one line per finding, or the detailed table.
@@ -135,8 +135,8 @@ def read_source_text(path: str) -> str | None:
             if data is not None:
                 return data.decode("utf-8", errors="replace")
         # else a file whose folder's name holds a "!" ("backup!2024/x.yaml")
-    try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+    try:  # a name that is not UTF-8 is shown with U+FFFD: back to the name on disk
+        with open(on_disk(path), encoding="utf-8", errors="replace", newline="") as fh:
             return fh.read()
     except OSError:
         return None

@@ -26,7 +26,7 @@ import tarfile
 import zipfile
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Self
 
@@ -75,6 +75,35 @@ def shown(name: str) -> str:
         return name
     except UnicodeEncodeError:
         return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def named(shown_name: str, names: Iterable[str]) -> str | None:
+    """The one name among ``names`` that ``shown`` writes as ``shown_name`` (a report's
+    path back to the name on disk or in an archive); None if none or several are."""
+    if "\ufffd" not in shown_name:
+        return None
+    found = [name for name in names if shown(name) == shown_name]
+    return found[0] if len(found) == 1 else None
+
+
+def on_disk(path: str) -> str:
+    """``path`` as a report shows it, back to the name on disk: each part holding U+FFFD is
+    the one entry of its folder ``shown`` writes so (``path`` unchanged when none is)."""
+    if "\ufffd" not in path:
+        return path
+    parts = path.split(os.sep)
+    for i, part in enumerate(parts):
+        if "\ufffd" not in part:
+            continue
+        folder = os.sep.join(parts[:i]) or (os.sep if path.startswith(os.sep) else ".")
+        try:
+            real = named(part, os.listdir(folder))
+        except OSError:
+            return path
+        if real is None:
+            return path
+        parts[i] = real
+    return os.sep.join(parts)
 
 
 def size_text(size: int) -> str:
@@ -770,8 +799,14 @@ class ArchiveMembers:
         self._archives: OrderedDict[str, dict[str, bytes]] = OrderedDict()
 
     def read(self, file: str, member: str) -> bytes | None:
+        """``member`` of ``file``, both as loading named them or as a report shows them
+        (names that are not UTF-8 have U+FFFD there: ``shown``)."""
         kept = self.loaded.members(file)
+        if kept is None and "\ufffd" in file:
+            file = on_disk(file)
+            kept = self.loaded.members(file)
         if kept is not None:
+            member = named(member, kept.members) or member
             found = kept.members.get(member)
             if found is not None:
                 return found
@@ -779,7 +814,8 @@ class ArchiveMembers:
                 return None  # two members by that name: which one is not known
         if not os.path.isfile(file):
             return None  # an archive inside another ("dump.tar!inner.tar") is no file to stream
-        packed = self._members(file).get(member)
+        members = self._members(file)
+        packed = members.get(named(member, members) or member)
         return None if packed is None else zlib.decompress(packed)
 
     def _members(self, file: str) -> dict[str, bytes]:

@@ -298,3 +298,44 @@ def test_a_file_in_a_folder_named_with_an_exclamation_mark_has_its_snippet(tmp_p
     folder.mkdir()
     (folder / "web.yaml").write_text(GOOD)
     assert read_source_text(str(folder / "web.yaml")) == GOOD
+
+
+def _proxy_configmap() -> bytes:
+    return (b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: proxy-settings\n"
+            b"  namespace: default\ndata:\n  HTTPS_PROXY: http://user:secret@proxy.example.com:3128\n")
+
+
+def _line_hashes(run_cli, sarif: Path) -> list[tuple[str, bool]]:  # type: ignore[no-untyped-def]
+    import json
+
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    return [(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+             "primaryLocationLineHash" in r["partialFingerprints"]) for r in results]
+
+
+def test_files_and_members_named_in_other_encodings_keep_their_sarif_line_hash(
+        run_cli, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A name that is not UTF-8 is shown with U+FFFD (no report could encode it): the
+    SARIF line hash reads the file's text back by that shown name, so it must find the
+    file on disk, and the member in its archive, that the name stands for."""
+    import os
+
+    folder = os.path.join(os.fsencode(tmp_path), b"caf\xe9")
+    os.mkdir(folder)
+    with open(os.path.join(folder, b"proxy\xe9.yaml"), "wb") as out:
+        out.write(_proxy_configmap())
+    archive = tmp_path / "dump.tar"
+    with tarfile.open(archive, "w", format=tarfile.GNU_FORMAT, encoding="latin-1") as tar:
+        info = tarfile.TarInfo("ns\xe9/proxy.yaml")
+        info.size = len(_proxy_configmap())
+        tar.addfile(info, io.BytesIO(_proxy_configmap()))
+    streamed = _counting_streams(monkeypatch)
+    for given, shown in ((os.fsdecode(folder), "caf%EF%BF%BD/proxy%EF%BF%BD.yaml"),
+                         (str(archive), "dump.tar/ns%EF%BF%BD/proxy.yaml")):
+        sarif = tmp_path / "out.sarif"
+        result = run_cli("scan", given, "--format", "sarif", "-o", str(sarif), "--sarif-root",
+                         str(tmp_path))
+        assert result.code == 1, result.err
+        hashes = _line_hashes(run_cli, sarif)
+        assert hashes and all(uri.endswith(shown) and hashed for uri, hashed in hashes), hashes
+    assert streamed == [str(archive)]  # the member loading kept, not streamed again
