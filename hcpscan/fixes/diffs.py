@@ -103,6 +103,51 @@ def _grouped(steps: list[tuple[str, int, int]]) -> list[Opcode]:
     return out
 
 
+# Line breaks ``str.splitlines`` honours besides "\n": where a text holds one, its lines
+# are not counted by "\n" alone, and ``window`` keeps the whole text (each looked for with
+# ``in``: 40 times faster than one character-class search over a file of megabytes).
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def window(before: str, after: str, context: int = 3) -> tuple[int, list[str], list[str]]:
+    """(lines before the window, its lines in ``before``, its lines in ``after``): the lines
+    a change touches and ``context`` lines around them. A diff of the two windows, its line
+    numbers moved on by the lines before, is the diff of the texts — a fix changes one
+    object of a file that may hold thousands, and only its lines are split and matched."""
+    if any(c in before or c in after for c in _OTHER_BREAKS):
+        return 0, before.splitlines(keepends=True), after.splitlines(keepends=True)
+    head = _shared_head(before, after)
+    start = before.rfind("\n", 0, head) + 1  # the line of the first difference
+    for _ in range(context):
+        if start == 0:
+            break
+        start = before.rfind("\n", 0, start - 1) + 1
+    shared = min(_shared_tail(before, after), min(len(before), len(after)) - head)
+    end = len(before) - shared  # the shared tail starts here, maybe mid-line
+    if end > 0 and before[end - 1] != "\n":
+        newline = before.find("\n", end)
+        end = len(before) if newline < 0 else newline + 1
+    for _ in range(context):
+        if end >= len(before):
+            break
+        newline = before.find("\n", end)
+        end = len(before) if newline < 0 else newline + 1
+    return (before.count("\n", 0, start), before[start:end].splitlines(keepends=True),
+            after[start:end + len(after) - len(before)].splitlines(keepends=True))
+
+
+def _shared_tail(x: str, y: str) -> int:
+    """How many trailing characters ``x`` and ``y`` share (``_shared_head`` from the end)."""
+    n, done, block = min(len(x), len(y)), 0, 1 << 16
+    while done < n and block:
+        end = min(n, done + block)
+        if x[len(x) - end:len(x) - done] == y[len(y) - end:len(y) - done]:
+            done = end
+        else:
+            block //= 2
+    return done
+
+
 def _shared_head(x: str, y: str) -> int:
     """How many leading characters ``x`` and ``y`` share: slices compared in C, halving
     the block where they differ."""
@@ -133,15 +178,18 @@ class _Known(difflib.SequenceMatcher):
         return self._ops
 
 
-def unified(a: list[str], b: list[str], name_a: str, name_b: str, context: int = 3) -> str:
+def unified(a: list[str], b: list[str], name_a: str, name_b: str, context: int = 3,
+            skipped: int = 0) -> str:
     """``difflib.unified_diff`` of the two line lists (a last line without a newline is
-    marked as ``diff`` and ``git apply`` expect)."""
-    out = list(_lines(a, b, name_a, name_b, context))
+    marked as ``diff`` and ``git apply`` expect); ``skipped``: lines before them (of
+    ``window``), which the hunks' line numbers count."""
+    out = list(_lines(a, b, name_a, name_b, context, skipped))
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                    for line in out)
 
 
-def _lines(a: list[str], b: list[str], name_a: str, name_b: str, n: int) -> Iterator[str]:
+def _lines(a: list[str], b: list[str], name_a: str, name_b: str, n: int,
+           skipped: int) -> Iterator[str]:
     groups = list(_Known(opcodes(a, b)).get_grouped_opcodes(n))
     if not groups or all(tag == "equal" for group in groups for tag, *_ in group):
         return
@@ -149,7 +197,8 @@ def _lines(a: list[str], b: list[str], name_a: str, name_b: str, n: int) -> Iter
     yield f"+++ {name_b}\n"
     for group in groups:
         first, last = group[0], group[-1]
-        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"
+        yield (f"@@ -{_range(first[1] + skipped, last[2] + skipped)} "
+               f"+{_range(first[3] + skipped, last[4] + skipped)} @@\n")
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 yield from (" " + line for line in a[i1:i2])

@@ -44,7 +44,7 @@ from hcpscan.findings.fix import (
     SetField,
 )
 from hcpscan.findings.model import Finding, RuleInfo
-from hcpscan.fixes.diffs import opcodes, unified
+from hcpscan.fixes.diffs import opcodes, unified, window
 from hcpscan.fixes.textedit import (
     EditError,
     _node_of,
@@ -208,18 +208,20 @@ def file_change(shown: str, before: str, after: str,
                 hidden: tuple[set[int], set[int]] | None = None) -> FileChange:
     """The change as reports show it. ``hidden``: lines (0-based, before and after) holding
     a Secret's data, shown as a hash of their text only."""
-    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    shown_a, shown_b = (a, b) if hidden is None else (_hide(a, hidden[0]), _hide(b, hidden[1]))
+    skipped, a, b = window(before, after)  # the changed lines and their context only
+    shown_a, shown_b = (a, b) if hidden is None else (
+        _hide(a, {i - skipped for i in hidden[0]}), _hide(b, {i - skipped for i in hidden[1]}))
     replacements = []
     for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             continue
-        replacements.append(Replacement(i1 + 1, 1, i2 + 1, 1,
+        replacements.append(Replacement(i1 + 1 + skipped, 1, i2 + 1 + skipped, 1,
                                         mask_credentials("".join(shown_a[i1:i2])),
                                         mask_credentials("".join(shown_b[j1:j2]))))
     # Reports are uploaded and pasted: a proxy password on a line of context must not reach
     # them (`hcpscan fix` writes its diff from the texts, unmasked).
-    diff = mask_credentials(unified(shown_a, shown_b, f"a/{shown}", f"b/{shown}"))
+    diff = mask_credentials(unified(shown_a, shown_b, f"a/{shown}", f"b/{shown}",
+                                    skipped=skipped))
     return FileChange(shown, tuple(replacements), diff)
 
 

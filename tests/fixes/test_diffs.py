@@ -69,3 +69,48 @@ def test_distinct_lines_give_difflibs_diff():
 def test_a_last_line_without_newline_is_marked():
     assert unified(["a\n", "b"], ["a\n", "b\n", "c\n"], "a/f", "b/f").splitlines()[-3:] == [
         "\\ No newline at end of file", "+b", "+c"]
+
+
+# -- the window a fix's change is diffed in: the same change as diffing the whole texts --
+
+def _whole(before: str, after: str, context: int = 3) -> tuple[int, list[str], list[str]]:
+    return 0, before.splitlines(keepends=True), after.splitlines(keepends=True)
+
+
+def _texts(rng: random.Random) -> tuple[str, str]:
+    alike = ["  - name: web\n", "    image: nginx\n", "---\n", "kind: Pod\n", "\n", "  ports:\n"]
+    lines = [rng.choice(alike) if rng.random() < 0.7 else f"line {rng.randint(0, 40)}\n"
+             for _ in range(rng.randint(0, 120))]
+    after = _edited(lines, rng) if rng.random() < 0.9 else list(lines)
+    before, changed = "".join(lines), "".join(after)
+    if rng.random() < 0.2:  # no newline at the end, on either side
+        before, changed = before.rstrip("\n"), changed.rstrip("\n")
+    if rng.random() < 0.05:
+        changed += "\u2028x\n"  # a line break str.splitlines honours besides "\n"
+    return before, changed
+
+
+@pytest.mark.parametrize("seed", range(400))
+def test_a_change_diffed_in_its_window_is_the_change_diffed_whole(
+        seed: int, monkeypatch: pytest.MonkeyPatch):
+    from hcpscan.fixes import plan
+
+    rng = random.Random(seed)
+    before, after = _texts(rng)
+    def secret(text: str) -> set[int]:  # a Secret's data lines, found in each text alike
+        return {i for i, line in enumerate(text.split("\n")) if "image" in line or "line 1" in line}
+
+    hidden = (secret(before), secret(after)) if seed % 3 == 0 else None
+    windowed = plan.file_change("x.yaml", before, after, hidden)
+    monkeypatch.setattr(plan, "window", _whole)
+    assert windowed == plan.file_change("x.yaml", before, after, hidden)
+
+
+def test_the_window_holds_the_change_and_its_context_only():
+    from hcpscan.fixes.diffs import window
+
+    before = "".join(f"line {i}\n" for i in range(1000))
+    after = before.replace("line 500\n", "line 500 changed\n")
+    skipped, a, b = window(before, after)
+    assert skipped == 497 and len(a) == len(b) == 7
+    assert a[3] == "line 500\n" and b[3] == "line 500 changed\n"
