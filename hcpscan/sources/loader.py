@@ -61,6 +61,9 @@ PARALLEL_THRESHOLD = 16 * 1024 * 1024
 ARCHIVE_PARALLEL_THRESHOLD = 48 * 1024 * 1024
 _BATCH_BYTES = 2 * 1024 * 1024
 _BATCH_FILES = 400
+# Batches in flight per process: the workers' queue holds one more batch than there are
+# workers, so with three per process one is left that this process may take back.
+_IN_FLIGHT = 3
 _SNIFF_MARKERS = (b"apiVersion", b"clusters:", b'"ignition"', b"kind:")
 
 
@@ -558,23 +561,25 @@ class _Parser:
         items, self.batch, self.batch_bytes = self.batch, [], 0
         tasks = [task for task, placement, error in items if error is None]
         self.submitted += 1
-        if self.broken or self.submitted % self.jobs == 0:
-            # This process's share, parsed when its turn to be merged comes, while the
-            # workers parse the batches after it: as much as a worker's (N = 100, 2 jobs:
-            # with a third, the worker's 3.9 s CPU was the longer path beside this
-            # process's 1.9 s; with a half, 2.5 s beside 3.1 s, merging included).
-            self.in_flight.append((items, None, tasks))
-        else:
-            self.in_flight.append((items, self.pool.submit(_parse_batch, tasks), tasks))
-        while len(self.in_flight) > 2 * self.jobs:
+        # This process's share (one batch in ``jobs``), parsed when its turn to be merged
+        # comes, while the workers parse the batches after it (N = 100, 2 jobs, idle
+        # machine: with a third, the worker's 3.9 s CPU was the longer path beside this
+        # process's 1.9 s; with a half, 2.5 s beside 3.1 s, merging included). Waiting for
+        # a worker's batch, this process takes back the last one no worker has started
+        # (``_take_back``): a worker slowed by other work on its core is not waited for.
+        mine = self.broken or self.submitted % self.jobs == 0
+        future = None if mine else self.pool.submit(_parse_batch, tasks)
+        self.in_flight.append([items, future, tasks, None])
+        while len(self.in_flight) > _IN_FLIGHT * self.jobs:
             self._collect()
 
     def _collect(self) -> None:
-        items, future, tasks = self.in_flight.popleft()
-        outcomes = None
+        items, future, tasks, outcomes = self.in_flight.popleft()
         if future is not None:
             from concurrent.futures import BrokenExecutor  # imported with the pool
 
+            while not future.done() and self._take_back():
+                pass
             try:
                 outcomes = future.result()
             except BrokenExecutor:  # BrokenProcessPool: a worker was killed
@@ -585,6 +590,16 @@ class _Parser:
         for task, placement, error in items:
             outcome = (None, error, 0, []) if error is not None else next(parsed)
             self._merge(task, placement, *outcome)
+
+    def _take_back(self) -> bool:
+        """Parse here the last batch sent that no worker has started (its outcome kept
+        until its turn to be merged); False if every one has been started."""
+        for entry in reversed(self.in_flight):
+            future = entry[1]
+            if future is not None and entry[3] is None and future.cancel():
+                entry[1], entry[3] = None, [_parse_task(task) for task in entry[2]]
+                return True
+        return False
 
     def _worker_lost(self, tasks: list[_Task]) -> None:
         """A parse worker ended before answering (killed: the out-of-memory killer, a

@@ -268,6 +268,41 @@ def test_a_killed_parse_worker_loses_no_file(tmp_path, monkeypatch):
         [str(d) for d in alone.diagnostics]
 
 
+def _slow_batch(tasks):
+    """A parse worker that takes its time (another process shares its core)."""
+    import time
+
+    time.sleep(0.4)
+    return loader._parse_batch(tasks)
+
+
+def test_batches_no_worker_has_started_are_parsed_here_while_waiting(tmp_path, monkeypatch):
+    # waiting for a worker's batch, this process takes back the last one no worker started
+    # and parses it: the same objects and diagnostics, in the same order
+    root = _configmap_dump(tmp_path, 12)
+    (root / "broken.yaml").write_text("kind: [unclosed\n")
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(tmp_path)])
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    monkeypatch.setattr(loader, "_parse_batch", _slow_batch)  # what a worker runs
+    here: list[str] = []
+    parse = loader._parse_task
+
+    def recorded(task):
+        here.append(task[0])
+        return parse(task)
+
+    monkeypatch.setattr(loader, "_parse_task", recorded)  # in this process only
+    pooled = load_paths([str(tmp_path)])
+    assert [o.name for o in pooled.objects] == [o.name for o in alone.objects]
+    assert [str(d) for d in pooled.diagnostics] == [str(d) for d in alone.diagnostics]
+    # its own share is one batch in two (6 of the 13 one-file batches); waiting for the slow
+    # worker it took back more, and the worker parsed the others
+    assert 6 < len(here) < 13
+
+
 def test_no_worker_processes_parses_everything_here(tmp_path, monkeypatch):
     # a sandbox where processes cannot be started: the same load, in this process
     import concurrent.futures
