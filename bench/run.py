@@ -626,10 +626,10 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
              "× floor: median over the pairs of the scan's time over the floor's "
              "measured just before it.", "",
              "| N hosted clusters | objects (read / written) | YAML parsed | floor (yaml-rs) "
-             "| hcpscan scan | × floor wall | × floor CPU | load | graph | rules "
+             "| hcpscan scan | × floor wall | × floor CPU | load | graph | rules | findings "
              "| start-up + report | peak RSS MiB (main / all; all as PSS) | libyaml, 1 process (peer) "
              "| checkov |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     points, floor_points, cpu_points = [], [], []
     for row in rows:
         scan, floor, data = row["scan"], row["floor"], row["data"]
@@ -647,6 +647,7 @@ def render(rows: list[dict[str, Any]], conn: list[dict[str, Any]], args: argpars
             f"| {_wall_cpu(scan) if ok else 'failed'} "
             f"| {row.get('wall_ratio', 0):.2f} | {row.get('cpu_ratio', 0):.2f} "
             f"| {_s(stages.get('load'))} | {_s(stages.get('graph'))} | {_s(stages.get('rules'))} "
+            f"| {_s(stages.get('findings'))} "
             f"| {_s(scan['seconds'] - scan['duration']) if scan.get('duration') else '-'} "
             f"| {_mib(scan['max_rss'])} / {_mib(scan['peak_tree_rss'])}; "
             f"{_mib(scan.get('peak_tree_pss'))} "

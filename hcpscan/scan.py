@@ -112,8 +112,9 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
              suppressor: Suppressor, metadata: dict[str, Any] | None = None,
              clock: RunClock | None = None, fixes: bool = False) -> ScanReport:
     """Evaluate the rules; with a ``clock``, record the stages ``graph`` (building the
-    reachability graph, which the first rule that needs it triggers) and ``rules``; with
-    ``fixes``, give each failing finding its fix (``hcpscan.fixes``)."""
+    reachability graph, which the first rule that needs it triggers), ``rules`` and
+    ``findings`` (ordering them, fixes, exposures); with ``fixes``, give each failing
+    finding its fix (``hcpscan.fixes``)."""
     ctx = Context(inventory, config)
     # Sparing until the analyses are dropped: the graph, the proxy index and the flow
     # results are hundreds of thousands of fresh containers at 500 hosted clusters, and a
@@ -134,6 +135,8 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
         if fixes:
             attach_fixes([f for f in findings if f.status is Status.FAIL], [r.info for r in rules])
         exposures = hosted_cluster_exposures(ctx)
+        if clock is not None:
+            clock.stage("findings")  # ordered, each failing one's fix planned, the exposures
     meta = dict(metadata or {})
     meta.setdefault("clusters", inventory.clusters)
     meta.setdefault("config", config.used())
