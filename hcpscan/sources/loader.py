@@ -61,8 +61,8 @@ PARALLEL_THRESHOLD = 16 * 1024 * 1024
 ARCHIVE_PARALLEL_THRESHOLD = 48 * 1024 * 1024
 _BATCH_BYTES = 2 * 1024 * 1024
 _BATCH_FILES = 400
-# Batches in flight per process: the workers' queue holds one more batch than there are
-# workers, so with three per process one is left that this process may take back.
+# Batches in flight per process: two per worker are sent (one parsed, one queued), so
+# with three per process one is left unsent that this process may take back.
 _IN_FLIGHT = 3
 _SNIFF_MARKERS = (b"apiVersion", b"clusters:", b'"ignition"', b"kind:")
 
@@ -473,6 +473,18 @@ def _parse_batch(tasks: list[_Task]) -> list[_Outcome]:
         return outcomes
 
 
+@dataclass(slots=True)
+class _Batch:
+    """Files parsed together: by this process (``mine``) or sent to a worker (``future``);
+    ``outcomes`` once parsed here."""
+
+    items: list[tuple[_Task, Placement | None, Diagnostic | None]]
+    tasks: list[_Task]
+    mine: bool
+    future: Any = None
+    outcomes: list[_Outcome] | None = None
+
+
 class _Parser:
     """Parses entries in order: here while the input is small, in a process pool
     once it is large; results are merged strictly in the order entries came."""
@@ -564,40 +576,56 @@ class _Parser:
         # This process's share (one batch in ``jobs``), parsed when its turn to be merged
         # comes, while the workers parse the batches after it (N = 100, 2 jobs, idle
         # machine: with a third, the worker's 3.9 s CPU was the longer path beside this
-        # process's 1.9 s; with a half, 2.5 s beside 3.1 s, merging included). Waiting for
-        # a worker's batch, this process takes back the last one no worker has started
-        # (``_take_back``): a worker slowed by other work on its core is not waited for.
+        # process's 1.9 s; with a half, 2.5 s beside 3.1 s, merging included).
         mine = self.broken or self.submitted % self.jobs == 0
-        future = None if mine else self.pool.submit(_parse_batch, tasks)
-        self.in_flight.append([items, future, tasks, None])
+        self.in_flight.append(_Batch(items, tasks, mine))
+        self._send()
         while len(self.in_flight) > _IN_FLIGHT * self.jobs:
             self._collect()
 
+    def _send(self) -> None:
+        """Send the workers the batches in order, no more at a time than keep each one busy
+        with one queued behind: the rest wait here, where ``_take_back`` can still take them
+        (a sent batch is never cancelled: on Python 3.11 a cancelled future in a pool that
+        breaks stops the pool's manager thread, and every later result is never set)."""
+        if self.pool is None or self.broken:
+            return
+        sent = sum(1 for b in self.in_flight if b.future is not None and b.outcomes is None)
+        for batch in self.in_flight:
+            if sent >= 2 * (self.jobs - 1):
+                return
+            if not batch.mine and batch.future is None and batch.outcomes is None:
+                batch.future = self.pool.submit(_parse_batch, batch.tasks)
+                sent += 1
+
     def _collect(self) -> None:
-        items, future, tasks, outcomes = self.in_flight.popleft()
-        if future is not None:
+        batch = self.in_flight.popleft()
+        outcomes, future = batch.outcomes, batch.future
+        if outcomes is None and future is not None:
             from concurrent.futures import BrokenExecutor  # imported with the pool
 
+            # Waiting for a worker, this process parses the last batch not sent yet (a
+            # worker slowed by other work on its core is not waited for while any is left).
             while not future.done() and self._take_back():
                 pass
             try:
                 outcomes = future.result()
             except BrokenExecutor:  # BrokenProcessPool: a worker was killed
-                self._worker_lost(tasks)
-        if outcomes is None:
-            outcomes = [_parse_task(task) for task in tasks]
+                self._worker_lost(batch.tasks)
+        if outcomes is None:  # this process's share, or a batch never sent
+            outcomes = [_parse_task(task) for task in batch.tasks]
         parsed = iter(outcomes)
-        for task, placement, error in items:
+        for task, placement, error in batch.items:
             outcome = (None, error, 0, []) if error is not None else next(parsed)
             self._merge(task, placement, *outcome)
+        self._send()
 
     def _take_back(self) -> bool:
-        """Parse here the last batch sent that no worker has started (its outcome kept
-        until its turn to be merged); False if every one has been started."""
-        for entry in reversed(self.in_flight):
-            future = entry[1]
-            if future is not None and entry[3] is None and future.cancel():
-                entry[1], entry[3] = None, [_parse_task(task) for task in entry[2]]
+        """Parse here the last workers' batch not sent yet (its outcome kept until its turn
+        to be merged); False if every one was sent."""
+        for batch in reversed(self.in_flight):
+            if not batch.mine and batch.future is None and batch.outcomes is None:
+                batch.outcomes = [_parse_task(task) for task in batch.tasks]
                 return True
         return False
 

@@ -303,6 +303,38 @@ def test_batches_no_worker_has_started_are_parsed_here_while_waiting(tmp_path, m
     assert 6 < len(here) < 13
 
 
+def _slow_then_killed_batch(tasks):
+    """A slow parse worker that the out-of-memory killer ends while this process has
+    batches queued for it and takes some back."""
+    import os
+    import signal
+    import time
+
+    time.sleep(0.3)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_worker_killed_while_batches_are_taken_back_loses_nothing_and_hangs_nothing(
+        tmp_path, monkeypatch, capfd):
+    # no batch sent to the pool is ever cancelled: on Python 3.11 a cancelled future in a
+    # pool that breaks stops the pool's thread, which then never sets the later results
+    root = _configmap_dump(tmp_path, 16)
+    (root / "broken.yaml").write_text("kind: [unclosed\n")
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(tmp_path)])
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    monkeypatch.setattr(loader, "_parse_batch", _slow_then_killed_batch)
+    pooled = load_paths([str(tmp_path)])
+    assert [o.name for o in pooled.objects] == [o.name for o in alone.objects]
+    errors = [str(d) for d in pooled.diagnostics if d.severity == "error"]
+    assert errors == [str(d) for d in alone.diagnostics]
+    assert len([d for d in pooled.diagnostics if d.severity == "warning"]) == 1
+    assert "Exception in thread" not in capfd.readouterr().err
+
+
 def test_no_worker_processes_parses_everything_here(tmp_path, monkeypatch):
     # a sandbox where processes cannot be started: the same load, in this process
     import concurrent.futures
