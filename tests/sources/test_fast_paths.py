@@ -248,17 +248,26 @@ def _killed_batch(tasks):
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def test_a_killed_parse_worker_loses_no_file(tmp_path, monkeypatch):
-    # its batch, and every later one, is parsed in the main process; a warning says so
-    root = _configmap_dump(tmp_path, 8)
+def _alone_and_pooled(tmp_path, monkeypatch, count, batch_files, worker, before=None):
+    """A dump of ``count`` ConfigMaps and a broken file, loaded in one process, then with
+    one parse worker running ``worker`` for each batch of ``batch_files`` files
+    (``before``: called just before that load, in this process)."""
+    root = _configmap_dump(tmp_path, count)
     (root / "broken.yaml").write_text("kind: [unclosed\n")
     monkeypatch.setenv("HCPSCAN_JOBS", "1")
     alone = load_paths([str(tmp_path)])
     monkeypatch.setenv("HCPSCAN_JOBS", "2")
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
-    monkeypatch.setattr(loader, "_BATCH_FILES", 2)
-    monkeypatch.setattr(loader, "_parse_batch", _killed_batch)  # what a worker runs
-    pooled = load_paths([str(tmp_path)])
+    monkeypatch.setattr(loader, "_BATCH_FILES", batch_files)
+    monkeypatch.setattr(loader, "_parse_batch", worker)  # what a worker runs
+    if before is not None:
+        before()
+    return alone, load_paths([str(tmp_path)])
+
+
+def test_a_killed_parse_worker_loses_no_file(tmp_path, monkeypatch):
+    # its batch, and every later one, is parsed in the main process; a warning says so
+    alone, pooled = _alone_and_pooled(tmp_path, monkeypatch, 8, 2, _killed_batch)
     assert [o.name for o in pooled.objects] == [o.name for o in alone.objects]
     assert len(pooled.objects) == 8
     warnings = [d for d in pooled.diagnostics if d.severity == "warning"]
@@ -279,14 +288,6 @@ def _slow_batch(tasks):
 def test_batches_no_worker_has_started_are_parsed_here_while_waiting(tmp_path, monkeypatch):
     # waiting for a worker's batch, this process takes back the last one no worker started
     # and parses it: the same objects and diagnostics, in the same order
-    root = _configmap_dump(tmp_path, 12)
-    (root / "broken.yaml").write_text("kind: [unclosed\n")
-    monkeypatch.setenv("HCPSCAN_JOBS", "1")
-    alone = load_paths([str(tmp_path)])
-    monkeypatch.setenv("HCPSCAN_JOBS", "2")
-    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
-    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
-    monkeypatch.setattr(loader, "_parse_batch", _slow_batch)  # what a worker runs
     here: list[str] = []
     parse = loader._parse_task
 
@@ -294,8 +295,9 @@ def test_batches_no_worker_has_started_are_parsed_here_while_waiting(tmp_path, m
         here.append(task[0])
         return parse(task)
 
-    monkeypatch.setattr(loader, "_parse_task", recorded)  # in this process only
-    pooled = load_paths([str(tmp_path)])
+    alone, pooled = _alone_and_pooled(  # _parse_task recorded in this process only
+        tmp_path, monkeypatch, 12, 1, _slow_batch,
+        lambda: monkeypatch.setattr(loader, "_parse_task", recorded))
     assert [o.name for o in pooled.objects] == [o.name for o in alone.objects]
     assert [str(d) for d in pooled.diagnostics] == [str(d) for d in alone.diagnostics]
     # its own share is one batch in two (6 of the 13 one-file batches); waiting for the slow
@@ -319,15 +321,7 @@ def test_a_worker_killed_while_batches_are_taken_back_loses_nothing_and_hangs_no
         tmp_path, monkeypatch, capfd):
     # no batch sent to the pool is ever cancelled: on Python 3.11 a cancelled future in a
     # pool that breaks stops the pool's thread, which then never sets the later results
-    root = _configmap_dump(tmp_path, 16)
-    (root / "broken.yaml").write_text("kind: [unclosed\n")
-    monkeypatch.setenv("HCPSCAN_JOBS", "1")
-    alone = load_paths([str(tmp_path)])
-    monkeypatch.setenv("HCPSCAN_JOBS", "2")
-    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
-    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
-    monkeypatch.setattr(loader, "_parse_batch", _slow_then_killed_batch)
-    pooled = load_paths([str(tmp_path)])
+    alone, pooled = _alone_and_pooled(tmp_path, monkeypatch, 16, 1, _slow_then_killed_batch)
     assert [o.name for o in pooled.objects] == [o.name for o in alone.objects]
     errors = [str(d) for d in pooled.diagnostics if d.severity == "error"]
     assert errors == [str(d) for d in alone.diagnostics]
