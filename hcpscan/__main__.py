@@ -1,3 +1,3 @@
-from hcpscan.cli.main import main
+from hcpscan.cli.main import entry
 
-raise SystemExit(main())
+entry()

@@ -1,0 +1,56 @@
+"""The ``hcpscan`` program ends without freeing every object one by one (``cli.main.entry``):
+what it printed is all there, its exit code is the command's, the exit handlers ran, and
+with another thread alive it exits as Python does, waiting for it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+
+from tests.conftest import FIXTURES, ROOT
+
+
+def _program(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT, check=False)
+
+
+def test_a_scan_s_output_is_whole_and_its_exit_code_kept() -> None:
+    result = subprocess.run([sys.executable, "-m", "hcpscan", "scan", str(FIXTURES / "example"),
+                             "--format", "json"], capture_output=True, text=True, timeout=300,
+                            cwd=ROOT, check=False)
+    assert result.returncode == 1, result.stderr  # findings
+    assert json.loads(result.stdout)["findings"]
+
+
+def test_exit_handlers_run_and_streams_are_flushed() -> None:
+    result = _program("import atexit, sys\n"
+                      "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
+                      "sys.argv = ['hcpscan', '--version']\n"
+                      "print('before', end='')\n"
+                      "from hcpscan.cli.main import entry\n"
+                      "entry()\n")
+    assert result.returncode == 0
+    assert result.stdout.startswith("beforehcpscan ")
+    assert result.stderr == "exit handler ran\n"
+
+
+def test_with_another_thread_alive_the_exit_waits_for_it() -> None:
+    result = _program("import sys, threading, time\n"
+                      "def late():\n"
+                      "    time.sleep(0.3)\n"
+                      "    print('thread done', flush=True)\n"
+                      "threading.Thread(target=late).start()\n"
+                      "sys.argv = ['hcpscan', 'rules', 'list', '--select', 'NOSUCH1']\n"
+                      "from hcpscan.cli.main import entry\n"
+                      "entry()\n")
+    assert result.returncode == 2  # the command's own exit code (a usage error)
+    assert result.stdout.endswith("thread done\n")
+
+
+def test_the_console_script_is_the_entry() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["hcpscan"] == "hcpscan.cli.main:entry"
+    assert "entry()" in (ROOT / "hcpscan" / "__main__.py").read_text()
