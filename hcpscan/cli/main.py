@@ -133,11 +133,13 @@ def entry() -> NoReturn:
     exit that does not free every object one by one. At 500 hosted clusters the inventory
     and the analyses are millions of small objects: the interpreter's own exit spent 0.59 s
     freeing them, for nothing (0.06 s this way). The exit handlers run and the standard
-    streams are flushed as at a normal exit; with another thread alive (a live scan's
-    client), the normal exit, which waits for it."""
+    streams are flushed as at a normal exit. The normal exit with another thread alive (a
+    live scan's client: it waits for it), and under a profiler or tracer (``python -m
+    cProfile -m hcpscan`` writes its figures after the program returns)."""
     code = main()
     threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
+    if (threading is not None and threading.active_count() > 1) or sys.getprofile() \
+            or sys.gettrace():
         sys.exit(code)
     import atexit
 

@@ -50,6 +50,15 @@ def test_with_another_thread_alive_the_exit_waits_for_it() -> None:
     assert result.stdout.endswith("thread done\n")
 
 
+def test_a_profiled_run_writes_its_profile(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    stats = tmp_path / "scan.prof"
+    result = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "hcpscan",
+                             "--version"], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert stats.stat().st_size > 0
+
+
 def test_the_console_script_is_the_entry() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["scripts"]["hcpscan"] == "hcpscan.cli.main:entry"
