@@ -54,6 +54,7 @@ from hcpscan.core.redact import mask_credentials
 from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy, ReplaceKey
 from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.kept import path_kept
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import networks_for
@@ -188,26 +189,71 @@ def stored_in_secret(setting: Setting) -> bool:
 
 
 def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
-                  passed: list[str] | None = None) -> Iterator[Value]:
-    """The plain fields' values. With ``passed``, a text value without '@' is put there
-    instead: only no-credentials judges a text value, and a credential needs '@'
+                  passed: list[str]) -> Iterator[Value]:
+    """The plain fields' values. A text value without '@' is put in ``passed`` instead:
+    only no-credentials judges a text value, and a credential needs '@'
     (``find_credentials``), so nothing can be wrong with it. A large scan reads hundreds
     of thousands of env values and args; the values to judge are the few with '@'."""
     for spec in specs:
         spec = {"path": spec} if isinstance(spec, str) else spec
         kind = spec.get("type", TEXT)
-        for value, steps in ctx.inventory.jsonpath(subject, spec["path"]):
-            if value is None:
+        clean, judged = _field_texts(ctx, subject, spec["path"], kind)
+        if clean:
+            passed.append(spec["path"])
+        for text, field in judged:
+            yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
+                        None, _described(field, text), holder=subject)
+
+
+# A JSONPath's leading run of plain fields ($.spec.template.spec.containers), before its
+# first step of another sort.
+_LEADING_FIELDS = re.compile(r"\$((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?=[.\[])")
+_Texts = tuple[bool, tuple[tuple[str, str], ...]]
+
+
+def _field_texts(ctx: Context, subject: K8sObject, path: str, kind: str) -> _Texts:
+    """(whether the path holds a text value without '@', the (text, field) pairs to judge).
+
+    Read once per shared node: Deployments, StatefulSets and Jobs of one template share
+    their pod spec (the loader shares equal specs), so the strings below
+    ``$.spec.template.spec.containers`` of a thousand Deployments are the strings below
+    one list. What a plain JSONPath matches below its leading fields depends only on the
+    node those fields lead to (the walk is compositional), so the pairs are kept per
+    (path, kind, node) - the node itself held, so its id is not reused."""
+    lead = _LEADING_FIELDS.match(path)
+    query = compile_query(path)
+    node: Any = subject.body
+    if lead is not None and query.is_plain:
+        for name in lead.group(1)[1:].split("."):
+            if not isinstance(node, dict) or name not in node:
+                node = None
+                break
+            node = node[name]
+    if lead is None or node is None or not query.is_plain:
+        return _texts(ctx.inventory.jsonpath(subject, path), kind)
+    memo: dict[tuple[str, str, int], tuple[Any, _Texts]] = ctx.inventory.derived(
+        "proxy_values.field-texts", lambda _inventory: {})
+    key = (path, kind, id(node))
+    found = memo.get(key)
+    if found is None or found[0] is not node:
+        found = memo[key] = (node, _texts(query.matches(subject.body), kind))
+    return found[1]
+
+
+def _texts(matches: list[tuple[Any, tuple[Step, ...]]], kind: str) -> _Texts:
+    clean = False
+    judged: list[tuple[str, str]] = []
+    for value, steps in matches:
+        if value is None:
+            continue
+        if kind == NO_PROXY and isinstance(value, list):
+            value = ",".join(map(str, value))
+        for text, path in _strings(value, steps) if kind == TEXT else [(str(value), steps)]:
+            if kind == TEXT and "@" not in text:
+                clean = True
                 continue
-            if kind == NO_PROXY and isinstance(value, list):
-                value = ",".join(map(str, value))
-            for text, path in _strings(value, steps) if kind == TEXT else [(str(value), steps)]:
-                if passed is not None and kind == TEXT and "@" not in text:
-                    passed.append(text)
-                    continue
-                field = format_path(path)
-                yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
-                            None, _described(field, text), holder=subject)
+            judged.append((text, format_path(path)))
+    return clean, tuple(judged)
 
 
 def _described(field: str, text: str) -> Callable[[], str]:
@@ -573,7 +619,7 @@ class ProxyValues(Template):
         conditions = params["conditions"]
         roles = {ROLES[r] for r in params.get("consumers", ())}
         variables = {v.upper() for v in params.get("variables", ())}
-        passed: list[str] = []  # plain text values no condition can fault
+        passed: list[str] = []  # paths holding a plain text value no condition can fault
         values = [*(_consumer_values(ctx, subject, roles, variables) if roles else ()),
                   *_field_values(ctx, subject, params.get("fields", {}).get(subject.kind, ()),
                                  passed)]
