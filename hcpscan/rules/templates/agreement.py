@@ -214,9 +214,13 @@ class Agreement(Template):
                 # nothing to agree on, whatever the consumers turn out to be
                 yield NotApplicable(f"{label(relation)} uses no proxy")
                 return
+        match = params.get("match", "equal")
         for role in _roles(selector):
             missing_ok = _missing_ok(params.get("missing", "fail"), role)
-            for side in consumer_sides(ctx, subject, {**selector, "role": role}, case):
+            # a side that sets nothing is left alone when only what is set is compared
+            # (_judge returns at once): the model need not make one per bare container
+            bare = match == "present" or not missing_ok
+            for side in consumer_sides(ctx, subject, {**selector, "role": role}, case, bare):
                 if isinstance(side, (Absent, Unknown)):
                     yield _skipped(side)
                     continue

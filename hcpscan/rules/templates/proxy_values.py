@@ -27,6 +27,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
@@ -194,10 +195,11 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
     only no-credentials judges a text value, and a credential needs '@'
     (``find_credentials``), so nothing can be wrong with it. A large scan reads hundreds
     of thousands of env values and args; the values to judge are the few with '@'."""
+    memo: _Memo = ctx.inventory.derived("proxy_values.field-texts", lambda _inventory: {})
     for spec in specs:
         spec = {"path": spec} if isinstance(spec, str) else spec
         kind = spec.get("type", TEXT)
-        clean, judged = _field_texts(ctx, subject, spec["path"], kind)
+        clean, judged = _field_texts(ctx, memo, subject, spec["path"], kind)
         if clean:
             passed.append(spec["path"])
         for text, field in judged:
@@ -209,9 +211,19 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
 # first step of another sort.
 _LEADING_FIELDS = re.compile(r"\$((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?=[.\[])")
 _Texts = tuple[bool, tuple[tuple[str, str], ...]]
+_Memo = dict[tuple[str, str, int], tuple[Any, _Texts]]
 
 
-def _field_texts(ctx: Context, subject: K8sObject, path: str, kind: str) -> _Texts:
+@lru_cache(maxsize=256)
+def _leading_fields(path: str) -> tuple[str, ...]:
+    """The fields a plain JSONPath starts with (none for any other path)."""
+    lead = _LEADING_FIELDS.match(path)
+    if lead is None or not compile_query(path).is_plain:
+        return ()
+    return tuple(lead.group(1)[1:].split("."))
+
+
+def _field_texts(ctx: Context, memo: _Memo, subject: K8sObject, path: str, kind: str) -> _Texts:
     """(whether the path holds a text value without '@', the (text, field) pairs to judge).
 
     Read once per shared node: Deployments, StatefulSets and Jobs of one template share
@@ -220,23 +232,19 @@ def _field_texts(ctx: Context, subject: K8sObject, path: str, kind: str) -> _Tex
     one list. What a plain JSONPath matches below its leading fields depends only on the
     node those fields lead to (the walk is compositional), so the pairs are kept per
     (path, kind, node) - the node itself held, so its id is not reused."""
-    lead = _LEADING_FIELDS.match(path)
-    query = compile_query(path)
+    names = _leading_fields(path)
     node: Any = subject.body
-    if lead is not None and query.is_plain:
-        for name in lead.group(1)[1:].split("."):
-            if not isinstance(node, dict) or name not in node:
-                node = None
-                break
-            node = node[name]
-    if lead is None or node is None or not query.is_plain:
+    for name in names:
+        if not isinstance(node, dict) or name not in node:
+            names = ()  # the walk finds nothing here, or meets a value it does not model
+            break
+        node = node[name]
+    if not names:
         return _texts(ctx.inventory.jsonpath(subject, path), kind)
-    memo: dict[tuple[str, str, int], tuple[Any, _Texts]] = ctx.inventory.derived(
-        "proxy_values.field-texts", lambda _inventory: {})
     key = (path, kind, id(node))
     found = memo.get(key)
     if found is None or found[0] is not node:
-        found = memo[key] = (node, _texts(query.matches(subject.body), kind))
+        found = memo[key] = (node, _texts(ctx.inventory.jsonpath(subject, path), kind))
     return found[1]
 
 
