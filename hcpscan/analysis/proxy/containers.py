@@ -57,6 +57,10 @@ class ContainerRef:
         return self.path[:-2]
 
 
+# (kind, container list, index) -> the container's field path, shared
+Paths = dict[tuple[str, str, int], tuple[Step, ...]]
+
+
 def containers(inventory: Inventory) -> list[ContainerRef]:
     """Every container (and init container) of every pod and pod template, read once
     per inventory: the proxy model and the rules both go through them all."""
@@ -66,22 +70,30 @@ def containers(inventory: Inventory) -> list[ContainerRef]:
 def _containers(inventory: Inventory) -> Iterator[ContainerRef]:
     # one path tuple per kind, list and position, shared by every object's container there
     # (hundreds of thousands of containers in a large fleet, a handful of distinct paths)
-    paths: dict[tuple[str, str, int], tuple[Step, ...]] = {}
-    for kind, pod_path in POD_SPEC_PATHS.items():
+    paths: Paths = {}
+    for kind in POD_SPEC_PATHS:
         for obj in inventory.of_kind(kind):
-            pod = obj.get(pod_path)
-            if not isinstance(pod, dict):
-                continue
-            for list_name in CONTAINER_LISTS:
-                items = pod.get(list_name)
-                if not isinstance(items, list):
-                    continue
-                for i, spec in enumerate(items):
-                    if isinstance(spec, dict):
-                        path = paths.get((kind, list_name, i))
-                        if path is None:
-                            path = paths[(kind, list_name, i)] = pod_path + (list_name, i)
-                        yield ContainerRef(obj, path, spec)
+            yield from containers_in(obj, paths)
+
+
+def containers_in(obj: K8sObject, paths: Paths) -> list[ContainerRef]:
+    """The containers (and init containers) of one pod or pod template, in order."""
+    pod_path = POD_SPEC_PATHS.get(obj.kind)
+    pod = obj.get(pod_path) if pod_path is not None else None
+    if pod_path is None or not isinstance(pod, dict):
+        return []
+    out = []
+    for list_name in CONTAINER_LISTS:
+        items = pod.get(list_name)
+        if not isinstance(items, list):
+            continue
+        for i, spec in enumerate(items):
+            if isinstance(spec, dict):
+                path = paths.get((obj.kind, list_name, i))
+                if path is None:
+                    path = paths[(obj.kind, list_name, i)] = pod_path + (list_name, i)
+                out.append(ContainerRef(obj, path, spec))
+    return out
 
 
 def _lookup(inventory: Inventory, obj: K8sObject, kind: str, name: str) -> K8sObject | None:

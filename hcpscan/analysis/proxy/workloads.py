@@ -14,6 +14,7 @@ says otherwise (as the rendered CPO manifests show).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from hcpscan.analysis.proxy import containers as ct
 from hcpscan.analysis.proxy.env import choose
@@ -108,47 +109,58 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
                       include_unset: bool = False) -> list[ConsumerProxy]:
     """One consumer per container with proxy variables (or every container with
     ``include_unset``), plus one per konnectivity proxy sidecar."""
-    by_pod: dict[tuple[int, tuple[object, ...]], list[ct.ContainerRef]] = {}
-    for ref in ct.containers(inventory):
-        by_pod.setdefault((id(ref.obj), ref.pod_path), []).append(ref)
     out: list[ConsumerProxy] = []
-    # Pods, ReplicaSets and Deployments of one template share its container specs (the
-    # loader shares equal pod specs): whether a spec runs a sidecar or may set a proxy is
-    # read once per spec, not once per object
-    serves: dict[int, bool] = {}
-    may_set: dict[int, bool] = {}
-    for refs in by_pod.values():
-        sidecars = []
-        for r in refs:
-            key = id(r.spec)
-            if key not in serves:
-                serves[key] = not KONNECTIVITY_COMMANDS.keys().isdisjoint(ct.words(r))
-            sidecar = _sidecar(inventory, r) if serves[key] else None
-            if sidecar is not None:
-                sidecars.append(sidecar)
-        out.extend(sidecars)
-        sidecar_names = {s.container for s in sidecars}
-        for ref in refs:
-            if ref.name in sidecar_names:
+    # Pods, ReplicaSets and Deployments of one template share its pod spec (the loader
+    # shares equal pod specs): which of its containers run a sidecar, and which may set a
+    # proxy, is read once per spec; an object whose spec has neither is passed over whole
+    plans: dict[int, tuple[dict[str, Any], _Plan]] = {}
+    paths: ct.Paths = {}
+    for kind, pod_path in ct.POD_SPEC_PATHS.items():
+        for obj in inventory.of_kind(kind):
+            pod = obj.get(pod_path)
+            if not isinstance(pod, dict):
                 continue
-            if not include_unset:
-                key = id(ref.spec)
-                if key not in may_set:
-                    may_set[key] = ct.may_set_proxy(ref)
-                if not may_set[key]:
+            known = plans.get(id(pod))
+            if known is None or known[0] is not pod:
+                known = plans[id(pod)] = (pod, _plan(obj, paths, include_unset))
+            sidecar_at, consumer_at = known[1]
+            if not sidecar_at and not consumer_at:
+                continue
+            refs = ct.containers_in(obj, paths)
+            sidecars = [s for s in (_sidecar(inventory, refs[i]) for i in sidecar_at)
+                        if s is not None]
+            out.extend(sidecars)
+            for i in consumer_at:
+                ref = refs[i]
+                variables = ct.proxy_variables(ct.container_env(inventory, ref))
+                if not variables and not include_unset:
                     continue
-            variables = ct.proxy_variables(ct.container_env(inventory, ref))
-            if not variables and not include_unset:
-                continue
-            http, https, no = effective_settings(variables, runtime)
-            image = str(ref.spec.get("image") or "")
-            consumer = ConsumerProxy(CONTAINER, f"{ref.obj.ref} container {ref.name}", ref.obj,
-                                     container=ref.name, http_proxy=http, https_proxy=https,
-                                     no_proxy=no, variables=variables, runtime=runtime,
-                                     program=image_program(image), image=image)
-            _link(consumer, sidecars)
-            out.append(consumer)
+                http, https, no = effective_settings(variables, runtime)
+                image = str(ref.spec.get("image") or "")
+                consumer = ConsumerProxy(CONTAINER, f"{obj.ref} container {ref.name}", obj,
+                                         container=ref.name, http_proxy=http, https_proxy=https,
+                                         no_proxy=no, variables=variables, runtime=runtime,
+                                         program=image_program(image), image=image)
+                _link(consumer, sidecars)
+                out.append(consumer)
     return out
+
+
+# Of one pod spec's containers (positions in ``containers_in``): those that run a
+# konnectivity sidecar, and those to read as consumers (that may set a proxy, and are not
+# named like a sidecar of the pod).
+_Plan = tuple[list[int], list[int]]
+
+
+def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
+    refs = ct.containers_in(obj, paths)
+    sidecar_at = [i for i, r in enumerate(refs)
+                  if not KONNECTIVITY_COMMANDS.keys().isdisjoint(ct.words(r))]
+    sidecar_names = {refs[i].name for i in sidecar_at}
+    consumer_at = [i for i, r in enumerate(refs) if r.name not in sidecar_names
+                   and (include_unset or ct.may_set_proxy(r))]
+    return sidecar_at, consumer_at
+
 
 def controlled_pod(obj: K8sObject) -> bool:
     """A Pod (or ReplicaSet) made by a controller: its owner is checked instead."""
