@@ -82,19 +82,29 @@ def test_the_memo_answers_what_a_walk_over_each_object_finds() -> None:
                   {"kind": "Deployment", "spec": {"template": None}}, SourceLocation("e.yaml", 1)),
         K8sObject("management", "apps/v1", "Deployment", "clusters-f", "app",
                   {"kind": "Deployment", "spec": ["a", SECRET_URL]}, SourceLocation("f.yaml", 1)),
+        _deployment("clusters-g", {"containers": [QUIET]}, "g.yaml", kind="StatefulSet"),
     ]
     ctx = Context(Inventory(odd))
     rule = load_rules(ScanConfig(), RuleSelection(select=["PRX008"]))[0]
-    specs = rule.params["fields"]["Deployment"]
-    memo: Any = {}
+    memos: Any = ({}, {})
+    mixed = ["$.spec.template.spec.containers[*].args[*]", "$.spec.replicas",
+             {"path": "$.spec.template.spec.containers[*].env[*].value", "type": "url"},
+             "$..args[*]"]  # no leading fields common to all: read per object
     for _ in range(2):  # the first pass fills the memo, the second reads it
         for obj in odd:
-            for spec in specs:
-                walked = pv._texts(ctx.inventory.jsonpath(obj, spec), pv.TEXT)
-                assert pv._field_texts(ctx, memo, obj, spec, pv.TEXT) == walked
-    assert memo, "the shared spec's answers are kept"
+            for specs in (rule.params["fields"]["Deployment"], mixed):
+                fields = pv._plan(specs)[0]
+                walked = [(path, kind, schemes,
+                           pv._texts(ctx.inventory.jsonpath(obj, path), kind))
+                          for path, kind, schemes in fields]
+                assert pv.read_fields(ctx, memos, obj, specs) == walked
+    assert pv._plan(mixed)[1] == ()
+    assert pv._plan(rule.params["fields"]["Deployment"])[1] == ("spec", "template", "spec")
+    plans, read = memos
+    assert len(read) == 4, "one entry per pod spec the specs start from (a and b share one)"
     # every kept node is held by its entry, so its id cannot name another node
-    assert all(node is not None for node, _ in memo.values())
+    assert all(node is not None for node, _ in read.values())
+    assert all(specs is not None for specs, _ in plans.values())
 
 
 # -- the agreement template leaves out the sides of containers that set nothing --------------
@@ -125,3 +135,28 @@ def test_leaving_bare_containers_out_changes_no_agreement_result(
     monkeypatch.setattr(agreement, "consumer_sides", every_side)
     assert _outcome(paths, rule) == lean
     assert lean[0] or rule in ("PRX004",), f"{rule}'s failing fixtures give findings"
+
+
+# -- proxy_values leaves out, before working out their place, values no condition judges -----
+
+VALUES_RULES = sorted(p.parent.name for p in (FIXTURES / "rules").glob("*/fail")
+                      if (RULES / f"{p.parent.name}.yaml").is_file()
+                      and "template: proxy_values" in (RULES / f"{p.parent.name}.yaml").read_text())
+
+
+@pytest.mark.parametrize("rule", VALUES_RULES)
+def test_leaving_unjudged_values_out_changes_no_proxy_values_result(
+        rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every proxy_values rule's fixtures give the same findings and results when every
+    consumer value is built (no-credentials applies to every value: nothing is left out)."""
+    paths = [FIXTURES / "rules" / rule / "fail", FIXTURES / "rules" / rule / "pass"]
+    lean = _outcome(paths, rule)
+    lean_values = pv._consumer_values
+
+    def every_value(ctx: Any, subject: Any, roles: Any, variables: Any, conditions: Any,
+                    params: Any) -> Any:
+        return lean_values(ctx, subject, roles, variables, ["no-credentials"], params)
+
+    monkeypatch.setattr(pv, "_consumer_values", every_value)
+    assert _outcome(paths, rule) == lean
+    assert lean[0], f"{rule}'s failing fixtures give findings"

@@ -14,6 +14,7 @@ says otherwise (as the rendered CPO manifests show).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from hcpscan.analysis.proxy import containers as ct
@@ -42,17 +43,23 @@ def effective_settings(variables: dict[str, Setting], runtime: str = "go"
     An unknown value stands in as a non-empty placeholder, so an unknown variable
     that the client would read first makes the effective value unknown too.
     """
-    env = {k: (v.value if v.value is not None else _UNKNOWN + k) for k, v in variables.items()}
-
-    def pick(scheme: str) -> tuple[Setting | None, Setting | None]:
-        choice = choose(runtime, env, scheme)
-        proxy = variables.get(choice.proxy_var) if choice.proxy and choice.proxy_var else None
-        no = variables.get(choice.no_proxy_var) if choice.no_proxy_var else None
-        return proxy, no
-
-    http, no_http = pick("http")
-    https, no_https = pick("https")
+    env = tuple((k, v.value if v.value is not None else _UNKNOWN + k) for k, v in variables.items())
+    http, no_http, https, no_https = (variables.get(name) if name else None
+                                      for name in _chosen(runtime, env))
     return http, https, no_https or no_http
+
+
+@lru_cache(maxsize=1024)
+def _chosen(runtime: str, env: tuple[tuple[str, str], ...]
+            ) -> tuple[str | None, str | None, str | None, str | None]:
+    """The variables (http proxy, its no-proxy, https proxy, its no-proxy) a ``runtime``
+    client takes from ``env``: asked once per distinct env (a fleet repeats a few)."""
+    found: list[str | None] = []
+    for scheme in ("http", "https"):
+        choice = choose(runtime, dict(env), scheme)
+        found += [choice.proxy_var if choice.proxy and choice.proxy_var else None,
+                  choice.no_proxy_var or None]
+    return found[0], found[1], found[2], found[3]
 
 
 def _sidecar(inventory: Inventory, ref: ct.ContainerRef) -> ConsumerProxy | None:

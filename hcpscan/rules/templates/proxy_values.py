@@ -24,6 +24,7 @@ every consumer.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -145,13 +146,22 @@ def _variable(name: str) -> str:
     return name.lower().lstrip("-").replace("_", "").replace("-", "")
 
 
-def _consumer_values(ctx: Context, subject: K8sObject, roles: set[str], variables: set[str]
-                     ) -> Iterator[Value]:
+def _consumer_values(ctx: Context, subject: K8sObject, roles: set[str], variables: set[str],
+                     conditions: list[str], params: dict[str, Any]) -> Iterator[Value]:
+    """The consumers' values some condition judges: a known value no condition applies to
+    (``applies``) is left out before its place is worked out - a fleet's containers hold
+    tens of thousands of values, and PRX007 judges only the noProxy ones. Its twin
+    spelling (no_proxy beside NO_PROXY, one value) is of the same type and consumer, so
+    it is left out too, and the twins of a judged value are all kept."""
     for c in ctx.proxy.of(subject):
         if c.kind not in roles:
             continue
         for setting in c.variables.values():
             if setting.name in _NOT_PROXY_VALUES or (variables and setting.name.upper() not in variables):
+                continue
+            if setting.value is not None and not any(
+                    applies(condition, value_type(setting.name), c, setting.value, params)
+                    for condition in conditions):
                 continue
             yield _from_setting(subject, c, setting)
 
@@ -195,23 +205,24 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
     only no-credentials judges a text value, and a credential needs '@'
     (``find_credentials``), so nothing can be wrong with it. A large scan reads hundreds
     of thousands of env values and args; the values to judge are the few with '@'."""
-    memo: _Memo = ctx.inventory.derived("proxy_values.field-texts", lambda _inventory: {})
-    for spec in specs:
-        spec = {"path": spec} if isinstance(spec, str) else spec
-        kind = spec.get("type", TEXT)
-        clean, judged = _field_texts(ctx, memo, subject, spec["path"], kind)
+    memos: _Memos = ctx.inventory.derived("proxy_values.field-texts", lambda _inventory: ({}, {}))
+    for path, kind, schemes, (clean, judged) in read_fields(ctx, memos, subject, specs):
         if clean:
-            passed.append(spec["path"])
+            passed.append(path)
         for text, field in judged:
-            yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
-                        None, _described(field, text), holder=subject)
+            yield Value(text, kind, schemes, field, field, None, _described(field, text),
+                        holder=subject)
 
 
 # A JSONPath's leading run of plain fields ($.spec.template.spec.containers), before its
 # first step of another sort.
 _LEADING_FIELDS = re.compile(r"\$((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?=[.\[])")
 _Texts = tuple[bool, tuple[tuple[str, str], ...]]
-_Memo = dict[tuple[str, str, int], tuple[Any, _Texts]]
+_Field = tuple[str, str, tuple[str, ...]]  # (path, type, schemes)
+_Read = list[tuple[str, str, tuple[str, ...], _Texts]]
+# (a rule's field specs -> their plan, (specs, shared node) -> what they read there)
+_Memos = tuple[dict[int, tuple[Any, tuple[list[_Field], tuple[str, ...]]]],
+               dict[tuple[int, int], tuple[Any, _Read]]]
 
 
 @lru_cache(maxsize=256)
@@ -223,29 +234,54 @@ def _leading_fields(path: str) -> tuple[str, ...]:
     return tuple(lead.group(1)[1:].split("."))
 
 
-def _field_texts(ctx: Context, memo: _Memo, subject: K8sObject, path: str, kind: str) -> _Texts:
-    """(whether the path holds a text value without '@', the (text, field) pairs to judge).
+def _plan(specs: list[Any]) -> tuple[list[_Field], tuple[str, ...]]:
+    """A kind's field specs as (path, type, schemes), and the leading fields every one of
+    them starts with (none when one is not a plain path)."""
+    fields = []
+    common: tuple[str, ...] | None = None
+    for spec in specs:
+        spec = {"path": spec} if isinstance(spec, str) else spec
+        fields.append((spec["path"], spec.get("type", TEXT),
+                       tuple(spec.get("schemes", ("http", "https")))))
+        lead = _leading_fields(spec["path"])
+        common = lead if common is None else tuple(
+            a for a, _ in itertools.takewhile(lambda pair: pair[0] == pair[1], zip(common, lead)))
+    return fields, common or ()
+
+
+def read_fields(ctx: Context, memos: _Memos, subject: K8sObject, specs: list[Any]) -> _Read:
+    """Per field spec: (path, type, schemes, (whether the path holds a text value without
+    '@', the (text, field) pairs to judge)).
 
     Read once per shared node: Deployments, StatefulSets and Jobs of one template share
     their pod spec (the loader shares equal specs), so the strings below
-    ``$.spec.template.spec.containers`` of a thousand Deployments are the strings below
-    one list. What a plain JSONPath matches below its leading fields depends only on the
-    node those fields lead to (the walk is compositional), so the pairs are kept per
-    (path, kind, node) - the node itself held, so its id is not reused."""
-    names = _leading_fields(path)
+    ``$.spec.template.spec`` of a thousand Deployments are the strings below one dict.
+    What a plain JSONPath matches below its leading fields depends only on the node those
+    fields lead to (the walk is compositional), so a rule's specs are read once per node
+    they all start from - the node itself held, so its id is not reused."""
+    plans, read = memos
+    plan = plans.get(id(specs))
+    if plan is None or plan[0] is not specs:
+        plan = plans[id(specs)] = (specs, _plan(specs))
+    fields, common = plan[1]
     node: Any = subject.body
-    for name in names:
+    for name in common:
         if not isinstance(node, dict) or name not in node:
-            names = ()  # the walk finds nothing here, or meets a value it does not model
+            common = ()  # the walk finds nothing here, or meets a value it does not model
             break
         node = node[name]
-    if not names:
-        return _texts(ctx.inventory.jsonpath(subject, path), kind)
-    key = (path, kind, id(node))
-    found = memo.get(key)
+    if not common:
+        return _read(ctx, subject, fields)
+    key = (id(specs), id(node))
+    found = read.get(key)
     if found is None or found[0] is not node:
-        found = memo[key] = (node, _texts(ctx.inventory.jsonpath(subject, path), kind))
+        found = read[key] = (node, _read(ctx, subject, fields))
     return found[1]
+
+
+def _read(ctx: Context, subject: K8sObject, fields: list[_Field]) -> _Read:
+    return [(path, kind, schemes, _texts(ctx.inventory.jsonpath(subject, path), kind))
+            for path, kind, schemes in fields]
 
 
 def _texts(matches: list[tuple[Any, tuple[Step, ...]]], kind: str) -> _Texts:
@@ -628,7 +664,8 @@ class ProxyValues(Template):
         roles = {ROLES[r] for r in params.get("consumers", ())}
         variables = {v.upper() for v in params.get("variables", ())}
         passed: list[str] = []  # paths holding a plain text value no condition can fault
-        values = [*(_consumer_values(ctx, subject, roles, variables) if roles else ()),
+        values = [*(_consumer_values(ctx, subject, roles, variables, conditions, params)
+                    if roles else ()),
                   *_field_values(ctx, subject, params.get("fields", {}).get(subject.kind, ()),
                                  passed)]
         seen: set[tuple[str, ...]] = set()
@@ -705,19 +742,22 @@ class ProxyValues(Template):
 
     @staticmethod
     def _applies(condition: str, value: Value, params: dict[str, Any]) -> bool:
-        """Whether ``condition`` judges ``value``. A Proxy's status is what the cluster
-        computed (its noProxy holds the cluster's own CIDRs): only credentials are its
-        user's doing."""
-        if condition == "no-credentials":
-            return True
-        status = value.consumer is not None and value.consumer.part == "status"
-        if condition == "reachable":
-            c = value.consumer
-            return (value.type == URL and c is not None and c.kind == CONTAINER and c.via is None
-                    and c.object.kind in WORKLOAD_KINDS and bool(value.text.strip()))
-        if condition == "valid":
-            return value.type != TEXT and not status and bool(value.text.strip())
-        c = value.consumer
-        return (value.type == NO_PROXY and not status and bool(value.text) and c is not None
-                and (bool(params.get("include_go_readers")) or not (
-                    go_reader(c.program, c.image) or c.object.kind in GO_READ_OBJECTS)))
+        return applies(condition, value.type, value.consumer, value.text, params)
+
+
+def applies(condition: str, kind: str, c: ConsumerProxy | None, text: str,
+            params: dict[str, Any]) -> bool:
+    """Whether ``condition`` judges a value of type ``kind`` (url, no_proxy, text) that
+    ``c`` reads (None: a plain field). A Proxy's status is what the cluster computed (its
+    noProxy holds the cluster's own CIDRs): only credentials are its user's doing."""
+    if condition == "no-credentials":
+        return True
+    status = c is not None and c.part == "status"
+    if condition == "reachable":
+        return (kind == URL and c is not None and c.kind == CONTAINER and c.via is None
+                and c.object.kind in WORKLOAD_KINDS and bool(text.strip()))
+    if condition == "valid":
+        return kind != TEXT and not status and bool(text.strip())
+    return (kind == NO_PROXY and not status and bool(text) and c is not None
+            and (bool(params.get("include_go_readers")) or not (
+                go_reader(c.program, c.image) or c.object.kind in GO_READ_OBJECTS)))
