@@ -89,11 +89,17 @@ def containers_in(obj: K8sObject, paths: Paths) -> list[ContainerRef]:
             continue
         for i, spec in enumerate(items):
             if isinstance(spec, dict):
-                path = paths.get((obj.kind, list_name, i))
-                if path is None:
-                    path = paths[(obj.kind, list_name, i)] = pod_path + (list_name, i)
-                out.append(ContainerRef(obj, path, spec))
+                out.append(container_at(obj, list_name, i, spec, paths))
     return out
+
+
+def container_at(obj: K8sObject, list_name: str, i: int, spec: dict[str, Any],
+                 paths: Paths) -> ContainerRef:
+    """The container ``spec`` at ``list_name[i]`` of ``obj``'s pod spec, its path shared."""
+    path = paths.get((obj.kind, list_name, i))
+    if path is None:
+        path = paths[(obj.kind, list_name, i)] = POD_SPEC_PATHS[obj.kind] + (list_name, i)
+    return ContainerRef(obj, path, spec)
 
 
 def _lookup(inventory: Inventory, obj: K8sObject, kind: str, name: str) -> K8sObject | None:

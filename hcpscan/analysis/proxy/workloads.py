@@ -133,12 +133,11 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
             sidecar_at, consumer_at = known[1]
             if not sidecar_at and not consumer_at:
                 continue
-            refs = ct.containers_in(obj, paths)
-            sidecars = [s for s in (_sidecar(inventory, refs[i]) for i in sidecar_at)
-                        if s is not None]
+            sidecars = [s for s in (_sidecar(inventory, ct.container_at(obj, *at, paths))
+                                    for at in sidecar_at) if s is not None]
             out.extend(sidecars)
-            for i in consumer_at:
-                ref = refs[i]
+            for at in consumer_at:
+                ref = ct.container_at(obj, *at, paths)
                 variables = ct.proxy_variables(ct.container_env(inventory, ref))
                 if not variables and not include_unset:
                     continue
@@ -153,20 +152,21 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
     return out
 
 
-# Of one pod spec's containers (positions in ``containers_in``): those that run a
-# konnectivity sidecar, and those to read as consumers (that may set a proxy, and are not
-# named like a sidecar of the pod).
-_Plan = tuple[list[int], list[int]]
+# Of one pod spec's containers, as (list, index, spec): those that run a konnectivity
+# sidecar, and those to read as consumers (that may set a proxy, and are not named like a
+# sidecar of the pod), in the order ``containers_in`` gives them.
+_At = tuple[str, int, dict[str, Any]]
+_Plan = tuple[list[_At], list[_At]]
 
 
 def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
     refs = ct.containers_in(obj, paths)
-    sidecar_at = [i for i, r in enumerate(refs)
-                  if not KONNECTIVITY_COMMANDS.keys().isdisjoint(ct.words(r))]
-    sidecar_names = {refs[i].name for i in sidecar_at}
-    consumer_at = [i for i, r in enumerate(refs) if r.name not in sidecar_names
+    sidecar_at = [r for r in refs if not KONNECTIVITY_COMMANDS.keys().isdisjoint(ct.words(r))]
+    sidecar_names = {r.name for r in sidecar_at}
+    consumer_at = [r for r in refs if r.name not in sidecar_names
                    and (include_unset or ct.may_set_proxy(r))]
-    return sidecar_at, consumer_at
+    return ([(str(r.path[-2]), int(r.path[-1]), r.spec) for r in sidecar_at],
+            [(str(r.path[-2]), int(r.path[-1]), r.spec) for r in consumer_at])
 
 
 def controlled_pod(obj: K8sObject) -> bool:

@@ -146,7 +146,8 @@ def _variable(name: str) -> str:
     return name.lower().lstrip("-").replace("_", "").replace("-", "")
 
 
-def _consumer_values(ctx: Context, subject: K8sObject, roles: set[str], variables: set[str],
+def _consumer_values(ctx: Context, subject: K8sObject, roles: frozenset[str],
+                     variables: frozenset[str],
                      conditions: list[str], params: dict[str, Any]) -> Iterator[Value]:
     """The consumers' values some condition judges: a known value no condition applies to
     (``applies``) is left out before its place is worked out - a fleet's containers hold
@@ -608,6 +609,19 @@ def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRe
     return pinned
 
 
+def _selected(ctx: Context, params: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The consumer kinds and the variables (upper case) a rule's params select: read once
+    per rule, not per subject (a rule asks of every object of its kinds)."""
+    read: dict[int, tuple[dict[str, Any], frozenset[str], frozenset[str]]] = ctx.inventory.derived(
+        "proxy_values.selected", lambda _inventory: {})
+    found = read.get(id(params))
+    if found is None or found[0] is not params:
+        found = read[id(params)] = (
+            params, frozenset(ROLES[r] for r in params.get("consumers", ())),
+            frozenset(v.upper() for v in params.get("variables", ())))
+    return found[1], found[2]
+
+
 @register
 class ProxyValues(Template):
     name = "proxy_values"
@@ -661,13 +675,12 @@ class ProxyValues(Template):
             yield NotApplicable("a controller-owned pod: its controller is checked")
             return
         conditions = params["conditions"]
-        roles = {ROLES[r] for r in params.get("consumers", ())}
-        variables = {v.upper() for v in params.get("variables", ())}
+        roles, variables = _selected(ctx, params)
         passed: list[str] = []  # paths holding a plain text value no condition can fault
+        specs = params.get("fields", {}).get(subject.kind, ())
         values = [*(_consumer_values(ctx, subject, roles, variables, conditions, params)
                     if roles else ()),
-                  *_field_values(ctx, subject, params.get("fields", {}).get(subject.kind, ()),
-                                 passed)]
+                  *(_field_values(ctx, subject, specs, passed) if specs else ())]
         seen: set[tuple[str, ...]] = set()
         twins = _twins(values)
         judged = bool(passed) and "no-credentials" in conditions  # they were looked at
