@@ -160,3 +160,30 @@ def test_leaving_unjudged_values_out_changes_no_proxy_values_result(
     monkeypatch.setattr(pv, "_consumer_values", every_value)
     assert _outcome(paths, rule) == lean
     assert lean[0], f"{rule}'s failing fixtures give findings"
+
+
+# -- what a template reads once per rule stays that rule's ------------------------------------
+
+FAMILIES = {"agreement": ["PRX006", "PRX010", "PRX003", "PRX017"],
+            "proxy_values": ["PRX007", "PRX008", "PRX013", "PRX014"],
+            "noproxy_coverage": ["PRX005", "PRX001", "OCM004"],
+            "trust": ["PRX012", "PRX016", "OCM002", "OCM006"]}
+
+
+@pytest.mark.parametrize("template", sorted(FAMILIES))
+def test_rules_of_one_template_scanned_together_each_keep_their_own_result(template: str) -> None:
+    """Rules of one template differ by their params (consumers, variables, roles): read
+    once per rule, each rule's are its own, so a rule gives alone what it gives with the
+    others, whichever runs first."""
+    rules = FAMILIES[template]
+    paths = [FIXTURES / "rules" / r / side for r in rules for side in ("fail", "pass")
+             if (FIXTURES / "rules" / r / side).is_dir()]
+    together = scan(paths, rules)
+    for rule in rules:
+        alone = scan(paths, [rule])
+        assert sorted((f.location.path, f.location.line, f.message) for f in alone.findings) == \
+            sorted((f.location.path, f.location.line, f.message) for f in together.findings
+                   if f.rule_id == rule), rule
+        assert [r.to_json() for r in alone.results] == \
+            [r.to_json() for r in together.results if r.rule_id == rule], rule
+    assert together.findings, f"the {template} rules fire on their failing fixtures"

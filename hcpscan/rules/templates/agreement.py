@@ -46,6 +46,7 @@ from hcpscan.rules.templates.noproxy_coverage import (
     GO,
     _missed,
     field_in,
+    per_rule,
     same_url,
     split_entries,
     where,
@@ -207,20 +208,14 @@ class Agreement(Template):
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         relation = params["reference"]["relation"]
         case = "lower" if relation == "variable-case" else "effective"
-        selector = params["consumers"]
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
             refs = reference_sides(ctx, subject, Side(subject.ref, obj=subject), params["reference"])
             if isinstance(refs, list) and all(r.uses_proxy() is False for r in refs):
                 # nothing to agree on, whatever the consumers turn out to be
                 yield NotApplicable(f"{label(relation)} uses no proxy")
                 return
-        match = params.get("match", "equal")
-        for role in _roles(selector):
-            missing_ok = _missing_ok(params.get("missing", "fail"), role)
-            # a side that sets nothing is left alone when only what is set is compared
-            # (_judge returns at once): the model need not make one per bare container
-            bare = match == "present" or not missing_ok
-            for side in consumer_sides(ctx, subject, {**selector, "role": role}, case, bare):
+        for selector, missing_ok, bare in per_rule(ctx, params, "agreement", _role_plan):
+            for side in consumer_sides(ctx, subject, selector, case, bare):
                 if isinstance(side, (Absent, Unknown)):
                     yield _skipped(side)
                     continue
@@ -375,6 +370,20 @@ def dropin_lines_remedy(ctx: Context, side: Side, ref: Side, path: str) -> Remed
     return Remedy(obj, f"add {names} to {path} in {format_path(files + (index, 'content'))} "
                        f"of {obj.ref}",
                   (SetField(files + (index, "content"), value),))
+
+
+def _role_plan(params: dict[str, Any]) -> tuple[tuple[dict[str, Any], bool, bool], ...]:
+    """Per role of the rule's consumers: its selector (read, never changed),
+    whether a field set on one side only is ok, and whether containers that set nothing
+    get a side (a side that sets nothing is left alone when only what is set is compared:
+    _judge returns at once, so the model need not make one per bare container)."""
+    match = params.get("match", "equal")
+    plan = []
+    for role in _roles(params["consumers"]):
+        missing_ok = _missing_ok(params.get("missing", "fail"), role)
+        plan.append(({**params["consumers"], "role": role}, missing_ok,
+                     match == "present" or not missing_ok))
+    return tuple(plan)
 
 
 def _roles(selector: dict[str, Any]) -> list[str]:

@@ -77,6 +77,7 @@ from hcpscan.rules.templates.base import (
 from hcpscan.rules.templates.noproxy_coverage import (
     controlled_pod,
     field_in,
+    per_rule,
     root_of,
     same_value_root,
     value_lead,
@@ -609,17 +610,10 @@ def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRe
     return pinned
 
 
-def _selected(ctx: Context, params: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
-    """The consumer kinds and the variables (upper case) a rule's params select: read once
-    per rule, not per subject (a rule asks of every object of its kinds)."""
-    read: dict[int, tuple[dict[str, Any], frozenset[str], frozenset[str]]] = ctx.inventory.derived(
-        "proxy_values.selected", lambda _inventory: {})
-    found = read.get(id(params))
-    if found is None or found[0] is not params:
-        found = read[id(params)] = (
-            params, frozenset(ROLES[r] for r in params.get("consumers", ())),
+def _selected(params: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The consumer kinds and the variables (upper case) a rule's params select."""
+    return (frozenset(ROLES[r] for r in params.get("consumers", ())),
             frozenset(v.upper() for v in params.get("variables", ())))
-    return found[1], found[2]
 
 
 @register
@@ -675,7 +669,7 @@ class ProxyValues(Template):
             yield NotApplicable("a controller-owned pod: its controller is checked")
             return
         conditions = params["conditions"]
-        roles, variables = _selected(ctx, params)
+        roles, variables = per_rule(ctx, params, "proxy_values", _selected)
         passed: list[str] = []  # paths holding a plain text value no condition can fault
         specs = params.get("fields", {}).get(subject.kind, ())
         values = [*(_consumer_values(ctx, subject, roles, variables, conditions, params)
