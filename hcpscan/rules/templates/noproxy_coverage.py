@@ -371,6 +371,9 @@ def _judged(consumer: ConsumerProxy, wanted: list[str], computed: bool = False) 
     return wanted
 
 
+_NO_CONSUMER = "no consumer in scope uses a proxy"
+
+
 def _selected(params: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
     """The consumer kinds and the variables (upper case) a coverage rule judges."""
     return (frozenset(CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)),
@@ -448,7 +451,6 @@ class NoProxyCoverage(Template):
         return (*self.reads, *extra, *consumer_reads(params.get("consumers", CONSUMER_KINDS)))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        kinds, variables = per_rule(ctx, params, "noproxy_coverage", _selected)
         runtimes = params.get("runtimes", [GO])
         nets: ClusterNetworks | None = None
         looked_up = False
@@ -465,6 +467,10 @@ class NoProxyCoverage(Template):
             yield NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) "
                                "is not in the input")
             return
+        if not pool:  # most objects of a scan are no consumer: nothing below applies
+            yield NotApplicable(_NO_CONSUMER)
+            return
+        kinds, variables = per_rule(ctx, params, "noproxy_coverage", _selected)
         for c in _coverage_consumers(ctx, subject, kinds, variables, pool):
             computed = _computed_status(ctx, c)
             wanted = _judged(c, params["destinations"], computed is not None)
@@ -554,7 +560,7 @@ class NoProxyCoverage(Template):
                                 "object": c.object.ref, "field": field_in(c.object, anchor)
                                 if anchor else "", "variable": anchor.name if anchor else ""}})
         if not judged_any:
-            yield NotApplicable("no consumer in scope uses a proxy")
+            yield NotApplicable(_NO_CONSUMER)
 
 
 def _still_missed(nets: ClusterNetworks | None, wanted: list[str], runtimes: list[str],

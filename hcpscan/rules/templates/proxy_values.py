@@ -616,6 +616,14 @@ def _selected(params: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
             frozenset(v.upper() for v in params.get("variables", ())))
 
 
+def _nothing(params: dict[str, Any]) -> str:
+    """Why a subject of the rule had nothing any of its conditions judges."""
+    looked = ", ".join(params.get("consumers", ())) + (
+        " and plain fields" if params.get("fields") else "")
+    return ("; ".join(_NOTHING[c] for c in params["conditions"])
+            + (f" (this rule reads {looked})" if looked else ""))
+
+
 @register
 class ProxyValues(Template):
     name = "proxy_values"
@@ -669,9 +677,12 @@ class ProxyValues(Template):
             yield NotApplicable("a controller-owned pod: its controller is checked")
             return
         conditions = params["conditions"]
+        specs = params.get("fields", {}).get(subject.kind, ())
+        if not specs and not ctx.proxy.of(subject):  # most objects of a scan: nothing to judge
+            yield NotApplicable(per_rule(ctx, params, "proxy_values.nothing", _nothing))
+            return
         roles, variables = per_rule(ctx, params, "proxy_values", _selected)
         passed: list[str] = []  # paths holding a plain text value no condition can fault
-        specs = params.get("fields", {}).get(subject.kind, ())
         values = [*(_consumer_values(ctx, subject, roles, variables, conditions, params)
                     if roles else ()),
                   *(_field_values(ctx, subject, specs, passed) if specs else ())]
@@ -730,10 +741,7 @@ class ProxyValues(Template):
                     judged = True
                     yield from _syntax(subject, c)
         if not judged:
-            looked = ", ".join(params.get("consumers", ())) + (
-                " and plain fields" if params.get("fields") else "")
-            yield NotApplicable("; ".join(_NOTHING[c] for c in conditions)
-                                + (f" (this rule reads {looked})" if looked else ""))
+            yield NotApplicable(per_rule(ctx, params, "proxy_values.nothing", _nothing))
 
     @staticmethod
     def _judge(ctx: Context, condition: str, value: Value) -> Iterator[Outcome]:

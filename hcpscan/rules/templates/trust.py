@@ -162,10 +162,11 @@ class Trust(Template):
         return ("ConfigMap", *known, *loaded)
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        roles = per_rule(ctx, params, "trust", _roles)
         judged = False
         direct: list[str] = []
-        for c in _consumers_for(ctx, subject):
+        consumers = _consumers_for(ctx, subject)
+        roles = per_rule(ctx, params, "trust", _roles) if consumers else frozenset()
+        for c in consumers:
             if c.kind == CONTAINER and _all_direct(c):
                 direct.append(c.name)
             if c.kind in USERS:
