@@ -276,9 +276,13 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
 def _judged_at_owner(obj: K8sObject) -> bool:
     """A Pod (or ReplicaSet) some owner makes: its env is the owner's, judged there. A static
     pod's mirror is owned by its Node, which decides nothing about its env."""
+    if controlled_pod(obj):
+        return True
+    if obj.kind != "Pod":
+        return False
     owners = obj.metadata.get("ownerReferences")
-    return controlled_pod(obj) or (obj.kind == "Pod" and not is_static_pod(obj) and isinstance(
-        owners, list) and any(isinstance(o, dict) and o.get("kind") != "Node" for o in owners))
+    return not is_static_pod(obj) and isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("kind") != "Node" for o in owners)
 
 
 def is_static_pod(obj: K8sObject) -> bool:

@@ -61,6 +61,8 @@ def _skipped(side: Absent | Unknown) -> NotApplicable | NotEvaluable:
     return NotApplicable(side.reason) if isinstance(side, Absent) else NotEvaluable(side.reason)
 # Relations whose reference follows from the subject alone, not from each consumer.
 _OF_SUBJECT = ("hosted-cluster", "management-proxy", "cluster-values", "managed-cluster", "installation")
+# ... and those whose reference is one for the whole scan, whatever the subject.
+_OF_SCAN = ("management-proxy", "installation")
 _MISSING = {"enum": ["fail", "ok"]}
 _WORKLOAD = {
     "type": "object", "additionalProperties": False,
@@ -209,8 +211,13 @@ class Agreement(Template):
         relation = params["reference"]["relation"]
         case = "lower" if relation == "variable-case" else "effective"
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
-            refs = reference_sides(ctx, subject, Side(subject.ref, obj=subject), params["reference"])
-            if isinstance(refs, list) and all(r.uses_proxy() is False for r in refs):
+            def no_proxy(_params: dict[str, Any]) -> bool:
+                refs = reference_sides(ctx, subject, Side(subject.ref, obj=subject),
+                                       params["reference"])
+                return isinstance(refs, list) and all(r.uses_proxy() is False for r in refs)
+            # the management Proxy and the installation are the scan's: asked once per rule
+            if per_rule(ctx, params, "agreement.no-proxy", no_proxy) if relation in _OF_SCAN \
+                    else no_proxy(params):
                 # nothing to agree on, whatever the consumers turn out to be
                 yield NotApplicable(f"{label(relation)} uses no proxy")
                 return

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from hcpscan.analysis.proxy import portability, validity
+from hcpscan.analysis.proxy import coverage, portability, validity
+from hcpscan.analysis.proxy.coverage import covers_cidr, covers_domain
 from hcpscan.analysis.proxy.noproxy import runtime_ref
 from hcpscan.analysis.proxy.settings import Setting, Source
 from hcpscan.analysis.proxy.validity import credentials
@@ -84,3 +85,24 @@ def test_effective_settings_remembered_per_env_are_each_callers_own_settings() -
     assert effective_settings(unknown)[1] is unknown["HTTPS_PROXY"]
     curl = effective_settings(_settings("d.yaml", HTTPS_PROXY="http://p:3128"), "curl")
     assert curl[1] is not None and curl[1].name == "HTTPS_PROXY"
+
+
+NO_PROXIES = [None, "", "10.0.0.0/8,.svc", "10.128.0.0/16", "*", "172.30.0.0/16,.cluster.local",
+              "*.svc,10.128.*", ",".join(f"10.{i}.0.0/16" for i in range(256)) + ",x" * 9000]
+CIDRS = ["10.128.0.0/14", "172.30.0.0/16", "fd00::/112", "10.0.0.1/32"]
+RUNTIMES = ["go", "curl", "python", "node-undici", "wget", "java"]
+
+
+def test_coverage_remembered_is_the_coverage_worked_out() -> None:
+    assert len(NO_PROXIES[-1]) > coverage._REMEMBERED_LENGTH
+    for _ in range(2):
+        for runtime in RUNTIMES:
+            for no_proxy in NO_PROXIES:
+                for cidr in CIDRS:
+                    assert covers_cidr(runtime, no_proxy, cidr) == coverage._covers_cidr(
+                        runtime, no_proxy, cidr, None, "https"), (runtime, no_proxy, cidr)
+                for domain, apex in (("svc", False), ("cluster.local", True), ("*.svc", True)):
+                    assert covers_domain(runtime, no_proxy, domain, include_apex=apex) == \
+                        coverage._covers_domain(runtime, no_proxy, domain, apex, None, "https")
+    assert not covers_cidr("go", "10.128.0.0/16", "10.128.0.0/14").covered
+    assert covers_cidr("go", "10.0.0.0/8", "10.128.0.0/14").covered
