@@ -148,14 +148,16 @@ VALUES_RULES = sorted(p.parent.name for p in (FIXTURES / "rules").glob("*/fail")
 def test_leaving_unjudged_values_out_changes_no_proxy_values_result(
         rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every proxy_values rule's fixtures give the same findings and results when every
-    consumer value is built (no-credentials applies to every value: nothing is left out)."""
+    consumer value is built (no-credentials applies to every value, and with another
+    condition beside it no value is passed without being built: nothing is left out)."""
     paths = [FIXTURES / "rules" / rule / "fail", FIXTURES / "rules" / rule / "pass"]
     lean = _outcome(paths, rule)
     lean_values = pv._consumer_values
 
     def every_value(ctx: Any, subject: Any, roles: Any, variables: Any, conditions: Any,
-                    params: Any) -> Any:
-        return lean_values(ctx, subject, roles, variables, ["no-credentials"], params)
+                    params: Any, passed: Any) -> Any:
+        return lean_values(ctx, subject, roles, variables, ["no-credentials", "valid"], params,
+                           passed)
 
     monkeypatch.setattr(pv, "_consumer_values", every_value)
     assert _outcome(paths, rule) == lean

@@ -148,13 +148,16 @@ def _variable(name: str) -> str:
 
 
 def _consumer_values(ctx: Context, subject: K8sObject, roles: frozenset[str],
-                     variables: frozenset[str],
-                     conditions: list[str], params: dict[str, Any]) -> Iterator[Value]:
+                     variables: frozenset[str], conditions: list[str], params: dict[str, Any],
+                     passed: list[str]) -> Iterator[Value]:
     """The consumers' values some condition judges: a known value no condition applies to
     (``applies``) is left out before its place is worked out - a fleet's containers hold
     tens of thousands of values, and PRX007 judges only the noProxy ones. Its twin
     spelling (no_proxy beside NO_PROXY, one value) is of the same type and consumer, so
-    it is left out too, and the twins of a judged value are all kept."""
+    it is left out too, and the twins of a judged value are all kept. When no-credentials
+    is the only condition, a known value without '@' is put in ``passed`` instead, as a
+    plain field's is: it is looked at, and a credential needs '@'."""
+    credentials_only = all(condition == "no-credentials" for condition in conditions)
     for c in ctx.proxy.of(subject):
         if c.kind not in roles:
             continue
@@ -164,6 +167,9 @@ def _consumer_values(ctx: Context, subject: K8sObject, roles: frozenset[str],
             if setting.value is not None and not any(
                     applies(condition, value_type(setting.name), c, setting.value, params)
                     for condition in conditions):
+                continue
+            if credentials_only and setting.value is not None and "@" not in setting.value:
+                passed.append(setting.name)
                 continue
             yield _from_setting(subject, c, setting)
 
@@ -683,7 +689,7 @@ class ProxyValues(Template):
             return
         roles, variables = per_rule(ctx, params, "proxy_values", _selected)
         passed: list[str] = []  # paths holding a plain text value no condition can fault
-        values = [*(_consumer_values(ctx, subject, roles, variables, conditions, params)
+        values = [*(_consumer_values(ctx, subject, roles, variables, conditions, params, passed)
                     if roles else ()),
                   *(_field_values(ctx, subject, specs, passed) if specs else ())]
         seen: set[tuple[str, ...]] = set()
