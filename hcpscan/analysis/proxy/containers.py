@@ -76,11 +76,24 @@ def _containers(inventory: Inventory) -> Iterator[ContainerRef]:
             yield from containers_in(obj, paths)
 
 
+def pod_spec(obj: K8sObject) -> Any:
+    """The pod spec of a pod or pod template (``obj.get`` of its path, the path not parsed):
+    None for another kind or where a step is missing."""
+    steps = POD_SPEC_PATHS.get(obj.kind)
+    if steps is None:
+        return None
+    node: Any = obj.body
+    for step in steps:
+        if not isinstance(node, dict) or step not in node:
+            return None
+        node = node[step]
+    return node
+
+
 def containers_in(obj: K8sObject, paths: Paths) -> list[ContainerRef]:
     """The containers (and init containers) of one pod or pod template, in order."""
-    pod_path = POD_SPEC_PATHS.get(obj.kind)
-    pod = obj.get(pod_path) if pod_path is not None else None
-    if pod_path is None or not isinstance(pod, dict):
+    pod = pod_spec(obj)
+    if not isinstance(pod, dict):
         return []
     out = []
     for list_name in CONTAINER_LISTS:

@@ -62,11 +62,20 @@ def _chosen(runtime: str, env: tuple[tuple[str, str], ...]
     return found[0], found[1], found[2], found[3]
 
 
-def _sidecar(inventory: Inventory, ref: ct.ContainerRef) -> ConsumerProxy | None:
+def _serves(ref: ct.ContainerRef) -> str | None:
+    """What konnectivity proxy the container runs (http, socks5), if it runs one."""
     words = ct.words(ref)
     if KONNECTIVITY_COMMANDS.keys().isdisjoint(words):
         return None
-    kind = next(KONNECTIVITY_COMMANDS[w] for w in words if w in KONNECTIVITY_COMMANDS)
+    return next(KONNECTIVITY_COMMANDS[w] for w in words if w in KONNECTIVITY_COMMANDS)
+
+
+def _sidecar(inventory: Inventory, ref: ct.ContainerRef, kind: str | None = None
+             ) -> ConsumerProxy | None:
+    """The konnectivity proxy sidecar ``ref`` is (``kind``: what ``_serves`` says of it)."""
+    kind = kind or _serves(ref)
+    if kind is None:
+        return None
     flags = ct.flag_values(ref)
     consumer = ConsumerProxy(KONNECTIVITY_SIDECAR, f"{ref.obj.ref} container {ref.name}", ref.obj,
                              container=ref.name, serves=kind)
@@ -122,9 +131,9 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
     # proxy, is read once per spec; an object whose spec has neither is passed over whole
     plans: dict[int, tuple[dict[str, Any], _Plan]] = {}
     paths: ct.Paths = {}
-    for kind, pod_path in ct.POD_SPEC_PATHS.items():
+    for kind in ct.POD_SPEC_PATHS:
         for obj in inventory.of_kind(kind):
-            pod = obj.get(pod_path)
+            pod = ct.pod_spec(obj)
             if not isinstance(pod, dict):
                 continue
             known = plans.get(id(pod))
@@ -133,8 +142,9 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
             sidecar_at, consumer_at = known[1]
             if not sidecar_at and not consumer_at:
                 continue
-            sidecars = [s for s in (_sidecar(inventory, ct.container_at(obj, *at, paths))
-                                    for at in sidecar_at) if s is not None]
+            sidecars = [s for s in (_sidecar(inventory, ct.container_at(obj, name, i, spec, paths),
+                                             serves)
+                                    for name, i, spec, serves in sidecar_at) if s is not None]
             out.extend(sidecars)
             for at in consumer_at:
                 ref = ct.container_at(obj, *at, paths)
@@ -153,19 +163,19 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
 
 
 # Of one pod spec's containers, as (list, index, spec): those that run a konnectivity
-# sidecar, and those to read as consumers (that may set a proxy, and are not named like a
-# sidecar of the pod), in the order ``containers_in`` gives them.
+# sidecar (with what it serves), and those to read as consumers (that may set a proxy, and
+# are not named like a sidecar of the pod), in the order ``containers_in`` gives them.
 _At = tuple[str, int, dict[str, Any]]
-_Plan = tuple[list[_At], list[_At]]
+_Plan = tuple[list[tuple[str, int, dict[str, Any], str]], list[_At]]
 
 
 def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
     refs = ct.containers_in(obj, paths)
-    sidecar_at = [r for r in refs if not KONNECTIVITY_COMMANDS.keys().isdisjoint(ct.words(r))]
-    sidecar_names = {r.name for r in sidecar_at}
+    serving = [(r, kind) for r in refs if (kind := _serves(r)) is not None]
+    sidecar_names = {r.name for r, _ in serving}
     consumer_at = [r for r in refs if r.name not in sidecar_names
                    and (include_unset or ct.may_set_proxy(r))]
-    return ([(str(r.path[-2]), int(r.path[-1]), r.spec) for r in sidecar_at],
+    return ([(str(r.path[-2]), int(r.path[-1]), r.spec, kind) for r, kind in serving],
             [(str(r.path[-2]), int(r.path[-1]), r.spec) for r in consumer_at])
 
 

@@ -90,3 +90,14 @@ def test_containers_of_answers_what_the_whole_list_holds() -> None:
         assert index.containers_of(obj) == whole.get(id(obj), [])  # asked again
     stranger = _pod("clusters-z", shared, "z.yaml")  # not in the inventory: no containers
     assert index.containers_of(stranger) == []
+
+
+def test_pod_spec_is_what_the_objects_own_path_reads() -> None:
+    bodies: list[Any] = [{"spec": {"template": {"spec": {"containers": []}}}}, {"spec": None},
+                         {"spec": {"template": "x"}}, {"spec": {"jobTemplate": {"spec": {
+                             "template": {"spec": {"a": 1}}}}}}, {None: {"spec": 1}}, {}]
+    for kind in (*ct.POD_SPEC_PATHS, "ConfigMap", "HostedCluster"):
+        for body in bodies:
+            obj = K8sObject("management", "v1", kind, "ns", "n", body, SourceLocation("x.yaml", 1))
+            expected = obj.get(ct.POD_SPEC_PATHS[kind]) if kind in ct.POD_SPEC_PATHS else None
+            assert ct.pod_spec(obj) is expected, (kind, body)
