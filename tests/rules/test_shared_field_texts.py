@@ -94,10 +94,9 @@ def test_the_memo_answers_what_a_walk_over_each_object_finds() -> None:
         for obj in odd:
             for specs in (rule.params["fields"]["Deployment"], mixed):
                 fields = pv._plan(specs)[0]
-                walked = [(path, kind, schemes,
-                           pv._texts(ctx.inventory.jsonpath(obj, path), kind))
-                          for path, kind, schemes in fields]
-                assert pv.read_fields(ctx, memos, obj, specs) == walked
+                walked = tuple(pv._texts(ctx.inventory.jsonpath(obj, path), kind)
+                               for path, kind, _ in fields)
+                assert pv.read_fields(ctx, memos, obj, specs) == (fields, walked)
     assert pv._plan(mixed)[1] == ()
     assert pv._plan(rule.params["fields"]["Deployment"])[1] == ("spec", "template", "spec")
     plans, read = memos

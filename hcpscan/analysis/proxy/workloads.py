@@ -182,14 +182,7 @@ def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
 def controlled_pod(obj: K8sObject) -> bool:
     """A Pod (or ReplicaSet) made by a controller: its owner is checked instead."""
     if obj.kind != "Pod" and obj.kind != "ReplicaSet":
-        return False
-    # asked by several rules of every Pod and ReplicaSet of the scan: read once per object
-    found: bool | None = obj._cache.get(_CONTROLLED)
-    if found is None:
-        owners = obj.metadata.get("ownerReferences")
-        found = obj._cache[_CONTROLLED] = isinstance(owners, list) and any(
-            isinstance(o, dict) and o.get("controller") for o in owners)
-    return found
-
-
-_CONTROLLED = "proxy.controlled"
+        return False  # asked of every object of many rules' kinds: most are neither
+    owners = obj.metadata.get("ownerReferences")
+    return isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("controller") for o in owners)

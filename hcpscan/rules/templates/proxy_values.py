@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
+from hcpscan.analysis.proxy.containers import POD_SPEC_PATHS
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses
 from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import CONTAINER, ROLES
@@ -214,7 +215,8 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
     (``find_credentials``), so nothing can be wrong with it. A large scan reads hundreds
     of thousands of env values and args; the values to judge are the few with '@'."""
     memos: _Memos = ctx.inventory.derived("proxy_values.field-texts", lambda _inventory: ({}, {}))
-    for path, kind, schemes, (clean, judged) in read_fields(ctx, memos, subject, specs):
+    fields, texts = read_fields(ctx, memos, subject, specs)
+    for (path, kind, schemes), (clean, judged) in zip(fields, texts, strict=True):
         if clean:
             passed.append(path)
         for text, field in judged:
@@ -227,7 +229,7 @@ def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
 _LEADING_FIELDS = re.compile(r"\$((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?=[.\[])")
 _Texts = tuple[bool, tuple[tuple[str, str], ...]]
 _Field = tuple[str, str, tuple[str, ...]]  # (path, type, schemes)
-_Read = list[tuple[str, str, tuple[str, ...], _Texts]]
+_Read = tuple[_Texts, ...]
 # (a rule's field specs -> their plan, (specs, shared node) -> what they read there)
 _Memos = tuple[dict[int, tuple[Any, tuple[list[_Field], tuple[str, ...]]]],
                dict[tuple[int, int], tuple[Any, _Read]]]
@@ -257,16 +259,18 @@ def _plan(specs: list[Any]) -> tuple[list[_Field], tuple[str, ...]]:
     return fields, common or ()
 
 
-def read_fields(ctx: Context, memos: _Memos, subject: K8sObject, specs: list[Any]) -> _Read:
-    """Per field spec: (path, type, schemes, (whether the path holds a text value without
-    '@', the (text, field) pairs to judge)).
+def read_fields(ctx: Context, memos: _Memos, subject: K8sObject, specs: list[Any]
+                ) -> tuple[list[_Field], _Read]:
+    """The field specs as (path, type, schemes), and per spec (whether the path holds a
+    text value without '@', the (text, field) pairs to judge).
 
-    Read once per shared node: Deployments, StatefulSets and Jobs of one template share
+    Read once per pod spec: Deployments, StatefulSets and Jobs of one template share
     their pod spec (the loader shares equal specs), so the strings below
     ``$.spec.template.spec`` of a thousand Deployments are the strings below one dict.
     What a plain JSONPath matches below its leading fields depends only on the node those
     fields lead to (the walk is compositional), so a rule's specs are read once per node
-    they all start from - the node itself held, so its id is not reused."""
+    they all start from - the node itself held, so its id is not reused. Other nodes (a
+    ConfigMap's data) are seldom shared: they are read per object and not kept."""
     plans, read = memos
     plan = plans.get(id(specs))
     if plan is None or plan[0] is not specs:
@@ -278,18 +282,18 @@ def read_fields(ctx: Context, memos: _Memos, subject: K8sObject, specs: list[Any
             common = ()  # the walk finds nothing here, or meets a value it does not model
             break
         node = node[name]
-    if not common:
-        return _read(ctx, subject, fields)
+    pod_path = POD_SPEC_PATHS.get(subject.kind)
+    if not common or pod_path is None or common[:len(pod_path)] != pod_path:
+        return fields, _read(ctx, subject, fields)
     key = (id(specs), id(node))
     found = read.get(key)
     if found is None or found[0] is not node:
         found = read[key] = (node, _read(ctx, subject, fields))
-    return found[1]
+    return fields, found[1]
 
 
 def _read(ctx: Context, subject: K8sObject, fields: list[_Field]) -> _Read:
-    return [(path, kind, schemes, _texts(ctx.inventory.jsonpath(subject, path), kind))
-            for path, kind, schemes in fields]
+    return tuple(_texts(ctx.inventory.jsonpath(subject, path), kind) for path, kind, _ in fields)
 
 
 def _texts(matches: list[tuple[Any, tuple[Step, ...]]], kind: str) -> _Texts:
@@ -305,7 +309,13 @@ def _texts(matches: list[tuple[Any, tuple[Step, ...]]], kind: str) -> _Texts:
                 clean = True
                 continue
             judged.append((text, format_path(path)))
+    if not judged:
+        return _CLEAN if clean else _NONE  # kept per pod spec: the common answers shared
     return clean, tuple(judged)
+
+
+_CLEAN: _Texts = (True, ())
+_NONE: _Texts = (False, ())
 
 
 def _described(field: str, text: str) -> Callable[[], str]:
