@@ -44,8 +44,10 @@ class ProxyConsumers:
         return self._by_object.get(id(obj), [])
 
     def held_by(self, obj: K8sObject) -> list[ConsumerProxy]:
-        """``obj``'s consumers and those of documents stored in it (a kubeconfig in a Secret)."""
-        return [*self.of(obj), *self._by_holder.get(id(obj), [])]
+        """``obj``'s consumers and those of documents stored in it (a kubeconfig in a Secret);
+        the index's own list when nothing is stored in it (read it, do not change it)."""
+        held = self._by_holder.get(id(obj))
+        return [*self.of(obj), *held] if held else self.of(obj)
 
     def in_namespace(self, cluster: str, namespace: str) -> list[ConsumerProxy]:
         """Consumers whose object is in a namespace of a cluster, in model order."""
