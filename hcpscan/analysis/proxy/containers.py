@@ -63,7 +63,8 @@ Paths = dict[tuple[str, str, int], tuple[Step, ...]]
 
 def containers(inventory: Inventory) -> list[ContainerRef]:
     """Every container (and init container) of every pod and pod template, read once
-    per inventory: the proxy model and the rules both go through them all."""
+    per inventory (the proxy model plans per pod spec and rules ask ``containers_of`` per
+    workload: neither needs this whole list)."""
     return inventory.derived("proxy.containers", lambda inv: list(_containers(inv)))
 
 
