@@ -1,6 +1,9 @@
-"""PRX008 reads a plain field's strings once per shared node (Deployments of one template
-share their pod spec: the loader shares equal specs) and still reports each object at its
-own place; what it reads from the memo equals what a walk over each object finds."""
+"""What the proxy rules read once instead of per subject gives what reading it per subject
+gives: PRX008 reads a plain field's strings once per shared pod spec (Deployments of one
+template share it: the loader shares equal specs) and still reports each object at its own
+place; the agreement and proxy_values shortcuts (sides of bare containers, values no
+condition judges) change no rule's result; what a template reads once per rule stays that
+rule's."""
 
 from __future__ import annotations
 
