@@ -57,31 +57,63 @@ class ContainerRef:
         return self.path[:-2]
 
 
+# (kind, container list, index) -> the container's field path, shared
+Paths = dict[tuple[str, str, int], tuple[Step, ...]]
+
+
 def containers(inventory: Inventory) -> list[ContainerRef]:
     """Every container (and init container) of every pod and pod template, read once
-    per inventory: the proxy model and the rules both go through them all."""
+    per inventory (the proxy model plans per pod spec and rules ask ``containers_of`` per
+    workload: neither needs this whole list)."""
     return inventory.derived("proxy.containers", lambda inv: list(_containers(inv)))
 
 
 def _containers(inventory: Inventory) -> Iterator[ContainerRef]:
     # one path tuple per kind, list and position, shared by every object's container there
     # (hundreds of thousands of containers in a large fleet, a handful of distinct paths)
-    paths: dict[tuple[str, str, int], tuple[Step, ...]] = {}
-    for kind, pod_path in POD_SPEC_PATHS.items():
+    paths: Paths = {}
+    for kind in POD_SPEC_PATHS:
         for obj in inventory.of_kind(kind):
-            pod = obj.get(pod_path)
-            if not isinstance(pod, dict):
-                continue
-            for list_name in CONTAINER_LISTS:
-                items = pod.get(list_name)
-                if not isinstance(items, list):
-                    continue
-                for i, spec in enumerate(items):
-                    if isinstance(spec, dict):
-                        path = paths.get((kind, list_name, i))
-                        if path is None:
-                            path = paths[(kind, list_name, i)] = pod_path + (list_name, i)
-                        yield ContainerRef(obj, path, spec)
+            yield from containers_in(obj, paths)
+
+
+def pod_spec(obj: K8sObject) -> Any:
+    """The pod spec of a pod or pod template (``obj.get`` of its path, the path not parsed):
+    None for another kind or where a step is missing."""
+    steps = POD_SPEC_PATHS.get(obj.kind)
+    if steps is None:
+        return None
+    node: Any = obj.body
+    for step in steps:
+        if not isinstance(node, dict) or step not in node:
+            return None
+        node = node[step]
+    return node
+
+
+def containers_in(obj: K8sObject, paths: Paths) -> list[ContainerRef]:
+    """The containers (and init containers) of one pod or pod template, in order."""
+    pod = pod_spec(obj)
+    if not isinstance(pod, dict):
+        return []
+    out = []
+    for list_name in CONTAINER_LISTS:
+        items = pod.get(list_name)
+        if not isinstance(items, list):
+            continue
+        for i, spec in enumerate(items):
+            if isinstance(spec, dict):
+                out.append(container_at(obj, list_name, i, spec, paths))
+    return out
+
+
+def container_at(obj: K8sObject, list_name: str, i: int, spec: dict[str, Any],
+                 paths: Paths) -> ContainerRef:
+    """The container ``spec`` at ``list_name[i]`` of ``obj``'s pod spec, its path shared."""
+    path = paths.get((obj.kind, list_name, i))
+    if path is None:
+        path = paths[(obj.kind, list_name, i)] = POD_SPEC_PATHS[obj.kind] + (list_name, i)
+    return ContainerRef(obj, path, spec)
 
 
 def _lookup(inventory: Inventory, obj: K8sObject, kind: str, name: str) -> K8sObject | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from hcpscan.analysis.proxy.decision import Decision
@@ -59,6 +60,20 @@ def covers_cidr(runtime: str, no_proxy: str | None, cidr: str | IPNetwork,
 
     ``port`` defaults to the scheme's port; it matters for ``host:port`` entries.
     """
+    if no_proxy is not None and len(no_proxy) > _REMEMBERED_LENGTH:
+        return _covers_cidr(runtime, no_proxy, cidr, port, scheme)
+    return _remembered_cidr(runtime, no_proxy, cidr, port, scheme)
+
+
+# A fleet's noProxy values repeat in every control plane, and so do its networks (each
+# hosted cluster's service and pod networks are often the same defaults): a coverage, an
+# immutable answer, is worked out once per question. Values up to 16 Ki characters, the
+# last 4,096 questions of each kind, are remembered.
+_REMEMBERED_LENGTH = 16 * 1024
+
+
+def _covers_cidr(runtime: str, no_proxy: str | None, cidr: str | IPNetwork,
+                 port: int | None, scheme: str) -> Coverage:
     net = ipaddress.ip_network(cidr, strict=False) if isinstance(cidr, str) else cidr
     port = port if port is not None else DEFAULT_PORTS.get(scheme)
     rules = address_rules(runtime, no_proxy, port)
@@ -89,6 +104,13 @@ def covers_domain(runtime: str, no_proxy: str | None, domain: str, include_apex:
                   port: int | None = None, scheme: str = "https") -> Coverage:
     """Whether ``domain``'s subdomains (and the apex, unless ``include_apex`` is
     False) all bypass the proxy — e.g. ``svc.cluster.local`` for in-cluster names."""
+    if no_proxy is not None and len(no_proxy) > _REMEMBERED_LENGTH:
+        return _covers_domain(runtime, no_proxy, domain, include_apex, port, scheme)
+    return _remembered_domain(runtime, no_proxy, domain, include_apex, port, scheme)
+
+
+def _covers_domain(runtime: str, no_proxy: str | None, domain: str, include_apex: bool,
+                   port: int | None, scheme: str) -> Coverage:
     domain = domain.strip().lstrip("*").lstrip(".").rstrip(".")
     names = [f"{PROBE_LABEL}.{domain}", f"a.{PROBE_LABEL}.{domain}"]
     if include_apex:
@@ -103,6 +125,10 @@ def covers_domain(runtime: str, no_proxy: str | None, domain: str, include_apex:
         if decision.matched:
             by.append(decision.matched)
     return Coverage(runtime, domain, True, by=tuple(dict.fromkeys(by)))
+
+
+_remembered_cidr = lru_cache(maxsize=4096)(_covers_cidr)
+_remembered_domain = lru_cache(maxsize=4096)(_covers_domain)
 
 
 @dataclass(frozen=True, slots=True)

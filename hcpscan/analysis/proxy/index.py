@@ -30,7 +30,11 @@ class ProxyConsumers:
             self._by_namespace.setdefault((c.object.cluster, c.object.namespace), []).append(c)
             if c.object.origin is not None and c.object.source.embedded_in:
                 self._by_holder.setdefault(id(c.object.origin), []).append(c)
-        self._containers: dict[int, list[ct.ContainerRef]] | None = None
+        # each workload's containers, read when a rule first asks for them (most rules ask of
+        # a few workloads: reading every container of a fleet up front is not needed)
+        self._containers: dict[int, list[ct.ContainerRef]] = {}
+        self._pod_objects: set[int] | None = None
+        self._paths: ct.Paths = {}
 
     def __iter__(self) -> Iterator[ConsumerProxy]:
         return iter(self.all)
@@ -40,17 +44,24 @@ class ProxyConsumers:
         return self._by_object.get(id(obj), [])
 
     def held_by(self, obj: K8sObject) -> list[ConsumerProxy]:
-        """``obj``'s consumers and those of documents stored in it (a kubeconfig in a Secret)."""
-        return [*self.of(obj), *self._by_holder.get(id(obj), [])]
+        """``obj``'s consumers and those of documents stored in it (a kubeconfig in a Secret);
+        the index's own list when nothing is stored in it (read it, do not change it)."""
+        held = self._by_holder.get(id(obj))
+        return [*self.of(obj), *held] if held else self.of(obj)
 
     def in_namespace(self, cluster: str, namespace: str) -> list[ConsumerProxy]:
         """Consumers whose object is in a namespace of a cluster, in model order."""
         return self._by_namespace.get((cluster, namespace), [])
 
     def containers_of(self, obj: K8sObject) -> list[ct.ContainerRef]:
-        """Every container of a workload (proxy env or not), for rules that judge absence."""
-        if self._containers is None:
-            self._containers = {}
-            for ref in ct.containers(self._inventory):
-                self._containers.setdefault(id(ref.obj), []).append(ref)
-        return self._containers.get(id(obj), [])
+        """Every container of a workload (proxy env or not), for rules that judge absence:
+        those of a pod or pod template of the inventory (none for any other object)."""
+        found = self._containers.get(id(obj))
+        if found is None:
+            if self._pod_objects is None:
+                self._pod_objects = {id(o) for kind in ct.POD_SPEC_PATHS
+                                     for o in self._inventory.of_kind(kind)}
+            if id(obj) not in self._pod_objects:
+                return []  # not kept: only the inventory's objects live as long as the index
+            found = self._containers[id(obj)] = ct.containers_in(obj, self._paths)
+        return found

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable
+from functools import lru_cache
 
 from hcpscan.analysis.proxy.noproxy import RUNTIME_NAMES, RuntimeRef, bypasses, parse_no_proxy, releases_where
 from hcpscan.analysis.proxy.target import Target, TargetError, parse_target
@@ -57,6 +58,25 @@ def divergence(raw: str, pinned: dict[str, RuntimeRef] | None = None
                ) -> tuple[str, list[str]] | None:
     """(kind of entry, evidence lines) when some client decides differently from Go,
     naming the releases that do when only some of a client's releases do."""
+    if len(raw) > _REMEMBERED_LENGTH:
+        return _divergence(raw, pinned)
+    found = _remembered(raw, tuple(sorted((pinned or {}).items())))
+    return (found[0], list(found[1])) if found is not None else None
+
+
+# A fleet's noProxy lists repeat in every control plane: each entry is probed once per
+# pinned releases. Entries up to 1 Ki characters, the last 4,096 asked, are remembered.
+_REMEMBERED_LENGTH = 1024
+
+
+@lru_cache(maxsize=4096)
+def _remembered(raw: str, pinned: tuple[tuple[str, RuntimeRef], ...]
+                ) -> tuple[str, tuple[str, ...]] | None:
+    found = _divergence(raw, dict(pinned))
+    return (found[0], tuple(found[1])) if found is not None else None
+
+
+def _divergence(raw: str, pinned: dict[str, RuntimeRef] | None) -> tuple[str, list[str]] | None:
     hosts = _probes(raw)
     if not hosts:
         return None

@@ -201,12 +201,14 @@ SideOutcome = Side | Absent | Unknown
 
 
 def consumer_sides(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
-                   case: str) -> Iterator[SideOutcome]:
+                   case: str, bare: bool = True) -> Iterator[SideOutcome]:
     """The consumers of ``subject`` a rule's ``consumers`` selector picks; ``case`` is
-    ``effective`` (what Go reads) or ``lower`` (the lower-case variables as written)."""
+    ``effective`` (what Go reads) or ``lower`` (the lower-case variables as written).
+    ``bare=False`` leaves out the sides of containers that set no proxy variable at all
+    (a rule that judges only what is set asks so: most containers of a fleet set none)."""
     role = selector["role"]
     if role == "container":
-        yield from _containers(ctx, subject, selector, case)
+        yield from _containers(ctx, subject, selector, case, bare)
     elif role == "konnectivity-path":
         yield from _konnectivity_path(ctx, subject)
     elif role == "kubeconfig":
@@ -240,7 +242,7 @@ def _from_consumer(c: ConsumerProxy, case: str, obj: K8sObject | None = None,
 
 
 def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
-                case: str) -> Iterator[SideOutcome]:
+                case: str, bare: bool = True) -> Iterator[SideOutcome]:
     if _judged_at_owner(subject):
         yield Absent("a Pod made by a controller: the controller is judged")
         return
@@ -248,6 +250,9 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
     if workload is None:
         yield Absent("none of the rule's target workloads")
         return
+    by_name = {c.container: c for c in ctx.proxy.of(subject) if c.kind == CONTAINER}
+    if not by_name and not bare and "container" not in selector:
+        return  # no container of it sets a proxy variable, and none is looked for by name
     lists = ("initContainers", "containers") if selector.get("init_containers") else ("containers",)
     globs = ((selector.get("workloads") or {}).get(workload) or {}).get("containers") \
         or [selector.get("container", "*")]
@@ -256,10 +261,11 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
     if not refs and "container" in selector:
         yield Absent(f"no container {selector['container']} in the pod")
         return
-    by_name = {c.container: c for c in ctx.proxy.of(subject) if c.kind == CONTAINER}
     for ref in refs:
-        anchor = ref.path + (("env",) if "env" in ref.spec else ())
         c = by_name.get(ref.name)
+        if c is None and not bare:
+            continue
+        anchor = ref.path + (("env",) if "env" in ref.spec else ())
         side = (_from_consumer(c, case, subject, anchor) if c is not None else
                 Side(f"{subject.ref} container {ref.name}", {}, dict(ENV_NAMES), subject, anchor,
                      facts={"consumer": f"{subject.ref} container {ref.name}"}))
@@ -270,9 +276,13 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
 def _judged_at_owner(obj: K8sObject) -> bool:
     """A Pod (or ReplicaSet) some owner makes: its env is the owner's, judged there. A static
     pod's mirror is owned by its Node, which decides nothing about its env."""
+    if controlled_pod(obj):
+        return True
+    if obj.kind != "Pod":
+        return False
     owners = obj.metadata.get("ownerReferences")
-    return controlled_pod(obj) or (obj.kind == "Pod" and not is_static_pod(obj) and isinstance(
-        owners, list) and any(isinstance(o, dict) and o.get("kind") != "Node" for o in owners))
+    return not is_static_pod(obj) and isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("kind") != "Node" for o in owners)
 
 
 def is_static_pod(obj: K8sObject) -> bool:

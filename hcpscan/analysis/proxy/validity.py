@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from hcpscan.analysis.proxy.hosts import strict_ip, to_ascii
@@ -150,4 +151,20 @@ def no_proxy_problems(value: str) -> list[tuple[str, str]]:
 def credentials(text: str) -> list[Credential]:
     """Every ``user:password@`` in ``text``: with a scheme, or without one as Go, curl and
     Python accept a proxy (``user:password@host:port`` reads as ``http://``)."""
-    return find_credentials(text)
+    if "@" not in text:
+        return []  # a credential needs '@' (find_credentials says the same, at once)
+    if len(text) > _REMEMBERED_LENGTH:
+        return find_credentials(text)
+    return list(_credentials(text))
+
+
+# A fleet writes one script or env value into every control plane (an 8 kB shell script
+# with '@' in each HCP namespace): its credentials are read once. Texts up to 16 Ki
+# characters, the last 1,024 of them, are remembered (16 Mi characters at most, however
+# hostile the input).
+_REMEMBERED_LENGTH = 16 * 1024
+
+
+@lru_cache(maxsize=1024)
+def _credentials(text: str) -> tuple[Credential, ...]:
+    return tuple(find_credentials(text))

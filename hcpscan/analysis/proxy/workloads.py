@@ -14,6 +14,8 @@ says otherwise (as the rendered CPO manifests show).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
 from hcpscan.analysis.proxy import containers as ct
 from hcpscan.analysis.proxy.env import choose
@@ -41,24 +43,39 @@ def effective_settings(variables: dict[str, Setting], runtime: str = "go"
     An unknown value stands in as a non-empty placeholder, so an unknown variable
     that the client would read first makes the effective value unknown too.
     """
-    env = {k: (v.value if v.value is not None else _UNKNOWN + k) for k, v in variables.items()}
-
-    def pick(scheme: str) -> tuple[Setting | None, Setting | None]:
-        choice = choose(runtime, env, scheme)
-        proxy = variables.get(choice.proxy_var) if choice.proxy and choice.proxy_var else None
-        no = variables.get(choice.no_proxy_var) if choice.no_proxy_var else None
-        return proxy, no
-
-    http, no_http = pick("http")
-    https, no_https = pick("https")
+    env = tuple((k, v.value if v.value is not None else _UNKNOWN + k) for k, v in variables.items())
+    http, no_http, https, no_https = (variables.get(name) if name else None
+                                      for name in _chosen(runtime, env))
     return http, https, no_https or no_http
 
 
-def _sidecar(inventory: Inventory, ref: ct.ContainerRef) -> ConsumerProxy | None:
+@lru_cache(maxsize=1024)
+def _chosen(runtime: str, env: tuple[tuple[str, str], ...]
+            ) -> tuple[str | None, str | None, str | None, str | None]:
+    """The variables (http proxy, its no-proxy, https proxy, its no-proxy) a ``runtime``
+    client takes from ``env``: asked once per distinct env (a fleet repeats a few)."""
+    found: list[str | None] = []
+    for scheme in ("http", "https"):
+        choice = choose(runtime, dict(env), scheme)
+        found += [choice.proxy_var if choice.proxy and choice.proxy_var else None,
+                  choice.no_proxy_var or None]
+    return found[0], found[1], found[2], found[3]
+
+
+def _serves(ref: ct.ContainerRef) -> str | None:
+    """What konnectivity proxy the container runs (http, socks5), if it runs one."""
     words = ct.words(ref)
     if KONNECTIVITY_COMMANDS.keys().isdisjoint(words):
         return None
-    kind = next(KONNECTIVITY_COMMANDS[w] for w in words if w in KONNECTIVITY_COMMANDS)
+    return next(KONNECTIVITY_COMMANDS[w] for w in words if w in KONNECTIVITY_COMMANDS)
+
+
+def _sidecar(inventory: Inventory, ref: ct.ContainerRef, kind: str | None = None
+             ) -> ConsumerProxy | None:
+    """The konnectivity proxy sidecar ``ref`` is (``kind``: what ``_serves`` says of it)."""
+    kind = kind or _serves(ref)
+    if kind is None:
+        return None
     flags = ct.flag_values(ref)
     consumer = ConsumerProxy(KONNECTIVITY_SIDECAR, f"{ref.obj.ref} container {ref.name}", ref.obj,
                              container=ref.name, serves=kind)
@@ -108,50 +125,64 @@ def container_proxies(inventory: Inventory, runtime: str = "go",
                       include_unset: bool = False) -> list[ConsumerProxy]:
     """One consumer per container with proxy variables (or every container with
     ``include_unset``), plus one per konnectivity proxy sidecar."""
-    by_pod: dict[tuple[int, tuple[object, ...]], list[ct.ContainerRef]] = {}
-    for ref in ct.containers(inventory):
-        by_pod.setdefault((id(ref.obj), ref.pod_path), []).append(ref)
     out: list[ConsumerProxy] = []
-    # Pods, ReplicaSets and Deployments of one template share its container specs (the
-    # loader shares equal pod specs): whether a spec runs a sidecar or may set a proxy is
-    # read once per spec, not once per object
-    serves: dict[int, bool] = {}
-    may_set: dict[int, bool] = {}
-    for refs in by_pod.values():
-        sidecars = []
-        for r in refs:
-            key = id(r.spec)
-            if key not in serves:
-                serves[key] = not KONNECTIVITY_COMMANDS.keys().isdisjoint(ct.words(r))
-            sidecar = _sidecar(inventory, r) if serves[key] else None
-            if sidecar is not None:
-                sidecars.append(sidecar)
-        out.extend(sidecars)
-        sidecar_names = {s.container for s in sidecars}
-        for ref in refs:
-            if ref.name in sidecar_names:
+    # Pods, ReplicaSets and Deployments of one template share its pod spec (the loader
+    # shares equal pod specs): which of its containers run a sidecar, and which may set a
+    # proxy, is read once per spec; an object whose spec has neither is passed over whole
+    plans: dict[int, tuple[dict[str, Any], _Plan]] = {}
+    paths: ct.Paths = {}
+    for kind in ct.POD_SPEC_PATHS:
+        for obj in inventory.of_kind(kind):
+            pod = ct.pod_spec(obj)
+            if not isinstance(pod, dict):
                 continue
-            if not include_unset:
-                key = id(ref.spec)
-                if key not in may_set:
-                    may_set[key] = ct.may_set_proxy(ref)
-                if not may_set[key]:
+            known = plans.get(id(pod))
+            if known is None or known[0] is not pod:
+                known = plans[id(pod)] = (pod, _plan(obj, paths, include_unset))
+            sidecar_at, consumer_at = known[1]
+            if not sidecar_at and not consumer_at:
+                continue
+            sidecars = [s for s in (_sidecar(inventory, ct.container_at(obj, name, i, spec, paths),
+                                             serves)
+                                    for name, i, spec, serves in sidecar_at) if s is not None]
+            out.extend(sidecars)
+            for at in consumer_at:
+                ref = ct.container_at(obj, *at, paths)
+                variables = ct.proxy_variables(ct.container_env(inventory, ref))
+                if not variables and not include_unset:
                     continue
-            variables = ct.proxy_variables(ct.container_env(inventory, ref))
-            if not variables and not include_unset:
-                continue
-            http, https, no = effective_settings(variables, runtime)
-            image = str(ref.spec.get("image") or "")
-            consumer = ConsumerProxy(CONTAINER, f"{ref.obj.ref} container {ref.name}", ref.obj,
-                                     container=ref.name, http_proxy=http, https_proxy=https,
-                                     no_proxy=no, variables=variables, runtime=runtime,
-                                     program=image_program(image), image=image)
-            _link(consumer, sidecars)
-            out.append(consumer)
+                http, https, no = effective_settings(variables, runtime)
+                image = str(ref.spec.get("image") or "")
+                consumer = ConsumerProxy(CONTAINER, f"{obj.ref} container {ref.name}", obj,
+                                         container=ref.name, http_proxy=http, https_proxy=https,
+                                         no_proxy=no, variables=variables, runtime=runtime,
+                                         program=image_program(image), image=image)
+                _link(consumer, sidecars)
+                out.append(consumer)
     return out
+
+
+# Of one pod spec's containers, as (list, index, spec): those that run a konnectivity
+# sidecar (with what it serves), and those to read as consumers (that may set a proxy, and
+# are not named like a sidecar of the pod), in the order ``containers_in`` gives them.
+_At = tuple[str, int, dict[str, Any]]
+_Plan = tuple[list[tuple[str, int, dict[str, Any], str]], list[_At]]
+
+
+def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
+    refs = ct.containers_in(obj, paths)
+    serving = [(r, kind) for r in refs if (kind := _serves(r)) is not None]
+    sidecar_names = {r.name for r, _ in serving}
+    consumer_at = [r for r in refs if r.name not in sidecar_names
+                   and (include_unset or ct.may_set_proxy(r))]
+    return ([(str(r.path[-2]), int(r.path[-1]), r.spec, kind) for r, kind in serving],
+            [(str(r.path[-2]), int(r.path[-1]), r.spec) for r in consumer_at])
+
 
 def controlled_pod(obj: K8sObject) -> bool:
     """A Pod (or ReplicaSet) made by a controller: its owner is checked instead."""
+    if obj.kind != "Pod" and obj.kind != "ReplicaSet":
+        return False  # asked of every object of many rules' kinds: most are neither
     owners = obj.metadata.get("ownerReferences")
-    return obj.kind in ("Pod", "ReplicaSet") and isinstance(owners, list) and any(
+    return isinstance(owners, list) and any(
         isinstance(o, dict) and o.get("controller") for o in owners)

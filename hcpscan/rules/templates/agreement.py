@@ -46,6 +46,7 @@ from hcpscan.rules.templates.noproxy_coverage import (
     GO,
     _missed,
     field_in,
+    per_rule,
     same_url,
     split_entries,
     where,
@@ -60,6 +61,8 @@ def _skipped(side: Absent | Unknown) -> NotApplicable | NotEvaluable:
     return NotApplicable(side.reason) if isinstance(side, Absent) else NotEvaluable(side.reason)
 # Relations whose reference follows from the subject alone, not from each consumer.
 _OF_SUBJECT = ("hosted-cluster", "management-proxy", "cluster-values", "managed-cluster", "installation")
+# ... and those whose reference is one for the whole scan, whatever the subject.
+_OF_SCAN = ("management-proxy", "installation")
 _MISSING = {"enum": ["fail", "ok"]}
 _WORKLOAD = {
     "type": "object", "additionalProperties": False,
@@ -207,16 +210,19 @@ class Agreement(Template):
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         relation = params["reference"]["relation"]
         case = "lower" if relation == "variable-case" else "effective"
-        selector = params["consumers"]
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
-            refs = reference_sides(ctx, subject, Side(subject.ref, obj=subject), params["reference"])
-            if isinstance(refs, list) and all(r.uses_proxy() is False for r in refs):
+            def no_proxy(_params: dict[str, Any]) -> bool:
+                refs = reference_sides(ctx, subject, Side(subject.ref, obj=subject),
+                                       params["reference"])
+                return isinstance(refs, list) and all(r.uses_proxy() is False for r in refs)
+            # the management Proxy and the installation are the scan's: asked once per rule
+            if per_rule(ctx, params, "agreement.no-proxy", no_proxy) if relation in _OF_SCAN \
+                    else no_proxy(params):
                 # nothing to agree on, whatever the consumers turn out to be
                 yield NotApplicable(f"{label(relation)} uses no proxy")
                 return
-        for role in _roles(selector):
-            missing_ok = _missing_ok(params.get("missing", "fail"), role)
-            for side in consumer_sides(ctx, subject, {**selector, "role": role}, case):
+        for selector, missing_ok, bare in per_rule(ctx, params, "agreement", _role_plan):
+            for side in consumer_sides(ctx, subject, selector, case, bare):
                 if isinstance(side, (Absent, Unknown)):
                     yield _skipped(side)
                     continue
@@ -371,6 +377,20 @@ def dropin_lines_remedy(ctx: Context, side: Side, ref: Side, path: str) -> Remed
     return Remedy(obj, f"add {names} to {path} in {format_path(files + (index, 'content'))} "
                        f"of {obj.ref}",
                   (SetField(files + (index, "content"), value),))
+
+
+def _role_plan(params: dict[str, Any]) -> tuple[tuple[dict[str, Any], bool, bool], ...]:
+    """Per role of the rule's consumers: its selector (read, never changed),
+    whether a field set on one side only is ok, and whether containers that set nothing
+    get a side (a side that sets nothing is left alone when only what is set is compared:
+    _judge returns at once, so the model need not make one per bare container)."""
+    match = params.get("match", "equal")
+    plan = []
+    for role in _roles(params["consumers"]):
+        missing_ok = _missing_ok(params.get("missing", "fail"), role)
+        plan.append(({**params["consumers"], "role": role}, missing_ok,
+                     match == "present" or not missing_ok))
+    return tuple(plan)
 
 
 def _roles(selector: dict[str, Any]) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from hcpscan.analysis.proxy import (
     RUNTIME_NAMES,
@@ -64,6 +64,23 @@ _OTHER_ROLES = ("konnectivity-sidecar", "ignition", "managed-cluster-addon", "ku
 CONSUMER_KINDS = {name: kind for name, kind in ROLES.items() if name not in _OTHER_ROLES}
 
 # -- shared helpers (also used by the other proxy templates) ---------------------------
+
+
+def per_rule(ctx: Context, params: dict[str, Any], name: str,
+             build: Callable[[dict[str, Any]], _T]) -> _T:
+    """What a rule's params give (the consumer kinds it judges, its variables), read once
+    per rule and kept for the scan: a rule asks of every object of its kinds, hundreds of
+    thousands in a fleet. ``build`` gives a value no check changes (frozensets, tuples)."""
+    read: dict[tuple[str, int], tuple[dict[str, Any], Any]] = ctx.inventory.derived(
+        "proxy-templates.per-rule", lambda _inventory: {})
+    found = read.get((name, id(params)))
+    if found is None or found[0] is not params:
+        found = read[(name, id(params))] = (params, build(params))
+    value: _T = found[1]
+    return value
+
+
+_T = TypeVar("_T")
 
 
 def consumer_reads(names: Iterable[str]) -> tuple[str, ...]:
@@ -354,8 +371,18 @@ def _judged(consumer: ConsumerProxy, wanted: list[str], computed: bool = False) 
     return wanted
 
 
-def _coverage_consumers(ctx: Context, subject: K8sObject, kinds: set[str], variables: set[str],
-                        pool: list[ConsumerProxy]) -> Iterator[ConsumerProxy]:
+_NO_CONSUMER = "no consumer in scope uses a proxy"
+
+
+def _selected(params: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The consumer kinds and the variables (upper case) a coverage rule judges."""
+    return (frozenset(CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)),
+            frozenset(v.upper() for v in params.get("variables", ())))
+
+
+def _coverage_consumers(ctx: Context, subject: K8sObject, kinds: frozenset[str],
+                        variables: frozenset[str], pool: list[ConsumerProxy]
+                        ) -> Iterator[ConsumerProxy]:
     for c in pool:
         if c.kind not in kinds:
             continue
@@ -424,8 +451,6 @@ class NoProxyCoverage(Template):
         return (*self.reads, *extra, *consumer_reads(params.get("consumers", CONSUMER_KINDS)))
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        kinds = {CONSUMER_KINDS[k] for k in params.get("consumers", CONSUMER_KINDS)}
-        variables = {v.upper() for v in params.get("variables", ())}
         runtimes = params.get("runtimes", [GO])
         nets: ClusterNetworks | None = None
         looked_up = False
@@ -442,6 +467,10 @@ class NoProxyCoverage(Template):
             yield NotEvaluable("the management cluster Proxy 'cluster' (config.openshift.io/v1) "
                                "is not in the input")
             return
+        if not pool:  # most objects of a scan are no consumer: nothing below applies
+            yield NotApplicable(_NO_CONSUMER)
+            return
+        kinds, variables = per_rule(ctx, params, "noproxy_coverage", _selected)
         for c in _coverage_consumers(ctx, subject, kinds, variables, pool):
             computed = _computed_status(ctx, c)
             wanted = _judged(c, params["destinations"], computed is not None)
@@ -531,7 +560,7 @@ class NoProxyCoverage(Template):
                                 "object": c.object.ref, "field": field_in(c.object, anchor)
                                 if anchor else "", "variable": anchor.name if anchor else ""}})
         if not judged_any:
-            yield NotApplicable("no consumer in scope uses a proxy")
+            yield NotApplicable(_NO_CONSUMER)
 
 
 def _still_missed(nets: ClusterNetworks | None, wanted: list[str], runtimes: list[str],

@@ -24,12 +24,15 @@ every consumer.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
+from hcpscan.analysis.proxy.containers import POD_SPEC_PATHS
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses
 from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import CONTAINER, ROLES
@@ -54,6 +57,7 @@ from hcpscan.core.redact import mask_credentials
 from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.findings.fix import AddDocument, NoFix, Remedy, ReplaceKey
 from hcpscan.inventory.fieldpath import Step, format_path
+from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.kept import path_kept
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import networks_for
@@ -74,6 +78,7 @@ from hcpscan.rules.templates.base import (
 from hcpscan.rules.templates.noproxy_coverage import (
     controlled_pod,
     field_in,
+    per_rule,
     root_of,
     same_value_root,
     value_lead,
@@ -143,13 +148,29 @@ def _variable(name: str) -> str:
     return name.lower().lstrip("-").replace("_", "").replace("-", "")
 
 
-def _consumer_values(ctx: Context, subject: K8sObject, roles: set[str], variables: set[str]
-                     ) -> Iterator[Value]:
+def _consumer_values(ctx: Context, subject: K8sObject, roles: frozenset[str],
+                     variables: frozenset[str], conditions: list[str], params: dict[str, Any],
+                     passed: list[str]) -> Iterator[Value]:
+    """The consumers' values some condition judges: a known value no condition applies to
+    (``applies``) is left out before its place is worked out - a fleet's containers hold
+    tens of thousands of values, and PRX007 judges only the noProxy ones. Its twin
+    spelling (no_proxy beside NO_PROXY, one value) is of the same type and consumer, so
+    it is left out too, and the twins of a judged value are all kept. When no-credentials
+    is the only condition, a known value without '@' is put in ``passed`` instead, as a
+    plain field's is: it is looked at, and a credential needs '@'."""
+    credentials_only = all(condition == "no-credentials" for condition in conditions)
     for c in ctx.proxy.of(subject):
         if c.kind not in roles:
             continue
         for setting in c.variables.values():
             if setting.name in _NOT_PROXY_VALUES or (variables and setting.name.upper() not in variables):
+                continue
+            if setting.value is not None and not any(
+                    applies(condition, value_type(setting.name), c, setting.value, params)
+                    for condition in conditions):
+                continue
+            if credentials_only and setting.value is not None and "@" not in setting.value:
+                passed.append(setting.name)
                 continue
             yield _from_setting(subject, c, setting)
 
@@ -188,26 +209,113 @@ def stored_in_secret(setting: Setting) -> bool:
 
 
 def _field_values(ctx: Context, subject: K8sObject, specs: list[Any],
-                  passed: list[str] | None = None) -> Iterator[Value]:
-    """The plain fields' values. With ``passed``, a text value without '@' is put there
-    instead: only no-credentials judges a text value, and a credential needs '@'
+                  passed: list[str]) -> Iterator[Value]:
+    """The plain fields' values. A text value without '@' is put in ``passed`` instead:
+    only no-credentials judges a text value, and a credential needs '@'
     (``find_credentials``), so nothing can be wrong with it. A large scan reads hundreds
     of thousands of env values and args; the values to judge are the few with '@'."""
+    memos: _Memos = ctx.inventory.derived("proxy_values.field-texts", lambda _inventory: ({}, {}))
+    fields, texts = read_fields(ctx, memos, subject, specs)
+    for (path, kind, schemes), (clean, judged) in zip(fields, texts, strict=True):
+        if clean:
+            passed.append(path)
+        for text, field in judged:
+            yield Value(text, kind, schemes, field, field, None, _described(field, text),
+                        holder=subject)
+
+
+# A JSONPath's leading run of plain fields ($.spec.template.spec.containers), before its
+# first step of another sort.
+_LEADING_FIELDS = re.compile(r"\$((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?=[.\[])")
+_Texts = tuple[bool, tuple[tuple[str, str], ...]]
+_Field = tuple[str, str, tuple[str, ...]]  # (path, type, schemes)
+_Read = tuple[_Texts, ...]
+# (a rule's field specs -> their plan, (specs, shared node) -> what they read there)
+_Memos = tuple[dict[int, tuple[Any, tuple[list[_Field], tuple[str, ...]]]],
+               dict[tuple[int, int], tuple[Any, _Read]]]
+
+
+@lru_cache(maxsize=256)
+def _leading_fields(path: str) -> tuple[str, ...]:
+    """The fields a plain JSONPath starts with (none for any other path)."""
+    lead = _LEADING_FIELDS.match(path)
+    if lead is None or not compile_query(path).is_plain:
+        return ()
+    return tuple(lead.group(1)[1:].split("."))
+
+
+def _plan(specs: list[Any]) -> tuple[list[_Field], tuple[str, ...]]:
+    """A kind's field specs as (path, type, schemes), and the leading fields every one of
+    them starts with (none when one is not a plain path)."""
+    fields = []
+    common: tuple[str, ...] | None = None
     for spec in specs:
         spec = {"path": spec} if isinstance(spec, str) else spec
-        kind = spec.get("type", TEXT)
-        for value, steps in ctx.inventory.jsonpath(subject, spec["path"]):
-            if value is None:
+        fields.append((spec["path"], spec.get("type", TEXT),
+                       tuple(spec.get("schemes", ("http", "https")))))
+        lead = _leading_fields(spec["path"])
+        common = lead if common is None else tuple(
+            a for a, _ in itertools.takewhile(lambda pair: pair[0] == pair[1], zip(common, lead)))
+    return fields, common or ()
+
+
+def read_fields(ctx: Context, memos: _Memos, subject: K8sObject, specs: list[Any]
+                ) -> tuple[list[_Field], _Read]:
+    """The field specs as (path, type, schemes), and per spec (whether the path holds a
+    text value without '@', the (text, field) pairs to judge).
+
+    Read once per pod spec: Deployments, StatefulSets and Jobs of one template share
+    their pod spec (the loader shares equal specs), so the strings below
+    ``$.spec.template.spec`` of a thousand Deployments are the strings below one dict.
+    What a plain JSONPath matches below its leading fields depends only on the node those
+    fields lead to (the walk is compositional), so a rule's specs are read once per node
+    they all start from - the node itself held, so its id is not reused. Other nodes (a
+    ConfigMap's data) are seldom shared: they are read per object and not kept."""
+    plans, read = memos
+    plan = plans.get(id(specs))
+    if plan is None or plan[0] is not specs:
+        plan = plans[id(specs)] = (specs, _plan(specs))
+    fields, common = plan[1]
+    node: Any = subject.body
+    for name in common:
+        if not isinstance(node, dict) or name not in node:
+            common = ()  # the walk finds nothing here, or meets a value it does not model
+            break
+        node = node[name]
+    pod_path = POD_SPEC_PATHS.get(subject.kind)
+    if not common or pod_path is None or common[:len(pod_path)] != pod_path:
+        return fields, _read(ctx, subject, fields)
+    key = (id(specs), id(node))
+    found = read.get(key)
+    if found is None or found[0] is not node:
+        found = read[key] = (node, _read(ctx, subject, fields))
+    return fields, found[1]
+
+
+def _read(ctx: Context, subject: K8sObject, fields: list[_Field]) -> _Read:
+    return tuple(_texts(ctx.inventory.jsonpath(subject, path), kind) for path, kind, _ in fields)
+
+
+def _texts(matches: list[tuple[Any, tuple[Step, ...]]], kind: str) -> _Texts:
+    clean = False
+    judged: list[tuple[str, str]] = []
+    for value, steps in matches:
+        if value is None:
+            continue
+        if kind == NO_PROXY and isinstance(value, list):
+            value = ",".join(map(str, value))
+        for text, path in _strings(value, steps) if kind == TEXT else [(str(value), steps)]:
+            if kind == TEXT and "@" not in text:
+                clean = True
                 continue
-            if kind == NO_PROXY and isinstance(value, list):
-                value = ",".join(map(str, value))
-            for text, path in _strings(value, steps) if kind == TEXT else [(str(value), steps)]:
-                if passed is not None and kind == TEXT and "@" not in text:
-                    passed.append(text)
-                    continue
-                field = format_path(path)
-                yield Value(text, kind, tuple(spec.get("schemes", ("http", "https"))), field, field,
-                            None, _described(field, text), holder=subject)
+            judged.append((text, format_path(path)))
+    if not judged:
+        return _CLEAN if clean else _NONE  # kept per pod spec: the common answers shared
+    return clean, tuple(judged)
+
+
+_CLEAN: _Texts = (True, ())
+_NONE: _Texts = (False, ())
 
 
 def _described(field: str, text: str) -> Callable[[], str]:
@@ -518,6 +626,20 @@ def _pinned(ctx: Context, consumer: ConsumerProxy | None) -> dict[str, RuntimeRe
     return pinned
 
 
+def _selected(params: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The consumer kinds and the variables (upper case) a rule's params select."""
+    return (frozenset(ROLES[r] for r in params.get("consumers", ())),
+            frozenset(v.upper() for v in params.get("variables", ())))
+
+
+def _nothing(params: dict[str, Any]) -> str:
+    """Why a subject of the rule had nothing any of its conditions judges."""
+    looked = ", ".join(params.get("consumers", ())) + (
+        " and plain fields" if params.get("fields") else "")
+    return ("; ".join(_NOTHING[c] for c in params["conditions"])
+            + (f" (this rule reads {looked})" if looked else ""))
+
+
 @register
 class ProxyValues(Template):
     name = "proxy_values"
@@ -571,12 +693,15 @@ class ProxyValues(Template):
             yield NotApplicable("a controller-owned pod: its controller is checked")
             return
         conditions = params["conditions"]
-        roles = {ROLES[r] for r in params.get("consumers", ())}
-        variables = {v.upper() for v in params.get("variables", ())}
-        passed: list[str] = []  # plain text values no condition can fault
-        values = [*(_consumer_values(ctx, subject, roles, variables) if roles else ()),
-                  *_field_values(ctx, subject, params.get("fields", {}).get(subject.kind, ()),
-                                 passed)]
+        specs = params.get("fields", {}).get(subject.kind, ())
+        if not specs and not ctx.proxy.of(subject):  # most objects of a scan: nothing to judge
+            yield NotApplicable(per_rule(ctx, params, "proxy_values.nothing", _nothing))
+            return
+        roles, variables = per_rule(ctx, params, "proxy_values", _selected)
+        passed: list[str] = []  # paths holding a plain text value no condition can fault
+        values = [*(_consumer_values(ctx, subject, roles, variables, conditions, params, passed)
+                    if roles else ()),
+                  *(_field_values(ctx, subject, specs, passed) if specs else ())]
         seen: set[tuple[str, ...]] = set()
         twins = _twins(values)
         judged = bool(passed) and "no-credentials" in conditions  # they were looked at
@@ -632,10 +757,7 @@ class ProxyValues(Template):
                     judged = True
                     yield from _syntax(subject, c)
         if not judged:
-            looked = ", ".join(params.get("consumers", ())) + (
-                " and plain fields" if params.get("fields") else "")
-            yield NotApplicable("; ".join(_NOTHING[c] for c in conditions)
-                                + (f" (this rule reads {looked})" if looked else ""))
+            yield NotApplicable(per_rule(ctx, params, "proxy_values.nothing", _nothing))
 
     @staticmethod
     def _judge(ctx: Context, condition: str, value: Value) -> Iterator[Outcome]:
@@ -651,19 +773,22 @@ class ProxyValues(Template):
 
     @staticmethod
     def _applies(condition: str, value: Value, params: dict[str, Any]) -> bool:
-        """Whether ``condition`` judges ``value``. A Proxy's status is what the cluster
-        computed (its noProxy holds the cluster's own CIDRs): only credentials are its
-        user's doing."""
-        if condition == "no-credentials":
-            return True
-        status = value.consumer is not None and value.consumer.part == "status"
-        if condition == "reachable":
-            c = value.consumer
-            return (value.type == URL and c is not None and c.kind == CONTAINER and c.via is None
-                    and c.object.kind in WORKLOAD_KINDS and bool(value.text.strip()))
-        if condition == "valid":
-            return value.type != TEXT and not status and bool(value.text.strip())
-        c = value.consumer
-        return (value.type == NO_PROXY and not status and bool(value.text) and c is not None
-                and (bool(params.get("include_go_readers")) or not (
-                    go_reader(c.program, c.image) or c.object.kind in GO_READ_OBJECTS)))
+        return applies(condition, value.type, value.consumer, value.text, params)
+
+
+def applies(condition: str, kind: str, c: ConsumerProxy | None, text: str,
+            params: dict[str, Any]) -> bool:
+    """Whether ``condition`` judges a value of type ``kind`` (url, no_proxy, text) that
+    ``c`` reads (None: a plain field). A Proxy's status is what the cluster computed (its
+    noProxy holds the cluster's own CIDRs): only credentials are its user's doing."""
+    if condition == "no-credentials":
+        return True
+    status = c is not None and c.part == "status"
+    if condition == "reachable":
+        return (kind == URL and c is not None and c.kind == CONTAINER and c.via is None
+                and c.object.kind in WORKLOAD_KINDS and bool(text.strip()))
+    if condition == "valid":
+        return kind != TEXT and not status and bool(text.strip())
+    return (kind == NO_PROXY and not status and bool(text) and c is not None
+            and (bool(params.get("include_go_readers")) or not (
+                go_reader(c.program, c.image) or c.object.kind in GO_READ_OBJECTS)))

@@ -87,7 +87,7 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.templates.noproxy_coverage import controlled_pod
+from hcpscan.rules.templates.noproxy_coverage import controlled_pod, per_rule
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "matches", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).
@@ -102,6 +102,12 @@ def _consumers_for(ctx: Context, subject: K8sObject) -> list[ConsumerProxy]:
 def _known(ctx: Context) -> tuple[list[KnownProxyCA], list[str]]:
     return ctx.analysis("known-proxy-cas", lambda inv: checked_proxy_cas(
         inv, ctx.proxy.all, list(ctx.config.proxy_ca_files)))
+
+
+def _roles(params: dict[str, Any]) -> frozenset[str]:
+    """The consumer kinds a trust rule judges."""
+    return frozenset(ROLES[r] for r in params.get("consumers", ("Proxy", "HostedCluster",
+                                                                 "addon-config", "kubeconfig")))
 
 
 @register
@@ -156,11 +162,11 @@ class Trust(Template):
         return ("ConfigMap", *known, *loaded)
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        roles = {ROLES[r] for r in params.get("consumers", ("Proxy", "HostedCluster", "addon-config",
-                                                            "kubeconfig"))}
         judged = False
         direct: list[str] = []
-        for c in _consumers_for(ctx, subject):
+        consumers = _consumers_for(ctx, subject)
+        roles = per_rule(ctx, params, "trust", _roles) if consumers else frozenset()
+        for c in consumers:
             if c.kind == CONTAINER and _all_direct(c):
                 direct.append(c.name)
             if c.kind in USERS:
