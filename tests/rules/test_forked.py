@@ -111,6 +111,20 @@ def test_the_graph_s_diagnostics_come_once_and_after_the_rules_as_in_one_process
     assert two == one
 
 
+def test_a_graph_only_the_child_s_rules_read_is_built_here_all_the_same(
+        run_cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, forking: list[bool]) -> None:
+    # PRX014 (reachable: the proxy rules' child) reads the graph, PRX015 (here) does not: a
+    # graph the child built for itself would take its diagnostics and the exposures with it
+    policy = tmp_path / "broken.yaml"
+    policy.write_text(BROKEN_POLICY)
+    paths = [str(FIXTURES / "example"), str(policy), "--select", "PRX014,PRX015"]
+    one = _report(run_cli, monkeypatch, tmp_path, paths, 1)
+    two = _report(run_cli, monkeypatch, tmp_path, paths, 2)
+    assert forking == [True]
+    assert len([d for d in one["diagnostics"] if "broken-cidr" in d["message"]]) == 1
+    assert two == one
+
+
 def _evaluated(select: list[str] | None = None, folders: list[Path] | None = None
                ) -> tuple[Inventory, Any, list[Any]]:
     rules = load_rules(ScanConfig(), RuleSelection(select=select or []))
