@@ -75,7 +75,11 @@ def evaluate_forked(rules: list[Rule], ctx: Context, suppressor: Suppressor,
     child_reads = _reads(rules, child)
     shared = set(ctx.shareable()) if child_reads is None else child_reads & set(ctx.shareable())
     for name in sorted(shared):
-        ctx.prepare(name, ctx.shareable()[name])
+        try:
+            ctx.prepare(name, ctx.shareable()[name])
+        except Exception:  # noqa: BLE001 - as in one process: each check asking for it fails
+            ctx.asked.discard(name)
+            return None
     try:
         read_end, write_end = os.pipe()
         pid = os.fork()

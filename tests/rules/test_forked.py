@@ -147,6 +147,21 @@ def _both(monkeypatch: pytest.MonkeyPatch, forking: list[bool]) -> tuple[Any, An
     return one, two, ctx
 
 
+def test_a_graph_that_cannot_be_built_ahead_fails_as_in_one_process(
+        monkeypatch: pytest.MonkeyPatch, forking: list[bool]) -> None:
+    # in one process each check that asks for it fails (a diagnostic each, the scan goes on):
+    # built ahead of the fork, its failure must not end the scan
+    import hcpscan.rules.context as context
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("graph bug")
+
+    monkeypatch.setattr(context, "scan_graph", broken)
+    one, two, _ = _both(monkeypatch, forking)
+    assert any("graph bug" in d["message"] for d in one[2])
+    assert _json(two) == one
+
+
 def test_a_child_that_fails_leaves_its_rules_to_this_process(
         monkeypatch: pytest.MonkeyPatch, forking: list[bool]) -> None:
     monkeypatch.setattr(forked, "_child", lambda *args: os._exit(3))
