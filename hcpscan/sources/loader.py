@@ -47,7 +47,7 @@ from hcpscan.sources.walk import (
 )
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
 _SNIFF_LIMIT = 8 * 1024 * 1024
 # Parse in worker processes only when there is this much to parse (starting a
@@ -596,7 +596,7 @@ class _Parser:
         until its turn to be merged); False if every one has been started."""
         for entry in reversed(self.in_flight):
             future = entry[1]
-            if future is not None and entry[3] is None and _cancelled(future):
+            if future is not None and entry[3] is None and future.cancel():
                 entry[1], entry[3] = None, [_parse_task(task) for task in entry[2]]
                 return True
         return False
@@ -642,21 +642,6 @@ class _Parser:
         _merge_parsed(task[0], placement, parsed, size, self.result, self.seen)
         if self.progress:
             self.progress(self.result.files_read, task[0])
-
-
-def _cancelled(future: Future) -> bool:
-    """Cancel a batch's ``future`` if no worker has started it. Its failure is then ignored:
-    before Python 3.12 a pool that lost a worker stopped at the first cancelled future it
-    failed (``InvalidStateError``, CPython gh-107219), leaving every later one unanswered and
-    the load waiting forever."""
-    if not future.cancel():
-        return False
-    future.set_exception = _no_failure  # type: ignore[method-assign]
-    return True
-
-
-def _no_failure(exception: BaseException | None) -> None:
-    """A cancelled future's ``set_exception``: it has no outcome to fail."""
 
 
 def _merge_parsed(display: str, placement: Placement, parsed: ParseResult, size: int,

@@ -303,47 +303,6 @@ def test_batches_no_worker_has_started_are_parsed_here_while_waiting(tmp_path, m
     assert 6 < len(here) < 13
 
 
-def _held_batch(pid_file):
-    """A parse worker busy with a batch until it is killed; it writes its process id."""
-    import os
-    import time
-
-    with open(pid_file, "w") as out:
-        out.write(str(os.getpid()))
-    time.sleep(600)
-
-
-def _parsed_batch(number):
-    return number
-
-
-def test_a_worker_killed_after_a_batch_was_taken_back_fails_every_other_batch(tmp_path):
-    # a batch taken back is a cancelled future: before Python 3.12 the pool, failing its
-    # futures when its worker is killed, stopped at that one and never answered the batches
-    # sent after it (the load waited forever); each of them fails, and the load goes on here
-    import multiprocessing
-    import os
-    import signal
-    import time
-    from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
-
-    pid_file = tmp_path / "worker.pid"
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
-    try:
-        held = pool.submit(_held_batch, str(pid_file))
-        queued = [pool.submit(_parsed_batch, n) for n in range(3)]  # one more than it queues
-        taken_back, later = pool.submit(_parsed_batch, 3), pool.submit(_parsed_batch, 4)
-        while not pid_file.exists() or not pid_file.read_text():  # the worker holds it
-            time.sleep(0.01)
-        assert loader._cancelled(taken_back)
-        os.kill(int(pid_file.read_text()), signal.SIGKILL)
-        # 120 s: no timing, the answer comes at once or never
-        assert isinstance(later.exception(timeout=120), BrokenExecutor)
-        assert all(isinstance(f.exception(timeout=120), BrokenExecutor) for f in [held, *queued])
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
 def test_no_worker_processes_parses_everything_here(tmp_path, monkeypatch):
     # a sandbox where processes cannot be started: the same load, in this process
     import concurrent.futures
