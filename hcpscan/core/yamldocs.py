@@ -442,7 +442,10 @@ def _walk_depth(loader_class: Any, text: str | bytes
     """(where the stream first nests too deep, or None; when the parser stopped
     with an error: the failing document's index, its first 0-based line and the
     0-based line where the parser stopped, -1 when it did not say)."""
-    loader = loader_class(text)
+    try:
+        loader = loader_class(text)
+    except yaml.YAMLError:  # the pure-Python reader refuses a character (a form feed) at once
+        return None, (0, 0, -1)
     get, depth, index, start = loader.get_event, 0, 0, 0
     try:
         while True:

@@ -18,7 +18,9 @@ def opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     head = ta.count("\n", 0, _shared_head(ta, tb))  # whole lines inside the shared head
     start = sum(map(len, a[:head]))
     shared = min(_shared_head(ta[::-1], tb[::-1]), min(len(ta), len(tb)) - start)
-    tail = _whole_lines_from(ta, len(ta) - shared)
+    # whole lines of the common end in both texts: it may start a line of one and lie
+    # inside a line of the other (text put before a line: "  - a" indented to "    - a")
+    tail = min(_whole_lines_from(ta, len(ta) - shared), _whole_lines_from(tb, len(tb) - shared))
     tail = min(tail, len(a) - head, len(b) - head)
     out: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
     middle = _few_edits(a[head:len(a) - tail], b[head:len(b) - tail])
@@ -123,8 +125,9 @@ def window(before: str, after: str, context: int = 3) -> tuple[int, list[str], l
             break
         start = before.rfind("\n", 0, start - 1) + 1
     shared = min(_shared_tail(before, after), min(len(before), len(after)) - head)
-    end = len(before) - shared  # the shared tail starts here, maybe mid-line
-    if end > 0 and before[end - 1] != "\n":
+    end = len(before) - shared  # the shared tail starts here, maybe mid-line (in either)
+    moved = end + len(after) - len(before)
+    if (end > 0 and before[end - 1] != "\n") or (moved > 0 and after[moved - 1] != "\n"):
         newline = before.find("\n", end)
         end = len(before) if newline < 0 else newline + 1
     for _ in range(context):

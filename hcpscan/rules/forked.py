@@ -6,9 +6,10 @@ at 500 hosted clusters ~230 MiB more (proportional set sizes summed) for ~2.8 s 
 
 The two families share almost nothing: the proxy model (the consumers' index, the
 relations, the known CAs) is built only by the proxy rules, the required-flow results
-and their path graph only by the reachability rules. The one analysis both may read,
-the reachability graph, is built here before the fork (``Context.prepare``), so the
-child reads the same one without building it again. The child is a ``fork`` of this
+and their path graph only by the reachability rules. The reachability graph, which the
+child's rules may read, is built here before the fork (``Context.prepare``), so the
+child reads the same one without building it again, and this process keeps it (and its
+diagnostics) for what is read after the rules. The child is a ``fork`` of this
 process after the load: it sees the frozen inventory as it is, copies only the pages it
 writes, and sends back its rules' outcomes, pickled, with every inventory object it
 names sent as its index (the same object here: a fix's target is the object itself).
@@ -68,11 +69,17 @@ def evaluate_forked(rules: list[Rule], ctx: Context, suppressor: Suppressor,
     here, child = split(rules)
     if not here or not child or not may_fork():
         return None
-    child_reads, here_reads = _reads(rules, child), _reads(rules, here)
-    shared = (set(ctx.shareable()) if child_reads is None or here_reads is None
-              else child_reads & here_reads & set(ctx.shareable()))
+    # Every shareable analysis the child may read is built here, even if no rule here
+    # reads it: one the child built would stay there, with its diagnostics (the graph's
+    # invalid policies) and what is read after the rules (the exposures).
+    child_reads = _reads(rules, child)
+    shared = set(ctx.shareable()) if child_reads is None else child_reads & set(ctx.shareable())
     for name in sorted(shared):
-        ctx.prepare(name, ctx.shareable()[name])
+        try:
+            ctx.prepare(name, ctx.shareable()[name])
+        except Exception:  # noqa: BLE001 - as in one process: each check asking for it fails
+            ctx.asked.discard(name)
+            return None
     try:
         read_end, write_end = os.pipe()
         pid = os.fork()

@@ -114,3 +114,17 @@ def test_the_window_holds_the_change_and_its_context_only():
     skipped, a, b = window(before, after)
     assert skipped == 497 and len(a) == len(b) == 7
     assert a[3] == "line 500\n" and b[3] == "line 500 changed\n"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("spec:\n  - a\n", "spec:\n    - a\n"),  # a line indented further
+    ("k: 1\nv: 2\n", "k: 1\n# v: 2\n"),  # a line commented out
+    ("k: 1\nv: 2\nw: 3\n", "k: 1\nw: 3\n"),  # the next line only looks like the end of one
+])
+def test_text_put_before_a_line_is_a_change_of_that_line(old: str, new: str):
+    # the texts' common end starts a line of the old text but inside one of the new: the
+    # line it starts in the new text is not the old one (the diff was empty: no change)
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    diff = unified(a, b, "a/x", "b/x")
+    assert diff == "".join(difflib.unified_diff(a, b, "a/x", "b/x"))
+    assert _apply(a, diff) == b

@@ -142,3 +142,13 @@ def test_a_byte_order_mark_after_a_crlf_document_start_is_no_content(tmp_path: P
     assert [(o.name, o.source.line) for o in result.objects] == [("first", 1), ("second", 5),
                                                                 ("third", 9)]
     assert not result.diagnostics
+
+
+@pytest.mark.parametrize("character", ["\x0c", "\x1b"])
+def test_a_character_yaml_refuses_is_a_syntax_error_not_a_crash(character: str) -> None:
+    # libyaml stops at it, and the depth walk's second look (PyYAML's pure-Python reader,
+    # which checks every character as it is built) refused it outside its error handling:
+    # an internal error ended the scan
+    text = "# a" + character + "b\n" + CONFIGMAP
+    with pytest.raises(YamlSyntaxError, match="unacceptable character"):
+        list(parse_documents(text))

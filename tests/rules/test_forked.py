@@ -111,6 +111,20 @@ def test_the_graph_s_diagnostics_come_once_and_after_the_rules_as_in_one_process
     assert two == one
 
 
+def test_a_graph_only_the_child_s_rules_read_is_built_here_all_the_same(
+        run_cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, forking: list[bool]) -> None:
+    # PRX014 (reachable: the proxy rules' child) reads the graph, PRX015 (here) does not: a
+    # graph the child built for itself would take its diagnostics and the exposures with it
+    policy = tmp_path / "broken.yaml"
+    policy.write_text(BROKEN_POLICY)
+    paths = [str(FIXTURES / "example"), str(policy), "--select", "PRX014,PRX015"]
+    one = _report(run_cli, monkeypatch, tmp_path, paths, 1)
+    two = _report(run_cli, monkeypatch, tmp_path, paths, 2)
+    assert forking == [True]
+    assert len([d for d in one["diagnostics"] if "broken-cidr" in d["message"]]) == 1
+    assert two == one
+
+
 def _evaluated(select: list[str] | None = None, folders: list[Path] | None = None
                ) -> tuple[Inventory, Any, list[Any]]:
     rules = load_rules(ScanConfig(), RuleSelection(select=select or []))
@@ -131,6 +145,21 @@ def _both(monkeypatch: pytest.MonkeyPatch, forking: list[bool]) -> tuple[Any, An
     one = _json(engine.evaluate(rules, Context(inventory), keep={REACHABILITY}))
     two = engine.evaluate(rules, ctx, keep={REACHABILITY}, split=forked.evaluate_forked)
     return one, two, ctx
+
+
+def test_a_graph_that_cannot_be_built_ahead_fails_as_in_one_process(
+        monkeypatch: pytest.MonkeyPatch, forking: list[bool]) -> None:
+    # in one process each check that asks for it fails (a diagnostic each, the scan goes on):
+    # built ahead of the fork, its failure must not end the scan
+    import hcpscan.rules.context as context
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("graph bug")
+
+    monkeypatch.setattr(context, "scan_graph", broken)
+    one, two, _ = _both(monkeypatch, forking)
+    assert any("graph bug" in d["message"] for d in one[2])
+    assert _json(two) == one
 
 
 def test_a_child_that_fails_leaves_its_rules_to_this_process(
