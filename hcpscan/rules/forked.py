@@ -80,6 +80,7 @@ def evaluate_forked(rules: list[Rule], ctx: Context, suppressor: Suppressor,
         except Exception:  # noqa: BLE001 - as in one process: each check asking for it fails
             ctx.asked.discard(name)
             return None
+    parent = os.getpid()
     try:
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -87,6 +88,7 @@ def evaluate_forked(rules: list[Rule], ctx: Context, suppressor: Suppressor,
         return _all_here(rules, ctx, suppressor, keep)
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         os.close(read_end)
+        _end_with(parent)
         _child(rules, child, ctx, suppressor, keep, write_end)
     os.close(write_end)
     finished = False
@@ -114,6 +116,22 @@ def _all_here(rules: list[Rule], ctx: Context, suppressor: Suppressor,
     outcomes = evaluate_some(rules, range(len(rules)), ctx, suppressor, keep)
     ctx.adopt(ctx.asked)
     return list(outcomes.values())
+
+
+def _end_with(parent: int) -> None:  # pragma: no cover - runs in the child
+    """Have the kernel end this child when the scan's process ends (killed, a SIGTERM
+    that stops it at once) instead of letting it evaluate rules nobody will read."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # no prctl: the child ends on its own when done
+        return
+    if os.getppid() != parent:  # the scan ended before the request was made
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def _child(rules: list[Rule], which: list[int], ctx: Context, suppressor: Suppressor,

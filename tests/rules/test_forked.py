@@ -237,3 +237,60 @@ def test_never_forked_unless_asked_for_with_jobs_on_a_large_inventory(
     monkeypatch.setattr(engine, "FORK_MIN_OBJECTS", 0)
     _report(run_cli, monkeypatch, tmp_path, INPUTS["example"], 2)
     assert len(calls) == 1
+
+
+CHILD_THAT_HANGS = """
+import os, sys, time
+import hcpscan.rules.engine as engine
+import hcpscan.rules.forked as forked
+parent = os.getpid()
+real = forked.evaluate_some
+def some(rules, which, ctx, suppressor, keep):
+    if os.getpid() != parent:  # the child: says who it is, then takes its time
+        with open(sys.argv[1], "w") as out:
+            out.write(str(os.getpid()))
+        time.sleep(120)
+    return real(rules, which, ctx, suppressor, keep)
+forked.evaluate_some = some
+forked.may_fork = lambda: True
+engine.FORK_MIN_OBJECTS = 0
+os.environ.update(HCPSCAN_FORK_RULES="1", HCPSCAN_JOBS="2")
+from hcpscan.cli.main import main
+main(["scan", sys.argv[2], "--format", "json", "-o", os.devnull])
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")  # ended, not reaped
+    except OSError:
+        return True
+
+
+def test_the_child_ends_with_the_scan_when_the_scan_is_killed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    pidfile = tmp_path / "child.pid"
+    scan = subprocess.Popen([sys.executable, "-c", CHILD_THAT_HANGS, str(pidfile),
+                             str(FIXTURES / "example")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            if pidfile.exists() and pidfile.read_text():
+                break
+            time.sleep(0.1)
+        child = int(pidfile.read_text())
+        assert not _gone(child)
+        scan.kill()  # SIGKILL: no handler of the scan's runs
+        scan.wait()
+        for _ in range(100):
+            if _gone(child):
+                break
+            time.sleep(0.1)
+        assert _gone(child)
+    finally:
+        scan.kill()
+        scan.wait()
