@@ -274,6 +274,7 @@ def test_the_child_ends_with_the_scan_when_the_scan_is_killed(tmp_path: Path) ->
     import time
 
     pidfile = tmp_path / "child.pid"
+    child = 0
     scan = subprocess.Popen([sys.executable, "-c", CHILD_THAT_HANGS, str(pidfile),
                              str(FIXTURES / "example")], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -294,3 +295,5 @@ def test_the_child_ends_with_the_scan_when_the_scan_is_killed(tmp_path: Path) ->
     finally:
         scan.kill()
         scan.wait()
+        if child and not _gone(child):  # this test failed: the child must not linger
+            os.kill(child, signal.SIGKILL)
