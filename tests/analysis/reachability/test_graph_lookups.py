@@ -215,3 +215,21 @@ def test_what_a_workloads_egress_rules_open_is_its_own():
         assert edge[0] and other[0]
         assert (edge[1].allows("UDP", 53), edge[1].allows("TCP", 53)) == (True, False)
         assert (other[1].allows("UDP", 53), other[1].allows("TCP", 53)) == (False, True)
+
+
+def test_whether_a_workload_has_a_way_in_is_its_own_asked_again():
+    """``has_way_in`` is kept per workload once asked: each workload's answer is still
+    whether a Service or Route leads to its own classes, asked in any order."""
+    graph = build_reachability(_inventory())
+    names = [f"management:clusters-edge/{w.name}[{w.kind}]"
+             for w in graph.workloads("management", "clusters-edge")]
+
+    def plain(name: str) -> bool:
+        view, _, indices = graph.index.resolve(name)
+        return any(view.paths.get(i) for i in indices)
+
+    expected = {name: plain(name) for name in names}
+    assert sorted(expected.values()) == [False, True]  # the client has none, ignition does
+    for name in [*names, *reversed(names)]:
+        assert graph.has_way_in(name) == expected[name]
+    assert not graph.has_workload("management:clusters-edge/nothing[Deployment]")
