@@ -13,6 +13,7 @@ rules make per namespace and per workload; the questions themselves are in
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -71,6 +72,7 @@ class ClusterView:
     _atoms_within: dict[IPSpace, int] = field(default_factory=dict)
     _spaces: dict[int, IPSpace] = field(default_factory=dict)
     _overlapping: dict[IPSpace, list[int]] = field(default_factory=dict)
+    _starts: tuple[list[tuple[int, int]], list[IPSpace]] | None = None
 
     def atoms_within(self, space: IPSpace) -> int:
         mask = self._atoms_within.get(space)
@@ -84,9 +86,36 @@ class ClusterView:
         question names is asked for every HostedCluster: computed once)."""
         found = self._overlapping.get(space)
         if found is None:
-            found = self._overlapping[space] = [k for k, atom in enumerate(self.atoms)
-                                                if space.overlaps(atom)]
+            starts = self._atom_starts()
+            if starts is None:  # not pieces of one cut: every atom asked
+                found = [k for k, atom in enumerate(self.atoms) if space.overlaps(atom)]
+            else:  # a fleet's atoms number in the thousands: only those at the space's ranges
+                found = []
+                for version, lo, hi in space.ranges:
+                    k = max(bisect.bisect_right(starts, (version, lo)) - 1, 0)
+                    while k < len(starts) and starts[k] <= (version, hi):
+                        v, first, last = self.atoms[k].ranges[0]
+                        if v == version and first <= hi and lo <= last and \
+                                (not found or found[-1] != k):
+                            found.append(k)
+                        k += 1
+            self._overlapping[space] = found
         return list(found)
+
+    def _atom_starts(self) -> list[tuple[int, int]] | None:
+        """(version, first address) of each atom when the atoms are contiguous ranges in
+        address order (what ``ipspace.cut`` gives), else None."""
+        if self._starts is None:
+            starts = [atom.ranges[0][:2] for atom in self.atoms if len(atom.ranges) == 1]
+            ordered = len(starts) == len(self.atoms) and all(
+                (a.ranges[0][0], a.ranges[0][2]) < (b.ranges[0][0], b.ranges[0][1])
+                for a, b in zip(self.atoms, self.atoms[1:], strict=False))
+            self._starts = (starts, self.atoms) if ordered else ([], self.atoms)
+        starts, of = self._starts
+        if of is not self.atoms:  # the atoms were replaced: read them again
+            self._starts = None
+            return self._atom_starts()
+        return starts if starts or not self.atoms else None
 
     def space_of(self, mask: int) -> IPSpace:
         """The union of the atoms in ``mask``."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hcpscan.analysis.reachability.graph import build_reachability
 from hcpscan.inventory import Inventory, K8sObject
@@ -233,3 +235,31 @@ def test_whether_a_workload_has_a_way_in_is_its_own_asked_again():
     for name in [*names, *reversed(names)]:
         assert graph.has_way_in(name) == expected[name]
     assert not graph.has_workload("management:clusters-edge/nothing[Deployment]")
+
+
+_BLOCKS = ["10.0.0.0/8", "10.1.0.0/16", "10.1.2.0/24", "10.1.2.3/32", "192.168.0.0/24",
+           "172.16.0.0/12", "0.0.0.0/1", "255.255.255.255/32", "fd00::/8", "fd00:1::/32",
+           "::/0", "2001:db8::/32", "0.0.0.0/32"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_BLOCKS), max_size=8),
+       st.lists(st.sampled_from(_BLOCKS), min_size=1, max_size=4), st.booleans())
+def test_the_atoms_a_space_overlaps_are_found_by_address_as_by_asking_each(cuts, asked, shuffled):
+    """A fleet cuts outside addresses into thousands of atoms: the atoms a space overlaps
+    are found from its ranges' places among them; the answer must be every atom the
+    space overlaps, in order (atoms out of address order are each asked)."""
+    import dataclasses
+    import random
+
+    from hcpscan.model.ipspace import IPSpace, cut
+
+    atoms = cut([IPSpace.from_cidr(c) for c in cuts], IPSpace.everything())
+    if shuffled:
+        random.Random(len(cuts)).shuffle(atoms)
+    view = dataclasses.replace(build_reachability(_inventory()).index.views[0], atoms=atoms,
+                               _overlapping={}, _starts=None)
+    space = IPSpace.from_cidrs(asked)
+    expected = [k for k, atom in enumerate(atoms) if space.overlaps(atom)]
+    assert view.atoms_overlapping(space) == expected
+    assert view.atoms_overlapping(space) == expected  # kept
