@@ -27,7 +27,7 @@ from hcpscan.analysis.reachability.answers import (
     WayInVerdict,
 )
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.evaluation import AnyRule, tiered_connections, tiered_verdict
+from hcpscan.analysis.reachability.evaluation import AnyRule, Side, tiered_connections, tiered_verdict
 from hcpscan.analysis.reachability.evidence import EvidenceWriter, class_name
 from hcpscan.analysis.reachability.exposure import ROUTER_NAMESPACE, ExposurePath
 from hcpscan.analysis.reachability.index import ClusterView, ReachabilityIndex, resolve_source, source_value
@@ -56,6 +56,8 @@ class ReachabilityQueries:
         self.evidence = evidence
         # asked per workload by every NetworkPolicy of its namespace (HCP004's subjects)
         self._rules_open: dict[str, tuple[bool, ConnectionSet]] = {}
+        # (egress side, DNS pods) -> what the side opens to them (``_side_to_pods``)
+        self._to_pods: dict[tuple[int, ...], tuple[Side, tuple[PodPeer, ...], ConnectionSet]] = {}
 
     # -- towards a workload ---------------------------------------------------------------
 
@@ -380,10 +382,22 @@ class ReachabilityQueries:
             if not side.isolated:
                 continue
             isolated = True
-            reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
-                                                 None, side.np_isolated) for p in peers)
-            opened = opened.intersection(reach)
+            opened = opened.intersection(self._side_to_pods(side, peers))
         return isolated, (opened if isolated else ConnectionSet.all())
+
+    def _side_to_pods(self, side: Side, peers: tuple[PodPeer, ...]) -> ConnectionSet:
+        """What one egress side opens to one of ``peers``: the classes a namespace's
+        policies select alike share their side, and every control-plane workload asks
+        of its DNS pods (kept by side and peers, both held so their ids stay theirs)."""
+        key = (id(side), *map(id, peers))
+        known = self._to_pods.get(key)
+        if known is not None and known[0] is side and all(
+                a is b for a, b in zip(known[1], peers, strict=True)):
+            return known[2]
+        reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
+                                             None, side.np_isolated) for p in peers)
+        self._to_pods[key] = (side, peers, reach)
+        return reach
 
     def egress_to_pods_evidence(self, source: str, peers: Iterable[PodPeer], protocol: str,
                                 port: int, shown: str) -> Evidence | None:

@@ -263,3 +263,47 @@ def test_the_atoms_a_space_overlaps_are_found_by_address_as_by_asking_each(cuts,
     expected = [k for k, atom in enumerate(atoms) if space.overlaps(atom)]
     assert view.atoms_overlapping(space) == expected
     assert view.atoms_overlapping(space) == expected  # kept
+
+
+def test_what_a_workloads_egress_opens_to_described_pods_is_its_own_side_and_peers():
+    """What an egress side opens to described pods (the DNS pods) is kept by side and
+    pods: each workload still gets its own side's answer, and other pods their own."""
+    from hcpscan.analysis.reachability.queries import PodPeer, _rule_selects
+    from hcpscan.analysis.reachability.evaluation import tiered_connections
+    from hcpscan.model.ports import union_all
+
+    to_dns = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: to-dns-pods, namespace: clusters-edge}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: openshift-dns}}}]
+    ports: [{protocol: TCP, port: 5353}]
+"""
+    graph = build_reachability(_inventory(MANIFESTS + POLICIES + EGRESS + to_dns))
+    dns = (PodPeer("openshift-dns", {"kubernetes.io/metadata.name": "openshift-dns"}, {}),)
+    other = (PodPeer("elsewhere", {"kubernetes.io/metadata.name": "elsewhere"}, {"app": "x"}),)
+    names = [f"management:{ns}/client" for ns in ("clusters-edge", "clusters-other")]
+
+    def plain(name: str, peers: tuple[PodPeer, ...]) -> str:
+        view, _, indices = graph.index.resolve(name)
+        opened = None
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if side.isolated:
+                reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
+                                                     None, side.np_isolated) for p in peers)
+                opened = reach if opened is None else opened.intersection(reach)
+        return str(opened)
+
+    described = (dns, other)  # PodPeer holds dicts: asked by position
+    expected = {(n, i): plain(n, p) for n in names for i, p in enumerate(described)}
+    assert expected[(names[0], 0)] != expected[(names[1], 0)]
+    assert expected[(names[0], 0)] != expected[(names[0], 1)]  # the edge opens 5353 to DNS only
+    for name, i in [*expected, *reversed(expected)]:
+        isolated, opened = graph.egress_to_pods(name, described[i])
+        assert isolated and str(opened) == expected[(name, i)]
