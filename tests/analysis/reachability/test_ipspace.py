@@ -82,3 +82,12 @@ def test_a_sets_cidrs_asked_again_are_its_own_summary(pieces):
     first.append("changed")
     space.networks().clear()
     assert space.cidrs() == plain and IPSpace(space.ranges).cidrs() == plain
+
+
+def test_a_cidr_read_again_is_its_own_set_and_a_bad_one_fails_each_time():
+    for _ in range(2):
+        assert IPSpace.from_cidr("10.1.0.0/16") == IPSpace(((4, 0x0A010000, 0x0A01FFFF),))
+        assert IPSpace.from_cidr("fd00::/8").ranges[0][:2] == (6, 0xFD << 120)
+        assert IPSpace.from_cidr(" 192.168.0.1 ") == IPSpace(((4, 0xC0A80001, 0xC0A80001),))
+        with pytest.raises(AddressError, match="host bits"):
+            IPSpace.from_cidr("10.0.0.1/8")
