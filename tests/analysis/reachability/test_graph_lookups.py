@@ -268,8 +268,8 @@ def test_the_atoms_a_space_overlaps_are_found_by_address_as_by_asking_each(cuts,
 def test_what_a_workloads_egress_opens_to_described_pods_is_its_own_side_and_peers():
     """What an egress side opens to described pods (the DNS pods) is kept by side and
     pods: each workload still gets its own side's answer, and other pods their own."""
-    from hcpscan.analysis.reachability.queries import PodPeer, _rule_selects
     from hcpscan.analysis.reachability.evaluation import tiered_connections
+    from hcpscan.analysis.reachability.queries import PodPeer, _rule_selects
     from hcpscan.model.ports import union_all
 
     to_dns = """
