@@ -154,6 +154,7 @@ class ReachabilityIndex:
         # answers rules ask again and again (per HostedCluster, per rule, per way in)
         self._resolved: dict[str, tuple[ClusterView, Workload, list[int]]] = {}
         self._ways_in: dict[str, bool] = {}
+        self._labelled: dict[tuple[str, str], dict[tuple[str, str], list[EndpointClass]]] = {}
         self._selected: dict[tuple[str, str, frozenset[tuple[str, str]]], list[Workload]] = {}
         self._workloads: dict[tuple[str, str | None], list[Workload]] = {}
 
@@ -324,10 +325,28 @@ class ReachabilityIndex:
     def _select_workloads(self, cluster: str, namespace: str,
                           labels: dict[str, str]) -> list[Workload]:
         out: set[Workload] = set()
-        for klass in self.namespace_classes(cluster, namespace):
+        classes = self.namespace_classes(cluster, namespace)
+        first = next(iter(labels.items()), None)
+        if first is not None and isinstance(first[1], str) and len(classes) > 1:
+            # only the classes carrying the first pair (a rule picks by app label); a value
+            # that is no text (None equals a missing label) has every class asked
+            classes = self._by_label(cluster, namespace, classes).get(first, [])
+        for klass in classes:
             if all(klass.labels.get(k) == v for k, v in labels.items()):
                 out.update(klass.workloads)
         return sorted(out, key=lambda w: (w.name, w.kind))
+
+    def _by_label(self, cluster: str, namespace: str, classes: list[EndpointClass]
+                  ) -> dict[tuple[str, str], list[EndpointClass]]:
+        """A namespace's classes by each label pair they carry, in class order."""
+        key = (cluster, namespace)
+        known = self._labelled.get(key)
+        if known is None:
+            known = self._labelled[key] = {}
+            for klass in classes:
+                for pair in klass.labels.items():
+                    known.setdefault(pair, []).append(klass)
+        return known
 
     def selected_by(self, policy_obj: object) -> list[Workload]:
         """Workloads whose pods a NetworkPolicy object selects."""

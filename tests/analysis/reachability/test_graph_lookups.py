@@ -307,3 +307,32 @@ spec:
     for name, i in [*expected, *reversed(expected)]:
         isolated, opened = graph.egress_to_pods(name, described[i])
         assert isolated and str(opened) == expected[(name, i)]
+
+
+_LABELLED = "".join(f"""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: w{i}, namespace: clusters-edge}}
+spec:
+  template:
+    metadata: {{labels: {labels}}}
+    spec: {{containers: [{{name: c}}]}}
+""" for i, labels in enumerate(["{app: a}", "{app: a, tier: x}", "{app: b, tier: x}", "{tier: y}",
+                                "{}", "{app: a, tier: y}"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["app", "tier", "none"]),
+                       st.one_of(st.sampled_from(["a", "b", "x", "y", "client", ""]),
+                                 st.none(), st.integers(0, 2)), max_size=3))
+def test_workloads_picked_by_labels_are_those_whose_pods_carry_them(labels):
+    """A namespace's classes are indexed by label pair for picking by labels; the
+    workloads picked must be those of every class carrying all the labels, whatever
+    the values (None equals a missing label, a number no label)."""
+    graph = build_reachability(_inventory(MANIFESTS + _LABELLED))
+    classes = graph.index.namespace_classes("management", "clusters-edge")
+    plain = sorted({w for k in classes if all(k.labels.get(n) == v for n, v in labels.items())
+                    for w in k.workloads}, key=lambda w: (w.name, w.kind))
+    for _ in range(2):
+        assert graph.select_workloads("management", "clusters-edge", labels) == plain
