@@ -56,6 +56,7 @@ class ReachabilityQueries:
         self.evidence = evidence
         # asked per workload by every NetworkPolicy of its namespace (HCP004's subjects)
         self._rules_open: dict[str, tuple[bool, ConnectionSet]] = {}
+        self._protocols_open: dict[tuple[str, tuple[int, ...], tuple[str, ...]], tuple[str, ...]] = {}
         # (egress side, DNS pods) -> what the side opens to them (``_side_to_pods``)
         self._to_pods: dict[tuple[int, ...], tuple[Side, tuple[PodPeer, ...], ConnectionSet]] = {}
 
@@ -353,6 +354,19 @@ class ReachabilityQueries:
         found = self._rules_open.get(source)
         if found is None:
             found = self._rules_open[source] = self._egress_rules_open(source)
+        return found
+
+    def protocols_open(self, source: str, ports: tuple[int, ...], protocols: tuple[str, ...]
+                       ) -> tuple[str, ...]:
+        """Those of ``protocols`` that ``source``'s egress rules open on any of ``ports``
+        (``egress_rules_open``), in their order. Every NetworkPolicy of a namespace asks
+        it of each workload it selects (HCP004): kept per question."""
+        key = (source, ports, protocols)
+        found = self._protocols_open.get(key)
+        if found is None:
+            opened = self.egress_rules_open(source)[1]
+            found = self._protocols_open[key] = tuple(
+                p for p in protocols if any(opened.allows(p, port) for port in ports))
         return found
 
     def _egress_rules_open(self, source: str) -> tuple[bool, ConnectionSet]:
