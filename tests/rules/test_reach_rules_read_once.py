@@ -1,7 +1,8 @@
 """What the reachability rules answer once instead of per question gives what asking each
 time gives: every HCP rule's fixture folders scanned with the family's shortcuts (answers
 kept per workload, side, set or field; the egress through one ClusterIP Service answered
-without the search; the atoms of a range found by address; a pod spec's ports read once)
+without the search; the atoms of a range found by address; a pod spec's ports read once;
+workloads no way in leads to passed over before their ports)
 and with each undone give the same findings, places, evidence, results and exposures."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hcpscan.analysis.reachability.queries import ReachabilityQueries, _rule_sel
 from hcpscan.inventory.locator import Locator
 from hcpscan.model import ipspace
 from hcpscan.model.ports import ConnectionSet, normalise_protocol, union_all
+from hcpscan.rules.templates import reach
 from tests.conftest import FIXTURES
 from tests.rules.harness import scan
 
@@ -69,6 +71,7 @@ def _undo_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
         return tuple(p for p in protocols if any(opened.allows(p, port) for port in ports))
 
     monkeypatch.setattr(ReachabilityIndex, "has_way_in", has_way_in)
+    monkeypatch.setattr(reach, "_no_way_in", lambda graph, scope, workloads: False)
     monkeypatch.setattr(ReachabilityIndex, "_select_workloads", select)
     monkeypatch.setattr(ClusterView, "atoms_overlapping", overlapping)
     monkeypatch.setattr(ReachabilityQueries, "_side_to_pods", to_pods)
