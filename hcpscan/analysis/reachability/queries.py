@@ -56,7 +56,9 @@ class ReachabilityQueries:
         self.evidence = evidence
         # asked per workload by every NetworkPolicy of its namespace (HCP004's subjects)
         self._rules_open: dict[str, tuple[bool, ConnectionSet]] = {}
-        self._protocols_open: dict[tuple[str, tuple[int, ...], tuple[str, ...]], tuple[str, ...]] = {}
+        self._protocols_open: dict[tuple[tuple[int, ...], tuple[str, ...]],
+                                   dict[str, tuple[str, ...]]] = {}
+        self._distinct: dict[tuple[str, ...], tuple[str, ...]] = {}
         # (egress side, DNS pods) -> what the side opens to them (``_side_to_pods``)
         self._to_pods: dict[tuple[int, ...], tuple[Side, tuple[PodPeer, ...], ConnectionSet]] = {}
 
@@ -361,12 +363,13 @@ class ReachabilityQueries:
         """Those of ``protocols`` that ``source``'s egress rules open on any of ``ports``
         (``egress_rules_open``), in their order. Every NetworkPolicy of a namespace asks
         it of each workload it selects (HCP004): kept per question."""
-        key = (source, ports, protocols)
-        found = self._protocols_open.get(key)
+        # by question, then by source (a few answers, each kept once: thousands of sources)
+        answers = self._protocols_open.setdefault((ports, protocols), {})
+        found = answers.get(source)
         if found is None:
             opened = self.egress_rules_open(source)[1]
-            found = self._protocols_open[key] = tuple(
-                p for p in protocols if any(opened.allows(p, port) for port in ports))
+            found = tuple(p for p in protocols if any(opened.allows(p, port) for port in ports))
+            found = answers[source] = self._distinct.setdefault(found, found)
         return found
 
     def _egress_rules_open(self, source: str) -> tuple[bool, ConnectionSet]:
