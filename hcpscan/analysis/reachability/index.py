@@ -153,7 +153,6 @@ class ReachabilityIndex:
         self._policy_models: dict[int, list[tuple[ClusterView, NetworkPolicyModel]]] | None = None
         # answers rules ask again and again (per HostedCluster, per rule, per way in)
         self._resolved: dict[str, tuple[ClusterView, Workload, list[int]]] = {}
-        self._ways_in: dict[str, bool] = {}
         self._labelled: dict[tuple[str, str], dict[tuple[str, str], list[EndpointClass]]] = {}
         self._selected: dict[tuple[str, str, frozenset[tuple[str, str]]], list[Workload]] = {}
         self._workloads: dict[tuple[str, str | None], list[Workload]] = {}
@@ -246,11 +245,10 @@ class ReachabilityIndex:
     def has_way_in(self, target: str) -> bool:
         """Whether a NodePort or LoadBalancer Service or a Route leads to ``target``'s pods:
         without one, outside traffic would need a routable pod IP."""
-        known = self._ways_in.get(target)
-        if known is None:  # asked per workload, port and rule (HCP001/002/006/009)
-            view, _workload, indices = self.resolve(target)
-            known = self._ways_in[target] = any(view.paths.get(i) for i in indices)
-        return known
+        # asked per workload, port and rule (HCP001/002/006/009): the name resolved before
+        # is read in place, without copying its class list
+        view, _workload, indices = self._resolved.get(target) or self.resolve(target)
+        return any(view.paths.get(i) for i in indices)
 
     def _name_index(self) -> dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]]:
         """(namespace, name) -> every (view, workload, class index), in class order."""

@@ -220,8 +220,8 @@ def test_what_a_workloads_egress_rules_open_is_its_own():
 
 
 def test_whether_a_workload_has_a_way_in_is_its_own_asked_again():
-    """``has_way_in`` is kept per workload once asked: each workload's answer is still
-    whether a Service or Route leads to its own classes, asked in any order."""
+    """``has_way_in`` reads a name resolved before in place: each workload's answer is
+    still whether a Service or Route leads to its own classes, asked in any order."""
     graph = build_reachability(_inventory())
     names = [f"management:clusters-edge/{w.name}[{w.kind}]"
              for w in graph.workloads("management", "clusters-edge")]
