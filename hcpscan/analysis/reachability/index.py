@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 
 from hcpscan.analysis.reachability.coverage import (
@@ -130,6 +130,10 @@ class ClusterView:
         return self.model.cluster
 
 
+# Namespaces whose classes are kept indexed by label pair (``_by_label``).
+_LABELLED_KEPT = 16
+
+
 class ReachabilityIndex:
     """Every cluster's view, and lookups by workload name and by namespace."""
 
@@ -153,7 +157,8 @@ class ReachabilityIndex:
         self._policy_models: dict[int, list[tuple[ClusterView, NetworkPolicyModel]]] | None = None
         # answers rules ask again and again (per HostedCluster, per rule, per way in)
         self._resolved: dict[str, tuple[ClusterView, Workload, list[int]]] = {}
-        self._labelled: dict[tuple[str, str], dict[tuple[str, str], list[EndpointClass]]] = {}
+        self._labelled: OrderedDict[tuple[str, str], dict[tuple[str, str], list[EndpointClass]]] = \
+            OrderedDict()
         self._selected: dict[tuple[str, str, frozenset[tuple[str, str]]], list[Workload]] = {}
         self._workloads: dict[tuple[str, str | None], list[Workload]] = {}
 
@@ -336,14 +341,20 @@ class ReachabilityIndex:
 
     def _by_label(self, cluster: str, namespace: str, classes: list[EndpointClass]
                   ) -> dict[tuple[str, str], list[EndpointClass]]:
-        """A namespace's classes by each label pair they carry, in class order."""
+        """A namespace's classes by each label pair they carry, in class order. Kept for
+        the last few namespaces only (a rule asks a hosted cluster's selectors one after
+        the other; kept for all, a fleet's pairs took ~12 MiB at N = 500)."""
         key = (cluster, namespace)
         known = self._labelled.get(key)
-        if known is None:
-            known = self._labelled[key] = {}
-            for klass in classes:
-                for pair in klass.labels.items():
-                    known.setdefault(pair, []).append(klass)
+        if known is not None:
+            self._labelled.move_to_end(key)
+            return known
+        known = self._labelled[key] = {}
+        for klass in classes:
+            for pair in klass.labels.items():
+                known.setdefault(pair, []).append(klass)
+        if len(self._labelled) > _LABELLED_KEPT:
+            self._labelled.popitem(last=False)
         return known
 
     def selected_by(self, policy_obj: object) -> list[Workload]:

@@ -336,3 +336,28 @@ def test_workloads_picked_by_labels_are_those_whose_pods_carry_them(labels):
                     for w in k.workloads}, key=lambda w: (w.name, w.kind))
     for _ in range(2):
         assert graph.select_workloads("management", "clusters-edge", labels) == plain
+
+
+def test_labels_picked_across_more_namespaces_than_are_kept_indexed_stay_each_namespaces():
+    """Only the last few namespaces stay indexed by label pair: asked round a fleet of
+    namespaces twice, each pick is still that namespace's own."""
+    from hcpscan.analysis.reachability import index
+
+    count = index._LABELLED_KEPT + 4
+    text = "".join(f"""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: w{i}, namespace: ns-{n}}}
+spec:
+  template:
+    metadata: {{labels: {{app: {'a' if (i + n) % 2 else 'b'}}}}}
+    spec: {{containers: [{{name: c}}]}}
+""" for n in range(count) for i in range(3))
+    graph = build_reachability(_inventory(MANIFESTS + text))
+    for _ in range(2):
+        for n in range(count):
+            for app in ("a", "b"):
+                picked = [w.name for w in graph.select_workloads("management", f"ns-{n}", {"app": app})]
+                assert picked == [f"w{i}" for i in range(3) if ((i + n) % 2 == 1) == (app == "a")]
+    assert len(graph.index._labelled) == index._LABELLED_KEPT
