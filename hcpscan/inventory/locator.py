@@ -31,6 +31,8 @@ from hcpscan.inventory.objects import SourceLocation
 _OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
 # Keys a typed List's items may lack and loading adds (kind, apiVersion of PodList items).
 _ADDED_KEYS = {"kind", "apiVersion"}
+# Answers kept (a few tuples each); a scan's findings and evidence ask a few thousand.
+_ANSWERS_KEPT = 100_000
 
 
 # Reads an archive member's bytes: (archive file, member) -> bytes, or None. The sources
@@ -46,10 +48,26 @@ class Locator:
         self._spans: OrderedDict[tuple[str, str | None], list[tuple[int, str]] | None] = \
             OrderedDict()
         self._read_member = read_member
+        # (source, steps, id(body)) -> (body, answer): the rules ask the same field of an
+        # object again after its entry left the few composed nodes kept (each rule walks
+        # every hosted cluster); the body is held so its id is not reused
+        self._answers: dict[tuple[SourceLocation, tuple[Step, ...], int],
+                            tuple[Any, tuple[int, int] | None]] = {}
 
     def field(self, source: SourceLocation, body: Any,
               steps: tuple[Step, ...]) -> tuple[int, int] | None:
         """(line, column) of the field, or of its nearest present parent."""
+        key = (source, steps, id(body))
+        known = self._answers.get(key)
+        if known is not None and known[0] is body:
+            return known[1]
+        found = self._field(source, body, steps)
+        if len(self._answers) < _ANSWERS_KEPT:
+            self._answers[key] = (body, found)
+        return found
+
+    def _field(self, source: SourceLocation, body: Any,
+               steps: tuple[Step, ...]) -> tuple[int, int] | None:
         if source.item_index is not None:
             found = self._cached(("item", source.file, source.member, source.doc_index,
                                   source.item_index), lambda: self._compose_item(source, body))

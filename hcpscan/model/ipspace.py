@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from hcpscan.model import intervals
 from hcpscan.model.intervals import Interval
@@ -64,6 +65,8 @@ class IPSpace:
 
     @classmethod
     def from_cidr(cls, cidr: str) -> IPSpace:
+        if cls is IPSpace and isinstance(cidr, str):
+            return _from_cidr(cidr)  # read once per distinct text (an error is raised anew)
         net = parse_network(cidr)
         return cls(((net.version, int(net.network_address), int(net.broadcast_address)),))
 
@@ -194,14 +197,10 @@ class IPSpace:
 
     def networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
         """The fewest CIDR blocks that make up the set, in address order."""
-        out: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
-        for v, lo, hi in self.ranges:
-            first, last = ipaddress.ip_address(_addr(v, lo)), ipaddress.ip_address(_addr(v, hi))
-            out.extend(ipaddress.summarize_address_range(first, last))  # type: ignore[arg-type]
-        return out
+        return list(_networks_of(self.ranges))
 
     def cidrs(self) -> list[str]:
-        return [str(n) for n in self.networks()]
+        return list(_cidrs_of(self.ranges))
 
     def __str__(self) -> str:
         if not self.ranges:
@@ -213,6 +212,32 @@ class IPSpace:
 
 
 _EMPTY = IPSpace()
+
+
+# A CIDR's set, read once per distinct text (bounded): each hosted cluster's machine
+# network is read again by every rule and by the exposures (N = 500: 4,000 parses).
+@lru_cache(maxsize=4096)
+def _from_cidr(cidr: str) -> IPSpace:
+    net = parse_network(cidr)
+    return IPSpace(((net.version, int(net.network_address), int(net.broadcast_address)),))
+
+
+# A set's CIDR blocks, worked out once per distinct set (bounded): findings, evidence and
+# the report name the same worker and outside ranges for every hosted cluster, and
+# summarising a range parses each address again (N = 500: 11,000 asks).
+@lru_cache(maxsize=4096)
+def _networks_of(ranges: tuple[Range, ...]
+                 ) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    out: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+    for v, lo, hi in ranges:
+        first, last = ipaddress.ip_address(_addr(v, lo)), ipaddress.ip_address(_addr(v, hi))
+        out.extend(ipaddress.summarize_address_range(first, last))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _cidrs_of(ranges: tuple[Range, ...]) -> tuple[str, ...]:
+    return tuple(str(n) for n in _networks_of(ranges))
 
 
 def _addr(version: int, value: int) -> str:

@@ -125,7 +125,19 @@ class ConnectionSet:
         return self == _ALL
 
     def allows(self, protocol: str, port: int) -> bool:
-        return port in self.ports(normalise_protocol(protocol))
+        # asked hundreds of thousands of times per large scan: the protocol's intervals
+        # read in place (what ``port in self.ports(normalise_protocol(protocol))`` gives)
+        if protocol not in PROTOCOLS:  # a tuple: compared by ==, so any value may be asked
+            protocol = normalise_protocol(protocol)
+        for proto, ports in self.by_protocol:
+            if proto == protocol:
+                if not isinstance(port, int):
+                    return False
+                for first, last in ports.intervals:
+                    if first <= port <= last:
+                        return True
+                return False
+        return False
 
     def _combine(self, other: ConnectionSet, op: str) -> ConnectionSet:
         mine, theirs = self.as_mapping(), other.as_mapping()

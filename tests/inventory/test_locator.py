@@ -63,3 +63,21 @@ def test_fields_are_found_by_their_keys_as_written_whatever_type_they_would_reso
     assert [locate_in(node, None, steps)[:2] for steps in
             [("data", "on"), ("data", "8080"), ("data", "null"), ("data", "ports", 1, "yes")]] == \
         [(4, 3), (5, 3), (6, 3), (9, 6)]
+
+
+def test_an_answer_asked_again_is_the_answer_composed_anew():
+    """The locator keeps each (object, field) answer: asked again, after the entry's
+    node left the few kept, it is what a fresh locator composes; an object with
+    another body at the same place (a member name written twice in an archive) gets
+    its own answer."""
+    objects = [o for o in load_paths([str(FIXTURES / "example")]).objects
+               if o.source.item_index is not None]
+    asked = [(o, steps) for o in objects for steps in [*_paths(o.body)][:6]]
+    kept = Locator()
+    first = [kept.field(o.source, o.body, steps) for o, steps in asked]
+    again = [kept.field(o.source, o.body, steps) for o, steps in reversed(asked)][::-1]
+    assert again == first == [Locator().field(o.source, o.body, steps) for o, steps in asked]
+    assert kept._answers and len(asked) > 100
+    obj, steps = next((o, s) for o, s in asked if len(s) == 1)
+    other = {"kind": obj.body.get("kind"), "no": "such"}  # the entry's keys are not its keys
+    assert kept.field(obj.source, other, steps) == Locator().field(obj.source, other, steps)

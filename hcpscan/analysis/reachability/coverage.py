@@ -149,8 +149,13 @@ def unevaluated_policies(inventory: Inventory,
                          evaluated: frozenset[tuple[str, str]] = EVALUATED) -> list[UnevaluatedKind]:
     """Policy-like objects of the inventory the engine leaves out, per cluster and kind."""
     found: dict[tuple[str, str, str], list[K8sObject]] = defaultdict(list)
+    labels: dict[tuple[str, str], str | None] = {}  # by apiVersion and kind: a fleet has ~100
     for obj in inventory.objects:
-        label = policy_label(obj, evaluated)
+        key = (obj.api_version, obj.kind)
+        if key in labels:
+            label = labels[key]
+        else:
+            label = labels[key] = policy_label(obj, evaluated)
         if label is not None:
             found[(obj.cluster, label, obj.api_version)].append(obj)
     return [UnevaluatedKind(cluster, label, api_version,

@@ -232,8 +232,24 @@ def pod_template(obj: K8sObject) -> dict[str, Any] | None:
     return template
 
 
+class _PortsOf:
+    """``container_ports`` once per pod spec: the pods of one template share their spec
+    (a parse batch sends equal specs once), so a fleet's 65,000 pods have a few thousand.
+    The spec is held with its answer, so its id is not reused while the memo lives."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, tuple[dict[str, Any], tuple[ContainerPort, ...]]] = {}
+
+    def __call__(self, spec: dict[str, Any]) -> tuple[ContainerPort, ...]:
+        held = self._held.get(id(spec))
+        if held is None or held[0] is not spec:
+            held = self._held[id(spec)] = (spec, container_ports(spec))
+        return held[1]
+
+
 def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
     owners = _Owners(inventory, cluster)
+    ports_of = _PortsOf()
     endpoints: list[Endpoint] = []
     owned: set[Workload] = set()
     for pod in inventory.of_kind("Pod"):
@@ -244,7 +260,7 @@ def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
         owned.add(workload)
         endpoints.append(Endpoint(
             cluster, namespace_of(pod), pod.name, workload, _str_labels(pod.labels),
-            container_ports(spec), bool(spec.get("hostNetwork")), _pod_ips(pod), pod))
+            ports_of(spec), bool(spec.get("hostNetwork")), _pod_ips(pod), pod))
     for obj in inventory.of_kind(*WORKLOAD_KINDS):
         if obj.cluster != cluster:
             continue
@@ -261,7 +277,7 @@ def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
         labels = mapping_at(meta, "labels")
         endpoints.append(Endpoint(
             cluster, namespace_of(obj), obj.name, workload, _str_labels(labels),
-            container_ports(spec), bool(spec.get("hostNetwork")), (), obj, synthetic=True))
+            ports_of(spec), bool(spec.get("hostNetwork")), (), obj, synthetic=True))
     return endpoints
 
 

@@ -243,20 +243,29 @@ class PolicyEvaluation:
         reach = self._network_reach()
         for direction in (INGRESS, EGRESS):
             cache: dict[tuple, Side] = {}
+            # the rules of each set of selecting policies (a namespace's classes share one)
+            rules_of: dict[tuple[tuple[int, ...], tuple[int, ...]],
+                           tuple[tuple[AnyRule, ...], bool]] = {}
             everything = self.all_src if direction == INGRESS else self.all_dst
+            beyond_classes = everything & ~self.all_classes
             for i, policies in enumerate(selecting[direction]):
-                universe = everything & ~self.all_classes | reach[self.networks[i]]
                 admin = admin_selecting[direction][i]
                 if policies or admin:
                     self._isolated[direction] |= 1 << i
-                rules = (*(r for p in admin if p.tier == ADMIN_TIER for r in p.rules(direction)),
-                         *(r for p in policies for r in p.rules(direction)),
-                         *(r for p in admin if p.tier == BASELINE_TIER for r in p.rules(direction)))
-                named = direction == INGRESS and any(r.named for r in rules)
-                key = (tuple(id(p) for p in policies), tuple(id(p) for p in admin),
-                       self.classes[i].ports if named else (), self.networks[i])
+                ids = (tuple(id(p) for p in policies), tuple(id(p) for p in admin))
+                found = rules_of.get(ids)
+                if found is None:
+                    rules = (
+                        *(r for p in admin if p.tier == ADMIN_TIER for r in p.rules(direction)),
+                        *(r for p in policies for r in p.rules(direction)),
+                        *(r for p in admin if p.tier == BASELINE_TIER for r in p.rules(direction)))
+                    found = rules_of[ids] = (rules, direction == INGRESS
+                                             and any(r.named for r in rules))
+                rules, named = found
+                key = (*ids, self.classes[i].ports if named else (), self.networks[i])
                 side = cache.get(key)
                 if side is None:
+                    universe = beyond_classes | reach[self.networks[i]]
                     side = cache[key] = self._side(tuple(policies), tuple(admin), rules,
                                                    direction, universe, i)
                 self._sides[direction].append(side)

@@ -13,8 +13,9 @@ rules make per namespace and per workload; the questions themselves are in
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 
 from hcpscan.analysis.reachability.coverage import (
@@ -71,6 +72,7 @@ class ClusterView:
     _atoms_within: dict[IPSpace, int] = field(default_factory=dict)
     _spaces: dict[int, IPSpace] = field(default_factory=dict)
     _overlapping: dict[IPSpace, list[int]] = field(default_factory=dict)
+    _starts: tuple[list[tuple[int, int]], list[IPSpace]] | None = None
 
     def atoms_within(self, space: IPSpace) -> int:
         mask = self._atoms_within.get(space)
@@ -84,9 +86,36 @@ class ClusterView:
         question names is asked for every HostedCluster: computed once)."""
         found = self._overlapping.get(space)
         if found is None:
-            found = self._overlapping[space] = [k for k, atom in enumerate(self.atoms)
-                                                if space.overlaps(atom)]
+            starts = self._atom_starts()
+            if starts is None:  # not pieces of one cut: every atom asked
+                found = [k for k, atom in enumerate(self.atoms) if space.overlaps(atom)]
+            else:  # a fleet's atoms number in the thousands: only those at the space's ranges
+                found = []
+                for version, lo, hi in space.ranges:
+                    k = max(bisect.bisect_right(starts, (version, lo)) - 1, 0)
+                    while k < len(starts) and starts[k] <= (version, hi):
+                        v, first, last = self.atoms[k].ranges[0]
+                        if v == version and first <= hi and lo <= last and \
+                                (not found or found[-1] != k):
+                            found.append(k)
+                        k += 1
+            self._overlapping[space] = found
         return list(found)
+
+    def _atom_starts(self) -> list[tuple[int, int]] | None:
+        """(version, first address) of each atom when the atoms are contiguous ranges in
+        address order (what ``ipspace.cut`` gives), else None."""
+        if self._starts is None:
+            starts = [atom.ranges[0][:2] for atom in self.atoms if len(atom.ranges) == 1]
+            ordered = len(starts) == len(self.atoms) and all(
+                (a.ranges[0][0], a.ranges[0][2]) < (b.ranges[0][0], b.ranges[0][1])
+                for a, b in zip(self.atoms, self.atoms[1:], strict=False))
+            self._starts = (starts, self.atoms) if ordered else ([], self.atoms)
+        starts, of = self._starts
+        if of is not self.atoms:  # the atoms were replaced: read them again
+            self._starts = None
+            return self._atom_starts()
+        return starts if starts or not self.atoms else None
 
     def space_of(self, mask: int) -> IPSpace:
         """The union of the atoms in ``mask``."""
@@ -99,6 +128,10 @@ class ClusterView:
     @property
     def cluster(self) -> str:
         return self.model.cluster
+
+
+# Namespaces whose classes are kept indexed by label pair (``_by_label``).
+_LABELLED_KEPT = 16
 
 
 class ReachabilityIndex:
@@ -124,6 +157,8 @@ class ReachabilityIndex:
         self._policy_models: dict[int, list[tuple[ClusterView, NetworkPolicyModel]]] | None = None
         # answers rules ask again and again (per HostedCluster, per rule, per way in)
         self._resolved: dict[str, tuple[ClusterView, Workload, list[int]]] = {}
+        self._labelled: OrderedDict[tuple[str, str], dict[tuple[str, str], list[EndpointClass]]] = \
+            OrderedDict()
         self._selected: dict[tuple[str, str, frozenset[tuple[str, str]]], list[Workload]] = {}
         self._workloads: dict[tuple[str, str | None], list[Workload]] = {}
 
@@ -215,7 +250,9 @@ class ReachabilityIndex:
     def has_way_in(self, target: str) -> bool:
         """Whether a NodePort or LoadBalancer Service or a Route leads to ``target``'s pods:
         without one, outside traffic would need a routable pod IP."""
-        view, _workload, indices = self.resolve(target)
+        # asked per workload, port and rule (HCP001/002/006/009): the name resolved before
+        # is read in place, without copying its class list
+        view, _workload, indices = self._resolved.get(target) or self.resolve(target)
         return any(view.paths.get(i) for i in indices)
 
     def _name_index(self) -> dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]]:
@@ -291,10 +328,34 @@ class ReachabilityIndex:
     def _select_workloads(self, cluster: str, namespace: str,
                           labels: dict[str, str]) -> list[Workload]:
         out: set[Workload] = set()
-        for klass in self.namespace_classes(cluster, namespace):
+        classes = self.namespace_classes(cluster, namespace)
+        first = next(iter(labels.items()), None)
+        if first is not None and isinstance(first[1], str) and len(classes) > 1:
+            # only the classes carrying the first pair (a rule picks by app label); a value
+            # that is no text (None equals a missing label) has every class asked
+            classes = self._by_label(cluster, namespace, classes).get(first, [])
+        for klass in classes:
             if all(klass.labels.get(k) == v for k, v in labels.items()):
                 out.update(klass.workloads)
         return sorted(out, key=lambda w: (w.name, w.kind))
+
+    def _by_label(self, cluster: str, namespace: str, classes: list[EndpointClass]
+                  ) -> dict[tuple[str, str], list[EndpointClass]]:
+        """A namespace's classes by each label pair they carry, in class order. Kept for
+        the last few namespaces only (a rule asks a hosted cluster's selectors one after
+        the other; kept for all, a fleet's pairs took ~12 MiB at N = 500)."""
+        key = (cluster, namespace)
+        known = self._labelled.get(key)
+        if known is not None:
+            self._labelled.move_to_end(key)
+            return known
+        known = self._labelled[key] = {}
+        for klass in classes:
+            for pair in klass.labels.items():
+                known.setdefault(pair, []).append(klass)
+        if len(self._labelled) > _LABELLED_KEPT:
+            self._labelled.popitem(last=False)
+        return known
 
     def selected_by(self, policy_obj: object) -> list[Workload]:
         """Workloads whose pods a NetworkPolicy object selects."""

@@ -264,6 +264,9 @@ class PathGraph:
             chosen = next((h for h in there if h.allows), there[0] if there else None)
             return PathAnswer(origin, target, protocol, port, chosen is not None and chosen.allows,
                               (chosen,) if chosen is not None else ())
+        through = _through_one_node(origin, target, hops)
+        if through is not None:  # a workload's egress through a ClusterIP Service
+            return PathAnswer(origin, target, protocol, port, *through)
         return _answer_on_hops(origin, target, protocol, port, hops)
 
     # -- export ----------------------------------------------------------------------------
@@ -332,6 +335,38 @@ def _answer_on_hops(origin: str, target: str, protocol: str, port: int,
             if not hop.allows:
                 return PathAnswer(origin, target, protocol, port, False, tuple(walked))
     return PathAnswer(origin, target, protocol, port, False, ())
+
+
+def _through_one_node(origin: str, target: str, hops: list[Hop]
+                      ) -> tuple[bool, tuple[Hop, ...]] | None:
+    """The answer when every hop is origin → m or m → target for one node m, with
+    hops of both (a workload's egress through the ClusterIP Service of DNS or of the
+    management API server: tens of thousands per large scan); None for any other shape.
+    The one path is open when both legs have a hop that allows (the first of each, as
+    the search takes them), else it is the first hop of each leg up to the first that
+    blocks (the depth-first walk's first path)."""
+    middle = next((h.target for h in hops if h.source == origin), None)
+    if middle is None or middle in (origin, target) or origin == target:
+        return None
+    first_in = first_out = open_in = open_out = None
+    for hop in hops:
+        if hop.source == origin and hop.target == middle:
+            if first_in is None:
+                first_in = hop
+            if open_in is None and hop.allows:
+                open_in = hop
+        elif hop.source == middle and hop.target == target:
+            if first_out is None:
+                first_out = hop
+            if open_out is None and hop.allows:
+                open_out = hop
+        else:
+            return None
+    if first_in is None or first_out is None:
+        return None
+    if open_in is not None and open_out is not None:
+        return True, (open_in, open_out)
+    return False, (first_in,) if not first_in.allows else (first_in, first_out)
 
 
 def _shortest(forward: dict[str, dict[str, Hop]], backward: dict[str, dict[str, Hop]],

@@ -27,7 +27,7 @@ from hcpscan.analysis.reachability.answers import (
     WayInVerdict,
 )
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.evaluation import AnyRule, tiered_connections, tiered_verdict
+from hcpscan.analysis.reachability.evaluation import AnyRule, Side, tiered_connections, tiered_verdict
 from hcpscan.analysis.reachability.evidence import EvidenceWriter, class_name
 from hcpscan.analysis.reachability.exposure import ROUTER_NAMESPACE, ExposurePath
 from hcpscan.analysis.reachability.index import ClusterView, ReachabilityIndex, resolve_source, source_value
@@ -56,6 +56,11 @@ class ReachabilityQueries:
         self.evidence = evidence
         # asked per workload by every NetworkPolicy of its namespace (HCP004's subjects)
         self._rules_open: dict[str, tuple[bool, ConnectionSet]] = {}
+        self._protocols_open: dict[tuple[tuple[int, ...], tuple[str, ...]],
+                                   dict[str, tuple[str, ...]]] = {}
+        self._distinct: dict[tuple[str, ...], tuple[str, ...]] = {}
+        # (egress side, DNS pods) -> what the side opens to them (``_side_to_pods``)
+        self._to_pods: dict[tuple[int, ...], tuple[Side, tuple[PodPeer, ...], ConnectionSet]] = {}
 
     # -- towards a workload ---------------------------------------------------------------
 
@@ -353,6 +358,20 @@ class ReachabilityQueries:
             found = self._rules_open[source] = self._egress_rules_open(source)
         return found
 
+    def protocols_open(self, source: str, ports: tuple[int, ...], protocols: tuple[str, ...]
+                       ) -> tuple[str, ...]:
+        """Those of ``protocols`` that ``source``'s egress rules open on any of ``ports``
+        (``egress_rules_open``), in their order. Every NetworkPolicy of a namespace asks
+        it of each workload it selects (HCP004): kept per question."""
+        # by question, then by source (a few answers, each kept once: thousands of sources)
+        answers = self._protocols_open.setdefault((ports, protocols), {})
+        found = answers.get(source)
+        if found is None:
+            opened = self.egress_rules_open(source)[1]
+            found = tuple(p for p in protocols if any(opened.allows(p, port) for port in ports))
+            found = answers[source] = self._distinct.setdefault(found, found)
+        return found
+
     def _egress_rules_open(self, source: str) -> tuple[bool, ConnectionSet]:
         view, _workload, indices = self.index.resolve(source)
         conns = ConnectionSet.none()
@@ -380,10 +399,22 @@ class ReachabilityQueries:
             if not side.isolated:
                 continue
             isolated = True
-            reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
-                                                 None, side.np_isolated) for p in peers)
-            opened = opened.intersection(reach)
+            opened = opened.intersection(self._side_to_pods(side, peers))
         return isolated, (opened if isolated else ConnectionSet.all())
+
+    def _side_to_pods(self, side: Side, peers: tuple[PodPeer, ...]) -> ConnectionSet:
+        """What one egress side opens to one of ``peers``: the classes a namespace's
+        policies select alike share their side, and every control-plane workload asks
+        of its DNS pods (kept by side and peers, both held so their ids stay theirs)."""
+        key = (id(side), *map(id, peers))
+        known = self._to_pods.get(key)
+        if known is not None and known[0] is side and all(
+                a is b for a, b in zip(known[1], peers, strict=True)):
+            return known[2]
+        reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
+                                             None, side.np_isolated) for p in peers)
+        self._to_pods[key] = (side, peers, reach)
+        return reach
 
     def egress_to_pods_evidence(self, source: str, peers: Iterable[PodPeer], protocol: str,
                                 port: int, shown: str) -> Evidence | None:

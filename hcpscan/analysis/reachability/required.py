@@ -503,12 +503,16 @@ def _dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str,
 def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster,
             flow: Flow, sources: list[Workload]) -> list[FlowResult]:
     cluster = hc.obj.cluster
-    results = []
+    results: list[FlowResult] = []
+    if not sources:
+        return results
+    # where each target is sent to, the same for every source workload
+    nodes = [(endpoint, *_egress_nodes(inventory, hc, endpoint)) for endpoint in flow.targets]
+    destination_text = ", ".join(t.text(hc) for t in flow.targets)
     for workload in sources:
         name = graph_name(cluster, workload)
         answers, notes = [], []
-        for endpoint in flow.targets:
-            destination, through = _egress_nodes(inventory, hc, endpoint)
+        for endpoint, destination, through in nodes:
             for protocol, port, allows, evidence, note, summary in _out(inventory, graph, hc, flow,
                                                                        name, endpoint):
                 paths.add_egress(workload.ref, destination, protocol, port, allows, evidence,
@@ -520,7 +524,7 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
                     notes.append(note)
         status = OPEN if all(a.open for a in answers) else BLOCKED
         results.append(FlowResult(flow, status, workload=workload,
-                                  destination=", ".join(t.text(hc) for t in flow.targets),
+                                  destination=destination_text,
                                   answers=tuple(answers), notes=tuple(notes)))
     return results
 

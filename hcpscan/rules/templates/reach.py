@@ -391,6 +391,8 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
         if ports is None:
             yield NotEvaluable("port kas needs a HostedCluster: its API server port")
             return
+        if expect != "all-allowed" and _no_way_in(graph, scope, workloads):
+            continue  # who gets in is judged per way in, and none leads to these pods
         for port in ports:
             judged = _not_exempt(graph, scope, workloads, port, params)
             if not judged:
@@ -402,6 +404,12 @@ def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                 else:
                     yield from _only_allowed_get_in(ctx, graph, scope, item, judged, allowed,
                                                     port, protocol, expect == UNRESTRICTED)
+
+
+def _no_way_in(graph: ReachabilityGraph, scope: Scope, workloads: list[Workload]) -> bool:
+    """No Service or Route leads to any of ``workloads`` (most of HCP006's thousands of
+    workload subjects): who gets in from outside is then judged for none of their ports."""
+    return not any(graph.has_way_in(scope.graph_name(w)) for w in workloads)
 
 
 def _not_exempt(graph: ReachabilityGraph, scope: Scope, workloads: list[Workload], port: Any,

@@ -198,8 +198,12 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     only some protocols; elsewhere at each workload."""
     lacking: dict[Workload, list[str]] = {}
     for workload in workloads:
-        opens = _opener(graph, scope.graph_name(workload), dest)
-        have = [p for p in protocols if any(opens(p, port) for port in ports)]
+        if dest.name == DNS:  # the egress rules' ports alone: asked once per workload
+            have = list(graph.protocols_open(scope.graph_name(workload), tuple(ports),
+                                             tuple(protocols)))
+        else:
+            opens = _opener(graph, scope.graph_name(workload), dest)
+            have = [p for p in protocols if any(opens(p, port) for port in ports)]
         if have and len(have) < len(protocols):
             lacking[workload] = [p for p in protocols if p not in have]
     if not lacking:

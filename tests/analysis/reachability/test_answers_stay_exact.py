@@ -52,3 +52,27 @@ def test_a_one_hop_answer_names_the_first_hop_that_opens_else_the_first():
     open_now = paths.answer(ORIGIN, TARGET, "TCP", 443)
     assert (open_now.open, open_now.hops) == (True, (opened,))
     assert paths.answer(ORIGIN, TARGET, "UDP", 53).hops == ()
+
+
+MIDDLE = "ClusterIP Service default/kubernetes"
+_LEGS = st.lists(st.tuples(st.sampled_from([(ORIGIN, MIDDLE), (MIDDLE, TARGET), (ORIGIN, TARGET),
+                                            (MIDDLE, ORIGIN), (TARGET, MIDDLE)]),
+                           st.booleans(), st.integers(0, 3)), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LEGS, st.booleans())
+def test_an_answer_through_one_node_is_what_networkx_finds(raw, legs_only):
+    """A workload's egress through a ClusterIP Service (origin → Service → destination)
+    is answered without the search when every hop is on one of the two legs; the
+    answer, open or blocked, must be networkx's over the same hops, and any other
+    shape (a direct hop, a hop back) must still be searched."""
+    paths = PathGraph()
+    for (source, target), allows, n in raw:
+        if legs_only and (source, target) not in ((ORIGIN, MIDDLE), (MIDDLE, TARGET)):
+            continue
+        paths.record(ORIGIN, "TCP", 443, Hop(source, target, "network-policy", allows,
+                                             f"hop {n}", "np.yaml", n + 1))
+    asked = list(paths._asked.get((ORIGIN, "TCP", 443), {}).values())
+    assert paths.answer(ORIGIN, TARGET, "TCP", 443) == _networkx_answer(ORIGIN, TARGET, "TCP",
+                                                                         443, asked)

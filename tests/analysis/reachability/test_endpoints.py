@@ -127,3 +127,24 @@ def test_pods_of_a_same_named_controller_in_another_namespace_keep_their_own_own
                   if not e.synthetic)
     assert refs == ["kube-system/kube-apiserver-node1[Pod]", "lab/web-5d9c[ReplicaSet]",
                     "lab/web-5d9c[ReplicaSet]", "shop/web[Deployment]", "shop/web[Deployment]"]
+
+
+def test_pods_sharing_one_spec_dict_each_get_their_own_specs_ports(manifests):
+    """The graph reads a pod spec's container ports once per spec dict (the pods of one
+    template share it after loading); a pod whose spec is another dict, even an equal
+    one changed later, gets its own spec's ports."""
+    from hcpscan.analysis.reachability.endpoints import container_ports
+
+    pods = "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: shop, labels: "
+        f"{{app: web}}}}\nspec: {{containers: [{{name: c, ports: [{{containerPort: 8080}}]}}]}}\n"
+        for i in range(4))
+    inventory = manifests(pods)
+    objs = sorted(inventory.of_kind("Pod"), key=lambda o: o.name)
+    shared = objs[0].body["spec"]
+    objs[1].body["spec"] = shared  # as a parse batch sends equal specs once
+    objs[3].body["spec"] = {"containers": [{"name": "c", "ports": [{"containerPort": 9090,
+                                                                     "protocol": "UDP"}]}]}
+    found = {e.name: e.ports for e in collect_endpoints(inventory, "management")}
+    assert found == {o.name: container_ports(o.body["spec"]) for o in objs}
+    assert [p.number for p in found["p3"]] == [9090] and [p.number for p in found["p1"]] == [8080]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hcpscan.analysis.reachability.graph import build_reachability
 from hcpscan.inventory import Inventory, K8sObject
@@ -215,3 +217,147 @@ def test_what_a_workloads_egress_rules_open_is_its_own():
         assert edge[0] and other[0]
         assert (edge[1].allows("UDP", 53), edge[1].allows("TCP", 53)) == (True, False)
         assert (other[1].allows("UDP", 53), other[1].allows("TCP", 53)) == (False, True)
+
+
+def test_whether_a_workload_has_a_way_in_is_its_own_asked_again():
+    """``has_way_in`` reads a name resolved before in place: each workload's answer is
+    still whether a Service or Route leads to its own classes, asked in any order."""
+    graph = build_reachability(_inventory())
+    names = [f"management:clusters-edge/{w.name}[{w.kind}]"
+             for w in graph.workloads("management", "clusters-edge")]
+
+    def plain(name: str) -> bool:
+        view, _, indices = graph.index.resolve(name)
+        return any(view.paths.get(i) for i in indices)
+
+    expected = {name: plain(name) for name in names}
+    assert sorted(expected.values()) == [False, True]  # the client has none, ignition does
+    for name in [*names, *reversed(names)]:
+        assert graph.has_way_in(name) == expected[name]
+    assert not graph.has_workload("management:clusters-edge/nothing[Deployment]")
+
+
+_BLOCKS = ["10.0.0.0/8", "10.1.0.0/16", "10.1.2.0/24", "10.1.2.3/32", "192.168.0.0/24",
+           "172.16.0.0/12", "0.0.0.0/1", "255.255.255.255/32", "fd00::/8", "fd00:1::/32",
+           "::/0", "2001:db8::/32", "0.0.0.0/32"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_BLOCKS), max_size=8),
+       st.lists(st.sampled_from(_BLOCKS), min_size=1, max_size=4), st.booleans())
+def test_the_atoms_a_space_overlaps_are_found_by_address_as_by_asking_each(cuts, asked, shuffled):
+    """A fleet cuts outside addresses into thousands of atoms: the atoms a space overlaps
+    are found from its ranges' places among them; the answer must be every atom the
+    space overlaps, in order (atoms out of address order are each asked)."""
+    import dataclasses
+    import random
+
+    from hcpscan.model.ipspace import IPSpace, cut
+
+    atoms = cut([IPSpace.from_cidr(c) for c in cuts], IPSpace.everything())
+    if shuffled:
+        random.Random(len(cuts)).shuffle(atoms)
+    view = dataclasses.replace(build_reachability(_inventory()).index.views[0], atoms=atoms,
+                               _overlapping={}, _starts=None)
+    space = IPSpace.from_cidrs(asked)
+    expected = [k for k, atom in enumerate(atoms) if space.overlaps(atom)]
+    assert view.atoms_overlapping(space) == expected
+    assert view.atoms_overlapping(space) == expected  # kept
+
+
+def test_what_a_workloads_egress_opens_to_described_pods_is_its_own_side_and_peers():
+    """What an egress side opens to described pods (the DNS pods) is kept by side and
+    pods: each workload still gets its own side's answer, and other pods their own."""
+    from hcpscan.analysis.reachability.evaluation import tiered_connections
+    from hcpscan.analysis.reachability.queries import PodPeer, _rule_selects
+    from hcpscan.model.ports import union_all
+
+    to_dns = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: to-dns-pods, namespace: clusters-edge}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: openshift-dns}}}]
+    ports: [{protocol: TCP, port: 5353}]
+"""
+    graph = build_reachability(_inventory(MANIFESTS + POLICIES + EGRESS + to_dns))
+    dns = (PodPeer("openshift-dns", {"kubernetes.io/metadata.name": "openshift-dns"}, {}),)
+    other = (PodPeer("elsewhere", {"kubernetes.io/metadata.name": "elsewhere"}, {"app": "x"}),)
+    names = [f"management:{ns}/client" for ns in ("clusters-edge", "clusters-other")]
+
+    def plain(name: str, peers: tuple[PodPeer, ...]) -> str:
+        view, _, indices = graph.index.resolve(name)
+        opened = None
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            if side.isolated:
+                reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
+                                                     None, side.np_isolated) for p in peers)
+                opened = reach if opened is None else opened.intersection(reach)
+        return str(opened)
+
+    described = (dns, other)  # PodPeer holds dicts: asked by position
+    expected = {(n, i): plain(n, p) for n in names for i, p in enumerate(described)}
+    assert expected[(names[0], 0)] != expected[(names[1], 0)]
+    assert expected[(names[0], 0)] != expected[(names[0], 1)]  # the edge opens 5353 to DNS only
+    for name, i in [*expected, *reversed(expected)]:
+        isolated, opened = graph.egress_to_pods(name, described[i])
+        assert isolated and str(opened) == expected[(name, i)]
+
+
+_LABELLED = "".join(f"""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: w{i}, namespace: clusters-edge}}
+spec:
+  template:
+    metadata: {{labels: {labels}}}
+    spec: {{containers: [{{name: c}}]}}
+""" for i, labels in enumerate(["{app: a}", "{app: a, tier: x}", "{app: b, tier: x}", "{tier: y}",
+                                "{}", "{app: a, tier: y}"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["app", "tier", "none"]),
+                       st.one_of(st.sampled_from(["a", "b", "x", "y", "client", ""]),
+                                 st.none(), st.integers(0, 2)), max_size=3))
+def test_workloads_picked_by_labels_are_those_whose_pods_carry_them(labels):
+    """A namespace's classes are indexed by label pair for picking by labels; the
+    workloads picked must be those of every class carrying all the labels, whatever
+    the values (None equals a missing label, a number no label)."""
+    graph = build_reachability(_inventory(MANIFESTS + _LABELLED))
+    classes = graph.index.namespace_classes("management", "clusters-edge")
+    plain = sorted({w for k in classes if all(k.labels.get(n) == v for n, v in labels.items())
+                    for w in k.workloads}, key=lambda w: (w.name, w.kind))
+    for _ in range(2):
+        assert graph.select_workloads("management", "clusters-edge", labels) == plain
+
+
+def test_labels_picked_across_more_namespaces_than_are_kept_indexed_stay_each_namespaces():
+    """Only the last few namespaces stay indexed by label pair: asked round a fleet of
+    namespaces twice, each pick is still that namespace's own."""
+    from hcpscan.analysis.reachability import index
+
+    count = index._LABELLED_KEPT + 4
+    text = "".join(f"""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: w{i}, namespace: ns-{n}}}
+spec:
+  template:
+    metadata: {{labels: {{app: {'a' if (i + n) % 2 else 'b'}}}}}
+    spec: {{containers: [{{name: c}}]}}
+""" for n in range(count) for i in range(3))
+    graph = build_reachability(_inventory(MANIFESTS + text))
+    for _ in range(2):
+        for n in range(count):
+            for app in ("a", "b"):
+                picked = [w.name for w in graph.select_workloads("management", f"ns-{n}", {"app": app})]
+                assert picked == [f"w{i}" for i in range(3) if ((i + n) % 2 == 1) == (app == "a")]
+    assert len(graph.index._labelled) == index._LABELLED_KEPT

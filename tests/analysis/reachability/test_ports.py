@@ -1,6 +1,9 @@
 """PortSet and ConnectionSet algebra and notation."""
 
-from hcpscan.model.ports import ConnectionSet, PortSet
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hcpscan.model.ports import ConnectionSet, PortSet, normalise_protocol
 
 
 def test_port_sets_merge_adjacent_and_overlapping_ranges():
@@ -35,3 +38,19 @@ def test_connection_set_intersection_keeps_only_common_ports():
     b = ConnectionSet.of("TCP", PortSet.of((50, 200))) | ConnectionSet.port("UDP", 53)
     assert str(a & b) == "TCP 50-100"
     assert not (ConnectionSet.port("UDP", 53) & ConnectionSet.port("TCP", 53))
+
+
+# ``ConnectionSet.allows`` reads the protocol's intervals in place (asked hundreds of
+# thousands of times per large scan); it must say what the plain membership says.
+_PROTOCOL_ASKED = st.one_of(st.sampled_from(["TCP", "UDP", "SCTP", "tcp", "Udp", "", None,
+                                              "ICMP", 6, ["TCP"], "TCP "]), st.text(max_size=4))
+_RANGES = st.lists(st.tuples(st.integers(-5, 70000), st.integers(-5, 70000)), max_size=5)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(["TCP", "UDP", "SCTP"]), _RANGES, max_size=3),
+       _PROTOCOL_ASKED,
+       st.one_of(st.integers(-2, 70000), st.sampled_from([True, False, "80", 80.0, None])))
+def test_allows_is_membership_of_the_protocols_ports(ranges, protocol, port):
+    conns = ConnectionSet.from_mapping({p: PortSet.of(*r) for p, r in ranges.items()})
+    assert conns.allows(protocol, port) == (port in conns.ports(normalise_protocol(protocol)))

@@ -176,3 +176,27 @@ def test_a_calico_network_policy_is_no_subject_of_network_policy_rules(run_cli, 
     assert rule["status"] == "pass", rule["reason"]
     assert ("answer excludes policy objects hcpscan does not evaluate: Calico NetworkPolicy "
             "(crd.projectcalico.org/v1): clusters-agent-prod/allow-web") in rule["reason"]
+
+
+def test_each_object_is_named_by_its_own_api_version_and_kind():
+    """What a kind is called is worked out once per apiVersion and kind: objects of one
+    kind name in two groups (Calico's NetworkPolicy beside the evaluated one), of two
+    kinds in one group and in two clusters are still each named as they are alone."""
+    from hcpscan.inventory import Inventory
+
+    specs = [("management", "crd.projectcalico.org/v1", "NetworkPolicy"),
+             ("management", "networking.k8s.io/v1", "NetworkPolicy"),
+             ("guest", "crd.projectcalico.org/v1", "NetworkPolicy"),
+             ("management", "crd.projectcalico.org/v1", "GlobalNetworkPolicy"),
+             ("management", "cilium.io/v2", "CiliumNetworkPolicy"),
+             ("management", "v1", "ConfigMap"), ("guest", "cilium.io/v2", "CiliumNetworkPolicy")]
+    objects = [K8sObject(cluster, api, kind, "ns", f"x{i}", {}, SourceLocation("f.yaml", i + 1))
+               for i, (cluster, api, kind) in enumerate(specs * 2)]
+    found = {(k.cluster, k.label, k.api_version): [o.name for o in k.objects]
+             for k in unevaluated_policies(Inventory(objects))}
+    plain: dict[tuple[str, str, str], list[str]] = {}
+    for obj in objects:
+        if (label := policy_label(obj)) is not None:
+            plain.setdefault((obj.cluster, label, obj.api_version), []).append(obj.name)
+    assert found == {key: sorted(names) for key, names in plain.items()}
+    assert len(found) == 5
