@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import importlib
 import os
@@ -120,12 +121,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return exitcodes.OK
+    except OSError as exc:
+        if exc.errno not in _NO_ROOM:
+            return _internal_error(args, exc)
+        # nothing wrong in hcpscan: a full disk or device took what it wrote (standard output;
+        # report files are said where they are written)
+        say(f"hcpscan: error: cannot write: {exc.strerror or exc}", sys.stderr)
+        print("hcpscan: hint: free some space, or write the output elsewhere", file=sys.stderr)
+        return exitcodes.USAGE
     except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a message
-        if getattr(args, "debug", False):
-            raise
-        say(f"hcpscan: internal error: {type(exc).__name__}: {exc}", sys.stderr)
-        print("hcpscan: hint: rerun with --debug and report the traceback", file=sys.stderr)
-        return exitcodes.INTERNAL
+        return _internal_error(args, exc)
+
+
+# Write errors that are the machine's, not hcpscan's: no space, over quota, a file too large.
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _internal_error(args: argparse.Namespace, exc: Exception) -> int:
+    if getattr(args, "debug", False):
+        raise exc
+    from hcpscan.cli.output import say
+
+    say(f"hcpscan: internal error: {type(exc).__name__}: {exc}", sys.stderr)
+    print("hcpscan: hint: rerun with --debug and report the traceback", file=sys.stderr)
+    return exitcodes.INTERNAL
 
 
 def entry() -> NoReturn:
@@ -147,6 +166,15 @@ def entry() -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a pipe closed early (`| head`), a closed stream
+        except (BrokenPipeError, ValueError):  # the reader stopped early (`| head`), a closed stream
             pass
+        except OSError as exc:  # what was printed is lost (a full disk): said, as Python's exit would
+            if stream is sys.stdout:
+                try:
+                    sys.stderr.write(f"hcpscan: error: cannot write to standard output: "
+                                     f"{exc.strerror or exc}\n")
+                    sys.stderr.flush()
+                except (OSError, ValueError):
+                    pass
+                code = code if code not in (exitcodes.OK, exitcodes.FINDINGS) else exitcodes.USAGE
     os._exit(code)

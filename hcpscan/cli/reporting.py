@@ -166,7 +166,15 @@ def write_reports(args: argparse.Namespace, report: ScanReport, prepared: Prepar
             junit_extended=getattr(args, "junit_extended", False), verbosity=verbosity(args))
         text = render(name, report, options)
         if path is None:
-            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            try:
+                sys.stdout.write(text if text.endswith("\n") else text + "\n")
+                sys.stdout.flush()  # a full disk or a broken device says so here, not at exit
+            except BrokenPipeError:
+                raise  # the reader stopped early (`| head`): not an error (cli.main)
+            except OSError as exc:
+                raise UsageError(f"cannot write the {name} report to standard output: "
+                                 f"{exc.strerror or exc}",
+                                 "free some space, or write it to a file with -o FILE") from None
         else:
             try:
                 Path(path).write_text(text, encoding="utf-8")

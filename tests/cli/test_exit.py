@@ -5,6 +5,7 @@ with another thread alive it exits as Python does, waiting for it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -63,3 +64,39 @@ def test_the_console_script_is_the_entry() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["scripts"]["hcpscan"] == "hcpscan.cli.main:entry"
     assert "entry()" in (ROOT / "hcpscan" / "__main__.py").read_text()
+
+
+def _to_full_device(*args: str) -> subprocess.CompletedProcess[str]:
+    with open("/dev/full", "w") as full:
+        return subprocess.run([sys.executable, "-m", "hcpscan", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=300, cwd=ROOT,
+                              check=False)
+
+
+def test_a_report_standard_output_cannot_take_is_an_error_not_a_traceback() -> None:
+    result = _to_full_device("scan", str(FIXTURES / "example"), "--format", "json")
+    assert result.returncode == 2
+    assert result.stderr.startswith("hcpscan: error: cannot write the json report to standard "
+                                    "output: No space left on device")
+    assert "internal error" not in result.stderr and "-o FILE" in result.stderr
+
+
+def test_any_command_s_output_standard_output_cannot_take_is_an_error_not_a_traceback() -> None:
+    result = _to_full_device("rules", "list")
+    assert result.returncode == 2
+    assert result.stderr.startswith("hcpscan: error: cannot write: No space left on device")
+    assert "internal error" not in result.stderr
+
+
+def test_output_lost_at_exit_is_said_and_fails_the_run() -> None:
+    # a command whose output is still buffered when it returns: lost at the exit's flush
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-c", "import sys\n"
+             "from hcpscan.cli import main as m\n"
+             "m.main = lambda: (print('a line the device cannot take'), 1)[1]\n"
+             "m.entry()\n"], stdout=full, stderr=subprocess.PIPE, text=True,
+            timeout=300, cwd=ROOT, check=False,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})  # buffered
+    assert result.returncode == 2
+    assert result.stderr == "hcpscan: error: cannot write to standard output: No space left on device\n"
