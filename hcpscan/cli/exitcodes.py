@@ -14,8 +14,8 @@ exit codes:
   2  usage or input error: bad arguments, a path that does not exist or holds
      no Kubernetes objects, or input that could not be read (the scan still
      runs over the rest and reports what it could not read); a cluster that
-     cannot be read, --publish-reports that could not write, or a hub
-     hcpscan fleet cannot read
+     cannot be read, --publish-reports that could not write, a hub
+     hcpscan fleet cannot read, or output that could not be written
   3  the scan ran but some rules were not evaluable (--fail-on-incomplete);
      hcpscan fleet: a placed cluster's scan is not current (--fail-on-incomplete)
   4  internal error in hcpscan (rerun with --debug and report it)
