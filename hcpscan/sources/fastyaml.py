@@ -71,6 +71,18 @@ if os.environ.get("HCPSCAN_FAST_YAML", "").strip() == "0":  # for comparing the 
 
 AVAILABLE = yaml_rs is not None
 
+# The rebuild of parsed trees compiled (``_rebuild.c``, built by ``pip install`` where a C
+# compiler is): the same function as ``_canonical``/``_kept``/``_refusable`` below, which
+# stay its definition and the path where it is not built. ``HCPSCAN_COMPILED=0`` takes
+# the Python path, to compare.
+_compiled: Any = None
+if os.environ.get("HCPSCAN_COMPILED", "").strip() != "0":
+    try:
+        from hcpscan.sources import _rebuild as _compiled
+    except ImportError:  # pragma: no cover - no compiler where hcpscan was installed
+        _compiled = None
+COMPILED = _compiled is not None
+
 
 # Where a plain scalar (or a node's anchor, alias, tag or complex key) can start:
 # after a mapping key's colon, after a sequence dash, at the start of a line (keys),
@@ -161,7 +173,7 @@ def fast_documents(text: str, keep_of: KeepOf | None = None,
             if keep_of is not None and pruned is not None:
                 doc.body = _built(doc.body, keep_of, pruned, restore)
             else:
-                doc.body = _canonical(doc.body, _strings.setdefault, restore, 0)
+                doc.body = _whole(doc.body, restore, 0)
     except (RecursionError, _NotFast):
         return None  # deeper than MAX_DEPTH: PyYAML's reading says where
     return docs
@@ -558,28 +570,42 @@ def _sequence(sequence: list[Any], intern: _Intern, restore: dict[tuple[type, An
     return out
 
 
+def _whole(value: Any, restore: dict[tuple[type, Any], Any], depth: int) -> Any:
+    """``_canonical`` of a parsed value, compiled where it is built."""
+    if _compiled is not None:
+        return _compiled.canonical(value, _strings, restore, depth)
+    return _canonical(value, _strings.setdefault, restore, depth)
+
+
+def _pruned(value: Any, keep: Keep, restore: dict[tuple[type, Any], Any], depth: int) -> Any:
+    """``_kept`` of a parsed value, compiled where it is built."""
+    if _compiled is not None:
+        return _compiled.kept(value, keep, _strings, restore, depth)
+    return _kept(value, keep, _strings.setdefault, restore, depth)
+
+
 def _built(body: Any, keep_of: KeepOf, pruned: set[int], restore: dict[tuple[type, Any], Any]) -> Any:
     """A document's body rebuilt as ``_canonical`` does, each object ``keep_of`` prunes
     (the document, or the entries of a List) built pruned."""
     if type(body) is not dict:
-        return _canonical(body, _strings.setdefault, restore, 0)
+        return _whole(body, restore, 0)
     keep = keep_of(body)
     if keep is not None:
-        out = _kept(body, keep, _strings.setdefault, restore, 0)
+        out = _pruned(body, keep, restore, 0)
         pruned.add(id(out))
         return out
     kind, items = body.get("kind"), body.get("items")
     if type(kind) is not str or not kind.endswith("List") or type(items) is not list:
-        return _canonical(body, _strings.setdefault, restore, 0)
+        return _whole(body, restore, 0)
     if 2 >= MAX_DEPTH:
         raise _NotFast
     entries = []
     for item in items:
         keep = keep_of(item) if type(item) is dict else None
         if keep is None:
-            entries.append(_canonical(item, _strings.setdefault, restore, 2))
+            entries.append(_whole(item, restore, 2))
             continue
-        entry = _kept(item, keep, _strings.setdefault, restore, 2)
+        entry = _pruned(item, keep, restore, 2)
         pruned.add(id(entry))
         entries.append(entry)
     fields: dict[Any, Any] = {}  # the other fields as _mapping builds them, in their order
@@ -587,7 +613,7 @@ def _built(body: Any, keep_of: KeepOf, pruned: set[int], restore: dict[tuple[typ
         if key == "items":
             fields[_strings.setdefault(key, key)] = entries
         else:
-            fields.update(_mapping({key: value}, _strings.setdefault, restore, 1))
+            fields.update(_whole({key: value}, restore, 0))
     return fields
 
 
@@ -791,3 +817,7 @@ def _pattern(source: str) -> re.Pattern[str]:
 
 def _is_entry(head: str) -> bool:
     return head[:1] == "-" and head[1:2] in ("", " ", "\r", "\t", "\n")
+
+
+if _compiled is not None:  # the constants the compiled rebuild shares with the code above
+    _compiled.configure(WHOLE, ANY_KEY, _NotFast, MAX_DEPTH, _SHARED_LENGTH)

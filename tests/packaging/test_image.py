@@ -139,6 +139,8 @@ def test_the_recipe_is_pinned_labelled_and_unprivileged() -> None:
 @pytest.mark.parametrize("path, expected", [
     ("hcpscan/cli/main.py", True), ("rules/HCP001.yaml", True), ("deploy/image/steps.sh", True),
     ("deploy/Containerfile", False), ("tests/conftest.py", False), ("hcpscan/__pycache__/x.pyc", False),
-    (".venv/bin/python", False), ("fixtures/example/a.yaml", False)])
+    (".venv/bin/python", False), ("fixtures/example/a.yaml", False),
+    # the compiled rebuild: its source goes in, a copy built for the developer's Python does not
+    ("hcpscan/sources/_rebuild.c", True), ("hcpscan/sources/_rebuild.cpython-311-x86_64-linux-gnu.so", False)])
 def test_the_context_is_what_the_wheel_needs(path: str, expected: bool) -> None:
     assert in_context(path, ignore_patterns()) is expected

@@ -24,16 +24,32 @@ from tests.conftest import FIXTURES, ROOT, requirement
 _git = requirement(lambda: shutil.which("git"), "git (to copy the tracked tree)")
 
 
-def _run(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    env.update(NO_COLOR="1", COLUMNS="200")
+def _run(args: list[str], cwd: Path, extra: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "VIRTUAL_ENV", "HCPSCAN_NO_EXTENSIONS", "HCPSCAN_COMPILED"))}
+    env.update(NO_COLOR="1", COLUMNS="200", **(extra or {}))
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, **kw)
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel built from a clean copy of the tracked tree."""
-    base = tmp_path_factory.mktemp("wheel")
+    """The wheel built from a clean copy of the tracked tree, with the compiled rebuild
+    (this machine has a C compiler: .ci/run installs it)."""
+    built = _built_wheel(tmp_path_factory.mktemp("wheel"), {})
+    assert not built.name.endswith("-none-any.whl"), built.name
+    return built
+
+
+@pytest.fixture(scope="module")
+def pure_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pure-Python wheel a release publishes beside the compiled ones (setup.py):
+    what pip installs where no compiled wheel matches (musl, other architectures)."""
+    built = _built_wheel(tmp_path_factory.mktemp("pure"), {"HCPSCAN_NO_EXTENSIONS": "1"})
+    assert built.name.endswith("-py3-none-any.whl"), built.name
+    return built
+
+
+def _built_wheel(base: Path, extra: dict[str, str]) -> Path:
     source = base / "src"
     # Build from what git tracks, as a clean clone would: nothing untracked can mask a gap.
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
@@ -42,7 +58,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, source / name)
     dist = base / "dist"
-    built = _run([sys.executable, "-m", "build", "--outdir", str(dist), str(source)], cwd=base)
+    built = _run([sys.executable, "-m", "build", "--outdir", str(dist), str(source)], cwd=base, extra=extra)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     wheels = list(dist.glob("hcpscan-*.whl"))
     assert len(wheels) == 1 and list(dist.glob("hcpscan-*.tar.gz"))
@@ -73,9 +89,10 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def bare(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel without extras, as on Alpine/musl or old glibc where cel has no wheel."""
-    return _venv(tmp_path_factory.mktemp("bare"), str(wheel))
+def bare(pure_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pure-Python wheel without extras, as on Alpine/musl or old glibc where neither
+    cel nor a compiled hcpscan has a wheel."""
+    return _venv(tmp_path_factory.mktemp("bare"), str(pure_wheel))
 
 
 @pytest.fixture
@@ -99,6 +116,18 @@ def test_installed_catalog_lists_every_rule(installed: Path, elsewhere: Path) ->
     assert ids == shipped and len(ids) >= 25
 
 
+def _compiled(env_dir: Path, cwd: Path) -> str:
+    probe = _run([str(env_dir / "bin" / "python"), "-c",
+                  "from hcpscan.sources import fastyaml; print(fastyaml.COMPILED)"], cwd=cwd)
+    assert probe.returncode == 0, probe.stderr
+    return probe.stdout.strip()
+
+
+def test_the_compiled_wheel_runs_compiled_and_the_pure_one_does_not(installed: Path, bare: Path,
+                                                                    elsewhere: Path) -> None:
+    assert (_compiled(installed, elsewhere), _compiled(bare, elsewhere)) == ("True", "False")
+
+
 def test_installed_scan_matches_the_source_tree(installed: Path, elsewhere: Path) -> None:
     args = ["scan", "example", "--format", "json"]
     wheel = _run([str(installed / "bin" / "hcpscan"), *args], cwd=elsewhere)
@@ -111,7 +140,8 @@ def test_installed_scan_matches_the_source_tree(installed: Path, elsewhere: Path
         [f["fingerprint"] for f in json.loads(tree.stdout)["findings"]]
 
 
-def test_a_bare_install_scans_without_cel_or_the_kubernetes_client(bare: Path, elsewhere: Path) -> None:
+def test_a_bare_install_scans_without_cel_or_the_kubernetes_client(bare: Path, installed: Path,
+                                                                   elsewhere: Path) -> None:
     """The fallback path: no cel-expr-python (as on musl), no kubernetes client; the scan
     runs, cel rules say how to add their runtime, and the live command says how to add it."""
     python = str(bare / "bin" / "python")
@@ -122,6 +152,12 @@ def test_a_bare_install_scans_without_cel_or_the_kubernetes_client(bare: Path, e
     assert scan.returncode == 1, scan.stderr
     report = json.loads(scan.stdout)
     assert report["findings"]
+    # the pure-Python rebuild finds what the compiled one does (cel rules aside: not here)
+    full = _run([str(installed / "bin" / "hcpscan"), "scan", "example", "--format", "json"], cwd=elsewhere)
+    assert full.returncode == 1, full.stderr
+    assert [f["fingerprint"] for f in report["findings"]] == \
+        [f["fingerprint"] for f in json.loads(full.stdout)["findings"] if f["rule_id"] in
+         {r["rule_id"] for r in report["rules"] if r["status"] != "not-evaluable"}]
     cel_rules = {p.stem for p in (ROOT / "rules").glob("*.yaml") if "template: cel" in p.read_text()}
     results = {r["rule_id"]: r for r in report["rules"]}
     judged = [r for r in cel_rules if results[r]["status"] != "not-applicable"]
@@ -144,10 +180,12 @@ PLATFORMS = {
 
 
 @pytest.mark.parametrize("where", sorted(PLATFORMS))
-def test_resolves_on_runner_platforms(wheel: Path, tmp_path: Path, where: str) -> None:
-    """`pip install hcpscan` resolves to wheels on each platform, without the CEL runtime or
-    the kubernetes client; `hcpscan[cel]` brings the runtime where a wheel of it exists and
-    fails to resolve, naming it, where none does (musl, old glibc): ask for it only there."""
+def test_resolves_on_runner_platforms(pure_wheel: Path, tmp_path: Path, where: str) -> None:
+    """`pip install hcpscan` resolves to wheels on each platform (the pure-Python one where
+    no compiled wheel was built), without the CEL runtime or the kubernetes client;
+    `hcpscan[cel]` brings the runtime where a wheel of it exists and fails to resolve,
+    naming it, where none does (musl, old glibc): ask for it only there."""
+    wheel = pure_wheel
     tags, has_cel = PLATFORMS[where]
     platforms = [arg for tag in tags for arg in ("--platform", tag)]
 
