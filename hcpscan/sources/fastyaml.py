@@ -139,6 +139,10 @@ _readings: dict[str, tuple[Any, Any] | None] = {}
 # Tokens whose two readings are the same value of the same type: a file holding only
 # these needs no restoration, which a set difference tells without a call per token.
 _agreeing: set[str] = set()
+# The agreeing tokens that are numbers, by (type, value): a number a differing token
+# gives cannot be put back when an agreeing token of the same file gives it too, which an
+# intersection with the file's tokens tells without reading every token of the file.
+_agreeing_numbers: dict[tuple[type, Any], set[str]] = {}
 
 
 # What to keep of a parsed object: its kind's keep (``inventory/kept.py``) when its body may
@@ -197,6 +201,7 @@ def forget(strings_only: bool = False) -> None:
         _line_tokens.clear()
     _readings.clear()
     _agreeing.clear()
+    _agreeing_numbers.clear()
 
 
 def _plain_text(text: str) -> bool:
@@ -453,10 +458,19 @@ def _readings_of(token: str) -> tuple[Any, Any] | None:
     if len(_readings) >= _READINGS_LIMIT:
         _readings.clear()
         _agreeing.clear()
+        _agreeing_numbers.clear()
     _readings[token] = reading
     if reading is not None and _same(*reading):
         _agreeing.add(token)
+        new = reading[1]
+        if _restorable(new):
+            _agreeing_numbers.setdefault((type(new), new), set()).add(token)
     return reading
+
+
+def _restorable(value: Any) -> bool:
+    """A YAML 1.2 reading that may be put back to its YAML 1.1 value: a number, not NaN."""
+    return type(value) in (int, float) and not (isinstance(value, float) and math.isnan(value))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -469,9 +483,43 @@ def _same(a: Any, b: Any) -> bool:
 
 def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
     """YAML 1.2 numbers to turn back into their YAML 1.1 values, or None if some
-    token reads differently in a way that cannot be put back safely."""
-    if not tokens - _agreeing:
+    token reads differently in a way that cannot be put back safely.
+
+    Only the tokens not known to agree are read: a number can be put back when every
+    token of the file giving it reads as one same YAML 1.1 value, and the agreeing
+    tokens giving it are found in ``_agreeing_numbers`` (``_restorations_read_whole``,
+    reading every token, is the definition; tests hold the two equal)."""
+    unsure = tokens - _agreeing
+    if not unsure:
         return {}  # every token reads the same either way: nothing to put back
+    by_value: dict[tuple[type, Any], set[Any]] = {}
+    agreeing_here: set[tuple[type, Any]] = set()  # numbers of unsure tokens that agree (too long to remember)
+    for token in unsure:
+        reading = _readings_of(token)
+        if reading is None:
+            return None
+        old, new = reading
+        if _same(old, new):
+            if _restorable(new):
+                agreeing_here.add((type(new), new))
+            continue
+        if not _restorable(new):
+            return None  # e.g. 1.1 `yes` (True) is the string 'yes' in 1.2: cannot be told apart
+        by_value.setdefault((type(new), new), set()).add((type(old), old))
+    restore: dict[tuple[type, Any], Any] = {}
+    for key, olds in by_value.items():
+        if len(olds) != 1:
+            return None  # two tokens give this number and 1.1 reads them differently
+        agreeing = _agreeing_numbers.get(key)
+        if key in agreeing_here or (agreeing and not agreeing.isdisjoint(tokens)):
+            return None  # a token of the file reads as this number both ways
+        ((_, old),) = olds
+        restore[key] = old
+    return restore
+
+
+def _restorations_read_whole(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
+    """``_restorations`` reading every token of the file: its definition."""
     by_value: dict[tuple[type, Any], set[Any]] = {}
     differing: set[tuple[type, Any]] = set()
     for token in tokens:
@@ -479,10 +527,10 @@ def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
         if reading is None:
             return None
         old, new = reading
-        if type(new) not in (int, float) or (isinstance(new, float) and math.isnan(new)):
+        if not _restorable(new):
             if _same(old, new):
                 continue
-            return None  # e.g. 1.1 `yes` (True) is the string 'yes' in 1.2: cannot be told apart
+            return None
         key = (type(new), new)
         by_value.setdefault(key, set()).add((type(old), old))
         if not _same(old, new):
@@ -491,7 +539,7 @@ def _restorations(tokens: set[str]) -> dict[tuple[type, Any], Any] | None:
     for key in differing:
         olds = by_value[key]
         if len(olds) != 1:
-            return None  # two tokens give this number and 1.1 reads them differently
+            return None
         ((_, old),) = olds
         restore[key] = old
     return restore

@@ -519,3 +519,51 @@ def test_the_readings_memo_is_bounded_in_number_and_in_length(monkeypatch):
     assert _cold(many) == _outcome(_composed_documents(many))
     assert 0 < len(fastyaml._readings) <= 3
     fastyaml.forget()
+
+
+# Tokens whose two readings agree or differ, numbers given both ways (2e5 and 200000.0,
+# 0755 and 493, 0x1F and 31, 1:20 and 80), a too-long agreeing number never remembered.
+_RESTORATION_TOKENS = ["2e5", "200000.0", "2E5", "0755", "493", "0x1F", "31", "1:20", "80", "1_000",
+                       "1000", "1e3", "1000.0", "+1", "1", ".5", "0.5", "-0.0", "0.0", "0e0", "yes",
+                       "~", "null", ".nan", ".inf", "1.0e+3", "0o17", "017", "15",
+                       "200000." + "0" * (fastyaml._TOKEN_LENGTH + 1)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sets(st.sampled_from(_RESTORATION_TOKENS), max_size=8), min_size=1, max_size=6),
+       st.booleans())
+def test_restorations_read_only_the_unsure_tokens_and_find_what_reading_all_finds(files, cold_each):
+    """``_restorations`` reads only the tokens not known to agree; what it decides is
+    what reading every token decides (``_restorations_read_whole``), whatever the memo
+    holds from files before and whether it starts cold."""
+    fastyaml.forget()
+    try:
+        for tokens in files:
+            if cold_each:
+                fastyaml.forget()
+            fast = fastyaml._restorations(set(tokens))
+            whole = fastyaml._restorations_read_whole(set(tokens))
+            fastyaml.forget()
+            alone = fastyaml._restorations_read_whole(set(tokens))
+            assert _typed(fast) == _typed(whole) == _typed(alone), tokens
+    finally:
+        fastyaml.forget()
+
+
+def _typed(restore):
+    return None if restore is None else sorted((repr(k), type(v).__name__, repr(v)) for k, v in restore.items())
+
+
+def test_every_real_file_restores_what_reading_all_its_tokens_restores():
+    fastyaml.forget()
+    compared = restored = 0
+    for name, text in _real_texts():
+        tokens = fastyaml._scalar_tokens(text)
+        if tokens is None:
+            continue
+        fast = fastyaml._restorations(tokens)
+        assert _typed(fast) == _typed(fastyaml._restorations_read_whole(tokens)), name
+        compared += 1
+        restored += bool(fast)
+    fastyaml.forget()
+    assert compared > 1000 and restored  # some real files put numbers back (hashes read as floats)
