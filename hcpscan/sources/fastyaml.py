@@ -846,11 +846,24 @@ def _item_positions(text: str, content: int | None, end: int, items: Any, indent
     if len(entries) != count:
         raise _NotFast
     positions = []
+    append = positions.append
+    # Most entries start on their dash's line, one blank after it ("- apiVersion: v1"):
+    # there the content is at the dash's column + 2 and the line is counted on from the
+    # entry before. Any other entry is looked for as _content_at does.
+    line, prev, column = lines.at(first)[0], first, seq_indent + 3
     for dash in entries:
-        start = _content_at(text, dash + 1, end)
-        if start is None or _column(text, start) <= _column(text, dash):
+        start = dash + 2
+        if start < end and text[dash + 1] == " " and text[start] not in " \t\r\n#":
+            line += text.count("\n", prev, dash)
+            prev = dash
+            append((line, column))
+            continue
+        found = _content_at(text, dash + 1, end)
+        if found is None or _column(text, found) <= _column(text, dash):
             raise _NotFast  # an empty entry: PyYAML marks it where its null would be
-        positions.append(lines.at(start))
+        position = lines.at(found)
+        line, prev = position[0], found
+        append(position)
     return positions
 
 

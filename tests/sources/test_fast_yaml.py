@@ -567,3 +567,23 @@ def test_every_real_file_restores_what_reading_all_its_tokens_restores():
         restored += bool(fast)
     fastyaml.forget()
     assert compared > 1000 and restored  # some real files put numbers back (hashes read as floats)
+
+
+_ENTRY_SHAPES = ["- kind: Pod\n{i}  metadata: {{name: a}}\n", "-   kind: Pod\n", "- # a comment\n{i}  kind: Pod\n",
+                 "-\n{i}  kind: Pod\n", "- kind: Pod # a comment\n", "- {{kind: Pod}}\n", "- 'x'\n", "- x\r\n",
+                 "-  \n{i}  kind: Pod\n", "- kind: Pod\n\n", "- kind: Pod\n{i}# between\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ENTRY_SHAPES), min_size=1, max_size=6), st.sampled_from(["", "  "]),
+       st.booleans())
+def test_list_entries_of_every_shape_have_pyyamls_lines_and_columns(entries, indent, kind_first):
+    """An entry's position is found on its dash's line when its content starts there, one
+    blank after the dash; anywhere else as before: either way where PyYAML puts it."""
+    items = "".join(indent + entry.format(i=indent) for entry in entries)
+    head = "kind: List\napiVersion: v1\n" if kind_first else "apiVersion: v1\n"
+    text = f"{head}items:\n{items}metadata: {{}}\n" + ("" if kind_first else "kind: List\n")
+    fast = fast_documents(text)
+    assert _agrees(text), text
+    if fast is not None and "\r" not in text:
+        assert len(fast[0].item_positions) == len(entries)
