@@ -845,7 +845,7 @@ def _item_positions(text: str, content: int | None, end: int, items: Any, indent
     entries = [first] + [m.end() - 1 for m in dashes.finditer(text, first, items_end)]
     if len(entries) != count:
         raise _NotFast
-    positions = []
+    positions: list[tuple[int, int]] = []
     append = positions.append
     # Most entries start on their dash's line, one blank after it ("- apiVersion: v1"):
     # there the content is at the dash's column + 2 and the line is counted on from the
