@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from hcpscan import __version__
 from hcpscan.cli import exitcodes
@@ -82,10 +82,21 @@ def _imported(module: str) -> ModuleType:
             gc.enable()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, but what it prints (``--version``, ``--help``, usage errors) is
+    not lost without a word: argparse drops an ``OSError`` of that write, so ``hcpscan
+    --version > /dev/full`` exited 0 having written nothing. The error goes on to ``main``,
+    which says it as for any other output. Subcommands' parsers are of this class too."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:
+            (file or sys.stderr).write(message)
+
+
 def build_parser(command: str | None = None, all_commands: bool = True) -> argparse.ArgumentParser:
     """The parser; ``all_commands=False`` registers only ``command`` in full and the others
     by name and help (enough for `--help` and for argparse's "invalid choice" message)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hcpscan", description=DESCRIPTION, epilog=exitcodes.EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"hcpscan {__version__}")
@@ -102,10 +113,15 @@ def build_parser(command: str | None = None, all_commands: bool = True) -> argpa
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(chosen_command(words), all_commands=False)
-    args = parser.parse_args(words)
-    if not hasattr(args, "run"):
-        parser.print_help(sys.stderr)
-        return exitcodes.USAGE
+    try:
+        args = parser.parse_args(words)
+        if not hasattr(args, "run"):
+            parser.print_help(sys.stderr)
+            return exitcodes.USAGE
+    except BrokenPipeError:
+        return exitcodes.OK
+    except OSError as exc:  # --version, --help or a usage message the output could not take
+        return _unwritable(exc, None)
     from hcpscan.cli.errors import UsageError
     from hcpscan.cli.output import say
     try:
@@ -122,15 +138,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return exitcodes.OK
     except OSError as exc:
-        if exc.errno not in _NO_ROOM:
-            return _internal_error(args, exc)
-        # nothing wrong in hcpscan: a full disk or device took what it wrote (standard output;
-        # report files are said where they are written)
-        say(f"hcpscan: error: cannot write: {exc.strerror or exc}", sys.stderr)
-        print("hcpscan: hint: free some space, or write the output elsewhere", file=sys.stderr)
-        return exitcodes.USAGE
+        return _unwritable(exc, args)
     except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a message
         return _internal_error(args, exc)
+
+
+def _unwritable(exc: OSError, args: argparse.Namespace | None) -> int:
+    """A write the machine refused: said, exit code 2; any other OSError is a bug."""
+    if exc.errno not in _NO_ROOM:
+        return _internal_error(args or argparse.Namespace(), exc)
+    from hcpscan.cli.output import say
+
+    # nothing wrong in hcpscan: a full disk or device took what it wrote (standard output;
+    # report files are said where they are written)
+    try:
+        say(f"hcpscan: error: cannot write: {exc.strerror or exc}", sys.stderr)
+        print("hcpscan: hint: free some space, or write the output elsewhere", file=sys.stderr)
+    except OSError:
+        pass  # standard error cannot take it either: the exit code still says it
+    return exitcodes.USAGE
 
 
 # Write errors that are the machine's, not hcpscan's: no space, over quota, a file too large.

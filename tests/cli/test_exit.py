@@ -10,6 +10,9 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
+
+from hcpscan import __version__
 from tests.conftest import FIXTURES, ROOT
 
 
@@ -100,3 +103,24 @@ def test_output_lost_at_exit_is_said_and_fails_the_run() -> None:
             env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})  # buffered
     assert result.returncode == 2
     assert result.stderr == "hcpscan: error: cannot write to standard output: No space left on device\n"
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["scan", "--help"], ["rules", "--help"]])
+def test_version_and_help_standard_output_cannot_take_are_errors_not_silent(args: list[str]) -> None:
+    """argparse drops an error writing them; the run said nothing and exited 0."""
+    result = _to_full_device(*args)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("hcpscan: error: cannot write: No space left on device")
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_version_and_help_still_print_and_a_closed_pipe_is_quiet() -> None:
+    version = subprocess.run([sys.executable, "-m", "hcpscan", "--version"], capture_output=True,
+                             text=True, timeout=300, cwd=ROOT, check=False)
+    assert (version.returncode, version.stdout, version.stderr) == (0, f"hcpscan {__version__}\n", "")
+    reader = subprocess.Popen([sys.executable, "-m", "hcpscan", "scan", "--help"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, cwd=ROOT)
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.close()  # the reader went away before the help was written (`| head -0`)
+    assert reader.wait(timeout=300) == 0
+    assert reader.stderr.read() == b""
