@@ -31,7 +31,14 @@ def may_fork() -> bool:
     """Whether a plain ``fork`` of this process is safe: Linux only (macOS's system
     libraries are not fork-safe, Windows has none), and no other thread alive (a lock
     one holds — a progress bar's, a client's — would be copied held into the child)."""
+    return fork_refusal() is None
+
+
+def fork_refusal() -> str | None:
+    """Why this process may not fork (``may_fork``), None when it may."""
     if sys.platform != "linux" or not hasattr(os, "fork"):
-        return False
+        return f"forking is used on Linux only, not on {sys.platform}"
     threading = sys.modules.get("threading")  # never imported: no Python thread exists
-    return threading is None or threading.active_count() == 1
+    if threading is not None and threading.active_count() > 1:
+        return "another thread is running (a lock it holds would be copied held into the child)"
+    return None

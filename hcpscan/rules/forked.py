@@ -31,7 +31,7 @@ from collections.abc import Collection
 from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic
-from hcpscan.core.jobs import may_fork
+from hcpscan.core.jobs import fork_refusal, may_fork
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.engine import RuleOutcome, evaluate_some
@@ -67,7 +67,13 @@ def evaluate_forked(rules: list[Rule], ctx: Context, suppressor: Suppressor,
     """Every rule's outcome, in order, the proxy family evaluated in a forked child;
     ``None`` when a fork does not pay or is not safe (the caller evaluates in order)."""
     here, child = split(rules)
-    if not here or not child or not may_fork():
+    if not here or not child:
+        return None
+    if not may_fork():  # asked for (HCPSCAN_FORK_RULES=1) and not done: said, never silently
+        ctx.diagnostics.append(Diagnostic(
+            "HCPSCAN_FORK_RULES", None, f"the rules were evaluated in one process: "
+            f"{fork_refusal() or 'forking is not safe here'}", severity="info",
+            hint="the results are the same; only the rule stage takes longer"))
         return None
     # Every shareable analysis the child may read is built here, even if no rule here
     # reads it: one the child built would stay there, with its diagnostics (the graph's

@@ -221,6 +221,25 @@ def test_no_fork_while_another_thread_runs() -> None:
         thread.join()
 
 
+def test_a_fork_asked_for_and_refused_is_said_and_changes_nothing_else(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With HCPSCAN_FORK_RULES=1 and a thread alive, the rules run in one process, and
+    the report says so (one info diagnostic) instead of leaving the user to wonder."""
+    inventory, ctx, rules = _evaluated()
+    one = _json(engine.evaluate(rules, Context(inventory), keep={REACHABILITY}))
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        two = _json(engine.evaluate(rules, ctx, keep={REACHABILITY}, split=forked.evaluate_forked))
+    finally:
+        release.set()
+        thread.join()
+    said = [d for d in two[2] if d["path"] == "HCPSCAN_FORK_RULES"]
+    assert len(said) == 1 and said[0]["severity"] == "info"
+    assert "one process" in said[0]["message"] and "another thread" in said[0]["message"]
+    assert (two[0], two[1], [d for d in two[2] if d not in said]) == one
+
+
 def test_never_forked_unless_asked_for_with_jobs_on_a_large_inventory(
         run_cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     calls: list[Any] = []
