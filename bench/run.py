@@ -556,6 +556,18 @@ def compile_trees(trees: list[Path]) -> None:
                        check=True, stdout=subprocess.DEVNULL)
 
 
+def compiled_state(tree: Path) -> str:
+    """Whether the tree's compiled rebuild of parsed YAML (``hcpscan/sources/_rebuild.c``,
+    built by ``pip install``) is there: a tree exported with ``git archive`` has only its
+    source, and runs the Python code it stands for."""
+    probe = subprocess.run([sys.executable, "-c", "from hcpscan.sources import fastyaml; "
+                            "print(getattr(fastyaml, 'COMPILED', 'absent'))"],
+                           env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree,
+                           capture_output=True, text=True, check=False)
+    state = probe.stdout.strip()
+    return {"True": "built", "False": "not built (pure Python)"}.get(state, "not in this tree")
+
+
 def bench_connectivity(pods: int, policies: int, args: argparse.Namespace,
                        log: list[str], anps: int = 0, banp_rules: int = 0) -> dict[str, Any]:
     info = ensure_netpol(pods, policies, args.seed, anps, banp_rules)
@@ -804,6 +816,9 @@ def main() -> None:
     log.append("the source trees measured (this one" + (f" and {args.before}" if args.before else "")
                + ") were byte-compiled before any timing (`python -m compileall -q`), as "
                "installing a wheel does: start-up rows do not measure compiling")
+    log.append("the compiled rebuild of parsed YAML (hcpscan/sources/_rebuild.c): "
+               + "; ".join(f"{'this tree' if tree == REPO else tree}: {compiled_state(tree)}"
+                           for tree in trees))
     rows = []
     for n in [int(x) for x in args.sizes.split(",") if x]:
         print(f"N={n} ...", flush=True)
