@@ -308,3 +308,101 @@ def test_hcpscan_compiled_0_takes_the_python_path():
     env["HCPSCAN_COMPILED"] = ""
     on = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     assert (off.stdout.strip(), on.stdout.strip()) == ("False", "True")
+
+
+# A key that is no str, int or float runs Python code when it is hashed (yaml-rs never
+# gives one; a caller of the module may): code that changes the tree being read.
+_CHANGED_WHILE_READ = '''
+import re
+from hcpscan.inventory.kept import WHOLE
+from hcpscan.sources import fastyaml
+
+class Emptying:
+    """A key whose hash, once armed (after the tree is made), empties a list or mapping
+    of the tree, as a caller's code may."""
+    armed = False
+    made = []
+    def __init__(self, victim):
+        self.victim = victim
+    def __hash__(self):
+        if Emptying.armed:
+            self.victim.clear()
+            # new mappings take the memory of those just freed: one still read is wrong
+            Emptying.made.extend({"*": None, "w": None} for _ in range(4))
+        return 1
+    def __eq__(self, other):
+        return self is other
+
+def outcome(run):
+    Emptying.armed = True
+    try:
+        return repr(run())
+    except (RuntimeError, fastyaml._NotFast) as error:
+        return type(error).__name__
+    finally:
+        Emptying.armed = False
+
+def cases():
+    listed = []
+    listed.extend([{Emptying(listed): 1}, "x", {"a": [1, 2]}] * 3)
+    yield "canonical", listed, None
+    listed = []
+    listed.extend([{Emptying(listed): 1}, {"a": 1}] * 4)
+    yield "kept", listed, [WHOLE]
+    mapping = {"a": {}, "b": ["x"] * 5, **{str(i): [i] for i in range(20)}}
+    mapping["a"][Emptying(mapping)] = {"b": [1, 2, 3]}
+    yield "canonical", {"top": mapping}, None
+    mapping = {"a": {}, "b": ["x"] * 5}
+    mapping["a"][Emptying(mapping)] = {"b": [1, 2, 3]}
+    yield "kept", {"top": mapping}, {"top": {"a": {"*": WHOLE}, "b": WHOLE}}
+    keep = {"*": {"*": WHOLE}, "z": WHOLE}
+    yield "kept", {"a": {Emptying(keep): "v", "w": {"x": 1}}, "z": 2}, keep
+
+for compiled in (False, True):
+    for action, tree, keep in cases():
+        if action == "canonical":
+            run = ((lambda: fastyaml._compiled.canonical(tree, {}, {}, 0)) if compiled else
+                   (lambda: fastyaml._canonical(tree, {}.setdefault, {}, 0)))
+        else:
+            run = ((lambda: fastyaml._compiled.kept(tree, keep, {}, {}, 0)) if compiled else
+                   (lambda: fastyaml._kept(tree, keep, {}.setdefault, {}, 0)))
+        print(re.sub(" at 0x[0-9a-f]+", "", outcome(run)))
+'''
+
+
+def test_a_tree_changed_while_it_is_read_is_no_crash():
+    """Entries taken out of the tree while it is read are held (not freed under the C
+    code), a list's length is read again at each entry and a mapping that changed size
+    is an error, as Python's iteration does: the same outcome either way, in a fresh
+    interpreter (before, a crash of it)."""
+    run = subprocess.run([sys.executable, "-c", _CHANGED_WHILE_READ], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = run.stdout.splitlines()
+    python, compiled = lines[:len(lines) // 2], lines[len(lines) // 2:]
+    assert len(python) == 5 and python == compiled
+    assert "RuntimeError" in python and any(line.startswith("[") for line in python)
+
+
+def test_a_depth_out_of_range_is_refused_as_python_does_or_an_error():
+    """A depth past every bound refuses a collection as the Python code does (it wrapped
+    round before and built it); one below 0 is an error (a cycle ran the recursion past
+    the C stack's end: a crash), in a fresh interpreter."""
+    for depth in (MAX_DEPTH, MAX_DEPTH + 1, sys.maxsize, 2**70):
+        for tree in ({"a": {}}, [[]], {}, []):
+            _same(_python("canonical", tree, {}, depth), _compiled("canonical", tree, {}, depth))
+            _same(_python("kept", tree, {"a": WHOLE}, {}, depth), _compiled("kept", tree, {"a": WHOLE}, {}, depth))
+            _same(_python("refusable", tree, depth), _compiled("refusable", tree, depth))
+        assert _compiled("canonical", "text", {}, depth)[:2] == ("ok", "text")
+    probe = ("from hcpscan.sources import fastyaml\n"
+             "cycle = []\ncycle.append(cycle)\n"
+             "for depth in (-1, -10**9, -2**70):\n"
+             "    for call in (lambda: fastyaml._compiled.canonical(cycle, {}, {}, depth),\n"
+             "                 lambda: fastyaml._compiled.kept(cycle, [[[0]]], {}, {}, depth),\n"
+             "                 lambda: fastyaml._compiled.refusable(cycle, depth)):\n"
+             "        try:\n            call()\n        except ValueError as error:\n"
+             "            print(error)\n")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.splitlines() == ["depth must be 0 or more"] * 9
