@@ -511,5 +511,17 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__rebuild(void)
 {
-    return PyModule_Create(&module);
+    PyObject *made = PyModule_Create(&module);
+    if (made == NULL)
+        return NULL;
+#ifdef HCPSCAN_REBUILD_SOURCE
+    /* the CRC-32 of this file as setup.py read it: fastyaml tells a stale build by it */
+    PyObject *stamp = PyLong_FromUnsignedLong(HCPSCAN_REBUILD_SOURCE);
+    if (stamp == NULL || PyModule_AddObject(made, "SOURCE", stamp) < 0) {
+        Py_XDECREF(stamp);
+        Py_DECREF(made);
+        return NULL;
+    }
+#endif
+    return made;
 }

@@ -13,6 +13,8 @@ import pickle
 import subprocess
 import sys
 import tracemalloc
+import types
+import zlib
 from typing import Any
 
 import pytest
@@ -406,3 +408,37 @@ def test_a_depth_out_of_range_is_refused_as_python_does_or_an_error():
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.splitlines() == ["depth must be 0 or more"] * 9
+
+
+def test_the_module_is_built_from_the_source_beside_it():
+    """setup.py stamps the module with its source's CRC-32: the one this checkout built
+    is the source it holds, so the tests above hold that source to the Python code."""
+    source = ROOT / "hcpscan" / "sources" / "_rebuild.c"
+    assert COMPILED.SOURCE == zlib.crc32(source.read_bytes())
+    assert fastyaml._built_from_source_beside(COMPILED, str(source))
+
+
+def test_a_module_built_from_another_source_is_not_used(tmp_path):
+    """A module built in place stays when the source is edited or pulled: then it is not
+    the code it stands for, and the Python code reads instead; one whose ``configure``
+    takes other arguments (another hcpscan's) neither, and hcpscan still starts."""
+    source = tmp_path / "_rebuild.c"
+    source.write_bytes(b"/* edited */\n")
+    built = types.SimpleNamespace(SOURCE=zlib.crc32(b"/* edited */\n"))
+    assert fastyaml._built_from_source_beside(built, str(source))
+    assert not fastyaml._built_from_source_beside(types.SimpleNamespace(SOURCE=built.SOURCE ^ 1), str(source))
+    assert not fastyaml._built_from_source_beside(types.SimpleNamespace(), str(source))  # not stamped
+    assert fastyaml._built_from_source_beside(types.SimpleNamespace(), str(tmp_path / "absent.c"))  # a wheel
+    probe = ("import sys, types, zlib\n"
+             "stale = types.ModuleType('hcpscan.sources._rebuild')\n"
+             "stale.SOURCE = zlib.crc32(open(sys.argv[1], 'rb').read()) ^ int(sys.argv[2])\n"
+             "def configure(*args):\n"
+             "    if len(args) != 6:\n        raise TypeError('configure() takes 6 arguments')\n"
+             "stale.configure = configure\n"
+             "sys.modules['hcpscan.sources._rebuild'] = stale\n"
+             "from hcpscan.sources import fastyaml\n"
+             "print(fastyaml.COMPILED, fastyaml.fast_documents('a: 1\\n')[0].body)\n")
+    for flip in ("1", "0"):  # another source; this source, another configure
+        run = subprocess.run([sys.executable, "-c", probe, str(ROOT / "hcpscan" / "sources" / "_rebuild.c"), flip],
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+        assert (run.returncode, run.stdout.strip()) == (0, "False {'a': 1}"), run.stderr[-2000:]
