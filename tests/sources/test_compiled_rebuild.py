@@ -131,6 +131,41 @@ def test_generated_trees_are_refused_the_same(tree, depth):
     _same(_python("refusable", tree, depth), _compiled("refusable", tree, depth))
 
 
+class _Text(str):
+    pass
+
+
+class _Number(int):
+    pass
+
+
+class _Mapping(dict):  # type: ignore[type-arg]
+    pass
+
+
+# What yaml-rs never gives but a caller may: subclasses (kept as they are, never shared),
+# NaN, -0.0, ints past 64 bits, bytes; restorations keyed by bool beside int (1 == True).
+_ODD_SCALARS = (st.builds(_Text, st.sampled_from(["a", "*", "spec"])) | st.builds(_Number, st.integers(0, 2))
+                | st.sampled_from([math.nan, -0.0, 0.0, math.inf, 2**64, -(2**70), True, 1, b"x"])
+                | st.floats(allow_nan=True) | st.text(alphabet="a\U0001f600", min_size=62, max_size=66))
+_ODD_KEYS = _ODD_SCALARS.filter(lambda key: not isinstance(key, float) or not math.isnan(key)) | _KEYS
+_ODD_TREES = st.recursive(_ODD_SCALARS | _SCALARS, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(_ODD_KEYS, inner, max_size=4)
+                          | st.dictionaries(_ODD_KEYS, inner, max_size=2).map(_Mapping), max_leaves=30)
+_ODD_RESTORE = st.dictionaries(st.sampled_from([(int, 1), (bool, True), (float, -0.0), (float, math.inf),
+                                                (int, 2**64), (int, 0), (float, 0.0)]),
+                               st.sampled_from(["yes", "1", 0, False]), max_size=4)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_ODD_TREES, _KEEPS.filter(lambda keep: keep is not None), _ODD_RESTORE, st.integers(0, 2))
+def test_odd_values_rebuild_and_prune_the_same(tree, keep, restore, depth):
+    _same(_python("canonical", tree, restore, depth), _compiled("canonical", tree, restore, depth))
+    _same(_python("kept", tree, keep, restore, depth), _compiled("kept", tree, keep, restore, depth))
+    if type(tree) in (dict, list):  # what _kept hands _refusable
+        _same(_python("refusable", tree, depth), _compiled("refusable", tree, depth))
+
+
 def _nested(levels: int, innermost: Any, as_list: bool = False) -> Any:
     value = innermost
     for _ in range(levels):
