@@ -114,6 +114,18 @@ put(PyObject *out, Py_ssize_t size, Py_ssize_t i, PyObject *value)
     return failed;
 }
 
+/* A new list of ``size`` empty (NULL) slots, which the collector does not track until it
+ * is filled (PyObject_GC_Track): Python code a key's hash runs may walk what the collector
+ * tracks (gc.get_objects), and reading a NULL slot crashes. Its free skips NULL slots. */
+static PyObject *
+made_list(Py_ssize_t size)
+{
+    PyObject *out = PyList_New(size);
+    if (out != NULL)
+        PyObject_GC_UnTrack(out);
+    return out;
+}
+
 /* 1 with RuntimeError set when a mapping read changed size meanwhile (what Python's
  * iteration of it raises), else 0. */
 static int
@@ -166,7 +178,7 @@ sequence(PyObject *items, PyObject *strings, PyObject *restore, Py_ssize_t depth
     if (depth >= MaxDepth)
         return not_fast();
     Py_ssize_t size = PyList_GET_SIZE(items);
-    PyObject *out = PyList_New(size);
+    PyObject *out = made_list(size);
     if (out == NULL)
         return NULL;
     Py_ssize_t i;
@@ -184,6 +196,7 @@ sequence(PyObject *items, PyObject *strings, PyObject *restore, Py_ssize_t depth
     }
     if (i < size)
         Py_SET_SIZE(out, i);  /* shortened while read: the slots past it were never set */
+    PyObject_GC_Track(out);
     return out;
 }
 
@@ -330,7 +343,7 @@ kept_sequence(PyObject *value, PyObject *keep, PyObject *strings, PyObject *rest
     PyObject *inner = PyList_GET_ITEM(keep, 0);
     Py_INCREF(inner);  /* the keep is not ours: held while it is used */
     Py_ssize_t size = PyList_GET_SIZE(value);
-    PyObject *out = PyList_New(size);
+    PyObject *out = made_list(size);
     if (out == NULL) {
         Py_DECREF(inner);
         return NULL;
@@ -356,6 +369,7 @@ kept_sequence(PyObject *value, PyObject *keep, PyObject *strings, PyObject *rest
     }
     if (i < size)
         Py_SET_SIZE(out, i);
+    PyObject_GC_Track(out);
     Py_DECREF(inner);
     return out;
 }

@@ -421,6 +421,36 @@ def test_a_tree_changed_while_it_is_read_is_no_crash():
     assert "RuntimeError" in python and any(line.startswith("[") for line in python)
 
 
+_LOOKING_THROUGH_THE_COLLECTOR = '''
+import gc
+from hcpscan.inventory.kept import WHOLE
+from hcpscan.sources import fastyaml
+
+class Looking:
+    """A key whose hash reads every list of 13 entries the collector tracks."""
+    def __hash__(self):
+        for each in gc.get_objects():
+            if type(each) is list and len(each) == 13:
+                list(each)
+        return 1
+    def __eq__(self, other):
+        return self is other
+
+tree = [{Looking(): 1}] + ["x"] * 12
+print(fastyaml._compiled.canonical(tree, {}, {}, 0) == fastyaml._canonical(tree, {}.setdefault, {}, 0),
+      fastyaml._compiled.kept(tree, [WHOLE], {}, {}, 0) == fastyaml._kept(tree, [WHOLE], {}.setdefault, {}, 0))
+'''
+
+
+def test_a_list_is_never_seen_half_built():
+    """A list is made at its length with empty slots and filled: until it is full the
+    collector does not track it, so Python code a key's hash runs cannot reach an empty
+    slot through gc.get_objects (before, reading one crashed the interpreter)."""
+    run = subprocess.run([sys.executable, "-c", _LOOKING_THROUGH_THE_COLLECTOR], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert (run.returncode, run.stdout.strip()) == (0, "True True"), run.stderr[-2000:]
+
+
 def test_a_depth_out_of_range_is_refused_as_python_does_or_an_error():
     """A depth past every bound refuses a collection as the Python code does (it wrapped
     round before and built it); one below 0 is an error (a cycle ran the recursion past
