@@ -11,6 +11,14 @@
  * test_compiled_rebuild.py holds the two equal on generated trees and every real file.
  * Results are the same objects the Python code builds, with one difference that no
  * reader can see: a list is allocated at its final length rather than grown.
+ *
+ * yaml-rs hands only dicts, lists, str, int, float, bool, None, tuples and frozensets,
+ * whose hashing runs no Python code; a caller may hand keys whose hashing does, and may
+ * change the tree (or the keep) from there. So what is read is held while it is used, a
+ * list's length is read again at each entry and a mapping that changed size raises
+ * RuntimeError, as Python's iteration does; a list is tracked by the collector only
+ * once filled; and a starting depth below 0, which Python takes, is a ValueError here
+ * (the C stack has no recursion limit to stop a cycle).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
