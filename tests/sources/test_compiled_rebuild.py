@@ -139,7 +139,7 @@ class _Number(int):
     pass
 
 
-class _Mapping(dict):  # type: ignore[type-arg]
+class _Mapping(dict):
     pass
 
 
