@@ -11,6 +11,14 @@
  * test_compiled_rebuild.py holds the two equal on generated trees and every real file.
  * Results are the same objects the Python code builds, with one difference that no
  * reader can see: a list is allocated at its final length rather than grown.
+ *
+ * yaml-rs hands only dicts, lists, str, int, float, bool, None, tuples and frozensets,
+ * whose hashing runs no Python code; a caller may hand keys whose hashing does, and may
+ * change the tree (or the keep) from there. So what is read is held while it is used, a
+ * list's length is read again at each entry and a mapping that changed size raises
+ * RuntimeError, as Python's iteration does; a list is tracked by the collector only
+ * once filled; and a starting depth below 0, which Python takes, is a ValueError here
+ * (the C stack has no recursion limit to stop a cycle).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -80,6 +88,62 @@ rebuilt_key(PyObject *key, PyObject *strings, PyObject *restore)
 }
 
 static PyObject *sequence(PyObject *items, PyObject *strings, PyObject *restore, Py_ssize_t depth);
+static PyObject *mapping(PyObject *source, PyObject *strings, PyObject *restore, Py_ssize_t depth);
+
+/* A new reference to an entry of a mapping or list at ``depth`` as rebuilt (the dispatch
+ * _mapping and _sequence inline). */
+static PyObject *
+rebuilt_value(PyObject *item, PyObject *strings, PyObject *restore, Py_ssize_t depth)
+{
+    if (PyUnicode_CheckExact(item)) {
+        if (PyUnicode_GET_LENGTH(item) < SharedLength)
+            return shared(strings, item);
+        Py_INCREF(item);
+        return item;
+    }
+    if (PyDict_CheckExact(item))
+        return mapping(item, strings, restore, depth + 1);
+    if (PyList_CheckExact(item))
+        return sequence(item, strings, restore, depth + 1);
+    return restored(item, restore);
+}
+
+/* Entry ``i`` of a list made at length ``size`` set to ``value`` (stolen), appended past
+ * it (the source grew while read); 0, or -1 with an exception set. */
+static int
+put(PyObject *out, Py_ssize_t size, Py_ssize_t i, PyObject *value)
+{
+    if (i < size) {
+        PyList_SET_ITEM(out, i, value);
+        return 0;
+    }
+    int failed = PyList_Append(out, value);
+    Py_DECREF(value);
+    return failed;
+}
+
+/* A new list of ``size`` empty (NULL) slots, which the collector does not track until it
+ * is filled (PyObject_GC_Track): Python code a key's hash runs may walk what the collector
+ * tracks (gc.get_objects), and reading a NULL slot crashes. Its free skips NULL slots. */
+static PyObject *
+made_list(Py_ssize_t size)
+{
+    PyObject *out = PyList_New(size);
+    if (out != NULL)
+        PyObject_GC_UnTrack(out);
+    return out;
+}
+
+/* 1 with RuntimeError set when a mapping read changed size meanwhile (what Python's
+ * iteration of it raises), else 0. */
+static int
+changed_size(PyObject *source, Py_ssize_t size)
+{
+    if (PyDict_GET_SIZE(source) == size)
+        return 0;
+    PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
+    return 1;
+}
 
 static PyObject *
 mapping(PyObject *source, PyObject *strings, PyObject *restore, Py_ssize_t depth)
@@ -89,35 +153,25 @@ mapping(PyObject *source, PyObject *strings, PyObject *restore, Py_ssize_t depth
     PyObject *out = PyDict_New();
     if (out == NULL)
         return NULL;
-    Py_ssize_t pos = 0;
+    Py_ssize_t pos = 0, size = PyDict_GET_SIZE(source);
     PyObject *key, *item;
     while (PyDict_Next(source, &pos, &key, &item)) {
-        PyObject *value;
-        if (PyUnicode_CheckExact(item)) {
-            if (PyUnicode_GET_LENGTH(item) < SharedLength)
-                value = shared(strings, item);
-            else {
-                Py_INCREF(item);
-                value = item;
-            }
-        }
-        else if (PyDict_CheckExact(item))
-            value = mapping(item, strings, restore, depth + 1);
-        else if (PyList_CheckExact(item))
-            value = sequence(item, strings, restore, depth + 1);
-        else
-            value = restored(item, restore);
-        if (value == NULL)
-            goto fail;
-        PyObject *name = rebuilt_key(key, strings, restore);
+        /* held: hashing a key that is no str may run Python code, which may change the
+         * source; what it took out must not be freed under us */
+        Py_INCREF(key);
+        Py_INCREF(item);
+        PyObject *value = rebuilt_value(item, strings, restore, depth);
+        PyObject *name = value == NULL ? NULL : rebuilt_key(key, strings, restore);
+        Py_DECREF(item);
+        Py_DECREF(key);
         if (name == NULL) {
-            Py_DECREF(value);
+            Py_XDECREF(value);
             goto fail;
         }
         int failed = PyDict_SetItem(out, name, value);
         Py_DECREF(name);
         Py_DECREF(value);
-        if (failed)
+        if (failed || changed_size(source, size))
             goto fail;
     }
     return out;
@@ -132,32 +186,25 @@ sequence(PyObject *items, PyObject *strings, PyObject *restore, Py_ssize_t depth
     if (depth >= MaxDepth)
         return not_fast();
     Py_ssize_t size = PyList_GET_SIZE(items);
-    PyObject *out = PyList_New(size);
+    PyObject *out = made_list(size);
     if (out == NULL)
         return NULL;
-    for (Py_ssize_t i = 0; i < size; i++) {
+    Py_ssize_t i;
+    /* the length read again at each entry, as Python's iteration does: Python code run by
+     * a key's hash may have changed the list */
+    for (i = 0; i < PyList_GET_SIZE(items); i++) {
         PyObject *item = PyList_GET_ITEM(items, i);
-        PyObject *value;
-        if (PyUnicode_CheckExact(item)) {
-            if (PyUnicode_GET_LENGTH(item) < SharedLength)
-                value = shared(strings, item);
-            else {
-                Py_INCREF(item);
-                value = item;
-            }
-        }
-        else if (PyDict_CheckExact(item))
-            value = mapping(item, strings, restore, depth + 1);
-        else if (PyList_CheckExact(item))
-            value = sequence(item, strings, restore, depth + 1);
-        else
-            value = restored(item, restore);
-        if (value == NULL) {
+        Py_INCREF(item);
+        PyObject *value = rebuilt_value(item, strings, restore, depth);
+        Py_DECREF(item);
+        if (value == NULL || put(out, size, i, value) < 0) {
             Py_DECREF(out);  /* the slots not yet set are NULL, which the list's free skips */
             return NULL;
         }
-        PyList_SET_ITEM(out, i, value);
     }
+    if (i < size)
+        Py_SET_SIZE(out, i);  /* shortened while read: the slots past it were never set */
+    PyObject_GC_Track(out);
     return out;
 }
 
@@ -216,108 +263,174 @@ refusable(PyObject *value, Py_ssize_t depth)
     return 0;
 }
 
+static PyObject *kept(PyObject *value, PyObject *keep, PyObject *strings, PyObject *restore,
+                      Py_ssize_t depth);
+
+/* A new reference to the entry ``item`` (of key ``name``) of a mapping pruned to ``keep``
+ * at ``depth``; NULL with no exception set when the keep leaves it out (it was looked
+ * through for refusals), NULL with one set on failure. */
 static PyObject *
-kept(PyObject *value, PyObject *keep, PyObject *strings, PyObject *restore, Py_ssize_t depth)
+kept_entry(PyObject *name, PyObject *item, PyObject *keep, PyObject *every, PyObject *strings,
+           PyObject *restore, Py_ssize_t depth)
 {
-    if (keep == Whole)
-        return canonical(value, strings, restore, depth);
-    if (PyDict_CheckExact(keep) && PyDict_CheckExact(value)) {
-        if (depth + 1 >= MaxDepth)
-            return not_fast();
-        PyObject *every = PyDict_GetItemWithError(keep, AnyKey);  /* borrowed; NULL: None */
-        if (every == NULL && PyErr_Occurred())
+    PyObject *sub = every;
+    if (PyUnicode_CheckExact(name)) {
+        PyObject *found = PyDict_GetItemWithError(keep, name);
+        if (found != NULL)
+            sub = found;
+        else if (PyErr_Occurred())
             return NULL;
-        PyObject *out = PyDict_New();
-        if (out == NULL)
-            return NULL;
-        Py_ssize_t pos = 0;
-        PyObject *key, *item;
-        while (PyDict_Next(value, &pos, &key, &item)) {
-            PyObject *name = rebuilt_key(key, strings, restore);
-            if (name == NULL)
+    }
+    if (sub == NULL || sub == Py_None) {
+        if (PyDict_CheckExact(item) || PyList_CheckExact(item))
+            (void)refusable(item, depth + 2);
+        return NULL;
+    }
+    Py_INCREF(sub);  /* the keep is not ours: Python code a key's hash runs may change it */
+    PyObject *built = (sub == Whole || item == Py_None)
+        ? canonical(item, strings, restore, depth + 1)
+        : kept(item, sub, strings, restore, depth + 1);
+    Py_DECREF(sub);
+    return built;
+}
+
+static PyObject *
+kept_mapping(PyObject *value, PyObject *keep, PyObject *strings, PyObject *restore, Py_ssize_t depth)
+{
+    if (depth + 1 >= MaxDepth)
+        return not_fast();
+    PyObject *every = PyDict_GetItemWithError(keep, AnyKey);  /* NULL: None */
+    if (every == NULL && PyErr_Occurred())
+        return NULL;
+    Py_XINCREF(every);
+    PyObject *out = PyDict_New();
+    if (out == NULL)
+        goto fail;
+    Py_ssize_t pos = 0, size = PyDict_GET_SIZE(value);
+    PyObject *key, *item;
+    while (PyDict_Next(value, &pos, &key, &item)) {
+        Py_INCREF(key);  /* held, as in mapping() */
+        Py_INCREF(item);
+        PyObject *name = rebuilt_key(key, strings, restore);
+        PyObject *built = name == NULL ? NULL
+            : kept_entry(name, item, keep, every, strings, restore, depth);
+        Py_DECREF(item);
+        Py_DECREF(key);
+        if (built == NULL) {
+            Py_XDECREF(name);
+            if (PyErr_Occurred())
                 goto fail;
-            PyObject *sub = every;
-            if (PyUnicode_CheckExact(name)) {
-                PyObject *found = PyDict_GetItemWithError(keep, name);
-                if (found != NULL)
-                    sub = found;
-                else if (PyErr_Occurred()) {
-                    Py_DECREF(name);
-                    goto fail;
-                }
-            }
-            if (sub == NULL || sub == Py_None) {
-                Py_DECREF(name);
-                if ((PyDict_CheckExact(item) || PyList_CheckExact(item)) && refusable(item, depth + 2) < 0)
-                    goto fail;
-                continue;
-            }
-            PyObject *built = (sub == Whole || item == Py_None)
-                ? canonical(item, strings, restore, depth + 1)
-                : kept(item, sub, strings, restore, depth + 1);
-            if (built == NULL) {
-                Py_DECREF(name);
-                goto fail;
-            }
+        }
+        else {
             int failed = PyDict_SetItem(out, name, built);
             Py_DECREF(name);
             Py_DECREF(built);
             if (failed)
                 goto fail;
         }
-        return out;
-    fail:
-        Py_DECREF(out);
+        if (changed_size(value, size))
+            goto fail;
+    }
+    Py_XDECREF(every);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(every);
+    return NULL;
+}
+
+static PyObject *
+kept_sequence(PyObject *value, PyObject *keep, PyObject *strings, PyObject *restore, Py_ssize_t depth)
+{
+    if (depth + 1 >= MaxDepth)
+        return not_fast();
+    if (PyList_GET_SIZE(keep) < 1) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
         return NULL;
     }
-    if (PyList_CheckExact(keep) && PyList_CheckExact(value)) {
-        if (depth + 1 >= MaxDepth)
-            return not_fast();
-        if (PyList_GET_SIZE(keep) < 1) {
-            PyErr_SetString(PyExc_IndexError, "list index out of range");
-            return NULL;
-        }
-        PyObject *inner = PyList_GET_ITEM(keep, 0);
-        Py_INCREF(inner);  /* the keep is not ours: held while it is used */
-        Py_ssize_t size = PyList_GET_SIZE(value);
-        PyObject *out = PyList_New(size);
-        if (out == NULL) {
-            Py_DECREF(inner);
-            return NULL;
-        }
-        for (Py_ssize_t i = 0; i < size; i++) {
-            PyObject *item = PyList_GET_ITEM(value, i);
-            PyObject *built;
-            if (item == Py_None) {
-                Py_INCREF(Py_None);
-                built = Py_None;
-            }
-            else
-                built = kept(item, inner, strings, restore, depth + 1);
-            if (built == NULL) {
-                Py_DECREF(inner);
-                Py_DECREF(out);
-                return NULL;
-            }
-            PyList_SET_ITEM(out, i, built);
-        }
+    PyObject *inner = PyList_GET_ITEM(keep, 0);
+    Py_INCREF(inner);  /* the keep is not ours: held while it is used */
+    Py_ssize_t size = PyList_GET_SIZE(value);
+    PyObject *out = made_list(size);
+    if (out == NULL) {
         Py_DECREF(inner);
-        return out;
+        return NULL;
     }
+    Py_ssize_t i;
+    for (i = 0; i < PyList_GET_SIZE(value); i++) {  /* as in sequence() */
+        PyObject *item = PyList_GET_ITEM(value, i);
+        PyObject *built;
+        if (item == Py_None) {
+            Py_INCREF(Py_None);
+            built = Py_None;
+        }
+        else {
+            Py_INCREF(item);
+            built = kept(item, inner, strings, restore, depth + 1);
+            Py_DECREF(item);
+        }
+        if (built == NULL || put(out, size, i, built) < 0) {
+            Py_DECREF(inner);
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    if (i < size)
+        Py_SET_SIZE(out, i);
+    PyObject_GC_Track(out);
+    Py_DECREF(inner);
+    return out;
+}
+
+static PyObject *
+kept(PyObject *value, PyObject *keep, PyObject *strings, PyObject *restore, Py_ssize_t depth)
+{
+    if (keep == Whole)
+        return canonical(value, strings, restore, depth);
+    if (PyDict_CheckExact(keep) && PyDict_CheckExact(value))
+        return kept_mapping(value, keep, strings, restore, depth);
+    if (PyList_CheckExact(keep) && PyList_CheckExact(value))
+        return kept_sequence(value, keep, strings, restore, depth);
     return canonical(value, strings, restore, depth);  /* does not fit: kept whole */
+}
+
+static int
+configured(void)
+{
+    if (MaxDepth > 0)
+        return 1;
+    PyErr_SetString(PyExc_RuntimeError, "hcpscan.sources._rebuild: configure() was not called");
+    return 0;
 }
 
 static int
 ready(PyObject *strings, PyObject *restore)
 {
-    if (MaxDepth <= 0) {
-        PyErr_SetString(PyExc_RuntimeError, "hcpscan.sources._rebuild: configure() was not called");
+    if (!configured())
         return 0;
-    }
     if (!PyDict_CheckExact(strings) || !PyDict_CheckExact(restore)) {
         PyErr_SetString(PyExc_TypeError, "strings and restore must be dicts");
         return 0;
     }
+    return 1;
+}
+
+/* The depth a call starts at, into ``*depth``; 0 with an exception set. A depth below 0
+ * would let the recursion run past the C stack's end (a cycle would never stop), so it is
+ * refused; one past MaxDepth is taken as MaxDepth, which refuses the same (every bound is
+ * ``depth + k >= MaxDepth``) and keeps ``depth + k`` from overflowing. */
+static int
+start_depth(PyObject *given, Py_ssize_t *depth)
+{
+    int overflow;
+    long long value = PyLong_AsLongLongAndOverflow(given, &overflow);
+    if (value == -1 && PyErr_Occurred())
+        return 0;
+    if (overflow < 0 || (overflow == 0 && value < 0)) {
+        PyErr_SetString(PyExc_ValueError, "depth must be 0 or more");
+        return 0;
+    }
+    *depth = (overflow > 0 || value >= MaxDepth) ? MaxDepth : (Py_ssize_t)value;
     return 1;
 }
 
@@ -329,7 +442,7 @@ py_canonical(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "canonical(value, strings, restore, depth)");
         return NULL;
     }
-    if (!ready(args[1], args[2]) || ((depth = PyLong_AsSsize_t(args[3])) == -1 && PyErr_Occurred()))
+    if (!ready(args[1], args[2]) || !start_depth(args[3], &depth))
         return NULL;
     return canonical(args[0], args[1], args[2], depth);
 }
@@ -342,7 +455,7 @@ py_kept(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "kept(value, keep, strings, restore, depth)");
         return NULL;
     }
-    if (!ready(args[2], args[3]) || ((depth = PyLong_AsSsize_t(args[4])) == -1 && PyErr_Occurred()))
+    if (!ready(args[2], args[3]) || !start_depth(args[4], &depth))
         return NULL;
     return kept(args[0], args[1], args[2], args[3], depth);
 }
@@ -355,17 +468,13 @@ py_refusable(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "refusable(value, depth)");
         return NULL;
     }
-    if (MaxDepth <= 0) {
-        PyErr_SetString(PyExc_RuntimeError, "hcpscan.sources._rebuild: configure() was not called");
+    if (!configured())
         return NULL;
-    }
     if (!PyDict_CheckExact(args[0]) && !PyList_CheckExact(args[0])) {
         PyErr_SetString(PyExc_TypeError, "refusable() takes a dict or a list");
         return NULL;
     }
-    if ((depth = PyLong_AsSsize_t(args[1])) == -1 && PyErr_Occurred())
-        return NULL;
-    if (refusable(args[0], depth) < 0)
+    if (!start_depth(args[1], &depth) || refusable(args[0], depth) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -382,8 +491,10 @@ py_configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_ssize_t max_depth = PyLong_AsSsize_t(args[3]);
+    if (max_depth == -1 && PyErr_Occurred())
+        return NULL;
     Py_ssize_t shared_length = PyLong_AsSsize_t(args[4]);
-    if (PyErr_Occurred())
+    if (shared_length == -1 && PyErr_Occurred())
         return NULL;
     if (max_depth <= 0 || max_depth > 10000) {
         /* the C stack holds a frame per level: the bound keeps it far from its end */
@@ -422,5 +533,17 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__rebuild(void)
 {
-    return PyModule_Create(&module);
+    PyObject *made = PyModule_Create(&module);
+    if (made == NULL)
+        return NULL;
+#ifdef HCPSCAN_REBUILD_SOURCE
+    /* the CRC-32 of this file as setup.py read it: fastyaml tells a stale build by it */
+    PyObject *stamp = PyLong_FromUnsignedLong(HCPSCAN_REBUILD_SOURCE);
+    if (stamp == NULL || PyModule_AddObject(made, "SOURCE", stamp) < 0) {
+        Py_XDECREF(stamp);
+        Py_DECREF(made);
+        return NULL;
+    }
+#endif
+    return made;
 }

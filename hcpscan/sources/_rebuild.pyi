@@ -1,6 +1,8 @@
 # The compiled rebuild (_rebuild.c); fastyaml.py's _canonical, _kept and _refusable define it.
 from typing import Any
 
+SOURCE: int  # the CRC-32 of the _rebuild.c it was built from (setup.py)
+
 def configure(whole: object, any_key: str, not_fast: type[BaseException], max_depth: int,
               shared_length: int) -> None: ...
 def canonical(value: Any, strings: dict[str, str], restore: dict[tuple[type, Any], Any], depth: int) -> Any: ...

@@ -39,6 +39,7 @@ import math
 import os
 import re
 import threading
+import zlib
 from collections.abc import Callable, Iterator
 from itertools import chain
 from operator import itemgetter
@@ -73,15 +74,32 @@ AVAILABLE = yaml_rs is not None
 
 # The rebuild of parsed trees compiled (``_rebuild.c``, built by ``pip install`` where a C
 # compiler is): the same function as ``_canonical``/``_kept``/``_refusable`` below, which
-# stay its definition and the path where it is not built. ``HCPSCAN_COMPILED=0`` takes
-# the Python path, to compare.
+# stay its definition and the path where it is not built, or was built from another
+# source. ``HCPSCAN_COMPILED=0`` takes the Python path, to compare.
+_REBUILD_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_rebuild.c")
+
+
+def _built_from_source_beside(module: Any, source: str = _REBUILD_SOURCE) -> bool:
+    """Whether the compiled module was built from the ``_rebuild.c`` beside it, where one
+    is: in a checkout or an editable install the module built in place stays when the
+    source is edited or pulled, and would then not be the code it stands for any more.
+    setup.py stamps it with its source's CRC-32. An installed wheel holds no source."""
+    try:
+        with open(source, "rb") as handle:
+            text = handle.read()
+    except OSError:
+        return True
+    return getattr(module, "SOURCE", None) == zlib.crc32(text)
+
+
 _compiled: Any = None
 if os.environ.get("HCPSCAN_COMPILED", "").strip() != "0":
     try:
         from hcpscan.sources import _rebuild as _compiled
     except ImportError:  # pragma: no cover - no compiler where hcpscan was installed
         _compiled = None
-COMPILED = _compiled is not None
+    if _compiled is not None and not _built_from_source_beside(_compiled):
+        _compiled = None  # stale: `pip install -e .` builds it again
 
 
 # Where a plain scalar (or a node's anchor, alias, tag or complex key) can start:
@@ -881,4 +899,8 @@ def _is_entry(head: str) -> bool:
 
 
 if _compiled is not None:  # the constants the compiled rebuild shares with the code above
-    _compiled.configure(WHOLE, ANY_KEY, _NotFast, MAX_DEPTH, _SHARED_LENGTH)
+    try:
+        _compiled.configure(WHOLE, ANY_KEY, _NotFast, MAX_DEPTH, _SHARED_LENGTH)
+    except (AttributeError, TypeError, ValueError):  # a module of another hcpscan: not used
+        _compiled = None
+COMPILED = _compiled is not None

@@ -13,6 +13,8 @@ import pickle
 import subprocess
 import sys
 import tracemalloc
+import types
+import zlib
 from typing import Any
 
 import pytest
@@ -127,6 +129,41 @@ def test_generated_trees_prune_the_same(tree, keep, restore, depth):
        st.integers(0, 3))
 def test_generated_trees_are_refused_the_same(tree, depth):
     _same(_python("refusable", tree, depth), _compiled("refusable", tree, depth))
+
+
+class _Text(str):
+    pass
+
+
+class _Number(int):
+    pass
+
+
+class _Mapping(dict):
+    pass
+
+
+# What yaml-rs never gives but a caller may: subclasses (kept as they are, never shared),
+# NaN, -0.0, ints past 64 bits, bytes; restorations keyed by bool beside int (1 == True).
+_ODD_SCALARS = (st.builds(_Text, st.sampled_from(["a", "*", "spec"])) | st.builds(_Number, st.integers(0, 2))
+                | st.sampled_from([math.nan, -0.0, 0.0, math.inf, 2**64, -(2**70), True, 1, b"x"])
+                | st.floats(allow_nan=True) | st.text(alphabet="a\U0001f600", min_size=62, max_size=66))
+_ODD_KEYS = _ODD_SCALARS.filter(lambda key: not isinstance(key, float) or not math.isnan(key)) | _KEYS
+_ODD_TREES = st.recursive(_ODD_SCALARS | _SCALARS, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(_ODD_KEYS, inner, max_size=4)
+                          | st.dictionaries(_ODD_KEYS, inner, max_size=2).map(_Mapping), max_leaves=30)
+_ODD_RESTORE = st.dictionaries(st.sampled_from([(int, 1), (bool, True), (float, -0.0), (float, math.inf),
+                                                (int, 2**64), (int, 0), (float, 0.0)]),
+                               st.sampled_from(["yes", "1", 0, False]), max_size=4)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_ODD_TREES, _KEEPS.filter(lambda keep: keep is not None), _ODD_RESTORE, st.integers(0, 2))
+def test_odd_values_rebuild_and_prune_the_same(tree, keep, restore, depth):
+    _same(_python("canonical", tree, restore, depth), _compiled("canonical", tree, restore, depth))
+    _same(_python("kept", tree, keep, restore, depth), _compiled("kept", tree, keep, restore, depth))
+    if type(tree) in (dict, list):  # what _kept hands _refusable
+        _same(_python("refusable", tree, depth), _compiled("refusable", tree, depth))
 
 
 def _nested(levels: int, innermost: Any, as_list: bool = False) -> Any:
@@ -308,3 +345,165 @@ def test_hcpscan_compiled_0_takes_the_python_path():
     env["HCPSCAN_COMPILED"] = ""
     on = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     assert (off.stdout.strip(), on.stdout.strip()) == ("False", "True")
+
+
+# A key that is no str, int or float runs Python code when it is hashed (yaml-rs never
+# gives one; a caller of the module may): code that changes the tree being read.
+_CHANGED_WHILE_READ = '''
+import re
+from hcpscan.inventory.kept import WHOLE
+from hcpscan.sources import fastyaml
+
+class Emptying:
+    """A key whose hash, once armed (after the tree is made), empties a list or mapping
+    of the tree, as a caller's code may."""
+    armed = False
+    made = []
+    def __init__(self, victim):
+        self.victim = victim
+    def __hash__(self):
+        if Emptying.armed:
+            self.victim.clear()
+            # new mappings take the memory of those just freed: one still read is wrong
+            Emptying.made.extend({"*": None, "w": None} for _ in range(4))
+        return 1
+    def __eq__(self, other):
+        return self is other
+
+def outcome(run):
+    Emptying.armed = True
+    try:
+        return repr(run())
+    except (RuntimeError, fastyaml._NotFast) as error:
+        return type(error).__name__
+    finally:
+        Emptying.armed = False
+
+def cases():
+    listed = []
+    listed.extend([{Emptying(listed): 1}, "x", {"a": [1, 2]}] * 3)
+    yield "canonical", listed, None
+    listed = []
+    listed.extend([{Emptying(listed): 1}, {"a": 1}] * 4)
+    yield "kept", listed, [WHOLE]
+    mapping = {"a": {}, "b": ["x"] * 5, **{str(i): [i] for i in range(20)}}
+    mapping["a"][Emptying(mapping)] = {"b": [1, 2, 3]}
+    yield "canonical", {"top": mapping}, None
+    mapping = {"a": {}, "b": ["x"] * 5}
+    mapping["a"][Emptying(mapping)] = {"b": [1, 2, 3]}
+    yield "kept", {"top": mapping}, {"top": {"a": {"*": WHOLE}, "b": WHOLE}}
+    keep = {"*": {"*": WHOLE}, "z": WHOLE}
+    yield "kept", {"a": {Emptying(keep): "v", "w": {"x": 1}}, "z": 2}, keep
+
+for compiled in (False, True):
+    for action, tree, keep in cases():
+        if action == "canonical":
+            run = ((lambda: fastyaml._compiled.canonical(tree, {}, {}, 0)) if compiled else
+                   (lambda: fastyaml._canonical(tree, {}.setdefault, {}, 0)))
+        else:
+            run = ((lambda: fastyaml._compiled.kept(tree, keep, {}, {}, 0)) if compiled else
+                   (lambda: fastyaml._kept(tree, keep, {}.setdefault, {}, 0)))
+        print(re.sub(" at 0x[0-9a-f]+", "", outcome(run)))
+'''
+
+
+def test_a_tree_changed_while_it_is_read_is_no_crash():
+    """Entries taken out of the tree while it is read are held (not freed under the C
+    code), a list's length is read again at each entry and a mapping that changed size
+    is an error, as Python's iteration does: the same outcome either way, in a fresh
+    interpreter (before, a crash of it)."""
+    run = subprocess.run([sys.executable, "-c", _CHANGED_WHILE_READ], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = run.stdout.splitlines()
+    python, compiled = lines[:len(lines) // 2], lines[len(lines) // 2:]
+    assert len(python) == 5 and python == compiled
+    assert "RuntimeError" in python and any(line.startswith("[") for line in python)
+
+
+_LOOKING_THROUGH_THE_COLLECTOR = '''
+import gc
+from hcpscan.inventory.kept import WHOLE
+from hcpscan.sources import fastyaml
+
+class Looking:
+    """A key whose hash reads every list of 13 entries the collector tracks."""
+    def __hash__(self):
+        for each in gc.get_objects():
+            if type(each) is list and len(each) == 13:
+                list(each)
+        return 1
+    def __eq__(self, other):
+        return self is other
+
+tree = [{Looking(): 1}] + ["x"] * 12
+print(fastyaml._compiled.canonical(tree, {}, {}, 0) == fastyaml._canonical(tree, {}.setdefault, {}, 0),
+      fastyaml._compiled.kept(tree, [WHOLE], {}, {}, 0) == fastyaml._kept(tree, [WHOLE], {}.setdefault, {}, 0))
+'''
+
+
+def test_a_list_is_never_seen_half_built():
+    """A list is made at its length with empty slots and filled: until it is full the
+    collector does not track it, so Python code a key's hash runs cannot reach an empty
+    slot through gc.get_objects (before, reading one crashed the interpreter)."""
+    run = subprocess.run([sys.executable, "-c", _LOOKING_THROUGH_THE_COLLECTOR], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert (run.returncode, run.stdout.strip()) == (0, "True True"), run.stderr[-2000:]
+
+
+def test_a_depth_out_of_range_is_refused_as_python_does_or_an_error():
+    """A depth past every bound refuses a collection as the Python code does (it wrapped
+    round before and built it); one below 0 is an error (a cycle ran the recursion past
+    the C stack's end: a crash), in a fresh interpreter."""
+    for depth in (MAX_DEPTH, MAX_DEPTH + 1, sys.maxsize, 2**70):
+        for tree in ({"a": {}}, [[]], {}, []):
+            _same(_python("canonical", tree, {}, depth), _compiled("canonical", tree, {}, depth))
+            _same(_python("kept", tree, {"a": WHOLE}, {}, depth), _compiled("kept", tree, {"a": WHOLE}, {}, depth))
+            _same(_python("refusable", tree, depth), _compiled("refusable", tree, depth))
+        assert _compiled("canonical", "text", {}, depth)[:2] == ("ok", "text")
+    probe = ("from hcpscan.sources import fastyaml\n"
+             "cycle = []\ncycle.append(cycle)\n"
+             "for depth in (-1, -10**9, -2**70):\n"
+             "    for call in (lambda: fastyaml._compiled.canonical(cycle, {}, {}, depth),\n"
+             "                 lambda: fastyaml._compiled.kept(cycle, [[[0]]], {}, {}, depth),\n"
+             "                 lambda: fastyaml._compiled.refusable(cycle, depth)):\n"
+             "        try:\n            call()\n        except ValueError as error:\n"
+             "            print(error)\n")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.splitlines() == ["depth must be 0 or more"] * 9
+
+
+def test_the_module_is_built_from_the_source_beside_it():
+    """setup.py stamps the module with its source's CRC-32: the one this checkout built
+    is the source it holds, so the tests above hold that source to the Python code."""
+    source = ROOT / "hcpscan" / "sources" / "_rebuild.c"
+    assert COMPILED.SOURCE == zlib.crc32(source.read_bytes())
+    assert fastyaml._built_from_source_beside(COMPILED, str(source))
+
+
+def test_a_module_built_from_another_source_is_not_used(tmp_path):
+    """A module built in place stays when the source is edited or pulled: then it is not
+    the code it stands for, and the Python code reads instead; one whose ``configure``
+    takes other arguments (another hcpscan's) neither, and hcpscan still starts."""
+    source = tmp_path / "_rebuild.c"
+    source.write_bytes(b"/* edited */\n")
+    built = types.SimpleNamespace(SOURCE=zlib.crc32(b"/* edited */\n"))
+    assert fastyaml._built_from_source_beside(built, str(source))
+    assert not fastyaml._built_from_source_beside(types.SimpleNamespace(SOURCE=built.SOURCE ^ 1), str(source))
+    assert not fastyaml._built_from_source_beside(types.SimpleNamespace(), str(source))  # not stamped
+    assert fastyaml._built_from_source_beside(types.SimpleNamespace(), str(tmp_path / "absent.c"))  # a wheel
+    probe = ("import sys, types, zlib\n"
+             "stale = types.ModuleType('hcpscan.sources._rebuild')\n"
+             "stale.SOURCE = zlib.crc32(open(sys.argv[1], 'rb').read()) ^ int(sys.argv[2])\n"
+             "def configure(*args):\n"
+             "    if len(args) != 6:\n        raise TypeError('configure() takes 6 arguments')\n"
+             "stale.configure = configure\n"
+             "sys.modules['hcpscan.sources._rebuild'] = stale\n"
+             "from hcpscan.sources import fastyaml\n"
+             "print(fastyaml.COMPILED, fastyaml.fast_documents('a: 1\\n')[0].body)\n")
+    for flip in ("1", "0"):  # another source; this source, another configure
+        run = subprocess.run([sys.executable, "-c", probe, str(ROOT / "hcpscan" / "sources" / "_rebuild.c"), flip],
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+        assert (run.returncode, run.stdout.strip()) == (0, "False {'a': 1}"), run.stderr[-2000:]
