@@ -208,3 +208,30 @@ def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> Non
         equal = False
     if equal:
         holder[name] = first
+
+
+def exact(key: bytes) -> bool:
+    """Whether a key made by ``spec_key`` is the spec's value (not a marked repr digest)."""
+    return len(key) == _DIGEST
+
+
+def leave_spec(kind: str, body: Any) -> None:
+    """``None`` in place of the pod spec of ``body`` (the keys keep their order): for a
+    body sent to a process that already holds an equal spec (``put_spec``)."""
+    held = _holder(kind, body)
+    if held is not None:
+        held[0][held[1]] = None
+
+
+def put_spec(kind: str, body: Any, spec: Any) -> bool:
+    """Put a pod spec back where ``leave_spec`` left ``None``; False if ``body`` has no
+    such place."""
+    steps = _POD_SPEC_AT.get(kind)
+    if steps is None:
+        return False
+    for step in steps[:-1]:
+        body = body.get(step) if type(body) is dict else None
+    if type(body) is not dict or steps[-1] not in body or body[steps[-1]] is not None:
+        return False
+    body[steps[-1]] = spec
+    return True
