@@ -73,6 +73,9 @@ class K8sObject:
     # The object this one was extracted from, e.g. the Secret holding a kubeconfig.
     origin: K8sObject | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    # True: checked against its kind's shape (inventory/shapes.py) where it was parsed, in
+    # a parse worker, and found to fit; the inventory checks every other object itself.
+    shape_fits: bool = field(default=False, repr=False)
 
     @property
     def metadata(self) -> dict[str, Any]:

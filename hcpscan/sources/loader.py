@@ -22,6 +22,7 @@ from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.core.jobs import jobs
 from hcpscan.inventory.kept import exact, leave_spec, put_spec, share_spec, spec_key
 from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
+from hcpscan.inventory.shapes import first_misfit, remembering
 from hcpscan.sources import fastyaml
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
@@ -484,16 +485,34 @@ def _parse_batch(tasks: list[_Task], load: bytes = b"") -> list[_Outcome]:
                 continue
             shared = []
             for index, key in keys:
-                obj = parsed.objects[index]
                 if key in sent:
-                    leave_spec(obj.kind, obj.body)
                     held.append((index, key))
                 else:
+                    obj = parsed.objects[index]
                     share_spec(obj.kind, obj.body, key, specs)
                     shared.append((index, key))
             keys[:] = shared
+        _check_shapes(outcomes)
+        for parsed, _, _, _, held in outcomes:
+            for index, _ in held:
+                obj = parsed.objects[index]  # type: ignore[union-attr]
+                leave_spec(obj.kind, obj.body)
         sent.update(key for key in specs if exact(key))
         return outcomes
+
+
+def _check_shapes(outcomes: list[_Outcome]) -> None:
+    """The inventory's shape check, done in the parse worker for the objects that fit
+    (``K8sObject.shape_fits``): the main process, which merges every batch, checks only
+    the objects it parsed itself. An object that does not fit is left to the inventory,
+    which says where."""
+    with remembering():  # pod specs the batch shares are checked once
+        for parsed, _, _, _, _ in outcomes:
+            if parsed is None:
+                continue
+            for obj in parsed.objects:
+                if obj.api_version != HCPSCAN_API and first_misfit(obj.kind, obj.body) is None:
+                    obj.shape_fits = True
 
 
 @dataclass(slots=True)

@@ -286,6 +286,76 @@ def test_pod_specs_repeated_across_a_workers_batches_load_as_in_one_process(tmp_
     assert len(specs) == 2
 
 
+def _misfit_dump(root):
+    """Pods one per file: most fit; ``bad-*`` hold one pod spec whose env is a mapping (the
+    API server rejects it) in files far apart; ``odd`` a label that is a list."""
+    root.mkdir()
+    for i in range(12):
+        name = f"bad-{i}" if i in (1, 6, 10) else f"good-{i}"
+        env = "{name: HTTPS_PROXY}" if name.startswith("bad") else "[{name: HTTPS_PROXY, value: x}]"
+        labels = "{app: [a, b]}" if i == 8 else "{app: web}"
+        (root / f"{i:02}.yaml").write_text(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {"odd" if i == 8 else name}, namespace: alpha, labels: {labels}}}
+spec:
+  nodeName: node-{i}
+  containers:
+  - name: proxy
+    image: registry.example/proxy:1
+    env: {env}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: cm-{i}, namespace: alpha}}
+data: {{proxy: 'http://proxy.corp:3128'}}
+""")
+    return root
+
+
+@pytest.mark.parametrize("prune", [False, True], ids=("whole", "pruned"))
+def test_shapes_checked_in_the_parse_worker_leave_out_the_same_objects(tmp_path, monkeypatch, prune):
+    from hcpscan.inventory.kept import PRUNABLE
+    from hcpscan.inventory.store import Inventory
+
+    root = _misfit_dump(tmp_path / "pods")
+    needs = loader.ResourceNeeds(pruned=PRUNABLE if prune else frozenset())
+
+    def inventory():
+        result = load_paths([str(root)], needs)
+        return result, Inventory(result.objects, result.diagnostics)
+
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone, alone_inventory = inventory()
+    assert not any(o.shape_fits for o in alone.objects)  # one process: the inventory checks
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    pooled, pooled_inventory = inventory()
+    checked = {o.name for o in pooled.objects if o.shape_fits}
+    assert checked and checked <= {o.name for o in pooled_inventory.objects}
+    assert not checked & {"odd", "bad-1", "bad-6", "bad-10"}
+    assert [str(d) for d in pooled_inventory.diagnostics] == [str(d) for d in alone_inventory.diagnostics]
+    assert [o.name for o in pooled_inventory.objects] == [o.name for o in alone_inventory.objects]
+    misfits = [d.message for d in alone_inventory.diagnostics if "left out" in d.message]
+    assert len(misfits) == 4 and any("Pod alpha/odd" in m for m in misfits)
+
+
+def test_a_held_pod_spec_that_does_not_fit_is_not_taken_as_checked(tmp_path, monkeypatch):
+    """A spec a worker sent before is left out of a later object: that object is judged
+    on the spec it holds, before it is left out."""
+    from hcpscan.inventory.kept import PRUNABLE
+
+    monkeypatch.setattr(loader, "_sent", (b"", set()))
+    root = _misfit_dump(tmp_path / "pods")
+    tasks = [(p.name, (p.name,), str(p), None, "", None, 1 << 20, 1 << 20, PRUNABLE)
+             for p in sorted(root.iterdir())]
+    loader._parse_batch(tasks[:2], b"load-1")  # bad-1's spec sent here
+    later = loader._parse_batch(tasks[6:7], b"load-1")  # bad-6: the same spec, held
+    (parsed, _, _, _, held) = later[0]
+    assert held and parsed.objects[0].body["spec"] is None
+    assert [o.shape_fits for o in parsed.objects] == [False, True]
+
+
 def test_the_main_process_parses_its_share_and_the_order_holds(tmp_path, monkeypatch):
     # with N jobs, N - 1 workers parse and this process takes one batch in N itself
     import os
