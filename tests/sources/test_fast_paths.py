@@ -257,9 +257,11 @@ def test_a_spec_the_main_process_does_not_hold_is_parsed_again_not_lost(tmp_path
     assert _merged(loader._Parser(loader.LoadResult(), None), [(second, held)]) == plain
 
 
-def test_pod_specs_repeated_across_a_workers_batches_load_as_in_one_process(tmp_path, monkeypatch):
+@pytest.mark.parametrize("jobs", ["2", "3"])
+def test_pod_specs_repeated_across_a_workers_batches_load_as_in_one_process(tmp_path, monkeypatch, jobs):
     """Replicas of one spec in many files, batched apart: the same objects, one spec object
-    per distinct spec, and batches that named specs instead of sending them."""
+    per distinct spec, and batches that named specs instead of sending them (each worker
+    names only what it sent itself)."""
     from hcpscan.inventory.kept import PRUNABLE
 
     root = tmp_path / "pods"
@@ -275,10 +277,11 @@ def test_pod_specs_repeated_across_a_workers_batches_load_as_in_one_process(tmp_
         held.append(len(named))
         return merge(self, task, placement, parsed, error, size, keys, named)
 
-    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setenv("HCPSCAN_JOBS", jobs)
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
     monkeypatch.setattr(loader, "_BATCH_FILES", 1)
     monkeypatch.setattr(loader._Parser, "_merge", counted)
+    monkeypatch.setattr(loader._Parser, "_take_back", lambda self: False)  # the workers parse theirs
     pooled = load_paths([str(root)], needs)
     assert _summary(pooled) == _summary(alone)
     assert sum(held) >= 3  # the worker's batches after its first named the spec
