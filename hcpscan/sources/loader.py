@@ -633,12 +633,23 @@ class _Parser:
         breaks stops the pool's manager thread, and every later result is never set)."""
         if self.pool is None or self.broken:
             return
+        from concurrent.futures import BrokenExecutor  # imported with the pool
+
         sent = sum(1 for b in self.in_flight if b.future is not None and b.outcomes is None)
         for batch in self.in_flight:
             if sent >= 2 * (self.jobs - 1):
                 return
             if not batch.mine and batch.future is None and batch.outcomes is None:
-                batch.future = self.pool.submit(_parse_batch, batch.tasks, self.load)
+                try:
+                    batch.future = self.pool.submit(_parse_batch, batch.tasks, self.load)
+                except BrokenExecutor:
+                    # a worker was killed since the last batch was merged (the pool knew
+                    # first): this batch and the rest are parsed here, said at the first
+                    # batch the workers may have held
+                    held = next((b for b in self.in_flight
+                                 if b.future is not None and b.outcomes is None), batch)
+                    self._worker_lost(held.tasks)
+                    return
                 sent += 1
 
     def _collect(self) -> None:

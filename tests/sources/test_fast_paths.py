@@ -359,6 +359,68 @@ def test_a_held_pod_spec_that_does_not_fit_is_not_taken_as_checked(tmp_path, mon
     assert [o.shape_fits for o in parsed.objects] == [False, True]
 
 
+_batches_parsed = [0]
+
+
+def _killed_on_its_third_batch(tasks, load=b""):
+    """A parse worker that sends two batches (their pod specs with them) and is then
+    killed (the out-of-memory killer)."""
+    import os
+    import signal
+
+    _batches_parsed[0] += 1
+    if _batches_parsed[0] == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return loader._parse_batch(tasks, load)
+
+
+def test_a_worker_killed_after_sending_specs_loses_no_pod_spec(tmp_path, monkeypatch):
+    from hcpscan.inventory.kept import PRUNABLE
+
+    root = tmp_path / "pods"
+    root.mkdir()
+    _pod_tasks(root, [f"p{i:02}" for i in range(16)], sidecar={"p04"})
+    needs = loader.ResourceNeeds(pruned=PRUNABLE)
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(root)], needs)
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    monkeypatch.setattr(loader, "_parse_batch", _killed_on_its_third_batch)
+    pooled = load_paths([str(root)], needs)
+    assert [(o.name, o.body) for o in pooled.objects] == [(o.name, o.body) for o in alone.objects]
+    assert len({id(o.body["spec"]) for o in pooled.objects}) == 2
+    warnings = [d for d in pooled.diagnostics if d.severity == "warning"]
+    assert len(warnings) == 1 and "parse worker" in warnings[0].message
+
+
+def test_a_pool_found_broken_when_sending_loses_nothing(tmp_path, monkeypatch):
+    """A worker killed while it held no batch: the pool refuses the next one (it learns of
+    the death before this process does). That batch and the rest are parsed here, with
+    the one warning; no internal error."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    submit = ProcessPoolExecutor.submit
+    calls = [0]
+
+    def refusing(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] > 2:
+            raise BrokenProcessPool("A child process terminated abruptly")
+        return submit(self, *args, **kwargs)
+
+    alone, pooled = _alone_and_pooled(
+        tmp_path, monkeypatch, 12, 1, loader._parse_batch,
+        lambda: monkeypatch.setattr(ProcessPoolExecutor, "submit", refusing))
+    assert [o.name for o in pooled.objects] == [o.name for o in alone.objects]
+    assert [str(d) for d in pooled.diagnostics if d.severity == "error"] == \
+        [str(d) for d in alone.diagnostics]
+    warnings = [d for d in pooled.diagnostics if d.severity == "warning"]
+    assert len(warnings) == 1 and "parse worker" in warnings[0].message
+    assert calls[0] == 3  # no batch offered again once refused
+
+
 def test_the_main_process_parses_its_share_and_the_order_holds(tmp_path, monkeypatch):
     # with N jobs, N - 1 workers parse and this process takes one batch in N itself
     import os
