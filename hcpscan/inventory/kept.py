@@ -159,9 +159,22 @@ def _holder(kind: str, body: Any) -> tuple[dict[str, Any], str] | None:
     return (body, steps[-1]) if type(body.get(steps[-1])) is dict else None
 
 
+_DIGEST = 16  # bytes of a spec's digest
+# Prefixes the digest of a spec marshal cannot write, made from its repr: equal reprs do
+# not make equal values, so such specs are also compared (``share_spec``).
+_BY_REPR = b"r"
+
+
 def spec_key(kind: str, body: Any) -> bytes | None:
     """A digest of the pruned body's pod spec (computed where the parsing happens), by
-    which equal specs are found; None when there is none to share."""
+    which equal specs are found; None when there is none to share.
+
+    Made from the spec's bytes in marshal's version 2, which writes no back-references
+    and tells every type apart: equal bytes are values of the same types, with the same
+    contents in the same order (``True`` is not ``1``, ``1`` is not ``1.0``, a mapping's
+    keys in another order are other bytes). Two specs with one digest are therefore taken
+    for one without comparing them (a 128-bit BLAKE2b digest: the chance that two of a
+    million different specs meet is below 10^-26)."""
     held = _holder(kind, body)
     if held is None:
         return None
@@ -169,23 +182,56 @@ def spec_key(kind: str, body: Any) -> bytes | None:
     try:  # marshal's version 2 writes no back-references: equal values, equal bytes
         data = marshal.dumps(spec, 2)
     except ValueError:  # a value marshal does not write (a YAML tag's object)
-        data = repr(spec).encode()
-    return hashlib.blake2b(data, digest_size=16).digest()
+        return _BY_REPR + hashlib.blake2b(repr(spec).encode(), digest_size=_DIGEST).digest()
+    return hashlib.blake2b(data, digest_size=_DIGEST).digest()
 
 
 def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> None:
-    """Make the pod spec of ``body`` the first equal one seen under ``key`` (the bodies
-    are never changed after loading, so equal values may be one object)."""
+    """Make the pod spec of ``body`` the first one seen under ``key`` (the bodies are
+    never changed after loading, so equal values may be one object). A key made from
+    marshal's bytes (``spec_key``) is the spec's value; under any other key the two
+    specs are compared first."""
     held = _holder(kind, body)
     if held is None:
         return
     holder, name = held
-    first = specs.setdefault(key, holder[name])
-    if first is holder[name]:
+    spec = holder[name]
+    first = specs.setdefault(key, spec)
+    if first is spec:
+        return
+    if len(key) == _DIGEST:
+        holder[name] = first
         return
     try:
-        equal = first == holder[name]
+        equal = first == spec
     except RecursionError:  # a YAML alias that holds itself: such a spec stays its own
         equal = False
     if equal:
         holder[name] = first
+
+
+def exact(key: bytes) -> bool:
+    """Whether a key made by ``spec_key`` is the spec's value (not a marked repr digest)."""
+    return len(key) == _DIGEST
+
+
+def leave_spec(kind: str, body: Any) -> None:
+    """``None`` in place of the pod spec of ``body`` (the keys keep their order): for a
+    body sent to a process that already holds an equal spec (``put_spec``)."""
+    held = _holder(kind, body)
+    if held is not None:
+        held[0][held[1]] = None
+
+
+def put_spec(kind: str, body: Any, spec: Any) -> bool:
+    """Put a pod spec back where ``leave_spec`` left ``None``; False if ``body`` has no
+    such place."""
+    steps = _POD_SPEC_AT.get(kind)
+    if steps is None:
+        return False
+    for step in steps[:-1]:
+        body = body.get(step) if type(body) is dict else None
+    if type(body) is not dict or steps[-1] not in body or body[steps[-1]] is not None:
+        return False
+    body[steps[-1]] = spec
+    return True

@@ -184,8 +184,9 @@ class Inventory:
         ``shapes``); each other one is an error at its offending field, and left out:
         it cannot exist in a cluster, and no command may meet it."""
         kept, objects = [], list(objects)
-        with remembering():
-            misfits = [first_misfit(obj.kind, obj.body) if obj.api_version != HCPSCAN_API else None
+        with remembering():  # (checked where it was parsed: a parse worker's object that fits)
+            misfits = [first_misfit(obj.kind, obj.body)
+                       if obj.api_version != HCPSCAN_API and not obj.shape_fits else None
                        for obj in objects]
         for obj, misfit in zip(objects, misfits, strict=True):
             if misfit is None:

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from hcpscan import collector
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.core.jobs import jobs
-from hcpscan.inventory.kept import share_spec, spec_key
+from hcpscan.inventory.kept import exact, leave_spec, put_spec, share_spec, spec_key
 from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
+from hcpscan.inventory.shapes import first_misfit, remembering
 from hcpscan.sources import fastyaml
 from hcpscan.sources.documents import MANIFEST_SUFFIXES, ParseResult, parse_entry
 from hcpscan.sources.gathered import DumpRoots
@@ -419,9 +420,12 @@ _Task = tuple[str, tuple[str, ...], str, "str | None", str, "bytes | None", int,
               frozenset[str]]
 
 
-# What parsing a file gives: its objects (None: not read), a diagnostic, its size, and
-# (index of the object, spec_key) of the pruned objects' pod specs.
-_Outcome = tuple["ParseResult | None", "Diagnostic | None", int, list[tuple[int, bytes]]]
+# What parsing a file gives: its objects (None: not read), a diagnostic, its size,
+# (index of the object, spec_key) of the pruned objects' pod specs, and those of the pod
+# specs a parse worker left out of the objects (sent in one of its earlier batches: the
+# main process puts its equal one back).
+_Outcome = tuple["ParseResult | None", "Diagnostic | None", int, list[tuple[int, bytes]],
+                 list[tuple[int, bytes]]]
 
 
 def _stop_forkserver() -> None:
@@ -443,7 +447,7 @@ def _parse_task(task: _Task) -> _Outcome:
             data = read_bounded(file, limit)
         except OSError as exc:
             entry = Entry(display, parts, lambda: b"", 0, file, member)
-            return None, _unreadable(entry, exc, limit), 0, []
+            return None, _unreadable(entry, exc, limit), 0, [], []
     entry = Entry(display, parts, lambda d=data: d, len(data), file, member)  # type: ignore[misc]
     parsed = parse_entry(entry, cluster, data, max_nodes, pruned)  # here, in the worker:
     keys: list[tuple[int, bytes]] = []  # what is pruned is never built, nor sent
@@ -453,24 +457,62 @@ def _parse_task(task: _Task) -> _Outcome:
                 key = spec_key(obj.kind, obj.body)
                 if key is not None:
                     keys.append((index, key))
-    return parsed, None, len(data), keys
+    return parsed, None, len(data), keys, []
 
 
-def _parse_batch(tasks: list[_Task]) -> list[_Outcome]:
+# In a parse worker: the load it parses for, and the keys of the pod specs it has sent to
+# it (what the main process holds once it has merged the batches before).
+_sent: tuple[bytes, set[bytes]] = (b"", set())
+
+
+def _parse_batch(tasks: list[_Task], load: bytes = b"") -> list[_Outcome]:
+    """Parse a batch in a worker. ``load`` names the load (one pool): a pod spec this
+    worker sent in an earlier batch of it is left out of the objects and named by its key,
+    since the main process merges batches in order and holds an equal one by then."""
+    global _sent
     fastyaml.forget(strings_only=True)
     with collector.paused():
         outcomes = [_parse_task(task) for task in tasks]
         # Equal pod specs of the batch (replicas, their ReplicaSet...) made one object here:
         # pickling writes a shared object once, so the batch is sent and rebuilt in the
         # main process at about half the size (which shares them across batches as before).
+        if load and _sent[0] != load:
+            _sent = (load, set())
+        sent = _sent[1] if load else set()
         specs: dict[bytes, Any] = {}
-        for parsed, _, _, keys in outcomes:
+        for parsed, _, _, keys, held in outcomes:
+            if parsed is None or not keys:
+                continue
+            shared = []
+            for index, key in keys:
+                if key in sent:
+                    held.append((index, key))
+                else:
+                    obj = parsed.objects[index]
+                    share_spec(obj.kind, obj.body, key, specs)
+                    shared.append((index, key))
+            keys[:] = shared
+        _check_shapes(outcomes)
+        for parsed, _, _, _, held in outcomes:
+            for index, _ in held:
+                obj = parsed.objects[index]  # type: ignore[union-attr]
+                leave_spec(obj.kind, obj.body)
+        sent.update(key for key in specs if exact(key))
+        return outcomes
+
+
+def _check_shapes(outcomes: list[_Outcome]) -> None:
+    """The inventory's shape check, done in the parse worker for the objects that fit
+    (``K8sObject.shape_fits``): the main process, which merges every batch, checks only
+    the objects it parsed itself. An object that does not fit is left to the inventory,
+    which says where."""
+    with remembering():  # pod specs the batch shares are checked once
+        for parsed, _, _, _, _ in outcomes:
             if parsed is None:
                 continue
-            for index, key in keys:
-                obj = parsed.objects[index]
-                share_spec(obj.kind, obj.body, key, specs)
-        return outcomes
+            for obj in parsed.objects:
+                if obj.api_version != HCPSCAN_API and first_misfit(obj.kind, obj.body) is None:
+                    obj.shape_fits = True
 
 
 @dataclass(slots=True)
@@ -506,6 +548,7 @@ class _Parser:
         self.in_flight: deque = deque()
         self.submitted = 0
         self.broken = False  # a worker was lost: every later batch is parsed here
+        self.load = os.urandom(8)  # names this load to the workers (``_parse_batch``)
 
     def add(self, entry: Entry, placement: Placement, data: bytes | None) -> None:
         task: _Task = (entry.display, entry.parts, entry.file, entry.member, placement.cluster, data,
@@ -590,12 +633,23 @@ class _Parser:
         breaks stops the pool's manager thread, and every later result is never set)."""
         if self.pool is None or self.broken:
             return
+        from concurrent.futures import BrokenExecutor  # imported with the pool
+
         sent = sum(1 for b in self.in_flight if b.future is not None and b.outcomes is None)
         for batch in self.in_flight:
             if sent >= 2 * (self.jobs - 1):
                 return
             if not batch.mine and batch.future is None and batch.outcomes is None:
-                batch.future = self.pool.submit(_parse_batch, batch.tasks)
+                try:
+                    batch.future = self.pool.submit(_parse_batch, batch.tasks, self.load)
+                except BrokenExecutor:
+                    # a worker was killed since the last batch was merged (the pool knew
+                    # first): this batch and the rest are parsed here, said at the first
+                    # batch the workers may have held
+                    held = next((b for b in self.in_flight
+                                 if b.future is not None and b.outcomes is None), batch)
+                    self._worker_lost(held.tasks)
+                    return
                 sent += 1
 
     def _collect(self) -> None:
@@ -616,7 +670,7 @@ class _Parser:
             outcomes = [_parse_task(task) for task in batch.tasks]
         parsed = iter(outcomes)
         for task, placement, error in batch.items:
-            outcome = (None, error, 0, []) if error is not None else next(parsed)
+            outcome = (None, error, 0, [], []) if error is not None else next(parsed)
             self._merge(task, placement, *outcome)
         self._send()
 
@@ -647,7 +701,7 @@ class _Parser:
         if self.pool is None:
             pending, self.pending = self.pending, []
             for task, placement, error in pending:
-                outcome = (None, error, 0, []) if error is not None else _parse_task(task)
+                outcome = (None, error, 0, [], []) if error is not None else _parse_task(task)
                 self._merge(task, placement, *outcome)
             return
         self._submit()
@@ -660,10 +714,19 @@ class _Parser:
             _stop_forkserver()
 
     def _merge(self, task: _Task, placement: Placement | None, parsed: ParseResult | None,
-               error: Diagnostic | None, size: int, keys: list[tuple[int, bytes]]) -> None:
+               error: Diagnostic | None, size: int, keys: list[tuple[int, bytes]],
+               held: list[tuple[int, bytes]]) -> None:
         if error is not None or parsed is None or placement is None:
             self.result.diagnostics.append(error)  # type: ignore[arg-type]
             return
+        for index, key in held:  # specs a worker sent before: this process holds them
+            obj = parsed.objects[index]
+            spec = self.specs.get(key)
+            if spec is None or not put_spec(obj.kind, obj.body, spec):
+                # never so while batches are merged in order; parsed again, nothing is lost
+                parsed, error, size, keys, held = _parse_task(task)
+                self._merge(task, placement, parsed, error, size, keys, held)
+                return
         for index, key in keys:  # equal pod specs (replicas, their ReplicaSet...) kept once
             obj = parsed.objects[index]
             share_spec(obj.kind, obj.body, key, self.specs)

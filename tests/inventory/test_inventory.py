@@ -166,3 +166,32 @@ def test_conf_files_without_service_section_are_reported(tmp_path, name):
     (tmp_path / name).write_text("[Unit]\nDescription=x\n")
     result = load_paths([str(tmp_path / name)])
     assert result.objects == [] and result.diagnostics[0].severity == "info"
+
+
+def test_objects_and_locations_cross_processes_with_every_field():
+    """A parse worker's objects are pickled by their own ``__reduce__``: every field, in
+    every field's own value, whatever fields the classes gain."""
+    import dataclasses
+    import pickle
+
+    from hcpscan.inventory.objects import K8sObject, SourceLocation
+
+    origin = K8sObject("management", "v1", "Secret", "ns", "holder", {"data": {}},
+                       SourceLocation("a.yaml", 3))
+    where = SourceLocation("dump.tar.gz!ns/x.yaml", 12, 5, "dump.tar.gz", "ns/x.yaml", 2, 7,
+                           "data.kubeconfig")
+    obj = K8sObject("hostedcluster-a", "hcpscan.io/v1", "Kubeconfig", "ns", "holder/kubeconfig",
+                    {"clusters": [{"name": "c"}]}, where, origin, {"memo": 1}, True)
+    def state(value):  # every field, objects (compared by identity) by their own fields
+        if not dataclasses.is_dataclass(value):
+            return value
+        return (type(value), [state(getattr(value, f.name)) for f in dataclasses.fields(value)])
+
+    for value in (where, obj):
+        fields = [f.name for f in dataclasses.fields(value)]
+        assert len(set(fields) - {"_cache"}) >= 8
+        for given in (value, dataclasses.replace(value, **{f: None for f in fields[-1:]})):
+            back = pickle.loads(pickle.dumps(given, protocol=pickle.HIGHEST_PROTOCOL))
+            assert state(back) == state(given)
+    back = pickle.loads(pickle.dumps([obj, obj]))
+    assert back[0] is back[1] and back[0].origin.source == origin.source

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hcpscan import scan
 from hcpscan.inventory.kept import KEPT, PRUNABLE, kept, path_kept
@@ -226,7 +228,7 @@ def test_equal_pod_specs_are_one_object_and_unequal_ones_are_not(monkeypatch, tm
         assert obj.body == kept(obj.kind, whole[obj.identity])
 
 
-def test_sharing_needs_equal_values_not_only_equal_keys():
+def test_a_key_not_made_from_marshals_bytes_needs_equal_values():
     from hcpscan.inventory.kept import share_spec, spec_key
 
     one = kept("Pod", BULKY)
@@ -241,6 +243,83 @@ def test_sharing_needs_equal_values_not_only_equal_keys():
     share_spec("Pod", one, spec_key("Pod", one), specs)
     assert again["spec"] is one["spec"]
     assert spec_key("Service", BULKY) is None and spec_key("Pod", {"spec": "text"}) is None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The plain meaning of "one value": the same types all the way down, mappings' keys in
+    the same order, numbers written the same (``True`` is not ``1``, ``0.0`` not ``-0.0``)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return list(a) == list(b) and all(_same(k, j) and _same(a[k], b[j]) for k, j in zip(a, b))
+    if type(a) is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return repr(a) == repr(b) if type(a) is float else a == b
+
+
+_SCALARS = st.sampled_from([None, True, False, 0, 1, 1.0, 0.0, -0.0, "1", "", "true", b"1"])
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+    st.sampled_from(["name", "image", "args", "1"]) | st.sampled_from([1, True]), inner, max_size=3),
+    max_leaves=8)
+
+
+def _rewritten(value: Any) -> Any:
+    """``value`` through JSON: equal by ``==`` or nearly, not always the same value (keys
+    ``1`` and ``True`` become ``"1"`` and ``"true"``)."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return value
+
+
+@settings(max_examples=500, deadline=None)
+@given(_VALUES, _VALUES, st.sampled_from(["apart", "rewritten", "copied"]))
+def test_specs_with_one_digest_are_one_value(a, b, how):
+    """A spec shared by its digest alone (``share_spec`` does not compare them) is the same
+    value as the one it replaces, by the plain definition above."""
+    import copy
+
+    from hcpscan.inventory.kept import share_spec, spec_key
+
+    if how != "apart":
+        b = _rewritten(a) if how == "rewritten" else copy.deepcopy(a)
+    one, other = {"spec": {"containers": [a]}}, {"spec": {"containers": [b]}}
+    key, second = spec_key("Pod", one), spec_key("Pod", other)
+    assert key is not None and second is not None
+    assert (key == second) == _same(a, b)
+    specs: dict[bytes, Any] = {}
+    share_spec("Pod", one, key, specs)
+    share_spec("Pod", other, second, specs)
+    assert _same(other["spec"]["containers"][0], b)
+
+
+def test_a_spec_marshal_cannot_write_is_compared_before_it_is_shared():
+    """Equal reprs are not equal values (a YAML tag's object): such keys are marked, and
+    the specs compared, even when their digests are the same."""
+    from hcpscan.inventory.kept import share_spec, spec_key
+
+    class Tagged:
+        def __init__(self, value: object) -> None:
+            self.value = value
+
+        def __repr__(self) -> str:
+            return "Tagged"
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Tagged) and other.value == self.value
+
+        __hash__ = None  # type: ignore[assignment]
+
+    one = {"spec": {"containers": [{"name": "a", "image": Tagged(1)}]}}
+    other = {"spec": {"containers": [{"name": "a", "image": Tagged(2)}]}}
+    same = {"spec": {"containers": [{"name": "a", "image": Tagged(1)}]}}
+    key = spec_key("Pod", one)
+    assert key == spec_key("Pod", other) == spec_key("Pod", same)
+    specs: dict[bytes, Any] = {}
+    for body in (one, other, same):
+        share_spec("Pod", body, key, specs)  # type: ignore[arg-type]
+    assert other["spec"] is not one["spec"] and other["spec"]["containers"][0]["image"].value == 2
+    assert same["spec"] is one["spec"]
 
 
 def test_a_spec_that_holds_itself_is_kept_apart_not_a_crash(monkeypatch, tmp_path):

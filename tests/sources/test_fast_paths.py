@@ -185,6 +185,242 @@ spec:
                                                  "env": [{"name": "HTTPS_PROXY", "value": "http://proxy.corp:3128"}]}]}
 
 
+def _pod_tasks(tmp_path, names, sidecar=()):
+    """One Pod file per name (the pods named in ``sidecar`` have a second container), as
+    the parse tasks of a load that prunes."""
+    from hcpscan.inventory.kept import PRUNABLE
+
+    tasks = []
+    for i, name in enumerate(names):
+        other = "  - name: sidecar\n    image: registry.example/sidecar:2\n" if name in sidecar else ""
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: alpha}}
+spec:
+  nodeName: node-{i}
+  containers:
+  - name: proxy
+    image: registry.example/proxy:1
+    env:
+    - {{name: HTTPS_PROXY, value: 'http://proxy.corp:3128'}}
+{other}""")
+        tasks.append((path.name, (path.name,), str(path), None, "", None, 1 << 20, 1 << 20, PRUNABLE))
+    return tasks
+
+
+def _merged(parser, batches):
+    from hcpscan.sources.layout import place
+
+    for tasks, outcomes in batches:
+        for task, outcome in zip(tasks, outcomes, strict=True):
+            parser._merge(task, place(task[1]), *outcome)
+    return [(o.name, o.body) for o in parser.result.objects]
+
+
+def test_a_worker_sends_a_pod_spec_once_per_load_and_the_main_process_puts_it_back(
+        tmp_path, monkeypatch):
+    import pickle
+
+    monkeypatch.setattr(loader, "_sent", (b"", set()))  # this process plays the worker
+    first = _pod_tasks(tmp_path, ["a", "b"])
+    second = _pod_tasks(tmp_path, ["c", "d", "e"], sidecar={"e"})
+    plain = [(o.name, o.body) for task in first + second for o in loader._parse_task(task)[0].objects]
+    sent = [pickle.loads(pickle.dumps(loader._parse_batch(tasks, b"load-1")))
+            for tasks in (first, second)]
+    # c and d hold the spec a and b were sent with: left out, named by its key; e's is new
+    assert [len(outcome[4]) for outcome in sent[1]] == [1, 1, 0]
+    assert [outcome[0].objects[0].body["spec"] for outcome in sent[1][:2]] == [None, None]
+    assert list(sent[1][0][0].objects[0].body) == ["apiVersion", "kind", "metadata", "spec"]
+    parser = loader._Parser(loader.LoadResult(), None)
+    merged = _merged(parser, zip((first, second), sent, strict=True))
+    assert merged == plain
+    bodies = [body for _, body in merged]
+    assert bodies[0]["spec"] is bodies[2]["spec"] is bodies[3]["spec"]
+    assert bodies[4]["spec"] is not bodies[0]["spec"]
+    # another load (another pool) starts afresh: every spec is sent again
+    again = loader._parse_batch(second, b"load-2")
+    assert [outcome[4] for outcome in again] == [[], [], []]
+    # without a load's name (a caller that is no pool's worker) nothing is left out
+    assert [outcome[4] for outcome in loader._parse_batch(second)] == [[], [], []]
+
+
+def test_a_spec_the_main_process_does_not_hold_is_parsed_again_not_lost(tmp_path, monkeypatch):
+    monkeypatch.setattr(loader, "_sent", (b"", set()))
+    first = _pod_tasks(tmp_path, ["a"])
+    second = _pod_tasks(tmp_path, ["c", "d"])
+    plain = [(o.name, o.body) for task in second for o in loader._parse_task(task)[0].objects]
+    loader._parse_batch(first, b"load-1")
+    held = loader._parse_batch(second, b"load-1")
+    assert held[0][4]
+    # merged by a process that never saw the first batch: each file is parsed here again
+    assert _merged(loader._Parser(loader.LoadResult(), None), [(second, held)]) == plain
+
+
+@pytest.mark.parametrize("jobs", ["2", "3"])
+def test_pod_specs_repeated_across_a_workers_batches_load_as_in_one_process(tmp_path, monkeypatch, jobs):
+    """Replicas of one spec in many files, batched apart: the same objects, one spec object
+    per distinct spec, and batches that named specs instead of sending them (each worker
+    names only what it sent itself)."""
+    from hcpscan.inventory.kept import PRUNABLE
+
+    root = tmp_path / "pods"
+    root.mkdir()
+    _pod_tasks(root, [f"p{i:02}" for i in range(16)], sidecar={"p05", "p11"})
+    needs = loader.ResourceNeeds(pruned=PRUNABLE)
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(root)], needs)
+    held: list[int] = []
+    merge = loader._Parser._merge
+
+    def counted(self, task, placement, parsed, error, size, keys, named):
+        held.append(len(named))
+        return merge(self, task, placement, parsed, error, size, keys, named)
+
+    monkeypatch.setenv("HCPSCAN_JOBS", jobs)
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    monkeypatch.setattr(loader._Parser, "_merge", counted)
+    monkeypatch.setattr(loader._Parser, "_take_back", lambda self: False)  # the workers parse theirs
+    pooled = load_paths([str(root)], needs)
+    assert _summary(pooled) == _summary(alone)
+    assert sum(held) >= 3  # the worker's batches after its first named the spec
+    specs = {id(o.body["spec"]) for o in pooled.objects}
+    assert len(specs) == 2
+
+
+def _misfit_dump(root):
+    """Pods one per file: most fit; ``bad-*`` hold one pod spec whose env is a mapping (the
+    API server rejects it) in files far apart; ``odd`` a label that is a list."""
+    root.mkdir()
+    for i in range(12):
+        name = f"bad-{i}" if i in (1, 6, 10) else f"good-{i}"
+        env = "{name: HTTPS_PROXY}" if name.startswith("bad") else "[{name: HTTPS_PROXY, value: x}]"
+        labels = "{app: [a, b]}" if i == 8 else "{app: web}"
+        (root / f"{i:02}.yaml").write_text(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {"odd" if i == 8 else name}, namespace: alpha, labels: {labels}}}
+spec:
+  nodeName: node-{i}
+  containers:
+  - name: proxy
+    image: registry.example/proxy:1
+    env: {env}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: cm-{i}, namespace: alpha}}
+data: {{proxy: 'http://proxy.corp:3128'}}
+""")
+    return root
+
+
+@pytest.mark.parametrize("prune", [False, True], ids=("whole", "pruned"))
+def test_shapes_checked_in_the_parse_worker_leave_out_the_same_objects(tmp_path, monkeypatch, prune):
+    from hcpscan.inventory.kept import PRUNABLE
+    from hcpscan.inventory.store import Inventory
+
+    root = _misfit_dump(tmp_path / "pods")
+    needs = loader.ResourceNeeds(pruned=PRUNABLE if prune else frozenset())
+
+    def inventory():
+        result = load_paths([str(root)], needs)
+        return result, Inventory(result.objects, result.diagnostics)
+
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone, alone_inventory = inventory()
+    assert not any(o.shape_fits for o in alone.objects)  # one process: the inventory checks
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    pooled, pooled_inventory = inventory()
+    checked = {o.name for o in pooled.objects if o.shape_fits}
+    assert checked and checked <= {o.name for o in pooled_inventory.objects}
+    assert not checked & {"odd", "bad-1", "bad-6", "bad-10"}
+    assert [str(d) for d in pooled_inventory.diagnostics] == [str(d) for d in alone_inventory.diagnostics]
+    assert [o.name for o in pooled_inventory.objects] == [o.name for o in alone_inventory.objects]
+    misfits = [d.message for d in alone_inventory.diagnostics if "left out" in d.message]
+    assert len(misfits) == 4 and any("Pod alpha/odd" in m for m in misfits)
+
+
+def test_a_held_pod_spec_that_does_not_fit_is_not_taken_as_checked(tmp_path, monkeypatch):
+    """A spec a worker sent before is left out of a later object: that object is judged
+    on the spec it holds, before it is left out."""
+    from hcpscan.inventory.kept import PRUNABLE
+
+    monkeypatch.setattr(loader, "_sent", (b"", set()))
+    root = _misfit_dump(tmp_path / "pods")
+    tasks = [(p.name, (p.name,), str(p), None, "", None, 1 << 20, 1 << 20, PRUNABLE)
+             for p in sorted(root.iterdir())]
+    loader._parse_batch(tasks[:2], b"load-1")  # bad-1's spec sent here
+    later = loader._parse_batch(tasks[6:7], b"load-1")  # bad-6: the same spec, held
+    (parsed, _, _, _, held) = later[0]
+    assert held and parsed.objects[0].body["spec"] is None
+    assert [o.shape_fits for o in parsed.objects] == [False, True]
+
+
+_batches_parsed = [0]
+
+
+def _killed_on_its_third_batch(tasks, load=b""):
+    """A parse worker that sends two batches (their pod specs with them) and is then
+    killed (the out-of-memory killer)."""
+    import os
+    import signal
+
+    _batches_parsed[0] += 1
+    if _batches_parsed[0] == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return loader._parse_batch(tasks, load)
+
+
+def test_a_worker_killed_after_sending_specs_loses_no_pod_spec(tmp_path, monkeypatch):
+    from hcpscan.inventory.kept import PRUNABLE
+
+    root = tmp_path / "pods"
+    root.mkdir()
+    _pod_tasks(root, [f"p{i:02}" for i in range(16)], sidecar={"p04"})
+    needs = loader.ResourceNeeds(pruned=PRUNABLE)
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    alone = load_paths([str(root)], needs)
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    monkeypatch.setattr(loader, "_parse_batch", _killed_on_its_third_batch)
+    pooled = load_paths([str(root)], needs)
+    assert [(o.name, o.body) for o in pooled.objects] == [(o.name, o.body) for o in alone.objects]
+    assert len({id(o.body["spec"]) for o in pooled.objects}) == 2
+    warnings = [d for d in pooled.diagnostics if d.severity == "warning"]
+    assert len(warnings) == 1 and "parse worker" in warnings[0].message
+
+
+def test_a_pool_found_broken_when_sending_loses_nothing(tmp_path, monkeypatch):
+    """A worker killed while it held no batch: the pool refuses the next one (it learns of
+    the death before this process does). That batch and the rest are parsed here, with
+    the one warning; no internal error."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    submit = ProcessPoolExecutor.submit
+    calls = [0]
+
+    def refusing(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] > 2:
+            raise BrokenProcessPool("A child process terminated abruptly")
+        return submit(self, *args, **kwargs)
+
+    alone, pooled = _alone_and_pooled(
+        tmp_path, monkeypatch, 12, 1, loader._parse_batch,
+        lambda: monkeypatch.setattr(ProcessPoolExecutor, "submit", refusing))
+    assert [o.name for o in pooled.objects] == [o.name for o in alone.objects]
+    assert [str(d) for d in pooled.diagnostics if d.severity == "error"] == \
+        [str(d) for d in alone.diagnostics]
+    warnings = [d for d in pooled.diagnostics if d.severity == "warning"]
+    assert len(warnings) == 1 and "parse worker" in warnings[0].message
+    assert calls[0] == 3  # no batch offered again once refused
+
+
 def test_the_main_process_parses_its_share_and_the_order_holds(tmp_path, monkeypatch):
     # with N jobs, N - 1 workers parse and this process takes one batch in N itself
     import os
@@ -240,7 +476,7 @@ def test_the_forkserver_is_stopped_when_the_workers_are_done_and_starts_again(tm
         assert forkserver._forkserver._forkserver_pid is None
 
 
-def _killed_batch(tasks):
+def _killed_batch(tasks, load=b""):
     """A parse worker killed while it holds a batch (as the out-of-memory killer does)."""
     import os
     import signal
@@ -277,12 +513,12 @@ def test_a_killed_parse_worker_loses_no_file(tmp_path, monkeypatch):
         [str(d) for d in alone.diagnostics]
 
 
-def _slow_batch(tasks):
+def _slow_batch(tasks, load=b""):
     """A parse worker that takes its time (another process shares its core)."""
     import time
 
     time.sleep(0.4)
-    return loader._parse_batch(tasks)
+    return loader._parse_batch(tasks, load)
 
 
 def test_batches_no_worker_has_started_are_parsed_here_while_waiting(tmp_path, monkeypatch):
@@ -305,7 +541,7 @@ def test_batches_no_worker_has_started_are_parsed_here_while_waiting(tmp_path, m
     assert 6 < len(here) < 13
 
 
-def _slow_then_killed_batch(tasks):
+def _slow_then_killed_batch(tasks, load=b""):
     """A slow parse worker that the out-of-memory killer ends while this process has
     batches queued for it and takes some back."""
     import os
