@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
-from hcpscan.analysis.reachability.coverage import same_name_other_group
+from hcpscan.analysis.reachability.coverage import kinds_named_alike, same_name_other_group
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.redact import mask_credentials
 from hcpscan.findings.model import (
@@ -108,8 +108,19 @@ def select_rules(rules: list[Rule], select: Iterable[str] = (), ignore: Iterable
 
 
 def subjects_of(applies: AppliesTo, ctx: Context) -> list[K8sObject]:
+    objects = ctx.inventory.of_kind(*applies.kinds)
+    if applies.clusters == "all" and not (applies.api_versions or applies.namespaces or applies.names
+                                          or applies.labels or applies.where) \
+            and not kinds_named_alike(applies.kinds):
+        return objects  # scoped by kind alone: every object of the kinds (a fresh list)
+    return in_scope(objects, applies)
+
+
+def in_scope(objects: list[K8sObject], applies: AppliesTo) -> list[K8sObject]:
+    """The objects ``applies`` scopes a rule to, each asked every condition
+    (``subjects_of``'s definition)."""
     out = []
-    for obj in ctx.inventory.of_kind(*applies.kinds):
+    for obj in objects:
         if applies.api_versions and obj.api_version not in applies.api_versions:
             continue
         if not applies.api_versions and same_name_other_group(obj):

@@ -346,3 +346,33 @@ def test_a_family_is_the_letters_an_id_starts_with_also_for_dashed_custom_ids(tm
     rules = load_rule_dirs([builtin_rules_dir()])
     custom = dataclasses.replace(rules[0], info=dataclasses.replace(rules[0].info, id="ACME-NET-001"))
     assert [r.id for r in select_rules([*rules, custom], ["acme"])] == ["ACME-NET-001"]
+
+
+def test_a_rule_scoped_by_kind_alone_takes_every_object_of_its_kinds_as_asking_each_would(tmp_path):
+    """``subjects_of``'s shortcut (no condition but kinds, none named like a policy kind of
+    another group) gives what asking every object each condition gives (``in_scope``), for
+    every built-in rule over the fixtures and the real estates; Calico's NetworkPolicy,
+    named like the evaluated kind, still goes through the conditions."""
+    from hcpscan.inventory.store import Inventory
+    from hcpscan.rules.context import Context
+    from hcpscan.rules.engine import in_scope, subjects_of
+    from hcpscan.sources.loader import load_paths
+    from tests.conftest import REALWORLD
+
+    (tmp_path / "calico.yaml").write_text(
+        "apiVersion: crd.projectcalico.org/v1\nkind: NetworkPolicy\n"
+        "metadata: {name: calico, namespace: team-a}\nspec: {selector: all()}\n")
+    rules = load_rule_dirs([builtin_rules_dir()])
+    result = load_paths([str(FIXTURES), str(REALWORLD.parent), str(tmp_path)])
+    ctx = Context(Inventory(result.objects, result.diagnostics, result.skipped))
+    by_kind_alone = 0
+    for rule in rules:
+        applies = rule.applies_to
+        plain = in_scope(ctx.inventory.of_kind(*applies.kinds), applies)
+        assert subjects_of(applies, ctx) == plain, rule.id
+        by_kind_alone += bool(plain) and applies == type(applies)(kinds=applies.kinds)
+    assert by_kind_alone > 10
+    policies = type(rules[0].applies_to)(kinds=("NetworkPolicy",))
+    plain = in_scope(ctx.inventory.of_kind("NetworkPolicy"), policies)
+    assert subjects_of(policies, ctx) == plain
+    assert "calico" in {o.name for o in ctx.inventory.of_kind("NetworkPolicy")} - {o.name for o in plain}

@@ -114,6 +114,12 @@ def kind_label(group: str, kind: str,
     return None
 
 
+def kinds_named_alike(kinds: tuple[str, ...]) -> bool:
+    """Whether an object of one of ``kinds`` may be ``same_name_other_group``: False
+    answers it for every object of them at once."""
+    return not _EVALUATED_KIND_NAMES.isdisjoint(kinds)
+
+
 def same_name_other_group(obj: K8sObject) -> bool:
     """``obj`` is a policy-like kind the engine does not evaluate although its kind name
     is one it does (Calico's ``crd.projectcalico.org`` NetworkPolicy): matching by kind
