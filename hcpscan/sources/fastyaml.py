@@ -322,13 +322,13 @@ def _scalar_tokens(text: str) -> set[str] | None:
     flow = set(chain.from_iterable(map(itemgetter(1), found)))
     first_end = len(lines[0])  # the first line: what the patterns find on it, and line
     for pattern in (_AFTER_COLON, _AFTER_DASH):  # starts in the first 200 characters
-        block.update(_kept_tokens(pattern.findall(text, 0, first_end), None))
-    block.update(_kept_tokens(_LINE_START.findall("\n" + text[:200]), None))
+        block.update(_found(pattern, text, None, 0, first_end))
+    block.update(_found(_LINE_START, "\n" + text[:200], None))
     if _FLOW_OPEN.search(text) is None:
         flow.clear()
     else:
         for pattern in _IN_FLOW:
-            flow.update(_kept_tokens(pattern.findall(text, 0, first_end), _ANCHOR_NAME))
+            flow.update(_found(pattern, text, _ANCHOR_NAME, 0, first_end))
     tokens = block | flow
     if "" in tokens:
         return None  # an anchor, an alias, a tag, a complex key
@@ -343,17 +343,15 @@ def _whole_text_tokens(text: str) -> set[str] | None:
     spans = _structure(text)
     if spans is None:
         return None
-    block: list[str] = []
-    flow: list[str] = []
+    tokens: set[str] = set()
     in_flow = _FLOW_OPEN.search(text) is not None
     for start, end in spans:
-        block += _AFTER_COLON.findall(text, start, end)
-        block += _AFTER_DASH.findall(text, start, end)
-        block += _LINE_START.findall(text, max(start - 1, 0), end)
+        tokens |= _found(_AFTER_COLON, text, None, start, end)
+        tokens |= _found(_AFTER_DASH, text, None, start, end)
+        tokens |= _found(_LINE_START, text, None, max(start - 1, 0), end)
         for pattern in _IN_FLOW if in_flow else ():
-            flow += pattern.findall(text, start, end)
-    block += _LINE_START.findall("\n" + text[:200])
-    tokens = _kept_tokens(block, None) | _kept_tokens(flow, _ANCHOR_NAME)
+            tokens |= _found(pattern, text, _ANCHOR_NAME, start, end)
+    tokens |= _found(_LINE_START, "\n" + text[:200], None)
     if "" in tokens:
         return None  # an anchor, an alias, a tag, a complex key
     return tokens
@@ -377,10 +375,35 @@ def _token(found: str, names: re.Pattern[str] | None) -> str | None:
     return None
 
 
-def _kept_tokens(found: list[str], names: re.Pattern[str] | None) -> set[str]:
-    kept = {_token(token, names) for token in set(found)}
-    kept.discard(None)
-    return kept  # type: ignore[return-value]
+# What ends a plain scalar after a token: blanks, then a comment, a value indicator (":"
+# before a blank or the line's end), a flow indicator or the line's end. A token followed
+# by anything else is the first word of a longer scalar ("message: no nodes available"),
+# read as a string either way -- unless it may begin a YAML 1.1 timestamp, the one implicit
+# type with blanks inside ("2001-12-14 21:59:43.10 -5", "2001-12-14t21:59:43.10 -05:00"):
+# a token starting with a date always counts. Never past the line's end, as the patterns.
+_SCALAR_END = re.compile(r"[ \t]*(?:#|:(?![^ \t\r\n])|[,\]}]|\r?\n|\r?\Z)")
+_DATE_START = re.compile(r"[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?")
+
+
+def _whole_scalar(found: str, text: str, end: int) -> bool:
+    """Whether the token ``found`` (ending at ``end`` in ``text``) may be a whole plain
+    scalar or key, not the first word of a longer one."""
+    return (found[-1] == ":" or _SCALAR_END.match(text, end) is not None
+            or _DATE_START.match(found) is not None)
+
+
+def _found(pattern: re.Pattern[str], text: str, names: re.Pattern[str] | None,
+           start: int = 0, end: int | None = None) -> set[str]:
+    """The tokens ``_token`` keeps of what ``pattern`` finds in ``text[start:end]``, each a
+    whole scalar (``_whole_scalar``); anchors, aliases, tags and complex keys ("") always."""
+    kept: set[str] = set()
+    for match in pattern.finditer(text, start, len(text) if end is None else end):
+        found = match.group(1)
+        token = _token(found, names)
+        if token is None or (token and not _whole_scalar(found, text, match.end(1))):
+            continue
+        kept.add(token)
+    return kept
 
 
 def _tokens_by_line(joined: str) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -391,7 +414,7 @@ def _tokens_by_line(joined: str) -> dict[str, tuple[tuple[str, ...], tuple[str, 
         for pattern in patterns:
             for match in pattern.finditer(joined):
                 token = _token(match.group(1), names)
-                if token is None:
+                if token is None or (token and not _whole_scalar(match.group(1), joined, match.end(1))):
                     continue
                 at = match.start(1)
                 line = joined[joined.rfind("\n", 0, at) + 1 : joined.find("\n", at)]

@@ -11,6 +11,7 @@ quietly sends everything to the slow path fails too.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -417,28 +418,45 @@ def _whole_text_tokens(text: str):
     spans = f._structure(text)
     if spans is None:
         return None
-    block, flow = set(), set()
+    block, flow = set(), set()  # (token, the rest of its line)
     has_flow = text.count("[") != text.count("[]") or text.count("{") != text.count("{}")
+
+    def found(pattern, searched, start=0, end=None):
+        end = len(searched) if end is None else end
+        return {(m.group(1), searched[m.end(1):].split("\n", 1)[0]) for m in pattern.finditer(searched, start, end)}
+
     for start, end in spans:
         for pattern in (f._AFTER_COLON, f._AFTER_DASH):
-            block.update(pattern.findall(text, start, end))
-        block.update(f._LINE_START.findall(text, max(start - 1, 0), end))
+            block.update(found(pattern, text, start, end))
+        block.update(found(f._LINE_START, text, max(start - 1, 0), end))
         for pattern in f._IN_FLOW if has_flow else ():
-            flow.update(pattern.findall(text, start, end))
-    block.update(f._LINE_START.findall("\n" + text[:200]))
+            flow.update(found(pattern, text, start, end))
+    block.update(found(f._LINE_START, "\n" + text[:200]))
     tokens = set()
-    for found, names in ((block, None), (flow, f._ANCHOR_NAME)):
-        for token in found:
-            token = token.rstrip(":") or token
+    for pairs, names in ((block, None), (flow, f._ANCHOR_NAME)):
+        for raw, rest in pairs:
+            token = raw.rstrip(":") or raw
             if token[0] in "&*!" and len(token) > 1 and (names is None or names.match(token, 1)):
                 return None
             if token == "?":
                 return None
+            if not _ends_a_scalar(raw, rest):
+                continue  # the first word of a longer plain scalar: a string either way
             if token[0].isalpha():
                 tokens.update({token} & f._BOOLEANS_1_1)
             elif token[0] not in "&*!?%" and token not in ("-", "---"):
                 tokens.add(token)
     return tokens
+
+
+def _ends_a_scalar(raw: str, rest: str) -> bool:
+    """A key, a token that may begin a YAML 1.1 timestamp, or one after which the line
+    holds only blanks, then nothing, a comment, a flow indicator or a value indicator."""
+    if raw.endswith(":") or re.match(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", raw):
+        return True
+    rest = rest.lstrip(" \t")
+    rest = rest[:-1] if rest.endswith("\r") else rest
+    return not rest or rest[0] in "#,]}" or (rest[0] == ":" and rest[1:2] in ("", " ", "\t", "\r"))
 
 
 def test_the_line_memo_finds_what_searching_each_whole_real_file_finds():
@@ -587,3 +605,41 @@ def test_list_entries_of_every_shape_have_pyyamls_lines_and_columns(entries, ind
     assert _agrees(text), text
     if fast is not None and "\r" not in text:
         assert len(fast[0].item_positions) == len(entries)
+
+
+_FIRST_WORDS = ["no", "No", "yes", "on", "OFF", "=", "<<", "~", "1e3", "0755", "1:20", "09:19:08.719605",
+                "2e5", ".5", "+1", "1_000", "...", "0x1F", "2001-12-14", "2001-12-14t21:59:43.10",
+                "2001-12-14 21:59:43.10", "null"]
+_AFTER_WORDS = [" nodes available", " -5", " -05:00", " Z", " # a comment", " :x", " : value",
+                "  ", "", ",x", " , y", "] z", " and: more", "\tx"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(_FIRST_WORDS), st.sampled_from(_AFTER_WORDS),
+       st.sampled_from(["key: {}\n", "- {}\n", "{}: v\n", "key: [{}]\n", "key: {{a: {}}}\n",
+                        "key:\n  - {}\n", "a: b\nkey: {}\nc: d\n", "k: x\n  {}\n"]))
+def test_a_special_word_beginning_a_longer_scalar_reads_as_pyyaml_reads_it(first, after, shape):
+    """A token YAML 1.1 reads otherwise (a boolean word, a number, a time, "=") followed on
+    its line by more words is a string both ways and does not send the file to PyYAML;
+    anything that may end the scalar there (a comment, a value or flow indicator, blanks to
+    the line's end) or a date that may go on as a timestamp still counts."""
+    text = "apiVersion: v1\n" + shape.format(first + after)
+    fastyaml.forget()
+    assert _agrees(text), text
+
+
+def test_messages_beginning_with_a_boolean_word_take_the_fast_path():
+    """Events' messages ("no nodes available to schedule pods") sent a real must-gather's
+    event files to PyYAML: they are strings in YAML 1.1 and 1.2."""
+    text = ("apiVersion: v1\nitems:\n- kind: Event\n  message: no nodes available to schedule pods\n"
+            "  reason: FailedScheduling\n- kind: Event\n  message: On the node, off by one\n"
+            "  note: = i self.socket\nkind: List\nmetadata: {}\n")
+    fastyaml.forget()
+    fast = fast_documents(text)
+    assert fast is not None and _agrees(text)
+    assert fast[0].body["items"][0]["message"] == "no nodes available to schedule pods"
+    for whole in ("message: no\n", "message: no # why\n", "message: on # why\n",
+                  "message: [no, yes]\n", "no : x\n"):
+        fastyaml.forget()
+        assert fast_documents("apiVersion: v1\n" + whole) is None, whole  # to PyYAML, as before
+        assert _agrees("apiVersion: v1\n" + whole)
