@@ -165,9 +165,12 @@ _DIGEST = 16  # bytes of a spec's digest
 _BY_REPR = b"r"
 
 
-def spec_key(kind: str, body: Any) -> bytes | None:
+def spec_key(kind: str, body: Any, aliased: bool = True) -> bytes | None:
     """A digest of the pruned body's pod spec (computed where the parsing happens), by
-    which equal specs are found; None when there is none to share.
+    which equal specs are found; None when there is none to share, or when the spec
+    holds itself (a YAML alias inside its own anchor: such a spec stays its own).
+    ``aliased``: whether the spec may hold YAML aliases at all (False: its text has none,
+    and the check for one that holds itself is not needed).
 
     Made from the spec's bytes in marshal's version 2, which writes no back-references
     and tells every type apart: equal bytes are values of the same types, with the same
@@ -179,11 +182,41 @@ def spec_key(kind: str, body: Any) -> bytes | None:
     if held is None:
         return None
     spec = held[0][held[1]]
+    if aliased and _holds_itself(spec):
+        # marshal's version 2 writes what an alias names again at each alias, so a spec
+        # that holds itself at two places (``containers: &c [{ports: *c, env: *c}]``)
+        # would be written twice as often at each level down to its depth limit: never
+        # done, all memory taken
+        return None
     try:  # marshal's version 2 writes no back-references: equal values, equal bytes
         data = marshal.dumps(spec, 2)
     except ValueError:  # a value marshal does not write (a YAML tag's object)
         return _BY_REPR + hashlib.blake2b(repr(spec).encode(), digest_size=_DIGEST).digest()
     return hashlib.blake2b(data, digest_size=_DIGEST).digest()
+
+
+def _holds_itself(value: Any) -> bool:
+    """Whether a mapping or list inside ``value`` holds itself, at any depth (each is
+    looked at once, however many aliases name it)."""
+    inside: set[int] = set()  # the containers on the way down to the one looked at
+    seen: set[int] = set()  # those whose insides were all looked at
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, leaving = stack.pop()
+        if leaving:
+            inside.discard(id(item))
+            seen.add(id(item))
+            continue
+        if id(item) in inside:
+            return True
+        if id(item) in seen:
+            continue
+        inside.add(id(item))
+        stack.append((item, True))
+        children = item.values() if type(item) is dict else item
+        stack.extend((child, False) for child in children
+                     if type(child) is dict or type(child) is list or type(child) is tuple)
+    return False
 
 
 def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> None:

@@ -452,9 +452,10 @@ def _parse_task(task: _Task) -> _Outcome:
     parsed = parse_entry(entry, cluster, data, max_nodes, pruned)  # here, in the worker:
     keys: list[tuple[int, bytes]] = []  # what is pruned is never built, nor sent
     if pruned:
+        aliased = b"*" in data  # a text without it holds no YAML alias (in any encoding)
         for index, obj in enumerate(parsed.objects):
             if obj.kind in pruned and obj.api_version != HCPSCAN_API:
-                key = spec_key(obj.kind, obj.body)
+                key = spec_key(obj.kind, obj.body, aliased)
                 if key is not None:
                     keys.append((index, key))
     return parsed, None, len(data), keys, []

@@ -354,3 +354,76 @@ def test_equal_specs_have_one_key_however_their_strings_are_shared():
     changed = {"spec": {"containers": [{"name": "web", "image": image, "args": [1]}]}}
     assert spec_key("Pod", changed) != spec_key("Pod", shared)
     assert spec_key("Pod", {"spec": {"x": True}}) != spec_key("Pod", {"spec": {"x": 1}})
+
+
+def _holds_itself(value: Any, inside: tuple[int, ...] = ()) -> bool:
+    """The test's own look for a mapping or list inside itself."""
+    if type(value) not in (dict, list):
+        return False
+    if id(value) in inside:
+        return True
+    children = value.values() if type(value) is dict else value
+    return any(_holds_itself(child, (*inside, id(value))) for child in children)
+
+
+class _Marshal:
+    """marshal, refusing a value that holds itself: its version 2 writes what an alias
+    names again at each alias, so a value that holds itself at two places is written
+    twice as often at each level, down to marshal's depth limit (it never ends, and all
+    the memory is taken first)."""
+
+    def dumps(self, value: Any, version: int) -> bytes:
+        import marshal
+
+        assert not _holds_itself(value), "a spec that holds itself handed to marshal"
+        return marshal.dumps(value, version)
+
+
+# A pod spec whose container list holds itself at two fields (a YAML alias to its anchor).
+_SELF_HOLDING = """apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: x}
+spec:
+  containers: &c [{name: c, image: quay.io/web:1, ports: *c, volumeMounts: *c}]
+"""
+
+
+def test_a_spec_that_holds_itself_gets_no_key_and_is_never_written_out(monkeypatch):
+    from hcpscan.inventory import kept as kept_module
+    from hcpscan.inventory.kept import spec_key
+
+    monkeypatch.setattr(kept_module, "marshal", _Marshal())
+    containers: list[Any] = [{"name": "c", "image": "quay.io/web:1"}]
+    containers[0]["ports"] = containers[0]["volumeMounts"] = containers
+    assert spec_key("Pod", {"spec": {"containers": containers}}) is None
+    once: list[Any] = ["x"]
+    once.append(once)  # held at one place only: the same, no key either
+    assert spec_key("Pod", {"spec": {"containers": [{"name": "c", "args": once}]}}) is None
+    # a spec that holds the same value twice (an alias, not inside its own anchor) has its key
+    env = [{"name": "HTTPS_PROXY", "value": "http://proxy.corp:3128"}]
+    twice = {"spec": {"containers": [{"name": "a", "env": env}, {"name": "b", "env": env}]}}
+    apart = json.loads(json.dumps(twice))
+    assert spec_key("Pod", twice) is not None and spec_key("Pod", twice) == spec_key("Pod", apart)
+
+
+def test_pods_whose_specs_hold_themselves_load_as_their_text_says(monkeypatch, tmp_path):
+    """Loaded pruned, in files that have aliases and beside one that has none: each
+    self-holding spec stays its own object, the plain ones are shared, and none is written
+    out by marshal."""
+    from hcpscan.inventory import kept as kept_module
+
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(_SELF_HOLDING % name)
+    plain = "apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: x}\nspec:\n  containers: [{name: c}]\n"
+    for name in ("c", "d"):
+        (tmp_path / f"{name}.yaml").write_text(plain % name)
+    whole = load_paths([str(tmp_path)])
+    monkeypatch.setattr(kept_module, "marshal", _Marshal())
+    pruned = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
+    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == ["a", "b", "c", "d"]
+    a, b, c, d = (o.body["spec"] for o in pruned.objects)
+    assert a is not b and c is d
+    container = a["containers"][0]
+    assert container["ports"] is container["volumeMounts"] is container["ports"][0]["ports"]
+    assert not pruned.diagnostics
