@@ -440,6 +440,28 @@ def _stop_forkserver() -> None:
         stop()
 
 
+# An anchor's "&" and the first character of its name: a YAML alias names an anchor, and
+# an anchor stands where a node starts (as ``yamldocs.node_overrun`` reads them).
+_ANCHOR_MARK = re.compile(rb"&[0-9A-Za-z_-]")
+_NODE_START = frozenset(b" \t\r\n[{,:")
+
+
+def _may_alias(data: bytes) -> bool:
+    """Whether a file's text may hold a YAML alias, so that a pod spec may hold itself
+    (``spec_key`` then looks): not without a "*", nor without an anchor where a node
+    starts; a text in UTF-16 or UTF-32, whose bytes are not read here, may."""
+    if b"*" not in data:
+        return False
+    if b"\x00" in data:
+        return True
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # after UTF-8's byte order mark
+    for found in _ANCHOR_MARK.finditer(data):
+        at = found.start()
+        if at == start or data[at - 1] in _NODE_START:
+            return True
+    return False
+
+
 def _parse_task(task: _Task) -> _Outcome:
     display, parts, file, member, cluster, data, limit, max_nodes, pruned = task
     if data is None:
@@ -452,9 +474,11 @@ def _parse_task(task: _Task) -> _Outcome:
     parsed = parse_entry(entry, cluster, data, max_nodes, pruned)  # here, in the worker:
     keys: list[tuple[int, bytes]] = []  # what is pruned is never built, nor sent
     if pruned:
-        aliased = b"*" in data  # a text without it holds no YAML alias (in any encoding)
+        aliased = None  # whether the text may hold an alias: read once, for a pruned object
         for index, obj in enumerate(parsed.objects):
             if obj.kind in pruned and obj.api_version != HCPSCAN_API:
+                if aliased is None:
+                    aliased = _may_alias(data)
                 key = spec_key(obj.kind, obj.body, aliased)
                 if key is not None:
                     keys.append((index, key))

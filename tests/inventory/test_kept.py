@@ -418,12 +418,21 @@ def test_pods_whose_specs_hold_themselves_load_as_their_text_says(monkeypatch, t
     plain = "apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: x}\nspec:\n  containers: [{name: c}]\n"
     for name in ("c", "d"):
         (tmp_path / f"{name}.yaml").write_text(plain % name)
+    # anchors where a flow collection starts, and on a whole document after UTF-8's mark
+    (tmp_path / "e.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: e, namespace: x}\n"
+        "spec: {containers: [{name: c, args: [&a [x, *a, *a]]}]}\n")
+    (tmp_path / "f.yaml").write_bytes(
+        b"\xef\xbb\xbf&f {apiVersion: v1, kind: Pod, metadata: {name: f, namespace: x},"
+        b" spec: {containers: [{name: c, ports: [*f], volumeMounts: [*f]}]}}\n")
     whole = load_paths([str(tmp_path)])
     monkeypatch.setattr(kept_module, "marshal", _Marshal())
     pruned = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
-    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == ["a", "b", "c", "d"]
-    a, b, c, d = (o.body["spec"] for o in pruned.objects)
+    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == ["a", "b", "c", "d", "e", "f"]
+    a, b, c, d, e, f = (o.body["spec"] for o in pruned.objects)
     assert a is not b and c is d
+    assert e["containers"][0]["args"][0][1] is e["containers"][0]["args"][0]
+    assert f["containers"][0]["ports"][0]["metadata"] == {"name": "f", "namespace": "x"}
     container = a["containers"][0]
     assert container["ports"] is container["volumeMounts"] is container["ports"][0]["ports"]
     assert not pruned.diagnostics
