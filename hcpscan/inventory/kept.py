@@ -190,8 +190,12 @@ def spec_key(kind: str, body: Any, aliased: bool = True) -> bytes | None:
         return None
     try:  # marshal's version 2 writes no back-references: equal values, equal bytes
         data = marshal.dumps(spec, 2)
-    except ValueError:  # a value marshal does not write (a YAML tag's object)
-        return _BY_REPR + hashlib.blake2b(repr(spec).encode(), digest_size=_DIGEST).digest()
+    except ValueError:  # a value marshal does not write (a YAML tag's object), or nested
+        try:  # past its depth limit (aliases of aliases: ``&a1 [*a0]``, ``&a2 [*a1]``...)
+            text = repr(spec)
+        except (RecursionError, ValueError):  # nested past repr's limit too: its own spec
+            return None
+        return _BY_REPR + hashlib.blake2b(text.encode(), digest_size=_DIGEST).digest()
     return hashlib.blake2b(data, digest_size=_DIGEST).digest()
 
 

@@ -436,3 +436,48 @@ def test_pods_whose_specs_hold_themselves_load_as_their_text_says(monkeypatch, t
     container = a["containers"][0]
     assert container["ports"] is container["volumeMounts"] is container["ports"][0]["ports"]
     assert not pruned.diagnostics
+
+
+def _chained(name: str, links: int) -> str:
+    """A Pod whose port holds a list nested ``links`` deep, made of aliases of aliases
+    (``&a1 [*a0]``, ``&a2 [*a1]``...): deeper than marshal and repr write, few nodes."""
+    anchors = "".join(f"        k{i}: &a{i} [{'x' if i == 0 else f'*a{i - 1}'}]\n" for i in range(links))
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: x}}
+spec:
+  containers:
+  - name: c
+    image: quay.io/web:1
+    ports:
+    - containerPort: 80
+      chain:
+{anchors}      deep: *a{links - 1}
+"""
+
+
+def test_a_spec_nested_past_what_marshal_and_repr_write_gets_no_key():
+    from hcpscan.inventory.kept import spec_key
+
+    deep: list[Any] = ["x"]
+    for _ in range(3000):
+        deep = [deep]
+    assert spec_key("Pod", {"spec": {"containers": [{"name": "c", "ports": [{"deep": deep}]}]}}) is None
+    assert spec_key("Pod", {"spec": {"containers": [{"name": "c", "ports": [{"deep": [[["x"]]]}]}]}})
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_pods_nested_deep_through_aliases_load_with_or_without_workers(monkeypatch, tmp_path, jobs):
+    """No internal error (a RecursionError from writing the spec out): each pod loads,
+    its spec its own."""
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(_chained(name, 2500))
+    monkeypatch.setenv("HCPSCAN_JOBS", jobs)
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    result = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
+    assert [o.name for o in result.objects] == ["a", "b"] and not result.diagnostics
+    a, b = (o.body["spec"] for o in result.objects)
+    assert a is not b
+    port = a["containers"][0]["ports"][0]
+    assert port["deep"] is port["chain"]["k2499"]
