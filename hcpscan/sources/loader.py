@@ -441,9 +441,12 @@ def _stop_forkserver() -> None:
 
 
 # An anchor's "&" and the first character of its name: a YAML alias names an anchor, and
-# an anchor stands where a node starts (as ``yamldocs.node_overrun`` reads them).
+# an anchor stands where a node starts, never just after a printable ASCII character but
+# a flow indicator (a URL's "?a=1&b=2" holds none). After any other byte it may: a space,
+# a line break (YAML's include U+0085, U+2028 and U+2029, whose UTF-8 ends in a byte past
+# ASCII), a byte order mark.
 _ANCHOR_MARK = re.compile(rb"&[0-9A-Za-z_-]")
-_NODE_START = frozenset(b" \t\r\n[{,:")
+_NOT_NODE_START = frozenset(range(0x21, 0x7F)) - frozenset(b"[{,:")
 
 
 def _may_alias(data: bytes) -> bool:
@@ -454,10 +457,9 @@ def _may_alias(data: bytes) -> bool:
         return False
     if b"\x00" in data:
         return True
-    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # after UTF-8's byte order mark
     for found in _ANCHOR_MARK.finditer(data):
         at = found.start()
-        if at == start or data[at - 1] in _NODE_START:
+        if at == 0 or data[at - 1] not in _NOT_NODE_START:
             return True
     return False
 

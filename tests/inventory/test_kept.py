@@ -425,11 +425,18 @@ def test_pods_whose_specs_hold_themselves_load_as_their_text_says(monkeypatch, t
     (tmp_path / "f.yaml").write_bytes(
         b"\xef\xbb\xbf&f {apiVersion: v1, kind: Pod, metadata: {name: f, namespace: x},"
         b" spec: {containers: [{name: c, ports: [*f], volumeMounts: [*f]}]}}\n")
+    # right after a line break YAML reads beside "\n": U+0085, U+2028 (UTF-8's last byte is not ASCII)
+    for name, line_break in (("g", "\x85"), ("h", "\u2028")):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: x}}\n"
+            f"spec: {{containers: [{{name: c, ports: [x,{line_break}&p {{p: [*p, *p]}}]}}]}}\n",
+            encoding="utf-8")
     whole = load_paths([str(tmp_path)])
     monkeypatch.setattr(kept_module, "marshal", _Marshal())
     pruned = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
-    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == ["a", "b", "c", "d", "e", "f"]
-    a, b, c, d, e, f = (o.body["spec"] for o in pruned.objects)
+    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == list("abcdefgh")
+    a, b, c, d, e, f, g, h = (o.body["spec"] for o in pruned.objects)
+    assert g["containers"][0]["ports"][1]["p"][1] is g["containers"][0]["ports"][1]
     assert a is not b and c is d
     assert e["containers"][0]["args"][0][1] is e["containers"][0]["args"][0]
     assert f["containers"][0]["ports"][0]["metadata"] == {"name": "f", "namespace": "x"}
