@@ -32,8 +32,10 @@ from __future__ import annotations
 import hashlib
 import marshal
 import re
+import sys
 from typing import Any
 
+from hcpscan.core.yamldocs import MAX_NODES
 from hcpscan.inventory.shapes import ANY_KEY
 
 
@@ -165,12 +167,12 @@ _DIGEST = 16  # bytes of a spec's digest
 _BY_REPR = b"r"
 
 
-def spec_key(kind: str, body: Any, aliased: bool = True) -> bytes | None:
+def spec_key(kind: str, body: Any, aliased: bool = True, most: int = MAX_NODES) -> bytes | None:
     """A digest of the pruned body's pod spec (computed where the parsing happens), by
-    which equal specs are found; None when there is none to share, or when the spec
-    holds itself (a YAML alias inside its own anchor: such a spec stays its own).
-    ``aliased``: whether the spec may hold YAML aliases at all (False: its text has none,
-    and the check for one that holds itself is not needed).
+    which equal specs are found; None when there is none to share, or when the spec may
+    not be written out (``_written``): such a spec stays its own. ``aliased``: whether the
+    spec may hold YAML aliases at all (False: its text has none, so nothing to look for);
+    ``most``: the most values it may write (the load's ``--max-nodes``).
 
     Made from the spec's bytes in marshal's version 2, which writes no back-references
     and tells every type apart: equal bytes are values of the same types, with the same
@@ -182,11 +184,7 @@ def spec_key(kind: str, body: Any, aliased: bool = True) -> bytes | None:
     if held is None:
         return None
     spec = held[0][held[1]]
-    if aliased and _holds_itself(spec):
-        # marshal's version 2 writes what an alias names again at each alias, so a spec
-        # that holds itself at two places (``containers: &c [{ports: *c, env: *c}]``)
-        # would be written twice as often at each level down to its depth limit: never
-        # done, all memory taken
+    if aliased and _written(spec) > most:
         return None
     try:  # marshal's version 2 writes no back-references: equal values, equal bytes
         data = marshal.dumps(spec, 2)
@@ -199,28 +197,39 @@ def spec_key(kind: str, body: Any, aliased: bool = True) -> bytes | None:
     return hashlib.blake2b(data, digest_size=_DIGEST).digest()
 
 
-def _holds_itself(value: Any) -> bool:
-    """Whether a mapping or list inside ``value`` holds itself, at any depth (each is
-    looked at once, however many aliases name it)."""
+_ENDLESS = sys.maxsize
+
+
+def _written(value: Any) -> int:
+    """How many values (keys included) marshal's version 2 writes for ``value``: it writes
+    what an alias names again at each alias, so a mapping or list that holds itself is
+    endless (at two places inside, ``containers: &c [{ports: *c, env: *c}]``, twice as
+    many at each level down to marshal's depth limit: never done, all memory taken), and
+    aliases of aliases multiply (a "billion laughs"). Each is looked at once."""
     inside: set[int] = set()  # the containers on the way down to the one looked at
-    seen: set[int] = set()  # those whose insides were all looked at
+    sizes: dict[int, int] = {}  # those whose insides were all looked at
     stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
         item, leaving = stack.pop()
+        children = item.values() if type(item) is dict else item
         if leaving:
             inside.discard(id(item))
-            seen.add(id(item))
+            size = 1 + len(item) if type(item) is dict else 1
+            for child in children:
+                size += sizes[id(child)] if type(child) in _CONTAINERS else 1
+            sizes[id(item)] = min(size, _ENDLESS)
             continue
         if id(item) in inside:
-            return True
-        if id(item) in seen:
+            return _ENDLESS
+        if id(item) in sizes:
             continue
         inside.add(id(item))
         stack.append((item, True))
-        children = item.values() if type(item) is dict else item
-        stack.extend((child, False) for child in children
-                     if type(child) is dict or type(child) is list or type(child) is tuple)
-    return False
+        stack.extend((child, False) for child in children if type(child) in _CONTAINERS)
+    return sizes.get(id(value), 1)
+
+
+_CONTAINERS = frozenset((dict, list, tuple))
 
 
 def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> None:

@@ -366,17 +366,59 @@ def _holds_itself(value: Any, inside: tuple[int, ...] = ()) -> bool:
     return any(_holds_itself(child, (*inside, id(value))) for child in children)
 
 
+def _values(value: Any, sizes: dict[int, float] | None = None) -> float:
+    """The test's own count of the values marshal writes for an acyclic ``value`` (what
+    an alias names counted at each alias)."""
+    sizes = {} if sizes is None else sizes
+    if type(value) not in (dict, list):
+        return 1
+    if id(value) not in sizes:
+        children = value.values() if type(value) is dict else value
+        sizes[id(value)] = 1 + (len(value) if type(value) is dict else 0) + sum(
+            _values(child, sizes) for child in children)
+    return sizes[id(value)]
+
+
 class _Marshal:
-    """marshal, refusing a value that holds itself: its version 2 writes what an alias
-    names again at each alias, so a value that holds itself at two places is written
-    twice as often at each level, down to marshal's depth limit (it never ends, and all
-    the memory is taken first)."""
+    """marshal, refusing a value that holds itself or that aliases make huge: its version 2
+    writes what an alias names again at each alias, so a value that holds itself at two
+    places is written twice as often at each level, down to marshal's depth limit (it
+    never ends, and all the memory is taken first), and aliases of aliases multiply."""
 
     def dumps(self, value: Any, version: int) -> bytes:
         import marshal
 
         assert not _holds_itself(value), "a spec that holds itself handed to marshal"
+        assert _values(value) <= 5_000_000, "a spec of more values than --max-nodes handed to marshal"
         return marshal.dumps(value, version)
+
+
+def _laughing(name: str, line_break: str, levels: int) -> str:
+    """A Pod whose port holds ten to the ``levels`` values, written in a few lines of aliases
+    of aliases (a "billion laughs"), each anchor right after ``line_break``."""
+    lines = [f"        k0: [x,{line_break}&a0 [{', '.join(['x'] * 10)}]]"]
+    lines += [f"        k{i}: [x,{line_break}&a{i} [{', '.join([f'*a{i - 1}'] * 10)}]]" for i in range(1, levels)]
+    return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: x}}\nspec:\n"
+            f"  containers:\n  - name: c\n    ports:\n    - containerPort: 80\n      chain:\n"
+            + "".join(line + "\n" for line in lines) + f"      deep: *a{levels - 1}\n")
+
+
+def test_a_spec_that_aliases_make_larger_than_the_node_bound_gets_no_key(monkeypatch):
+    """Written out, a spec is as large as its aliases make it: past the load's --max-nodes
+    it is not (within it, as any other)."""
+    from hcpscan.inventory import kept as kept_module
+    from hcpscan.inventory.kept import spec_key
+
+    level: list[Any] = ["x"] * 10
+    for _ in range(6):  # some eleven million values, in 7 lists
+        level = [level] * 10
+    huge = {"spec": {"containers": [{"name": "c", "ports": [{"deep": level}]}]}}
+    monkeypatch.setattr(kept_module, "marshal", _Marshal())
+    assert spec_key("Pod", huge) is None
+    assert spec_key("Pod", huge, True, 5_000_000) is None
+    small = {"spec": {"containers": [{"name": "c", "ports": [{"deep": level[0][0][0]}]}]}}
+    assert spec_key("Pod", small, True, 20_000) is not None  # some 11,000 values
+    assert spec_key("Pod", small, True, 10_000) is None
 
 
 # A pod spec whose container list holds itself at two fields (a YAML alias to its anchor).
@@ -431,11 +473,15 @@ def test_pods_whose_specs_hold_themselves_load_as_their_text_says(monkeypatch, t
             f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: x}}\n"
             f"spec: {{containers: [{{name: c, ports: [x,{line_break}&p {{p: [*p, *p]}}]}}]}}\n",
             encoding="utf-8")
+    # ten to the 8th values in 8 lines, anchors after U+0085 (the load's node bound misses
+    # those: loaded, the spec is not written out; refused by that bound, it is not loaded)
+    (tmp_path / "i.yaml").write_text(_laughing("i", "\x85", 8), encoding="utf-8")
     whole = load_paths([str(tmp_path)])
     monkeypatch.setattr(kept_module, "marshal", _Marshal())
     pruned = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
-    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == list("abcdefgh")
-    a, b, c, d, e, f, g, h = (o.body["spec"] for o in pruned.objects)
+    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects]
+    assert [o.name for o in pruned.objects if o.name != "i"] == list("abcdefgh")
+    a, b, c, d, e, f, g, h = (o.body["spec"] for o in pruned.objects[:8])
     assert g["containers"][0]["ports"][1]["p"][1] is g["containers"][0]["ports"][1]
     assert a is not b and c is d
     assert e["containers"][0]["args"][0][1] is e["containers"][0]["args"][0]
