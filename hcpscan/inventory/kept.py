@@ -32,8 +32,10 @@ from __future__ import annotations
 import hashlib
 import marshal
 import re
+import sys
 from typing import Any
 
+from hcpscan.core.yamldocs import MAX_NODES
 from hcpscan.inventory.shapes import ANY_KEY
 
 
@@ -165,9 +167,12 @@ _DIGEST = 16  # bytes of a spec's digest
 _BY_REPR = b"r"
 
 
-def spec_key(kind: str, body: Any) -> bytes | None:
+def spec_key(kind: str, body: Any, aliased: bool = True, most: int = MAX_NODES) -> bytes | None:
     """A digest of the pruned body's pod spec (computed where the parsing happens), by
-    which equal specs are found; None when there is none to share.
+    which equal specs are found; None when there is none to share, or when the spec may
+    not be written out (``_written``): such a spec stays its own. ``aliased``: whether the
+    spec may hold YAML aliases at all (False: its text has none, so nothing to look for);
+    ``most``: the most values it may write (the load's ``--max-nodes``).
 
     Made from the spec's bytes in marshal's version 2, which writes no back-references
     and tells every type apart: equal bytes are values of the same types, with the same
@@ -179,11 +184,52 @@ def spec_key(kind: str, body: Any) -> bytes | None:
     if held is None:
         return None
     spec = held[0][held[1]]
+    if aliased and _written(spec) > most:
+        return None
     try:  # marshal's version 2 writes no back-references: equal values, equal bytes
         data = marshal.dumps(spec, 2)
-    except ValueError:  # a value marshal does not write (a YAML tag's object)
-        return _BY_REPR + hashlib.blake2b(repr(spec).encode(), digest_size=_DIGEST).digest()
+    except ValueError:  # a value marshal does not write (a YAML tag's object), or nested
+        try:  # past its depth limit (aliases of aliases: ``&a1 [*a0]``, ``&a2 [*a1]``...)
+            text = repr(spec)
+        except (RecursionError, ValueError):  # nested past repr's limit too: its own spec
+            return None
+        return _BY_REPR + hashlib.blake2b(text.encode(), digest_size=_DIGEST).digest()
     return hashlib.blake2b(data, digest_size=_DIGEST).digest()
+
+
+_ENDLESS = sys.maxsize
+
+
+def _written(value: Any) -> int:
+    """How many values (keys included) marshal's version 2 writes for ``value``: it writes
+    what an alias names again at each alias, so a mapping or list that holds itself is
+    endless (at two places inside, ``containers: &c [{ports: *c, env: *c}]``, twice as
+    many at each level down to marshal's depth limit: never done, all memory taken), and
+    aliases of aliases multiply (a "billion laughs"). Each is looked at once."""
+    inside: set[int] = set()  # the containers on the way down to the one looked at
+    sizes: dict[int, int] = {}  # those whose insides were all looked at
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, leaving = stack.pop()
+        children = item.values() if type(item) is dict else item
+        if leaving:
+            inside.discard(id(item))
+            size = 1 + len(item) if type(item) is dict else 1
+            for child in children:
+                size += sizes[id(child)] if type(child) in _CONTAINERS else 1
+            sizes[id(item)] = min(size, _ENDLESS)
+            continue
+        if id(item) in inside:
+            return _ENDLESS
+        if id(item) in sizes:
+            continue
+        inside.add(id(item))
+        stack.append((item, True))
+        stack.extend((child, False) for child in children if type(child) in _CONTAINERS)
+    return sizes.get(id(value), 1)
+
+
+_CONTAINERS = frozenset((dict, list, tuple))
 
 
 def share_spec(kind: str, body: Any, key: bytes, specs: dict[bytes, Any]) -> None:

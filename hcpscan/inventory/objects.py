@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any
 
 MANAGEMENT = "management"
@@ -49,9 +51,11 @@ class SourceLocation:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # rebuilt by its constructor: pickling every object a parse worker sends field by
-        # field through the dataclass's own state methods cost a fifth more each way
-        return (SourceLocation, (self.path, self.line, self.column, self.file, self.member,
-                                 self.doc_index, self.item_index, self.embedded_in))
+        # field through the dataclass's own state methods cost a fifth more each way. The
+        # arguments are every field, read in the constructor's order by a getter made from
+        # the class's own list: a field added later is never left out, nor passed in
+        # another's place.
+        return (SourceLocation, _LOCATION_FIELDS(self))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path, "line": self.line, "column": self.column}
@@ -85,8 +89,7 @@ class K8sObject:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # rebuilt by its constructor (see SourceLocation.__reduce__)
-        return (K8sObject, (self.cluster, self.api_version, self.kind, self.namespace, self.name,
-                            self.body, self.source, self.origin, self._cache, self.shape_fits))
+        return (K8sObject, _OBJECT_FIELDS(self))
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -148,6 +151,12 @@ class K8sObject:
                 "name": self.origin.name,
             }
         return out
+
+
+# Each class's fields, in its constructor's order (``__reduce__``).
+_LOCATION_FIELDS: Callable[[SourceLocation], tuple[Any, ...]] = attrgetter(
+    *(f.name for f in fields(SourceLocation)))
+_OBJECT_FIELDS: Callable[[K8sObject], tuple[Any, ...]] = attrgetter(*(f.name for f in fields(K8sObject)))
 
 
 def anonymized_keys(obj: K8sObject) -> frozenset[str]:

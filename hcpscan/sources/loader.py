@@ -440,6 +440,30 @@ def _stop_forkserver() -> None:
         stop()
 
 
+# An anchor's "&" and the first character of its name: a YAML alias names an anchor, and
+# an anchor stands where a node starts, never just after a printable ASCII character but
+# a flow indicator (a URL's "?a=1&b=2" holds none). After any other byte it may: a space,
+# a line break (YAML's include U+0085, U+2028 and U+2029, whose UTF-8 ends in a byte past
+# ASCII), a byte order mark.
+_ANCHOR_MARK = re.compile(rb"&[0-9A-Za-z_-]")
+_NOT_NODE_START = frozenset(range(0x21, 0x7F)) - frozenset(b"[{,:")
+
+
+def _may_alias(data: bytes) -> bool:
+    """Whether a file's text may hold a YAML alias, so that a pod spec may hold itself
+    (``spec_key`` then looks): not without a "*", nor without an anchor where a node
+    starts; a text in UTF-16 or UTF-32, whose bytes are not read here, may."""
+    if b"*" not in data:
+        return False
+    if b"\x00" in data:
+        return True
+    for found in _ANCHOR_MARK.finditer(data):
+        at = found.start()
+        if at == 0 or data[at - 1] not in _NOT_NODE_START:
+            return True
+    return False
+
+
 def _parse_task(task: _Task) -> _Outcome:
     display, parts, file, member, cluster, data, limit, max_nodes, pruned = task
     if data is None:
@@ -452,9 +476,12 @@ def _parse_task(task: _Task) -> _Outcome:
     parsed = parse_entry(entry, cluster, data, max_nodes, pruned)  # here, in the worker:
     keys: list[tuple[int, bytes]] = []  # what is pruned is never built, nor sent
     if pruned:
+        aliased = None  # whether the text may hold an alias: read once, for a pruned object
         for index, obj in enumerate(parsed.objects):
             if obj.kind in pruned and obj.api_version != HCPSCAN_API:
-                key = spec_key(obj.kind, obj.body)
+                if aliased is None:
+                    aliased = _may_alias(data)
+                key = spec_key(obj.kind, obj.body, aliased, max_nodes)
                 if key is not None:
                     keys.append((index, key))
     return parsed, None, len(data), keys, []

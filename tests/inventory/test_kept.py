@@ -354,3 +354,183 @@ def test_equal_specs_have_one_key_however_their_strings_are_shared():
     changed = {"spec": {"containers": [{"name": "web", "image": image, "args": [1]}]}}
     assert spec_key("Pod", changed) != spec_key("Pod", shared)
     assert spec_key("Pod", {"spec": {"x": True}}) != spec_key("Pod", {"spec": {"x": 1}})
+
+
+def _holds_itself(value: Any, inside: tuple[int, ...] = ()) -> bool:
+    """The test's own look for a mapping or list inside itself."""
+    if type(value) not in (dict, list):
+        return False
+    if id(value) in inside:
+        return True
+    children = value.values() if type(value) is dict else value
+    return any(_holds_itself(child, (*inside, id(value))) for child in children)
+
+
+def _values(value: Any, sizes: dict[int, float] | None = None) -> float:
+    """The test's own count of the values marshal writes for an acyclic ``value`` (what
+    an alias names counted at each alias)."""
+    sizes = {} if sizes is None else sizes
+    if type(value) not in (dict, list):
+        return 1
+    if id(value) not in sizes:
+        children = value.values() if type(value) is dict else value
+        sizes[id(value)] = 1 + (len(value) if type(value) is dict else 0) + sum(
+            _values(child, sizes) for child in children)
+    return sizes[id(value)]
+
+
+class _Marshal:
+    """marshal, refusing a value that holds itself or that aliases make huge: its version 2
+    writes what an alias names again at each alias, so a value that holds itself at two
+    places is written twice as often at each level, down to marshal's depth limit (it
+    never ends, and all the memory is taken first), and aliases of aliases multiply."""
+
+    def dumps(self, value: Any, version: int) -> bytes:
+        import marshal
+
+        assert not _holds_itself(value), "a spec that holds itself handed to marshal"
+        assert _values(value) <= 5_000_000, "a spec of more values than --max-nodes handed to marshal"
+        return marshal.dumps(value, version)
+
+
+def _laughing(name: str, line_break: str, levels: int) -> str:
+    """A Pod whose port holds ten to the ``levels`` values, written in a few lines of aliases
+    of aliases (a "billion laughs"), each anchor right after ``line_break``."""
+    lines = [f"        k0: [x,{line_break}&a0 [{', '.join(['x'] * 10)}]]"]
+    lines += [f"        k{i}: [x,{line_break}&a{i} [{', '.join([f'*a{i - 1}'] * 10)}]]" for i in range(1, levels)]
+    return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: x}}\nspec:\n"
+            f"  containers:\n  - name: c\n    ports:\n    - containerPort: 80\n      chain:\n"
+            + "".join(line + "\n" for line in lines) + f"      deep: *a{levels - 1}\n")
+
+
+def test_a_spec_that_aliases_make_larger_than_the_node_bound_gets_no_key(monkeypatch):
+    """Written out, a spec is as large as its aliases make it: past the load's --max-nodes
+    it is not (within it, as any other)."""
+    from hcpscan.inventory import kept as kept_module
+    from hcpscan.inventory.kept import spec_key
+
+    level: list[Any] = ["x"] * 10
+    for _ in range(6):  # some eleven million values, in 7 lists
+        level = [level] * 10
+    huge = {"spec": {"containers": [{"name": "c", "ports": [{"deep": level}]}]}}
+    monkeypatch.setattr(kept_module, "marshal", _Marshal())
+    assert spec_key("Pod", huge) is None
+    assert spec_key("Pod", huge, True, 5_000_000) is None
+    small = {"spec": {"containers": [{"name": "c", "ports": [{"deep": level[0][0][0]}]}]}}
+    assert spec_key("Pod", small, True, 20_000) is not None  # some 11,000 values
+    assert spec_key("Pod", small, True, 10_000) is None
+
+
+# A pod spec whose container list holds itself at two fields (a YAML alias to its anchor).
+_SELF_HOLDING = """apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: x}
+spec:
+  containers: &c [{name: c, image: quay.io/web:1, ports: *c, volumeMounts: *c}]
+"""
+
+
+def test_a_spec_that_holds_itself_gets_no_key_and_is_never_written_out(monkeypatch):
+    from hcpscan.inventory import kept as kept_module
+    from hcpscan.inventory.kept import spec_key
+
+    monkeypatch.setattr(kept_module, "marshal", _Marshal())
+    containers: list[Any] = [{"name": "c", "image": "quay.io/web:1"}]
+    containers[0]["ports"] = containers[0]["volumeMounts"] = containers
+    assert spec_key("Pod", {"spec": {"containers": containers}}) is None
+    once: list[Any] = ["x"]
+    once.append(once)  # held at one place only: the same, no key either
+    assert spec_key("Pod", {"spec": {"containers": [{"name": "c", "args": once}]}}) is None
+    # a spec that holds the same value twice (an alias, not inside its own anchor) has its key
+    env = [{"name": "HTTPS_PROXY", "value": "http://proxy.corp:3128"}]
+    twice = {"spec": {"containers": [{"name": "a", "env": env}, {"name": "b", "env": env}]}}
+    apart = json.loads(json.dumps(twice))
+    assert spec_key("Pod", twice) is not None and spec_key("Pod", twice) == spec_key("Pod", apart)
+
+
+def test_pods_whose_specs_hold_themselves_load_as_their_text_says(monkeypatch, tmp_path):
+    """Loaded pruned, in files that have aliases and beside one that has none: each
+    self-holding spec stays its own object, the plain ones are shared, and none is written
+    out by marshal."""
+    from hcpscan.inventory import kept as kept_module
+
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(_SELF_HOLDING % name)
+    plain = "apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: x}\nspec:\n  containers: [{name: c}]\n"
+    for name in ("c", "d"):
+        (tmp_path / f"{name}.yaml").write_text(plain % name)
+    # anchors where a flow collection starts, and on a whole document after UTF-8's mark
+    (tmp_path / "e.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: e, namespace: x}\n"
+        "spec: {containers: [{name: c, args: [&a [x, *a, *a]]}]}\n")
+    (tmp_path / "f.yaml").write_bytes(
+        b"\xef\xbb\xbf&f {apiVersion: v1, kind: Pod, metadata: {name: f, namespace: x},"
+        b" spec: {containers: [{name: c, ports: [*f], volumeMounts: [*f]}]}}\n")
+    # right after a line break YAML reads beside "\n": U+0085, U+2028 (UTF-8's last byte is not ASCII)
+    for name, line_break in (("g", "\x85"), ("h", "\u2028")):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: x}}\n"
+            f"spec: {{containers: [{{name: c, ports: [x,{line_break}&p {{p: [*p, *p]}}]}}]}}\n",
+            encoding="utf-8")
+    # ten to the 8th values in 8 lines, anchors after U+0085 (the load's node bound misses
+    # those: loaded, the spec is not written out; refused by that bound, it is not loaded)
+    (tmp_path / "i.yaml").write_text(_laughing("i", "\x85", 8), encoding="utf-8")
+    whole = load_paths([str(tmp_path)])
+    monkeypatch.setattr(kept_module, "marshal", _Marshal())
+    pruned = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
+    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects]
+    assert [o.name for o in pruned.objects if o.name != "i"] == list("abcdefgh")
+    a, b, c, d, e, f, g, h = (o.body["spec"] for o in pruned.objects[:8])
+    assert g["containers"][0]["ports"][1]["p"][1] is g["containers"][0]["ports"][1]
+    assert a is not b and c is d
+    assert e["containers"][0]["args"][0][1] is e["containers"][0]["args"][0]
+    assert f["containers"][0]["ports"][0]["metadata"] == {"name": "f", "namespace": "x"}
+    container = a["containers"][0]
+    assert container["ports"] is container["volumeMounts"] is container["ports"][0]["ports"]
+    assert not pruned.diagnostics
+
+
+def _chained(name: str, links: int) -> str:
+    """A Pod whose port holds a list nested ``links`` deep, made of aliases of aliases
+    (``&a1 [*a0]``, ``&a2 [*a1]``...): deeper than marshal and repr write, few nodes."""
+    anchors = "".join(f"        k{i}: &a{i} [{'x' if i == 0 else f'*a{i - 1}'}]\n" for i in range(links))
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: x}}
+spec:
+  containers:
+  - name: c
+    image: quay.io/web:1
+    ports:
+    - containerPort: 80
+      chain:
+{anchors}      deep: *a{links - 1}
+"""
+
+
+def test_a_spec_nested_past_what_marshal_and_repr_write_gets_no_key():
+    from hcpscan.inventory.kept import spec_key
+
+    deep: list[Any] = ["x"]
+    for _ in range(3000):
+        deep = [deep]
+    assert spec_key("Pod", {"spec": {"containers": [{"name": "c", "ports": [{"deep": deep}]}]}}) is None
+    assert spec_key("Pod", {"spec": {"containers": [{"name": "c", "ports": [{"deep": [[["x"]]]}]}]}})
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_pods_nested_deep_through_aliases_load_with_or_without_workers(monkeypatch, tmp_path, jobs):
+    """No internal error (a RecursionError from writing the spec out): each pod loads,
+    its spec its own."""
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(_chained(name, 2500))
+    monkeypatch.setenv("HCPSCAN_JOBS", jobs)
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    result = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
+    assert [o.name for o in result.objects] == ["a", "b"] and not result.diagnostics
+    a, b = (o.body["spec"] for o in result.objects)
+    assert a is not b
+    port = a["containers"][0]["ports"][0]
+    assert port["deep"] is port["chain"]["k2499"]
