@@ -211,7 +211,12 @@ _ENTRY_MARKS = "-:,[{?"
 # candidates, aliases are assumed.
 _ANCHOR = re.compile(r"&([0-9A-Za-z_-]+)")
 _ALIAS = re.compile(r"\*([0-9A-Za-z_-]+)")
-_NODE_START = frozenset(" \t\r\n[{,:")  # ":" too: libyaml reads {"key":*alias}
+# What an anchor or alias mark may follow and still not start a node: a printable ASCII
+# character other than a flow indicator or ":" (libyaml reads {"key":*alias}). Anything
+# else -- blanks, line breaks, YAML 1.1's U+0085/U+2028/U+2029 among them -- may put it at
+# a node's start. One home for the loader's check of bytes too (NOT_NODE_START_BYTES).
+NOT_NODE_START = frozenset(map(chr, range(0x21, 0x7F))) - frozenset("[{,:")
+NOT_NODE_START_BYTES = frozenset(map(ord, NOT_NODE_START))
 _NAME_CANDIDATES = 10_000
 _ENTRY_MARK_BYTES = _ENTRY_MARKS.encode()
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -259,7 +264,7 @@ def _node_names(text: str, pattern: re.Pattern[str]) -> set[str] | None:
         if candidate >= _NAME_CANDIDATES:
             return None
         at = found.start()
-        if at == 0 or text[at - 1] in _NODE_START:
+        if at == 0 or text[at - 1] not in NOT_NODE_START:
             names.add(found.group(1))
     return names
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from hcpscan import collector
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.core.jobs import jobs
+from hcpscan.core.yamldocs import NOT_NODE_START_BYTES
 from hcpscan.inventory.kept import exact, leave_spec, put_spec, share_spec, spec_key
 from hcpscan.inventory.objects import BUILT_DOCUMENT, HCPSCAN_API, K8sObject, SourceLocation
 from hcpscan.inventory.shapes import first_misfit, remembering
@@ -446,7 +447,6 @@ def _stop_forkserver() -> None:
 # a line break (YAML's include U+0085, U+2028 and U+2029, whose UTF-8 ends in a byte past
 # ASCII), a byte order mark.
 _ANCHOR_MARK = re.compile(rb"&[0-9A-Za-z_-]")
-_NOT_NODE_START = frozenset(range(0x21, 0x7F)) - frozenset(b"[{,:")
 
 
 def _may_alias(data: bytes) -> bool:
@@ -459,7 +459,7 @@ def _may_alias(data: bytes) -> bool:
         return True
     for found in _ANCHOR_MARK.finditer(data):
         at = found.start()
-        if at == 0 or data[at - 1] not in _NOT_NODE_START:
+        if at == 0 or data[at - 1] not in NOT_NODE_START_BYTES:
             return True
     return False
 

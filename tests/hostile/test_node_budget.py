@@ -129,6 +129,20 @@ def test_an_alias_counts_as_what_it_repeats() -> None:
     assert node_overrun(cycle, 5) is None and node_overrun(cycle, 4) is not None
 
 
+@pytest.mark.parametrize("before", ["[x,\x85", "[x,\u2028", "[x,\u2029", "[x, ", "[x,\t", "[x,\n  ", "[",
+                                    "[x,"])
+def test_an_anchor_after_any_character_that_may_start_a_node_counts(before: str) -> None:
+    """An anchor right after YAML 1.1's own line breaks (U+0085, U+2028, U+2029), which
+    libyaml reads as such, was not taken for one: an 8-line file of 10**8 values passed
+    the budget (found by review)."""
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol, namespace: shop}\n"
+            f"x0: {before}&a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]]\n"
+            + "".join(f"x{i}: {before}&a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]]\n" for i in range(1, 9)))
+    assert isinstance(node_overrun(text), TooManyNodes)
+    plain = text.replace(f"{before}&a", "[x&a")  # words with "&" inside: text, no anchor
+    assert node_overrun(plain) is None
+
+
 def test_json_read_by_the_json_parser_is_bounded_too() -> None:
     """JSON that YAML cannot read (a tab before a value) goes to json.loads: counted
     outside its strings."""

@@ -473,14 +473,13 @@ def test_pods_whose_specs_hold_themselves_load_as_their_text_says(monkeypatch, t
             f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: x}}\n"
             f"spec: {{containers: [{{name: c, ports: [x,{line_break}&p {{p: [*p, *p]}}]}}]}}\n",
             encoding="utf-8")
-    # ten to the 8th values in 8 lines, anchors after U+0085 (the load's node bound misses
-    # those: loaded, the spec is not written out; refused by that bound, it is not loaded)
+    # ten to the 8th values in 8 lines, anchors after U+0085: refused by the load's node
+    # bound (core/yamldocs.NOT_NODE_START), said, and not loaded
     (tmp_path / "i.yaml").write_text(_laughing("i", "\x85", 8), encoding="utf-8")
     whole = load_paths([str(tmp_path)])
     monkeypatch.setattr(kept_module, "marshal", _Marshal())
     pruned = load_paths([str(tmp_path)], ResourceNeeds(pruned=PRUNABLE))
-    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects]
-    assert [o.name for o in pruned.objects if o.name != "i"] == list("abcdefgh")
+    assert [o.name for o in pruned.objects] == [o.name for o in whole.objects] == list("abcdefgh")
     a, b, c, d, e, f, g, h = (o.body["spec"] for o in pruned.objects[:8])
     assert g["containers"][0]["ports"][1]["p"][1] is g["containers"][0]["ports"][1]
     assert a is not b and c is d
@@ -488,7 +487,8 @@ def test_pods_whose_specs_hold_themselves_load_as_their_text_says(monkeypatch, t
     assert f["containers"][0]["ports"][0]["metadata"] == {"name": "f", "namespace": "x"}
     container = a["containers"][0]
     assert container["ports"] is container["volumeMounts"] is container["ports"][0]["ports"]
-    assert not pruned.diagnostics
+    (refused,) = pruned.diagnostics
+    assert refused.path.endswith("i.yaml") and "more than 5,000,000 nodes" in refused.message
 
 
 def _chained(name: str, links: int) -> str:
