@@ -156,25 +156,7 @@ def test_the_benchmark_floor_parses_exactly_the_files_a_scan_parses():
 def test_a_parse_batch_sends_equal_pod_specs_once(tmp_path):
     import pickle
 
-    from hcpscan.inventory.kept import PRUNABLE
-
-    files = []
-    for name, node in (("a", "node-1"), ("b", "node-2"), ("c", "node-1")):
-        other = "  - name: sidecar\n    image: registry.example/sidecar:2\n" if name == "c" else ""
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(f"""apiVersion: v1
-kind: Pod
-metadata: {{name: {name}, namespace: alpha}}
-spec:
-  nodeName: {node}
-  containers:
-  - name: proxy
-    image: registry.example/proxy:1
-    env:
-    - {{name: HTTPS_PROXY, value: 'http://proxy.corp:3128'}}
-{other}""")
-        files.append(path)
-    tasks = [(p.name, (p.name,), str(p), None, "", None, 1 << 20, 1 << 20, PRUNABLE) for p in files]
+    tasks = _pod_tasks(tmp_path, ["a", "b", "c"], sidecar=("c",))
     alone = [loader._parse_task(task) for task in tasks]
     sent = pickle.loads(pickle.dumps(loader._parse_batch(tasks)))
     bodies = [outcome[0].objects[0].body for outcome in sent]
