@@ -434,15 +434,27 @@ start_depth(PyObject *given, Py_ssize_t *depth)
     return 1;
 }
 
+/* The arguments of a call taking ``count`` of them, the last the depth it starts at (into
+ * ``*depth``) and, at ``dicts`` and ``dicts + 1`` (if not -1), the strings and restore
+ * dicts; 0 with an exception set. */
+static int
+arguments(Py_ssize_t nargs, PyObject *const *args, Py_ssize_t count, const char *usage,
+          Py_ssize_t dicts, Py_ssize_t *depth)
+{
+    if (nargs != count) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return 0;
+    }
+    if (dicts >= 0 ? !ready(args[dicts], args[dicts + 1]) : !configured())
+        return 0;
+    return start_depth(args[count - 1], depth);
+}
+
 static PyObject *
 py_canonical(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_ssize_t depth;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "canonical(value, strings, restore, depth)");
-        return NULL;
-    }
-    if (!ready(args[1], args[2]) || !start_depth(args[3], &depth))
+    if (!arguments(nargs, args, 4, "canonical(value, strings, restore, depth)", 1, &depth))
         return NULL;
     return canonical(args[0], args[1], args[2], depth);
 }
@@ -451,11 +463,7 @@ static PyObject *
 py_kept(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_ssize_t depth;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "kept(value, keep, strings, restore, depth)");
-        return NULL;
-    }
-    if (!ready(args[2], args[3]) || !start_depth(args[4], &depth))
+    if (!arguments(nargs, args, 5, "kept(value, keep, strings, restore, depth)", 2, &depth))
         return NULL;
     return kept(args[0], args[1], args[2], args[3], depth);
 }
@@ -464,17 +472,13 @@ static PyObject *
 py_refusable(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_ssize_t depth;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "refusable(value, depth)");
-        return NULL;
-    }
-    if (!configured())
+    if (!arguments(nargs, args, 2, "refusable(value, depth)", -1, &depth))
         return NULL;
     if (!PyDict_CheckExact(args[0]) && !PyList_CheckExact(args[0])) {
         PyErr_SetString(PyExc_TypeError, "refusable() takes a dict or a list");
         return NULL;
     }
-    if (!start_depth(args[1], &depth) || refusable(args[0], depth) < 0)
+    if (refusable(args[0], depth) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
