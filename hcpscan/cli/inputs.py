@@ -83,7 +83,7 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
     with collector.building():
         inventory, result = _build_inventory(args, needs, applied_config, kinds, limits)
     if not inventory.objects:
-        problems = "; ".join(str(d) for d in result.diagnostics[:3])
+        problems = "; ".join(str(d) for d in inventory.diagnostics[:3])  # objects left out too
         raise UsageError(
             f"no Kubernetes objects found in {', '.join(args.paths)}"
             + (f" ({problems})" if problems else ""),

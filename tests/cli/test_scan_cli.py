@@ -90,6 +90,16 @@ def test_path_without_objects_is_a_usage_error(run_cli, tmp_path):
     assert result.code == 2 and "no Kubernetes objects found" in result.err
 
 
+def test_objects_all_left_out_for_a_field_s_type_say_why(run_cli, tmp_path):
+    """Every object rejected for a field's type (the API server would refuse it): the
+    error said "no Kubernetes objects found" and nothing more (found by review)."""
+    (tmp_path / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: b}\n"
+                                       "spec: {containers: x}\n")
+    result = run_cli("scan", str(tmp_path))
+    assert result.code == 2 and "no Kubernetes objects found" in result.err
+    assert "pod.yaml:4: Pod b/a is left out: spec.containers is a string or number, not a list" in result.err
+
+
 def test_bad_input_is_reported_and_the_rest_scanned(run_cli, tmp_path):
     (tmp_path / "broken.yaml").write_text("kind: ConfigMap\nmetadata: {name: x\n")
     (tmp_path / "cm.yaml").write_text(
