@@ -14,9 +14,12 @@ screenshot (``Page.captureScreenshot``). The websocket client is
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -47,7 +50,7 @@ class Browser:
 
     def __init__(self, width: int = 1280, height: int = 1600, timeout: float = 30.0) -> None:
         self.width, self.height, self.timeout = width, height, timeout
-        self._profile = tempfile.TemporaryDirectory(prefix="hcpscan-chromium-")
+        self._profile = tempfile.mkdtemp(prefix="hcpscan-chromium-")
         self._ids = iter(range(1, 1_000_000))
         self.run = PageRun()
 
@@ -58,9 +61,10 @@ class Browser:
         self._proc = subprocess.Popen(
             [binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
              "--no-first-run", "--remote-debugging-port=0", "--remote-allow-origins=*",
-             f"--user-data-dir={self._profile.name}", f"--window-size={self.width},{self.height}",
+             f"--user-data-dir={self._profile}", f"--window-size={self.width},{self.height}",
              "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            start_new_session=True)  # its helper processes in a group of their own, ended with it
         browser_url = self._wait_for_url()
         self._ws = websocket.create_connection(browser_url, timeout=self.timeout)
         target = self._call("Target.createTarget", url="about:blank")["targetId"]
@@ -81,7 +85,21 @@ class Browser:
                 self._proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
-            self._profile.cleanup()
+            # Chromium's helpers (renderer, crash handler) may outlive it for a moment and go on
+            # writing into the profile: the removal then failed with "Directory not empty"
+            # (seen in CI). They are ended with the group, and the removal is tried again.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            for attempt in range(20):
+                try:
+                    shutil.rmtree(self._profile)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if attempt == 19:
+                        raise
+                    time.sleep(0.1)
 
     def _wait_for_url(self) -> str:
         deadline = time.monotonic() + self.timeout
