@@ -145,6 +145,29 @@ changed_size(PyObject *source, Py_ssize_t size)
     return 1;
 }
 
+/* ``out[name] = value`` (both references given up), then whether ``source``, being read,
+ * kept its ``size``; 0, or -1 with an exception set. */
+static int
+set_entry(PyObject *out, PyObject *name, PyObject *value, PyObject *source, Py_ssize_t size)
+{
+    int failed = PyDict_SetItem(out, name, value);
+    Py_DECREF(name);
+    Py_DECREF(value);
+    return failed || changed_size(source, size) ? -1 : 0;
+}
+
+/* A list made at ``size`` (``made_list``) and filled up to ``filled``: cut where the
+ * source, read again at each entry, ended (the slots past it were never set), and
+ * handed to the collector now that every slot holds an object. */
+static PyObject *
+finished_list(PyObject *out, Py_ssize_t size, Py_ssize_t filled)
+{
+    if (filled < size)
+        Py_SET_SIZE(out, filled);
+    PyObject_GC_Track(out);
+    return out;
+}
+
 static PyObject *
 mapping(PyObject *source, PyObject *strings, PyObject *restore, Py_ssize_t depth)
 {
@@ -168,10 +191,7 @@ mapping(PyObject *source, PyObject *strings, PyObject *restore, Py_ssize_t depth
             Py_XDECREF(value);
             goto fail;
         }
-        int failed = PyDict_SetItem(out, name, value);
-        Py_DECREF(name);
-        Py_DECREF(value);
-        if (failed || changed_size(source, size))
+        if (set_entry(out, name, value, source, size) < 0)
             goto fail;
     }
     return out;
@@ -202,10 +222,7 @@ sequence(PyObject *items, PyObject *strings, PyObject *restore, Py_ssize_t depth
             return NULL;
         }
     }
-    if (i < size)
-        Py_SET_SIZE(out, i);  /* shortened while read: the slots past it were never set */
-    PyObject_GC_Track(out);
-    return out;
+    return finished_list(out, size, i);
 }
 
 static PyObject *
@@ -316,19 +333,13 @@ kept_mapping(PyObject *value, PyObject *keep, PyObject *strings, PyObject *resto
             : kept_entry(name, item, keep, every, strings, restore, depth);
         Py_DECREF(item);
         Py_DECREF(key);
-        if (built == NULL) {
-            Py_XDECREF(name);
-            if (PyErr_Occurred())
+        if (built != NULL) {
+            if (set_entry(out, name, built, value, size) < 0)
                 goto fail;
+            continue;
         }
-        else {
-            int failed = PyDict_SetItem(out, name, built);
-            Py_DECREF(name);
-            Py_DECREF(built);
-            if (failed)
-                goto fail;
-        }
-        if (changed_size(value, size))
+        Py_XDECREF(name);  /* left out (no error), or failed */
+        if (PyErr_Occurred() || changed_size(value, size))
             goto fail;
     }
     Py_XDECREF(every);
@@ -375,11 +386,8 @@ kept_sequence(PyObject *value, PyObject *keep, PyObject *strings, PyObject *rest
             return NULL;
         }
     }
-    if (i < size)
-        Py_SET_SIZE(out, i);
-    PyObject_GC_Track(out);
     Py_DECREF(inner);
-    return out;
+    return finished_list(out, size, i);
 }
 
 static PyObject *
