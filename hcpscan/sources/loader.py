@@ -116,7 +116,7 @@ def load_paths(paths: Iterable[str], needs: ResourceNeeds | None = None,
     result = LoadResult()
     needs = needs or ResourceNeeds()
     loader = _Parser(result, progress, limits, needs.pruned)
-    pods = _PodFolders()
+    pods = _PodFolders(result.skipped)
     try:
         with collector.paused():
             _load(paths, needs, result, loader, pods)
@@ -177,6 +177,7 @@ def _take_stdin(loader: _Parser) -> None:
 # of a must-gather), so counted per resource, in files (`hcpscan inventory` reads them).
 LEFT_OUT = "left out (files): no selected rule reads the resource"
 POD_FOLDER_SKIPPED = "pod folder not opened: the pod was read from the namespace's pod list (logs are not read)"
+POD_FOLDER_LEFT_OUT = "pod folder not opened: no selected rule reads pods (logs are not read)"
 
 
 class _PodFolders:
@@ -187,24 +188,35 @@ class _PodFolders:
     pod the list did not have. In archives, which are streamed, both copies are
     parsed and the duplicate dropped after."""
 
-    def __init__(self) -> None:
+    def __init__(self, skipped: SkipRecord | None = None) -> None:
         self.lists: set[tuple] = set()
+        # namespaces whose pod list was left out (no selected rule reads pods): their pod
+        # folders hold that namespace's pods again and their logs, none of it read, so
+        # they are not opened at all (a must-gather's tens of thousands of log folders)
+        self.left_out: set[tuple] = set()
+        self.skipped = skipped
         self.root = ""  # the scanned folder the current folders are in
         self.deferred: list[tuple[tuple[str, ...], str, str]] = []
 
-    def note(self, entry: Entry, placement: Placement) -> None:
+    def note(self, entry: Entry, placement: Placement, read: bool = True) -> None:
         if placement.plural == "pods" and placement.inspect_root is not None:
             if entry.parts[len(placement.inspect_root) + 2 :] == ("core", "pods.yaml"):
-                self.lists.add((placement.inspect_root, placement.namespace))
+                (self.lists if read else self.left_out).add(
+                    (placement.inspect_root, placement.namespace))
 
     def defer_folder(self, parts: tuple[str, ...], path: str) -> bool:
-        """``namespaces/<ns>/pods/<pod>`` of a namespace whose pod list was read."""
+        """``namespaces/<ns>/pods/<pod>`` of a namespace whose pod list was read (set
+        aside) or left out (passed over, saying so)."""
         if len(parts) < 4 or parts[-2] != "pods" or parts[-4] != "namespaces":
             return False
-        if (parts[:-4], parts[-3]) not in self.lists:
-            return False
-        self.deferred.append((parts, path, self.root))
-        return True
+        namespace = (parts[:-4], parts[-3])
+        if namespace in self.lists:
+            self.deferred.append((parts, path, self.root))
+            return True
+        if namespace in self.left_out and self.skipped is not None:
+            self.skipped.add(POD_FOLDER_LEFT_OUT, shown(path))
+            return True
+        return False
 
     @staticmethod
     def identity(parts: tuple[str, ...]) -> tuple:
@@ -228,6 +240,8 @@ def _take(entry: Entry, explicit_file: bool, needs: ResourceNeeds, result: LoadR
     if reason:
         # Which resources were left out is what a reader of a pruned scan must know.
         result.skipped.add(reason, entry.display, placement.plural if reason == LEFT_OUT else None)
+        if reason == LEFT_OUT:
+            pods.note(entry, placement, read=False)
         return
     limit = loader.limits.max_file_size
     if entry.member is None and not entry.in_memory and entry.known_size() > limit:
@@ -401,7 +415,8 @@ class _Plan:
 def planned_files(path: str, needs: ResourceNeeds) -> list[str]:
     """The files below a folder that loading it parses, when the dump's pod lists
     hold every pod (what the benchmark's libyaml floor parses)."""
-    plan, pods, skipped = _Plan(), _PodFolders(), SkipRecord()
+    skipped = SkipRecord()
+    plan, pods = _Plan(), _PodFolders(skipped)
     for entry in iter_entries(path, plan.diagnose, skipped, pods.defer_folder):
         _take(entry, False, needs, LoadResult(), plan, pods)  # type: ignore[arg-type]
     return plan.files

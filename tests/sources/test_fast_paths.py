@@ -594,3 +594,22 @@ def test_an_archive_starts_the_parse_workers_only_past_its_own_larger_threshold(
     monkeypatch.setattr(loader, "ARCHIVE_PARALLEL_THRESHOLD", 6000)
     assert _summary(load_paths([str(archive)])) == _summary(archive_alone)
     assert len(started) == 2 and started[1].startswith(str(archive))
+
+
+def test_pod_folders_are_not_opened_when_no_selected_rule_reads_pods(tmp_path):
+    dump = _pod_dump(tmp_path)
+    (dump / "image" / "namespaces" / "alpha" / "core" / "services.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n"
+        "  metadata: {name: s, namespace: alpha}\n")
+    result = load_paths([str(dump)], loader.ResourceNeeds(frozenset({"services"})))
+    assert [o.name for o in result.objects] == ["s"]
+    # neither pod folder is listed: no log is counted, and p9's own file is not read either
+    assert result.skipped.counts == {loader.LEFT_OUT: 1, loader.POD_FOLDER_LEFT_OUT: 2}
+    assert result.files_read == 1
+    # a folder named like a pod folder where no pod list was seen is still opened
+    other = tmp_path / "gitops" / "namespaces" / "beta" / "pods" / "web"
+    other.mkdir(parents=True)
+    (other / "service.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: beta}\n")
+    result = load_paths([str(tmp_path / "gitops")], loader.ResourceNeeds(frozenset({"services"})))
+    assert loader.POD_FOLDER_LEFT_OUT not in result.skipped.counts
+    assert sum(result.skipped.counts.values()) == 1  # its file was seen (placed by its path)
