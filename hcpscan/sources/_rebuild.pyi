@@ -1,4 +1,5 @@
-# The compiled rebuild (_rebuild.c); fastyaml.py's _canonical, _kept and _refusable define it.
+# The compiled rebuild (_rebuild.c); fastyaml.py's _canonical, _kept and _refusable define it,
+# and its _scalar_tokens defines scalar_tokens (ASCII texts only).
 from typing import Any
 
 SOURCE: int  # the CRC-32 of the _rebuild.c it was built from (setup.py)
@@ -9,3 +10,4 @@ def canonical(value: Any, strings: dict[str, str], restore: dict[tuple[type, Any
 def kept(value: Any, keep: Any, strings: dict[str, str], restore: dict[tuple[type, Any], Any],
          depth: int) -> Any: ...
 def refusable(value: dict[Any, Any] | list[Any], depth: int) -> None: ...
+def scalar_tokens(text: str) -> set[str] | None: ...

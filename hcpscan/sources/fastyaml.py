@@ -180,7 +180,7 @@ def fast_documents(text: str, keep_of: KeepOf | None = None,
     collection as a key, nesting past ``MAX_DEPTH``), so the same files go to PyYAML."""
     if yaml_rs is None:
         return None
-    tokens = _scalar_tokens(text)
+    tokens = _tokens(text)
     restore = None if tokens is None else _restorations(tokens)
     if restore is None:
         return None
@@ -277,6 +277,15 @@ _WHOLE_TEXT = 1 << 20
 _clean_lines: set[str] = set()
 _line_tokens: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _lines_lock = threading.Lock()
+
+
+def _tokens(text: str) -> set[str] | None:
+    """``_scalar_tokens``, compiled where it is built and the text is pure ASCII (most
+    files): one pass over the text's bytes, no line split out or remembered. Python's
+    patterns and str methods on other characters are the Python code's to answer."""
+    if _compiled is not None and text.isascii():
+        return _compiled.scalar_tokens(text)  # type: ignore[no-any-return]
+    return _scalar_tokens(text)
 
 
 def _scalar_tokens(text: str) -> set[str] | None:
