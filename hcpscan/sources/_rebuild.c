@@ -691,14 +691,22 @@ date_start(const unsigned char *p, Py_ssize_t length)
     return j + 1 < length && p[j] == '-' && is_digit(p[j + 1]);
 }
 
+/* One of fastyaml._BOOLEANS_1_1 (yes/no/on/off in lower, title and upper case). */
 static int
 boolean_1_1(const unsigned char *p, Py_ssize_t length)
 {
-    static const char *words[] = {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON",
-                                  "off", "Off", "OFF", NULL};
-    for (const char **w = words; *w; w++)
-        if ((Py_ssize_t)strlen(*w) == length && memcmp(*w, p, length) == 0)
-            return 1;
+    static const char *const twos[] = {"no", "No", "NO", "on", "On", "ON"};
+    static const char *const threes[] = {"yes", "Yes", "YES", "off", "Off", "OFF"};
+    if (length == 2) {
+        for (int i = 0; i < 6; i++)
+            if (p[0] == (unsigned char)twos[i][0] && p[1] == (unsigned char)twos[i][1])
+                return 1;
+    }
+    else if (length == 3) {
+        for (int i = 0; i < 6; i++)
+            if (memcmp(p, threes[i], 3) == 0)
+                return 1;
+    }
     return 0;
 }
 
