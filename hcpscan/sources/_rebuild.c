@@ -1088,6 +1088,284 @@ py_scalar_tokens(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return tokens;
 }
 
+/* ---- The positions of a List's entries in an ASCII text: fastyaml._item_positions ----
+ *
+ * fastyaml._item_positions (with _content_at, _is_entry, _column and its patterns) is the
+ * definition; this is the same function over the text's bytes, for a top-level ``items``
+ * that is a list of ``count`` entries. Lines are counted on from a known (offset, line)
+ * at or before the document's content (fastyaml._Lines' state), so a file of many
+ * documents is not counted from its start for each. */
+
+/* _content_at: the first character of content in s[start:end] (not blank, not a
+ * comment), or -1. */
+static Py_ssize_t
+content_at(const unsigned char *s, Py_ssize_t start, Py_ssize_t end)
+{
+    Py_ssize_t pos = start;
+    while (pos < end) {
+        Py_ssize_t stop = next_of(s, end, pos, '\n');
+        Py_ssize_t i = pos;
+        while (i < stop && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+            i++;
+        if (i < stop && s[i] != '#')
+            return i;
+        pos = stop + 1;
+    }
+    return -1;
+}
+
+static Py_ssize_t
+column_of(const unsigned char *s, Py_ssize_t offset)
+{
+    Py_ssize_t i = offset;
+    while (i > 0 && s[i - 1] != '\n')
+        i--;
+    return offset - i;
+}
+
+static Py_ssize_t
+line_breaks(const unsigned char *s, Py_ssize_t from, Py_ssize_t to)
+{
+    Py_ssize_t found = 0;
+    for (Py_ssize_t i = next_of(s, to, from, '\n'); i < to; i = next_of(s, to, i + 1, '\n'))
+        found++;
+    return found;
+}
+
+/* Whether s[at:at + width] is all spaces (at + width <= limit). */
+static inline int
+spaces(const unsigned char *s, Py_ssize_t at, Py_ssize_t width, Py_ssize_t limit)
+{
+    if (at + width > limit)
+        return 0;
+    for (Py_ssize_t i = 0; i < width; i++)
+        if (s[at + i] != ' ')
+            return 0;
+    return 1;
+}
+
+/* The first occurrence of needle[:m] (m >= 1, needle[0] a line break) in hay[:size], or NULL. */
+static const unsigned char *
+find_bytes(const unsigned char *hay, Py_ssize_t size, const char *needle, Py_ssize_t m)
+{
+#if defined(__GLIBC__) || defined(__APPLE__)
+    return memmem(hay, size, needle, m);
+#else
+    for (Py_ssize_t i = 0; i + m <= size; i++) {
+        const unsigned char *at = memchr(hay + i, needle[0], size - m + 1 - i);
+        if (at == NULL)
+            return NULL;
+        i = at - hay;
+        if (memcmp(at, needle, m) == 0)
+            return at;
+    }
+    return NULL;
+#endif
+}
+
+/* Into ``entries`` and ``lines`` (room for count + 2 each) the offsets of the entries'
+ * dashes and their lines (counted on from ``known`` at line ``known_line``); their number,
+ * or -1 for what sends the file to PyYAML (fastyaml raises _NotFast); -2 for an empty
+ * list written "[]" after the key. */
+static Py_ssize_t
+entry_dashes(const unsigned char *s, Py_ssize_t n, Py_ssize_t content, Py_ssize_t end,
+             Py_ssize_t count, Py_ssize_t indent, Py_ssize_t known, Py_ssize_t known_line,
+             Py_ssize_t *entries, Py_ssize_t *lines, Py_ssize_t *sequence_indent)
+{
+    if (content + 6 <= n && memcmp(s + content, "items:", 6) == 0)
+        return -1;  /* items as the first key */
+    /* the key: "\n", the document's indentation, "items:" -- exactly once */
+    Py_ssize_t width = indent + 7;
+    char *key = PyMem_RawMalloc(width);
+    if (key == NULL)
+        return -3;
+    key[0] = '\n';
+    memset(key + 1, ' ', indent);
+    memcpy(key + 1 + indent, "items:", 6);
+    Py_ssize_t key_at = -1;
+    for (Py_ssize_t from = content; from + width <= end;) {
+        const unsigned char *at = find_bytes(s + from, end - from, key, width);
+        if (at == NULL)
+            break;
+        if (key_at >= 0) {
+            key_at = -2;  /* given twice */
+            break;
+        }
+        key_at = at - s + width;
+        from = key_at;
+    }
+    PyMem_RawFree(key);
+    if (key_at < 0)
+        return -1;  /* quoted, given twice, or not at the document's indentation */
+    Py_ssize_t key_end = next_of(s, end, key_at, '\n');
+    Py_ssize_t rest = key_at, rest_end = key_end;
+    while (rest < rest_end && (s[rest] == ' ' || s[rest] == '\t' || s[rest] == '\r'))
+        rest++;
+    while (rest_end > rest && (s[rest_end - 1] == ' ' || s[rest_end - 1] == '\t' || s[rest_end - 1] == '\r'))
+        rest_end--;
+    if (count == 0 && rest_end - rest >= 2 && s[rest] == '[' && s[rest + 1] == ']')
+        return -2;
+    if (rest < rest_end && s[rest] != '#')
+        return -1;  /* a flow sequence, or something else on the key's line */
+    Py_ssize_t first = content_at(s, key_end, end);
+    if (first < 0)
+        return -1;
+    Py_ssize_t seq_indent = column_of(s, first);
+    if (seq_indent < indent || s[first] != '-'
+        || !(first + 1 >= n || s[first + 1] == ' ' || s[first + 1] == '\r' || s[first + 1] == '\t'
+             || s[first + 1] == '\n'))
+        return -1;
+    Py_ssize_t found = 0, line = known_line + line_breaks(s, known, first);
+    entries[found] = first;
+    lines[found++] = line;
+    /* each line after the first entry's: the end of the sequence (a line indented at most
+     * as the key, not an entry), else a dash at the sequence's indentation */
+    for (Py_ssize_t q = next_of(s, end, first, '\n'); q < end; q = next_of(s, end, q + 1, '\n')) {
+        line++;
+        Py_ssize_t k = q + 1;
+        while (k < end && s[k] == ' ' && k - (q + 1) <= indent)
+            k++;
+        if (k - (q + 1) <= indent && k < end) {
+            unsigned char c = s[k];
+            if ((c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '#' && c != '-')
+                || (c == '-' && k + 1 < end && s[k + 1] != ' ' && s[k + 1] != '\t' && s[k + 1] != '\r'
+                    && s[k + 1] != '\n'))
+            {
+                end = q;  /* the sequence ends: the dashes are looked for before it */
+                if (found > 1 && entries[found - 1] + 1 == q)
+                    found--;  /* a dash ending its line right before: its lookahead met the end */
+            }
+        }
+        Py_ssize_t dash = q + 1 + seq_indent;
+        if (dash + 1 >= end || s[dash] != '-' || !spaces(s, q + 1, seq_indent, end))
+            continue;
+        unsigned char after = s[dash + 1];
+        if (after != ' ' && after != '\t' && after != '\r' && after != '\n')
+            continue;
+        if (found == count + 1)
+            return -1;  /* more entries than parsed (one more may be dropped at the end) */
+        entries[found] = dash;
+        lines[found++] = line;
+    }
+    *sequence_indent = seq_indent;
+    return found == count ? found : -1;
+}
+
+static PyObject *
+position(Py_ssize_t line, Py_ssize_t column)
+{
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL)
+        return NULL;
+    PyObject *l = PyLong_FromSsize_t(line), *c = PyLong_FromSsize_t(column);
+    if (l == NULL || c == NULL) {
+        Py_XDECREF(l);
+        Py_XDECREF(c);
+        Py_DECREF(pair);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, l);
+    PyTuple_SET_ITEM(pair, 1, c);
+    return pair;
+}
+
+static int
+offset_argument(PyObject *given, Py_ssize_t low, Py_ssize_t high, Py_ssize_t *into)
+{
+    if (!PyLong_Check(given)) {
+        PyErr_SetString(PyExc_TypeError, "item_positions: offsets and counts must be ints");
+        return 0;
+    }
+    Py_ssize_t value = PyLong_AsSsize_t(given);
+    if (value == -1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return 0;
+        PyErr_Clear();
+        value = low - 1;
+    }
+    if (value < low || value > high) {
+        PyErr_SetString(PyExc_ValueError, "item_positions: an offset or count out of range");
+        return 0;
+    }
+    *into = value;
+    return 1;
+}
+
+static PyObject *
+py_item_positions(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "item_positions(text, content, end, count, indent, known_offset, known_line)");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "item_positions() takes a str");
+        return NULL;
+    }
+    if (!PyUnicode_IS_ASCII(text)) {
+        PyErr_SetString(PyExc_ValueError, "item_positions() takes an ASCII text only");
+        return NULL;
+    }
+    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t content, end, count, indent, known, known_line;
+    if (!offset_argument(args[2], 0, n, &end) || !offset_argument(args[1], 0, end, &content)
+        || !offset_argument(args[3], 0, PY_SSIZE_T_MAX, &count)
+        || !offset_argument(args[4], 0, PY_SSIZE_T_MAX, &indent)
+        || !offset_argument(args[5], 0, content, &known)
+        || !offset_argument(args[6], 1, PY_SSIZE_T_MAX - n, &known_line))
+        return NULL;
+    if (count > n || indent > n) {
+        /* no text holds that many entries, or a key indented that much: refused, as the
+         * Python code refuses them */
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t *entries = PyMem_Malloc(2 * (count + 2) * sizeof(Py_ssize_t));
+    if (entries == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t *lines = entries + count + 2;
+    Py_ssize_t seq_indent = 0;
+    Py_ssize_t found = entry_dashes(s, n, content, end, count, indent, known, known_line, entries, lines,
+                                    &seq_indent);
+    PyObject *positions = NULL;
+    if (found == -3)
+        PyErr_NoMemory();
+    else if (found == -1) {
+        Py_INCREF(Py_None);
+        positions = Py_None;
+    }
+    else if (found == -2)
+        positions = PyList_New(0);
+    else if ((positions = PyList_New(found)) != NULL) {
+        for (Py_ssize_t i = 0; i < found; i++) {
+            Py_ssize_t dash = entries[i], start = dash + 2, line = lines[i], column = seq_indent + 3;
+            if (!(start < end && s[dash + 1] == ' ' && s[start] != ' ' && s[start] != '\t' && s[start] != '\r'
+                  && s[start] != '\n' && s[start] != '#')) {
+                Py_ssize_t at = content_at(s, dash + 1, end);
+                if (at < 0 || column_of(s, at) <= column_of(s, dash)) {
+                    /* an empty entry: PyYAML marks it where its null would be */
+                    Py_DECREF(positions);
+                    Py_INCREF(Py_None);
+                    positions = Py_None;
+                    break;
+                }
+                line += line_breaks(s, dash, at);
+                column = column_of(s, at) + 1;
+            }
+            PyObject *pair = position(line, column);
+            if (pair == NULL) {
+                Py_CLEAR(positions);
+                break;
+            }
+            PyList_SET_ITEM(positions, i, pair);
+        }
+    }
+    PyMem_Free(entries);
+    return positions;
+}
+
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))py_configure, METH_FASTCALL,
      "configure(whole, any_key, not_fast, max_depth, shared_length): the constants fastyaml uses."},
@@ -1099,13 +1377,16 @@ static PyMethodDef methods[] = {
      "refusable(value, depth): fastyaml._refusable."},
     {"scalar_tokens", (PyCFunction)(void (*)(void))py_scalar_tokens, METH_FASTCALL,
      "scalar_tokens(text): fastyaml._scalar_tokens of an ASCII text."},
+    {"item_positions", (PyCFunction)(void (*)(void))py_item_positions, METH_FASTCALL,
+     "item_positions(text, content, end, count, indent, known_offset, known_line): "
+     "fastyaml._item_positions of an ASCII text, None where it raises _NotFast."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_rebuild",
-    "The rebuild of parsed documents (fastyaml._canonical, _kept, _refusable) and the token\n"
-    "pre-scan (fastyaml._scalar_tokens), compiled.",
+    "The rebuild of parsed documents (fastyaml._canonical, _kept, _refusable), the token\n"
+    "pre-scan (fastyaml._scalar_tokens) and List entries' positions (_item_positions), compiled.",
     -1, methods,
 };
 

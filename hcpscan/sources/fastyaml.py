@@ -826,7 +826,7 @@ def _documents(text: str) -> list[ParsedDocument]:
             raise _NotFast  # the parser saw more than one document in the chunk
         positions = None
         if isinstance(body, dict) and "items" in body:
-            positions = _item_positions(text, content, end, body["items"], column - 1, lines)
+            positions = _positions(text, content, end, body["items"], column - 1, lines)
         docs.append(ParsedDocument(body, index, line, column, positions))
     return docs
 
@@ -862,6 +862,20 @@ def _next_token(text: str, end: int) -> int:
     """Where an empty document's null is marked: the next token after it."""
     found = _content_at(text, end, len(text))
     return len(text) if found is None else found
+
+
+def _positions(text: str, content: int | None, end: int, items: Any, indent: int,
+               lines: _Lines) -> list[tuple[int, int]] | None:
+    """``_item_positions``, compiled where it is built and the text is pure ASCII (for a
+    list of entries after content: the other cases are the Python code's)."""
+    if _compiled is None or content is None or type(items) is not list or not text.isascii():
+        return _item_positions(text, content, end, items, indent, lines)
+    known, line = (lines.offset, lines.line) if lines.offset <= content else (0, 1)
+    found: list[tuple[int, int]] | None = _compiled.item_positions(text, content, end, len(items), indent,
+                                                                   known, line)
+    if found is None:
+        raise _NotFast
+    return found
 
 
 def _item_positions(text: str, content: int | None, end: int, items: Any, indent: int,
