@@ -1366,6 +1366,50 @@ py_item_positions(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return positions;
 }
 
+/* ---- Document markers of an ASCII text: fastyaml._document_markers ----
+ * The offsets of the "---" lines that start documents; found with memmem (str.find of
+ * "\n---" stops at every line of a dump). */
+static PyObject *
+py_document_markers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "document_markers(text)");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "document_markers() takes a str");
+        return NULL;
+    }
+    if (!PyUnicode_IS_ASCII(text)) {
+        PyErr_SetString(PyExc_ValueError, "document_markers() takes an ASCII text only");
+        return NULL;
+    }
+    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *markers = PyList_New(0);
+    if (markers == NULL)
+        return NULL;
+    int starts = n >= 3 && s[0] == '-' && s[1] == '-' && s[2] == '-';
+    const unsigned char *found = starts ? s : find_bytes(s, n, "\n---", 4);
+    while (found != NULL) {
+        Py_ssize_t pos = found - s;
+        Py_ssize_t at = (pos == 0 && starts) ? 0 : pos + 1;
+        if (at + 3 >= n || s[at + 3] == ' ' || s[at + 3] == '\t' || s[at + 3] == '\r' || s[at + 3] == '\n') {
+            PyObject *offset = PyLong_FromSsize_t(at);
+            if (offset == NULL || PyList_Append(markers, offset) < 0) {
+                Py_XDECREF(offset);
+                Py_DECREF(markers);
+                return NULL;
+            }
+            Py_DECREF(offset);
+        }
+        Py_ssize_t from = at + 3;
+        found = from < n ? find_bytes(s + from, n - from, "\n---", 4) : NULL;
+    }
+    return markers;
+}
+
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))py_configure, METH_FASTCALL,
      "configure(whole, any_key, not_fast, max_depth, shared_length): the constants fastyaml uses."},
@@ -1380,13 +1424,16 @@ static PyMethodDef methods[] = {
     {"item_positions", (PyCFunction)(void (*)(void))py_item_positions, METH_FASTCALL,
      "item_positions(text, content, end, count, indent, known_offset, known_line): "
      "fastyaml._item_positions of an ASCII text, None where it raises _NotFast."},
+    {"document_markers", (PyCFunction)(void (*)(void))py_document_markers, METH_FASTCALL,
+     "document_markers(text): fastyaml._document_markers of an ASCII text."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_rebuild",
     "The rebuild of parsed documents (fastyaml._canonical, _kept, _refusable), the token\n"
-    "pre-scan (fastyaml._scalar_tokens) and List entries' positions (_item_positions), compiled.",
+    "pre-scan (fastyaml._scalar_tokens), List entries' positions (_item_positions) and document\n"
+    "markers (_document_markers), compiled.",
     -1, methods,
 };
 

@@ -803,7 +803,10 @@ class _Lines:
 
 
 def _documents(text: str) -> list[ParsedDocument]:
-    markers = _document_markers(text)
+    if _compiled is not None and text.isascii():
+        markers: list[int] = _compiled.document_markers(text)  # memmem: str.find stops at every line
+    else:
+        markers = _document_markers(text)
     chunks: list[tuple[int, int, bool]] = []  # (start, end, explicit)
     first = markers[0] if markers else len(text)
     if _content_at(text, 0, first) is not None:

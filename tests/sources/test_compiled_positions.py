@@ -214,3 +214,44 @@ def test_wrong_arguments_are_errors_not_crashes():
 def test_a_non_ascii_text_is_placed_by_the_python_code():
     text = "kind: List\nitems:\n- é\n- b\n"
     assert _documents(text, True) == _documents(text, False) == [(0, 1, 1, [(3, 3), (4, 3)])]
+
+
+# -- document markers (``_rebuild.document_markers`` is ``fastyaml._document_markers``)
+
+_MARKER_PIECES = ["---", "--", "-", "\n", "\r\n", " ", "\t", "\r", "x", "a: 1", "...", "\n---", "--- |", "#"]
+
+
+@settings(max_examples=2_000, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_MARKER_PIECES), max_size=24).map("".join))
+def test_document_markers_are_found_as_their_definition_finds_them(text):
+    assert COMPILED.document_markers(text) == fastyaml._document_markers(text), text
+
+
+def test_every_real_file_has_the_same_document_markers():
+    compared = marked = 0
+    for name, text in _real_texts():
+        if text.isascii():
+            found = COMPILED.document_markers(text)
+            assert found == fastyaml._document_markers(text), name
+            compared += 1
+            marked += len(found) > 1
+    assert compared > 1_000 and marked > 50
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", []), ("---", [0]), ("---\n", [0]), ("--- a\n---\tb\n---\r\n---x\n----\n", [0, 6, 12]),
+    ("\n---", [1]), ("a\n---\n---\n", [2, 6]), ("a: |\n  ---\n", []), ("x---\n", []),
+])
+def test_each_marker_shape(text, expected):
+    assert COMPILED.document_markers(text) == fastyaml._document_markers(text) == expected
+
+
+def test_document_markers_take_ascii_strs_only():
+    for wrong in (b"---\n", None, 3):
+        with pytest.raises(TypeError):
+            COMPILED.document_markers(wrong)
+    with pytest.raises(TypeError):
+        COMPILED.document_markers()
+    with pytest.raises(ValueError):
+        COMPILED.document_markers("---\né\n")
+    assert _documents("---\na: é\n---\nb: 1\n", True) == _documents("---\na: é\n---\nb: 1\n", False)
