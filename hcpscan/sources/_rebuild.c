@@ -1,5 +1,7 @@
 /* The rebuild of a parsed document, compiled: what fastyaml.py's _canonical, _kept and
- * _refusable do, node for node, in C.
+ * _refusable do, node for node, in C. Also, further below, three text scans of the fast
+ * path over an ASCII text's bytes (the YAML 1.1/1.2 token pre-scan, List entries'
+ * positions, document markers), each the function of fastyaml.py it is named after.
  *
  * A parsed tree is visited once after parsing, to share equal strings, put YAML 1.2
  * numbers back to their YAML 1.1 values, leave out what a kind's keep prunes and look

@@ -30,6 +30,13 @@ yields is remembered across files (a dump repeats most of its lines: every
 replica's container spec, labels, ports) and only lines no earlier file had are
 searched; the result is the same as searching each whole file
 (tests/sources/test_fast_yaml.py holds it, cold and warm, on every real file).
+
+Where the compiled module is built (``_rebuild.c``), a pure-ASCII text -- most
+files -- is read by it instead: the token pre-scan, the List positions and the
+document markers in one pass or so over the text's bytes, nothing split out or
+remembered. The Python functions here stay the definition and the path for
+every other text (tests/sources/test_compiled_tokens.py and
+test_compiled_positions.py hold the two equal).
 """
 
 from __future__ import annotations
