@@ -1039,27 +1039,37 @@ scan_tokens(Scan *t)
     return t->special ? 0 : 1;
 }
 
+/* The one argument ``text`` of ``name`` as an ASCII str's bytes; 0 with an exception set
+ * (TypeError for another type, ValueError for other characters: those texts are the
+ * Python code's). */
+static int
+ascii_text(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t count, const char *usage,
+           const unsigned char **s, Py_ssize_t *n)
+{
+    if (nargs != count) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return 0;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "%s: the text must be a str", usage);
+        return 0;
+    }
+    if (!PyUnicode_IS_ASCII(args[0])) {
+        PyErr_Format(PyExc_ValueError, "%s: an ASCII text only", usage);
+        return 0;
+    }
+    *s = PyUnicode_1BYTE_DATA(args[0]);
+    *n = PyUnicode_GET_LENGTH(args[0]);
+    return 1;
+}
+
 static PyObject *
 py_scalar_tokens(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 1) {
-        PyErr_SetString(PyExc_TypeError, "scalar_tokens(text)");
-        return NULL;
-    }
-    if (!configured())
+    Scan t = {0};
+    if (!ascii_text(args, nargs, 1, "scalar_tokens(text)", &t.s, &t.n) || !configured())
         return NULL;
     PyObject *text = args[0];
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "scalar_tokens() takes a str");
-        return NULL;
-    }
-    if (!PyUnicode_IS_ASCII(text)) {
-        PyErr_SetString(PyExc_ValueError, "scalar_tokens() takes an ASCII text only");
-        return NULL;
-    }
-    Scan t = {0};
-    t.s = PyUnicode_1BYTE_DATA(text);
-    t.n = PyUnicode_GET_LENGTH(text);
     int verdict;
     Py_BEGIN_ALLOW_THREADS
     verdict = scan_tokens(&t);
@@ -1296,22 +1306,11 @@ offset_argument(PyObject *given, Py_ssize_t low, Py_ssize_t high, Py_ssize_t *in
 static PyObject *
 py_item_positions(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError,
-                        "item_positions(text, content, end, count, indent, known_offset, known_line)");
+    const unsigned char *s;
+    Py_ssize_t n;
+    if (!ascii_text(args, nargs, 7, "item_positions(text, content, end, count, indent, known_offset, known_line)",
+                    &s, &n))
         return NULL;
-    }
-    PyObject *text = args[0];
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "item_positions() takes a str");
-        return NULL;
-    }
-    if (!PyUnicode_IS_ASCII(text)) {
-        PyErr_SetString(PyExc_ValueError, "item_positions() takes an ASCII text only");
-        return NULL;
-    }
-    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Py_ssize_t content, end, count, indent, known, known_line;
     if (!offset_argument(args[2], 0, n, &end) || !offset_argument(args[1], 0, end, &content)
         || !offset_argument(args[3], 0, PY_SSIZE_T_MAX, &count)
@@ -1374,21 +1373,10 @@ py_item_positions(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 py_document_markers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 1) {
-        PyErr_SetString(PyExc_TypeError, "document_markers(text)");
+    const unsigned char *s;
+    Py_ssize_t n;
+    if (!ascii_text(args, nargs, 1, "document_markers(text)", &s, &n))
         return NULL;
-    }
-    PyObject *text = args[0];
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "document_markers() takes a str");
-        return NULL;
-    }
-    if (!PyUnicode_IS_ASCII(text)) {
-        PyErr_SetString(PyExc_ValueError, "document_markers() takes an ASCII text only");
-        return NULL;
-    }
-    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     PyObject *markers = PyList_New(0);
     if (markers == NULL)
         return NULL;

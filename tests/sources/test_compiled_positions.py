@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hcpscan.sources import fastyaml
-from tests.conftest import ROOT, require
+from tests.conftest import require
+from tests.sources.test_compiled_tokens import generated_dump
 from tests.sources.test_fast_yaml import _real_texts
 
 COMPILED = fastyaml._compiled
@@ -154,14 +154,8 @@ def test_mutated_real_lists_have_the_same_positions():
 
 
 def test_the_benchmarks_generated_dump_has_the_same_positions(tmp_path):
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import generate
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    info = generate.generate_mgmt(2, seed=5, out=tmp_path)
     lists = 0
-    for path in sorted(Path(info["path"]).rglob("*.yaml")):
+    for path in generated_dump(tmp_path, 5):
         found = _same_documents(path.read_text(encoding="utf-8"))
         lists += bool(found and any(document[3] for document in found))
     assert lists > 20

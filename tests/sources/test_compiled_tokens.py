@@ -179,15 +179,21 @@ def test_mutated_real_files_find_the_same_tokens():
             _same(text)
 
 
-def test_the_benchmarks_generated_dump_finds_the_same_tokens(tmp_path):
+def generated_dump(out: Path, seed: int) -> list[Path]:
+    """The YAML files of a management cluster of 2 hosted clusters, as bench/run.py makes them."""
     sys.path.insert(0, str(ROOT / "bench"))
     try:
         import generate
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    info = generate.generate_mgmt(2, seed=3, out=tmp_path)
-    files = sorted(p for p in Path(info["path"]).rglob("*.yaml"))
+    info = generate.generate_mgmt(2, seed=seed, out=out)
+    files = sorted(Path(info["path"]).rglob("*.yaml"))
     assert len(files) > 50
+    return files
+
+
+def test_the_benchmarks_generated_dump_finds_the_same_tokens(tmp_path):
+    files = generated_dump(tmp_path, 3)
     carrying = sum(bool(_same(path.read_text(encoding="utf-8"))) for path in files)
     assert carrying > 20
 
