@@ -1054,6 +1054,10 @@ ascii_text(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t count, const char
         PyErr_Format(PyExc_TypeError, "%s: the text must be a str", usage);
         return 0;
     }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(args[0]) < 0)  /* a legacy string's characters, before 3.12 */
+        return 0;
+#endif
     if (!PyUnicode_IS_ASCII(args[0])) {
         PyErr_Format(PyExc_ValueError, "%s: an ASCII text only", usage);
         return 0;
