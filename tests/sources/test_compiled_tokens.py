@@ -307,3 +307,42 @@ def test_archive_members_are_among_the_real_texts():
     with tarfile.open(archives[0]) as archive:
         member = next(m.name for m in archive if m.isfile() and m.name.endswith((".yaml", ".yml")))
     assert f"{archives[0].name}:{member}" in names
+
+
+def test_nothing_leaks_whatever_the_answer():
+    """A table, a span list or a reference the C code forgets stays allocated forever: a
+    thousand calls of each text scan, on every path (tokens, None, refusals, errors),
+    leave nothing behind."""
+    import gc
+    import tracemalloc
+
+    tokens = "".join(f"k{i}: {i}e{i % 3}\n" for i in range(300)) + "s: |\n  x\n" * 20
+    refused = tokens + "a: &x 1\n"
+    listed = "kind: List\nitems:\n" + "- a\n" * 50 + "---\nb: 1\n"
+    n = len(listed)
+
+    def action() -> None:
+        for text in (tokens, refused, "s: |\n\nt: 1\n", "é: 1\n", b"x"):
+            try:
+                COMPILED.scalar_tokens(text)
+            except (TypeError, ValueError):
+                pass
+        for count in (50, 51, 0, n + 1):
+            COMPILED.item_positions(listed, 0, n, count, 0, 0, 1)
+        COMPILED.document_markers(listed)
+        for wrong in ((listed, 0, n + 1, 1, 0, 0, 1), ("é", 0, 1, 1, 0, 0, 1)):
+            with pytest.raises(ValueError):
+                COMPILED.item_positions(*wrong)
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        action()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(1_000):
+            action()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 4096, grown
