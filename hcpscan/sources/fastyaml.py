@@ -30,6 +30,13 @@ yields is remembered across files (a dump repeats most of its lines: every
 replica's container spec, labels, ports) and only lines no earlier file had are
 searched; the result is the same as searching each whole file
 (tests/sources/test_fast_yaml.py holds it, cold and warm, on every real file).
+
+Where the compiled module is built (``_rebuild.c``), a pure-ASCII text -- most
+files -- is read by it instead: the token pre-scan, the List positions and the
+document markers in one pass or so over the text's bytes, nothing split out or
+remembered. The Python functions here stay the definition and the path for
+every other text (tests/sources/test_compiled_tokens.py and
+test_compiled_positions.py hold the two equal).
 """
 
 from __future__ import annotations
@@ -180,7 +187,7 @@ def fast_documents(text: str, keep_of: KeepOf | None = None,
     collection as a key, nesting past ``MAX_DEPTH``), so the same files go to PyYAML."""
     if yaml_rs is None:
         return None
-    tokens = _scalar_tokens(text)
+    tokens = _tokens(text)
     restore = None if tokens is None else _restorations(tokens)
     if restore is None:
         return None
@@ -277,6 +284,15 @@ _WHOLE_TEXT = 1 << 20
 _clean_lines: set[str] = set()
 _line_tokens: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _lines_lock = threading.Lock()
+
+
+def _tokens(text: str) -> set[str] | None:
+    """``_scalar_tokens``, compiled where it is built and the text is pure ASCII (most
+    files): one pass over the text's bytes, no line split out or remembered. Python's
+    patterns and str methods on other characters are the Python code's to answer."""
+    if _compiled is not None and text.isascii():
+        return _compiled.scalar_tokens(text)  # type: ignore[no-any-return]
+    return _scalar_tokens(text)
 
 
 def _scalar_tokens(text: str) -> set[str] | None:
@@ -794,7 +810,10 @@ class _Lines:
 
 
 def _documents(text: str) -> list[ParsedDocument]:
-    markers = _document_markers(text)
+    if _compiled is not None and text.isascii():
+        markers: list[int] = _compiled.document_markers(text)  # memmem: str.find stops at every line
+    else:
+        markers = _document_markers(text)
     chunks: list[tuple[int, int, bool]] = []  # (start, end, explicit)
     first = markers[0] if markers else len(text)
     if _content_at(text, 0, first) is not None:
@@ -817,7 +836,7 @@ def _documents(text: str) -> list[ParsedDocument]:
             raise _NotFast  # the parser saw more than one document in the chunk
         positions = None
         if isinstance(body, dict) and "items" in body:
-            positions = _item_positions(text, content, end, body["items"], column - 1, lines)
+            positions = _positions(text, content, end, body["items"], column - 1, lines)
         docs.append(ParsedDocument(body, index, line, column, positions))
     return docs
 
@@ -853,6 +872,20 @@ def _next_token(text: str, end: int) -> int:
     """Where an empty document's null is marked: the next token after it."""
     found = _content_at(text, end, len(text))
     return len(text) if found is None else found
+
+
+def _positions(text: str, content: int | None, end: int, items: Any, indent: int,
+               lines: _Lines) -> list[tuple[int, int]] | None:
+    """``_item_positions``, compiled where it is built and the text is pure ASCII (for a
+    list of entries after content: the other cases are the Python code's)."""
+    if _compiled is None or content is None or type(items) is not list or not text.isascii():
+        return _item_positions(text, content, end, items, indent, lines)
+    known, line = (lines.offset, lines.line) if lines.offset <= content else (0, 1)
+    found: list[tuple[int, int]] | None = _compiled.item_positions(text, content, end, len(items), indent,
+                                                                   known, line)
+    if found is None:
+        raise _NotFast
+    return found
 
 
 def _item_positions(text: str, content: int | None, end: int, items: Any, indent: int,
