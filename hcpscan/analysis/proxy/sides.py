@@ -347,8 +347,12 @@ def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:
     if sel.get("namespaces") and not any(fnmatch.fnmatchcase(obj.namespace, n)
                                          for n in sel["namespaces"]):
         return False
-    return all(k in obj.labels and fnmatch.fnmatchcase(str(obj.labels[k]), str(v))
-               for k, v in (sel.get("labels") or {}).items())
+    wanted = sel.get("labels")
+    if not wanted:
+        return True
+    labels = obj.labels  # read once (a property): asked of every workload of a rule's kinds
+    return all(k in labels and fnmatch.fnmatchcase(str(labels[k]), str(v))
+               for k, v in wanted.items())
 
 
 def _container_path(ctx: SideContext, c: ConsumerProxy) -> tuple[Step, ...]:
