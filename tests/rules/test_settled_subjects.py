@@ -27,7 +27,10 @@ from hcpscan.scan import RuleSelection, load_rules, run_scan
 from hcpscan.sources.loader import load_paths
 from tests.conftest import FIXTURES, ROOT, SHARED, require
 
-RULES = [r for r in load_rules(ScanConfig(), RuleSelection())
+# the built-in rules and the user rules of the manual's and the templates' fixtures (other
+# params on the same templates: custom consumers, fields, roles, relations)
+USER_RULES = [FIXTURES / "custom-rules" / "rules", FIXTURES / "template-rules" / "rules"]
+RULES = [r for r in load_rules(ScanConfig(), RuleSelection(rule_dirs=USER_RULES))
          if type(TEMPLATES[r.template]).settle is not Template.settle]
 SETTLING = sorted({r.template for r in RULES})
 
@@ -53,7 +56,9 @@ def _inputs(generated: Path) -> list[list[Path]]:
     realworld = sorted(p for p in (SHARED / "realworld").iterdir() if p.is_dir())
     require(realworld, "../shared/realworld")
     rule_folders = sorted(p for p in (FIXTURES / "rules").glob("*/*") if p.is_dir())
-    return [[p] for p in [*rule_folders, *realworld, generated]]
+    cases = sorted(p for rules in USER_RULES for p in (rules.parent / "cases").glob("*")
+                   if p.is_dir())
+    return [[p] for p in [*rule_folders, *cases, *realworld, generated]]
 
 
 def held_to_check(template: Template, ctx: Context, rule: Rule) -> tuple[int, int]:
@@ -94,7 +99,8 @@ def test_every_settled_subject_is_answered_as_check_answers_it(generated: Path) 
 
 def _outcome(paths: list[Path]) -> tuple[Any, ...]:
     config = ScanConfig()
-    rules = load_rules(config, RuleSelection(select=sorted({r.id for r in RULES})))
+    rules = load_rules(config, RuleSelection(rule_dirs=USER_RULES,
+                                             select=sorted({r.id for r in RULES})))
     report = run_scan(_inventory(paths), rules, config, Suppressor())
     return (sorted((f.rule_id, f.location.path, f.location.line, f.message, tuple(f.evidence))
                    for f in report.findings),
@@ -105,6 +111,7 @@ def test_a_scan_without_the_shortcut_gives_the_same_findings_and_results(
         generated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folders = [[generated], sorted((FIXTURES / "rules").glob("PRX*/fail")),
                sorted((FIXTURES / "rules").glob("PRX*/pass")),
+               sorted(p for rules in USER_RULES for p in (rules.parent / "cases").glob("*")),
                sorted(p for p in (SHARED / "realworld").iterdir() if p.is_dir())]
     settled = [_outcome(paths) for paths in folders]
     monkeypatch.setattr(engine, "settle", lambda template, ctx, subjects, params: None)
