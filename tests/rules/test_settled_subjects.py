@@ -183,3 +183,20 @@ def test_a_pod_its_controller_stands_for_is_settled_and_one_alone_is_checked() -
     # a mirror pod's Node is its controller too: proxy_values judges neither
     assert not kept & {"made", "app-1", "mirror", "bare", "quiet"}
     assert settled.inapplicable["a controller-owned pod: its controller is checked"] == 2  # PRX007 takes no ReplicaSet
+
+
+@pytest.mark.parametrize("only_made", [True, False], ids=["controller-made pods", "all cases"])
+def test_settling_builds_no_analysis_that_checking_each_subject_would_not(only_made: bool) -> None:
+    """A rule whose subjects are all pods their controllers stand for never reads the proxy
+    model in ``check``: settling them must not build it either (nor anything else)."""
+    cases = [c for c in _cases() if not only_made or c.name in ("made", "app-1")]
+    for rule in RULES:
+        template = TEMPLATES[rule.template]
+        plain, settling = Context(Inventory(cases)), Context(Inventory(cases))
+        for subject in subjects_of(rule.applies_to, plain):
+            list(template.check(plain, subject, rule.params))
+        subjects = subjects_of(rule.applies_to, settling)
+        settled = template.settle(settling, subjects, rule.params)
+        for subject in settled.rest if settled is not None else subjects:
+            list(template.check(settling, subject, rule.params))
+        assert set(settling.built_names()) == set(plain.built_names()), rule.id

@@ -238,16 +238,18 @@ def settled_sides(ctx: SideContext, subjects: list[K8sObject], selector: dict[st
         return [None] * len(subjects)
     at_owner = judged_at_owner(ctx.inventory)
     named = selector.get("workloads")
-    setting = ctx.proxy.objects_with(CONTAINER) if not bare and "container" not in selector \
-        else None
+    lean = not bare and "container" not in selector  # no side for a container that sets none
+    setting: frozenset[int] | None = None  # the proxy model, read only if a subject needs it
     out: list[tuple[Absent, ...] | None] = []
     for s in subjects:
         if id(s) in at_owner:
             out.append((Absent(_AT_OWNER),))
         elif named and _workload(s, named) is None:
             out.append((Absent(_NOT_TARGET),))
-        elif setting is not None and id(s) not in setting:
-            out.append(())
+        elif lean:
+            if setting is None:
+                setting = ctx.proxy.objects_with(CONTAINER)
+            out.append(None if id(s) in setting else ())
         else:
             out.append(None)
     return out

@@ -220,9 +220,11 @@ class Agreement(Template):
                ) -> Settled | None:
         # check's answers that follow from indexes: the scan's reference uses no proxy, or
         # no role gives the subject a side (skipped, or nothing to compare)
+        if not subjects:
+            return Settled([])  # (no reference nor model is read for none)
         relation = params["reference"]["relation"]
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
-            if relation not in _OF_SCAN or not subjects:
+            if relation not in _OF_SCAN:
                 return None
             if per_rule(ctx, params, "agreement.no-proxy", _uses_no_proxy(ctx, subjects[0])):
                 return Settled([], Counter({f"{label(relation)} uses no proxy": len(subjects)}))

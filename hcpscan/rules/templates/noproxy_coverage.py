@@ -462,6 +462,8 @@ class NoProxyCoverage(Template):
         # check's answer for a subject that is no consumer (most of a fleet's objects)
         if SECONDARY in params["destinations"] or params.get("consumers_of", "subject") != "subject":
             return None
+        if not subjects:
+            return Settled([])  # (the proxy model is not built for none)
         settled = Settled(ctx.proxy.consuming(subjects))
         if len(settled.rest) < len(subjects):
             settled.inapplicable[_NO_CONSUMER] = len(subjects) - len(settled.rest)

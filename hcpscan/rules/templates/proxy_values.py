@@ -706,7 +706,8 @@ class ProxyValues(Template):
         if not own:
             return settled
         read = {kind for kind, specs in fields.items() if specs}
-        consumers = {id(o) for o in ctx.proxy.consuming([s for s in own if s.kind not in read])}
+        plain = [s for s in own if s.kind not in read]  # (the proxy model read only for these)
+        consumers = {id(o) for o in ctx.proxy.consuming(plain)} if plain else set()
         settled.rest = [s for s in own if s.kind in read or id(s) in consumers]
         if len(settled.rest) < len(own):
             settled.inapplicable[per_rule(ctx, params, "proxy_values.nothing", _nothing)] += \

@@ -204,6 +204,8 @@ class Trust(Template):
     def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]
                ) -> Settled | None:
         # check's last answer, for subjects that hold no consumer (most of a fleet's)
+        if not subjects:
+            return Settled([])  # (the proxy model is not built for none)
         holding = {id(o) for o in ctx.proxy.holding(subjects)}
         settled = Settled([s for s in subjects if id(s) in holding
                            or (s.kind == "Secret" and _may_hide_consumer(s, params))])
