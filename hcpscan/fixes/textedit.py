@@ -88,11 +88,9 @@ def _item_span(text: str, start: int, end: int, line: int, column: int
                 ) -> tuple[int, int, int] | None:
     """(first offset, end offset, indent) of a List item whose mapping starts at ``line``
     and ``column``: its lines run to the first content line indented less."""
-    first = 0
-    for _ in range(line - 1):
-        first = text.find("\n", first) + 1
-        if first == 0:
-            return None
+    first = _line_start(text, line)
+    if first is None:
+        return None
     indent = column - 1
     if not start <= first < end or len(text) < first + indent:
         return None
@@ -107,6 +105,15 @@ def _item_span(text: str, start: int, end: int, line: int, column: int
             break
         at = line_end
     return first, at, indent
+
+
+def _line_start(text: str, line: int) -> int | None:
+    """The offset line ``line`` (1-based) starts at; None past the last line break. Split
+    in C: a List item may be tens of thousands of lines into a namespace's dump."""
+    if line <= 1:
+        return 0
+    head = text.split("\n", line - 1)
+    return len(text) - len(head[-1]) if len(head) == line else None
 
 
 def edit_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Edit, ...]) -> str:

@@ -32,6 +32,7 @@ from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Violation
+from hcpscan.rules.templates.base import Settled, Template
 
 
 class SelectionError(ValueError):
@@ -268,6 +269,11 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     inapplicable: Counter[str] = Counter()  # why subjects held nothing to check
     checked = 0
     diagnostics: list[Diagnostic] = []
+    settled = settle(template, ctx, subjects, rule.params)
+    if settled is not None:  # subjects the template answered in bulk, as check would
+        subjects = settled.rest
+        inapplicable.update(settled.inapplicable)
+        checked += settled.passed
     unknown: dict[str, list[str]] = {}  # placeholder -> names the check does provide
     for subject in subjects:
         try:
@@ -320,6 +326,16 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     if caveat and status in (Status.PASS, Status.FAIL, Status.SUPPRESSED):
         reason = f"{reason}; {caveat}" if reason else caveat
     return findings, RuleResult(rule.id, status, reason, failing, suppressed, checked), diagnostics
+
+
+def settle(template: Template, ctx: Context, subjects: list[K8sObject],
+           params: dict[str, Any]) -> Settled | None:
+    """``template.settle``: None (every subject asked of ``check``) when it fails, so a
+    broken shortcut costs time, never a result; ``check`` then says what is wrong."""
+    try:
+        return template.settle(ctx, subjects, params)
+    except Exception:  # noqa: BLE001 - asking check of each subject is always right
+        return None
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

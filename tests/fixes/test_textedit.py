@@ -7,6 +7,8 @@ import difflib
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hcpscan.findings.fix import AddDocument, AppendEntries, AppendItems, SetField
 from hcpscan.fixes.textedit import EditError, edit_text
@@ -186,3 +188,25 @@ def test_items_put_first_go_before_the_first_item_in_its_style():
     assert yaml.safe_load(edit_text("rules: []\n", 0, None,
                                     (AppendItems(("rules",), ("z",), first=True),))) == \
         {"rules": ["z"]}
+
+
+def _line_start_by_finding(text: str, line: int) -> int | None:
+    """Where line ``line`` starts, as defined: one line break found after another."""
+    first = 0
+    for _ in range(line - 1):
+        first = text.find("\n", first) + 1
+        if first == 0:
+            return None
+    return first
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=" -:ab#\t", max_size=6), max_size=12), st.booleans(),
+       st.integers(-1, 16))
+def test_a_line_is_found_where_its_line_breaks_put_it(lines, trailing, line):
+    """A fix's List item is cut out from the line its mapping starts on: the offset of that
+    line (split in C) is the one counting line breaks gives, past the end included."""
+    from hcpscan.fixes.textedit import _line_start
+
+    text = "\n".join(lines) + ("\n" if trailing else "")
+    assert _line_start(text, line) == _line_start_by_finding(text, line)

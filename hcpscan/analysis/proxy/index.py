@@ -35,6 +35,7 @@ class ProxyConsumers:
         self._containers: dict[int, list[ct.ContainerRef]] = {}
         self._pod_objects: set[int] | None = None
         self._paths: ct.Paths = {}
+        self._with_kind: dict[str, frozenset[int]] = {}
 
     def __iter__(self) -> Iterator[ConsumerProxy]:
         return iter(self.all)
@@ -42,6 +43,24 @@ class ProxyConsumers:
     def of(self, obj: K8sObject) -> list[ConsumerProxy]:
         """The consumers ``obj`` itself is (its containers, its proxy block ...)."""
         return self._by_object.get(id(obj), [])
+
+    def consuming(self, objects: list[K8sObject]) -> list[K8sObject]:
+        """Those of ``objects`` that are consumers themselves (``of`` gives them some), in order."""
+        by_object = self._by_object
+        return [o for o in objects if id(o) in by_object]
+
+    def objects_with(self, kind: str) -> frozenset[int]:
+        """The ids of the objects ``of`` gives a consumer of this kind (CONTAINER ...)."""
+        found = self._with_kind.get(kind)
+        if found is None:
+            found = self._with_kind[kind] = frozenset(id(c.object) for c in self.all
+                                                      if c.kind == kind)
+        return found
+
+    def holding(self, objects: list[K8sObject]) -> list[K8sObject]:
+        """Those of ``objects`` that ``held_by`` gives consumers, in order."""
+        by_object, by_holder = self._by_object, self._by_holder
+        return [o for o in objects if id(o) in by_object or id(o) in by_holder]
 
     def held_by(self, obj: K8sObject) -> list[ConsumerProxy]:
         """``obj``'s consumers and those of documents stored in it (a kubeconfig in a Secret);

@@ -218,10 +218,41 @@ def consumer_sides(ctx: SideContext, subject: K8sObject, selector: dict[str, Any
     elif role == "bootstrap-file":
         yield _bootstrap_file(ctx, subject, selector["path"])
     else:
-        kind = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE}[role]
+        kind = _FILE_ROLES[role]
         for c in ctx.proxy.of(subject):
             if c.kind == kind:
                 yield _from_consumer(c, case, obj=subject)
+
+
+def settled_sides(ctx: SideContext, subjects: list[K8sObject], selector: dict[str, Any],
+                  bare: bool = True) -> list[tuple[Absent, ...] | None]:
+    """Per subject, in order, what ``consumer_sides`` gives it when that follows from
+    indexes alone (a Pod judged at its owner, a workload no selector names, no consumer of
+    the role: the reasons it is skipped, or no side at all); None where its sides must be
+    read. Asked of a rule's subjects at once (hundreds of thousands in a fleet)."""
+    role = selector["role"]
+    if role in _FILE_ROLES:
+        having = ctx.proxy.objects_with(_FILE_ROLES[role])
+        return [None if id(s) in having else () for s in subjects]
+    if role != "container":
+        return [None] * len(subjects)
+    at_owner = judged_at_owner(ctx.inventory)
+    named = selector.get("workloads")
+    lean = not bare and "container" not in selector  # no side for a container that sets none
+    setting: frozenset[int] | None = None  # the proxy model, read only if a subject needs it
+    out: list[tuple[Absent, ...] | None] = []
+    for s in subjects:
+        if id(s) in at_owner:
+            out.append((Absent(_AT_OWNER),))
+        elif named and _workload(s, named) is None:
+            out.append((Absent(_NOT_TARGET),))
+        elif lean:
+            if setting is None:
+                setting = ctx.proxy.objects_with(CONTAINER)
+            out.append(None if id(s) in setting else ())
+        else:
+            out.append(None)
+    return out
 
 
 def _env_settings(c: ConsumerProxy, case: str) -> dict[str, Setting]:
@@ -241,14 +272,20 @@ def _from_consumer(c: ConsumerProxy, case: str, obj: K8sObject | None = None,
                 variables=c.variables)
 
 
+_AT_OWNER = "a Pod made by a controller: the controller is judged"
+_NOT_TARGET = "none of the rule's target workloads"
+# the roles whose sides are the subject's own consumers of one kind
+_FILE_ROLES = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE}
+
+
 def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
                 case: str, bare: bool = True) -> Iterator[SideOutcome]:
     if _judged_at_owner(subject):
-        yield Absent("a Pod made by a controller: the controller is judged")
+        yield Absent(_AT_OWNER)
         return
     workload = _workload(subject, selector.get("workloads"))
     if workload is None:
-        yield Absent("none of the rule's target workloads")
+        yield Absent(_NOT_TARGET)
         return
     by_name = {c.container: c for c in ctx.proxy.of(subject) if c.kind == CONTAINER}
     if not by_name and not bare and "container" not in selector:
@@ -271,6 +308,12 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
                      facts={"consumer": f"{subject.ref} container {ref.name}"}))
         side.facts.update({"container": ref.name, **({"workload": workload} if workload else {})})
         yield side
+
+
+def judged_at_owner(inventory: Inventory) -> frozenset[int]:
+    """The ids of the inventory's objects ``_judged_at_owner`` holds, found once per scan."""
+    return inventory.derived("proxy.judged-at-owner", lambda inv: frozenset(
+        id(o) for o in inv.of_kind("Pod", "ReplicaSet") if _judged_at_owner(o)))
 
 
 def _judged_at_owner(obj: K8sObject) -> bool:
@@ -306,8 +349,12 @@ def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:
     if sel.get("namespaces") and not any(fnmatch.fnmatchcase(obj.namespace, n)
                                          for n in sel["namespaces"]):
         return False
-    return all(k in obj.labels and fnmatch.fnmatchcase(str(obj.labels[k]), str(v))
-               for k, v in (sel.get("labels") or {}).items())
+    wanted = sel.get("labels")
+    if not wanted:
+        return True
+    labels = obj.labels  # read once (a property): asked of every workload of a rule's kinds
+    return all(k in labels and fnmatch.fnmatchcase(str(labels[k]), str(v))
+               for k, v in wanted.items())
 
 
 def _container_path(ctx: SideContext, c: ConsumerProxy) -> tuple[Step, ...]:

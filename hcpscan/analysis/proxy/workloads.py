@@ -179,6 +179,14 @@ def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
             [(str(r.path[-2]), int(r.path[-1]), r.spec) for r in consumer_at])
 
 
+def controlled_pods(inventory: Inventory) -> frozenset[int]:
+    """The ids of the inventory's objects ``controlled_pod`` holds, found once per scan (each
+    proxy rule asks it of every subject; the inventory keeps its objects, so no id is
+    reused while it lives)."""
+    return inventory.derived("proxy.controlled-pods", lambda inv: frozenset(
+        id(o) for o in inv.of_kind("Pod", "ReplicaSet") if controlled_pod(o)))
+
+
 def controlled_pod(obj: K8sObject) -> bool:
     """A Pod (or ReplicaSet) made by a controller: its owner is checked instead."""
     if obj.kind != "Pod" and obj.kind != "ReplicaSet":

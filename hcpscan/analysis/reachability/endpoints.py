@@ -264,11 +264,11 @@ def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
     for obj in inventory.of_kind(*WORKLOAD_KINDS):
         if obj.cluster != cluster:
             continue
-        workload = owners.top_of(obj)
-        if workload != Workload(namespace_of(obj), obj.name, obj.kind):
+        own = Workload(namespace_of(obj), obj.name, obj.kind)
+        if own in owned:
+            continue  # pods it tops are in the input (asked first: most workloads have pods)
+        if owners.top_of(obj) != own:
             continue  # owned by another workload: that one is the endpoint
-        if workload in owned:
-            continue  # real pods of this workload are in the input
         template = pod_template(obj)
         if template is None:
             continue
@@ -276,7 +276,7 @@ def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
         spec = mapping_at(template, "spec")
         labels = mapping_at(meta, "labels")
         endpoints.append(Endpoint(
-            cluster, namespace_of(obj), obj.name, workload, _str_labels(labels),
+            cluster, namespace_of(obj), obj.name, own, _str_labels(labels),
             ports_of(spec), bool(spec.get("hostNetwork")), (), obj, synthetic=True))
     return endpoints
 

@@ -398,7 +398,7 @@ class PolicyEvaluation:
     def _atoms_within(self, block: IPSpace, direction: str) -> int:
         atoms = self.dst_atoms if direction == EGRESS else self.src_atoms
         starts = self._atom_starts[direction]
-        mask = 0
+        mask = 0  # atom k at bit k, shifted past the classes once (not a class-wide int per atom)
         for version, lo, hi in block.ranges:
             k = bisect.bisect_right(starts, (version, lo)) - 1
             k = max(k, 0)
@@ -407,9 +407,9 @@ class PolicyEvaluation:
                 if (av, alo) > (version, hi):
                     break
                 if av == version and lo <= alo and ahi <= hi:
-                    mask |= 1 << (self.n + k)
+                    mask |= 1 << k
                 k += 1
-        return mask
+        return mask << self.n
 
     # -- answers ------------------------------------------------------------------------
 

@@ -333,29 +333,31 @@ class ReachabilityIndex:
         if first is not None and isinstance(first[1], str) and len(classes) > 1:
             # only the classes carrying the first pair (a rule picks by app label); a value
             # that is no text (None equals a missing label) has every class asked
-            classes = self._by_label(cluster, namespace, classes).get(first, [])
+            classes = self._by_label(cluster, namespace, classes, first)
         for klass in classes:
             if all(klass.labels.get(k) == v for k, v in labels.items()):
                 out.update(klass.workloads)
         return sorted(out, key=lambda w: (w.name, w.kind))
 
-    def _by_label(self, cluster: str, namespace: str, classes: list[EndpointClass]
-                  ) -> dict[tuple[str, str], list[EndpointClass]]:
-        """A namespace's classes by each label pair they carry, in class order. Kept for
-        the last few namespaces only (a rule asks a hosted cluster's selectors one after
-        the other; kept for all, a fleet's pairs took ~12 MiB at N = 500)."""
+    def _by_label(self, cluster: str, namespace: str, classes: list[EndpointClass],
+                  pair: tuple[str, str]) -> list[EndpointClass]:
+        """A namespace's classes carrying the label ``pair``, in class order: found once per
+        pair asked (a rule asks a hosted cluster's selectors one after the other; most
+        pairs of a namespace are never asked) and kept for the last few namespaces only
+        (kept for all, a fleet's pairs took ~12 MiB at N = 500)."""
         key = (cluster, namespace)
         known = self._labelled.get(key)
-        if known is not None:
+        if known is None:
+            known = self._labelled[key] = {}
+            if len(self._labelled) > _LABELLED_KEPT:
+                self._labelled.popitem(last=False)
+        else:
             self._labelled.move_to_end(key)
-            return known
-        known = self._labelled[key] = {}
-        for klass in classes:
-            for pair in klass.labels.items():
-                known.setdefault(pair, []).append(klass)
-        if len(self._labelled) > _LABELLED_KEPT:
-            self._labelled.popitem(last=False)
-        return known
+        found = known.get(pair)
+        if found is None:
+            name, value = pair
+            found = known[pair] = [k for k in classes if k.labels.get(name) == value]
+        return found
 
     def selected_by(self, policy_obj: object) -> list[Workload]:
         """Workloads whose pods a NetworkPolicy object selects."""

@@ -561,20 +561,25 @@ def _out(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster, flow
         isolated, opened = graph.egress_to_pods(name, dns)
         out: list[tuple[str, int, bool, tuple[Evidence, ...], str, str]] = []
         protocols = flow.dns_protocols if flow.check == "worker-egress" else flow.protocols
-        pods_text = " or ".join(p.namespace + (f" ({', '.join(f'{k}={v}' for k, v in p.labels.items())})"
-                                               if p.labels else "") for p in dns)
         for protocol in protocols:
-            port = next((p for p in ports if opened.allows(protocol, p)), ports[0])
-            allows = opened.allows(protocol, port)
+            opening = next((p for p in ports if opened.allows(protocol, p)), None)
+            if opening is not None:  # most of a fleet's workloads: no blocker to name
+                out.append((protocol, opening, True, (), note if isolated else "",
+                            f"{_isolated_by(())} opens {protocol} {opening} to the DNS pods"
+                            if isolated else ""))
+                continue
+            port, allows = ports[0], False
+            pods_text = " or ".join(p.namespace + (
+                f" ({', '.join(f'{k}={v}' for k, v in p.labels.items())})" if p.labels else "")
+                for p in dns)
             # the blocking policy's place is asked only for a blocked connection (fleets
             # have thousands of control-plane workloads whose DNS is open)
-            blocker = None if allows else graph.egress_to_pods_evidence(
+            blocker = graph.egress_to_pods_evidence(
                 name, dns, protocol, port, f"the DNS pods in {pods_text}")
             evidence = (blocker,) if blocker is not None else ()
             shown = " or ".join(map(str, ports))
             who = _isolated_by(evidence)
-            summary = (f"{who} opens {protocol} {port} to the DNS pods" if allows else
-                       f"{who} opens no {protocol} on {shown} to the DNS pods in {pods_text}; "
+            summary = (f"{who} opens no {protocol} on {shown} to the DNS pods in {pods_text}; "
                        f"to them it opens {opened if opened else 'nothing'}")
             if blocker is not None and " is isolated by " not in blocker.summary:
                 summary = blocker.summary  # an admin tier denies: its rule says so

@@ -157,9 +157,27 @@ class LabelIndex:
 
 def bits(mask: int) -> list[int]:
     """Indices of the set bits of ``mask``, ascending."""
+    if mask.bit_count() > _FEW_BITS:
+        return _bits_by_text(mask)
     out = []
     while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low
+    return out
+
+
+# Above this many set bits, ``bits`` reads the mask's binary text: peeling the lowest bit
+# copies the whole mask each time (a fleet's masks run to tens of thousands of bits).
+_FEW_BITS = 16
+
+
+def _bits_by_text(mask: int) -> list[int]:
+    """``bits`` of a non-negative mask, from its binary digits (lowest first)."""
+    digits = bin(mask)[:1:-1]
+    out = []
+    at = digits.find("1")
+    while at >= 0:
+        out.append(at)
+        at = digits.find("1", at + 1)
     return out

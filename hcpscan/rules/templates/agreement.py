@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-from collections.abc import Generator, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,7 @@ from hcpscan.analysis.proxy.sides import (
     consumer_sides,
     label,
     reference_sides,
+    settled_sides,
 )
 from hcpscan.analysis.proxy.validity import credentials
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
@@ -41,7 +43,14 @@ from hcpscan.model.clusters import networks_for
 from hcpscan.model.networks import network
 from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
-from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
+from hcpscan.rules.templates.base import (
+    NotApplicable,
+    NotEvaluable,
+    Outcome,
+    Settled,
+    Template,
+    Violation,
+)
 from hcpscan.rules.templates.noproxy_coverage import (
     GO,
     _missed,
@@ -207,14 +216,37 @@ class Agreement(Template):
         kinds += _RELATION_READS.get(params.get("reference", {}).get("relation", ""), ())
         return tuple(dict.fromkeys(kinds))
 
+    def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]
+               ) -> Settled | None:
+        # check's answers that follow from indexes: the scan's reference uses no proxy, or
+        # no role gives the subject a side (skipped, or nothing to compare)
+        if not subjects:
+            return Settled([])  # (no reference nor model is read for none)
+        relation = params["reference"]["relation"]
+        if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
+            if relation not in _OF_SCAN:
+                return None
+            if per_rule(ctx, params, "agreement.no-proxy", _uses_no_proxy(ctx, subjects[0])):
+                return Settled([], Counter({f"{label(relation)} uses no proxy": len(subjects)}))
+        answers = [settled_sides(ctx, subjects, selector, bare)
+                   for selector, _missing_ok, bare in per_rule(ctx, params, "agreement", _role_plan)]
+        settled = Settled([])
+        for subject, sides in zip(subjects, zip(*answers, strict=True), strict=True):
+            if None in sides:
+                settled.rest.append(subject)
+                continue
+            reasons = [absent.reason for skipped in sides for absent in skipped or ()]
+            if reasons:
+                settled.inapplicable.update(reasons)
+            else:
+                settled.passed += 1
+        return settled
+
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         relation = params["reference"]["relation"]
         case = "lower" if relation == "variable-case" else "effective"
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
-            def no_proxy(_params: dict[str, Any]) -> bool:
-                refs = reference_sides(ctx, subject, Side(subject.ref, obj=subject),
-                                       params["reference"])
-                return isinstance(refs, list) and all(r.uses_proxy() is False for r in refs)
+            no_proxy = _uses_no_proxy(ctx, subject)
             # the management Proxy and the installation are the scan's: asked once per rule
             if per_rule(ctx, params, "agreement.no-proxy", no_proxy) if relation in _OF_SCAN \
                     else no_proxy(params):
@@ -377,6 +409,14 @@ def dropin_lines_remedy(ctx: Context, side: Side, ref: Side, path: str) -> Remed
     return Remedy(obj, f"add {names} to {path} in {format_path(files + (index, 'content'))} "
                        f"of {obj.ref}",
                   (SetField(files + (index, "content"), value),))
+
+
+def _uses_no_proxy(ctx: Context, subject: K8sObject) -> Callable[[dict[str, Any]], bool]:
+    """Whether the rule's reference for ``subject`` certainly uses no proxy (given the params)."""
+    def no_proxy(params: dict[str, Any]) -> bool:
+        refs = reference_sides(ctx, subject, Side(subject.ref, obj=subject), params["reference"])
+        return isinstance(refs, list) and all(r.uses_proxy() is False for r in refs)
+    return no_proxy
 
 
 def _role_plan(params: dict[str, Any]) -> tuple[tuple[dict[str, Any], bool, bool], ...]:

@@ -19,6 +19,7 @@ subject was checked.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -70,6 +71,19 @@ class NotApplicable:
 Outcome = Violation | NotEvaluable | NotApplicable
 
 
+@dataclass(slots=True)
+class Settled:
+    """A rule's subjects as ``check`` answers them, told apart in bulk (``Template.settle``):
+    ``rest``, those ``check`` must still be asked of (in the subjects' order); of the others,
+    the reasons of their ``NotApplicable`` outcomes (each counted once per outcome) and how
+    many give no outcome at all (checked: nothing wrong). Those others are exactly the
+    subjects whose ``check`` gives nothing else and cannot raise."""
+
+    rest: list[K8sObject]
+    inapplicable: Counter[str] = dataclasses.field(default_factory=Counter)
+    passed: int = 0
+
+
 class Template:
     name: ClassVar[str]
     description: ClassVar[str]
@@ -119,6 +133,16 @@ class Template:
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         raise NotImplementedError
+
+    def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]
+               ) -> Settled | None:
+        """The subjects ``check`` would answer with ``NotApplicable`` outcomes only (or none at
+        all), told apart without asking it of each: a fleet's proxy rules have hundreds of
+        thousands of subjects, most holding nothing they judge (a Pod its controller
+        stands for, a Deployment that sets no proxy). None: ``check`` is asked of every
+        subject. A template's answer is held to its ``check`` by tests
+        (tests/rules/test_settled_subjects.py)."""
+        return None
 
     def caveat(self, ctx: Context) -> str:
         """What the rule's answer leaves out, once its checks ran ('' for nothing): the

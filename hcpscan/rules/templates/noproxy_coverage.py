@@ -55,7 +55,14 @@ from hcpscan.model.hostedcluster import (
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
-from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
+from hcpscan.rules.templates.base import (
+    NotApplicable,
+    NotEvaluable,
+    Outcome,
+    Settled,
+    Template,
+    Violation,
+)
 
 GO = "go"  # every consumer judged here is a Go program (Kubernetes, OpenShift, containerd)
 # The roles (settings.ROLES, the one name -> kind table) a ``consumers`` parameter here takes:
@@ -449,6 +456,18 @@ class NoProxyCoverage(Template):
             ("NetworkAttachmentDefinition", "ClusterUserDefinedNetwork")
             if SECONDARY in params.get("destinations", ()) else ())
         return (*self.reads, *extra, *consumer_reads(params.get("consumers", CONSUMER_KINDS)))
+
+    def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]
+               ) -> Settled | None:
+        # check's answer for a subject that is no consumer (most of a fleet's objects)
+        if SECONDARY in params["destinations"] or params.get("consumers_of", "subject") != "subject":
+            return None
+        if not subjects:
+            return Settled([])  # (the proxy model is not built for none)
+        settled = Settled(ctx.proxy.consuming(subjects))
+        if len(settled.rest) < len(subjects):
+            settled.inapplicable[_NO_CONSUMER] = len(subjects) - len(settled.rest)
+        return settled
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         runtimes = params.get("runtimes", [GO])

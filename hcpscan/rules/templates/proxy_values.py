@@ -43,6 +43,7 @@ from hcpscan.analysis.proxy.validity import (
     proxy_url_problems,
     scheme_optional,
 )
+from hcpscan.analysis.proxy.workloads import controlled_pods
 from hcpscan.analysis.proxy_egress import (
     BLOCKED,
     UNKNOWN,
@@ -70,6 +71,7 @@ from hcpscan.rules.templates.base import (
     NotApplicable,
     NotEvaluable,
     Outcome,
+    Settled,
     Template,
     Violation,
     conditions_param,
@@ -102,6 +104,7 @@ _FIELD = {
     ]}
 
 
+_CONTROLLED = "a controller-owned pod: its controller is checked"
 # Why a subject had nothing a condition judges.
 _NOTHING = {"no-credentials": "no proxy setting or plain field in scope",
             "valid": "no proxy URL or noProxy set",
@@ -688,9 +691,32 @@ class ProxyValues(Template):
         graph = GRAPH_READS if "reachable" in params.get("conditions", ()) else ()
         return (*self.reads, *graph)
 
+    def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]
+               ) -> Settled | None:
+        # check's first two answers: a pod its controller stands for, and an object that
+        # is no consumer and has no plain field of the rule
+        fields = params.get("fields", {})
+        if not isinstance(fields, dict):
+            return None
+        controlled = controlled_pods(ctx.inventory)
+        own = [s for s in subjects if id(s) not in controlled]
+        settled = Settled([])
+        if len(own) < len(subjects):
+            settled.inapplicable[_CONTROLLED] = len(subjects) - len(own)
+        if not own:
+            return settled
+        read = {kind for kind, specs in fields.items() if specs}
+        plain = [s for s in own if s.kind not in read]  # (the proxy model read only for these)
+        consumers = {id(o) for o in ctx.proxy.consuming(plain)} if plain else set()
+        settled.rest = [s for s in own if s.kind in read or id(s) in consumers]
+        if len(settled.rest) < len(own):
+            settled.inapplicable[per_rule(ctx, params, "proxy_values.nothing", _nothing)] += \
+                len(own) - len(settled.rest)
+        return settled
+
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         if controlled_pod(subject):
-            yield NotApplicable("a controller-owned pod: its controller is checked")
+            yield NotApplicable(_CONTROLLED)
             return
         conditions = params["conditions"]
         specs = params.get("fields", {}).get(subject.kind, ())

@@ -82,6 +82,7 @@ from hcpscan.rules.templates.base import (
     NotApplicable,
     NotEvaluable,
     Outcome,
+    Settled,
     Template,
     Violation,
     conditions_param,
@@ -192,16 +193,35 @@ class Trust(Template):
             yield from _judge(ctx, subject, c, ca, params)
         if judged:
             return
-        # a redacted Secret may hold a consumer; for ``loaded`` only an ignition stub can
-        stub_only = set(params["conditions"]) == {"loaded"}
-        if subject.kind == "Secret" and any(v.redacted for v in secret_values(subject).values()) \
-                and (not stub_only or is_user_data(subject)):
+        if _may_hide_consumer(subject, params):
             yield NotEvaluable(f"{subject.ref} is redacted in this dump")
         elif direct:
             yield NotApplicable(f"{', '.join(direct)}: noProxy '*' sends every request direct, "
                                 "never through the proxy")
         else:
-            yield NotApplicable("no https:// proxy in scope")
+            yield NotApplicable(_NO_HTTPS_PROXY)
+
+    def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]
+               ) -> Settled | None:
+        # check's last answer, for subjects that hold no consumer (most of a fleet's)
+        if not subjects:
+            return Settled([])  # (the proxy model is not built for none)
+        holding = {id(o) for o in ctx.proxy.holding(subjects)}
+        settled = Settled([s for s in subjects if id(s) in holding
+                           or (s.kind == "Secret" and _may_hide_consumer(s, params))])
+        if len(settled.rest) < len(subjects):
+            settled.inapplicable[_NO_HTTPS_PROXY] = len(subjects) - len(settled.rest)
+        return settled
+
+
+_NO_HTTPS_PROXY = "no https:// proxy in scope"
+
+
+def _may_hide_consumer(subject: K8sObject, params: dict[str, Any]) -> bool:
+    """A redacted Secret may hold a consumer; for ``loaded`` only an ignition stub can."""
+    if subject.kind != "Secret" or not any(v.redacted for v in secret_values(subject).values()):
+        return False
+    return set(params["conditions"]) != {"loaded"} or is_user_data(subject)
 
 
 def _https_url(c: ConsumerProxy) -> Setting | None:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hcpscan.analysis.reachability.allow import EGRESS, INGRESS
+from hcpscan.analysis.reachability.evaluation import PolicyEvaluation
 from hcpscan.analysis.reachability.paths import Hop, PathGraph
+from hcpscan.analysis.reachability.selectors import _bits_by_text, bits
+from hcpscan.model.ipspace import IPSpace, cut
 
 from .test_path_search import _networkx_answer
 
@@ -76,3 +82,38 @@ def test_an_answer_through_one_node_is_what_networkx_finds(raw, legs_only):
     asked = list(paths._asked.get((ORIGIN, "TCP", 443), {}).values())
     assert paths.answer(ORIGIN, TARGET, "TCP", 443) == _networkx_answer(ORIGIN, TARGET, "TCP",
                                                                          443, asked)
+
+
+# -- bit masks: the set bits of a mask, and the atoms inside an address block ---------------
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.integers(0, 40_000), max_size=200), st.integers(0, 64))
+def test_the_set_bits_of_a_mask_are_its_indices_dense_or_sparse(indices, low_run):
+    """``bits`` reads a mask of many set bits from its binary text: it must give the indices
+    the mask was made of, ascending, however many and however far apart (a low run of
+    consecutive bits crosses the point where it changes how it reads)."""
+    wanted = sorted(set(indices) | set(range(low_run)))
+    mask = sum(1 << i for i in wanted)
+    assert bits(mask) == wanted
+    assert _bits_by_text(mask) == wanted
+
+
+addresses = st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(8, 32))  # 10.a.b.a/n
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(addresses, min_size=1, max_size=6), st.lists(addresses, min_size=1, max_size=3),
+       st.integers(0, 300))
+def test_the_atoms_within_a_block_are_those_it_holds_whole(cuts, block, classes):
+    """The atoms an ipBlock peer opens to are exactly those inside it, at their bits past
+    the classes (the mask is made small and shifted once)."""
+    def space(parts):
+        return IPSpace.from_cidrs([str(ipaddress.ip_network(f"10.{a}.{b}.{a}/{n}", strict=False))
+                                   for a, b, n in parts])
+    atoms = cut([space([c]) for c in cuts], IPSpace.everything())
+    evaluation = PolicyEvaluation([], [], {}, atoms, atoms)
+    evaluation.n = classes  # the classes' bits come first; the atoms' follow them
+    peer = space(block)
+    wanted = sum(1 << (classes + k) for k, atom in enumerate(atoms) if peer.contains(atom))
+    for direction in (INGRESS, EGRESS):
+        assert evaluation._atoms_within(peer, direction) == wanted

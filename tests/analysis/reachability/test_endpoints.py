@@ -148,3 +148,49 @@ def test_pods_sharing_one_spec_dict_each_get_their_own_specs_ports(manifests):
     found = {e.name: e.ports for e in collect_endpoints(inventory, "management")}
     assert found == {o.name: container_ports(o.body["spec"]) for o in objs}
     assert [p.number for p in found["p3"]] == [9090] and [p.number for p in found["p1"]] == [8080]
+
+
+
+def _walking_every_workload(inventory, cluster):
+    """The objects ``collect_endpoints`` makes endpoints of and their workloads, as defined:
+    every pod, then
+    every workload walked to its top owner first, passed over when owned by another or
+    when pods it tops are in the input."""
+    from hcpscan.analysis.reachability import endpoints as ep
+
+    owners = ep._Owners(inventory, cluster)
+    pods = [p for p in inventory.of_kind("Pod") if p.cluster == cluster]
+    out = [(p, owners.top_of(p)) for p in pods]
+    owned = {workload for _, workload in out}
+    for obj in inventory.of_kind(*ep.WORKLOAD_KINDS):
+        if obj.cluster != cluster:
+            continue
+        workload = owners.top_of(obj)
+        if workload != ep.Workload(ep.namespace_of(obj), obj.name, obj.kind) or workload in owned:
+            continue
+        if ep.pod_template(obj) is not None:
+            out.append((obj, workload))
+    return out
+
+
+def test_workloads_with_pods_are_passed_over_before_their_owners_are_walked():
+    """Workloads whose pods are in the input are passed over before their owner chain is
+    walked; the endpoints are those the walk of every workload gives, over every rule
+    fixture and the real-world folders (synthetic pods of templates included)."""
+    from hcpscan.inventory import Inventory
+    from hcpscan.sources.loader import load_paths
+    from tests.conftest import FIXTURES, SHARED
+
+    folders = [*sorted((FIXTURES / "rules").glob("HCP*/*")), FIXTURES / "reachability",
+               *sorted(p for p in (SHARED / "realworld").iterdir() if p.is_dir())]
+    synthetic = passed_over = 0
+    for folder in folders:
+        inventory = Inventory(load_paths([str(folder)]).objects)
+        for cluster in inventory.clusters:
+            found = collect_endpoints(inventory, cluster)
+            assert [(e.obj, e.workload) for e in found] == \
+                _walking_every_workload(inventory, cluster), folder
+            synthetic += sum(e.synthetic for e in found)
+            passed_over += len(inventory.of_kind("Deployment")) - sum(
+                e.synthetic and e.obj.kind == "Deployment" for e in found)
+    assert synthetic > 0 and passed_over > 0
