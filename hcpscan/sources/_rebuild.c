@@ -581,7 +581,16 @@ typedef struct {
     Py_ssize_t nspans, spans_capacity;
     int special;        /* an anchor, alias, tag or complex key */
     int nomem;
+    int crowded;        /* a probe ran past MAX_PROBES: tokens made to collide */
 } Scan;
+
+/* The longest run of taken slots a token is looked for in. Linear probing in a table at
+ * most half full keeps runs short for any text written for Kubernetes (its longest run
+ * over N = 500's files and the real ones is a few dozen slots), but the hash has no
+ * secret: tokens computed to fall in one run would make the scan quadratic (200,000 of
+ * them: 42 s). Past this bound the scan stops and the Python definition answers (its
+ * sets' hash is seeded per process): the same tokens, in linear time. */
+#define MAX_PROBES 512
 
 static inline Py_ssize_t
 past_blanks(const unsigned char *s, Py_ssize_t i, Py_ssize_t b)
@@ -623,8 +632,14 @@ grow_table(Scan *t)
             continue;
         Py_ssize_t length = t->table[2 * i + 1];
         size_t slot = token_hash(t->s + start, length) & (capacity - 1);
-        while (table[2 * slot] >= 0)
+        for (int probes = 0; table[2 * slot] >= 0; probes++) {
+            if (probes >= MAX_PROBES) {
+                PyMem_RawFree(table);
+                t->crowded = 1;
+                return -1;
+            }
             slot = (slot + 1) & (capacity - 1);
+        }
         table[2 * slot] = start;
         table[2 * slot + 1] = length;
     }
@@ -639,17 +654,22 @@ static void
 keep_token(Scan *t, Py_ssize_t start, Py_ssize_t length)
 {
     if ((t->used + 1) * 2 > t->capacity && grow_table(t) < 0) {
-        t->nomem = 1;
+        if (!t->crowded)
+            t->nomem = 1;
         return;
     }
     size_t mask = t->capacity - 1;
     size_t slot = token_hash(t->s + start, length) & mask;
-    for (;;) {
+    for (int probes = 0;; probes++) {
         Py_ssize_t at = t->table[2 * slot];
         if (at < 0)
             break;
         if (t->table[2 * slot + 1] == length && memcmp(t->s + at, t->s + start, length) == 0)
             return;
+        if (probes >= MAX_PROBES) {
+            t->crowded = 1;
+            return;
+        }
         slot = (slot + 1) & mask;
     }
     t->table[2 * slot] = start;
@@ -854,7 +874,7 @@ scan_line(Scan *t, Py_ssize_t a, Py_ssize_t b, int first_line, int counted, int 
         default:
             return -1;  /* not printable ASCII */
         }
-        if (t->special || t->nomem)
+        if (t->special || t->nomem || t->crowded)
             return 0;
     }
     return 0;
@@ -998,7 +1018,8 @@ flow_open(const unsigned char *s, Py_ssize_t n)
     return 0;
 }
 
-/* The whole pre-scan: 1 with the tokens in t->table, 0 for None, -1 out of memory. */
+/* The whole pre-scan: 1 with the tokens in t->table, 0 for None, -1 out of memory, -2
+ * for a token table crowded past MAX_PROBES (the Python definition answers). */
 static int
 scan_tokens(Scan *t)
 {
@@ -1025,7 +1046,7 @@ scan_tokens(Scan *t)
         start = b + 1;
     }
     Py_ssize_t k = 0;
-    for (Py_ssize_t start = first_end + 1; start <= n && !t->special && !t->nomem;) {
+    for (Py_ssize_t start = first_end + 1; start <= n && !t->special && !t->nomem && !t->crowded;) {
         Py_ssize_t b = next_of(s, n, start, '\n');
         while (k < t->nspans && t->spans[k].end <= b)
             k++;
@@ -1034,6 +1055,8 @@ scan_tokens(Scan *t)
             return 0;
         start = b + 1;
     }
+    if (t->crowded)
+        return -2;
     if (t->nomem)
         return -1;
     return t->special ? 0 : 1;
@@ -1079,7 +1102,11 @@ py_scalar_tokens(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     verdict = scan_tokens(&t);
     Py_END_ALLOW_THREADS
     PyObject *tokens = NULL;
-    if (verdict < 0)
+    if (verdict == -2) {
+        Py_INCREF(Py_False);  /* not answered here: the Python definition answers */
+        tokens = Py_False;
+    }
+    else if (verdict < 0)
         PyErr_NoMemory();
     else if (verdict == 0) {
         Py_INCREF(Py_None);

@@ -291,7 +291,9 @@ def _tokens(text: str) -> set[str] | None:
     files): one pass over the text's bytes, no line split out or remembered. Python's
     patterns and str methods on other characters are the Python code's to answer."""
     if _compiled is not None and text.isascii():
-        return _compiled.scalar_tokens(text)  # type: ignore[no-any-return]
+        found = _compiled.scalar_tokens(text)
+        if found is not False:  # False: tokens made to collide in its table (a crafted
+            return found  # text), which the definition reads
     return _scalar_tokens(text)
 
 

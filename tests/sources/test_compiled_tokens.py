@@ -346,3 +346,28 @@ def test_nothing_leaks_whatever_the_answer():
     finally:
         tracemalloc.stop()
     assert grown < 4096, grown
+
+
+def _table_hash(token: bytes) -> int:
+    """The compiled scan's hash of a token (FNV-1a, 64 bits, folded): no secret in it."""
+    h = 14695981039346656037
+    for byte in token:
+        h = ((h ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h ^ (h >> 29)
+
+
+def test_tokens_made_to_collide_are_read_by_the_definition_in_linear_time():
+    # 700 numbers whose hash falls in the same 16 slots of every table of up to 4,096:
+    # one run of taken slots longer than the scan probes (each insert would walk it all)
+    crafted, candidate = [], 10**6
+    while len(crafted) < 700:
+        candidate += 1
+        if _table_hash(str(candidate).encode()) & 0xFFF < 16:
+            crafted.append(candidate)
+    text = "items:\n" + "".join(f"- {n}\n" for n in crafted)
+    assert COMPILED.scalar_tokens(text) is False  # not answered there ...
+    fastyaml.forget()
+    assert fastyaml._tokens(text) == _python(text) == {str(n) for n in crafted}  # ... but here
+    # as many tokens written as anyone would: answered by the compiled scan
+    plain = "items:\n" + "".join(f"- {n}\n" for n in range(10**6, 10**6 + 5000))
+    assert _same(plain) == {str(n) for n in range(10**6, 10**6 + 5000)}
