@@ -99,6 +99,9 @@ def _built_from_source_beside(module: Any, source: str = _REBUILD_SOURCE) -> boo
     return getattr(module, "SOURCE", None) == zlib.crc32(text)
 
 
+# What this code calls in the compiled module.
+_COMPILED_NAMES = ("configure", "canonical", "kept", "refusable", "scalar_tokens",
+                   "item_positions", "document_markers")
 _compiled: Any = None
 if os.environ.get("HCPSCAN_COMPILED", "").strip() != "0":
     try:
@@ -107,6 +110,8 @@ if os.environ.get("HCPSCAN_COMPILED", "").strip() != "0":
         _compiled = None
     if _compiled is not None and not _built_from_source_beside(_compiled):
         _compiled = None  # stale: `pip install -e .` builds it again
+    if _compiled is not None and not all(hasattr(_compiled, name) for name in _COMPILED_NAMES):
+        _compiled = None  # an older build beside no source (a wheel installed over another)
 
 
 # Where a plain scalar (or a node's anchor, alias, tag or complex key) can start:

@@ -507,3 +507,23 @@ def test_a_module_built_from_another_source_is_not_used(tmp_path):
         run = subprocess.run([sys.executable, "-c", probe, str(ROOT / "hcpscan" / "sources" / "_rebuild.c"), flip],
                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
         assert (run.returncode, run.stdout.strip()) == (0, "False {'a': 1}"), run.stderr[-2000:]
+
+
+def test_a_module_without_a_function_this_code_calls_is_not_used():
+    """An older build (a wheel installed over another, no source beside it) may lack a
+    function added since: the Python code reads, and hcpscan still starts."""
+    probe = ("import sys, types\n"
+             "old = types.ModuleType('hcpscan.sources._rebuild')\n"
+             "real = __import__('hcpscan.sources._rebuild', fromlist=['x'])\n"
+             "for name in dir(real):\n"
+             "    if name != sys.argv[1]:\n"
+             "        setattr(old, name, getattr(real, name))\n"
+             "sys.modules['hcpscan.sources._rebuild'] = old\n"
+             "sys.modules['hcpscan.sources']._rebuild = old\n"
+             "from hcpscan.sources import fastyaml\n"
+             "print(fastyaml.COMPILED, fastyaml.fast_documents('a: 1\\n')[0].body)\n")
+    for missing, used in (("scalar_tokens", False), ("item_positions", False),
+                          ("document_markers", False), ("nothing", True)):
+        run = subprocess.run([sys.executable, "-c", probe, missing], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+        assert (run.returncode, run.stdout.strip()) == (0, f"{used} {{'a': 1}}"), run.stderr[-2000:]
