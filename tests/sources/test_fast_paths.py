@@ -458,6 +458,32 @@ def test_the_forkserver_is_stopped_when_the_workers_are_done_and_starts_again(tm
         assert forkserver._forkserver._forkserver_pid is None
 
 
+def test_the_forkserver_preloads_the_parser_only_for_several_workers(tmp_path, monkeypatch):
+    # one worker imports the parser itself: the server holding it too would count twice
+    # in the summed resident sets; several share the server's copy
+    import multiprocessing.context
+    from multiprocessing import forkserver
+
+    monkeypatch.setattr(forkserver._forkserver, "_preload_modules",
+                        list(forkserver._forkserver._preload_modules))  # put back after
+    preloaded: list[tuple[int, list[str]]] = []
+    real = multiprocessing.context.ForkServerContext.set_forkserver_preload
+
+    def record(self, names):
+        preloaded.append((jobs, list(names)))
+        return real(self, names)
+
+    monkeypatch.setattr(multiprocessing.context.ForkServerContext, "set_forkserver_preload", record)
+    _configmap_dump(tmp_path, 6)
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(loader, "_BATCH_FILES", 1)
+    for jobs in (2, 3):
+        monkeypatch.setenv("HCPSCAN_JOBS", str(jobs))
+        result = load_paths([str(tmp_path)])
+        assert [o.name for o in result.objects] == [f"cm{i}" for i in range(6)]
+    assert preloaded == [(2, []), (3, ["hcpscan.sources.documents"])]
+
+
 def _killed_batch(tasks, load=b""):
     """A parse worker killed while it holds a batch (as the out-of-memory killer does)."""
     import os
