@@ -164,11 +164,15 @@ class _Reader:
             raise _Unhandled
         out: dict[str, Any] = {}
         rows = self.rows
+        count = len(rows)
+        first = self.first
         while True:
             found = _KEY.match(text)
-            if found is None or len(found.group(1)) > _MAX_KEY:
+            if found is None:
                 raise _Unhandled
             written = found.group(1)
+            if len(written) > _MAX_KEY:
+                raise _Unhandled
             key = _key_text(written) if written[0] in "'\"" else written
             rest = text[found.end():]
             key_row = at
@@ -178,19 +182,26 @@ class _Reader:
                 if ": " in plain or plain.endswith(":"):
                     raise _Unhandled
                 at += 1
-                if cut < 0 and at < len(rows) and (not rows[at][1] or rows[at][0] > indent):
+                if cut < 0 and at < count and (not rows[at][1] or rows[at][0] > indent):
                     at = self.plain_lines(at, indent)
                 child = None
             else:
                 child, _, _, at = self.value(at, rest, indent + found.end(), indent, depth, True)
             if key not in out:
-                out[key] = (self.first + key_row, indent, child)
-            at = self.next_content(at)
-            if at >= len(rows) or rows[at][0] < indent:
+                out[key] = (first + key_row, indent, child)
+            if at < count:
+                column, text = rows[at]
+                if not text or text[0] == "#":
+                    at = self.next_content(at)
+                    if at >= count:
+                        return out, at
+                    column, text = rows[at]
+            else:
                 return out, at
-            if rows[at][0] > indent:
+            if column != indent:
+                if column < indent:
+                    return out, at
                 raise _Unhandled
-            text = rows[at][1]
 
     def sequence(self, at: int, indent: int, indentless: bool,
                  depth: int) -> tuple[list[Any], int]:
