@@ -99,6 +99,35 @@ def read_entry(lines: list[str], first: int, indent: int) -> dict[str, Any] | No
     return _read(rows, first, indent)
 
 
+_DOCUMENT_START = re.compile(r"---" + _TAIL)
+
+
+def read_document(text: str, first: int) -> tuple[dict[str, Any], int] | None:
+    """The position tree of a document whose root is a block mapping, and the file line
+    (0-based) of its first key; ``text`` is the document's own text (an explicit start
+    marker first or not), ``first`` the file line it starts on. None: do not know."""
+    if _UNHANDLED_CHARS.search(text):
+        return None
+    rows = []
+    for line in text.split("\n"):
+        content = line.lstrip(" ")
+        rows.append((len(line) - len(content), content))
+    at = 0
+    if rows[0][0] == 0 and rows[0][1].startswith("---"):
+        if _DOCUMENT_START.fullmatch(rows[0][1]) is None:
+            return None  # content on the marker's line
+        at = 1
+    while at < len(rows) and (not rows[at][1] or rows[at][1][0] == "#"):
+        at += 1
+    if at >= len(rows) or rows[at][0] != 0:
+        return None
+    if any(column == 0 and content.startswith(("---", "...", "%"))
+           for column, content in rows[at:]):
+        return None
+    tree = _read(rows[at:], first + at, 0)
+    return None if tree is None else (tree, first + at)
+
+
 def _read(rows: list[tuple[int, str]], first: int, indent: int) -> dict[str, Any] | None:
     reader = _Reader(rows, first)
     try:

@@ -25,7 +25,7 @@ import yaml
 
 from hcpscan.core.yamldocs import compose_document, document_spans, locate_in
 from hcpscan.inventory.entrylines import locate as locate_read
-from hcpscan.inventory.entrylines import read_entry
+from hcpscan.inventory.entrylines import read_document, read_entry
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import SourceLocation
 
@@ -87,10 +87,19 @@ class Locator:
                 where = locate_in(node, None, steps)
                 if where is not None:
                     return where[0] + offset, where[1]
-        found = self._cached(("document", source.file, source.member, source.doc_index),
-                             lambda: self._compose_document(source))
+        whole = source.item_index is None
+        found = self._cached(("document", source.file, source.member, source.doc_index, whole),
+                             lambda: self._read_document(source) if whole
+                             else self._compose_document(source))
         if found is None:
             return None
+        if isinstance(found[0], dict):  # read off the document's lines (entrylines)
+            read = locate_read(found[0], found[1], 0, steps)
+            if read is not None:
+                return read
+            found = self._compose_document(source)  # (an empty item on the way)
+            if found is None:
+                return None
         where = locate_in(found[0], source.item_index, steps)
         return None if where is None else (where[0] + found[1], where[1])
 
@@ -103,6 +112,18 @@ class Locator:
         if len(self._nodes) > 64:
             self._nodes.popitem(last=False)
         return found
+
+    def _read_document(self, source: SourceLocation) -> tuple[Any, int] | None:
+        """The document's position tree read off its lines (``entrylines``) and the line
+        (0-based) of its first key, else its composed node (``_compose_document``)."""
+        _, lines = self._text(source)
+        spans = None if lines is None else self._document_spans(source, lines)
+        if spans is not None and source.doc_index < len(spans):
+            first_line, text = spans[source.doc_index]
+            read = read_document(text, first_line)
+            if read is not None:
+                return read
+        return self._compose_document(source)
 
     def _compose_document(self, source: SourceLocation) -> tuple[Any, int] | None:
         """The document's node and the line its text starts after: composed from its

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hcpscan.core.yamldocs import compose_document, locate_in
 from hcpscan.inventory import entrylines
-from hcpscan.inventory.locator import Locator, _lines, entry_end
+from hcpscan.inventory.locator import Locator, _documents_of, _lines, entry_end
 from hcpscan.sources.loader import load_paths
 from tests.conftest import FIXTURES, SHARED
 from tests.sources.test_compiled_tokens import generated_dump
@@ -95,6 +95,37 @@ def test_every_entry_of_every_real_file_is_read_as_composed():
     assert read > 5000 and read > 4 * unknown, (read, unknown)
 
 
+def check_document(text: str, first: int) -> bool:
+    """The finder's tree of a document answers as the document's composition for every
+    path; True if it read the document."""
+    read = entrylines.read_document(text, first)
+    if read is None:
+        return False
+    tree, top = read
+    node = compose_document(text, 0)
+    assert isinstance(node, yaml.MappingNode), text
+    assert (node.start_mark.line + first, node.start_mark.column) == (top, 0)
+    assert set(tree) == {k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+    for steps in _node_paths(node):
+        found = entrylines.locate(tree, top, 0, steps)
+        if found is not None:
+            line, column, _ = locate_in(node, None, steps)
+            assert found == (line + first, column), (text, steps)
+    return True
+
+
+def test_every_document_of_every_real_file_is_read_as_composed():
+    read = unknown = 0
+    for _, text in _real_texts():
+        spans = _documents_of(text)
+        for first, document in spans or ():
+            if check_document(document, first):
+                read += 1
+            else:
+                unknown += 1
+    assert read > 1000 and read > unknown, (read, unknown)
+
+
 def test_the_benchmarks_generated_dump_is_read_as_composed(tmp_path):
     read = 0
     for path in generated_dump(tmp_path, 5):
@@ -109,15 +140,23 @@ class _Composing(Locator):
     def _read_item(self, source: Any, body: Any) -> Any:
         return self._compose_item(source, body)
 
+    def _read_document(self, source: Any) -> Any:
+        return self._compose_document(source)
+
 
 class _Counting(Locator):
     """The locator, counting the entries read off their lines."""
 
-    trees = 0
+    trees = documents = 0
 
     def _read_item(self, source: Any, body: Any) -> Any:
         found = super()._read_item(source, body)
         self.trees += found is not None and isinstance(found[0], dict)
+        return found
+
+    def _read_document(self, source: Any) -> Any:
+        found = super()._read_document(source)
+        self.documents += found is not None and isinstance(found[0], dict)
         return found
 
 
@@ -131,8 +170,7 @@ def _body_paths(body: Any, prefix: tuple = ()) -> Any:
 
 def test_every_field_of_every_loaded_object_is_found_where_composition_finds_it():
     roots = [FIXTURES / "example", SHARED / "realworld"]
-    objects = [o for o in load_paths([str(root) for root in roots]).objects
-               if o.source.item_index is not None]
+    objects = load_paths([str(root) for root in roots]).objects
     assert len(objects) > 100
     reading, composing = _Counting(), _Composing()
     asked = 0
@@ -142,7 +180,7 @@ def test_every_field_of_every_loaded_object_is_found_where_composition_finds_it(
                 composing.field(obj.source, obj.body, steps), (obj.ref, steps)
             asked += 1
     assert asked > 10_000
-    assert reading.trees > 100, reading.trees
+    assert reading.trees > 100 and reading.documents > 100, (reading.trees, reading.documents)
 
 
 # -- generated entries ----------------------------------------------------------------
@@ -211,6 +249,10 @@ def _check_text(text: str, indent: int) -> bool:
     lines = _lines(text.encode("utf-8"))
     if lines is None or not lines:
         return False
+    # the same text as a document of its own (moved to column 0), and after a marker
+    dedented = "".join(line[indent:] if line[:indent].isspace() else line for line in lines)
+    check_document(dedented, 0)
+    check_document("---\n" + dedented, 3)
     return check_entry(lines, 0, indent)
 
 
