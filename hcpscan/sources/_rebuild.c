@@ -567,19 +567,33 @@ spec_write(SpecBuffer *buffer, PyObject *value, int depth)
         return 1;
     }
     if (PyUnicode_CheckExact(value)) {
-        Py_ssize_t length;
-        const char *text = PyUnicode_AsUTF8AndSize(value, &length);
-        if (text == NULL) {  /* a lone surrogate: not written here */
+        if (PyUnicode_READY(value) < 0)
+            return -1;
+        if (PyUnicode_IS_ASCII(value)) {  /* its own bytes are its UTF-8 */
+            Py_ssize_t length = PyUnicode_GET_LENGTH(value);
+            if (spec_length(buffer, 's', 'S', length) < 0 || spec_room(buffer, length) < 0)
+                return -1;
+            memcpy(buffer->data + buffer->used, PyUnicode_DATA(value), (size_t)length);
+            buffer->used += length;
+            return 1;
+        }
+        /* a bytes object made and dropped, as marshal does: PyUnicode_AsUTF8AndSize would
+         * keep a UTF-8 copy inside every such string of the inventory */
+        PyObject *encoded = PyUnicode_AsUTF8String(value);
+        if (encoded == NULL) {  /* a lone surrogate: not written here */
             if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
                 return -1;
             PyErr_Clear();
             return 0;
         }
-        if (spec_length(buffer, 's', 'S', length) < 0 || spec_room(buffer, length) < 0)
-            return -1;
-        memcpy(buffer->data + buffer->used, text, (size_t)length);
-        buffer->used += length;
-        return 1;
+        Py_ssize_t length = PyBytes_GET_SIZE(encoded);
+        int failed = spec_length(buffer, 's', 'S', length) < 0 || spec_room(buffer, length) < 0;
+        if (!failed) {
+            memcpy(buffer->data + buffer->used, PyBytes_AS_STRING(encoded), (size_t)length);
+            buffer->used += length;
+        }
+        Py_DECREF(encoded);
+        return failed ? -1 : 1;
     }
     if (PyLong_CheckExact(value)) {
         int overflow = 0;

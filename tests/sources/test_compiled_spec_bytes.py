@@ -179,3 +179,12 @@ def test_nothing_leaks_written_or_not(value):
     counts = [sys.getrefcount(value)]
     COMPILED.spec_bytes(value)
     assert [sys.getrefcount(value)] == counts
+
+
+def test_a_non_ascii_string_keeps_no_utf8_copy():
+    """Writing a string past ASCII makes its UTF-8 bytes and drops them, as marshal does:
+    the string (kept in the inventory for the whole scan) does not grow a copy."""
+    text = "é" * 100_000 + "".join(chr(c) for c in range(0x100, 0x200))
+    before = sys.getsizeof(text)
+    assert _same([text]) is not None
+    assert sys.getsizeof(text) == before
