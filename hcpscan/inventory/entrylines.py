@@ -40,7 +40,7 @@ _UNHANDLED_CHARS = re.compile(r"[^\x20-\x7e\n]")
 _KEY = re.compile(r"""([A-Za-z0-9_./][A-Za-z0-9_./-]*|'(?:[^'\n]|'')*'|"[^"\\\n]*"):(?: +|$)""")
 _TAIL = r"(?: +#.*)? *"  # what may follow a quoted scalar or a collection on its line
 _SINGLE = re.compile(r"'(?:[^']|'')*'" + _TAIL)
-_ESCAPE = r"""\\(?:[0abtnvfre "/\\'N_LP]|x[0-9A-Fa-f]{2}|u(?![dD][89a-fA-F])[0-9A-Fa-f]{4})"""
+_ESCAPE = r"""\\(?:[0abtnvfre "/\\N_LP]|x[0-9A-Fa-f]{2}|u(?![dD][89a-fA-F])[0-9A-Fa-f]{4})"""
 _DOUBLE = re.compile(r'"(?:[^"\\]|' + _ESCAPE + r')*"' + _TAIL)
 # a quoted scalar's first line, middle lines and last line when it runs over several
 _SINGLE_OPEN = re.compile(r"'(?:[^']|'')*")

@@ -317,3 +317,15 @@ def test_written_entries_are_read_or_refused_as_expected():
     assert tree is not None and _check_text("".join(empty_item), 2)
     assert entrylines.locate(tree, 0, 2, ("l", 2)) == (4, 5)
     assert entrylines.locate(tree, 0, 2, ("l", 1)) is None  # an empty item: composed instead
+
+
+def test_every_escape_of_a_double_quoted_value_is_read_as_composed():
+    """Each printable character after a backslash (PyYAML refuses ``\\'``), and hex escapes
+    around the surrogates, on one line and over two."""
+    escapes = [chr(c) for c in range(0x20, 0x7f)]
+    escapes += ["x4", "x41", "u00e9", "ud7ff", "ud800", "udfff", "ue000", "U0001F600", "U00110000"]
+    read = 0
+    for escape in escapes:
+        for text in (f'  a: "x\\{escape}y"\n  b: 1\n', f'  a: "x\\{escape}\n    y"\n  b: 1\n'):
+            read += _check_text(text, 2)
+    assert read > 30
