@@ -24,8 +24,6 @@ from typing import Any
 import yaml
 
 from hcpscan.core.yamldocs import compose_document, document_spans, locate_in
-from hcpscan.inventory.entrylines import locate as locate_read
-from hcpscan.inventory.entrylines import read_document, read_entry
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import SourceLocation
 
@@ -77,6 +75,7 @@ class Locator:
             if found is not None:
                 node, offset = found
                 if isinstance(node, dict):  # read off the entry's lines (entrylines)
+                    from hcpscan.inventory.entrylines import locate as locate_read
                     read = locate_read(node, offset, source.column - 1, steps)
                     if read is not None:
                         return read
@@ -94,6 +93,7 @@ class Locator:
         if found is None:
             return None
         if isinstance(found[0], dict):  # read off the document's lines (entrylines)
+            from hcpscan.inventory.entrylines import locate as locate_read
             read = locate_read(found[0], found[1], 0, steps)
             if read is not None:
                 return read
@@ -120,6 +120,7 @@ class Locator:
         spans = None if lines is None else self._document_spans(source, lines)
         if spans is not None and source.doc_index < len(spans):
             first_line, text = spans[source.doc_index]
+            from hcpscan.inventory.entrylines import read_document
             read = read_document(text, first_line)
             if read is not None:
                 return read
@@ -159,6 +160,7 @@ class Locator:
         first, indent = source.line - 1, source.column - 1
         if not 0 <= first < len(lines) or len(lines[first]) <= indent:
             return None
+        from hcpscan.inventory.entrylines import read_entry  # (its patterns: when first asked)
         tree = read_entry(lines, first, indent)
         if tree is None:
             return self._compose_item(source, body)
