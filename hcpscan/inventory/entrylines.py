@@ -13,11 +13,13 @@ It is exact or silent. An entry is read only if every one of its lines is of a
 shape handled here and the lines together are well-formed YAML that PyYAML
 composes to the same positions; anything else answers ``None`` ("do not
 know") and the locator composes as before: characters outside printable
-ASCII (tabs, other line breaks, non-ASCII), flow collections other than
-``[]``/``{}``, anchors, aliases, tags, ``?`` keys, keys other than simple
-words or one-line quoted strings, scalars running over several lines,
-block scalars with an indentation indicator or leading blank lines deeper
-than their text, a dash directly after a dash, document markers, nesting
+ASCII (tabs, line breaks other than "\n" and "\r\n", non-ASCII), flow
+collections other than ``[]``/``{}``, anchors, aliases, tags, ``?`` keys,
+keys other than simple words or one-line quoted strings, a scalar's line at
+or left of its key's column, a plain scalar holding ": " or going on after a
+comment, block scalars with an indentation indicator or leading blank lines
+deeper than their text, a dash directly after a dash, a scalar on the line
+below its key, document markers and directives, nesting
 deeper than ``_MAX_DEPTH``. ``tests/inventory/test_entry_lines.py`` holds it
 to composition over every real file and generated and mutated texts.
 """
@@ -35,8 +37,8 @@ _EMPTY_ITEM = (None, None, None)
 _MAX_DEPTH = 64
 _MAX_KEY = 1000  # libyaml forgets a simple key 1,024 characters on
 
-# Anything but printable ASCII and "\n" sends the entry to composition.
-_UNHANDLED_CHARS = re.compile(r"[^\x20-\x7e\n]")
+# Anything but printable ASCII and line ends ("\n", "\r\n") sends the entry to composition.
+_UNHANDLED_CHARS = re.compile(r"[^\x20-\x7e\r\n]|\r(?!\n)")
 _KEY = re.compile(r"""([A-Za-z0-9_./][A-Za-z0-9_./-]*|'(?:[^'\n]|'')*'|"[^"\\\n]*"):(?: +|$)""")
 _TAIL = r"(?: +#.*)? *"  # what may follow a quoted scalar or a collection on its line
 _SINGLE = re.compile(r"'(?:[^']|'')*'" + _TAIL)
@@ -68,9 +70,9 @@ def entry_tree(lines: list[str], first: int, end: int, indent: int) -> dict[str,
     if _UNHANDLED_CHARS.search(head, indent) or any(
             _UNHANDLED_CHARS.search(line) for line in lines[first + 1:end]):
         return None
-    rows: list[tuple[int, str]] = [(indent, head[indent:].rstrip("\n"))]
+    rows: list[tuple[int, str]] = [(indent, head[indent:].rstrip("\r\n"))]
     for line in lines[first + 1:end]:
-        text = line.rstrip("\n")
+        text = line.rstrip("\r\n")
         content = text.lstrip(" ")
         rows.append((len(text) - len(content), content))
     return _read(rows, first, indent)
@@ -83,10 +85,10 @@ def read_entry(lines: list[str], first: int, indent: int) -> dict[str, Any] | No
     head = lines[first]
     if indent < 1 or len(head) <= indent or head[indent] == " ":
         return None
-    rows: list[tuple[int, str]] = [(indent, head[indent:].rstrip("\n"))]
+    rows: list[tuple[int, str]] = [(indent, head[indent:].rstrip("\r\n"))]
     end, count = first + 1, len(lines)
     while end < count:
-        text = lines[end].rstrip("\n")
+        text = lines[end].rstrip("\r\n")  # (a "\r" elsewhere than before "\n": refused below)
         content = text.lstrip(" ")
         column = len(text) - len(content)
         if column < indent and content and content[0] != "#":
@@ -110,6 +112,7 @@ def read_document(text: str, first: int) -> tuple[dict[str, Any], int] | None:
         return None
     rows = []
     for line in text.split("\n"):
+        line = line.rstrip("\r")  # (only before "\n": checked above)
         content = line.lstrip(" ")
         rows.append((len(line) - len(content), content))
     at = 0

@@ -253,6 +253,10 @@ def _check_text(text: str, indent: int) -> bool:
     dedented = "".join(line[indent:] if line[:indent].isspace() else line for line in lines)
     check_document(dedented, 0)
     check_document("---\n" + dedented, 3)
+    crlf = _lines(text.replace("\n", "\r\n").encode("utf-8"))  # the same with CRLF line ends
+    if crlf is not None:
+        check_entry(crlf, 0, indent)
+        check_document(dedented.replace("\n", "\r\n"), 0)
     return check_entry(lines, 0, indent)
 
 
@@ -305,6 +309,8 @@ _WRITTEN = [
     ("  'a''b': 1\n  \"c\": 2\n", True),
     ("  a:\n    b\n", False),
     ("  a:\tb\n", False),
+    ("  a: b\r\n  c:\r\n  - d\r\n", True),
+    ("  a: b\r  c: d\n", False),
 ]
 
 
