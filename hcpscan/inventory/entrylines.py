@@ -13,7 +13,7 @@ It is exact or silent. An entry is read only if every one of its lines is of a
 shape handled here and the lines together are well-formed YAML that PyYAML
 composes to the same positions; anything else answers ``None`` ("do not
 know") and the locator composes as before: characters outside printable
-ASCII (tabs, line breaks other than "\n" and "\r\n", non-ASCII), flow
+ASCII (tabs, line breaks other than ``\\n`` and ``\\r\\n``, non-ASCII), flow
 collections other than ``[]``/``{}``, anchors, aliases, tags, ``?`` keys,
 keys other than simple words or one-line quoted strings, a scalar's line at
 or left of its key's column, a plain scalar holding ": " or going on after a
