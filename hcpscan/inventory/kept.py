@@ -32,7 +32,9 @@ from __future__ import annotations
 import hashlib
 import marshal
 import re
+import struct
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from hcpscan.core.yamldocs import MAX_NODES
@@ -167,7 +169,8 @@ _DIGEST = 16  # bytes of a spec's digest
 _BY_REPR = b"r"
 
 
-def spec_key(kind: str, body: Any, aliased: bool = True, most: int = MAX_NODES) -> bytes | None:
+def spec_key(kind: str, body: Any, aliased: bool = True, most: int = MAX_NODES,
+             written: Callable[[Any], bytes | None] | None = None) -> bytes | None:
     """A digest of the pruned body's pod spec (computed where the parsing happens), by
     which equal specs are found; None when there is none to share, or when the spec may
     not be written out (``_written``): such a spec stays its own. ``aliased``: whether the
@@ -179,13 +182,22 @@ def spec_key(kind: str, body: Any, aliased: bool = True, most: int = MAX_NODES) 
     contents in the same order (``True`` is not ``1``, ``1`` is not ``1.0``, a mapping's
     keys in another order are other bytes). Two specs with one digest are therefore taken
     for one without comparing them (a 128-bit BLAKE2b digest: the chance that two of a
-    million different specs meet is below 10^-26)."""
+    million different specs meet is below 10^-26).
+
+    ``written``: the compiled ``_spec_bytes`` (``sources._rebuild.spec_bytes``), whose
+    bytes, where it writes the spec, are digested instead of marshal's (under another
+    BLAKE2b personalisation: the two kinds of key never meet). They tell the same values
+    apart as marshal's (``_spec_bytes``), without making a bytes object of every string."""
     held = _holder(kind, body)
     if held is None:
         return None
     spec = held[0][held[1]]
     if aliased and _written(spec) > most:
         return None
+    if written is not None:
+        data = written(spec)
+        if data is not None:
+            return hashlib.blake2b(data, digest_size=_DIGEST, person=_SPEC_BYTES).digest()
     try:  # marshal's version 2 writes no back-references: equal values, equal bytes
         data = marshal.dumps(spec, 2)
     except ValueError:  # a value marshal does not write (a YAML tag's object), or nested
@@ -195,6 +207,71 @@ def spec_key(kind: str, body: Any, aliased: bool = True, most: int = MAX_NODES) 
             return None
         return _BY_REPR + hashlib.blake2b(text.encode(), digest_size=_DIGEST).digest()
     return hashlib.blake2b(data, digest_size=_DIGEST).digest()
+
+
+# The personalisation of digests of ``_spec_bytes``' bytes (marshal's have none).
+_SPEC_BYTES = b"hcpscan-spec"
+_SPEC_DEPTH = 512  # nesting ``_spec_bytes`` writes (deeper: the marshal key decides)
+_LONG_LONG = 1 << 63
+
+
+def _spec_bytes(value: Any) -> bytes | None:
+    """The bytes a pod spec's key is a digest of where hcpscan's compiled module is built
+    (its ``spec_bytes`` is this function, in C). Each value is a tag, then: for a string,
+    a mapping or a list its length (below 256 one byte under a lowercase tag, else 8
+    bytes little-endian under an uppercase one) and its UTF-8 bytes or entries in order;
+    for an int from 0 to 255 one byte (``i``), any other of 64 bits 8 bytes in two's
+    complement (``I``); for a float its 8 bytes as ``struct`` writes them (``-0.0`` is not
+    ``0.0``, a NaN is its own bits); None, True and False nothing more. Each tag tells
+    how long what follows is, so two values write the same bytes exactly when marshal
+    writes the same bytes for them: same types (``True`` is not ``1``), same contents,
+    same order. None for what it does not write (the marshal key decides then): an int
+    past 64 bits, a string with a lone surrogate, any other type (a subclass, a tuple),
+    nesting past ``_SPEC_DEPTH``."""
+    out = bytearray()
+    return bytes(out) if _spec_write(out, value, 0) else None
+
+
+def _spec_length(out: bytearray, small: bytes, large: bytes, length: int) -> None:
+    out += small + bytes((length,)) if length < 256 else large + length.to_bytes(8, "little")
+
+
+def _spec_write(out: bytearray, value: Any, depth: int) -> bool:
+    if depth > _SPEC_DEPTH:
+        return False
+    if value is None or value is True or value is False:
+        out += b"N" if value is None else b"T" if value is True else b"F"
+        return True
+    kind = type(value)
+    if kind is str:
+        try:
+            data = value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        _spec_length(out, b"s", b"S", len(data))
+        out += data
+    elif kind is int:
+        if not -_LONG_LONG <= value < _LONG_LONG:
+            return False
+        if 0 <= value < 256:
+            _spec_length(out, b"i", b"I", value)
+        else:
+            out += b"I" + (value % (1 << 64)).to_bytes(8, "little")
+    elif kind is float:
+        out += b"f" + struct.pack("<d", value)
+    elif kind is dict:
+        _spec_length(out, b"d", b"D", len(value))
+        for key, item in value.items():
+            if not (_spec_write(out, key, depth + 1) and _spec_write(out, item, depth + 1)):
+                return False
+    elif kind is list:
+        _spec_length(out, b"l", b"L", len(value))
+        for item in value:
+            if not _spec_write(out, item, depth + 1):
+                return False
+    else:
+        return False
+    return True
 
 
 _ENDLESS = sys.maxsize

@@ -1,11 +1,12 @@
 """Finding a field's own line in the user's file, after loading kept no parse trees.
 
-A document is composed again (with positions) when a finding or an evidence
-line needs one of its fields. Most objects of a dump are entries of large
-Lists (a namespace's pods.yaml is half a megabyte), so an entry is composed on
-its own: its lines run from where it starts to the first line indented less
-than it. The entry's keys must be the object's, or its document is composed
-as before; recent results are kept, since findings cluster in a few files.
+A finding or an evidence line needs one of a document's fields. Most objects of
+a dump are entries of large Lists (a namespace's pods.yaml is half a megabyte),
+so an entry is read on its own: its lines run from where it starts to the first
+line indented less than it. Plain block-style entries are read off those lines
+(``entrylines``: exact, or "do not know"); any other is composed again (with
+positions) by PyYAML. The entry's keys must be the object's, or its document is
+composed as before; recent results are kept, since findings cluster in a few files.
 
 The cost of a finding must not grow with the input: a document of a
 multi-document file is composed from its own lines (where each document starts
@@ -70,16 +71,35 @@ class Locator:
                steps: tuple[Step, ...]) -> tuple[int, int] | None:
         if source.item_index is not None:
             found = self._cached(("item", source.file, source.member, source.doc_index,
-                                  source.item_index), lambda: self._compose_item(source, body))
+                                  source.item_index), lambda: self._read_item(source, body))
             if found is not None:
                 node, offset = found
+                if isinstance(node, dict):  # read off the entry's lines (entrylines)
+                    from hcpscan.inventory.entrylines import locate as locate_read
+                    read = locate_read(node, offset, source.column - 1, steps)
+                    if read is not None:
+                        return read
+                    composed = self._compose_item(source, body)  # (an empty item on the way)
+                    if composed is None:
+                        return None  # (cannot be: its lines were read as well-formed)
+                    node = composed[0]
                 where = locate_in(node, None, steps)
                 if where is not None:
                     return where[0] + offset, where[1]
-        found = self._cached(("document", source.file, source.member, source.doc_index),
-                             lambda: self._compose_document(source))
+        whole = source.item_index is None
+        found = self._cached(("document", source.file, source.member, source.doc_index, whole),
+                             lambda: self._read_document(source) if whole
+                             else self._compose_document(source))
         if found is None:
             return None
+        if isinstance(found[0], dict):  # read off the document's lines (entrylines)
+            from hcpscan.inventory.entrylines import locate as locate_read
+            read = locate_read(found[0], found[1], 0, steps)
+            if read is not None:
+                return read
+            found = self._compose_document(source)  # (an empty item on the way)
+            if found is None:
+                return None
         where = locate_in(found[0], source.item_index, steps)
         return None if where is None else (where[0] + found[1], where[1])
 
@@ -92,6 +112,19 @@ class Locator:
         if len(self._nodes) > 64:
             self._nodes.popitem(last=False)
         return found
+
+    def _read_document(self, source: SourceLocation) -> tuple[Any, int] | None:
+        """The document's position tree read off its lines (``entrylines``) and the line
+        (0-based) of its first key, else its composed node (``_compose_document``)."""
+        _, lines = self._text(source)
+        spans = None if lines is None else self._document_spans(source, lines)
+        if spans is not None and source.doc_index < len(spans):
+            first_line, text = spans[source.doc_index]
+            from hcpscan.inventory.entrylines import read_document
+            read = read_document(text, first_line)
+            if read is not None:
+                return read
+        return self._compose_document(source)
 
     def _compose_document(self, source: SourceLocation) -> tuple[Any, int] | None:
         """The document's node and the line its text starts after: composed from its
@@ -118,28 +151,44 @@ class Locator:
                 self._spans.popitem(last=False)
         return self._spans[key]
 
-    def _compose_item(self, source: SourceLocation, body: Any) -> tuple[Any, int] | None:
+    def _read_item(self, source: SourceLocation, body: Any) -> tuple[Any, int] | None:
+        """The entry's position tree read off its lines (``entrylines``), else its
+        composed node; and its first line (0-based)."""
         _, lines = self._text(source)
         if lines is None or not isinstance(body, dict):
             return None
         first, indent = source.line - 1, source.column - 1
         if not 0 <= first < len(lines) or len(lines[first]) <= indent:
             return None
-        end = first + 1
-        while end < len(lines):
-            text = lines[end]
-            content = text.lstrip(" ")
-            if content.strip() and not content.startswith("#") and len(text) - len(content) < indent:
-                break
-            end += 1
+        from hcpscan.inventory.entrylines import read_entry  # (its patterns: when first asked)
+        tree = read_entry(lines, first, indent)
+        if tree is None:
+            return self._compose_item(source, body)
+        return (tree, first) if _keys_fit(set(tree), body) else None
+
+    def _compose_item(self, source: SourceLocation, body: Any) -> tuple[Any, int] | None:
+        cut = self._entry_lines(source, body)
+        if cut is None:
+            return None
+        lines, first, end, indent = cut
         snippet = " " * indent + lines[first][indent:] + "".join(lines[first + 1 : end])
         node = compose_document(snippet, 0)
         if not isinstance(node, yaml.MappingNode):
             return None
         keys = {key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)}
-        if not keys <= set(body) or set(body) - keys - _ADDED_KEYS:
-            return None  # not cut where the entry ends
-        return node, first
+        return (node, first) if _keys_fit(keys, body) else None
+
+    def _entry_lines(self, source: SourceLocation, body: Any
+                     ) -> tuple[list[str], int, int, int] | None:
+        """The file's lines, and where the entry's run: its first line, the line after its
+        last (the first line indented less than it) and its column (0-based)."""
+        _, lines = self._text(source)
+        if lines is None or not isinstance(body, dict):
+            return None
+        first, indent = source.line - 1, source.column - 1
+        if not 0 <= first < len(lines) or len(lines[first]) <= indent:
+            return None
+        return lines, first, entry_end(lines, first, indent), indent
 
     def _text(self, source: SourceLocation) -> tuple[bytes | None, list[str] | None]:
         key = (source.file, source.member)
@@ -164,6 +213,25 @@ class Locator:
                 return fh.read()
         except OSError:
             return None
+
+
+def entry_end(lines: list[str], first: int, indent: int) -> int:
+    """The line after a List entry starting at ``lines[first]``, column ``indent``: the
+    first line with content indented less than it."""
+    end = first + 1
+    while end < len(lines):
+        text = lines[end]
+        content = text.lstrip(" ")
+        if content.strip() and not content.startswith("#") and len(text) - len(content) < indent:
+            break
+        end += 1
+    return end
+
+
+def _keys_fit(keys: set[Any], body: dict[Any, Any]) -> bool:
+    """The entry's keys are the object's (but those loading adds): else it was not cut
+    where it ends."""
+    return keys <= set(body) and not set(body) - keys - _ADDED_KEYS
 
 
 def _documents_of(text: str) -> list[tuple[int, str]] | None:

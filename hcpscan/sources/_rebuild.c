@@ -493,6 +493,174 @@ py_refusable(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ---- spec_bytes: inventory.kept._spec_bytes, the bytes a pod spec's key is a digest of ---- */
+
+#define SPEC_MAX_DEPTH 512  /* deeper: None (the marshal key decides), as kept._SPEC_DEPTH */
+
+typedef struct {
+    char *data;
+    Py_ssize_t size, used;
+} SpecBuffer;
+
+/* 0, or -1 with MemoryError set */
+static int
+spec_room(SpecBuffer *buffer, Py_ssize_t more)
+{
+    if (more > PY_SSIZE_T_MAX - buffer->used) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t need = buffer->used + more;
+    if (need <= buffer->size)
+        return 0;
+    Py_ssize_t size = buffer->size ? buffer->size : 4096;
+    while (size < need)
+        size = size > PY_SSIZE_T_MAX / 2 ? need : size * 2;
+    char *data = PyMem_Realloc(buffer->data, (size_t)size);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    buffer->data = data;
+    buffer->size = size;
+    return 0;
+}
+
+/* A tag and 8 bytes little-endian (a length, an int's value or a float's bits). */
+static int
+spec_tagged(SpecBuffer *buffer, char tag, unsigned long long value)
+{
+    if (spec_room(buffer, 9) < 0)
+        return -1;
+    char *at = buffer->data + buffer->used;
+    at[0] = tag;
+    for (int i = 0; i < 8; i++)
+        at[1 + i] = (char)((value >> (8 * i)) & 0xff);
+    buffer->used += 9;
+    return 0;
+}
+
+/* A length: below 256 the small tag and one byte, else the large tag and 8 bytes. */
+static int
+spec_length(SpecBuffer *buffer, char small, char large, Py_ssize_t length)
+{
+    if (length >= 256)
+        return spec_tagged(buffer, large, (unsigned long long)length);
+    if (spec_room(buffer, 2) < 0)
+        return -1;
+    buffer->data[buffer->used] = small;
+    buffer->data[buffer->used + 1] = (char)length;
+    buffer->used += 2;
+    return 0;
+}
+
+/* 1 written, 0 a value not written here (the caller answers None), -1 an error set. */
+static int
+spec_write(SpecBuffer *buffer, PyObject *value, int depth)
+{
+    if (depth > SPEC_MAX_DEPTH)
+        return 0;
+    if (value == Py_None || value == Py_True || value == Py_False) {
+        if (spec_room(buffer, 1) < 0)
+            return -1;
+        buffer->data[buffer->used++] = value == Py_None ? 'N' : value == Py_True ? 'T' : 'F';
+        return 1;
+    }
+    if (PyUnicode_CheckExact(value)) {
+        if (PyUnicode_READY(value) < 0)
+            return -1;
+        if (PyUnicode_IS_ASCII(value)) {  /* its own bytes are its UTF-8 */
+            Py_ssize_t length = PyUnicode_GET_LENGTH(value);
+            if (spec_length(buffer, 's', 'S', length) < 0 || spec_room(buffer, length) < 0)
+                return -1;
+            memcpy(buffer->data + buffer->used, PyUnicode_DATA(value), (size_t)length);
+            buffer->used += length;
+            return 1;
+        }
+        /* a bytes object made and dropped, as marshal does: PyUnicode_AsUTF8AndSize would
+         * keep a UTF-8 copy inside every such string of the inventory */
+        PyObject *encoded = PyUnicode_AsUTF8String(value);
+        if (encoded == NULL) {  /* a lone surrogate: not written here */
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+                return -1;
+            PyErr_Clear();
+            return 0;
+        }
+        Py_ssize_t length = PyBytes_GET_SIZE(encoded);
+        int failed = spec_length(buffer, 's', 'S', length) < 0 || spec_room(buffer, length) < 0;
+        if (!failed) {
+            memcpy(buffer->data + buffer->used, PyBytes_AS_STRING(encoded), (size_t)length);
+            buffer->used += length;
+        }
+        Py_DECREF(encoded);
+        return failed ? -1 : 1;
+    }
+    if (PyLong_CheckExact(value)) {
+        int overflow = 0;
+        long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow)
+            return 0;  /* past 64 bits: not written here */
+        if (number == -1 && PyErr_Occurred())
+            return -1;
+        if (number >= 0 && number < 256)
+            return spec_length(buffer, 'i', 'I', (Py_ssize_t)number) < 0 ? -1 : 1;
+        return spec_tagged(buffer, 'I', (unsigned long long)number) < 0 ? -1 : 1;
+    }
+    if (PyFloat_CheckExact(value)) {
+        double number = PyFloat_AS_DOUBLE(value);
+        unsigned long long bits;
+        memcpy(&bits, &number, sizeof bits);
+        return spec_tagged(buffer, 'f', bits) < 0 ? -1 : 1;
+    }
+    if (PyDict_CheckExact(value)) {
+        Py_ssize_t pos = 0, size = PyDict_GET_SIZE(value);
+        PyObject *key, *item;
+        if (spec_length(buffer, 'd', 'D', size) < 0)
+            return -1;
+        /* nothing here runs Python code, so the dict cannot change while read */
+        while (PyDict_Next(value, &pos, &key, &item)) {
+            int done = spec_write(buffer, key, depth + 1);
+            if (done > 0)
+                done = spec_write(buffer, item, depth + 1);
+            if (done <= 0)
+                return done;
+        }
+        return 1;
+    }
+    if (PyList_CheckExact(value)) {
+        Py_ssize_t size = PyList_GET_SIZE(value);
+        if (spec_length(buffer, 'l', 'L', size) < 0)
+            return -1;
+        for (Py_ssize_t i = 0; i < size; i++) {
+            int done = spec_write(buffer, PyList_GET_ITEM(value, i), depth + 1);
+            if (done <= 0)
+                return done;
+        }
+        return 1;
+    }
+    return 0;  /* any other type (a subclass, a tuple, bytes...): not written here */
+}
+
+static PyObject *
+py_spec_bytes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "spec_bytes(value)");
+        return NULL;
+    }
+    SpecBuffer buffer = {NULL, 0, 0};
+    int done = spec_write(&buffer, args[0], 0);
+    PyObject *out = NULL;
+    if (done > 0)
+        out = PyBytes_FromStringAndSize(buffer.data, buffer.used);
+    else if (done == 0) {
+        Py_INCREF(Py_None);
+        out = Py_None;
+    }
+    PyMem_Free(buffer.data);
+    return out;
+}
+
 static PyObject *
 py_configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1447,6 +1615,8 @@ static PyMethodDef methods[] = {
      "fastyaml._item_positions of an ASCII text, None where it raises _NotFast."},
     {"document_markers", (PyCFunction)(void (*)(void))py_document_markers, METH_FASTCALL,
      "document_markers(text): fastyaml._document_markers of an ASCII text."},
+    {"spec_bytes", (PyCFunction)(void (*)(void))py_spec_bytes, METH_FASTCALL,
+     "spec_bytes(value): inventory.kept._spec_bytes."},
     {NULL, NULL, 0, NULL},
 };
 

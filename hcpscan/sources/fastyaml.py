@@ -101,7 +101,7 @@ def _built_from_source_beside(module: Any, source: str = _REBUILD_SOURCE) -> boo
 
 # What this code calls in the compiled module.
 _COMPILED_NAMES = ("configure", "canonical", "kept", "refusable", "scalar_tokens",
-                   "item_positions", "document_markers")
+                   "item_positions", "document_markers", "spec_bytes")
 _compiled: Any = None
 if os.environ.get("HCPSCAN_COMPILED", "").strip() != "0":
     try:
@@ -967,3 +967,5 @@ if _compiled is not None:  # the constants the compiled rebuild shares with the 
     except (AttributeError, TypeError, ValueError):  # a module of another hcpscan: not used
         _compiled = None
 COMPILED = _compiled is not None
+# inventory.kept._spec_bytes compiled, for pod specs' keys (None: marshal's bytes are digested)
+spec_bytes: Callable[[Any], bytes | None] | None = _compiled.spec_bytes if COMPILED else None

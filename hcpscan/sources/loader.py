@@ -502,7 +502,7 @@ def _parse_task(task: _Task) -> _Outcome:
             if obj.kind in pruned and obj.api_version != HCPSCAN_API:
                 if aliased is None:
                     aliased = _may_alias(data)
-                key = spec_key(obj.kind, obj.body, aliased, max_nodes)
+                key = spec_key(obj.kind, obj.body, aliased, max_nodes, fastyaml.spec_bytes)
                 if key is not None:
                     keys.append((index, key))
     return parsed, None, len(data), keys, []
