@@ -543,12 +543,105 @@ class _TarHeader(tarfile.TarInfo):
         return obj
 
 
+class _TarStream:
+    """What ``tarfile`` needs of a file (``read``, ``tell``, forward ``seek``) over a
+    decompressed tar, read from its source in tarfile's own record size exactly when
+    tarfile's stream mode (``_Stream``) would read it: the same reads of the
+    decompressor, so damage shows at the same point of the archive and raises the same
+    error. What it saves is ``_Stream``'s copying: it joins and slices its whole buffer
+    on every read (two per member's header, one per member) and skips a member's data
+    one record at a time; here a read is one slice of the record held, and a skip moves
+    an index."""
+
+    __slots__ = ("_source", "_record", "_held", "_at", "_pos")
+
+    def __init__(self, source: io.BufferedIOBase, record: int = tarfile.RECORDSIZE) -> None:
+        self._source = source
+        self._record = record
+        self._held = b""  # the last record read, or what is left of a longer read
+        self._at = 0  # where in it the stream is
+        self._pos = 0  # where in the tar the stream is
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int) -> bytes:
+        held, at = self._held, self._at
+        end = at + size
+        if end <= len(held):
+            self._at = end
+            self._pos += size
+            return held[at:end]
+        parts = [held[at:]]
+        have = len(held) - at
+        source, record = self._source, self._record
+        while have < size:
+            more = source.read(record)
+            if not more:
+                break
+            parts.append(more)
+            have += len(more)
+        if have <= size:  # all of it (the source ended, or met the size exactly)
+            self._held, self._at = b"", 0
+            data = b"".join(parts)
+        else:  # the last record read goes past: keep its rest
+            last = parts[-1]
+            cut = len(last) - (have - size)
+            parts[-1] = last[:cut]
+            self._held, self._at = last, cut
+            data = b"".join(parts)
+        self._pos += len(data)
+        return data
+
+    def seek(self, pos: int) -> int:
+        """Forward only, as in stream mode; past the end stops at the end."""
+        skip = pos - self._pos
+        if skip < 0:
+            raise tarfile.StreamError("seeking backwards is not allowed")
+        held, at = self._held, self._at
+        if at + skip <= len(held):
+            self._at = at + skip
+            self._pos = pos
+            return pos
+        skip -= len(held) - at
+        self._pos += len(held) - at
+        self._held, self._at = b"", 0
+        source, record = self._source, self._record
+        while skip > 0:
+            more = source.read(record)
+            if not more:
+                break
+            if len(more) > skip:
+                self._held, self._at = more, skip
+                self._pos += skip
+                break
+            skip -= len(more)
+            self._pos += len(more)
+        return self._pos
+
+
+def _member_bytes(tar: tarfile.TarFile, stream: _TarStream, member: tarfile.TarInfo) -> bytes:
+    """A regular member's content, as ``tar.extractfile(member).read()`` gives it (a
+    sparse member is left to it: its holes are filled in)."""
+    if member.sparse is not None:
+        content = tar.extractfile(member)
+        return content.read() if content is not None else b""
+    if member.size <= 0:
+        return b""
+    stream.seek(member.offset_data)
+    blob = stream.read(member.size)
+    if len(blob) != member.size:
+        raise tarfile.ReadError("unexpected end of data")
+    return blob
+
+
 def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
     last = None
     path = archive.path
     try:
         raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
-        with raw, tarfile.open(fileobj=_decompressed(raw), mode="r|", tarinfo=_TarHeader) as tar:
+        with raw, tarfile.TarFile(fileobj=(stream := _TarStream(_decompressed(raw))),  # type: ignore[arg-type]
+                                  tarinfo=_TarHeader) as tar:
             for member in tar:
                 tar.members = []  # type: ignore[attr-defined]  # stream mode would keep every header it has seen
                 if not archive.counted(member.size if member.isfile() else 0):
@@ -560,8 +653,7 @@ def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
                 if member.size > archive.budget.limits.max_file_size:
                     archive.diagnose(too_large(archive.display(name), archive.budget.limits.max_file_size))
                     continue
-                content = tar.extractfile(member)
-                blob = content.read() if content is not None else b""
+                blob = _member_bytes(tar, stream, member)
                 if len(blob) != member.size:
                     raise TruncatedMember(f"member {name!r} is cut short")
                 last = name
