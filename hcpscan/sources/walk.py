@@ -15,6 +15,8 @@ symbolic link is read only when it points inside the scanned folder (a link to
 from __future__ import annotations
 
 import bz2
+import contextlib
+import functools
 import gzip
 import io
 import lzma
@@ -26,9 +28,9 @@ import tarfile
 import zipfile
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Self
+from typing import Any, Protocol, Self
 
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.sources.interface import Entry, InputLimits, MiB
@@ -635,25 +637,83 @@ def _member_bytes(tar: tarfile.TarFile, stream: _TarStream, member: tarfile.TarI
     return blob
 
 
+class TarMember(Protocol):
+    """What the walker reads of a tar member's header (``tarfile.TarInfo`` has it)."""
+
+    name: str
+    size: int
+    type: bytes
+
+    def isfile(self) -> bool: ...
+    def issym(self) -> bool: ...
+    def islnk(self) -> bool: ...
+    def isdir(self) -> bool: ...
+
+
+# A tar's members in order, each with the reader of its content (called at most once,
+# before the next member is asked for).
+TarMembers = Generator[tuple[TarMember, Callable[[], bytes]], None, None]
+
+
+def streamed_members(path: str, data: bytes | None, skip: int = 0) -> TarMembers:
+    """The members of the tar at ``path`` (or in ``data``), decompressed as they are
+    read; the first ``skip`` members are passed over unread."""
+    raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
+    with raw, tarfile.TarFile(fileobj=(stream := _TarStream(_decompressed(raw))),  # type: ignore[arg-type]
+                              tarinfo=_TarHeader) as tar:
+        index = 0
+        for member in tar:
+            tar.members = []  # type: ignore[attr-defined]  # stream mode would keep every header it has seen
+            if index >= skip:
+                yield member, functools.partial(_member_bytes, tar, stream, member)
+            index += 1
+
+
+# Archives on disk whose members another process is reading ahead (sources/prefetch.py),
+# by path: each offers ``members(archive)``, the same members as ``streamed_members``, or
+# None when it does not stand for that reading (another limit, the file changed since).
+PREFETCHED: dict[str, Any] = {}
+
+
+class _Stop:
+    """The archive must stop being read (said already)."""
+
+
+STOP = _Stop()
+
+
+def take_member(archive: _Archive, member: TarMember) -> tuple[str, tuple[str, ...]] | _Stop | None:
+    """What reading a tar does with a member before its content: ``STOP`` once the
+    archive must stop being read, None to pass over it (saying why), else its name and
+    path parts (its content is then read)."""
+    if not archive.counted(member.size if member.isfile() else 0):
+        return STOP
+    name = shown(member.name)
+    parts = _member_parts(name)
+    if not _tar_member_wanted(archive, member, name, parts):
+        return None
+    if member.size > archive.budget.limits.max_file_size:
+        archive.diagnose(too_large(archive.display(name), archive.budget.limits.max_file_size))
+        return None
+    return name, parts
+
+
 def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
     last = None
     path = archive.path
+    ahead = PREFETCHED.pop(path, None) if data is None and archive.depth == 0 else None
+    members = (ahead.members(archive) if ahead is not None else None) \
+        or streamed_members(path, data)
     try:
-        raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
-        with raw, tarfile.TarFile(fileobj=(stream := _TarStream(_decompressed(raw))),  # type: ignore[arg-type]
-                                  tarinfo=_TarHeader) as tar:
-            for member in tar:
-                tar.members = []  # type: ignore[attr-defined]  # stream mode would keep every header it has seen
-                if not archive.counted(member.size if member.isfile() else 0):
+        with contextlib.closing(members):
+            for member, read in members:
+                taken = take_member(archive, member)
+                if taken is STOP:
                     return
-                name = shown(member.name)
-                parts = _member_parts(name)
-                if not _tar_member_wanted(archive, member, name, parts):
+                if taken is None:
                     continue
-                if member.size > archive.budget.limits.max_file_size:
-                    archive.diagnose(too_large(archive.display(name), archive.budget.limits.max_file_size))
-                    continue
-                blob = _member_bytes(tar, stream, member)
+                name, parts = taken  # type: ignore[misc]
+                blob = read()
                 if len(blob) != member.size:
                     raise TruncatedMember(f"member {name!r} is cut short")
                 last = name
@@ -664,7 +724,7 @@ def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
                                     hint="the members before the damage were read; re-create the archive"))
 
 
-def _tar_member_wanted(archive: _Archive, member: tarfile.TarInfo, name: str,
+def _tar_member_wanted(archive: _Archive, member: TarMember, name: str,
                        parts: tuple[str, ...]) -> bool:
     """Whether to read a member: a regular file with a name, not hidden."""
     display = archive.display(name)
