@@ -23,6 +23,7 @@ once threads run, nothing is started and the walker streams archives as before.
 from __future__ import annotations
 
 import atexit
+import errno
 import marshal
 import os
 import signal
@@ -99,9 +100,8 @@ class Prefetch:
             _child(path, limits, self.file, told)
         os.close(told)
         self.pid: int | None = pid
-        self.ready = ready  # where the child says how far it has written
-        self.written = 0
-        self.read_to = 0
+        self.ready = ready  # where the child says what it has written
+        self.memory = _Memory(self.file)
         self.replayed = 0  # members the walker took from the child
         _LIVE[id(self)] = self
 
@@ -117,11 +117,13 @@ class Prefetch:
     def _members(self) -> walk.TarMembers:
         index = 0  # members handed to the walker
         taken_over: list[walk.TarMembers] = []
+        memory = self.memory
 
-        def reader(blob: bytes | None, error: bytes | None, at: int) -> Callable[[], bytes]:
-            def read() -> bytes:
-                if blob is not None:
-                    return blob
+        def reader(stored: tuple[int, int] | None, error: bytes | None,
+                   at: int) -> Callable[[], walk.Content]:
+            def read() -> walk.Content:
+                if stored is not None:
+                    return _Stored(memory, *stored)
                 if error is not None:
                     raise _error(error)
                 # the child did not read it: the walker's stream from this member on
@@ -133,8 +135,8 @@ class Prefetch:
         try:
             for record in self._records():
                 if record[0] == "m":
-                    _, name, size, kind, blob, error = record
-                    yield _Member(name, size, kind), reader(blob, error, index)
+                    _, name, size, kind, stored, error = record
+                    yield _Member(name, size, kind), reader(stored, error, index)
                     index += 1
                     self.replayed = index
                     if taken_over:
@@ -154,19 +156,19 @@ class Prefetch:
             self.close()
 
     def _records(self) -> Iterator[tuple]:
+        """The child's records, each frame as the child says it is written (16 bytes:
+        where it starts, how long it is)."""
         while True:
-            while self.read_to < self.written:
-                head = os.pread(self.file, 8, self.read_to)
-                size = int.from_bytes(head, "little")
-                frame = os.pread(self.file, size, self.read_to + 8)
-                self.read_to += 8 + size
+            told = os.read(self.ready, 4096)
+            if len(told) < 16:
+                return  # the child ended without saying more
+            for at in range(0, len(told) - 15, 16):
+                start, size = int.from_bytes(told[at:at + 8], "little"), \
+                    int.from_bytes(told[at + 8:at + 16], "little")
+                frame = os.pread(self.memory.fd, size, start)
                 if len(frame) != size:
                     return
                 yield from marshal.loads(frame)
-            told = os.read(self.ready, 4096)
-            if len(told) < 8:
-                return  # the child ended without saying more
-            self.written = int.from_bytes(told[-8:], "little")
 
     def close(self) -> None:
         """End the child (if still reading) and free what it wrote."""
@@ -182,11 +184,45 @@ class Prefetch:
             os.waitpid(pid, 0)
         except OSError:
             pass
-        for fd in (self.ready, self.file):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        try:
+            os.close(self.ready)
+        except OSError:
+            pass
+        # what the child wrote stays until no entry holds a member of it (``_Memory``)
+        del self.memory
+
+
+class _Memory:
+    """The memory file the child writes; closed (freed) once nothing refers to it."""
+
+    __slots__ = ("fd",)
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __del__(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+class _Stored:
+    """A member's content in the memory file: copied out when it is read."""
+
+    __slots__ = ("memory", "offset", "size")
+
+    def __init__(self, memory: _Memory, offset: int, size: int) -> None:
+        self.memory, self.offset, self.size = memory, offset, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def load(self) -> bytes:
+        data = os.pread(self.memory.fd, self.size, self.offset)
+        if len(data) != self.size:
+            raise OSError(errno.EIO, "an archive member read ahead was lost")
+        return data
 
 
 class _Member:
@@ -255,33 +291,40 @@ def _child(path: str, limits: InputLimits, file: int, told: int) -> None:
 def _stream(path: str, limits: InputLimits, file: int, told: int) -> None:
     archive = walk._Archive(path, (), _quiet, _quiet, walk._Budget(limits, walk._size(path)), 0)
     records: list[tuple] = []
-    pending = 0
-    written = 0
+    blobs: list[bytes] = []
+    pending = 0  # bytes of blobs not written yet
+    written = 0  # bytes written
 
     def hand_over() -> None:
+        """Write the members' contents, then the records naming them, then say so."""
         nonlocal written, pending
         frame = marshal.dumps(records)
-        os.pwrite(file, len(frame).to_bytes(8, "little") + frame, written)
-        written += 8 + len(frame)
-        os.write(told, written.to_bytes(8, "little"))
+        os.pwrite(file, b"".join(blobs) + frame, written)
+        start = written + pending
+        written = start + len(frame)
+        os.write(told, start.to_bytes(8, "little") + len(frame).to_bytes(8, "little"))
         records.clear()
+        blobs.clear()
         pending = 0
 
     try:
         for member, read in walk.streamed_members(path, None):
             taken = walk.take_member(archive, member)
-            blob = error = None
+            stored = error = None
             if taken is not None and taken is not walk.STOP:
                 try:
-                    blob = read()
+                    content = read()  # streamed: bytes
+                    blob = content if isinstance(content, bytes) else content.load()
+                    stored = (written + pending, len(blob))
+                    blobs.append(blob)
+                    pending += len(blob)
                 except Exception as exc:  # noqa: BLE001 - the walker raises it when it reads
                     error = _pickled(exc)
-            records.append(("m", member.name, member.size, member.type, blob, error))
-            pending += len(blob or b"") + 64
+            records.append(("m", member.name, member.size, member.type, stored, error))
             if taken is walk.STOP or error is not None or written + pending > CAP:
                 records.append(_STOPPED)
                 break
-            if pending >= _FRAME:
+            if pending >= _FRAME or len(records) >= 4096:
                 hand_over()
         else:
             records.append(_ENDED)

@@ -427,9 +427,10 @@ class _Archive:
                                  hint="the members before were read; if the archive is genuine, "
                                       "unpack it and scan the folder"))
 
-    def member(self, name: str, parts: tuple[str, ...], blob: bytes,
+    def member(self, name: str, parts: tuple[str, ...], blob: Content,
                file_member: str) -> Iterator[Entry]:
-        """The entry of a member read whole, or the members of an archive inside it."""
+        """The entry of a member read whole (or read ahead: ``StoredContent``), or the
+        members of an archive inside it."""
         display = self.display(name)
         if is_archive(parts[-1]):
             if self.depth + 1 > self.budget.limits.max_archive_nesting:
@@ -437,12 +438,16 @@ class _Archive:
                 return
             # its members are found again by the name their entries carry (``display``)
             inner = None if self.kept is None else self.kept.inner(display)
-            yield from iter_archive(display, self.prefix + parts[:-1], self.diagnose, blob,
+            yield from iter_archive(display, self.prefix + parts[:-1], self.diagnose,
+                                    blob if isinstance(blob, bytes) else blob.load(),
                                     self.skip, self.budget.limits, self.budget, self.depth + 1,
                                     kept=inner)
             return
         # the member's name as the archive holds it, to find the member again for a finding's line
-        read = constant(blob) if self.kept is None else self.kept.reader(file_member, blob)
+        if self.kept is not None:
+            read = self.kept.reader(file_member, blob)
+        else:
+            read = constant(blob) if isinstance(blob, bytes) else blob.load
         yield Entry(display, self.prefix + parts, read, len(blob), self.path, file_member)
 
 
@@ -650,9 +655,20 @@ class TarMember(Protocol):
     def isdir(self) -> bool: ...
 
 
+class StoredContent(Protocol):
+    """A member's content kept elsewhere (read ahead: ``sources/prefetch.py``), copied
+    here only when read."""
+
+    def __len__(self) -> int: ...
+    def load(self) -> bytes: ...
+
+
+Content = bytes | StoredContent
+
+
 # A tar's members in order, each with the reader of its content (called at most once,
 # before the next member is asked for).
-TarMembers = Generator[tuple[TarMember, Callable[[], bytes]], None, None]
+TarMembers = Generator[tuple[TarMember, Callable[[], Content]], None, None]
 
 
 def streamed_members(path: str, data: bytes | None, skip: int = 0) -> TarMembers:
@@ -845,16 +861,17 @@ class _KeptArchive:
             held.members, held.live, record.live = {}, False, False
         return record
 
-    def reader(self, member: str, blob: bytes) -> Callable[[], bytes]:
+    def reader(self, member: str, blob: Content) -> Callable[[], bytes]:
         """The member's reader: reading it (what loading does with a member it parses)
-        keeps its bytes; a member passed over (logs, resources no rule reads) is not kept."""
-        unread = [True]  # loading may read one member twice (to sniff it, then to parse it)
+        keeps its bytes; a member passed over (logs, resources no rule reads) is not kept
+        (nor, read ahead, ever copied here)."""
+        loaded: list[bytes] = []  # loading may read one member twice (to sniff it, then to parse it)
 
         def read() -> bytes:
-            if unread[0]:
-                unread[0] = False
-                self._read(member, blob)
-            return blob
+            if not loaded:
+                loaded.append(blob if isinstance(blob, bytes) else blob.load())
+                self._read(member, loaded[0])
+            return loaded[0]
 
         return read
 
