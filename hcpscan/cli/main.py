@@ -119,11 +119,15 @@ def _read_ahead(command: str | None, words: Sequence[str]) -> None:
     if command != "scan":
         return
     named = [w for w in words if not w.startswith("-") and "." in w and os.path.isfile(w)]
-    if named:
-        from hcpscan.sources import prefetch
-        from hcpscan.sources.walk import DEFAULT_LIMITS
+    if not named:
+        return
+    from hcpscan.sources.walk import DEFAULT_LIMITS, is_archive  # the scan imports it anyway
 
-        prefetch.start(named, DEFAULT_LIMITS)
+    archives = [w for w in named if is_archive(w)]
+    if archives:
+        from hcpscan.sources import prefetch
+
+        prefetch.start(archives, DEFAULT_LIMITS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
