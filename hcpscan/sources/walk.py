@@ -522,32 +522,53 @@ class _TarHeader(tarfile.TarInfo):
 
     @classmethod
     def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
-        if len(buf) != tarfile.BLOCKSIZE or buf[156:157] == tarfile.GNUTYPE_SPARSE:
-            return super().frombuf(buf, encoding, errors)
-        (name, mode, uid, gid, size, mtime, chksum, kind, linkname, _magic, uname, gname,
-         devmajor, devminor, prefix) = _HEADER.unpack_from(buf)
-        try:
-            numbers = [_octal(f) for f in (chksum, mode, uid, gid, size, mtime, devmajor,
-                                           devminor)]
-        except ValueError:
-            return super().frombuf(buf, encoding, errors)
-        if numbers[0] != 256 + sum(buf) - sum(chksum):
-            return super().frombuf(buf, encoding, errors)  # signed, or wrong
+        # a GNU long-name header is read once per distinct header: a must-gather's
+        # thousands differ only by the name's length (their size field)
+        key = (buf, encoding, errors) if type(buf) is bytes and buf[156:157] in _LONG else None
+        fields = _LONG_HEADERS.get(key) if key is not None else None
+        if fields is None:
+            fields = _short_fields(buf, encoding, errors)
+            if fields is None:
+                return super().frombuf(buf, encoding, errors)
+            if key is not None:
+                if len(_LONG_HEADERS) >= 4096:
+                    _LONG_HEADERS.clear()
+                _LONG_HEADERS[key] = fields
         obj = cls()
         (obj.chksum, obj.mode, obj.uid, obj.gid, obj.size, obj.mtime, obj.devmajor,
-         obj.devminor) = numbers
-        obj.name, obj.linkname, obj.uname, obj.gname, text_prefix = (
-            f.split(b"\0", 1)[0].decode(encoding, errors)
-            for f in (name, linkname, uname, gname, prefix))
-        obj.type = kind
-        # as TarInfo.frombuf: a V7 directory, directories' slashes, a ustar prefix
-        if obj.type == tarfile.AREGTYPE and obj.name.endswith("/"):
-            obj.type = tarfile.DIRTYPE
-        if obj.isdir():
-            obj.name = obj.name.rstrip("/")
-        if text_prefix and obj.type not in tarfile.GNU_TYPES:
-            obj.name = text_prefix + "/" + obj.name
+         obj.devminor, obj.name, obj.linkname, obj.uname, obj.gname, obj.type) = fields
         return obj
+
+
+_LONG = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
+_LONG_HEADERS: dict[tuple[bytes, str, str], tuple] = {}
+
+
+def _short_fields(buf: bytes | bytearray, encoding: str, errors: str) -> tuple | None:
+    """The header's fields as ``TarInfo.frombuf`` sets them (checksum, mode, ids, size,
+    time, device numbers, names, type), or None for a header to leave to it."""
+    if len(buf) != tarfile.BLOCKSIZE or buf[156:157] == tarfile.GNUTYPE_SPARSE:
+        return None
+    (name, mode, uid, gid, size, mtime, chksum, kind, linkname, _magic, uname, gname,
+     devmajor, devminor, prefix) = _HEADER.unpack_from(buf)
+    try:
+        numbers = [_octal(f) for f in (chksum, mode, uid, gid, size, mtime, devmajor,
+                                       devminor)]
+    except ValueError:
+        return None
+    if numbers[0] != 256 + sum(buf) - sum(chksum):
+        return None  # signed, or wrong
+    text_name, text_link, text_user, text_group, text_prefix = (
+        f.split(b"\0", 1)[0].decode(encoding, errors)
+        for f in (name, linkname, uname, gname, prefix))
+    # as TarInfo.frombuf: a V7 directory, directories' slashes, a ustar prefix
+    if kind == tarfile.AREGTYPE and text_name.endswith("/"):
+        kind = tarfile.DIRTYPE
+    if kind == tarfile.DIRTYPE:
+        text_name = text_name.rstrip("/")
+    if text_prefix and kind not in tarfile.GNU_TYPES:
+        text_name = text_prefix + "/" + text_name
+    return (*numbers, text_name, text_link, text_user, text_group, kind)
 
 
 class _TarStream:
