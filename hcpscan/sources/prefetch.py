@@ -16,8 +16,10 @@ walker asks for) is taken over where it stopped: the walker streams the archive 
 passing over the members it already has. A prefetch that no one asks for (the scan ended
 early, the archive changed since) is ended with its process.
 
-Linux only (``os.memfd_create``, ``fork``); elsewhere, or with ``HCPSCAN_PREFETCH=0``, or
-once threads run, nothing is started and the walker streams archives as before.
+Linux only (``os.memfd_create``, ``fork``), with more than one job (``core.jobs``: the
+cores the process may use, or ``HCPSCAN_JOBS``); elsewhere, with ``HCPSCAN_JOBS=1`` or
+``HCPSCAN_PREFETCH=0``, or once threads run, nothing is started and the walker streams
+archives as before.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from hcpscan.core.jobs import jobs, may_fork
 from hcpscan.sources import walk
 from hcpscan.sources.interface import InputLimits, MiB
 
@@ -50,10 +53,10 @@ _STOPPED = ("stop",)  # the child stopped first: the walker streams the rest
 def _enabled() -> bool:
     if os.environ.get("HCPSCAN_PREFETCH", "1") == "0":
         return False
-    if not (hasattr(os, "memfd_create") and hasattr(os, "fork") and hasattr(os, "pread")):
+    if not (hasattr(os, "memfd_create") and hasattr(os, "pread")):
         return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1  # forking with threads can hang
+    # one core, or HCPSCAN_JOBS=1: the scan is one process; no fork beside a thread
+    return jobs() > 1 and may_fork()
 
 
 def start(paths: Iterable[str], limits: InputLimits) -> None:

@@ -156,6 +156,9 @@ def test_no_read_ahead_where_it_cannot_run(monkeypatch) -> None:
     monkeypatch.setenv("HCPSCAN_PREFETCH", "0")
     assert not prefetch._enabled()
     monkeypatch.delenv("HCPSCAN_PREFETCH")
+    monkeypatch.setenv("HCPSCAN_JOBS", "1")  # one process asked for: no second one
+    assert not prefetch._enabled()
+    monkeypatch.setenv("HCPSCAN_JOBS", "2")
     import threading
 
     started = threading.Event()
