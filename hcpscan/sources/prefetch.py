@@ -41,9 +41,11 @@ from hcpscan.sources.interface import InputLimits, MiB
 # of the archive ends): past it, the walker streams the rest itself, decompressing
 # again what the child had read to pass over it.
 CAP = 64 * MiB
-# A compressed archive larger than this is not read ahead (its members would pass the
-# cap, and the head start is worth little beside its scan).
-MAX_PACKED = 64 * MiB
+# An archive is read ahead when its tar, unpacked, fits the cap (a gzip says its size
+# in its last four bytes); an archive whose unpacked size is not known cheaply (xz,
+# bzip2) when its packed size is at most this: past the cap, the walker would decompress
+# again what the child had read, and the head start is worth little beside its scan.
+MAX_PACKED = 16 * MiB
 # Members' bytes gathered before the child hands them over.
 _FRAME = 1 * MiB
 _ENDED = ("end",)  # the tar's members ran out
@@ -68,12 +70,27 @@ def start(paths: Iterable[str], limits: InputLimits) -> None:
                 or not os.path.isfile(path) or walk._is_zip(path, None):
             continue
         identity = walk._identity(path)
-        if identity is None or identity[2] > MAX_PACKED:
+        if identity is None or not _fits(path, identity[2]):
             continue
         try:
             walk.PREFETCHED[path] = Prefetch(path, limits, identity)
         except OSError:
             return  # no memory file, no process: the walker reads it
+
+
+def _fits(path: str, packed: int) -> bool:
+    """Whether the archive's tar fits the cap, as far as is known without reading it."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+            if head == b"\x1f\x8b" and packed >= 18:  # gzip: its size modulo 2**32 at the end
+                fh.seek(-4, os.SEEK_END)
+                return int.from_bytes(fh.read(4), "little") <= CAP
+    except OSError:
+        return False
+    if head[:2] in (b"\xfd7", b"BZ"):  # xz, bzip2
+        return packed <= MAX_PACKED
+    return packed <= CAP  # a plain tar
 
 
 class Prefetch:

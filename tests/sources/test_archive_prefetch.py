@@ -171,3 +171,21 @@ def test_no_read_ahead_where_it_cannot_run(monkeypatch) -> None:
     finally:
         stop.set()
         worker.join()
+
+
+def test_only_archives_whose_tar_fits_the_cap_are_read_ahead(tmp_path: Path, monkeypatch) -> None:
+    """A gzip says its unpacked size: past the child's cap it is not read ahead (the walker
+    would decompress again what the child read); a plain tar by its size; xz and bzip2 by
+    their packed size."""
+    small, big = _tar(seed=1, count=3), _tar(seed=2, count=40)
+    monkeypatch.setattr(prefetch, "CAP", (len(small) + len(big)) // 2)
+    cases = {"small.tar.gz": (gzip.compress(small), True), "big.tar.gz": (gzip.compress(big), False),
+             "small.tar": (small, True), "big.tar": (big, False),
+             "big.tar.xz": (COMPRESSORS["xz"](big), True)}
+    for name, (data, fits) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert prefetch._fits(str(path), len(data)) is fits, name
+    monkeypatch.setattr(prefetch, "MAX_PACKED", 10)
+    assert not prefetch._fits(str(tmp_path / "big.tar.xz"), (tmp_path / "big.tar.xz").stat().st_size)
+    assert not prefetch._fits(str(tmp_path / "missing.tar.gz"), 100)
