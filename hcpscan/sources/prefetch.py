@@ -301,6 +301,11 @@ def _child(path: str, limits: InputLimits, file: int, told: int) -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        # the scan's standard streams are not held open by the child (a reader of the
+        # scan's output waits for their end, not for the child's)
+        quiet = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(quiet, fd)
         _stream(path, limits, file, told)
     except BaseException:  # noqa: BLE001 - the walker takes over where it stopped
         code = 1

@@ -13,6 +13,7 @@ import random
 import signal
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 from hcpscan.sources import prefetch, walk
@@ -189,3 +190,34 @@ def test_only_archives_whose_tar_fits_the_cap_are_read_ahead(tmp_path: Path, mon
     monkeypatch.setattr(prefetch, "MAX_PACKED", 10)
     assert not prefetch._fits(str(tmp_path / "big.tar.xz"), (tmp_path / "big.tar.xz").stat().st_size)
     assert not prefetch._fits(str(tmp_path / "missing.tar.gz"), 100)
+
+
+def test_the_child_holds_none_of_the_scans_standard_streams(tmp_path: Path) -> None:
+    """A reader of the scan's output sees its end when the scan exits (even killed),
+    not when the child does: the child's standard streams are /dev/null."""
+    archive = tmp_path / "dump.tar.gz"
+    archive.write_bytes(gzip.compress(_tar(seed=9, count=6)))
+    code = textwrap.dedent("""\
+        import os, sys, time
+        from hcpscan.sources import prefetch, walk
+        slow = walk.streamed_members
+        def streamed(*args):  # the child stays in its reading while the streams are looked at
+            time.sleep(30)
+            yield from slow(*args)
+        walk.streamed_members = streamed
+        prefetch.start([sys.argv[1]], walk.DEFAULT_LIMITS)
+        pid = walk.PREFETCHED[sys.argv[1]].pid
+        def links():
+            return [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in (0, 1, 2)]
+        end = time.monotonic() + 20  # the child redirects them first thing: waited for
+        while links() != [os.devnull] * 3 and time.monotonic() < end:
+            time.sleep(0.01)
+        print(links(), flush=True)
+        os.kill(pid, 9)
+        os.kill(os.getpid(), 9)
+    """)
+    done = subprocess.run([sys.executable, "-c", code, str(archive)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "HCPSCAN_JOBS": "2"})
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert done.stdout.strip() == str([os.devnull] * 3)
