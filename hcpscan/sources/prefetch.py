@@ -55,7 +55,7 @@ _STOPPED = ("stop",)  # the child stopped first: the walker streams the rest
 def _enabled() -> bool:
     if os.environ.get("HCPSCAN_PREFETCH", "1") == "0":
         return False
-    if not (hasattr(os, "memfd_create") and hasattr(os, "pread")):
+    if not (hasattr(os, "memfd_create") and hasattr(os, "pread") and hasattr(os, "pwritev")):
         return False
     # one core, or HCPSCAN_JOBS=1: the scan is one process; no fork beside a thread
     return jobs() > 1 and may_fork()
@@ -324,7 +324,10 @@ def _stream(path: str, limits: InputLimits, file: int, told: int) -> None:
         """Write the members' contents, then the records naming them, then say so."""
         nonlocal written, pending
         frame = marshal.dumps(records)
-        os.pwrite(file, b"".join(blobs) + frame, written)
+        parts = [*blobs, frame]
+        at = written
+        for first in range(0, len(parts), 512):  # no copy of the contents (IOV_MAX: 1024)
+            at += _write_all(file, parts[first:first + 512], at)
         start = written + pending
         written = start + len(frame)
         os.write(told, start.to_bytes(8, "little") + len(frame).to_bytes(8, "little"))
@@ -356,6 +359,21 @@ def _stream(path: str, limits: InputLimits, file: int, told: int) -> None:
     except Exception as exc:  # noqa: BLE001 - reading the next header failed: the walker raises it
         records.append(("x", _pickled(exc)))
     hand_over()
+
+
+def _write_all(file: int, parts: list[bytes], at: int) -> int:
+    """Write ``parts`` one after another at ``at``; how many bytes that was."""
+    total = sum(map(len, parts))
+    done = os.pwritev(file, parts, at)
+    if done < total:  # a short write: the rest in one piece
+        rest = b"".join(parts)[done:]
+        while rest:
+            wrote = os.pwrite(file, rest, at + done)
+            if not wrote:
+                raise OSError(errno.EIO, "the memory file takes no more")
+            done += wrote
+            rest = rest[wrote:]
+    return total
 
 
 def _quiet(*_: object) -> None:
