@@ -34,7 +34,10 @@ def _walk(path: str, limits: InputLimits) -> list:
 def _case(path: str, how: str) -> dict:
     """One archive walked plainly and read ahead (``how``: what happens to the child, or
     what the walk asks that the reading ahead was not for)."""
-    limits = InputLimits(max_file_size=30_000) if how == "limits" else walk.DEFAULT_LIMITS
+    limits = {"limits": InputLimits(max_file_size=30_000),
+              # the archive's budget stops the child and the walker at the same member
+              "members": InputLimits(max_archive_members=9),
+              "bytes": InputLimits(max_archive_bytes=150_000)}.get(how, walk.DEFAULT_LIMITS)
     plain = _walk(path, limits)
     identity = walk._identity(path)
     assert identity is not None
@@ -42,7 +45,8 @@ def _case(path: str, how: str) -> dict:
     if how == "cap":
         prefetch.CAP = 40_000  # the child stops early: the walker streams the rest
     try:
-        ahead = prefetch.Prefetch(path, walk.DEFAULT_LIMITS, identity)
+        ahead = prefetch.Prefetch(path, walk.DEFAULT_LIMITS if how == "limits" else limits,
+                                  identity)
     finally:
         prefetch.CAP = cap
     walk.PREFETCHED[path] = ahead
@@ -73,7 +77,7 @@ def test_read_ahead_archives_walk_alike(tmp_path: Path) -> None:
         data = compress(_tar(seed=len(name)))
         whole = tmp_path / f"whole.{name}"
         whole.write_bytes(data)
-        for how in ("plain", "cap", "killed", "limits", "changed"):
+        for how in ("plain", "cap", "killed", "limits", "changed", "members", "bytes"):
             copy = tmp_path / f"{how}-{name}.tar.{name}"
             copy.write_bytes(data)
             cases.append((str(copy), how))
@@ -98,6 +102,8 @@ def test_read_ahead_archives_walk_alike(tmp_path: Path) -> None:
               for how in ("plain", "cap", "killed", "limits", "changed")}
     # the child's members were used, up to its cap; a killed child's rest is streamed
     assert all(r["replayed"] > 0 for r in by_how["plain"] if r["entries"])
+    stopped = [r for (_, h), r in zip(cases, results) if h in ("members", "bytes")]
+    assert all(0 < r["replayed"] and r["entries"] < 30 for r in stopped), stopped
     assert all(0 < r["replayed"] < r["entries"] for r in by_how["cap"])
     assert all(r["entries"] > 20 for r in by_how["cap"] + by_how["killed"])
     # a reading ahead for other limits, or of a file changed since, is not used
