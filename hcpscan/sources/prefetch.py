@@ -30,6 +30,7 @@ import marshal
 import os
 import signal
 import sys
+import tarfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -254,16 +255,16 @@ class _Member:
         self.name, self.size, self.type = name, size, kind
 
     def isfile(self) -> bool:
-        return self.type in walk.tarfile.REGULAR_TYPES
+        return self.type in tarfile.REGULAR_TYPES
 
     def issym(self) -> bool:
-        return self.type == walk.tarfile.SYMTYPE
+        return self.type == tarfile.SYMTYPE
 
     def islnk(self) -> bool:
-        return self.type == walk.tarfile.LNKTYPE
+        return self.type == tarfile.LNKTYPE
 
     def isdir(self) -> bool:
-        return self.type == walk.tarfile.DIRTYPE
+        return self.type == tarfile.DIRTYPE
 
 
 def _error(pickled: bytes) -> BaseException:
