@@ -15,6 +15,8 @@ symbolic link is read only when it points inside the scanned folder (a link to
 from __future__ import annotations
 
 import bz2
+import contextlib
+import functools
 import gzip
 import io
 import lzma
@@ -26,9 +28,9 @@ import tarfile
 import zipfile
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Self
+from typing import Any, Protocol, Self
 
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.sources.interface import Entry, InputLimits, MiB
@@ -425,9 +427,10 @@ class _Archive:
                                  hint="the members before were read; if the archive is genuine, "
                                       "unpack it and scan the folder"))
 
-    def member(self, name: str, parts: tuple[str, ...], blob: bytes,
+    def member(self, name: str, parts: tuple[str, ...], blob: Content,
                file_member: str) -> Iterator[Entry]:
-        """The entry of a member read whole, or the members of an archive inside it."""
+        """The entry of a member read whole (or read ahead: ``StoredContent``), or the
+        members of an archive inside it."""
         display = self.display(name)
         if is_archive(parts[-1]):
             if self.depth + 1 > self.budget.limits.max_archive_nesting:
@@ -435,12 +438,16 @@ class _Archive:
                 return
             # its members are found again by the name their entries carry (``display``)
             inner = None if self.kept is None else self.kept.inner(display)
-            yield from iter_archive(display, self.prefix + parts[:-1], self.diagnose, blob,
+            yield from iter_archive(display, self.prefix + parts[:-1], self.diagnose,
+                                    blob if isinstance(blob, bytes) else blob.load(),
                                     self.skip, self.budget.limits, self.budget, self.depth + 1,
                                     kept=inner)
             return
         # the member's name as the archive holds it, to find the member again for a finding's line
-        read = constant(blob) if self.kept is None else self.kept.reader(file_member, blob)
+        if self.kept is not None:
+            read = self.kept.reader(file_member, blob)
+        else:
+            read = constant(blob) if isinstance(blob, bytes) else blob.load
         yield Entry(display, self.prefix + parts, read, len(blob), self.path, file_member)
 
 
@@ -515,53 +522,235 @@ class _TarHeader(tarfile.TarInfo):
 
     @classmethod
     def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
-        if len(buf) != tarfile.BLOCKSIZE or buf[156:157] == tarfile.GNUTYPE_SPARSE:
-            return super().frombuf(buf, encoding, errors)
-        (name, mode, uid, gid, size, mtime, chksum, kind, linkname, _magic, uname, gname,
-         devmajor, devminor, prefix) = _HEADER.unpack_from(buf)
-        try:
-            numbers = [_octal(f) for f in (chksum, mode, uid, gid, size, mtime, devmajor,
-                                           devminor)]
-        except ValueError:
-            return super().frombuf(buf, encoding, errors)
-        if numbers[0] != 256 + sum(buf) - sum(chksum):
-            return super().frombuf(buf, encoding, errors)  # signed, or wrong
+        # a GNU long-name header is read once per distinct header: a must-gather's
+        # thousands differ only by the name's length (their size field)
+        key = (buf, encoding, errors) if type(buf) is bytes and buf[156:157] in _LONG else None
+        fields = _LONG_HEADERS.get(key) if key is not None else None
+        if fields is None:
+            fields = _short_fields(buf, encoding, errors)
+            if fields is None:
+                return super().frombuf(buf, encoding, errors)
+            if key is not None:
+                if len(_LONG_HEADERS) >= 4096:
+                    _LONG_HEADERS.clear()
+                _LONG_HEADERS[key] = fields
         obj = cls()
         (obj.chksum, obj.mode, obj.uid, obj.gid, obj.size, obj.mtime, obj.devmajor,
-         obj.devminor) = numbers
-        obj.name, obj.linkname, obj.uname, obj.gname, text_prefix = (
-            f.split(b"\0", 1)[0].decode(encoding, errors)
-            for f in (name, linkname, uname, gname, prefix))
-        obj.type = kind
-        # as TarInfo.frombuf: a V7 directory, directories' slashes, a ustar prefix
-        if obj.type == tarfile.AREGTYPE and obj.name.endswith("/"):
-            obj.type = tarfile.DIRTYPE
-        if obj.isdir():
-            obj.name = obj.name.rstrip("/")
-        if text_prefix and obj.type not in tarfile.GNU_TYPES:
-            obj.name = text_prefix + "/" + obj.name
+         obj.devminor, obj.name, obj.linkname, obj.uname, obj.gname, obj.type) = fields
         return obj
+
+
+_LONG = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
+_LONG_HEADERS: dict[tuple[bytes, str, str], tuple] = {}
+
+
+def _short_fields(buf: bytes | bytearray, encoding: str, errors: str) -> tuple | None:
+    """The header's fields as ``TarInfo.frombuf`` sets them (checksum, mode, ids, size,
+    time, device numbers, names, type), or None for a header to leave to it."""
+    if len(buf) != tarfile.BLOCKSIZE or buf[156:157] == tarfile.GNUTYPE_SPARSE:
+        return None
+    (name, mode, uid, gid, size, mtime, chksum, kind, linkname, _magic, uname, gname,
+     devmajor, devminor, prefix) = _HEADER.unpack_from(buf)
+    try:
+        numbers = [_octal(f) for f in (chksum, mode, uid, gid, size, mtime, devmajor,
+                                       devminor)]
+    except ValueError:
+        return None
+    if numbers[0] != 256 + sum(buf) - sum(chksum):
+        return None  # signed, or wrong
+    text_name, text_link, text_user, text_group, text_prefix = (
+        f.split(b"\0", 1)[0].decode(encoding, errors)
+        for f in (name, linkname, uname, gname, prefix))
+    # as TarInfo.frombuf: a V7 directory, directories' slashes, a ustar prefix
+    if kind == tarfile.AREGTYPE and text_name.endswith("/"):
+        kind = tarfile.DIRTYPE
+    if kind == tarfile.DIRTYPE:
+        text_name = text_name.rstrip("/")
+    if text_prefix and kind not in tarfile.GNU_TYPES:
+        text_name = text_prefix + "/" + text_name
+    return (*numbers, text_name, text_link, text_user, text_group, kind)
+
+
+class _TarStream:
+    """What ``tarfile`` needs of a file (``read``, ``tell``, forward ``seek``) over a
+    decompressed tar, read from its source in tarfile's own record size exactly when
+    tarfile's stream mode (``_Stream``) would read it: the same reads of the
+    decompressor, so damage shows at the same point of the archive and raises the same
+    error. What it saves is ``_Stream``'s copying: it joins and slices its whole buffer
+    on every read (two per member's header, one per member) and skips a member's data
+    one record at a time; here a read is one slice of the record held, and a skip moves
+    an index."""
+
+    __slots__ = ("_source", "_record", "_held", "_at", "_pos")
+
+    def __init__(self, source: io.BufferedIOBase, record: int = tarfile.RECORDSIZE) -> None:
+        self._source = source
+        self._record = record
+        self._held = b""  # the last record read, or what is left of a longer read
+        self._at = 0  # where in it the stream is
+        self._pos = 0  # where in the tar the stream is
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int) -> bytes:
+        held, at = self._held, self._at
+        end = at + size
+        if end <= len(held):
+            self._at = end
+            self._pos += size
+            return held[at:end]
+        parts = [held[at:]]
+        have = len(held) - at
+        source, record = self._source, self._record
+        while have < size:
+            more = source.read(record)
+            if not more:
+                break
+            parts.append(more)
+            have += len(more)
+        if have <= size:  # all of it (the source ended, or met the size exactly)
+            self._held, self._at = b"", 0
+            data = b"".join(parts)
+        else:  # the last record read goes past: keep its rest
+            last = parts[-1]
+            cut = len(last) - (have - size)
+            parts[-1] = last[:cut]
+            self._held, self._at = last, cut
+            data = b"".join(parts)
+        self._pos += len(data)
+        return data
+
+    def seek(self, pos: int) -> int:
+        """Forward only, as in stream mode; past the end stops at the end."""
+        skip = pos - self._pos
+        if skip < 0:
+            raise tarfile.StreamError("seeking backwards is not allowed")
+        held, at = self._held, self._at
+        if at + skip <= len(held):
+            self._at = at + skip
+            self._pos = pos
+            return pos
+        skip -= len(held) - at
+        self._pos += len(held) - at
+        self._held, self._at = b"", 0
+        source, record = self._source, self._record
+        while skip > 0:
+            more = source.read(record)
+            if not more:
+                break
+            if len(more) > skip:
+                self._held, self._at = more, skip
+                self._pos += skip
+                break
+            skip -= len(more)
+            self._pos += len(more)
+        return self._pos
+
+
+def _member_bytes(tar: tarfile.TarFile, stream: _TarStream, member: tarfile.TarInfo) -> bytes:
+    """A regular member's content, as ``tar.extractfile(member).read()`` gives it (a
+    sparse member is left to it: its holes are filled in)."""
+    if member.sparse is not None:
+        content = tar.extractfile(member)
+        return content.read() if content is not None else b""
+    if member.size <= 0:
+        return b""
+    stream.seek(member.offset_data)
+    blob = stream.read(member.size)
+    if len(blob) != member.size:
+        raise tarfile.ReadError("unexpected end of data")
+    return blob
+
+
+class TarMember(Protocol):
+    """What the walker reads of a tar member's header (``tarfile.TarInfo`` has it)."""
+
+    name: str
+    size: int
+    type: bytes
+
+    def isfile(self) -> bool: ...
+    def issym(self) -> bool: ...
+    def islnk(self) -> bool: ...
+    def isdir(self) -> bool: ...
+
+
+class StoredContent(Protocol):
+    """A member's content kept elsewhere (read ahead: ``sources/prefetch.py``), copied
+    here only when read."""
+
+    def __len__(self) -> int: ...
+    def load(self) -> bytes: ...
+
+
+Content = bytes | StoredContent
+
+
+# A tar's members in order, each with the reader of its content (called at most once,
+# before the next member is asked for).
+TarMembers = Generator[tuple[TarMember, Callable[[], Content]], None, None]
+
+
+def streamed_members(path: str, data: bytes | None, skip: int = 0) -> TarMembers:
+    """The members of the tar at ``path`` (or in ``data``), decompressed as they are
+    read; the first ``skip`` members are passed over unread."""
+    raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
+    with raw, tarfile.TarFile(fileobj=(stream := _TarStream(_decompressed(raw))),  # type: ignore[arg-type]
+                              tarinfo=_TarHeader) as tar:
+        index = 0
+        for member in tar:
+            tar.members = []  # type: ignore[attr-defined]  # stream mode would keep every header it has seen
+            if index >= skip:
+                yield member, functools.partial(_member_bytes, tar, stream, member)
+            index += 1
+
+
+# Archives on disk whose members another process is reading ahead (sources/prefetch.py),
+# by path: each offers ``members(archive)``, the same members as ``streamed_members``, or
+# None when it does not stand for that reading (another limit, the file changed since).
+PREFETCHED: dict[str, Any] = {}
+
+
+class _Stop:
+    """The archive must stop being read (said already)."""
+
+
+STOP = _Stop()
+
+
+def take_member(archive: _Archive, member: TarMember) -> tuple[str, tuple[str, ...]] | _Stop | None:
+    """What reading a tar does with a member before its content: ``STOP`` once the
+    archive must stop being read, None to pass over it (saying why), else its name and
+    path parts (its content is then read)."""
+    if not archive.counted(member.size if member.isfile() else 0):
+        return STOP
+    name = shown(member.name)
+    parts = _member_parts(name)
+    if not _tar_member_wanted(archive, member, name, parts):
+        return None
+    if member.size > archive.budget.limits.max_file_size:
+        archive.diagnose(too_large(archive.display(name), archive.budget.limits.max_file_size))
+        return None
+    return name, parts
 
 
 def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
     last = None
     path = archive.path
+    ahead = PREFETCHED.pop(path, None) if data is None and archive.depth == 0 else None
+    members = (ahead.members(archive) if ahead is not None else None) \
+        or streamed_members(path, data)
     try:
-        raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
-        with raw, tarfile.open(fileobj=_decompressed(raw), mode="r|", tarinfo=_TarHeader) as tar:
-            for member in tar:
-                tar.members = []  # type: ignore[attr-defined]  # stream mode would keep every header it has seen
-                if not archive.counted(member.size if member.isfile() else 0):
+        with contextlib.closing(members):
+            for member, read in members:
+                taken = take_member(archive, member)
+                if taken is STOP:
                     return
-                name = shown(member.name)
-                parts = _member_parts(name)
-                if not _tar_member_wanted(archive, member, name, parts):
+                if taken is None:
                     continue
-                if member.size > archive.budget.limits.max_file_size:
-                    archive.diagnose(too_large(archive.display(name), archive.budget.limits.max_file_size))
-                    continue
-                content = tar.extractfile(member)
-                blob = content.read() if content is not None else b""
+                name, parts = taken  # type: ignore[misc]
+                blob = read()
                 if len(blob) != member.size:
                     raise TruncatedMember(f"member {name!r} is cut short")
                 last = name
@@ -572,7 +761,7 @@ def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
                                     hint="the members before the damage were read; re-create the archive"))
 
 
-def _tar_member_wanted(archive: _Archive, member: tarfile.TarInfo, name: str,
+def _tar_member_wanted(archive: _Archive, member: TarMember, name: str,
                        parts: tuple[str, ...]) -> bool:
     """Whether to read a member: a regular file with a name, not hidden."""
     display = archive.display(name)
@@ -693,16 +882,17 @@ class _KeptArchive:
             held.members, held.live, record.live = {}, False, False
         return record
 
-    def reader(self, member: str, blob: bytes) -> Callable[[], bytes]:
+    def reader(self, member: str, blob: Content) -> Callable[[], bytes]:
         """The member's reader: reading it (what loading does with a member it parses)
-        keeps its bytes; a member passed over (logs, resources no rule reads) is not kept."""
-        unread = [True]  # loading may read one member twice (to sniff it, then to parse it)
+        keeps its bytes; a member passed over (logs, resources no rule reads) is not kept
+        (nor, read ahead, ever copied here)."""
+        loaded: list[bytes] = []  # loading may read one member twice (to sniff it, then to parse it)
 
         def read() -> bytes:
-            if unread[0]:
-                unread[0] = False
-                self._read(member, blob)
-            return blob
+            if not loaded:
+                loaded.append(blob if isinstance(blob, bytes) else blob.load())
+                self._read(member, loaded[0])
+            return loaded[0]
 
         return read
 

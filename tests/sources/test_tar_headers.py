@@ -163,3 +163,23 @@ def test_the_walker_reads_a_tar_with_these_headers(tmp_path: Path) -> None:
         with tarfile.open(path) as tar:
             expected = {m.name for m in tar.getmembers() if m.isfile()}
         assert names == expected and any(n.endswith("long-name.yaml") for n in names)
+
+
+def test_long_name_headers_read_again_from_the_cache_alike() -> None:
+    """GNU long-name headers are read once per distinct header (``walk._LONG_HEADERS``):
+    each read again gives what TarInfo gives, and the cache never answers for a header
+    that differs from the one it holds (a changed size, a damaged checksum)."""
+    from hcpscan.sources import walk
+
+    walk._LONG_HEADERS.clear()
+    longs = [b for b in _headers(_archive(tarfile.GNU_FORMAT)) if b[156:157] == b"L"]
+    assert longs
+    for block in longs * 3:
+        _same(block)
+    assert walk._LONG_HEADERS
+    for block in longs:
+        other = bytearray(block)
+        other[124:136] = b"00000000777\0"  # another name length
+        _same(bytes(other))
+        _same(_with_checksum(other))
+    assert len(walk._LONG_HEADERS) == 2 * len({bytes(b) for b in longs})
