@@ -31,7 +31,7 @@ from hcpscan.analysis.proxy.settings import (
     field_in,
     source_of,
 )
-from hcpscan.analysis.proxy.workloads import controlled_pod, effective_settings
+from hcpscan.analysis.proxy.workloads import controlled_pod, controlled_pods, effective_settings
 from hcpscan.core.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
@@ -313,9 +313,16 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
 
 
 def judged_at_owner(inventory: Inventory) -> frozenset[int]:
-    """The ids of the inventory's objects ``_judged_at_owner`` holds, found once per scan."""
-    return inventory.derived("proxy.judged-at-owner", lambda inv: frozenset(
-        id(o) for o in inv.of_kind("Pod", "ReplicaSet") if _judged_at_owner(o)))
+    """The ids of the inventory's objects ``_judged_at_owner`` holds, found once per scan:
+    the controller-made pods the proxy rules find anyway (``controlled_pods``), and of the
+    other Pods those some owner makes (a ReplicaSet no controller makes is no such object):
+    one pass over a fleet's Pods and ReplicaSets, not two."""
+    def found(inv: Inventory) -> frozenset[int]:
+        made = controlled_pods(inv)
+        return made | frozenset(id(o) for o in inv.of_kind("Pod")
+                                if id(o) not in made and _judged_at_owner(o))
+
+    return inventory.derived("proxy.judged-at-owner", found)
 
 
 def _judged_at_owner(obj: K8sObject) -> bool:
