@@ -281,28 +281,43 @@ class PathGraph:
 
     def add_egress(self, origin: str, destination: str, protocol: str, port: int,
                    allows: bool, evidence: Iterable[Evidence], summary: str,
-                   explicit: bool = False, through: Hop | None = None) -> None:
+                   explicit: bool = False, through: Hop | None = None) -> PathAnswer:
         """A workload's way out to a named destination: one hop, decided by its egress
         (NetworkPolicy tiers, EgressFirewall); the evidence's first blocking (or
         deciding) item names the object; ``explicit``: ``summary`` says what it decides.
         ``through``: the ClusterIP Service the workload sends to (its ``target`` the
         Service's node), a hop of its own before the one the egress policies decide
-        (they see the endpoint the Service's DNAT chose)."""
+        (they see the endpoint the Service's DNAT chose). Returns ``answer`` for the
+        connection: read off the hops just recorded when they are its only ones (each of a
+        fleet's control-plane workloads asks its DNS flow once: tens of thousands)."""
+        fresh = (origin, protocol, port) not in self._asked
         self._node(origin, WORKLOAD)
         self._node(destination, DESTINATION)
+        entry = None
         if through is not None:
             self._node(through.target, CLUSTER_IP)
-            self._edge(origin, protocol, port, Hop(origin, through.target, through.layer,
-                                                   through.allows, through.summary, through.path,
-                                                   through.line))
+            entry = Hop(origin, through.target, through.layer, through.allows, through.summary,
+                        through.path, through.line)
+            self._edge(origin, protocol, port, entry)
         items = list(evidence)
         deciding = next((e for e in items if e.allows == allows and e.path), None) or \
             next((e for e in items if e.allows == allows), None)
         layer = deciding.layer if deciding else "network-policy"
         text = summary if explicit else "; ".join(e.summary for e in items) or summary
-        self._edge(origin, protocol, port, Hop(
-            through.target if through is not None else origin, destination, layer, allows, text,
-            deciding.path if deciding else None, deciding.line if deciding else None))
+        last = Hop(through.target if through is not None else origin, destination, layer, allows,
+                   text, deciding.path if deciding else None, deciding.line if deciding else None)
+        self._edge(origin, protocol, port, last)
+        if fresh and origin != destination:
+            # the connection's hops are these: ``answer`` would take the one hop, or the
+            # two legs through the Service (``_through_one_node``)
+            if entry is None:
+                return PathAnswer(origin, destination, protocol, port, last.allows, (last,))
+            if entry.target not in (origin, destination):
+                if entry.allows and last.allows:
+                    return PathAnswer(origin, destination, protocol, port, True, (entry, last))
+                return PathAnswer(origin, destination, protocol, port, False,
+                                  (entry,) if not entry.allows else (entry, last))
+        return self.answer(origin, destination, protocol, port)
 
     def record(self, origin: str, protocol: str, port: int, hop: Hop) -> None:
         """A hop decided elsewhere (the HostedCluster's declared way, judged from its spec)."""
