@@ -300,10 +300,10 @@ class PathGraph:
                         through.path, through.line)
             self._edge(origin, protocol, port, entry)
         items = list(evidence)
-        deciding = next((e for e in items if e.allows == allows and e.path), None) or \
-            next((e for e in items if e.allows == allows), None)
+        deciding = (next((e for e in items if e.allows == allows and e.path), None)
+                    or next((e for e in items if e.allows == allows), None)) if items else None
         layer = deciding.layer if deciding else "network-policy"
-        text = summary if explicit else "; ".join(e.summary for e in items) or summary
+        text = summary if explicit or not items else "; ".join(e.summary for e in items) or summary
         last = Hop(through.target if through is not None else origin, destination, layer, allows,
                    text, deciding.path if deciding else None, deciding.line if deciding else None)
         self._edge(origin, protocol, port, last)
