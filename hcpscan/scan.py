@@ -135,6 +135,7 @@ def run_scan(inventory: Inventory, rules: list[Rule], config: ScanConfig,
         if fixes:
             attach_fixes([f for f in findings if f.status is Status.FAIL], [r.info for r in rules])
         exposures = hosted_cluster_exposures(ctx)
+        ctx.release()  # freed here, before the collector's older generations run again
         if clock is not None:
             clock.stage("findings")  # ordered, each failing one's fix planned, the exposures
     meta = dict(metadata or {})

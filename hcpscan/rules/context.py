@@ -86,6 +86,13 @@ class Context:
         """Forget an analysis no rule left will read (its memory is freed for the next)."""
         self._analyses.pop(name, None)
 
+    def release(self) -> None:
+        """Forget every analysis, built or prepared (the scan's rules and exposures are
+        done): most of their objects are freed at once, not left for the cyclic collector
+        to walk (``collector.sparing``)."""
+        self._analyses.clear()
+        self._prepared.clear()
+
     def built(self, name: str) -> Any | None:
         """An analysis if some rule already built it, else ``None`` (never builds)."""
         return self._analyses.get(name)

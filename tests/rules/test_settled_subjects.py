@@ -185,6 +185,22 @@ def test_a_pod_its_controller_stands_for_is_settled_and_one_alone_is_checked() -
     assert settled.inapplicable["a controller-owned pod: its controller is checked"] == 2  # PRX007 takes no ReplicaSet
 
 
+def test_the_objects_judged_at_their_owner_are_found_as_one_by_one() -> None:
+    """``judged_at_owner`` starts from the controller-made pods and asks only the other Pods:
+    it holds exactly the Pods and ReplicaSets ``_judged_at_owner`` holds one by one (a
+    controller, an owner that is no controller, a mirror pod's Node, no owner)."""
+    from hcpscan.analysis.proxy.sides import _judged_at_owner, judged_at_owner
+
+    lone_set = _obj("ReplicaSet", "alone-rs", {"spec": {"template": {"spec": _pod_spec()}}})
+    cases = [*_cases(), lone_set]
+    inventory = Inventory(cases)
+    found = judged_at_owner(inventory)
+    assert found == {id(o) for o in inventory.of_kind("Pod", "ReplicaSet") if _judged_at_owner(o)}
+    # the mirror pod's Node is a controller too; a ReplicaSet no one makes is judged itself
+    assert {o.name for o in cases if id(o) in found} == {"app-1", "made", "owned-not-controlled",
+                                                          "mirror"}
+
+
 @pytest.mark.parametrize("only_made", [True, False], ids=["controller-made pods", "all cases"])
 def test_settling_builds_no_analysis_that_checking_each_subject_would_not(only_made: bool) -> None:
     """A rule whose subjects are all pods their controllers stand for never reads the proxy

@@ -31,7 +31,7 @@ from hcpscan.analysis.proxy.settings import (
     field_in,
     source_of,
 )
-from hcpscan.analysis.proxy.workloads import controlled_pod, effective_settings
+from hcpscan.analysis.proxy.workloads import controlled_pod, controlled_pods, effective_settings
 from hcpscan.core.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
@@ -238,14 +238,16 @@ def settled_sides(ctx: SideContext, subjects: list[K8sObject], selector: dict[st
         return [None] * len(subjects)
     at_owner = judged_at_owner(ctx.inventory)
     named = selector.get("workloads")
+    picks = _Picks(named) if named else None  # ``_workload``, its patterns read once
     lean = not bare and "container" not in selector  # no side for a container that sets none
     setting: frozenset[int] | None = None  # the proxy model, read only if a subject needs it
+    owned, not_target = (Absent(_AT_OWNER),), (Absent(_NOT_TARGET),)  # shared: only read
     out: list[tuple[Absent, ...] | None] = []
     for s in subjects:
         if id(s) in at_owner:
-            out.append((Absent(_AT_OWNER),))
-        elif named and _workload(s, named) is None:
-            out.append((Absent(_NOT_TARGET),))
+            out.append(owned)
+        elif picks is not None and not picks.any(s):
+            out.append(not_target)
         elif lean:
             if setting is None:
                 setting = ctx.proxy.objects_with(CONTAINER)
@@ -311,9 +313,16 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
 
 
 def judged_at_owner(inventory: Inventory) -> frozenset[int]:
-    """The ids of the inventory's objects ``_judged_at_owner`` holds, found once per scan."""
-    return inventory.derived("proxy.judged-at-owner", lambda inv: frozenset(
-        id(o) for o in inv.of_kind("Pod", "ReplicaSet") if _judged_at_owner(o)))
+    """The ids of the inventory's objects ``_judged_at_owner`` holds, found once per scan:
+    the controller-made pods the proxy rules find anyway (``controlled_pods``), and of the
+    other Pods those some owner makes (a ReplicaSet no controller makes is no such object):
+    one pass over a fleet's Pods and ReplicaSets, not two."""
+    def found(inv: Inventory) -> frozenset[int]:
+        made = controlled_pods(inv)
+        return made | frozenset(id(o) for o in inv.of_kind("Pod")
+                                if id(o) not in made and _judged_at_owner(o))
+
+    return inventory.derived("proxy.judged-at-owner", found)
 
 
 def _judged_at_owner(obj: K8sObject) -> bool:
@@ -339,6 +348,56 @@ def _workload(obj: K8sObject, named: dict[str, dict[str, Any]] | None) -> str | 
     if not named:
         return ""
     return next((name for name, sel in named.items() if _selects(sel, obj)), None)
+
+
+_GLOB = frozenset("*?[")  # what makes an fnmatch pattern more than the text itself
+
+
+class _Patterns:
+    """``any(fnmatch.fnmatchcase(text, p) for p in patterns)``: a pattern without ``*``, ``?``
+    or ``[`` matches only its own text, so those are one set lookup."""
+
+    __slots__ = ("exact", "globs")
+
+    def __init__(self, patterns: list[Any]) -> None:
+        self.exact = {p for p in patterns if isinstance(p, str) and _GLOB.isdisjoint(p)}
+        self.globs = [p for p in patterns if not (isinstance(p, str) and _GLOB.isdisjoint(p))]
+
+    def match(self, text: str) -> bool:
+        return text in self.exact or any(fnmatch.fnmatchcase(text, p) for p in self.globs)
+
+
+class _Picks:
+    """Whether ``_workload(obj, named)`` finds a selector: the same conditions, each
+    selector's patterns read once (asked of every workload of a rule's kinds:
+    tens of thousands at 500 hosted clusters, five selectors each)."""
+
+    def __init__(self, named: dict[str, dict[str, Any]]) -> None:
+        self.selectors = [
+            (bool(sel.get("static")),
+             _Patterns(sel["names"]) if sel.get("names") else None,
+             _Patterns(sel["namespaces"]) if sel.get("namespaces") else None,
+             [(k, str(v), _GLOB.isdisjoint(str(v))) for k, v in (sel.get("labels") or {}).items()])
+            for sel in named.values()]
+
+    def any(self, obj: K8sObject) -> bool:
+        # the object's own name and namespace first, its annotations and labels (in its
+        # body) only then: the conditions are pure, and the schema makes every pattern text
+        for static, names, namespaces, labels in self.selectors:
+            if names is not None and not names.match(obj.name):
+                continue
+            if namespaces is not None and not namespaces.match(obj.namespace):
+                continue
+            if static and not is_static_pod(obj):
+                continue
+            if labels:
+                have = obj.labels
+                if not all(k in have and (str(have[k]) == v if exact
+                                          else fnmatch.fnmatchcase(str(have[k]), v))
+                           for k, v, exact in labels):
+                    continue
+            return True
+        return False
 
 
 def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:

@@ -25,13 +25,22 @@ Graphviz DOT. The graph grows with the questions asked (the required-flow rules,
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hcpscan.analysis.reachability.answers import PERIMETER, POD_NETWORK, SERVICE, Evidence, LayerSay, Reach
+from hcpscan.analysis.reachability.answers import (
+    PERIMETER,
+    POD_NETWORK,
+    SERVICE,
+    Evidence,
+    LayerSay,
+    Place,
+    Reach,
+)
 from hcpscan.analysis.reachability.routers import serving_controllers
 
 if TYPE_CHECKING:
@@ -45,17 +54,71 @@ NO_WAY = "publishing"  # the layer of a hop that does not exist: no Service or R
 ROUTER = "router"  # the layer of the hop a Route takes into the router that serves it
 
 
-@dataclass(frozen=True, slots=True)
 class Hop(LayerSay):
-    """One step of a path and the say of the layer that decides it."""
+    """One step of a path and the say of the layer that decides it: a frozen value,
+    equal and hashed by (source, target, layer, allows, summary, path, line).
 
+    ``at``: the place of the object that decided, found when ``path`` or ``line`` is first
+    read (instead of ``path`` and ``line``): the required flows record tens of thousands
+    of hops from evidence whose places findings show for a few, and finding a place
+    reads its document again."""
+
+    __slots__ = ("source", "target", "layer", "allows", "summary", "_path", "_line", "_at")
     source: str
     target: str
     layer: str
     allows: bool
     summary: str
-    path: str | None = None
-    line: int | None = None
+    _path: str | None
+    _line: int | None
+    _at: Place | None
+
+    def __init__(self, source: str, target: str, layer: str, allows: bool, summary: str,
+                 path: str | None = None, line: int | None = None, *,
+                 at: Place | None = None) -> None:
+        put = object.__setattr__
+        put(self, "source", source)
+        put(self, "target", target)
+        put(self, "layer", layer)
+        put(self, "allows", allows)
+        put(self, "summary", summary)
+        put(self, "_path", path)
+        put(self, "_line", line)
+        put(self, "_at", at)
+
+    @property
+    def path(self) -> str | None:
+        return self._at.path if self._at is not None else self._path
+
+    @property
+    def line(self) -> int | None:
+        return self._at.line if self._at is not None else self._line
+
+    def _key(self) -> tuple[str, str, str, bool, str, str | None, int | None]:
+        return (self.source, self.target, self.layer, self.allows, self.summary, self.path,
+                self.line)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Hop, self._key())
+
+    def __repr__(self) -> str:
+        return (f"Hop(source={self.source!r}, target={self.target!r}, layer={self.layer!r}, "
+                f"allows={self.allows!r}, summary={self.summary!r}, path={self.path!r}, "
+                f"line={self.line!r})")
 
     def __str__(self) -> str:
         return f"{self.source} → {self.target}: {self.said()}"
@@ -218,28 +281,43 @@ class PathGraph:
 
     def add_egress(self, origin: str, destination: str, protocol: str, port: int,
                    allows: bool, evidence: Iterable[Evidence], summary: str,
-                   explicit: bool = False, through: Hop | None = None) -> None:
+                   explicit: bool = False, through: Hop | None = None) -> PathAnswer:
         """A workload's way out to a named destination: one hop, decided by its egress
         (NetworkPolicy tiers, EgressFirewall); the evidence's first blocking (or
         deciding) item names the object; ``explicit``: ``summary`` says what it decides.
         ``through``: the ClusterIP Service the workload sends to (its ``target`` the
         Service's node), a hop of its own before the one the egress policies decide
-        (they see the endpoint the Service's DNAT chose)."""
+        (they see the endpoint the Service's DNAT chose). Returns ``answer`` for the
+        connection: read off the hops just recorded when they are its only ones (each of a
+        fleet's control-plane workloads asks its DNS flow once: tens of thousands)."""
+        fresh = (origin, protocol, port) not in self._asked
         self._node(origin, WORKLOAD)
         self._node(destination, DESTINATION)
+        entry = None
         if through is not None:
             self._node(through.target, CLUSTER_IP)
-            self._edge(origin, protocol, port, Hop(origin, through.target, through.layer,
-                                                   through.allows, through.summary, through.path,
-                                                   through.line))
+            entry = Hop(origin, through.target, through.layer, through.allows, through.summary,
+                        through.path, through.line)
+            self._edge(origin, protocol, port, entry)
         items = list(evidence)
-        deciding = next((e for e in items if e.allows == allows and e.path), None) or \
-            next((e for e in items if e.allows == allows), None)
+        deciding = (next((e for e in items if e.allows == allows and e.path), None)
+                    or next((e for e in items if e.allows == allows), None)) if items else None
         layer = deciding.layer if deciding else "network-policy"
-        text = summary if explicit else "; ".join(e.summary for e in items) or summary
-        self._edge(origin, protocol, port, Hop(
-            through.target if through is not None else origin, destination, layer, allows, text,
-            deciding.path if deciding else None, deciding.line if deciding else None))
+        text = summary if explicit or not items else "; ".join(e.summary for e in items) or summary
+        last = Hop(through.target if through is not None else origin, destination, layer, allows,
+                   text, deciding.path if deciding else None, deciding.line if deciding else None)
+        self._edge(origin, protocol, port, last)
+        if fresh and origin != destination:
+            # the connection's hops are these: ``answer`` would take the one hop, or the
+            # two legs through the Service (``_through_one_node``)
+            if entry is None:
+                return PathAnswer(origin, destination, protocol, port, last.allows, (last,))
+            if entry.target not in (origin, destination):
+                if entry.allows and last.allows:
+                    return PathAnswer(origin, destination, protocol, port, True, (entry, last))
+                return PathAnswer(origin, destination, protocol, port, False,
+                                  (entry,) if not entry.allows else (entry, last))
+        return self.answer(origin, destination, protocol, port)
 
     def record(self, origin: str, protocol: str, port: int, hop: Hop) -> None:
         """A hop decided elsewhere (the HostedCluster's declared way, judged from its spec)."""
@@ -462,4 +540,4 @@ def _element(e: Evidence, via: str) -> tuple[str, str]:
 
 
 def _hop(source: str, target: str, e: Evidence) -> Hop:
-    return Hop(source, target, e.layer, e.allows, e.summary, e.path, e.line)
+    return Hop(source, target, e.layer, e.allows, e.summary, at=e.at)  # its place when read

@@ -161,8 +161,11 @@ class ReachabilityQueries:
             return []
         out: list[WayInVerdict] = []
         for klass in self.index.namespace_classes(cluster, namespace):
+            ways = view.paths.get(klass.index)
+            if not ways:
+                continue  # most classes: no way in, no ranges to tell apart
             groups = self._atom_groups(view, [klass.index])
-            for path in view.paths.get(klass.index, []):
+            for path in ways:
                 admitted, blocked = IPSpace(), None
                 for group in groups:
                     k = (group & -group).bit_length() - 1  # every atom of the group fares alike

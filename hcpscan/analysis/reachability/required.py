@@ -167,11 +167,10 @@ def evaluate_guest_flow(inventory: Inventory, graph: ReachabilityGraph, paths: P
             summary = "" if allows or not egress.allowed else (
                 f"egress of {workload.ref} opens {protocol} {port} to {egress.allowed} only, "
                 f"not to {space} ({where})")
-            paths.add_egress(workload.ref, "hosted-kas", protocol, port, allows, egress.evidence,
-                             summary or f"egress of {workload.ref} to the hosted API server "
-                                        f"{protocol} {port}", explicit=bool(summary),
-                             through=through)
-            answers.append(paths.answer(workload.ref, "hosted-kas", protocol, port))
+            answers.append(paths.add_egress(
+                workload.ref, "hosted-kas", protocol, port, allows, egress.evidence,
+                summary or f"egress of {workload.ref} to the hosted API server {protocol} {port}",
+                explicit=bool(summary), through=through))
         if not isolated:
             continue  # no policy isolates its egress: open, and nothing to show
         status = OPEN if all(a.open for a in answers) else BLOCKED
@@ -515,11 +514,10 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
         for endpoint, destination, through in nodes:
             for protocol, port, allows, evidence, note, summary in _out(inventory, graph, hc, flow,
                                                                        name, endpoint):
-                paths.add_egress(workload.ref, destination, protocol, port, allows, evidence,
-                                 summary or f"egress of {workload.ref} to {destination} "
-                                            f"{protocol} {port}", explicit=bool(summary),
-                                 through=through)
-                answers.append(paths.answer(workload.ref, destination, protocol, port))
+                answers.append(paths.add_egress(
+                    workload.ref, destination, protocol, port, allows, evidence,
+                    summary or f"egress of {workload.ref} to {destination} {protocol} {port}",
+                    explicit=bool(summary), through=through))
                 if note and note not in notes:
                     notes.append(note)
         status = OPEN if all(a.open for a in answers) else BLOCKED

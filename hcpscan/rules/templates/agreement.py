@@ -231,15 +231,17 @@ class Agreement(Template):
         answers = [settled_sides(ctx, subjects, selector, bare)
                    for selector, _missing_ok, bare in per_rule(ctx, params, "agreement", _role_plan)]
         settled = Settled([])
+        skipped_for: list[str] = []  # every settled subject's reasons, counted once at the end
         for subject, sides in zip(subjects, zip(*answers, strict=True), strict=True):
             if None in sides:
                 settled.rest.append(subject)
                 continue
             reasons = [absent.reason for skipped in sides for absent in skipped or ()]
             if reasons:
-                settled.inapplicable.update(reasons)
+                skipped_for += reasons
             else:
                 settled.passed += 1
+        settled.inapplicable.update(skipped_for)
         return settled
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
