@@ -80,10 +80,9 @@ class Locator:
                     if read is not None:
                         return read
                     composed = self._compose_item(source, body)  # (an empty item on the way)
-                    if composed is None:
-                        return None  # (cannot be: its lines were read as well-formed)
-                    node = composed[0]
-                where = locate_in(node, None, steps)
+                    node = None if composed is None else composed[0]
+                # (not found in the entry: its document is composed, as for any entry)
+                where = None if node is None else locate_in(node, None, steps)
                 if where is not None:
                     return where[0] + offset, where[1]
         whole = source.item_index is None
