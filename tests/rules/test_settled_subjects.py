@@ -179,10 +179,10 @@ def test_a_pod_its_controller_stands_for_is_settled_and_one_alone_is_checked() -
     settled = TEMPLATES[rule.template].settle(ctx, subjects_of(rule.applies_to, ctx), rule.params)
     assert settled is not None
     kept = {s.name for s in settled.rest}
-    assert {"proxied", "alone", "owned-not-controlled"} <= kept
-    # a mirror pod's Node is its controller too: proxy_values judges neither
-    assert not kept & {"made", "app-1", "mirror", "bare", "quiet"}
-    assert settled.inapplicable["a controller-owned pod: its controller is checked"] == 2  # PRX007 takes no ReplicaSet
+    # a mirror pod's Node decides nothing about its env: the mirror pod is judged itself
+    assert {"proxied", "alone", "owned-not-controlled", "mirror"} <= kept
+    assert not kept & {"made", "app-1", "bare", "quiet"}
+    assert settled.inapplicable["a controller-owned pod: its controller is checked"] == 1  # "made" (PRX007 takes no ReplicaSet)
 
 
 def test_the_objects_judged_at_their_owner_are_found_as_one_by_one() -> None:
@@ -196,9 +196,9 @@ def test_the_objects_judged_at_their_owner_are_found_as_one_by_one() -> None:
     inventory = Inventory(cases)
     found = judged_at_owner(inventory)
     assert found == {id(o) for o in inventory.of_kind("Pod", "ReplicaSet") if _judged_at_owner(o)}
-    # the mirror pod's Node is a controller too; a ReplicaSet no one makes is judged itself
-    assert {o.name for o in cases if id(o) in found} == {"app-1", "made", "owned-not-controlled",
-                                                          "mirror"}
+    # a mirror pod is judged itself (its Node, though its controller, decides nothing about
+    # its env); so is a ReplicaSet no one makes
+    assert {o.name for o in cases if id(o) in found} == {"app-1", "made", "owned-not-controlled"}
 
 
 @pytest.mark.parametrize("only_made", [True, False], ids=["controller-made pods", "all cases"])

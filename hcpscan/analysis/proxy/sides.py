@@ -31,7 +31,12 @@ from hcpscan.analysis.proxy.settings import (
     field_in,
     source_of,
 )
-from hcpscan.analysis.proxy.workloads import controlled_pod, controlled_pods, effective_settings
+from hcpscan.analysis.proxy.workloads import (
+    controlled_pod,
+    controlled_pods,
+    effective_settings,
+    is_static_pod,
+)
 from hcpscan.core.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
@@ -336,11 +341,6 @@ def _judged_at_owner(obj: K8sObject) -> bool:
     return not is_static_pod(obj) and isinstance(owners, list) and any(
         isinstance(o, dict) and o.get("kind") != "Node" for o in owners)
 
-
-def is_static_pod(obj: K8sObject) -> bool:
-    return obj.kind == "Pod" and (
-        "kubernetes.io/config.mirror" in obj.annotations
-        or obj.annotations.get("kubernetes.io/config.source") == "file")
 
 
 def _workload(obj: K8sObject, named: dict[str, dict[str, Any]] | None) -> str | None:

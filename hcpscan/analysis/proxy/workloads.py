@@ -188,9 +188,18 @@ def controlled_pods(inventory: Inventory) -> frozenset[int]:
 
 
 def controlled_pod(obj: K8sObject) -> bool:
-    """A Pod (or ReplicaSet) made by a controller: its owner is checked instead."""
+    """A Pod (or ReplicaSet) made by a controller: its owner is checked instead. A static
+    pod's mirror is not: the API server makes its Node its controller (``controller:
+    true``), but its env is the node's manifest's, which nothing else checks."""
     if obj.kind != "Pod" and obj.kind != "ReplicaSet":
         return False  # asked of every object of many rules' kinds: most are neither
     owners = obj.metadata.get("ownerReferences")
     return isinstance(owners, list) and any(
-        isinstance(o, dict) and o.get("controller") for o in owners)
+        isinstance(o, dict) and o.get("controller") for o in owners) and not is_static_pod(obj)
+
+
+def is_static_pod(obj: K8sObject) -> bool:
+    """A static pod (run by the kubelet from a file on its node) or its mirror in the API."""
+    return obj.kind == "Pod" and (
+        "kubernetes.io/config.mirror" in obj.annotations
+        or obj.annotations.get("kubernetes.io/config.source") == "file")
