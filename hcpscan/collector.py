@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
 
 
@@ -43,6 +44,9 @@ def building() -> Iterator[None]:
 
 
 _NEVER = 1 << 30  # collections of a generation before the next older one is collected
+_sparing_lock = threading.Lock()
+_sparing = 0  # sparing blocks open in this process (scans run in threads may overlap)
+_saved: tuple[bool, tuple[int, ...]] = (True, (700, 10, 10))  # the collector's state before
 
 
 @contextlib.contextmanager
@@ -60,13 +64,20 @@ def sparing(young: int = 700) -> Iterator[None]:
     Whoever keeps the analyses past the block drops them first
     (``rules.context.Context.release``), so the older generations' next collection finds
     little left to walk."""
-    enabled = gc.isenabled()
-    threshold = gc.get_threshold()
-    gc.set_threshold(young, _NEVER, _NEVER)
-    gc.enable()
+    global _sparing, _saved
+    with _sparing_lock:  # scans overlapping in threads: the first in saves, the last out restores
+        if _sparing == 0:
+            _saved = (gc.isenabled(), gc.get_threshold())
+            gc.set_threshold(young, _NEVER, _NEVER)
+            gc.enable()
+        _sparing += 1
     try:
         yield
     finally:
-        gc.set_threshold(*threshold)
-        if not enabled:
-            gc.disable()
+        with _sparing_lock:
+            _sparing -= 1
+            if _sparing == 0:
+                enabled, threshold = _saved
+                gc.set_threshold(*threshold)
+                if not enabled:
+                    gc.disable()

@@ -273,6 +273,40 @@ def test_rules_run_with_the_collector_on_but_sparing(tmp_path, monkeypatch):
     assert [f.rule_id for f in report.findings] == ["PRX008"]
 
 
+def test_sparing_blocks_overlapping_in_threads_leave_the_collector_as_found() -> None:
+    """Two scans in threads whose sparing blocks overlap (A in, B in, A out, B out): each
+    saving and restoring on its own, B put back the thresholds A had set, and the older
+    generations were never collected again in that process."""
+    import threading
+
+    from hcpscan import collector
+
+    before = (gc.isenabled(), gc.get_threshold())
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    inside: list[tuple[int, int, int]] = []
+
+    def first() -> None:
+        with collector.sparing():
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def second() -> None:
+        a_in.wait(10)
+        with collector.sparing():
+            b_in.set()
+            a_out.wait(10)
+            inside.append(gc.get_threshold())  # A has left: still sparing for B
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert a_out.is_set() and inside and inside[0][1] > 10**6
+    assert (gc.isenabled(), gc.get_threshold()) == before
+
+
 def test_a_scan_releases_its_analyses_before_the_collector_runs_in_full_again(tmp_path,
                                                                               monkeypatch):
     """The analyses (the reachability graph here) are forgotten inside the sparing block, once the
