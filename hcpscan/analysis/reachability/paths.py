@@ -76,6 +76,8 @@ class Hop(LayerSay):
     def __init__(self, source: str, target: str, layer: str, allows: bool, summary: str,
                  path: str | None = None, line: int | None = None, *,
                  at: Place | None = None) -> None:
+        if at is not None and (path is not None or line is not None):
+            raise TypeError("Hop: a place is given either as at= or as path and line, not both")
         put = object.__setattr__
         put(self, "source", source)
         put(self, "target", target)

@@ -50,6 +50,15 @@ def test_a_hop_stays_frozen() -> None:
         del hop.source
 
 
+def test_a_hop_takes_its_place_one_way_only() -> None:
+    """A place given both ways would have been kept as ``at`` and the path and line dropped."""
+    at, _ = _placed("np.yaml", 7)
+    with pytest.raises(TypeError):
+        Hop("a", "b", "network-policy", False, "deny", "other.yaml", 3, at=at)
+    with pytest.raises(TypeError):
+        Hop("a", "b", "network-policy", False, "deny", line=3, at=at)
+
+
 def test_recording_and_answering_ingress_finds_no_place_until_one_is_shown() -> None:
     at, asked = _placed("svc.yaml", 12)
     paths = PathGraph()
