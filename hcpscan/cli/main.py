@@ -110,31 +110,9 @@ def build_parser(command: str | None = None, all_commands: bool = True) -> argpa
     return parser
 
 
-def _read_ahead(command: str | None, words: Sequence[str]) -> None:
-    """`hcpscan scan ARCHIVE`: the archive starts being read in another process now,
-    before the scan's modules are imported (``sources/prefetch.py``). The words are not
-    parsed yet, so every word naming an archive file is read ahead; the scan takes what
-    was read only for an archive it was given, with the limits it was given (another
-    word's reading is ended unused)."""
-    if command != "scan":
-        return
-    named = [w for w in words if not w.startswith("-") and "." in w and os.path.isfile(w)]
-    if not named:
-        return
-    from hcpscan.sources.walk import DEFAULT_LIMITS, is_archive  # the scan imports it anyway
-
-    archives = [w for w in named if is_archive(w)]
-    if archives:
-        from hcpscan.sources import prefetch
-
-        prefetch.start(archives, DEFAULT_LIMITS)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    command = chosen_command(words)
-    _read_ahead(command, words)
-    parser = build_parser(command, all_commands=False)
+    parser = build_parser(chosen_command(words), all_commands=False)
     try:
         args = parser.parse_args(words)
         if not hasattr(args, "run"):

@@ -15,8 +15,6 @@ symbolic link is read only when it points inside the scanned folder (a link to
 from __future__ import annotations
 
 import bz2
-import contextlib
-import functools
 import gzip
 import io
 import lzma
@@ -28,9 +26,9 @@ import tarfile
 import zipfile
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, Self
+from typing import Self
 
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.sources.interface import Entry, InputLimits, MiB
@@ -427,10 +425,9 @@ class _Archive:
                                  hint="the members before were read; if the archive is genuine, "
                                       "unpack it and scan the folder"))
 
-    def member(self, name: str, parts: tuple[str, ...], blob: Content,
+    def member(self, name: str, parts: tuple[str, ...], blob: bytes,
                file_member: str) -> Iterator[Entry]:
-        """The entry of a member read whole (or read ahead: ``StoredContent``), or the
-        members of an archive inside it."""
+        """The entry of a member read whole, or the members of an archive inside it."""
         display = self.display(name)
         if is_archive(parts[-1]):
             if self.depth + 1 > self.budget.limits.max_archive_nesting:
@@ -438,16 +435,12 @@ class _Archive:
                 return
             # its members are found again by the name their entries carry (``display``)
             inner = None if self.kept is None else self.kept.inner(display)
-            yield from iter_archive(display, self.prefix + parts[:-1], self.diagnose,
-                                    blob if isinstance(blob, bytes) else blob.load(),
+            yield from iter_archive(display, self.prefix + parts[:-1], self.diagnose, blob,
                                     self.skip, self.budget.limits, self.budget, self.depth + 1,
                                     kept=inner)
             return
         # the member's name as the archive holds it, to find the member again for a finding's line
-        if self.kept is not None:
-            read = self.kept.reader(file_member, blob)
-        else:
-            read = constant(blob) if isinstance(blob, bytes) else blob.load
+        read = constant(blob) if self.kept is None else self.kept.reader(file_member, blob)
         yield Entry(display, self.prefix + parts, read, len(blob), self.path, file_member)
 
 
@@ -663,94 +656,25 @@ def _member_bytes(tar: tarfile.TarFile, stream: _TarStream, member: tarfile.TarI
     return blob
 
 
-class TarMember(Protocol):
-    """What the walker reads of a tar member's header (``tarfile.TarInfo`` has it)."""
-
-    name: str
-    size: int
-    type: bytes
-
-    def isfile(self) -> bool: ...
-    def issym(self) -> bool: ...
-    def islnk(self) -> bool: ...
-    def isdir(self) -> bool: ...
-
-
-class StoredContent(Protocol):
-    """A member's content kept elsewhere (read ahead: ``sources/prefetch.py``), copied
-    here only when read."""
-
-    def __len__(self) -> int: ...
-    def load(self) -> bytes: ...
-
-
-Content = bytes | StoredContent
-
-
-# A tar's members in order, each with the reader of its content (called at most once,
-# before the next member is asked for).
-TarMembers = Generator[tuple[TarMember, Callable[[], Content]], None, None]
-
-
-def streamed_members(path: str, data: bytes | None, skip: int = 0) -> TarMembers:
-    """The members of the tar at ``path`` (or in ``data``), decompressed as they are
-    read; the first ``skip`` members are passed over unread."""
-    raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
-    with raw, tarfile.TarFile(fileobj=(stream := _TarStream(_decompressed(raw))),  # type: ignore[arg-type]
-                              tarinfo=_TarHeader) as tar:
-        index = 0
-        for member in tar:
-            tar.members = []  # type: ignore[attr-defined]  # stream mode would keep every header it has seen
-            if index >= skip:
-                yield member, functools.partial(_member_bytes, tar, stream, member)
-            index += 1
-
-
-# Archives on disk whose members another process is reading ahead (sources/prefetch.py),
-# by path: each offers ``members(archive)``, the same members as ``streamed_members``, or
-# None when it does not stand for that reading (another limit, the file changed since).
-PREFETCHED: dict[str, Any] = {}
-
-
-class _Stop:
-    """The archive must stop being read (said already)."""
-
-
-STOP = _Stop()
-
-
-def take_member(archive: _Archive, member: TarMember) -> tuple[str, tuple[str, ...]] | _Stop | None:
-    """What reading a tar does with a member before its content: ``STOP`` once the
-    archive must stop being read, None to pass over it (saying why), else its name and
-    path parts (its content is then read)."""
-    if not archive.counted(member.size if member.isfile() else 0):
-        return STOP
-    name = shown(member.name)
-    parts = _member_parts(name)
-    if not _tar_member_wanted(archive, member, name, parts):
-        return None
-    if member.size > archive.budget.limits.max_file_size:
-        archive.diagnose(too_large(archive.display(name), archive.budget.limits.max_file_size))
-        return None
-    return name, parts
-
-
 def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
     last = None
     path = archive.path
-    ahead = PREFETCHED.pop(path, None) if data is None and archive.depth == 0 else None
-    members = (ahead.members(archive) if ahead is not None else None) \
-        or streamed_members(path, data)
     try:
-        with contextlib.closing(members):
-            for member, read in members:
-                taken = take_member(archive, member)
-                if taken is STOP:
+        raw = io.BufferedReader(io.BytesIO(data)) if data is not None else open(path, "rb")
+        with raw, tarfile.TarFile(fileobj=(stream := _TarStream(_decompressed(raw))),  # type: ignore[arg-type]
+                                  tarinfo=_TarHeader) as tar:
+            for member in tar:
+                tar.members = []  # type: ignore[attr-defined]  # stream mode would keep every header it has seen
+                if not archive.counted(member.size if member.isfile() else 0):
                     return
-                if taken is None:
+                name = shown(member.name)
+                parts = _member_parts(name)
+                if not _tar_member_wanted(archive, member, name, parts):
                     continue
-                name, parts = taken  # type: ignore[misc]
-                blob = read()
+                if member.size > archive.budget.limits.max_file_size:
+                    archive.diagnose(too_large(archive.display(name), archive.budget.limits.max_file_size))
+                    continue
+                blob = _member_bytes(tar, stream, member)
                 if len(blob) != member.size:
                     raise TruncatedMember(f"member {name!r} is cut short")
                 last = name
@@ -761,7 +685,7 @@ def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
                                     hint="the members before the damage were read; re-create the archive"))
 
 
-def _tar_member_wanted(archive: _Archive, member: TarMember, name: str,
+def _tar_member_wanted(archive: _Archive, member: tarfile.TarInfo, name: str,
                        parts: tuple[str, ...]) -> bool:
     """Whether to read a member: a regular file with a name, not hidden."""
     display = archive.display(name)
@@ -882,17 +806,16 @@ class _KeptArchive:
             held.members, held.live, record.live = {}, False, False
         return record
 
-    def reader(self, member: str, blob: Content) -> Callable[[], bytes]:
+    def reader(self, member: str, blob: bytes) -> Callable[[], bytes]:
         """The member's reader: reading it (what loading does with a member it parses)
-        keeps its bytes; a member passed over (logs, resources no rule reads) is not kept
-        (nor, read ahead, ever copied here)."""
-        loaded: list[bytes] = []  # loading may read one member twice (to sniff it, then to parse it)
+        keeps its bytes; a member passed over (logs, resources no rule reads) is not kept."""
+        unread = [True]  # loading may read one member twice (to sniff it, then to parse it)
 
         def read() -> bytes:
-            if not loaded:
-                loaded.append(blob if isinstance(blob, bytes) else blob.load())
-                self._read(member, loaded[0])
-            return loaded[0]
+            if unread[0]:
+                unread[0] = False
+                self._read(member, blob)
+            return blob
 
         return read
 

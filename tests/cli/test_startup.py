@@ -101,34 +101,6 @@ def test_one_file_scan_imports_only_what_it_uses(tmp_path):
     assert not {"multiprocessing", "concurrent"} & set(seen["tops"]), seen["tops"]
 
 
-def test_an_archive_scan_reads_ahead_and_imports_only_what_it_uses(tmp_path):
-    """`hcpscan scan X.tar.gz`: the archive is read ahead in a child process (started
-    before the scan's modules are imported), and the scan imports no more than a scan
-    of its files would; a one-file scan starts no child and imports no read-ahead."""
-    import io
-    import tarfile
-
-    folder = FIXTURES / "rules" / "HCP001" / "fail"
-    archive = tmp_path / "dump.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        for name in ("hostedcluster.yaml", "hcp-namespace.yaml"):
-            data = (folder / name).read_bytes()
-            info = tarfile.TarInfo(f"dump/{name}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    seen = imported_by("scan", str(archive), "--format", "json")
-    assert "HCP001" in {f["rule_id"] for f in json.loads(seen["out"])["findings"]}
-    assert "hcpscan.sources.prefetch" in seen["hcpscan"]
-    assert not HEAVY & set(seen["tops"]), HEAVY & set(seen["tops"])
-    assert not OTHER_REPORTERS & set(seen["hcpscan"])
-    assert set(seen["dists"]) - {"hcpscan"} == ONE_FILE_SCAN_DISTRIBUTIONS
-    assert not {"multiprocessing", "concurrent", "pickle"} & set(seen["tops"]), seen["tops"]
-    manifest = tmp_path / "hosted-cluster.yaml"
-    manifest.write_bytes((folder / "hostedcluster.yaml").read_bytes())
-    one = imported_by("scan", str(manifest), "--format", "json")
-    assert "hcpscan.sources.prefetch" not in one["hcpscan"]
-
-
 def test_the_table_format_loads_its_reporter_and_rich(tmp_path):
     manifest = tmp_path / "proxy.yaml"
     manifest.write_text((FIXTURES / "rules" / "PRX008" / "fail" / "cluster-proxy.yaml").read_text())
