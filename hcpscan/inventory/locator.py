@@ -153,12 +153,10 @@ class Locator:
     def _read_item(self, source: SourceLocation, body: Any) -> tuple[Any, int] | None:
         """The entry's position tree read off its lines (``entrylines``), else its
         composed node; and its first line (0-based)."""
-        _, lines = self._text(source)
-        if lines is None or not isinstance(body, dict):
+        start = self._entry_start(source, body)
+        if start is None:
             return None
-        first, indent = source.line - 1, source.column - 1
-        if not 0 <= first < len(lines) or len(lines[first]) <= indent:
-            return None
+        lines, first, indent = start
         from hcpscan.inventory.entrylines import read_entry  # (its patterns: when first asked)
         tree = read_entry(lines, first, indent)
         if tree is None:
@@ -181,13 +179,22 @@ class Locator:
                      ) -> tuple[list[str], int, int, int] | None:
         """The file's lines, and where the entry's run: its first line, the line after its
         last (the first line indented less than it) and its column (0-based)."""
+        start = self._entry_start(source, body)
+        if start is None:
+            return None
+        lines, first, indent = start
+        return lines, first, entry_end(lines, first, indent), indent
+
+    def _entry_start(self, source: SourceLocation, body: Any) -> tuple[list[str], int, int] | None:
+        """The file's lines, and the entry's first line and column (0-based), where an
+        object's entry can start there."""
         _, lines = self._text(source)
         if lines is None or not isinstance(body, dict):
             return None
         first, indent = source.line - 1, source.column - 1
         if not 0 <= first < len(lines) or len(lines[first]) <= indent:
             return None
-        return lines, first, entry_end(lines, first, indent), indent
+        return lines, first, indent
 
     def _text(self, source: SourceLocation) -> tuple[bytes | None, list[str] | None]:
         key = (source.file, source.member)

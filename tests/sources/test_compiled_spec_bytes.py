@@ -8,11 +8,9 @@ never a crash; nothing leaks."""
 
 from __future__ import annotations
 
-import gc
 import marshal
 import math
 import sys
-import tracemalloc
 from typing import Any
 
 import pytest
@@ -23,6 +21,7 @@ from hcpscan.inventory.kept import _holder, _spec_bytes, spec_key
 from hcpscan.sources import fastyaml
 from hcpscan.sources.loader import load_paths
 from tests.conftest import FIXTURES, SHARED, require
+from tests.sources.test_compiled_rebuild import _allocated
 from tests.sources.test_compiled_tokens import generated_dump
 
 COMPILED = fastyaml._compiled
@@ -155,20 +154,6 @@ def test_hostile_values_get_none_or_an_error_never_a_crash():
         with pytest.raises(TypeError):
             COMPILED.spec_bytes(*args)
     assert COMPILED.spec_bytes({"a": "\ud800"}) is None and COMPILED.spec_bytes({(1,): 1}) is None
-
-
-def _allocated(action, repeat: int) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        action()
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(repeat):
-            action()
-        gc.collect()
-        return tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.parametrize("value", [
