@@ -51,6 +51,10 @@ _SINGLE_CLOSE = re.compile(r"(?:[^']|'')*'" + _TAIL)
 _DOUBLE_OPEN = re.compile(r'"(?:[^"\\]|' + _ESCAPE + r')*\\?')
 _DOUBLE_MIDDLE = re.compile(r'(?:[^"\\]|' + _ESCAPE + r')*\\?')
 _DOUBLE_CLOSE = re.compile(r'(?:[^"\\]|' + _ESCAPE + r')*"' + _TAIL)
+# A quoted scalar by its quote: written whole on one line; its first line, its middle
+# lines and its last when it goes on over several.
+_QUOTED = {"'": (_SINGLE, _SINGLE_OPEN, _SINGLE_MIDDLE, _SINGLE_CLOSE),
+           '"': (_DOUBLE, _DOUBLE_OPEN, _DOUBLE_MIDDLE, _DOUBLE_CLOSE)}
 _EMPTY_FLOW = re.compile(r"(?:\[\]|\{\})" + _TAIL)
 _BLOCK_HEADER = re.compile(r"[|>][-+]?" + _TAIL)
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@` ")
@@ -287,18 +291,13 @@ class _Reader:
             if _BLOCK_HEADER.fullmatch(rest) is None:
                 raise _Unhandled
             return None, at, column, self.block_text(at + 1, parent)
-        if lead == "'":
-            if _SINGLE.fullmatch(rest) is None:
-                if _SINGLE_OPEN.fullmatch(rest) is None:
+        quoted = _QUOTED.get(lead)
+        if quoted is not None:
+            whole, opening, middle, closing = quoted
+            if whole.fullmatch(rest) is None:
+                if opening.fullmatch(rest) is None:
                     raise _Unhandled
-                return None, at, column, self.quoted_lines(at + 1, parent, _SINGLE_MIDDLE,
-                                                           _SINGLE_CLOSE)
-        elif lead == '"':
-            if _DOUBLE.fullmatch(rest) is None:
-                if _DOUBLE_OPEN.fullmatch(rest) is None:
-                    raise _Unhandled
-                return None, at, column, self.quoted_lines(at + 1, parent, _DOUBLE_MIDDLE,
-                                                           _DOUBLE_CLOSE)
+                return None, at, column, self.quoted_lines(at + 1, parent, middle, closing)
         elif lead in "[{":
             if _EMPTY_FLOW.fullmatch(rest) is None:
                 raise _Unhandled
