@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from hcpscan import __version__, collector
+from hcpscan.analysis.proxy.workloads import OWNED_WORKLOADS, WORKLOAD_OWNERS
 from hcpscan.analysis.reachability.scan_graph import REACHABILITY
 from hcpscan.core.jobs import fork_rules_wanted, jobs
 from hcpscan.findings.model import PassedOver, ScanReport, Severity, Status
@@ -65,6 +66,8 @@ def kinds_needed(rules: list[Rule]) -> set[str]:
     kinds: set[str] = {"Namespace"}
     for rule in rules:
         kinds.update(rule.reads)
+    if kinds & OWNED_WORKLOADS:  # whether their makers are in the input decides who is judged
+        kinds.update(WORKLOAD_OWNERS)
     return kinds
 
 

@@ -685,7 +685,7 @@ def test_prx010_values_without_proxy_are_not_applicable(tmp_path):
     assert "uses no proxy" in result.reason
 
 
-def test_prx010_skips_controller_owned_pods(tmp_path):
+def test_prx010_skips_pods_whose_controller_is_in_the_input(tmp_path):
     pod = """\
         apiVersion: v1
         kind: Pod
@@ -696,8 +696,25 @@ def test_prx010_skips_controller_owned_pods(tmp_path):
         spec:
           containers: [{name: chart-operator, image: chart-operator:3.2.1}]
         """
-    report, result = scan_text(tmp_path, docs(_policy(), pod), "PRX010")
+    replica_set = """\
+        apiVersion: apps/v1
+        kind: ReplicaSet
+        metadata:
+          name: chart-operator-7d9f8c6b5
+          namespace: giantswarm
+        spec:
+          template:
+            spec:
+              containers: [{name: chart-operator, image: chart-operator:3.2.1}]
+        """
+    report, result = scan_text(tmp_path, docs(_policy(), pod, replica_set), "PRX010")
     assert report.findings == [] and result.status is Status.NOT_APPLICABLE, result.reason
+    # its ReplicaSet not in the input (`kubectl get pods -o yaml`): nothing else judges its
+    # env, so the Pod is judged itself
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    report, result = scan_text(alone, docs(_policy(), pod), "PRX010")
+    assert [(f.rule_id, f.object.kind) for f in report.findings] == [("PRX010", "Pod")]
 
 
 def test_ocm004_names_openshifts_default_kas_ip_when_the_service_is_absent(tmp_path):

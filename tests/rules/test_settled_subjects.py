@@ -195,7 +195,7 @@ def test_the_objects_judged_at_their_owner_are_found_as_one_by_one() -> None:
     cases = [*_cases(), lone_set]
     inventory = Inventory(cases)
     found = judged_at_owner(inventory)
-    assert found == {id(o) for o in inventory.of_kind("Pod", "ReplicaSet") if _judged_at_owner(o)}
+    assert found == {id(o) for o in inventory.of_kind("Pod", "ReplicaSet") if _judged_at_owner(o, inventory)}
     # a mirror pod is judged itself (its Node, though its controller, decides nothing about
     # its env); so is a ReplicaSet no one makes
     assert {o.name for o in cases if id(o) in found} == {"app-1", "made", "owned-not-controlled"}

@@ -36,6 +36,7 @@ from hcpscan.analysis.proxy.workloads import (
     controlled_pods,
     effective_settings,
     is_static_pod,
+    owner_present,
 )
 from hcpscan.core.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
@@ -287,7 +288,7 @@ _FILE_ROLES = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE}
 
 def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
                 case: str, bare: bool = True) -> Iterator[SideOutcome]:
-    if _judged_at_owner(subject):
+    if _judged_at_owner(subject, ctx.inventory):
         yield Absent(_AT_OWNER)
         return
     workload = _workload(subject, selector.get("workloads"))
@@ -325,21 +326,23 @@ def judged_at_owner(inventory: Inventory) -> frozenset[int]:
     def found(inv: Inventory) -> frozenset[int]:
         made = controlled_pods(inv)
         return made | frozenset(id(o) for o in inv.of_kind("Pod")
-                                if id(o) not in made and _judged_at_owner(o))
+                                if id(o) not in made and _judged_at_owner(o, inv))
 
     return inventory.derived("proxy.judged-at-owner", found)
 
 
-def _judged_at_owner(obj: K8sObject) -> bool:
-    """A Pod (or ReplicaSet) some owner makes: its env is the owner's, judged there. A static
-    pod's mirror is owned by its Node, which decides nothing about its env."""
-    if controlled_pod(obj):
+def _judged_at_owner(obj: K8sObject, inventory: Inventory) -> bool:
+    """A Pod (or ReplicaSet) some owner in the input makes: its env is the owner's, judged
+    there. A static pod's mirror is owned by its Node, which decides nothing about its env;
+    an owner the input lacks judges nothing."""
+    if controlled_pod(obj, inventory):
         return True
     if obj.kind != "Pod":
         return False
     owners = obj.metadata.get("ownerReferences")
     return not is_static_pod(obj) and isinstance(owners, list) and any(
-        isinstance(o, dict) and o.get("kind") != "Node" for o in owners)
+        isinstance(o, dict) and o.get("kind") != "Node" and owner_present(inventory, obj, o)
+        for o in owners)
 
 
 
@@ -426,7 +429,11 @@ def _container_path(ctx: SideContext, c: ConsumerProxy) -> tuple[Step, ...]:
 def _konnectivity_path(ctx: SideContext, subject: K8sObject) -> Iterator[SideOutcome]:
     if subject.kind == HOSTED_CLUSTER:
         namespace = hcp_namespace(subject.namespace, subject.name)
-        pool = ctx.proxy.in_namespace(subject.cluster, namespace)
+        # a Pod or ReplicaSet whose Deployment is in the input too (a `hypershift dump`,
+        # `oc adm inspect`) has its env from it: judged there, once, not three times
+        at_owner = judged_at_owner(ctx.inventory)
+        pool = [c for c in ctx.proxy.in_namespace(subject.cluster, namespace)
+                if id(c.object) not in at_owner]
     else:
         namespace, pool = subject.namespace, ctx.proxy.of(subject)
     # only konnectivity-https-proxy takes --http-proxy/--https-proxy/--no-proxy; the

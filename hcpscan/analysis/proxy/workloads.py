@@ -179,23 +179,44 @@ def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
             [(str(r.path[-2]), int(r.path[-1]), r.spec) for r in consumer_at])
 
 
+# The kinds that make the Pods, ReplicaSets and Jobs whose env the proxy rules judge at their
+# maker. An owner of another kind (an OLM CatalogSource, a Node) is judged by no proxy rule,
+# so the object it made is judged itself; and these are read whenever Pods, ReplicaSets or
+# Jobs are (``scan.kinds_needed``), so whether an owner is in the input never depends on
+# which rules were selected.
+WORKLOAD_OWNERS = frozenset({"ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job",
+                             "CronJob", "DeploymentConfig", "ReplicationController"})
+OWNED_WORKLOADS = frozenset({"Pod", "ReplicaSet", "Job"})
+
+
 def controlled_pods(inventory: Inventory) -> frozenset[int]:
     """The ids of the inventory's objects ``controlled_pod`` holds, found once per scan (each
     proxy rule asks it of every subject; the inventory keeps its objects, so no id is
     reused while it lives)."""
     return inventory.derived("proxy.controlled-pods", lambda inv: frozenset(
-        id(o) for o in inv.of_kind("Pod", "ReplicaSet") if controlled_pod(o)))
+        id(o) for o in inv.of_kind("Pod", "ReplicaSet") if controlled_pod(o, inv)))
 
 
-def controlled_pod(obj: K8sObject) -> bool:
-    """A Pod (or ReplicaSet) made by a controller: its owner is checked instead. A static
-    pod's mirror is not: the API server makes its Node its controller (``controller:
+def controlled_pod(obj: K8sObject, inventory: Inventory) -> bool:
+    """A Pod (or ReplicaSet) made by a controller that is in the input: its owner is checked
+    instead. Not one whose controller the input lacks (`kubectl get pods -o yaml`, a dump
+    of ReplicaSets without their Deployments): nothing else would judge its env. Nor a
+    static pod's mirror: the API server makes its Node its controller (``controller:
     true``), but its env is the node's manifest's, which nothing else checks."""
     if obj.kind != "Pod" and obj.kind != "ReplicaSet":
         return False  # asked of every object of many rules' kinds: most are neither
     owners = obj.metadata.get("ownerReferences")
     return isinstance(owners, list) and any(
-        isinstance(o, dict) and o.get("controller") for o in owners) and not is_static_pod(obj)
+        isinstance(o, dict) and o.get("controller") and owner_present(inventory, obj, o)
+        for o in owners) and not is_static_pod(obj)
+
+
+def owner_present(inventory: Inventory, obj: K8sObject, owner: dict[str, Any]) -> bool:
+    """Whether the owner an ownerReference of ``obj`` names is a workload in the input
+    (``WORKLOAD_OWNERS``; owners of namespaced objects are in their namespace)."""
+    kind, name = owner.get("kind"), owner.get("name")
+    return isinstance(kind, str) and kind in WORKLOAD_OWNERS and isinstance(name, str) and \
+        inventory.get(kind, obj.namespace, name, obj.cluster) is not None
 
 
 def is_static_pod(obj: K8sObject) -> bool:

@@ -393,7 +393,7 @@ def _coverage_consumers(ctx: Context, subject: K8sObject, kinds: frozenset[str],
     for c in pool:
         if c.kind not in kinds:
             continue
-        if c.kind == CONTAINER and (c.via is not None or controlled_pod(subject)):
+        if c.kind == CONTAINER and (c.via is not None or controlled_pod(subject, ctx.inventory)):
             continue  # the konnectivity path reaches the data plane on purpose
         if variables and not variables & {name.upper() for name in c.variables}:
             continue

@@ -715,7 +715,7 @@ class ProxyValues(Template):
         return settled
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        if controlled_pod(subject):
+        if controlled_pod(subject, ctx.inventory):
             yield NotApplicable(_CONTROLLED)
             return
         conditions = params["conditions"]

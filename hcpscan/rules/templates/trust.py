@@ -68,12 +68,14 @@ from hcpscan.analysis.proxy.trust import (
     describe,
     resolve_ca,
 )
+from hcpscan.analysis.proxy.workloads import controlled_pod, owner_present
 from hcpscan.core.redact import mask_credentials
 from hcpscan.core.yamldocs import load_json
 from hcpscan.findings.fix import NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
+from hcpscan.inventory.store import Inventory
 from hcpscan.model.clusters import install_config
 from hcpscan.model.hostedcluster import hosted_cluster_for_namespace, is_user_data
 from hcpscan.rules.context import PROXY_ANALYSES, Context
@@ -88,7 +90,7 @@ from hcpscan.rules.templates.base import (
     conditions_param,
     roles_param,
 )
-from hcpscan.rules.templates.noproxy_coverage import controlled_pod, per_rule
+from hcpscan.rules.templates.noproxy_coverage import per_rule
 
 CONDITIONS = ("present", "resolvable", "parseable", "unexpired", "contains", "matches", "loaded")
 # The consumers whose loaded bundle the model follows (condition ``loaded``).
@@ -173,9 +175,10 @@ class Trust(Template):
             if c.kind in USERS:
                 if c.kind not in roles or "loaded" not in params["conditions"]:
                     continue
+                if c.kind in (CONTAINER, KONNECTIVITY_SIDECAR) and \
+                        _controller_made(subject, ctx.inventory):
+                    continue  # its controller (Deployment, CronJob ...) is judged, once
                 if c.kind == CONTAINER:
-                    if _controller_made(subject):
-                        continue  # its controller (Deployment, CronJob ...) is judged, once
                     target = _container_target(ctx, subject, c)
                     if target is not None:
                         judged = True
@@ -492,13 +495,15 @@ class _Place:
 # -- loaded: trust where it is used ---------------------------------------------------------
 
 
-def _controller_made(subject: K8sObject) -> bool:
-    """A Pod or ReplicaSet a controller made, or a Job a CronJob made: the controller's
-    template is what the user writes and what is judged (as the other proxy rules do)."""
+def _controller_made(subject: K8sObject, inventory: Inventory) -> bool:
+    """A Pod or ReplicaSet a controller in the input made, or a Job a CronJob in the input
+    made: the controller's template is what the user writes and what is judged (as the
+    other proxy rules do)."""
     owners = subject.metadata.get("ownerReferences")
-    return controlled_pod(subject) or (subject.kind == "Job" and isinstance(owners, list) and any(
-        isinstance(o, dict) and o.get("controller") and o.get("kind") == "CronJob"
-        for o in owners))
+    return controlled_pod(subject, inventory) or (
+        subject.kind == "Job" and isinstance(owners, list) and any(
+            isinstance(o, dict) and o.get("controller") and o.get("kind") == "CronJob"
+            and owner_present(inventory, subject, o) for o in owners))
 
 
 MIRROR_KINDS = ("ImageDigestMirrorSet", "ImageContentSourcePolicy", "ImageTagMirrorSet")
