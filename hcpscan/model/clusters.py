@@ -209,6 +209,12 @@ def install_config(inventory: Inventory, cluster: str) -> tuple[dict[str, Any], 
     return None
 
 
+# The kinds ``openshift_networks`` reads (the Network config, the install-config, the
+# default/kubernetes Service): a rule judging by a cluster's networks reads them besides
+# its own kinds, so that run alone (`--select`) it judges what a whole scan judges.
+OPENSHIFT_NETWORK_READS = ("Network", INSTALL_CONFIG_KIND, "Service")
+
+
 def openshift_networks(inventory: Inventory, cluster: str) -> ClusterNetworks | None:
     """An OpenShift cluster's networks: service and pod networks from the
     ``config.openshift.io`` Network (status, else spec), machine networks from its

@@ -61,7 +61,7 @@ from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.kept import path_kept
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.model.clusters import networks_for
+from hcpscan.model.clusters import OPENSHIFT_NETWORK_READS, networks_for
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet
 from hcpscan.model.readers import GO_READ_OBJECTS, api_server_only, go_reader
@@ -688,7 +688,8 @@ class ProxyValues(Template):
                                 for spec in specs))
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
-        graph = GRAPH_READS if "reachable" in params.get("conditions", ()) else ()
+        graph = (*GRAPH_READS, *OPENSHIFT_NETWORK_READS) \
+            if "reachable" in params.get("conditions", ()) else ()
         return (*self.reads, *graph)
 
     def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]
