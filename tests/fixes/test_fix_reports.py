@@ -81,7 +81,8 @@ def test_markdown_shows_the_diff_in_a_fence_no_line_closes(run_cli, tree):
     policy.write_text(policy.read_text().replace(
         "ports:  # expect: HCP004", "ports:  # ```` </details> <!--"))
     text = _report(run_cli, tree, "markdown")
-    block = text[text.index("Fix: open TCP 5353"):]
+    block = text[text.index("Fix: open TCP 5353 in egress rule #1 of NetworkPolicy "
+                            "payments/allow-dns"):]
     fence = re.search(r"^   (`{3,})diff$", block, re.M)
     assert fence and len(fence[1]) == 5, "the fence must outgrow the 4 backticks inside"
     assert "   +    - {port: 5353, protocol: TCP}" in block

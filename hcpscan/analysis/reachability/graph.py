@@ -72,6 +72,7 @@ class ReachabilityGraph:
         self.egress_connections = queries.egress_connections
         self.egress_rules_open = queries.egress_rules_open
         self.protocols_open = queries.protocols_open
+        self.dns_named_port = queries.dns_named_port
         self.egress_to_pods = queries.egress_to_pods
         self.egress_to_pods_evidence = queries.egress_to_pods_evidence
 

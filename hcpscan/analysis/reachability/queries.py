@@ -26,7 +26,7 @@ from hcpscan.analysis.reachability.answers import (
     Reach,
     WayInVerdict,
 )
-from hcpscan.analysis.reachability.endpoints import Workload
+from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload
 from hcpscan.analysis.reachability.evaluation import AnyRule, Side, tiered_connections, tiered_verdict
 from hcpscan.analysis.reachability.evidence import EvidenceWriter, class_name
 from hcpscan.analysis.reachability.exposure import ROUTER_NAMESPACE, ExposurePath
@@ -378,13 +378,38 @@ class ReachabilityQueries:
     def _egress_rules_open(self, source: str) -> tuple[bool, ConnectionSet]:
         view, _workload, indices = self.index.resolve(source)
         conns = ConnectionSet.none()
+        dns: list[EndpointClass] | None = None
         for src in indices:
             side = view.evaluation.egress_side(src)
             if not side.np_isolated:
                 return False, ConnectionSet.all()
             for model in side.policies:
-                conns = union_all([conns, *(rule.connections_to(None) for rule in model.egress)])
+                parts = [conns]
+                for rule in model.egress:
+                    parts.append(rule.connections_to(None))
+                    if rule.named:  # ("port: dns"): what it names on the input's DNS pods
+                        dns = self._dns_classes(view.cluster) if dns is None else dns
+                        parts.extend(rule.connections_to(klass) for klass in dns)
+                conns = union_all(parts)
         return True, conns
+
+    def dns_named_port(self, cluster: str, name: str, protocol: str) -> frozenset[int]:
+        """The port numbers a NetworkPolicy's named port (``port: dns``, its protocol)
+        resolves to on the cluster's DNS pods in the input (none there: no number)."""
+        return frozenset(port.number for klass in self._dns_classes(cluster)
+                         for port in klass.ports if port.name == name and port.protocol == protocol)
+
+    def _dns_classes(self, cluster: str) -> list[EndpointClass]:
+        """The endpoint classes of the cluster's DNS pods in the input, where a named port
+        of a DNS egress rule resolves (none in the input: it resolves to nothing, as for an
+        address outside)."""
+        # (required imports this module: the DNS pods' namespace and labels are its facts)
+        from hcpscan.analysis.reachability.required import dns_pods
+
+        _ports, _note, peers = dns_pods(self.index.inventory, cluster)
+        return [klass for peer in peers
+                for klass in self.index.namespace_classes(cluster, peer.namespace)
+                if all(klass.labels.get(k) == v for k, v in peer.labels.items())]
 
     def egress_to_pods(self, source: str, peers: Iterable[PodPeer]) -> tuple[bool, ConnectionSet]:
         """What ``source``'s egress opens towards pods that may not be in the input (the

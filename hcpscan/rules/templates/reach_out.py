@@ -209,7 +209,9 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     if not lacking:
         return
     if is_network_policy(scope.subject):
-        yield from _partial_rules(scope.subject, lacking, dest, ports, protocols)
+        named = (lambda name, protocol: graph.dns_named_port(scope.subject.cluster, name, protocol)) \
+            if dest.name == DNS else None
+        yield from _partial_rules(scope.subject, lacking, dest, ports, protocols, named)
         return
     for workload, missing in lacking.items():
         field, obj = _workload_field(ctx, workload, scope.subject.cluster)
@@ -222,10 +224,11 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
 
 
 def _partial_rules(policy: K8sObject, lacking: dict[Workload, list[str]], dest: Destination,
-                   ports: list[int], protocols: list[str]) -> Iterable[Outcome]:
+                   ports: list[int], protocols: list[str], named: NamedPort = None
+                   ) -> Iterable[Outcome]:
     rules = policy.get("spec.egress") or []
     for i, rule in enumerate(rules if isinstance(rules, list) else []):
-        opened = [p for p in protocols if p in _rule_protocols(rule, ports)]
+        opened = [p for p in protocols if p in _rule_protocols(rule, ports, named)]
         if not opened or len(opened) == len(protocols):
             continue
         missing = [p for p in protocols if any(p in m for m in lacking.values())]
@@ -234,7 +237,7 @@ def _partial_rules(policy: K8sObject, lacking: dict[Workload, list[str]], dest: 
                                              if len(names) > _SHOWN else "")
         yield Violation(
             field=f"spec.egress[{i}].ports",
-            remedy=_other_protocols(policy, i, rule, opened, missing, ports),
+            remedy=_other_protocols(policy, i, rule, opened, missing, ports, named),
             values={"have": "/".join(opened), "missing": "/".join(missing), "workloads": shown},
             evidence=[f"egress rule #{i + 1} opens {DISPLAY.get(dest.name, dest.name)} on "
                       f"{'/'.join(opened)} only", _missing_text(missing, ports, sorted(lacking))]
@@ -242,11 +245,12 @@ def _partial_rules(policy: K8sObject, lacking: dict[Workload, list[str]], dest: 
 
 
 def _other_protocols(policy: K8sObject, index: int, rule: dict[str, Any], opened: list[str],
-                     missing: list[str], ports: list[int]) -> Remedy | NoFix:
+                     missing: list[str], ports: list[int], named: NamedPort = None
+                     ) -> Remedy | NoFix:
     """Open the missing protocols on the ports the rule opens for the others, to the same
     peers: exactly the connections the rule's own intent lacks."""
     wanted = union_all(ConnectionSet.port(protocol, port) for protocol in missing
-                       for port in ports if set(opened) & _rule_protocols(rule, [port]))
+                       for port in ports if set(opened) & _rule_protocols(rule, [port], named))
     if not wanted:
         return NoFix("the rule opens DNS on a named port; which number it resolves to is "
                      "not in the input")
@@ -260,13 +264,25 @@ def _missing_text(missing: list[str], ports: list[int], workloads: list[Workload
             f"{'/'.join(map(str, ports))} for {', '.join(w.ref for w in workloads)}")
 
 
-def _rule_protocols(rule: Any, ports: list[int]) -> set[str]:
-    """The protocols an egress rule's ``ports`` open on any of ``ports`` (ranges included)."""
+# A named port's numbers on the destination's pods: (name, protocol) -> numbers.
+NamedPort = Callable[[str, str], frozenset[int]] | None
+
+
+def _rule_protocols(rule: Any, ports: list[int], named: NamedPort = None) -> set[str]:
+    """The protocols an egress rule's ``ports`` open on any of ``ports`` (ranges included;
+    a named port where ``named`` resolves it)."""
     if not isinstance(rule, dict) or not isinstance(rule.get("ports"), list):
         return set()
     found = set()
     for port in rule["ports"]:
-        if not isinstance(port, dict) or not isinstance(port.get("port"), int):
+        if not isinstance(port, dict):
+            continue
+        protocol = str(port.get("protocol", "TCP")).upper()
+        if isinstance(port.get("port"), str) and named is not None:
+            if named(port["port"], protocol) & set(ports):
+                found.add(protocol)
+            continue
+        if not isinstance(port.get("port"), int):
             continue
         first, last = port["port"], port.get("endPort") or port["port"]
         if any(first <= p <= last for p in ports):
