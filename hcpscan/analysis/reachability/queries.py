@@ -33,6 +33,7 @@ from hcpscan.analysis.reachability.exposure import ROUTER_NAMESPACE, ExposurePat
 from hcpscan.analysis.reachability.index import ClusterView, ReachabilityIndex, resolve_source, source_value
 from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolicyModel
 from hcpscan.analysis.reachability.selectors import LabelSelector, Requirement, bits
+from hcpscan.inventory import Inventory
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import NODE_PORT_RANGE, ConnectionSet, PortSet, normalise_protocol, union_all
 
@@ -46,6 +47,47 @@ class PodPeer:
     namespace_labels: dict[str, str]
     labels: dict[str, str]
     namespace_known: bool = False
+
+
+# (namespace, Service) of the DNS pods
+OPENSHIFT_DNS = ("openshift-dns", "dns-default")
+KUBE_DNS = ("kube-system", "kube-dns")
+
+
+def dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
+    """``dns_pod_ports`` and the DNS pods an egress rule must select: their namespace (its
+    labels, with the name label every namespace carries) and their labels (the DNS
+    Service's selector when the input has it). Read once per cluster (every workload's
+    DNS flow asks)."""
+    ports, note, pods = inventory.derived(f"required.dns-pods\0{cluster}",
+                                          lambda inv: _dns_pods(inv, cluster))
+    return ports, note, list(pods)
+
+
+def _dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
+    def pods(namespace: str, service: str) -> PodPeer:
+        ns = inventory.get("Namespace", "", namespace, cluster)
+        svc = inventory.get("Service", namespace, service, cluster)
+        spec = svc.body.get("spec") if svc is not None else None
+        selector = spec.get("selector") if isinstance(spec, dict) else None
+        selector = ({str(k): v for k, v in selector.items() if isinstance(v, str)}
+                    if isinstance(selector, dict) else {})
+        ns_labels = {k: v for k, v in (ns.labels if ns is not None else {}).items()
+                     if isinstance(v, str)}
+        # without the Service its pods' labels are not known: every pod selector may match
+        return PodPeer(namespace, {**ns_labels, "kubernetes.io/metadata.name": namespace},
+                       selector, namespace_known=ns is not None)
+
+    if inventory.get("Service", "openshift-dns", "dns-default", cluster) is not None or \
+            inventory.get("Namespace", "", "openshift-dns", cluster) is not None:
+        return ((5353,), "OpenShift DNS: dns-default 53 → pods 5353 (policies apply after DNAT)",
+                [pods(*OPENSHIFT_DNS)])
+    if inventory.get("Service", "kube-system", "kube-dns", cluster) is not None:
+        return ((53,), "kube-system/kube-dns: DNS pods on 53 (no openshift-dns in this cluster)",
+                [pods(*KUBE_DNS)])
+    return (53, 5353), ("which DNS the management cluster runs is not in the input (openshift-dns "
+                        "or kube-system/kube-dns): 53 or 5353 counts"), \
+        [pods(*OPENSHIFT_DNS), pods(*KUBE_DNS)]
 
 
 class ReachabilityQueries:
@@ -403,9 +445,6 @@ class ReachabilityQueries:
         """The endpoint classes of the cluster's DNS pods in the input, where a named port
         of a DNS egress rule resolves (none in the input: it resolves to nothing, as for an
         address outside)."""
-        # (required imports this module: the DNS pods' namespace and labels are its facts)
-        from hcpscan.analysis.reachability.required import dns_pods
-
         _ports, _note, peers = dns_pods(self.index.inventory, cluster)
         return [klass for peer in peers
                 for klass in self.index.namespace_classes(cluster, peer.namespace)

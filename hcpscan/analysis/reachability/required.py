@@ -17,9 +17,10 @@ from typing import Any
 from hcpscan.analysis.reachability.answers import Evidence
 from hcpscan.analysis.reachability.cloud_perimeter import undescribed_groups
 from hcpscan.analysis.reachability.endpoints import Workload
-from hcpscan.analysis.reachability.graph import POD_NETWORK, PodPeer, ReachabilityGraph
+from hcpscan.analysis.reachability.graph import POD_NETWORK, ReachabilityGraph
 from hcpscan.analysis.reachability.paths import NO_WAY, ROUTER, Hop, PathAnswer, PathGraph
 from hcpscan.analysis.reachability.perimeter import unknowns_behind
+from hcpscan.analysis.reachability.queries import KUBE_DNS, OPENSHIFT_DNS, dns_pods
 from hcpscan.analysis.reachability.routers import hcp_route_router
 from hcpscan.analysis.reachability.scan_graph import worker_space
 from hcpscan.inventory import Inventory, K8sObject
@@ -458,45 +459,6 @@ def dns_pod_ports(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], 
     return ports, note
 
 
-# (namespace, Service) of the DNS pods
-_OPENSHIFT_DNS = ("openshift-dns", "dns-default")
-_KUBE_DNS = ("kube-system", "kube-dns")
-
-
-def dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
-    """``dns_pod_ports`` and the DNS pods an egress rule must select: their namespace (its
-    labels, with the name label every namespace carries) and their labels (the DNS
-    Service's selector when the input has it). Read once per cluster (every workload's
-    DNS flow asks)."""
-    ports, note, pods = inventory.derived(f"required.dns-pods\0{cluster}",
-                                          lambda inv: _dns_pods(inv, cluster))
-    return ports, note, list(pods)
-
-
-def _dns_pods(inventory: Inventory, cluster: str) -> tuple[tuple[int, ...], str, list[PodPeer]]:
-    def pods(namespace: str, service: str) -> PodPeer:
-        ns = inventory.get("Namespace", "", namespace, cluster)
-        svc = inventory.get("Service", namespace, service, cluster)
-        spec = svc.body.get("spec") if svc is not None else None
-        selector = spec.get("selector") if isinstance(spec, dict) else None
-        selector = ({str(k): v for k, v in selector.items() if isinstance(v, str)}
-                    if isinstance(selector, dict) else {})
-        ns_labels = {k: v for k, v in (ns.labels if ns is not None else {}).items()
-                     if isinstance(v, str)}
-        # without the Service its pods' labels are not known: every pod selector may match
-        return PodPeer(namespace, {**ns_labels, "kubernetes.io/metadata.name": namespace},
-                       selector, namespace_known=ns is not None)
-
-    if inventory.get("Service", "openshift-dns", "dns-default", cluster) is not None or \
-            inventory.get("Namespace", "", "openshift-dns", cluster) is not None:
-        return ((5353,), "OpenShift DNS: dns-default 53 → pods 5353 (policies apply after DNAT)",
-                [pods(*_OPENSHIFT_DNS)])
-    if inventory.get("Service", "kube-system", "kube-dns", cluster) is not None:
-        return ((53,), "kube-system/kube-dns: DNS pods on 53 (no openshift-dns in this cluster)",
-                [pods(*_KUBE_DNS)])
-    return (53, 5353), ("which DNS the management cluster runs is not in the input (openshift-dns "
-                        "or kube-system/kube-dns): 53 or 5353 counts"), \
-        [pods(*_OPENSHIFT_DNS), pods(*_KUBE_DNS)]
 
 
 def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster,
@@ -537,7 +499,7 @@ def _egress_nodes(inventory: Inventory, hc: HostedCluster, endpoint: Endpoint) -
     if endpoint.named == DNS:
         ports, _note, dns = dns_pods(inventory, cluster)
         if len(dns) == 1:  # which DNS the cluster runs is known
-            service = _OPENSHIFT_DNS if dns[0].namespace == _OPENSHIFT_DNS[0] else _KUBE_DNS
+            service = OPENSHIFT_DNS if dns[0].namespace == OPENSHIFT_DNS[0] else KUBE_DNS
             return DNS, cluster_ip_hop(inventory, cluster, *service, 53,
                                        f"the DNS pods on {' or '.join(map(str, ports))}")
         return DNS, None
