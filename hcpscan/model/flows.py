@@ -18,7 +18,12 @@ from typing import Any
 import yaml
 
 from hcpscan.core.yamldocs import InputLimitError, YamlSyntaxError, parse_documents
-from hcpscan.model.hostedcluster import DEFAULT_KAS_PORT, KAS_PORT_BY_PLATFORM, HostedCluster
+from hcpscan.model.hostedcluster import (
+    DEFAULT_KAS_PORT,
+    KAS_PORT_BY_PLATFORM,
+    KAS_SERVICE_PORT_BY_PLATFORM,
+    HostedCluster,
+)
 from hcpscan.model.publishing import private_access
 from hcpscan.sources.bounded import read_bounded
 
@@ -45,13 +50,23 @@ class Endpoint:
     service: str = ""
 
     def port_for(self, hc: HostedCluster) -> int | None:
-        return hc.kas_port if self.port == "kas" else (int(self.port) if self.port else None)
+        """The port ``kas`` stands for where this endpoint is: the API server pods' port on
+        the kube-apiserver workload, the node-local haproxy's at the hosted cluster's API
+        server (hosted-kas), the published load balancer's from outside."""
+        if self.port != "kas":
+            return int(self.port) if self.port else None
+        if self.named == "hosted-kas":
+            return hc.kas_local_port
+        if self.named:
+            return hc.kas_service_port
+        return hc.kas_port
 
     def text(self, hc: HostedCluster | None = None) -> str:
         port: int | str | None = self.port_for(hc) if hc is not None else self.port
         if port == "kas":  # the catalog's view: every platform's API server port
+            ports = KAS_PORT_BY_PLATFORM if self.app else KAS_SERVICE_PORT_BY_PLATFORM
             port = f"{DEFAULT_KAS_PORT} (" + ", ".join(
-                f"{p} on {name}" for name, p in KAS_PORT_BY_PLATFORM.items()) + ")"
+                f"{p} on {name}" for name, p in ports.items()) + ")"
         if self.named == "proxy" and hc is not None:
             from hcpscan.model.destinations import proxy_endpoint
 

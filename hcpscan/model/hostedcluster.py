@@ -16,9 +16,18 @@ from hcpscan.model.networks import cidrs as _cidrs
 HOSTED_CLUSTER = "HostedCluster"
 NODE_POOL = "NodePool"
 
-# The API server port a platform uses unless spec.networking.apiServer.port says otherwise.
-KAS_PORT_BY_PLATFORM = {"Azure": 7443, "IBMCloud": 2040}
+# The port the API server pods listen on (container port ``client``) unless
+# spec.networking.apiServer.port says otherwise (hypershift support/netutil KASPodPort:
+# 6443; a port of 443 is never bound, the pods stay on 6443). IBM Cloud's is 2040: the
+# HyperShift operator's ``kas`` NetworkPolicy admits 2040 there (KASSVCIBMCloudPort).
+KAS_PORT_BY_PLATFORM = {"IBMCloud": 2040}
 DEFAULT_KAS_PORT = 6443
+# The port of the LoadBalancer Service that publishes the API server, where it is not
+# the pods' (support/config/constants.go): Azure's 7443 (KASSVCLBAzurePort, "6443 collides
+# with the public LB rule for the management cluster"; kube-apiserverlb or
+# kube-apiserver-private, targetPort ``client``), IBM Cloud's 2040. Elsewhere 6443
+# (KASSVCPort), whatever spec.networking.apiServer.port says.
+KAS_SERVICE_PORT_BY_PLATFORM = {"Azure": 7443, "IBMCloud": 2040}
 
 # The address the node-local haproxy (kube-system/kube-apiserver-proxy) serves the API server on,
 # unless spec.networking.apiServer.advertiseAddress says otherwise; IPv6 when the first service
@@ -115,9 +124,23 @@ class HostedCluster:
 
     @property
     def kas_port(self) -> int:
-        if self.api_server_port:
+        """The port the API server pods listen on: what policies in the HCP namespace
+        must admit (flows' ``port: kas`` on the kube-apiserver workload)."""
+        if self.api_server_port and self.api_server_port != 443:
             return self.api_server_port
         return KAS_PORT_BY_PLATFORM.get(self.platform, DEFAULT_KAS_PORT)
+
+    @property
+    def kas_service_port(self) -> int:
+        """The port a LoadBalancer publishing the API server listens on (Azure's 7443)."""
+        return KAS_SERVICE_PORT_BY_PLATFORM.get(self.platform, DEFAULT_KAS_PORT)
+
+    @property
+    def kas_local_port(self) -> int:
+        """The port the node-local haproxy (kube-system/kube-apiserver-proxy) listens on at
+        the advertise address: spec.networking.apiServer.port as written (443 included),
+        else 6443 (hypershift nodepool apiserver-haproxy, haproxyFrontendListenPort)."""
+        return self.api_server_port or DEFAULT_KAS_PORT
 
     def published_as(self, service: str) -> str | None:
         strategy = self.publishing.get(service)
@@ -177,7 +200,7 @@ def _read_hosted_cluster(obj: K8sObject) -> HostedCluster:
         cluster_networks=_cidrs(networking.get("clusterNetwork")),
         service_networks=_cidrs(networking.get("serviceNetwork")),
         machine_networks=_cidrs(networking.get("machineNetwork")),
-        api_server_port=api_server.get("port") if isinstance(api_server.get("port"), int) else None,
+        api_server_port=api_server.get("port") if type(api_server.get("port")) is int else None,
         advertise_address_set=(str(api_server["advertiseAddress"]).strip() or None
                                if isinstance(api_server.get("advertiseAddress"), str) else None),
         allowed_cidrs=tuple(c for c in api_server.get("allowedCIDRBlocks") or []

@@ -126,7 +126,7 @@ def _load_balancer(hc: HostedCluster, strategy: Publishing, said: str) -> Declar
     port = _LB_PORTS.get(strategy.service)
     if port is None:
         return Undeclared(f"{said}, which HyperShift does not offer for {strategy.service}")
-    port = hc.kas_port if port == "kas" else int(port)
+    port = hc.kas_service_port if port == "kas" else int(port)
     if strategy.service == "APIServer" and hc.allowed_cidrs:
         ranges = cidrs(list(hc.allowed_cidrs), key=None)
         return DeclaredWay(strategy.service, "LoadBalancer", "spec.networking.apiServer.allowedCIDRBlocks",

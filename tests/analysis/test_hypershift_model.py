@@ -18,14 +18,17 @@ def test_hcp_namespace_replaces_dots():
     assert hcp_namespace("clusters", "prod.eu") == "clusters-prod-eu"
 
 
-@pytest.mark.parametrize("bundle,platform,port", [
-    ("azure__minimal_flags_are_provided.yaml", "Azure", 7443),
-    ("aws__minimal_flags_are_provided.yaml", "AWS", 6443),
-    ("agent__minimal_flags_are_provided.yaml", "Agent", 6443),
+@pytest.mark.parametrize("bundle,platform,port,lb_port", [
+    # Azure's 7443 is its load balancer's port only (KASSVCLBAzurePort): the pods listen
+    # on 6443, which is what policies in the HCP namespace must admit
+    ("azure__minimal_flags_are_provided.yaml", "Azure", 6443, 7443),
+    ("aws__minimal_flags_are_provided.yaml", "AWS", 6443, 6443),
+    ("agent__minimal_flags_are_provided.yaml", "Agent", 6443, 6443),
 ])
-def test_platform_and_kas_port_of_rendered_bundles(bundle, platform, port):
+def test_platform_and_kas_port_of_rendered_bundles(bundle, platform, port, lb_port):
     (hc,) = _hcs(REALWORLD / "create-render" / bundle)
     assert hc.platform == platform and hc.kas_port == port
+    assert hc.kas_service_port == lb_port and hc.kas_local_port == 6443
     assert hc.control_plane_namespace == "clusters-example"
     assert hc.cluster_networks and hc.service_networks
 

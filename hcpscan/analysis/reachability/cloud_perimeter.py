@@ -203,7 +203,7 @@ def _admits_workers(sgs: SecurityGroups, hc: HostedCluster, rule: IngressRule) -
 
 
 def _published_ports(inventory: Inventory, hc: HostedCluster) -> list[int]:
-    ports = [hc.kas_port]
+    ports = [hc.kas_service_port]
     for svc in inventory.in_namespace("Service", hc.control_plane_namespace, hc.obj.cluster):
         kind = svc.get("spec.type")
         for entry in svc.get("spec.ports") or []:

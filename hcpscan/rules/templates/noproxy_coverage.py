@@ -296,11 +296,11 @@ def _hosted_missed(dest: str, no_proxy: str, hosted: HostedCluster, runtime: str
     if dest == "kas-advertise-address":
         ip, origin = hosted.advertise_address
         host = f"[{ip}]" if ":" in ip else ip
-        decision = bypasses(runtime, no_proxy, f"https://{host}:{hosted.kas_port}")
+        decision = bypasses(runtime, no_proxy, f"https://{host}:{hosted.kas_local_port}")
         if decision.bypass:
             return None
         return (f"the API server's node-local address {ip}",
-                f"https://{host}:{hosted.kas_port} ({origin}; the kube-apiserver-proxy every node "
+                f"https://{host}:{hosted.kas_local_port} ({origin}; the kube-apiserver-proxy every node "
                 "reaches its API server through) goes through the proxy", ip)
     name = f"api.{hosted.name}.{HYPERSHIFT_LOCAL_DOMAIN}"
     if bypasses(runtime, no_proxy, f"https://{name}:443").bypass:
