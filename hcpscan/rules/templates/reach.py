@@ -113,6 +113,8 @@ _LISTENERS = {
         "flags": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": "^-"},
                   "description": "container args that set the listener's host:port"},
         "default": {"type": "string", "description": "the address used when no flag is given"},
+        "disabled": {"type": "array", "items": {"type": "string"},
+                     "description": "flag values that turn the listener off (nothing listens)"},
         "platforms": {"type": "array", "items": {"type": "string"},
                       "description": "HostedCluster platform types this applies to (default: "
                                      "all)"},

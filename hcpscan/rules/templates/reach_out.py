@@ -302,12 +302,13 @@ def listeners(subject: K8sObject, spec: dict[str, Any], platform: str | None = N
     base = "spec.containers" if subject.kind == "Pod" else "spec.template.spec.containers"
     containers = subject.get(base) or []
     flags, default = tuple(spec["flags"]), spec["default"]
+    disabled = frozenset(spec.get("disabled") or ())
     for ci, container in enumerate(containers if isinstance(containers, list) else []):
         if not isinstance(container, dict):
             continue
         args = [str(a) for a in container.get("args") or []]
         for ai, (flag, value) in _flag_values(args, flags):
-            if not binds_loopback(value):
+            if value.strip() not in disabled and not binds_loopback(value):
                 yield Violation(field=f"{base}[{ci}].args[{ai}]",
                                 values={"ports": value or "(empty)", "via": flag,
                                         "sources": "every address of the pod"},
