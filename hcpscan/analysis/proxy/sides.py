@@ -511,7 +511,7 @@ def _ignition(ctx: SideContext, secret: K8sObject, key: str) -> SideOutcome:
         return Absent(f"no {key} key: not a user-data stub")
     where = _secret_field(secret, key)
     side = Side(f"{secret.ref} key {key}", {}, {k: k for k in PROXY_FIELDS}, secret, where,
-                facts={"consumer": f"{secret.ref} key {key}"})
+                label="ignition.proxy", facts={"consumer": f"{secret.ref} key {key}"})
     if value.redacted:
         side.unknown = (f"{key} is redacted in the dump: scan a dump taken with secrets, or the "
                         "live cluster")

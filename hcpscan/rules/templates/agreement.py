@@ -159,10 +159,13 @@ class Agreement(Template):
             "fields": {"type": "array", "minItems": 1, "items": {"enum": list(FIELDS)},
                        "description": "the fields compared (URLs without a trailing /, noProxy "
                                       "entry by entry, the CA as written)"},
-            "match": {"enum": ["equal", "contains", "present"],
+            "match": {"enum": ["equal", "contains", "present", "routes"],
                       "description": "equal (default): both sides hold the same; contains: the "
                                      "consumer carries every field the reference sets (noProxy: "
-                                     "every entry); present: the consumer sets the fields"},
+                                     "every entry); present: the consumer sets the fields; "
+                                     "routes (with when.proxied): the consumer's own fields send "
+                                     "each destination the reference proxies through a proxy "
+                                     "too (the scheme's proxy, its own noProxy, Go's reading)"},
             "require": {"enum": ["all", "any"],
                         "description": "present: every field (default) or one of them"},
             "when": {
@@ -291,6 +294,7 @@ class Agreement(Template):
             yield NotEvaluable(side.unknown)
             return
         diffs = (_lacking(side, ref, params, values) if match == "present"
+                 else _unrouted(side, ref, params, values) if match == "routes"
                  else list(_differences(side, ref, params, values, missing_ok)))
         if any(isinstance(d, NotEvaluable) for d in diffs):
             yield from (d for d in diffs if isinstance(d, NotEvaluable))
@@ -517,6 +521,39 @@ def _proxied(ref: Side, destination: str) -> str:
     if not proxy or bypasses(GO, _no_proxy(ref), destination).bypass:
         return ""
     return proxy
+
+
+def _unrouted(side: Side, ref: Side, params: dict[str, Any], values: dict[str, str]
+              ) -> list[_Diff]:
+    """``match: routes``: the first destination the reference proxies that the consumer's own
+    fields send direct -- no proxy for the destination's scheme (a client reading
+    httpProxy/httpsProxy as Go's httpproxy does never falls back to the other one), or its
+    own noProxy covering the destination. One finding per consumer."""
+    when = params.get("when") or {}
+    prefix = f"{side.label}." if side.label else ""
+    for destination in side.destinations.get(when.get("proxied", ""), []):
+        if not _proxied(ref, destination) or _proxied(side, destination):
+            continue
+        https = destination.lower().startswith("https://")
+        name, other = ("httpsProxy", "httpProxy") if https else ("httpProxy", "httpsProxy")
+        if not any(_is_set(side.settings.get(f)) for f in (name, other)):
+            problem = (f"has an empty {prefix}{side.spell(name)}" if name in side.settings
+                       else f"has no {side.label}" if side.label else f"has no {name} or {other}")
+            return [_Diff(name, problem, side.obj, side.place,
+                          {**values, "destination": destination, "missing": prefix + name,
+                           "fields": name}, [*side.evidence], lacking=True)]
+        if not _is_set(side.settings.get(name)):
+            problem = (f"has {prefix}{side.spell(other)} but no {prefix}{side.spell(name)}, the "
+                       f"only proxy a{'n https' if https else ' http'}:// source goes through")
+            return [_Diff(name, problem, side.obj, side.place,
+                          {**values, "destination": destination, "missing": prefix + name,
+                           "fields": name}, [*side.evidence], lacking=True)]
+        said = f"{prefix}{side.spell('noProxy')} {_no_proxy(side)!r}"
+        return [_Diff("noProxy", f"sends {destination} direct ({said} covers it)", side.obj,
+                      side.place, {**values, "destination": destination, "fields": "noProxy"},
+                      [*side.evidence, f"{destination} goes direct by {side.name}'s own {said} "
+                                       "(Go rules)"])]
+    return []
 
 
 def _lacking(side: Side, ref: Side, params: dict[str, Any], values: dict[str, str]) -> list[_Diff]:
