@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy, ReplaceKey
+from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy, ReplaceKey, SetField
 from hcpscan.fixes.apply import fix_all
 from hcpscan.rules.config import ScanConfig
 from tests.conftest import FIXTURES, SHARED, require
@@ -438,6 +438,42 @@ def test_a_load_balancer_nobody_reconciles_gets_the_worker_ranges():
     assert isinstance(remedy, Remedy)
     assert (remedy.target.kind, remedy.target.name) == ("Service", "ignition-lab-lb")
     assert remedy.edits == (AppendItems(("spec", "loadBalancerSourceRanges"), ("10.60.0.0/24",)),)
+
+
+ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges"
+
+
+def test_a_load_balancer_bounded_by_the_annotation_is_narrowed_there(tmp_path: Path):
+    """The legacy annotation alone bounds the load balancer (the field is empty): the fix
+    sets the annotation, not a field that would silently override it; applied, HCP001 passes."""
+    lb = _copy(tmp_path, EXPOSURE_LB, "  name: ignition-lab-lb\n",
+               f"  name: ignition-lab-lb\n  annotations:\n    {ANNOTATION}: 0.0.0.0/0\n")
+    found, = _failing([lb], "HCP001")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy), remedy
+    assert remedy.edits == (SetField(("metadata", "annotations", ANNOTATION), "10.60.0.0/24"),)
+    outcome = fix_all([found], {})
+    lb.write_text(outcome.changed[str(lb)])
+    written = next(d for d in yaml.safe_load_all(lb.read_text()) if d and d["kind"] == "Service")
+    assert written["metadata"]["annotations"][ANNOTATION] == "10.60.0.0/24"
+    assert "loadBalancerSourceRanges" not in written["spec"]
+    assert _failing([lb], "HCP001") == []
+
+
+def test_narrowing_the_field_leaves_no_annotation_saying_otherwise(tmp_path: Path):
+    """Both set: the field wins, and the fix writes the annotation the same ranges so the
+    Service does not read two ways."""
+    lb = _copy(tmp_path, EXPOSURE_LB, "  allocateLoadBalancerNodePorts: false\n",
+               "  allocateLoadBalancerNodePorts: false\n  loadBalancerSourceRanges: [0.0.0.0/0]\n")
+    text = lb.read_text().replace("  name: ignition-lab-lb\n", "  name: ignition-lab-lb\n"
+                                  f"  annotations:\n    {ANNOTATION}: 0.0.0.0/0\n")
+    lb.write_text(text)
+    found, = _failing([lb], "HCP001")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy), remedy
+    assert SetField(("metadata", "annotations", ANNOTATION), "10.60.0.0/24") in remedy.edits
+    assert ReplaceKey(("spec", "loadBalancerSourceRanges"), "loadBalancerSourceRanges",
+                      ["10.60.0.0/24"]) in remedy.edits
 
 
 def test_a_load_balancer_with_node_ports_or_an_owner_is_not_narrowed(tmp_path: Path):
