@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from hcpscan.core.textcodec import decode_text
 from hcpscan.core.yamldocs import compose_document, document_spans, locate_in
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import SourceLocation
@@ -254,7 +255,7 @@ def _documents_of(text: str) -> list[tuple[int, str]] | None:
 def _lines(data: bytes) -> list[str] | None:
     """The text's lines (ends kept), or None where PyYAML would count lines otherwise."""
     try:
-        text = data.decode("utf-8-sig")
+        text = decode_text(data)  # UTF-8, or UTF-16/32 as a scan reads it
     except UnicodeDecodeError:
         return None
     if any(b in text for b in _OTHER_BREAKS) or text.count("\r") != text.count("\r\n"):
