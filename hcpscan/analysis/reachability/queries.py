@@ -441,6 +441,11 @@ class ReachabilityQueries:
         return frozenset(port.number for klass in self._dns_classes(cluster)
                          for port in klass.ports if port.name == name and port.protocol == protocol)
 
+    def dns_pods_in_input(self, cluster: str) -> bool:
+        """Whether the cluster's DNS pods are in the input: without them a named port of a
+        DNS egress rule (``port: dns``) means a number the input does not say."""
+        return bool(self._dns_classes(cluster))
+
     def _dns_classes(self, cluster: str) -> list[EndpointClass]:
         """The endpoint classes of the cluster's DNS pods in the input, where a named port
         of a DNS egress rule resolves (none in the input: it resolves to nothing, as for an
