@@ -31,6 +31,7 @@ from hcpscan.model.destinations import (
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER, HostedCluster
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet, union_all
+from hcpscan.model.workloads import workload_name
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates.base import NotEvaluable, Outcome, Violation
 
@@ -331,7 +332,7 @@ def listeners(subject: K8sObject, spec: dict[str, Any], platform: str | None = N
     """Listeners of the subject's containers that must bind loopback and do not: a flag
     naming another address, or no flag (the default address). ``platform``: the HostedCluster's
     platform type, for listeners scoped to some platforms."""
-    if spec.get("workloads") is not None and subject.name not in spec["workloads"]:
+    if spec.get("workloads") is not None and workload_name(subject) not in spec["workloads"]:
         return
     if spec.get("platforms") and platform not in spec["platforms"]:
         return
