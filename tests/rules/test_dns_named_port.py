@@ -20,7 +20,7 @@ def test_a_named_dns_port_without_the_dns_pods_is_not_evaluable():
     assert report.findings == []
     assert result.status is Status.NOT_EVALUABLE, result.reason
     reason = result.reason
-    assert "billing/allow-dns-by-port-name" in reason
+    assert "billing/allow-dns" in reason
     assert f"egress rule #1 names port 'dns' (UDP) at {ALONE}:46" in reason
     assert "oc get daemonset dns-default -n openshift-dns" in reason
 
@@ -28,7 +28,7 @@ def test_a_named_dns_port_without_the_dns_pods_is_not_evaluable():
 def test_with_the_dns_pods_the_name_resolves_and_the_rule_judges():
     report = scan([HCP004 / "fail" / "named-dns-port.yaml"], ["HCP004"])
     assert report.results[0].status is Status.FAIL
-    assert [f.object.name for f in report.findings] == ["allow-dns-by-port-name"]
+    assert [f.object.name for f in report.findings] == ["allow-dns"]
 
 
 def test_a_name_that_cannot_change_the_verdict_leaves_it_judged(tmp_path: Path):
