@@ -79,11 +79,22 @@ def applied_addon_configs(inventory: Inventory, addon: K8sObject,
              for i, r in enumerate(own if isinstance(own, list) else []) if is_addon_config_ref(r)]
     if found:
         return found
-    cma = inventory.get("ClusterManagementAddOn", "", addon.name, addon.cluster)
+    cma = cluster_management_addon(inventory, addon)
     if cma is None:
         return []
     return (_placement_refs(inventory, cma, addon.namespace, notes) or default_addon_configs(cma)
             or legacy_addon_configs(cma))
+
+
+def cluster_management_addon(inventory: Inventory, addon: K8sObject) -> K8sObject | None:
+    """The ClusterManagementAddOn of a ManagedClusterAddOn: the one of the same name. It is
+    cluster-scoped, so a namespace written on it (kustomize's namespace transformer sets one
+    on kinds it does not know) is none: the API server drops it."""
+    found = inventory.get("ClusterManagementAddOn", "", addon.name, addon.cluster)
+    if found is not None:
+        return found
+    return next(iter(inventory.query("ClusterManagementAddOn", name=addon.name,
+                                     cluster=addon.cluster)), None)
 
 
 def declared_addon_configs(cma: K8sObject) -> list[AddonConfigRef]:

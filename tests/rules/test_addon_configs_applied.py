@@ -94,3 +94,13 @@ def test_a_missing_placement_config_is_the_add_ons(tmp_path: Path):
                        + MCA)
     assert "hub-config/placed" in failing["ManagedClusterAddOn"]
     assert "placement hub-config/proxied" in failing["ManagedClusterAddOn"]
+
+
+def test_a_namespace_kustomize_wrote_on_the_cluster_scoped_addon_is_none(tmp_path: Path):
+    """kustomize's namespace transformer puts a namespace on kinds it does not know, the
+    ClusterManagementAddOn too; the API server drops it, and so does the add-on's lookup."""
+    cma = CMA.replace("metadata: {name: work-manager}",
+                      "metadata: {name: work-manager, namespace: open-cluster-management}")
+    failing = _failing(tmp_path, cma.replace("CHOSEN", "cluster9") + _adc("hub-config", "placed")
+                       + MCA)
+    assert "hub-config/fallback" in failing["ManagedClusterAddOn"]
