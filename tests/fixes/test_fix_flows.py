@@ -357,6 +357,21 @@ def test_operator_reconciled_load_balancer_is_not_edited():
     assert "where the operator reads" not in why
 
 
+def test_ranges_in_the_annotation_keep_the_workers_out_and_are_named(tmp_path: Path):
+    """The legacy annotation holds konnectivity's ranges (the field unset): the workers are
+    blocked there, and the reason says to add them to the annotation, not to the empty
+    field (which would replace the annotation's ranges)."""
+    lb = _copy(tmp_path, RULES / "HCP007" / "fail" / "konnectivity-lb.yaml",
+               "  loadBalancerSourceRanges: [192.168.50.0/24]\n", "")
+    lb.write_text(lb.read_text().replace(
+        "  name: konnectivity-server\n",
+        f"  name: konnectivity-server\n  annotations:\n    {ANNOTATION}: 192.168.50.0/24\n", 1))
+    found = _failing([lb], "HCP007")
+    assert found and isinstance(found[0].remedy, NoFix)
+    why = found[0].remedy.why
+    assert f"to its annotation {ANNOTATION}" in why and "10.10.0.0/24" in why
+
+
 def test_a_perimeter_hop_gets_allow_rules_put_first_in_the_perimeter_file(tmp_path: Path):
     """Issue 23's first report: a security group admits the workers to 6443 only. The
     perimeter file gets one allow rule per entry port for exactly the workers kept out,

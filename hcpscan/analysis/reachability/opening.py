@@ -749,18 +749,24 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
             # keeps the rest (kas/service.go ReconcileKonnectivityServerService); no
             # HostedCluster field carries source ranges for it
             shown = ", ".join(missing)
+            # where the ranges that keep the workers out are written: adding to an empty
+            # field beside the annotation would replace the annotation's ranges
+            home = (f"its annotation {SOURCE_RANGES_ANNOTATION} (the field is empty, so the "
+                    "annotation bounds the load balancer)"
+                    if load_balancer_source_ranges(obj).from_annotation
+                    else "spec.loadBalancerSourceRanges")
             if hc is None or obj.namespace != hc.control_plane_namespace:
                 return Refusal(f"{obj.ref} is owned by {_owner(obj)}, whose controller may "
                                "reconcile it (an edit of the input's copy may be undone): add "
-                               f"{shown} to its loadBalancerSourceRanges where that owner "
-                               "takes them from, or in the cloud firewall in front of it")
+                               f"{shown} to {home} where that owner takes them from, or in the "
+                               "cloud firewall in front of it")
             return Refusal(
                 f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
                 + (", owner " + _owner(obj) if _owner(obj) else "") + "), which sets no "
                 "loadBalancerSourceRanges on it and reads none from the HostedCluster: the "
                 "ranges were set on the Service itself (by hand or another controller), and "
                 "the operator keeps them. The input is the operator's object, so hcpscan "
-                f"does not write it: add {shown} to spec.loadBalancerSourceRanges of the live "
+                f"does not write it: add {shown} to {home} of the live "
                 f"Service (`kubectl -n {obj.namespace} edit service {obj.name}`) where it was "
                 "set, or admit them in the cloud firewall in front of it; a re-created "
                 "Service comes back without any ranges")
