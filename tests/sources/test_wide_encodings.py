@@ -14,6 +14,7 @@ import pytest
 from hcpscan.core.textcodec import decode_text, sniff_encoding
 from hcpscan.findings.model import Status
 from hcpscan.sources.loader import load_paths
+from tests.conftest import FIXTURES
 from tests.rules.harness import scan
 
 TEXT = """\
@@ -109,3 +110,13 @@ def test_the_encoding_is_sniffed_as_yaml_1_2_says(data: bytes, codec: str):
 
 def test_decoding_drops_the_byte_order_mark():
     assert decode_text(b"\xfe\xff" + "kind: x".encode("utf-16-be")) == "kind: x"
+
+
+def test_fix_names_the_change_by_hand_and_leaves_a_wide_file_as_it_is(tmp_path: Path, run_cli):
+    text = (FIXTURES / "rules" / "HCP004" / "fail" / "payments-egress.yaml").read_text()
+    path = tmp_path / "payments.yaml"
+    data = b"\xff\xfe" + text.replace("\n", "\r\n").encode("utf-16-le")
+    path.write_bytes(data)
+    run = run_cli("fix", str(tmp_path), "--no-progress", "--no-config", "--select", "HCP004")
+    assert path.read_bytes() == data  # never rewritten as UTF-8
+    assert "by hand" in run.err + run.out and "writes UTF-8 files only" in run.err + run.out
