@@ -45,6 +45,7 @@ ENCODINGS = {
     "utf-16-be": TEXT.encode("utf-16-be"),
     "utf-32-le": TEXT.encode("utf-32-le"),
     "powershell": b"\xff\xfe" + TEXT.replace("\n", "\r\n").encode("utf-16-le"),
+    "utf-16-le-cr": TEXT.replace("\n", "\r").encode("utf-16-le"),  # composed whole to place
 }
 
 
