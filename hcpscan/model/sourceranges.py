@@ -71,14 +71,17 @@ class SourceRanges:
 def load_balancer_source_ranges(svc: K8sObject) -> SourceRanges:
     """The source ranges that bound ``svc``'s load balancer, from the field or else the
     annotation (see the module docstring)."""
-    annotation = svc.annotations.get(SOURCE_RANGES_ANNOTATION)
-    annotation = annotation.strip() if isinstance(annotation, str) else ""
+    raw = svc.annotations.get(SOURCE_RANGES_ANNOTATION)
+    # an annotation is a string; any other value (a YAML list, a number) is no list of CIDRs
+    annotation = raw.strip() if isinstance(raw, str) else "" if raw is None else str(raw)
     field = svc.get(SOURCE_RANGES_FIELD)
     if isinstance(field, list) and field:
         cidrs, bad = _split(str(item) if item is not None else "" for item in field)
         return SourceRanges(cidrs, SOURCE_RANGES_FIELD, bad, annotation)
     if field is not None and not isinstance(field, list):
         return SourceRanges((), SOURCE_RANGES_FIELD, (str(field),), annotation)
+    if annotation and not isinstance(raw, str):
+        return SourceRanges((), ANNOTATION_PATH, (annotation,))
     if annotation:
         cidrs, bad = _split(annotation.split(","))
         return SourceRanges(cidrs, ANNOTATION_PATH, bad)

@@ -61,3 +61,8 @@ def test_a_malformed_entry_is_named_never_dropped(annotation, bad):
 def test_host_bits_are_masked_as_kubernetes_does():
     ranges = load_balancer_source_ranges(_service(["10.0.0.1/8"]))
     assert not ranges.malformed and ranges.space() == IPSpace.from_cidrs(["10.0.0.0/8"])
+
+
+def test_an_annotation_that_is_not_a_string_is_malformed():
+    ranges = load_balancer_source_ranges(_service(None, ["10.0.0.0/8"]))
+    assert ranges.from_annotation and ranges.malformed == ("['10.0.0.0/8']",)
