@@ -121,3 +121,14 @@ def test_fix_names_the_change_by_hand_and_leaves_a_wide_file_as_it_is(tmp_path: 
     run = run_cli("fix", str(tmp_path), "--no-progress", "--no-config", "--select", "HCP004")
     assert path.read_bytes() == data  # never rewritten as UTF-8
     assert "by hand" in run.err + run.out and "writes UTF-8 files only" in run.err + run.out
+
+
+def test_a_json_list_powershell_wrote_is_read_with_its_lines(tmp_path: Path):
+    """`kubectl get configmaps -o json > cm.json` in PowerShell 5.1: UTF-16LE, BOM, CRLF."""
+    body = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "proxy-env", "namespace": "shop"},
+         "data": {"HTTPS_PROXY": "http://user:secret@proxy.corp.example.com:3128"}}]}
+    text = json.dumps(body, indent=4).replace("\n", "\r\n")
+    (tmp_path / "cm.json").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    report = scan([tmp_path], ["PRX008"])
+    assert [f.location.line for f in report.findings] == [13]  # "HTTPS_PROXY": ...
