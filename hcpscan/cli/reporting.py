@@ -11,6 +11,7 @@ from hcpscan.cli import exitcodes
 from hcpscan.cli.inputs import UsageError
 from hcpscan.cli.ruleset import PreparedRules
 from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.core.textcodec import decode_text
 from hcpscan.findings.model import ScanReport, Severity
 from hcpscan.reporters.formats import SCAN_FORMAT_NAMES
 from hcpscan.rules.suppress import write_baseline
@@ -133,11 +134,11 @@ def read_source_text(path: str) -> str | None:
         for archive, _, member in splits:
             data = _ARCHIVES.read(archive, member)
             if data is not None:
-                return data.decode("utf-8", errors="replace")
+                return decode_text(data, errors="replace")
         # else a file whose folder's name holds a "!" ("backup!2024/x.yaml")
     try:  # a name that is not UTF-8 is shown with U+FFFD: back to the name on disk
-        with open(on_disk(path), encoding="utf-8", errors="replace", newline="") as fh:
-            return fh.read()
+        with open(on_disk(path), "rb") as fh:
+            return decode_text(fh.read(), errors="replace")
     except OSError:
         return None
 

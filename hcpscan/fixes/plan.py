@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from hcpscan.core.redact import mask_credentials
+from hcpscan.core.textcodec import UTF8, sniff_encoding
 from hcpscan.findings.fix import (
     AddDocument,
     Edit,
@@ -96,8 +97,13 @@ class FileTexts:
 
     def read(self, path: str) -> str:
         if path not in self.current:
-            with open(path, encoding="utf-8", newline="") as fh:
-                text = fh.read()
+            with open(path, "rb") as fh:
+                data = fh.read()
+            codec, _ = sniff_encoding(data)
+            if codec != UTF8:  # read by a scan (core.textcodec), never written back so
+                raise UnicodeDecodeError(codec, data[:2], 0, 1, "hcpscan fix writes UTF-8 "
+                                         "files only: save this file as UTF-8 to have it fixed")
+            text = data.decode("utf-8")
             bom = "\ufeff" if text.startswith("\ufeff") else ""
             text = text[len(bom):]
             crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from hcpscan.core.textcodec import UTF8, decode_text, sniff_encoding
 from hcpscan.core.yamldocs import compose_document, document_spans, locate_in
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import SourceLocation
@@ -137,7 +138,8 @@ class Locator:
             node = compose_document(text, 0)
             if node is not None:
                 return node, first_line
-        node = compose_document(data, source.doc_index)
+        wide = sniff_encoding(data)[0] != UTF8  # UTF-16/32: composed from its text
+        node = compose_document(decode_text(data, "replace") if wide else data, source.doc_index)
         return None if node is None else (node, 0)
 
     def _document_spans(self, source: SourceLocation, lines: list[str] | None
@@ -254,7 +256,7 @@ def _documents_of(text: str) -> list[tuple[int, str]] | None:
 def _lines(data: bytes) -> list[str] | None:
     """The text's lines (ends kept), or None where PyYAML would count lines otherwise."""
     try:
-        text = data.decode("utf-8-sig")
+        text = decode_text(data)  # UTF-8, or UTF-16/32 as a scan reads it
     except UnicodeDecodeError:
         return None
     if any(b in text for b in _OTHER_BREAKS) or text.count("\r") != text.count("\r\n"):

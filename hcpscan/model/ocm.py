@@ -1,7 +1,10 @@
-"""Open Cluster Management in domain terms: the agents that run on a managed cluster
-(DOMAIN.md §5)."""
+"""Open Cluster Management in domain terms: the agents that run on a managed cluster, and
+the AddOnDeploymentConfig the hub applies to each add-on (DOMAIN.md §5)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
 
@@ -15,3 +18,154 @@ def agent_workloads(inventory: Inventory, cluster: str) -> list[K8sObject]:
     """The OCM agent workloads of one (managed) cluster of the input."""
     return [o for o in inventory.of_kind(*WORKLOAD_KINDS)
             if o.cluster == cluster and o.namespace.startswith(AGENT_NAMESPACES)]
+
+
+# -- the AddOnDeploymentConfig each add-on gets ---------------------------------------------
+#
+# The add-on manager picks one config of each type (group addon.open-cluster-management.io,
+# resource exactly addondeploymentconfigs) per add-on of a cluster, first found wins
+# (OCM "Add-on configuration"; addon-framework's addonconfig controllers):
+#
+# 1. the ManagedClusterAddOn's own spec.configs[];
+# 2. the configs[] of a spec.installStrategy.placements[] entry of the ClusterManagementAddOn
+#    of the same name whose Placement selected the cluster (its PlacementDecisions'
+#    status.decisions[].clusterName);
+# 3. that ClusterManagementAddOn's spec.supportedConfigs[].defaultConfig;
+# 4. the deprecated spec.addOnConfiguration{crdName, crName} of older ClusterManagementAddOns:
+#    it names a cluster-scoped resource by name only, so it can never name an
+#    AddOnDeploymentConfig (namespaced): read as a reference to namespace "", which no
+#    AddOnDeploymentConfig has.
+#
+# A reference spelled otherwise (AddonDeploymentConfig) or written outside spec is never
+# read (OCM007/OCM008 report those).
+
+ADDON_GROUP = "addon.open-cluster-management.io"
+ADDON_CONFIG_RESOURCE = "addondeploymentconfigs"
+ADDON_CONFIG_CRD = f"{ADDON_CONFIG_RESOURCE}.{ADDON_GROUP}"
+PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
+OWN_CONFIGS = "its own spec.configs"
+# what deciding an add-on's configs reads beyond the add-on itself
+ADDON_CONFIG_READS = ("ClusterManagementAddOn", "PlacementDecision")
+
+
+@dataclass(frozen=True, slots=True)
+class AddonConfigRef:
+    """An AddOnDeploymentConfig reference: what it names, the object and field holding it,
+    and how it reaches the add-on (its own configs, a placement, a default)."""
+
+    namespace: str
+    name: str
+    holder: K8sObject
+    steps: tuple[str | int, ...]
+    how: str
+    name_key: str = "name"  # the reference's key holding the name
+
+
+def is_addon_config_ref(ref: Any) -> bool:
+    """A config reference the add-on manager reads as an AddOnDeploymentConfig."""
+    return (isinstance(ref, dict) and ref.get("resource") == ADDON_CONFIG_RESOURCE
+            and ref.get("group", ADDON_GROUP) == ADDON_GROUP)
+
+
+def applied_addon_configs(inventory: Inventory, addon: K8sObject,
+                          notes: list[str] | None = None) -> list[AddonConfigRef]:
+    """The AddOnDeploymentConfig references the hub applies to a ManagedClusterAddOn, by the
+    add-on manager's precedence (above). ``notes`` collects what the input cannot decide
+    (a placement whose PlacementDecisions are absent)."""
+    notes = notes if notes is not None else []
+    own = addon.get("spec.configs")
+    found = [AddonConfigRef(str(r.get("namespace") or addon.namespace), str(r.get("name")), addon,
+                            ("spec", "configs", i), OWN_CONFIGS)
+             for i, r in enumerate(own if isinstance(own, list) else []) if is_addon_config_ref(r)]
+    if found:
+        return found
+    cma = cluster_management_addon(inventory, addon)
+    if cma is None:
+        return []
+    return (_placement_refs(inventory, cma, addon.namespace, notes) or default_addon_configs(cma)
+            or legacy_addon_configs(cma))
+
+
+def cluster_management_addon(inventory: Inventory, addon: K8sObject) -> K8sObject | None:
+    """The ClusterManagementAddOn of a ManagedClusterAddOn: the one of the same name. It is
+    cluster-scoped, so a namespace written on it (kustomize's namespace transformer sets one
+    on kinds it does not know) is none: the API server drops it."""
+    found = inventory.get("ClusterManagementAddOn", "", addon.name, addon.cluster)
+    if found is not None:
+        return found
+    return next(iter(inventory.query("ClusterManagementAddOn", name=addon.name,
+                                     cluster=addon.cluster)), None)
+
+
+def declared_addon_configs(cma: K8sObject) -> list[AddonConfigRef]:
+    """Every AddOnDeploymentConfig reference a ClusterManagementAddOn holds: its placements'
+    configs, its defaults and the deprecated addOnConfiguration (each applies to some
+    cluster's add-on, whichever clusters the input holds)."""
+    out = []
+    for i, placement in enumerate(_list(cma.get("spec.installStrategy.placements"))):
+        if isinstance(placement, dict):
+            out += _placement_configs(cma, i, placement)
+    return out + default_addon_configs(cma) + legacy_addon_configs(cma)
+
+
+def default_addon_configs(cma: K8sObject) -> list[AddonConfigRef]:
+    out = []
+    for i, entry in enumerate(_list(cma.get("spec.supportedConfigs"))):
+        default = entry.get("defaultConfig") if is_addon_config_ref(entry) else None
+        if isinstance(default, dict) and default.get("name"):
+            out.append(AddonConfigRef(str(default.get("namespace") or ""), str(default["name"]),
+                                      cma, ("spec", "supportedConfigs", i, "defaultConfig"),
+                                      f"the default of {cma.ref}"))
+    return out
+
+
+def legacy_addon_configs(cma: K8sObject) -> list[AddonConfigRef]:
+    legacy = cma.get("spec.addOnConfiguration")
+    if not isinstance(legacy, dict) or legacy.get("crdName") != ADDON_CONFIG_CRD \
+            or not legacy.get("crName"):
+        return []
+    return [AddonConfigRef("", str(legacy["crName"]), cma, ("spec", "addOnConfiguration"),
+                           f"the deprecated spec.addOnConfiguration of {cma.ref}, which names "
+                           "no namespace (an AddOnDeploymentConfig always has one)", "crName")]
+
+
+def _placement_refs(inventory: Inventory, cma: K8sObject, cluster_name: str,
+                    notes: list[str]) -> list[AddonConfigRef]:
+    for i, placement in enumerate(_list(cma.get("spec.installStrategy.placements"))):
+        if not isinstance(placement, dict) or not isinstance(placement.get("configs"), list):
+            continue
+        name, namespace = str(placement.get("name")), str(placement.get("namespace") or "")
+        selected = placement_selects(inventory, cma.cluster, namespace, name, cluster_name)
+        if selected is None:
+            notes.append(f"{cma.ref} placement {namespace}/{name} has configs, but no "
+                         "PlacementDecision of it is in the input: whether it selects "
+                         f"cluster {cluster_name} is not known")
+            continue
+        if selected and (refs := _placement_configs(cma, i, placement)):
+            return refs
+    return []
+
+
+def _placement_configs(cma: K8sObject, i: int, placement: dict[str, Any]) -> list[AddonConfigRef]:
+    name, namespace = str(placement.get("name")), str(placement.get("namespace") or "")
+    return [AddonConfigRef(str(r.get("namespace") or ""), str(r.get("name")), cma,
+                           ("spec", "installStrategy", "placements", i, "configs", j),
+                           f"placement {namespace}/{name} of {cma.ref}")
+            for j, r in enumerate(_list(placement.get("configs"))) if is_addon_config_ref(r)]
+
+
+def placement_selects(inventory: Inventory, cluster: str, namespace: str, placement: str,
+                      cluster_name: str) -> bool | None:
+    """Whether the PlacementDecisions of a Placement name ``cluster_name`` (None: none in
+    the input)."""
+    decisions = [d for d in inventory.query("PlacementDecision", namespace=namespace,
+                                            cluster=cluster)
+                 if d.labels.get(PLACEMENT_LABEL) == placement]
+    if not decisions:
+        return None
+    return any(isinstance(e, dict) and e.get("clusterName") == cluster_name
+               for d in decisions for e in _list(d.get("status.decisions")))
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

@@ -60,7 +60,8 @@ EKS_WORKER_ROLES = (ROLE_NODE, "node-eks-additional", "cluster")
 
 # A LoadBalancer Service's own groups (AWS): the cloud provider (CCM) puts a Classic load
 # balancer in the groups ``LB_GROUPS`` names instead of the one it makes (which admits
-# loadBalancerSourceRanges, every address without them, on the Service's ports), and in
+# its source ranges — model.sourceranges: the field, else the legacy annotation — and every
+# address without them, on the Service's ports), and in
 # ``LB_EXTRA_GROUPS`` beside it; for an NLB (``LB_TYPE: nlb``) it reads neither (an NLB it
 # makes has no group; it opens the nodes' groups to the source ranges instead). The AWS
 # Load Balancer Controller's NLB (``LB_TYPE: external``/``nlb-ip``, loadBalancerClass

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hcpscan import HOMEPAGE
+from hcpscan.core.textcodec import decode_text
 from hcpscan.findings.model import ScanReport
 from hcpscan.reporters.locations import split_archive_path
 
@@ -45,8 +46,8 @@ def read_file_text(path: str) -> str | None:
     if not path or path.startswith("<") or len(split_archive_path(path)) > 1:
         return None
     try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-            return fh.read()
+        with open(path, "rb") as fh:
+            return decode_text(fh.read(), errors="replace")  # UTF-16/32 as a scan reads them
     except OSError:
         return None
 

@@ -28,6 +28,7 @@ from hcpscan.findings.model import (
 )
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.model.workloads import workload_name
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.suppress import Suppressor
@@ -133,7 +134,8 @@ def in_scope(objects: list[K8sObject], applies: AppliesTo) -> list[K8sObject]:
         if applies.namespaces and not any(fnmatch.fnmatchcase(obj.namespace, p)
                                           for p in applies.namespaces):
             continue
-        if applies.names and not any(fnmatch.fnmatchcase(obj.name, p) for p in applies.names):
+        if applies.names and not any(fnmatch.fnmatchcase(workload_name(obj), p)
+                                     for p in applies.names):
             continue
         if any(obj.labels.get(k) != v for k, v in applies.labels):
             continue

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic
+from hcpscan.core.textcodec import UTF8, sniff_encoding, wide_text
 from hcpscan.core.yamldocs import (
     MAX_NODES,
     BadDocument,
@@ -59,9 +60,20 @@ class ParseResult:
 
 
 def _decode(entry: Entry, data: bytes, result: ParseResult) -> str | None:
-    if b"\x00" in data[:8192]:
-        result.diagnostics.append(Diagnostic(entry.display, None, "binary file, not a manifest",
-                                             hint="remove it from the scanned paths or unpack it"))
+    """The entry's text: UTF-8, or UTF-16/UTF-32 as YAML 1.2 detects them (a byte order
+    mark, or the zero bytes around the first character: ``core.textcodec``), which
+    PowerShell's ``>`` writes; None (and a diagnostic) for a binary or undecodable file."""
+    codec, bom = sniff_encoding(data)
+    if codec != UTF8 or b"\x00" in data[:8192]:
+        wide = wide_text(data)
+        if wide is not None:
+            return _without_document_boms(wide) if "\ufeff" in wide else wide
+        also = (f" (it starts as {codec.upper()} text{' with a byte order mark' if bom else ''}, "
+                "but does not decode as it)" if codec != UTF8 else "")
+        result.diagnostics.append(Diagnostic(entry.display, None, "binary file, not a manifest"
+                                             + also,
+                                             hint="remove it from the scanned paths or unpack it; "
+                                                  "a manifest is UTF-8, UTF-16 or UTF-32 text"))
         return None
     try:
         text = data.decode("utf-8-sig")
@@ -145,7 +157,8 @@ def parse_entry(entry: Entry, cluster: str, data: bytes, max_nodes: int = MAX_NO
     if name.endswith(".conf"):
         _parse_dropin(entry, cluster, text, result)
         return result
-    overrun = node_overrun(text, max_nodes, data)
+    # libyaml reads the bytes without a copy when they are the text's UTF-8
+    overrun = node_overrun(text, max_nodes, data if sniff_encoding(data)[0] == UTF8 else None)
     if overrun is not None:
         result.diagnostics.append(_not_read(entry, overrun))
         return result

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy, ReplaceKey
+from hcpscan.findings.fix import AddDocument, AppendItems, NoFix, Remedy, ReplaceKey, SetField
 from hcpscan.fixes.apply import fix_all
 from hcpscan.rules.config import ScanConfig
 from tests.conftest import FIXTURES, SHARED, require
@@ -357,6 +357,21 @@ def test_operator_reconciled_load_balancer_is_not_edited():
     assert "where the operator reads" not in why
 
 
+def test_ranges_in_the_annotation_keep_the_workers_out_and_are_named(tmp_path: Path):
+    """The legacy annotation holds konnectivity's ranges (the field unset): the workers are
+    blocked there, and the reason says to add them to the annotation, not to the empty
+    field (which would replace the annotation's ranges)."""
+    lb = _copy(tmp_path, RULES / "HCP007" / "fail" / "konnectivity-lb.yaml",
+               "  loadBalancerSourceRanges: [192.168.50.0/24]\n", "")
+    lb.write_text(lb.read_text().replace(
+        "  name: konnectivity-server\n",
+        f"  name: konnectivity-server\n  annotations:\n    {ANNOTATION}: 192.168.50.0/24\n", 1))
+    found = _failing([lb], "HCP007")
+    assert found and isinstance(found[0].remedy, NoFix)
+    why = found[0].remedy.why
+    assert f"to its annotation {ANNOTATION}" in why and "10.10.0.0/24" in why
+
+
 def test_a_perimeter_hop_gets_allow_rules_put_first_in_the_perimeter_file(tmp_path: Path):
     """Issue 23's first report: a security group admits the workers to 6443 only. The
     perimeter file gets one allow rule per entry port for exactly the workers kept out,
@@ -438,6 +453,42 @@ def test_a_load_balancer_nobody_reconciles_gets_the_worker_ranges():
     assert isinstance(remedy, Remedy)
     assert (remedy.target.kind, remedy.target.name) == ("Service", "ignition-lab-lb")
     assert remedy.edits == (AppendItems(("spec", "loadBalancerSourceRanges"), ("10.60.0.0/24",)),)
+
+
+ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges"
+
+
+def test_a_load_balancer_bounded_by_the_annotation_is_narrowed_there(tmp_path: Path):
+    """The legacy annotation alone bounds the load balancer (the field is empty): the fix
+    sets the annotation, not a field that would silently override it; applied, HCP001 passes."""
+    lb = _copy(tmp_path, EXPOSURE_LB, "  name: ignition-lab-lb\n",
+               f"  name: ignition-lab-lb\n  annotations:\n    {ANNOTATION}: 0.0.0.0/0\n")
+    found, = _failing([lb], "HCP001")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy), remedy
+    assert remedy.edits == (SetField(("metadata", "annotations", ANNOTATION), "10.60.0.0/24"),)
+    outcome = fix_all([found], {})
+    lb.write_text(outcome.changed[str(lb)])
+    written = next(d for d in yaml.safe_load_all(lb.read_text()) if d and d["kind"] == "Service")
+    assert written["metadata"]["annotations"][ANNOTATION] == "10.60.0.0/24"
+    assert "loadBalancerSourceRanges" not in written["spec"]
+    assert _failing([lb], "HCP001") == []
+
+
+def test_narrowing_the_field_leaves_no_annotation_saying_otherwise(tmp_path: Path):
+    """Both set: the field wins, and the fix writes the annotation the same ranges so the
+    Service does not read two ways."""
+    lb = _copy(tmp_path, EXPOSURE_LB, "  allocateLoadBalancerNodePorts: false\n",
+               "  allocateLoadBalancerNodePorts: false\n  loadBalancerSourceRanges: [0.0.0.0/0]\n")
+    text = lb.read_text().replace("  name: ignition-lab-lb\n", "  name: ignition-lab-lb\n"
+                                  f"  annotations:\n    {ANNOTATION}: 0.0.0.0/0\n")
+    lb.write_text(text)
+    found, = _failing([lb], "HCP001")
+    remedy = found.remedy
+    assert isinstance(remedy, Remedy), remedy
+    assert SetField(("metadata", "annotations", ANNOTATION), "10.60.0.0/24") in remedy.edits
+    assert ReplaceKey(("spec", "loadBalancerSourceRanges"), "loadBalancerSourceRanges",
+                      ["10.60.0.0/24"]) in remedy.edits
 
 
 def test_a_load_balancer_with_node_ports_or_an_owner_is_not_narrowed(tmp_path: Path):

@@ -137,6 +137,7 @@ CRDS = (
        short=("mcl",)),
     _r("addon.open-cluster-management.io/v1alpha1", "clustermanagementaddons",
        "ClusterManagementAddOn", False, ("cma",)),
+    _r("cluster.open-cluster-management.io/v1beta1", "placementdecisions", "PlacementDecision"),
     _r("config.open-cluster-management.io/v1alpha1", "klusterletconfigs", "KlusterletConfig",
        False),
     _r("agent.open-cluster-management.io/v1", "klusterletaddonconfigs", "KlusterletAddonConfig"),

@@ -26,6 +26,26 @@ def _bodies() -> list[dict]:
     return [obj.body for obj in result.objects]
 
 
+# An object as the API server keys it: group, kind, namespace and name (two objects of one
+# kind and name in two namespaces are two objects, as the payments and billing policies are)
+Key = tuple[str, str, str, str]
+
+
+def _key(body: dict) -> Key:
+    group = body["apiVersion"].rpartition("/")[0]
+    return (group, body["kind"].lower(), body["metadata"].get("namespace") or "",
+            body["metadata"]["name"])
+
+
+def _target(command: list[str]) -> Key:
+    """The object a `kubectl [--context c] patch <kind>[.<group>] <name> [-n <ns>] ...`
+    command patches."""
+    kind, _, group = command[4].partition(".")
+    rest = command[6:]
+    namespace = rest[rest.index("-n") + 1] if "-n" in rest else ""
+    return group, kind, namespace, command[5]
+
+
 def _commands(script: Path) -> list[list[str]]:
     return [shlex.split(line) for line in script.read_text().splitlines()
             if line.startswith("kubectl ")]
@@ -49,7 +69,10 @@ def test_write_fixes_gives_commands_that_clear_the_findings(standin, pki, tmp_pa
     assert all(c[:3] == ["kubectl", "--context", "hub"] for c in commands)
     patched = tmp_path / "patched"
     patched.mkdir()
-    served = {(b["kind"].lower(), b["metadata"]["name"]): b for b in bodies}
+    served: dict[Key, dict] = {}
+    for body in bodies:
+        assert _key(body) not in served, f"served twice: {_key(body)}"
+        served[_key(body)] = body
     touched = set()
     for i, command in enumerate(commands):
         verb = command[3]
@@ -57,17 +80,18 @@ def test_write_fixes_gives_commands_that_clear_the_findings(standin, pki, tmp_pa
             (patched / f"applied-{i}.yaml").write_text((fixes / command[-1]).read_text())
             continue
         assert verb == "patch", command
-        kind, name = command[4].split(".")[0], command[5]
-        source = tmp_path / f"{kind}-{name}.yaml"
-        source.write_text(yaml.safe_dump(served[(kind, name)]))
+        key = _target(command)
+        assert key in served, (key, command)  # the object the server serves, no other
+        source = tmp_path / f"{'-'.join(filter(None, key))}.yaml"
+        source.write_text(yaml.safe_dump(served[key]))
         # the real kubectl makes the JSON patch, locally
         done = kubectl(config, "patch", "--local", "-f", str(source), *command[6:], "-o", "yaml")
         assert done.returncode == 0, done.stderr
-        (patched / f"{kind}-{name}.yaml").write_text(done.stdout)
-        touched.add((kind, name))
+        (patched / source.name).write_text(done.stdout)
+        touched.add(key)
     for key, body in served.items():
         if key not in touched:
-            (patched / f"{key[0]}-{key[1]}.yaml").write_text(yaml.safe_dump(body))
+            (patched / f"{'-'.join(filter(None, key))}.yaml").write_text(yaml.safe_dump(body))
     out = tmp_path / "after.json"
     code, _, err = hcpscan("scan", str(patched), "--no-config", "--no-progress", "--select", RULES,
                            "--format", f"json={out}")

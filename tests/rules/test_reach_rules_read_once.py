@@ -61,9 +61,10 @@ def _undo_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
     def overlapping(self: ClusterView, space: ipspace.IPSpace) -> list[int]:
         return [k for k, atom in enumerate(self.atoms) if space.overlaps(atom)]
 
-    def to_pods(self: ReachabilityQueries, side: Any, peers: Any) -> ConnectionSet:
+    def to_pods(self: ReachabilityQueries, side: Any, peers: Any, cluster: str) -> ConnectionSet:
         return union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
-                                            None, side.np_isolated) for p in peers)
+                                            klass, side.np_isolated)
+                         for p in peers for klass in self._peer_targets(cluster, p))
 
     def protocols_open(self: ReachabilityQueries, source: str, ports: tuple[int, ...],
                        protocols: tuple[str, ...]) -> tuple[str, ...]:

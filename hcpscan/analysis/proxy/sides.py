@@ -55,6 +55,7 @@ from hcpscan.model.hostedcluster import (
     hcp_namespace,
 )
 from hcpscan.model.kubeconfig import current_cluster, kubeconfig_in_secret
+from hcpscan.model.workloads import workload_name
 from hcpscan.sources.systemd import parse_unit
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
@@ -387,7 +388,7 @@ class _Picks:
         # the object's own name and namespace first, its annotations and labels (in its
         # body) only then: the conditions are pure, and the schema makes every pattern text
         for static, names, namespaces, labels in self.selectors:
-            if names is not None and not names.match(obj.name):
+            if names is not None and not names.match(workload_name(obj)):
                 continue
             if namespaces is not None and not namespaces.match(obj.namespace):
                 continue
@@ -406,7 +407,8 @@ class _Picks:
 def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:
     if sel.get("static") and not is_static_pod(obj):
         return False
-    if sel.get("names") and not any(fnmatch.fnmatchcase(obj.name, n) for n in sel["names"]):
+    if sel.get("names") and not any(fnmatch.fnmatchcase(workload_name(obj), n)
+                                    for n in sel["names"]):
         return False
     if sel.get("namespaces") and not any(fnmatch.fnmatchcase(obj.namespace, n)
                                          for n in sel["namespaces"]):

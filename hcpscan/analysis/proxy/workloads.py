@@ -29,6 +29,7 @@ from hcpscan.analysis.proxy.settings import (
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.readers import image_program
+from hcpscan.model.workloads import WORKLOAD_OWNERS
 
 KONNECTIVITY_COMMANDS = {"konnectivity-https-proxy": "http", "konnectivity-socks5-proxy": "socks5"}
 DEFAULT_SERVING_PORT = 8090
@@ -184,8 +185,6 @@ def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
 # so the object it made is judged itself; and these are read whenever Pods, ReplicaSets or
 # Jobs are (``scan.kinds_needed``), so whether an owner is in the input never depends on
 # which rules were selected.
-WORKLOAD_OWNERS = frozenset({"ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job",
-                             "CronJob", "DeploymentConfig", "ReplicationController"})
 OWNED_WORKLOADS = frozenset({"Pod", "ReplicaSet", "Job"})
 
 

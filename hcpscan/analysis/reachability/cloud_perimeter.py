@@ -49,6 +49,7 @@ from hcpscan.model.securitygroups import (
     resolve,
     security_groups,
 )
+from hcpscan.model.sourceranges import load_balancer_source_ranges
 
 # The machines' groups stand in front of node ports and pod addresses. A LoadBalancer
 # Service's (and a router's) load balancer is the cloud provider's: it admits the Service's
@@ -435,13 +436,15 @@ def _load_balancer_perimeter(inventory: Inventory, svc: K8sObject, found: LoadBa
                 for name in undescribed]
     rules: list[PerimeterRule] = []
     if not found.replaces:  # the provider's own group stays: it admits the source ranges
-        ranges = tuple(str(r) for r in svc.get("spec.loadBalancerSourceRanges") or [])
-        space, bad = cidr_space(ranges)
-        sources = space if ranges and not bad else IPSpace.everything()
-        place = inventory.locate(svc, "spec.loadBalancerSourceRanges" if ranges else "spec.ports")
+        ranges = load_balancer_source_ranges(svc)
+        sources = ranges.space() if not ranges.malformed else IPSpace.everything()
+        place = inventory.locate(svc, ranges.path or "spec.ports")
+        said = f"; read as every address: {ranges.malformed_text()}" if ranges.malformed else ""
         rules.append(PerimeterRule(
-            f"the group the cloud provider makes for {ref} (loadBalancerSourceRanges on its ports)",
-            ALLOW, sources, ports, ranges or ("0.0.0.0/0", "::/0"), place.path, place.line))
+            f"the group the cloud provider makes for {ref} (its load-balancer source ranges "
+            f"on its ports{', from ' + ranges.where if ranges.declared else ''}{said})",
+            ALLOW, sources, ports, (ranges.cidrs if ranges.declared and not ranges.malformed
+                                    else ("0.0.0.0/0", "::/0")), place.path, place.line))
     for _name, group in described:
         rules += _rules(inventory, sgs, group, diagnostics, unknowns, None, ports)
     labels = [g.label for _, g in described] + [f"security group {n} (not in the input)"

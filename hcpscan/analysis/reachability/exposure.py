@@ -3,7 +3,8 @@
 * a ``NodePort`` Service (and a ``LoadBalancer`` one, which allocates node
   ports too) is reachable on every node address at its ``nodePort``;
 * a ``LoadBalancer`` Service is reachable at its ``port`` from
-  ``loadBalancerSourceRanges``, or from anywhere when that field is absent; an
+  its source ranges (``model.sourceranges``: the field, else the legacy annotation),
+  or from anywhere when neither sets any; an
   internal one (the cloud provider's annotation: a Private HostedCluster's
   ``kube-apiserver-private``, the private router) from private addresses only;
 * an OpenShift ``Route`` reaches the pods of its Service through the router
@@ -35,9 +36,10 @@ from hcpscan.inventory.objects import MANAGEMENT, K8sObject
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.model.ingress import ROUTER_NAMESPACE
-from hcpscan.model.ipspace import PRIVATE_ADDRESSES, AddressError, IPSpace
+from hcpscan.model.ipspace import PRIVATE_ADDRESSES, IPSpace
 from hcpscan.model.ports import normalise_protocol
 from hcpscan.model.securitygroups import load_balancer_groups
+from hcpscan.model.sourceranges import load_balancer_source_ranges
 
 ROUTER_NAMESPACE_LABELS = {
     "kubernetes.io/metadata.name": ROUTER_NAMESPACE,
@@ -112,6 +114,8 @@ class ExposurePath:
     # traffic meets their perimeter (model.ingress ON_HOST / ON_NODE_PORT) and at which port
     front: str = ""
     front_port: int | None = None
+    # what keeps ``sources`` from being read exactly (a source range that is no CIDR)
+    note: str = ""
 
     @property
     def gate_via(self) -> str:
@@ -139,7 +143,9 @@ class ExposurePath:
             return f"{self.name} type NodePort: every node address, port {entry} -> pod port {self.pod_port}"
         if self.via == "LoadBalancer":
             who = "anywhere" if self.sources == IPSpace.everything() else str(self.sources)
-            return f"{self.name} type LoadBalancer: port {entry} from {who} -> pod port {self.pod_port}"
+            said = (f"; read as every address: {self.note}" if self.note else "")
+            return (f"{self.name} type LoadBalancer: port {entry} from {who} -> pod port "
+                    f"{self.pod_port}{said}")
         via = f"the router ({self.router})" if self.router else "the router"
         if self.front:
             at = self.front_port if self.front_port is not None else "a node port not in the input"
@@ -300,12 +306,11 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
     for svc, kind, selector in _ways_in(inventory).services.get((klass.cluster, klass.namespace), ()):
         if selector is None or not selector.matches(klass.labels):
             continue
-        ranges = svc.get("spec.loadBalancerSourceRanges") or []
-        try:
-            lb_sources = IPSpace.from_cidrs(str(r) for r in ranges) if ranges else IPSpace.everything()
-        except AddressError:
-            lb_sources = IPSpace.everything()
-        bounded_by = (svc, "spec.loadBalancerSourceRanges") if ranges else None
+        ranges = load_balancer_source_ranges(svc)
+        # ranges holding an entry that is no CIDR bound nothing hcpscan can know (the API
+        # server refuses them): read as every address, the entry named on the path
+        lb_sources = ranges.space() if not ranges.malformed else IPSpace.everything()
+        bounded_by = (svc, ranges.path) if ranges.declared and not ranges.malformed else None
         if internal_load_balancer(svc):
             lb_sources = lb_sources.intersection(IPSpace.from_cidrs(PRIVATE_ADDRESSES))
             bounded_by = bounded_by or (svc, "metadata.annotations")
@@ -336,7 +341,8 @@ def service_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
                                               front_port=entry["port"]))
                     continue
                 paths.append(ExposurePath("LoadBalancer", svc, field, protocol, pod_port,
-                                          entry["port"], lb_sources, bounded_by=bounded_by))
+                                          entry["port"], lb_sources, bounded_by=bounded_by,
+                                          note=ranges.malformed_text()))
     return paths
 
 
@@ -394,6 +400,24 @@ def ingress_paths(inventory: Inventory, klass: EndpointClass) -> list[ExposurePa
                                       entry_port, IPSpace.everything(), through_router=True,
                                       service=svc.name))
     return paths
+
+
+def malformed_source_ranges(inventory: Inventory) -> list[Diagnostic]:
+    """A warning at each LoadBalancer Service whose source ranges hold an entry that is not
+    a CIDR: its way in is read as open to every address, and the user is told why."""
+    out: list[Diagnostic] = []
+    for svc in inventory.of_kind("Service"):
+        if svc.get("spec.type") != "LoadBalancer":
+            continue
+        ranges = load_balancer_source_ranges(svc)
+        if not ranges.malformed:
+            continue
+        loc = inventory.locate(svc, ranges.path)
+        out.append(Diagnostic(
+            loc.path, loc.line, f"Service {namespace_of(svc)}/{svc.name}: {ranges.malformed_text()}; "
+            "hcpscan reads its load balancer as open to every address", "warning",
+            "write each range as address/prefix (10.0.0.0/8), comma-separated in the annotation"))
+    return out
 
 
 def unrouted_backends(inventory: Inventory) -> list[Diagnostic]:

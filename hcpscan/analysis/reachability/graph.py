@@ -73,7 +73,9 @@ class ReachabilityGraph:
         self.egress_rules_open = queries.egress_rules_open
         self.protocols_open = queries.protocols_open
         self.dns_named_port = queries.dns_named_port
+        self.dns_pods_in_input = queries.dns_pods_in_input
         self.egress_to_pods = queries.egress_to_pods
+        self.unresolved_names_to_pods = queries.unresolved_names_to_pods
         self.egress_to_pods_evidence = queries.egress_to_pods_evidence
 
     def graph(self, cluster: str | None = None) -> nx.DiGraph:

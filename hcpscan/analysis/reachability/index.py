@@ -37,6 +37,7 @@ from hcpscan.analysis.reachability.exposure import (
     declared_networks,
     has_ways_through_controllers,
     ingress_paths,
+    malformed_source_ranges,
     route_paths,
     service_paths,
 )
@@ -150,6 +151,7 @@ class ReachabilityIndex:
         # policy-like objects no answer of this graph reflects
         self.unevaluated: list[UnevaluatedKind] = read_unevaluated(inventory, self.diagnostics)
         self.views = [self._view(m) for m in read_clusters(inventory, options, self.diagnostics)]
+        self.diagnostics.extend(malformed_source_ranges(inventory))
         # Lookups by name, built on first use: rules ask per HostedCluster and per
         # workload, and scanning every class for each question is quadratic in a fleet.
         self._by_name: dict[tuple[str, str], list[tuple[ClusterView, Workload, int]]] | None = None

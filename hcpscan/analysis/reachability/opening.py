@@ -19,8 +19,9 @@ connection set and nothing more, or says why no change is safe:
   it, so the flow would stay shut. Refused when that priority is taken or below 0.
 * **A LoadBalancer's source ranges**: the missing worker ranges appended to
   ``spec.networking.apiServer.allowedCIDRBlocks`` of the HostedCluster (the API server's
-  load balancer, which the operator renders from it), to ``loadBalancerSourceRanges``
-  of a Service nobody reconciles, or to the IngressController's ``allowedSourceRanges``
+  load balancer, which the operator renders from it), to the source ranges of a Service
+  nobody reconciles (``loadBalancerSourceRanges``, or the legacy annotation when that alone
+  holds them), or to the IngressController's ``allowedSourceRanges``
   of the router that serves the Route.
 * **The perimeter file** (``--firewall``): allow rules for exactly the worker ranges on
   the entry port, put first (its rules are read top to bottom); the same change is to be
@@ -87,11 +88,13 @@ from hcpscan.model.hostedcluster import HostedCluster
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet, PortSet, normalise_protocol
 from hcpscan.model.publishing import DeclaredWay, declared_way
+from hcpscan.model.sourceranges import SOURCE_RANGES_ANNOTATION, load_balancer_source_ranges
 
 NAME_LABEL = "kubernetes.io/metadata.name"  # every namespace carries its name as a label
 ANP_API = "policy.networking.k8s.io/v1alpha1"
 _REF = re.compile(r"^(?P<ns>[^/]*)/(?P<name>[^\[]+)\[(?P<kind>[^\]]+)\]$")
 _LB_SOURCE_FIELDS = ("spec", "loadBalancerSourceRanges")
+_LB_SOURCE_ANNOTATION = ("metadata", "annotations", SOURCE_RANGES_ANNOTATION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +109,9 @@ class Opening:
     append: tuple[tuple[tuple[str | int, ...], tuple[str, ...]], ...] = ()
     replace: tuple[tuple[tuple[str | int, ...], tuple[str, ...]], ...] = ()  # a list set anew
     prepend: tuple[tuple[tuple[str | int, ...], tuple[Any, ...]], ...] = ()  # before item 0
+    # entries added to a comma-separated value (the legacy source-ranges annotation)
+    entries: tuple[tuple[tuple[str | int, ...], tuple[str, ...]], ...] = ()
+    scalars: tuple[tuple[tuple[str | int, ...], str], ...] = ()  # fields set to a value
 
 
 @dataclass(frozen=True, slots=True)
@@ -743,21 +749,36 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
             # keeps the rest (kas/service.go ReconcileKonnectivityServerService); no
             # HostedCluster field carries source ranges for it
             shown = ", ".join(missing)
+            # where the ranges that keep the workers out are written: adding to an empty
+            # field beside the annotation would replace the annotation's ranges
+            home = (f"its annotation {SOURCE_RANGES_ANNOTATION} (the field is empty, so the "
+                    "annotation bounds the load balancer)"
+                    if load_balancer_source_ranges(obj).from_annotation
+                    else "spec.loadBalancerSourceRanges")
             if hc is None or obj.namespace != hc.control_plane_namespace:
                 return Refusal(f"{obj.ref} is owned by {_owner(obj)}, whose controller may "
                                "reconcile it (an edit of the input's copy may be undone): add "
-                               f"{shown} to its loadBalancerSourceRanges where that owner "
-                               "takes them from, or in the cloud firewall in front of it")
+                               f"{shown} to {home} where that owner takes them from, or in the "
+                               "cloud firewall in front of it")
             return Refusal(
                 f"{obj.ref} is reconciled by the HyperShift operator (HCP namespace"
                 + (", owner " + _owner(obj) if _owner(obj) else "") + "), which sets no "
                 "loadBalancerSourceRanges on it and reads none from the HostedCluster: the "
                 "ranges were set on the Service itself (by hand or another controller), and "
                 "the operator keeps them. The input is the operator's object, so hcpscan "
-                f"does not write it: add {shown} to spec.loadBalancerSourceRanges of the live "
+                f"does not write it: add {shown} to {home} of the live "
                 f"Service (`kubectl -n {obj.namespace} edit service {obj.name}`) where it was "
                 "set, or admit them in the cloud firewall in front of it; a re-created "
                 "Service comes back without any ranges")
+        ranges = load_balancer_source_ranges(obj)
+        if ranges.malformed:
+            return Refusal(f"{obj.ref}: {ranges.malformed_text()}; correct it first")
+        if ranges.from_annotation:  # the field is empty: the annotation is what bounds
+            new = tuple(c for c in missing if c not in ranges.cidrs)
+            return Opening(obj, f"add {', '.join(new)} to {obj.ref} annotation "
+                                f"{SOURCE_RANGES_ANNOTATION} (the field is empty, so the "
+                                "annotation bounds the load balancer)",
+                           entries=((_LB_SOURCE_ANNOTATION, new),))
         return _widen(obj, _LB_SOURCE_FIELDS, missing, f"{obj.ref} spec.loadBalancerSourceRanges")
     if obj.kind == "IngressController":
         return _ingress_controller(obj, missing)
@@ -922,8 +943,7 @@ def narrowing(inventory: Inventory, hc: HostedCluster | None, vias: list[str], c
             if svc is None or _owner(svc) or svc.name in RENDERED_SERVICES \
                     or svc.get("spec.allocateLoadBalancerNodePorts") is not False:
                 return None
-            found[id(svc)] = _set_list(svc, _LB_SOURCE_FIELDS, cidrs,
-                                       f"{svc.ref} spec.loadBalancerSourceRanges")
+            found[id(svc)] = _narrow_service(svc, cidrs)
             continue
         route = inventory.get("Route", m["ns"], m["name"], cluster)
         controller = _dedicated_router(inventory, hc, route, workers_only) if route else None
@@ -974,6 +994,26 @@ def _dedicated_router(inventory: Inventory, hc: HostedCluster | None, route: K8s
                 str(admitted.get("spec.to.name") or "") not in workers_only:
             return None  # it serves a Route someone other than the workers needs
     return controller
+
+
+def _narrow_service(svc: K8sObject, cidrs: tuple[str, ...]) -> Opening:
+    """Set a LoadBalancer Service's source ranges to ``cidrs`` where they are read from,
+    leaving no annotation that says otherwise: the annotation when it alone holds them (the
+    field is empty), else the field — and an annotation the field shadows is set to the
+    same ranges, so the Service does not read two ways."""
+    ranges = load_balancer_source_ranges(svc)
+    value = ",".join(cidrs)
+    if ranges.from_annotation:
+        return Opening(svc, f"set {svc.ref} annotation {SOURCE_RANGES_ANNOTATION} to {value} "
+                            f"(was {svc.annotations.get(SOURCE_RANGES_ANNOTATION)}; the field is "
+                            "empty, so the annotation bounds the load balancer)",
+                       scalars=((_LB_SOURCE_ANNOTATION, value),))
+    found = _set_list(svc, _LB_SOURCE_FIELDS, cidrs, f"{svc.ref} spec.loadBalancerSourceRanges")
+    if not ranges.shadowed_annotation:
+        return found
+    return Opening(svc, found.summary + f", and its annotation {SOURCE_RANGES_ANNOTATION} "
+                   "(which the field overrides) to the same ranges", append=found.append,
+                   replace=found.replace, scalars=((_LB_SOURCE_ANNOTATION, value),))
 
 
 def _set_list(obj: K8sObject, steps: tuple[str, ...], cidrs: tuple[str, ...], where: str) -> Opening:

@@ -441,6 +441,11 @@ class ReachabilityQueries:
         return frozenset(port.number for klass in self._dns_classes(cluster)
                          for port in klass.ports if port.name == name and port.protocol == protocol)
 
+    def dns_pods_in_input(self, cluster: str) -> bool:
+        """Whether the cluster's DNS pods are in the input: without them a named port of a
+        DNS egress rule (``port: dns``) means a number the input does not say."""
+        return bool(self._dns_classes(cluster))
+
     def _dns_classes(self, cluster: str) -> list[EndpointClass]:
         """The endpoint classes of the cluster's DNS pods in the input, where a named port
         of a DNS egress rule resolves (none in the input: it resolves to nothing, as for an
@@ -466,10 +471,37 @@ class ReachabilityQueries:
             if not side.isolated:
                 continue
             isolated = True
-            opened = opened.intersection(self._side_to_pods(side, peers))
+            opened = opened.intersection(self._side_to_pods(side, peers, view.cluster))
         return isolated, (opened if isolated else ConnectionSet.all())
 
-    def _side_to_pods(self, side: Side, peers: tuple[PodPeer, ...]) -> ConnectionSet:
+    def unresolved_names_to_pods(self, source: str, peers: Iterable[PodPeer]) -> list[str]:
+        """The rules of ``source``'s egress that select one of ``peers`` and give a port by
+        name while no pod of theirs is in the input: what those rules open is not known
+        (a name means the number of the destination pods' container port of that name)."""
+        view, _workload, indices = self.index.resolve(source)
+        peers = tuple(peers)
+        out: list[str] = []
+        for src in indices:
+            side = view.evaluation.egress_side(src)
+            for peer in peers:
+                if self._peer_classes(view.cluster, peer):
+                    continue
+                out += [f"{r.display} names port " + ", ".join(_named_text(n) for n in r.named)
+                        for r in side.rules if getattr(r, "named", ()) and _rule_selects(r, peer)]
+        return list(dict.fromkeys(out))
+
+    def _peer_classes(self, cluster: str, peer: PodPeer) -> list[EndpointClass]:
+        """The input's classes of the DNS pods ``peer`` describes."""
+        return [k for k in self._dns_classes(cluster) if k.namespace == peer.namespace
+                and all(k.labels.get(key) == v for key, v in peer.labels.items())]
+
+    def _peer_targets(self, cluster: str, peer: PodPeer) -> list[EndpointClass | None]:
+        """The destinations a rule's ports resolve on for ``peer``: its classes in the
+        input, else None (named ports resolve to nothing, as for an address)."""
+        found: list[EndpointClass | None] = list(self._peer_classes(cluster, peer))
+        return found or [None]
+
+    def _side_to_pods(self, side: Side, peers: tuple[PodPeer, ...], cluster: str) -> ConnectionSet:
         """What one egress side opens to one of ``peers``: the classes a namespace's
         policies select alike share their side, and every control-plane workload asks
         of its DNS pods (kept by side and peers, both held so their ids stay theirs)."""
@@ -478,8 +510,12 @@ class ReachabilityQueries:
         if known is not None and known[0] is side and all(
                 a is b for a, b in zip(known[1], peers, strict=True)):
             return known[2]
-        reach = union_all(tiered_connections([r for r in side.rules if _rule_selects(r, p)],
-                                             None, side.np_isolated) for p in peers)
+        # a port given by name opens the number the DNS pods' container port of that name
+        # has: on those in the input (none: the name opens nothing known, as for an address)
+        reach = union_all(
+            tiered_connections([r for r in side.rules if _rule_selects(r, p)], klass,
+                               side.np_isolated)
+            for p in peers for klass in self._peer_targets(cluster, p))
         self._to_pods[key] = (side, peers, reach)
         return reach
 
@@ -536,6 +572,13 @@ def _may_match(selector: LabelSelector, labels: dict[str, str], complete: bool) 
         return selector.matches(labels)
     wanted = [Requirement(k, "In", frozenset([v])) for k, v in selector.match_labels]
     return all(r.matches(labels) for r in [*wanted, *selector.expressions] if r.key in labels)
+
+
+def _named_text(port: object) -> str:
+    """A named port of a rule as a reason shows it: a NetworkPolicy's has a protocol, an
+    AdminNetworkPolicy's ``namedPort`` is a name only."""
+    name, protocol = getattr(port, "name", port), getattr(port, "protocol", "")
+    return f"{name!r}" + (f" ({protocol})" if protocol else "")
 
 
 def _rule_selects(rule: AnyRule, pod: PodPeer) -> bool:

@@ -483,10 +483,30 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
                 if note and note not in notes:
                     notes.append(note)
         status = OPEN if all(a.open for a in answers) else BLOCKED
+        if status == BLOCKED and (unknown := _dns_names_unknown(inventory, graph, hc, name, nodes)):
+            results.append(FlowResult(flow, UNKNOWN, unknown, workload=workload))
+            continue
         results.append(FlowResult(flow, status, workload=workload,
                                   destination=destination_text,
                                   answers=tuple(answers), notes=tuple(notes)))
     return results
+
+
+def _dns_names_unknown(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster,
+                       name: str, nodes: list[tuple[Endpoint, str, Hop | None]]) -> str:
+    """Why a blocked DNS flow is not known to be blocked: a rule towards the DNS pods gives
+    its port by name and the DNS pods, whose container ports say the number, are not in
+    the input. '' otherwise."""
+    if not any(endpoint.named == DNS for endpoint, _d, _t in nodes):
+        return ""
+    _ports, _note, dns = dns_pods(inventory, hc.obj.cluster)
+    named = graph.unresolved_names_to_pods(name, dns)
+    if not named:
+        return ""
+    return ("; ".join(named) + ": a named port means the number of the DNS pods' container "
+            "port of that name, and the DNS pods are not in the input, so whether DNS is open "
+            "is not known. Add them and scan again: `oc get daemonset dns-default -n "
+            "openshift-dns -o yaml`, or `kubectl get deployment coredns -n kube-system -o yaml`")
 
 
 def _egress_nodes(inventory: Inventory, hc: HostedCluster, endpoint: Endpoint) -> tuple[str, Hop | None]:

@@ -15,6 +15,12 @@ gets the same exact answers as the built-in templates:
 * ``reachable(cidr, namespace, app, port)`` — whether every address of ``cidr``
   can open TCP ``port`` on the workload labelled ``app`` in ``namespace`` (of
   the subject's cluster) through a way in from outside, through every layer;
+* ``addon_configs(object)`` — the AddOnDeploymentConfig references of the subject add-on
+  (``namespace``, ``name``, ``from``, ``at``, and ``field``: its path when the subject holds
+  it): for a ManagedClusterAddOn the ones the hub
+  applies to it (its own ``spec.configs``, else a selecting placement's configs of its
+  ClusterManagementAddOn, else that one's default), for a ClusterManagementAddOn every one
+  it holds;
 * ``kyverno_proxy_env(rule)`` — the proxy variables a Kyverno rule's mutate block
   writes; ``kyverno_matches(rule, namespace, name, labels)`` — what of that Deployment
   and its Pods the rule (of the subject policy) matches ([] = none), as Kyverno decides it
@@ -49,6 +55,7 @@ from hcpscan.analysis.reachability.scan_graph import REACHABILITY
 from hcpscan.inventory.fieldpath import format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.hostedcluster import hcp_namespace
+from hcpscan.model.ocm import ADDON_CONFIG_READS, applied_addon_configs, declared_addon_configs
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Template, Violation
@@ -76,7 +83,7 @@ def _function_reads() -> dict[str, tuple[str, ...]]:
     from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
 
     return {"reachable": GRAPH_READS, "kyverno_matches": (*POLICY_KINDS, *MATCH_READS),
-            "kyverno_proxy_env": POLICY_KINDS}
+            "kyverno_proxy_env": POLICY_KINDS, "addon_configs": ADDON_CONFIG_READS}
 
 
 def _hcp_namespace(hostedcluster: Any) -> str:
@@ -112,6 +119,28 @@ def _kyverno_matches(rule: Any, namespace: str, name: str, labels: Any) -> list[
     return [str(res) for res in found]
 
 
+def _addon_configs(addon: Any) -> list[dict[str, str]]:
+    """The AddOnDeploymentConfig references of the subject add-on (``model.ocm``): for a
+    ManagedClusterAddOn those the hub applies to it, by precedence; for a
+    ClusterManagementAddOn every one it holds. Each: namespace, name, from (how it reaches
+    the add-on) and at (file:line of the reference)."""
+    ctx, subject = _CURRENT.get()
+    if not isinstance(addon, dict) or subject.kind not in ("ManagedClusterAddOn",
+                                                           "ClusterManagementAddOn"):
+        raise ValueError("addon_configs() takes the subject add-on (object)")
+    if subject.kind == "ClusterManagementAddOn":
+        refs = declared_addon_configs(subject)
+    else:
+        refs = applied_addon_configs(ctx.inventory, subject)
+    out = []
+    for ref in refs:
+        loc = ctx.inventory.locate(ref.holder, ref.steps + (ref.name_key,))
+        field = format_path(ref.steps + (ref.name_key,)) if ref.holder is subject else ""
+        out.append({"namespace": ref.namespace, "name": ref.name, "from": ref.how,
+                    "at": f"{loc.path}:{loc.line}", "field": field})
+    return out
+
+
 def _reachable(cidr: str, namespace: str, app: str, port: int) -> bool:
     from hcpscan.analysis.reachability.graph import POD_NETWORK
 
@@ -142,6 +171,8 @@ def _environment() -> Any:
                    fn("reachable", boolean, [string, string, string, t.INT], _reachable),
                    fn("kyverno_proxy_env", t.List(string), [t.Map(t.STRING, t.DYN)],
                       _kyverno_proxy_env),
+                   fn("addon_configs", t.List(t.Map(t.STRING, t.STRING)),
+                      [t.Map(t.STRING, t.DYN)], _addon_configs),
                    fn("kyverno_matches", t.List(string), [t.Map(t.STRING, t.DYN), string, string,
                                                           t.Map(t.STRING, t.DYN)], _kyverno_matches)])
 
@@ -176,7 +207,7 @@ class Cel(Template):
             "expression": {"type": "string", "minLength": 1,
                            "description": "CEL, true = compliant; functions: hcp_namespace, "
                                           "no_proxy_direct, no_proxy_covers, reachable, "
-                                          "kyverno_proxy_env, kyverno_matches"},
+                                          "kyverno_proxy_env, kyverno_matches, addon_configs"},
             "reads": {"type": "array", "items": {"type": "string"},
                       "description": "the kinds `objects` holds (needed when the expression "
                                      "uses objects); the kinds the domain functions read "
@@ -188,6 +219,10 @@ class Cel(Template):
                                                       "item it selects, as `item`"},
             "values": {"type": "object", "additionalProperties": {"type": "string"},
                        "description": "message field -> CEL expression giving its value"},
+            "field_value": {"type": "string",
+                            "description": "a name in values whose result, a field path inside "
+                                           "the subject (or a list: its first), the finding "
+                                           "points at instead of field ('' keeps field)"},
         },
     }
     message_fields = {"expression": "the rule's expression", "<name>": "each name in params.values"}
@@ -383,6 +418,21 @@ def _shown(value: Any) -> str:
     return str(plain.value() if hasattr(plain, "value") else plain)
 
 
+def _pointed(value: Any) -> str:
+    """A field path a ``field_value`` gives: the string, or a list's first non-empty one;
+    '' when it is none (the finding keeps the rule's field)."""
+    plain = value.value() if hasattr(value, "value") else value
+    for item in plain if isinstance(plain, list | tuple) else [plain]:
+        text = item.value() if hasattr(item, "value") else item
+        if isinstance(text, str) and text:
+            try:
+                parse_path(text)
+            except ValueError:
+                return ""
+            return text
+    return ""
+
+
 def _judge(ctx: Context, subject: K8sObject, params: dict[str, Any], data: dict[str, Any],
            field: str, where: str) -> Iterable[Outcome]:
     value = _evaluate(ctx, subject, params["expression"], data)
@@ -398,6 +448,8 @@ def _judge(ctx: Context, subject: K8sObject, params: dict[str, Any], data: dict[
     for name, expression in (params.get("values") or {}).items():
         got = _evaluate(ctx, subject, expression, data, boolean=False)
         values[name] = got.reason if isinstance(got, NotEvaluable) else _shown(got)
+        if name == params.get("field_value") and not isinstance(got, NotEvaluable):
+            field = _pointed(got) or field
     yield Violation(field=field, values=values,
                     evidence=[f"false for {where}: {' '.join(params['expression'].split())}"]
                     + [f"{k} = {v}" for k, v in values.items() if k != "expression"])

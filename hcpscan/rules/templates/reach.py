@@ -54,7 +54,16 @@ from hcpscan.analysis.reachability.scan_graph import (
     outside_text,
 )
 from hcpscan.analysis.reachability.scan_graph import worker_space as hosts_of
-from hcpscan.findings.fix import AddDocument, AppendItems, Edit, NoFix, Remedy, ReplaceKey
+from hcpscan.findings.fix import (
+    AddDocument,
+    AppendEntries,
+    AppendItems,
+    Edit,
+    NoFix,
+    Remedy,
+    ReplaceKey,
+    SetField,
+)
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
 from hcpscan.model.flows import ingress_flow_to
@@ -565,6 +574,8 @@ def opening_remedy(found: Opening) -> Remedy:
     edits: list[Edit] = [AppendItems(steps, items) for steps, items in found.append]
     edits += [AppendItems(steps, items, first=True) for steps, items in found.prepend]
     edits += [ReplaceKey(steps, str(steps[-1]), list(items)) for steps, items in found.replace]
+    edits += [AppendEntries(steps, entries) for steps, entries in found.entries]
+    edits += [SetField(steps, value) for steps, value in found.scalars]
     edits += [AddDocument(body) for body in found.documents]
     return Remedy(found.target, found.summary, tuple(edits))
 

@@ -31,6 +31,7 @@ from hcpscan.model.destinations import (
 from hcpscan.model.hostedcluster import HOSTED_CLUSTER, HostedCluster
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet, union_all
+from hcpscan.model.workloads import workload_name
 from hcpscan.rules.context import Context
 from hcpscan.rules.templates.base import NotEvaluable, Outcome, Violation
 
@@ -197,6 +198,7 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     on all of them. On a NetworkPolicy, the finding points at its egress rules that open
     only some protocols; elsewhere at each workload."""
     lacking: dict[Workload, list[str]] = {}
+    short = False  # some workload lacks some protocol (or has none open)
     for workload in workloads:
         if dest.name == DNS:  # the egress rules' ports alone: asked once per workload
             have = list(graph.protocols_open(scope.graph_name(workload), tuple(ports),
@@ -204,8 +206,13 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
         else:
             opens = _opener(graph, scope.graph_name(workload), dest)
             have = [p for p in protocols if any(opens(p, port) for port in ports)]
+        short = short or len(have) < len(protocols)
         if have and len(have) < len(protocols):
             lacking[workload] = [p for p in protocols if p not in have]
+    if dest.name == DNS and short and is_network_policy(scope.subject) \
+            and (unknown := _names_without_dns_pods(ctx, graph, scope.subject, protocols)):
+        yield NotEvaluable(unknown)  # the named port may open what lacks, or may not
+        return
     if not lacking:
         return
     if is_network_policy(scope.subject):
@@ -221,6 +228,36 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                                 "have": "/".join(have), "missing": "/".join(missing)},
                         evidence=[_missing_text(missing, ports, [workload])]
                         + ([dest.note] if dest.note else []))
+
+
+def _names_without_dns_pods(ctx: Context, graph: ReachabilityGraph, policy: K8sObject,
+                            protocols: list[str]) -> str:
+    """Why the policy's DNS egress is not known: an egress rule names its port (``port:
+    dns``), which means the number the destination pods' container port of that name has,
+    and the cluster's DNS pods are not in the input. '' when nothing is named so or the
+    DNS pods are there (the name then resolves exactly, on them)."""
+    if graph.dns_pods_in_input(policy.cluster):
+        return ""
+    named = []
+    rules = policy.get("spec.egress")
+    for i, rule in enumerate(rules if isinstance(rules, list) else []):
+        entries = rule.get("ports") if isinstance(rule, dict) else None
+        for j, port in enumerate(entries if isinstance(entries, list) else []):
+            protocol = str(port.get("protocol", "TCP")).upper() if isinstance(port, dict) else ""
+            if protocol in protocols and isinstance(port.get("port"), str):
+                loc = ctx.inventory.locate(policy, f"spec.egress[{i}].ports[{j}]")
+                named.append(f"egress rule #{i + 1} names port {port['port']!r} ({protocol}) at "
+                             f"{loc.path}:{loc.line}")
+    if not named:
+        return ""
+    return (f"NetworkPolicy {policy.namespace}/{policy.name}: {'; '.join(named)}. A named port "
+            "means the number of the destination pods' container port of that name, and the "
+            "cluster's DNS pods are not in the input, so whether DNS is open on TCP and UDP "
+            "is not known (OpenShift's dns-default pods name dns 5353/UDP and dns-tcp 5353/TCP, "
+            "CoreDNS's dns 53/UDP and dns-tcp 53/TCP, but a cluster may differ). Add the DNS "
+            "pods to the input and scan again: `oc get daemonset dns-default -n openshift-dns "
+            "-o yaml` (or the Pods), or `kubectl get deployment coredns -n kube-system -o yaml` "
+            "with the kube-dns Service")
 
 
 def _partial_rules(policy: K8sObject, lacking: dict[Workload, list[str]], dest: Destination,
@@ -295,7 +332,7 @@ def listeners(subject: K8sObject, spec: dict[str, Any], platform: str | None = N
     """Listeners of the subject's containers that must bind loopback and do not: a flag
     naming another address, or no flag (the default address). ``platform``: the HostedCluster's
     platform type, for listeners scoped to some platforms."""
-    if spec.get("workloads") is not None and subject.name not in spec["workloads"]:
+    if spec.get("workloads") is not None and workload_name(subject) not in spec["workloads"]:
         return
     if spec.get("platforms") and platform not in spec["platforms"]:
         return
