@@ -28,6 +28,7 @@ from hcpscan.findings.model import (
 )
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.model.hostedcluster import HOSTED_CONTROL_PLANE, judged_at
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.suppress import Suppressor
@@ -248,6 +249,22 @@ def _last_readers(rules: list[Rule]) -> Callable[[str], int]:
     return lambda name: max(last.get(name, -1), any_reader)
 
 
+def _judged_here(ctx: Context, subjects: list[K8sObject], inapplicable: Counter[str]
+                 ) -> list[K8sObject]:
+    """``subjects`` less those judged at another object of the input (a HostedControlPlane
+    whose HostedCluster is in the input: the same cluster, judged once, at its source)."""
+    if not any(s.kind == HOSTED_CONTROL_PLANE for s in subjects):
+        return subjects
+    kept = []
+    for subject in subjects:
+        at = judged_at(ctx.inventory, subject)
+        if at is None:
+            kept.append(subject)
+        else:
+            inapplicable[f"{subject.ref} is judged at {at.ref}, which it copies"] += 1
+    return kept
+
+
 def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
                    ) -> tuple[list[Finding], RuleResult, list[Diagnostic]]:
     template = TEMPLATES[rule.template]
@@ -269,6 +286,7 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     inapplicable: Counter[str] = Counter()  # why subjects held nothing to check
     checked = 0
     diagnostics: list[Diagnostic] = []
+    subjects = _judged_here(ctx, subjects, inapplicable)
     settled = settle(template, ctx, subjects, rule.params)
     if settled is not None:  # subjects the template answered in bulk, as check would
         subjects = settled.rest

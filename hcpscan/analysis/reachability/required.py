@@ -359,7 +359,7 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
     else:
         entry, published, said = (way.entry[0], f"published as {way.kind}, entry {way.entry_text}",
                                    way.evidence)
-    target = f"{service} of HostedCluster {hc.namespace}/{hc.name}"
+    target = f"{service} of {hc.label}"
     place = inventory.locate(hc.obj, hc.publishing[service].field) if service in hc.publishing else None
     answers, notes = [], []
     for protocol in flow.protocols:

@@ -59,7 +59,7 @@ from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
 from hcpscan.model.flows import ingress_flow_to
 from hcpscan.model.hostedcluster import (
-    HOSTED_CLUSTER,
+    HOSTED_KINDS,
     HostedCluster,
     hosted_cluster,
     hosted_cluster_for_namespace,
@@ -183,7 +183,7 @@ def scope_of(ctx: Context, graph: ReachabilityGraph, subject: K8sObject,
              params: dict[str, Any]) -> Scope | Outcome:
     """The subject's scope, or why it has none (not applicable / not evaluable)."""
     items = params.get(selection_key(params))
-    if subject.kind == HOSTED_CLUSTER:
+    if subject.kind in HOSTED_KINDS:
         hc = hosted_cluster(subject)
         ns = hc.control_plane_namespace
         picked = [(item, _named(graph.select_workloads(subject.cluster, ns, _labels(item))))
@@ -276,7 +276,7 @@ class Reach(GraphTemplate):
     }
     # HostedClusters unless the rule's applies_to names others: a NetworkPolicy stands
     # for the pods it selects, a workload (or Pod) for itself.
-    subject_kinds = (HOSTED_CLUSTER,)
+    subject_kinds = HOSTED_KINDS
     message_fields = {"target": "the workload reached (namespace/name[Kind])",
                       "workload": "the workload that cannot get out (out)",
                       "workloads": "the workloads a protocol is missing for (all-protocols-if-any)",
@@ -321,12 +321,12 @@ class Reach(GraphTemplate):
         return found
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        if params.get("scope") == "control-plane" and subject.kind != HOSTED_CLUSTER and \
+        if params.get("scope") == "control-plane" and subject.kind not in HOSTED_KINDS and \
                 hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:
             yield NotApplicable("not in the control-plane namespace of a HostedCluster in the input")
             return
         if params.get("listeners"):
-            hc = (hosted_cluster(subject) if subject.kind == HOSTED_CLUSTER else
+            hc = (hosted_cluster(subject) if subject.kind in HOSTED_KINDS else
                   hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster))
             yield from listeners(subject, params["listeners"], hc.platform if hc else None)
         graph = reachability(ctx)
@@ -334,7 +334,7 @@ class Reach(GraphTemplate):
         if not isinstance(scope, Scope):
             yield scope
             return
-        if subject.kind == HOSTED_CLUSTER and scope.hc is not None and not scope.picked:
+        if subject.kind in HOSTED_KINDS and scope.hc is not None and not scope.picked:
             found = _spec_only(ctx, graph, scope, scope.hc, params)
         elif params.get("direction", IN) == OUT:
             found = check_out(ctx, graph, scope, params)
@@ -373,7 +373,7 @@ def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: HostedC
 def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
               params: dict[str, Any]) -> Iterable[Outcome]:
     expect = params.get("expect", "only-allowed")
-    if scope.hc is not None and scope.subject.kind == HOSTED_CLUSTER and \
+    if scope.hc is not None and scope.subject.kind in HOSTED_KINDS and \
             not graph.workloads(scope.subject.cluster, scope.hc.control_plane_namespace):
         yield from _declared_in(ctx, graph, scope, scope.hc, params)  # a GitOps tree: the spec alone
         return
@@ -765,7 +765,7 @@ def workers_cannot_reach(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     required-flow rules read (so who gets in and whether the workers do never disagree);
     '' when it is open, unknown, or no catalog flow goes there."""
     flow = ingress_flow_to(str(item.get("app") or ""), port)
-    if flow is None or scope.hc is None or scope.subject.kind != HOSTED_CLUSTER:
+    if flow is None or scope.hc is None or scope.subject.kind not in HOSTED_KINDS:
         return ""
     results = ctx.flow_index().of(ctx.inventory, graph, scope.hc, flow, ctx.config.worker_cidrs)
     for result in results:

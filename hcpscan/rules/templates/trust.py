@@ -77,7 +77,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.clusters import install_config
-from hcpscan.model.hostedcluster import hosted_cluster_for_namespace, is_user_data
+from hcpscan.model.hostedcluster import HOSTED_KINDS, hosted_cluster_for_namespace, is_user_data
 from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
@@ -143,7 +143,8 @@ class Trust(Template):
                                               "the proxy's (a kubeconfig's server CA)"},
         },
     }
-    subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Kubeconfig", "Secret",
+    subject_kinds = ("Proxy", "HostedCluster", "HostedControlPlane", "AddOnDeploymentConfig",
+                     "Kubeconfig", "Secret",
                      "KlusterletConfig", "InstallConfig", "ConfigMap", "Deployment",
                      "StatefulSet", "DaemonSet", "Pod", "KubeadmConfig", "KubeadmConfigTemplate",
                      "KubeadmControlPlane", "KubeadmControlPlaneTemplate")
@@ -159,8 +160,8 @@ class Trust(Template):
         conditions = params.get("conditions", ())
         known = ("AddOnDeploymentConfig", "Proxy") if "contains" in conditions else ()
         if "matches" in conditions:  # the proxy's CA as other sources state it
-            known = (*known, "Proxy", "HostedCluster", "KlusterletConfig", "Secret")
-        loaded = ("HostedCluster", "Secret", "Proxy", *MIRROR_KINDS) if "loaded" in conditions \
+            known = (*known, "Proxy", *HOSTED_KINDS, "KlusterletConfig", "Secret")
+        loaded = (*HOSTED_KINDS, "Secret", "Proxy", *MIRROR_KINDS) if "loaded" in conditions \
             else ()
         return ("ConfigMap", *known, *loaded)
 

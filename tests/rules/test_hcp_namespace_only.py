@@ -1,0 +1,73 @@
+"""A dump of a hosted control plane's namespace alone (`oc adm inspect ns/clusters-<name>`,
+`hypershift dump` of the HCP namespace, a GitOps folder of it) holds the HostedControlPlane
+the HyperShift operator writes from the HostedCluster, and no HostedCluster. The
+HostedControlPlane stands in for it: every rule judges it as it judges the HostedCluster,
+and its findings name the HostedControlPlane, the object in the input. When both are in the
+input they are one cluster, judged once, at the HostedCluster."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hcpscan.findings.model import Finding, ScanReport
+from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
+from tests.conftest import FIXTURES
+from tests.rules.hcp_copy import add_control_planes, copy_as_hcp_namespace_only
+from tests.rules.harness import scan
+
+HOSTED = ("HostedCluster", "HostedControlPlane")
+CATALOG = load_rule_dirs([builtin_rules_dir()])
+# every rule that judges a HostedCluster, as the catalog says
+RULES = sorted(r.id for r in CATALOG if "HostedCluster" in r.applies_to.kinds)
+# every rule whose fixtures hold a HostedCluster (those that read one for other subjects too)
+CASES = [(rule.id, side) for rule in CATALOG for side in ("fail", "pass")
+         if any("kind: HostedCluster" in p.read_text()
+                for p in (FIXTURES / "rules" / rule.id / side).rglob("*.yaml"))]
+_HOSTED_REF = re.compile(r"\b(HostedCluster|HostedControlPlane) [\w.-]+/[\w.-]+")
+_PLACE = re.compile(r"\[[^\[\]]*\.ya?ml:\d+\]|\S+\.ya?ml:\d+")
+_CONFIGMAP = re.compile(r"ConfigMap [\w.-]+/")  # the proxy's trustedCA, in the HCP namespace
+
+
+def _said(report: ScanReport, rule_id: str) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """The rule's status and findings, with the hosted cluster's object and files unnamed."""
+    def one(f: Finding) -> tuple[str, str, str, str]:
+        kind = "hosted" if f.object.kind in HOSTED else f.object.kind
+        name = "" if f.object.kind in HOSTED else f"{f.object.namespace}/{f.object.name}"
+        message = _CONFIGMAP.sub("ConfigMap ", _PLACE.sub("<file>", _HOSTED_REF.sub(
+            "<hosted>", f.message)))
+        return kind, name, f.field, message
+    (result,) = [r for r in report.results if r.rule_id == rule_id]
+    return result.status.value, sorted(one(f) for f in report.findings if f.rule_id == rule_id)
+
+
+def test_the_rules_that_judge_a_hosted_cluster_judge_its_control_plane_copy() -> None:
+    rules = {r.id: r for r in CATALOG}
+    assert RULES and all("HostedControlPlane" in rules[i].applies_to.kinds for i in RULES)
+
+
+@pytest.mark.parametrize(("rule_id", "side"), CASES, ids=[f"{r}-{s}" for r, s in CASES])
+def test_hcp_namespace_alone_judged_as_with_its_hosted_cluster(rule_id: str, side: str,
+                                                               tmp_path: Path) -> None:
+    folder = FIXTURES / "rules" / rule_id / side
+    copy_as_hcp_namespace_only(folder, tmp_path / "hcp-only")
+    whole = scan([folder], [rule_id])
+    alone = scan([tmp_path / "hcp-only"], [rule_id])
+    assert _said(alone, rule_id) == _said(whole, rule_id)
+    for f in alone.findings:  # evidence names what the input holds, never the HostedCluster
+        assert f.object.kind != "HostedCluster"
+        assert "HostedCluster " not in f.message, f.message
+        assert f.location.path.startswith(str(tmp_path))
+
+
+@pytest.mark.parametrize(("rule_id", "side"), CASES, ids=[f"{r}-{s}" for r, s in CASES])
+def test_a_control_plane_copy_beside_its_hosted_cluster_is_not_judged_twice(
+        rule_id: str, side: str, tmp_path: Path) -> None:
+    folder = FIXTURES / "rules" / rule_id / side
+    assert add_control_planes(folder, tmp_path / "copies")
+    whole = scan([folder], [rule_id])
+    both = scan([folder, tmp_path / "copies"], [rule_id])
+    assert [f for f in both.findings if f.object.kind == "HostedControlPlane"] == []
+    assert _said(both, rule_id)[1] == _said(whole, rule_id)[1]
