@@ -21,6 +21,8 @@ NODE_POOL = "NodePool"
 # it stands in for its HostedCluster (``hosted_clusters``), with the differences below.
 HOSTED_CONTROL_PLANE = "HostedControlPlane"
 HOSTED_KINDS = (HOSTED_CLUSTER, HOSTED_CONTROL_PLANE)
+# A kind that stands in for another when that one is not in the input.
+STANDS_IN_FOR = {HOSTED_CONTROL_PLANE: HOSTED_CLUSTER}
 # The annotation naming the HostedCluster (`<namespace>/<name>`) a HostedControlPlane copies.
 HOSTED_CLUSTER_ANNOTATION = "hypershift.openshift.io/cluster"
 

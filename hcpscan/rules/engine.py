@@ -28,7 +28,8 @@ from hcpscan.findings.model import (
 )
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
-from hcpscan.model.hostedcluster import HOSTED_CONTROL_PLANE, judged_at
+from hcpscan.inventory.store import UnavailableKind
+from hcpscan.model.hostedcluster import HOSTED_CONTROL_PLANE, STANDS_IN_FOR, judged_at
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.suppress import Suppressor
@@ -393,14 +394,25 @@ def _unreadable_reason(rule: Rule, ctx: Context) -> str:
     if not unavailable:
         return ""
     kinds = rule.reads
-    reasons = {unavailable[k].reason for k in kinds if k in unavailable and unavailable[k].may_exist}
+    reasons = {unavailable[k].reason for k in kinds if k in unavailable and unavailable[k].may_exist
+               and not _stood_for_in_full(k, unavailable)}
     return "; ".join(sorted(reasons))
+
+
+def _stood_for_in_full(kind: str, unavailable: dict[str, UnavailableKind]) -> bool:
+    """Whether ``kind`` only stands in for a kind that was read in full: every
+    HostedControlPlane a cluster serves is written from a HostedCluster it serves too."""
+    source = STANDS_IN_FOR.get(kind)
+    return source is not None and source not in unavailable
 
 
 def _absent_reason(rule: Rule, ctx: Context) -> str:
     """No subject at all: say which kinds the API server does not serve, if any."""
     unavailable = ctx.inventory.unavailable
     kinds = rule.applies_to.kinds
+    # a stand-in's kind absent for the same reason as the kind it stands in for says nothing more
+    kinds = tuple(k for k in kinds if not (STANDS_IN_FOR.get(k) in kinds and k in unavailable
+                                           and STANDS_IN_FOR[k] in unavailable))
     not_served = [unavailable[k].reason for k in kinds if k in unavailable]
     if not not_served:
         return f"kind absent: no {'/'.join(kinds)} in the input"

@@ -723,7 +723,7 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
     if len(objects) != 1:
         return Refusal("the blocking hop names no one object in the input")
     obj = next(iter(objects.values()))
-    if obj is (hc.obj if hc is not None else None):  # the HostedCluster (or its stand-in)
+    if hc is not None and obj is hc.obj:  # the HostedCluster (or the copy standing in for it)
         return _declared(inventory, result, hc, missing)
     if obj.kind == "Service":
         if obj.get("spec.type") != "LoadBalancer":
