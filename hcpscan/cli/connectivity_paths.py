@@ -179,11 +179,12 @@ def _hosted_cluster(inventory: Inventory, name: str | None, namespace: str,
         found = [hc for hc in hosted_clusters(inventory) if hc.obj.ref.endswith(name) or
                  f"{hc.namespace}/{hc.name}" == name]
         if not found:
-            raise UsageError(f"no HostedCluster {name} in the input")
+            raise UsageError(f"no HostedCluster (or HostedControlPlane) {name} in the input")
         return found[0]
     hc = hosted_cluster_for_namespace(inventory, namespace, cluster)
     if hc is None:
-        raise UsageError(f"--from workers: no HostedCluster has {namespace} as its HCP namespace",
+        raise UsageError(f"--from workers: no HostedCluster (or HostedControlPlane) has "
+                         f"{namespace} as its HCP namespace",
                          "give --hosted-cluster NS/NAME, or --from a CIDR")
     return hc
 
@@ -201,7 +202,8 @@ def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGr
     clusters = [hc for hc in hosted_clusters(inventory)
                 if not args.hosted_cluster or f"{hc.namespace}/{hc.name}" == args.hosted_cluster]
     if not clusters:
-        raise UsageError("no HostedCluster in the input" + (f" named {args.hosted_cluster}"
+        raise UsageError("no HostedCluster (or HostedControlPlane) in the input"
+                         + (f" named {args.hosted_cluster}"
                                                              if args.hosted_cluster else ""))
     out = []
     for hc in clusters:
@@ -212,7 +214,7 @@ def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGr
             out.append(item)
             if args.format == "json":
                 continue
-            head = f"HostedCluster {hc.namespace}/{hc.name}: {flow.id}: {result.status}"
+            head = f"{hc.label}: {flow.id}: {result.status}"
             say(head + (f" ({result.reason})" if result.reason else "")
                 + (f" — {result.destination}" if result.destination else ""))
             for answer in result.answers:
@@ -235,7 +237,7 @@ def _guest_flows(args: argparse.Namespace, inventory: Inventory, graph: Reachabi
                          "(status.controlPlaneTopology: External)")
     for infra, why, hc in guests:
         label = (f"guest cluster {infra.cluster}" if infra.cluster.startswith("hostedcluster-")
-                 else f"the input's cluster (a guest: {why})") + (f" of HostedCluster {hc.namespace}/{hc.name}"
+                 else f"the input's cluster (a guest: {why})") + (f" of {hc.label}"
                                                     if hc is not None else "")
         results = evaluate_guest_flow(inventory, graph, paths, infra, hc, flow)
         if args.format != "json" and not results:

@@ -136,6 +136,12 @@ class HostedCluster:
         return f"{self.obj.kind} {self.obj.namespace}/{self.obj.name}"
 
     @property
+    def source_label(self) -> str:
+        """The HostedCluster a change is made on: this one, or the one a stand-in copies
+        (the operator undoes an edit of the HostedControlPlane)."""
+        return f"HostedCluster {self.namespace}/{self.name}"
+
+    @property
     def control_plane_namespace(self) -> str:
         if self.stand_in:  # a HostedControlPlane lives in its HCP namespace
             return self.obj.namespace

@@ -735,7 +735,7 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
                 # it trailing until the next render, so the change is named, not made here
                 return Refusal(f"the control-plane operator renders {obj.ref}'s "
                                "loadBalancerSourceRanges from spec.networking.apiServer."
-                               f"allowedCIDRBlocks of {hc.obj.ref} (an edit of the Service is "
+                               f"allowedCIDRBlocks of {hc.source_label} (an edit of the Service is "
                                f"undone): add {', '.join(missing)} there, in the HostedCluster's "
                                "source (from Git, hcpscan fix makes that change)")
             # every other Service of the HCP namespace (konnectivity-server, ignition,

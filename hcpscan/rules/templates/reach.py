@@ -807,7 +807,8 @@ def _all_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, item: dict
             remedy=_admit_range(ctx, scope, first, cidr, protocol, port, ways_in) or
             NoFix(f"{cidr} is kept out of {first.ref} port {port} by what the HyperShift "
                          "operator renders in the HCP namespace (an edit of it is undone) or by "
-                         "the firewall: widen it where it is written — the HostedCluster's "
+                         "the firewall: widen it where it is written — "
+                         f"{scope.hc.source_label if scope.hc else 'the HostedCluster'}'s "
                          f"{_ALLOWED_CIDRS} for the API server's load balancer (the next "
                          "render carries it; `hcpscan fix` makes that change on the HostedCluster "
                          "from Git), a NetworkPolicy beside the one that isolates the pods, or "

@@ -1,0 +1,47 @@
+"""Fixes of findings on a HostedControlPlane that stands in for its HostedCluster (a dump
+of the HCP namespace alone): the HyperShift operator writes the HostedControlPlane from
+the HostedCluster and undoes an edit of it, so the fix names the HostedCluster and the
+same fields to change there, and writes no file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hcpscan.fixes.plan import fix_for
+from tests.conftest import FIXTURES
+from tests.rules.harness import scan
+
+RULES = FIXTURES / "rules"
+
+
+def _fixes(folder: Path, rule: str):  # type: ignore[no-untyped-def]
+    found = [f for f in scan([folder], [rule]).findings if f.rule_id == rule]
+    assert found
+    return [(f, fix_for(f, None)) for f in found]
+
+
+def test_a_noproxy_fix_of_a_stand_in_is_made_on_its_hosted_cluster() -> None:
+    fixes = {f.object.name: fix for f, fix in
+             _fixes(RULES / "PRX005" / "fail" / "hcp-namespace-only", "PRX005")}
+    fix = fixes["example-b"]
+    assert fix is not None and fix.changes == ()
+    assert fix.manual.splitlines() == [
+        "change HostedCluster clusters/example-b, not HostedControlPlane "
+        "clusters-example-b/example-b (the HyperShift operator writes the HostedControlPlane "
+        "from its HostedCluster and undoes an edit of it; `oc -n clusters edit hostedcluster "
+        "example-b`, or the HostedCluster's manifest in Git), the same fields:",
+        "  set spec.configuration.proxy.noProxy to .corp.example.com,172.20.0.1"]
+
+
+def test_the_hosted_cluster_itself_is_still_patched_in_place() -> None:
+    fixes = [fix for f, fix in _fixes(RULES / "PRX005" / "fail", "PRX005")
+             if f.object.kind == "HostedCluster"]
+    assert fixes and all(fix is not None and fix.changes and not fix.manual for fix in fixes)
+
+
+def test_allowed_cidr_blocks_named_on_the_hosted_cluster_a_stand_in_copies() -> None:
+    ((finding, fix),) = _fixes(RULES / "HCP003" / "fail" / "hcp-namespace-only", "HCP003")
+    assert finding.object.kind == "HostedControlPlane"
+    assert fix is not None and not fix.automatic
+    assert "HostedCluster clusters/edge-b's spec.networking.apiServer.allowedCIDRBlocks" \
+        in fix.summary
