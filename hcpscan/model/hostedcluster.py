@@ -278,8 +278,8 @@ def copied_from(obj: K8sObject) -> tuple[str, str] | None:
 def _hosted_cluster_key(hcp: K8sObject) -> tuple[str, str]:
     """(namespace, name) of the HostedCluster ``hcp`` copies: its annotation when it names
     one whose HCP namespace is ``hcp``'s; else the namespace less ``-<name>``."""
-    said = hcp.annotations.get(HOSTED_CLUSTER_ANNOTATION, "")
-    namespace, slash, name = said.partition("/")
+    said = hcp.annotations.get(HOSTED_CLUSTER_ANNOTATION)
+    namespace, slash, name = said.partition("/") if isinstance(said, str) else ("", "", "")
     if slash and name == hcp.name and hcp_namespace(namespace, name) == hcp.namespace:
         return namespace, name
     suffix = "-" + hcp.name.replace(".", "-")

@@ -71,3 +71,38 @@ def test_a_control_plane_copy_beside_its_hosted_cluster_is_not_judged_twice(
     both = scan([folder, tmp_path / "copies"], [rule_id])
     assert [f for f in both.findings if f.location.path.startswith(str(tmp_path))] == []
     assert _said(both, rule_id)[1] == _said(whole, rule_id)[1]
+
+
+ODD_COPIES = """\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedControlPlane
+metadata:
+  name: x
+  namespace: x
+  annotations: {hypershift.openshift.io/cluster: 42}
+spec:
+  platform: {type: None, agent: [1]}
+  services: [{service: Ignition, servicePublishingStrategy: {type: NodePort}}]
+  configuration: {proxy: {httpsProxy: "http://p:3128"}}
+---
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedControlPlane
+metadata:
+  name: y
+  namespace: clusters-y
+  annotations: {hypershift.openshift.io/cluster: clusters/y/z}
+spec:
+  networking: {machineNetwork: [{cidr: 10.0.0.0/33}]}
+  services: [{service: APIServer, servicePublishingStrategy: {type: LoadBalancer}}]
+  configuration: {proxy: {httpsProxy: "https://proxy:3129", trustedCA: {name: ca}}}
+"""
+
+
+def test_odd_copies_are_judged_without_a_failed_check(tmp_path: Path) -> None:
+    """An annotation that is no `<namespace>/<name>`, a namespace not named after the
+    HostedCluster, a platform.agent that is no mapping: read, never a failed check."""
+    (tmp_path / "hcp.yaml").write_text(ODD_COPIES)
+    report = scan([tmp_path / "hcp.yaml"], [])
+    assert [d.message for d in report.diagnostics if "check failed" in d.message] == []
+    hosted = {(f.rule_id, f.object.name) for f in report.findings}
+    assert ("PRX005", "x") in hosted and ("PRX005", "y") in hosted
