@@ -254,7 +254,8 @@ def _judged_here(ctx: Context, subjects: list[K8sObject], inapplicable: Counter[
                  ) -> list[K8sObject]:
     """``subjects`` less those judged at another object of the input (a HostedControlPlane
     whose HostedCluster is in the input: the same cluster, judged once, at its source)."""
-    if not any(s.kind == HOSTED_CONTROL_PLANE for s in subjects):
+    if not ctx.inventory.of_kind(HOSTED_CONTROL_PLANE) or \
+            not any(s.kind == HOSTED_CONTROL_PLANE for s in subjects):
         return subjects
     kept = []
     for subject in subjects:
