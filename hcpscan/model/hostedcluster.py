@@ -232,9 +232,16 @@ def hosted_cluster_of_guest(inventory: Inventory, cluster: str) -> HostedCluster
     """The HostedCluster whose guest cluster a ``hypershift dump`` holds as ``cluster``."""
     if not cluster.startswith(GUEST_PREFIX):
         return None
-    name = cluster.removeprefix(GUEST_PREFIX)
-    return next((hc for hc in hosted_clusters(inventory)
-                 if hc.name == name and hc.obj.cluster == "management"), None)
+    return inventory.derived("hosted-clusters-by-name", _by_name).get(
+        cluster.removeprefix(GUEST_PREFIX))
+
+
+def _by_name(inventory: Inventory) -> dict[str, HostedCluster]:
+    index: dict[str, HostedCluster] = {}
+    for hc in hosted_clusters(inventory):
+        if hc.obj.cluster == "management":
+            index.setdefault(hc.name, hc)  # the first wins, as the query's first did
+    return index
 
 
 def guest_of(inventory: Inventory, infra: K8sObject) -> tuple[str, HostedCluster | None]:
