@@ -315,14 +315,6 @@ def judged_at(inventory: Inventory, obj: K8sObject) -> K8sObject | None:
     return _copied_from(inventory, obj) if obj.kind == HOSTED_CONTROL_PLANE else None
 
 
-def hosted_cluster_of(inventory: Inventory, obj: K8sObject) -> HostedCluster | None:
-    """The hosted cluster ``obj`` declares (a HostedCluster, or a HostedControlPlane that
-    stands in for one), None for any other object or a copy judged at its HostedCluster."""
-    if obj.kind == HOSTED_CLUSTER or (obj.kind == HOSTED_CONTROL_PLANE
-                                      and judged_at(inventory, obj) is None):
-        return hosted_cluster(obj)
-    return None
-
 
 def hosted_cluster_for_namespace(inventory: Inventory, namespace: str,
                                  cluster: str = "management") -> HostedCluster | None:
