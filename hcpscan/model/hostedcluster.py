@@ -282,6 +282,18 @@ def copied_from(obj: K8sObject) -> tuple[str, str] | None:
     return _hosted_cluster_key(obj) if obj.kind == HOSTED_CONTROL_PLANE else None
 
 
+def synced_from(hcp: K8sObject, namespace: str, name: str) -> tuple[str, str] | None:
+    """(namespace, name) of the ConfigMap the HyperShift operator syncs ConfigMap
+    ``namespace/name`` from, when ``hcp`` is a HostedControlPlane and the ConfigMap is in
+    its HCP namespace: the ConfigMaps ``spec.configuration`` names (the proxy's trustedCA)
+    are copied from the HostedCluster's namespace under the same name, over any edit
+    (hostedcluster_controller.go, reconcileGlobalConfigSync)."""
+    source = copied_from(hcp)
+    if source is None or namespace != hcp.namespace:
+        return None
+    return source[0], name
+
+
 def _hosted_cluster_key(hcp: K8sObject) -> tuple[str, str]:
     """(namespace, name) of the HostedCluster ``hcp`` copies: its annotation when it names
     one whose HCP namespace is ``hcp``'s; else the namespace less ``-<name>``."""

@@ -45,3 +45,25 @@ def test_allowed_cidr_blocks_named_on_the_hosted_cluster_a_stand_in_copies() -> 
     assert fix is not None and not fix.automatic
     assert "HostedCluster clusters/edge-b's spec.networking.apiServer.allowedCIDRBlocks" \
         in fix.summary
+
+
+def test_a_missing_ca_config_map_of_a_stand_in_is_created_in_the_hosted_clusters_namespace(
+        ) -> None:
+    fixes = {f.object.name: fix for f, fix in
+             _fixes(RULES / "PRX012" / "fail" / "hcp-namespace-only", "PRX012")}
+    fix = fixes["payments-b"]
+    assert fix is not None and not fix.automatic
+    assert fix.summary.startswith("create ConfigMap clusters/payments-proxy-ca with key "
+                                  "ca-bundle.crt")
+    assert "copies it into clusters-payments-b as ConfigMap clusters-payments-b/payments-proxy-ca" \
+        in fix.summary
+    assert "`oc -n clusters create configmap payments-proxy-ca --from-file=ca-bundle.crt=<PEM>`" \
+        in fix.summary
+
+
+def test_the_hosted_clusters_own_ca_config_map_is_named_where_it_is() -> None:
+    fixes = {f.object.name: fix for f, fix in _fixes(RULES / "PRX012" / "fail", "PRX012")
+             if f.object.kind == "HostedCluster"}
+    assert fixes["payments"] is not None
+    assert fixes["payments"].summary.startswith("create ConfigMap clusters/payments-proxy-ca ")
+    assert "HyperShift operator copies" not in fixes["payments"].summary
