@@ -328,6 +328,20 @@ def judged_at(inventory: Inventory, obj: K8sObject) -> K8sObject | None:
 
 
 
+def hosted_cluster_named(inventory: Inventory, cluster: str, namespace: str,
+                         name: str) -> HostedCluster | None:
+    """The hosted cluster HostedCluster ``namespace/name`` declares (a NodePool's
+    ``spec.clusterName`` in its namespace), or the HostedControlPlane standing in for it."""
+    return inventory.derived("hosted-clusters-by-ref", _by_ref).get((cluster, namespace, name))
+
+
+def _by_ref(inventory: Inventory) -> dict[tuple[str, str, str], HostedCluster]:
+    index: dict[tuple[str, str, str], HostedCluster] = {}
+    for hc in hosted_clusters(inventory):
+        index.setdefault((hc.obj.cluster, hc.namespace, hc.name), hc)
+    return index
+
+
 def hosted_cluster_for_namespace(inventory: Inventory, namespace: str,
                                  cluster: str = "management") -> HostedCluster | None:
     """The HostedCluster whose control plane runs in ``namespace``."""
