@@ -102,13 +102,15 @@ def copy_as_hcp_namespace_only(source: Path, target: Path) -> int:
                 for j, item in enumerate(items):
                     if isinstance(item, dict) and item.get("kind") == "HostedCluster":
                         items[j], changed = hosted_control_plane(item), True
-            if isinstance(doc, dict) and doc.get("kind") == "ConfigMap":
-                meta = doc.get("metadata") or {}
-                key = (meta.get("namespace"), meta.get("name"))
-                if key in wanted:
-                    cm = copy.deepcopy(doc)
-                    cm["metadata"]["namespace"] = wanted[key]
-                    copies.append(cm)
+            items = doc.get("items") if isinstance(doc, dict) else None
+            for obj in (items if isinstance(items, list) else [doc]):
+                if isinstance(obj, dict) and obj.get("kind") == "ConfigMap":
+                    meta = obj.get("metadata") or {}
+                    key = (meta.get("namespace"), meta.get("name"))
+                    if key in wanted:  # the operator syncs it into the HCP namespace
+                        cm = copy.deepcopy(obj)
+                        cm["metadata"]["namespace"] = wanted[key]
+                        copies.append(cm)
         if changed:
             path.write_text(yaml.safe_dump_all(ds, sort_keys=False))
     # every namespace holds kube-root-ca.crt: a dump of the HCP namespace lists its ConfigMaps
