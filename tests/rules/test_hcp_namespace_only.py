@@ -15,8 +15,8 @@ import pytest
 from hcpscan.findings.model import Finding, ScanReport
 from hcpscan.rules.loader import builtin_rules_dir, load_rule_dirs
 from tests.conftest import FIXTURES
-from tests.rules.hcp_copy import add_control_planes, copy_as_hcp_namespace_only
 from tests.rules.harness import scan
+from tests.rules.hcp_copy import add_control_planes, copy_as_hcp_namespace_only
 
 HOSTED = ("HostedCluster", "HostedControlPlane")
 CATALOG = load_rule_dirs([builtin_rules_dir()])
