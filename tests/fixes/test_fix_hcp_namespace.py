@@ -67,3 +67,27 @@ def test_the_hosted_clusters_own_ca_config_map_is_named_where_it_is() -> None:
     assert fixes["payments"] is not None
     assert fixes["payments"].summary.startswith("create ConfigMap clusters/payments-proxy-ca ")
     assert "HyperShift operator copies" not in fixes["payments"].summary
+
+
+def test_an_expired_ca_in_a_stand_ins_config_map_is_replaced_at_its_source(tmp_path: Path) -> None:
+    """The trusted-CA ConfigMap of the HCP namespace is synced from the HostedCluster's
+    namespace: the fix names that ConfigMap (an edit of the copy is undone)."""
+    import yaml
+
+    proxy, configmap = yaml.safe_load_all(
+        (RULES / "PRX012" / "fail" / "cluster-proxy-expired-ca.yaml").read_text())
+    configmap["metadata"]["namespace"] = "clusters-lab"
+    hcp = {"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedControlPlane",
+           "metadata": {"name": "lab", "namespace": "clusters-lab",
+                        "annotations": {"hypershift.openshift.io/cluster": "clusters/lab"}},
+           "spec": {"platform": {"type": "AWS"}, "configuration": {"proxy": {
+               "httpsProxy": proxy["spec"]["httpsProxy"], "trustedCA": {"name": "user-ca-bundle"}}}}}
+    (tmp_path / "hcp.yaml").write_text(yaml.safe_dump_all([hcp, configmap]))
+    ((finding, fix),) = _fixes(tmp_path / "hcp.yaml", "PRX012")
+    assert (finding.object.kind, finding.object.namespace) == ("ConfigMap", "clusters-lab")
+    assert fix is not None and not fix.automatic and not fix.changes
+    assert fix.summary.endswith(
+        "(ConfigMap clusters/user-ca-bundle, in the HostedCluster's namespace, is what to change: "
+        "the HyperShift operator copies it into clusters-lab as ConfigMap "
+        "clusters-lab/user-ca-bundle and undoes an edit of the copy; "
+        "`oc -n clusters edit configmap user-ca-bundle`)")
