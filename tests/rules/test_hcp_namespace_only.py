@@ -106,3 +106,13 @@ def test_odd_copies_are_judged_without_a_failed_check(tmp_path: Path) -> None:
     assert [d.message for d in report.diagnostics if "check failed" in d.message] == []
     hosted = {(f.rule_id, f.object.name) for f in report.findings}
     assert ("PRX005", "x") in hosted and ("PRX005", "y") in hosted
+
+
+def test_cel_hcp_namespace_of_a_hosted_control_plane_is_its_own_namespace() -> None:
+    from hcpscan.rules.templates.cel import _hcp_namespace
+
+    assert _hcp_namespace({"kind": "HostedCluster",
+                           "metadata": {"name": "a.b", "namespace": "clusters"}}) == "clusters-a-b"
+    assert _hcp_namespace({"kind": "HostedControlPlane",
+                           "metadata": {"name": "a.b", "namespace": "clusters-a-b"}}) == \
+        "clusters-a-b"
