@@ -56,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--flows", metavar="FILE",
                        help="with --flow: a flow catalog file of your own (`hcpscan flows --help`)")
     group.add_argument("--hosted-cluster", metavar="NS/NAME",
-                       help="with --flow or --from workers: only this HostedCluster")
+                       help="with --flow or --from workers: only this HostedCluster (or the "
+                            "HostedControlPlane standing in for it)")
     group.add_argument("--worker-cidr", action="append", default=[], metavar="CIDR",
                        help="worker subnets where the HostedCluster states no machineNetwork")
     group.add_argument("--paths-out", metavar="FILE",
@@ -177,7 +178,7 @@ def _hosted_cluster(inventory: Inventory, name: str | None, namespace: str,
                     cluster: str) -> HostedCluster:
     if name:
         found = [hc for hc in hosted_clusters(inventory) if hc.obj.ref.endswith(name) or
-                 f"{hc.namespace}/{hc.name}" == name]
+                 name in _names(hc)]
         if not found:
             raise UsageError(f"no HostedCluster (or HostedControlPlane) {name} in the input")
         return found[0]
@@ -187,6 +188,12 @@ def _hosted_cluster(inventory: Inventory, name: str | None, namespace: str,
                          f"{namespace} as its HCP namespace",
                          "give --hosted-cluster NS/NAME, or --from a CIDR")
     return hc
+
+
+def _names(hc: HostedCluster) -> tuple[str, str]:
+    """How --hosted-cluster names a hosted cluster: its HostedCluster's namespace/name, or
+    the namespace/name of the HostedControlPlane standing in for it."""
+    return f"{hc.namespace}/{hc.name}", f"{hc.obj.namespace}/{hc.obj.name}"
 
 
 def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGraph,
@@ -200,7 +207,7 @@ def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGr
     if flow.check == "guest-egress":
         return {"flow": flow.to_json(), "results": _guest_flows(args, inventory, graph, paths, flow)}
     clusters = [hc for hc in hosted_clusters(inventory)
-                if not args.hosted_cluster or f"{hc.namespace}/{hc.name}" == args.hosted_cluster]
+                if not args.hosted_cluster or args.hosted_cluster in _names(hc)]
     if not clusters:
         raise UsageError("no HostedCluster (or HostedControlPlane) in the input"
                          + (f" named {args.hosted_cluster}"
@@ -208,7 +215,7 @@ def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGr
     out = []
     for hc in clusters:
         for result in evaluate_flow(inventory, graph, paths, hc, flow, args.worker_cidr):
-            item = {"hosted_cluster": f"{hc.namespace}/{hc.name}", "status": result.status,
+            item = {"hosted_cluster": f"{hc.obj.namespace}/{hc.obj.name}", "status": result.status,
                     "reason": result.reason, **result.facts(),
                     "answers": [a.to_json() for a in result.answers]}
             out.append(item)

@@ -116,3 +116,18 @@ def test_cel_hcp_namespace_of_a_hosted_control_plane_is_its_own_namespace() -> N
     assert _hcp_namespace({"kind": "HostedControlPlane",
                            "metadata": {"name": "a.b", "namespace": "clusters-a-b"}}) == \
         "clusters-a-b"
+
+
+def test_a_flow_query_names_the_hosted_control_plane(run_cli) -> None:  # type: ignore[no-untyped-def]
+    """`hcpscan connectivity --flow` on an HCP namespace alone: one result per stand-in,
+    named by the HostedControlPlane, chosen by either name."""
+    import json
+
+    dump = FIXTURES / "rules" / "HCP007" / "fail" / "hcp-namespace-only"
+    for chosen in ([], ["--hosted-cluster", "clusters-bm-b/bm-b"],
+                   ["--hosted-cluster", "clusters/bm-b"]):
+        result = run_cli("connectivity", "--flow", "workers-to-ignition", "--format", "json",
+                         *chosen, str(dump))
+        found = json.loads(result.out)["results"]
+        assert [(r["hosted_cluster"], r["status"]) for r in found] == [
+            ("clusters-bm-b/bm-b", "blocked")], chosen
