@@ -136,6 +136,15 @@ class HostedCluster:
         return f"{self.obj.kind} {self.obj.namespace}/{self.obj.name}"
 
     @property
+    def namespace_not_read(self) -> str:
+        """That the control plane's workloads are not in the input: its HCP namespace is
+        not (a HostedCluster from Git), or holds no workload (a HostedControlPlane's dump
+        without them)."""
+        if self.stand_in:
+            return f"the workloads of HCP namespace {self.control_plane_namespace} are not in the input"
+        return f"HCP namespace {self.control_plane_namespace} is not in the input"
+
+    @property
     def source_label(self) -> str:
         """The HostedCluster a change is made on: this one, or the one a stand-in copies
         (the operator undoes an edit of the HostedControlPlane)."""

@@ -131,3 +131,13 @@ def test_a_flow_query_names_the_hosted_control_plane(run_cli) -> None:  # type: 
         found = json.loads(result.out)["results"]
         assert [(r["hosted_cluster"], r["status"]) for r in found] == [
             ("clusters-bm-b/bm-b", "blocked")], chosen
+
+
+def test_a_stand_in_without_workloads_says_its_workloads_are_missing_not_its_namespace() -> None:
+    """The HCP namespace of a HostedControlPlane is in the input (the copy is there): what
+    is missing is its workloads, and the reason says so."""
+    report = scan([FIXTURES / "rules" / "PRX013" / "fail" / "hcp-namespace-only"], ["HCP005"])
+    (result,) = report.results
+    assert result.status.value == "not-evaluable"
+    assert "the workloads of HCP namespace clusters-example-b are not in the input" in result.reason
+    assert "HCP namespace clusters-example-b is not in the input" not in result.reason

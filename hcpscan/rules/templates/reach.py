@@ -365,7 +365,7 @@ def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: HostedC
         yield from _declared_in(ctx, graph, Scope(scope.subject, hc, published), hc, params)
         return
     shown = "/".join(map(str, ports)) or "the rule's ports"
-    yield NotEvaluable(f"HCP namespace {ns} is not in the input: spec.services publishes none of "
+    yield NotEvaluable(f"{hc.namespace_not_read}: spec.services publishes none of "
                        f"ports {shown}, but HyperShift renders the workloads that serve them "
                        f"there (`oc get deployments,statefulsets,services,routes -n {ns} -o yaml`)")
 
@@ -441,7 +441,7 @@ def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: Hoste
     allowedCIDRBlocks, the management router's IngressController and the perimeter are."""
     services = list(dict.fromkeys(str(item.get("service") or "") for item, _ in scope.picked))
     if "" in services:
-        yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input, and "
+        yield NotEvaluable(f"{hc.namespace_not_read}, and "
                            "a target names no spec.services entry (service) to judge from the "
                            "HostedCluster")
         return
@@ -452,7 +452,7 @@ def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: Hoste
         if allowed is None and not isinstance(way, Unpublished):
             missing.append(_no_allowed_input(params.get("allowed", [MACHINE_NETWORK])).reason)
         if isinstance(way, Undeclared) or missing:
-            yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input; "
+            yield NotEvaluable(f"{hc.namespace_not_read}; "
                                + "; ".join(missing))
             continue
         expect = params.get("expect", "only-allowed")

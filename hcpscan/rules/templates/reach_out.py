@@ -98,7 +98,7 @@ def check_out(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     if subject.kind in HOSTED_KINDS and scope.hc is not None and \
             not graph.workloads(subject.cluster, scope.hc.control_plane_namespace):
         ns = scope.hc.control_plane_namespace
-        yield NotEvaluable(f"HCP namespace {ns} is not in the input: its workloads and "
+        yield NotEvaluable(f"{scope.hc.namespace_not_read}: its workloads and "
                            "NetworkPolicies decide egress (`oc get deployments,networkpolicies "
                            f"-n {ns} -o yaml`)")
         return
