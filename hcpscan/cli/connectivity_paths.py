@@ -56,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--flows", metavar="FILE",
                        help="with --flow: a flow catalog file of your own (`hcpscan flows --help`)")
     group.add_argument("--hosted-cluster", metavar="NS/NAME",
-                       help="with --flow or --from workers: only this HostedCluster")
+                       help="with --flow or --from workers: only this HostedCluster (or the "
+                            "HostedControlPlane standing in for it)")
     group.add_argument("--worker-cidr", action="append", default=[], metavar="CIDR",
                        help="worker subnets where the HostedCluster states no machineNetwork")
     group.add_argument("--paths-out", metavar="FILE",
@@ -177,15 +178,22 @@ def _hosted_cluster(inventory: Inventory, name: str | None, namespace: str,
                     cluster: str) -> HostedCluster:
     if name:
         found = [hc for hc in hosted_clusters(inventory) if hc.obj.ref.endswith(name) or
-                 f"{hc.namespace}/{hc.name}" == name]
+                 name in _names(hc)]
         if not found:
-            raise UsageError(f"no HostedCluster {name} in the input")
+            raise UsageError(f"no HostedCluster (or HostedControlPlane) {name} in the input")
         return found[0]
     hc = hosted_cluster_for_namespace(inventory, namespace, cluster)
     if hc is None:
-        raise UsageError(f"--from workers: no HostedCluster has {namespace} as its HCP namespace",
+        raise UsageError(f"--from workers: no HostedCluster (or HostedControlPlane) has "
+                         f"{namespace} as its HCP namespace",
                          "give --hosted-cluster NS/NAME, or --from a CIDR")
     return hc
+
+
+def _names(hc: HostedCluster) -> tuple[str, str]:
+    """How --hosted-cluster names a hosted cluster: its HostedCluster's namespace/name, or
+    the namespace/name of the HostedControlPlane standing in for it."""
+    return f"{hc.namespace}/{hc.name}", f"{hc.obj.namespace}/{hc.obj.name}"
 
 
 def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGraph,
@@ -199,20 +207,21 @@ def _flows(args: argparse.Namespace, inventory: Inventory, graph: ReachabilityGr
     if flow.check == "guest-egress":
         return {"flow": flow.to_json(), "results": _guest_flows(args, inventory, graph, paths, flow)}
     clusters = [hc for hc in hosted_clusters(inventory)
-                if not args.hosted_cluster or f"{hc.namespace}/{hc.name}" == args.hosted_cluster]
+                if not args.hosted_cluster or args.hosted_cluster in _names(hc)]
     if not clusters:
-        raise UsageError("no HostedCluster in the input" + (f" named {args.hosted_cluster}"
+        raise UsageError("no HostedCluster (or HostedControlPlane) in the input"
+                         + (f" named {args.hosted_cluster}"
                                                              if args.hosted_cluster else ""))
     out = []
     for hc in clusters:
         for result in evaluate_flow(inventory, graph, paths, hc, flow, args.worker_cidr):
-            item = {"hosted_cluster": f"{hc.namespace}/{hc.name}", "status": result.status,
+            item = {"hosted_cluster": f"{hc.obj.namespace}/{hc.obj.name}", "status": result.status,
                     "reason": result.reason, **result.facts(),
                     "answers": [a.to_json() for a in result.answers]}
             out.append(item)
             if args.format == "json":
                 continue
-            head = f"HostedCluster {hc.namespace}/{hc.name}: {flow.id}: {result.status}"
+            head = f"{hc.label}: {flow.id}: {result.status}"
             say(head + (f" ({result.reason})" if result.reason else "")
                 + (f" — {result.destination}" if result.destination else ""))
             for answer in result.answers:
@@ -235,7 +244,7 @@ def _guest_flows(args: argparse.Namespace, inventory: Inventory, graph: Reachabi
                          "(status.controlPlaneTopology: External)")
     for infra, why, hc in guests:
         label = (f"guest cluster {infra.cluster}" if infra.cluster.startswith("hostedcluster-")
-                 else f"the input's cluster (a guest: {why})") + (f" of HostedCluster {hc.namespace}/{hc.name}"
+                 else f"the input's cluster (a guest: {why})") + (f" of {hc.label}"
                                                     if hc is not None else "")
         results = evaluate_guest_flow(inventory, graph, paths, infra, hc, flow)
         if args.format != "json" and not results:

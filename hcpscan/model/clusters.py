@@ -19,7 +19,13 @@ from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, MANAGEMENT
 from hcpscan.inventory.store import INSTALL_CONFIG_CONFIGMAP
 from hcpscan.model.capi import CAPI_GROUP, VALUES_SUFFIX, capi_cluster_of
 from hcpscan.model.computed_noproxy import openshift_no_proxy
-from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_clusters
+from hcpscan.model.hostedcluster import (
+    HOSTED_KINDS,
+    HostedCluster,
+    hosted_cluster,
+    hosted_cluster_of_guest,
+    hosted_clusters,
+)
 from hcpscan.model.networks import cidrs, first_host, network
 
 # Cluster API infrastructure kinds whose node network the model reads.
@@ -353,15 +359,12 @@ _CAPI_SETTINGS_KINDS = ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmContro
 
 def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None:
     """The networks of the cluster whose clients use ``obj``'s proxy settings."""
-    if obj.kind == "HostedCluster":
+    if obj.kind in HOSTED_KINDS:
         return hosted_cluster_networks(obj)
     if obj.cluster != MANAGEMENT:  # a guest cluster of a hypershift dump
-        name = obj.cluster.removeprefix("hostedcluster-")
-        for hc in inventory.query("HostedCluster", name=name, cluster=MANAGEMENT):
-            found = hosted_cluster_networks(hc)
-            if found is not None:
-                return found
-        return openshift_networks(inventory, obj.cluster)
+        hosted = hosted_cluster_of_guest(inventory, obj.cluster)
+        found = hosted_cluster_networks(hosted.obj) if hosted is not None else None
+        return found if found is not None else openshift_networks(inventory, obj.cluster)
     owner = capi_cluster_of(inventory, obj) if obj.kind in _CAPI_SETTINGS_KINDS else None
     capi_name = owner[0] if owner else None
     if capi_name:

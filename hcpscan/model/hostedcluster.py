@@ -15,6 +15,16 @@ from hcpscan.model.networks import cidrs as _cidrs
 
 HOSTED_CLUSTER = "HostedCluster"
 NODE_POOL = "NodePool"
+# The HyperShift operator copies a HostedCluster's configuration into a HostedControlPlane of
+# the same name in its HCP namespace (hostedcluster_controller.go, reconcileHostedControlPlane).
+# A dump of the HCP namespace alone (`oc adm inspect ns/clusters-<name>`) holds only that copy:
+# it stands in for its HostedCluster (``hosted_clusters``), with the differences below.
+HOSTED_CONTROL_PLANE = "HostedControlPlane"
+HOSTED_KINDS = (HOSTED_CLUSTER, HOSTED_CONTROL_PLANE)
+# A kind that stands in for another when that one is not in the input.
+STANDS_IN_FOR = {HOSTED_CONTROL_PLANE: HOSTED_CLUSTER}
+# The annotation naming the HostedCluster (`<namespace>/<name>`) a HostedControlPlane copies.
+HOSTED_CLUSTER_ANNOTATION = "hypershift.openshift.io/cluster"
 
 # The port the API server pods listen on (container port ``client``) unless
 # spec.networking.apiServer.port says otherwise (hypershift support/netutil KASPodPort:
@@ -115,11 +125,44 @@ class HostedCluster:
         return self.obj.name
 
     @property
+    def stand_in(self) -> bool:
+        """Whether a HostedControlPlane stands in for its HostedCluster (not in the input)."""
+        return self.obj.kind == HOSTED_CONTROL_PLANE
+
+    @property
     def namespace(self) -> str:
-        return self.obj.namespace
+        """The HostedCluster's namespace (where its NodePools are). A HostedControlPlane
+        names it in its ``hypershift.openshift.io/cluster`` annotation; without one it is
+        the HCP namespace less ``-<name>``."""
+        if not self.stand_in:
+            return self.obj.namespace
+        return _hosted_cluster_key(self.obj)[0]
+
+    @property
+    def label(self) -> str:
+        """What the input holds for this cluster: ``HostedCluster ns/name``, or
+        ``HostedControlPlane ns/name`` for a stand-in (never a HostedCluster not in it)."""
+        return f"{self.obj.kind} {self.obj.namespace}/{self.obj.name}"
+
+    @property
+    def namespace_not_read(self) -> str:
+        """That the control plane's workloads are not in the input: its HCP namespace is
+        not (a HostedCluster from Git), or holds no workload (a HostedControlPlane's dump
+        without them)."""
+        if self.stand_in:
+            return f"the workloads of HCP namespace {self.control_plane_namespace} are not in the input"
+        return f"HCP namespace {self.control_plane_namespace} is not in the input"
+
+    @property
+    def source_label(self) -> str:
+        """The HostedCluster a change is made on: this one, or the one a stand-in copies
+        (the operator undoes an edit of the HostedControlPlane)."""
+        return f"HostedCluster {self.namespace}/{self.name}"
 
     @property
     def control_plane_namespace(self) -> str:
+        if self.stand_in:  # a HostedControlPlane lives in its HCP namespace
+            return self.obj.namespace
         return hcp_namespace(self.obj.namespace, self.obj.name)
 
     @property
@@ -178,6 +221,11 @@ def hosted_cluster(obj: K8sObject) -> HostedCluster:
 def _read_hosted_cluster(obj: K8sObject) -> HostedCluster:
     spec = _mapping(obj.body.get("spec"))
     platform = _mapping(spec.get("platform")).get("type") or "None"
+    if obj.kind == HOSTED_CONTROL_PLANE and platform == "None" and \
+            isinstance(_mapping(spec.get("platform")).get("agent"), dict):
+        # the operator writes an Agent HostedCluster's platform type None on its
+        # HostedControlPlane and copies the rest of spec.platform, agent included
+        platform = "Agent"
     publishing: dict[str, Publishing] = {}
     services = spec.get("services")
     if not isinstance(services, list):
@@ -216,9 +264,16 @@ def hosted_cluster_of_guest(inventory: Inventory, cluster: str) -> HostedCluster
     """The HostedCluster whose guest cluster a ``hypershift dump`` holds as ``cluster``."""
     if not cluster.startswith(GUEST_PREFIX):
         return None
-    name = cluster.removeprefix(GUEST_PREFIX)
-    found = inventory.query(HOSTED_CLUSTER, name=name, cluster="management")
-    return hosted_cluster(found[0]) if found else None
+    return inventory.derived("hosted-clusters-by-name", _by_name).get(
+        cluster.removeprefix(GUEST_PREFIX))
+
+
+def _by_name(inventory: Inventory) -> dict[str, HostedCluster]:
+    index: dict[str, HostedCluster] = {}
+    for hc in hosted_clusters(inventory):
+        if hc.obj.cluster == "management":
+            index.setdefault(hc.name, hc)  # the first wins, as the query's first did
+    return index
 
 
 def guest_of(inventory: Inventory, infra: K8sObject) -> tuple[str, HostedCluster | None]:
@@ -241,7 +296,82 @@ def guest_of(inventory: Inventory, infra: K8sObject) -> tuple[str, HostedCluster
 
 
 def hosted_clusters(inventory: Inventory) -> list[HostedCluster]:
-    return [hosted_cluster(o) for o in inventory.of_kind(HOSTED_CLUSTER)]
+    """Every hosted cluster the input declares: each HostedCluster, and each
+    HostedControlPlane whose HostedCluster is not in the input (it stands in)."""
+    return list(inventory.derived("hosted-clusters", _hosted_clusters))
+
+
+def _hosted_clusters(inventory: Inventory) -> list[HostedCluster]:
+    found = [hosted_cluster(o) for o in inventory.of_kind(HOSTED_CLUSTER)]
+    return found + [hosted_cluster(o) for o in inventory.of_kind(HOSTED_CONTROL_PLANE)
+                    if _copied_from(inventory, o) is None]
+
+
+def copied_from(obj: K8sObject) -> tuple[str, str] | None:
+    """(namespace, name) of the HostedCluster the HyperShift operator reconciles ``obj``
+    from, when ``obj`` is a HostedControlPlane: a change made to it is undone, so it is
+    made on that HostedCluster (the fields a fix changes have the same paths there)."""
+    return _hosted_cluster_key(obj) if obj.kind == HOSTED_CONTROL_PLANE else None
+
+
+def synced_from(hcp: K8sObject, namespace: str, name: str) -> tuple[str, str] | None:
+    """(namespace, name) of the ConfigMap the HyperShift operator syncs ConfigMap
+    ``namespace/name`` from, when ``hcp`` is a HostedControlPlane and the ConfigMap is in
+    its HCP namespace: the ConfigMaps ``spec.configuration`` names (the proxy's trustedCA)
+    are copied from the HostedCluster's namespace under the same name, over any edit
+    (hostedcluster_controller.go, reconcileGlobalConfigSync)."""
+    source = copied_from(hcp)
+    if source is None or namespace != hcp.namespace:
+        return None
+    return source[0], name
+
+
+def _hosted_cluster_key(hcp: K8sObject) -> tuple[str, str]:
+    """(namespace, name) of the HostedCluster ``hcp`` copies: its annotation when it names
+    one whose HCP namespace is ``hcp``'s; else the namespace less ``-<name>``."""
+    said = hcp.annotations.get(HOSTED_CLUSTER_ANNOTATION)
+    namespace, slash, name = said.partition("/") if isinstance(said, str) else ("", "", "")
+    if slash and name == hcp.name and hcp_namespace(namespace, name) == hcp.namespace:
+        return namespace, name
+    suffix = "-" + hcp.name.replace(".", "-")
+    if hcp.namespace.endswith(suffix) and len(hcp.namespace) > len(suffix):
+        return hcp.namespace[:-len(suffix)], hcp.name
+    return hcp.namespace, hcp.name  # not HyperShift's naming: its own namespace
+
+
+def _copied_from(inventory: Inventory, hcp: K8sObject) -> K8sObject | None:
+    """The HostedCluster in the input that ``hcp`` is the copy of: same name, and ``hcp``
+    in its HCP namespace (the same cluster: it is judged there, once)."""
+    return inventory.derived("hosted-clusters-by-copy", _by_copy).get(
+        (hcp.cluster, hcp.namespace, hcp.name))
+
+
+def _by_copy(inventory: Inventory) -> dict[tuple[str, str, str], K8sObject]:
+    index: dict[tuple[str, str, str], K8sObject] = {}
+    for hc in inventory.of_kind(HOSTED_CLUSTER):
+        index.setdefault((hc.cluster, hcp_namespace(hc.namespace, hc.name), hc.name), hc)
+    return index
+
+
+def judged_at(inventory: Inventory, obj: K8sObject) -> K8sObject | None:
+    """The object ``obj`` is judged at instead of itself: a HostedControlPlane's
+    HostedCluster when the input holds both."""
+    return _copied_from(inventory, obj) if obj.kind == HOSTED_CONTROL_PLANE else None
+
+
+
+def hosted_cluster_named(inventory: Inventory, cluster: str, namespace: str,
+                         name: str) -> HostedCluster | None:
+    """The hosted cluster HostedCluster ``namespace/name`` declares (a NodePool's
+    ``spec.clusterName`` in its namespace), or the HostedControlPlane standing in for it."""
+    return inventory.derived("hosted-clusters-by-ref", _by_ref).get((cluster, namespace, name))
+
+
+def _by_ref(inventory: Inventory) -> dict[tuple[str, str, str], HostedCluster]:
+    index: dict[tuple[str, str, str], HostedCluster] = {}
+    for hc in hosted_clusters(inventory):
+        index.setdefault((hc.obj.cluster, hc.namespace, hc.name), hc)
+    return index
 
 
 def hosted_cluster_for_namespace(inventory: Inventory, namespace: str,

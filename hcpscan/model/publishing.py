@@ -101,7 +101,7 @@ def declared_way(inventory: Inventory, hc: HostedCluster, service: str,
     chosen by the analysis stage from the controllers' selectors)."""
     strategy = hc.publishing.get(service)
     if strategy is None:
-        return Undeclared(f"spec.services of HostedCluster {hc.namespace}/{hc.name} has no "
+        return Undeclared(f"spec.services of {hc.label} has no "
                           f"{service} entry")
     said = f"{strategy.field}: {service} is published as {strategy.type}"
     if strategy.type == "NodePort":

@@ -73,7 +73,9 @@ def go_reader(program: str, image: str = "") -> str:
 # operators, which copy it into the env of the workloads that need it - judged there) and a
 # HostedCluster's configuration.proxy (HyperShift's operators and the nodes' Go services).
 GO_READ_OBJECTS = {"Proxy": "read by OpenShift's operators (Go), which copy it into env",
-                   "HostedCluster": "read by HyperShift (Go), which hands it to Go components"}
+                   "HostedCluster": "read by HyperShift (Go), which hands it to Go components",
+                   "HostedControlPlane": "read by HyperShift's control-plane operator (Go), "
+                                         "which hands it to Go components"}
 
 # Programs whose only remote peer is the Kubernetes API server (in-cluster config: the
 # kubernetes Service's ClusterIP): cert-manager's cainjector (writes CA bundles through the

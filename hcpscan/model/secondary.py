@@ -21,7 +21,7 @@ from hcpscan.core.yamldocs import load_json
 from hcpscan.inventory.fieldpath import Step, format_path, mapping_at
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
-from hcpscan.model.hostedcluster import hcp_namespace
+from hcpscan.model.hostedcluster import hosted_cluster_named
 
 KUBEVIRT: tuple[Step, ...] = ("spec", "platform", "kubevirt")
 OVN_GROUP = "k8s.ovn.org"
@@ -66,8 +66,8 @@ def _network(inventory: Inventory, nodepool: K8sObject, name: str, field: str,
     namespace, slash, nad_name = name.partition("/")
     if not slash:  # a bare name is looked up where the VMs run: the HCP namespace
         hc_name = str(nodepool.get("spec.clusterName") or "")
-        hc = inventory.get("HostedCluster", nodepool.namespace, hc_name, nodepool.cluster)
-        namespace, nad_name = (hcp_namespace(hc.namespace, hc.name) if hc else nodepool.namespace), name
+        hc = hosted_cluster_named(inventory, nodepool.cluster, nodepool.namespace, hc_name)
+        namespace, nad_name = (hc.control_plane_namespace if hc else nodepool.namespace), name
     nad = inventory.get("NetworkAttachmentDefinition", namespace, nad_name, nodepool.cluster)
     cudn = next((o for o in inventory.query("ClusterUserDefinedNetwork", name=nad_name,
                                              cluster=nodepool.cluster) if o.group == OVN_GROUP), None)

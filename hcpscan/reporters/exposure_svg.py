@@ -113,7 +113,7 @@ def exposure_svg(exposure: HostedClusterExposure, number: int) -> str:
     workers = ", ".join(exposure.workers) or "unknown (no machineNetwork, no worker_cidrs)"
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="exposure" viewBox="0 0 {WIDTH} '
              f'{height}" width="100%" role="img" aria-labelledby="{marker}-t">'
-             f'<title id="{marker}-t">Ways in from outside to HostedCluster {esc(name)}</title>',
+             f'<title id="{marker}-t">Ways in from outside to {esc(hc.kind)} {esc(name)}</title>',
              _markers(marker),
              _text(OUTSIDE_X, 20, "Outside addresses", 40, "col"),
              _text(WAY_X, 20, "Way in (layer, entry port)", 40, "col"),

@@ -165,7 +165,7 @@ def _exposures(exposures: list[HostedClusterExposure]) -> str:
     for number, exposure in enumerate(exposures):
         hc = exposure.hosted_cluster
         cluster = "" if hc.cluster == "management" else f"{hc.cluster}: "
-        parts.append(f'<article class="hc"><h3>{esc(cluster)}HostedCluster {esc(hc.namespace)}/'
+        parts.append(f'<article class="hc"><h3>{esc(cluster)}{esc(hc.kind)} {esc(hc.namespace)}/'
                      f'{esc(hc.name)} <span class="n">{esc(_exposure_count(exposure))}</span></h3>'
                      f"{exposure_svg(exposure, number)}{_ways_table(exposure)}</article>")
     parts.append("</section>")

@@ -28,6 +28,8 @@ from hcpscan.findings.model import (
 )
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.inventory.store import UnavailableKind
+from hcpscan.model.hostedcluster import HOSTED_CONTROL_PLANE, STANDS_IN_FOR, judged_at
 from hcpscan.model.workloads import workload_name
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
@@ -250,6 +252,23 @@ def _last_readers(rules: list[Rule]) -> Callable[[str], int]:
     return lambda name: max(last.get(name, -1), any_reader)
 
 
+def _judged_here(ctx: Context, subjects: list[K8sObject], inapplicable: Counter[str]
+                 ) -> list[K8sObject]:
+    """``subjects`` less those judged at another object of the input (a HostedControlPlane
+    whose HostedCluster is in the input: the same cluster, judged once, at its source)."""
+    if not ctx.inventory.of_kind(HOSTED_CONTROL_PLANE) or \
+            not any(s.kind == HOSTED_CONTROL_PLANE for s in subjects):
+        return subjects
+    kept = []
+    for subject in subjects:
+        at = judged_at(ctx.inventory, subject)
+        if at is None:
+            kept.append(subject)
+        else:
+            inapplicable[f"{subject.ref} is judged at {at.ref}, which it copies"] += 1
+    return kept
+
+
 def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
                    ) -> tuple[list[Finding], RuleResult, list[Diagnostic]]:
     template = TEMPLATES[rule.template]
@@ -271,6 +290,7 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     inapplicable: Counter[str] = Counter()  # why subjects held nothing to check
     checked = 0
     diagnostics: list[Diagnostic] = []
+    subjects = _judged_here(ctx, subjects, inapplicable)
     settled = settle(template, ctx, subjects, rule.params)
     if settled is not None:  # subjects the template answered in bulk, as check would
         subjects = settled.rest
@@ -377,14 +397,25 @@ def _unreadable_reason(rule: Rule, ctx: Context) -> str:
     if not unavailable:
         return ""
     kinds = rule.reads
-    reasons = {unavailable[k].reason for k in kinds if k in unavailable and unavailable[k].may_exist}
+    reasons = {unavailable[k].reason for k in kinds if k in unavailable and unavailable[k].may_exist
+               and not _stood_for_in_full(k, unavailable)}
     return "; ".join(sorted(reasons))
+
+
+def _stood_for_in_full(kind: str, unavailable: dict[str, UnavailableKind]) -> bool:
+    """Whether ``kind`` only stands in for a kind that was read in full: every
+    HostedControlPlane a cluster serves is written from a HostedCluster it serves too."""
+    source = STANDS_IN_FOR.get(kind)
+    return source is not None and source not in unavailable
 
 
 def _absent_reason(rule: Rule, ctx: Context) -> str:
     """No subject at all: say which kinds the API server does not serve, if any."""
     unavailable = ctx.inventory.unavailable
     kinds = rule.applies_to.kinds
+    # a stand-in's kind absent for the same reason as the kind it stands in for says nothing more
+    kinds = tuple(k for k in kinds if not (STANDS_IN_FOR.get(k) in kinds and k in unavailable
+                                           and STANDS_IN_FOR[k] in unavailable))
     not_served = [unavailable[k].reason for k in kinds if k in unavailable]
     if not not_served:
         return f"kind absent: no {'/'.join(kinds)} in the input"

@@ -104,8 +104,8 @@ def test_write_fixes_for_required_flows_apply_the_new_policies(standin, pki, tmp
     """HCP011 on a live cluster: the fix is a manifest (a new NetworkPolicy, a new
     AdminNetworkPolicy before the Deny) and `kubectl apply -f` of it; the objects served
     plus those manifests scan clean."""
-    folder = FIXTURES / "rules" / "HCP011" / "fail"
-    result = load_paths([str(folder)])
+    folder = FIXTURES / "rules" / "HCP011" / "fail"  # the HostedClusters' files
+    result = load_paths([str(p) for p in sorted(folder.glob("*.yaml"))])
     bodies = [obj.body for obj in result.objects]
     server = standin(bodies)
     config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, context="mgmt")

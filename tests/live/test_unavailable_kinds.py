@@ -90,3 +90,30 @@ def test_a_kind_not_served_does_not_block_rules_with_subjects():
 def test_offline_inventories_are_unchanged():
     results = _results(Inventory([_configmap()]), _rule("T7", ("HostedCluster",)))
     assert results["T7"] == (Status.NOT_APPLICABLE, "kind absent: no HostedCluster in the input")
+
+
+def _hosted_cluster() -> K8sObject:
+    body = {"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+            "metadata": {"name": "edge", "namespace": "clusters"}, "spec": {}}
+    return K8sObject("management", body["apiVersion"], "HostedCluster", "clusters", "edge", body,
+                     SourceLocation("cluster/ctx/clusters/HostedCluster/edge.yaml", 1))
+
+
+FORBIDDEN_HCPS = UnavailableKind("forbidden: grant list on hostedcontrolplanes", may_exist=True)
+
+
+def test_a_forbidden_stand_in_kind_does_not_block_rules_on_the_listed_kind():
+    """Every HostedControlPlane is written from a HostedCluster: listed in full, the
+    HostedClusters say all a HostedControlPlane would."""
+    inventory = Inventory([_hosted_cluster()], unavailable={"HostedControlPlane": FORBIDDEN_HCPS})
+    results = _results(inventory, _rule("T8", ("HostedCluster", "HostedControlPlane")))
+    assert results["T8"] == (Status.PASS, "")  # judged, not "not evaluable"
+
+
+def test_a_forbidden_stand_in_kind_blocks_when_its_source_is_forbidden_too():
+    inventory = Inventory([], unavailable={
+        "HostedControlPlane": FORBIDDEN_HCPS,
+        "HostedCluster": UnavailableKind("forbidden: grant list on hostedclusters", may_exist=True)})
+    results = _results(inventory, _rule("T9", ("HostedCluster", "HostedControlPlane")))
+    assert results["T9"] == (Status.NOT_EVALUABLE, "forbidden: grant list on hostedclusters; "
+                                                   "forbidden: grant list on hostedcontrolplanes")

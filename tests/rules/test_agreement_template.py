@@ -121,7 +121,8 @@ def test_without_its_hosted_cluster_a_deployment_is_not_evaluable(run_cli, tmp_p
     env = "[{name: HTTPS_PROXY, value: 'http://proxy.corp.example.com:3128'}]"
     _, rule = _scan(run_cli, tmp_path, HC_REFERENCE, _deployment(env, "clusters-other"))
     assert rule["status"] == "not-evaluable"
-    assert "no HostedCluster whose HCP namespace is clusters-other" in rule["reason"]
+    assert "no HostedCluster (or HostedControlPlane) whose HCP namespace is clusters-other " \
+           "is in the input" in rule["reason"]
 
 
 def test_uses_proxy_makes_a_reference_without_proxy_not_applicable(run_cli, tmp_path):
@@ -221,7 +222,7 @@ def test_schema_errors_are_shown_at_their_lines(tmp_path):
 def test_reads_follow_the_role_and_the_relation():
     template = TEMPLATES["agreement"]
     reads = template.reads_for({"consumers": {"role": "container"}, "reference": {"relation": "hosted-cluster"}})
-    assert set(reads) == {"ConfigMap", "Secret", "HostedCluster"}
+    assert set(reads) == {"ConfigMap", "Secret", "HostedCluster", "HostedControlPlane"}
     reads = template.reads_for({"consumers": {"role": "kubeconfig"},
                                 "reference": {"relation": "management-proxy"}})
     assert reads == ("Proxy",)

@@ -12,7 +12,7 @@ HCP001 = FIXTURES / "rules" / "HCP001"
 
 
 def _proxy_nodeport(report):
-    (exposure,) = report.exposures
+    (exposure,) = [e for e in report.exposures if e.hosted_cluster.kind == "HostedCluster"]
     return exposure, next(w for w in exposure.ways_in
                           if w.layer == "NodePort" and w.via.name == "ignition-server-proxy")
 

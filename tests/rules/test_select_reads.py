@@ -13,7 +13,11 @@ from tests.rules.harness import scan
 
 RULE_IDS = sorted(r.id for r in load_rule_dirs([builtin_rules_dir()]))
 INPUTS = {"prx014-must-gather": FIXTURES / "select" / "prx014-must-gather",
-          "must-gather-aws": SHARED / "realworld" / "must-gather-aws"}
+          "must-gather-aws": SHARED / "realworld" / "must-gather-aws",
+          # `oc adm inspect` of HCP namespaces alone: the HostedControlPlane stands in
+          "hcp-namespace-proxy": FIXTURES / "rules" / "PRX016" / "fail" / "hcp-namespace-only",
+          "hcp-namespace-flows": FIXTURES / "rules" / "HCP007" / "fail" / "hcp-namespace-only",
+          "hcp-namespace-ignition": FIXTURES / "rules" / "HCP001" / "fail" / "hcp-namespace-only"}
 
 
 def _results(report, rule_id):  # type: ignore[no-untyped-def]

@@ -61,6 +61,7 @@ from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
 from hcpscan.inventory.secrets import SecretValue, secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import BOOTSTRAP_FILES
+from hcpscan.model.hostedcluster import hosted_clusters
 from hcpscan.model.readers import unit_program
 from hcpscan.sources.systemd import parse_environment_file, parse_unit
 
@@ -134,7 +135,7 @@ def openshift_proxies(inventory: Inventory) -> list[ConsumerProxy]:
 
 def hosted_cluster_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     out = []
-    for obj in inventory.of_kind("HostedCluster"):
+    for obj in (hc.obj for hc in hosted_clusters(inventory)):  # stand-in HostedControlPlanes too
         base: tuple[Step, ...] = ("spec", "configuration", "proxy")
         if not isinstance(obj.get(base), dict):
             continue

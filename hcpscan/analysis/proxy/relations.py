@@ -29,7 +29,12 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import CAPI_NAME_LABEL, GS_CLUSTER_LABEL, VALUES_SUFFIX, capi_cluster_of
-from hcpscan.model.hostedcluster import HostedCluster, hosted_cluster, hosted_cluster_for_namespace
+from hcpscan.model.hostedcluster import (
+    HOSTED_KINDS,
+    HostedCluster,
+    hosted_cluster,
+    hosted_cluster_for_namespace,
+)
 from hcpscan.model.ocm import agent_workloads
 
 
@@ -62,13 +67,14 @@ class Relations:
     def hosted_cluster(self, subject: K8sObject, obj: K8sObject) -> Related:
         """The HostedCluster whose HCP namespace holds ``obj`` (a HostedCluster subject is
         its own): its ``spec.configuration.proxy``."""
-        if subject.kind == HOSTED_CLUSTER:
+        if subject.kind in HOSTED_KINDS:
             model = hosted_cluster(subject)
         else:
             found = hosted_cluster_for_namespace(self.inventory, obj.namespace, obj.cluster)
             if found is None:
-                return Related(unknown=f"no HostedCluster whose HCP namespace is {obj.namespace} "
-                                       "is in the input: nothing to compare with")
+                return Related(unknown=f"no HostedCluster (or HostedControlPlane) whose HCP "
+                                       f"namespace is {obj.namespace} is in the input: nothing "
+                                       "to compare with")
             model = found
         hc = model.obj
         proxy = [c for c in self.proxy.of(hc) if c.kind == HOSTED_CLUSTER][:1]

@@ -24,7 +24,6 @@ from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.relations import Related, Relations
 from hcpscan.analysis.proxy.settings import (
     CONTAINER,
-    HOSTED_CLUSTER,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
     SYSTEMD,
@@ -51,8 +50,9 @@ from hcpscan.model.capi import (
 from hcpscan.model.clusters import scan_model
 from hcpscan.model.computed_noproxy import OPENSHIFT_SOURCE
 from hcpscan.model.hostedcluster import (
+    HOSTED_KINDS,
     SIDECAR_PROXY_WORKLOADS,
-    hcp_namespace,
+    hosted_cluster,
 )
 from hcpscan.model.kubeconfig import current_cluster, kubeconfig_in_secret
 from hcpscan.model.workloads import workload_name
@@ -429,8 +429,8 @@ def _container_path(ctx: SideContext, c: ConsumerProxy) -> tuple[Step, ...]:
 
 
 def _konnectivity_path(ctx: SideContext, subject: K8sObject) -> Iterator[SideOutcome]:
-    if subject.kind == HOSTED_CLUSTER:
-        namespace = hcp_namespace(subject.namespace, subject.name)
+    if subject.kind in HOSTED_KINDS:
+        namespace = hosted_cluster(subject).control_plane_namespace
         # a Pod or ReplicaSet whose Deployment is in the input too (a `hypershift dump`,
         # `oc adm inspect`) has its env from it: judged there, once, not three times
         at_owner = judged_at_owner(ctx.inventory)
@@ -443,7 +443,7 @@ def _konnectivity_path(ctx: SideContext, subject: K8sObject) -> Iterator[SideOut
     sidecars = [c for c in pool if c.kind == KONNECTIVITY_SIDECAR and c.serves == "http"]
     orphans = [(c, c.unserved) for c in pool
                if c.kind == CONTAINER and c.via is None and c.unserved is not None]
-    bare = _without_proxy(ctx, subject, namespace, pool) if subject.kind == HOSTED_CLUSTER else []
+    bare = _without_proxy(ctx, subject, namespace, pool) if subject.kind in HOSTED_KINDS else []
     yield from bare
     if not sidecars and not orphans and not bare:
         yield Unknown(f"no control-plane workload with a konnectivity proxy sidecar in "

@@ -729,7 +729,7 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
     if len(objects) != 1:
         return Refusal("the blocking hop names no one object in the input")
     obj = next(iter(objects.values()))
-    if obj.kind == "HostedCluster" and hc is not None:
+    if hc is not None and obj is hc.obj:  # the HostedCluster (or the copy standing in for it)
         return _declared(inventory, result, hc, missing)
     if obj.kind == "Service":
         if obj.get("spec.type") != "LoadBalancer":
@@ -741,7 +741,7 @@ def _source_ranges(inventory: Inventory, result: FlowResult, hc: HostedCluster |
                 # it trailing until the next render, so the change is named, not made here
                 return Refusal(f"the control-plane operator renders {obj.ref}'s "
                                "loadBalancerSourceRanges from spec.networking.apiServer."
-                               f"allowedCIDRBlocks of {hc.obj.ref} (an edit of the Service is "
+                               f"allowedCIDRBlocks of {hc.source_label} (an edit of the Service is "
                                f"undone): add {', '.join(missing)} there, in the HostedCluster's "
                                "source (from Git, hcpscan fix makes that change)")
             # every other Service of the HCP namespace (konnectivity-server, ignition,

@@ -113,7 +113,7 @@ def evaluate_flow(inventory: Inventory, graph: ReachabilityGraph, paths: PathGra
             any(t.service for t in flow.targets):
         return _declared_ingress(inventory, graph, paths, hc, flow, worker_cidrs)
     if not graph.workloads(cluster, ns):
-        return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input: its workloads, "
+        return [FlowResult(flow, UNKNOWN, f"{hc.namespace_not_read}: its workloads, "
                            f"Services and NetworkPolicies decide the flow (`oc get deployments,"
                            f"services,routes,networkpolicies -n {ns} -o yaml`)")]
     if flow.check == "ingress":
@@ -293,8 +293,8 @@ def _ingress(graph: ReachabilityGraph, paths: PathGraph, hc: HostedCluster, flow
              worker_cidrs: list[str] | tuple[str, ...]) -> list[FlowResult]:
     workers = worker_space(hc, worker_cidrs)
     if workers is None:
-        return [FlowResult(flow, UNKNOWN, "input the user must supply: worker_cidrs (the "
-                           "HostedCluster has no spec.networking.machineNetwork)")]
+        return [FlowResult(flow, UNKNOWN, "input the user must supply: worker_cidrs ("
+                           f"{hc.label} has no spec.networking.machineNetwork)")]
     cluster, ns = hc.obj.cluster, hc.control_plane_namespace
     apps = list(dict.fromkeys(t.app for t in flow.targets if t.app))
     chosen = next(((app, found) for app in apps
@@ -344,22 +344,21 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
     serves it — and the perimeter file says who reaches its entry port."""
     workers = worker_space(hc, worker_cidrs)
     if workers is None:
-        return [FlowResult(flow, UNKNOWN, "input the user must supply: worker_cidrs (the "
-                           "HostedCluster has no spec.networking.machineNetwork)")]
+        return [FlowResult(flow, UNKNOWN, "input the user must supply: worker_cidrs ("
+                           f"{hc.label} has no spec.networking.machineNetwork)")]
     endpoint = next(t for t in flow.targets if t.service)
     service = endpoint.service
     router = hcp_route_router(inventory, hc)
     way = declared_way(inventory, hc, service, router)
-    ns = hc.control_plane_namespace
     if isinstance(way, Undeclared):
-        return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; {way.reason}")]
+        return [FlowResult(flow, UNKNOWN, f"{hc.namespace_not_read}; {way.reason}")]
     said: tuple[str, ...] = ()
     if isinstance(way, Unpublished):  # no entry port: the connection is to the service's port
         entry, published = endpoint.port_for(hc) or 0, "not published outside"
     else:
         entry, published, said = (way.entry[0], f"published as {way.kind}, entry {way.entry_text}",
                                    way.evidence)
-    target = f"{service} of HostedCluster {hc.namespace}/{hc.name}"
+    target = f"{service} of {hc.label}"
     place = inventory.locate(hc.obj, hc.publishing[service].field) if service in hc.publishing else None
     answers, notes = [], []
     for protocol in flow.protocols:
@@ -375,7 +374,7 @@ def _declared_ingress(inventory: Inventory, graph: ReachabilityGraph, paths: Pat
                 paths.record(origin, protocol, entry, hop)
             answers.append(paths.answer(origin, target, protocol, entry))
     if notes and not any(not a.open for a in answers):
-        return [FlowResult(flow, UNKNOWN, f"HCP namespace {ns} is not in the input; " + "; ".join(notes))]
+        return [FlowResult(flow, UNKNOWN, f"{hc.namespace_not_read}; " + "; ".join(notes))]
     status = OPEN if all(a.open for a in answers) else BLOCKED
     if status == BLOCKED and (unknown := perimeter_unknown(graph, answers)):
         return [FlowResult(flow, UNKNOWN, unknown)]

@@ -91,7 +91,7 @@ _ROLE_READS = {"container": ("ConfigMap", "Secret"), "konnectivity-path": ("Depl
                "bootstrap-file": ("Secret",), "systemd-dropin": ("ConfigMap", "Secret"),
                "kubeadm-file": ("Secret",)}
 _RELATION_READS = {
-    "hosted-cluster": ("HostedCluster",), "management-proxy": ("Proxy",),
+    "hosted-cluster": ("HostedCluster", "HostedControlPlane"), "management-proxy": ("Proxy",),
     "cluster-values": ("Secret", "ConfigMap", "HelmRelease", "App", "KubeadmControlPlane",
                        "KubeadmControlPlaneTemplate"),
     "managed-cluster": ("Proxy", "Deployment", "DaemonSet", "StatefulSet", "ConfigMap", "Secret"),
@@ -189,7 +189,8 @@ class Agreement(Template):
     reads = tuple(dict.fromkeys(k for kinds in (*_ROLE_READS.values(), *_RELATION_READS.values())
                                 for k in kinds))
     subject_kinds = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod",
-                     "DeploymentConfig", "HostedCluster", "Secret", "SystemdDropIn", "KubeadmConfig",
+                     "DeploymentConfig", "HostedCluster", "HostedControlPlane", "Secret",
+                     "SystemdDropIn", "KubeadmConfig",
                      "KubeadmConfigTemplate", "KubeadmControlPlane", "KubeadmControlPlaneTemplate")
     message_fields = {
         "consumer": "the consumer (object, container or file)",

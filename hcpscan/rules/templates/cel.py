@@ -7,7 +7,7 @@ that). true means compliant. The domain engines are functions, so a CEL rule
 gets the same exact answers as the built-in templates:
 
 * ``hcp_namespace(hostedcluster)`` — the control-plane namespace of a
-  HostedCluster map;
+  HostedCluster map (a HostedControlPlane's own namespace);
 * ``no_proxy_direct(runtime, no_proxy, url)`` — whether ``runtime`` (go, curl,
   python, ...) sends ``url`` direct under that NO_PROXY value;
 * ``no_proxy_covers(runtime, no_proxy, destination)`` — whether every address
@@ -90,6 +90,8 @@ def _hcp_namespace(hostedcluster: Any) -> str:
     meta = hostedcluster.get("metadata") if isinstance(hostedcluster, dict) else None
     if not isinstance(meta, dict) or not meta.get("name") or not meta.get("namespace"):
         raise ValueError("hcp_namespace() takes a HostedCluster with metadata.name and namespace")
+    if hostedcluster.get("kind") == "HostedControlPlane":
+        return str(meta["namespace"])  # the copy lives in its HCP namespace
     return hcp_namespace(str(meta["namespace"]), str(meta["name"]))
 
 

@@ -436,10 +436,11 @@ class NoProxyCoverage(Template):
                                "network (attachDefaultNetwork: false)"},
         },
     }
-    reads = ("Network", "Cluster", "Service", "HostedCluster", "ConfigMap", "Secret",
+    reads = ("Network", "Cluster", "Service", "HostedCluster", "HostedControlPlane", "ConfigMap", "Secret",
              "ManagedCluster", *INFRASTRUCTURE_KINDS)
 
-    subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Deployment", "StatefulSet",
+    subject_kinds = ("Proxy", "HostedCluster", "HostedControlPlane", "AddOnDeploymentConfig",
+                     "Deployment", "StatefulSet",
                      "DaemonSet", "Job", "CronJob", "Pod", "DeploymentConfig", "SystemdDropIn",
                      "KubeadmConfig", "KubeadmConfigTemplate", *NEW_CONSUMER_OBJECTS)
     message_fields = {"consumer": "the consumer (object, and container where there is one)",

@@ -68,7 +68,7 @@ from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import MANAGEMENT_KAS, NAMED_DESTINATIONS
 from hcpscan.model.flows import ingress_flow_to
 from hcpscan.model.hostedcluster import (
-    HOSTED_CLUSTER,
+    HOSTED_KINDS,
     HostedCluster,
     hosted_cluster,
     hosted_cluster_for_namespace,
@@ -194,7 +194,7 @@ def scope_of(ctx: Context, graph: ReachabilityGraph, subject: K8sObject,
              params: dict[str, Any]) -> Scope | Outcome:
     """The subject's scope, or why it has none (not applicable / not evaluable)."""
     items = params.get(selection_key(params))
-    if subject.kind == HOSTED_CLUSTER:
+    if subject.kind in HOSTED_KINDS:
         hc = hosted_cluster(subject)
         ns = hc.control_plane_namespace
         picked = [(item, _named(graph.select_workloads(subject.cluster, ns, _labels(item))))
@@ -287,7 +287,7 @@ class Reach(GraphTemplate):
     }
     # HostedClusters unless the rule's applies_to names others: a NetworkPolicy stands
     # for the pods it selects, a workload (or Pod) for itself.
-    subject_kinds = (HOSTED_CLUSTER,)
+    subject_kinds = HOSTED_KINDS
     message_fields = {"target": "the workload reached (namespace/name[Kind])",
                       "workload": "the workload that cannot get out (out)",
                       "workloads": "the workloads a protocol is missing for (all-protocols-if-any)",
@@ -332,12 +332,12 @@ class Reach(GraphTemplate):
         return found
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
-        if params.get("scope") == "control-plane" and subject.kind != HOSTED_CLUSTER and \
+        if params.get("scope") == "control-plane" and subject.kind not in HOSTED_KINDS and \
                 hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster) is None:
             yield NotApplicable("not in the control-plane namespace of a HostedCluster in the input")
             return
         if params.get("listeners"):
-            hc = (hosted_cluster(subject) if subject.kind == HOSTED_CLUSTER else
+            hc = (hosted_cluster(subject) if subject.kind in HOSTED_KINDS else
                   hosted_cluster_for_namespace(ctx.inventory, subject.namespace, subject.cluster))
             yield from listeners(subject, params["listeners"], hc.platform if hc else None)
         graph = reachability(ctx)
@@ -345,7 +345,7 @@ class Reach(GraphTemplate):
         if not isinstance(scope, Scope):
             yield scope
             return
-        if subject.kind == HOSTED_CLUSTER and scope.hc is not None and not scope.picked:
+        if subject.kind in HOSTED_KINDS and scope.hc is not None and not scope.picked:
             found = _spec_only(ctx, graph, scope, scope.hc, params)
         elif params.get("direction", IN) == OUT:
             found = check_out(ctx, graph, scope, params)
@@ -376,7 +376,7 @@ def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: HostedC
         yield from _declared_in(ctx, graph, Scope(scope.subject, hc, published), hc, params)
         return
     shown = "/".join(map(str, ports)) or "the rule's ports"
-    yield NotEvaluable(f"HCP namespace {ns} is not in the input: spec.services publishes none of "
+    yield NotEvaluable(f"{hc.namespace_not_read}: spec.services publishes none of "
                        f"ports {shown}, but HyperShift renders the workloads that serve them "
                        f"there (`oc get deployments,statefulsets,services,routes -n {ns} -o yaml`)")
 
@@ -384,7 +384,7 @@ def _spec_only(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: HostedC
 def _check_in(ctx: Context, graph: ReachabilityGraph, scope: Scope,
               params: dict[str, Any]) -> Iterable[Outcome]:
     expect = params.get("expect", "only-allowed")
-    if scope.hc is not None and scope.subject.kind == HOSTED_CLUSTER and \
+    if scope.hc is not None and scope.subject.kind in HOSTED_KINDS and \
             not graph.workloads(scope.subject.cluster, scope.hc.control_plane_namespace):
         yield from _declared_in(ctx, graph, scope, scope.hc, params)  # a GitOps tree: the spec alone
         return
@@ -452,7 +452,7 @@ def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: Hoste
     allowedCIDRBlocks, the management router's IngressController and the perimeter are."""
     services = list(dict.fromkeys(str(item.get("service") or "") for item, _ in scope.picked))
     if "" in services:
-        yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input, and "
+        yield NotEvaluable(f"{hc.namespace_not_read}, and "
                            "a target names no spec.services entry (service) to judge from the "
                            "HostedCluster")
         return
@@ -463,7 +463,7 @@ def _declared_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, hc: Hoste
         if allowed is None and not isinstance(way, Unpublished):
             missing.append(_no_allowed_input(params.get("allowed", [MACHINE_NETWORK])).reason)
         if isinstance(way, Undeclared) or missing:
-            yield NotEvaluable(f"HCP namespace {hc.control_plane_namespace} is not in the input; "
+            yield NotEvaluable(f"{hc.namespace_not_read}; "
                                + "; ".join(missing))
             continue
         expect = params.get("expect", "only-allowed")
@@ -778,7 +778,7 @@ def workers_cannot_reach(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     required-flow rules read (so who gets in and whether the workers do never disagree);
     '' when it is open, unknown, or no catalog flow goes there."""
     flow = ingress_flow_to(str(item.get("app") or ""), port)
-    if flow is None or scope.hc is None or scope.subject.kind != HOSTED_CLUSTER:
+    if flow is None or scope.hc is None or scope.subject.kind not in HOSTED_KINDS:
         return ""
     results = ctx.flow_index().of(ctx.inventory, graph, scope.hc, flow, ctx.config.worker_cidrs)
     for result in results:
@@ -820,7 +820,8 @@ def _all_get_in(ctx: Context, graph: ReachabilityGraph, scope: Scope, item: dict
             remedy=_admit_range(ctx, scope, first, cidr, protocol, port, ways_in) or
             NoFix(f"{cidr} is kept out of {first.ref} port {port} by what the HyperShift "
                          "operator renders in the HCP namespace (an edit of it is undone) or by "
-                         "the firewall: widen it where it is written — the HostedCluster's "
+                         "the firewall: widen it where it is written — "
+                         f"{scope.hc.source_label if scope.hc else 'the HostedCluster'}'s "
                          f"{_ALLOWED_CIDRS} for the API server's load balancer (the next "
                          "render carries it; `hcpscan fix` makes that change on the HostedCluster "
                          "from Git), a NetworkPolicy beside the one that isolates the pods, or "

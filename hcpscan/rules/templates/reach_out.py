@@ -28,7 +28,7 @@ from hcpscan.model.destinations import (
     binds_loopback,
     management_kas_endpoints,
 )
-from hcpscan.model.hostedcluster import HOSTED_CLUSTER, HostedCluster
+from hcpscan.model.hostedcluster import HOSTED_KINDS, HostedCluster
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet, union_all
 from hcpscan.model.workloads import workload_name
@@ -55,7 +55,7 @@ class Scope:
         return f"{self.subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
 
     def field_for(self, item: dict[str, Any]) -> str:
-        if self.subject.kind == HOSTED_CLUSTER and self.hc is not None:
+        if self.subject.kind in HOSTED_KINDS and self.hc is not None:
             strategy = self.hc.publishing.get(item.get("service") or "")
             return strategy.field if strategy else "spec.services"
         return "spec.containers" if self.subject.kind == "Pod" else "spec.template.spec.containers"
@@ -96,14 +96,14 @@ def destination(ctx: Context, to: str, cluster: str) -> Destination:
 def check_out(ctx: Context, graph: ReachabilityGraph, scope: Scope,
               params: dict[str, Any]) -> Iterable[Outcome]:
     subject = scope.subject
-    if subject.kind == HOSTED_CLUSTER and scope.hc is not None and \
+    if subject.kind in HOSTED_KINDS and scope.hc is not None and \
             not graph.workloads(subject.cluster, scope.hc.control_plane_namespace):
         ns = scope.hc.control_plane_namespace
-        yield NotEvaluable(f"HCP namespace {ns} is not in the input: its workloads and "
+        yield NotEvaluable(f"{scope.hc.namespace_not_read}: its workloads and "
                            "NetworkPolicies decide egress (`oc get deployments,networkpolicies "
                            f"-n {ns} -o yaml`)")
         return
-    absent = none_present(scope) if subject.kind == HOSTED_CLUSTER else None
+    absent = none_present(scope) if subject.kind in HOSTED_KINDS else None
     if absent is not None:  # (a policy selecting no pod is judged by what it selects: none)
         yield absent
         return

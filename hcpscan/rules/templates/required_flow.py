@@ -25,7 +25,7 @@ from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS, REACHABILIT
 from hcpscan.findings.fix import NoFix, Remedy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.flows import FlowError, cited, flow_by_id, load_flows, parse_flow
-from hcpscan.model.hostedcluster import HOSTED_CLUSTER, HostedCluster, guest_of, hosted_cluster
+from hcpscan.model.hostedcluster import HOSTED_KINDS, HostedCluster, guest_of, hosted_cluster
 from hcpscan.model.publishing import INGRESS_CONTROLLER
 from hcpscan.rules.context import REQUIRED_FLOWS, Context
 from hcpscan.rules.templates import register
@@ -60,7 +60,7 @@ class RequiredFlow(GraphTemplate):
     }
     # a HostedCluster for the flows into and out of its control plane; a guest cluster's
     # Infrastructure `cluster` for the flows of its own pods (check: guest-egress)
-    subject_kinds = (HOSTED_CLUSTER, INFRASTRUCTURE)
+    subject_kinds = (*HOSTED_KINDS, INFRASTRUCTURE)
     message_fields = {"flow": "the flow id", "title": "the flow's title",
                       "source": "who sends (the workers' ranges, a workload)",
                       "destination": "the workload and port, or the named destination",

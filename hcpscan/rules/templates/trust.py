@@ -77,7 +77,12 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.clusters import install_config
-from hcpscan.model.hostedcluster import hosted_cluster_for_namespace, is_user_data
+from hcpscan.model.hostedcluster import (
+    HOSTED_KINDS,
+    hosted_cluster_for_namespace,
+    is_user_data,
+    synced_from,
+)
 from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import (
@@ -143,7 +148,8 @@ class Trust(Template):
                                               "the proxy's (a kubeconfig's server CA)"},
         },
     }
-    subject_kinds = ("Proxy", "HostedCluster", "AddOnDeploymentConfig", "Kubeconfig", "Secret",
+    subject_kinds = ("Proxy", "HostedCluster", "HostedControlPlane", "AddOnDeploymentConfig",
+                     "Kubeconfig", "Secret",
                      "KlusterletConfig", "InstallConfig", "ConfigMap", "Deployment",
                      "StatefulSet", "DaemonSet", "Pod", "KubeadmConfig", "KubeadmConfigTemplate",
                      "KubeadmControlPlane", "KubeadmControlPlaneTemplate")
@@ -159,8 +165,8 @@ class Trust(Template):
         conditions = params.get("conditions", ())
         known = ("AddOnDeploymentConfig", "Proxy") if "contains" in conditions else ()
         if "matches" in conditions:  # the proxy's CA as other sources state it
-            known = (*known, "Proxy", "HostedCluster", "KlusterletConfig", "Secret")
-        loaded = ("HostedCluster", "Secret", "Proxy", *MIRROR_KINDS) if "loaded" in conditions \
+            known = (*known, "Proxy", *HOSTED_KINDS, "KlusterletConfig", "Secret")
+        loaded = (*HOSTED_KINDS, "Secret", "Proxy", *MIRROR_KINDS) if "loaded" in conditions \
             else ()
         return ("ConfigMap", *known, *loaded)
 
@@ -316,7 +322,7 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABund
     if with_server and len(certs) == 1:
         violation = at.violation(ca.bundle_field, ca.holder, f"{name} holds a single certificate, "
                                  "not the server CA and the proxy CA", said + [held])
-        violation.remedy = _append_proxy_ca(ca, known, certs[0])
+        violation.remedy = _at_source(c, ca, _append_proxy_ca(ca, known, certs[0]))
         yield violation
         return
     if not known:
@@ -329,7 +335,7 @@ def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABund
         violation = at.violation(ca.bundle_field, ca.holder, f"{name} does not contain the proxy CA",
                                  said + [held] + [f"proxy CA {describe(k.certificate)} from "
                                                   f"{k.source}" for k in known])
-        violation.remedy = _append_proxy_ca(ca, known)
+        violation.remedy = _at_source(c, ca, _append_proxy_ca(ca, known))
         yield violation
 
 
@@ -371,11 +377,37 @@ def _matches(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABundl
     # source that states nothing else
     alone = [k for k in known if HUB_CA_BESIDE not in k.source] or known
     violation.remedy = _set_proxy_ca(ca, alone) if c.kind == ADDON_CONFIG else \
-        _append_proxy_ca(ca, alone)
+        _at_source(c, ca, _append_proxy_ca(ca, alone))
     yield violation
 
 
-def _no_ca_fix(ctx: Context, c: ConsumerProxy, ca: CA) -> NoFix:
+def _at_source(c: ConsumerProxy, ca: CA, fix: Remedy | NoFix) -> Remedy | NoFix:
+    """``fix`` of the CA ConfigMap of a HostedControlPlane that stands in for its
+    HostedCluster: that ConfigMap is the operator's copy of one in the HostedCluster's
+    namespace, so the change is named there (an edit of the copy is undone)."""
+    if ca.holder.kind == "ConfigMap":
+        namespace, name = ca.holder.namespace, ca.holder.name
+    else:
+        namespace, _, name = ca.detail.rpartition("/")
+    source = synced_from(c.object, namespace, name) if name else None
+    if source is None:
+        return fix
+    copy, origin = f"ConfigMap {namespace}/{name}", f"ConfigMap {source[0]}/{source[1]}"
+    why = (fix.summary + ": not in this copy" if isinstance(fix, Remedy) else
+           fix.why.replace(copy, origin).replace(f"{namespace}/{name}", f"{source[0]}/{name}"))
+    command = (f"oc -n {source[0]} create configmap {name} --from-file=ca-bundle.crt=<PEM>"
+               if ca.state in (UNRESOLVED, NOT_COLLECTED) else
+               f"oc -n {source[0]} edit configmap {name}")
+    return NoFix(f"{why} ({origin}, in the HostedCluster's namespace, is what to change: the "
+                 f"HyperShift operator copies it into {namespace} as {copy} and undoes an edit "
+                 f"of the copy; `{command}`)")
+
+
+def _no_ca_fix(ctx: Context, c: ConsumerProxy, ca: CA) -> Remedy | NoFix:
+    return _at_source(c, ca, _no_ca_fix_here(ctx, c, ca))
+
+
+def _no_ca_fix_here(ctx: Context, c: ConsumerProxy, ca: CA) -> NoFix:
     """Why a proxy CA that is absent, missing or unusable is not written automatically, and
     the exact change to make."""
     field = format_path(ca.field)

@@ -148,8 +148,8 @@ def test_dns_on_one_protocol_says_which_is_blocked_and_which_open():
 
 def test_a_security_group_admitting_workers_to_6443_only_shuts_konnectivity_and_ignition():
     config = ScanConfig(firewall=EXTRA / "sg-kas-only.yaml")
-    folder = HCP007 / "pass"
-    report = scan([folder], ["HCP007"], config)
+    folder = HCP007 / "pass"  # the HostedClusters' files (not their copies' namespace dumps)
+    report = scan(sorted(folder.glob("*.yaml")), ["HCP007"], config)
     flows = sorted(f.facts["flow"] for f in report.findings)
     # the private cluster's workers (10.40.0.0/16) are not in the group at all
     assert flows == ["workers-to-ignition", "workers-to-konnectivity", "workers-to-oauth",
