@@ -23,6 +23,7 @@ from hcpscan.analysis.proxy.settings import (
     HOSTED_CLUSTER,
     KUBEADM_FILE,
     ConsumerProxy,
+    meant_proxy,
 )
 from hcpscan.core.yamldocs import YamlSyntaxError, load_one
 from hcpscan.inventory.objects import K8sObject
@@ -117,8 +118,8 @@ class Relations:
         files = [c for c in self.proxy.all if c.kind == KUBEADM_FILE and c.cluster == obj.cluster
                  and c.object.namespace == obj.namespace
                  and (capi_cluster_of(self.inventory, c.object) or ("",))[0] == cluster
-                 and any(s is not None and s.known and (s.value or "").strip()
-                         for s in (c.http_proxy, c.https_proxy))]
+                 and (any(s is not None and s.known and (s.value or "").strip()
+                          for s in (c.http_proxy, c.https_proxy)) or meant_proxy(c))]
         if not values and not files:
             return Related(unknown=(
                 f"nothing in the input says whether cluster {cluster} uses a proxy: include Secret "

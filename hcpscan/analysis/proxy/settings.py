@@ -11,6 +11,7 @@ from hcpscan.analysis.proxy.versions import infer_from_image
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
+from hcpscan.sources.systemd import tries_proxy
 
 # Consumer kinds, as shown in reports.
 CONTAINER = "container"
@@ -178,6 +179,12 @@ class Source:
 
     def to_json(self) -> dict[str, Any]:
         return {"object": self.ref, "field": self.field, "path": self.path, "line": self.line}
+
+
+def meant_proxy(consumer: ConsumerProxy) -> bool:
+    """Whether lines of the consumer's file meant to set HTTP(S)_PROXY but its reader
+    ignores them (a typographic quote, an unclosed quote): the file's author uses a proxy."""
+    return any(tries_proxy(why) for _source, why in consumer.syntax)
 
 
 def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | str) -> Source:
