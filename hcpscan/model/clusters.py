@@ -348,7 +348,8 @@ def _node_pool(obj: K8sObject) -> NodePool:
 
 # Kinds whose proxy settings belong to a Cluster API cluster's nodes.
 _CAPI_SETTINGS_KINDS = ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
-                        "KubeadmControlPlaneTemplate", "HelmRelease", "Secret", "ConfigMap")
+                        "KubeadmControlPlaneTemplate", "HelmRelease", "Secret", "ConfigMap",
+                        "VCDCluster")
 
 
 def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None:

@@ -41,6 +41,7 @@ from hcpscan.analysis.proxy.settings import (
     CLUSTER_VALUES,
     HOSTED_CLUSTER,
     IGNITION,
+    INFRASTRUCTURE_CLUSTER,
     KUBEADM_FILE,
     KUBECONFIG,
     PROXY_FIELDS,
@@ -55,18 +56,19 @@ from hcpscan.analysis.proxy.settings import (
 from hcpscan.analysis.proxy.units import unit_consumer
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
 from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
-from hcpscan.inventory.fieldpath import Step
+from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
 from hcpscan.inventory.secrets import SecretValue, secret_values
 from hcpscan.inventory.store import Inventory
-from hcpscan.model.capi import BOOTSTRAP_FILES
+from hcpscan.model.capi import BOOTSTRAP_FILES, INFRASTRUCTURE_PROXY, infrastructure_proxy
 from hcpscan.model.readers import unit_program
 from hcpscan.sources.systemd import parse_environment_file, parse_unit
 
 # Files read as NAME=value lines rather than systemd units: /etc/environment (pam_env, read by
 # login shells and kubeadm's commands), Debian's /etc/default/* and Red Hat's /etc/sysconfig/*.
 _ENVIRONMENT_FILES = ("/etc/environment", "/etc/default/", "/etc/sysconfig/")
+INFRASTRUCTURE_KINDS = tuple(dict.fromkeys(kind for kind, _version in INFRASTRUCTURE_PROXY))
 
 
 def is_environment_file(path: str) -> bool:
@@ -90,6 +92,23 @@ def effective_proxies(inventory: Inventory, runtime: str = "go",
     out += install_config_proxies(inventory)
     out += machine_config_proxies(inventory, runtime)
     out += kubeconfig_proxies(inventory)
+    out += infrastructure_proxies(inventory)
+    return out
+
+
+def infrastructure_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    """The proxy a Cluster API infrastructure cluster writes into its nodes for containerd
+    (CAPVCD's VCDCluster ``spec.proxyConfigSpec``, ``spec.proxyConfig`` in v1beta1)."""
+    out = []
+    for obj in inventory.of_kind(*INFRASTRUCTURE_KINDS):
+        base = infrastructure_proxy(obj)
+        if base is None or not isinstance(obj.get(base), dict):
+            continue
+        consumer = ConsumerProxy(INFRASTRUCTURE_CLUSTER, f"{obj.ref} {format_path(base)}", obj,
+                                 program="containerd")
+        read_block(inventory, obj, base, consumer)
+        if consumer.http_proxy or consumer.https_proxy or consumer.no_proxy:
+            out.append(consumer)
     return out
 
 
