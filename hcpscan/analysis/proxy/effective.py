@@ -76,6 +76,23 @@ def is_environment_file(path: str) -> bool:
     return path == _ENVIRONMENT_FILES[0] or path.startswith(_ENVIRONMENT_FILES[1:])
 
 
+# The node programs that dial a Cluster API cluster's control plane endpoint: kubeadm
+# (init/join, run after the exports of preKubeadmCommands and /etc/environment; its preflight
+# warns when the endpoint would go through a proxy, kubernetes/kubeadm#2145) and the kubelet.
+CONTROL_PLANE_CLIENTS = frozenset({"kubeadm", "kubelet"})
+
+
+def dials_control_plane(consumer: ConsumerProxy) -> bool:
+    """Whether a node-side consumer's settings reach a client of the control plane endpoint
+    (not containerd's drop-in: containerd only pulls images)."""
+    if consumer.kind not in (KUBEADM_FILE, SYSTEMD):
+        return False
+    if consumer.program in CONTROL_PLANE_CLIENTS:
+        return True
+    head, sep, path = consumer.name.rpartition(" file ")
+    return bool(sep) and is_environment_file(path)
+
+
 def effective_proxies(inventory: Inventory, runtime: str = "go",
                       include_unset: bool = False) -> list[ConsumerProxy]:
     """Every consumer's effective proxy settings; containers follow ``runtime``'s
