@@ -322,9 +322,10 @@ def control_plane_endpoint(cluster: K8sObject, infra: K8sObject | None) -> tuple
         host = point.get("host")
         if isinstance(host, str) and host.strip():
             port = point.get("port")
+            port = int(port) if isinstance(port, str) and port.isdigit() else port
             host = host.strip()
             shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-            url = f"https://{shown}:{port}" if isinstance(port, int) and port > 0 else \
+            url = f"https://{shown}:{port}" if isinstance(port, int) and 0 < port < 65536 else \
                 f"https://{shown}:6443"
             return url, f"{obj.ref} spec.controlPlaneEndpoint"  # type: ignore[union-attr]
     return None, ""

@@ -61,3 +61,10 @@ def test_containerd_is_not_asked_for_the_endpoint(tmp_path):
     assert _missed(tmp_path, _cluster("alpha", "10.0.0.10"),
                    _workers("alpha", "/etc/systemd/system/containerd.service.d/http-proxy.conf",
                             NETS)) == []
+
+
+def test_a_malformed_endpoint_host_is_judged_without_a_traceback(tmp_path):
+    found = _missed(tmp_path, _cluster("alpha", '"[not-ip]"'),
+                    _workers("alpha", "/etc/environment", NETS))
+    assert found == ["KubeadmConfigTemplate fleet/alpha-md-0 file /etc/environment uses a proxy "
+                     "but its noProxy misses control plane endpoint not-ip"]

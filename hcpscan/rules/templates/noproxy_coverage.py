@@ -17,7 +17,6 @@ import dataclasses
 import ipaddress
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from hcpscan.analysis.proxy import (
     RUNTIME_NAMES,
@@ -287,7 +286,7 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
         elif dest == CONTROL_PLANE_ENDPOINT and nets is not None and nets.endpoint:
             decision = bypasses(runtime, no_proxy, nets.endpoint)
             if not decision.bypass:
-                host = (urlsplit(nets.endpoint).hostname or "").strip("[]")
+                host = nets.endpoint.partition("//")[2].rpartition(":")[0].strip("[]")
                 missed.append(f"control plane endpoint {host}")
                 entries.append(host)
                 evidence.append(f"{nets.endpoint} (the control plane endpoint, from "
