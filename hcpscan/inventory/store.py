@@ -170,7 +170,9 @@ class Inventory:
                 return dataclasses.replace(obj.source, line=lines[steps[1]], column=1)
             ignored = obj.body.get("ignoredLines") or []
             if len(steps) >= 2 and steps[0] == "ignoredLines" and isinstance(steps[1], int) \
-                    and 0 <= steps[1] < len(ignored):
+                    and isinstance(ignored, list) and 0 <= steps[1] < len(ignored) \
+                    and isinstance(ignored[steps[1]], list) and ignored[steps[1]] \
+                    and isinstance(ignored[steps[1]][0], int):
                 return dataclasses.replace(obj.source, line=ignored[steps[1]][0], column=1)
             return obj.source
         if not steps:

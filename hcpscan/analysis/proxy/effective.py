@@ -271,6 +271,14 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
     return out
 
 
+def dropin_environment(obj: K8sObject) -> dict[str, str]:
+    """A SystemdDropIn's variables as its reader recorded them (one written by hand as YAML
+    may hold anything: only names with scalar values are read)."""
+    env = obj.body.get("environment")
+    return {k: str(v) for k, v in env.items() if isinstance(k, str)
+            and isinstance(v, (str, int, float, bool))} if isinstance(env, dict) else {}
+
+
 def _node_dropins(inventory: Inventory, runtime: str) -> list[ConsumerProxy]:
     """Drop-in files of a node's file system: one consumer per drop-in, or per unit when a
     node has several drop-ins of it (systemd reads them together, model/dropins.py), judged
@@ -287,9 +295,8 @@ def _node_dropins(inventory: Inventory, runtime: str) -> list[ConsumerProxy]:
         for path, obj in files.items():
             if path in grouped:
                 continue
-            env = obj.body.get("environment") or {}
-            found = {k: (str(v), source_of(inventory, obj, ("environment", k)))
-                     for k, v in env.items()}
+            found = {k: (v, source_of(inventory, obj, ("environment", k)))
+                     for k, v in dropin_environment(obj).items()}
             consumer = unit_consumer(inventory, obj, f"systemd drop-in {path}", SYSTEMD, found,
                                      runtime, path)
             if consumer is not None:
@@ -300,8 +307,8 @@ def _node_dropins(inventory: Inventory, runtime: str) -> list[ConsumerProxy]:
                 obj = files[path]
                 if obj.body.get("environmentReset"):
                     found.clear()
-                found.update({k: (str(v), source_of(inventory, obj, ("environment", k)))
-                              for k, v in (obj.body.get("environment") or {}).items()})
+                found.update({k: (v, source_of(inventory, obj, ("environment", k)))
+                              for k, v in dropin_environment(obj).items()})
             consumer = unit_consumer(inventory, files[parts[-1]],
                                      f"systemd unit {unit} ({', '.join(parts)})", SYSTEMD, found,
                                      runtime, parts[-1])

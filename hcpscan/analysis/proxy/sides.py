@@ -19,7 +19,12 @@ from typing import Any, Protocol
 from hcpscan.analysis.kyverno import proxy_injecting_policies
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
-from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
+from hcpscan.analysis.proxy.effective import (
+    FileText,
+    bootstrap_file_text,
+    dropin_environment,
+    ignition_stub_text,
+)
 from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.relations import Related, Relations
 from hcpscan.analysis.proxy.settings import (
@@ -42,7 +47,7 @@ from hcpscan.analysis.proxy.workloads import (
 )
 from hcpscan.core.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
-from hcpscan.inventory.objects import SYSTEMD_DROPIN, K8sObject
+from hcpscan.inventory.objects import HCPSCAN_API, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import (
@@ -604,6 +609,15 @@ def _say_ignored(side: Side, ignored: list[Ignored]) -> None:
     side.evidence += [f"{source}: {why}" for source, why, _obj, _at in ignored]
 
 
+def _ignored_lines(obj: K8sObject) -> list[tuple[int, str]]:
+    """The lines of a drop-in file systemd ignores, as its reader recorded them (a
+    SystemdDropIn written by hand as YAML may hold anything there: nothing is read of it)."""
+    found = obj.body.get("ignoredLines") if obj.api_version == HCPSCAN_API else None
+    return [(item[0], item[1]) for item in found if isinstance(item, list) and len(item) == 2
+            and isinstance(item[0], int) and isinstance(item[1], str)] \
+        if isinstance(found, list) else []
+
+
 def _node_dropins(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcome:
     """A drop-in file of a node's file system (``etc/systemd/system/<unit>.d/x.conf``): the
     unit it is part of, composed of that node's drop-ins in the input, in systemd's order."""
@@ -629,11 +643,10 @@ def _node_dropins(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcom
         obj = peers[part.path]
         if obj.body.get("environmentReset"):
             environment.clear()
-        env = obj.body.get("environment") or {}
-        environment.update({k: (str(v), source_of(ctx.inventory, obj, ("environment", k)))
-                            for k, v in env.items()})
-        for k, (line, why) in enumerate(obj.body.get("ignoredLines") or ()):
-            if tries_proxy(str(why)):
+        environment.update({k: (v, source_of(ctx.inventory, obj, ("environment", k)))
+                            for k, v in dropin_environment(obj).items()})
+        for k, (line, why) in enumerate(_ignored_lines(obj)):
+            if tries_proxy(why):
                 where = Source(obj.ref, f"line {line}", obj.source.path, int(line))
                 ignored.append((where, f"{part.path} line {line}: {why}", obj, ("ignoredLines", k)))
     if not environment and not ignored:
