@@ -85,7 +85,11 @@ CONTROL_PLANE_CLIENTS = frozenset({"kubeadm", "kubelet"})
 
 def dials_control_plane(consumer: ConsumerProxy) -> bool:
     """Whether a node-side consumer's settings reach a client of the control plane endpoint
-    (not containerd's drop-in: containerd only pulls images)."""
+    (not containerd's drop-in: containerd only pulls images). CAPVCD exports a VCDCluster's
+    proxy in the node script that runs kubeadm init/join (controllers/cluster_scripts/
+    cloud_init.tmpl), besides writing containerd's drop-in from it."""
+    if consumer.kind == INFRASTRUCTURE_CLUSTER:
+        return True
     if consumer.kind not in (KUBEADM_FILE, SYSTEMD):
         return False
     if consumer.program in CONTROL_PLANE_CLIENTS:
@@ -122,6 +126,7 @@ def infrastructure_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         base = infrastructure_proxy(obj)
         if base is None or not isinstance(obj.get(base), dict):
             continue
+        # CAPVCD writes it into containerd's drop-in and exports it for kubeadm (both Go)
         consumer = ConsumerProxy(INFRASTRUCTURE_CLUSTER, f"{obj.ref} {format_path(base)}", obj,
                                  program="containerd")
         read_block(inventory, obj, base, consumer)

@@ -30,6 +30,7 @@ from hcpscan.analysis.proxy.relations import Related, Relations
 from hcpscan.analysis.proxy.settings import (
     CONTAINER,
     HOSTED_CLUSTER,
+    INFRASTRUCTURE_CLUSTER,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
     SYSTEMD,
@@ -53,6 +54,7 @@ from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import (
     BOOTSTRAP_FILES,
     VALUES_SUFFIX,
+    capi_cluster_of,
     machine_owned,
 )
 from hcpscan.model.clusters import scan_model
@@ -551,6 +553,8 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
     # the azimuth capi-helm-charts case: the drop-in named proxy.conf, not http-proxy.conf)
     parts = [p.path for p in applied_parts(written, unit, "")] if unit else (
         [path] if path in written else [])
+    if not parts and _from_infrastructure(ctx, subject, unit, side):
+        return side
     if not parts:
         side.absent = f"writes no {path}"
         side.evidence.append(f"{format_path(files_path)} writes "
@@ -590,6 +594,27 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
     side.settings = {k: v for k, v in found.items() if v is not None}
     _say_ignored(side, ignored)
     return side
+
+
+def _from_infrastructure(ctx: SideContext, subject: K8sObject, unit: str, side: Side) -> bool:
+    """containerd's drop-in written by the infrastructure provider rather than the bootstrap
+    config: CAPVCD writes /etc/systemd/system/containerd.service.d/http-proxy.conf on every
+    node from its VCDCluster's proxy (controllers/cluster_scripts/cloud_init.tmpl)."""
+    owner = capi_cluster_of(ctx.inventory, subject) if unit == "containerd.service" else None
+    if owner is None:
+        return False
+    for c in ctx.proxy.all:
+        if c.kind == INFRASTRUCTURE_CLUSTER and c.object.cluster == subject.cluster \
+                and c.object.namespace == subject.namespace \
+                and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == owner[0] \
+                and (c.http_proxy is not None or c.https_proxy is not None):
+            side.settings = {k: v for k, v in (("httpProxy", c.http_proxy),
+                                               ("httpsProxy", c.https_proxy),
+                                               ("noProxy", c.no_proxy)) if v is not None}
+            side.evidence.append(f"{c.name}: the infrastructure provider writes containerd's "
+                                 "drop-in on every node of the cluster from it")
+            return True
+    return False
 
 
 # A line systemd ignores: where, what, the object to report it on (None: the subject) and
