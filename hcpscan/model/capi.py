@@ -34,6 +34,9 @@ INFRASTRUCTURE_PROXY: dict[tuple[str, str], tuple[Step, ...]] = {
     ("VCDCluster", "v1beta1"): ("spec", "proxyConfig"),
     ("VCDCluster", "v1beta2"): ("spec", "proxyConfigSpec"),
     ("VCDCluster", "v1beta3"): ("spec", "proxyConfigSpec"),
+    # a ClusterClass's template of it (api/<version>/vcdclustertemplate_types.go)
+    ("VCDClusterTemplate", "v1beta2"): ("spec", "template", "spec", "proxyConfigSpec"),
+    ("VCDClusterTemplate", "v1beta3"): ("spec", "template", "spec", "proxyConfigSpec"),
 }
 INFRASTRUCTURE_GROUP = "infrastructure.cluster.x-k8s.io"
 

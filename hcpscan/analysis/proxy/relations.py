@@ -116,7 +116,8 @@ class Relations:
         configs write (a drop-in, /etc/environment: CAPV, CAPZ, BYOH, azimuth)."""
         values = [c for c in self.proxy.all if c.kind == CHART_VALUES and c.cluster == obj.cluster
                   and cluster in c.workload_clusters]
-        files = [c for c in self.proxy.all if c.kind in (KUBEADM_FILE, INFRASTRUCTURE_CLUSTER)
+        files = [c for c in self.proxy.all if (c.kind == KUBEADM_FILE or (
+                     c.kind == INFRASTRUCTURE_CLUSTER and c.object.kind == "VCDCluster"))
                  and c.cluster == obj.cluster
                  and c.object.namespace == obj.namespace
                  and (capi_cluster_of(self.inventory, c.object) or ("",))[0] == cluster

@@ -42,7 +42,7 @@ NEW_CONSUMER_KINDS = {CHART_VALUES: CHART_VALUES, "klusterlet-config": KLUSTERLE
 # The kinds those consumers sit on (what a rule judging them applies to).
 NEW_CONSUMER_OBJECTS = ("HelmRelease", "ConfigMap", "Secret", "KubeadmControlPlane",
                         "KubeadmControlPlaneTemplate", "KlusterletConfig", "KlusterletAddonConfig",
-                        "InstallConfig", "MachineConfig", "VCDCluster")
+                        "InstallConfig", "MachineConfig", "VCDCluster", "VCDClusterTemplate")
 
 # The kinds the model reads to build each consumer kind (so a rule that judges them,
 # run alone, keeps them when a dump is pruned).
@@ -52,7 +52,7 @@ READS_BY_CONSUMER: dict[str, tuple[str, ...]] = {
     KLUSTERLET_ADDON_CONFIG: ("KlusterletAddonConfig",),
     INSTALL_CONFIG: ("InstallConfig", "ConfigMap", "Secret"),
     MACHINE_CONFIG_FILE: ("MachineConfig",),
-    INFRASTRUCTURE_CLUSTER: ("VCDCluster", "Cluster"),
+    INFRASTRUCTURE_CLUSTER: ("VCDCluster", "VCDClusterTemplate", "Cluster"),
     KUBEADM_FILE: ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
                    "KubeadmControlPlaneTemplate", "Secret"),
 }

@@ -604,7 +604,8 @@ def _from_infrastructure(ctx: SideContext, subject: K8sObject, unit: str, side: 
     if owner is None:
         return False
     for c in ctx.proxy.all:
-        if c.kind == INFRASTRUCTURE_CLUSTER and c.object.cluster == subject.cluster \
+        if c.kind == INFRASTRUCTURE_CLUSTER and c.object.kind == "VCDCluster" \
+                and c.object.cluster == subject.cluster \
                 and c.object.namespace == subject.namespace \
                 and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == owner[0] \
                 and (c.http_proxy is not None or c.https_proxy is not None):
