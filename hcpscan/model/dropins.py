@@ -23,11 +23,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# Search path of system units, in order of precedence (systemd.unit(5), "System Unit Search
-# Path"; the control/transient/generator directories are not written by configuration).
-UNIT_ROOTS = ("etc/systemd/system/", "run/systemd/system/", "usr/local/lib/systemd/system/",
-              "usr/lib/systemd/system/", "lib/systemd/system/")
-_ROOT = re.compile(r"(?:^|/)(" + "|".join(re.escape(r) for r in UNIT_ROOTS) + ")")
+from hcpscan.sources.systemd import UNIT_ROOT, UNIT_ROOTS
+
+_ROOT = UNIT_ROOT
 _UNIT_NAME = re.compile(r"^[A-Za-z0-9:_.@\\-]+\.[a-z]+$")
 
 

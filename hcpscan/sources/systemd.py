@@ -21,6 +21,24 @@ from typing import Any
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Quotes a word processor puts in: systemd reads them as ordinary characters.
 TYPOGRAPHIC_QUOTES = "\u201c\u201d\u201e\u2018\u2019\u00ab\u00bb"
+# Search path of system units, in order of precedence (systemd.unit(5), "System Unit Search
+# Path"; the control/transient/generator directories are not written by configuration).
+UNIT_ROOTS = ("etc/systemd/system/", "run/systemd/system/", "usr/local/lib/systemd/system/",
+              "usr/lib/systemd/system/", "lib/systemd/system/")
+UNIT_ROOT = re.compile(r"(?:^|/)(" + "|".join(re.escape(r) for r in UNIT_ROOTS) + ")")
+
+
+def unit_relative(shown: str, relative: str) -> str:
+    """A drop-in's path from its unit directory's root (``etc/systemd/system/...``): the
+    path relative to the scanned folder, or, when that lost the systemd directories (a file
+    or its drop-in directory scanned by itself), the tail of the path the user gave."""
+    if UNIT_ROOT.search(relative) is not None:
+        return relative
+    shown = shown.replace("\\", "/")
+    found = UNIT_ROOT.search(shown)
+    return shown[found.start(1):] if found is not None else relative
+
+
 # An assignment of a proxy URL variable, in a problem's text: the line meant to set a proxy.
 _PROXY_ASSIGNMENT = re.compile(r"(?<![A-Za-z0-9_])https?_proxy=", re.IGNORECASE)
 

@@ -42,3 +42,17 @@ def test_files_of_a_node_dump_make_up_that_nodes_unit_only():
     assert _order(paths, node="node-a") == paths[:1]
     assert unit_of_dropin(paths[0]) == "containerd.service"
     assert unit_of_dropin("/etc/systemd/system/service.d/x.conf") == ""
+
+
+def test_a_drop_in_scanned_by_itself_keeps_its_unit(tmp_path):
+    """`hcpscan scan .../containerd.service.d/http-proxy.conf`: the unit is read off the path
+    given, as it is when the folder above etc/ is scanned."""
+    from tests.rules.harness import scan
+
+    folder = tmp_path / "node" / "etc" / "systemd" / "system" / "containerd.service.d"
+    folder.mkdir(parents=True)
+    dropin = folder / "http-proxy.conf"
+    dropin.write_text('[Service]\nEnvironment=\u201dHTTP_PROXY=http://10.115.27.54:3128"\n')
+    for target in (dropin, folder, tmp_path):
+        [finding] = scan([target], ["PRX009"]).findings
+        assert "systemd ignores" in finding.message and finding.location.line == 2
