@@ -644,6 +644,17 @@ def _ignored_lines(obj: K8sObject) -> list[tuple[int, str]]:
         if isinstance(found, list) else []
 
 
+def _node_dropin_index(inventory: Inventory) -> dict[tuple[str, str], dict[str, K8sObject]]:
+    """A node's drop-in files by (cluster, node) and path: built once per scan."""
+    index: dict[tuple[str, str], dict[str, K8sObject]] = {}
+    for obj in inventory.of_kind(SYSTEMD_DROPIN):
+        path = str(obj.body.get("path") or obj.name)
+        part = unit_part(path)
+        if part is not None:
+            index.setdefault((obj.cluster, part.node), {})[path] = obj
+    return index
+
+
 def _node_dropins(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcome:
     """A drop-in file of a node's file system (``etc/systemd/system/<unit>.d/x.conf``): the
     unit it is part of, composed of that node's drop-ins in the input, in systemd's order."""
@@ -652,8 +663,8 @@ def _node_dropins(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcom
     mine = unit_part(own)
     if not unit or mine is None or specificity(mine.directory, unit) is None:
         return Absent(f"{own} is no drop-in of {unit or path}")
-    peers = {str(o.body.get("path") or o.name): o for o in ctx.inventory.of_kind(SYSTEMD_DROPIN)
-             if o.cluster == subject.cluster}
+    peers = ctx.inventory.derived("node-dropins", _node_dropin_index).get(
+        (subject.cluster, mine.node), {})
     parts = applied_parts(peers, unit, mine.node)
     if own not in [p.path for p in parts]:
         return Absent(f"{own} is overridden by a drop-in of the same name")
