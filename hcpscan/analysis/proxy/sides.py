@@ -559,6 +559,10 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
         side.absent = f"writes no {path}"
         side.evidence.append(f"{format_path(files_path)} writes "
                              + (", ".join(written) if written else "no files"))
+        unread = [w for w in written if unit and f"/{unit}.d/" in w and not w.endswith(".conf")]
+        if unread:
+            side.evidence.append(f"systemd reads only *.conf files of a drop-in directory, not "
+                                 f"{', '.join(unread)}")
         return side
     environment: dict[str, tuple[str, Source]] = {}
     ignored: list[Ignored] = []
