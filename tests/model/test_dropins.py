@@ -56,3 +56,46 @@ def test_a_drop_in_scanned_by_itself_keeps_its_unit(tmp_path):
     for target in (dropin, folder, tmp_path):
         [finding] = scan([target], ["PRX009"]).findings
         assert "systemd ignores" in finding.message and finding.location.line == 2
+
+
+_TOP_LEVEL = """apiVersion: v1
+kind: Secret
+metadata:
+  name: top-cluster-values
+  namespace: fleet
+stringData:
+  values: |
+    cluster:
+      proxy:
+        https: http://p:3128
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata:
+  name: top-md-0
+  namespace: fleet
+  labels:
+    cluster.x-k8s.io/cluster-name: top
+spec:
+  template:
+    spec:
+      files:
+      - path: /etc/systemd/system/service.d/10-proxy.conf
+        content: |
+          [Service]
+          Environment="HTTPS_PROXY=http://p:3128" "NO_PROXY=.svc"
+"""
+
+
+def test_prx009_reads_the_type_level_drop_in_and_a_later_reset(tmp_path):
+    from tests.rules.harness import scan
+
+    (tmp_path / "a.yaml").write_text(_TOP_LEVEL)
+    assert scan([tmp_path], ["PRX009"]).findings == []
+    (tmp_path / "a.yaml").write_text(
+        _TOP_LEVEL + "      - path: /run/systemd/system/containerd.service.d/zz-reset.conf\n"
+        "        content: |\n          [Service]\n          Environment=\n")
+    [finding] = scan([tmp_path], ["PRX009"]).findings
+    assert finding.message.endswith(
+        "writes containerd.service's files /etc/systemd/system/service.d/10-proxy.conf, "
+        "/run/systemd/system/containerd.service.d/zz-reset.conf without HTTP_PROXY or HTTPS_PROXY")

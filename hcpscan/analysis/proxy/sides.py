@@ -592,6 +592,7 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
                      base + ("content",)) for line, why in parsed.problems if tries_proxy(why)]
     if len(parts) > 1 or parts[0] != path:
         side.evidence.append(f"systemd reads {unit} from " + ", ".join(parts) + " (in this order)")
+        side.label = f"writes {unit}'s files {', '.join(parts)}"
     variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
                  if PROXY_VARIABLE.match(k)}
     found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
