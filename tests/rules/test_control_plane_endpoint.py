@@ -68,3 +68,12 @@ def test_a_malformed_endpoint_host_is_judged_without_a_traceback(tmp_path):
                     _workers("alpha", "/etc/environment", NETS))
     assert found == ["KubeadmConfigTemplate fleet/alpha-md-0 file /etc/environment uses a proxy "
                      "but its noProxy misses control plane endpoint not-ip"]
+
+
+def test_pre_kubeadm_command_exports_are_asked_for_the_endpoint(tmp_path):
+    workers = _workers("alpha", "/etc/systemd/system/containerd.service.d/http-proxy.conf", NETS)
+    workers += ("      preKubeadmCommands:\n      - export HTTPS_PROXY=http://10.93.31.29:8080\n"
+                f"      - export NO_PROXY={NETS}\n")
+    assert _missed(tmp_path, _cluster("alpha", "10.0.0.10"), workers) == [
+        "KubeadmConfigTemplate fleet/alpha-md-0 preKubeadmCommands uses a proxy but its noProxy "
+        "misses control plane endpoint 10.0.0.10"]
