@@ -691,8 +691,6 @@ def _node_dropins(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcom
             if tries_proxy(why):
                 where = Source(obj.ref, f"line {line}", obj.source.path, int(line))
                 ignored.append((where, f"{part.path} line {line}: {why}", obj, ("ignoredLines", k)))
-    if not environment and not ignored:
-        return Absent(f"{unit}'s drop-ins set no proxy variable")
     variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
                  if PROXY_VARIABLE.match(k)}
     if not variables and not ignored:
