@@ -168,6 +168,12 @@ class Inventory:
             lines = obj.body.get("environmentLines", {})
             if len(steps) >= 2 and steps[0] == "environment" and steps[1] in lines:
                 return dataclasses.replace(obj.source, line=lines[steps[1]], column=1)
+            ignored = obj.body.get("ignoredLines") or []
+            if len(steps) >= 2 and steps[0] == "ignoredLines" and isinstance(steps[1], int) \
+                    and isinstance(ignored, list) and 0 <= steps[1] < len(ignored) \
+                    and isinstance(ignored[steps[1]], list) and ignored[steps[1]] \
+                    and isinstance(ignored[steps[1]][0], int):
+                return dataclasses.replace(obj.source, line=ignored[steps[1]][0], column=1)
             return obj.source
         if not steps:
             return obj.source

@@ -27,6 +27,26 @@ BOOTSTRAP_FILES: dict[str, tuple[Step, ...]] = {
 # The bootstrap configs of a cluster's control plane: what they write is what its nodes get.
 CONTROL_PLANE_KINDS = ("KubeadmControlPlane", "KubeadmControlPlaneTemplate")
 
+# Proxy settings an infrastructure provider writes into its nodes (for containerd): CAPVCD's
+# VCDCluster ``spec.proxyConfig`` in v1beta1, ``spec.proxyConfigSpec`` from v1beta2 on
+# (vmware/cluster-api-provider-cloud-director api/<version>/vcdcluster_types.go).
+INFRASTRUCTURE_PROXY: dict[tuple[str, str], tuple[Step, ...]] = {
+    ("VCDCluster", "v1beta1"): ("spec", "proxyConfig"),
+    ("VCDCluster", "v1beta2"): ("spec", "proxyConfigSpec"),
+    ("VCDCluster", "v1beta3"): ("spec", "proxyConfigSpec"),
+    # a ClusterClass's template of it (api/<version>/vcdclustertemplate_types.go)
+    ("VCDClusterTemplate", "v1beta2"): ("spec", "template", "spec", "proxyConfigSpec"),
+    ("VCDClusterTemplate", "v1beta3"): ("spec", "template", "spec", "proxyConfigSpec"),
+}
+INFRASTRUCTURE_GROUP = "infrastructure.cluster.x-k8s.io"
+
+
+def infrastructure_proxy(obj: K8sObject) -> tuple[Step, ...] | None:
+    """Where an infrastructure cluster keeps the proxy its nodes get (None: it has none)."""
+    if obj.group != INFRASTRUCTURE_GROUP:
+        return None
+    return INFRASTRUCTURE_PROXY.get((obj.kind, obj.api_version.rpartition("/")[2]))
+
 
 def capi_cluster_of(inventory: Inventory, obj: K8sObject) -> tuple[str, str] | None:
     """(workload cluster name, how it was found) of an object that belongs to one Cluster
@@ -41,6 +61,9 @@ def capi_cluster_of(inventory: Inventory, obj: K8sObject) -> tuple[str, str] | N
         return str(label), f"label {CAPI_NAME_LABEL}"
     if obj.name.endswith(VALUES_SUFFIX):
         return obj.name.removesuffix(VALUES_SUFFIX), "its name"
+    owner = _referring_cluster(inventory, obj)
+    if owner is not None:
+        return owner
     candidates = {c.name: f"Cluster {obj.namespace}/{c.name}"
                   for c in inventory.query("Cluster", namespace=obj.namespace, cluster=obj.cluster)
                   if c.group == CAPI_GROUP}
@@ -53,6 +76,27 @@ def capi_cluster_of(inventory: Inventory, obj: K8sObject) -> tuple[str, str] | N
         return None
     name = max(matching, key=len)
     return name, f"name prefix of {candidates[name]}"
+
+
+def _referring_cluster(inventory: Inventory, obj: K8sObject) -> tuple[str, str] | None:
+    """The Cluster an infrastructure or control-plane object is for: the one whose
+    ``spec.infrastructureRef``/``spec.controlPlaneRef`` names it, else its owner reference
+    to a Cluster (set by Cluster API once it adopts the object)."""
+    for cluster in inventory.query("Cluster", namespace=obj.namespace, cluster=obj.cluster):
+        if cluster.group != CAPI_GROUP:
+            continue
+        for field in ("infrastructureRef", "controlPlaneRef"):
+            ref = cluster.get(("spec", field))
+            if isinstance(ref, dict) and ref.get("kind") == obj.kind and \
+                    ref.get("name") == obj.name and ref.get("namespace", obj.namespace) == obj.namespace:
+                return cluster.name, f"spec.{field} of Cluster {obj.namespace}/{cluster.name}"
+    meta = obj.body.get("metadata")
+    owners = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    for owner in owners if isinstance(owners, list) else []:
+        if isinstance(owner, dict) and owner.get("kind") == "Cluster" and \
+                str(owner.get("apiVersion", "")).startswith(CAPI_GROUP + "/") and owner.get("name"):
+            return str(owner["name"]), "its owner reference"
+    return None
 
 
 def machine_owned(obj: K8sObject) -> bool:

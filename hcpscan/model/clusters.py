@@ -50,6 +50,10 @@ class ClusterNetworks:
     service_domain: str = "cluster.local"
     machine: tuple[str, ...] = ()
     machine_source: str = ""
+    # A Cluster API cluster's control plane endpoint (``https://host:port``), which
+    # ``kubeadm join`` and the kubelet dial from the nodes, and where it was read.
+    endpoint: str | None = None
+    endpoint_source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,9 +311,30 @@ def _capi_networks(inventory: Inventory, cluster: K8sObject) -> ClusterNetworks 
         service, pod, source = values.service, values.pod, values.source
     else:
         source = f"{cluster.ref} spec.clusterNetwork"
+    endpoint, endpoint_source = control_plane_endpoint(cluster, infra)
     return ClusterNetworks(service, pod, first_host(service[0]) if service else None, source,
                            str(cluster_network.get("serviceDomain") or "cluster.local"),
-                           machine=machine, machine_source=node_net.source if node_net and machine else "")
+                           machine=machine, machine_source=node_net.source if node_net and machine else "",
+                           endpoint=endpoint, endpoint_source=endpoint_source)
+
+
+def control_plane_endpoint(cluster: K8sObject, infra: K8sObject | None) -> tuple[str | None, str]:
+    """(``https://host:port``, where it was read) of a Cluster API cluster: the Cluster's
+    ``spec.controlPlaneEndpoint``, else its infrastructure cluster's (which the Cluster
+    copies; CAPI's contract), or (None, '') when neither states a host."""
+    for obj in (cluster, infra):
+        point = _mapping(_mapping(obj.body.get("spec")).get("controlPlaneEndpoint")) \
+            if obj is not None else {}
+        host = point.get("host")
+        if isinstance(host, str) and host.strip():
+            port = point.get("port")
+            port = int(port) if isinstance(port, str) and port.isdigit() else port
+            host = host.strip()
+            shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+            url = f"https://{shown}:{port}" if isinstance(port, int) and 0 < port < 65536 else \
+                f"https://{shown}:6443"
+            return url, f"{obj.ref} spec.controlPlaneEndpoint"  # type: ignore[union-attr]
+    return None, ""
 
 
 def _values_networks(inventory: Inventory, namespace: str, cluster_name: str,
@@ -354,7 +379,8 @@ def _node_pool(obj: K8sObject) -> NodePool:
 
 # Kinds whose proxy settings belong to a Cluster API cluster's nodes.
 _CAPI_SETTINGS_KINDS = ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
-                        "KubeadmControlPlaneTemplate", "HelmRelease", "Secret", "ConfigMap")
+                        "KubeadmControlPlaneTemplate", "HelmRelease", "Secret", "ConfigMap",
+                        "VCDCluster")
 
 
 def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None:

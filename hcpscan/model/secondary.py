@@ -3,7 +3,7 @@
 ``spec.platform.kubevirt.additionalNetworks[].name`` names a
 NetworkAttachmentDefinition (``<ns>/<name>``; a bare name is looked up in the HCP
 namespace, where the VMs run). Its CIDR is in the NAD's CNI config (``spec.config``
-JSON: ``ipam.subnet``, whereabouts ``ipam.range``, host-local ``ipam.ranges``,
+JSON: ``ipam.subnet``, whereabouts ``ipam.range``/``ipRanges``, host-local ``ipam.ranges``,
 OVN-Kubernetes ``subnets``), or, for an OVN-Kubernetes ClusterUserDefinedNetwork
 (which creates a NAD of its own name in the namespaces it selects), in
 ``spec.network.<topology>.subnets``. When no manifest states it (an empty ``ipam``,
@@ -88,6 +88,19 @@ def _network(inventory: Inventory, nodepool: K8sObject, name: str, field: str,
                             f"is not in the input; include it, or {_input_hint(name)}")
 
 
+def whereabouts_networks(ipam: dict[str, Any]) -> list[str]:
+    """The networks of a whereabouts ``ipam``: its ``range`` and each ``ipRanges[].range``
+    (whereabouts' pkg/config: the top-level range is the first of ``ipRanges``). A range is
+    a CIDR whose host bits may be set (``192.168.2.225/28``: network 192.168.2.224/28) or
+    ``<first IP>-<CIDR>`` (``192.168.2.225-192.168.2.230/28``, the CIDR's address being the
+    last IP); ``range_start``, ``range_end`` and ``exclude`` narrow which addresses pods get
+    in the network, not the network the interface is on, which is what clients reach."""
+    ranges = [ipam.get("range")] + [r.get("range") for r in ipam.get("ipRanges") or []
+                                     if isinstance(r, dict)]
+    return [text.split("-", 1)[1] if "-" in text else text
+            for text in (r.strip() for r in ranges if isinstance(r, str)) if text]
+
+
 def _valid(found: list[str]) -> list[str]:
     valid = []
     for cidr in found:
@@ -123,9 +136,9 @@ def _nad(nad: K8sObject) -> tuple[list[str], str, bool]:
             continue
         ipam = mapping_at(conf, "ipam")
         types += [str(ipam["type"])] if ipam.get("type") else []
-        for key in ("subnet", "range"):
-            if isinstance(ipam.get(key), str):
-                found.append(ipam[key])
+        if isinstance(ipam.get("subnet"), str):
+            found.append(ipam["subnet"])
+        found += whereabouts_networks(ipam)
         for rangeset in ipam.get("ranges") or []:
             for rng in rangeset if isinstance(rangeset, list) else [rangeset]:
                 if isinstance(rng, dict) and isinstance(rng.get("subnet"), str):

@@ -482,7 +482,7 @@ def _parse_dropin(entry: Entry, cluster: str, text: str, result: ParseResult) ->
         result.diagnostics.append(Diagnostic(entry.display, line, message, severity="warning",
                                              hint="quote each whole assignment: "
                                                   'Environment="NAME=value"'))
-    body = {"path": "/".join(entry.parts), **unit.to_body()}
+    body = {"path": systemd.unit_relative(entry.display, "/".join(entry.parts)), **unit.to_body()}
     loc = SourceLocation(entry.display, unit.sections["Service"], 1, entry.file, entry.member)
     name = "/".join(entry.parts[-2:]) if len(entry.parts) > 1 else entry.parts[-1]
     result.objects.append(K8sObject(cluster, HCPSCAN_API, SYSTEMD_DROPIN, "", name, body, loc))

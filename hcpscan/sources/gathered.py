@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from hcpscan.inventory.objects import SYSTEMD_DROPIN
 from hcpscan.inventory.resources import plural_of
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.interface import Entry
@@ -118,6 +119,11 @@ def not_installed(crd_lists: Mapping[str, frozenset[str]], kind: str) -> str | N
             f"{kind}")
 
 
+# Kinds hcpscan reads from a node's files, no API objects: no must-gather gathers them, nor
+# can `oc get` list them.
+_NODE_FILES = {SYSTEMD_DROPIN: "systemd drop-ins (a node's /etc/systemd/system/*.service.d/*.conf)"}
+
+
 def not_collected(gathered: Mapping[str, frozenset[str]], kinds: Iterable[str],
                   present: set[str], crd_lists: Mapping[str, frozenset[str]] | None = None
                   ) -> dict[str, UnavailableKind]:
@@ -128,6 +134,10 @@ def not_collected(gathered: Mapping[str, frozenset[str]], kinds: Iterable[str],
     out: dict[str, UnavailableKind] = {}
     crd_lists = {root: names for root, names in (crd_lists or {}).items() if root in gathered}
     for kind in sorted(set(kinds) - present):
+        if kind in _NODE_FILES:
+            out[kind] = UnavailableKind(f"not gathered: a must-gather holds no {_NODE_FILES[kind]}; "
+                                        "copy them into the input to check them", may_exist=False)
+            continue
         plural = plural_of(kind)
         absent = not_installed(crd_lists, kind) if set(crd_lists) == set(gathered) else None
         if absent is not None:

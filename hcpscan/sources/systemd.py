@@ -2,13 +2,18 @@
 
 ``Environment=`` takes space-separated ``VAR=value`` assignments, each of which
 may be quoted as a whole (``Environment="HTTP_PROXY=http://p:3128"``); a later
-assignment of the same variable wins, as systemd does.
+assignment of the same variable wins, as systemd does. Words are split as
+systemd's ``extract_first_word(EXTRACT_UNQUOTE|EXTRACT_CUNESCAPE)`` splits them
+(``config_parse_environ``): only ASCII ``"`` and ``'`` quote, C escapes are
+unescaped, an unclosed quote or a bad escape ends the line (the words before it
+are kept), and a word that is no ``NAME=value`` with a valid name is ignored.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +21,31 @@ from typing import Any
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Quotes a word processor puts in: systemd reads them as ordinary characters.
 TYPOGRAPHIC_QUOTES = "\u201c\u201d\u201e\u2018\u2019\u00ab\u00bb"
+# Search path of system units, in order of precedence (systemd.unit(5), "System Unit Search
+# Path"; the control/transient/generator directories are not written by configuration).
+UNIT_ROOTS = ("etc/systemd/system/", "run/systemd/system/", "usr/local/lib/systemd/system/",
+              "usr/lib/systemd/system/", "lib/systemd/system/")
+UNIT_ROOT = re.compile(r"(?:^|/)(" + "|".join(re.escape(r) for r in UNIT_ROOTS) + ")")
+
+
+def unit_relative(shown: str, relative: str) -> str:
+    """A drop-in's path from its unit directory's root (``etc/systemd/system/...``): the
+    path relative to the scanned folder, or, when that lost the systemd directories (a file
+    or its drop-in directory scanned by itself), the tail of the path the user gave."""
+    if UNIT_ROOT.search(relative) is not None:
+        return relative
+    shown = shown.replace("\\", "/")
+    found = UNIT_ROOT.search(shown)
+    return shown[found.start(1):] if found is not None else relative
+
+
+# An assignment of a proxy URL variable, in a problem's text: the line meant to set a proxy.
+_PROXY_ASSIGNMENT = re.compile(r"(?<![A-Za-z0-9_])https?_proxy=", re.IGNORECASE)
+
+
+def tries_proxy(problem: str) -> bool:
+    """Whether an ignored line (a ``Unit.problems`` text) meant to set HTTP(S)_PROXY."""
+    return _PROXY_ASSIGNMENT.search(problem) is not None
 
 
 @dataclass(slots=True)
@@ -26,6 +56,8 @@ class Unit:
     environment: dict[str, tuple[str, int]] = field(default_factory=dict)
     environment_files: list[tuple[str, int]] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
+    # an empty ``Environment=`` was read: what earlier files of the unit assigned is dropped
+    resets: bool = False
 
     def to_body(self) -> dict[str, Any]:
         return {
@@ -33,6 +65,9 @@ class Unit:
             "environment": {k: v for k, (v, _) in self.environment.items()},
             "environmentLines": {k: line for k, (_, line) in self.environment.items()},
             "environmentFiles": [f for f, _ in self.environment_files],
+            **({"environmentReset": True} if self.resets else {}),
+            **({"ignoredLines": [[line, why] for line, why in self.problems]}
+               if self.problems else {}),
         }
 
 
@@ -95,14 +130,15 @@ def _misplaced(section: str | None) -> bool:
 def _assignments(value: str, number: int, unit: Unit) -> None:
     if not value:  # "Environment=" resets the list
         unit.environment.clear()
+        unit.resets = True
         return
-    try:
-        words = shlex.split(value, posix=True)
-    except ValueError as exc:
-        unit.problems.append((number, f"cannot parse Environment= line: {exc}"
-                              + _typographic(value)))
-        return
+    words = environment_words(value)
     for word in words:
+        if isinstance(word, _Stop):
+            # systemd: "Invalid syntax, ignoring: <value>" - the words before stay assigned
+            unit.problems.append((number, f"Environment={value}: {word.why}; systemd ignores the "
+                                  "line from there" + _typographic(value)))
+            return
         name, sep, val = word.partition("=")
         if not sep or not name:
             unit.problems.append((number, f"Environment= assignment without '=': {word!r}"
@@ -115,6 +151,83 @@ def _assignments(value: str, number: int, unit: Unit) -> None:
                                   + _typographic(word)))
             continue
         unit.environment[name] = (val, number)
+
+
+@dataclass(frozen=True, slots=True)
+class _Stop:
+    """Where systemd's word splitting fails: the rest of the line is ignored."""
+
+    why: str
+
+
+_SEPARATORS = " \t\n\r"
+_SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+                   "v": "\v", "\\": "\\", '"': '"', "'": "'", "s": " "}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def environment_words(value: str) -> Iterator[str | _Stop]:
+    """The words of an ``Environment=`` value as systemd splits them; a ``_Stop`` (last)
+    where it gives up on the line."""
+    i, n = 0, len(value)
+    while True:
+        while i < n and value[i] in _SEPARATORS:
+            i += 1
+        if i >= n:
+            return
+        word: list[str] = []
+        quote = ""
+        while i < n:
+            c = value[i]
+            if c == "\\":
+                escaped = _unescape(value, i + 1)
+                if isinstance(escaped, _Stop):
+                    yield escaped
+                    return
+                text, i = escaped
+                word.append(text)
+            elif quote:
+                if c == quote:
+                    quote = ""
+                else:
+                    word.append(c)
+                i += 1
+            elif c in "\"'":  # only ASCII quotes quote; typographic ones are characters
+                quote = c
+                i += 1
+            elif c in _SEPARATORS:
+                break
+            else:
+                word.append(c)
+                i += 1
+        if quote:
+            yield _Stop(f"the quote {quote} is never closed")
+            return
+        yield "".join(word)
+
+
+def _unescape(value: str, i: int) -> tuple[str, int] | _Stop:
+    """systemd's ``cunescape_one`` at ``value[i]`` (after a backslash): the text and where
+    the word goes on."""
+    if i >= len(value):
+        return _Stop("it ends in a backslash")
+    c = value[i]
+    if c in _SIMPLE_ESCAPES:
+        return _SIMPLE_ESCAPES[c], i + 1
+    digits = {"x": 2, "u": 4, "U": 8}.get(c)
+    if digits is not None:
+        code = value[i + 1:i + 1 + digits]
+        number = int(code, 16) if len(code) == digits and set(code) <= _HEX else 0
+        # NUL is refused; \U also refuses what is no Unicode code point
+        if number and (c != "U" or (number <= 0x10FFFF and not 0xD800 <= number <= 0xDFFF)):
+            return chr(number), i + 1 + digits
+        return _Stop(f"\\{c}{code} is no valid escape")
+    if c in "01234567":
+        code = value[i:i + 3]
+        if len(code) == 3 and set(code) <= set("01234567") and 0 < int(code, 8) <= 255:
+            return chr(int(code, 8)), i + 3
+        return _Stop(f"\\{code} is no valid octal escape")
+    return _Stop(f"\\{c} is no escape systemd knows (write \\\\ for a backslash)")
 
 
 def _typographic(text: str) -> str:

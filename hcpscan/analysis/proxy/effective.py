@@ -41,6 +41,7 @@ from hcpscan.analysis.proxy.settings import (
     CLUSTER_VALUES,
     HOSTED_CLUSTER,
     IGNITION,
+    INFRASTRUCTURE_CLUSTER,
     KUBEADM_FILE,
     KUBECONFIG,
     PROXY_FIELDS,
@@ -52,15 +53,16 @@ from hcpscan.analysis.proxy.settings import (
     setting_text,
     source_of,
 )
-from hcpscan.analysis.proxy.units import unit_consumer
+from hcpscan.analysis.proxy.units import composed_environment, unit_consumer, units_of
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
 from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
-from hcpscan.inventory.fieldpath import Step
+from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
 from hcpscan.inventory.secrets import SecretValue, secret_values
 from hcpscan.inventory.store import Inventory
-from hcpscan.model.capi import BOOTSTRAP_FILES
+from hcpscan.model.capi import BOOTSTRAP_FILES, INFRASTRUCTURE_PROXY, infrastructure_proxy
+from hcpscan.model.dropins import unit_part
 from hcpscan.model.hostedcluster import hosted_clusters
 from hcpscan.model.readers import unit_program
 from hcpscan.sources.systemd import parse_environment_file, parse_unit
@@ -68,11 +70,33 @@ from hcpscan.sources.systemd import parse_environment_file, parse_unit
 # Files read as NAME=value lines rather than systemd units: /etc/environment (pam_env, read by
 # login shells and kubeadm's commands), Debian's /etc/default/* and Red Hat's /etc/sysconfig/*.
 _ENVIRONMENT_FILES = ("/etc/environment", "/etc/default/", "/etc/sysconfig/")
+INFRASTRUCTURE_KINDS = tuple(dict.fromkeys(kind for kind, _version in INFRASTRUCTURE_PROXY))
 
 
 def is_environment_file(path: str) -> bool:
     path = path.strip()
     return path == _ENVIRONMENT_FILES[0] or path.startswith(_ENVIRONMENT_FILES[1:])
+
+
+# The node programs that dial a Cluster API cluster's control plane endpoint: kubeadm
+# (init/join, run after the exports of preKubeadmCommands and /etc/environment; its preflight
+# warns when the endpoint would go through a proxy, kubernetes/kubeadm#2145) and the kubelet.
+CONTROL_PLANE_CLIENTS = frozenset({"kubeadm", "kubelet"})
+
+
+def dials_control_plane(consumer: ConsumerProxy) -> bool:
+    """Whether a node-side consumer's settings reach a client of the control plane endpoint
+    (not containerd's drop-in: containerd only pulls images). CAPVCD exports a VCDCluster's
+    proxy in the node script that runs kubeadm init/join (controllers/cluster_scripts/
+    cloud_init.tmpl), besides writing containerd's drop-in from it."""
+    if consumer.kind == INFRASTRUCTURE_CLUSTER:
+        return True
+    if consumer.kind not in (KUBEADM_FILE, SYSTEMD):
+        return False
+    if consumer.program in CONTROL_PLANE_CLIENTS:
+        return True
+    head, sep, path = consumer.name.rpartition(" file ")
+    return bool(sep) and is_environment_file(path)
 
 
 def effective_proxies(inventory: Inventory, runtime: str = "go",
@@ -91,6 +115,24 @@ def effective_proxies(inventory: Inventory, runtime: str = "go",
     out += install_config_proxies(inventory)
     out += machine_config_proxies(inventory, runtime)
     out += kubeconfig_proxies(inventory)
+    out += infrastructure_proxies(inventory)
+    return out
+
+
+def infrastructure_proxies(inventory: Inventory) -> list[ConsumerProxy]:
+    """The proxy a Cluster API infrastructure cluster writes into its nodes for containerd
+    (CAPVCD's VCDCluster ``spec.proxyConfigSpec``, ``spec.proxyConfig`` in v1beta1)."""
+    out = []
+    for obj in inventory.of_kind(*INFRASTRUCTURE_KINDS):
+        base = infrastructure_proxy(obj)
+        if base is None or not isinstance(obj.get(base), dict):
+            continue
+        # CAPVCD writes it into containerd's drop-in and exports it for kubeadm (both Go)
+        consumer = ConsumerProxy(INFRASTRUCTURE_CLUSTER, f"{obj.ref} {format_path(base)}", obj,
+                                 program="containerd")
+        read_block(inventory, obj, base, consumer)
+        if consumer.http_proxy or consumer.https_proxy or consumer.no_proxy:
+            out.append(consumer)
     return out
 
 
@@ -217,19 +259,15 @@ def ignition_proxies(inventory: Inventory) -> list[ConsumerProxy]:
 def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerProxy]:
     """Drop-ins for containerd, kubelet, crio ... (Go programs: Go precedence by default)."""
     out = []
-    for obj in inventory.of_kind(SYSTEMD_DROPIN):
-        env = obj.body.get("environment") or {}
-        found = {k: (str(v), source_of(inventory, obj, ("environment", k))) for k, v in env.items()}
-        path = str(obj.body.get("path", obj.name))
-        consumer = unit_consumer(inventory, obj, f"systemd drop-in {path}", SYSTEMD, found, runtime,
-                                  path)
-        if consumer is not None:
-            out.append(consumer)
+    out += _node_dropins(inventory, runtime)
     for obj in inventory.of_kind(*BOOTSTRAP_FILES):
         base = BOOTSTRAP_FILES[obj.kind]
         files = obj.get(base)
-        for i, item in enumerate(files if isinstance(files, list) else []):
-            if isinstance(item, dict):
+        items = files if isinstance(files, list) else []
+        composed, done = _kubeadm_units(inventory, obj, base, items, runtime)
+        out += composed
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and i not in done:
                 consumer = _kubeadm_file(inventory, obj, base + (i,), item, runtime)
                 if consumer is not None:
                     out.append(consumer)
@@ -237,6 +275,83 @@ def systemd_proxies(inventory: Inventory, runtime: str = "go") -> list[ConsumerP
         if commands is not None:
             out.append(commands)
     return out
+
+
+def dropin_environment(obj: K8sObject) -> dict[str, str]:
+    """A SystemdDropIn's variables as its reader recorded them (one written by hand as YAML
+    may hold anything: only names with scalar values are read)."""
+    env = obj.body.get("environment")
+    return {k: str(v) for k, v in env.items() if isinstance(k, str)
+            and isinstance(v, (str, int, float, bool))} if isinstance(env, dict) else {}
+
+
+def _node_dropins(inventory: Inventory, runtime: str) -> list[ConsumerProxy]:
+    """Drop-in files of a node's file system: one consumer per drop-in, or per unit when a
+    node has several drop-ins of it (systemd reads them together, model/dropins.py), judged
+    at the one systemd reads last."""
+    out = []
+    by_node: dict[tuple[str, str], dict[str, K8sObject]] = {}
+    for obj in inventory.of_kind(SYSTEMD_DROPIN):
+        path = str(obj.body.get("path", obj.name))
+        part = unit_part(path)
+        by_node.setdefault((obj.cluster, part.node if part else path), {})[path] = obj
+    for files in by_node.values():
+        units = units_of(files)
+        grouped = {path for parts in units.values() for path in parts}
+        for path, obj in files.items():
+            if path in grouped:
+                continue
+            found = {k: (v, source_of(inventory, obj, ("environment", k)))
+                     for k, v in dropin_environment(obj).items()}
+            consumer = unit_consumer(inventory, obj, f"systemd drop-in {path}", SYSTEMD, found,
+                                     runtime, path)
+            if consumer is not None:
+                out.append(consumer)
+        for unit, parts in units.items():
+            found = {}
+            for path in parts:
+                obj = files[path]
+                if obj.body.get("environmentReset"):
+                    found.clear()
+                found.update({k: (v, source_of(inventory, obj, ("environment", k)))
+                              for k, v in dropin_environment(obj).items()})
+            consumer = unit_consumer(inventory, files[parts[-1]],
+                                     f"systemd unit {unit} ({', '.join(parts)})", SYSTEMD, found,
+                                     runtime, parts[-1])
+            if consumer is not None:
+                out.append(consumer)
+    return out
+
+
+def _kubeadm_units(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...],
+                   items: list[Any], runtime: str) -> tuple[list[ConsumerProxy], set[int]]:
+    """The units a bootstrap config writes two or more files of (drop-ins of one unit, its
+    unit file), each one consumer of the environment systemd composes from them; and the
+    files[] indexes they took. A unit one of whose files cannot be read is left to the
+    files one by one (each says why)."""
+    written = {str(item.get("path", "")).strip(): i for i, item in enumerate(items)
+               if isinstance(item, dict)}
+    out: list[ConsumerProxy] = []
+    done: set[int] = set()
+    for parts in units_of(written).values():
+        texts: list[tuple[str, str, Source]] = []
+        for path in parts:
+            found = bootstrap_file_text(inventory, obj, base + (written[path],), items[written[path]])
+            if found.text is not None and found.source is not None:
+                texts.append((path, found.text, found.source))
+        if len(texts) < len(parts):
+            continue
+        env, ignored = composed_environment(texts)
+        name = f"{obj.ref} files {', '.join(parts)}"
+        consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, parts[-1])
+        if ignored:
+            consumer = consumer or ConsumerProxy(KUBEADM_FILE, name, obj, runtime=runtime,
+                                                 program=unit_program(parts[-1]))
+            consumer.syntax = ignored
+        if consumer is not None:
+            out.append(consumer)
+        done |= {written[path] for path in parts}
+    return out, done
 
 
 _EXPORT = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)

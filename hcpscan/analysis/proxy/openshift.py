@@ -34,7 +34,7 @@ from hcpscan.analysis.proxy.settings import (
     read_block,
     source_of,
 )
-from hcpscan.analysis.proxy.units import unit_consumer
+from hcpscan.analysis.proxy.units import composed_environment, unit_consumer, units_of
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, K8sObject, anonymized
 from hcpscan.inventory.store import Inventory
@@ -82,7 +82,22 @@ def machine_config_proxies(inventory: Inventory, runtime: str = "go") -> list[Co
     for obj in inventory.of_kind("MachineConfig"):
         if obj.group != MCO_GROUP:
             continue
-        for steps, path, text in _node_files(obj):
+        files = list(_node_files(obj))
+        units = units_of(path for _steps, path, _text in files)
+        grouped = {path for parts in units.values() for path in parts}
+        by_path = {path: (steps, text) for steps, path, text in files}
+        for parts in units.values():
+            # one unit's files together, as systemd composes them (model/dropins.py)
+            env, _ignored = composed_environment(
+                (path, by_path[path][1], source_of(inventory, obj, by_path[path][0]))
+                for path in parts)
+            consumer = unit_consumer(inventory, obj, f"{obj.ref} files {', '.join(parts)}",
+                                     MACHINE_CONFIG_FILE, env, runtime, parts[-1])
+            if consumer is not None:
+                out.append(consumer)
+        for steps, path, text in files:
+            if path in grouped:
+                continue
             origin = source_of(inventory, obj, steps)
             env = {var: (val, Source.within(origin, f"(line {line} of {path})"))
                    for var, (val, line) in _environment(path, text).items()}

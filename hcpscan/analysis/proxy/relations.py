@@ -21,8 +21,10 @@ from hcpscan.analysis.proxy.settings import (
     CLUSTER_VALUES,
     CONTAINER,
     HOSTED_CLUSTER,
+    INFRASTRUCTURE_CLUSTER,
     KUBEADM_FILE,
     ConsumerProxy,
+    meant_proxy,
 )
 from hcpscan.core.yamldocs import YamlSyntaxError, load_one
 from hcpscan.inventory.objects import K8sObject
@@ -120,11 +122,13 @@ class Relations:
         configs write (a drop-in, /etc/environment: CAPV, CAPZ, BYOH, azimuth)."""
         values = [c for c in self.proxy.all if c.kind == CHART_VALUES and c.cluster == obj.cluster
                   and cluster in c.workload_clusters]
-        files = [c for c in self.proxy.all if c.kind == KUBEADM_FILE and c.cluster == obj.cluster
+        files = [c for c in self.proxy.all if (c.kind == KUBEADM_FILE or (
+                     c.kind == INFRASTRUCTURE_CLUSTER and c.object.kind == "VCDCluster"))
+                 and c.cluster == obj.cluster
                  and c.object.namespace == obj.namespace
                  and (capi_cluster_of(self.inventory, c.object) or ("",))[0] == cluster
-                 and any(s is not None and s.known and (s.value or "").strip()
-                         for s in (c.http_proxy, c.https_proxy))]
+                 and (any(s is not None and s.known and (s.value or "").strip()
+                          for s in (c.http_proxy, c.https_proxy)) or meant_proxy(c))]
         if not values and not files:
             return Related(unknown=(
                 f"nothing in the input says whether cluster {cluster} uses a proxy: include Secret "

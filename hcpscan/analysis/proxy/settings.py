@@ -11,6 +11,7 @@ from hcpscan.analysis.proxy.versions import infer_from_image
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
+from hcpscan.sources.systemd import tries_proxy
 
 # Consumer kinds, as shown in reports.
 CONTAINER = "container"
@@ -29,16 +30,19 @@ KLUSTERLET_CONFIG = "KlusterletConfig"  # OCM: the klusterlet's hub connection
 KLUSTERLET_ADDON_CONFIG = "KlusterletAddonConfig"  # ACM: the add-on agents of one cluster
 INSTALL_CONFIG = "install-config"  # OpenShift installer input: becomes the Proxy spec
 MACHINE_CONFIG_FILE = "machineconfig-file"  # OpenShift MachineConfig drop-ins and env files
+# A Cluster API infrastructure cluster's proxy (CAPVCD VCDCluster), written into its nodes
+INFRASTRUCTURE_CLUSTER = "infrastructure-cluster"
 
 # How rules name the consumer kinds above in their `consumers` parameter.
 NEW_CONSUMER_KINDS = {CHART_VALUES: CHART_VALUES, "klusterlet-config": KLUSTERLET_CONFIG,
                       "klusterlet-addon-config": KLUSTERLET_ADDON_CONFIG,
-                      INSTALL_CONFIG: INSTALL_CONFIG, MACHINE_CONFIG_FILE: MACHINE_CONFIG_FILE}
+                      INSTALL_CONFIG: INSTALL_CONFIG, MACHINE_CONFIG_FILE: MACHINE_CONFIG_FILE,
+                      INFRASTRUCTURE_CLUSTER: INFRASTRUCTURE_CLUSTER}
 
 # The kinds those consumers sit on (what a rule judging them applies to).
 NEW_CONSUMER_OBJECTS = ("HelmRelease", "ConfigMap", "Secret", "KubeadmControlPlane",
                         "KubeadmControlPlaneTemplate", "KlusterletConfig", "KlusterletAddonConfig",
-                        "InstallConfig", "MachineConfig")
+                        "InstallConfig", "MachineConfig", "VCDCluster", "VCDClusterTemplate")
 
 # The kinds the model reads to build each consumer kind (so a rule that judges them,
 # run alone, keeps them when a dump is pruned).
@@ -48,6 +52,7 @@ READS_BY_CONSUMER: dict[str, tuple[str, ...]] = {
     KLUSTERLET_ADDON_CONFIG: ("KlusterletAddonConfig",),
     INSTALL_CONFIG: ("InstallConfig", "ConfigMap", "Secret"),
     MACHINE_CONFIG_FILE: ("MachineConfig",),
+    INFRASTRUCTURE_CLUSTER: ("VCDCluster", "VCDClusterTemplate", "Cluster"),
     KUBEADM_FILE: ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
                    "KubeadmControlPlaneTemplate", "Secret"),
 }
@@ -178,6 +183,12 @@ class Source:
 
     def to_json(self) -> dict[str, Any]:
         return {"object": self.ref, "field": self.field, "path": self.path, "line": self.line}
+
+
+def meant_proxy(consumer: ConsumerProxy) -> bool:
+    """Whether lines of the consumer's file meant to set HTTP(S)_PROXY but its reader
+    ignores them (a typographic quote, an unclosed quote): the file's author uses a proxy."""
+    return any(tries_proxy(why) for _source, why in consumer.syntax)
 
 
 def source_of(inventory: Inventory, obj: K8sObject, steps: tuple[Step, ...] | str) -> Source:

@@ -19,15 +19,23 @@ from typing import Any, Protocol
 from hcpscan.analysis.kyverno import proxy_injecting_policies
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
-from hcpscan.analysis.proxy.effective import FileText, bootstrap_file_text, ignition_stub_text
+from hcpscan.analysis.proxy.effective import (
+    FileText,
+    bootstrap_file_text,
+    dropin_environment,
+    ignition_stub_text,
+)
 from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.relations import Related, Relations
 from hcpscan.analysis.proxy.settings import (
     CONTAINER,
+    INFRASTRUCTURE_CLUSTER,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
     SYSTEMD,
+    Source,
     field_in,
+    meant_proxy,
     source_of,
 )
 from hcpscan.analysis.proxy.workloads import (
@@ -39,16 +47,18 @@ from hcpscan.analysis.proxy.workloads import (
 )
 from hcpscan.core.redact import mask_credentials
 from hcpscan.inventory.fieldpath import Step, format_path
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import HCPSCAN_API, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import (
     BOOTSTRAP_FILES,
     VALUES_SUFFIX,
+    capi_cluster_of,
     machine_owned,
 )
 from hcpscan.model.clusters import scan_model
 from hcpscan.model.computed_noproxy import OPENSHIFT_SOURCE
+from hcpscan.model.dropins import applied_parts, specificity, unit_of_dropin, unit_part
 from hcpscan.model.hostedcluster import (
     HOSTED_KINDS,
     SIDECAR_PROXY_WORKLOADS,
@@ -56,7 +66,7 @@ from hcpscan.model.hostedcluster import (
 )
 from hcpscan.model.kubeconfig import current_cluster, kubeconfig_in_secret
 from hcpscan.model.workloads import workload_name
-from hcpscan.sources.systemd import parse_unit
+from hcpscan.sources.systemd import parse_unit, tries_proxy
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
 URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
@@ -528,6 +538,8 @@ def _ignition(ctx: SideContext, secret: K8sObject, key: str) -> SideOutcome:
 
 
 def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcome:
+    if subject.kind == SYSTEMD_DROPIN:
+        return _node_dropins(ctx, subject, path)
     if machine_owned(subject):
         return Absent("owned by a Machine: its template is checked")
     files_path = BOOTSTRAP_FILES.get(subject.kind)
@@ -537,31 +549,160 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
     items = files if isinstance(files, list) else []
     side = Side(f"{subject.ref} file {path}", {}, dict(ENV_NAMES), subject, format_path(files_path),
                 label=f"writes {path}", facts={"consumer": f"{subject.ref} file {path}"})
-    index = next((i for i, f in enumerate(items) if isinstance(f, dict)
-                  and str(f.get("path", "")).strip() == path), None)
-    if index is None:
-        written = [str(f.get("path")) for f in items if isinstance(f, dict)]
+    written = {str(f.get("path", "")).strip(): i for i, f in enumerate(items) if isinstance(f, dict)}
+    unit = unit_of_dropin(path)
+    # a drop-in is one of its unit's files: systemd reads them all, in its order (item 1 of
+    # the azimuth capi-helm-charts case: the drop-in named proxy.conf, not http-proxy.conf)
+    parts = [p.path for p in applied_parts(written, unit, "")] if unit else (
+        [path] if path in written else [])
+    if not parts and _from_infrastructure(ctx, subject, unit, side):
+        return side
+    if not parts:
         side.absent = f"writes no {path}"
         side.evidence.append(f"{format_path(files_path)} writes "
                              + (", ".join(written) if written else "no files"))
+        unread = [w for w in written if unit and f"/{unit}.d/" in w and not w.endswith(".conf")]
+        if unread:
+            side.evidence.append(f"systemd reads only *.conf files of a drop-in directory, not "
+                                 f"{', '.join(unread)}")
         return side
-    item, base = items[index], files_path + (index,)
-    content = bootstrap_file_text(ctx.inventory, subject, base, item)
-    if content.secret_name is not None:
-        _file_from_secret(subject, side, base + ("contentFrom", "secret"), content)
-    else:
-        side.anchor = format_path(base + ("content",))
-        if content.text is None and item.get("content") is not None:
-            side.unknown = (f"{format_path(base + ('content',))} cannot be decoded (encoding "
-                            f"{item.get('encoding')!r})")
-        elif content.text is None:
-            side.absent, side.anchor = f"declares {path} without content or contentFrom", format_path(base)
-    if content.text is not None and content.source is not None:
-        source = content.source
-        variables = {k: Setting(k, v, source) for k, (v, _line)
-                     in parse_unit(content.text).environment.items() if PROXY_VARIABLE.match(k)}
-        found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
-        side.settings = {k: v for k, v in found.items() if v is not None}
+    environment: dict[str, tuple[str, Source]] = {}
+    ignored: list[Ignored] = []
+    for part in parts:
+        index = written[part]
+        item, base = items[index], files_path + (index,)
+        content = bootstrap_file_text(ctx.inventory, subject, base, item)
+        if content.secret_name is not None:
+            _file_from_secret(subject, side, base + ("contentFrom", "secret"), content)
+        else:
+            side.anchor = format_path(base + ("content",))
+            if content.text is None and item.get("content") is not None:
+                side.unknown = (f"{format_path(base + ('content',))} cannot be decoded (encoding "
+                                f"{item.get('encoding')!r})")
+            elif content.text is None:
+                side.absent, side.anchor = f"declares {part} without content or contentFrom", \
+                    format_path(base)
+        if side.absent or side.unknown:
+            return side
+        if content.text is None or content.source is None:
+            continue
+        parsed = parse_unit(content.text)
+        if parsed.resets:
+            environment.clear()
+        environment.update({k: (v, content.source) for k, (v, _line) in parsed.environment.items()})
+        ignored += [(content.source, f"{part} (unit line {line}): {why}", None,
+                     base + ("content",)) for line, why in parsed.problems if tries_proxy(why)]
+    if len(parts) > 1 or parts[0] != path:
+        side.evidence.append(f"systemd reads {unit} from " + ", ".join(parts) + " (in this order)")
+        side.label = f"writes {unit}'s files {', '.join(parts)}"
+    variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
+                 if PROXY_VARIABLE.match(k)}
+    found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
+    side.settings = {k: v for k, v in found.items() if v is not None}
+    _say_ignored(side, ignored)
+    return side
+
+
+def _from_infrastructure(ctx: SideContext, subject: K8sObject, unit: str, side: Side) -> bool:
+    """containerd's drop-in written by the infrastructure provider rather than the bootstrap
+    config: CAPVCD writes /etc/systemd/system/containerd.service.d/http-proxy.conf on every
+    node from its VCDCluster's proxy (controllers/cluster_scripts/cloud_init.tmpl)."""
+    owner = capi_cluster_of(ctx.inventory, subject) if unit == "containerd.service" else None
+    if owner is None:
+        return False
+    for c in ctx.proxy.all:
+        if c.kind == INFRASTRUCTURE_CLUSTER and c.object.kind == "VCDCluster" \
+                and c.object.cluster == subject.cluster \
+                and c.object.namespace == subject.namespace \
+                and (capi_cluster_of(ctx.inventory, c.object) or ("",))[0] == owner[0] \
+                and (c.http_proxy is not None or c.https_proxy is not None):
+            side.settings = {k: v for k, v in (("httpProxy", c.http_proxy),
+                                               ("httpsProxy", c.https_proxy),
+                                               ("noProxy", c.no_proxy)) if v is not None}
+            side.evidence.append(f"{c.name}: the infrastructure provider writes containerd's "
+                                 "drop-in on every node of the cluster from it")
+            return True
+    return False
+
+
+# A line systemd ignores: where, what, the object to report it on (None: the subject) and
+# the field there.
+Ignored = tuple[Source, str, K8sObject | None, tuple[Step, ...]]
+
+
+def _say_ignored(side: Side, ignored: list[Ignored]) -> None:
+    """A unit whose proxy lines systemd ignores and that gets no proxy from the others: the
+    proxy is not set, and the lines are why."""
+    if not ignored or any(side.settings.get(k) is not None for k in ("httpProxy", "httpsProxy")):
+        return
+    _source, said, obj, anchor = ignored[0]
+    side.absent = (f"sets no HTTP_PROXY/HTTPS_PROXY: systemd ignores {said}"
+                   + (f" (and {len(ignored) - 1} more line(s))" if len(ignored) > 1 else ""))
+    side.anchor, side.obj = anchor, obj or side.obj
+    side.evidence += [f"{source}: {why}" for source, why, _obj, _at in ignored]
+
+
+def _ignored_lines(obj: K8sObject) -> list[tuple[int, str]]:
+    """The lines of a drop-in file systemd ignores, as its reader recorded them (a
+    SystemdDropIn written by hand as YAML may hold anything there: nothing is read of it)."""
+    found = obj.body.get("ignoredLines") if obj.api_version == HCPSCAN_API else None
+    return [(item[0], item[1]) for item in found if isinstance(item, list) and len(item) == 2
+            and isinstance(item[0], int) and isinstance(item[1], str)] \
+        if isinstance(found, list) else []
+
+
+def _node_dropin_index(inventory: Inventory) -> dict[tuple[str, str], dict[str, K8sObject]]:
+    """A node's drop-in files by (cluster, node) and path: built once per scan."""
+    index: dict[tuple[str, str], dict[str, K8sObject]] = {}
+    for obj in inventory.of_kind(SYSTEMD_DROPIN):
+        path = str(obj.body.get("path") or obj.name)
+        part = unit_part(path)
+        if part is not None:
+            index.setdefault((obj.cluster, part.node), {})[path] = obj
+    return index
+
+
+def _node_dropins(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcome:
+    """A drop-in file of a node's file system (``etc/systemd/system/<unit>.d/x.conf``): the
+    unit it is part of, composed of that node's drop-ins in the input, in systemd's order."""
+    unit = unit_of_dropin(path)
+    own = str(subject.body.get("path") or subject.name)
+    mine = unit_part(own)
+    if not unit or mine is None or specificity(mine.directory, unit) is None:
+        return Absent(f"{own} is no drop-in of {unit or path}")
+    peers = ctx.inventory.derived("node-dropins", _node_dropin_index).get(
+        (subject.cluster, mine.node), {})
+    parts = applied_parts(peers, unit, mine.node)
+    if own not in [p.path for p in parts]:
+        return Absent(f"{own} is overridden by a drop-in of the same name")
+    if parts[-1].path != own:
+        # judged once per unit, at its last drop-in (what systemd reads last)
+        return Absent(f"{unit} is judged at its last drop-in {parts[-1].path}")
+    side = Side(f"{unit} drop-ins ({own})", {}, dict(ENV_NAMES), subject, "environment",
+                label=f"sets the environment of {unit}",
+                facts={"consumer": f"{unit} ({', '.join(p.path for p in parts)})"})
+    environment: dict[str, tuple[str, Source]] = {}
+    ignored: list[Ignored] = []
+    for part in parts:
+        obj = peers[part.path]
+        if obj.body.get("environmentReset"):
+            environment.clear()
+        environment.update({k: (v, source_of(ctx.inventory, obj, ("environment", k)))
+                            for k, v in dropin_environment(obj).items()})
+        for k, (line, why) in enumerate(_ignored_lines(obj)):
+            if tries_proxy(why):
+                where = Source(obj.ref, f"line {line}", obj.source.path, int(line))
+                ignored.append((where, f"{part.path} line {line}: {why}", obj, ("ignoredLines", k)))
+    variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
+                 if PROXY_VARIABLE.match(k)}
+    if not variables and not ignored:
+        return Absent(f"{unit}'s drop-ins set no proxy variable")
+    found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
+    side.settings = {k: v for k, v in found.items() if v is not None}
+    if len(parts) > 1:
+        side.evidence.append(f"systemd reads {unit} from " + ", ".join(p.path for p in parts)
+                             + " (in this order)")
+    _say_ignored(side, ignored)
     return side
 
 
@@ -602,6 +743,15 @@ def reference_sides(ctx: SideContext, subject: K8sObject, consumer: Side,
         return _hosted_cluster(ctx, subject, obj)
     if relation == "management-proxy":
         return _management_proxy(ctx)
+    if relation == "cluster-values" and obj.kind == SYSTEMD_DROPIN:
+        # a node's own drop-in: its lines say whether the node uses a proxy
+        # (asked with no consumer read yet - agreement's "uses no proxy" gate - it may)
+        meant = bool(consumer.absent) or consumer.uses_proxy() is True or (
+            consumer.name == obj.ref and not consumer.settings)
+        return [Side(consumer.name, uses_proxy_said=meant, obj=obj,
+                     facts={"cluster": "unknown: a node's own file"},
+                     evidence=[f"{consumer.name} " + ("sets" if consumer.settings else "meant to set")
+                               + " a proxy"] if meant else [])]
     if relation == "cluster-values":
         return _cluster_values(ctx, obj)
     if relation == "managed-cluster":
@@ -696,6 +846,12 @@ def _cluster_values(ctx: SideContext, obj: K8sObject) -> RefOutcome:
         return Unknown(related.unknown)
     if related.stated:
         sides = [_proxy_side(c, c.name) for c in related.consumers]
+        for c, side in zip(related.consumers, sides, strict=True):
+            if side.uses_proxy() is False and meant_proxy(c):
+                # the lines that meant to set the proxy say the cluster uses one
+                side.uses_proxy_said = True
+                side.evidence += [f"{source}: {why}" for source, why in c.syntax
+                                  if tries_proxy(why)]
         for side in sides:
             _say_cluster(side, related.cluster, related.how,
                          f" has no {related.cluster}{VALUES_SUFFIX} Secret in the input; by "

@@ -88,12 +88,14 @@ _WORKLOAD = {
 }
 # What each role and relation reads besides the subject.
 _ROLE_READS = {"container": ("ConfigMap", "Secret"), "konnectivity-path": ("Deployment", "StatefulSet"),
-               "bootstrap-file": ("Secret",), "systemd-dropin": ("ConfigMap", "Secret"),
+               # the Cluster and its infrastructure cluster (CAPVCD writes containerd's drop-in)
+               "bootstrap-file": ("Secret", "Cluster", "VCDCluster"),
+               "systemd-dropin": ("ConfigMap", "Secret"),
                "kubeadm-file": ("Secret",)}
 _RELATION_READS = {
     "hosted-cluster": ("HostedCluster", "HostedControlPlane"), "management-proxy": ("Proxy",),
     "cluster-values": ("Secret", "ConfigMap", "HelmRelease", "App", "KubeadmControlPlane",
-                       "KubeadmControlPlaneTemplate"),
+                       "KubeadmControlPlaneTemplate", "Cluster", "VCDCluster"),
     "managed-cluster": ("Proxy", "Deployment", "DaemonSet", "StatefulSet", "ConfigMap", "Secret"),
     "installation": ("Secret", "ConfigMap", "Proxy", "ClusterPolicy", "Policy"),
     "secret-kubeconfig": ("Secret",),

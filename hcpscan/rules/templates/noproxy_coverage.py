@@ -27,6 +27,7 @@ from hcpscan.analysis.proxy import (
     covers_cidr,
     covers_domain,
 )
+from hcpscan.analysis.proxy.effective import dials_control_plane
 from hcpscan.analysis.proxy.portability import divergence
 from hcpscan.analysis.proxy.settings import (
     CLUSTER_PROXY,
@@ -195,9 +196,12 @@ def _url_key(value: str | None) -> str:
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "machine-network", "kas-service-ip", "svc",
                 "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks",
-                "kas-advertise-address", "hypershift-local")
+                "kas-advertise-address", "hypershift-local", "control-plane-endpoint")
 # Named sets only a HostedCluster (its nodes, through HyperShift's computed noProxy) reaches.
 _HOSTED_SETS = ("kas-advertise-address", "hypershift-local")
+# A Cluster API cluster's control plane endpoint: asked only of the node settings kubeadm or
+# the kubelet read (analysis.proxy.effective.dials_control_plane).
+CONTROL_PLANE_ENDPOINT = "control-plane-endpoint"
 # Named sets read from the subject that nothing adds to a noProxy: the user writes them, so a
 # computed noProxy (a Proxy's status, a HostedCluster's) does not answer for them.
 SECONDARY = "secondary-networks"
@@ -279,6 +283,15 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
                 entries.append(ip)
                 evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
                                 f"{decision.reason}")
+        elif dest == CONTROL_PLANE_ENDPOINT and nets is not None and nets.endpoint:
+            decision = bypasses(runtime, no_proxy, nets.endpoint)
+            if not decision.bypass:
+                host = nets.endpoint.partition("//")[2].rpartition(":")[0].strip("[]")
+                missed.append(f"control plane endpoint {host}")
+                entries.append(host)
+                evidence.append(f"{nets.endpoint} (the control plane endpoint, from "
+                                f"{nets.endpoint_source}) goes through the proxy: "
+                                f"{decision.reason}; kubeadm join and the kubelet dial it")
         elif dest not in DESTINATIONS:
             literal = _literal(dest, no_proxy, runtime)
             if literal:
@@ -494,6 +507,8 @@ class NoProxyCoverage(Template):
         for c in _coverage_consumers(ctx, subject, kinds, variables, pool):
             computed = _computed_status(ctx, c)
             wanted = _judged(c, params["destinations"], computed is not None)
+            if CONTROL_PLANE_ENDPOINT in wanted and not dials_control_plane(c):
+                wanted = [d for d in wanted if d != CONTROL_PLANE_ENDPOINT]
             uses = proxy_in_use(c)
             if not wanted or uses is False:
                 continue
@@ -593,6 +608,14 @@ def _still_missed(nets: ClusterNetworks | None, wanted: list[str], runtimes: lis
         judged = computed_by.computed_no_proxy_with(value) if computed_by is not None else value
         return [m for r in runtimes for m in _missed(judged, nets, wanted, r, managed_kas, hosted)[0]]
     return still
+
+
+def _all_uncovered(runtime: str, cidrs: list[str]) -> Callable[[str], list[str]]:
+    checks = [_uncovered(runtime, cidr) for cidr in cidrs]
+
+    def uncovered(value: str) -> list[str]:
+        return [missed for check in checks for missed in check(value)]
+    return uncovered
 
 
 def _uncovered(runtime: str, cidr: str) -> Callable[[str], list[str]]:
@@ -722,21 +745,23 @@ def _secondary_missed(subject: K8sObject, c: ConsumerProxy, networks: list[Secon
         if net.missing:
             yield NotEvaluable(f"{net.name}: {net.missing}")
             continue
-        for cidr in net.cidrs:
-            for runtime in runtimes:
-                cov = covers_cidr(runtime, no_proxy, cidr)
-                if cov.covered:
-                    continue
-                yield Violation(
-                    field=net.field,
-                    remedy=noproxy_remedy(
-                        c, [cidr], _uncovered(runtime, cidr)),
-                    values={"consumer": c.name, "missed": cidr, "runtimes": runtime,
-                            "network": net.name, "cidr": cidr},
-                    evidence=[f"{net.name}: {cidr} from {net.origin}", shown,
-                              f"not covered under {runtime}'s NO_PROXY rules: "
-                              f"{', '.join(cov.uncovered)} (e.g. {cov.example}) would go "
-                              "through the proxy",
-                              "attachDefaultNetwork: " + ("true (default)" if default is None
-                                                          else str(default).lower())])
+        for runtime in runtimes:
+            # one finding per network, naming every CIDR of it (a dual-stack NAD has two), so
+            # its fix adds them all to the one noProxy value
+            lost = [(cidr, cov) for cidr in net.cidrs
+                    if not (cov := covers_cidr(runtime, no_proxy, cidr)).covered]
+            if not lost:
+                continue
+            cidrs = [cidr for cidr, _ in lost]
+            yield Violation(
+                field=net.field,
+                remedy=noproxy_remedy(c, cidrs, _all_uncovered(runtime, cidrs)),
+                values={"consumer": c.name, "missed": ", ".join(cidrs), "runtimes": runtime,
+                        "network": net.name, "cidr": ", ".join(cidrs)},
+                evidence=[f"{net.name}: {', '.join(cidrs)} from {net.origin}", shown,
+                          *(f"not covered under {runtime}'s NO_PROXY rules: "
+                            f"{', '.join(cov.uncovered)} (e.g. {cov.example}) would go "
+                            "through the proxy" for _, cov in lost),
+                          "attachDefaultNetwork: " + ("true (default)" if default is None
+                                                      else str(default).lower())])
 
