@@ -11,6 +11,7 @@ from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.computed_noproxy import hypershift_no_proxy
+from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.networks import cidrs as _cidrs
 
 HOSTED_CLUSTER = "HostedCluster"
@@ -198,23 +199,71 @@ def hosted_cluster_of_guest(inventory: Inventory, cluster: str) -> HostedCluster
     return hosted_cluster(found[0]) if found else None
 
 
-def guest_of(inventory: Inventory, infra: K8sObject) -> tuple[str, HostedCluster | None]:
-    """Whether the cluster of the Infrastructure ``infra`` is a hosted cluster's guest (its
-    API server runs outside it, in an HCP namespace): (why, its HostedCluster if the input
-    holds it), or ('', None) when it is not. A hypershift dump's ``hostedcluster-<name>``
-    folder is one; so is any cluster whose ``Infrastructure cluster`` says
-    ``status.controlPlaneTopology: External`` (what a hosted cluster reports, e.g. in a
-    GitOps folder of guest manifests)."""
-    hc = hosted_cluster_of_guest(inventory, infra.cluster)
-    if infra.name != "cluster":
+GUEST_KINDS = ("Infrastructure", "Endpoints", "EndpointSlice")  # the objects that can tell
+
+
+def guest_of(inventory: Inventory, subject: K8sObject) -> tuple[str, HostedCluster | None]:
+    """Whether the cluster of ``subject`` is a hosted cluster's guest (its API server runs
+    outside it, in an HCP namespace): (why, its HostedCluster if the input holds it), or
+    ('', None) when it is not or ``subject`` is not the object that answers for its cluster.
+
+    One answer per cluster, at its ``Infrastructure cluster`` when the input holds one, else
+    at its ``default/kubernetes`` Endpoints, else at that Service's EndpointSlice. A cluster
+    is a guest when its Infrastructure says ``status.controlPlaneTopology: External`` (what a
+    hosted cluster reports); when no Infrastructure status says either way, when it is a
+    hypershift dump's ``hostedcluster-<name>`` folder, or when its ``default/kubernetes``
+    endpoints are as HyperShift's hosted-cluster-config-operator writes them: one address,
+    the node-local API server proxy's advertise address (172.20.0.1, fd00::1, or a
+    HostedCluster's ``spec.networking.apiServer.advertiseAddress``), where a standalone
+    cluster lists its control-plane nodes. (HyperShift puts no label of its own there: the
+    ``endpointslice.kubernetes.io/skip-mirror`` label is the same on every cluster.)"""
+    cluster = subject.cluster
+    infra = inventory.get("Infrastructure", "", "cluster", cluster)
+    if subject is not (infra if infra is not None else _kas_endpoints(inventory, cluster)):
         return "", None
-    status = infra.body.get("status")
+    hc = hosted_cluster_of_guest(inventory, cluster)
+    status = infra.body.get("status") if infra is not None else None
     topology = status.get("controlPlaneTopology") if isinstance(status, dict) else None
     if topology == "External":
-        return f"{infra.ref} status.controlPlaneTopology is External", hc
-    if infra.cluster.startswith(GUEST_PREFIX) and topology is None:
-        return f"the guest cluster folder {infra.cluster} of a hypershift dump", hc
+        return f"{infra.ref} status.controlPlaneTopology is External", hc  # type: ignore[union-attr]
+    if topology is not None:
+        return "", None  # the cluster says where its API server runs
+    if cluster.startswith(GUEST_PREFIX):
+        return f"the guest cluster folder {cluster} of a hypershift dump", hc
+    address = _node_local_kas(inventory, cluster)
+    if address:
+        return (f"the default/kubernetes endpoints point at {address} only, the node-local API "
+                "server proxy HyperShift writes there for a hosted cluster"), hc
     return "", None
+
+
+def _kas_endpoints(inventory: Inventory, cluster: str) -> K8sObject | None:
+    """The guest's ``default/kubernetes`` Endpoints, else its EndpointSlice."""
+    found = inventory.get("Endpoints", "default", "kubernetes", cluster)
+    if found is not None:
+        return found
+    return next((o for o in inventory.query("EndpointSlice", namespace="default", cluster=cluster)
+                 if o.labels.get("kubernetes.io/service-name") == "kubernetes"), None)
+
+
+def _node_local_kas(inventory: Inventory, cluster: str) -> str:
+    """The advertise address the cluster's ``default/kubernetes`` endpoints hold, when they
+    hold that one address and nothing else ('' otherwise)."""
+    from hcpscan.model.destinations import management_kas_endpoints
+
+    found = management_kas_endpoints(inventory, cluster)
+    if found is None:
+        return ""
+    advertised = {DEFAULT_ADVERTISE_IPV4, DEFAULT_ADVERTISE_IPV6} | {
+        hc.advertise_address_set for hc in hosted_clusters(inventory) if hc.advertise_address_set}
+    shown = found.cidrs()
+    for address in sorted(advertised) if len(shown) == 1 else ():
+        try:
+            if IPSpace.from_cidrs([address]).cidrs() == shown:
+                return address
+        except ValueError:  # an advertiseAddress that is no address advertises nothing
+            continue
+    return ""
 
 
 def hosted_clusters(inventory: Inventory) -> list[HostedCluster]:
