@@ -42,11 +42,35 @@ DATA_PLANE_PROXY_WORKLOADS = ("control-plane-operator", "ingress-operator", "oau
 # proxy says nothing (PRX017 judges its management proxy env).
 SIDECAR_PROXY_WORKLOADS = tuple(w for w in DATA_PLANE_PROXY_WORKLOADS
                                 if w != "control-plane-operator")
-# Control-plane workloads the HyperShift operator gives the management cluster's proxy env
-# (seed 000: "Control plane deployments that need external access are configured with the proxy
-# environment variables of the management cluster"), and their main container.
-MANAGEMENT_PROXY_WORKLOADS = {"capi-provider": "manager",
-                              "control-plane-operator": "control-plane-operator"}
+# Control-plane workloads given the management cluster's proxy env (seed 000: "Control plane
+# deployments that need external access are configured with the proxy environment variables of
+# the management cluster"), and the container that gets it. As HyperShift renders them: every
+# control-plane-operator component whose container it passes to proxy.SetEnvVars
+# (control-plane-operator/controllers/hostedcontrolplane/v2/*/deployment.go; capi-provider's
+# first container, ignition-server-proxy's haproxy, aws-cloud-controller-manager's
+# cloud-controller-manager); cluster-storage-operator only since HyperShift PR 9256
+# (OCPBUGS-105282, Aug 2026: before it, its CSI driver operators could not reach the cloud
+# API); and cloud-network-config-controller, which the cluster-network-operator renders with
+# the MGMT_HTTP(S)_PROXY/MGMT_NO_PROXY HyperShift hands it (CNO pkg/network/cloud_network.go,
+# PR 1576, OCPBUGS-1736). The CSI controllers the storage operators start are theirs, not
+# HyperShift's: not listed.
+MANAGEMENT_PROXY_WORKLOADS = {
+    "capi-provider": "manager",
+    "aws-cloud-controller-manager": "cloud-controller-manager",
+    "cloud-credential-operator": "cloud-credential-operator",
+    "cloud-network-config-controller": "controller",
+    "cluster-image-registry-operator": "cluster-image-registry-operator",
+    "cluster-storage-operator": "cluster-storage-operator",
+    "control-plane-operator": "control-plane-operator",
+    "control-plane-pki-operator": "control-plane-pki-operator",
+    "hosted-cluster-config-operator": "hosted-cluster-config-operator",
+    "ignition-server": "ignition-server",
+    "ignition-server-proxy": "haproxy",
+    "karpenter": "karpenter",
+    "karpenter-operator": "karpenter-operator",
+    "kube-apiserver": "kube-apiserver",
+    "kube-controller-manager": "kube-controller-manager",
+}
 
 # The NodePool's ignition pointer stub: Secret user-data-<nodepool>-<hash> in the HCP namespace.
 USER_DATA_PREFIX = "user-data-"

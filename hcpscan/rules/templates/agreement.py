@@ -81,6 +81,10 @@ _WORKLOAD = {
         "labels": {"type": "object", "additionalProperties": {"type": "string"},
                    "description": "labels it must carry (value globs)"},
         "static": {"type": "boolean", "description": "only static (mirror) pods"},
+        "hcp": {"type": "boolean", "description": "only in a hosted control plane's namespace "
+                                                  "(a HostedCluster's in the input, or a pod "
+                                                  "template with HyperShift's control-plane "
+                                                  "labels)"},
         "containers": {"type": "array", "items": {"type": "string"},
                        "description": "container name globs judged in this workload (default: "
                                       "the consumers.container glob)"},
