@@ -48,6 +48,7 @@ from hcpscan.analysis.proxy_egress import (
     BLOCKED,
     UNKNOWN,
     ProxyEndpoint,
+    proxy_dns,
     proxy_egress,
     proxy_endpoint,
 )
@@ -535,6 +536,11 @@ def reachable(ctx: Context, value: Value, consumer: ConsumerProxy) -> Iterator[O
         yield NotEvaluable(f"{value.who}: the reachability graph has no pods for {obj.ref}")
         return
     found = proxy_egress(graph, workload, endpoint, ctx.config.proxy_addresses)
+    dns = proxy_dns(graph, ctx.inventory, workload, obj, endpoint)
+    if dns is not None and found.verdict != BLOCKED:
+        found = dns  # resolved first: no name, no connection
+    elif dns is not None:
+        found = dataclasses.replace(found, evidence=(*found.evidence, dns.reason))
     if found.verdict == BLOCKED:
         moot = _never_uses_proxy(ctx, consumer)
         if moot is not None:
@@ -549,7 +555,14 @@ def reachable(ctx: Context, value: Value, consumer: ConsumerProxy) -> Iterator[O
         violation = _violation(at, "reachable", f"cannot reach its proxy {endpoint}: "
                                                 f"{found.reason}",
                                [value.shown, *found.evidence], endpoint=str(endpoint))
-        violation.remedy = _proxy_policy(obj, endpoint, found.missing)
+        violation.remedy = (_proxy_policy(obj, endpoint, found.missing) if found is not dns
+                            else NoFix(f"let {obj.ref}'s pods ask the cluster's DNS: an egress "
+                                       "NetworkPolicy rule to the DNS pods' namespace on UDP "
+                                       "and TCP of the port the DNS pods listen on (5353 for "
+                                       "OpenShift's openshift-dns, after the dns-default "
+                                       "Service's DNAT; 53 for kube-dns), or give the proxy as "
+                                       "an address; which rule to widen is the policy owner's "
+                                       "choice"))
         yield violation
 
 
