@@ -15,7 +15,6 @@ DNAT, as HCP004/HCP008 read it) at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Any
 
 from hcpscan.analysis.proxy.containers import pod_spec
