@@ -63,6 +63,7 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.kept import path_kept
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import OPENSHIFT_NETWORK_READS, networks_for
+from hcpscan.model.computed_noproxy import status_copy
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet
 from hcpscan.model.readers import GO_READ_OBJECTS, api_server_only, go_reader
@@ -809,6 +810,11 @@ class ProxyValues(Template):
             if value.consumer is not None:  # _applies judges only a consumer's values
                 yield from reachable(ctx, value, value.consumer)
         else:
+            copied = status_copy(ctx.inventory, value.consumer.cluster, value.text) \
+                if value.consumer is not None and value.consumer.kind == CONTAINER else ""
+            if copied:  # the docs' "written by a user": this list is the operator's
+                yield NotApplicable(f"{value.who}: {value.name} {copied}")
+                return
             yield from portable(value, _pinned(ctx, value.consumer))
 
     @staticmethod
