@@ -6,17 +6,24 @@ outside addresses NetworkPolicy egress (and an EgressFirewall) lets the
 workload's pods open that port to. A proxy named by IP is judged exactly; a
 proxy named by host name is judged exactly when no address or every address is
 allowed on its port, or when the user says what the name resolves to
-(``inputs.proxy_addresses``); otherwise the answer says what is missing.
+(``inputs.proxy_addresses``); otherwise the answer says what is missing. A proxy
+named by host name is resolved first: ``proxy_dns`` says whether the workload's pods
+may ask the cluster's DNS pods (on the port they listen on after the DNS Service's
+DNAT, as HCP004/HCP008 read it) at all.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from hcpscan.analysis.proxy.containers import pod_spec
 from hcpscan.analysis.proxy.hosts import to_ascii
 from hcpscan.analysis.proxy.settings import ConsumerProxy
 from hcpscan.analysis.proxy.target import TargetError, parse_target
 from hcpscan.analysis.reachability.graph import ReachabilityGraph
+from hcpscan.analysis.reachability.queries import dns_pods
+from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 
 # The port a client uses for a proxy URL without one (Go's net/http, curl and the rest agree).
@@ -41,6 +48,16 @@ class ProxyEndpoint:
             return False
         except AddressError:
             return "." not in self.host or self.host.endswith((".svc", ".svc.cluster.local"))
+
+
+    @property
+    def by_name(self) -> bool:
+        """Named by a host name the client must resolve (not an address)."""
+        try:
+            parse_network(self.host)
+            return False
+        except AddressError:
+            return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,3 +128,44 @@ def proxy_egress(graph: ReachabilityGraph, workload: str, endpoint: ProxyEndpoin
                        f"egress on TCP {endpoint.port} is allowed only to {egress.allowed}; "
                        f"whether {endpoint.host} resolves there is not in the input: set "
                        f"inputs.proxy_addresses: {{{endpoint.host}: [<address>]}}", evidence)
+
+
+# The pod dnsPolicy values that send a pod's lookups to the cluster's DNS Service.
+CLUSTER_DNS_POLICIES = ("ClusterFirst", "ClusterFirstWithHostNet")
+
+
+def proxy_dns(graph: ReachabilityGraph, inventory: Inventory, workload: str, obj: K8sObject,
+              endpoint: ProxyEndpoint) -> ProxyEgress | None:
+    """BLOCKED when the workload's pods must resolve the proxy's host name through the
+    cluster's DNS and their egress opens UDP to none of the DNS pods' ports (the stub
+    resolvers of Go, glibc and musl ask over UDP first; TCP only for a truncated answer);
+    None when that is not so or not asked: an address, an in-cluster name, a name the pod
+    spec's hostAliases give, a dnsPolicy that asks another resolver, or pods whose egress
+    no policy isolates."""
+    if not endpoint.by_name or endpoint.in_cluster:
+        return None
+    spec: Any = pod_spec(obj)
+    spec = spec if isinstance(spec, dict) else {}
+    if spec.get("dnsPolicy", "ClusterFirst") not in CLUSTER_DNS_POLICIES or (
+            spec.get("hostNetwork") is True and spec.get("dnsPolicy") != "ClusterFirstWithHostNet"):
+        return None
+    aliases = spec.get("hostAliases")
+    if isinstance(aliases, list) and any(
+            isinstance(a, dict) and isinstance(a.get("hostnames"), list)
+            and endpoint.host in {str(h).lower().rstrip(".") for h in a["hostnames"]}
+            for a in aliases):
+        return None
+    ports, note, pods = dns_pods(inventory, obj.cluster)
+    isolated, opened = graph.egress_to_pods(workload, pods)
+    if not isolated or any(opened.allows("UDP", p) for p in ports):
+        return None
+    where = " or ".join(p.namespace + (f" ({', '.join(f'{k}={v}' for k, v in p.labels.items())})"
+                                       if p.labels else "") for p in pods)
+    blocker = graph.egress_to_pods_evidence(workload, pods, "UDP", ports[0],
+                                            f"the DNS pods in {where}")
+    shown = " or ".join(map(str, ports))
+    return ProxyEgress(
+        endpoint, BLOCKED,
+        f"its pods cannot resolve the proxy's host name {endpoint.host}: egress opens no UDP "
+        f"{shown} to the DNS pods in {where} (to them it opens {opened or 'nothing'})",
+        ((str(blocker),) if blocker is not None else ()) + (note,))

@@ -34,6 +34,7 @@ from hcpscan.cli.output import say
 from hcpscan.inventory import Inventory
 from hcpscan.model.flows import Flow, FlowError, flow_by_id, load_flows
 from hcpscan.model.hostedcluster import (
+    GUEST_KINDS,
     HostedCluster,
     guest_of,
     hosted_cluster_for_namespace,
@@ -236,12 +237,14 @@ def _guest_flows(args: argparse.Namespace, inventory: Inventory, graph: Reachabi
     dump's hostedcluster-<name> folder, or an Infrastructure with controlPlaneTopology
     External), as HCP010 judges it: one result per workload whose egress a policy isolates."""
     out = []
-    guests = [(infra, *guest_of(inventory, infra)) for infra in inventory.of_kind("Infrastructure")]
-    guests = [g for g in guests if g[1]]
+    guests = [(obj, *guest_of(inventory, obj)) for kind in GUEST_KINDS
+              for obj in inventory.of_kind(kind)]
+    guests = [g for g in guests if g[1]]  # guest_of answers at one object per cluster
     if not guests:
         raise UsageError("no hosted cluster's guest in the input", "give a hypershift dump's "
-                         "hostedcluster-<name> folder or the guest's Infrastructure cluster "
-                         "(status.controlPlaneTopology: External)")
+                         "hostedcluster-<name> folder, the guest's Infrastructure cluster "
+                         "(status.controlPlaneTopology: External) or its default/kubernetes "
+                         "endpoints")
     for infra, why, hc in guests:
         label = (f"guest cluster {infra.cluster}" if infra.cluster.startswith("hostedcluster-")
                  else f"the input's cluster (a guest: {why})") + (f" of {hc.label}"

@@ -64,7 +64,10 @@ _METADATA: Keep = {ANY_KEY: WHOLE, "managedFields": DROP}
 _CONTAINER: Keep = _fields("name", "image", "env", "envFrom", "args", "command", "ports",
                            "restartPolicy", "volumeMounts")
 _POD_SPEC: Keep = {"containers": [_CONTAINER], "initContainers": [_CONTAINER],
-                   **_fields("hostNetwork", "volumes", "nodeSelector")}
+                   # dnsPolicy and hostAliases: whether a proxy's host name is asked of the
+                   # cluster's DNS (PRX014)
+                   **_fields("hostNetwork", "volumes", "nodeSelector", "dnsPolicy",
+                             "hostAliases")}
 _WORKLOAD: Keep = {ANY_KEY: WHOLE, "metadata": _METADATA, "spec": {
     **_fields("selector", "replicas"), "template": {"metadata": _METADATA, "spec": _POD_SPEC}}}
 

@@ -50,7 +50,8 @@ CONTAINER: Shape = {
     "args": [SCALAR], "command": [SCALAR], "volumeMounts": [dict],
 }
 POD_SPEC: Shape = {"containers": [CONTAINER], "initContainers": [CONTAINER],
-                   "hostNetwork": SCALAR, "volumes": [dict], "nodeSelector": STRING_MAP}
+                   "hostNetwork": SCALAR, "volumes": [dict], "nodeSelector": STRING_MAP,
+                   "dnsPolicy": SCALAR, "hostAliases": [{"ip": SCALAR, "hostnames": [SCALAR]}]}
 POD_TEMPLATE: Shape = {"metadata": METADATA, "spec": POD_SPEC}
 WORKLOAD: Shape = {"metadata": METADATA,
                    "spec": {"selector": SELECTOR, "template": POD_TEMPLATE, "replicas": SCALAR}}

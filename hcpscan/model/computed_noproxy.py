@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hcpscan.core.userinfo import split_outside_credentials
+from hcpscan.inventory import Inventory
 
 LOCAL_ENTRIES = ("127.0.0.1", "localhost", ".svc", ".cluster.local")
 HYPERSHIFT_LOCAL = ".local"  # HyperShift's own addition, "for private clusters"
@@ -92,3 +93,33 @@ def openshift_no_proxy(*, machine: Iterable[str], api_internal_host: str,
     entries.update(cluster)
     entries.update(_user(user))
     return ",".join(sorted(entries))
+
+
+# What HyperShift adds to the management cluster's noProxy when it hands it to a control-plane
+# container (support/proxy.SetEnvVars: kube-apiserver, then the set sorted).
+SET_ENV_VARS_ADDED = frozenset({"kube-apiserver"})
+
+
+def status_copy(inventory: Inventory, cluster: str, text: str) -> str:
+    """Why a NO_PROXY value is its cluster's computed noProxy as an operator copies it ('' when
+    it is not): the same entries as the ``Proxy cluster``'s ``status.noProxy`` (which the
+    network operator computes; no user writes it), in any order, or those and what
+    HyperShift adds handing it to a control-plane container. The network operator's
+    DaemonSets, the hosted-cluster-config-operator's konnectivity-agent (proxy.Status
+    verbatim) and HyperShift's control-plane Deployments carry such copies."""
+    entries = _entry_set(text)
+    if not entries:
+        return ""
+    for proxy in inventory.query("Proxy", name="cluster", cluster=cluster):
+        status = proxy.body.get("status")
+        computed = _entry_set(status.get("noProxy")) if isinstance(status, dict) else frozenset()
+        if computed and entries in (computed, computed | SET_ENV_VARS_ADDED):
+            return (f"it is {proxy.ref} status.noProxy (computed by the network operator, "
+                    "copied by an operator" + (", with HyperShift's kube-apiserver" if
+                                               entries != computed else "") + "): no user wrote it")
+    return ""
+
+
+def _entry_set(text: object) -> frozenset[str]:
+    return frozenset(e.strip() for e in text.split(",") if e.strip()) if isinstance(text, str) \
+        else frozenset()

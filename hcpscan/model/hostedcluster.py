@@ -11,6 +11,7 @@ from typing import Any
 
 from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.model.computed_noproxy import hypershift_no_proxy
+from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.networks import cidrs as _cidrs
 
 HOSTED_CLUSTER = "HostedCluster"
@@ -60,11 +61,35 @@ DATA_PLANE_PROXY_WORKLOADS = ("control-plane-operator", "ingress-operator", "oau
 # proxy says nothing (PRX017 judges its management proxy env).
 SIDECAR_PROXY_WORKLOADS = tuple(w for w in DATA_PLANE_PROXY_WORKLOADS
                                 if w != "control-plane-operator")
-# Control-plane workloads the HyperShift operator gives the management cluster's proxy env
-# (seed 000: "Control plane deployments that need external access are configured with the proxy
-# environment variables of the management cluster"), and their main container.
-MANAGEMENT_PROXY_WORKLOADS = {"capi-provider": "manager",
-                              "control-plane-operator": "control-plane-operator"}
+# Control-plane workloads given the management cluster's proxy env (seed 000: "Control plane
+# deployments that need external access are configured with the proxy environment variables of
+# the management cluster"), and the container that gets it. As HyperShift renders them: every
+# control-plane-operator component whose container it passes to proxy.SetEnvVars
+# (control-plane-operator/controllers/hostedcontrolplane/v2/*/deployment.go; capi-provider's
+# first container, ignition-server-proxy's haproxy, aws-cloud-controller-manager's
+# cloud-controller-manager); cluster-storage-operator only since HyperShift PR 9256
+# (OCPBUGS-105282, Aug 2026: before it, its CSI driver operators could not reach the cloud
+# API); and cloud-network-config-controller, which the cluster-network-operator renders with
+# the MGMT_HTTP(S)_PROXY/MGMT_NO_PROXY HyperShift hands it (CNO pkg/network/cloud_network.go,
+# PR 1576, OCPBUGS-1736). The CSI controllers the storage operators start are theirs, not
+# HyperShift's: not listed.
+MANAGEMENT_PROXY_WORKLOADS = {
+    "capi-provider": "manager",
+    "aws-cloud-controller-manager": "cloud-controller-manager",
+    "cloud-credential-operator": "cloud-credential-operator",
+    "cloud-network-config-controller": "controller",
+    "cluster-image-registry-operator": "cluster-image-registry-operator",
+    "cluster-storage-operator": "cluster-storage-operator",
+    "control-plane-operator": "control-plane-operator",
+    "control-plane-pki-operator": "control-plane-pki-operator",
+    "hosted-cluster-config-operator": "hosted-cluster-config-operator",
+    "ignition-server": "ignition-server",
+    "ignition-server-proxy": "haproxy",
+    "karpenter": "karpenter",
+    "karpenter-operator": "karpenter-operator",
+    "kube-apiserver": "kube-apiserver",
+    "kube-controller-manager": "kube-controller-manager",
+}
 
 # The NodePool's ignition pointer stub: Secret user-data-<nodepool>-<hash> in the HCP namespace.
 USER_DATA_PREFIX = "user-data-"
@@ -276,23 +301,71 @@ def _by_name(inventory: Inventory) -> dict[str, HostedCluster]:
     return index
 
 
-def guest_of(inventory: Inventory, infra: K8sObject) -> tuple[str, HostedCluster | None]:
-    """Whether the cluster of the Infrastructure ``infra`` is a hosted cluster's guest (its
-    API server runs outside it, in an HCP namespace): (why, its HostedCluster if the input
-    holds it), or ('', None) when it is not. A hypershift dump's ``hostedcluster-<name>``
-    folder is one; so is any cluster whose ``Infrastructure cluster`` says
-    ``status.controlPlaneTopology: External`` (what a hosted cluster reports, e.g. in a
-    GitOps folder of guest manifests)."""
-    hc = hosted_cluster_of_guest(inventory, infra.cluster)
-    if infra.name != "cluster":
+GUEST_KINDS = ("Infrastructure", "Endpoints", "EndpointSlice")  # the objects that can tell
+
+
+def guest_of(inventory: Inventory, subject: K8sObject) -> tuple[str, HostedCluster | None]:
+    """Whether the cluster of ``subject`` is a hosted cluster's guest (its API server runs
+    outside it, in an HCP namespace): (why, its HostedCluster if the input holds it), or
+    ('', None) when it is not or ``subject`` is not the object that answers for its cluster.
+
+    One answer per cluster, at its ``Infrastructure cluster`` when the input holds one, else
+    at its ``default/kubernetes`` Endpoints, else at that Service's EndpointSlice. A cluster
+    is a guest when its Infrastructure says ``status.controlPlaneTopology: External`` (what a
+    hosted cluster reports); when no Infrastructure status says either way, when it is a
+    hypershift dump's ``hostedcluster-<name>`` folder, or when its ``default/kubernetes``
+    endpoints are as HyperShift's hosted-cluster-config-operator writes them: one address,
+    the node-local API server proxy's advertise address (172.20.0.1, fd00::1, or a
+    HostedCluster's ``spec.networking.apiServer.advertiseAddress``), where a standalone
+    cluster lists its control-plane nodes. (HyperShift puts no label of its own there: the
+    ``endpointslice.kubernetes.io/skip-mirror`` label is the same on every cluster.)"""
+    cluster = subject.cluster
+    infra = inventory.get("Infrastructure", "", "cluster", cluster)
+    if subject is not (infra if infra is not None else _kas_endpoints(inventory, cluster)):
         return "", None
-    status = infra.body.get("status")
+    hc = hosted_cluster_of_guest(inventory, cluster)
+    status = infra.body.get("status") if infra is not None else None
     topology = status.get("controlPlaneTopology") if isinstance(status, dict) else None
     if topology == "External":
-        return f"{infra.ref} status.controlPlaneTopology is External", hc
-    if infra.cluster.startswith(GUEST_PREFIX) and topology is None:
-        return f"the guest cluster folder {infra.cluster} of a hypershift dump", hc
+        return f"{infra.ref} status.controlPlaneTopology is External", hc  # type: ignore[union-attr]
+    if topology is not None:
+        return "", None  # the cluster says where its API server runs
+    if cluster.startswith(GUEST_PREFIX):
+        return f"the guest cluster folder {cluster} of a hypershift dump", hc
+    address = _node_local_kas(inventory, cluster)
+    if address:
+        return (f"the default/kubernetes endpoints point at {address} only, the node-local API "
+                "server proxy HyperShift writes there for a hosted cluster"), hc
     return "", None
+
+
+def _kas_endpoints(inventory: Inventory, cluster: str) -> K8sObject | None:
+    """The guest's ``default/kubernetes`` Endpoints, else its EndpointSlice."""
+    found = inventory.get("Endpoints", "default", "kubernetes", cluster)
+    if found is not None:
+        return found
+    return next((o for o in inventory.query("EndpointSlice", namespace="default", cluster=cluster)
+                 if o.labels.get("kubernetes.io/service-name") == "kubernetes"), None)
+
+
+def _node_local_kas(inventory: Inventory, cluster: str) -> str:
+    """The advertise address the cluster's ``default/kubernetes`` endpoints hold, when they
+    hold that one address and nothing else ('' otherwise)."""
+    from hcpscan.model.destinations import management_kas_endpoints
+
+    found = management_kas_endpoints(inventory, cluster)
+    if found is None:
+        return ""
+    advertised = {DEFAULT_ADVERTISE_IPV4, DEFAULT_ADVERTISE_IPV6} | {
+        hc.advertise_address_set for hc in hosted_clusters(inventory) if hc.advertise_address_set}
+    shown = found.cidrs()
+    for address in sorted(advertised) if len(shown) == 1 else ():
+        try:
+            if IPSpace.from_cidrs([address]).cidrs() == shown:
+                return address
+        except ValueError:  # an advertiseAddress that is no address advertises nothing
+            continue
+    return ""
 
 
 def hosted_clusters(inventory: Inventory) -> list[HostedCluster]:

@@ -156,6 +156,17 @@ def test_a_guest_flow_query_judges_each_guest_as_hcp010_does(run_cli):
     assert none.code == 2 and "no hosted cluster's guest in the input" in none.err
 
 
+def test_a_guest_known_by_its_kubernetes_endpoints_is_queried_too(run_cli):
+    """No Infrastructure: the default/kubernetes endpoints at the node-local proxy say it."""
+    guest = REPO / "fixtures" / "required-flows" / "guest-endpoints-fail"
+    shut = run_cli("connectivity", "--no-progress", str(guest), "--flow", "guest-pods-to-kas",
+                   "--format", "json")
+    assert shut.code == 1, shut.err
+    results = json.loads(shut.out)["results"]
+    assert [(r["workload"], r["status"]) for r in results] == [
+        ("netobserv/flowlogs-pipeline[DaemonSet]", "blocked")]
+
+
 def test_every_catalog_citation_names_a_public_document(run_cli):
     """Users have the public documents, not the project's notes: every row of the built-in
     catalog cites a numbered document whose URL `flows show` prints."""

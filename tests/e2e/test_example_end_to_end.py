@@ -56,7 +56,7 @@ def test_example_sarif_regions_start_at_the_offending_field(reports):
     run = log["runs"][0]
     assert run["automationDetails"]["id"].startswith("hcpscan")
     rules = run["tool"]["driver"]["rules"]
-    findings = {(f["rule_id"], f["field"], f["object"]["name"]): f
+    findings = {(f["rule_id"], f["field"], f["object"]["namespace"], f["object"]["name"]): f
                 for f in json.loads(reports["json"])["findings"]}
     assert run["results"], "the example must produce results"
     for result in run["results"]:

@@ -35,10 +35,12 @@ def _evidence(line: str) -> str:
 
 
 def comparable(report: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """Findings and rule results without their locations (evidence names a path:line too)."""
-    findings = [(f["rule_id"], f["severity"], f["status"], f["object"], f["field"], f["message"],
-                 [_evidence(e) for e in f["evidence"]], f.get("suppression"))
-                for f in report["findings"]]
+    """Findings and rule results without their locations (evidence names a path:line too).
+    The findings in an order of their own: reports order them by file and line, which a live
+    scan's objects (one virtual path each) and a dump's files give differently."""
+    findings = sorted(([f["rule_id"], f["severity"], f["status"], f["object"], f["field"],
+                        f["message"], [_evidence(e) for e in f["evidence"]], f.get("suppression")]
+                       for f in report["findings"]), key=lambda f: json.dumps(f, sort_keys=True))
     results = [(r["rule_id"], *_absence(r["status"], r["reason"]), r["findings"], r["objects_checked"])
                for r in report["rules"]]
     return findings, results

@@ -153,9 +153,9 @@ def test_an_object_the_server_rejects_does_not_stop_the_others(standin, pki, tmp
     code, _, err = publish(config, tmp_path / "r.yaml")
     assert code == 2
     assert "not published: Report clusters/hcpscan: 422 Unprocessable Entity" in err
-    assert "1 of 8 report object(s) were not published" in err
+    assert "1 of 9 report object(s) were not published" in err
     applied = [r for r in server.state.requests if r.method == "PATCH" and r.status in (200, 201)]
-    assert len(applied) == 7
+    assert len(applied) == 8
 
 
 def test_another_managers_report_is_taken_over(standin, pki, tmp_path, example_bodies):

@@ -66,7 +66,7 @@ def test_example_layout(example):
     # one Report per namespace with findings; the example has no cluster-scoped finding since
     # PRX007 leaves the Go-read Proxy alone (issue 24), so the ClusterReport names no resource
     assert [d["metadata"]["namespace"] for d in namespaced] == [
-        "cluster1", "clusters", "clusters-agent-prod", "hypershift", "monitoring",
+        "cluster1", "clusters", "clusters-agent-prod", "clusters-aws-dev", "hypershift", "monitoring",
         "open-cluster-management-agent", "org-acme"]
     assert [r for r in cluster["results"] if r.get("resources")] == []
     for doc in documents:

@@ -1,13 +1,16 @@
 """Proxy settings of OCM's klusterlet and ACM's add-on agents (DOMAIN.md §5, seed 004).
 
-* ``KlusterletConfig`` (config.open-cluster-management.io, cluster-scoped):
-  ``spec.hubKubeAPIServerConfig.proxyURL`` is the one proxy the klusterlet uses for
-  every request to the hub, verified with the ConfigMaps its ``trustedCABundles``
-  name (keys ``ca-bundle.crt``, ``ca.crt`` or ``tls.crt``) unless
-  ``serverVerificationStrategy`` is ``UseSystemTruststore``. The deprecated
-  ``spec.hubKubeAPIServerProxyConfig`` (``httpProxy``, ``httpsProxy`` — chosen when
-  both are set — and an inline ``caBundle``) is read when ``proxyURL`` is not set.
-  It has no noProxy: only the hub connection goes through it.
+* ``KlusterletConfig`` (config.open-cluster-management.io, cluster-scoped): the import
+  controller writes the klusterlet's bootstrap kubeconfig from it (``hub_proxy`` is that
+  computation, the one place it lives). When ``spec.hubKubeAPIServerConfig`` is present
+  (even ``{}``), its ``proxyURL`` is the one proxy the klusterlet uses for every request
+  to the hub, verified with the ConfigMaps its ``trustedCABundles`` name (keys
+  ``ca-bundle.crt``, ``ca.crt`` or ``tls.crt``) unless ``serverVerificationStrategy`` is
+  ``UseSystemTruststore``, and the deprecated ``spec.hubKubeAPIServerProxyConfig`` is
+  ignored whole: without ``proxyURL`` there is no proxy at all. Only when
+  ``hubKubeAPIServerConfig`` is absent is the deprecated block read: ``httpsProxy`` (chosen
+  when both are set) with its CA in the block's own ``caBundle`` (base64 PEM), else
+  ``httpProxy`` with no CA. It has no noProxy: only the hub connection goes through it.
 * ``KlusterletAddonConfig`` (agent.open-cluster-management.io): ``spec.proxyConfig``
   (``httpProxy``, ``httpsProxy``, ``noProxy``) is handed to the add-on agents of the
   cluster as their proxy environment.
@@ -17,6 +20,7 @@ Both are read by Go programs (the klusterlet, the add-on agents).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.proxy.pem import parse_bundle
@@ -39,6 +43,39 @@ HUB_CONFIG: tuple[Step, ...] = ("spec", "hubKubeAPIServerConfig")
 LEGACY_PROXY: tuple[Step, ...] = ("spec", "hubKubeAPIServerProxyConfig")
 CA_KEYS = ("ca-bundle.crt", "ca.crt", "tls.crt")  # what the import controller reads, in order
 SYSTEM_TRUSTSTORE = "UseSystemTruststore"
+TRUSTED_BUNDLES = "spec.hubKubeAPIServerConfig.trustedCABundles"
+LEGACY_CA = "spec.hubKubeAPIServerProxyConfig.caBundle"
+
+
+@dataclass(frozen=True, slots=True)
+class HubProxy:
+    """The proxy and proxy CA a KlusterletConfig gives the klusterlet's hub connection."""
+
+    proxy: tuple[Step, ...] | None  # the field whose URL becomes the kubeconfig's proxy-url
+    ca: tuple[Step, ...] | None  # the field holding (or naming) its CA; None: no CA is read
+    ca_field: str  # where the proxy's CA must be written for this proxy to be verified
+    # deprecated proxy fields written but ignored, the klusterlet then using no proxy at all
+    dropped: tuple[tuple[Step, ...], ...] = ()
+
+
+def hub_proxy(obj: K8sObject) -> HubProxy:
+    """The import controller's choice (managedcluster-import-controller GetProxySettings):
+    hubKubeAPIServerConfig, when present, wins whole; the deprecated block only without it."""
+    legacy = obj.get(LEGACY_PROXY)
+    legacy = legacy if isinstance(legacy, dict) else {}
+    if isinstance(obj.get(HUB_CONFIG), dict):
+        if obj.get(HUB_CONFIG + ("proxyURL",)):
+            return HubProxy(HUB_CONFIG + ("proxyURL",), HUB_CONFIG + ("trustedCABundles",),
+                            TRUSTED_BUNDLES)
+        return HubProxy(None, None, "", tuple(
+            LEGACY_PROXY + (k,) for k in ("httpsProxy", "httpProxy") if legacy.get(k)))
+    if legacy.get("httpsProxy"):
+        return HubProxy(LEGACY_PROXY + ("httpsProxy",), LEGACY_PROXY + ("caBundle",),
+                        LEGACY_CA)
+    if legacy.get("httpProxy"):  # its CA is never read: caBundle goes with httpsProxy only
+        return HubProxy(LEGACY_PROXY + ("httpProxy",), None,
+                        f"{LEGACY_CA} beside an httpsProxy (caBundle is read only with it)")
+    return HubProxy(None, None, "")
 
 
 def klusterlet_proxies(inventory: Inventory) -> list[ConsumerProxy]:
@@ -48,11 +85,19 @@ def klusterlet_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             continue
         consumer = ConsumerProxy(KLUSTERLET_CONFIG, obj.ref, obj, program="klusterlet",
                                  runtime="go")
-        if obj.get(HUB_CONFIG + ("proxyURL",)):
-            _set(inventory, consumer, HUB_CONFIG + ("proxyURL",), ("http_proxy", "https_proxy"))
+        hub = hub_proxy(obj)
+        consumer.ca_field = hub.ca_field
+        if hub.proxy is not None:
+            _set(inventory, consumer, hub.proxy, ("http_proxy", "https_proxy"))
+        if hub.ca == HUB_CONFIG + ("trustedCABundles",):
             _trusted_bundles(inventory, consumer)
-        elif isinstance(obj.get(LEGACY_PROXY), dict):
-            _legacy(inventory, consumer)
+        elif hub.ca is not None and obj.get(hub.ca):
+            consumer.trusted_ca = Setting("caBundle", str(obj.get(hub.ca)),
+                                          source_of(inventory, obj, hub.ca))
+            consumer.ca_bundle = parse_bundle(str(obj.get(hub.ca)))
+        for steps in hub.dropped:  # kept as written (credentials, syntax), never effective
+            _set(inventory, consumer, steps, ())
+        consumer.dropped = tuple(consumer.variables[str(s[-1])] for s in hub.dropped)
         if consumer.variables:
             out.append(consumer)
     for obj in inventory.of_kind("KlusterletAddonConfig"):
@@ -71,21 +116,6 @@ def _set(inventory: Inventory, consumer: ConsumerProxy, steps: tuple[Step, ...],
          attrs: tuple[str, ...]) -> None:
     consumer.record(Setting(str(steps[-1]), setting_text(consumer.object.get(steps)),
                             source_of(inventory, consumer.object, steps)), *attrs)
-
-
-def _legacy(inventory: Inventory, consumer: ConsumerProxy) -> None:
-    block: dict[str, Any] = consumer.object.get(LEGACY_PROXY)
-    # the klusterlet uses httpsProxy when both are set (OCM KubeAPIServerProxyConfig)
-    chosen = "httpsProxy" if block.get("httpsProxy") else "httpProxy" if block.get(
-        "httpProxy") else None
-    if chosen is None:
-        return
-    _set(inventory, consumer, LEGACY_PROXY + (chosen,), ("http_proxy", "https_proxy"))
-    ca = block.get("caBundle")
-    if ca:
-        consumer.trusted_ca = Setting("caBundle", str(ca), source_of(
-            inventory, consumer.object, LEGACY_PROXY + ("caBundle",)))
-        consumer.ca_bundle = parse_bundle(str(ca))
 
 
 def _trusted_bundles(inventory: Inventory, consumer: ConsumerProxy) -> None:

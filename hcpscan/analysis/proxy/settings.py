@@ -301,6 +301,13 @@ class ConsumerProxy:
     # Lines of a drop-in or environment file its reader ignores (systemd drops an assignment
     # whose name is invalid, e.g. one wrapped in typographic quotes): (where, what is wrong).
     syntax: list[tuple[Source, str]] = field(default_factory=list)
+    # The field that would hold this consumer's proxy CA when none is written, as the user
+    # should be told to write it ('' when the API keeps it in one known place, see
+    # hcpscan.analysis.proxy.trust.MODEL_RESOLVED).
+    ca_field: str = ""
+    # Proxy settings written but ignored by the program that reads them (a KlusterletConfig's
+    # deprecated hubKubeAPIServerProxyConfig beside hubKubeAPIServerConfig): never effective.
+    dropped: tuple[Setting, ...] = ()
 
     @property
     def client_release(self) -> RuntimeRef | None:

@@ -42,6 +42,7 @@ from hcpscan.analysis.proxy.workloads import (
     controlled_pod,
     controlled_pods,
     effective_settings,
+    in_control_plane,
     is_static_pod,
     owner_present,
 )
@@ -255,7 +256,7 @@ def settled_sides(ctx: SideContext, subjects: list[K8sObject], selector: dict[st
         return [None] * len(subjects)
     at_owner = judged_at_owner(ctx.inventory)
     named = selector.get("workloads")
-    picks = _Picks(named) if named else None  # ``_workload``, its patterns read once
+    picks = _Picks(named, ctx.inventory) if named else None  # ``_workload``, patterns read once
     lean = not bare and "container" not in selector  # no side for a container that sets none
     setting: frozenset[int] | None = None  # the proxy model, read only if a subject needs it
     owned, not_target = (Absent(_AT_OWNER),), (Absent(_NOT_TARGET),)  # shared: only read
@@ -302,7 +303,7 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
     if _judged_at_owner(subject, ctx.inventory):
         yield Absent(_AT_OWNER)
         return
-    workload = _workload(subject, selector.get("workloads"))
+    workload = _workload(subject, selector.get("workloads"), ctx.inventory)
     if workload is None:
         yield Absent(_NOT_TARGET)
         return
@@ -357,11 +358,13 @@ def _judged_at_owner(obj: K8sObject, inventory: Inventory) -> bool:
 
 
 
-def _workload(obj: K8sObject, named: dict[str, dict[str, Any]] | None) -> str | None:
+def _workload(obj: K8sObject, named: dict[str, dict[str, Any]] | None,
+              inventory: Inventory) -> str | None:
     """The name of the first of ``named`` selectors ``obj`` matches ('' with no selectors)."""
     if not named:
         return ""
-    return next((name for name, sel in named.items() if _selects(sel, obj)), None)
+    return next((name for name, sel in named.items() if _selects(sel, obj)
+                 and (not sel.get("hcp") or in_control_plane(inventory, obj))), None)
 
 
 _GLOB = frozenset("*?[")  # what makes an fnmatch pattern more than the text itself
@@ -386,9 +389,10 @@ class _Picks:
     selector's patterns read once (asked of every workload of a rule's kinds:
     tens of thousands at 500 hosted clusters, five selectors each)."""
 
-    def __init__(self, named: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, named: dict[str, dict[str, Any]], inventory: Inventory) -> None:
+        self.inventory = inventory
         self.selectors = [
-            (bool(sel.get("static")),
+            (bool(sel.get("static")), bool(sel.get("hcp")),
              _Patterns(sel["names"]) if sel.get("names") else None,
              _Patterns(sel["namespaces"]) if sel.get("namespaces") else None,
              [(k, str(v), _GLOB.isdisjoint(str(v))) for k, v in (sel.get("labels") or {}).items()])
@@ -397,12 +401,15 @@ class _Picks:
     def any(self, obj: K8sObject) -> bool:
         # the object's own name and namespace first, its annotations and labels (in its
         # body) only then: the conditions are pure, and the schema makes every pattern text
-        for static, names, namespaces, labels in self.selectors:
-            if names is not None and not names.match(workload_name(obj)):
+        for static, hcp, names, namespaces, labels in self.selectors:
+            if names is not None and not (names.match(obj.name)
+                                          or names.match(workload_name(obj))):
                 continue
             if namespaces is not None and not namespaces.match(obj.namespace):
                 continue
             if static and not is_static_pod(obj):
+                continue
+            if hcp and not in_control_plane(self.inventory, obj):
                 continue
             if labels:
                 have = obj.labels

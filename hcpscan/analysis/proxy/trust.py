@@ -119,14 +119,15 @@ def resolve_ca(inventory: Inventory, consumer: ConsumerProxy, https_only: bool =
 
 def _model_ca(consumer: ConsumerProxy, https_only: bool) -> CA | None:
     """The CA the proxy model found for a consumer it resolves itself."""
-    urls = tuple(s for s in (consumer.https_proxy, consumer.http_proxy)
-                 if s is not None and (s.value or "").strip().lower().startswith(
-                     "https://" if https_only else ""))
+    urls = tuple({id(s): s for s in (consumer.https_proxy, consumer.http_proxy)
+                  if s is not None and (s.value or "").strip().lower().startswith(
+                      "https://" if https_only else "")}.values())  # one Setting may be both
     if not urls:
         return None
     obj, ca = consumer.object, consumer.trusted_ca
     if ca is None:  # reported at the proxy URL: the CA field is not written at all
-        return CA(ABSENT, urls, urls[0].source.steps, obj, detail=MODEL_RESOLVED[consumer.kind])
+        return CA(ABSENT, urls, urls[0].source.steps, obj,
+                  detail=consumer.ca_field or MODEL_RESOLVED[consumer.kind])
     holder = ca.source.holder or obj
     if not ca.known:
         return CA(UNKNOWN, urls, ca.source.steps, holder, detail=ca.unknown)

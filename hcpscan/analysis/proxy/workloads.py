@@ -28,6 +28,7 @@ from hcpscan.analysis.proxy.settings import (
 )
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
 from hcpscan.model.readers import image_program
 from hcpscan.model.workloads import WORKLOAD_OWNERS
 
@@ -223,3 +224,21 @@ def is_static_pod(obj: K8sObject) -> bool:
     return obj.kind == "Pod" and (
         "kubernetes.io/config.mirror" in obj.annotations
         or obj.annotations.get("kubernetes.io/config.source") == "file")
+
+
+# The labels HyperShift's control-plane pod templates carry: the colocation label (value: the
+# HCP namespace; also on the cloud-network-config-controller the network operator renders
+# there) and, since the v2 component framework, the component's name.
+CONTROL_PLANE_POD_LABELS = ("hypershift.openshift.io/hosted-control-plane",
+                            "hypershift.openshift.io/control-plane-component")
+
+
+def in_control_plane(inventory: Inventory, obj: K8sObject) -> bool:
+    """Whether the workload ``obj`` runs in a hosted control plane's namespace: a HostedCluster
+    in the input has it as its control-plane namespace, or its pod template carries the labels
+    HyperShift puts on control-plane pods. A same-named operator of the management cluster's
+    own (openshift-cluster-storage-operator/cluster-storage-operator) does not."""
+    if hosted_cluster_for_namespace(inventory, obj.namespace, obj.cluster) is not None:
+        return True
+    template = obj.get("spec.template.metadata.labels") if obj.kind != "Pod" else obj.labels
+    return isinstance(template, dict) and any(k in template for k in CONTROL_PLANE_POD_LABELS)

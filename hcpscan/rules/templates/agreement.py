@@ -40,6 +40,7 @@ from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.capi import BOOTSTRAP_FILES
 from hcpscan.model.clusters import networks_for
+from hcpscan.model.hostedcluster import HOSTED_KINDS
 from hcpscan.model.networks import network
 from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
@@ -81,6 +82,10 @@ _WORKLOAD = {
         "labels": {"type": "object", "additionalProperties": {"type": "string"},
                    "description": "labels it must carry (value globs)"},
         "static": {"type": "boolean", "description": "only static (mirror) pods"},
+        "hcp": {"type": "boolean", "description": "only in a hosted control plane's namespace "
+                                                  "(a HostedCluster's in the input, or a pod "
+                                                  "template with HyperShift's control-plane "
+                                                  "labels)"},
         "containers": {"type": "array", "items": {"type": "string"},
                        "description": "container name globs judged in this workload (default: "
                                       "the consumers.container glob)"},
@@ -220,6 +225,9 @@ class Agreement(Template):
         roles = _roles(params.get("consumers", {}))
         kinds = [k for role in roles for k in _ROLE_READS.get(role, ())]
         kinds += _RELATION_READS.get(params.get("reference", {}).get("relation", ""), ())
+        workloads = params.get("consumers", {}).get("workloads") or {}
+        if any(isinstance(w, dict) and w.get("hcp") for w in workloads.values()):
+            kinds += HOSTED_KINDS  # which namespaces are a hosted control plane's
         return tuple(dict.fromkeys(kinds))
 
     def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]

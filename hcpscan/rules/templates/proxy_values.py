@@ -48,6 +48,7 @@ from hcpscan.analysis.proxy_egress import (
     BLOCKED,
     UNKNOWN,
     ProxyEndpoint,
+    proxy_dns,
     proxy_egress,
     proxy_endpoint,
 )
@@ -62,6 +63,7 @@ from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.kept import path_kept
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import OPENSHIFT_NETWORK_READS, networks_for
+from hcpscan.model.computed_noproxy import status_copy
 from hcpscan.model.ipspace import IPSpace
 from hcpscan.model.ports import ConnectionSet
 from hcpscan.model.readers import GO_READ_OBJECTS, api_server_only, go_reader
@@ -535,6 +537,11 @@ def reachable(ctx: Context, value: Value, consumer: ConsumerProxy) -> Iterator[O
         yield NotEvaluable(f"{value.who}: the reachability graph has no pods for {obj.ref}")
         return
     found = proxy_egress(graph, workload, endpoint, ctx.config.proxy_addresses)
+    dns = proxy_dns(graph, ctx.inventory, workload, obj, endpoint)
+    if dns is not None and found.verdict != BLOCKED:
+        found = dns  # resolved first: no name, no connection
+    elif dns is not None:
+        found = dataclasses.replace(found, evidence=(*found.evidence, dns.reason))
     if found.verdict == BLOCKED:
         moot = _never_uses_proxy(ctx, consumer)
         if moot is not None:
@@ -549,7 +556,14 @@ def reachable(ctx: Context, value: Value, consumer: ConsumerProxy) -> Iterator[O
         violation = _violation(at, "reachable", f"cannot reach its proxy {endpoint}: "
                                                 f"{found.reason}",
                                [value.shown, *found.evidence], endpoint=str(endpoint))
-        violation.remedy = _proxy_policy(obj, endpoint, found.missing)
+        violation.remedy = (_proxy_policy(obj, endpoint, found.missing) if found is not dns
+                            else NoFix(f"let {obj.ref}'s pods ask the cluster's DNS: an egress "
+                                       "NetworkPolicy rule to the DNS pods' namespace on UDP "
+                                       "and TCP of the port the DNS pods listen on (5353 for "
+                                       "OpenShift's openshift-dns, after the dns-default "
+                                       "Service's DNAT; 53 for kube-dns), or give the proxy as "
+                                       "an address; which rule to widen is the policy owner's "
+                                       "choice"))
         yield violation
 
 
@@ -796,6 +810,11 @@ class ProxyValues(Template):
             if value.consumer is not None:  # _applies judges only a consumer's values
                 yield from reachable(ctx, value, value.consumer)
         else:
+            copied = status_copy(ctx.inventory, value.consumer.cluster, value.text) \
+                if value.consumer is not None and value.consumer.kind == CONTAINER else ""
+            if copied:  # the docs' "written by a user": this list is the operator's
+                yield NotApplicable(f"{value.who}: {value.name} {copied}")
+                return
             yield from portable(value, _pinned(ctx, value.consumer))
 
     @staticmethod

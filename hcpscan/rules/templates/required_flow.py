@@ -25,14 +25,19 @@ from hcpscan.analysis.reachability.scan_graph import ENDPOINT_READS, REACHABILIT
 from hcpscan.findings.fix import NoFix, Remedy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.flows import FlowError, cited, flow_by_id, load_flows, parse_flow
-from hcpscan.model.hostedcluster import HOSTED_KINDS, HostedCluster, guest_of, hosted_cluster
+from hcpscan.model.hostedcluster import (
+    GUEST_KINDS,
+    HOSTED_KINDS,
+    HostedCluster,
+    guest_of,
+    hosted_cluster,
+)
 from hcpscan.model.publishing import INGRESS_CONTROLLER
 from hcpscan.rules.context import REQUIRED_FLOWS, Context
 from hcpscan.rules.templates import register
 from hcpscan.rules.templates.base import NotApplicable, NotEvaluable, Outcome, Violation
 from hcpscan.rules.templates.reach import GRAPH_READS, GraphTemplate, opening_remedy
 
-INFRASTRUCTURE = "Infrastructure"
 _SHOWN_HOPS = 6  # hops of a path quoted in one finding's evidence
 
 
@@ -60,7 +65,7 @@ class RequiredFlow(GraphTemplate):
     }
     # a HostedCluster for the flows into and out of its control plane; a guest cluster's
     # Infrastructure `cluster` for the flows of its own pods (check: guest-egress)
-    subject_kinds = (*HOSTED_KINDS, INFRASTRUCTURE)
+    subject_kinds = (*HOSTED_KINDS, *GUEST_KINDS)
     message_fields = {"flow": "the flow id", "title": "the flow's title",
                       "source": "who sends (the workers' ranges, a workload)",
                       "destination": "the workload and port, or the named destination",
@@ -88,7 +93,7 @@ class RequiredFlow(GraphTemplate):
         return "; ".join(n for n in notes if n)
 
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
-        return (*GRAPH_READS, *ENDPOINT_READS, INGRESS_CONTROLLER, INFRASTRUCTURE)
+        return (*GRAPH_READS, *ENDPOINT_READS, INGRESS_CONTROLLER, *GUEST_KINDS)
 
     def problems(self, params: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
         found = super().problems(params)
@@ -113,7 +118,7 @@ class RequiredFlow(GraphTemplate):
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
         defined = {f.id: f for f in (parse_flow(item) for item in params.get("define", []))}
         flows = [f for f in (defined.get(i) or flow_by_id(i) for i in params["flows"]) if f is not None]
-        if subject.kind == INFRASTRUCTURE:
+        if subject.kind in GUEST_KINDS:
             yield from self._guest(ctx, subject, [f for f in flows if f.check == "guest-egress"])
             return
         hc = hosted_cluster(subject)
@@ -140,8 +145,11 @@ class RequiredFlow(GraphTemplate):
             return
         why, hc = guest_of(ctx.inventory, infra)
         if not why:
-            yield NotApplicable(f"{infra.ref}: not a hosted cluster's guest (its API server is "
-                                "in the cluster: status.controlPlaneTopology is not External)")
+            yield NotApplicable(f"{infra.ref}: not a hosted cluster's guest, or not the object "
+                                "that says so for its cluster (its Infrastructure cluster's "
+                                "status.controlPlaneTopology is not External; its "
+                                "default/kubernetes endpoints are not HyperShift's node-local "
+                                "API server proxy alone)")
             return
         graph = ctx.reachability()
         paths = ctx.flow_index().paths
@@ -150,7 +158,9 @@ class RequiredFlow(GraphTemplate):
                 if result.status == NOT_APPLICABLE:
                     yield NotApplicable(f"{flow.id}: {result.reason}")
                 elif result.status == BLOCKED:
-                    yield _violation(ctx, infra, result, hc)
+                    violation = _violation(ctx, infra, result, hc)
+                    violation.evidence.append(f"a hosted cluster's guest: {why}")
+                    yield violation
 
 
 def _violation(ctx: Context, subject: K8sObject, result: FlowResult,

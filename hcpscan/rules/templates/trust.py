@@ -195,6 +195,10 @@ class Trust(Template):
                     judged = True
                     yield from _judge_loaded(ctx, subject, c, url)
                 continue
+            if c.dropped and c.kind in roles and "present" in params["conditions"]:
+                dropped = list(_dropped_https(c))
+                judged = judged or bool(dropped)
+                yield from dropped
             ca = resolve_ca(ctx.inventory, c) if c.kind in roles else None
             if ca is None:
                 continue
@@ -231,6 +235,30 @@ def _may_hide_consumer(subject: K8sObject, params: dict[str, Any]) -> bool:
     if subject.kind != "Secret" or not any(v.redacted for v in secret_values(subject).values()):
         return False
     return set(params["conditions"]) != {"loaded"} or is_user_data(subject)
+
+
+def _dropped_https(c: ConsumerProxy) -> Iterator[Violation]:
+    """An https:// proxy written where the program ignores it (a KlusterletConfig's deprecated
+    hubKubeAPIServerProxyConfig once hubKubeAPIServerConfig is present): its CA, wherever it
+    is given, verifies nothing, and the client goes without the proxy."""
+    for s in c.dropped:
+        url = (s.value or "").strip()
+        if not url.lower().startswith("https://"):
+            continue
+        where = format_path(s.source.steps)
+        block = format_path(s.source.steps[:-1])
+        yield Violation(
+            field=where, values={"problem": f"https:// proxy in {block} is ignored, so the "
+                                            "proxy is dropped", "consumer": c.name,
+                                 "url": mask_credentials(url)},
+            evidence=[f"{where} = {mask_credentials(url)}",
+                      "spec.hubKubeAPIServerConfig is present without proxyURL: OCM ignores "
+                      f"the deprecated {block} and the klusterlet connects to the hub "
+                      "without a proxy"],
+            remedy=NoFix(f"set spec.hubKubeAPIServerConfig.proxyURL to {mask_credentials(url)} "
+                         f"and remove {block} (its CA goes in "
+                         "spec.hubKubeAPIServerConfig.trustedCABundles); or, to keep the "
+                         "deprecated fields, remove spec.hubKubeAPIServerConfig"))
 
 
 def _https_url(c: ConsumerProxy) -> Setting | None:
@@ -421,7 +449,8 @@ def _no_ca_fix_here(ctx: Context, c: ConsumerProxy, ca: CA) -> NoFix:
                      "proxy's; the server's CA is not in the input: set it to both, base64 PEM"
                      + known)
     if ca.state == ABSENT and ca.field[-1:] != ("name",):
-        return NoFix(f"add {ca.detail or field} holding the proxy's CA (PEM) to {c.object.ref}; "
+        pem = "base64 of PEM" if (ca.detail or field).endswith("caBundle") else "PEM"
+        return NoFix(f"add {ca.detail or field} holding the proxy's CA ({pem}) to {c.object.ref}; "
                      "which CA the proxy presents is its owner's to say" + known)
     if ca.state == ABSENT:
         return NoFix(f"naming a trusted CA in {field} takes a ConfigMap (key ca-bundle.crt) "

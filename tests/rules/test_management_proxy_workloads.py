@@ -1,0 +1,40 @@
+"""PRX017 judges the control-plane workloads HyperShift gives the management cluster's proxy,
+as the model lists them (OCPBUGS-105282: cluster-storage-operator; OCPBUGS-1736: the
+cloud-network-config-controller the network operator renders), and only in a hosted control
+plane's namespace: the management cluster's own operators of the same names are not its."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hcpscan.model.hostedcluster import MANAGEMENT_PROXY_WORKLOADS
+from hcpscan.rules.loader import load_rule_file
+from tests.conftest import FIXTURES
+from tests.rules.harness import scan
+
+RULE = Path(__file__).parents[2] / "rules" / "PRX017.yaml"
+FAIL = FIXTURES / "rules" / "PRX017" / "fail" / "hcp-storage-and-cloud-network.yaml"
+
+
+def test_the_rule_judges_exactly_the_models_workloads() -> None:
+    rule = load_rule_file(RULE, builtin=True)
+    workloads = rule.params["consumers"]["workloads"]
+    assert {name: sel["containers"] for name, sel in workloads.items()} == {
+        name: [container] for name, container in MANAGEMENT_PROXY_WORKLOADS.items()}
+    assert sorted(rule.applies_to.names) == sorted(MANAGEMENT_PROXY_WORKLOADS)
+
+
+def test_storage_operator_and_cloud_network_controller_without_proxy_fire() -> None:
+    found = [(f.object.name, f.message.split(" container ")[1].split()[0]) for f in
+             scan([FAIL], ["PRX017"]).findings]
+    assert sorted(found) == [("cloud-network-config-controller", "controller"),
+                             ("cluster-storage-operator", "cluster-storage-operator")]
+
+
+def test_the_management_clusters_own_operator_is_not_a_control_plane_workload(
+        tmp_path: Path) -> None:
+    text = FAIL.read_text().replace("namespace: clusters-hc1", "namespace: openshift-storage")
+    text = text.replace("hypershift.openshift.io/hosted-control-plane: clusters-hc1",
+                        "name: operator")
+    (tmp_path / "in.yaml").write_text(text)
+    assert [f.object.name for f in scan([tmp_path / "in.yaml"], ["PRX017"]).findings] == []
