@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hcpscan.findings.fix import NoFix
 from hcpscan.findings.model import Status
+from tests.rules.harness import expected_markers, scan
 from tests.rules.test_primitives_proxy import run as _scan
 
 HOSTED_CLUSTER = """\
@@ -164,3 +165,75 @@ def test_prx008_a_proxy_flag_a_consumer_reads_is_worded_as_a_command_line(tmp_pa
     why = [f.remedy.why for f in report.findings if isinstance(f.remedy, NoFix)
            and f.field.endswith(".args[2]")]
     assert why and all(" is a container's command line" in w and "envFrom" not in w for w in why), why
+
+
+PRX013_MUST_GATHER = Path(__file__).parents[2] / "fixtures/rules/PRX013/must-gather"
+
+
+def test_prx013_a_proxy_the_network_operator_refuses_is_said_to_be_rejected_whole() -> None:
+    """A `*.domain` noProxy entry (rosa#724, openshift-docs#1864): the cluster-network-operator
+    accepts `*` only as the whole value, refuses the entry and with it the whole Proxy, whose
+    status stays as it was; as a must-gather collects it."""
+    folder = PRX013_MUST_GATHER / "fail"
+    report = scan([folder], ["PRX013"])
+    assert {(f.location.path, f.location.line) for f in report.findings} == \
+        expected_markers(folder, "PRX013")
+    [finding] = report.findings
+    assert "'*.apps.internal.example.com'" in finding.message
+    assert "rejects the whole Proxy" in finding.message and "status as it was" in finding.message
+    assert any("write '.apps.internal.example.com'" in e for e in finding.evidence)
+    passing = scan([PRX013_MUST_GATHER / "pass"], ["PRX013"])
+    assert (passing.findings, passing.results[0].status) == ([], Status.PASS)
+
+
+def test_prx013_other_consumers_keep_their_wildcard_suffix(tmp_path: Path) -> None:
+    """Only OpenShift's validators refuse `*.domain`: an AddOnDeploymentConfig
+    (read by Go's httpproxy, which strips `*.`) is judged as before; PRX007 judges clients."""
+    text = """\
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: AddOnDeploymentConfig
+metadata: {name: proxy-config, namespace: cluster1}
+spec:
+  proxyConfig:
+    httpsProxy: http://proxy.corp.example.com:3128
+    noProxy: .svc,*.apps.example.com,registry.corp.example.com:5000
+"""
+    report = _scan(tmp_path, text, "PRX013")
+    assert (report.findings, report.results[0].status) == ([], Status.PASS)
+
+
+CLUSTER_CONFIG_V1 = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cluster-config-v1
+  namespace: kube-system
+data:
+  install-config: |
+    apiVersion: v1
+    baseDomain: example.com
+    metadata:
+      name: ocp
+    networking:
+      machineNetwork:
+      - cidr: 10.0.0.0/16
+    platform:
+      none: {}
+    proxy:
+      httpProxy: http://proxy.corp.example.com:3128
+      noProxy: %s
+"""
+
+
+def test_prx013_names_the_entry_openshift_install_refuses_in_cluster_config_v1(
+        tmp_path: Path) -> None:
+    """openshift-docs#25195: openshift-install refuses spaces and `*.` entries in
+    `proxy.noProxy`; the install-config kept in kube-system/cluster-config-v1 is judged too."""
+    report = _scan(tmp_path, CLUSTER_CONFIG_V1 % ".corp.example.com, *.apps.ocp.example.com",
+                   "PRX013")
+    [finding] = report.findings
+    assert "'*.apps.ocp.example.com'" in finding.message and "spaces" in finding.message
+    assert "openshift-install refuses the install-config" in finding.message
+    assert finding.field == "data.install-config"
+    clean = _scan(tmp_path, CLUSTER_CONFIG_V1 % ".corp.example.com,.apps.ocp.example.com", "PRX013")
+    assert (clean.findings, clean.results[0].status) == ([], Status.PASS)

@@ -29,6 +29,7 @@ from hcpscan.analysis.proxy.settings import (
 )
 from hcpscan.core.redact import mask_credentials
 from hcpscan.core.userinfo import Credential, find_credentials, without_userinfo
+from hcpscan.model.openshift_noproxy import INSTALLER, NETWORK_OPERATOR, Refusal, refused_no_proxy
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
 _DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")
@@ -146,6 +147,27 @@ def no_proxy_problems(value: str) -> list[tuple[str, str]]:
         if why is not None:
             out.append((entry.raw, why))
     return out
+
+
+# Who validates a noProxy value written in a consumer of these kinds, and what a refusal does.
+_OPENSHIFT_VALIDATORS = {
+    CLUSTER_PROXY: (NETWORK_OPERATOR, "the cluster-network-operator rejects the whole Proxy "
+                    "(Degraded, InvalidProxyConfig) and leaves its status as it was: no "
+                    "component gets this spec's proxy settings, its URLs included"),
+    INSTALL_CONFIG: (INSTALLER, "openshift-install refuses the install-config and installs "
+                     "nothing"),
+}
+
+
+def openshift_refusals(role: str, part: str, value: str) -> tuple[list[Refusal], str]:
+    """Each reason OpenShift's validator of a ``role`` consumer's noProxy
+    refuses ``value``, and what the refusal does; ([], '') where no such validator reads
+    it (a Proxy's status is the operator's own output)."""
+    if role not in _OPENSHIFT_VALIDATORS or part == "status":
+        return [], ""
+    validator, effect = _OPENSHIFT_VALIDATORS[role]
+    refusals = refused_no_proxy(mask_credentials(value), validator)
+    return refusals, effect if refusals else ""
 
 
 def credentials(text: str) -> list[Credential]:

@@ -40,6 +40,7 @@ from hcpscan.analysis.proxy.validity import (
     accepted_schemes,
     credentials,
     no_proxy_problems,
+    openshift_refusals,
     proxy_url_problems,
     scheme_optional,
 )
@@ -63,6 +64,7 @@ from hcpscan.inventory.kept import path_kept
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import OPENSHIFT_NETWORK_READS, networks_for
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.openshift_noproxy import Refusal
 from hcpscan.model.ports import ConnectionSet
 from hcpscan.model.readers import GO_READ_OBJECTS, api_server_only, go_reader
 from hcpscan.rules.context import PROXY_ANALYSES, Context
@@ -486,11 +488,33 @@ def valid(value: Value) -> Iterator[Violation]:
                              [f"{value.field} = {shown!r} " + p for p in problems] + _read_by(value))
     elif value.type == NO_PROXY:
         bad = no_proxy_problems(value.text)
-        if bad:
-            entries = ", ".join(repr(raw) for raw, _ in bad)
-            yield _violation(value, "valid", f"malformed entries {entries}",
-                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad] + _read_by(value),
-                             entries=entries)
+        refused, effect = ([], "") if value.consumer is None else \
+            openshift_refusals(value.consumer.kind, value.consumer.part, value.text)
+        if bad or refused:
+            malformed = {raw.strip() for raw, _ in bad}
+            more = [r for r in refused if r.whole or r.entry not in malformed]
+            problems = [f"malformed entries {', '.join(repr(raw) for raw, _ in bad)}"] if bad else []
+            if refused:
+                said = _refused(more, also=bool(bad))
+                problems.append(f"{said}: {effect}" if said else f"OpenShift refuses them: {effect}")
+            named = dict.fromkeys([*(raw for raw, _ in bad), *(r.entry for r in more if not r.whole)])
+            yield _violation(value, "valid", "; ".join(problems),
+                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad]
+                             + [f"{value.field} {'value' if r.whole else f'entry {r.entry!r}'} {r.why}"
+                                for r in more]
+                             + _read_by(value),
+                             entries=", ".join(repr(raw) for raw in named))
+
+
+def _refused(refused: list[Refusal], also: bool) -> str:
+    """What OpenShift's validator refuses, said once: entries, and spaces in the value."""
+    entries = [r.entry for r in refused if not r.whole]
+    spaces = len(entries) < len(refused)
+    if not entries:
+        return f"OpenShift {'also ' if also else ''}refuses its spaces" if spaces else ""
+    shown = ", ".join(repr(raw) for raw in entries)
+    verb = "OpenShift also refuses" if also else "holds entries OpenShift refuses:"
+    return f"{verb} {shown}{' and the spaces between entries' if spaces else ''}"
 
 
 def _syntax(subject: K8sObject, c: ConsumerProxy) -> Iterator[Violation]:
