@@ -11,9 +11,10 @@ dotted quad that is no IP address, characters no host name has) are reported.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from hcpscan.analysis.proxy.hosts import strict_ip, to_ascii
 from hcpscan.analysis.proxy.noproxy import NoProxyEntry, parse_no_proxy
@@ -72,10 +73,13 @@ def proxy_url_problems(value: str, schemes: Iterable[str], bare_ok: bool = False
     if leftover(text):
         return [f"holds the template leftover {leftover(text)!r}: the renderer had no value for it"]
     expected = " or ".join(f"{s}://" for s in allowed)
-    if any(c.isspace() for c in text):
-        return ["contains whitespace"]
     if "://" not in text and bare_ok:
         text = "http://" + text
+    broken, text = _userinfo_problem(text)
+    if broken:  # the rest judged as if the userinfo were written right
+        return [broken, *proxy_url_problems(text, allowed)]
+    if any(c.isspace() for c in text):
+        return ["contains whitespace"]
     if "://" not in text:
         return [f"has no scheme (expected {expected}host:port)"]
     try:  # without the userinfo: Python's messages quote the netloc, password and all
@@ -103,6 +107,46 @@ def proxy_url_problems(value: str, schemes: Iterable[str], bare_ok: bool = False
         problems.append("carries a path, query or fragment: a proxy URL is "
                         "scheme://[user:password@]host:port")
     return problems
+
+
+# What Go's net/url takes unescaped in a URL's userinfo (``validUserinfo``): anything else
+# is refused ("invalid userinfo"), and '/', '?' or '#' end the authority before the '@'
+# (the user name becomes the host, the password its port: "invalid port"). '@' is allowed:
+# the last '@' ends the userinfo. Every OpenShift and Kubernetes component parses a proxy
+# URL with it (net/http's ProxyFromEnvironment, the operators' validation).
+_GO_USERINFO = frozenset(string.ascii_letters + string.digits + "-._:~!$&'()*+,;=%@")
+_AUTHORITY_CUT = "/?#"
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _userinfo_problem(text: str) -> tuple[str, str]:
+    """Why Go's url.Parse cannot read the user name and password of the one URL ``text``
+    ('' when it can), and the URL without them (to judge the rest)."""
+    if "@" not in text:
+        return "", text
+    found = [c for c in credentials(text) if c.start == 0 and c.scheme]
+    if not found:
+        return "", text
+    cred = found[0]
+    userinfo = f"{cred.user}:{cred.password}"
+    odd = sorted({c for c in userinfo if c not in _GO_USERINFO}, key=userinfo.index)
+    rest = f"{cred.scheme}://{cred.host}{text[cred.end:]}"
+    if not odd and not _BAD_ESCAPE.search(userinfo):
+        return "", text
+    where = "password" if any(c in cred.password for c in odd) or _BAD_ESCAPE.search(cred.password) \
+        else "user name"
+    if not odd:
+        return (f"{where} holds a '%' that starts no %XX escape: Go's url.Parse refuses the URL "
+                "(invalid URL escape); write a literal '%' as %25"), rest
+    shown = ", ".join(repr(c) if c.isprintable() and not c.isspace() else f"U+{ord(c):04X}"
+                      for c in odd)
+    codes = ", ".join(quote(c, safe="") for c in odd)
+    cut = [c for c in odd if c in _AUTHORITY_CUT]
+    effect = (f"Go's url.Parse ends the host at {cut[0]!r}, reads the rest of the user name "
+              "and password as host and port, and refuses the URL (or sends it to the wrong host)"
+              if cut else "Go's url.Parse refuses the URL (invalid userinfo)")
+    return (f"{where} holds {shown} unescaped: {effect}; percent-encode "
+            f"{'it' if len(odd) == 1 else 'them'} in the URL as {codes}"), rest
 
 
 def _valid_host(host: str) -> bool:
