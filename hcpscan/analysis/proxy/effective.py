@@ -52,6 +52,7 @@ from hcpscan.analysis.proxy.settings import (
     setting_text,
     source_of,
 )
+from hcpscan.analysis.proxy.trust import trusted_ca_namespace
 from hcpscan.analysis.proxy.units import unit_consumer
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
 from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
@@ -121,7 +122,9 @@ def openshift_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             continue
         spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj, part="spec")
         read_block(inventory, obj, ("spec",), spec)
-        _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"), "openshift-config")
+        name = obj.get(("spec", "trustedCA", "name"))
+        _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"),
+                    trusted_ca_namespace(CLUSTER_PROXY, str(name or ""), obj) or "")
         out.append(spec)
         if isinstance(obj.get("status"), dict):
             status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj, part="status")

@@ -66,7 +66,9 @@ from hcpscan.analysis.proxy.trust import (
     KnownProxyCA,
     bundle_problems,
     describe,
+    namesakes,
     resolve_ca,
+    validated_ca,
 )
 from hcpscan.analysis.proxy.workloads import controlled_pod, owner_present
 from hcpscan.core.redact import mask_credentials
@@ -190,6 +192,13 @@ class Trust(Template):
                     yield from _judge_loaded(ctx, subject, c, url)
                 continue
             ca = resolve_ca(ctx.inventory, c) if c.kind in roles else None
+            if ca is None and c.kind in roles:
+                validated = validated_ca(ctx.inventory, c)
+                conditions = [x for x in params["conditions"] if x in _VALIDATED]
+                if validated is not None and conditions:  # whatever the proxy's scheme
+                    judged = True
+                    yield from _judge(ctx, subject, c, validated, {**params, "conditions": conditions})
+                continue
             if ca is None:
                 continue
             judged = True
@@ -218,6 +227,9 @@ class Trust(Template):
 
 
 _NO_HTTPS_PROXY = "no https:// proxy in scope"
+# What an operator checks of a trusted CA it validates whatever the proxy's scheme (the
+# cluster-network-operator: the ConfigMap, its key and a readable certificate; not expiry)
+_VALIDATED = ("resolvable", "parseable")
 
 
 def _may_hide_consumer(subject: K8sObject, params: dict[str, Any]) -> bool:
@@ -260,7 +272,7 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
         return
     if ca.state in (UNRESOLVED, NOT_COLLECTED, NO_KEY):
         if "resolvable" in conditions:
-            for outcome in _unresolved(at, c, ca, said):
+            for outcome in _unresolved(ctx, at, c, ca, said):
                 if isinstance(outcome, Violation):
                     outcome.remedy = _no_ca_fix(ctx, c, ca)
                 yield outcome
@@ -290,19 +302,35 @@ def _bundle_problems(bundle: CABundle) -> list[tuple[str, str]]:
         ("unexpired", p) for p in bundle_problems(bundle) if p not in parse]
 
 
-def _unresolved(at: _Place, c: ConsumerProxy, ca: CA, said: list[str]) -> Iterator[Outcome]:
+def _unresolved(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str]
+                ) -> Iterator[Outcome]:
     field = format_path(ca.field)
+    namespace = ca.detail.partition("/")[0]
+    effect = _REJECTED if c.kind == CLUSTER_PROXY else ""
+    elsewhere = ", ".join(cm.ref for cm in namesakes(ctx.inventory, ca, c.object)) \
+        if ca.state in (NOT_COLLECTED, UNRESOLVED) else ""
+    cause = (f"; {elsewhere} has that name in another namespace, where it is not read: "
+             f"likely created in the wrong namespace (create it in {namespace})") if elsewhere else ""
     if ca.state == NOT_COLLECTED:
-        namespace = ca.detail.partition("/")[0]
         yield NotEvaluable(f"ConfigMap {ca.detail} ({field}) is not in the input, which holds no "
-                           f"ConfigMap of namespace {namespace} at all")
+                           f"ConfigMap of namespace {namespace} at all (add the output of `oc get "
+                           f"configmaps -n {namespace} -o yaml` to the input){cause}")
     elif ca.state == UNRESOLVED:
-        yield at.violation(ca.field, c.object, f"trusted CA ConfigMap {ca.detail} is missing",
+        yield at.violation(ca.field, c.object,
+                           f"trusted CA ConfigMap {ca.detail} is missing{effect}{cause}",
                            said + [f"{field} names ConfigMap {ca.detail}, which is not among the "
-                                   f"ConfigMaps of {ca.detail.partition('/')[0]} in the input"])
+                                   f"ConfigMaps of {namespace} in the input"]
+                           + [f"{ref} has the name but is in another namespace"
+                              for ref in elsewhere.split(", ") if ref])
     else:
-        yield at.violation(ca.bundle_field, ca.holder, f"ConfigMap {ca.detail} has no ca-bundle.crt",
+        yield at.violation(ca.bundle_field, ca.holder,
+                           f"ConfigMap {ca.detail} has no ca-bundle.crt{effect}",
                            said + [f"{field} names {ca.holder.ref}, which has no key ca-bundle.crt"])
+
+
+# What the cluster-network-operator does when it cannot read a Proxy's trustedCA.
+_REJECTED = (": the cluster-network-operator rejects the whole Proxy (Degraded, "
+             "InvalidProxyConfig) and its status keeps the previous proxy settings")
 
 
 def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABundle,
@@ -481,7 +509,7 @@ class _Place:
     def violation(self, steps: tuple[Any, ...], holder: K8sObject, problem: str,
                   evidence: list[str]) -> Violation:
         values = {"problem": problem, "consumer": self.consumer.name,
-                  "url": mask_credentials(self.ca.urls[0].value or "")}
+                  "url": mask_credentials(self.ca.urls[0].value or "") if self.ca.urls else ""}
         if holder.origin is self.subject and holder.source.embedded_in:
             return Violation(field=holder.source.embedded_in, values=values, evidence=evidence)
         if holder is self.subject and holder.held_in is not None:
