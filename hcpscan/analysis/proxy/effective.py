@@ -33,6 +33,7 @@ from typing import Any
 from hcpscan.analysis.proxy.addons import addon_consumers
 from hcpscan.analysis.proxy.charts import chart_values_proxies
 from hcpscan.analysis.proxy.klusterlet import klusterlet_proxies
+from hcpscan.analysis.proxy.olm import subscription_proxies
 from hcpscan.analysis.proxy.openshift import install_config_proxies, machine_config_proxies
 from hcpscan.analysis.proxy.pem import parse_bundle
 from hcpscan.analysis.proxy.settings import (
@@ -91,6 +92,7 @@ def effective_proxies(inventory: Inventory, runtime: str = "go",
     out += install_config_proxies(inventory)
     out += machine_config_proxies(inventory, runtime)
     out += kubeconfig_proxies(inventory)
+    out += subscription_proxies(inventory, runtime)
     return out
 
 

@@ -29,16 +29,18 @@ KLUSTERLET_CONFIG = "KlusterletConfig"  # OCM: the klusterlet's hub connection
 KLUSTERLET_ADDON_CONFIG = "KlusterletAddonConfig"  # ACM: the add-on agents of one cluster
 INSTALL_CONFIG = "install-config"  # OpenShift installer input: becomes the Proxy spec
 MACHINE_CONFIG_FILE = "machineconfig-file"  # OpenShift MachineConfig drop-ins and env files
+OLM_SUBSCRIPTION = "olm-subscription"  # an OLM Subscription spec.config.env: its operator gets it
 
 # How rules name the consumer kinds above in their `consumers` parameter.
 NEW_CONSUMER_KINDS = {CHART_VALUES: CHART_VALUES, "klusterlet-config": KLUSTERLET_CONFIG,
                       "klusterlet-addon-config": KLUSTERLET_ADDON_CONFIG,
-                      INSTALL_CONFIG: INSTALL_CONFIG, MACHINE_CONFIG_FILE: MACHINE_CONFIG_FILE}
+                      INSTALL_CONFIG: INSTALL_CONFIG, MACHINE_CONFIG_FILE: MACHINE_CONFIG_FILE,
+                      OLM_SUBSCRIPTION: OLM_SUBSCRIPTION}
 
 # The kinds those consumers sit on (what a rule judging them applies to).
 NEW_CONSUMER_OBJECTS = ("HelmRelease", "ConfigMap", "Secret", "KubeadmControlPlane",
                         "KubeadmControlPlaneTemplate", "KlusterletConfig", "KlusterletAddonConfig",
-                        "InstallConfig", "MachineConfig")
+                        "InstallConfig", "MachineConfig", "Subscription")
 
 # The kinds the model reads to build each consumer kind (so a rule that judges them,
 # run alone, keeps them when a dump is pruned).
@@ -48,6 +50,7 @@ READS_BY_CONSUMER: dict[str, tuple[str, ...]] = {
     KLUSTERLET_ADDON_CONFIG: ("KlusterletAddonConfig",),
     INSTALL_CONFIG: ("InstallConfig", "ConfigMap", "Secret"),
     MACHINE_CONFIG_FILE: ("MachineConfig",),
+    OLM_SUBSCRIPTION: ("Subscription", "ConfigMap", "Secret", "Proxy"),
     KUBEADM_FILE: ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
                    "KubeadmControlPlaneTemplate", "Secret"),
 }
