@@ -21,8 +21,10 @@ The cluster-network-operator (``pkg/controller/proxyconfig/validation.go``,
   - a CIDR: Go's ``net.ParseCIDR`` (such an address, ``/`` and a decimal prefix length
     no longer than the address).
 
-The installer also refuses a value holding a space anywhere (``noProxy must not have
-spaces``), even between entries that the per-entry check trims; the operator trims them.
+Both first require ``httpProxy`` or ``httpsProxy`` whenever any proxy field is set (a
+noProxy alone, even ``*``, is refused). The installer also refuses a value holding a space
+anywhere (``noProxy must not have spaces``), even between entries that the per-entry check
+trims; the operator trims them.
 
 What a refusal does differs: the installer stops before installing; the operator marks
 itself Degraded (``InvalidProxyConfig``) and leaves the Proxy's ``status`` as it was, so
@@ -61,12 +63,18 @@ class Refusal:
         return self.index < 0
 
 
-def refused_no_proxy(value: str, validator: str) -> list[Refusal]:
+def refused_no_proxy(value: str, validator: str, url_set: bool = True) -> list[Refusal]:
     """Why ``validator`` (``NETWORK_OPERATOR`` or ``INSTALLER``) refuses the noProxy
-    ``value`` ([] = accepted; an empty value is unset and accepted)."""
-    if value == "" or value == WHOLE_WILDCARD:
+    ``value`` ([] = accepted; an empty value is unset and accepted); ``url_set``: whether
+    the same block sets httpProxy or httpsProxy, one of which both require as soon as any
+    proxy field is set (``*`` included)."""
+    if value == "":
         return []
-    out = []
+    out = [] if url_set else [Refusal(value, -1, f"is set without httpProxy or httpsProxy, and "
+                                                 f"{validator} requires one of them whenever a "
+                                                 "proxy field is set")]
+    if value == WHOLE_WILDCARD:
+        return out
     if validator == INSTALLER and " " in value:
         out.append(Refusal(value, -1, "holds spaces, which openshift-install refuses "
                                       "('noProxy must not have spaces')"))

@@ -58,3 +58,13 @@ def test_an_empty_entry_is_refused() -> None:
 def test_the_whole_wildcard_is_not_trimmed() -> None:
     assert refused_no_proxy(" *", NETWORK_OPERATOR)  # the Go code compares the value with "*"
     assert refused_no_proxy("*", NETWORK_OPERATOR) == []
+
+
+def test_a_no_proxy_without_a_proxy_url_is_refused_even_the_whole_wildcard() -> None:
+    """ValidateProxyConfig and validateProxy first require httpProxy or httpsProxy as soon as
+    any proxy field is set."""
+    for value in ("*", ".corp.example.com"):
+        for validator in (NETWORK_OPERATOR, INSTALLER):
+            refusal, = refused_no_proxy(value, validator, url_set=False)
+            assert refusal.whole and "without httpProxy or httpsProxy" in refusal.why
+    assert refused_no_proxy("", NETWORK_OPERATOR, url_set=False) == []

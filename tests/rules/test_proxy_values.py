@@ -276,3 +276,11 @@ def test_prx013_names_the_entry_openshift_install_refuses_in_cluster_config_v1(
     assert finding.field == "data.install-config"
     clean = _scan(tmp_path, CLUSTER_CONFIG_V1 % ".corp.example.com,.apps.ocp.example.com", "PRX013")
     assert (clean.findings, clean.results[0].status) == ([], Status.PASS)
+
+
+def test_prx013_a_proxy_with_only_no_proxy_is_rejected_whole(tmp_path: Path) -> None:
+    text = "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata: {name: cluster}\n" \
+           "spec:\n  noProxy: \"*\"\n  trustedCA: {name: \"\"}\n"
+    [finding] = _scan(tmp_path, text, "PRX013").findings
+    assert "without httpProxy or httpsProxy" in finding.message
+    assert "rejects the whole Proxy" in finding.message

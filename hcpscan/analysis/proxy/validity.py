@@ -27,6 +27,7 @@ from hcpscan.analysis.proxy.settings import (
     KUBEADM_FILE,
     KUBECONFIG,
     SYSTEMD,
+    ConsumerProxy,
 )
 from hcpscan.core.redact import mask_credentials
 from hcpscan.core.userinfo import Credential, find_credentials, without_userinfo
@@ -203,14 +204,16 @@ _OPENSHIFT_VALIDATORS = {
 }
 
 
-def openshift_refusals(role: str, part: str, value: str) -> tuple[list[Refusal], str]:
-    """Each reason OpenShift's validator of a ``role`` consumer's noProxy
-    refuses ``value``, and what the refusal does; ([], '') where no such validator reads
-    it (a Proxy's status is the operator's own output)."""
-    if role not in _OPENSHIFT_VALIDATORS or part == "status":
+def openshift_refusals(consumer: ConsumerProxy, value: str) -> tuple[list[Refusal], str]:
+    """Each reason OpenShift's validator of the consumer's noProxy refuses ``value``, and
+    what the refusal does; ([], '') where no such validator reads it (a Proxy's status is
+    the operator's own output)."""
+    if consumer.kind not in _OPENSHIFT_VALIDATORS or consumer.part == "status":
         return [], ""
-    validator, effect = _OPENSHIFT_VALIDATORS[role]
-    refusals = refused_no_proxy(mask_credentials(value), validator)
+    validator, effect = _OPENSHIFT_VALIDATORS[consumer.kind]
+    url_set = any((s.value or "").strip() for name in ("httpProxy", "httpsProxy")
+                  if (s := consumer.variables.get(name)) is not None)
+    refusals = refused_no_proxy(mask_credentials(value), validator, url_set)
     return refusals, effect if refusals else ""
 
 

@@ -489,7 +489,7 @@ def valid(value: Value) -> Iterator[Violation]:
     elif value.type == NO_PROXY:
         bad = no_proxy_problems(value.text)
         refused, effect = ([], "") if value.consumer is None else \
-            openshift_refusals(value.consumer.kind, value.consumer.part, value.text)
+            openshift_refusals(value.consumer, value.text)
         if bad or refused:
             malformed = {raw.strip() for raw, _ in bad}
             more = [r for r in refused if r.whole or r.entry not in malformed]
@@ -507,14 +507,12 @@ def valid(value: Value) -> Iterator[Violation]:
 
 
 def _refused(refused: list[Refusal], also: bool) -> str:
-    """What OpenShift's validator refuses, said once: entries, and spaces in the value."""
+    """What OpenShift's validator refuses, said once: the entries, then the value as a whole
+    (its spaces; set with no proxy URL)."""
     entries = [r.entry for r in refused if not r.whole]
-    spaces = len(entries) < len(refused)
-    if not entries:
-        return f"OpenShift {'also ' if also else ''}refuses its spaces" if spaces else ""
-    shown = ", ".join(repr(raw) for raw in entries)
-    verb = "OpenShift also refuses" if also else "holds entries OpenShift refuses:"
-    return f"{verb} {shown}{' and the spaces between entries' if spaces else ''}"
+    parts = [f"{'OpenShift also refuses' if also else 'holds entries OpenShift refuses:'} "
+             + ", ".join(repr(raw) for raw in entries)] if entries else []
+    return "; ".join(parts + [r.why for r in refused if r.whole])
 
 
 def _syntax(subject: K8sObject, c: ConsumerProxy) -> Iterator[Violation]:
