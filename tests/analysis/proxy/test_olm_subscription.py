@@ -117,3 +117,20 @@ data: {no-proxy: ".svc,.cluster.local"}
       valueFrom: {configMapKeyRef: {name: proxy-env, key: no-proxy}}"""
     [consumer] = _consumers(tmp_path, text)
     assert consumer.no_proxy is not None and consumer.no_proxy.value == ".svc,.cluster.local"
+
+
+def test_a_subscription_env_of_the_wrong_type_is_left_out_with_its_line(tmp_path: Path) -> None:
+    """The CRD's schema rejects `env: 5`: the object cannot exist, so it is left out with an
+    error at the field, and the rules never meet it (no 'check failed')."""
+    text = PROXY + """\
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: broken, namespace: operators}
+spec:
+  config:
+    env: 5
+"""
+    report = _scan(tmp_path, text, "PRX005")
+    said = " ".join(str(d) for d in report.diagnostics)
+    assert "spec.config.env" in said and "left out" in said
+    assert "check failed" not in said
