@@ -35,7 +35,7 @@ from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import POD_SPEC_PATHS
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses
 from hcpscan.analysis.proxy.portability import divergence
-from hcpscan.analysis.proxy.settings import CONTAINER, ROLES
+from hcpscan.analysis.proxy.settings import CONTAINER, OLM_SUBSCRIPTION, ROLES
 from hcpscan.analysis.proxy.validity import (
     accepted_schemes,
     credentials,
@@ -427,7 +427,7 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     c = value.consumer
     if c is None:
         return NoFix(_plain_field_fix(value))
-    if c.kind != CONTAINER:
+    if c.kind not in (CONTAINER, OLM_SUBSCRIPTION):  # (OLM copies a Subscription's env entries)
         why = _URL_ONLY.get(c.kind)
         if why:
             return NoFix(why + _OWN_SECRET)
@@ -451,7 +451,7 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     env = workload.get(steps[:-2])
     if not isinstance(env, list):
         return NoFix(f"{format_path(steps[:-2])} of {workload.ref} is not a list")
-    name = _SECRET_NAME.sub("-", f"{workload.name}-{c.container or 'container'}-"
+    name = _SECRET_NAME.sub("-", f"{workload.name}-{c.container or 'operator'}-"
                                  f"{value.name}".lower()).strip("-")[:253].rstrip("-")
     key = value.name
     if ctx is not None and ctx.inventory.get("Secret", workload.namespace, name,
@@ -473,7 +473,8 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     if workload.namespace:
         secret["metadata"]["namespace"] = workload.namespace
     where = f"{workload.namespace}/{name}" if workload.namespace else name
-    return Remedy(workload, f"move {value.name} of container {c.container} to Secret {where} "
+    of = f"container {c.container}" if c.container else "spec.config.env"
+    return Remedy(workload, f"move {value.name} of {of} to Secret {where} "
                             f"(key {key}) and read it with valueFrom.secretKeyRef",
                   (*edits, AddDocument(secret)))
 

@@ -134,3 +134,19 @@ spec:
     said = " ".join(str(d) for d in report.diagnostics)
     assert "spec.config.env" in said and "left out" in said
     assert "check failed" not in said
+
+
+def test_prx008_moves_a_subscription_password_to_a_secret(tmp_path: Path, run_cli) -> None:
+    """OLM copies spec.config.env entries (valueFrom included) into the operator's
+    containers: the fix is a container's, a Secret beside the Subscription read with
+    valueFrom.secretKeyRef; the fixed input no longer fails PRX008."""
+    source = Path(__file__).parents[3] / "fixtures/rules/PRX008/fail/olm-subscription-env.yaml"
+    target = tmp_path / "subscription.yaml"
+    target.write_text(source.read_text())
+    result = run_cli("fix", str(target), "--select", "PRX008", "--no-progress")
+    assert result.code == 0, result.err
+    fixed = target.read_text()
+    assert "secretKeyRef: {name: elastic-cloud-eck-operator-https-proxy, key: HTTPS_PROXY}" in fixed
+    assert "kind: Secret" in fixed
+    rescan = run_cli("scan", str(target), "--select", "PRX008", "--no-progress")
+    assert rescan.code == 0, rescan.out
