@@ -33,9 +33,10 @@ no component gets any of the new spec (URLs included).
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
+
+from hcpscan.model.ipspace import parse_address
 
 WHOLE_WILDCARD = "*"
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -87,7 +88,7 @@ def refused_no_proxy(value: str, validator: str, url_set: bool = True) -> list[R
 
 
 def _entry_refused(entry: str) -> str:
-    if _is_domain(entry) or go_parse_ip(entry) is not None or go_parse_cidr(entry):
+    if _is_domain(entry) or parse_address(entry) is not None or go_parse_cidr(entry):
         return ""
     if not entry:
         return "is empty (two commas in a row, or one at an end)"
@@ -106,22 +107,12 @@ def _is_domain(entry: str) -> bool:
     return len(name) <= _DNS1123_SUBDOMAIN_MAX and _DNS1123_SUBDOMAIN.fullmatch(name) is not None
 
 
-def go_parse_ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """Go's ``net.ParseIP``: a dotted quad without leading zeros or an IPv6 literal, no zone."""
-    if not text or "%" in text:
-        return None
-    try:
-        return ipaddress.ip_address(text)
-    except ValueError:
-        return None
-
-
 def go_parse_cidr(text: str) -> bool:
-    """Whether Go's ``net.ParseCIDR`` accepts ``text``: an address as ``go_parse_ip`` reads
+    """Whether Go's ``net.ParseCIDR`` accepts ``text``: an address as Go's ``net.ParseIP`` reads
     it, ``/``, and decimal digits (leading zeros allowed) up to the address's bit length;
     host bits may be set."""
     address, slash, prefix = text.partition("/")
-    ip = go_parse_ip(address) if slash else None
+    ip = parse_address(address) if slash else None
     if ip is None or not _PREFIX_DIGITS.fullmatch(prefix) or len(prefix) > 8:
         return False
     return int(prefix) <= ip.max_prefixlen
