@@ -93,3 +93,19 @@ spec:
   httpProxy: http://proxy.corp:3128
 """
     assert _scan(tmp_path, text, "PRX012").results[0].status is Status.NOT_APPLICABLE
+
+
+def test_for_an_http_proxy_only_what_the_operator_refuses_is_reported(tmp_path: Path) -> None:
+    """CertsFromPEM passes over blocks that are no certificate: a bundle with a readable
+    certificate and a key block is accepted for an http:// proxy (an https:// proxy's bundle
+    is judged as before)."""
+    good = (CASE / "pass/namespaces/openshift-config/core/configmaps.yaml").read_text()
+    start = good.index("-----BEGIN CERTIFICATE-----")
+    end = good.index("-----END CERTIFICATE-----") + len("-----END CERTIFICATE-----")
+    lines = [line.strip() for line in good[start:end].splitlines()]
+    lines += ["-----BEGIN PRIVATE KEY-----", "MIIB", "-----END PRIVATE KEY-----"]
+    bundle = "\"" + "\\n".join(lines) + "\\n\""  # one double-quoted YAML scalar
+    text = PROXY % ("http://proxy.corp:3128", "user-ca-bundle") + \
+        CONFIGMAP % ("user-ca-bundle", "openshift-config", bundle)
+    report = _scan(tmp_path, text, "PRX012")
+    assert (report.findings, report.results[0].status) == ([], Status.PASS)

@@ -197,7 +197,9 @@ class Trust(Template):
                 conditions = [x for x in params["conditions"] if x in _VALIDATED]
                 if validated is not None and conditions:  # whatever the proxy's scheme
                     judged = True
-                    yield from _judge(ctx, subject, c, validated, {**params, "conditions": conditions})
+                    if validated.bundle is None or _operator_rejects(validated.bundle):
+                        yield from _judge(ctx, subject, c, validated,
+                                          {**params, "conditions": conditions})
                 continue
             if ca is None:
                 continue
@@ -284,7 +286,8 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
     problems = [p for cond, p in _bundle_problems(bundle) if cond in conditions]
     if problems:
         name = ca.bundle_field[-1]
-        violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA",
+        effect = _REJECTED if c.kind == CLUSTER_PROXY and _operator_rejects(bundle) else ""
+        violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA{effect}",
                                  said + ([f"{format_path(ca.field)} names {ca.holder.ref}"]
                                          if ca.holder is not c.object else [])
                                  + [f"{name}: {p}" for p in problems])
@@ -307,10 +310,11 @@ def _unresolved(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[s
     field = format_path(ca.field)
     namespace = ca.detail.partition("/")[0]
     effect = _REJECTED if c.kind == CLUSTER_PROXY else ""
-    elsewhere = ", ".join(cm.ref for cm in namesakes(ctx.inventory, ca, c.object)) \
-        if ca.state in (NOT_COLLECTED, UNRESOLVED) else ""
-    cause = (f"; {elsewhere} has that name in another namespace, where it is not read: "
-             f"likely created in the wrong namespace (create it in {namespace})") if elsewhere else ""
+    elsewhere = [cm.ref for cm in namesakes(ctx.inventory, ca, c.object)] \
+        if ca.state in (NOT_COLLECTED, UNRESOLVED) else []
+    cause = (f"; {', '.join(elsewhere)} has that name in another namespace, where it is not "
+             f"read: likely created in the wrong namespace (create it in {namespace})"
+             ) if elsewhere else ""
     if ca.state == NOT_COLLECTED:
         yield NotEvaluable(f"ConfigMap {ca.detail} ({field}) is not in the input, which holds no "
                            f"ConfigMap of namespace {namespace} at all (add the output of `oc get "
@@ -321,11 +325,18 @@ def _unresolved(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[s
                            said + [f"{field} names ConfigMap {ca.detail}, which is not among the "
                                    f"ConfigMaps of {namespace} in the input"]
                            + [f"{ref} has the name but is in another namespace"
-                              for ref in elsewhere.split(", ") if ref])
+                              for ref in elsewhere])
     else:
         yield at.violation(ca.bundle_field, ca.holder,
                            f"ConfigMap {ca.detail} has no ca-bundle.crt{effect}",
                            said + [f"{field} names {ca.holder.ref}, which has no key ca-bundle.crt"])
+
+
+def _operator_rejects(bundle: CABundle) -> bool:
+    """Whether the cluster-network-operator refuses a Proxy's trustedCA bundle (library-go's
+    CertsFromPEM): no certificate at all, or a certificate block it cannot read; other PEM
+    blocks it passes over, and it does not look at expiry."""
+    return not bundle.certificates or any(p.index is not None for p in bundle.problems)
 
 
 # What the cluster-network-operator does when it cannot read a Proxy's trustedCA.
