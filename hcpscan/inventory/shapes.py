@@ -43,9 +43,10 @@ SELECTOR: Shape = {"matchLabels": STRING_MAP, "matchExpressions": [dict]}
 ENV: Shape = {"name": SCALAR, "value": SCALAR,
               "valueFrom": {"configMapKeyRef": OBJECT_REF, "secretKeyRef": OBJECT_REF,
                             "fieldRef": dict}}
+ENV_FROM: Shape = {"prefix": SCALAR, "configMapRef": OBJECT_REF, "secretRef": OBJECT_REF}
 CONTAINER: Shape = {
     "name": SCALAR, "image": SCALAR, "env": [ENV],
-    "envFrom": [{"prefix": SCALAR, "configMapRef": OBJECT_REF, "secretRef": OBJECT_REF}],
+    "envFrom": [ENV_FROM],
     "ports": [{"containerPort": SCALAR, "hostPort": SCALAR, "protocol": SCALAR, "name": SCALAR}],
     "args": [SCALAR], "command": [SCALAR], "volumeMounts": [dict],
 }
@@ -158,6 +159,9 @@ SHAPES: dict[str, Shape] = {
     "KubeadmControlPlane": {"metadata": METADATA, "spec": {"kubeadmConfigSpec": KUBEADM_CONFIG}},
     "KubeadmControlPlaneTemplate": {"metadata": METADATA, "spec": {"template": {"spec": {
         "kubeadmConfigSpec": KUBEADM_CONFIG}}}},
+    # operators.coreos.com (OLM): what it writes into the operator's containers
+    "Subscription": {"metadata": METADATA, "spec": {"config": {
+        "env": [ENV], "envFrom": [ENV_FROM]}}},
     "Cluster": {"metadata": METADATA, "spec": {"clusterNetwork": {
         "pods": {"cidrBlocks": [SCALAR]}, "services": {"cidrBlocks": [SCALAR]},
         "serviceDomain": SCALAR}}},

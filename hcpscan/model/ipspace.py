@@ -49,6 +49,17 @@ def _join(by_version: dict[int, tuple[Interval, ...]]) -> tuple[Range, ...]:
     return tuple((v, lo, hi) for v in (4, 6) for lo, hi in by_version[v])
 
 
+def parse_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """An IPv4 dotted quad (no leading zeros) or an IPv6 literal without a zone, as inet_pton
+    and Go's ``net.ParseIP`` read it; None for anything else."""
+    if not text or "%" in text:
+        return None
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
 def parse_network(text: str, strict: bool = True) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     """A CIDR (or a bare address, as a /32 or /128). With ``strict`` host bits must be
     zero; without, they are masked off (``10.0.0.1/8`` is ``10.0.0.0/8``), as the

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hcpscan.findings.fix import NoFix
-from hcpscan.findings.model import Status
+from hcpscan.findings.model import Finding, Status
+from tests.rules.harness import expected_markers, scan
 from tests.rules.test_primitives_proxy import run as _scan
 
 HOSTED_CLUSTER = """\
@@ -164,3 +167,120 @@ def test_prx008_a_proxy_flag_a_consumer_reads_is_worded_as_a_command_line(tmp_pa
     why = [f.remedy.why for f in report.findings if isinstance(f.remedy, NoFix)
            and f.field.endswith(".args[2]")]
     assert why and all(" is a container's command line" in w and "envFrom" not in w for w in why), why
+
+
+PRX013_MUST_GATHER = Path(__file__).parents[2] / "fixtures/rules/PRX013/must-gather"
+
+
+def _must_gather_case(case: str) -> list[Finding]:
+    """The findings of the case's failing must-gather (exactly on its marked lines), after
+    checking that its passing one is quiet and checked."""
+    folder = PRX013_MUST_GATHER / case / "fail"
+    report = scan([folder], ["PRX013"])
+    assert {(f.location.path, f.location.line) for f in report.findings} == \
+        expected_markers(folder, "PRX013")
+    passing = scan([PRX013_MUST_GATHER / case / "pass"], ["PRX013"])
+    assert (passing.findings, passing.results[0].status) == ([], Status.PASS)
+    return report.findings
+
+
+def test_prx013_a_proxy_the_network_operator_refuses_is_said_to_be_rejected_whole() -> None:
+    """A `*.domain` noProxy entry (rosa#724, openshift-docs#1864): the cluster-network-operator
+    accepts `*` only as the whole value, refuses the entry and with it the whole Proxy, whose
+    status stays as it was; as a must-gather collects it."""
+    [finding] = _must_gather_case("wildcard-noproxy")
+    assert "'*.apps.internal.example.com'" in finding.message
+    assert "rejects the whole Proxy" in finding.message and "status as it was" in finding.message
+    assert any("write '.apps.internal.example.com'" in e for e in finding.evidence)
+
+
+def test_prx013_a_password_with_a_slash_is_told_to_be_percent_encoded() -> None:
+    """rosa#3052: `http://u:Qv/trk@host:8080` was reported as 'port is not a number; carries
+    a path' (what Go's url.Parse makes of it); the finding now names the unescaped '/' in the
+    password and its encoding, and says nothing of a port or path the user never wrote."""
+    findings = _must_gather_case("password-slash")
+    assert {f.field for f in findings} == {"spec.httpProxy", "spec.httpsProxy"}
+    for finding in findings:
+        assert "password holds '/' unescaped" in finding.message and "%2F" in finding.message
+        assert "not a number" not in finding.message and "carries a path" not in finding.message
+        assert "trkCiY5" not in " ".join([finding.message, *finding.evidence])
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("http://u:p?x#y@proxy.corp:3128", "'?', '#' unescaped"),
+    ("http://u:p^s[s@proxy.corp:3128", "invalid userinfo"),
+    ("http://u:p%zzs@proxy.corp:3128", "as %25"),
+    ("http://u:p ss@proxy.corp:3128", "U+0020 unescaped"),
+])
+def test_prx013_other_userinfo_go_cannot_parse(tmp_path: Path, url: str, said: str) -> None:
+    report = _scan(tmp_path, HOSTED_CLUSTER % (f'"{url}"', ".svc"), "PRX013")
+    [finding] = report.findings
+    assert said in finding.message, finding.message
+
+
+def test_prx013_a_password_go_reads_is_not_faulted(tmp_path: Path) -> None:
+    """'@' in a password is Go's too (the last '@' ends the userinfo); %XX escapes are read."""
+    for url in ("http://u:p@ss@proxy.corp:3128", "http://u%2F:p%2F%40@proxy.corp:3128"):
+        report = _scan(tmp_path, HOSTED_CLUSTER % (f'"{url}"', ".svc"), "PRX013")
+        assert report.findings == [], url
+
+
+def test_prx013_other_consumers_keep_their_wildcard_suffix(tmp_path: Path) -> None:
+    """Only OpenShift's validators refuse `*.domain`: an AddOnDeploymentConfig
+    (read by Go's httpproxy, which strips `*.`) is judged as before; PRX007 judges clients."""
+    text = """\
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: AddOnDeploymentConfig
+metadata: {name: proxy-config, namespace: cluster1}
+spec:
+  proxyConfig:
+    httpsProxy: http://proxy.corp.example.com:3128
+    noProxy: .svc,*.apps.example.com,registry.corp.example.com:5000
+"""
+    report = _scan(tmp_path, text, "PRX013")
+    assert (report.findings, report.results[0].status) == ([], Status.PASS)
+
+
+CLUSTER_CONFIG_V1 = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cluster-config-v1
+  namespace: kube-system
+data:
+  install-config: |
+    apiVersion: v1
+    baseDomain: example.com
+    metadata:
+      name: ocp
+    networking:
+      machineNetwork:
+      - cidr: 10.0.0.0/16
+    platform:
+      none: {}
+    proxy:
+      httpProxy: http://proxy.corp.example.com:3128
+      noProxy: %s
+"""
+
+
+def test_prx013_names_the_entry_openshift_install_refuses_in_cluster_config_v1(
+        tmp_path: Path) -> None:
+    """openshift-docs#25195: openshift-install refuses spaces and `*.` entries in
+    `proxy.noProxy`; the install-config kept in kube-system/cluster-config-v1 is judged too."""
+    report = _scan(tmp_path, CLUSTER_CONFIG_V1 % ".corp.example.com, *.apps.ocp.example.com",
+                   "PRX013")
+    [finding] = report.findings
+    assert "'*.apps.ocp.example.com'" in finding.message and "spaces" in finding.message
+    assert "openshift-install refuses the install-config" in finding.message
+    assert finding.field == "data.install-config"
+    clean = _scan(tmp_path, CLUSTER_CONFIG_V1 % ".corp.example.com,.apps.ocp.example.com", "PRX013")
+    assert (clean.findings, clean.results[0].status) == ([], Status.PASS)
+
+
+def test_prx013_a_proxy_with_only_no_proxy_is_rejected_whole(tmp_path: Path) -> None:
+    text = "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata: {name: cluster}\n" \
+           "spec:\n  noProxy: \"*\"\n  trustedCA: {name: \"\"}\n"
+    [finding] = _scan(tmp_path, text, "PRX013").findings
+    assert "without httpProxy or httpsProxy" in finding.message
+    assert "rejects the whole Proxy" in finding.message

@@ -33,6 +33,7 @@ from typing import Any
 from hcpscan.analysis.proxy.addons import addon_consumers
 from hcpscan.analysis.proxy.charts import chart_values_proxies
 from hcpscan.analysis.proxy.klusterlet import klusterlet_proxies
+from hcpscan.analysis.proxy.olm import subscription_proxies
 from hcpscan.analysis.proxy.openshift import install_config_proxies, machine_config_proxies
 from hcpscan.analysis.proxy.pem import parse_bundle
 from hcpscan.analysis.proxy.settings import (
@@ -53,6 +54,7 @@ from hcpscan.analysis.proxy.settings import (
     setting_text,
     source_of,
 )
+from hcpscan.analysis.proxy.trust import trusted_ca_namespace
 from hcpscan.analysis.proxy.units import composed_environment, unit_consumer, units_of
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
 from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
@@ -116,6 +118,7 @@ def effective_proxies(inventory: Inventory, runtime: str = "go",
     out += machine_config_proxies(inventory, runtime)
     out += kubeconfig_proxies(inventory)
     out += infrastructure_proxies(inventory)
+    out += subscription_proxies(inventory, runtime)
     return out
 
 
@@ -164,7 +167,9 @@ def openshift_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             continue
         spec = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (spec)", obj, part="spec")
         read_block(inventory, obj, ("spec",), spec)
-        _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"), "openshift-config")
+        name = obj.get(("spec", "trustedCA", "name"))
+        _trusted_ca(inventory, spec, obj, ("spec", "trustedCA", "name"),
+                    trusted_ca_namespace(CLUSTER_PROXY, str(name or ""), obj) or "")
         out.append(spec)
         if isinstance(obj.get("status"), dict):
             status = ConsumerProxy(CLUSTER_PROXY, f"{obj.ref} (status)", obj, part="status")

@@ -6,6 +6,7 @@ import ipaddress
 from types import ModuleType
 
 from hcpscan.analysis.proxy.target import IPAddress
+from hcpscan.model.ipspace import parse_address
 
 _idna: ModuleType | None
 try:  # the `idna` package (a dependency of requests) implements UTS #46 like Go
@@ -40,12 +41,7 @@ def to_ascii(name: str) -> str:
 
 def strict_ip(text: str) -> IPAddress | None:
     """An IPv4 dotted quad or IPv6 literal, as inet_pton reads it (no zone)."""
-    if "%" in text or not text:
-        return None
-    try:
-        return ipaddress.ip_address(text)
-    except ValueError:
-        return None
+    return parse_address(text)
 
 
 def unmap(ip: IPAddress) -> IPAddress:

@@ -32,17 +32,20 @@ INSTALL_CONFIG = "install-config"  # OpenShift installer input: becomes the Prox
 MACHINE_CONFIG_FILE = "machineconfig-file"  # OpenShift MachineConfig drop-ins and env files
 # A Cluster API infrastructure cluster's proxy (CAPVCD VCDCluster), written into its nodes
 INFRASTRUCTURE_CLUSTER = "infrastructure-cluster"
+OLM_SUBSCRIPTION = "olm-subscription"  # an OLM Subscription spec.config.env: its operator gets it
 
 # How rules name the consumer kinds above in their `consumers` parameter.
 NEW_CONSUMER_KINDS = {CHART_VALUES: CHART_VALUES, "klusterlet-config": KLUSTERLET_CONFIG,
                       "klusterlet-addon-config": KLUSTERLET_ADDON_CONFIG,
                       INSTALL_CONFIG: INSTALL_CONFIG, MACHINE_CONFIG_FILE: MACHINE_CONFIG_FILE,
-                      INFRASTRUCTURE_CLUSTER: INFRASTRUCTURE_CLUSTER}
+                      INFRASTRUCTURE_CLUSTER: INFRASTRUCTURE_CLUSTER,
+                      OLM_SUBSCRIPTION: OLM_SUBSCRIPTION}
 
 # The kinds those consumers sit on (what a rule judging them applies to).
 NEW_CONSUMER_OBJECTS = ("HelmRelease", "ConfigMap", "Secret", "KubeadmControlPlane",
                         "KubeadmControlPlaneTemplate", "KlusterletConfig", "KlusterletAddonConfig",
-                        "InstallConfig", "MachineConfig", "VCDCluster", "VCDClusterTemplate")
+                        "InstallConfig", "MachineConfig", "VCDCluster", "VCDClusterTemplate",
+                        "Subscription")
 
 # The kinds the model reads to build each consumer kind (so a rule that judges them,
 # run alone, keeps them when a dump is pruned).
@@ -53,6 +56,7 @@ READS_BY_CONSUMER: dict[str, tuple[str, ...]] = {
     INSTALL_CONFIG: ("InstallConfig", "ConfigMap", "Secret"),
     MACHINE_CONFIG_FILE: ("MachineConfig",),
     INFRASTRUCTURE_CLUSTER: ("VCDCluster", "VCDClusterTemplate", "Cluster"),
+    OLM_SUBSCRIPTION: ("Subscription", "ConfigMap", "Secret", "Proxy"),
     KUBEADM_FILE: ("KubeadmConfig", "KubeadmConfigTemplate", "KubeadmControlPlane",
                    "KubeadmControlPlaneTemplate", "Secret"),
 }

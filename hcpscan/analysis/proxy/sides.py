@@ -32,6 +32,7 @@ from hcpscan.analysis.proxy.settings import (
     INFRASTRUCTURE_CLUSTER,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
+    OLM_SUBSCRIPTION,
     SYSTEMD,
     Source,
     field_in,
@@ -93,6 +94,9 @@ ROLES = {
                       "drop-in; absent when not written or its Secret/key does not exist",
     "systemd-dropin": "a systemd drop-in file of the input (Environment=)",
     "kubeadm-file": "a systemd drop-in a KubeadmConfig(Template) writes in spec.files[]",
+    "olm-subscription": "an OLM Subscription's spec.config.env, which OLM gives every container "
+                        "of the operator it installs (with the cluster Proxy's values unless it "
+                        "sets HTTP_PROXY, HTTPS_PROXY or NO_PROXY)",
 }
 # The relations a rule can pick (``reference.relation``): the domain's pairings.
 RELATIONS = {
@@ -295,7 +299,8 @@ def _from_consumer(c: ConsumerProxy, case: str, obj: K8sObject | None = None,
 _AT_OWNER = "a Pod made by a controller: the controller is judged"
 _NOT_TARGET = "none of the rule's target workloads"
 # the roles whose sides are the subject's own consumers of one kind
-_FILE_ROLES = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE}
+_FILE_ROLES = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
+               "olm-subscription": OLM_SUBSCRIPTION}
 
 
 def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],

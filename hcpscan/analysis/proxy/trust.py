@@ -73,6 +73,46 @@ class CA:
     detail: str = ""  # the ConfigMap or file named
 
 
+# The bundle the cluster-network-operator writes itself: a Proxy's trustedCA of this name is
+# read from openshift-config-managed, any other from openshift-config (validateConfigMapRef).
+OPERATOR_BUNDLE, OPERATOR_BUNDLE_NAMESPACE = "trusted-ca-bundle", "openshift-config-managed"
+
+
+def trusted_ca_namespace(kind: str, name: str, obj: K8sObject) -> str | None:
+    """The namespace a ``kind`` consumer's CA ConfigMap ``name`` is read from (None: its API
+    names no ConfigMap)."""
+    place = CA_PLACES.get(kind)
+    if place is None or place.configmap_namespace is None:
+        return None
+    if kind == CLUSTER_PROXY and name == OPERATOR_BUNDLE:
+        return OPERATOR_BUNDLE_NAMESPACE
+    return place.configmap_namespace or obj.namespace
+
+
+def validated_ca(inventory: Inventory, consumer: ConsumerProxy) -> CA | None:
+    """The trusted CA an operator validates whatever the proxy's scheme, when no https://
+    URL made it ``resolve_ca``'s: the cluster-network-operator reads the ConfigMap a Proxy
+    spec's ``trustedCA`` names (``validateTrustedCA``: it must exist, hold ``ca-bundle.crt``
+    and a readable certificate) for an http:// proxy and for no proxy at all, and on failure
+    rejects the whole Proxy."""
+    if consumer.kind != CLUSTER_PROXY or consumer.part == "status":
+        return None
+    field: tuple[Step, ...] = ("spec", "trustedCA", "name")
+    name = consumer.object.get(field)
+    if not isinstance(name, str) or not name:
+        return None
+    return _configmap_ca(inventory, consumer.kind, consumer.object, proxy_urls(consumer, False),
+                         field, name)
+
+
+def namesakes(inventory: Inventory, ca: CA, obj: K8sObject) -> list[K8sObject]:
+    """ConfigMaps named as the one ``ca`` names but in another namespace: where a user who
+    created it in the wrong namespace left it."""
+    namespace, _, name = ca.detail.partition("/")
+    return [cm for cm in inventory.query("ConfigMap", name=name, cluster=obj.cluster)
+            if cm.namespace != namespace]
+
+
 def proxy_urls(consumer: ConsumerProxy, https_only: bool = True) -> tuple[Setting, ...]:
     return tuple(s for name in _URLS if (s := consumer.variables.get(name)) is not None
                  and (s.value or "").strip().lower().startswith("https://" if https_only else ""))
@@ -100,8 +140,14 @@ def resolve_ca(inventory: Inventory, consumer: ConsumerProxy, https_only: bool =
         return CA(ABSENT, urls, field, obj)
     if place.configmap_namespace is None:
         return CA(FOUND, urls, field, obj, field, parse_bundle(str(value)))
-    namespace = place.configmap_namespace or obj.namespace
-    cm = inventory.get("ConfigMap", namespace, str(value), obj.cluster)
+    return _configmap_ca(inventory, consumer.kind, consumer.object, urls, field, str(value))
+
+
+def _configmap_ca(inventory: Inventory, kind: str, obj: K8sObject, urls: tuple[Setting, ...],
+                  field: tuple[Step, ...], value: str) -> CA:
+    """The CA in the ConfigMap ``value`` that ``field`` of a ``kind`` consumer's ``obj`` names."""
+    namespace = trusted_ca_namespace(kind, value, obj) or ""
+    cm = inventory.get("ConfigMap", namespace, value, obj.cluster)
     detail = f"{namespace}/{value}"
     if cm is None:
         collected = bool(inventory.query("ConfigMap", namespace=namespace, cluster=obj.cluster))

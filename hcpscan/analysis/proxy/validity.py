@@ -11,9 +11,10 @@ dotted quad that is no IP address, characters no host name has) are reported.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from hcpscan.analysis.proxy.hosts import strict_ip, to_ascii
 from hcpscan.analysis.proxy.noproxy import NoProxyEntry, parse_no_proxy
@@ -26,9 +27,11 @@ from hcpscan.analysis.proxy.settings import (
     KUBEADM_FILE,
     KUBECONFIG,
     SYSTEMD,
+    ConsumerProxy,
 )
 from hcpscan.core.redact import mask_credentials
 from hcpscan.core.userinfo import Credential, find_credentials, without_userinfo
+from hcpscan.model.openshift_noproxy import INSTALLER, NETWORK_OPERATOR, Refusal, refused_no_proxy
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$")
 _DOTTED_NUMBERS = re.compile(r"^[0-9]+(?:\.[0-9]+){1,3}$")
@@ -71,10 +74,13 @@ def proxy_url_problems(value: str, schemes: Iterable[str], bare_ok: bool = False
     if leftover(text):
         return [f"holds the template leftover {leftover(text)!r}: the renderer had no value for it"]
     expected = " or ".join(f"{s}://" for s in allowed)
-    if any(c.isspace() for c in text):
-        return ["contains whitespace"]
     if "://" not in text and bare_ok:
         text = "http://" + text
+    broken, text = _userinfo_problem(text)
+    if broken:  # the rest judged as if the userinfo were written right
+        return [broken, *proxy_url_problems(text, allowed)]
+    if any(c.isspace() for c in text):
+        return ["contains whitespace"]
     if "://" not in text:
         return [f"has no scheme (expected {expected}host:port)"]
     try:  # without the userinfo: Python's messages quote the netloc, password and all
@@ -102,6 +108,46 @@ def proxy_url_problems(value: str, schemes: Iterable[str], bare_ok: bool = False
         problems.append("carries a path, query or fragment: a proxy URL is "
                         "scheme://[user:password@]host:port")
     return problems
+
+
+# What Go's net/url takes unescaped in a URL's userinfo (``validUserinfo``): anything else
+# is refused ("invalid userinfo"), and '/', '?' or '#' end the authority before the '@'
+# (the user name becomes the host, the password its port: "invalid port"). '@' is allowed:
+# the last '@' ends the userinfo. Every OpenShift and Kubernetes component parses a proxy
+# URL with it (net/http's ProxyFromEnvironment, the operators' validation).
+_GO_USERINFO = frozenset(string.ascii_letters + string.digits + "-._:~!$&'()*+,;=%@")
+_AUTHORITY_CUT = "/?#"
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _userinfo_problem(text: str) -> tuple[str, str]:
+    """Why Go's url.Parse cannot read the user name and password of the one URL ``text``
+    ('' when it can), and the URL without them (to judge the rest)."""
+    if "@" not in text:
+        return "", text
+    found = [c for c in credentials(text) if c.start == 0 and c.scheme]
+    if not found:
+        return "", text
+    cred = found[0]
+    userinfo = f"{cred.user}:{cred.password}"
+    odd = sorted({c for c in userinfo if c not in _GO_USERINFO}, key=userinfo.index)
+    rest = f"{cred.scheme}://{cred.host}{text[cred.end:]}"
+    if not odd and not _BAD_ESCAPE.search(userinfo):
+        return "", text
+    where = "password" if any(c in cred.password for c in odd) or _BAD_ESCAPE.search(cred.password) \
+        else "user name"
+    if not odd:
+        return (f"{where} holds a '%' that starts no %XX escape: Go's url.Parse refuses the URL "
+                "(invalid URL escape); write a literal '%' as %25"), rest
+    shown = ", ".join(repr(c) if c.isprintable() and not c.isspace() else f"U+{ord(c):04X}"
+                      for c in odd)
+    codes = ", ".join(quote(c, safe="") for c in odd)
+    cut = [c for c in odd if c in _AUTHORITY_CUT]
+    effect = (f"Go's url.Parse ends the host at {cut[0]!r}, reads the rest of the user name "
+              "and password as host and port, and refuses the URL (or sends it to the wrong host)"
+              if cut else "Go's url.Parse refuses the URL (invalid userinfo)")
+    return (f"{where} holds {shown} unescaped: {effect}; percent-encode "
+            f"{'it' if len(odd) == 1 else 'them'} in the URL as {codes}"), rest
 
 
 def _valid_host(host: str) -> bool:
@@ -146,6 +192,29 @@ def no_proxy_problems(value: str) -> list[tuple[str, str]]:
         if why is not None:
             out.append((entry.raw, why))
     return out
+
+
+# Who validates a noProxy value written in a consumer of these kinds, and what a refusal does.
+_OPENSHIFT_VALIDATORS = {
+    CLUSTER_PROXY: (NETWORK_OPERATOR, "the cluster-network-operator rejects the whole Proxy "
+                    "(Degraded, InvalidProxyConfig) and leaves its status as it was: no "
+                    "component gets this spec's proxy settings, its URLs included"),
+    INSTALL_CONFIG: (INSTALLER, "openshift-install refuses the install-config and installs "
+                     "nothing"),
+}
+
+
+def openshift_refusals(consumer: ConsumerProxy, value: str) -> tuple[list[Refusal], str]:
+    """Each reason OpenShift's validator of the consumer's noProxy refuses ``value``, and
+    what the refusal does; ([], '') where no such validator reads it (a Proxy's status is
+    the operator's own output)."""
+    if consumer.kind not in _OPENSHIFT_VALIDATORS or consumer.part == "status":
+        return [], ""
+    validator, effect = _OPENSHIFT_VALIDATORS[consumer.kind]
+    url_set = any((s.value or "").strip() for name in ("httpProxy", "httpsProxy")
+                  if (s := consumer.variables.get(name)) is not None)
+    refusals = refused_no_proxy(mask_credentials(value), validator, url_set)
+    return refusals, effect if refusals else ""
 
 
 def credentials(text: str) -> list[Credential]:

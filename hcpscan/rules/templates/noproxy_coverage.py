@@ -35,6 +35,7 @@ from hcpscan.analysis.proxy.settings import (
     HOSTED_CLUSTER,
     KONNECTIVITY_SIDECAR,
     NEW_CONSUMER_OBJECTS,
+    OLM_SUBSCRIPTION,
     READS_BY_CONSUMER,
     ROLES,
     field_in,
@@ -590,7 +591,8 @@ class NoProxyCoverage(Template):
                             remedy=remedy,
                             values={"consumer": c.name, "missed": ", ".join(missed),
                                     "runtimes": ", ".join(runtimes)},
-                            evidence=[shown, *evidence],
+                            evidence=[shown, *(c.notes if c.kind == OLM_SUBSCRIPTION else ()),
+                                      *evidence],
                             data={"missing_no_proxy": entries, "consumer": {
                                 "object": c.object.ref, "field": field_in(c.object, anchor)
                                 if anchor else "", "variable": anchor.name if anchor else ""}})

@@ -35,11 +35,12 @@ from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import POD_SPEC_PATHS
 from hcpscan.analysis.proxy.noproxy import RuntimeRef, bypasses
 from hcpscan.analysis.proxy.portability import divergence
-from hcpscan.analysis.proxy.settings import CONTAINER, ROLES
+from hcpscan.analysis.proxy.settings import CONTAINER, OLM_SUBSCRIPTION, ROLES
 from hcpscan.analysis.proxy.validity import (
     accepted_schemes,
     credentials,
     no_proxy_problems,
+    openshift_refusals,
     proxy_url_problems,
     scheme_optional,
 )
@@ -65,6 +66,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.model.clusters import OPENSHIFT_NETWORK_READS, networks_for
 from hcpscan.model.computed_noproxy import status_copy
 from hcpscan.model.ipspace import IPSpace
+from hcpscan.model.openshift_noproxy import Refusal
 from hcpscan.model.ports import ConnectionSet
 from hcpscan.model.readers import GO_READ_OBJECTS, api_server_only, go_reader
 from hcpscan.rules.context import PROXY_ANALYSES, Context
@@ -427,7 +429,7 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     c = value.consumer
     if c is None:
         return NoFix(_plain_field_fix(value))
-    if c.kind != CONTAINER:
+    if c.kind not in (CONTAINER, OLM_SUBSCRIPTION):  # (OLM copies a Subscription's env entries)
         why = _URL_ONLY.get(c.kind)
         if why:
             return NoFix(why + _OWN_SECRET)
@@ -451,7 +453,7 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     env = workload.get(steps[:-2])
     if not isinstance(env, list):
         return NoFix(f"{format_path(steps[:-2])} of {workload.ref} is not a list")
-    name = _SECRET_NAME.sub("-", f"{workload.name}-{c.container or 'container'}-"
+    name = _SECRET_NAME.sub("-", f"{workload.name}-{c.container or 'operator'}-"
                                  f"{value.name}".lower()).strip("-")[:253].rstrip("-")
     key = value.name
     if ctx is not None and ctx.inventory.get("Secret", workload.namespace, name,
@@ -473,7 +475,8 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     if workload.namespace:
         secret["metadata"]["namespace"] = workload.namespace
     where = f"{workload.namespace}/{name}" if workload.namespace else name
-    return Remedy(workload, f"move {value.name} of container {c.container} to Secret {where} "
+    of = f"container {c.container}" if c.container else "spec.config.env"
+    return Remedy(workload, f"move {value.name} of {of} to Secret {where} "
                             f"(key {key}) and read it with valueFrom.secretKeyRef",
                   (*edits, AddDocument(secret)))
 
@@ -488,11 +491,31 @@ def valid(value: Value) -> Iterator[Violation]:
                              [f"{value.field} = {shown!r} " + p for p in problems] + _read_by(value))
     elif value.type == NO_PROXY:
         bad = no_proxy_problems(value.text)
-        if bad:
-            entries = ", ".join(repr(raw) for raw, _ in bad)
-            yield _violation(value, "valid", f"malformed entries {entries}",
-                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad] + _read_by(value),
-                             entries=entries)
+        refused, effect = ([], "") if value.consumer is None else \
+            openshift_refusals(value.consumer, value.text)
+        if bad or refused:
+            malformed = {raw.strip() for raw, _ in bad}
+            more = [r for r in refused if r.whole or r.entry not in malformed]
+            problems = [f"malformed entries {', '.join(repr(raw) for raw, _ in bad)}"] if bad else []
+            if refused:
+                said = _refused(more, also=bool(bad))
+                problems.append(f"{said}: {effect}" if said else f"OpenShift refuses them: {effect}")
+            named = dict.fromkeys([*(raw for raw, _ in bad), *(r.entry for r in more if not r.whole)])
+            yield _violation(value, "valid", "; ".join(problems),
+                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad]
+                             + [f"{value.field} {'value' if r.whole else f'entry {r.entry!r}'} {r.why}"
+                                for r in more]
+                             + _read_by(value),
+                             entries=", ".join(repr(raw) for raw in named))
+
+
+def _refused(refused: list[Refusal], also: bool) -> str:
+    """What OpenShift's validator refuses, said once: the entries, then the value as a whole
+    (its spaces; set with no proxy URL)."""
+    entries = [r.entry for r in refused if not r.whole]
+    parts = [f"{'OpenShift also refuses' if also else 'holds entries OpenShift refuses:'} "
+             + ", ".join(repr(raw) for raw in entries)] if entries else []
+    return "; ".join(parts + [r.why for r in refused if r.whole])
 
 
 def _syntax(subject: K8sObject, c: ConsumerProxy) -> Iterator[Violation]:

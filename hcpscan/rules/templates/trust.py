@@ -66,7 +66,9 @@ from hcpscan.analysis.proxy.trust import (
     KnownProxyCA,
     bundle_problems,
     describe,
+    namesakes,
     resolve_ca,
+    validated_ca,
 )
 from hcpscan.analysis.proxy.workloads import controlled_pod, owner_present
 from hcpscan.core.redact import mask_credentials
@@ -200,6 +202,15 @@ class Trust(Template):
                 judged = judged or bool(dropped)
                 yield from dropped
             ca = resolve_ca(ctx.inventory, c) if c.kind in roles else None
+            if ca is None and c.kind in roles:
+                validated = validated_ca(ctx.inventory, c)
+                conditions = [x for x in params["conditions"] if x in _VALIDATED]
+                if validated is not None and conditions:  # whatever the proxy's scheme
+                    judged = True
+                    if validated.bundle is None or _operator_rejects(validated.bundle):
+                        yield from _judge(ctx, subject, c, validated,
+                                          {**params, "conditions": conditions})
+                continue
             if ca is None:
                 continue
             judged = True
@@ -228,6 +239,9 @@ class Trust(Template):
 
 
 _NO_HTTPS_PROXY = "no https:// proxy in scope"
+# What an operator checks of a trusted CA it validates whatever the proxy's scheme (the
+# cluster-network-operator: the ConfigMap, its key and a readable certificate; not expiry)
+_VALIDATED = ("resolvable", "parseable")
 
 
 def _may_hide_consumer(subject: K8sObject, params: dict[str, Any]) -> bool:
@@ -294,7 +308,7 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
         return
     if ca.state in (UNRESOLVED, NOT_COLLECTED, NO_KEY):
         if "resolvable" in conditions:
-            for outcome in _unresolved(at, c, ca, said):
+            for outcome in _unresolved(ctx, at, c, ca, said):
                 if isinstance(outcome, Violation):
                     outcome.remedy = _no_ca_fix(ctx, c, ca)
                 yield outcome
@@ -306,7 +320,8 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
     problems = [p for cond, p in _bundle_problems(bundle) if cond in conditions]
     if problems:
         name = ca.bundle_field[-1]
-        violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA",
+        effect = _REJECTED if c.kind == CLUSTER_PROXY and _operator_rejects(bundle) else ""
+        violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA{effect}",
                                  said + ([f"{format_path(ca.field)} names {ca.holder.ref}"]
                                          if ca.holder is not c.object else [])
                                  + [f"{name}: {p}" for p in problems])
@@ -324,19 +339,43 @@ def _bundle_problems(bundle: CABundle) -> list[tuple[str, str]]:
         ("unexpired", p) for p in bundle_problems(bundle) if p not in parse]
 
 
-def _unresolved(at: _Place, c: ConsumerProxy, ca: CA, said: list[str]) -> Iterator[Outcome]:
+def _unresolved(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, said: list[str]
+                ) -> Iterator[Outcome]:
     field = format_path(ca.field)
+    namespace = ca.detail.partition("/")[0]
+    effect = _REJECTED if c.kind == CLUSTER_PROXY else ""
+    elsewhere = [cm.ref for cm in namesakes(ctx.inventory, ca, c.object)] \
+        if ca.state in (NOT_COLLECTED, UNRESOLVED) else []
+    cause = (f"; {', '.join(elsewhere)} has that name in another namespace, where it is not "
+             f"read: likely created in the wrong namespace (create it in {namespace})"
+             ) if elsewhere else ""
     if ca.state == NOT_COLLECTED:
-        namespace = ca.detail.partition("/")[0]
         yield NotEvaluable(f"ConfigMap {ca.detail} ({field}) is not in the input, which holds no "
-                           f"ConfigMap of namespace {namespace} at all")
+                           f"ConfigMap of namespace {namespace} at all (add the output of `oc get "
+                           f"configmaps -n {namespace} -o yaml` to the input){cause}")
     elif ca.state == UNRESOLVED:
-        yield at.violation(ca.field, c.object, f"trusted CA ConfigMap {ca.detail} is missing",
+        yield at.violation(ca.field, c.object,
+                           f"trusted CA ConfigMap {ca.detail} is missing{effect}{cause}",
                            said + [f"{field} names ConfigMap {ca.detail}, which is not among the "
-                                   f"ConfigMaps of {ca.detail.partition('/')[0]} in the input"])
+                                   f"ConfigMaps of {namespace} in the input"]
+                           + [f"{ref} has the name but is in another namespace"
+                              for ref in elsewhere])
     else:
-        yield at.violation(ca.bundle_field, ca.holder, f"ConfigMap {ca.detail} has no ca-bundle.crt",
+        yield at.violation(ca.bundle_field, ca.holder,
+                           f"ConfigMap {ca.detail} has no ca-bundle.crt{effect}",
                            said + [f"{field} names {ca.holder.ref}, which has no key ca-bundle.crt"])
+
+
+def _operator_rejects(bundle: CABundle) -> bool:
+    """Whether the cluster-network-operator refuses a Proxy's trustedCA bundle (library-go's
+    CertsFromPEM): no certificate at all, or a certificate block it cannot read; other PEM
+    blocks it passes over, and it does not look at expiry."""
+    return not bundle.certificates or any(p.index is not None for p in bundle.problems)
+
+
+# What the cluster-network-operator does when it cannot read a Proxy's trustedCA.
+_REJECTED = (": the cluster-network-operator rejects the whole Proxy (Degraded, "
+             "InvalidProxyConfig) and its status keeps the previous proxy settings")
 
 
 def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABundle,
@@ -542,7 +581,7 @@ class _Place:
     def violation(self, steps: tuple[Any, ...], holder: K8sObject, problem: str,
                   evidence: list[str]) -> Violation:
         values = {"problem": problem, "consumer": self.consumer.name,
-                  "url": mask_credentials(self.ca.urls[0].value or "")}
+                  "url": mask_credentials(self.ca.urls[0].value or "") if self.ca.urls else ""}
         if holder.origin is self.subject and holder.source.embedded_in:
             return Violation(field=holder.source.embedded_in, values=values, evidence=evidence)
         if holder is self.subject and holder.held_in is not None:

@@ -1,0 +1,70 @@
+"""OpenShift's noProxy validation (cluster-network-operator and openshift-install), entry by
+entry as their Go code reads a value: one leading and one trailing '.' trimmed, then a
+DNS-1123 subdomain, or net.ParseIP, or net.ParseCIDR; the whole value '*' alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from hcpscan.model.openshift_noproxy import INSTALLER, NETWORK_OPERATOR, refused_no_proxy
+
+ACCEPTED = [
+    "*", "", ".corp.example.com", "corp.example.com", "api.ocp.example.com.", ".example.com.",
+    "localhost", "10.0.0.1", "10.0.0.0/16", "10.0.0.1/16", "10.0.0.0/016", "fd00::1",
+    "fd00:10::/64", "::ffff:10.0.0.1", "a-b.c-d", "1.2.3", "010.0.0.1", "x" * 253,
+]
+REFUSED = [
+    "*.apps.example.com", "*", "Example.com", "registry.corp.example.com:5000", "10.0.0.1:443",
+    "[fd00::1]:443", "http://registry.corp.example.com", "10.0.0.0/33", "10.0.0.0/255.255.0.0",
+    "fe80::1%eth0", "_ldap.example.com", "-a.example.com", "a..b", "..a",
+    "x" * 254, "a;b", "*.",
+]
+
+
+@pytest.mark.parametrize("entry", ACCEPTED)
+def test_an_entry_both_validators_accept(entry: str) -> None:
+    for validator in (NETWORK_OPERATOR, INSTALLER):
+        assert refused_no_proxy(f".svc,{entry}" if entry not in ("*", "") else entry,
+                                validator) == []
+
+
+@pytest.mark.parametrize("entry", REFUSED)
+def test_an_entry_both_validators_refuse(entry: str) -> None:
+    # '*' is accepted only as the whole value: inside a list it is an entry like any other
+    for validator in (NETWORK_OPERATOR, INSTALLER):
+        refusals = refused_no_proxy(f".svc,{entry}", validator)
+        assert [(r.entry, r.index) for r in refusals] == [(entry, 1)]
+
+
+def test_a_wildcard_suffix_is_refused_with_the_entry_to_write() -> None:
+    refusal, = refused_no_proxy(".corp.example.com,*.apps.internal.example.com,10.0.0.0/16",
+                                NETWORK_OPERATOR)
+    assert "'.apps.internal.example.com'" in refusal.why
+    assert "whole value '*'" in refusal.why
+
+
+def test_spaces_between_entries_only_the_installer_refuses() -> None:
+    value = ".corp.example.com, .apps.ocp.example.com, 10.0.0.0/16"
+    assert refused_no_proxy(value, NETWORK_OPERATOR) == []  # it trims each entry
+    refusal, = refused_no_proxy(value, INSTALLER)
+    assert refusal.whole and "spaces" in refusal.why
+
+
+def test_an_empty_entry_is_refused() -> None:
+    for value in (".svc,", ".svc,,localhost", ","):
+        assert any(r.entry == "" for r in refused_no_proxy(value, NETWORK_OPERATOR)), value
+
+
+def test_the_whole_wildcard_is_not_trimmed() -> None:
+    assert refused_no_proxy(" *", NETWORK_OPERATOR)  # the Go code compares the value with "*"
+    assert refused_no_proxy("*", NETWORK_OPERATOR) == []
+
+
+def test_a_no_proxy_without_a_proxy_url_is_refused_even_the_whole_wildcard() -> None:
+    """ValidateProxyConfig and validateProxy first require httpProxy or httpsProxy as soon as
+    any proxy field is set."""
+    for value in ("*", ".corp.example.com"):
+        for validator in (NETWORK_OPERATOR, INSTALLER):
+            refusal, = refused_no_proxy(value, validator, url_set=False)
+            assert refusal.whole and "without httpProxy or httpsProxy" in refusal.why
+    assert refused_no_proxy("", NETWORK_OPERATOR, url_set=False) == []
