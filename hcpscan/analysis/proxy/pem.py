@@ -4,7 +4,9 @@ unreadable certificates.
 
 Bundles arrive as PEM text (``ca-bundle.crt``), as base64 of PEM (kubeconfig
 ``certificate-authority-data``, OCM ``caBundle``) or as bytes; ``parse_bundle``
-takes all three. A block that does not parse is reported, never raised.
+takes all three. A Go ``[]byte`` field (those two) is read as its clients read it,
+by ``parse_bytes_field``: base64 only, so raw PEM there is a problem, not a bundle.
+A block that does not parse is reported, never raised.
 """
 
 from __future__ import annotations
@@ -116,6 +118,38 @@ def _as_pem_bytes(data: str | bytes) -> tuple[bytes, str]:
     except (binascii.Error, ValueError):
         return raw, ""
     return decoded, "base64"
+
+
+NOT_BASE64 = "is not base64"  # how a []byte field no client decodes is said
+_BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def go_bytes(text: str) -> bytes | str:
+    """The bytes a Go ``[]byte`` field holds for ``text`` as JSON (or YAML turned into
+    JSON) writes it, or Go's error: ``encoding/json`` decodes it with standard, padded
+    base64 whose decoder skips CR and LF and nothing else (a space, a ``-`` is illegal)."""
+    raw = text.encode("utf-8", "surrogateescape")
+    for i, byte in enumerate(raw):
+        if byte not in _BASE64_ALPHABET and byte not in b"\r\n":
+            return f"illegal base64 data at input byte {i}"
+    kept = raw.replace(b"\r", b"").replace(b"\n", b"")
+    try:
+        return base64.b64decode(kept, validate=True)
+    except (binascii.Error, ValueError):
+        return f"illegal base64 data at input byte {len(raw) - 1 if raw else 0} (bad padding)"
+
+
+def parse_bytes_field(text: str | None) -> CABundle:
+    """A CA bundle kept in a Go ``[]byte`` field (kubeconfig ``certificate-authority-data``,
+    an AddOnDeploymentConfig's ``caBundle``): base64 of PEM, or why no client reads it."""
+    if text is None or not text.strip():
+        return parse_bundle(text)
+    decoded = go_bytes(text)
+    if isinstance(decoded, str):
+        pem = " (PEM written as is: it must be base64-encoded)" if "-----BEGIN" in text else ""
+        return CABundle((), (BundleProblem(None, f"{NOT_BASE64}, as Go reads this []byte field: "
+                                                 f"{decoded}{pem}"),))
+    return parse_bundle(decoded)
 
 
 def parse_bundle(data: str | bytes | None) -> CABundle:

@@ -42,7 +42,7 @@ from hcpscan.analysis.proxy.loaded_ca import (
     trust_runtimes,
     trusts,
 )
-from hcpscan.analysis.proxy.pem import CABundle, Certificate
+from hcpscan.analysis.proxy.pem import NOT_BASE64, CABundle, Certificate
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
     CLUSTER_PROXY,
@@ -51,6 +51,7 @@ from hcpscan.analysis.proxy.settings import (
     IGNITION,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
+    KUBECONFIG,
     ROLES,
     Setting,
 )
@@ -272,7 +273,11 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
     problems = [p for cond, p in _bundle_problems(bundle) if cond in conditions]
     if problems:
         name = ca.bundle_field[-1]
-        violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA",
+        undecodable = any(p.startswith(NOT_BASE64) for p in problems)
+        said_of = (f"{name} {NOT_BASE64}: " + ("the kubeconfig fails to load" if c.kind == KUBECONFIG
+                                                else "no client reads it")
+                   if undecodable else f"{name} trusts no usable CA")
+        violation = at.violation(ca.bundle_field, ca.holder, said_of,
                                  said + ([f"{format_path(ca.field)} names {ca.holder.ref}"]
                                          if ca.holder is not c.object else [])
                                  + [f"{name}: {p}" for p in problems])
@@ -383,6 +388,10 @@ def _no_ca_fix(ctx: Context, c: ConsumerProxy, ca: CA) -> NoFix:
     known = (f" (the input names one valid proxy CA: {describe(proxy.certificate)} from "
              f"{proxy.source})" if not isinstance(proxy, NoFix) else
              " (the proxy's CA is not in the input; inputs.proxy_ca_files names it for hcpscan)")
+    if ca.bundle is not None and any(p.message.startswith(NOT_BASE64) for p in ca.bundle.problems):
+        return NoFix(f"base64-encode what {field} holds (e.g. base64 -w0 < ca.pem): the field is "
+                     "bytes, written as standard base64 of the PEM; hcpscan does not re-encode "
+                     "a value it cannot read as the author meant it")
     if c.kind == "kubeconfig":
         return NoFix(f"{field} replaces the system roots for both TLS sessions, the proxy's and "
                      "the server's inside the tunnel, so it must hold the server's CA and the "
