@@ -113,6 +113,16 @@ class _Diff:
     lacking: bool = False  # the consumer does not set what the reference sets
 
 
+def _generated_from(ctx: Context, subject: K8sObject, params: dict[str, Any]) -> str:
+    """Why ``subject`` is judged at the Secret it is generated from ('' when it is not)."""
+    source = params.get("generated_from")
+    if not source or subject.kind != "Secret" or subject.name == source:
+        return ""
+    if ctx.inventory.get("Secret", subject.namespace, source, subject.cluster) is None:
+        return ""
+    return f"judged at Secret {subject.namespace}/{source}, which it is generated from"
+
+
 @register
 class Agreement(Template):
     name = "agreement"
@@ -179,6 +189,11 @@ class Agreement(Template):
                                            "description": "server: a kubeconfig's server; "
                                                           "ignition-endpoints: a stub's sources"}},
             },
+            "generated_from": {
+                "type": "string",
+                "description": "a Secret the subject (a Secret) is generated from: while a Secret "
+                               "of this name is in the subject's namespace the subject is judged "
+                               "there, not itself (one finding per root cause)"},
             "missing": {"oneOf": [_MISSING, {"type": "object", "propertyNames": {"enum": sorted(ROLES)},
                                              "additionalProperties": _MISSING}],
                         "description": "a field set on one side only, or an absent consumer: "
@@ -225,6 +240,13 @@ class Agreement(Template):
         # no role gives the subject a side (skipped, or nothing to compare)
         if not subjects:
             return Settled([])  # (no reference nor model is read for none)
+        deferred = [s for s in subjects if _generated_from(ctx, s, params)]
+        if deferred:
+            settled = self.settle(ctx, [s for s in subjects if s not in deferred], params)
+            if settled is not None:
+                for subject in deferred:
+                    settled.inapplicable[_generated_from(ctx, subject, params)] += 1
+            return settled
         relation = params["reference"]["relation"]
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
             if relation not in _OF_SCAN:
@@ -248,6 +270,10 @@ class Agreement(Template):
         return settled
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        source = _generated_from(ctx, subject, params)
+        if source:
+            yield NotApplicable(source)
+            return
         relation = params["reference"]["relation"]
         case = "lower" if relation == "variable-case" else "effective"
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
