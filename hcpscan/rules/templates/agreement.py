@@ -21,6 +21,7 @@ from typing import Any
 
 from hcpscan.analysis.proxy import Setting, bypasses
 from hcpscan.analysis.proxy.clients import case_readers
+from hcpscan.analysis.proxy.pem import parse_bytes_field
 from hcpscan.analysis.proxy.sides import (
     FIELDS,
     RELATIONS,
@@ -34,6 +35,7 @@ from hcpscan.analysis.proxy.sides import (
     reference_sides,
     settled_sides,
 )
+from hcpscan.analysis.proxy.trust import describe
 from hcpscan.analysis.proxy.validity import credentials
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
@@ -643,6 +645,8 @@ def _disagreement(side: Side, ref: Side, name: str, hv: str, wv: str,
         if ref.same_consumer:
             return f"{ref.spell(name)} and {mine} differ", lines
         return "; ".join(lines), lines
+    if name == CA_FIELD:
+        return _ca_disagreement(mine, theirs, hv, wv)
     if (same_url(hv, wv) if name in URL_FIELDS else hv == wv):
         return None
     if ref.same_consumer:
@@ -650,8 +654,46 @@ def _disagreement(side: Side, ref: Side, name: str, hv: str, wv: str,
     return f"{mine}={hv}, but {theirs} is {wv}", []
 
 
+CA_FIELD = "certificate-authority-data"
+
+
+def _ca_disagreement(mine: str, theirs: str, hv: str, wv: str) -> tuple[str, list[str]] | None:
+    """Two CA fields differ when their clients trust different certificates: the set of
+    certificates (DER) each holds, whatever their order, line ends or wrapping. Fields that
+    cannot both be read are compared as written."""
+    a, b = parse_bytes_field(hv), parse_bytes_field(wv)
+    if a.problems or b.problems or not a.certificates or not b.certificates:
+        if hv == wv:
+            return None
+        return f"{mine} is not {theirs} as written, and not both can be read as certificates", []
+    have = {c.sha256 for c in a.certificates}
+    want = {c.sha256 for c in b.certificates}
+    if have == want:
+        return None
+    lacking = list(dict.fromkeys(describe(c) for c in b.certificates if c.sha256 not in have))
+    extra = list(dict.fromkeys(describe(c) for c in a.certificates if c.sha256 not in want))
+    lines = ([f"{mine} lacks {', '.join(lacking)}"] if lacking else []) + (
+        [f"{mine} has in addition {', '.join(extra)}"] if extra else [])
+    return "; ".join(lines), lines
+
+
+def _ca_listing(value: str | None) -> str:
+    """What a CA field holds, said as its certificates (never the base64 blob)."""
+    bundle = parse_bytes_field(value)
+    if bundle.problems or not bundle.certificates:
+        return "no readable certificate (" + "; ".join(p.message for p in bundle.problems) + ")"
+    count = len(bundle.certificates)
+    return (f"{count} certificate{'s' if count > 1 else ''}: "
+            + ", ".join(describe(c) for c in bundle.certificates))
+
+
 def _evidence(side: Side, ref: Side, name: str, have: Setting | None,
               want: Setting | None) -> list[str]:
+    if name == CA_FIELD and not ref.same_consumer:
+        lines = [f"{ref.field_name(name)} holds {_ca_listing(ref.value(name))}"]
+        if have is not None:
+            lines.append(f"{have.name} at {have.source} holds {_ca_listing(have.value)}")
+        return lines
     at = f" at {want.source}" if want is not None and ref.same_consumer else ""
     lines = [f"{ref.field_name(name)} = {ref.value(name)!r}{at}"]
     if have is not None:
