@@ -13,14 +13,24 @@ CLUSTER_FIELDS = ("server", "certificate-authority-data", "proxy-url")
 
 def current_cluster(kubeconfig: dict[str, Any]) -> dict[str, Any] | None:
     """The `cluster` entry the current context uses (else the only/first one)."""
-    clusters = {c.get("name"): c.get("cluster") or {} for c in kubeconfig.get("clusters") or []
-                if isinstance(c, dict)}
+    entry = current_cluster_entry(kubeconfig)
+    return entry[2] if entry is not None else None
+
+
+def current_cluster_entry(kubeconfig: dict[str, Any]) -> tuple[int, str, dict[str, Any]] | None:
+    """(index in ``clusters``, name, the ``cluster`` block) of the entry the current context
+    uses, else of the first one; None when there is none."""
+    entries = [(i, str(c.get("name", "")), c.get("cluster") or {})
+               for i, c in enumerate(kubeconfig.get("clusters") or []) if isinstance(c, dict)]
     contexts = {c.get("name"): c.get("context") or {} for c in kubeconfig.get("contexts") or []
                 if isinstance(c, dict)}
-    current = contexts.get(kubeconfig.get("current-context"), {}).get("cluster")
-    if current in clusters:
-        return clusters[current]
-    return next(iter(clusters.values()), None)
+    context = contexts.get(kubeconfig.get("current-context"), {})
+    current = context.get("cluster") if isinstance(context, dict) else None
+    # the last entry of a name wins, as a dict built from the list kept it
+    named = {name: (i, name, block) for i, name, block in entries}
+    if current in named:
+        return named[current]
+    return next(iter(named.values()), None)
 
 
 def kubeconfig_in_secret(secret: K8sObject, key: str) -> dict[str, Any] | str:

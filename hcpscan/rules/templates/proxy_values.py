@@ -131,6 +131,14 @@ class Value:
     setting: Setting | None = dataclasses.field(default=None, compare=False)  # a consumer's
     # the object whose plain field holds the value (a Deployment's args[], a ConfigMap key)
     holder: K8sObject | None = dataclasses.field(default=None, compare=False)
+    # the field within a document stored in ``field`` (a kubeconfig in a Secret key)
+    inner: str = ""
+
+    @property
+    def named(self) -> str:
+        """The field as a finding names it: inside a stored document, its own field there
+        (``clusters[0].cluster.proxy-url``), as the evidence of other kubeconfig findings."""
+        return self.inner or self.field
 
     @property
     def shown(self) -> str:
@@ -180,15 +188,17 @@ def _consumer_values(ctx: Context, subject: K8sObject, roles: frozenset[str],
 
 def _from_setting(subject: K8sObject, c: ConsumerProxy, setting: Setting) -> Value:
     at, field = root_of(subject, setting)
+    inner = ""
     if at is None and subject.held_in is not None and c.object is subject:
         at, field = subject.held_in  # a document stored in a key: the finding goes to the key
+        inner = format_path(setting.source.steps) if setting.source.steps else ""
     elif at is None and not field and c.object is subject and setting.source.steps:
         field = format_path(setting.source.steps)
     return Value(setting.value or "", value_type(setting.name), accepted_schemes(c.kind, setting.name),
                  setting.name, field, at, lambda: f"{setting.name} = {setting.value!r} at {setting.source}",
                  in_secret=stored_in_secret(setting), consumer=c,
                  unknown="" if setting.known else f"{c.name}: {setting.name} unknown ({setting.unknown})",
-                 setting=setting)
+                 setting=setting, inner=inner)
 
 
 def stored_in_secret(setting: Setting) -> bool:
@@ -483,13 +493,13 @@ def valid(value: Value) -> Iterator[Violation]:
         if problems:
             shown = mask_credentials(value.text.strip())
             yield _violation(value, "valid", "; ".join(problems),
-                             [f"{value.field} = {shown!r} " + p for p in problems] + _read_by(value))
+                             [f"{value.named} = {shown!r} " + p for p in problems] + _read_by(value))
     elif value.type == NO_PROXY:
         bad = no_proxy_problems(value.text)
         if bad:
             entries = ", ".join(repr(raw) for raw, _ in bad)
             yield _violation(value, "valid", f"malformed entries {entries}",
-                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad] + _read_by(value),
+                             [f"{value.named} entry {raw!r} {why}" for raw, why in bad] + _read_by(value),
                              entries=entries)
 
 
@@ -600,7 +610,7 @@ def _never_uses_proxy(ctx: Context, c: ConsumerProxy) -> Outcome | None:
 def _violation(value: Value, condition: str, problem: str, evidence: list[str],
                **extra: str) -> Violation:
     return Violation(field=value.field, subject=value.at, evidence=evidence,
-                     values={"consumer": value.who, "variable": value.name, "field": value.field,
+                     values={"consumer": value.who, "variable": value.name, "field": value.named,
                              "condition": condition, "problem": problem, "url": "", "user": "",
                              "entries": "", "kinds": "", "endpoint": "", **extra})
 
