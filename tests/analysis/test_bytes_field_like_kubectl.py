@@ -75,3 +75,16 @@ def test_raw_pem_is_said_to_be_pem():
     assert len(bundle) == 0
     assert "input byte 0" in bundle.problems[0].message
     assert "PEM written as is" in bundle.problems[0].message
+
+
+def test_ocm002_does_not_pass_a_kubeconfig_that_fails_to_load(tmp_path):
+    from hcpscan.findings.model import Status
+    from tests.conftest import FIXTURES
+    from tests.rules.harness import scan
+
+    fixture = FIXTURES / "rules" / "PRX012" / "fail" / "ocm-pem-not-base64.yaml"
+    report = scan([fixture], ["OCM002"])
+    assert report.findings == []
+    assert report.results[0].status is Status.NOT_EVALUABLE
+    assert "holds no readable certificate" in report.results[0].reason
+    assert "PRX012 reports it" in report.results[0].reason

@@ -313,8 +313,11 @@ def _unresolved(at: _Place, c: ConsumerProxy, ca: CA, said: list[str]) -> Iterat
 def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABundle,
               said: list[str], with_server: bool) -> Iterator[Outcome]:
     certs = bundle.certificates
-    if not certs:
-        return  # nothing readable: parseable says so
+    if not certs:  # nothing readable: parseable says so; a rule without it says why not here
+        name = ca.bundle_field[-1]
+        yield NotEvaluable(f"{c.name}: {name} holds no readable certificate ("
+                            + "; ".join(p.message for p in bundle.problems) + "): PRX012 reports it")
+        return
     name = ca.bundle_field[-1]
     held = f"{name} holds " + ", ".join(describe(cert) for cert in certs)
     known, unreadable = _known(ctx)
