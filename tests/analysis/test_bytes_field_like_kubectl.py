@@ -88,3 +88,41 @@ def test_ocm002_does_not_pass_a_kubeconfig_that_fails_to_load(tmp_path):
     assert report.results[0].status is Status.NOT_EVALUABLE
     assert "holds no readable certificate" in report.results[0].reason
     assert "PRX012 reports it" in report.results[0].reason
+
+
+def test_a_kubeconfig_client_go_cannot_load_is_not_judged_as_if_it_loaded(tmp_path):
+    """An http proxy-url (no PRX012) and PEM pasted into certificate-authority-data: the
+    klusterlet never loads the kubeconfig, so OCM001 does not pass it; it says why."""
+    from hcpscan.findings.model import Status
+    from tests.rules.harness import scan
+
+    ca = "".join(f"            {line}\n" for line in PEM.splitlines())
+    (tmp_path / "m.yaml").write_text(f"""\
+apiVersion: config.openshift.io/v1
+kind: Proxy
+metadata: {{name: cluster}}
+spec: {{httpProxy: "http://proxy.corp.example.com:3128", httpsProxy: "http://proxy.corp.example.com:3128"}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {{name: bootstrap-hub-kubeconfig, namespace: open-cluster-management-agent}}
+type: Opaque
+stringData:
+  kubeconfig: |
+    apiVersion: v1
+    kind: Config
+    clusters:
+    - name: hub
+      cluster:
+        server: https://api.hub.example.com:6443
+        proxy-url: http://proxy.corp.example.com:3128
+        certificate-authority-data: |
+{ca}    contexts:
+    - name: hub
+      context: {{cluster: hub, user: agent}}
+    current-context: hub
+""")
+    report = scan([tmp_path], ["OCM001"])
+    assert report.results[0].status is Status.NOT_EVALUABLE, report.results[0].reason
+    assert ("fails to load as client-go loads it: clusters[0].cluster.certificate-authority-data "
+            "is not base64 (illegal base64 data at input byte 0)") in report.results[0].reason

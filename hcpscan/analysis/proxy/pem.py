@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from hcpscan.core.gobytes import go_bytes
+
 if TYPE_CHECKING:
     from cryptography import x509
 
@@ -121,24 +123,6 @@ def _as_pem_bytes(data: str | bytes) -> tuple[bytes, str]:
 
 
 NOT_BASE64 = "is not base64"  # how a []byte field no client decodes is said
-_BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
-
-
-def go_bytes(text: str) -> bytes | str:
-    """The bytes a Go ``[]byte`` field holds for ``text`` as JSON (or YAML turned into
-    JSON) writes it, or Go's error: ``encoding/json`` decodes it with standard, padded
-    base64 whose decoder skips CR and LF and nothing else (a space, a ``-`` is illegal)."""
-    raw = text.encode("utf-8", "surrogateescape")
-    for i, byte in enumerate(raw):
-        if byte not in _BASE64_ALPHABET and byte not in b"\r\n":
-            return f"illegal base64 data at input byte {i}"
-    kept = raw.replace(b"\r", b"").replace(b"\n", b"")
-    try:
-        return base64.b64decode(kept, validate=True)
-    except (binascii.Error, ValueError):
-        return f"illegal base64 data at input byte {len(raw) - 1 if raw else 0} (bad padding)"
-
-
 def parse_bytes_field(text: str | None) -> CABundle:
     """A CA bundle kept in a Go ``[]byte`` field (kubeconfig ``certificate-authority-data``,
     an AddOnDeploymentConfig's ``caBundle``): base64 of PEM, or why no client reads it."""
