@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hcpscan.core.gobytes import go_bytes
 from hcpscan.core.yamldocs import YamlSyntaxError, node_overrun, parse_documents
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.secrets import secret_values
@@ -13,14 +14,24 @@ CLUSTER_FIELDS = ("server", "certificate-authority-data", "proxy-url")
 
 def current_cluster(kubeconfig: dict[str, Any]) -> dict[str, Any] | None:
     """The `cluster` entry the current context uses (else the only/first one)."""
-    clusters = {c.get("name"): c.get("cluster") or {} for c in kubeconfig.get("clusters") or []
-                if isinstance(c, dict)}
+    entry = current_cluster_entry(kubeconfig)
+    return entry[2] if entry is not None else None
+
+
+def current_cluster_entry(kubeconfig: dict[str, Any]) -> tuple[int, str, dict[str, Any]] | None:
+    """(index in ``clusters``, name, the ``cluster`` block) of the entry the current context
+    uses, else of the first one; None when there is none."""
+    entries = [(i, str(c.get("name", "")), c.get("cluster") or {})
+               for i, c in enumerate(kubeconfig.get("clusters") or []) if isinstance(c, dict)]
     contexts = {c.get("name"): c.get("context") or {} for c in kubeconfig.get("contexts") or []
                 if isinstance(c, dict)}
-    current = contexts.get(kubeconfig.get("current-context"), {}).get("cluster")
-    if current in clusters:
-        return clusters[current]
-    return next(iter(clusters.values()), None)
+    context = contexts.get(kubeconfig.get("current-context"), {})
+    current = context.get("cluster") if isinstance(context, dict) else None
+    # the last entry of a name wins, as a dict built from the list kept it
+    named = {name: (i, name, block) for i, name, block in entries}
+    if current in named:
+        return named[current]
+    return next(iter(named.values()), None)
 
 
 def kubeconfig_in_secret(secret: K8sObject, key: str) -> dict[str, Any] | str:
@@ -41,4 +52,29 @@ def kubeconfig_in_secret(secret: K8sObject, key: str) -> dict[str, Any] | str:
         return f"{secret.ref} key {key!r} is not valid YAML: {exc.message}"
     if not docs or not isinstance(docs[0].body, dict):
         return f"{secret.ref} key {key!r} is not a kubeconfig"
+    unloadable = bytes_field_error(docs[0].body)
+    if unloadable:
+        return f"{secret.ref} key {key!r} fails to load as client-go loads it: {unloadable}"
     return docs[0].body
+
+
+# The kubeconfig fields client-go keeps as []byte (base64 in the file), per list and block.
+BYTES_FIELDS = {"clusters": ("cluster", ("certificate-authority-data",)),
+                "users": ("user", ("client-certificate-data", "client-key-data"))}
+
+
+def bytes_field_error(kubeconfig: dict[str, Any]) -> str:
+    """Why client-go refuses to load ``kubeconfig`` for a []byte field that is not base64
+    (kubectl: 'illegal base64 data at input byte 0'), '' when none."""
+    for listed, (block, fields) in BYTES_FIELDS.items():
+        entries = kubeconfig.get(listed)
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            inner = entry.get(block) if isinstance(entry, dict) else None
+            if not isinstance(inner, dict):
+                continue
+            for name in fields:
+                value = inner.get(name)
+                decoded = go_bytes(value) if isinstance(value, str) else b""
+                if isinstance(decoded, str):
+                    return f"{listed}[{i}].{block}.{name} is not base64 ({decoded})"
+    return ""

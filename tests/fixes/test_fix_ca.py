@@ -137,7 +137,15 @@ def test_prx012_findings_say_what_to_set_per_case():
     assert install.startswith("add additionalTrustBundle")
     dropped = next(w for m, w in whys.items() if "is dropped" in m)  # not about a CA
     assert dropped.startswith("set spec.hubKubeAPIServerConfig.proxyURL")
-    assert all("proxy_ca_files" in w for w in whys.values() if w != dropped)  # no CA known
+    pasted = {m: w for m, w in whys.items() if "is not base64" in m}
+    assert sorted(pasted) == [
+        "AddOnDeploymentConfig cluster1/addon-proxy-settings: caBundle is not base64: no client "
+        "reads it",
+        "Secret open-cluster-management-agent/bootstrap-hub-kubeconfig: "
+        "certificate-authority-data is not base64: the kubeconfig fails to load"]
+    assert all(w.startswith("base64-encode what ") for w in pasted.values())
+    assert all("proxy_ca_files" in w for m, w in whys.items()
+               if m not in pasted and w != dropped)  # no CA known in this input
 
 
 def test_reports_show_that_secret_data_changed_never_what_it_holds(tmp_path, run_cli, monkeypatch):

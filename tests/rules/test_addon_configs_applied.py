@@ -104,3 +104,46 @@ def test_a_namespace_kustomize_wrote_on_the_cluster_scoped_addon_is_none(tmp_pat
     failing = _failing(tmp_path, cma.replace("CHOSEN", "cluster9") + _adc("hub-config", "placed")
                        + MCA)
     assert "hub-config/fallback" in failing["ManagedClusterAddOn"]
+
+
+# a second placement after "proxied": the add-on manager walks placements from the last
+# (addonconfiguration graph, addAddonNode), and that placement's node starts from the
+# defaults, overridden by its own configs only
+LATER = """\
+    - name: LATER_NAME
+      namespace: hub-config
+LATER_CONFIGS---
+apiVersion: cluster.open-cluster-management.io/v1beta1
+kind: PlacementDecision
+metadata:
+  name: LATER_NAME-decision-1
+  namespace: hub-config
+  labels: {cluster.open-cluster-management.io/placement: LATER_NAME}
+status:
+  decisions:
+  - {clusterName: cluster1, reason: ""}
+"""
+
+
+def _two_placements(later_configs: str) -> str:
+    later = LATER.replace("LATER_NAME", "later").replace("LATER_CONFIGS", later_configs)
+    first, rest = CMA.replace("CHOSEN", "cluster1").split("  supportedConfigs:\n")
+    placement_end = first.index("---") if "---" in first else len(first)
+    return (first[:placement_end] + later.split("---")[0] + "  supportedConfigs:\n" + rest
+            + "---" + later.split("---", 1)[1])
+
+
+def test_the_last_selecting_placement_wins(tmp_path: Path):
+    configs = ("      configs:\n      - {group: addon.open-cluster-management.io, resource: "
+               "addondeploymentconfigs, name: late, namespace: hub-config}\n")
+    failing = _failing(tmp_path, _two_placements(configs) + _adc("hub-config", "late")
+                       + _adc("hub-config", "fallback") + MCA)
+    # "proxied" (first) names the missing hub-config/placed: the add-on never gets it
+    assert "ManagedClusterAddOn" not in failing
+    assert "hub-config/placed" in failing["ClusterManagementAddOn"]
+
+
+def test_a_last_selecting_placement_without_configs_leaves_the_default(tmp_path: Path):
+    failing = _failing(tmp_path, _two_placements("") + _adc("hub-config", "placed") + MCA)
+    assert "hub-config/fallback" in failing["ManagedClusterAddOn"]
+    assert "the default of ClusterManagementAddOn work-manager" in failing["ManagedClusterAddOn"]

@@ -394,9 +394,18 @@ def test_ocm004_several_kubernetes_services_are_ambiguous(tmp_path):
         metadata: {{name: kubernetes, namespace: default}}
         spec: {{clusterIP: {ip}}}
         """
+    # the hub manages itself under the name cluster1 (a renamed local-cluster): its own
+    # Service is cluster1's
+    local = """\
+        apiVersion: cluster.open-cluster-management.io/v1
+        kind: ManagedCluster
+        metadata: {name: cluster1, labels: {local-cluster: "true"}}
+        spec: {hubAcceptsClient: true}
+        """
     (tmp_path / "hub").mkdir()
     (tmp_path / "hub" / "svc.yaml").write_text(textwrap.dedent(service.format(ip="10.96.0.1")))
-    _, result = scan_text(tmp_path, docs(ADDON_CONFIG, service.format(ip="172.30.0.1")), "OCM004")
+    _, result = scan_text(tmp_path, docs(ADDON_CONFIG, local, service.format(ip="172.30.0.1")),
+                          "OCM004")
     assert result.status is Status.PASS, result.reason  # input.yaml alone: one Service
     report = scan([tmp_path], ["OCM004"])
     assert report.results[0].status is Status.NOT_EVALUABLE

@@ -35,7 +35,7 @@ from hcpscan.analysis.proxy.charts import chart_values_proxies
 from hcpscan.analysis.proxy.klusterlet import klusterlet_proxies
 from hcpscan.analysis.proxy.olm import subscription_proxies
 from hcpscan.analysis.proxy.openshift import install_config_proxies, machine_config_proxies
-from hcpscan.analysis.proxy.pem import parse_bundle
+from hcpscan.analysis.proxy.pem import parse_bundle, parse_bytes_field
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
     CLUSTER_PROXY,
@@ -562,7 +562,7 @@ def addon_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if ca:
             consumer.trusted_ca = Setting("caBundle", str(ca),
                                           source_of(inventory, obj, base + ("caBundle",)))
-            consumer.ca_bundle = parse_bundle(str(ca))
+            consumer.ca_bundle = parse_bytes_field(str(ca))
         configs[(obj.cluster, obj.namespace, obj.name)] = consumer
         out.append(consumer)
     return out + addon_consumers(inventory, configs)
@@ -592,7 +592,7 @@ def kubeconfig_proxies(inventory: Inventory) -> list[ConsumerProxy]:
             if ca:
                 consumer.trusted_ca = Setting("certificate-authority-data", str(ca), source_of(
                     inventory, obj, base + ("certificate-authority-data",)))
-                consumer.ca_bundle = parse_bundle(str(ca))
+                consumer.ca_bundle = parse_bytes_field(str(ca))
             if proxy_url or ca:
                 out.append(consumer)
     return out

@@ -4,7 +4,9 @@ unreadable certificates.
 
 Bundles arrive as PEM text (``ca-bundle.crt``), as base64 of PEM (kubeconfig
 ``certificate-authority-data``, OCM ``caBundle``) or as bytes; ``parse_bundle``
-takes all three. A block that does not parse is reported, never raised.
+takes all three. A Go ``[]byte`` field (those two) is read as its clients read it,
+by ``parse_bytes_field``: base64 only, so raw PEM there is a problem, not a bundle.
+A block that does not parse is reported, never raised.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+
+from hcpscan.core.gobytes import go_bytes
 
 if TYPE_CHECKING:
     from cryptography import x509
@@ -116,6 +120,20 @@ def _as_pem_bytes(data: str | bytes) -> tuple[bytes, str]:
     except (binascii.Error, ValueError):
         return raw, ""
     return decoded, "base64"
+
+
+NOT_BASE64 = "is not base64"  # how a []byte field no client decodes is said
+def parse_bytes_field(text: str | None) -> CABundle:
+    """A CA bundle kept in a Go ``[]byte`` field (kubeconfig ``certificate-authority-data``,
+    an AddOnDeploymentConfig's ``caBundle``): base64 of PEM, or why no client reads it."""
+    if text is None or not text.strip():
+        return parse_bundle(text)
+    decoded = go_bytes(text)
+    if isinstance(decoded, str):
+        pem = " (PEM written as is: it must be base64-encoded)" if "-----BEGIN" in text else ""
+        return CABundle((), (BundleProblem(None, f"{NOT_BASE64}, as Go reads this []byte field: "
+                                                 f"{decoded}{pem}"),))
+    return parse_bundle(decoded)
 
 
 def parse_bundle(data: str | bytes | None) -> CABundle:

@@ -66,7 +66,7 @@ from hcpscan.model.hostedcluster import (
     SIDECAR_PROXY_WORKLOADS,
     hosted_cluster,
 )
-from hcpscan.model.kubeconfig import current_cluster, kubeconfig_in_secret
+from hcpscan.model.kubeconfig import current_cluster_entry, kubeconfig_in_secret
 from hcpscan.model.workloads import workload_name
 from hcpscan.sources.systemd import parse_unit, tries_proxy
 
@@ -519,12 +519,18 @@ def kubeconfig_side(ctx: SideContext, secret: K8sObject, key: str) -> SideOutcom
     parsed = kubeconfig_in_secret(secret, key)
     if isinstance(parsed, str):
         return Unknown(parsed)
-    cluster = current_cluster(parsed) or {}
+    entry = current_cluster_entry(parsed)
+    cluster = entry[2] if entry is not None and isinstance(entry[2], dict) else {}
     where = _secret_field(secret, key)
     source = source_of(ctx.inventory, secret, where)
     settings = {f: Setting(f, str(cluster[f]), source) for f in KUBECONFIG_FIELDS if cluster.get(f)}
     server = str(cluster.get("server") or "")
-    return Side(secret.ref, settings, {f: f for f in KUBECONFIG_FIELDS}, secret, where,
+    clusters = parsed.get("clusters")
+    # with several cluster entries, say which one the klusterlet uses
+    name = (f"{secret.ref} cluster {entry[1]} (clusters[{entry[0]}], the current context's)"
+            if entry is not None and isinstance(clusters, list) and len(clusters) > 1
+            else secret.ref)
+    return Side(name, settings, {f: f for f in KUBECONFIG_FIELDS}, secret, where,
                 destinations={"server": [server] if server else []},
                 facts={"consumer": f"{secret.ref} key {key}"})
 

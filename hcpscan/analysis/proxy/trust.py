@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from hcpscan.analysis.proxy.pem import CABundle, Certificate, parse_bundle
+from hcpscan.analysis.proxy.pem import CABundle, Certificate, parse_bundle, parse_bytes_field
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
     CLUSTER_PROXY,
@@ -138,8 +138,8 @@ def resolve_ca(inventory: Inventory, consumer: ConsumerProxy, https_only: bool =
         if named:
             return CA(FILE, urls, block + (place.file_key,), obj, detail=str(named))
         return CA(ABSENT, urls, field, obj)
-    if place.configmap_namespace is None:
-        return CA(FOUND, urls, field, obj, field, parse_bundle(str(value)))
+    if place.configmap_namespace is None:  # a Go []byte field: base64 of PEM
+        return CA(FOUND, urls, field, obj, field, parse_bytes_field(str(value)))
     return _configmap_ca(inventory, consumer.kind, consumer.object, urls, field, str(value))
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from hcpscan.analysis.proxy import Setting, bypasses
 from hcpscan.analysis.proxy.clients import case_readers
+from hcpscan.analysis.proxy.pem import parse_bytes_field
 from hcpscan.analysis.proxy.sides import (
     FIELDS,
     RELATIONS,
@@ -34,6 +35,7 @@ from hcpscan.analysis.proxy.sides import (
     reference_sides,
     settled_sides,
 )
+from hcpscan.analysis.proxy.trust import describe
 from hcpscan.analysis.proxy.validity import credentials
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
@@ -120,6 +122,16 @@ class _Diff:
     lacking: bool = False  # the consumer does not set what the reference sets
 
 
+def _generated_from(ctx: Context, subject: K8sObject, params: dict[str, Any]) -> str:
+    """Why ``subject`` is judged at the Secret it is generated from ('' when it is not)."""
+    source = params.get("generated_from")
+    if not source or subject.kind != "Secret" or subject.name == source:
+        return ""
+    if ctx.inventory.get("Secret", subject.namespace, source, subject.cluster) is None:
+        return ""
+    return f"judged at Secret {subject.namespace}/{source}, which it is generated from"
+
+
 @register
 class Agreement(Template):
     name = "agreement"
@@ -186,6 +198,11 @@ class Agreement(Template):
                                            "description": "server: a kubeconfig's server; "
                                                           "ignition-endpoints: a stub's sources"}},
             },
+            "generated_from": {
+                "type": "string",
+                "description": "a Secret the subject (a Secret) is generated from: while a Secret "
+                               "of this name is in the subject's namespace the subject is judged "
+                               "there, not itself (one finding per root cause)"},
             "missing": {"oneOf": [_MISSING, {"type": "object", "propertyNames": {"enum": sorted(ROLES)},
                                              "additionalProperties": _MISSING}],
                         "description": "a field set on one side only, or an absent consumer: "
@@ -236,6 +253,13 @@ class Agreement(Template):
         # no role gives the subject a side (skipped, or nothing to compare)
         if not subjects:
             return Settled([])  # (no reference nor model is read for none)
+        deferred = [s for s in subjects if _generated_from(ctx, s, params)]
+        if deferred:
+            settled = self.settle(ctx, [s for s in subjects if s not in deferred], params)
+            if settled is not None:
+                for subject in deferred:
+                    settled.inapplicable[_generated_from(ctx, subject, params)] += 1
+            return settled
         relation = params["reference"]["relation"]
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
             if relation not in _OF_SCAN:
@@ -259,6 +283,10 @@ class Agreement(Template):
         return settled
 
     def check(self, ctx: Context, subject: K8sObject, params: dict[str, Any]) -> Iterable[Outcome]:
+        source = _generated_from(ctx, subject, params)
+        if source:
+            yield NotApplicable(source)
+            return
         relation = params["reference"]["relation"]
         case = "lower" if relation == "variable-case" else "effective"
         if (params.get("when") or {}).get("uses_proxy") and relation in _OF_SUBJECT:
@@ -628,6 +656,8 @@ def _disagreement(side: Side, ref: Side, name: str, hv: str, wv: str,
         if ref.same_consumer:
             return f"{ref.spell(name)} and {mine} differ", lines
         return "; ".join(lines), lines
+    if name == CA_FIELD:
+        return _ca_disagreement(mine, theirs, hv, wv)
     if (same_url(hv, wv) if name in URL_FIELDS else hv == wv):
         return None
     if ref.same_consumer:
@@ -635,8 +665,46 @@ def _disagreement(side: Side, ref: Side, name: str, hv: str, wv: str,
     return f"{mine}={hv}, but {theirs} is {wv}", []
 
 
+CA_FIELD = "certificate-authority-data"
+
+
+def _ca_disagreement(mine: str, theirs: str, hv: str, wv: str) -> tuple[str, list[str]] | None:
+    """Two CA fields differ when their clients trust different certificates: the set of
+    certificates (DER) each holds, whatever their order, line ends or wrapping. Fields that
+    cannot both be read are compared as written."""
+    a, b = parse_bytes_field(hv), parse_bytes_field(wv)
+    if a.problems or b.problems or not a.certificates or not b.certificates:
+        if hv == wv:
+            return None
+        return f"{mine} is not {theirs} as written, and not both can be read as certificates", []
+    have = {c.sha256 for c in a.certificates}
+    want = {c.sha256 for c in b.certificates}
+    if have == want:
+        return None
+    lacking = list(dict.fromkeys(describe(c) for c in b.certificates if c.sha256 not in have))
+    extra = list(dict.fromkeys(describe(c) for c in a.certificates if c.sha256 not in want))
+    lines = ([f"{mine} lacks {', '.join(lacking)}"] if lacking else []) + (
+        [f"{mine} has in addition {', '.join(extra)}"] if extra else [])
+    return "; ".join(lines), lines
+
+
+def _ca_listing(value: str | None) -> str:
+    """What a CA field holds, said as its certificates (never the base64 blob)."""
+    bundle = parse_bytes_field(value)
+    if bundle.problems or not bundle.certificates:
+        return "no readable certificate (" + "; ".join(p.message for p in bundle.problems) + ")"
+    count = len(bundle.certificates)
+    return (f"{count} certificate{'s' if count > 1 else ''}: "
+            + ", ".join(describe(c) for c in bundle.certificates))
+
+
 def _evidence(side: Side, ref: Side, name: str, have: Setting | None,
               want: Setting | None) -> list[str]:
+    if name == CA_FIELD and not ref.same_consumer:
+        lines = [f"{ref.field_name(name)} holds {_ca_listing(ref.value(name))}"]
+        if have is not None:
+            lines.append(f"{have.name} at {have.source} holds {_ca_listing(have.value)}")
+        return lines
     at = f" at {want.source}" if want is not None and ref.same_consumer else ""
     lines = [f"{ref.field_name(name)} = {ref.value(name)!r}{at}"]
     if have is not None:

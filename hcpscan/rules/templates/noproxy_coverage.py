@@ -34,6 +34,7 @@ from hcpscan.analysis.proxy.settings import (
     CONTAINER,
     HOSTED_CLUSTER,
     KONNECTIVITY_SIDECAR,
+    MANAGED_CLUSTER_ADDON,
     NEW_CONSUMER_OBJECTS,
     OLM_SUBSCRIPTION,
     READS_BY_CONSUMER,
@@ -53,6 +54,12 @@ from hcpscan.model.hostedcluster import (
     HostedCluster,
     hosted_cluster,
     hosted_cluster_of_guest,
+)
+from hcpscan.model.ocm import (
+    OWN_NAME_READS,
+    KasIP,
+    managed_cluster_kas_ip,
+    own_managed_names,
 )
 from hcpscan.model.secondary import SecondaryNetwork, attaches_default_network, secondary_networks
 from hcpscan.rules.context import PROXY_ANALYSES, Context
@@ -230,7 +237,7 @@ def _literal(dest: str, no_proxy: str, runtime: str) -> tuple[str, str] | None:
 
 
 def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], runtime: str = GO,
-            managed_kas: tuple[str, str] | None = None, hosted: HostedCluster | None = None
+            managed_kas: tuple[tuple[str, str], ...] = (), hosted: HostedCluster | None = None
             ) -> tuple[list[str], list[str], list[str]]:
     """(destinations the proxy gets, evidence lines, the noProxy entries that would send them
     direct) under ``runtime``'s NO_PROXY reading."""
@@ -275,15 +282,15 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
                 missed.append(host)
                 entries.append(host)
                 evidence.append(f"http://{host} goes through the proxy")
-        elif dest == "managed-kas-ip" and managed_kas is not None:
-            ip, origin = managed_kas
-            host = f"[{ip}]" if ":" in ip else ip
-            decision = bypasses(runtime, no_proxy, f"https://{host}:443")
-            if not decision.bypass:
-                missed.append(f"the managed cluster's kube-apiserver {ip}")
-                entries.append(ip)
-                evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
-                                f"{decision.reason}")
+        elif dest == "managed-kas-ip":
+            for ip, origin in managed_kas:
+                host = f"[{ip}]" if ":" in ip else ip
+                decision = bypasses(runtime, no_proxy, f"https://{host}:443")
+                if not decision.bypass:
+                    missed.append(f"the managed cluster's kube-apiserver {ip}")
+                    entries.append(ip)
+                    evidence.append(f"kube-apiserver IP {ip} ({origin}) goes through the proxy: "
+                                    f"{decision.reason}")
         elif dest == CONTROL_PLANE_ENDPOINT and nets is not None and nets.endpoint:
             decision = bypasses(runtime, no_proxy, nets.endpoint)
             if not decision.bypass:
@@ -326,39 +333,66 @@ def _hosted_missed(dest: str, no_proxy: str, hosted: HostedCluster, runtime: str
 
 # The kubernetes Service's ClusterIP on an OpenShift cluster with the default serviceNetwork.
 OPENSHIFT_KAS_IP = "172.30.0.1"
+USER_KAS_IP = "inputs.managed_cluster_kas_ip"
+# What tells which managed clusters an add-on config serves and whether the input is one.
+_MANAGED_KAS_READS = ("ManagedClusterAddOn", "ClusterManagementAddOn", "PlacementDecision",
+                      *OWN_NAME_READS)
 
 
-def managed_kas_ip(ctx: Context) -> tuple[str, str] | NotEvaluable:
-    """The managed cluster's kube-apiserver ClusterIP, which OCM add-on agents reach and the
-    hub cannot tell them (DOMAIN.md §5): the user's input, else the one default/kubernetes
-    Service of the input."""
+def served_clusters(ctx: Context, consumer: ConsumerProxy) -> tuple[list[str], str]:
+    """The managed clusters whose add-on agents get ``consumer``'s proxy, and how that is
+    known: the namespaces (on the hub, each a managed cluster's name) of the
+    ManagedClusterAddOns that get this AddOnDeploymentConfig; without any, the config's own
+    namespace, as OCM's guide keeps it."""
+    names = sorted({a.object.namespace for a in ctx.proxy.all
+                    if a.kind == MANAGED_CLUSTER_ADDON and a.via is consumer})
+    if names:
+        return names, "the namespaces of the ManagedClusterAddOns that get it"
+    return [consumer.object.namespace], (f"its namespace {consumer.object.namespace} (no "
+                                         "ManagedClusterAddOn in the input gets it)")
+
+
+def managed_kas_ips(ctx: Context, consumer: ConsumerProxy
+                    ) -> tuple[tuple[tuple[str, str], ...], NotEvaluable | None]:
+    """The kube-apiserver ClusterIPs of the managed clusters ``consumer`` serves, which OCM
+    add-on agents reach and the hub cannot tell them (DOMAIN.md §5), each with where it was
+    read: the user's input, else each cluster's own ``default/kubernetes`` Service when the
+    input is that cluster (``model.ocm.managed_cluster_kas_ip``); and why the others are not
+    known (None when all are)."""
     if ctx.config.managed_cluster_kas_ip:
         ip = ctx.config.managed_cluster_kas_ip.strip()
         try:
             ipaddress.ip_address(ip)
         except ValueError:
-            return NotEvaluable(f"inputs.managed_cluster_kas_ip {ip!r} is not an IP address")
-        return ip, "inputs.managed_cluster_kas_ip"
-    ips: dict[str, list[str]] = {}
-    for svc in ctx.inventory.query("Service", namespace="default", name="kubernetes"):
-        cluster_ip = svc.get("spec.clusterIP")
-        if cluster_ip and cluster_ip != "None":
-            ips.setdefault(str(cluster_ip), []).append(svc.ref)
-    if len(ips) == 1:
-        ((ip, refs),) = ips.items()
-        return ip, f"ClusterIP of {refs[0]}"
-    if len(ips) > 1:
-        return NotEvaluable("the input holds several default/kubernetes Services ("
-                            + ", ".join(f"{ip}: {' '.join(r)}" for ip, r in sorted(ips.items()))
-                            + "); input the user must supply: managed_cluster_kas_ip")
+            return (), NotEvaluable(f"{USER_KAS_IP} {ip!r} is not an IP address")
+        return ((ip, USER_KAS_IP),), None
+    names, how = served_clusters(ctx, consumer)
+    known: dict[str, str] = {}
+    unknown: list[tuple[str, str]] = []
+    for name in names:
+        found = managed_cluster_kas_ip(ctx.inventory, name)
+        if isinstance(found, KasIP):
+            known.setdefault(found.ip, found.origin)
+        else:
+            unknown.append((name, found))
+    if not unknown:
+        return tuple(known.items()), None
+    missing = [name for name, _ in unknown]
     openshift = sorted(mc.name for mc in ctx.inventory.of_kind("ManagedCluster")
-                       if str(mc.labels.get("vendor", "")).lower() == "openshift")
+                       if mc.name in missing
+                       and str(mc.labels.get("vendor", "")).lower() == "openshift")
     hint = (f"; {', '.join(openshift)} {'is' if len(openshift) == 1 else 'are'} OpenShift, whose "
             f"default is {OPENSHIFT_KAS_IP} (the first address of the default service network "
             f"172.30.0.0/16): set managed_cluster_kas_ip: {OPENSHIFT_KAS_IP} unless the cluster "
             "was installed with another serviceNetwork" if openshift else "")
-    return NotEvaluable("input the user must supply: managed_cluster_kas_ip (or include the "
-                        "managed cluster's default/kubernetes Service)" + hint)
+    return tuple(known.items()), NotEvaluable(
+        f"{consumer.name} serves managed cluster{'s' if len(missing) > 1 else ''} "
+        f"{', '.join(missing)} ({how}), whose kube-apiserver IP the input does not give: "
+        + "; ".join(why for _, why in unknown)
+        + f"; input the user must supply: managed_cluster_kas_ip (the ClusterIP of "
+        f"default/kubernetes on {', '.join(missing)}: kubectl -n default get svc kubernetes)"
+        + (", or include that Service in the input"
+           if {o.name for o in own_managed_names(ctx.inventory)} >= set(missing) else "") + hint)
 
 
 def _computed_status(ctx: Context, consumer: ConsumerProxy) -> str | None:
@@ -469,7 +503,8 @@ class NoProxyCoverage(Template):
     def reads_for(self, params: dict[str, Any]) -> tuple[str, ...]:
         extra = (("Proxy",) if params.get("consumers_of") == "management-cluster" else ()) + (
             ("NetworkAttachmentDefinition", "ClusterUserDefinedNetwork")
-            if SECONDARY in params.get("destinations", ()) else ())
+            if SECONDARY in params.get("destinations", ()) else ()) + (
+            _MANAGED_KAS_READS if "managed-kas-ip" in params.get("destinations", ()) else ())
         return (*self.reads, *extra, *consumer_reads(params.get("consumers", CONSUMER_KINDS)))
 
     def settle(self, ctx: Context, subjects: list[K8sObject], params: dict[str, Any]
@@ -532,13 +567,15 @@ class NoProxyCoverage(Template):
             no_proxy = (hosted.computed_no_proxy if hosted is not None else computed
                         if computed is not None else
                         (c.no_proxy.value if c.no_proxy is not None else "") or "")
-            managed_kas: tuple[str, str] | None = None
+            managed_kas: tuple[tuple[str, str], ...] = ()
             if "managed-kas-ip" in wanted:
-                kas = managed_kas_ip(ctx)
-                if isinstance(kas, NotEvaluable):
-                    yield kas
-                    continue
-                managed_kas = kas
+                managed_kas, unknown_kas = managed_kas_ips(ctx, c)
+                if unknown_kas is not None:
+                    yield unknown_kas  # judged still on the clusters whose IP is known
+                if not managed_kas:
+                    wanted = [d for d in wanted if d != "managed-kas-ip"]
+                    if not wanted:
+                        continue
             if nets is None and any(d in _NETWORK_SETS for d in wanted):
                 yield NotEvaluable(f"{c.name}: the cluster's service and pod networks are not in "
                                    "the input (HostedCluster networking, CAPI Cluster "
@@ -601,7 +638,7 @@ class NoProxyCoverage(Template):
 
 
 def _still_missed(nets: ClusterNetworks | None, wanted: list[str], runtimes: list[str],
-                  managed_kas: tuple[str, str] | None, hosted: HostedCluster | None,
+                  managed_kas: tuple[tuple[str, str], ...], hosted: HostedCluster | None,
                   computed_by: HostedCluster | None = None) -> Callable[[str], list[str]]:
     """What a noProxy value would still send through the proxy, judged as the check did
     (bound now: the check's loop goes on to other consumers). ``computed_by``: the value is

@@ -135,6 +135,14 @@ class Value:
     setting: Setting | None = dataclasses.field(default=None, compare=False)  # a consumer's
     # the object whose plain field holds the value (a Deployment's args[], a ConfigMap key)
     holder: K8sObject | None = dataclasses.field(default=None, compare=False)
+    # the field within a document stored in ``field`` (a kubeconfig in a Secret key)
+    inner: str = ""
+
+    @property
+    def named(self) -> str:
+        """The field as a finding names it: inside a stored document, its own field there
+        (``clusters[0].cluster.proxy-url``), as the evidence of other kubeconfig findings."""
+        return self.inner or self.field
 
     @property
     def shown(self) -> str:
@@ -184,15 +192,17 @@ def _consumer_values(ctx: Context, subject: K8sObject, roles: frozenset[str],
 
 def _from_setting(subject: K8sObject, c: ConsumerProxy, setting: Setting) -> Value:
     at, field = root_of(subject, setting)
+    inner = ""
     if at is None and subject.held_in is not None and c.object is subject:
         at, field = subject.held_in  # a document stored in a key: the finding goes to the key
+        inner = format_path(setting.source.steps) if setting.source.steps else ""
     elif at is None and not field and c.object is subject and setting.source.steps:
         field = format_path(setting.source.steps)
     return Value(setting.value or "", value_type(setting.name), accepted_schemes(c.kind, setting.name),
                  setting.name, field, at, lambda: f"{setting.name} = {setting.value!r} at {setting.source}",
                  in_secret=stored_in_secret(setting), consumer=c,
                  unknown="" if setting.known else f"{c.name}: {setting.name} unknown ({setting.unknown})",
-                 setting=setting)
+                 setting=setting, inner=inner)
 
 
 def stored_in_secret(setting: Setting) -> bool:
@@ -488,7 +498,7 @@ def valid(value: Value) -> Iterator[Violation]:
         if problems:
             shown = mask_credentials(value.text.strip())
             yield _violation(value, "valid", "; ".join(problems),
-                             [f"{value.field} = {shown!r} " + p for p in problems] + _read_by(value))
+                             [f"{value.named} = {shown!r} " + p for p in problems] + _read_by(value))
     elif value.type == NO_PROXY:
         bad = no_proxy_problems(value.text)
         refused, effect = ([], "") if value.consumer is None else \
@@ -502,8 +512,8 @@ def valid(value: Value) -> Iterator[Violation]:
                 problems.append(f"{said}: {effect}" if said else f"OpenShift refuses them: {effect}")
             named = dict.fromkeys([*(raw for raw, _ in bad), *(r.entry for r in more if not r.whole)])
             yield _violation(value, "valid", "; ".join(problems),
-                             [f"{value.field} entry {raw!r} {why}" for raw, why in bad]
-                             + [f"{value.field} {'value' if r.whole else f'entry {r.entry!r}'} {r.why}"
+                             [f"{value.named} entry {raw!r} {why}" for raw, why in bad]
+                             + [f"{value.named} {'value' if r.whole else f'entry {r.entry!r}'} {r.why}"
                                 for r in more]
                              + _read_by(value),
                              entries=", ".join(repr(raw) for raw in named))
@@ -637,7 +647,7 @@ def _never_uses_proxy(ctx: Context, c: ConsumerProxy) -> Outcome | None:
 def _violation(value: Value, condition: str, problem: str, evidence: list[str],
                **extra: str) -> Violation:
     return Violation(field=value.field, subject=value.at, evidence=evidence,
-                     values={"consumer": value.who, "variable": value.name, "field": value.field,
+                     values={"consumer": value.who, "variable": value.name, "field": value.named,
                              "condition": condition, "problem": problem, "url": "", "user": "",
                              "entries": "", "kinds": "", "endpoint": "", **extra})
 

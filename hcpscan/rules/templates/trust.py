@@ -42,7 +42,7 @@ from hcpscan.analysis.proxy.loaded_ca import (
     trust_runtimes,
     trusts,
 )
-from hcpscan.analysis.proxy.pem import CABundle, Certificate
+from hcpscan.analysis.proxy.pem import NOT_BASE64, CABundle, Certificate
 from hcpscan.analysis.proxy.settings import (
     ADDON_CONFIG,
     CLUSTER_PROXY,
@@ -51,6 +51,7 @@ from hcpscan.analysis.proxy.settings import (
     IGNITION,
     KONNECTIVITY_SIDECAR,
     KUBEADM_FILE,
+    KUBECONFIG,
     ROLES,
     Setting,
 )
@@ -321,7 +322,11 @@ def _judge(ctx: Context, subject: K8sObject, c: ConsumerProxy, ca: CA, params: d
     if problems:
         name = ca.bundle_field[-1]
         effect = _REJECTED if c.kind == CLUSTER_PROXY and _operator_rejects(bundle) else ""
-        violation = at.violation(ca.bundle_field, ca.holder, f"{name} trusts no usable CA{effect}",
+        undecodable = any(p.startswith(NOT_BASE64) for p in problems)
+        said_of = (f"{name} {NOT_BASE64}: " + ("the kubeconfig fails to load" if c.kind == KUBECONFIG
+                                                else "no client reads it")
+                   if undecodable else f"{name} trusts no usable CA{effect}")
+        violation = at.violation(ca.bundle_field, ca.holder, said_of,
                                  said + ([f"{format_path(ca.field)} names {ca.holder.ref}"]
                                          if ca.holder is not c.object else [])
                                  + [f"{name}: {p}" for p in problems])
@@ -381,8 +386,11 @@ _REJECTED = (": the cluster-network-operator rejects the whole Proxy (Degraded, 
 def _contains(ctx: Context, at: _Place, c: ConsumerProxy, ca: CA, bundle: CABundle,
               said: list[str], with_server: bool) -> Iterator[Outcome]:
     certs = bundle.certificates
-    if not certs:
-        return  # nothing readable: parseable says so
+    if not certs:  # nothing readable: parseable says so; a rule without it says why not here
+        name = ca.bundle_field[-1]
+        yield NotEvaluable(f"{c.name}: {name} holds no readable certificate ("
+                            + "; ".join(p.message for p in bundle.problems) + "): PRX012 reports it")
+        return
     name = ca.bundle_field[-1]
     held = f"{name} holds " + ", ".join(describe(cert) for cert in certs)
     known, unreadable = _known(ctx)
@@ -482,6 +490,10 @@ def _no_ca_fix_here(ctx: Context, c: ConsumerProxy, ca: CA) -> NoFix:
     known = (f" (the input names one valid proxy CA: {describe(proxy.certificate)} from "
              f"{proxy.source})" if not isinstance(proxy, NoFix) else
              " (the proxy's CA is not in the input; inputs.proxy_ca_files names it for hcpscan)")
+    if ca.bundle is not None and any(p.message.startswith(NOT_BASE64) for p in ca.bundle.problems):
+        return NoFix(f"base64-encode what {field} holds (e.g. base64 -w0 < ca.pem): the field is "
+                     "bytes, written as standard base64 of the PEM; hcpscan does not re-encode "
+                     "a value it cannot read as the author meant it")
     if c.kind == "kubeconfig":
         return NoFix(f"{field} replaces the system roots for both TLS sessions, the proxy's and "
                      "the server's inside the tunnel, so it must hold the server's CA and the "
