@@ -14,6 +14,7 @@ from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.locator import Locator, MemberReader
 from hcpscan.inventory.objects import (
+    DEFAULT_NAMESPACE,
     HCPSCAN_API,
     INSTALL_CONFIG_KIND,
     KUBECONFIG,
@@ -117,6 +118,15 @@ class Inventory:
     def get(self, kind: str, namespace: str, name: str, cluster: str = MANAGEMENT) -> K8sObject | None:
         found = self._by_ref.get((cluster, kind, namespace, name))
         return found[0] if found else None
+
+    def get_namespaced(self, kind: str, namespace: str, name: str,
+                       cluster: str = MANAGEMENT) -> K8sObject | None:
+        """The namespaced object ``kind namespace/name``, where one written without a
+        namespace is in ``default`` (see objects.namespace_of)."""
+        found = self.get(kind, namespace, name, cluster)
+        if found is None and namespace in (DEFAULT_NAMESPACE, ""):
+            found = self.get(kind, "" if namespace else DEFAULT_NAMESPACE, name, cluster)
+        return found
 
     def query(self, kind: str | None = None, *, api_version: str | None = None,
               namespace: str | None = None, name: str | None = None,

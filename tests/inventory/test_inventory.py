@@ -8,6 +8,7 @@ import json
 import pytest
 
 from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import namespace_of
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.sources.loader import load_paths
 from hcpscan.sources.walk import ArchiveMembers
@@ -92,6 +93,25 @@ def test_query_by_kind_namespace_name_labels(tmp_path):
                for d in managed)
     assert inv.get("Deployment", "hcp-namespace", "oauth-openshift") is not None
     assert inv.query("Deployment", api_version="apps/v1", name="nope") == []
+
+
+def test_an_object_written_without_namespace_is_found_in_default(tmp_path):
+    """kubectl apply puts it there: the graph names it default/<name>, and a look-up by
+    that name (a fix, an owner, a Service behind a Route) must find it, both ways."""
+    inv = _inventory(tmp_path, "base.yaml", """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+""")
+    deployment = inv.get_namespaced("Deployment", "default", "web")
+    assert deployment is not None and deployment.namespace == ""
+    assert namespace_of(deployment) == "default"
+    assert inv.get_namespaced("Service", "", "web") is not None
+    assert inv.get_namespaced("Deployment", "shop", "web") is None
 
 
 def test_jsonpath_returns_values_with_their_field_paths(tmp_path):

@@ -72,7 +72,7 @@ from hcpscan.analysis.reachability.required import (
 )
 from hcpscan.analysis.reachability.routers import hcp_route_router, serving_controllers
 from hcpscan.inventory import Inventory, K8sObject
-from hcpscan.inventory.objects import BUILT_DOCUMENT, SourceLocation
+from hcpscan.inventory.objects import BUILT_DOCUMENT, SourceLocation, namespace_of
 from hcpscan.model.destinations import (
     DNS,
     HOSTED_KAS,
@@ -376,7 +376,7 @@ def admitting_range(inventory: Inventory, workload_ref: tuple[str, str, str], ci
     ``cidr`` on ``protocol``/``port``, beside the blocking policy (``blocked_at``: the
     blocking hops, every one a NetworkPolicy's)."""
     kind, namespace, name = workload_ref
-    obj = inventory.get(kind, namespace, name, cluster)
+    obj = inventory.get_namespaced(kind, namespace, name, cluster)
     if obj is None:
         return Refusal(f"{namespace}/{name}[{kind}] is not in the input")
     selector = pod_selector(obj)
@@ -391,7 +391,7 @@ def admitting_range(inventory: Inventory, workload_ref: tuple[str, str, str], ci
     except NotExpressible as exc:
         return Refusal(str(exc))
     targets = [o for o in (_object_at(inventory, h) for h in blocked_at) if o is not None]
-    target = next((o for o in targets if o.kind == "NetworkPolicy" and o.namespace == namespace),
+    target = next((o for o in targets if o.kind == "NetworkPolicy" and namespace_of(o) == namespace),
                   obj)
     snat = sorted({w for w in ways if _node_snat(inventory, cluster, w)})
     caveat = (f" (through {', '.join(snat)}: where the node SNATs the workers' addresses, "

@@ -26,11 +26,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from hcpscan.analysis.reachability.endpoints import EndpointClass, namespace_of
+from hcpscan.analysis.reachability.endpoints import EndpointClass
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, namespace_of
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.model.ports import (
     PROTOCOLS,

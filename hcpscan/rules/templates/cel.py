@@ -119,7 +119,7 @@ def _reachable(cidr: str, namespace: str, app: str, port: int) -> bool:
     ctx, subject = _CURRENT.get()
     graph = ctx.reachability()
     for workload in graph.select_workloads(subject.cluster, namespace, {"app": app}):
-        name = f"{subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+        name = workload.graph_name(subject.cluster)
         reach = graph.can_reach(cidr, name, int(port), "TCP")
         if any(p.allowed for p in reach.paths if p.via != POD_NETWORK):
             return True

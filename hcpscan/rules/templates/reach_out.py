@@ -51,7 +51,7 @@ class Scope:
     picked: list[tuple[dict[str, Any], list[Workload]]]
 
     def graph_name(self, workload: Workload) -> str:
-        return f"{self.subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+        return workload.graph_name(self.subject.cluster)
 
     def field_for(self, item: dict[str, Any]) -> str:
         if self.subject.kind == HOSTED_CLUSTER and self.hc is not None:
@@ -147,7 +147,7 @@ def _selector_text(item: dict[str, Any]) -> str:
 
 
 def _workload_field(ctx: Context, workload: Workload, cluster: str) -> tuple[str, K8sObject | None]:
-    obj = ctx.inventory.get(workload.kind, workload.namespace, workload.name, cluster)
+    obj = ctx.inventory.get_namespaced(workload.kind, workload.namespace, workload.name, cluster)
     return ("spec.template.spec" if obj is not None and workload.kind != "Pod" else "spec"), obj
 
 
