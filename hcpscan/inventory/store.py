@@ -10,6 +10,7 @@ from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.core.yamldocs import YamlSyntaxError, node_overrun, parse_documents
+from hcpscan.inventory.duplicates import duplicate_diagnostics
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.locator import Locator, MemberReader
@@ -76,8 +77,21 @@ class Inventory:
         for obj in self.objects:
             self._by_kind[obj.kind].append(obj)
             self._by_ref[(obj.cluster, obj.kind, obj.namespace, obj.name)].append(obj)
+        self._declare_duplicates()
         self._by_namespace: dict[tuple[str, str, str], list[K8sObject]] | None = None
         self._derived: dict[str, Any] = {}
+
+    def _declare_duplicates(self) -> None:
+        """Objects written more than once (see duplicates.py), looked for among the few
+        names the index holds twice, or once without a namespace and once in default."""
+        refs = self._by_ref
+        candidates = [o for (cluster, kind, namespace, name), found in refs.items()
+                      if len(found) > 1 or (not namespace and (cluster, kind, DEFAULT_NAMESPACE,
+                                                               name) in refs)
+                      or (namespace == DEFAULT_NAMESPACE and (cluster, kind, "", name) in refs)
+                      for o in found]
+        if candidates:
+            self.diagnostics.extend(duplicate_diagnostics(candidates, self.locate))
 
     # -- queries ---------------------------------------------------------------
 

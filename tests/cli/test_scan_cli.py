@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import FIXTURES, REALWORLD
 
@@ -158,7 +159,13 @@ def test_rules_show_renders_docs_and_unknown_id_is_an_error(run_cli):
 def test_inventory_json_lists_objects_with_sources(run_cli):
     result = run_cli("inventory", str(REALWORLD / "cpo-rendered"), "--format", "json")
     doc = json.loads(result.out)
-    assert result.code == 0 and doc["diagnostics"] == []
+    # the one FeatureGate rendered for two feature sets: two variants, said once
+    assert result.code == 0 and [(Path(d["path"]).name, d["severity"], d["message"].split(" (")[0])
+                                 for d in doc["diagnostics"]] == [
+        ("feature-gate.yaml", "warning", "FeatureGate cluster is written both in "
+         f"{REALWORLD / 'cpo-rendered' / 'featuregate-generator' / 'feature-gate-tech-preview-no-upgrade.yaml'}"
+         " and in "
+         f"{REALWORLD / 'cpo-rendered' / 'featuregate-generator' / 'feature-gate.yaml'}")]
     kas = next(o for o in doc["objects"] if o["kind"] == "Deployment" and o["name"] == "kube-apiserver")
     assert kas["cluster"] == "management" and kas["namespace"] == "hcp-namespace"
     assert kas["source"]["path"].endswith("kube_apiserver_deployment.yaml") and kas["source"]["line"] == 1
