@@ -235,3 +235,12 @@ def test_an_exit_2_scan_still_writes_each_report_file_with_the_error(run_cli, tm
     result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "PRX0O8",
                      "--format", "sarif", "-o", str(out))
     assert result.code == 2 and "PRX0O8" in out.read_text(encoding="utf-8")
+
+
+def test_a_folder_of_tool_files_only_says_what_was_passed_over(run_cli, tmp_path):
+    (tmp_path / "codecov.yml").write_text("coverage:\n  status:\n    patch: off\n")
+    (tmp_path / "values.yaml").write_text("replicas: 3\n")
+    result = run_cli("scan", str(tmp_path), "--no-config")
+    assert result.code == 2
+    assert (f"no Kubernetes objects found in {tmp_path} (passed over: 2 not a manifest "
+            "(YAML without kind or apiVersion))") in result.err
