@@ -232,3 +232,33 @@ def test_a_pickled_object_keeps_a_field_whatever_its_default(kind):
     back = pickle.loads(pickle.dumps(given, protocol=pickle.HIGHEST_PROTOCOL))
     assert type(back) is cls
     assert {name: getattr(back, name) for name in names} == {name: f"the {name} given" for name in names}
+
+
+def test_a_route_written_without_namespace_is_served_as_one_in_default(tmp_path):
+    """A router shard that serves the default namespace serves a Route written without a
+    namespace (it lands there): its labels are default's, not a namespace named ''."""
+    from hcpscan.analysis.reachability.routers import route_sources
+
+    inv = _inventory(tmp_path, "route.yaml", """\
+apiVersion: operator.openshift.io/v1
+kind: IngressController
+metadata: {name: default-ns-shard, namespace: openshift-ingress-operator}
+spec:
+  namespaceSelector:
+    matchLabels: {kubernetes.io/metadata.name: default}
+  endpointPublishingStrategy:
+    type: LoadBalancerService
+    loadBalancer:
+      scope: External
+      allowedSourceRanges: [203.0.113.0/24]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: web}
+spec:
+  to: {kind: Service, name: web}
+""")
+    (route,) = inv.of_kind("Route")
+    found = route_sources(inv, route)
+    assert found is not None and found[1] == "IngressController openshift-ingress-operator/default-ns-shard"
+    assert str(found[0]) == "203.0.113.0/24"

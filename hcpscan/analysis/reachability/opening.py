@@ -943,7 +943,7 @@ def _dedicated_router(inventory: Inventory, hc: HostedCluster | None, route: K8s
                       workers_only: frozenset[str]) -> K8sObject | None:
     if hc is None or route.namespace != hc.control_plane_namespace:
         return None
-    labels = inventory.namespace_labels(route.namespace, route.cluster)
+    labels = inventory.namespace_labels(namespace_of(route), route.cluster)
     serving = serving_controllers(inventory, route.cluster, labels, dict(route.labels))
     if len(serving) != 1:
         return None
