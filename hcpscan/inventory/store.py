@@ -256,6 +256,11 @@ class Inventory:
             self._unrendered_fields[id(obj)] = (obj, tuple(found))
         return misfit
 
+    @property
+    def has_unrendered(self) -> bool:
+        """Whether any object has a field left as an unrendered template variable."""
+        return bool(self._unrendered_fields)
+
     def unrendered_in(self, obj: K8sObject) -> tuple[Unrendered, ...]:
         """The fields of ``obj`` left as unrendered template variables (usually none)."""
         held = self._unrendered_fields.get(id(obj))

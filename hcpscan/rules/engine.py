@@ -271,12 +271,14 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     inapplicable: Counter[str] = Counter()  # why subjects held nothing to check
     checked = 0
     diagnostics: list[Diagnostic] = []
-    unrendered = {id(s): found for s in subjects if (found := ctx.inventory.unrendered_in(s))}
+    unrendered = {id(s): found for s in subjects if (found := ctx.inventory.unrendered_in(s))} \
+        if ctx.inventory.has_unrendered else {}
     # objects with unrendered fields are never settled in bulk: each is asked of check
-    settled = settle(template, ctx, [s for s in subjects if id(s) not in unrendered],
-                     rule.params)
+    settled = settle(template, ctx, [s for s in subjects if id(s) not in unrendered]
+                     if unrendered else subjects, rule.params)
     if settled is not None:  # subjects the template answered in bulk, as check would
-        subjects = settled.rest + [s for s in subjects if id(s) in unrendered]
+        subjects = settled.rest + [s for s in subjects if id(s) in unrendered] \
+            if unrendered else settled.rest
         inapplicable.update(settled.inapplicable)
         checked += settled.passed
     unknown: dict[str, list[str]] = {}  # placeholder -> names the check does provide
