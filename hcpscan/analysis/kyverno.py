@@ -207,6 +207,25 @@ def filtered_out(res: Resource, filters: list[tuple[K8sObject, str]]) -> str | N
     return None
 
 
+def workload_in_input(inventory: Inventory, name: str) -> bool:
+    """Whether the input holds a Deployment named ``name`` (in any namespace): the one
+    ``workload_resources`` takes, and the only one a finding may name."""
+    return any(dep.name == name for dep in inventory.of_kind("Deployment"))
+
+
+def namespace_signs(inventory: Inventory, cluster: str, namespace: str) -> list[str]:
+    """What of ``namespace`` the input holds (the Namespace itself, objects in it), among
+    the kinds matched_resources reads: a sign that the target's installation is the
+    input's even though the target workload is not in it."""
+    found = []
+    for obj in inventory.of_kind(*MATCH_READS, *POLICY_KINDS):
+        if obj.cluster != cluster:
+            continue
+        if (obj.kind == "Namespace" and obj.name == namespace) or obj.namespace == namespace:
+            found.append(obj.ref)
+    return sorted(set(found))
+
+
 def workload_resources(inventory: Inventory, target: Mapping[str, Any]) -> list[Resource]:
     """The target Deployment (and its Pods) as Kyverno would see them: from the input when
     it holds the Deployment, else the defaults of ``target``."""

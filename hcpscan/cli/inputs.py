@@ -84,6 +84,10 @@ def load_inventory(args: argparse.Namespace, needs: ResourceNeeds | None = None,
         inventory, result = _build_inventory(args, needs, applied_config, kinds, limits)
     if not inventory.objects:
         problems = "; ".join(str(d) for d in inventory.diagnostics[:3])  # objects left out too
+        passed = inventory.skipped.counts
+        if passed and not problems:  # e.g. only tool configuration or fragments without kind
+            problems = "passed over: " + ", ".join(
+                f"{n} {reason}" for reason, n in sorted(passed.items()))
         raise UsageError(
             f"no Kubernetes objects found in {', '.join(args.paths)}"
             + (f" ({problems})" if problems else ""),

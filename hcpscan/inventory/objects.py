@@ -64,6 +64,16 @@ class SourceLocation:
         return out
 
 
+DEFAULT_NAMESPACE = "default"
+
+
+def namespace_of(obj: K8sObject) -> str:
+    """The namespace a namespaced object lands in: one written without
+    ``metadata.namespace`` lands in ``default``, as ``kubectl apply`` puts it. The one
+    home of that fact: the reachability graph, rules and fixes all ask here."""
+    return obj.namespace or DEFAULT_NAMESPACE
+
+
 @dataclass(slots=True, eq=False)
 class K8sObject:
     """One object of the inventory.

@@ -10,10 +10,12 @@ from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.core.yamldocs import YamlSyntaxError, node_overrun, parse_documents
+from hcpscan.inventory.duplicates import duplicate_diagnostics
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.locator import Locator, MemberReader
 from hcpscan.inventory.objects import (
+    DEFAULT_NAMESPACE,
     HCPSCAN_API,
     INSTALL_CONFIG_KIND,
     KUBECONFIG,
@@ -22,8 +24,9 @@ from hcpscan.inventory.objects import (
     K8sObject,
     SourceLocation,
 )
+from hcpscan.inventory.placeholders import Unrendered, render_command, template_variable
 from hcpscan.inventory.secrets import secret_values
-from hcpscan.inventory.shapes import first_misfit, remembering
+from hcpscan.inventory.shapes import Misfit, first_misfit, remembering
 
 KUBECONFIG_SECRET_KEYS = ("kubeconfig", "value")
 # Where OpenShift keeps an install-config inside an object: the installer leaves it in
@@ -61,6 +64,8 @@ class Inventory:
         line)."""
         self.diagnostics: list[Diagnostic] = list(diagnostics)
         self._locator = Locator(read_member)
+        # id -> (object, its fields left as ${VAR}): see _unrendered
+        self._unrendered_fields: dict[int, tuple[K8sObject, tuple[Unrendered, ...]]] = {}
         self.objects: list[K8sObject] = self._fitting(objects)
         self.skipped = skipped or SkipRecord()
         # Kinds a live source could not list (offline inputs: always empty).
@@ -72,8 +77,21 @@ class Inventory:
         for obj in self.objects:
             self._by_kind[obj.kind].append(obj)
             self._by_ref[(obj.cluster, obj.kind, obj.namespace, obj.name)].append(obj)
+        self._declare_duplicates()
         self._by_namespace: dict[tuple[str, str, str], list[K8sObject]] | None = None
         self._derived: dict[str, Any] = {}
+
+    def _declare_duplicates(self) -> None:
+        """Objects written more than once (see duplicates.py), looked for among the few
+        names the index holds twice, or once without a namespace and once in default."""
+        refs = self._by_ref
+        candidates = [o for (cluster, kind, namespace, name), found in refs.items()
+                      if len(found) > 1 or (not namespace and (cluster, kind, DEFAULT_NAMESPACE,
+                                                               name) in refs)
+                      or (namespace == DEFAULT_NAMESPACE and (cluster, kind, "", name) in refs)
+                      for o in found]
+        if candidates:
+            self.diagnostics.extend(duplicate_diagnostics(candidates, self.locate))
 
     # -- queries ---------------------------------------------------------------
 
@@ -117,6 +135,15 @@ class Inventory:
     def get(self, kind: str, namespace: str, name: str, cluster: str = MANAGEMENT) -> K8sObject | None:
         found = self._by_ref.get((cluster, kind, namespace, name))
         return found[0] if found else None
+
+    def get_namespaced(self, kind: str, namespace: str, name: str,
+                       cluster: str = MANAGEMENT) -> K8sObject | None:
+        """The namespaced object ``kind namespace/name``, where one written without a
+        namespace is in ``default`` (see objects.namespace_of)."""
+        found = self.get(kind, namespace, name, cluster)
+        if found is None and namespace in (DEFAULT_NAMESPACE, ""):
+            found = self.get(kind, "" if namespace else DEFAULT_NAMESPACE, name, cluster)
+        return found
 
     def query(self, kind: str | None = None, *, api_version: str | None = None,
               namespace: str | None = None, name: str | None = None,
@@ -195,6 +222,8 @@ class Inventory:
                        if obj.api_version != HCPSCAN_API and not obj.shape_fits else None
                        for obj in objects]
         for obj, misfit in zip(objects, misfits, strict=True):
+            if misfit is not None and template_variable(obj.get(misfit[0])) is not None:
+                misfit = self._unrendered(obj, misfit)
             if misfit is None:
                 kept.append(obj)
                 continue
@@ -205,6 +234,43 @@ class Inventory:
                 f"not {expected}", hint="the API server rejects this object, so it does not exist "
                                         "in a cluster; fix the field's type"))
         return kept
+
+    def _unrendered(self, obj: K8sObject, misfit: Misfit | None) -> Misfit | None:
+        """A template's object whose fields are whole ``${VAR}`` placeholders where the API
+        wants a mapping or list (clusterctl substitutes YAML there): each is a warning and
+        taken out of the object's body (copied along its path, never changed in place), so
+        the object is kept; the rules that check it are not evaluable for it (see
+        ``unrendered_in``). Returns the first misfit that is no placeholder, if any."""
+        found: list[Unrendered] = []
+        while misfit is not None:
+            path = misfit[0]
+            value = obj.get(path)
+            variable = template_variable(value)
+            if variable is None or not path:
+                break
+            loc = self.locate(obj, path)
+            self.diagnostics.append(Diagnostic(
+                loc.path, loc.line, f"{obj.ref} {format_path(path)} is the unrendered template "
+                f"variable {str(value).strip()} (clusterctl/envsubst), where the API wants "
+                f"{misfit[2]}: the rules that check {obj.ref} are not evaluable for it",
+                "warning", "render the template with its variables set and scan the result: "
+                + render_command(loc.path)))
+            found.append(Unrendered(path, str(value).strip(), variable))
+            obj.body = _without(obj.body, path)
+            misfit = first_misfit(obj.kind, obj.body)
+        if found:
+            self._unrendered_fields[id(obj)] = (obj, tuple(found))
+        return misfit
+
+    @property
+    def has_unrendered(self) -> bool:
+        """Whether any object has a field left as an unrendered template variable."""
+        return bool(self._unrendered_fields)
+
+    def unrendered_in(self, obj: K8sObject) -> tuple[Unrendered, ...]:
+        """The fields of ``obj`` left as unrendered template variables (usually none)."""
+        held = self._unrendered_fields.get(id(obj))
+        return held[1] if held is not None and held[0] is obj else ()
 
     # -- derived objects -------------------------------------------------------
 
@@ -292,3 +358,25 @@ def _kubeconfig_body(text: str) -> dict[str, Any] | str | None:
         return None  # the word is in a value only (an ignition stub's URL naming clusters-...)
     return body if isinstance(body.get("clusters"), list) else "its clusters is not a list"
 
+
+def _without(body: dict[str, Any], path: tuple[Step, ...]) -> dict[str, Any]:
+    """``body`` without the field at ``path``, copied along the path only (the rest is
+    shared, as parsed objects share their pod specs)."""
+    def drop(node: Any, steps: tuple[Step, ...]) -> Any:
+        head, rest = steps[0], steps[1:]
+        if isinstance(node, dict):
+            copy = dict(node)
+            if rest:
+                copy[head] = drop(node[head], rest)
+            else:
+                copy.pop(head, None)
+            return copy
+        if isinstance(node, list) and isinstance(head, int):
+            items = list(node)
+            if rest:
+                items[head] = drop(node[head], rest)
+            else:
+                items[head] = None  # an entry written empty: accepted by every shape
+            return items
+        return node
+    return drop(body, path)  # type: ignore[no-any-return]

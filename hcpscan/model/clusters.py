@@ -207,6 +207,58 @@ def openshift_computed_no_proxy(inventory: Inventory, cluster: str, spec: dict[s
     return value, "; ".join(parts), ""
 
 
+# install-config `platform` keys -> the Infrastructure platform type the network operator reads
+_INSTALL_PLATFORMS = {"aws": "AWS", "azure": "Azure", "gcp": "GCP", "openstack": "OpenStack",
+                      "baremetal": "BareMetal", "vsphere": "VSphere", "nutanix": "Nutanix",
+                      "ibmcloud": "IBMCloud", "powervs": "PowerVS", "external": "External",
+                      "none": "None"}
+
+
+def install_config_networks(obj: K8sObject) -> ClusterNetworks | None:
+    """The networks an install-config installs its cluster with (``networking``: the
+    service and cluster networks, the machine networks or the legacy machineCIDR)."""
+    networking = _mapping(obj.body.get("networking"))
+    service = cidrs(networking.get("serviceNetwork"), None)
+    pod = cidrs(networking.get("clusterNetwork"))
+    if not service or not pod:
+        return None
+    machine = tuple(dict.fromkeys((*cidrs([networking.get("machineCIDR")], None),
+                                   *cidrs(networking.get("machineNetwork")))))
+    return ClusterNetworks(service, pod, first_host(service[0]), f"{obj.ref} networking",
+                           machine=machine,
+                           machine_source=f"{obj.ref} networking.machineNetwork" if machine else "")
+
+
+def install_config_computed_no_proxy(obj: K8sObject) -> tuple[str, str, str]:
+    """(noProxy, what it was computed from, '') of the Proxy status the cluster an
+    install-config installs will have: the network operator computes it from the proxy the
+    installer writes and the cluster's networks, api-int host and platform, all of which the
+    install-config states (hcpscan.model.computed_noproxy); ('', '', why not) otherwise."""
+    proxy = _mapping(obj.body.get("proxy"))
+    if not (proxy.get("httpProxy") or proxy.get("httpsProxy")):
+        return "", "", "the install-config sets no httpProxy or httpsProxy: nothing is computed"
+    nets = install_config_networks(obj)
+    if nets is None:
+        return "", "", (f"{obj.ref} states no networking.serviceNetwork and clusterNetwork "
+                        "(the installer's defaults then apply)")
+    name = _mapping(obj.body.get("metadata")).get("name")
+    domain = obj.body.get("baseDomain")
+    host = f"api-int.{name}.{domain}" if isinstance(name, str) and name and \
+        isinstance(domain, str) and domain else ""
+    platforms = [k for k in _mapping(obj.body.get("platform")) if isinstance(k, str)]
+    kind = _INSTALL_PLATFORMS.get(platforms[0], platforms[0]) if len(platforms) == 1 else ""
+    settings = _mapping(_mapping(obj.body.get("platform")).get(platforms[0])) \
+        if len(platforms) == 1 else {}
+    user = proxy.get("noProxy")
+    value = openshift_no_proxy(
+        machine=nets.machine, api_internal_host=host, service=nets.service, cluster=nets.pod,
+        platform=kind, aws_region=str(settings.get("region") or "") if kind == "AWS" else "",
+        azure_cloud=str(settings.get("cloudName") or "AzurePublicCloud") if kind == "Azure"
+        else "", user=user if isinstance(user, str) else None)
+    return value, (f"{obj.ref} networking, platform {kind or 'none'}"
+                   + (f" and api-int host {host}" if host else "")), ""
+
+
 def install_config(inventory: Inventory, cluster: str) -> tuple[dict[str, Any], str] | None:
     """The install-config an OpenShift cluster was installed with, and where it was read: the
     InstallConfig the inventory found in its ConfigMap kube-system/cluster-config-v1."""
@@ -399,4 +451,7 @@ def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None
                                                                      obj.cluster):
                 return capi.networks
         return _values_networks(inventory, obj.namespace, capi_name, obj.cluster)
-    return openshift_networks(inventory, obj.cluster)
+    found = openshift_networks(inventory, obj.cluster)
+    if found is None and obj.kind == INSTALL_CONFIG_KIND:  # a cluster still to install
+        return install_config_networks(obj)
+    return found

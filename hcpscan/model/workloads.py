@@ -24,6 +24,7 @@ bare Pod, any other kind) is its own name.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any
 
@@ -57,6 +58,14 @@ def workload_name(obj: K8sObject) -> str:
     if _SUFFIX.search(obj.name):
         return _less_hash(_SUFFIX.sub("", obj.name), obj) or obj.name
     return obj.name
+
+
+def names_match(obj: K8sObject, patterns: Any) -> bool:
+    """Whether one of the glob ``patterns`` names ``obj``: its own name (a rule written for
+    one Pod's name keeps matching it) or the name of the workload it belongs to."""
+    own, workload = obj.name, workload_name(obj)
+    return any(fnmatch.fnmatchcase(own, p) or (workload != own and fnmatch.fnmatchcase(workload, p))
+               for p in patterns)
 
 
 def _less_hash(name: str, obj: K8sObject) -> str:

@@ -26,16 +26,18 @@ from hcpscan.findings.model import (
     Severity,
     Status,
 )
+from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.inventory.placeholders import Unrendered, render_command
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.model.hostedcluster import HOSTED_CONTROL_PLANE, STANDS_IN_FOR, judged_at
-from hcpscan.model.workloads import workload_name
+from hcpscan.model.workloads import names_match
 from hcpscan.rules.context import Context
 from hcpscan.rules.model import AppliesTo, Rule
 from hcpscan.rules.suppress import Suppressor
 from hcpscan.rules.templates import TEMPLATES, NotApplicable, NotEvaluable, Violation
-from hcpscan.rules.templates.base import Settled, Template
+from hcpscan.rules.templates.base import Outcome, Settled, Template
 
 
 class SelectionError(ValueError):
@@ -136,8 +138,7 @@ def in_scope(objects: list[K8sObject], applies: AppliesTo) -> list[K8sObject]:
         if applies.namespaces and not any(fnmatch.fnmatchcase(obj.namespace, p)
                                           for p in applies.namespaces):
             continue
-        if applies.names and not any(fnmatch.fnmatchcase(workload_name(obj), p)
-                                     for p in applies.names):
+        if applies.names and not names_match(obj, applies.names):
             continue
         if any(obj.labels.get(k) != v for k, v in applies.labels):
             continue
@@ -291,9 +292,14 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     checked = 0
     diagnostics: list[Diagnostic] = []
     subjects = _judged_here(ctx, subjects, inapplicable)
-    settled = settle(template, ctx, subjects, rule.params)
+    unrendered = {id(s): found for s in subjects if (found := ctx.inventory.unrendered_in(s))} \
+        if ctx.inventory.has_unrendered else {}
+    # objects with unrendered fields are never settled in bulk: each is asked of check
+    settled = settle(template, ctx, [s for s in subjects if id(s) not in unrendered]
+                     if unrendered else subjects, rule.params)
     if settled is not None:  # subjects the template answered in bulk, as check would
-        subjects = settled.rest
+        subjects = settled.rest + [s for s in subjects if id(s) in unrendered] \
+            if unrendered else settled.rest
         inapplicable.update(settled.inapplicable)
         checked += settled.passed
     unknown: dict[str, list[str]] = {}  # placeholder -> names the check does provide
@@ -307,6 +313,8 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
             diagnostics.append(Diagnostic(subject.source.path, subject.source.line,
                                           f"{rule.id}: {reason}", hint="please report this bug"))
             continue
+        if id(subject) in unrendered:
+            outcomes = _unjudged(subject, unrendered[id(subject)], outcomes)
         looked = not outcomes
         for outcome in outcomes:
             if isinstance(outcome, NotApplicable):
@@ -348,6 +356,18 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     if caveat and status in (Status.PASS, Status.FAIL, Status.SUPPRESSED):
         reason = f"{reason}; {caveat}" if reason else caveat
     return findings, RuleResult(rule.id, status, reason, failing, suppressed, checked), diagnostics
+
+
+def _unjudged(subject: K8sObject, unrendered: tuple[Unrendered, ...],
+              outcomes: list[Outcome]) -> list[Outcome]:
+    """What a check says of an object with fields left as template variables: neither a
+    pass nor a finding holds until they are rendered (a finding may rest on what the
+    variable would supply); only what the check itself could not judge is kept."""
+    if outcomes and all(isinstance(o, NotEvaluable) for o in outcomes):
+        return outcomes
+    fields = ", ".join(f"{format_path(u.path)} is {u.text}" for u in unrendered)
+    return [NotEvaluable(f"{subject.ref}: {fields}, a template variable clusterctl has not "
+                         f"rendered ({render_command(subject.source.path)})")]
 
 
 def settle(template: Template, ctx: Context, subjects: list[K8sObject],

@@ -322,11 +322,20 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
         # (hypershift's PowerVS credential Secrets): nothing to check, but counted.
         result.skipped.append(("typeless stub (metadata only, no kind)", f"{where}:{doc.line}"))
         return
+    if _other_yaml(body):
+        # Tool configuration beside the manifests of a repository (codecov.yml, Jekyll's
+        # _config.yml, Artifact Hub's artifacthub-pkg.yml, Helm values): data, not a manifest.
+        result.skipped.append(("not a manifest (YAML without kind or apiVersion)",
+                               f"{where}:{doc.line}"))
+        return
     if not isinstance(kind, str) or not kind:
+        misspelt = next((k for k in body if isinstance(k, str) and k != "kind"
+                         and k.strip(" \ufeff").lower() == "kind"), None)
         result.diagnostics.append(Diagnostic(
-            where, doc.line, "document has no 'kind'",
-            hint="not a Kubernetes object; if it is Helm values or kustomize input, scan the "
-                 "rendered manifests instead"))
+            where, doc.line, "document has no 'kind'" + (
+                f" (it has {misspelt!r}: field names are case-sensitive)" if misspelt else ""),
+            hint="it is written as an object (apiVersion, metadata or spec): add its kind; "
+                 "if it is a template's or patch's input, scan the rendered manifests instead"))
         return
     items = body.get("items")
     if (kind == "List" or kind.endswith("List")) and "items" in body and not isinstance(items, list):
@@ -433,6 +442,22 @@ def _other_json(entry: Entry, body: Any) -> bool:
     if isinstance(body, list):
         return True
     return isinstance(body, dict) and not {"kind", "apiVersion", "ignition"} & set(body)
+
+
+# Top-level keys only an object has: a document holding one means to be a manifest.
+_OBJECT_KEYS = frozenset({"metadata", "spec"})
+_TYPE_KEYS = frozenset({"kind", "apiversion", "api_version"})
+
+
+def _other_yaml(body: dict[str, Any]) -> bool:
+    """A mapping with neither ``apiVersion`` nor ``kind`` and nothing of an object (no
+    ``metadata``/``spec``, no misspelt ``Kind``/``apiversion``) is some other tool's file."""
+    for key in body:
+        if not isinstance(key, str):
+            continue
+        if key in _OBJECT_KEYS or key.strip(" \ufeff").lower() in _TYPE_KEYS:
+            return False
+    return True
 
 
 def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLocation,

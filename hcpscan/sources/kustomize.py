@@ -53,8 +53,11 @@ def kustomization_in(folder: str) -> str | None:
     return None
 
 
-def build_command(folder: str) -> str:
-    return f"kubectl kustomize {shlex.quote(folder)} > built.yaml && hcpscan scan built.yaml"
+def build_command(folder: str, helm: bool = False) -> str:
+    """``helm``: the kustomization inflates Helm charts, which kubectl does only when told."""
+    flag = "--enable-helm " if helm else ""
+    return (f"kubectl kustomize {flag}{shlex.quote(folder)} > built.yaml && "
+            "hcpscan scan built.yaml")
 
 
 @dataclass(slots=True)
@@ -94,6 +97,7 @@ class Build:
 
     output: bytes | None
     failure: str = ""
+    needs_helm: bool = False  # kubectl refused the kustomization's helmCharts without the flag
 
 
 def build(root: KustomizeRoot, kubectl: str | None) -> Build:
@@ -107,23 +111,37 @@ def build(root: KustomizeRoot, kubectl: str | None) -> Build:
     except OSError as exc:
         return Build(None, f"cannot run kubectl: {exc.strerror or exc}")
     if done.returncode != 0:
-        return Build(None, f"`kubectl kustomize` failed: {_why(done.stderr, done.returncode)}")
+        why = _why(done.stderr, done.returncode)
+        return Build(None, f"`kubectl kustomize` failed: {why}", _HELM_REFUSED in why)
     return Build(done.stdout)
 
 
 # kubectl logs its error through klog: `E1124 10:52:37.51 20652 run.go:72] "command failed" err="..."`.
 _KLOG = re.compile(r'^[EWIF]\d{4} [\d:.]+\s+\d+ \S+\] (?:"command failed" err=)?"?(?P<why>.*?)"?$')
+# A value holding line breaks is written as a block instead (klog's text format, kubectl
+# 1.27 on): `err=<`, then each line of the value after a tab, then a line ` >`.
+_KLOG_BLOCK = re.compile(r'\berr=<\n(?P<body>(?:\t[^\n]*\n)+) >$', re.MULTILINE)
+_HELM_REFUSED = "must specify --enable-helm"
 _WHY_CHARS = 400
+_WHY_HEAD = 120  # of a longer reason, shown before the end, where Go writes the cause
 
 
 def _why(stderr: bytes, code: int) -> str:
-    lines = [line for line in stderr.decode("utf-8", "replace").strip().splitlines()
-             if not line.startswith("# Warning")]
-    if not lines:
-        return f"exit code {code}"
-    found = _KLOG.match(lines[-1])
-    why = found.group("why") if found else lines[-1]
-    return why if len(why) <= _WHY_CHARS else why[: _WHY_CHARS - 1] + "…"
+    text = stderr.decode("utf-8", "replace").replace("\r\n", "\n")
+    blocks = list(_KLOG_BLOCK.finditer(text))
+    if blocks:
+        why = " ".join(line.strip() for line in blocks[-1].group("body").splitlines()
+                       if line.strip())
+    else:
+        lines = [line for line in text.strip().splitlines()
+                 if not line.startswith("# Warning") and line.strip() not in ("", ">")]
+        if not lines:
+            return f"exit code {code}"
+        found = _KLOG.match(lines[-1])
+        why = found.group("why") if found else lines[-1]
+    if len(why) <= _WHY_CHARS:
+        return why
+    return why[:_WHY_HEAD] + " … " + why[-(_WHY_CHARS - _WHY_HEAD - 3):]
 
 
 class KustomizeRoots:

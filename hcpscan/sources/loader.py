@@ -349,7 +349,7 @@ def _read_kustomize(roots: KustomizeRoots, explicit_file: bool, needs: ResourceN
                 root.file, None, f"kustomize root not built: {outcome.failure}; the resources it "
                 "lists were read as they are (without the namespace, names and patches kustomize "
                 "sets)", severity="warning", hint="build it and scan the output: "
-                + build_command(root.folder)))
+                + build_command(root.folder, outcome.needs_helm)))
     for root in roots.roots:
         if _covered(os.path.realpath(root.folder), built, users, set()):
             for entry in root.inputs:

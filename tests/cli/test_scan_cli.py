@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import FIXTURES, REALWORLD
 
@@ -158,7 +159,13 @@ def test_rules_show_renders_docs_and_unknown_id_is_an_error(run_cli):
 def test_inventory_json_lists_objects_with_sources(run_cli):
     result = run_cli("inventory", str(REALWORLD / "cpo-rendered"), "--format", "json")
     doc = json.loads(result.out)
-    assert result.code == 0 and doc["diagnostics"] == []
+    # the one FeatureGate rendered for two feature sets: two variants, said once
+    assert result.code == 0 and [(Path(d["path"]).name, d["severity"], d["message"].split(" (")[0])
+                                 for d in doc["diagnostics"]] == [
+        ("feature-gate.yaml", "warning", "FeatureGate cluster is written both in "
+         f"{REALWORLD / 'cpo-rendered' / 'featuregate-generator' / 'feature-gate-tech-preview-no-upgrade.yaml'}"
+         " and in "
+         f"{REALWORLD / 'cpo-rendered' / 'featuregate-generator' / 'feature-gate.yaml'}")]
     kas = next(o for o in doc["objects"] if o["kind"] == "Deployment" and o["name"] == "kube-apiserver")
     assert kas["cluster"] == "management" and kas["namespace"] == "hcp-namespace"
     assert kas["source"]["path"].endswith("kube_apiserver_deployment.yaml") and kas["source"]["line"] == 1
@@ -228,3 +235,12 @@ def test_an_exit_2_scan_still_writes_each_report_file_with_the_error(run_cli, tm
     result = run_cli("scan", EXAMPLE, "--no-progress", "--no-config", "--select", "PRX0O8",
                      "--format", "sarif", "-o", str(out))
     assert result.code == 2 and "PRX0O8" in out.read_text(encoding="utf-8")
+
+
+def test_a_folder_of_tool_files_only_says_what_was_passed_over(run_cli, tmp_path):
+    (tmp_path / "codecov.yml").write_text("coverage:\n  status:\n    patch: off\n")
+    (tmp_path / "values.yaml").write_text("replicas: 3\n")
+    result = run_cli("scan", str(tmp_path), "--no-config")
+    assert result.code == 2
+    assert (f"no Kubernetes objects found in {tmp_path} (passed over: 2 not a manifest "
+            "(YAML without kind or apiVersion))") in result.err

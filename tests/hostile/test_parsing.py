@@ -152,3 +152,23 @@ def test_a_character_yaml_refuses_is_a_syntax_error_not_a_crash(character: str) 
     text = "# a" + character + "b\n" + CONFIGMAP
     with pytest.raises(YamlSyntaxError, match="unacceptable character"):
         list(parse_documents(text))
+
+
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["yaml-rs", "pyyaml"])
+def test_a_document_of_no_manifest_with_keys_of_any_type_is_passed_over(tmp_path: Path,
+                                                                        monkeypatch,
+                                                                        fast: str) -> None:
+    """Keys YAML reads as numbers, booleans, null or a float decide nothing: such a
+    document is no manifest and is passed over; one that also has a misspelt 'Kind' is an
+    error naming it, whichever key comes first."""
+    from hcpscan.sources.loader import load_paths
+
+    monkeypatch.setenv("HCPSCAN_FAST_YAML", fast)
+    (tmp_path / "good.yaml").write_text(GOOD)
+    (tmp_path / "odd.yml").write_text("1: a\ntrue: b\n~: c\n1.5: d\n"
+                                      "---\n2: a\nKIND: Deployment\n")
+    result = load_paths([str(tmp_path)])
+    assert len(result.objects) == 1
+    assert result.skipped.counts == {"not a manifest (YAML without kind or apiVersion)": 1}
+    assert [(d.line, d.message) for d in result.diagnostics] == [
+        (6, "document has no 'kind' (it has 'KIND': field names are case-sensitive)")]

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import namespace_of
 from hcpscan.inventory.secrets import secret_values
 from hcpscan.sources.loader import load_paths
 from hcpscan.sources.walk import ArchiveMembers
@@ -92,6 +93,25 @@ def test_query_by_kind_namespace_name_labels(tmp_path):
                for d in managed)
     assert inv.get("Deployment", "hcp-namespace", "oauth-openshift") is not None
     assert inv.query("Deployment", api_version="apps/v1", name="nope") == []
+
+
+def test_an_object_written_without_namespace_is_found_in_default(tmp_path):
+    """kubectl apply puts it there: the graph names it default/<name>, and a look-up by
+    that name (a fix, an owner, a Service behind a Route) must find it, both ways."""
+    inv = _inventory(tmp_path, "base.yaml", """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+""")
+    deployment = inv.get_namespaced("Deployment", "default", "web")
+    assert deployment is not None and deployment.namespace == ""
+    assert namespace_of(deployment) == "default"
+    assert inv.get_namespaced("Service", "", "web") is not None
+    assert inv.get_namespaced("Deployment", "shop", "web") is None
 
 
 def test_jsonpath_returns_values_with_their_field_paths(tmp_path):
@@ -212,3 +232,33 @@ def test_a_pickled_object_keeps_a_field_whatever_its_default(kind):
     back = pickle.loads(pickle.dumps(given, protocol=pickle.HIGHEST_PROTOCOL))
     assert type(back) is cls
     assert {name: getattr(back, name) for name in names} == {name: f"the {name} given" for name in names}
+
+
+def test_a_route_written_without_namespace_is_served_as_one_in_default(tmp_path):
+    """A router shard that serves the default namespace serves a Route written without a
+    namespace (it lands there): its labels are default's, not a namespace named ''."""
+    from hcpscan.analysis.reachability.routers import route_sources
+
+    inv = _inventory(tmp_path, "route.yaml", """\
+apiVersion: operator.openshift.io/v1
+kind: IngressController
+metadata: {name: default-ns-shard, namespace: openshift-ingress-operator}
+spec:
+  namespaceSelector:
+    matchLabels: {kubernetes.io/metadata.name: default}
+  endpointPublishingStrategy:
+    type: LoadBalancerService
+    loadBalancer:
+      scope: External
+      allowedSourceRanges: [203.0.113.0/24]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: web}
+spec:
+  to: {kind: Service, name: web}
+""")
+    (route,) = inv.of_kind("Route")
+    found = route_sources(inv, route)
+    assert found is not None and found[1] == "IngressController openshift-ingress-operator/default-ns-shard"
+    assert str(found[0]) == "203.0.113.0/24"

@@ -50,3 +50,15 @@ HASH = {"pod-template-hash": "6b8f9c4d7c"}
 ])
 def test_the_workload_of(obj: K8sObject, expected: str):
     assert workload_name(obj) == expected
+
+
+def test_names_match_the_object_or_its_workload():
+    """A glob written for a Pod's own name keeps matching it (custom rules' applies_to.names
+    predate workload names); the workload's name matches too."""
+    from hcpscan.model.workloads import names_match
+
+    pod = _obj("Pod", "cert-manager-6b8f9c4d7c-x2k4p", HASH, ("ReplicaSet", "cert-manager-6b8f9c4d7c"))
+    assert names_match(pod, ["cert-manager-*"])  # the Pod's own name only
+    assert names_match(pod, ["cert-manager-6b8f9c4d7c-x2k4p"])
+    assert names_match(pod, ["cert-manager"])  # its workload
+    assert not names_match(pod, ["cert-manager-webhook*"])

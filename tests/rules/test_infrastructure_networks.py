@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hcpscan.findings.model import Status
 from hcpscan.inventory import Inventory
-from hcpscan.model.clusters import networks_for, scan_model
+from hcpscan.model.clusters import install_config_computed_no_proxy, networks_for, scan_model
 from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan
 from tests.rules.test_primitives_proxy import env, guest_dump, workload
@@ -112,3 +112,67 @@ data: {values: "x: 1"}
     assert capi.networks is not None and capi.networks.machine == ()
     values = inventory.get("ConfigMap", "org-a", "test-cluster-values", "management")
     assert networks_for(inventory, values) == capi.networks
+
+
+# An Agent-based install as published with its install-config (platform baremetal, VIPs).
+AGENT_INSTALL_CONFIG = """\
+apiVersion: v1
+baseDomain: proxy.test
+compute:
+- architecture: amd64
+  name: worker
+  replicas: 3
+controlPlane:
+  architecture: amd64
+  name: master
+  replicas: 3
+metadata:
+  name: lab
+networking:
+  clusterNetwork:
+  - cidr: 10.128.0.0/14
+    hostPrefix: 23
+  machineNetwork:
+  - cidr: 192.168.201.0/24
+  networkType: OVNKubernetes
+  serviceNetwork:
+  - 172.30.0.0/16
+platform:
+  baremetal:
+    apiVIPs: [192.168.201.10]
+    ingressVIPs: [192.168.201.11]
+proxy:
+  httpProxy: http://192.168.201.2:3128/
+  httpsProxy: http://192.168.201.2:3128/
+  noProxy: .apps.lab.proxy.test
+pullSecret: '{"auths":{}}'
+"""
+
+
+def test_an_install_config_with_a_proxy_is_judged_on_the_noproxy_openshift_computes(
+        tmp_path: Path) -> None:
+    """The installer writes the Proxy spec; the network operator completes its status with
+    the cluster's networks, api-int and loopback: judged on that, one object checked (it
+    was 'not applicable: no consumer in scope uses a proxy')."""
+    (tmp_path / "install-config.yaml").write_text(AGENT_INSTALL_CONFIG)
+    (result,) = scan([tmp_path], ["PRX005"]).results
+    assert (result.status, result.objects_checked) == (Status.PASS, 1), result.reason
+    inventory = Inventory(load_paths([str(tmp_path)]).objects)
+    (installed,) = inventory.of_kind("InstallConfig")
+    value, source, why = install_config_computed_no_proxy(installed)
+    assert value.split(",") == [
+        ".apps.lab.proxy.test", ".cluster.local", ".svc", "10.128.0.0/14", "127.0.0.1",
+        "172.30.0.0/16", "192.168.201.0/24", "api-int.lab.proxy.test", "localhost"]
+    assert "platform BareMetal" in source and not why
+
+
+def test_an_install_config_without_networking_says_why_it_is_not_judged(tmp_path: Path) -> None:
+    text = AGENT_INSTALL_CONFIG.replace(AGENT_INSTALL_CONFIG[AGENT_INSTALL_CONFIG.index(
+        "networking:"):AGENT_INSTALL_CONFIG.index("platform:")], "")
+    (tmp_path / "install-config.yaml").write_text(text)
+    (result,) = scan([tmp_path], ["PRX005"]).results
+    assert result.status is Status.NOT_APPLICABLE
+    assert result.reason.startswith("install-config install-config.yaml uses a proxy, and the "
+                                    "noProxy its readers get is completed by OpenShift's "
+                                    "network operator")
+    assert "states no networking.serviceNetwork and clusterNetwork" in result.reason

@@ -617,22 +617,7 @@ def _policy(kind="ClusterPolicy", namespace="kyverno", extra="", preconditions="
                              preconditions=preconditions)
 
 
-@pytest.mark.parametrize("text, status", [
-    (_policy(), Status.FAIL),
-    (_policy(kind="Policy", namespace="giantswarm"), Status.FAIL),
-    (_policy(kind="Policy", namespace="team-a"), Status.PASS),
-    (_policy(extra="clusterRoles: [cluster-admin]"), Status.NOT_EVALUABLE),
-    (_policy(preconditions="preconditions: {all: [{key: '{{request.object.metadata.name}}', "
-                           "operator: NotEquals, value: 'chart-operator*'}]}"),
-     Status.NOT_EVALUABLE),
-])
-def test_prx011_policy_forms(tmp_path, text, status):
-    _, result = scan_text(tmp_path, text, "PRX011")
-    assert result.status is status, result.reason
-
-
-def test_prx011_evidence_names_only_objects_of_the_input(tmp_path):
-    deployment = """\
+CHART_OPERATOR = """\
     ---
     apiVersion: apps/v1
     kind: Deployment
@@ -642,16 +627,56 @@ def test_prx011_evidence_names_only_objects_of_the_input(tmp_path):
         metadata: {labels: {app: chart-operator}}
         spec: {containers: [{name: chart-operator, image: chart-operator:3.2.1}]}
     """
-    for text in (_policy(), _policy().rstrip(" ") + deployment):
-        report, _ = scan_text(tmp_path, text, "PRX011")
-        (finding,) = report.findings
-        said = " ".join([finding.message, *finding.evidence])
-        assert "7d9f8c6b5" not in said, said  # no Pod of that name is in the input
-        if "Deployment" in text.split("---")[-1]:
-            assert "the Pods of Deployment giantswarm/chart-operator" in said
-        else:  # only the policy: what its match covers, and no object named
-            assert "Deployment giantswarm/chart-operator" not in said, said
-            assert "the Pods of Deployments named chart-operator in namespace giantswarm" in said
+
+
+def _with_chart_operator(text: str) -> str:
+    return text.rstrip(" ") + CHART_OPERATOR
+
+
+@pytest.mark.parametrize("text, status", [
+    (_with_chart_operator(_policy()), Status.FAIL),
+    (_with_chart_operator(_policy(kind="Policy", namespace="giantswarm")), Status.FAIL),
+    (_policy(kind="Policy", namespace="team-a"), Status.PASS),
+    (_with_chart_operator(_policy(kind="Policy", namespace="team-a")), Status.PASS),
+    (_with_chart_operator(_policy(extra="clusterRoles: [cluster-admin]")), Status.NOT_EVALUABLE),
+    (_policy(preconditions="preconditions: {all: [{key: '{{request.object.metadata.name}}', "
+                           "operator: NotEquals, value: 'chart-operator*'}]}"),
+     Status.NOT_EVALUABLE),
+    # chart-operator not in the input: nothing to report about it
+    (_policy(), Status.NOT_APPLICABLE),
+    (_policy(kind="Policy", namespace="giantswarm"), Status.NOT_EVALUABLE),
+])
+def test_prx011_policy_forms(tmp_path, text, status):
+    _, result = scan_text(tmp_path, text, "PRX011")
+    assert result.status is status, result.reason
+
+
+def test_prx011_evidence_names_only_objects_of_the_input(tmp_path):
+    report, _ = scan_text(tmp_path, _with_chart_operator(_policy()), "PRX011")
+    (finding,) = report.findings
+    said = " ".join([finding.message, *finding.evidence])
+    assert "7d9f8c6b5" not in said, said  # no Pod of that name is in the input
+    assert "the Pods of Deployment giantswarm/chart-operator" in said
+
+
+def test_prx011_without_chart_operator_in_the_input_reports_nothing(tmp_path):
+    """Kyverno's generic add-pod-proxies sample: no chart-operator, no Giant Swarm. A
+    finding would name Deployments that are not in the input."""
+    report, result = scan_text(tmp_path, _policy(), "PRX011")
+    assert report.findings == []
+    assert result.status is Status.NOT_APPLICABLE
+    assert result.reason == ("rule 'add-proxy' would match a Deployment chart-operator in "
+                             "namespace giantswarm, and the input holds no Deployment "
+                             "chart-operator nor anything of namespace giantswarm")
+
+
+def test_prx011_with_giant_swarm_but_not_chart_operator_says_what_to_add(tmp_path):
+    namespace = "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: giantswarm}\n"
+    report, result = scan_text(tmp_path, _policy().rstrip(" ") + namespace, "PRX011")
+    assert report.findings == []
+    assert result.status is Status.NOT_EVALUABLE
+    assert "though it holds Namespace giantswarm: add it to judge the rule (kubectl get " \
+           "deployment -n giantswarm chart-operator -o yaml)" in result.reason
 
 
 def test_injected_variables_reads_json_patches_and_ignores_lookalikes():

@@ -7,6 +7,8 @@ import json
 import tarfile
 from pathlib import Path
 
+import pytest
+
 from hcpscan.sources.loader import load_paths
 
 GOOD = """\
@@ -70,9 +72,32 @@ def test_unreadable_file(tmp_path, monkeypatch):
     assert len(diags) == 1 and "Permission denied" in diags[0].message
 
 
-def test_document_without_kind(tmp_path):
-    diags = _load_with(tmp_path, "values.yaml", "replicas: 3\nimage:\n  tag: v1\n")
-    assert [(d.line, d.message) for d in diags] == [(1, "document has no 'kind'")]
+def test_document_meant_as_an_object_without_kind(tmp_path):
+    """Written as an object (metadata, spec, apiVersion) but no kind: an error, never
+    passed over."""
+    text = ("metadata:\n  name: web\nspec:\n  replicas: 3\n---\n"
+            "apiVersion: apps/v1\nreplicas: 3\n---\n"
+            "Kind: ConfigMap\nApiVersion: v1\n")
+    diags = _load_with(tmp_path, "deployment.yaml", text)
+    assert [(d.line, d.message, d.severity) for d in diags] == [
+        (1, "document has no 'kind'", "error"),
+        (6, "document has no 'kind'", "error"),
+        (9, "document has no 'kind' (it has 'Kind': field names are case-sensitive)", "error")]
+
+
+@pytest.mark.parametrize("name, text", [
+    ("codecov.yml", "coverage:\n  status:\n    project:\n      default:\n        target: 80%\n"),
+    ("_config.yml", "theme: jekyll-theme-minimal\ntitle: Cluster configuration\n"),
+    ("artifacthub-pkg.yml", "version: 1.6.0\nname: add-networkpolicy-dns\n"
+                            "displayName: Add Network Policy for DNS\n"
+                            "annotations:\n  kyverno/category: Multi-Tenancy\n"),
+    ("values.yaml", "replicas: 3\nimage:\n  tag: v1\n")])
+def test_other_tools_yaml_is_passed_over_and_counted(tmp_path, name, text):
+    """A repository keeps tool configuration beside its manifests: neither apiVersion nor
+    kind nor anything of an object. Passed over as JSON data is, and said so."""
+    assert _load_with(tmp_path, name, text) == []
+    result = load_paths([str(tmp_path)])
+    assert result.skipped.counts == {"not a manifest (YAML without kind or apiVersion)": 1}
 
 
 def test_list_item_without_kind(tmp_path):

@@ -149,7 +149,9 @@ def test_merge_keys_are_not_duplicates(tmp_path):
     text = ("base: &base {a: 1}\n---\napiVersion: v1\nkind: ConfigMap\n"
             "metadata: {name: m}\ndata:\n  <<: {a: '1'}\n  a: '2'\n")
     result = load_paths([str(_write(tmp_path, "merge.yaml", text))])
-    assert [d.message for d in result.diagnostics] == ["document has no 'kind'"]
+    assert result.diagnostics == []
+    assert result.skipped.counts == {"not a manifest (YAML without kind or apiVersion)": 1}
+    assert [o.name for o in result.objects] == ["m"]
 
 
 def test_json_that_is_not_a_manifest_is_passed_over(tmp_path):

@@ -148,6 +148,56 @@ def test_a_failing_build_says_why_and_reads_the_resources(tmp_path, monkeypatch)
     assert len(result.objects) == 3
 
 
+# What kubectl 1.32 writes when a remote base cannot be fetched: klog writes an error
+# holding line breaks as a block (`err=<`, the value's lines after a tab, ` >`).
+REMOTE_FETCH_FAILED = (
+    'E1127 13:30:49.593782   32488 run.go:72] "command failed" err=<\n'
+    "\taccumulating resources: accumulation err='accumulating resources from "
+    "'https://github.com/example-org/platform//deploy?ref=v1.0.0': Get "
+    '"https://github.com/example-org/platform//deploy?ref=v1.0.0": dial tcp: lookup '
+    "github.com on 10.255.255.53:53: no such host': failed to run '/usr/bin/git fetch "
+    "--depth=1 https://github.com/example-org/platform v1.0.0': fatal: unable to access "
+    "'https://github.com/example-org/platform/': Could not resolve host: github.com\n"
+    "\t: exit status 128\n"
+    " >\n")
+
+
+def test_a_failing_build_s_multi_line_klog_error_is_read_whole(tmp_path, monkeypatch):
+    (tmp_path / "stderr").write_text(REMOTE_FETCH_FAILED)
+    _fake_kubectl(monkeypatch, tmp_path, f"cat {tmp_path / 'stderr'} >&2\nexit 1\n")
+    root = _addon(tmp_path / "gitops")
+    (warning,) = load_paths([str(root)]).diagnostics
+    why = warning.message.partition("`kubectl kustomize` failed: ")[2].partition("; the resources")[0]
+    assert why.startswith("accumulating resources: accumulation err=")
+    assert why.endswith("Could not resolve host: github.com : exit status 128")
+    assert " … " in why and len(why) <= 400  # the middle left out, never the cause at the end
+    assert "--enable-helm" not in warning.hint
+
+
+@needs_kubectl
+def test_a_kustomization_inflating_a_helm_chart_names_the_flag_it_needs(tmp_path):
+    """The real kubectl refuses helmCharts without --enable-helm, in a multi-line klog
+    block: the reason is that sentence (not the block's closing ' >') and the command
+    given carries the flag."""
+    write_tree(tmp_path / "gitops", {
+        "eso/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+                                  "kind: Kustomization\nnamespace: external-secrets\n"
+                                  "resources:\n- service.yaml\nhelmCharts:\n"
+                                  "- name: external-secrets\n  repo: https://charts.external-secrets.io\n"
+                                  "  version: 0.9.20\n  releaseName: external-secrets\n"
+                                  "  valuesFile: values.yaml\n",
+        "eso/values.yaml": "installCRDs: true\n",
+        "eso/service.yaml": SERVICE})
+    result = load_paths([str(tmp_path / "gitops")])
+    (warning,) = [d for d in result.diagnostics if d.severity == "warning"]
+    assert warning.message.startswith("kustomize root not built: `kubectl kustomize` failed: "
+                                      "trouble configuring builtin HelmChartInflationGenerator")
+    assert "`: must specify --enable-helm; the resources it lists" in warning.message
+    assert warning.hint.endswith(f"kubectl kustomize --enable-helm {tmp_path / 'gitops' / 'eso'}"
+                                 " > built.yaml && hcpscan scan built.yaml")
+    assert [o.kind for o in result.objects] == ["Service"]
+
+
 def test_a_build_that_hangs_is_given_up(tmp_path, monkeypatch):
     _fake_kubectl(monkeypatch, tmp_path, "exec sleep 30\n")
     monkeypatch.setattr(kustomize, "BUILD_TIMEOUT", 0.5)

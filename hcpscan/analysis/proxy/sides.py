@@ -67,7 +67,7 @@ from hcpscan.model.hostedcluster import (
     hosted_cluster,
 )
 from hcpscan.model.kubeconfig import current_cluster_entry, kubeconfig_in_secret
-from hcpscan.model.workloads import workload_name
+from hcpscan.model.workloads import names_match, workload_name
 from hcpscan.sources.systemd import parse_unit, tries_proxy
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
@@ -429,8 +429,7 @@ class _Picks:
 def _selects(sel: dict[str, Any], obj: K8sObject) -> bool:
     if sel.get("static") and not is_static_pod(obj):
         return False
-    if sel.get("names") and not any(fnmatch.fnmatchcase(workload_name(obj), n)
-                                    for n in sel["names"]):
+    if sel.get("names") and not names_match(obj, sel["names"]):
         return False
     if sel.get("namespaces") and not any(fnmatch.fnmatchcase(obj.namespace, n)
                                          for n in sel["namespaces"]):

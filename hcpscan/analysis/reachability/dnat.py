@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload, namespace_of
+from hcpscan.analysis.reachability.endpoints import EndpointClass, Workload
 from hcpscan.analysis.reachability.exposure import service_selector, target_port
 from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import namespace_of
 from hcpscan.model.ports import normalise_protocol
 
 DNS_NAMESPACE = "openshift-dns"

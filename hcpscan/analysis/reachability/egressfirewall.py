@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from hcpscan.analysis.reachability.admin import node_addresses
-from hcpscan.analysis.reachability.endpoints import namespace_of
 from hcpscan.analysis.reachability.policies import PolicyError, invalid_object, list_field
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.fieldpath import mapping_at
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, namespace_of
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.model.ports import PROTOCOLS, ConnectionSet, PortSet, normalise_protocol
 

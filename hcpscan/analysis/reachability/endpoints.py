@@ -21,20 +21,13 @@ from typing import Any
 
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.fieldpath import mapping_at
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, namespace_of
 from hcpscan.model.ports import ConnectionSet, normalise_protocol
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",
                   "Job", "CronJob", "DeploymentConfig", "VirtualMachine", "VirtualMachineInstance")
 VM_KINDS = ("VirtualMachine", "VirtualMachineInstance")  # KubeVirt: one virt-launcher pod each
-DEFAULT_NAMESPACE = "default"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-
-
-def namespace_of(obj: K8sObject) -> str:
-    """Namespaced objects written without a namespace land in ``default``, as
-    ``kubectl apply`` would put them."""
-    return obj.namespace or DEFAULT_NAMESPACE
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -45,9 +38,18 @@ class Workload:
     name: str
     kind: str
 
+    @classmethod
+    def of(cls, obj: K8sObject) -> Workload:
+        """The workload ``obj`` is, in the namespace it lands in (see namespace_of)."""
+        return cls(namespace_of(obj), obj.name, obj.kind)
+
     @property
     def ref(self) -> str:
         return f"{self.namespace}/{self.name}[{self.kind}]"
+
+    def graph_name(self, cluster: str) -> str:
+        """How the reachability graph names this workload in ``cluster``."""
+        return f"{cluster}:{self.ref}"
 
     def __str__(self) -> str:
         return self.ref
@@ -208,10 +210,7 @@ class _Owners:
         return current
 
     def _find(self, kind: str, namespace: str, name: str) -> K8sObject | None:
-        found = self.inventory.get(kind, namespace, name, self.cluster)
-        if found is None and namespace == DEFAULT_NAMESPACE:
-            found = self.inventory.get(kind, "", name, self.cluster)
-        return found
+        return self.inventory.get_namespaced(kind, namespace, name, self.cluster)
 
 
 def pod_template(obj: K8sObject) -> dict[str, Any] | None:
@@ -264,7 +263,7 @@ def collect_endpoints(inventory: Inventory, cluster: str) -> list[Endpoint]:
     for obj in inventory.of_kind(*WORKLOAD_KINDS):
         if obj.cluster != cluster:
             continue
-        own = Workload(namespace_of(obj), obj.name, obj.kind)
+        own = Workload.of(obj)
         if own in owned:
             continue  # pods it tops are in the input (asked first: most workloads have pods)
         if owners.top_of(obj) != own:

@@ -54,7 +54,6 @@ from hcpscan.analysis.reachability.coverage import (
 )
 from hcpscan.analysis.reachability.endpoints import (
     EndpointClass,
-    namespace_of,
     split_workloads,
 )
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions, PolicyEvaluation
@@ -80,6 +79,7 @@ from hcpscan.analysis.reachability.policies import EGRESS, INGRESS, NetworkPolic
 from hcpscan.analysis.reachability.secondary import SecondaryNetwork, secondary_networks
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
+from hcpscan.inventory.objects import namespace_of
 from hcpscan.model.ipspace import IPSpace, cut
 from hcpscan.model.ports import ConnectionSet
 

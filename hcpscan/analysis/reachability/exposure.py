@@ -26,13 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hcpscan.analysis.reachability.endpoints import DEFAULT_NAMESPACE, EndpointClass, namespace_of
+from hcpscan.analysis.reachability.endpoints import EndpointClass
 from hcpscan.analysis.reachability.perimeter import load_balancer_way
 from hcpscan.analysis.reachability.routers import route_bounds, route_on_machines, route_sources
 from hcpscan.analysis.reachability.selectors import LabelSelector
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import MANAGEMENT, K8sObject
+from hcpscan.inventory.objects import MANAGEMENT, K8sObject, namespace_of
 from hcpscan.model.clusters import openshift_networks
 from hcpscan.model.hostedcluster import hosted_cluster
 from hcpscan.model.ingress import ROUTER_NAMESPACE
@@ -232,11 +232,7 @@ class _WaysIn:
 def _service(inventory: Inventory, referrer: K8sObject, name: str) -> K8sObject | None:
     """The Service a Route or Ingress names, in its namespace (a Service written without
     a namespace is in ``default``, as ``kubectl apply`` puts it)."""
-    namespace = namespace_of(referrer)
-    found = inventory.get("Service", namespace, name, referrer.cluster)
-    if found is None and namespace == DEFAULT_NAMESPACE:
-        found = inventory.get("Service", "", name, referrer.cluster)
-    return found
+    return inventory.get_namespaced("Service", namespace_of(referrer), name, referrer.cluster)
 
 
 def _read_ingresses(inventory: Inventory) -> dict[tuple[str, str], list[tuple[

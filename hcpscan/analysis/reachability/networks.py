@@ -25,11 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hcpscan.analysis.reachability.endpoints import VM_KINDS, namespace_of
+from hcpscan.analysis.reachability.endpoints import VM_KINDS
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, namespace_of
 
 OVN_GROUP = "k8s.ovn.org"
 PRIMARY = "Primary"

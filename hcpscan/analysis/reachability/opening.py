@@ -73,7 +73,7 @@ from hcpscan.analysis.reachability.required import (
 )
 from hcpscan.analysis.reachability.routers import hcp_route_router, serving_controllers
 from hcpscan.inventory import Inventory, K8sObject
-from hcpscan.inventory.objects import BUILT_DOCUMENT, SourceLocation
+from hcpscan.inventory.objects import BUILT_DOCUMENT, SourceLocation, namespace_of
 from hcpscan.model.destinations import (
     DNS,
     HOSTED_KAS,
@@ -382,7 +382,7 @@ def admitting_range(inventory: Inventory, workload_ref: tuple[str, str, str], ci
     ``cidr`` on ``protocol``/``port``, beside the blocking policy (``blocked_at``: the
     blocking hops, every one a NetworkPolicy's)."""
     kind, namespace, name = workload_ref
-    obj = inventory.get(kind, namespace, name, cluster)
+    obj = inventory.get_namespaced(kind, namespace, name, cluster)
     if obj is None:
         return Refusal(f"{namespace}/{name}[{kind}] is not in the input")
     selector = pod_selector(obj)
@@ -397,7 +397,7 @@ def admitting_range(inventory: Inventory, workload_ref: tuple[str, str, str], ci
     except NotExpressible as exc:
         return Refusal(str(exc))
     targets = [o for o in (_object_at(inventory, h) for h in blocked_at) if o is not None]
-    target = next((o for o in targets if o.kind == "NetworkPolicy" and o.namespace == namespace),
+    target = next((o for o in targets if o.kind == "NetworkPolicy" and namespace_of(o) == namespace),
                   obj)
     snat = sorted({w for w in ways if _node_snat(inventory, cluster, w)})
     caveat = (f" (through {', '.join(snat)}: where the node SNATs the workers' addresses, "
@@ -963,7 +963,7 @@ def _dedicated_router(inventory: Inventory, hc: HostedCluster | None, route: K8s
                       workers_only: frozenset[str]) -> K8sObject | None:
     if hc is None or route.namespace != hc.control_plane_namespace:
         return None
-    labels = inventory.namespace_labels(route.namespace, route.cluster)
+    labels = inventory.namespace_labels(namespace_of(route), route.cluster)
     serving = serving_controllers(inventory, route.cluster, labels, dict(route.labels))
     if len(serving) != 1:
         return None

@@ -26,11 +26,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from hcpscan.analysis.reachability.endpoints import EndpointClass, namespace_of
+from hcpscan.analysis.reachability.endpoints import EndpointClass
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory import Inventory
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, namespace_of
 from hcpscan.model.ipspace import AddressError, IPSpace, parse_network
 from hcpscan.model.ports import (
     PROTOCOLS,
@@ -166,13 +166,7 @@ def read_policies(inventory: Inventory, cluster: str,
             continue  # another group's NetworkPolicy (Calico...): coverage.py reports it
         key = (namespace_of(obj), obj.name)
         if key in seen:
-            loc = inventory.locate(obj)
-            first = inventory.locate(seen[key])
-            diagnostics.append(Diagnostic(
-                loc.path, loc.line, f"NetworkPolicy {key[0]}/{key[1]} is defined twice; "
-                f"only the first ({first.path}:{first.line}) is evaluated", "warning",
-                "a namespace holds one object per name: remove the duplicate"))
-            continue
+            continue  # a second copy: the inventory says so (inventory/duplicates.py)
         seen[key] = obj
         try:
             policy = parse_policy(obj)

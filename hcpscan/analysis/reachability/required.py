@@ -224,7 +224,7 @@ def hosted_kas(inventory: Inventory, cluster: str, hc: HostedCluster | None) -> 
 
 
 def graph_name(cluster: str, workload: Workload) -> str:
-    return f"{cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+    return workload.graph_name(cluster)
 
 
 def _hcp_sources(graph: ReachabilityGraph, hc: HostedCluster, flow: Flow) -> list[Workload]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from hcpscan.analysis.reachability.selectors import LabelSelector, SelectorError
 from hcpscan.inventory import Inventory, K8sObject
+from hcpscan.inventory.objects import namespace_of
 from hcpscan.model.hostedcluster import HostedCluster
 from hcpscan.model.ingress import (
     DEFAULT_ROUTER,
@@ -61,7 +62,7 @@ def route_sources(inventory: Inventory, route: K8sObject) -> tuple[IPSpace, str]
     unknown: every address, as before)."""
     if not inventory.of_kind(INGRESS_CONTROLLER):
         return None
-    labels = inventory.namespace_labels(route.namespace, route.cluster)
+    labels = inventory.namespace_labels(namespace_of(route), route.cluster)
     serving = serving_controllers(inventory, route.cluster, labels, dict(route.labels))
     if not serving:
         return None  # none of the input's routers admits it: another one, not in the input
@@ -76,7 +77,7 @@ def route_on_machines(inventory: Inventory, route: K8sObject) -> RouterOnMachine
     the input holds no IngressController that serves it."""
     if not inventory.of_kind(INGRESS_CONTROLLER):
         return None
-    labels = inventory.namespace_labels(route.namespace, route.cluster)
+    labels = inventory.namespace_labels(namespace_of(route), route.cluster)
     serving = serving_controllers(inventory, route.cluster, labels, dict(route.labels))
     found = [router_on_machines(inventory, c) for c in serving
              if strategy_of(c).get("type") != "Private"]
@@ -92,7 +93,7 @@ def route_bounds(inventory: Inventory, route: K8sObject) -> tuple[K8sObject, str
     kept out; None when no router serving it is bounded (or none is in the input)."""
     if not inventory.of_kind(INGRESS_CONTROLLER):
         return None
-    labels = inventory.namespace_labels(route.namespace, route.cluster)
+    labels = inventory.namespace_labels(namespace_of(route), route.cluster)
     for controller in serving_controllers(inventory, route.cluster, labels, dict(route.labels)):
         if _offered(controller) != IPSpace.everything():
             strategy = ("spec.endpointPublishingStrategy"

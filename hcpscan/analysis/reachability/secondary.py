@@ -51,7 +51,6 @@ from hcpscan.analysis.reachability.endpoints import (
     Endpoint,
     EndpointClass,
     Workload,
-    namespace_of,
     pod_template,
 )
 from hcpscan.analysis.reachability.evaluation import EvaluationOptions
@@ -68,7 +67,7 @@ from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
 from hcpscan.inventory import Inventory
 from hcpscan.inventory.fieldpath import mapping_at
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, namespace_of
 
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 STATUS_ANNOTATION = "k8s.v1.cni.cncf.io/network-status"

@@ -71,6 +71,9 @@ CEL_MISSING = ("the cel template needs the cel-expr-python package, which is not
 
 # The subject and the rule's evaluation, for the domain functions CEL calls back into.
 _CURRENT: contextvars.ContextVar[tuple[Context, K8sObject]] = contextvars.ContextVar("cel_subject")
+# The outcome a domain function settled the evaluation with (see _undecided).
+_UNDECIDED: contextvars.ContextVar[list[NotEvaluable | NotApplicable] | None] = \
+    contextvars.ContextVar("cel_undecided", default=None)
 _OBJECTS = re.compile(r"\bobjects\b")
 _CALL = re.compile(r"\b([a-z_]+)\s*\(")
 
@@ -110,7 +113,7 @@ def _kyverno_proxy_env(rule: Any) -> list[str]:
 
 
 def _kyverno_matches(rule: Any, namespace: str, name: str, labels: Any) -> list[str]:
-    from hcpscan.analysis.kyverno import matched_resources
+    from hcpscan.analysis.kyverno import matched_resources, namespace_signs, workload_in_input
 
     ctx, subject = _CURRENT.get()
     found = matched_resources(ctx.inventory, subject, rule, {"namespace": namespace, "name": name,
@@ -118,6 +121,20 @@ def _kyverno_matches(rule: Any, namespace: str, name: str, labels: Any) -> list[
     if found is None:
         raise ValueError(f"rule {rule.get('name')!r} matches by user, role or preconditions, "
                          "which cannot be decided offline")
+    if found and not workload_in_input(ctx.inventory, name):
+        # It would match the Deployment as it is usually deployed, which is not in the
+        # input: no finding may name it. Whether it is there depends on the installation.
+        signs = namespace_signs(ctx.inventory, subject.cluster, namespace)
+        what = (f"rule {rule.get('name')!r} would match a Deployment {name} in namespace "
+                f"{namespace}, and the input holds no Deployment {name}")
+        if signs:
+            _undecided(NotEvaluable(
+                f"{what} though it holds {', '.join(signs[:3])}"
+                f"{' ...' if len(signs) > 3 else ''}: add it to judge the rule (kubectl get "
+                f"deployment -n {namespace} {name} -o yaml)"))
+        else:
+            _undecided(NotApplicable(f"{what} nor anything of namespace {namespace}"))
+        raise ValueError(what)
     return [str(res) for res in found]
 
 
@@ -143,6 +160,14 @@ def _addon_configs(addon: Any) -> list[dict[str, str]]:
     return out
 
 
+def _undecided(outcome: NotEvaluable | NotApplicable) -> None:
+    """What a domain function found the subject to be, beyond a value: the expression's
+    result is then that outcome (read by ``_evaluate`` once CEL has returned an error)."""
+    held = _UNDECIDED.get()
+    if held is not None and not held:
+        held.append(outcome)
+
+
 def _reachable(cidr: str, namespace: str, app: str, port: int) -> bool:
     from hcpscan.analysis.reachability.graph import POD_NETWORK
 
@@ -150,7 +175,7 @@ def _reachable(cidr: str, namespace: str, app: str, port: int) -> bool:
     ctx, subject = _CURRENT.get()
     graph = ctx.reachability()
     for workload in graph.select_workloads(subject.cluster, namespace, {"app": app}):
-        name = f"{subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+        name = workload.graph_name(subject.cluster)
         reach = graph.can_reach(cidr, name, int(port), "TCP")
         if any(p.allowed for p in reach.paths if p.via != POD_NETWORK):
             return True
@@ -404,11 +429,16 @@ def _evaluate(ctx: Context, subject: K8sObject, expression: str, data: dict[str,
                             f"{comprehension_count(expression)} in all: {cost:.1e}) "
                             f"is above {MAX_COST:.0e}; narrow params.reads or the nesting")
     token = _CURRENT.set((ctx, subject))
+    undecided: list[NotEvaluable | NotApplicable] = []
+    held = _UNDECIDED.set(undecided)
     try:
         value = compile_expression(expression, boolean).eval(data=data)
     finally:
+        _UNDECIDED.reset(held)
         _CURRENT.reset(token)
     if value.type() == cel.Type.ERROR:
+        if undecided:
+            return undecided[0]
         return NotEvaluable(f"the expression could not be evaluated: {value.value()}")
     return value
 
@@ -438,7 +468,7 @@ def _pointed(value: Any) -> str:
 def _judge(ctx: Context, subject: K8sObject, params: dict[str, Any], data: dict[str, Any],
            field: str, where: str) -> Iterable[Outcome]:
     value = _evaluate(ctx, subject, params["expression"], data)
-    if isinstance(value, NotEvaluable):
+    if isinstance(value, NotEvaluable | NotApplicable):
         yield value
         return
     if value.type() != cel.Type.BOOL:
@@ -449,8 +479,8 @@ def _judge(ctx: Context, subject: K8sObject, params: dict[str, Any], data: dict[
     values = {"expression": params["expression"]}
     for name, expression in (params.get("values") or {}).items():
         got = _evaluate(ctx, subject, expression, data, boolean=False)
-        values[name] = got.reason if isinstance(got, NotEvaluable) else _shown(got)
-        if name == params.get("field_value") and not isinstance(got, NotEvaluable):
+        values[name] = got.reason if isinstance(got, NotEvaluable | NotApplicable) else _shown(got)
+        if name == params.get("field_value") and not isinstance(got, NotEvaluable | NotApplicable):
             field = _pointed(got) or field
     yield Violation(field=field, values=values,
                     evidence=[f"false for {where}: {' '.join(params['expression'].split())}"]

@@ -33,6 +33,7 @@ from hcpscan.analysis.proxy.settings import (
     CLUSTER_PROXY,
     CONTAINER,
     HOSTED_CLUSTER,
+    INSTALL_CONFIG,
     KONNECTIVITY_SIDECAR,
     MANAGED_CLUSTER_ADDON,
     NEW_CONSUMER_OBJECTS,
@@ -48,7 +49,13 @@ from hcpscan.core.userinfo import split_outside_credentials
 from hcpscan.findings.fix import AppendEntries, NoFix, Remedy
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.model.clusters import INFRASTRUCTURE_KINDS, ClusterNetworks, networks_for, scan_model
+from hcpscan.model.clusters import (
+    INFRASTRUCTURE_KINDS,
+    ClusterNetworks,
+    install_config_computed_no_proxy,
+    networks_for,
+    scan_model,
+)
 from hcpscan.model.hostedcluster import (
     HYPERSHIFT_LOCAL_DOMAIN,
     HostedCluster,
@@ -397,7 +404,10 @@ def managed_kas_ips(ctx: Context, consumer: ConsumerProxy
 
 def _computed_status(ctx: Context, consumer: ConsumerProxy) -> str | None:
     """The management Proxy's status noProxy as the network operator computes it from the
-    spec, when the input holds the spec only (hcpscan.model.computed_noproxy)."""
+    spec, when the input holds the spec only (hcpscan.model.computed_noproxy); for an
+    install-config, the status of the Proxy the installer writes from it."""
+    if consumer.kind == INSTALL_CONFIG:
+        return install_config_computed_no_proxy(consumer.object)[0] or None
     if consumer.kind != CLUSTER_PROXY or consumer.part != "spec":
         return None
     management = scan_model(ctx.inventory).management
@@ -415,9 +425,9 @@ def _judged(consumer: ConsumerProxy, wanted: list[str], computed: bool = False) 
     spec-only management Proxy whose status hcpscan computes (``computed``) answers for all."""
     named = [d for d in wanted if d in DESTINATIONS and d != SECONDARY]
     literal = [d for d in wanted if d not in named]
+    if computed:  # judged on the value its readers get (a spec-only Proxy, an install-config)
+        return wanted
     if consumer.kind == CLUSTER_PROXY:
-        if computed:
-            return wanted
         return literal if consumer.part == "spec" else named
     if consumer.kind == HOSTED_CLUSTER:
         return wanted  # judged on the noProxy HyperShift computes (model/hostedcluster.py)
@@ -540,6 +550,7 @@ class NoProxyCoverage(Template):
             yield NotApplicable(_NO_CONSUMER)
             return
         kinds, variables = per_rule(ctx, params, "noproxy_coverage", _selected)
+        completed: list[str] = []  # consumers the platform completes, none judged here
         for c in _coverage_consumers(ctx, subject, kinds, variables, pool):
             computed = _computed_status(ctx, c)
             wanted = _judged(c, params["destinations"], computed is not None)
@@ -547,6 +558,8 @@ class NoProxyCoverage(Template):
                 wanted = [d for d in wanted if d != CONTROL_PLANE_ENDPOINT]
             uses = proxy_in_use(c)
             if not wanted or uses is False:
+                if uses and c.completed_by:
+                    completed.append(_completed_reason(c))
                 continue
             if uses is None or (c.no_proxy is not None and not c.no_proxy.known):
                 yield NotEvaluable(unknown_reason(c))
@@ -597,7 +610,12 @@ class NoProxyCoverage(Template):
             anchor = c.no_proxy or c.https_proxy or c.http_proxy
             shown = (f"noProxy {where(c.no_proxy)}" if c.no_proxy is not None
                      else "no noProxy is set at all")
-            if computed is not None:
+            if computed is not None and c.kind == INSTALL_CONFIG:
+                shown = (f"OpenShift's network operator computes the Proxy status noProxy "
+                         f"{no_proxy!r} from " + (f"noProxy {where(c.no_proxy)}"
+                                                  if c.no_proxy is not None else "no noProxy")
+                         + f" and {install_config_computed_no_proxy(c.object)[1]}")
+            elif computed is not None:
                 shown = (f"OpenShift's network operator computes the status noProxy "
                          f"{no_proxy!r} from " + (f"noProxy {where(c.no_proxy)}"
                                                   if c.no_proxy is not None else "no spec.noProxy")
@@ -634,7 +652,16 @@ class NoProxyCoverage(Template):
                                 "object": c.object.ref, "field": field_in(c.object, anchor)
                                 if anchor else "", "variable": anchor.name if anchor else ""}})
         if not judged_any:
-            yield NotApplicable(_NO_CONSUMER)
+            yield NotApplicable("; ".join(completed) if completed else _NO_CONSUMER)
+
+
+def _completed_reason(c: ConsumerProxy) -> str:
+    """Why a consumer that uses a proxy is not judged: its readers get a noProxy the platform
+    completes with the cluster's own destinations, which hcpscan cannot compute here."""
+    why = (install_config_computed_no_proxy(c.object)[2] if c.kind == INSTALL_CONFIG else "")
+    return (f"{c.name} uses a proxy, and the noProxy its readers get is completed by "
+            f"{c.completed_by}: only the destinations a user must write are judged here, and "
+            "this rule asks for none" + (f" ({why})" if why else ""))
 
 
 def _still_missed(nets: ClusterNetworks | None, wanted: list[str], runtimes: list[str],

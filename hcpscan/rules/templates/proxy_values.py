@@ -54,7 +54,7 @@ from hcpscan.analysis.proxy_egress import (
     proxy_endpoint,
 )
 from hcpscan.analysis.reachability.allow import EGRESS, allowing_policy, ip_peers
-from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS
+from hcpscan.analysis.reachability.endpoints import WORKLOAD_KINDS, Workload
 from hcpscan.analysis.reachability.scan_graph import GRAPH_READS, REACHABILITY
 from hcpscan.core.redact import mask_credentials
 from hcpscan.core.userinfo import split_outside_credentials
@@ -62,7 +62,7 @@ from hcpscan.findings.fix import AddDocument, NoFix, Remedy, ReplaceKey
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.kept import path_kept
-from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.objects import K8sObject, namespace_of
 from hcpscan.model.clusters import OPENSHIFT_NETWORK_READS, networks_for
 from hcpscan.model.computed_noproxy import status_copy
 from hcpscan.model.ipspace import IPSpace
@@ -466,9 +466,9 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
     name = _SECRET_NAME.sub("-", f"{workload.name}-{c.container or 'operator'}-"
                                  f"{value.name}".lower()).strip("-")[:253].rstrip("-")
     key = value.name
-    if ctx is not None and ctx.inventory.get("Secret", workload.namespace, name,
-                                             workload.cluster) is not None:
-        return NoFix(f"a Secret {workload.namespace}/{name} exists already: put the URL in it "
+    if ctx is not None and ctx.inventory.get_namespaced("Secret", workload.namespace, name,
+                                                        workload.cluster) is not None:
+        return NoFix(f"a Secret {namespace_of(workload)}/{name} exists already: put the URL in it "
                      f"under key {key} and reference it with valueFrom.secretKeyRef by hand")
     ref = {"secretKeyRef": {"name": name, "key": key}}
     edits: list[Any] = [ReplaceKey(steps[:-2] + (i, "value"), "valueFrom", ref)
@@ -564,7 +564,7 @@ def reachable(ctx: Context, value: Value, consumer: ConsumerProxy) -> Iterator[O
     if endpoint is None:
         return  # no host or port: `valid` reports it
     obj = consumer.object
-    workload = f"{obj.cluster}:{obj.namespace}/{obj.name}[{obj.kind}]"
+    workload = Workload.of(obj).graph_name(obj.cluster)
     graph = ctx.reachability()
     if not graph.has_workload(workload):  # e.g. a workload whose pods select nothing
         yield NotEvaluable(f"{value.who}: the reachability graph has no pods for {obj.ref}")
@@ -614,10 +614,11 @@ def _proxy_policy(workload: K8sObject, endpoint: ProxyEndpoint, missing: IPSpace
         selector = workload.get("spec.selector")
     if not isinstance(selector, dict) or not selector:
         return NoFix(f"{workload.ref} states no pod selector to write the policy for")
-    body = allowing_policy(f"{workload.name}-egress-to-proxy", workload.namespace, selector,
+    namespace = namespace_of(workload)
+    body = allowing_policy(f"{workload.name}-egress-to-proxy", namespace, selector,
                            EGRESS, ip_peers(missing),
                            ConnectionSet.port("TCP", endpoint.port), pods_isolated=True)
-    return Remedy(workload, f"add NetworkPolicy {workload.namespace}/{body['metadata']['name']} "
+    return Remedy(workload, f"add NetworkPolicy {namespace}/{body['metadata']['name']} "
                             f"allowing {workload.ref} TCP {endpoint.port} to {missing} only",
                   (AddDocument(body),))
 

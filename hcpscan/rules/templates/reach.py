@@ -206,8 +206,8 @@ def scope_of(ctx: Context, graph: ReachabilityGraph, subject: K8sObject,
                             f"control plane; {subject.ref} is not a HostedCluster")
     if is_network_policy(subject):
         return Scope(subject, hosting, [({}, _named(graph.selected_by(subject)))])
-    workload = Workload(subject.namespace, subject.name, subject.kind)
-    if not graph.has_workload(f"{subject.cluster}:{workload.ref}"):
+    workload = Workload.of(subject)
+    if not graph.has_workload(workload.graph_name(subject.cluster)):
         return NotEvaluable(f"{subject.ref} is not in the reachability graph")
     return Scope(subject, hosting, [({}, [workload])])
 

@@ -52,7 +52,7 @@ class Scope:
     picked: list[tuple[dict[str, Any], list[Workload]]]
 
     def graph_name(self, workload: Workload) -> str:
-        return f"{self.subject.cluster}:{workload.namespace}/{workload.name}[{workload.kind}]"
+        return workload.graph_name(self.subject.cluster)
 
     def field_for(self, item: dict[str, Any]) -> str:
         if self.subject.kind in HOSTED_KINDS and self.hc is not None:
@@ -148,7 +148,7 @@ def _selector_text(item: dict[str, Any]) -> str:
 
 
 def _workload_field(ctx: Context, workload: Workload, cluster: str) -> tuple[str, K8sObject | None]:
-    obj = ctx.inventory.get(workload.kind, workload.namespace, workload.name, cluster)
+    obj = ctx.inventory.get_namespaced(workload.kind, workload.namespace, workload.name, cluster)
     return ("spec.template.spec" if obj is not None and workload.kind != "Pod" else "spec"), obj
 
 
@@ -332,7 +332,8 @@ def listeners(subject: K8sObject, spec: dict[str, Any], platform: str | None = N
     """Listeners of the subject's containers that must bind loopback and do not: a flag
     naming another address, or no flag (the default address). ``platform``: the HostedCluster's
     platform type, for listeners scoped to some platforms."""
-    if spec.get("workloads") is not None and workload_name(subject) not in spec["workloads"]:
+    if spec.get("workloads") is not None and subject.name not in spec["workloads"] \
+            and workload_name(subject) not in spec["workloads"]:
         return
     if spec.get("platforms") and platform not in spec["platforms"]:
         return
