@@ -167,8 +167,11 @@ def _internal_error(args: argparse.Namespace, exc: Exception) -> int:
     if getattr(args, "debug", False):
         raise exc
     from hcpscan.cli.output import say
+    from hcpscan.core.redact import mask_auth_values, mask_credentials
 
-    say(f"hcpscan: internal error: {type(exc).__name__}: {exc}", sys.stderr)
+    # a library's message may quote what it was given: a header (`Bearer <token>`), a URL
+    said = mask_credentials(mask_auth_values(str(exc)))
+    say(f"hcpscan: internal error: {type(exc).__name__}: {said}", sys.stderr)
     print("hcpscan: hint: rerun with --debug and report the traceback", file=sys.stderr)
     return exitcodes.INTERNAL
 

@@ -50,7 +50,10 @@ from hcpscan.sources.live.credentials import (
     MAX_SERVER_TEXT,
     CredentialError,
     base_path,
+    bearer_token,
     check_readable,
+    check_regular,
+    read_credential_file,
     run_exec_plugin,
     server_text,
 )
@@ -337,7 +340,8 @@ def _load_kubeconfig(path: str, target: ClusterTarget, configuration: Any) -> tu
                         exc.hint) from None
     except (ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
         raise LiveError(f"cannot use context {name!r} of {path}: {_short(exc)}",
-                        "check the context's user (token, client certificate or exec plugin)") from None
+                        "check the context's cluster (server, proxy-url, certificate-authority) "
+                        "and user (token, client certificate or exec plugin)") from None
     cluster_name = (contexts[name] or {}).get("cluster")
     return name, clusters.get(cluster_name, {}) if isinstance(cluster_name, str) else {}
 
@@ -347,6 +351,7 @@ def _fail_closed_loader() -> type:
     """The kubernetes client's kubeconfig loader, with exec plugins run by
     :func:`run_exec_plugin`: with a timeout, and an exception instead of a log line
     (and an anonymous scan) when they fail."""
+    from kubernetes.config.config_exception import ConfigException
     from kubernetes.config.dateutil import parse_rfc3339
     from kubernetes.config.kube_config import FileOrData, KubeConfigLoader
 
@@ -376,13 +381,45 @@ def _fail_closed_loader() -> type:
                                       "token (unknown provider, or a malformed id-token)", _RELOGIN)
             return token
 
+        def _load_user_token(self) -> bool | None:
+            # the client reads a tokenFile whatever it is (a FIFO blocks, /dev/zero grows
+            # without end) and sends the token untrimmed (a file's newline broke the header)
+            user = self._user
+            token = user.safe_get("token")
+            if not token and "tokenFile" in user:
+                path = os.path.normpath(os.path.join(self._get_base_path(user.path),
+                                                     str(user["tokenFile"])))
+                token, where = read_credential_file("token", path), f"the tokenFile {path}"
+            else:
+                where = "the kubeconfig's user"
+            if not token:
+                return None
+            self.token = f"Bearer {bearer_token(token, where)}"
+            return True
+
+        def _load_cluster_info(self) -> None:
+            server, proxy = self._cluster.safe_get("server"), self._cluster.safe_get("proxy-url")
+            for key, value in (("server", server), ("proxy-url", proxy)):
+                if value is not None and not isinstance(value, str):
+                    raise ConfigException(f"the cluster's {key} is not a string "
+                                          f"({type(value).__name__})")
+            base = self._get_base_path(self._cluster.path)
+            for section, key, what in ((self._cluster, "certificate-authority", "certificate authority"),
+                                       (self._user, "client-certificate", "client certificate"),
+                                       (self._user, "client-key", "client key")):
+                name = section.safe_get(key) if section else None
+                if isinstance(name, str) and name and not section.safe_get(f"{key}-data"):
+                    check_regular(what, os.path.normpath(os.path.join(base, name)))
+            super()._load_cluster_info()
+
         def _load_from_exec_plugin(self) -> bool | None:
             if "exec" not in self._user:
                 return None
             status = run_exec_plugin(self._user["exec"].value, base_path(self._cluster.path),
                                      self.exec_timeout, self._cluster.value)
             if status.get("token"):
-                self.token = f"Bearer {status['token']}"
+                command = self._user["exec"].safe_get("command")
+                self.token = f"Bearer {bearer_token(status['token'], f'the exec plugin {command!r}')}"
             else:
                 for attr, key in (("cert_file", "clientCertificateData"), ("key_file", "clientKeyData")):
                     setattr(self, attr, FileOrData(status, None, data_key_name=key,
