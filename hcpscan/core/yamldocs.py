@@ -201,6 +201,32 @@ def nested_too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+# A lone UTF-16 surrogate (U+D800-U+DFFF) is no Unicode character: JSON and YAML can
+# write one as an escape ("\\ud800"), and nothing can encode it again (UTF-8 refuses it).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Where a text may write one: an escape \uD800-\uDFFF (or YAML's \U0000D800-\U0000DFFF)
+SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+
+
+def lone_surrogate_at(value: Any) -> str | None:
+    """The path (``metadata.name``, ``data[x]``, ``items[2].spec``) of the first key or
+    string of a parsed value that holds a lone surrogate, None when none does."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                return path or "(the value)"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and not key.isascii() and _SURROGATE.search(key):
+                    return f"{path}.(a key)" if path else "(a key)"
+                stack.append((child, f"{path}.{key}" if path else str(key)))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(item))
+    return None
+
+
 # Before each entry of a mapping or a list stands one of these: "key:", "- ", "?" (a
 # complex key), "," or, for the first entry of a flow collection, "[" or "{".
 _ENTRY_MARKS = "-:,[{?"

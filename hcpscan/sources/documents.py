@@ -16,12 +16,14 @@ from typing import Any
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.yamldocs import (
     MAX_NODES,
+    SURROGATE_ESCAPE,
     BadDocument,
     InputLimitError,
     ParsedDocument,
     TooManyNodes,
     YamlSyntaxError,
     load_json,
+    lone_surrogate_at,
     node_overrun,
     number_too_long,
     parse_documents,
@@ -192,13 +194,14 @@ def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult,
     if bad and not beyond and entry.display.endswith(".json"):
         _parse_json(entry, cluster, text, result, max_nodes)
         return
+    surrogates = SURROGATE_ESCAPE.search(text) is not None  # else none can have been read
     for doc in docs:
         if isinstance(doc, BadDocument) and isinstance(doc.error, InputLimitError):
             result.diagnostics.append(_not_read(entry, doc.error, doc.line))
         elif isinstance(doc, BadDocument):
             result.diagnostics.append(_bad_document(entry, text, doc, len(docs) > 1))
         else:
-            _add_document(entry, cluster, doc, result)
+            _add_document(entry, cluster, doc, result, surrogates)
 
 
 def _not_read(entry: Entry, error: InputLimitError, line: int | None = None) -> Diagnostic:
@@ -222,7 +225,11 @@ def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult, max_
                                              f"not read: {limit.message if limit else exc}",
                                              hint=InputLimitError.hint))
         return
-    _add_document(entry, cluster, ParsedDocument(body, 0, 1, 1, None), result)
+    items = body.get("items") if isinstance(body, dict) else None
+    # the JSON parser keeps no positions: a List's entries are placed at the document's start
+    positions = [(1, 1)] * len(items) if isinstance(items, list) else None
+    _add_document(entry, cluster, ParsedDocument(body, 0, 1, 1, positions), result,
+                  SURROGATE_ESCAPE.search(text) is not None)
 
 
 def _bad_document(entry: Entry, text: str, doc: BadDocument, others: bool) -> Diagnostic:
@@ -256,11 +263,26 @@ def _breaking_action(text: str, doc: BadDocument) -> re.Match[str] | None:
     return first
 
 
-def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: ParseResult) -> None:
+def _surrogate(where: str, line: int | None, field: str) -> Diagnostic:
+    return Diagnostic(where, line, f"not read: {field} holds a lone UTF-16 surrogate escape "
+                      "(\\ud800-\\udfff without its pair), which is no character",
+                      hint="fix the escape: a character beyond U+FFFF is written as a pair "
+                           "(\\ud83d\\ude00); the file's other documents were read")
+
+
+def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: ParseResult,
+                  surrogates: bool = False) -> None:
+    """``surrogates``: the text may hold a lone surrogate escape; a document (or List
+    item) holding one is refused, as nothing after reading could encode it again."""
     body = doc.body
     if body is None:
         return
     where = entry.display
+    listed = isinstance(body, dict) and isinstance(body.get("items"), list) \
+        and isinstance(body.get("kind"), str) and body["kind"].endswith("List")
+    if surrogates and not listed and (field := lone_surrogate_at(body)) is not None:
+        result.diagnostics.append(_surrogate(where, doc.line, field))
+        return
     for duplicate in doc.duplicates:
         result.diagnostics.append(Diagnostic(
             where, duplicate.second_line,
@@ -331,6 +353,10 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
                                                      f"items[{i}] is not an object",
                                                      hint="each entry of items must be a mapping "
                                                           "with kind, apiVersion and metadata"))
+                continue
+            if surrogates and (field := lone_surrogate_at(item)) is not None:
+                result.diagnostics.append(_surrogate(where, _location(entry, doc, i).line,
+                                                     f"items[{i}].{field}"))
                 continue
             if "kind" not in item and kind != "List":
                 # Typed lists (PodList) may omit kind/apiVersion on their items.

@@ -74,3 +74,22 @@ def test_items_null_is_an_empty_list_as_go_writes_it(standin, pki, tmp_path, exa
     code, report = _report(server, pki, tmp_path)
     assert code == 1
     assert not any("endpoints" in d["message"] for d in report["diagnostics"])
+
+
+def test_a_listed_object_with_a_lone_surrogate_is_refused_and_its_neighbours_kept(
+        standin, pki, tmp_path, example_bodies):
+    server = standin(example_bodies)
+    page = ('{"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {}, "items": ['
+            '{"metadata": {"name": "kept-cm", "namespace": "shop"}, "data": {"a": "b"}},'
+            '{"metadata": {"name": "bad-cm", "namespace": "shop"}, "data": {"a": "x\\ud800"}}]}')
+    server.state.raw["/api/v1/configmaps"] = ("200 OK", {}, page.encode())
+    config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem)
+    code, out, err = hcpscan("cluster", "--kubeconfig", str(config), "--no-config",
+                             "--request-timeout", "5", "--format", "json", "--save-dump",
+                             str(tmp_path / "dump"))
+    assert code == 2 and "internal error" not in err, err
+    report = json.loads(out)
+    assert any(d["message"] == "not read: ConfigMap shop/bad-cm: data.a holds a lone UTF-16 "
+               "surrogate escape (\\ud800-\\udfff without its pair)" for d in report["diagnostics"])
+    saved = "".join(p.read_text() for p in (tmp_path / "dump").rglob("*.yaml"))
+    assert "kept-cm" in saved and "bad-cm" not in saved

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic
-from hcpscan.core.yamldocs import MAX_DEPTH, nested_too_deep
+from hcpscan.core.yamldocs import MAX_DEPTH, lone_surrogate_at, nested_too_deep
 from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.objects import KUBECONFIG, MANAGEMENT, K8sObject, SourceLocation
 from hcpscan.inventory.resources import MADE_FROM
@@ -270,15 +270,27 @@ def _refuse_too_deep(listed: ListedResource, context: str, read: ClusterRead) ->
     may be: the same limit and words as for files."""
     kept = []
     for item in listed.items:
-        if not nested_too_deep(item):
+        if nested_too_deep(item):
+            obj = to_object(item, context)
+            read.diagnostics.append(Diagnostic(obj.source.path, None, f"not read: {obj.ref} is "
+                                               f"nested deeper than {MAX_DEPTH} levels",
+                                               hint="no Kubernetes object nests that deep: the API "
+                                                    "server or an extension returned it; inspect it"))
+        elif (field := lone_surrogate_at(item)) is not None:
+            # no Kubernetes API server writes one (Go writes U+FFFD): nothing could encode it again
+            meta = mapping_at(item, "metadata")
+            name = f"{item.get('kind')} {meta.get('namespace') or ''}/{meta.get('name')}"
+            read.diagnostics.append(Diagnostic(
+                virtual_root(context), None, f"not read: {_shown(name)}: {field} holds a lone "
+                "UTF-16 surrogate escape (\\ud800-\\udfff without its pair)",
+                hint="the API server or an extension returned it; inspect the object"))
+        else:
             kept.append(item)
-            continue
-        obj = to_object(item, context)
-        read.diagnostics.append(Diagnostic(obj.source.path, None, f"not read: {obj.ref} is nested "
-                                           f"deeper than {MAX_DEPTH} levels",
-                                           hint="no Kubernetes object nests that deep: the API "
-                                                "server or an extension returned it; inspect it"))
     listed.items[:] = kept
+
+
+def _shown(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def to_object(item: dict[str, Any], context: str) -> K8sObject:
