@@ -779,19 +779,52 @@ def read_documents(text: str) -> Iterator[ParsedDocument | BadDocument]:
                 index += 1
                 yield doc
             return
-        except YamlSyntaxError:
-            pass
+        except YamlSyntaxError as exc:
+            error = exc
+        spans = spans if spans is not None else document_spans(text)
+        rest = _rest_of_span(text, spans, index, error)
+        if rest is not None and rest.end > offset:
+            # the error stands after a document already read, in text no "---" separates
+            # from it (a document after "...", a second JSON value): that text is not read
+            # and is said so, never dropped in silence
+            yield rest
+            if rest.end >= len(text):
+                return
+            offset = rest.end
+            continue
         # The first document not finished is the bad one (a document is yielded once
         # the next one starts): read it on its own, then go on after it.
-        spans = spans if spans is not None else document_spans(text)
-        if index >= len(spans):
-            return  # pragma: no cover - an error after the last document's text
         start, end = spans[index]
         yield from _one_document(text, index, start, end)
         index += 1
         if index >= len(spans):
             return
         offset = spans[index][0]
+
+
+def _rest_of_span(text: str, spans: list[tuple[int, int]], index: int,
+                  error: YamlSyntaxError) -> BadDocument | None:
+    """When the parser stopped inside a span whose document was already yielded (or
+    after the last span), the rest of that span from the error's line, as a bad document."""
+    if index < len(spans) and not error.line:
+        return None
+    at = _line_offset(text, error.line) if error.line else spans[-1][0]
+    holding = next((i for i, (start, end) in enumerate(spans) if start <= at < end), len(spans) - 1)
+    if index < len(spans) and holding >= index:
+        return None
+    end = spans[holding][1]
+    line = error.line or text.count("\n", 0, at) + 1
+    return BadDocument(index, at, end, line, error)
+
+
+def _line_offset(text: str, line: int) -> int:
+    at = 0
+    for _ in range(line - 1):
+        found = text.find("\n", at)
+        if found < 0:
+            return len(text)
+        at = found + 1
+    return at
 
 
 def _one_document(text: str, index: int, start: int, end: int) -> Iterator[ParsedDocument | BadDocument]:

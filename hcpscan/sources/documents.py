@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -194,6 +195,9 @@ def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult,
     if bad and not beyond and entry.display.endswith(".json"):
         _parse_json(entry, cluster, text, result, max_nodes)
         return
+    if bad and not beyond and text.lstrip().startswith("{") \
+            and _parse_json(entry, cluster, text, result, max_nodes, strict=False):
+        return  # JSON Lines in a .yaml file or on standard input
     surrogates = SURROGATE_ESCAPE.search(text) is not None  # else none can have been read
     for doc in docs:
         if isinstance(doc, BadDocument) and isinstance(doc.error, InputLimitError):
@@ -208,28 +212,80 @@ def _not_read(entry: Entry, error: InputLimitError, line: int | None = None) -> 
     return Diagnostic(entry.display, error.line or line, f"not read: {error.message}", hint=error.hint)
 
 
-def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult, max_nodes: int) -> None:
-    """JSON that YAML 1.1 cannot read (tabs, some escapes): the JSON parser's reading."""
+def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult, max_nodes: int,
+                strict: bool = True) -> bool:
+    """JSON that YAML 1.1 cannot read (tabs, some escapes), and JSON values one after the
+    other (JSON Lines: `jq -c '.items[]'`, `kubectl get -o json` run twice into one
+    file): the JSON parser's reading, each value a document at its line. Not ``strict``
+    (a file not named .json), nothing is added unless all of the text is JSON: False."""
+    try:
+        documents = _json_documents(entry.display, text, max_nodes)
+    except TooManyNodes as exc:
+        if strict:
+            result.diagnostics.append(_not_read(entry, exc))
+        return strict
+    if not strict and isinstance(documents[-1], Diagnostic | str):
+        return False
+    surrogates = SURROGATE_ESCAPE.search(text) is not None
+    for doc in documents:
+        if isinstance(doc, ParsedDocument):
+            _add_document(entry, cluster, doc, result, surrogates)
+            continue
+        if isinstance(doc, str):  # nested too deep, or a number too long
+            limit = number_too_long(text) if "integer" in doc else None
+            result.diagnostics.append(Diagnostic(entry.display, limit.line if limit else None,
+                                                 f"not read: {limit.message if limit else doc}",
+                                                 hint=InputLimitError.hint))
+        else:
+            result.diagnostics.append(doc)
+    return True
+
+
+_JSON_GAP = re.compile(r"[ \t\n\r]*")
+
+
+def _json_documents(where: str, text: str, max_nodes: int) -> list[ParsedDocument | Diagnostic | str]:
+    """Each JSON value of the text, in order; a value that cannot be read ends the list
+    as a Diagnostic (invalid JSON, with its line) or a str (beyond a limit)."""
     try:
         body = load_json(text, max_nodes)
-    except TooManyNodes as exc:
-        result.diagnostics.append(_not_read(entry, exc))
-        return
     except json.JSONDecodeError as exc:
-        result.diagnostics.append(Diagnostic(entry.display, exc.lineno, f"invalid JSON: {exc.msg}",
-                                             hint="fix the syntax at this line"))
-        return
-    except ValueError as exc:  # nested too deep, or a number too long
-        limit = number_too_long(text) if "integer" in str(exc) else None
-        result.diagnostics.append(Diagnostic(entry.display, limit.line if limit else None,
-                                             f"not read: {limit.message if limit else exc}",
-                                             hint=InputLimitError.hint))
-        return
+        if exc.msg != "Extra data":
+            return [Diagnostic(where, exc.lineno, f"invalid JSON: {exc.msg}",
+                               hint="fix the syntax at this line")]
+    except TooManyNodes:
+        raise
+    except ValueError as exc:
+        return [str(exc)]
+    else:
+        return [_json_document(body, 0, 1, 1)]
+    decoder, found = json.JSONDecoder(), []
+    at = _JSON_GAP.match(text, 0).end()  # type: ignore[union-attr]
+    while at < len(text):
+        line = text.count("\n", 0, at) + 1
+        column = at - text.rfind("\n", 0, at)
+        try:
+            body, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as exc:
+            found.append(Diagnostic(where, exc.lineno, f"invalid JSON: {exc.msg}", hint=(
+                "fix the syntax at this line; the JSON values before it were read")))
+            break
+        except RecursionError:
+            found.append(f"nested deeper than Python reads ({sys.getrecursionlimit()} levels)")
+            break
+        except ValueError as exc:
+            found.append(str(exc))
+            break
+        found.append(_json_document(body, len(found), line, column))
+        at = _JSON_GAP.match(text, end).end()  # type: ignore[union-attr]
+    return found
+
+
+def _json_document(body: Any, index: int, line: int, column: int) -> ParsedDocument:
     items = body.get("items") if isinstance(body, dict) else None
-    # the JSON parser keeps no positions: a List's entries are placed at the document's start
-    positions = [(1, 1)] * len(items) if isinstance(items, list) else None
-    _add_document(entry, cluster, ParsedDocument(body, 0, 1, 1, positions), result,
-                  SURROGATE_ESCAPE.search(text) is not None)
+    # the JSON parser keeps no positions: a List's entries are placed at the value's start
+    positions = [(line, column)] * len(items) if isinstance(items, list) else None
+    return ParsedDocument(body, index, line, column, positions)
 
 
 def _bad_document(entry: Entry, text: str, doc: BadDocument, others: bool) -> Diagnostic:
@@ -244,6 +300,11 @@ def _bad_document(entry: Entry, text: str, doc: BadDocument, others: bool) -> Di
                           hint="render it first, e.g. `helm template <chart> | hcpscan scan -`, "
                                "or scan the rendered output" + rest)
     error = doc.error
+    if "expected <document start>" in error.message or "expected '<document start>'" in error.message:
+        return Diagnostic(entry.display, error.line or doc.line,
+                          "invalid YAML: a document follows the one before it with no `---` line "
+                          "between them (after `...`, or a second JSON value): it was not read",
+                          hint="put a line `---` before it" + rest)
     hint = "fix the syntax at this line" + rest
     if _ACTION.search(text, doc.start, doc.end):
         hint += "; if this is a Helm template, render it first (`helm template <chart> | hcpscan scan -`)"
@@ -353,6 +414,14 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
                                                      f"items[{i}] is not an object",
                                                      hint="each entry of items must be a mapping "
                                                           "with kind, apiVersion and metadata"))
+                continue
+            inner = item.get("kind")
+            if isinstance(inner, str) and (inner == "List" or (inner.endswith("List") and "items" in item)):
+                result.diagnostics.append(Diagnostic(
+                    where, _location(entry, doc, i).line,
+                    f"items[{i}] is itself a {inner}: a List inside a List is not read",
+                    hint="move its items into the outer List's items (kubectl get -o yaml "
+                         "writes one List)"))
                 continue
             if surrogates and (field := lone_surrogate_at(item)) is not None:
                 result.diagnostics.append(_surrogate(where, _location(entry, doc, i).line,

@@ -50,3 +50,77 @@ def test_a_pair_of_surrogate_escapes_is_one_character_and_read(tmp_path: Path):
     runs = run_every_command(str(tree))
     assert not any(SURROGATE in d["message"] for d in diagnostics(runs))
     assert "smile" in {o["name"] for o in runs["inventory"].json()["objects"]}
+
+
+CM = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "%s", "namespace": "shop"}}'
+
+
+@pytest.mark.parametrize("name", ["items.json", "items.yaml"])
+def test_json_values_one_per_line_are_all_read(tmp_path: Path, name: str):
+    # `kubectl get cm -o json | jq -c '.items[]' > items.json`: only the first was read
+    tree = with_good(tmp_path / "dump")
+    (tree / name).write_text("\n".join(CM % n for n in ("first", "second", "third")) + "\n")
+    runs = run_every_command(str(tree))
+    objects = {(o["name"], o["source"]["line"]) for o in runs["inventory"].json()["objects"]
+               if o["kind"] == "ConfigMap"}
+    assert objects == {("first", 1), ("second", 2), ("third", 3)}
+    assert diagnostics(runs) == []
+
+
+def test_json_lines_on_standard_input_are_all_read():
+    from tests.hostile.harness import hcpscan
+
+    text = "\n".join(CM % n for n in ("first", "second")) + "\n"
+    done = hcpscan("inventory", "-", "--format", "json", stdin=text.encode())
+    assert done.returncode == 0, done.stderr
+    import json
+    assert {o["name"] for o in json.loads(done.stdout)["objects"]} == {"first", "second"}
+
+
+def test_a_broken_json_line_is_said_and_the_lines_before_it_kept(tmp_path: Path):
+    tree = with_good(tmp_path / "dump")
+    (tree / "items.json").write_text(CM % "first" + "\n" + '{"kind": "ConfigMap",,}\n' + CM % "third" + "\n")
+    runs = run_every_command(str(tree))
+    assert [(d["line"], d["message"]) for d in diagnostics(runs)] == [
+        (2, "invalid JSON: Expecting property name enclosed in double quotes")]
+    names = {o["name"] for o in runs["inventory"].json()["objects"]}
+    assert "first" in names and runs["scan"].code == 2
+
+
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["yaml-rs", "pyyaml"])
+@pytest.mark.parametrize(("text", "line"), [
+    # a document after the end marker `...` with no `---`: YAML 1.1 readers stop there
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first, namespace: shop}\n...\n"
+     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lost, namespace: shop}\n", 5),
+    # a second JSON value in a YAML document between `---` lines
+    ("---\n" + CM % "first" + "\n" + CM % "lost" + "\n---\n" + CM % "after" + "\n", 3),
+])
+def test_a_document_no_separator_parts_from_the_one_before_is_said(tmp_path: Path, monkeypatch,
+                                                                   fast: str, text: str, line: int):
+    monkeypatch.setenv("HCPSCAN_FAST_YAML", fast)
+    tree = with_good(tmp_path / "dump")
+    (tree / "docs.yaml").write_text(text)
+    runs = run_every_command(str(tree))
+    said = [(d["line"], d["message"]) for d in diagnostics(runs)]
+    assert said == [(line, "invalid YAML: a document follows the one before it with no `---` "
+                           "line between them (after `...`, or a second JSON value): it was not read")]
+    assert runs["scan"].code == 2
+    names = {o["name"] for o in runs["inventory"].json()["objects"]}
+    assert "first" in names and "lost" not in names
+    assert "after" in names or "after" not in text
+
+
+def test_a_list_inside_a_list_is_said_not_counted_as_an_object(tmp_path: Path):
+    tree = with_good(tmp_path / "dump")
+    (tree / "nested.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- apiVersion: v1\n  kind: List\n  items:\n"
+        "  - {apiVersion: v1, kind: ConfigMap, metadata: {name: inner, namespace: shop}}\n"
+        "- apiVersion: v1\n  kind: ConfigMapList\n  items: {a: b}\n"
+        "- {apiVersion: v1, kind: ConfigMap, metadata: {name: outer, namespace: shop}}\n")
+    runs = run_every_command(str(tree))
+    said = [(d["line"], d["message"]) for d in diagnostics(runs)]
+    assert said == [(4, "items[0] is itself a List: a List inside a List is not read"),
+                    (8, "items[1] is itself a ConfigMapList: a List inside a List is not read")]
+    kinds = {(o["kind"], o["name"]) for o in runs["inventory"].json()["objects"]}
+    assert ("ConfigMap", "outer") in kinds and not any(k.endswith("List") for k, _ in kinds)
