@@ -93,3 +93,17 @@ def test_a_listed_object_with_a_lone_surrogate_is_refused_and_its_neighbours_kep
                "surrogate escape (\\ud800-\\udfff without its pair)" for d in report["diagnostics"])
     saved = "".join(p.read_text() for p in (tmp_path / "dump").rglob("*.yaml"))
     assert "kept-cm" in saved and "bad-cm" not in saved
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "\u00b9", "1.5", "-1", "soon", "Wed, 21 Oct 2015 07:28:00 GMT"])
+def test_a_retry_after_that_is_no_ascii_number_or_date_is_ignored(standin, pki, tmp_path,
+                                                                  example_bodies, value):
+    # `Retry-After: ²` (byte 0xB2): str.isdigit() took it and float() refused it, exit 4
+    from tests.live.apiserver import Fault
+
+    server = standin(example_bodies)
+    server.state.faults["/api/v1/secrets"] = Fault(429, 2, retry_after=value)
+    code, report = _report(server, pki, tmp_path)
+    assert code == 1
+    assert not any("secrets" in d["message"] for d in report["diagnostics"])
+    assert [r.status for r in server.state.requests if r.path == "/api/v1/secrets"][-1] == 200

@@ -21,6 +21,7 @@ and an answer larger than ``max_response_bytes`` is refused, not read.
 
 from __future__ import annotations
 
+import email.utils
 import errno
 import functools
 import ipaddress
@@ -32,6 +33,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -516,10 +518,23 @@ def _api_error(response: _Answer, path: str, secrets: Sequence[str] = ()) -> Api
 
 
 def _backoff(attempt: int, retry_after: str | None) -> float:
-    """Seconds to wait before the next attempt: Retry-After when given, else exponential."""
-    if retry_after and retry_after.strip().isdigit():
-        return min(float(retry_after), MAX_BACKOFF)
+    """Seconds to wait before the next attempt: Retry-After when given (ASCII digits, or
+    an HTTP date), else exponential. Anything else a server sends there is ignored
+    (``str.isdigit`` took superscripts and other scripts' digits, which ``float`` refuses)."""
+    value = (retry_after or "").strip()
+    if _DELAY_SECONDS.fullmatch(value):
+        return min(float(value), MAX_BACKOFF)
+    if value:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            when = None
+        if when is not None and when.tzinfo is not None:
+            return min(max((when - datetime.now(timezone.utc)).total_seconds(), 0.0), MAX_BACKOFF)
     return min(0.2 * 2 ** (attempt - 1), MAX_BACKOFF) * (0.5 + random.random() / 2)
+
+
+_DELAY_SECONDS = re.compile(r"[0-9]+", re.ASCII)
 
 
 def _redact_userinfo(url: str | None) -> str:
