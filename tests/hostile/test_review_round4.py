@@ -124,3 +124,46 @@ def test_a_list_inside_a_list_is_said_not_counted_as_an_object(tmp_path: Path):
                     (8, "items[1] is itself a ConfigMapList: a List inside a List is not read")]
     kinds = {(o["kind"], o["name"]) for o in runs["inventory"].json()["objects"]}
     assert ("ConfigMap", "outer") in kinds and not any(k.endswith("List") for k, _ in kinds)
+
+
+def _cli(*args: str, stdin: bytes | None = None):
+    from tests.hostile.harness import hcpscan
+
+    done = hcpscan(*args, stdin=stdin)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_two_reports_to_one_file_are_refused_and_nothing_is_written(tmp_path: Path):
+    tree = with_good(tmp_path / "dump")
+    out = tmp_path / "o.json"
+    code, _, err = _cli("scan", str(tree), "--format", f"json={out}", "--format",
+                        f"sarif={tmp_path}/./o.json")
+    assert code == 2 and "the json and sarif reports both go to" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_a_report_over_the_scanned_file_is_refused_and_the_file_kept(tmp_path: Path):
+    scanned = with_good(tmp_path / "dump") / "good.yaml"
+    before = scanned.read_text()
+    code, _, err = _cli("scan", str(scanned), "-o", str(scanned))
+    assert code == 2 and f"would be written over {scanned}, which this run scans" in err
+    assert scanned.read_text() == before
+
+
+@pytest.mark.parametrize(("size", "words"), [("8000000000G", "is larger than 1024G"),
+                                              ("\u00b2G", "is not a size")])
+def test_a_max_file_size_beyond_any_input_is_a_usage_error(size: str, words: str):
+    from tests.hostile.harness import GOOD
+
+    code, _, err = _cli("scan", "-", "--max-file-size", size, stdin=GOOD.encode())
+    assert code == 2 and words in err and "internal error" not in err
+
+
+def test_standard_input_under_a_large_max_file_size_is_read():
+    # read(limit + 1) allocated the limit first: 800G ended with a MemoryError
+    from tests.hostile.harness import GOOD
+
+    code, out, err = _cli("inventory", "-", "--max-file-size", "800G", "--format", "json",
+                          stdin=GOOD.encode())
+    assert code == 0, err
+    assert "good-web" in out
