@@ -167,3 +167,30 @@ def test_standard_input_under_a_large_max_file_size_is_read():
                           stdin=GOOD.encode())
     assert code == 0, err
     assert "good-web" in out
+
+
+@pytest.mark.parametrize(("redirect", "code", "words"), [
+    (">&-", 2, "hcpscan: error: standard output is closed"),
+    ("2>&-", 2, ""),  # nothing can be said: the exit code says it
+    ("<&- -", 2, "hcpscan: error: standard input is closed, but `-` asks to read it"),
+])
+def test_a_closed_standard_stream_is_exit_2_not_findings_or_an_internal_error(tmp_path: Path,
+                                                                            redirect, code, words):
+    import shlex
+    import subprocess
+    import sys
+
+    from tests.hostile.harness import ROOT
+
+    tree = with_good(tmp_path / "dump")
+    err = tmp_path / "err.txt"
+    command = (f"{shlex.quote(sys.executable)} -m hcpscan scan {shlex.quote(str(tree))} "
+               f"{redirect}")
+    if not redirect.startswith("2"):
+        command += f" 2>{shlex.quote(str(err))}"
+    done = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, timeout=120,
+                          check=False)
+    said = err.read_text() if err.exists() else ""
+    assert done.returncode == code, said
+    assert "Traceback" not in said and "internal error" not in said
+    assert words in said
