@@ -194,3 +194,57 @@ def test_a_closed_standard_stream_is_exit_2_not_findings_or_an_internal_error(tm
     assert done.returncode == code, said
     assert "Traceback" not in said and "internal error" not in said
     assert words in said
+
+
+ANCHORED = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: hypershift.openshift.io/v1beta1
+  kind: HostedCluster
+  metadata: {name: example, namespace: clusters}
+  spec:
+    configuration:
+      proxy: &prx
+        httpProxy: http://proxy.corp.example.com:3128
+        httpsProxy: http://proxy.corp.example.com:3128
+        noProxy: &np .corp.example.com,10.0.0.0/16
+    networking:
+      clusterNetwork: [{cidr: 10.132.0.0/14}]
+      serviceNetwork: [{cidr: 172.31.0.0/16}]
+    platform: {type: KubeVirt}
+- apiVersion: hypershift.openshift.io/v1beta1
+  kind: HostedCluster
+  metadata: {name: example2, namespace: clusters}
+  spec:
+    configuration:
+      proxy:
+        <<: *prx
+        noProxy: *np
+    networking:
+      clusterNetwork: [{cidr: 10.132.0.0/14}]
+      serviceNetwork: [{cidr: 172.31.0.0/16}]
+    platform: {type: KubeVirt}
+"""
+
+
+@pytest.mark.parametrize("how", ["--out", "--diff", "in place"])
+def test_fix_never_writes_a_file_that_no_longer_parses_over_an_anchor(tmp_path: Path, how: str):
+    # the noProxy fix replaced `&np .corp...` and dropped the anchor `*np` repeats below
+    import yaml
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    source = folder / "hc.yaml"
+    source.write_text(ANCHORED)
+    args = {"--out": ["--out", str(tmp_path / "out")], "--diff": ["--diff", str(tmp_path / "d.patch")],
+            "in place": []}[how]
+    code, _, err = _cli("fix", str(source), *args)
+    assert code == 1 and "Traceback" not in err
+    assert "fixed 0 finding(s)" in err and err.count("by hand: PRX005") == 2
+    assert "shared through a YAML anchor" in err
+    assert source.read_text() == ANCHORED
+    assert not list((tmp_path / "out").rglob("*.yaml"))  # no copy written
+    patch = tmp_path / "d.patch"
+    assert not patch.exists() or patch.read_text().strip() == ""
+    assert len(list(yaml.safe_load_all(source.read_text()))) == 1
