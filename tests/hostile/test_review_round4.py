@@ -248,3 +248,35 @@ def test_fix_never_writes_a_file_that_no_longer_parses_over_an_anchor(tmp_path: 
     patch = tmp_path / "d.patch"
     assert not patch.exists() or patch.read_text().strip() == ""
     assert len(list(yaml.safe_load_all(source.read_text()))) == 1
+
+
+def _tar(members: dict[str, str]) -> bytes:
+    import io
+    import tarfile
+
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        for name, text in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("cut", "words"), [
+    (0, "it ends without the end-of-archive blocks"),  # at the boundary before c.yaml
+    (100, "it ends inside a member's header"),  # inside c.yaml's header
+])
+def test_a_plain_tar_cut_at_a_member_boundary_or_inside_a_header_is_truncated(tmp_path: Path,
+                                                                             cut: int, words: str):
+    members = {f"{n}.yaml": CM % n + "\n" for n in ("a", "b", "c")}
+    whole = _tar(members)
+    boundary = 2 * (512 + 512)  # two members: a header block and a data block each
+    tree = with_good(tmp_path / "dump")
+    (tree / "cut.tar").write_bytes(whole[:boundary + cut])
+    (tree / "whole.tar").write_bytes(whole)
+    runs = run_every_command(str(tree))
+    said = [(Path(d["path"]).name, d["message"]) for d in diagnostics(runs)]
+    assert said == [("cut.tar", f"archive is truncated or corrupt after member 'b.yaml': {words}")]
+    names = [o["name"] for o in runs["inventory"].json()["objects"] if o["kind"] == "ConfigMap"]
+    assert sorted(names) == ["a", "a", "b", "b", "c"]  # the whole archive's three, the cut one's two
