@@ -280,3 +280,17 @@ def test_a_plain_tar_cut_at_a_member_boundary_or_inside_a_header_is_truncated(tm
     assert said == [("cut.tar", f"archive is truncated or corrupt after member 'b.yaml': {words}")]
     names = [o["name"] for o in runs["inventory"].json()["objects"] if o["kind"] == "ConfigMap"]
     assert sorted(names) == ["a", "a", "b", "b", "c"]  # the whole archive's three, the cut one's two
+
+
+@pytest.mark.parametrize("command", [("scan", "--output-format", "full"), ("inventory",)])
+def test_the_table_shows_at_most_200_input_problems_and_counts_the_rest(tmp_path: Path, command):
+    # 200,000 of them took minutes to lay out; JSON still lists every one
+    tree = with_good(tmp_path / "dump")
+    (tree / "values.yaml").write_text("".join(f"---\nreplicas: {n}\n" for n in range(250)))
+    code, out, err = _cli(*command, str(tree))
+    assert code == 2, err
+    assert out.count("document has no 'kind'") == 200
+    assert "…and 50 more input problems not shown here; all of them: --format json" in out
+    code, out, _ = _cli(*command[:1], str(tree), "--format", "json")
+    import json
+    assert len(json.loads(out)["diagnostics"]) == 250
