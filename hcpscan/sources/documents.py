@@ -259,7 +259,8 @@ def _json_documents(where: str, text: str, max_nodes: int) -> list[ParsedDocumen
         return [str(exc)]
     else:
         return [_json_document(body, 0, 1, 1)]
-    decoder, found = json.JSONDecoder(), []
+    decoder = json.JSONDecoder()
+    found: list[ParsedDocument | Diagnostic | str] = []
     at = _JSON_GAP.match(text, 0).end()  # type: ignore[union-attr]
     while at < len(text):
         line = text.count("\n", 0, at) + 1

@@ -539,13 +539,17 @@ class _TarHeader(tarfile.TarInfo):
         # zero blocks every tar writer ends with: which one it was is kept for the walker
         try:
             return super().fromtarfile(tar)
-        except (tarfile.EmptyHeaderError, tarfile.TruncatedHeaderError) as exc:
+        except _CUT_HEADER as exc:
             tar.hcpscan_cut = (  # type: ignore[attr-defined]
-                "it ends inside a member's header" if isinstance(exc, tarfile.TruncatedHeaderError)
+                "it ends inside a member's header" if isinstance(exc, _SHORT_HEADER)
                 else "it ends without the end-of-archive blocks")
             raise
 
 
+# tarfile's (undeclared in typeshed) errors for a header missing or cut short
+_SHORT_HEADER: type[Exception] = tarfile.TruncatedHeaderError  # type: ignore[attr-defined]
+_CUT_HEADER: tuple[type[Exception], ...] = (
+    tarfile.EmptyHeaderError, _SHORT_HEADER)  # type: ignore[attr-defined]
 _LONG = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
 _LONG_HEADERS: dict[tuple[bytes, str, str], tuple] = {}
 

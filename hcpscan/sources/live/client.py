@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -530,7 +530,7 @@ def _backoff(attempt: int, retry_after: str | None) -> float:
         except (TypeError, ValueError, IndexError, OverflowError):
             when = None
         if when is not None and when.tzinfo is not None:
-            return min(max((when - datetime.now(timezone.utc)).total_seconds(), 0.0), MAX_BACKOFF)
+            return min(max((when - datetime.now(UTC)).total_seconds(), 0.0), MAX_BACKOFF)
     return min(0.2 * 2 ** (attempt - 1), MAX_BACKOFF) * (0.5 + random.random() / 2)
 
 
