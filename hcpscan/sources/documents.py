@@ -367,11 +367,15 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
         result.skipped.append(("not a manifest (JSON without kind or apiVersion)", where))
         return
     if not isinstance(body, dict):
+        objects = isinstance(body, list) and any(isinstance(i, dict) and "kind" in i for i in body[:100])
         result.diagnostics.append(Diagnostic(where, doc.line,
                                              f"not a Kubernetes object (a {type(body).__name__})",
                                              severity="warning",
                                              hint="a manifest document is a mapping with kind "
-                                                  "and apiVersion"))
+                                                  "and apiVersion" + (
+                                                      "; put objects in a List: {\"apiVersion\": "
+                                                      "\"v1\", \"kind\": \"List\", \"items\": [...]}"
+                                                      if objects else "")))
         return
     kind = body.get("kind")
     if kind is None and "ignition" in body:
@@ -392,6 +396,11 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
         # Go renderers emit objects whose TypeMeta was never set as bare metadata
         # (hypershift's PowerVS credential Secrets): nothing to check, but counted.
         result.skipped.append(("typeless stub (metadata only, no kind)", f"{where}:{doc.line}"))
+        return
+    if kind is not None and not isinstance(kind, str):
+        result.diagnostics.append(Diagnostic(
+            where, doc.line, f"kind is {_value_words(kind)}, not a string: the document was not read",
+            hint="write the kind as a name: kind: ConfigMap"))
         return
     if not isinstance(kind, str) or not kind:
         result.diagnostics.append(Diagnostic(
@@ -510,11 +519,21 @@ def _install_config(body: dict[str, Any]) -> bool:
     return body.get("apiVersion") == "v1" and "baseDomain" in body and "platform" in body
 
 
+def _value_words(value: Any) -> str:
+    """A value of the wrong type, as a message says it: ``true (a boolean)``."""
+    kind = ("a boolean" if isinstance(value, bool) else "a number" if isinstance(value, (int, float))
+            else "a set (!!set)" if isinstance(value, (set, frozenset)) else "a mapping"
+            if isinstance(value, dict) else "a list" if isinstance(value, list)
+            else f"a {type(value).__name__}")
+    said = json.dumps(value) if isinstance(value, (bool, int, float)) else ""
+    return f"{said} ({kind})" if said else kind
+
+
 def _other_json(entry: Entry, body: Any) -> bool:
     if not entry.display.endswith(".json"):
         return False
-    if isinstance(body, list):
-        return True
+    if isinstance(body, list):  # data, unless it holds objects (then said, as for YAML)
+        return not any(isinstance(item, dict) and "kind" in item for item in body[:100])
     return isinstance(body, dict) and not {"kind", "apiVersion", "ignition"} & set(body)
 
 
@@ -526,6 +545,17 @@ def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLoc
                                              hint="add kind and apiVersion"))
         return
     meta = mapping_at(body, "metadata")
+    for field in ("name", "namespace", "generateName"):
+        value = meta.get(field)
+        if value is not None and not isinstance(value, str):
+            # `name: on` is true, `namespace: no` false in YAML 1.1: kubectl and the API
+            # server refuse such an object (a name is a string); never read as 'True' or ''
+            result.diagnostics.append(Diagnostic(
+                loc.path, loc.line, f"{kind}: metadata.{field} is {_value_words(value)}, not a "
+                "string: the API server rejects this object, so it was not read",
+                hint=f"quote it ({field}: \"on\"): YAML 1.1 reads on, off, yes and no as "
+                     "booleans and digits as numbers"))
+            return
     if "metadata" in body and not isinstance(body["metadata"], dict):
         result.diagnostics.append(Diagnostic(loc.path, loc.line,
                                              f"{kind}: metadata is a {type(body['metadata']).__name__}, "

@@ -294,3 +294,26 @@ def test_the_table_shows_at_most_200_input_problems_and_counts_the_rest(tmp_path
     code, out, _ = _cli(*command[:1], str(tree), "--format", "json")
     import json
     assert len(json.loads(out)["diagnostics"]) == 250
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("set.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: shop\n"
+                 "  labels: !!set {x, y}\n", (6, "metadata.labels is a set (!!set), not a mapping")),
+    ("kind.yaml", "apiVersion: v1\nkind: !!int 5\nmetadata: {name: a}\n",
+     (1, "kind is 5 (a number), not a string: the document was not read")),
+    ("array.json", '[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}]\n',
+     (1, "not a Kubernetes object (a list)")),
+    ("on.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: on\n  namespace: shop\n",
+     (1, "ConfigMap: metadata.name is true (a boolean), not a string: the API server rejects "
+         "this object, so it was not read")),
+    ("no.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: no\n",
+     (1, "ConfigMap: metadata.namespace is false (a boolean), not a string: the API server "
+         "rejects this object, so it was not read")),
+])
+def test_values_of_the_wrong_type_are_said_as_what_they_are(tmp_path: Path, name, text, said):
+    tree = with_good(tmp_path / "dump")
+    (tree / name).write_text(text)
+    runs = run_every_command(str(tree))
+    found = [(d["line"], d["message"]) for d in diagnostics(runs)]
+    assert len(found) == 1 and found[0][0] == said[0] and said[1] in found[0][1], found
+    assert {o["name"] for o in runs["inventory"].json()["objects"]} == {"good-web"}
