@@ -17,7 +17,6 @@ accepted, as the API server accepts it.
 from __future__ import annotations
 
 import datetime
-
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
