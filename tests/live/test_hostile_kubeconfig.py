@@ -91,7 +91,7 @@ def _fifo(tmp_path):
     ("tokenFile", _fifo), ("tokenFile", lambda _: "/dev/zero"),
     ("certificate-authority", _fifo), ("certificate-authority", lambda _: "/dev/zero"),
     ("client-certificate", lambda _: "/dev/zero"),
-])
+], ids=["tokenFile-fifo", "tokenFile-dev-zero", "ca-fifo", "ca-dev-zero", "client-certificate-dev-zero"])
 def test_a_file_the_kubeconfig_names_that_is_no_regular_file_is_refused(standin, pki, tmp_path,
                                                                         where, make):
     # a FIFO blocked the scan before any timeout applied; /dev/zero as a tokenFile was read
