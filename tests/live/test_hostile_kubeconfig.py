@@ -142,3 +142,20 @@ def test_an_internal_error_never_prints_a_header_value(capsys):
     err = capsys.readouterr().err
     assert code == 4 and "internal error: ValueError" in err
     assert "sekrit-token-value" not in err and "Bearer ****" in err
+
+
+def test_an_in_cluster_token_file_ending_in_a_newline_authenticates(standin, pki, tmp_path,
+                                                                    monkeypatch):
+    from hcpscan.sources.live import ClusterTarget, connect, discover, read_cluster
+
+    server = standin([NAMESPACE])
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    (account / "token").write_text(TOKEN + "\n")
+    (account / "ca.crt").write_bytes(pki.ca_pem)
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(server.server.server_address[1]))
+    conn = connect(ClusterTarget(request_timeout=5, serviceaccount_dir=account))
+    read = read_cluster(conn, discover(conn), {"Namespace"})
+    assert [o.name for o in read.objects] == ["team-a"]
+    assert {r.user for r in server.state.requests} == {USER}

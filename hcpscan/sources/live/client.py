@@ -468,10 +468,23 @@ def _load_in_cluster(target: ClusterTarget, configuration: Any) -> tuple[str, di
     if target.context:
         raise LiveError("--context needs a kubeconfig, but none was found (running in a pod)",
                         "give --kubeconfig PATH or drop --context")
-    loader = InClusterConfigLoader(token_filename=str(target.serviceaccount_dir / "token"),
-                                   cert_filename=str(target.serviceaccount_dir / "ca.crt"))
+    class TrimmedTokenLoader(InClusterConfigLoader):  # type: ignore[misc]
+        # the token file read bounded, regular only and trimmed, as a kubeconfig's tokenFile
+        def _read_token_file(self) -> None:
+            path = self._token_filename
+            token = bearer_token(read_credential_file("service account token", path),
+                                 f"the service account token file {path}")
+            if not token:
+                raise ConfigException("Token file exists but empty.")
+            self.token = f"bearer {token}"
+            self.token_expires_at = datetime.now() + self._token_refresh_period
+
+    loader = TrimmedTokenLoader(token_filename=str(target.serviceaccount_dir / "token"),
+                                cert_filename=str(target.serviceaccount_dir / "ca.crt"))
     try:
         loader.load_and_set(configuration)
+    except CredentialError as exc:
+        raise LiveError(f"cannot use the pod's service account: {exc.message}", exc.hint) from None
     except (ConfigException, OSError) as exc:
         raise LiveError(f"cannot use the pod's service account: {_short(exc)}",
                         "mount a service account token, or give --kubeconfig PATH") from None
