@@ -60,6 +60,7 @@ def test_a_token_ending_in_a_newline_authenticates(standin, pki, tmp_path, shape
     ({"token": "hcpscan-tök€n"}, "holds the character U+20AC"),
     ({"token": "hcpscan\x1btoken"}, "holds a control character"),
     ({"token": 12345}, "is not a string"),
+    ({"token": " \r\n"}, "is empty (only blanks)"),
 ])
 def test_a_token_no_header_can_carry_is_one_line_exit_2_and_masked(standin, pki, tmp_path, user, words):
     server = standin([NAMESPACE])

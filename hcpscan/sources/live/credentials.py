@@ -243,6 +243,8 @@ def bearer_token(token: object, where: str) -> str:
     if not isinstance(token, str):
         raise CredentialError(f"the token of {where} is not a string", _FIX_USER)
     token = token.strip()
+    if not token:  # never an anonymous scan
+        raise CredentialError(f"the token of {where} is empty (only blanks)", _FIX_USER)
     for at, char in enumerate(token):
         if ord(char) < 0x20 or ord(char) == 0x7f or ord(char) > 0xff:
             what = ("a line break" if char in "\r\n" else "a control character"
