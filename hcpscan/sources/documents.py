@@ -262,8 +262,9 @@ def _json_documents(where: str, text: str, max_nodes: int) -> list[ParsedDocumen
     decoder = json.JSONDecoder()
     found: list[ParsedDocument | Diagnostic | str] = []
     at = _JSON_GAP.match(text, 0).end()  # type: ignore[union-attr]
+    line, counted = 1, 0  # lines counted on from the last value: linear in the text
     while at < len(text):
-        line = text.count("\n", 0, at) + 1
+        line, counted = line + text.count("\n", counted, at), at
         column = at - text.rfind("\n", 0, at)
         try:
             body, end = decoder.raw_decode(text, at)
