@@ -32,9 +32,15 @@ def byte_size(text: str) -> int:
     value = text.strip().upper().removesuffix("B").removesuffix("I")
     unit = value[-1:] if value[-1:] in _UNITS else ""
     number = value[: len(value) - len(unit)]
-    if not number.isdigit() or int(number) <= 0:
+    if not number.isascii() or not number.isdigit() or int(number) <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 500M, 2G)")
+    if len(number) > 20 or int(number) * _UNITS[unit] > MAX_BYTE_SIZE:
+        raise argparse.ArgumentTypeError(f"{text!r} is larger than {MAX_BYTE_SIZE >> 30}G, "
+                                         "more than any input hcpscan reads")
     return int(number) * _UNITS[unit]
+
+
+MAX_BYTE_SIZE = 1 << 40  # 1024G: a size beyond it is a typo, and overflows what reads take
 
 
 def node_count(text: str) -> int:
@@ -42,7 +48,7 @@ def node_count(text: str) -> int:
     value = text.strip().upper().replace("_", "").replace(",", "")
     scale = {"K": 1000, "M": 1000**2}.get(value[-1:], 1)
     number = value[:-1] if scale > 1 else value
-    if not number.isdigit() or int(number) <= 0:
+    if not number.isascii() or not number.isdigit() or len(number) > 15 or int(number) <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of nodes (e.g. 20000000, 20M)")
     return int(number) * scale
 

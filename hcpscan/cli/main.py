@@ -112,6 +112,9 @@ def build_parser(command: str | None = None, all_commands: bool = True) -> argpa
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
+    closed = _closed_stream(words)
+    if closed is not None:
+        return closed
     parser = build_parser(chosen_command(words), all_commands=False)
     try:
         args = parser.parse_args(words)
@@ -143,6 +146,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal_error(args, exc)
 
 
+def _closed_stream(words: Sequence[str]) -> int | None:
+    """A standard stream closed when hcpscan started (``>&-``, ``2>&-``, ``<&-``: Python
+    sets it to None): said, exit 2, before anything runs; output that goes nowhere is
+    not a result. With standard error closed, only the exit code can say it."""
+    if sys.stderr is None:
+        return exitcodes.USAGE
+    if sys.stdout is None:
+        print("hcpscan: error: standard output is closed", file=sys.stderr)
+        print("hcpscan: hint: run it with standard output open (redirect it to a file or "
+              "/dev/null instead of closing it)", file=sys.stderr)
+        return exitcodes.USAGE
+    if sys.stdin is None:
+        if "-" in words:
+            print("hcpscan: error: standard input is closed, but `-` asks to read it",
+                  file=sys.stderr)
+            print("hcpscan: hint: pipe the manifests in, or name files instead of -",
+                  file=sys.stderr)
+            return exitcodes.USAGE
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - for the process's life
+    return None
+
+
 def _unwritable(exc: OSError, args: argparse.Namespace | None) -> int:
     """A write the machine refused: said, exit code 2; any other OSError is a bug."""
     if exc.errno not in _NO_ROOM:
@@ -167,8 +192,11 @@ def _internal_error(args: argparse.Namespace, exc: Exception) -> int:
     if getattr(args, "debug", False):
         raise exc
     from hcpscan.cli.output import say
+    from hcpscan.core.redact import mask_auth_values, mask_credentials
 
-    say(f"hcpscan: internal error: {type(exc).__name__}: {exc}", sys.stderr)
+    # a library's message may quote what it was given: a header (`Bearer <token>`), a URL
+    said = mask_credentials(mask_auth_values(str(exc)))
+    say(f"hcpscan: internal error: {type(exc).__name__}: {said}", sys.stderr)
     print("hcpscan: hint: rerun with --debug and report the traceback", file=sys.stderr)
     return exitcodes.INTERNAL
 
@@ -190,6 +218,8 @@ def entry() -> NoReturn:
 
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed when hcpscan started: main said so
+            continue
         try:
             stream.flush()
         except (BrokenPipeError, ValueError):  # the reader stopped early (`| head`), a closed stream

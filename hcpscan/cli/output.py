@@ -64,10 +64,14 @@ def diagnostics_table(diagnostics: Iterable[Diagnostic]) -> Table:
     said once in the title, so the "where" column holds short relative paths."""
     from rich.table import Table
 
+    from hcpscan.reporters.table import MAX_DIAGNOSTIC_ROWS, more_diagnostics
+
     diagnostics = list(diagnostics)
     root = common_folder([d.path for d in diagnostics])
     title = "could not read" + (f" (files under {escape(shown(root))}/)" if root else "")
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", caption_justify="left",
+                  caption=more_diagnostics(len(diagnostics), "--format json"))
+    diagnostics = diagnostics[:MAX_DIAGNOSTIC_ROWS]
     table.add_column("severity")
     table.add_column("where", overflow="fold")
     table.add_column("problem", overflow="fold")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,28 @@ def _targets(args: argparse.Namespace) -> list[tuple[str, str | None]]:
                          "keep one, or give the --format report a file: --format json=out.json")
     if not args.format or (args.output_format and not to_stdout):
         targets.append((_default_view(args), None))
-    return _route(args, targets)
+    targets = _route(args, targets)
+    _refuse_clobbering(targets, getattr(args, "paths", None) or [])
+    return targets
+
+
+def _refuse_clobbering(targets: list[tuple[str, str | None]], inputs: list[str]) -> None:
+    """Two reports written to one file (the second overwrote the first), or a report
+    written over a file the scan reads (`hcpscan scan in.yaml -o in.yaml`): refused
+    before anything is written."""
+    seen: dict[str, str] = {}
+    scanned = {os.path.realpath(p): p for p in inputs if p != "-" and os.path.isfile(p)}
+    for name, path in targets:
+        if path is None:
+            continue
+        real = os.path.realpath(path)
+        if real in seen:
+            raise UsageError(f"the {seen[real]} and {name} reports both go to {path}: the second "
+                             "would overwrite the first", "give each report its own file")
+        if real in scanned:
+            raise UsageError(f"the {name} report would be written over {scanned[real]}, which "
+                             "this run scans", "write the report to another file")
+        seen[real] = name
 
 
 def _parse_formats(specs: list[str]) -> list[tuple[str, str | None]]:

@@ -49,6 +49,18 @@ def mask_credentials(text: str) -> str:
     return "".join(parts)
 
 
+# an authentication value as headers and error messages write it: `Bearer <token>`,
+# `Basic <base64>`, `token=<value>`, `password: <value>`
+_AUTH_VALUE = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+|"
+                         r"\b(token|password|secret)(\s*[=:]\s*)[^\s\"',;]+")
+
+
+def mask_auth_values(text: str) -> str:
+    """``text`` with the value of every ``Bearer <token>``, ``Basic <value>``, ``token=``,
+    ``password:`` or ``secret=`` replaced by ``****``."""
+    return _AUTH_VALUE.sub(lambda m: f"{m[1] or m[3]}{m[2] or m[4]}****", text)
+
+
 def mask_values(value: Any) -> Any:
     """A JSON-like tree (reports, dumps) with every string value masked; keys and
     structure kept. Masking values rather than serialized text also catches a

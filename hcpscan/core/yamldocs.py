@@ -201,6 +201,32 @@ def nested_too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+# A lone UTF-16 surrogate (U+D800-U+DFFF) is no Unicode character: JSON and YAML can
+# write one as an escape ("\\ud800"), and nothing can encode it again (UTF-8 refuses it).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Where a text may write one: an escape \uD800-\uDFFF (or YAML's \U0000D800-\U0000DFFF)
+SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+
+
+def lone_surrogate_at(value: Any) -> str | None:
+    """The path (``metadata.name``, ``data[x]``, ``items[2].spec``) of the first key or
+    string of a parsed value that holds a lone surrogate, None when none does."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                return path or "(the value)"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and not key.isascii() and _SURROGATE.search(key):
+                    return f"{path}.(a key)" if path else "(a key)"
+                stack.append((child, f"{path}.{key}" if path else str(key)))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(item))
+    return None
+
+
 # Before each entry of a mapping or a list stands one of these: "key:", "- ", "?" (a
 # complex key), "," or, for the first entry of a flow collection, "[" or "{".
 _ENTRY_MARKS = "-:,[{?"
@@ -753,19 +779,52 @@ def read_documents(text: str) -> Iterator[ParsedDocument | BadDocument]:
                 index += 1
                 yield doc
             return
-        except YamlSyntaxError:
-            pass
+        except YamlSyntaxError as exc:
+            error = exc
+        spans = spans if spans is not None else document_spans(text)
+        rest = _rest_of_span(text, spans, index, error)
+        if rest is not None and rest.end > offset:
+            # the error stands after a document already read, in text no "---" separates
+            # from it (a document after "...", a second JSON value): that text is not read
+            # and is said so, never dropped in silence
+            yield rest
+            if rest.end >= len(text):
+                return
+            offset = rest.end
+            continue
         # The first document not finished is the bad one (a document is yielded once
         # the next one starts): read it on its own, then go on after it.
-        spans = spans if spans is not None else document_spans(text)
-        if index >= len(spans):
-            return  # pragma: no cover - an error after the last document's text
         start, end = spans[index]
         yield from _one_document(text, index, start, end)
         index += 1
         if index >= len(spans):
             return
         offset = spans[index][0]
+
+
+def _rest_of_span(text: str, spans: list[tuple[int, int]], index: int,
+                  error: YamlSyntaxError) -> BadDocument | None:
+    """When the parser stopped inside a span whose document was already yielded (or
+    after the last span), the rest of that span from the error's line, as a bad document."""
+    if index < len(spans) and not error.line:
+        return None
+    at = _line_offset(text, error.line) if error.line else spans[-1][0]
+    holding = next((i for i, (start, end) in enumerate(spans) if start <= at < end), len(spans) - 1)
+    if index < len(spans) and holding >= index:
+        return None
+    end = spans[holding][1]
+    line = error.line or text.count("\n", 0, at) + 1
+    return BadDocument(index, at, end, line, error)
+
+
+def _line_offset(text: str, line: int) -> int:
+    at = 0
+    for _ in range(line - 1):
+        found = text.find("\n", at)
+        if found < 0:
+            return len(text)
+        at = found + 1
+    return at
 
 
 def _one_document(text: str, index: int, start: int, end: int) -> Iterator[ParsedDocument | BadDocument]:

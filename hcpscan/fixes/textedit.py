@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 from typing import Any
 
 import yaml
@@ -41,7 +42,10 @@ def edit_document(text: str, doc_index: int, item_index: int | None, edits: tupl
         raise EditError("the file has CR line ends; edit it by hand")
     own = tuple(e for e in edits if not isinstance(e, AddDocument))
     if own:
+        before = text
         text = _edit_own_text(text, doc_index, item_index, own, item_at)
+        if _ANCHOR.search(before):  # an edit of the object's own text may reach others
+            _check_the_rest(before, text, doc_index, item_index)
     for e in edits:
         if isinstance(e, AddDocument):
             if e.body in _documents(text):
@@ -51,6 +55,34 @@ def edit_document(text: str, doc_index: int, item_index: int | None, edits: tupl
                 raise EditError("the new document does not read back as intended")
             text = longer
     return text
+
+
+# A YAML anchor (`&name`), which aliases (`*name`) elsewhere in the file repeat
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[^\s\[\]{},]+")
+
+
+def _check_the_rest(before: str, after: str, doc_index: int, item_index: int | None) -> None:
+    """An object edited on its own lines in a file with anchors: the whole file still
+    parses and every other document (and List entry) reads as before. Replacing a value
+    that carries an anchor dropped it, and the aliases elsewhere no longer parsed."""
+    why = "edit it by hand (the value is shared through a YAML anchor with other objects)"
+    try:
+        old, new = _documents(before), _documents(after)
+    except EditError:
+        raise EditError(f"the edit would leave the file unparseable; {why}") from None
+    if len(old) != len(new):
+        raise EditError(f"the edit would change other documents; {why}")
+    for index, (was, now) in enumerate(zip(old, new)):
+        if index != doc_index:
+            if was != now:
+                raise EditError(f"the edit would change other documents; {why}")
+        elif item_index is not None and isinstance(was, dict) and isinstance(now, dict):
+            was_items, now_items = was.get("items"), now.get("items")
+            if not isinstance(was_items, list) or not isinstance(now_items, list) \
+                    or len(was_items) != len(now_items) \
+                    or any(a != b for i, (a, b) in enumerate(zip(was_items, now_items))
+                           if i != item_index):
+                raise EditError(f"the edit would change other entries of the List; {why}")
 
 
 @functools.lru_cache(maxsize=8)
@@ -136,7 +168,11 @@ def edit_text(text: str, doc_index: int, item_index: int | None, edits: tuple[Ed
                 continue  # already there
             text = _apply(text, _plan(text, node, resolved))
             intend(target, resolved)
-        after = _documents(text)
+        try:
+            after = _documents(text)
+        except EditError:
+            raise EditError("the edit would leave the file unparseable; edit it by hand (the "
+                            "value is shared through a YAML anchor with other objects?)") from None
         if after != expected:
             raise EditError("the edited text does not read back as the intended change")
     return text

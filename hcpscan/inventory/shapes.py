@@ -16,6 +16,7 @@ accepted, as the API server accepts it.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -292,4 +293,10 @@ def _name(value: Any) -> str:
         return "a mapping"
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, (set, frozenset)):
+        return "a set (!!set)"
+    if isinstance(value, (bytes, bytearray)):
+        return "binary data (!!binary)"
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return "a timestamp"
     return "a string or number"

@@ -185,11 +185,27 @@ def _suppressed(findings: list[Finding]) -> RenderableType:
     return Group(*parts)
 
 
+# Input problems shown as table rows; the others are counted under the table (laying out
+# 200,000 rows took minutes). JSON, SARIF and the concise view list all of them.
+MAX_DIAGNOSTIC_ROWS = 200
+
+
+def more_diagnostics(count: int, everything: str = "--format json (or --output-format concise)"
+                     ) -> str | None:
+    """What the table says of the input problems it does not show, and where all are."""
+    hidden = count - MAX_DIAGNOSTIC_ROWS
+    if hidden <= 0:
+        return None
+    return (f"…and {hidden:,} more input problem{'s' if hidden != 1 else ''} not shown here; "
+            f"all of them: {everything}")
+
+
 def _diagnostics_table(report: ScanReport) -> Table:
-    table = Table(title="Could not read or evaluate", title_justify="left", box=box.SIMPLE_HEAD)
+    table = Table(title="Could not read or evaluate", title_justify="left", box=box.SIMPLE_HEAD,
+                  caption=more_diagnostics(len(report.diagnostics)), caption_justify="left")
     for column in ("severity", "where", "problem", "what to do"):
         table.add_column(column, overflow="fold")
-    for diag in report.diagnostics:
+    for diag in report.diagnostics[:MAX_DIAGNOSTIC_ROWS]:
         path, line = str(diag.get("path") or ""), diag.get("line")
         table.add_row(shown(diag.get("severity") or "error"),
                       shown(f"{path}:{line}" if line else path),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -17,12 +18,14 @@ from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.textcodec import UTF8, sniff_encoding, wide_text
 from hcpscan.core.yamldocs import (
     MAX_NODES,
+    SURROGATE_ESCAPE,
     BadDocument,
     InputLimitError,
     ParsedDocument,
     TooManyNodes,
     YamlSyntaxError,
     load_json,
+    lone_surrogate_at,
     node_overrun,
     number_too_long,
     parse_documents,
@@ -205,37 +208,99 @@ def _parse_manifests(entry: Entry, cluster: str, text: str, result: ParseResult,
     if bad and not beyond and entry.display.endswith(".json"):
         _parse_json(entry, cluster, text, result, max_nodes)
         return
+    if bad and not beyond and text.lstrip().startswith("{") \
+            and _parse_json(entry, cluster, text, result, max_nodes, strict=False):
+        return  # JSON Lines in a .yaml file or on standard input
+    surrogates = SURROGATE_ESCAPE.search(text) is not None  # else none can have been read
     for doc in docs:
         if isinstance(doc, BadDocument) and isinstance(doc.error, InputLimitError):
             result.diagnostics.append(_not_read(entry, doc.error, doc.line))
         elif isinstance(doc, BadDocument):
             result.diagnostics.append(_bad_document(entry, text, doc, len(docs) > 1))
         else:
-            _add_document(entry, cluster, doc, result)
+            _add_document(entry, cluster, doc, result, surrogates)
 
 
 def _not_read(entry: Entry, error: InputLimitError, line: int | None = None) -> Diagnostic:
     return Diagnostic(entry.display, error.line or line, f"not read: {error.message}", hint=error.hint)
 
 
-def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult, max_nodes: int) -> None:
-    """JSON that YAML 1.1 cannot read (tabs, some escapes): the JSON parser's reading."""
+def _parse_json(entry: Entry, cluster: str, text: str, result: ParseResult, max_nodes: int,
+                strict: bool = True) -> bool:
+    """JSON that YAML 1.1 cannot read (tabs, some escapes), and JSON values one after the
+    other (JSON Lines: `jq -c '.items[]'`, `kubectl get -o json` run twice into one
+    file): the JSON parser's reading, each value a document at its line. Not ``strict``
+    (a file not named .json), nothing is added unless all of the text is JSON: False."""
+    try:
+        documents = _json_documents(entry.display, text, max_nodes)
+    except TooManyNodes as exc:
+        if strict:
+            result.diagnostics.append(_not_read(entry, exc))
+        return strict
+    if not strict and isinstance(documents[-1], Diagnostic | str):
+        return False
+    surrogates = SURROGATE_ESCAPE.search(text) is not None
+    for doc in documents:
+        if isinstance(doc, ParsedDocument):
+            _add_document(entry, cluster, doc, result, surrogates)
+            continue
+        if isinstance(doc, str):  # nested too deep, or a number too long
+            limit = number_too_long(text) if "integer" in doc else None
+            result.diagnostics.append(Diagnostic(entry.display, limit.line if limit else None,
+                                                 f"not read: {limit.message if limit else doc}",
+                                                 hint=InputLimitError.hint))
+        else:
+            result.diagnostics.append(doc)
+    return True
+
+
+_JSON_GAP = re.compile(r"[ \t\n\r]*")
+
+
+def _json_documents(where: str, text: str, max_nodes: int) -> list[ParsedDocument | Diagnostic | str]:
+    """Each JSON value of the text, in order; a value that cannot be read ends the list
+    as a Diagnostic (invalid JSON, with its line) or a str (beyond a limit)."""
     try:
         body = load_json(text, max_nodes)
-    except TooManyNodes as exc:
-        result.diagnostics.append(_not_read(entry, exc))
-        return
     except json.JSONDecodeError as exc:
-        result.diagnostics.append(Diagnostic(entry.display, exc.lineno, f"invalid JSON: {exc.msg}",
-                                             hint="fix the syntax at this line"))
-        return
-    except ValueError as exc:  # nested too deep, or a number too long
-        limit = number_too_long(text) if "integer" in str(exc) else None
-        result.diagnostics.append(Diagnostic(entry.display, limit.line if limit else None,
-                                             f"not read: {limit.message if limit else exc}",
-                                             hint=InputLimitError.hint))
-        return
-    _add_document(entry, cluster, ParsedDocument(body, 0, 1, 1, None), result)
+        if exc.msg != "Extra data":
+            return [Diagnostic(where, exc.lineno, f"invalid JSON: {exc.msg}",
+                               hint="fix the syntax at this line")]
+    except TooManyNodes:
+        raise
+    except ValueError as exc:
+        return [str(exc)]
+    else:
+        return [_json_document(body, 0, 1, 1)]
+    decoder = json.JSONDecoder()
+    found: list[ParsedDocument | Diagnostic | str] = []
+    at = _JSON_GAP.match(text, 0).end()  # type: ignore[union-attr]
+    line, counted = 1, 0  # lines counted on from the last value: linear in the text
+    while at < len(text):
+        line, counted = line + text.count("\n", counted, at), at
+        column = at - text.rfind("\n", 0, at)
+        try:
+            body, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as exc:
+            found.append(Diagnostic(where, exc.lineno, f"invalid JSON: {exc.msg}", hint=(
+                "fix the syntax at this line; the JSON values before it were read")))
+            break
+        except RecursionError:
+            found.append(f"nested deeper than Python reads ({sys.getrecursionlimit()} levels)")
+            break
+        except ValueError as exc:
+            found.append(str(exc))
+            break
+        found.append(_json_document(body, len(found), line, column))
+        at = _JSON_GAP.match(text, end).end()  # type: ignore[union-attr]
+    return found
+
+
+def _json_document(body: Any, index: int, line: int, column: int) -> ParsedDocument:
+    items = body.get("items") if isinstance(body, dict) else None
+    # the JSON parser keeps no positions: a List's entries are placed at the value's start
+    positions = [(line, column)] * len(items) if isinstance(items, list) else None
+    return ParsedDocument(body, index, line, column, positions)
 
 
 def _bad_document(entry: Entry, text: str, doc: BadDocument, others: bool) -> Diagnostic:
@@ -250,6 +315,11 @@ def _bad_document(entry: Entry, text: str, doc: BadDocument, others: bool) -> Di
                           hint="render it first, e.g. `helm template <chart> | hcpscan scan -`, "
                                "or scan the rendered output" + rest)
     error = doc.error
+    if "expected <document start>" in error.message or "expected '<document start>'" in error.message:
+        return Diagnostic(entry.display, error.line or doc.line,
+                          "invalid YAML: a document follows the one before it with no `---` line "
+                          "between them (after `...`, or a second JSON value): it was not read",
+                          hint="put a line `---` before it" + rest)
     hint = "fix the syntax at this line" + rest
     if _ACTION.search(text, doc.start, doc.end):
         hint += "; if this is a Helm template, render it first (`helm template <chart> | hcpscan scan -`)"
@@ -269,11 +339,26 @@ def _breaking_action(text: str, doc: BadDocument) -> re.Match[str] | None:
     return first
 
 
-def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: ParseResult) -> None:
+def _surrogate(where: str, line: int | None, field: str) -> Diagnostic:
+    return Diagnostic(where, line, f"not read: {field} holds a lone UTF-16 surrogate escape "
+                      "(\\ud800-\\udfff without its pair), which is no character",
+                      hint="fix the escape: a character beyond U+FFFF is written as a pair "
+                           "(\\ud83d\\ude00); the file's other documents were read")
+
+
+def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: ParseResult,
+                  surrogates: bool = False) -> None:
+    """``surrogates``: the text may hold a lone surrogate escape; a document (or List
+    item) holding one is refused, as nothing after reading could encode it again."""
     body = doc.body
     if body is None:
         return
     where = entry.display
+    listed = isinstance(body, dict) and isinstance(body.get("items"), list) \
+        and isinstance(body.get("kind"), str) and body["kind"].endswith("List")
+    if surrogates and not listed and (field := lone_surrogate_at(body)) is not None:
+        result.diagnostics.append(_surrogate(where, doc.line, field))
+        return
     for duplicate in doc.duplicates:
         result.diagnostics.append(Diagnostic(
             where, duplicate.second_line,
@@ -296,11 +381,15 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
         result.skipped.append(("not a manifest (JSON without kind or apiVersion)", where))
         return
     if not isinstance(body, dict):
+        objects = isinstance(body, list) and any(isinstance(i, dict) and "kind" in i for i in body[:100])
         result.diagnostics.append(Diagnostic(where, doc.line,
                                              f"not a Kubernetes object (a {type(body).__name__})",
                                              severity="warning",
                                              hint="a manifest document is a mapping with kind "
-                                                  "and apiVersion"))
+                                                  "and apiVersion" + (
+                                                      "; put objects in a List: {\"apiVersion\": "
+                                                      "\"v1\", \"kind\": \"List\", \"items\": [...]}"
+                                                      if objects else "")))
         return
     kind = body.get("kind")
     if kind is None and "ignition" in body:
@@ -328,6 +417,11 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
         result.skipped.append(("not a manifest (YAML without kind or apiVersion)",
                                f"{where}:{doc.line}"))
         return
+    if kind is not None and not isinstance(kind, str):
+        result.diagnostics.append(Diagnostic(
+            where, doc.line, f"kind is {_value_words(kind)}, not a string: the document was not read",
+            hint="write the kind as a name: kind: ConfigMap"))
+        return
     if not isinstance(kind, str) or not kind:
         misspelt = next((k for k in body if isinstance(k, str) and k != "kind"
                          and k.strip(" \ufeff").lower() == "kind"), None)
@@ -353,6 +447,18 @@ def _add_document(entry: Entry, cluster: str, doc: ParsedDocument, result: Parse
                                                      f"items[{i}] is not an object",
                                                      hint="each entry of items must be a mapping "
                                                           "with kind, apiVersion and metadata"))
+                continue
+            inner = item.get("kind")
+            if isinstance(inner, str) and (inner == "List" or (inner.endswith("List") and "items" in item)):
+                result.diagnostics.append(Diagnostic(
+                    where, _location(entry, doc, i).line,
+                    f"items[{i}] is itself a {inner}: a List inside a List is not read",
+                    hint="move its items into the outer List's items (kubectl get -o yaml "
+                         "writes one List)"))
+                continue
+            if surrogates and (field := lone_surrogate_at(item)) is not None:
+                result.diagnostics.append(_surrogate(where, _location(entry, doc, i).line,
+                                                     f"items[{i}].{field}"))
                 continue
             if "kind" not in item and kind != "List":
                 # Typed lists (PodList) may omit kind/apiVersion on their items.
@@ -436,11 +542,21 @@ def _install_config(body: dict[str, Any]) -> bool:
     return body.get("apiVersion") == "v1" and "baseDomain" in body and "platform" in body
 
 
+def _value_words(value: Any) -> str:
+    """A value of the wrong type, as a message says it: ``true (a boolean)``."""
+    kind = ("a boolean" if isinstance(value, bool) else "a number" if isinstance(value, (int, float))
+            else "a set (!!set)" if isinstance(value, (set, frozenset)) else "a mapping"
+            if isinstance(value, dict) else "a list" if isinstance(value, list)
+            else f"a {type(value).__name__}")
+    said = json.dumps(value) if isinstance(value, (bool, int, float)) else ""
+    return f"{said} ({kind})" if said else kind
+
+
 def _other_json(entry: Entry, body: Any) -> bool:
     if not entry.display.endswith(".json"):
         return False
-    if isinstance(body, list):
-        return True
+    if isinstance(body, list):  # data, unless it holds objects (then said, as for YAML)
+        return not any(isinstance(item, dict) and "kind" in item for item in body[:100])
     return isinstance(body, dict) and not {"kind", "apiVersion", "ignition"} & set(body)
 
 
@@ -468,6 +584,17 @@ def _add_object(entry: Entry, cluster: str, body: dict[str, Any], loc: SourceLoc
                                              hint="add kind and apiVersion"))
         return
     meta = mapping_at(body, "metadata")
+    for field in ("name", "namespace", "generateName"):
+        value = meta.get(field)
+        if value is not None and not isinstance(value, str):
+            # `name: on` is true, `namespace: no` false in YAML 1.1: kubectl and the API
+            # server refuse such an object (a name is a string); never read as 'True' or ''
+            result.diagnostics.append(Diagnostic(
+                loc.path, loc.line, f"{kind}: metadata.{field} is {_value_words(value)}, not a "
+                "string: the API server rejects this object, so it was not read",
+                hint=f"quote it ({field}: \"on\"): YAML 1.1 reads on, off, yes and no as "
+                     "booleans and digits as numbers"))
+            return
     if "metadata" in body and not isinstance(body["metadata"], dict):
         result.diagnostics.append(Diagnostic(loc.path, loc.line,
                                              f"{kind}: metadata is a {type(body['metadata']).__name__}, "

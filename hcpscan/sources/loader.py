@@ -171,7 +171,16 @@ def _load(paths: list[str], needs: ResourceNeeds, result: LoadResult, loader: _P
 
 def _take_stdin(loader: _Parser) -> None:
     limit = loader.limits.max_file_size
-    data = sys.stdin.buffer.read(limit + 1)
+    # in pieces: read(limit + 1) allocates its whole size first (a MemoryError for a
+    # large --max-file-size whatever standard input holds)
+    pieces, size = [], 0
+    while size <= limit:
+        piece = sys.stdin.buffer.read(min(limit + 1 - size, 1 << 24))
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    data = b"".join(pieces)
     if len(data) > limit:
         loader.diagnose(too_large("<stdin>", limit))
         return

@@ -532,7 +532,24 @@ class _TarHeader(tarfile.TarInfo):
          obj.devminor, obj.name, obj.linkname, obj.uname, obj.gname, obj.type) = fields
         return obj
 
+    @classmethod
+    def fromtarfile(cls, tar: tarfile.TarFile) -> Self:
+        # tarfile ends its members quietly at a header that is cut short or missing (the
+        # archive cut inside a header or at a member boundary), as at the end-of-archive
+        # zero blocks every tar writer ends with: which one it was is kept for the walker
+        try:
+            return super().fromtarfile(tar)
+        except _CUT_HEADER as exc:
+            tar.hcpscan_cut = (  # type: ignore[attr-defined]
+                "it ends inside a member's header" if isinstance(exc, _SHORT_HEADER)
+                else "it ends without the end-of-archive blocks")
+            raise
 
+
+# tarfile's (undeclared in typeshed) errors for a header missing or cut short
+_SHORT_HEADER: type[Exception] = tarfile.TruncatedHeaderError  # type: ignore[attr-defined]
+_CUT_HEADER: tuple[type[Exception], ...] = (
+    tarfile.EmptyHeaderError, _SHORT_HEADER)  # type: ignore[attr-defined]
 _LONG = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
 _LONG_HEADERS: dict[tuple[bytes, str, str], tuple] = {}
 
@@ -679,6 +696,9 @@ def _iter_tar(archive: _Archive, data: bytes | None) -> Iterator[Entry]:
                     raise TruncatedMember(f"member {name!r} is cut short")
                 last = name
                 yield from archive.member(name, parts, blob, member.name)
+            cut = getattr(tar, "hcpscan_cut", None)
+            if cut is not None and tar.offset:
+                raise TruncatedMember(cut)
     except _ARCHIVE_ERRORS as exc:
         where = f"after member {last!r}" if last else "at its start"
         archive.diagnose(Diagnostic(shown(path), None, f"archive is truncated or corrupt {where}: {exc}",

@@ -274,6 +274,9 @@ class ClusterState:
     # "echo-token" (403 whose Status message repeats the request's Authorization header and
     # ECHO_PAD characters more), "many-groups" (/apis lists MANY_GROUPS groups)
     misbehave: dict[str, str] = field(default_factory=dict)
+    # path -> an answer sent exactly as given, as a hostile server would: (status line,
+    # headers, body bytes), e.g. ("200 OK", {}, b'{"kind": "Status"}')
+    raw: dict[str, tuple[str, dict[str, str], bytes]] = field(default_factory=dict)
     # Server-side apply: the (group, plural)s that accept it, and a validator per
     # (group, kind) returning what the server would reject (empty: valid).
     appliable: set[tuple[str, str]] = field(default_factory=set)
@@ -400,6 +403,9 @@ class _Handler(BaseHTTPRequestHandler):
             state.requests.append(record)
         if state.delay:
             time.sleep(min(state.delay, _SOCKET_TIMEOUT))
+        if url.path in state.raw:
+            self._raw(*state.raw[url.path])
+            return
         mode = state.misbehave.get(url.path)
         if mode == "endless-body":
             self._endless_body()
@@ -440,6 +446,13 @@ class _Handler(BaseHTTPRequestHandler):
                 following = f"page-{int(given.removeprefix('page-') or 0) + 1}"
             body.setdefault("metadata", {})["continue"] = following
         return code, body, headers
+
+    def _raw(self, status: str, headers: dict[str, str], body: bytes) -> None:
+        self.wfile.write(f"HTTP/1.1 {status}\r\n".encode())
+        for key, value in {"Content-Type": "application/json", **headers}.items():
+            self.wfile.write(f"{key}: {value}\r\n".encode("latin-1"))
+        self.wfile.write(b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+        self.close_connection = True
 
     def _dribble_headers(self) -> None:
         """Headers as a slow (or hostile) server sends them: each read of the client gets

@@ -54,6 +54,9 @@ def _reference(data: bytes, limits: InputLimits) -> tuple[list, list, list]:
                     raise walk.TruncatedMember(f"member {name!r} is cut short")
                 last = name
                 entries.append((parts, blob, member.name))
+            # an archive cut inside a header or at a member boundary (walk._TarHeader says)
+            if getattr(tar, "hcpscan_cut", None) is not None and tar.offset:
+                raise walk.TruncatedMember(tar.hcpscan_cut)
     except walk._ARCHIVE_ERRORS as exc:
         where = f"after member {last!r}" if last else "at its start"
         diagnostics.append(Diagnostic("a.tar", None, f"archive is truncated or corrupt {where}: {exc}",

@@ -21,6 +21,7 @@ and an answer larger than ``max_response_bytes`` is refused, not read.
 
 from __future__ import annotations
 
+import email.utils
 import errno
 import functools
 import ipaddress
@@ -32,6 +33,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -50,7 +52,10 @@ from hcpscan.sources.live.credentials import (
     MAX_SERVER_TEXT,
     CredentialError,
     base_path,
+    bearer_token,
     check_readable,
+    check_regular,
+    read_credential_file,
     run_exec_plugin,
     server_text,
 )
@@ -337,7 +342,8 @@ def _load_kubeconfig(path: str, target: ClusterTarget, configuration: Any) -> tu
                         exc.hint) from None
     except (ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
         raise LiveError(f"cannot use context {name!r} of {path}: {_short(exc)}",
-                        "check the context's user (token, client certificate or exec plugin)") from None
+                        "check the context's cluster (server, proxy-url, certificate-authority) "
+                        "and user (token, client certificate or exec plugin)") from None
     cluster_name = (contexts[name] or {}).get("cluster")
     return name, clusters.get(cluster_name, {}) if isinstance(cluster_name, str) else {}
 
@@ -347,6 +353,7 @@ def _fail_closed_loader() -> type:
     """The kubernetes client's kubeconfig loader, with exec plugins run by
     :func:`run_exec_plugin`: with a timeout, and an exception instead of a log line
     (and an anonymous scan) when they fail."""
+    from kubernetes.config.config_exception import ConfigException
     from kubernetes.config.dateutil import parse_rfc3339
     from kubernetes.config.kube_config import FileOrData, KubeConfigLoader
 
@@ -376,13 +383,45 @@ def _fail_closed_loader() -> type:
                                       "token (unknown provider, or a malformed id-token)", _RELOGIN)
             return token
 
+        def _load_user_token(self) -> bool | None:
+            # the client reads a tokenFile whatever it is (a FIFO blocks, /dev/zero grows
+            # without end) and sends the token untrimmed (a file's newline broke the header)
+            user = self._user
+            token = user.safe_get("token")
+            if not token and "tokenFile" in user:
+                path = os.path.normpath(os.path.join(self._get_base_path(user.path),
+                                                     str(user["tokenFile"])))
+                token, where = read_credential_file("token", path), f"the tokenFile {path}"
+            else:
+                where = "the kubeconfig's user"
+            if not token:
+                return None
+            self.token = f"Bearer {bearer_token(token, where)}"
+            return True
+
+        def _load_cluster_info(self) -> None:
+            server, proxy = self._cluster.safe_get("server"), self._cluster.safe_get("proxy-url")
+            for key, value in (("server", server), ("proxy-url", proxy)):
+                if value is not None and not isinstance(value, str):
+                    raise ConfigException(f"the cluster's {key} is not a string "
+                                          f"({type(value).__name__})")
+            base = self._get_base_path(self._cluster.path)
+            for section, key, what in ((self._cluster, "certificate-authority", "certificate authority"),
+                                       (self._user, "client-certificate", "client certificate"),
+                                       (self._user, "client-key", "client key")):
+                name = section.safe_get(key) if section else None
+                if isinstance(name, str) and name and not section.safe_get(f"{key}-data"):
+                    check_regular(what, os.path.normpath(os.path.join(base, name)))
+            super()._load_cluster_info()
+
         def _load_from_exec_plugin(self) -> bool | None:
             if "exec" not in self._user:
                 return None
             status = run_exec_plugin(self._user["exec"].value, base_path(self._cluster.path),
                                      self.exec_timeout, self._cluster.value)
             if status.get("token"):
-                self.token = f"Bearer {status['token']}"
+                command = self._user["exec"].safe_get("command")
+                self.token = f"Bearer {bearer_token(status['token'], f'the exec plugin {command!r}')}"
             else:
                 for attr, key in (("cert_file", "clientCertificateData"), ("key_file", "clientKeyData")):
                     setattr(self, attr, FileOrData(status, None, data_key_name=key,
@@ -429,10 +468,23 @@ def _load_in_cluster(target: ClusterTarget, configuration: Any) -> tuple[str, di
     if target.context:
         raise LiveError("--context needs a kubeconfig, but none was found (running in a pod)",
                         "give --kubeconfig PATH or drop --context")
-    loader = InClusterConfigLoader(token_filename=str(target.serviceaccount_dir / "token"),
-                                   cert_filename=str(target.serviceaccount_dir / "ca.crt"))
+    class TrimmedTokenLoader(InClusterConfigLoader):  # type: ignore[misc]
+        # the token file read bounded, regular only and trimmed, as a kubeconfig's tokenFile
+        def _read_token_file(self) -> None:
+            path = self._token_filename
+            token = bearer_token(read_credential_file("service account token", path),
+                                 f"the service account token file {path}")
+            if not token:
+                raise ConfigException("Token file exists but empty.")
+            self.token = f"bearer {token}"
+            self.token_expires_at = datetime.now() + self._token_refresh_period
+
+    loader = TrimmedTokenLoader(token_filename=str(target.serviceaccount_dir / "token"),
+                                cert_filename=str(target.serviceaccount_dir / "ca.crt"))
     try:
         loader.load_and_set(configuration)
+    except CredentialError as exc:
+        raise LiveError(f"cannot use the pod's service account: {exc.message}", exc.hint) from None
     except (ConfigException, OSError) as exc:
         raise LiveError(f"cannot use the pod's service account: {_short(exc)}",
                         "mount a service account token, or give --kubeconfig PATH") from None
@@ -479,10 +531,23 @@ def _api_error(response: _Answer, path: str, secrets: Sequence[str] = ()) -> Api
 
 
 def _backoff(attempt: int, retry_after: str | None) -> float:
-    """Seconds to wait before the next attempt: Retry-After when given, else exponential."""
-    if retry_after and retry_after.strip().isdigit():
-        return min(float(retry_after), MAX_BACKOFF)
+    """Seconds to wait before the next attempt: Retry-After when given (ASCII digits, or
+    an HTTP date), else exponential. Anything else a server sends there is ignored
+    (``str.isdigit`` took superscripts and other scripts' digits, which ``float`` refuses)."""
+    value = (retry_after or "").strip()
+    if _DELAY_SECONDS.fullmatch(value):
+        return min(float(value), MAX_BACKOFF)
+    if value:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            when = None
+        if when is not None and when.tzinfo is not None:
+            return min(max((when - datetime.now(UTC)).total_seconds(), 0.0), MAX_BACKOFF)
     return min(0.2 * 2 ** (attempt - 1), MAX_BACKOFF) * (0.5 + random.random() / 2)
+
+
+_DELAY_SECONDS = re.compile(r"[0-9]+", re.ASCII)
 
 
 def _redact_userinfo(url: str | None) -> str:

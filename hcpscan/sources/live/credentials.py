@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -21,13 +21,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hcpscan.core.redact import mask_credentials
+from hcpscan.core.redact import mask_auth_values, mask_credentials
 from hcpscan.core.yamldocs import load_json
+from hcpscan.sources.walk import FileTooLarge, NotRegularFile, read_bounded, size_text
 
 EXEC_API_VERSIONS = frozenset({"client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"})
 MAX_PLUGIN_OUTPUT = 1 << 20  # an ExecCredential is a few kilobytes
 MAX_PLUGIN_STDERR = 64 << 10  # of which the last line is shown when the plugin fails
 LEFTOVER_WAIT = 2.0  # seconds for the pipes to close once the plugin has exited
+# A token, certificate, key or CA bundle a kubeconfig names is kilobytes; /dev/zero is endless
+MAX_CREDENTIAL_FILE = 1 << 20
 
 
 class CredentialError(Exception):
@@ -190,11 +193,74 @@ def client_pair_problem(certificate: str, key: str) -> str:
     return ''
 
 
+def check_regular(what: str, path: str) -> None:
+    """A file a kubeconfig names (token, client certificate or key, CA) is a regular file
+    of at most ``MAX_CREDENTIAL_FILE`` bytes, as the kubeconfig itself must be: a FIFO
+    would block the scan before any timeout applies, ``/dev/zero`` would be read until
+    memory runs out. A file that does not exist is said where it is read."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return
+    if not stat.S_ISREG(status.st_mode):
+        raise CredentialError(f"the {what} file {path} is not a regular file (a FIFO, socket "
+                              "or device is never read)", "point the kubeconfig at the file itself")
+    if status.st_size > MAX_CREDENTIAL_FILE:
+        raise CredentialError(f"the {what} file {path} is larger than "
+                              f"{size_text(MAX_CREDENTIAL_FILE)}; not read",
+                              "check the path in the kubeconfig: no credential file is this large")
+
+
+def read_credential_file(what: str, path: str) -> str:
+    """The text of a credential file a kubeconfig names (a ``tokenFile``), regular and
+    bounded as :func:`check_regular` says, opened without blocking."""
+    try:
+        data = read_bounded(path, MAX_CREDENTIAL_FILE, regular_only=True)
+    except NotRegularFile:
+        check_regular(what, path)  # says why
+        raise CredentialError(f"the {what} file {path} is not a regular file", _FIX_USER) from None
+    except FileTooLarge:
+        raise CredentialError(f"the {what} file {path} is larger than "
+                              f"{size_text(MAX_CREDENTIAL_FILE)}; not read",
+                              "check the path in the kubeconfig: no credential file is this large"
+                              ) from None
+    except OSError as exc:
+        raise CredentialError(f"cannot read the {what} file {path}: {exc.strerror or exc}",
+                              "check the path in the kubeconfig and its permissions") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CredentialError(f"the {what} file {path} is not UTF-8 text",
+                              "check the path in the kubeconfig") from None
+
+
+def bearer_token(token: object, where: str) -> str:
+    """``token`` as an ``Authorization: Bearer`` header carries it. Surrounding whitespace
+    is trimmed (client-go trims a ``tokenFile``; the newline an editor, ``echo`` or a
+    Windows CRLF leaves is never part of a token). A line break, another control
+    character or a character beyond Latin-1 inside cannot be sent in an HTTP header:
+    refused, the token never shown."""
+    if not isinstance(token, str):
+        raise CredentialError(f"the token of {where} is not a string", _FIX_USER)
+    token = token.strip()
+    if not token:  # never an anonymous scan
+        raise CredentialError(f"the token of {where} is empty (only blanks)", _FIX_USER)
+    for at, char in enumerate(token):
+        if ord(char) < 0x20 or ord(char) == 0x7f or ord(char) > 0xff:
+            what = ("a line break" if char in "\r\n" else "a control character"
+                    if ord(char) < 0x100 else f"the character U+{ord(char):04X}")
+            raise CredentialError(f"the token of {where} (****, {len(token)} characters) holds "
+                                  f"{what} at character {at + 1}, which an HTTP header cannot "
+                                  "carry", "check the token: as issued, a token is one line of ASCII")
+    return token
+
+
 def check_readable(files: Mapping[str, str | None]) -> None:
-    """Every credential or CA file the configuration names can be read."""
+    """Every credential or CA file the configuration names is a regular file and can be read."""
     for what, path in files.items():
         if not path:
             continue
+        check_regular(what, path)
         try:
             with open(path, "rb"):
                 pass
@@ -215,8 +281,6 @@ _INSTALL = "install the plugin or put it on PATH (kubectl would fail the same wa
 # What a server, a front end before it or a credential plugin said is repeated this long
 # at most, masked (here, not in client.py, as the plugin's words need it too)
 MAX_SERVER_TEXT = 300  # characters of a server's error message repeated to the user
-_AUTH_VALUE = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+|"
-                         r"\b(token|password|secret)(\s*[=:]\s*)[^\s\"',;]+")
 
 
 def server_text(text: str, secrets: Sequence[str] = ()) -> str:
@@ -226,7 +290,7 @@ def server_text(text: str, secrets: Sequence[str] = ()) -> str:
     for secret in sorted(secrets, key=len, reverse=True):
         if len(secret) >= 4:
             text = text.replace(secret, "****")
-    text = _AUTH_VALUE.sub(lambda m: f"{m[1] or m[3]}{m[2] or m[4]}****", text)
+    text = mask_auth_values(text)
     text = " ".join(text.split())
     if len(text) > MAX_SERVER_TEXT:
         text = f"{text[:MAX_SERVER_TEXT]}... ({len(text) - MAX_SERVER_TEXT} more characters)"

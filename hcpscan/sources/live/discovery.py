@@ -113,6 +113,18 @@ def discover(conn: Connection, concurrency: int = 4) -> Discovery:
 _BUILT_IN = frozenset({"Pod", "Service", "ConfigMap", "Secret"})
 
 
+# Served by every Kubernetes API server hcpscan supports (core v1; apps/v1 and
+# networking.k8s.io/v1 since 1.9 and 1.7; batch Jobs and CronJobs in some version): a
+# discovery that does not list one is wrong, and its objects would vanish without a word
+BUILT_IN_KINDS = frozenset({
+    "ConfigMap", "Endpoints", "Event", "LimitRange", "Namespace", "Node", "PersistentVolume",
+    "PersistentVolumeClaim", "Pod", "PodTemplate", "ReplicationController", "ResourceQuota",
+    "Secret", "Service", "ServiceAccount",
+    "ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet",
+    "NetworkPolicy", "Job", "CronJob",
+})
+
+
 def _check_kubernetes(conn: Connection, core: dict, groups: dict) -> None:
     """Any HTTPS server answers something: without this a proxy's login page or another
     JSON API would give "nothing served", every rule not evaluable and exit 0."""

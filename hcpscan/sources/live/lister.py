@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic
-from hcpscan.core.yamldocs import MAX_DEPTH, nested_too_deep
+from hcpscan.core.yamldocs import MAX_DEPTH, lone_surrogate_at, nested_too_deep
 from hcpscan.inventory.fieldpath import mapping_at
 from hcpscan.inventory.objects import KUBECONFIG, MANAGEMENT, K8sObject, SourceLocation
 from hcpscan.inventory.resources import MADE_FROM
 from hcpscan.inventory.store import UnavailableKind
 from hcpscan.sources.live.client import ApiError, Connection, TransportError
-from hcpscan.sources.live.discovery import ApiResource, Discovery
+from hcpscan.sources.live.discovery import BUILT_IN_KINDS, ApiResource, Discovery
 
 MAX_PAGES = 10_000  # per list: 5 million objects at the default page size
 MAX_RESTARTS = 3  # per list, after expired continue tokens
@@ -140,9 +140,18 @@ def read_cluster(conn: Connection, discovery: Discovery, kinds: Iterable[str],
     read = ClusterRead(conn.context, conn.host)
     where = virtual_root(conn.context)
     for kind in sorted(kinds - set(MADE_FROM)):
-        if not discovery.serving(kind):
-            read.unavailable[kind] = UnavailableKind(
-                f"kind not served: the API server serves no {kind} (its CRD is not installed)", False)
+        if discovery.serving(kind):
+            continue
+        if kind in BUILT_IN_KINDS:  # every API server serves it: its discovery is wrong
+            reason = (f"not read: the API server's discovery does not list {kind}, which every "
+                      "Kubernetes API server serves")
+            read.unavailable[kind] = UnavailableKind(reason, True)
+            read.diagnostics.append(Diagnostic(where, None, reason, hint=(
+                "check that --context names a Kubernetes API server, not a front end before "
+                "it; `kubectl api-resources` lists what it serves")))
+            continue
+        read.unavailable[kind] = UnavailableKind(
+            f"kind not served: the API server serves no {kind} (its CRD is not installed)", False)
     for gv, why in sorted(discovery.failed.items()):
         read.diagnostics.append(Diagnostic(where, None, f"discovery of {gv} failed: {why}",
                                            severity="warning",
@@ -214,7 +223,7 @@ def _list_pages(conn: Connection, path: str, page_size: int, selectors: dict[str
                     counted[0] = 0
                 continue
             raise
-        items.extend(i for i in page.get("items") or [] if isinstance(i, dict))
+        items.extend(i for i in _page_items(page, path) if isinstance(i, dict))
         pages, size = pages + 1, size + answered
         if len(items) > budget.max_items:
             raise ListEnded(f"more than {budget.max_items} items in {pages} pages",
@@ -242,20 +251,46 @@ def _list_pages(conn: Connection, path: str, page_size: int, selectors: dict[str
         token = next_token
 
 
+def _page_items(page: dict[str, Any], path: str) -> list[Any]:
+    """A list answer's ``items``. An answer without an items array (a ``kind: Status``
+    sent with 200, ``items`` missing, a string or a mapping) is no list: read as empty, a
+    hostile or broken server made every object of the kind vanish and its rules pass.
+    ``items: null`` is an empty list as Go writes it (a nil slice)."""
+    items = page.get("items", ())
+    if isinstance(items, list) or (items is None and "items" in page):
+        return items or []
+    said = (f"a {page.get('kind')} ({page.get('message')})" if page.get("kind") == "Status"
+            else "no items array" if "items" not in page
+            else f"items that are a {type(items).__name__}, not an array")
+    raise ApiError(200, "OK", f"the answer is no list: {said}", path)
+
+
 def _refuse_too_deep(listed: ListedResource, context: str, read: ClusterRead) -> None:
     """Leave out (from the scan and a saved dump alike) objects nested deeper than a file
     may be: the same limit and words as for files."""
     kept = []
     for item in listed.items:
-        if not nested_too_deep(item):
+        if nested_too_deep(item):
+            obj = to_object(item, context)
+            read.diagnostics.append(Diagnostic(obj.source.path, None, f"not read: {obj.ref} is "
+                                               f"nested deeper than {MAX_DEPTH} levels",
+                                               hint="no Kubernetes object nests that deep: the API "
+                                                    "server or an extension returned it; inspect it"))
+        elif (field := lone_surrogate_at(item)) is not None:
+            # no Kubernetes API server writes one (Go writes U+FFFD): nothing could encode it again
+            meta = mapping_at(item, "metadata")
+            name = f"{item.get('kind')} {meta.get('namespace') or ''}/{meta.get('name')}"
+            read.diagnostics.append(Diagnostic(
+                virtual_root(context), None, f"not read: {_shown(name)}: {field} holds a lone "
+                "UTF-16 surrogate escape (\\ud800-\\udfff without its pair)",
+                hint="the API server or an extension returned it; inspect the object"))
+        else:
             kept.append(item)
-            continue
-        obj = to_object(item, context)
-        read.diagnostics.append(Diagnostic(obj.source.path, None, f"not read: {obj.ref} is nested "
-                                           f"deeper than {MAX_DEPTH} levels",
-                                           hint="no Kubernetes object nests that deep: the API "
-                                                "server or an extension returned it; inspect it"))
     listed.items[:] = kept
+
+
+def _shown(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def to_object(item: dict[str, Any], context: str) -> K8sObject:
@@ -315,7 +350,8 @@ def _api_failure(conn: Connection, task: ListTask, exc: ApiError) -> _Failure:
     detail = f"{exc.status} {exc.reason}".strip() + (f": {exc.message}" if exc.message else "")
     reason = f"not read: listing {resource.display}{scope} failed: {detail}"
     hint = ("the credentials were rejected; renew them and rerun" if exc.status == 401
-            else "rerun later; the API server answered with an error")
+            else "check that --context names a Kubernetes API server, not a front end before it"
+            if exc.status == 200 else "rerun later; the API server answered with an error")
     return _Failure(task, reason, True, Diagnostic(where, None, reason, hint=hint))
 
 
