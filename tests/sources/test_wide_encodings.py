@@ -120,7 +120,11 @@ def test_fix_names_the_change_by_hand_and_leaves_a_wide_file_as_it_is(tmp_path: 
     path.write_bytes(data)
     run = run_cli("fix", str(tmp_path), "--no-progress", "--no-config", "--select", "HCP004")
     assert path.read_bytes() == data  # never rewritten as UTF-8
-    assert "by hand" in run.err + run.out and "writes UTF-8 files only" in run.err + run.out
+    said = run.err + run.out
+    assert "by hand" in said and "writes UTF-8 files only" in said
+    # what the file is, not a decoding error that never happened
+    assert "the file is UTF-16-LE" in said
+    assert "codec" not in said and "decode" not in said and "position 0" not in said
 
 
 def test_a_json_list_powershell_wrote_is_read_with_its_lines(tmp_path: Path):
