@@ -127,3 +127,15 @@ def test_a_tcp_name_to_any_namespace_may_be_dns_so_it_is_not_evaluable(tmp_path:
     assert report.findings == [] and result.status is Status.NOT_EVALUABLE, result.reason
     assert "egress rule #3 names port 'https' (TCP)" in result.reason
     assert "'syslog'" not in result.reason  # UDP DNS is open: that name changes nothing
+
+
+def test_the_control_plane_dns_flow_with_a_name_only_of_the_open_protocol_is_blocked(tmp_path: Path):
+    """UDP open by number, TCP by nothing: a UDP name cannot open TCP, whatever it means."""
+    text = HCP008_UDP_ONLY.read_text()
+    assert "    - {port: 5353, protocol: UDP}\n" in text
+    (tmp_path / "hcp.yaml").write_text(text.replace(
+        "    - {port: 5353, protocol: UDP}\n",
+        "    - {port: 5353, protocol: UDP}\n    - {port: dns, protocol: UDP}\n"))
+    report = scan([tmp_path], ["HCP008"])
+    assert report.results[0].status is Status.FAIL, report.results[0].reason
+    assert any("TCP" in f.message for f in report.findings)

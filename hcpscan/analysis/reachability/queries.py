@@ -475,12 +475,14 @@ class ReachabilityQueries:
             opened = opened.intersection(self._side_to_pods(side, peers, view.cluster))
         return isolated, (opened if isolated else ConnectionSet.all())
 
-    def unresolved_names_to_pods(self, source: str, peers: Iterable[PodPeer]) -> list[str]:
+    def unresolved_names_to_pods(self, source: str, peers: Iterable[PodPeer],
+                                 protocols: Iterable[str] | None = None) -> list[str]:
         """The rules of ``source``'s egress that select one of ``peers`` and give a port by
-        name while no pod of theirs is in the input: what those rules open is not known
-        (a name means the number of the destination pods' container port of that name)."""
+        name (of one of ``protocols``, when given) while no pod of theirs is in the input:
+        what those rules open is not known (a name means the number of the destination
+        pods' container port of that name)."""
         return [f"{rule.display} names port " + ", ".join(_named_text(n) for n in named)
-                for rule, named in self.names_to_pods(source, peers)]
+                for rule, named in self.names_to_pods(source, peers, protocols)]
 
     def names_to_pods(self, source: str, peers: Iterable[PodPeer],
                       protocols: Iterable[str] | None = None) -> list[tuple[AnyRule, tuple[Any, ...]]]:
