@@ -9,12 +9,15 @@ Windows tools are often UTF-16: PowerShell 5.1's ``kubectl get ... > file.yaml``
 writes UTF-16LE with a byte order mark. Both detections are exact, not guesses: a
 UTF-8 text never holds a zero byte, so a zero byte among the first two is either
 one of these patterns or a binary file; a file sniffed as UTF-16/32 that does not
-decode strictly, or that decodes to a text holding NUL, is binary after all.
+decode strictly, that decodes to a character YAML does not allow (NUL, other control
+characters), or, without a byte order mark, to a text with no line break and no ``:``
+(``wide_text``), is binary after all.
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 
 UTF8 = "utf-8"
 # (byte order mark, codec): UTF-32LE's mark starts with UTF-16LE's, so it is tried first
@@ -47,9 +50,20 @@ def decode_text(data: bytes, errors: str = "strict") -> str:
     return data[bom:].decode(codec, errors)
 
 
+# What YAML 1.2 lets a stream hold (section 5.1, c-printable, with the byte order mark):
+# tab, LF, CR, NEL and the printable characters; no other control character, no
+# surrogate, no U+FFFE/U+FFFF.
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def wide_text(data: bytes) -> str | None:
-    """The text of a UTF-16 or UTF-32 file (None when ``data`` is UTF-8 or no text: a
-    strict decode fails, or the text holds NUL, which no manifest does)."""
+    """The text of a UTF-16 or UTF-32 file; None when ``data`` is UTF-8 or no YAML text in
+    that encoding. The rule, exact: the bytes decode strictly; every character is one YAML
+    allows in a stream (``_NOT_PRINTABLE``: no NUL or other control character but tab, LF,
+    CR, NEL); and, when no byte order mark says the encoding (the zero-byte pattern of
+    the first character alone does), the text holds a line break or a ``:``, as a mapping
+    (any manifest) does. Binary bytes often start with an ASCII byte and a zero (``a\0``
+    reads as UTF-16LE "a"): without a mark, a text that short says nothing of itself."""
     codec, bom = sniff_encoding(data)
     if codec == UTF8:
         return None
@@ -57,4 +71,8 @@ def wide_text(data: bytes) -> str | None:
         text = data[bom:].decode(codec)
     except UnicodeDecodeError:
         return None
-    return None if "\0" in text else text
+    if _NOT_PRINTABLE.search(text.replace("\ufeff", "")):
+        return None
+    if not bom and not any(c in text for c in ":\n\r"):
+        return None
+    return text

@@ -79,6 +79,10 @@ class Place:
     item_at: tuple[int, int] | None = None  # a List item's line and column in the file
 
 
+class NotUTF8(ValueError):
+    """A file a scan read in another encoding (UTF-16/32): fix names its changes by hand."""
+
+
 @dataclass(slots=True)
 class FileTexts:
     """The text of each file as fixes change it (``hcpscan fix`` applies several)."""
@@ -102,8 +106,8 @@ class FileTexts:
                 data = fh.read()
             codec, _ = sniff_encoding(data)
             if codec != UTF8:  # read by a scan (core.textcodec), never written back so
-                raise UnicodeDecodeError(codec, data[:2], 0, 1, "hcpscan fix writes UTF-8 "
-                                         "files only: save this file as UTF-8 to have it fixed")
+                raise NotUTF8(f"the file is {codec.upper()}, and hcpscan fix writes UTF-8 "
+                              "files only: save it as UTF-8 to have it fixed")
             text = data.decode("utf-8")
             bom = "\ufeff" if text.startswith("\ufeff") else ""
             text = text[len(bom):]
@@ -197,7 +201,7 @@ def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
     texts = texts or FileTexts()
     try:
         before = texts.read(place.file)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, NotUTF8) as exc:
         return Fix(True, remedy.summary, manual=_by_hand(remedy, f"{place.shown} ({exc})"))
     helm = _helm_template(before, place.doc_index)
     if helm:

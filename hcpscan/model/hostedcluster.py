@@ -38,7 +38,13 @@ DEFAULT_KAS_PORT = 6443
 # with the public LB rule for the management cluster"; kube-apiserverlb or
 # kube-apiserver-private, targetPort ``client``), IBM Cloud's 2040. Elsewhere 6443
 # (KASSVCPort), whatever spec.networking.apiServer.port says.
+# Azure's only when the APIServer is published as a LoadBalancer and the platform is Azure
+# or the cluster is annotated as managed from Azure (KubeVirt on an Azure management
+# cluster; control-plane-operator hostedcontrolplane/infra/infra.go): ``kas_service_port``.
 KAS_SERVICE_PORT_BY_PLATFORM = {"Azure": 7443, "IBMCloud": 2040}
+# The management cluster's platform, which the HyperShift operator writes on every
+# HostedCluster (and passes to its HostedControlPlane) from its Infrastructure's status.
+MANAGEMENT_PLATFORM_ANNOTATION = "hypershift.openshift.io/management-platform"
 
 # The address the node-local haproxy (kube-system/kube-apiserver-proxy) serves the API server on,
 # unless spec.networking.apiServer.advertiseAddress says otherwise; IPv6 when the first service
@@ -200,8 +206,16 @@ class HostedCluster:
 
     @property
     def kas_service_port(self) -> int:
-        """The port a LoadBalancer publishing the API server listens on (Azure's 7443)."""
-        return KAS_SERVICE_PORT_BY_PLATFORM.get(self.platform, DEFAULT_KAS_PORT)
+        """The port the Service publishing the API server listens on: Azure's 7443 when the
+        APIServer is published as a LoadBalancer on Azure or from an Azure management
+        cluster (the annotation ``hypershift.openshift.io/management-platform: Azure``),
+        IBM Cloud's 2040, else 6443 (HyperShift's KASSVCPort)."""
+        azure = self.platform == "Azure" or \
+            self.obj.annotations.get(MANAGEMENT_PLATFORM_ANNOTATION) == "Azure"
+        if azure and self.published_as("APIServer") == "LoadBalancer":
+            return KAS_SERVICE_PORT_BY_PLATFORM["Azure"]
+        return KAS_SERVICE_PORT_BY_PLATFORM.get(self.platform, DEFAULT_KAS_PORT) \
+            if self.platform != "Azure" else DEFAULT_KAS_PORT
 
     @property
     def kas_local_port(self) -> int:

@@ -72,7 +72,7 @@ def _decode(entry: Entry, data: bytes, result: ParseResult) -> str | None:
         if wide is not None:
             return _without_document_boms(wide) if "\ufeff" in wide else wide
         also = (f" (it starts as {codec.upper()} text{' with a byte order mark' if bom else ''}, "
-                "but does not decode as it)" if codec != UTF8 else "")
+                "but is no YAML text in it)" if codec != UTF8 else "")
         result.diagnostics.append(Diagnostic(entry.display, None, "binary file, not a manifest"
                                              + also,
                                              hint="remove it from the scanned paths or unpack it; "

@@ -67,3 +67,41 @@ def test_wrongly_typed_fields_leave_the_object_out_with_their_line(tmp_path):
             "not a mapping"),
         (23, "HostedCluster clusters/h3 is left out: spec.services[0].servicePublishingStrategy "
              "is a string or number, not a mapping")]
+
+
+_HC = """\
+apiVersion: hypershift.openshift.io/v1beta1
+kind: HostedCluster
+metadata:
+  name: example
+  namespace: clusters
+  annotations: ANNOTATIONS
+spec:
+  platform: {type: PLATFORM}
+  services:
+  - service: APIServer
+    servicePublishingStrategy: STRATEGY
+"""
+_ON_AZURE = "{hypershift.openshift.io/management-platform: Azure}"
+_LB, _ROUTE = "{type: LoadBalancer}", "{type: Route, route: {hostname: api.example.com}}"
+
+
+@pytest.mark.parametrize("platform,annotations,strategy,lb_port", [
+    ("Azure", "{}", _LB, 7443),
+    # published otherwise, no load balancer on 7443 (hypershift infra.go: LoadBalancer only)
+    ("Azure", "{}", _ROUTE, 6443),
+    # KubeVirt on an Azure management cluster: the operator's annotation says so
+    ("KubeVirt", _ON_AZURE, _LB, 7443),
+    ("KubeVirt", _ON_AZURE, _ROUTE, 6443),
+    ("KubeVirt", "{hypershift.openshift.io/management-platform: AWS}", _LB, 6443),
+    ("KubeVirt", "{}", _LB, 6443),
+    ("IBMCloud", "{}", _LB, 2040),
+])
+def test_the_api_servers_load_balancer_port_is_azures_only_where_hypershift_uses_it(
+        tmp_path, platform, annotations, strategy, lb_port):
+    path = tmp_path / "hc.yaml"
+    path.write_text(_HC.replace("ANNOTATIONS", annotations).replace("PLATFORM", platform)
+                    .replace("STRATEGY", strategy))
+    (hc,) = _hcs(path)
+    assert hc.kas_service_port == lb_port
+    assert hc.kas_port == (2040 if platform == "IBMCloud" else 6443)  # the pods' port: unchanged

@@ -15,8 +15,12 @@ from tests.conftest import FIXTURES
 from tests.live.conftest import write_kubeconfig
 from tests.live.test_cluster_scan import hcpscan
 
+# one cluster's objects: PRX001's failing files each hold a management cluster's Proxy
+# "cluster" (one per cluster, as the API serves it): the kubevirt one, and the UDN
+# file (no Proxy of its own); whereabouts-ip-ranges.yaml is another cluster's
+PRX001_FAIL = FIXTURES / "rules" / "PRX001" / "fail"
 CASES = [FIXTURES / "rules" / "HCP004" / "fail", FIXTURES / "rules" / "OCM004" / "fail",
-         FIXTURES / "rules" / "PRX001" / "fail"]
+         PRX001_FAIL / "kubevirt-secondary-network.yaml", PRX001_FAIL / "udn-secondary-network.yaml"]
 RULES = "HCP004,OCM004,PRX001"
 
 
@@ -104,8 +108,11 @@ def test_write_fixes_for_required_flows_apply_the_new_policies(standin, pki, tmp
     """HCP011 on a live cluster: the fix is a manifest (a new NetworkPolicy, a new
     AdminNetworkPolicy before the Deny) and `kubectl apply -f` of it; the objects served
     plus those manifests scan clean."""
-    folder = FIXTURES / "rules" / "HCP011" / "fail"  # the HostedClusters' files
-    result = load_paths([str(p) for p in sorted(folder.glob("*.yaml"))])
+    # the two shapes of the fix, one HostedCluster each: a NetworkPolicy default deny that
+    # a new NetworkPolicy opens, an AdminNetworkPolicy Deny that a new one before it passes
+    folder = FIXTURES / "rules" / "HCP011" / "fail"
+    result = load_paths([str(folder / name) for name in ("default-deny-ingress.yaml",
+                                                         "anp-isolates-hcp.yaml")])
     bodies = [obj.body for obj in result.objects]
     server = standin(bodies)
     config = write_kubeconfig(tmp_path / "kubeconfig", server.url, pki.ca_pem, context="mgmt")

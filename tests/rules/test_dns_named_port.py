@@ -92,3 +92,50 @@ def test_the_control_plane_dns_flow_without_the_dns_pods_is_not_known(tmp_path: 
     assert "clusters-dns/egress-allowlist egress rule #1 names port 'dns' (UDP), 'dns-tcp' (TCP)" \
         in result.reason
     assert "oc get daemonset dns-default -n openshift-dns" in result.reason
+
+
+# a named port counts only where it could open what a workload lacks: on a rule whose peers
+# may be the DNS pods, in a protocol DNS is missing
+OWN_NAMESPACE = HCP004 / "fail" / "own-namespace-named-port.yaml"
+NOT_DNS = HCP004 / "fail" / "named-ports-not-dns.yaml"
+
+
+def test_a_named_port_to_the_policys_own_pods_leaves_missing_tcp_a_failure():
+    report = scan([OWN_NAMESPACE], ["HCP004"])
+    (result,) = report.results
+    assert result.status is Status.FAIL, result.reason
+    (finding,) = report.findings
+    assert finding.object.name == "allow-egress" and "TCP" in finding.message
+
+
+def test_names_of_a_protocol_not_missing_or_to_other_namespaces_leave_it_a_failure():
+    report = scan([NOT_DNS], ["HCP004"])
+    (result,) = report.results
+    assert result.status is Status.FAIL, result.reason
+    assert [f.object.name for f in report.findings] == ["allow-egress"]
+
+
+def test_a_tcp_name_to_any_namespace_may_be_dns_so_it_is_not_evaluable(tmp_path: Path):
+    text = NOT_DNS.read_text().replace(
+        "          matchLabels:\n            kubernetes.io/metadata.name: ledger\n", "")
+    text = text.replace("      - namespaceSelector:\n    podSelector:",
+                        "      - namespaceSelector: {}\n    podSelector:")
+    assert "ledger" not in text.split("items:")[1]
+    (tmp_path / "billing.yaml").write_text(text)
+    report = scan([tmp_path], ["HCP004"])
+    (result,) = report.results
+    assert report.findings == [] and result.status is Status.NOT_EVALUABLE, result.reason
+    assert "egress rule #3 names port 'https' (TCP)" in result.reason
+    assert "'syslog'" not in result.reason  # UDP DNS is open: that name changes nothing
+
+
+def test_the_control_plane_dns_flow_with_a_name_only_of_the_open_protocol_is_blocked(tmp_path: Path):
+    """UDP open by number, TCP by nothing: a UDP name cannot open TCP, whatever it means."""
+    text = HCP008_UDP_ONLY.read_text()
+    assert "    - {port: 5353, protocol: UDP}\n" in text
+    (tmp_path / "hcp.yaml").write_text(text.replace(
+        "    - {port: 5353, protocol: UDP}\n",
+        "    - {port: 5353, protocol: UDP}\n    - {port: dns, protocol: UDP}\n"))
+    report = scan([tmp_path], ["HCP008"])
+    assert report.results[0].status is Status.FAIL, report.results[0].reason
+    assert any("TCP" in f.message for f in report.findings)

@@ -76,6 +76,32 @@ def test_a_deployment_beside_its_replicaset_and_pod_is_found_once(rule_id, tmp_p
     assert _found(copied, rule_id) == before
 
 
+@pytest.mark.parametrize("rule_id", RULES)
+def test_a_deployment_beside_its_pod_without_the_replicaset_is_found_once(rule_id,
+                                                                          tmp_path) -> None:
+    """`kubectl get deploy,pods -o yaml`: the Pod's owner, its ReplicaSet, is not in the
+    input, but the Deployment it belongs to is (the ReplicaSet's name less the Pod's
+    pod-template-hash label, as the Deployment controller names them)."""
+    folder = FIXTURES / "rules" / rule_id / "fail"
+    documents = _documents(folder)
+    written, copied = tmp_path / "written", tmp_path / "copied"
+    written.mkdir()
+    copied.mkdir()
+    for file, docs in documents:
+        pods = []
+        for d in docs:
+            if isinstance(d, dict) and d.get("kind") == "Deployment":
+                pod = _made(d)[1]
+                pod["metadata"]["labels"] = {**pod["metadata"]["labels"],
+                                             "pod-template-hash": "7d9f8b6c5d"}
+                pods.append(pod)
+        (written / file).write_text(yaml.safe_dump_all(docs))
+        (copied / file).write_text(yaml.safe_dump_all([*docs, *pods]))
+    before = _found(written, rule_id)
+    assert any(kind == "Deployment" for kind, _ns, _name in before)
+    assert _found(copied, rule_id) == before
+
+
 @pytest.mark.parametrize("rule_id", ["PRX005", "PRX007"])
 def test_pods_whose_replicaset_is_not_in_the_input_are_judged_themselves(rule_id,
                                                                         tmp_path) -> None:

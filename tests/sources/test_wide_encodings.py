@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hcpscan.core.textcodec import decode_text, sniff_encoding
+from hcpscan.core.textcodec import decode_text, sniff_encoding, wide_text
 from hcpscan.findings.model import Status
 from hcpscan.sources.loader import load_paths
 from tests.conftest import FIXTURES
@@ -89,6 +89,10 @@ def test_a_wide_member_of_a_tar_archive_is_read(tmp_path: Path, run_cli):
     b"\xff\xfe" + b"a\x00\x00\xdc",  # a UTF-16LE mark, then a lone low surrogate
     b"\x89PNG\r\n\x1a\n\x00\x00\x00",
     b"k\x00i\x00\x00\x00n\x00",  # sniffed as UTF-16LE, but holds NUL
+    b"a\x00",  # sniffed as UTF-16LE "a": no mark, no line break, no ':'
+    b"\x00a",  # UTF-16BE alike
+    b"k\x00:\x00\x1b\x00\n\x00",  # a control character YAML does not allow (ESC)
+    b"\xff\xfek\x00\x07\x00",  # with a mark, still a control character (BEL)
 ])
 def test_a_binary_file_stays_refused(tmp_path: Path, data: bytes):
     (tmp_path / "good.yaml").write_text(TEXT)
@@ -120,7 +124,11 @@ def test_fix_names_the_change_by_hand_and_leaves_a_wide_file_as_it_is(tmp_path: 
     path.write_bytes(data)
     run = run_cli("fix", str(tmp_path), "--no-progress", "--no-config", "--select", "HCP004")
     assert path.read_bytes() == data  # never rewritten as UTF-8
-    assert "by hand" in run.err + run.out and "writes UTF-8 files only" in run.err + run.out
+    said = run.err + run.out
+    assert "by hand" in said and "writes UTF-8 files only" in said
+    # what the file is, not a decoding error that never happened
+    assert "the file is UTF-16-LE" in said
+    assert "codec" not in said and "decode" not in said and "position 0" not in said
 
 
 def test_a_json_list_powershell_wrote_is_read_with_its_lines(tmp_path: Path):
@@ -132,3 +140,27 @@ def test_a_json_list_powershell_wrote_is_read_with_its_lines(tmp_path: Path):
     (tmp_path / "cm.json").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
     report = scan([tmp_path], ["PRX008"])
     assert [f.location.line for f in report.findings] == [13]  # "HTTPS_PROXY": ...
+
+
+@pytest.mark.parametrize(("data", "text"), [
+    ("kind: x\n".encode("utf-16-le"), "kind: x\n"),  # no mark: a line break and a ':'
+    ("kind: x".encode("utf-16-be"), "kind: x"),  # no mark, no line break: the ':' says
+    ("a\r\n".encode("utf-32-le"), "a\r\n"),  # a line break says
+    (b"\xff\xfe" + "a".encode("utf-16-le"), "a"),  # a mark says, however short
+    ("k: \u00e9\u2603\U0001f600\tv\n".encode("utf-16-le"), "k: \u00e9\u2603\U0001f600\tv\n"),
+    (b"a\x00", None), ("a".encode("utf-32-le"), None),  # no mark, nothing YAML-like
+    ("k: \x01\n".encode("utf-16-le"), None), ("k: \ufffe\n".encode("utf-16-le"), None),
+    (b"kind: x\n", None),  # UTF-8: not a wide text
+])
+def test_a_wide_text_is_exactly_yaml_characters_and_says_itself(data: bytes, text: str | None):
+    assert wide_text(data) == text
+
+
+def test_two_bytes_of_binary_are_a_binary_file_not_a_string(tmp_path: Path):
+    (tmp_path / "tiny.yaml").write_bytes(b"a\x00")
+    result = load_paths([str(tmp_path)])
+    assert result.objects == []
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.message.startswith("binary file, not a manifest")
+    assert "UTF-16-LE" in diagnostic.message and "no YAML text" in diagnostic.message
+    assert "a str" not in diagnostic.message

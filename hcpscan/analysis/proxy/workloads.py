@@ -30,7 +30,7 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.hostedcluster import hosted_cluster_for_namespace
 from hcpscan.model.readers import image_program
-from hcpscan.model.workloads import WORKLOAD_OWNERS
+from hcpscan.model.workloads import WORKLOAD_OWNERS, workload_name
 
 KONNECTIVITY_COMMANDS = {"konnectivity-https-proxy": "http", "konnectivity-socks5-proxy": "socks5"}
 DEFAULT_SERVING_PORT = 8090
@@ -213,10 +213,21 @@ def controlled_pod(obj: K8sObject, inventory: Inventory) -> bool:
 
 def owner_present(inventory: Inventory, obj: K8sObject, owner: dict[str, Any]) -> bool:
     """Whether the owner an ownerReference of ``obj`` names is a workload in the input
-    (``WORKLOAD_OWNERS``; owners of namespaced objects are in their namespace)."""
+    (``WORKLOAD_OWNERS``; owners of namespaced objects are in their namespace), or, for a
+    Pod's ReplicaSet the input lacks (`kubectl get deploy,pods`), the Deployment that
+    ReplicaSet belongs to: the one ``workload_name`` gives (the ReplicaSet's name less the
+    Pod's pod-template-hash), in the Pod's namespace. The one test every proxy rule uses
+    to judge a Pod at its workload rather than twice."""
     kind, name = owner.get("kind"), owner.get("name")
-    return isinstance(kind, str) and kind in WORKLOAD_OWNERS and isinstance(name, str) and \
-        inventory.get(kind, obj.namespace, name, obj.cluster) is not None
+    if not (isinstance(kind, str) and kind in WORKLOAD_OWNERS and isinstance(name, str)):
+        return False
+    if inventory.get(kind, obj.namespace, name, obj.cluster) is not None:
+        return True
+    if kind != "ReplicaSet" or obj.kind != "Pod" or not owner.get("controller"):
+        return False
+    deployment = workload_name(obj)
+    return deployment != name and \
+        inventory.get("Deployment", obj.namespace, deployment, obj.cluster) is not None
 
 
 def is_static_pod(obj: K8sObject) -> bool:

@@ -204,7 +204,10 @@ def _admits_workers(sgs: SecurityGroups, hc: HostedCluster, rule: IngressRule) -
 
 
 def _published_ports(inventory: Inventory, hc: HostedCluster) -> list[int]:
-    ports = [hc.kas_service_port]
+    """The ports the control plane publishes to its workers: the API server's load
+    balancer port when it is published as a LoadBalancer, and the ports of the
+    NodePort and LoadBalancer Services of its namespace in the input."""
+    ports = [hc.kas_service_port] if hc.published_as("APIServer") == "LoadBalancer" else []
     for svc in inventory.in_namespace("Service", hc.control_plane_namespace, hc.obj.cluster):
         kind = svc.get("spec.type")
         for entry in svc.get("spec.ports") or []:

@@ -76,6 +76,7 @@ class ReachabilityGraph:
         self.dns_pods_in_input = queries.dns_pods_in_input
         self.egress_to_pods = queries.egress_to_pods
         self.unresolved_names_to_pods = queries.unresolved_names_to_pods
+        self.names_to_pods = queries.names_to_pods
         self.egress_to_pods_evidence = queries.egress_to_pods_evidence
 
     def graph(self, cluster: str | None = None) -> nx.DiGraph:

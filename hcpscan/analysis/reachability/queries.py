@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from hcpscan.analysis.reachability.answers import (
     NETWORK_POLICY,
@@ -474,21 +475,38 @@ class ReachabilityQueries:
             opened = opened.intersection(self._side_to_pods(side, peers, view.cluster))
         return isolated, (opened if isolated else ConnectionSet.all())
 
-    def unresolved_names_to_pods(self, source: str, peers: Iterable[PodPeer]) -> list[str]:
+    def unresolved_names_to_pods(self, source: str, peers: Iterable[PodPeer],
+                                 protocols: Iterable[str] | None = None) -> list[str]:
         """The rules of ``source``'s egress that select one of ``peers`` and give a port by
-        name while no pod of theirs is in the input: what those rules open is not known
-        (a name means the number of the destination pods' container port of that name)."""
+        name (of one of ``protocols``, when given) while no pod of theirs is in the input:
+        what those rules open is not known (a name means the number of the destination
+        pods' container port of that name)."""
+        return [f"{rule.display} names port " + ", ".join(_named_text(n) for n in named)
+                for rule, named in self.names_to_pods(source, peers, protocols)]
+
+    def names_to_pods(self, source: str, peers: Iterable[PodPeer],
+                      protocols: Iterable[str] | None = None) -> list[tuple[AnyRule, tuple[Any, ...]]]:
+        """``unresolved_names_to_pods`` as (rule, its named ports): only the names of
+        ``protocols`` when given (an AdminNetworkPolicy's ``namedPort`` has no protocol and
+        may be any). A rule whose peers cannot select one of ``peers`` (a bare podSelector:
+        the policy's own namespace) or whose names are of other protocols opens nothing
+        that is in doubt, so it is not among them."""
         view, _workload, indices = self.index.resolve(source)
         peers = tuple(peers)
-        out: list[str] = []
+        wanted = None if protocols is None else {p.upper() for p in protocols}
+        out: dict[int, tuple[AnyRule, tuple[Any, ...]]] = {}
         for src in indices:
             side = view.evaluation.egress_side(src)
             for peer in peers:
                 if self._peer_classes(view.cluster, peer):
                     continue
-                out += [f"{r.display} names port " + ", ".join(_named_text(n) for n in r.named)
-                        for r in side.rules if getattr(r, "named", ()) and _rule_selects(r, peer)]
-        return list(dict.fromkeys(out))
+                for rule in side.rules:
+                    named = tuple(n for n in getattr(rule, "named", ())
+                                  if wanted is None or not getattr(n, "protocol", "")
+                                  or n.protocol in wanted)
+                    if named and id(rule) not in out and _rule_selects(rule, peer):
+                        out[id(rule)] = (rule, named)
+        return list(out.values())
 
     def _peer_classes(self, cluster: str, peer: PodPeer) -> list[EndpointClass]:
         """The input's classes of the DNS pods ``peer`` describes."""

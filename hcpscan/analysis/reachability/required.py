@@ -472,6 +472,7 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
     for workload in sources:
         name = graph_name(cluster, workload)
         answers, notes = [], []
+        dns_shut: list[str] = []  # the protocols DNS is blocked on
         for endpoint, destination, through in nodes:
             for protocol, port, allows, evidence, note, summary in _out(inventory, graph, hc, flow,
                                                                        name, endpoint):
@@ -479,10 +480,13 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
                     workload.ref, destination, protocol, port, allows, evidence,
                     summary or f"egress of {workload.ref} to {destination} {protocol} {port}",
                     explicit=bool(summary), through=through))
+                if endpoint.named == DNS and not answers[-1].open and protocol not in dns_shut:
+                    dns_shut.append(protocol)
                 if note and note not in notes:
                     notes.append(note)
         status = OPEN if all(a.open for a in answers) else BLOCKED
-        if status == BLOCKED and (unknown := _dns_names_unknown(inventory, graph, hc, name, nodes)):
+        if status == BLOCKED and dns_shut and \
+                (unknown := _dns_names_unknown(inventory, graph, hc, name, dns_shut)):
             results.append(FlowResult(flow, UNKNOWN, unknown, workload=workload))
             continue
         results.append(FlowResult(flow, status, workload=workload,
@@ -492,14 +496,12 @@ def _egress(inventory: Inventory, graph: ReachabilityGraph, paths: PathGraph, hc
 
 
 def _dns_names_unknown(inventory: Inventory, graph: ReachabilityGraph, hc: HostedCluster,
-                       name: str, nodes: list[tuple[Endpoint, str, Hop | None]]) -> str:
+                       name: str, shut: list[str]) -> str:
     """Why a blocked DNS flow is not known to be blocked: a rule towards the DNS pods gives
-    its port by name and the DNS pods, whose container ports say the number, are not in
-    the input. '' otherwise."""
-    if not any(endpoint.named == DNS for endpoint, _d, _t in nodes):
-        return ""
+    its port by name, in a protocol DNS is blocked on (``shut``), and the DNS pods, whose
+    container ports say the number, are not in the input. '' otherwise."""
     _ports, _note, dns = dns_pods(inventory, hc.obj.cluster)
-    named = graph.unresolved_names_to_pods(name, dns)
+    named = graph.unresolved_names_to_pods(name, dns, shut)
     if not named:
         return ""
     return ("; ".join(named) + ": a named port means the number of the DNS pods' container "

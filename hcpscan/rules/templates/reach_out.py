@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hcpscan.analysis.reachability.allow import port_entries
 from hcpscan.analysis.reachability.endpoints import Workload
 from hcpscan.analysis.reachability.policies import is_network_policy
+from hcpscan.analysis.reachability.queries import dns_pods
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy
 from hcpscan.inventory import K8sObject
 from hcpscan.model.destinations import (
@@ -198,7 +199,7 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
     on all of them. On a NetworkPolicy, the finding points at its egress rules that open
     only some protocols; elsewhere at each workload."""
     lacking: dict[Workload, list[str]] = {}
-    short = False  # some workload lacks some protocol (or has none open)
+    short: dict[Workload, list[str]] = {}  # what each workload lacks (or all: none open)
     for workload in workloads:
         if dest.name == DNS:  # the egress rules' ports alone: asked once per workload
             have = list(graph.protocols_open(scope.graph_name(workload), tuple(ports),
@@ -206,11 +207,12 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
         else:
             opens = _opener(graph, scope.graph_name(workload), dest)
             have = [p for p in protocols if any(opens(p, port) for port in ports)]
-        short = short or len(have) < len(protocols)
+        if len(have) < len(protocols):
+            short[workload] = [p for p in protocols if p not in have]
         if have and len(have) < len(protocols):
-            lacking[workload] = [p for p in protocols if p not in have]
+            lacking[workload] = short[workload]
     if dest.name == DNS and short and is_network_policy(scope.subject) \
-            and (unknown := _names_without_dns_pods(ctx, graph, scope.subject, protocols)):
+            and (unknown := _names_without_dns_pods(ctx, graph, scope, ports, short)):
         yield NotEvaluable(unknown)  # the named port may open what lacks, or may not
         return
     if not lacking:
@@ -230,27 +232,37 @@ def _protocols_agree(ctx: Context, graph: ReachabilityGraph, scope: Scope,
                         + ([dest.note] if dest.note else []))
 
 
-def _names_without_dns_pods(ctx: Context, graph: ReachabilityGraph, policy: K8sObject,
-                            protocols: list[str]) -> str:
-    """Why the policy's DNS egress is not known: an egress rule names its port (``port:
-    dns``), which means the number the destination pods' container port of that name has,
-    and the cluster's DNS pods are not in the input. '' when nothing is named so or the
-    DNS pods are there (the name then resolves exactly, on them)."""
-    if graph.dns_pods_in_input(policy.cluster):
-        return ""
-    named = []
+def _names_without_dns_pods(ctx: Context, graph: ReachabilityGraph, scope: Scope,
+                            ports: list[int], short: dict[Workload, list[str]]) -> str:
+    """Why the policy's DNS egress is not known: an egress rule that may select the DNS
+    pods names its port (``port: dns``) in a protocol a workload lacks, which means the
+    number the DNS pods' container port of that name has, and those pods are not in the
+    input. A rule whose peers cannot be the DNS pods (a bare podSelector: the policy's own
+    namespace) or whose names are of a protocol the workload has opens nothing in doubt.
+    '' when nothing is named so or the DNS pods are there (the name resolves on them), and
+    when none of the policy's own egress rules could open DNS on any protocol, whatever a
+    name means (a default deny: it has no rule a finding could point at)."""
+    policy = scope.subject
     rules = policy.get("spec.egress")
-    for i, rule in enumerate(rules if isinstance(rules, list) else []):
-        entries = rule.get("ports") if isinstance(rule, dict) else None
-        for j, port in enumerate(entries if isinstance(entries, list) else []):
-            protocol = str(port.get("protocol", "TCP")).upper() if isinstance(port, dict) else ""
-            if protocol in protocols and isinstance(port.get("port"), str):
-                loc = ctx.inventory.locate(policy, f"spec.egress[{i}].ports[{j}]")
-                named.append(f"egress rule #{i + 1} names port {port['port']!r} ({protocol}) at "
-                             f"{loc.path}:{loc.line}")
+    if not any(_rule_protocols(rule, ports, lambda _name, _protocol: frozenset(ports))
+               for rule in (rules if isinstance(rules, list) else [])):
+        return ""
+    _ports, _note, dns = dns_pods(ctx.inventory, policy.cluster)
+    named: dict[str, None] = {}
+    for workload, missing in short.items():
+        for rule, names in graph.names_to_pods(scope.graph_name(workload), dns, missing):
+            for spec in names:
+                text = f"{rule.display} names port {getattr(spec, 'name', spec)!r}"
+                protocol, field = getattr(spec, "protocol", ""), getattr(spec, "field", "")
+                text += f" ({protocol})" if protocol else ""
+                if field:
+                    loc = ctx.inventory.locate(rule.policy.obj, field)
+                    text += f" at {loc.path}:{loc.line}"
+                named[text] = None
     if not named:
         return ""
-    return (f"NetworkPolicy {policy.namespace}/{policy.name}: {'; '.join(named)}. A named port "
+    return (f"NetworkPolicy {policy.namespace}/{policy.name} selects workloads whose DNS egress "
+            f"a named port may complete: {'; '.join(named)}. A named port "
             "means the number of the destination pods' container port of that name, and the "
             "cluster's DNS pods are not in the input, so whether DNS is open on TCP and UDP "
             "is not known (OpenShift's dns-default pods name dns 5353/UDP and dns-tcp 5353/TCP, "

@@ -485,6 +485,29 @@ def test_a_group_declared_alone_that_admits_the_workers_to_the_api_server_is_onl
     assert "kubernetes.io/cluster/<infrastructureName>" in result.reason
 
 
+def test_a_group_admitting_the_workers_to_6443_is_not_guessed_in_front_of_a_routed_api_server(
+        tmp_path: Path):
+    """The API server published as a Route, not a LoadBalancer: no load balancer listens
+    on its port, so a group admitting the workers to 6443 alone is not guessed to be the
+    management machines' (it judges nothing; the rule passes on what the input says)."""
+    folder = _copy("ack-fail", tmp_path)
+    sg = folder / "securitygroup.yaml"
+    sg.write_text(sg.read_text().split("---\n", 1)[0])  # the ACK group alone
+    hcp = folder / "hcp.yaml"
+    text = hcp.read_text()
+    routed = text.replace("    servicePublishingStrategy: {type: LoadBalancer}\n",
+                          "    servicePublishingStrategy:\n      type: Route\n"
+                          "      route: {hostname: api.shop.example.com}\n", 1)
+    routed = routed.replace("spec:\n  type: LoadBalancer\n  allocateLoadBalancerNodePorts: false\n",
+                            "spec:\n  type: ClusterIP\n")
+    assert routed.count("type: LoadBalancer") == text.count("type: LoadBalancer") - 2
+    hcp.write_text(routed)
+    report = scan([folder], ["HCP007"])
+    (result,) = report.results
+    assert "guessed" not in (result.reason or "")
+    assert result.status is Status.PASS, result.reason
+
+
 @pytest.mark.parametrize("mark", ["tag", "name", "machine"])
 def test_a_group_the_input_says_is_the_management_machines_decides(mark: str, tmp_path: Path):
     """The same group with evidence of its attachment — the cloud provider's cluster tag
