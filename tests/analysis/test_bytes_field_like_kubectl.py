@@ -36,6 +36,8 @@ VALUES = {
     "a space inside": ONE_LINE[:20] + " " + ONE_LINE[20:],
     "padding dropped": ONE_LINE.rstrip("="),
     "URL-safe alphabet": ONE_LINE.replace("+", "-").replace("/", "_"),
+    "padding added": ONE_LINE + "====",
+    "a second value after the padding": ONE_LINE + base64.b64encode(b"AB").decode(),
 }
 
 
@@ -68,6 +70,16 @@ def test_go_bytes_loads_what_kubectl_loads(name, tmp_path):
         assert "illegal base64 data" in done.stderr, done.stderr
         assert isinstance(ours, str), name
         assert parse_bytes_field(value).problems[0].message.startswith(NOT_BASE64)
+
+
+def test_extra_padding_is_refused_as_go_refuses_it():
+    """Go's StdEncoding ends the data at the padding of the last quantum; Python's
+    b64decode accepts more '=' (and data after them)."""
+    assert go_bytes("QUJDREVG") == b"ABCDEF" and go_bytes("QUJDRA==\r\n") == b"ABCD"
+    assert go_bytes("QUJDREVG====") == "illegal base64 data at input byte 8"
+    assert go_bytes("QUJDRA===") == "illegal base64 data at input byte 8"
+    assert go_bytes("QQ==QUJD") == "illegal base64 data at input byte 4"
+    assert go_bytes("=QUJ") == "illegal base64 data at input byte 0"
 
 
 def test_raw_pem_is_said_to_be_pem():
