@@ -226,13 +226,18 @@ def _own_names(inventory: Inventory) -> list[OwnName]:
            for mc in inventory.of_kind("ManagedCluster")
            if str(mc.labels.get(LOCAL_CLUSTER_LABEL, "")).lower() == "true"]
     klusterlets = [k for k in inventory.of_kind("Klusterlet") if k.group == KLUSTERLET_GROUP]
-    hosted = {k.cluster for k in klusterlets if k.get("spec.deployOption.mode") in HOSTED_MODES}
+    # per Klusterlet (OCM's AgentNamespace): a Hosted one runs its agents, with a
+    # hub-kubeconfig-secret of the other cluster, in a namespace named after it; a Default
+    # one beside it still names this cluster
+    hosted = {(k.cluster, k.name) for k in klusterlets
+              if k.get("spec.deployOption.mode") in HOSTED_MODES}
     for k in klusterlets:
         name = k.get("spec.clusterName")
-        if k.cluster not in hosted and isinstance(name, str) and name.strip():
+        if (k.cluster, k.name) not in hosted and isinstance(name, str) and name.strip():
             out.append(OwnName(name.strip(), f"{k.ref} spec.clusterName", k.cluster))
     for secret in inventory.query("Secret", name=HUB_KUBECONFIG_SECRET):
-        if secret.cluster in hosted or not secret.namespace.startswith(AGENT_NAMESPACE_PREFIX):
+        if (secret.cluster, secret.namespace) in hosted \
+                or not secret.namespace.startswith(AGENT_NAMESPACE_PREFIX):
             continue
         value = secret_values(secret).get(CLUSTER_NAME_KEY)
         name = value.text.strip() if value is not None and value.text else ""
