@@ -204,6 +204,23 @@ _OPENSHIFT_VALIDATORS = {
 }
 
 
+def openshift_validated(consumer: ConsumerProxy) -> bool:
+    """Whether an OpenShift validator reads the consumer's proxy fields: it tests them with
+    ``len(x) > 0``, untrimmed, so a value of spaces is set (and invalid), not unset."""
+    return consumer.kind in _OPENSHIFT_VALIDATORS and consumer.part != "status"
+
+
+def openshift_url_refusal(consumer: ConsumerProxy, value: str) -> str:
+    """Why OpenShift's validator refuses a proxy URL that ``proxy_url_problems`` takes as
+    unset: a value of spaces is set for it (``len(x) > 0``) and fails ``ParseRequestURI``
+    ('' when it does not refuse it)."""
+    if not value or value.strip() or not openshift_validated(consumer):
+        return ""
+    validator, effect = _OPENSHIFT_VALIDATORS[consumer.kind]
+    return (f"is only spaces, which {validator} takes as set (it tests the length, untrimmed) "
+            f"and refuses as no URL: {effect}")
+
+
 def openshift_refusals(consumer: ConsumerProxy, value: str) -> tuple[list[Refusal], str]:
     """Each reason OpenShift's validator of the consumer's noProxy refuses ``value``, and
     what the refusal does; ([], '') where no such validator reads it (a Proxy's status is
@@ -211,7 +228,7 @@ def openshift_refusals(consumer: ConsumerProxy, value: str) -> tuple[list[Refusa
     if consumer.kind not in _OPENSHIFT_VALIDATORS or consumer.part == "status":
         return [], ""
     validator, effect = _OPENSHIFT_VALIDATORS[consumer.kind]
-    url_set = any((s.value or "").strip() for name in ("httpProxy", "httpsProxy")
+    url_set = any(s.value for name in ("httpProxy", "httpsProxy")  # len(x) > 0, untrimmed
                   if (s := consumer.variables.get(name)) is not None)
     refusals = refused_no_proxy(mask_credentials(value), validator, url_set)
     return refusals, effect if refusals else ""
