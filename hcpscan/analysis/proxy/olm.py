@@ -74,8 +74,7 @@ def _inject_from_spec(inventory: Inventory, proxy: K8sObject, variables: dict[st
     that status. The computed noProxy where the input gives what the operator reads
     (hcpscan.model.clusters), else an unknown NO_PROXY (read before no_proxy by Go)."""
     spec = proxy.get(("spec",))
-    assert isinstance(spec, dict)
-    if not (spec.get("httpProxy") or spec.get("httpsProxy")):
+    if not isinstance(spec, dict) or not (spec.get("httpProxy") or spec.get("httpsProxy")):
         return []  # the status would set none of the three: OLM injects nothing
     added = []
     for name, field in INJECTED[:2]:

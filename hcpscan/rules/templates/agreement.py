@@ -36,8 +36,8 @@ from hcpscan.analysis.proxy.sides import (
     settled_sides,
 )
 from hcpscan.analysis.proxy.trust import describe
-from hcpscan.core.gobytes import go_bytes
 from hcpscan.analysis.proxy.validity import credentials
+from hcpscan.core.gobytes import go_bytes
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
