@@ -109,3 +109,17 @@ def test_prx013_judges_a_proxy_field_of_spaces_as_the_network_operator_does(
     assert finding.location.line == line
     assert any(said in e for e in finding.evidence), finding.evidence
     assert "InvalidProxyConfig" in finding.message
+
+
+def test_prx013_judges_a_hosted_clusters_no_proxy_as_the_guest_network_operator_does() -> None:
+    """HyperShift copies spec.configuration.proxy into the hosted cluster's Proxy spec,
+    which the hosted cluster's network operator validates as any Proxy (ValidateProxyConfig
+    runs under HyperShift too): a wildcard entry and an upper-case domain are refused."""
+    from tests.conftest import FIXTURES
+    from tests.rules.harness import scan
+
+    fixture = FIXTURES / "rules" / "PRX013" / "fail" / "hosted-cluster-noproxy-openshift-refuses.yaml"
+    [finding] = scan([fixture], ["PRX013"]).findings
+    assert "'*.corp.example.com', 'Registry.example.org'" in finding.message
+    assert "hosted cluster's cluster-network-operator" in finding.message
+    assert any("has upper-case letters" in e for e in finding.evidence)

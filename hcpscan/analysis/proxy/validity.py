@@ -201,6 +201,14 @@ _OPENSHIFT_VALIDATORS = {
                     "component gets this spec's proxy settings, its URLs included"),
     INSTALL_CONFIG: (INSTALLER, "openshift-install refuses the install-config and installs "
                      "nothing"),
+    # HyperShift copies spec.configuration.proxy into the hosted cluster's Proxy spec
+    # (globalconfig ReconcileProxyConfig), which the hosted cluster's network operator
+    # validates as any Proxy; HyperShift's own computed status for nodes skips that check.
+    HOSTED_CLUSTER: (NETWORK_OPERATOR, "HyperShift copies it into the hosted cluster's Proxy "
+                     "spec, and the hosted cluster's cluster-network-operator rejects that "
+                     "Proxy (network Degraded, InvalidProxyConfig) and leaves its status as it "
+                     "was: the hosted cluster's operators do not get these proxy settings, "
+                     "while HyperShift still gives them to the nodes as written"),
 }
 
 
