@@ -20,7 +20,26 @@ def go_bytes(text: str) -> bytes | str:
         if byte not in _BASE64_ALPHABET and byte not in b"\r\n":
             return f"illegal base64 data at input byte {i}"
     kept = raw.replace(b"\r", b"").replace(b"\n", b"")
+    wrong = _padding_error(kept)
+    if wrong is not None:  # Python accepts excess padding; Go's StdEncoding does not
+        at = [i for i, byte in enumerate(raw) if byte not in b"\r\n"]
+        return f"illegal base64 data at input byte {at[wrong] if wrong < len(at) else len(raw)}"
     try:
         return base64.b64decode(kept, validate=True)
     except (binascii.Error, ValueError):
         return f"illegal base64 data at input byte {len(raw) - 1 if raw else 0} (bad padding)"
+
+
+def _padding_error(kept: bytes) -> int | None:
+    """Where Go's padded standard decoding stops on ``kept`` (CR and LF removed) because of
+    its padding, or None: ``=`` only ends the last quantum of 4, as one or two of them."""
+    first = kept.find(b"=")
+    if first < 0:
+        return None
+    needed = (-first) % 4
+    if needed not in (1, 2):  # '=' as the first or second character of a quantum
+        return first
+    for i in range(first, first + needed):
+        if i >= len(kept) or kept[i:i + 1] != b"=":
+            return min(i, len(kept))
+    return first + needed if len(kept) > first + needed else None

@@ -10,7 +10,10 @@ the first. The warning names both places and what to do in either case: scan eac
 environment's folder on its own, or keep one copy.
 
 An object written without a namespace is the same object as one in ``default`` when the
-kind is namespaced, which the input tells when another object of the kind names one.
+kind is namespaced, which the input tells when another object of the kind names one. A
+namespace written on a kind the API server serves cluster-scoped (kustomize's namespace
+transformer sets one on kinds it does not know, a ClusterManagementAddOn among them) is
+dropped there: such copies are one object whatever namespace each overlay wrote.
 """
 
 from __future__ import annotations
@@ -23,6 +26,42 @@ from collections.abc import Callable, Iterable
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.inventory.objects import DEFAULT_NAMESPACE, HCPSCAN_API, K8sObject, SourceLocation
 
+# Kinds served cluster-scoped, by API group ("" = core): whole groups, then single kinds.
+CLUSTER_SCOPED_GROUPS = frozenset({"config.openshift.io"})
+CLUSTER_SCOPED_KINDS = frozenset({
+    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io", "APIService"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("storage.k8s.io", "StorageClass"), ("scheduling.k8s.io", "PriorityClass"),
+    ("networking.k8s.io", "IngressClass"),
+    ("policy.networking.k8s.io", "AdminNetworkPolicy"),
+    ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"),
+    ("machineconfiguration.openshift.io", "MachineConfig"),
+    ("machineconfiguration.openshift.io", "MachineConfigPool"),
+    ("operator.openshift.io", "Network"), ("operator.openshift.io", "IngressController"),
+    ("cluster.open-cluster-management.io", "ManagedCluster"),
+    ("cluster.open-cluster-management.io", "ManagedClusterSet"),
+    ("addon.open-cluster-management.io", "ClusterManagementAddOn"),
+    ("operator.open-cluster-management.io", "Klusterlet"),
+    ("operator.open-cluster-management.io", "ClusterManager"),
+    ("config.open-cluster-management.io", "KlusterletConfig"),
+    ("cert-manager.io", "ClusterIssuer"), ("kyverno.io", "ClusterPolicy"),
+    ("crd.projectcalico.org", "GlobalNetworkPolicy"),
+    ("cilium.io", "CiliumClusterwideNetworkPolicy"),
+})
+
+
+def cluster_scoped(group: str, kind: str) -> bool:
+    """Whether the API server serves ``kind`` of ``group`` cluster-scoped (a namespace
+    written on it is dropped)."""
+    return group in CLUSTER_SCOPED_GROUPS or (group, kind) in CLUSTER_SCOPED_KINDS
+
 
 def duplicate_diagnostics(objects: Iterable[K8sObject],
                           locate: Callable[[K8sObject], SourceLocation]) -> list[Diagnostic]:
@@ -33,8 +72,8 @@ def duplicate_diagnostics(objects: Iterable[K8sObject],
     namespaced = {(o.group, o.kind) for o in objects if o.namespace}
     copies: dict[tuple[str, str, str, str, str], list[K8sObject]] = defaultdict(list)
     for obj in objects:
-        namespace = obj.namespace or (DEFAULT_NAMESPACE if (obj.group, obj.kind) in namespaced
-                                      else "")
+        namespace = "" if cluster_scoped(obj.group, obj.kind) else obj.namespace or (
+            DEFAULT_NAMESPACE if (obj.group, obj.kind) in namespaced else "")
         copies[(obj.cluster, obj.group, obj.kind, namespace, obj.name)].append(obj)
     out = []
     # the place of the first copies -> (where they are written again, objects, a first copy)
@@ -48,13 +87,13 @@ def duplicate_diagnostics(objects: Iterable[K8sObject],
             split = _places(first, here) if first.path != here.path else None
             if split is None:
                 out.append(Diagnostic(
-                    here.path, here.line, f"{found[0].ref} is defined again (first at "
+                    here.path, here.line, f"{_named(found)} is defined again (first at "
                     f"{first.path}:{first.line}); {_HELD}", "warning", _advice([])))
                 continue
             again, names, _, _ = places.setdefault(split[0], ([], [], first, here))
             if split[1] not in again:
                 again.append(split[1])
-            names.append(found[0].ref)
+            names.append(_named(found))
     for one, (again, names, first, here) in places.items():
         unique = list(dict.fromkeys(names))
         shown = ", ".join(unique[:_NAMED]) + (f" and {len(unique) - _NAMED} more"
@@ -70,6 +109,17 @@ def duplicate_diagnostics(objects: Iterable[K8sObject],
 
 
 _NAMED = 3  # objects named in a warning about places
+
+
+def _named(found: list[K8sObject]) -> str:
+    """The object the copies are, as the cluster holds it: a cluster-scoped kind without
+    the namespaces written on it."""
+    first = found[0]
+    written = list(dict.fromkeys(o.namespace for o in found if o.namespace))
+    if not written or not cluster_scoped(first.group, first.kind):
+        return first.ref
+    return (f"{first.kind} {first.name} (cluster-scoped: the API server drops the namespace"
+            f"{'s' if len(written) > 1 else ''} {' and '.join(written)} written on it)")
 _HELD = ("a cluster holds one object of a kind and name: the rules judge each copy, "
          "connectivity reads the first")
 

@@ -69,3 +69,19 @@ def template_variable(value: object) -> str | None:
             if depth == 0:
                 return name.group(1) if index == len(text) - 1 else None
     return None
+
+
+def placeholders_in(text: str) -> list[str]:
+    """The variables of every braced envsubst placeholder (``${VAR}``, ``${VAR:-default}``
+    ...) anywhere in ``text``, in order: a value holding one is not rendered yet."""
+    out: list[str] = []
+    start = text.find("${")
+    while start >= 0:
+        name = _NAME.match(text, start + 2)
+        if name is not None and name.end() < len(text) and (
+                text[name.end()] == "}" or text[name.end()] in _OPERATORS) \
+                and "}" in text[name.end():]:
+            if name.group(1) not in out:
+                out.append(name.group(1))
+        start = text.find("${", start + 2)
+    return out

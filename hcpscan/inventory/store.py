@@ -10,7 +10,7 @@ from typing import Any
 
 from hcpscan.core.diagnostics import Diagnostic, SkipRecord
 from hcpscan.core.yamldocs import YamlSyntaxError, node_overrun, parse_documents
-from hcpscan.inventory.duplicates import duplicate_diagnostics
+from hcpscan.inventory.duplicates import cluster_scoped, duplicate_diagnostics
 from hcpscan.inventory.fieldpath import Step, format_path, parse_path
 from hcpscan.inventory.jsonpaths import compile_query
 from hcpscan.inventory.locator import Locator, MemberReader
@@ -90,6 +90,14 @@ class Inventory:
                                                                name) in refs)
                       or (namespace == DEFAULT_NAMESPACE and (cluster, kind, "", name) in refs)
                       for o in found]
+        # a cluster-scoped kind written with namespaces (kustomize overlays): one object
+        scoped: dict[tuple[str, str, str], list[K8sObject]] = {}
+        for (cluster, kind, _namespace, name), found in refs.items():
+            if found and cluster_scoped(found[0].group, kind):
+                scoped.setdefault((cluster, kind, name), []).extend(found)
+        listed = {id(o) for o in candidates}
+        candidates += [o for found in scoped.values() if len(found) > 1 for o in found
+                       if id(o) not in listed]
         if candidates:
             self.diagnostics.extend(duplicate_diagnostics(candidates, self.locate))
 

@@ -27,7 +27,8 @@ def current_cluster_entry(kubeconfig: dict[str, Any]) -> tuple[int, str, dict[st
                 if isinstance(c, dict)}
     context = contexts.get(kubeconfig.get("current-context"), {})
     current = context.get("cluster") if isinstance(context, dict) else None
-    # the last entry of a name wins, as a dict built from the list kept it
+    # client-go refuses a kubeconfig with two entries of one name (``load_error``); a
+    # caller that judges one anyway gets the last of that name
     named = {name: (i, name, block) for i, name, block in entries}
     if current in named:
         return named[current]
@@ -52,7 +53,7 @@ def kubeconfig_in_secret(secret: K8sObject, key: str) -> dict[str, Any] | str:
         return f"{secret.ref} key {key!r} is not valid YAML: {exc.message}"
     if not docs or not isinstance(docs[0].body, dict):
         return f"{secret.ref} key {key!r} is not a kubeconfig"
-    unloadable = bytes_field_error(docs[0].body)
+    unloadable = bytes_field_error(docs[0].body) or duplicate_name_error(docs[0].body)
     if unloadable:
         return f"{secret.ref} key {key!r} fails to load as client-go loads it: {unloadable}"
     return docs[0].body
@@ -77,4 +78,26 @@ def bytes_field_error(kubeconfig: dict[str, Any]) -> str:
                 decoded = go_bytes(value) if isinstance(value, str) else b""
                 if isinstance(decoded, str):
                     return f"{listed}[{i}].{block}.{name} is not base64 ({decoded})"
+    return ""
+
+
+# The named lists client-go turns into maps (clientcmd/api/v1 conversion), in its order.
+NAMED_LISTS = (("clusters", "NamedCluster"), ("users", "NamedAuthInfo"),
+               ("contexts", "NamedContext"), ("extensions", "NamedExtension"))
+
+
+def duplicate_name_error(kubeconfig: dict[str, Any]) -> str:
+    """Why client-go refuses to load ``kubeconfig`` for two entries of one name in a named
+    list (kubectl: 'duplicate name "hub" in list'), '' when none."""
+    for listed, _named in NAMED_LISTS:
+        entries = kubeconfig.get(listed)
+        seen: set[str] = set()
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if not isinstance(name, str):
+                continue
+            if name in seen:
+                return (f"{listed}[{i}] repeats the name {name!r}: duplicate name {name!r} in "
+                        f"list {listed} (client-go refuses the file: give each entry its own name)")
+            seen.add(name)
     return ""

@@ -136,8 +136,13 @@ def _placement_refs(inventory: Inventory, cma: K8sObject, cluster_name: str,
     """The configs of the last placement that selects the cluster: the add-on manager walks
     the placements from the last (addonconfiguration graph, addAddonNode), and that
     placement's node starts from the defaults, so a later selecting placement without
-    AddOnDeploymentConfigs leaves the default in force (an empty answer)."""
+    AddOnDeploymentConfigs leaves the default in force (an empty answer). With
+    ``spec.installStrategy.type`` empty or ``Manual`` the graph reads no placement
+    (addonconfiguration controller, buildConfigurationGraph)."""
+    if cma.get("spec.installStrategy.type") in (None, "", "Manual"):
+        return []  # the configuration graph reads the placements of no other install strategy
     placements = _list(cma.get("spec.installStrategy.placements"))
+    unknown_without: list[str] = []  # later placements without configs, selection unknown
     for i in range(len(placements) - 1, -1, -1):
         placement = placements[i]
         if not isinstance(placement, dict):
@@ -150,8 +155,18 @@ def _placement_refs(inventory: Inventory, cma: K8sObject, cluster_name: str,
                 notes.append(f"{cma.ref} placement {namespace}/{name} has configs, but no "
                              "PlacementDecision of it is in the input: whether it selects "
                              f"cluster {cluster_name} is not known")
+            else:
+                unknown_without.append(f"{namespace}/{name}")
             continue
         if selected:
+            if refs and unknown_without:
+                verb = "set" if len(unknown_without) > 1 else "sets"
+                notes.append(f"{cma.ref} placement{'s' if len(unknown_without) > 1 else ''} "
+                             f"{', '.join(unknown_without)}, later in "
+                             f"spec.installStrategy.placements, {verb} no configs and no "
+                             "PlacementDecision of them is in the input: if one selects "
+                             f"cluster {cluster_name}, the defaults apply instead of "
+                             f"placement {namespace}/{name}'s configs")
             return refs
     return []
 
@@ -226,13 +241,18 @@ def _own_names(inventory: Inventory) -> list[OwnName]:
            for mc in inventory.of_kind("ManagedCluster")
            if str(mc.labels.get(LOCAL_CLUSTER_LABEL, "")).lower() == "true"]
     klusterlets = [k for k in inventory.of_kind("Klusterlet") if k.group == KLUSTERLET_GROUP]
-    hosted = {k.cluster for k in klusterlets if k.get("spec.deployOption.mode") in HOSTED_MODES}
+    # per Klusterlet (OCM's AgentNamespace): a Hosted one runs its agents, with a
+    # hub-kubeconfig-secret of the other cluster, in a namespace named after it; a Default
+    # one beside it still names this cluster
+    hosted = {(k.cluster, k.name) for k in klusterlets
+              if k.get("spec.deployOption.mode") in HOSTED_MODES}
     for k in klusterlets:
         name = k.get("spec.clusterName")
-        if k.cluster not in hosted and isinstance(name, str) and name.strip():
+        if (k.cluster, k.name) not in hosted and isinstance(name, str) and name.strip():
             out.append(OwnName(name.strip(), f"{k.ref} spec.clusterName", k.cluster))
     for secret in inventory.query("Secret", name=HUB_KUBECONFIG_SECRET):
-        if secret.cluster in hosted or not secret.namespace.startswith(AGENT_NAMESPACE_PREFIX):
+        if (secret.cluster, secret.namespace) in hosted \
+                or not secret.namespace.startswith(AGENT_NAMESPACE_PREFIX):
             continue
         value = secret_values(secret).get(CLUSTER_NAME_KEY)
         name = value.text.strip() if value is not None and value.text else ""

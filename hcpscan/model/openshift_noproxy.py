@@ -82,7 +82,9 @@ def refused_no_proxy(value: str, validator: str, url_set: bool = True) -> list[R
     for index, piece in enumerate(value.split(",")):
         entry = piece.strip(_GO_SPACES)
         why = _entry_refused(entry)
-        if why:
+        if why and piece and not entry:  # spaces only: trimmed to an empty entry
+            out.append(Refusal(piece, index, "is only spaces, an empty entry once trimmed"))
+        elif why:
             out.append(Refusal(entry, index, why))
     return out
 

@@ -36,6 +36,8 @@ VALUES = {
     "a space inside": ONE_LINE[:20] + " " + ONE_LINE[20:],
     "padding dropped": ONE_LINE.rstrip("="),
     "URL-safe alphabet": ONE_LINE.replace("+", "-").replace("/", "_"),
+    "padding added": ONE_LINE + "====",
+    "a second value after the padding": ONE_LINE + base64.b64encode(b"AB").decode(),
 }
 
 
@@ -68,6 +70,16 @@ def test_go_bytes_loads_what_kubectl_loads(name, tmp_path):
         assert "illegal base64 data" in done.stderr, done.stderr
         assert isinstance(ours, str), name
         assert parse_bytes_field(value).problems[0].message.startswith(NOT_BASE64)
+
+
+def test_extra_padding_is_refused_as_go_refuses_it():
+    """Go's StdEncoding ends the data at the padding of the last quantum; Python's
+    b64decode accepts more '=' (and data after them)."""
+    assert go_bytes("QUJDREVG") == b"ABCDEF" and go_bytes("QUJDRA==\r\n") == b"ABCD"
+    assert go_bytes("QUJDREVG====") == "illegal base64 data at input byte 8"
+    assert go_bytes("QUJDRA===") == "illegal base64 data at input byte 8"
+    assert go_bytes("QQ==QUJD") == "illegal base64 data at input byte 4"
+    assert go_bytes("=QUJ") == "illegal base64 data at input byte 0"
 
 
 def test_raw_pem_is_said_to_be_pem():
@@ -126,3 +138,64 @@ stringData:
     assert report.results[0].status is Status.NOT_EVALUABLE, report.results[0].reason
     assert ("fails to load as client-go loads it: clusters[0].cluster.certificate-authority-data "
             "is not base64 (illegal base64 data at input byte 0)") in report.results[0].reason
+
+
+DUPLICATE = """\
+apiVersion: v1
+kind: Config
+clusters:
+- name: hub
+  cluster: {server: "https://api.hub.example.com:6443"}
+- name: hub
+  cluster: {server: "https://api.hub.example.com:6443", proxy-url: "http://proxy.corp.example.com:3128"}
+contexts:
+- name: default
+  context: {cluster: hub, user: bootstrap}
+current-context: default
+users:
+- name: bootstrap
+  user: {token: abc}
+"""
+
+
+@pytest.mark.parametrize("listed", ["clusters", "users", "contexts"])
+def test_a_kubeconfig_with_a_repeated_name_fails_to_load_as_kubectl_says(listed, tmp_path):
+    """client-go turns clusters, users and contexts into maps and refuses a second entry
+    of one name ('duplicate name ... in list'): OCM001 does not judge either entry."""
+    from hcpscan.findings.model import Status
+    from tests.rules.harness import scan
+
+    kubectl = shutil.which("kubectl")
+    require(kubectl, "kubectl")
+    text = DUPLICATE
+    if listed != "clusters":  # one cluster; the repeated entry is a user or a context
+        text = text.replace("- name: hub\n  cluster: {server: \"https://api.hub.example.com:6443\"}\n",
+                            "", 1)
+        text = (text.replace("  user: {token: abc}\n", "  user: {token: abc}\n- name: bootstrap\n"
+                             "  user: {token: def}\n") if listed == "users" else
+                text.replace("current-context", "- name: default\n  context: {cluster: hub, "
+                             "user: bootstrap}\ncurrent-context"))
+    (tmp_path / "kubeconfig").write_text(text)
+    done = subprocess.run([str(kubectl), "--kubeconfig", str(tmp_path / "kubeconfig"), "config",
+                           "view"], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "duplicate name" in done.stderr, done.stderr
+    indented = "".join(f"    {line}\n" for line in text.splitlines())
+    (tmp_path / "m.yaml").write_text(f"""\
+apiVersion: config.openshift.io/v1
+kind: Proxy
+metadata: {{name: cluster}}
+spec: {{httpProxy: "http://proxy.corp.example.com:3128", httpsProxy: "http://proxy.corp.example.com:3128"}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {{name: bootstrap-hub-kubeconfig, namespace: open-cluster-management-agent}}
+type: Opaque
+stringData:
+  kubeconfig: |
+{indented}""")
+    (tmp_path / "kubeconfig").unlink()
+    report = scan([tmp_path], ["OCM001"])
+    assert report.results[0].status is Status.NOT_EVALUABLE, report.results[0].reason
+    reason = report.results[0].reason
+    assert "fails to load as client-go loads it" in reason
+    assert "duplicate name" in reason and f"in list {listed}" in reason

@@ -102,3 +102,30 @@ def test_cluster_scoped_copies_are_named_as_written(tmp_path):
     inventory = _inventory(tmp_path, {"a/crb.yaml": binding, "b/crb.yaml": binding})
     (warning,) = inventory.diagnostics
     assert "ClusterRoleBinding hcpscan-readonly is written both in" in warning.message
+
+
+CMA = """\
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: ClusterManagementAddOn
+metadata:
+  name: helloworld
+  namespace: {namespace}
+spec:
+  addOnMeta:
+    displayName: helloworld
+"""
+
+
+def test_a_cluster_scoped_kind_an_overlay_namespaced_is_one_object(tmp_path):
+    """kustomize's namespace transformer writes each overlay's namespace on kinds it does
+    not know as cluster-scoped (a ClusterManagementAddOn): the API server drops it, so
+    the two overlays write one object twice."""
+    inventory = _inventory(tmp_path, {"a/cma.yaml": CMA.format(namespace="ns-a"),
+                                      "b/cma.yaml": CMA.format(namespace="ns-b")})
+    (warning,) = inventory.diagnostics
+    assert "ClusterManagementAddOn helloworld (cluster-scoped: the API server drops the " \
+        "namespaces ns-a and ns-b written on it) is written both in" in warning.message
+    # a namespaced kind in two namespaces is two objects
+    assert not _inventory(tmp_path / "np", {"a/np.yaml": POLICY.format(namespace="ns-a"),
+                                            "b/np.yaml": POLICY.format(namespace="ns-b")}
+                          ).diagnostics

@@ -98,3 +98,52 @@ def test_a_scan_of_an_unrendered_template_is_no_input_error(run_cli, tmp_path):
     assert result.code == 0, result.err
     assert f"{path}:5:1: input [warning] ConfigMap cni-${{CLUSTER_NAME}} data is the unrendered " \
            "template variable ${CNI_RESOURCES}" in result.out + result.err
+
+
+CAPI_TEMPLATE = """\
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata:
+  name: ${CLUSTER_NAME}
+  namespace: ${NAMESPACE}
+spec:
+  clusterNetwork:
+    pods:
+      cidrBlocks: ${POD_CIDRS}
+    services:
+      cidrBlocks: ["10.96.0.0/12"]
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata:
+  name: ${CLUSTER_NAME}-md-0
+spec:
+  template:
+    spec:
+      files:
+      - path: /etc/systemd/system/containerd.service.d/http-proxy.conf
+        owner: root:root
+        permissions: "0644"
+        content: |
+          [Service]
+          Environment="HTTP_PROXY=${HTTP_PROXY}"
+          Environment="HTTPS_PROXY=http://${PROXY_HOST}:3128"
+          Environment="NO_PROXY=${NO_PROXY}"
+"""
+
+
+def test_a_proxy_value_holding_a_placeholder_is_unknown_not_judged(tmp_path):
+    """clusterctl renders NO_PROXY=${NO_PROXY} when it generates the cluster: the value is
+    unknown until then. PRX005 does not say it misses .svc, and PRX013 never quotes a
+    host it made up by lower-casing the placeholder."""
+    (tmp_path / "cluster-template.yaml").write_text(CAPI_TEMPLATE)
+    for rule in ("PRX005", "PRX013"):
+        report = scan([tmp_path], [rule])
+        assert report.findings == [], [f.message for f in report.findings]
+        [result] = report.results
+        assert result.status is Status.NOT_EVALUABLE, result.reason
+        assert "unrendered template variable" in result.reason
+        assert "clusterctl generate cluster" in result.reason
+        assert "${http_proxy}" not in result.reason
+    reason = scan([tmp_path], ["PRX013"]).results[0].reason
+    assert "PROXY_HOST" in reason and "HTTP_PROXY" in reason

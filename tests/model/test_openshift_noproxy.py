@@ -68,3 +68,58 @@ def test_a_no_proxy_without_a_proxy_url_is_refused_even_the_whole_wildcard() -> 
             refusal, = refused_no_proxy(value, validator, url_set=False)
             assert refusal.whole and "without httpProxy or httpsProxy" in refusal.why
     assert refused_no_proxy("", NETWORK_OPERATOR, url_set=False) == []
+
+
+def test_a_value_of_spaces_is_set_and_refused() -> None:
+    """The validators test len(noProxy) > 0 untrimmed: ' ' is one entry of spaces, empty
+    once trimmed, and refused (not an unset value)."""
+    [refusal] = refused_no_proxy(" ", NETWORK_OPERATOR)
+    assert refusal.entry == " " and "only spaces" in refusal.why
+
+
+PROXY_SPEC = """\
+apiVersion: config.openshift.io/v1
+kind: Proxy
+metadata:
+  name: cluster
+  resourceVersion: "1234"
+  uid: 3b1c3f4e-0d7c-4e0e-9a77-2f5b3f8b9d21
+spec:
+  trustedCA:
+    name: ""
+%s"""
+
+
+@pytest.mark.parametrize("fields, line, said", [
+    ("  httpProxy: http://proxy.example.com:3128\n  noProxy: ' '\n", 11,
+     "spec.noProxy entry ' ' is only spaces"),
+    ("  httpProxy: ' '\n", 10, "spec.httpProxy = ' ' is only spaces, which "
+     "cluster-network-operator takes as set"),
+])
+def test_prx013_judges_a_proxy_field_of_spaces_as_the_network_operator_does(
+        tmp_path, fields: str, line: int, said: str) -> None:
+    """CNO's ValidateProxyConfig tests each field with len(x) > 0, untrimmed: ' ' is set,
+    an empty noProxy entry or a URL ParseRequestURI refuses, and the whole Proxy is
+    rejected."""
+    from tests.rules.harness import scan
+
+    (tmp_path / "proxy.yaml").write_text(PROXY_SPEC % fields)
+    report = scan([tmp_path], ["PRX013"])
+    [finding] = report.findings
+    assert finding.location.line == line
+    assert any(said in e for e in finding.evidence), finding.evidence
+    assert "InvalidProxyConfig" in finding.message
+
+
+def test_prx013_judges_a_hosted_clusters_no_proxy_as_the_guest_network_operator_does() -> None:
+    """HyperShift copies spec.configuration.proxy into the hosted cluster's Proxy spec,
+    which the hosted cluster's network operator validates as any Proxy (ValidateProxyConfig
+    runs under HyperShift too): a wildcard entry and an upper-case domain are refused."""
+    from tests.conftest import FIXTURES
+    from tests.rules.harness import scan
+
+    fixture = FIXTURES / "rules" / "PRX013" / "fail" / "hosted-cluster-noproxy-openshift-refuses.yaml"
+    [finding] = scan([fixture], ["PRX013"]).findings
+    assert "'*.corp.example.com', 'Registry.example.org'" in finding.message
+    assert "hosted cluster's cluster-network-operator" in finding.message
+    assert any("has upper-case letters" in e for e in finding.evidence)

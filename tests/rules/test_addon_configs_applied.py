@@ -7,6 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from hcpscan.findings.model import Status
+from hcpscan.inventory.store import Inventory
+from hcpscan.model.ocm import applied_addon_configs
+from hcpscan.sources.loader import load_paths
 from tests.rules.harness import scan
 
 CMA = """\
@@ -147,3 +150,40 @@ def test_a_last_selecting_placement_without_configs_leaves_the_default(tmp_path:
     failing = _failing(tmp_path, _two_placements("") + _adc("hub-config", "placed") + MCA)
     assert "hub-config/fallback" in failing["ManagedClusterAddOn"]
     assert "the default of ClusterManagementAddOn work-manager" in failing["ManagedClusterAddOn"]
+
+
+def _applied(tmp_path: Path, text: str) -> tuple[list[str], list[str]]:
+    (tmp_path / "hub.yaml").write_text(text)
+    inventory = Inventory(load_paths([str(tmp_path / "hub.yaml")]).objects)
+    [addon] = inventory.of_kind("ManagedClusterAddOn")
+    notes: list[str] = []
+    refs = applied_addon_configs(inventory, addon, notes)
+    return [f"{r.namespace}/{r.name}" for r in refs], notes
+
+
+def test_a_later_placement_without_configs_or_decisions_is_said_unknown(tmp_path: Path):
+    """A later placement that sets no configs and whose PlacementDecisions are not in the
+    input may select the cluster and leave the defaults in force: the answer stays the
+    earlier placement's configs, with a note that it is not certain."""
+    unknown_later = "    - name: later\n      namespace: hub-config\n"
+    first, rest = CMA.replace("CHOSEN", "cluster1").split("  supportedConfigs:\n")
+    refs, notes = _applied(tmp_path, first + unknown_later + "  supportedConfigs:\n" + rest + MCA)
+    assert refs == ["hub-config/placed"]
+    [note] = notes
+    assert "hub-config/later" in note and "the defaults apply" in note and "cluster1" in note
+    # known (decisions in the input, not selecting cluster1): nothing to say
+    known = _two_placements("")
+    at = known.rindex("clusterName: cluster1")
+    refs, notes = _applied(tmp_path, known[:at] + "clusterName: cluster7"
+                           + known[at + len("clusterName: cluster1"):] + MCA)
+    assert refs == ["hub-config/placed"] and notes == []
+
+
+def test_placements_count_only_for_the_placements_install_strategy(tmp_path: Path):
+    """OCM's configuration graph reads the placements only when
+    spec.installStrategy.type is neither empty nor Manual: otherwise the defaults apply."""
+    selecting = CMA.replace("CHOSEN", "cluster1")
+    assert _applied(tmp_path, selecting + MCA)[0] == ["hub-config/placed"]
+    for kind in ("    type: Manual\n", ""):
+        refs, _ = _applied(tmp_path, selecting.replace("    type: Placements\n", kind) + MCA)
+        assert refs == ["hub-config/fallback"], kind

@@ -160,6 +160,44 @@ def test_a_hosted_mode_klusterlet_runs_on_another_cluster(tmp_path):
     assert report.findings == [] and result.status is Status.NOT_EVALUABLE
 
 
+def test_a_hosted_klusterlet_beside_a_default_one_hides_nothing(tmp_path):
+    """OCM's AgentNamespace is per Klusterlet: a cluster that is managed cluster cluster1
+    (Default mode) and hosts the agents of hosted2 (Hosted mode, namespace named after its
+    Klusterlet) is still cluster1, by its Klusterlet and by its agent namespace's
+    hub-kubeconfig-secret; the hosted agents' hub-kubeconfig-secret names hosted2 and is
+    not this cluster's name."""
+    hosted = """\
+        apiVersion: operator.open-cluster-management.io/v1
+        kind: Klusterlet
+        metadata: {name: klusterlet-hosted2}
+        spec:
+          clusterName: hosted2
+          deployOption: {mode: Hosted}
+        """
+    secret = """\
+        apiVersion: v1
+        kind: Secret
+        metadata: {{name: hub-kubeconfig-secret, namespace: {namespace}}}
+        type: Opaque
+        data: {{cluster-name: {name}}}
+        """
+    report, result = run(tmp_path, KLUSTERLET.format(mode="Default"), hosted, HUB_SERVICE,
+                         ADC.format(namespace="cluster1", kas="10.96.0.1"))
+    assert result.status is Status.FAIL, result.reason
+    assert any("Klusterlet klusterlet spec.clusterName" in e for e in report.findings[0].evidence)
+    # the Default Klusterlet's agent namespace alone (no Klusterlet object in the dump)
+    _, result = run(tmp_path, hosted, HUB_SERVICE,
+                    secret.format(namespace="open-cluster-management-agent", name="Y2x1c3RlcjE="),
+                    ADC.format(namespace="cluster1", kas="10.96.0.1"))
+    assert result.status is Status.FAIL, result.reason
+    # the hosted agents' secret, in a namespace named after their Klusterlet, names hosted2
+    _, result = run(tmp_path, hosted.replace("klusterlet-hosted2", "open-cluster-management-h2"),
+                    HUB_SERVICE,
+                    secret.format(namespace="open-cluster-management-h2", name="aG9zdGVkMg=="),
+                    ADC.format(namespace="hosted2", kas="10.96.0.1"))
+    assert result.status is Status.NOT_EVALUABLE, result.reason
+
+
 def test_the_registration_agents_cluster_name_names_the_input(tmp_path):
     secret = """\
         apiVersion: v1

@@ -61,6 +61,7 @@ from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
 from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import IGNITION_CONFIG, SYSTEMD_DROPIN, K8sObject
 from hcpscan.inventory.objects import KUBECONFIG as KUBECONFIG_KIND
+from hcpscan.inventory.placeholders import placeholders_in, render_command
 from hcpscan.inventory.secrets import SecretValue, secret_values
 from hcpscan.inventory.store import Inventory
 from hcpscan.model.capi import BOOTSTRAP_FILES, INFRASTRUCTURE_PROXY, infrastructure_proxy
@@ -119,7 +120,32 @@ def effective_proxies(inventory: Inventory, runtime: str = "go",
     out += kubeconfig_proxies(inventory)
     out += infrastructure_proxies(inventory)
     out += subscription_proxies(inventory, runtime)
+    if inventory.has_unrendered or any("${" in c.object.name for c in out):
+        for consumer in out:
+            _unrendered_values(consumer)
     return out
+
+
+def _unrendered_values(consumer: ConsumerProxy) -> None:
+    """A proxy value that holds a clusterctl (envsubst) ``${VAR}`` placeholder of a template
+    not rendered yet is unknown: the value is whatever the variable is set to when
+    ``clusterctl generate cluster`` renders it (hcpscan.inventory.placeholders)."""
+    replaced: dict[int, Setting] = {}
+    for name, setting in list(consumer.variables.items()):
+        found = placeholders_in(setting.value) if setting.value else []
+        if found:
+            path = consumer.object.source.path if consumer.object.source is not None else ""
+            unknown = Setting(setting.name, None, setting.source, setting.via, unknown=(
+                f"{setting.value!r} holds the unrendered template variable"
+                f"{'s' if len(found) > 1 else ''} {', '.join(found)}: its value is set when "
+                "the template is rendered"
+                + (f" ({render_command(path)})" if path else " (clusterctl generate cluster)")))
+            consumer.variables[name] = replaced[id(setting)] = unknown
+    if replaced:
+        for attribute in ("http_proxy", "https_proxy", "no_proxy"):
+            current = getattr(consumer, attribute)
+            if current is not None and id(current) in replaced:
+                setattr(consumer, attribute, replaced[id(current)])
 
 
 def infrastructure_proxies(inventory: Inventory) -> list[ConsumerProxy]:

@@ -201,7 +201,32 @@ _OPENSHIFT_VALIDATORS = {
                     "component gets this spec's proxy settings, its URLs included"),
     INSTALL_CONFIG: (INSTALLER, "openshift-install refuses the install-config and installs "
                      "nothing"),
+    # HyperShift copies spec.configuration.proxy into the hosted cluster's Proxy spec
+    # (globalconfig ReconcileProxyConfig), which the hosted cluster's network operator
+    # validates as any Proxy; HyperShift's own computed status for nodes skips that check.
+    HOSTED_CLUSTER: (NETWORK_OPERATOR, "HyperShift copies it into the hosted cluster's Proxy "
+                     "spec, and the hosted cluster's cluster-network-operator rejects that "
+                     "Proxy (network Degraded, InvalidProxyConfig) and leaves its status as it "
+                     "was: the hosted cluster's operators do not get these proxy settings, "
+                     "while HyperShift still gives them to the nodes as written"),
 }
+
+
+def openshift_validated(consumer: ConsumerProxy) -> bool:
+    """Whether an OpenShift validator reads the consumer's proxy fields: it tests them with
+    ``len(x) > 0``, untrimmed, so a value of spaces is set (and invalid), not unset."""
+    return consumer.kind in _OPENSHIFT_VALIDATORS and consumer.part != "status"
+
+
+def openshift_url_refusal(consumer: ConsumerProxy, value: str) -> str:
+    """Why OpenShift's validator refuses a proxy URL that ``proxy_url_problems`` takes as
+    unset: a value of spaces is set for it (``len(x) > 0``) and fails ``ParseRequestURI``
+    ('' when it does not refuse it)."""
+    if not value or value.strip() or not openshift_validated(consumer):
+        return ""
+    validator, effect = _OPENSHIFT_VALIDATORS[consumer.kind]
+    return (f"is only spaces, which {validator} takes as set (it tests the length, untrimmed) "
+            f"and refuses as no URL: {effect}")
 
 
 def openshift_refusals(consumer: ConsumerProxy, value: str) -> tuple[list[Refusal], str]:
@@ -211,7 +236,7 @@ def openshift_refusals(consumer: ConsumerProxy, value: str) -> tuple[list[Refusa
     if consumer.kind not in _OPENSHIFT_VALIDATORS or consumer.part == "status":
         return [], ""
     validator, effect = _OPENSHIFT_VALIDATORS[consumer.kind]
-    url_set = any((s.value or "").strip() for name in ("httpProxy", "httpsProxy")
+    url_set = any(s.value for name in ("httpProxy", "httpsProxy")  # len(x) > 0, untrimmed
                   if (s := consumer.variables.get(name)) is not None)
     refusals = refused_no_proxy(mask_credentials(value), validator, url_set)
     return refusals, effect if refusals else ""

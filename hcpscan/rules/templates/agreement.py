@@ -37,6 +37,7 @@ from hcpscan.analysis.proxy.sides import (
 )
 from hcpscan.analysis.proxy.trust import describe
 from hcpscan.analysis.proxy.validity import credentials
+from hcpscan.core.gobytes import go_bytes
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
@@ -669,18 +670,29 @@ CA_FIELD = "certificate-authority-data"
 
 
 def _ca_disagreement(mine: str, theirs: str, hv: str, wv: str) -> tuple[str, list[str]] | None:
-    """Two CA fields differ when their clients trust different certificates: the set of
-    certificates (DER) each holds, whatever their order, line ends or wrapping. Fields that
-    cannot both be read are compared as written."""
+    """Two CA fields differ as OCM's IsHubKubeconfigValid compares them: the decoded bytes
+    (reflect.DeepEqual), so the same certificates in another order or with other line ends
+    differ too. The difference is said as the certificates one side lacks or adds, or as
+    what else differs; fields that cannot both be decoded are compared as written."""
+    if hv == wv:
+        return None
+    ha, wa = go_bytes(hv or ""), go_bytes(wv or "")
+    if isinstance(ha, str) or isinstance(wa, str):
+        return f"{mine} is not {theirs} as written, and not both can be decoded", []
+    if ha == wa:
+        return None
     a, b = parse_bytes_field(hv), parse_bytes_field(wv)
     if a.problems or b.problems or not a.certificates or not b.certificates:
-        if hv == wv:
-            return None
-        return f"{mine} is not {theirs} as written, and not both can be read as certificates", []
+        return f"{mine} is not {theirs} (decoded bytes), and not both can be read as certificates", []
     have = {c.sha256 for c in a.certificates}
     want = {c.sha256 for c in b.certificates}
     if have == want:
-        return None
+        how = [w for w, differs in (
+            ("order", [c.sha256 for c in a.certificates] != [c.sha256 for c in b.certificates]),
+            ("line ends", (b"\r\n" in ha) != (b"\r\n" in wa))) if differs] or ["text around them"]
+        line = (f"{mine} holds the same certificates as {theirs}, other bytes: "
+                f"{'/'.join(how)} (OCM compares the bytes and bootstraps again)")
+        return line, [line]
     lacking = list(dict.fromkeys(describe(c) for c in b.certificates if c.sha256 not in have))
     extra = list(dict.fromkeys(describe(c) for c in a.certificates if c.sha256 not in want))
     lines = ([f"{mine} lacks {', '.join(lacking)}"] if lacking else []) + (

@@ -41,6 +41,8 @@ from hcpscan.analysis.proxy.validity import (
     credentials,
     no_proxy_problems,
     openshift_refusals,
+    openshift_url_refusal,
+    openshift_validated,
     proxy_url_problems,
     scheme_optional,
 )
@@ -495,8 +497,10 @@ def valid(value: Value) -> Iterator[Violation]:
     if value.type == URL:
         bare_ok = value.consumer is not None and scheme_optional(value.consumer.kind)
         problems = proxy_url_problems(value.text, value.schemes, bare_ok)
+        spaces = "" if value.consumer is None else openshift_url_refusal(value.consumer, value.text)
+        problems += [spaces] if spaces else []
         if problems:
-            shown = mask_credentials(value.text.strip())
+            shown = mask_credentials(value.text.strip() or value.text)
             yield _violation(value, "valid", "; ".join(problems),
                              [f"{value.named} = {shown!r} " + p for p in problems] + _read_by(value))
     elif value.type == NO_PROXY:
@@ -867,8 +871,9 @@ def applies(condition: str, kind: str, c: ConsumerProxy | None, text: str,
     if condition == "reachable":
         return (kind == URL and c is not None and c.kind == CONTAINER and c.via is None
                 and c.object.kind in WORKLOAD_KINDS and bool(text.strip()))
-    if condition == "valid":
-        return kind != TEXT and not status and bool(text.strip())
+    if condition == "valid":  # (OpenShift's validators take a value of spaces as set)
+        return kind != TEXT and not status and (bool(text.strip()) or bool(
+            text and c is not None and openshift_validated(c)))
     return (kind == NO_PROXY and not status and bool(text) and c is not None
             and (bool(params.get("include_go_readers")) or not (
                 go_reader(c.program, c.image) or c.object.kind in GO_READ_OBJECTS)))

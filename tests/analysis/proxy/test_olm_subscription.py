@@ -150,3 +150,58 @@ def test_prx008_moves_a_subscription_password_to_a_secret(tmp_path: Path, run_cl
     assert "kind: Secret" in fixed
     rescan = run_cli("scan", str(target), "--select", "PRX008", "--no-progress")
     assert rescan.code == 0, rescan.out
+
+
+SPEC_ONLY_PROXY = """\
+apiVersion: config.openshift.io/v1
+kind: Proxy
+metadata: {name: cluster}
+spec:
+  httpProxy: http://proxy.example.com:3128
+  httpsProxy: http://proxy.example.com:3128
+  noProxy: .example.com
+---
+"""
+LOWER_CASE = SUBSCRIPTION % _env(("https_proxy", "http://proxy.example.com:3128"),
+                                 ("no_proxy", "localhost"))
+
+
+def test_lower_case_env_with_a_spec_only_proxy_is_not_judged_on_no_proxy(tmp_path: Path) -> None:
+    """Lower-case names override nothing (IsOverridden), so OLM injects upper-case NO_PROXY
+    from the Proxy's status, which Go reads before no_proxy. With no status in the input and
+    nothing to compute it from, PRX005 cannot judge, and no fix edits the lower-case
+    no_proxy nobody reads."""
+    [consumer] = _consumers(tmp_path, SPEC_ONLY_PROXY + LOWER_CASE)
+    assert consumer.no_proxy is not None and consumer.no_proxy.name == "NO_PROXY"
+    assert not consumer.no_proxy.known
+    report = _scan(tmp_path, SPEC_ONLY_PROXY + LOWER_CASE, "PRX005")
+    assert report.findings == []
+    [result] = report.results
+    assert result.status is Status.NOT_EVALUABLE
+    assert "NO_PROXY" in result.reason and "status" in result.reason
+
+
+def test_lower_case_env_is_judged_on_the_status_computed_from_the_spec(tmp_path: Path) -> None:
+    """With the Network and Infrastructure in the input, the status the network operator
+    writes is computed (hcpscan.model.clusters), and the operator's NO_PROXY is that."""
+    infra = """\
+apiVersion: config.openshift.io/v1
+kind: Network
+metadata: {name: cluster}
+spec:
+  clusterNetwork: [{cidr: 10.128.0.0/14, hostPrefix: 23}]
+  serviceNetwork: [172.30.0.0/16]
+---
+apiVersion: config.openshift.io/v1
+kind: Infrastructure
+metadata: {name: cluster}
+status:
+  apiServerInternalURI: https://api-int.demo.example.com:6443
+  platformStatus: {type: None}
+---
+"""
+    text = SPEC_ONLY_PROXY + infra + LOWER_CASE
+    [consumer] = _consumers(tmp_path, text)
+    assert consumer.no_proxy is not None and consumer.no_proxy.name == "NO_PROXY"
+    assert ".svc" in (consumer.no_proxy.value or "")
+    assert _scan(tmp_path, text, "PRX005").results[0].status is Status.PASS
