@@ -141,6 +141,9 @@ CRDS = (
     _r("config.open-cluster-management.io/v1alpha1", "klusterletconfigs", "KlusterletConfig",
        False),
     _r("agent.open-cluster-management.io/v1", "klusterletaddonconfigs", "KlusterletAddonConfig"),
+    # the klusterlet's own configuration on a managed cluster (cluster-scoped): its
+    # spec.clusterName says which managed cluster the input is (OCM004)
+    _r("operator.open-cluster-management.io/v1", "klusterlets", "Klusterlet", False),
     _r("machineconfiguration.openshift.io/v1", "machineconfigs", "MachineConfig", False,
        ("mc",)),
     _r("helm.toolkit.fluxcd.io/v2", "helmreleases", "HelmRelease", short=("hr",)),
@@ -148,6 +151,8 @@ CRDS = (
     _r("cluster.x-k8s.io/v1beta1", "clusters", "Cluster", short=("cl",)),
     _r("infrastructure.cluster.x-k8s.io/v1beta2", "awsclusters", "AWSCluster"),
     _r("infrastructure.cluster.x-k8s.io/v1beta2", "vcdclusters", "VCDCluster"),
+    _r("infrastructure.cluster.x-k8s.io/v1beta2", "vcdclustertemplates", "VCDClusterTemplate"),
+    _r("operators.coreos.com/v1alpha1", "subscriptions", "Subscription", short=("sub",)),
     # security groups in front of the nodes (the required flows' perimeter)
     _r("infrastructure.cluster.x-k8s.io/v1beta2", "awsmachinetemplates", "AWSMachineTemplate"),
     _r("infrastructure.cluster.x-k8s.io/v1beta2", "awsmachines", "AWSMachine"),

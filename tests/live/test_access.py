@@ -11,7 +11,7 @@ from tests.live.conftest import write_kubeconfig
 from tests.live.test_cluster_scan import hcpscan
 
 MISSING_GROUPS = ("hypershift.openshift.io", "addon.open-cluster-management.io")
-MISSING_KINDS = {"HostedCluster", "NodePool", "AddOnDeploymentConfig", "ManagedClusterAddOn",
+MISSING_KINDS = {"HostedCluster", "HostedControlPlane", "NodePool", "AddOnDeploymentConfig", "ManagedClusterAddOn",
                  "ClusterManagementAddOn"}
 
 
