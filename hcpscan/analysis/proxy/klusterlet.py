@@ -33,9 +33,18 @@ from hcpscan.analysis.proxy.settings import (
     setting_text,
     source_of,
 )
-from hcpscan.inventory.fieldpath import Step
+from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.kubeconfig import current_cluster, kubeconfig_in_secret
+from hcpscan.model.ocm import (
+    AGENT_NAMESPACE_PREFIX,
+    BOOTSTRAP_HUB_KUBECONFIG,
+    HUB_KUBECONFIG_SECRET,
+    OWN_NAME_READS,
+    klusterlet_configs_of,
+    own_managed_names,
+)
 
 KLUSTERLET_CONFIG_GROUP = "config.open-cluster-management.io"
 ADDON_AGENT_GROUP = "agent.open-cluster-management.io"
@@ -159,3 +168,52 @@ def _bundle_text(inventory: Inventory, obj: K8sObject, ref: dict[str, Any]) -> s
         return None
     data = cm.body.get("data") or {}
     return next((str(data[k]) for k in CA_KEYS if data.get(k)), "")
+
+
+# -- does the klusterlet of a managed cluster reach the hub through a proxy ----------------
+
+# the kinds ``klusterlet_hub_proxy_of`` reads
+KLUSTERLET_PROXY_READS = ("ManagedCluster", "KlusterletConfig", *OWN_NAME_READS)
+
+
+@dataclass(frozen=True, slots=True)
+class KlusterletHubProxy:
+    """The proxy a managed cluster's klusterlet reaches the hub through, and where it is set."""
+
+    url: str
+    where: str  # "KlusterletConfig http-proxy spec.hubKubeAPIServerConfig.proxyURL"
+    at: str  # file:line
+
+
+def klusterlet_hub_proxy_of(inventory: Inventory, cluster_name: str, cluster: str
+                            ) -> KlusterletHubProxy | None:
+    """The hub proxy of managed cluster ``cluster_name``'s klusterlet, as the hub ``cluster``
+    gives it (the KlusterletConfig bound to its ManagedCluster, else ``global``: the first
+    that sets a proxy, by ``hub_proxy``), else as the input shows it when the input is that
+    managed cluster (``proxy-url`` of the current cluster of ``hub-kubeconfig-secret`` or
+    ``bootstrap-hub-kubeconfig`` in an agent namespace). None: no proxy is known."""
+    for config in klusterlet_configs_of(inventory, cluster_name, cluster):
+        if config.group != KLUSTERLET_CONFIG_GROUP:
+            continue
+        steps = hub_proxy(config).proxy
+        if steps is not None:
+            loc = inventory.locate(config, steps)
+            return KlusterletHubProxy(setting_text(config.get(steps)),
+                                      f"{config.ref} {format_path(steps)}",
+                                      f"{loc.path}:{loc.line}")
+    own = {o.cluster for o in own_managed_names(inventory) if o.name == cluster_name}
+    for secret in inventory.of_kind("Secret"):
+        if secret.cluster not in own or secret.name not in (HUB_KUBECONFIG_SECRET,
+                                                            BOOTSTRAP_HUB_KUBECONFIG) \
+                or not secret.namespace.startswith(AGENT_NAMESPACE_PREFIX):
+            continue
+        kubeconfig = kubeconfig_in_secret(secret, "kubeconfig")
+        entry = current_cluster(kubeconfig) if isinstance(kubeconfig, dict) else None
+        url = entry.get("proxy-url") if isinstance(entry, dict) else None
+        if isinstance(url, str) and url.strip():
+            held = "stringData" if isinstance(secret.get("stringData.kubeconfig"), str) \
+                else "data"
+            loc = inventory.locate(secret, (held, "kubeconfig"))
+            return KlusterletHubProxy(url.strip(), f"{secret.ref} key kubeconfig proxy-url",
+                                      f"{loc.path}:{loc.line}")
+    return None

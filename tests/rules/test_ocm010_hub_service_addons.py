@@ -1,0 +1,151 @@
+"""OCM010: an add-on whose agents reach hub services other than the kube-apiserver
+(model.ocm.HUB_SERVICE_ADDONS) needs an AddOnDeploymentConfig proxyConfig when its
+cluster's klusterlet reaches the hub through a proxy (seed 004, "Add-on proxy settings")."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from hcpscan.findings.model import Status
+from hcpscan.model.ocm import HUB_SERVICE_ADDONS
+from tests.rules.harness import scan
+
+BOUND = """\
+apiVersion: config.open-cluster-management.io/v1alpha1
+kind: KlusterletConfig
+metadata: {name: bound}
+spec: BOUND_SPEC
+---
+apiVersion: config.open-cluster-management.io/v1alpha1
+kind: KlusterletConfig
+metadata: {name: global}
+spec: GLOBAL_SPEC
+---
+apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata:
+  name: cluster1
+  annotations: {agent.open-cluster-management.io/klusterlet-config: bound}
+spec: {hubAcceptsClient: true}
+"""
+
+ADDON = """\
+---
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: ManagedClusterAddOn
+metadata: {name: ADDON, namespace: cluster1}
+spec:
+  installNamespace: open-cluster-management-agent-addon
+"""
+
+PROXY_URL = "{hubKubeAPIServerConfig: {proxyURL: 'http://proxy.corp.example.com:3128'}}"
+LEGACY = "{hubKubeAPIServerProxyConfig: {httpsProxy: 'http://legacy.corp.example.com:3128'}}"
+NO_PROXY = "{hubKubeAPIServerConfig: {url: 'https://api.hub.example.com:6443'}}"
+
+
+def _result(tmp_path: Path, text: str):
+    (tmp_path / "hub.yaml").write_text(text)
+    report = scan([tmp_path], ["OCM010"])
+    return report.results[0], [f.message for f in report.findings if f.status is Status.FAIL]
+
+
+def _hub(bound: str, global_: str, addon: str = "cluster-proxy") -> str:
+    return (BOUND.replace("BOUND_SPEC", bound).replace("GLOBAL_SPEC", global_)
+            + ADDON.replace("ADDON", addon))
+
+
+def test_the_list_is_the_cited_one():
+    assert set(HUB_SERVICE_ADDONS) == {"cluster-proxy", "observability-controller"}
+
+
+def test_bound_klusterletconfig_proxy_url(tmp_path: Path):
+    result, messages = _result(tmp_path, _hub(PROXY_URL, "{}"))
+    assert result.status is Status.FAIL
+    assert "http://proxy.corp.example.com:3128" in messages[0]
+    assert "KlusterletConfig bound spec.hubKubeAPIServerConfig.proxyURL" in messages[0]
+
+
+def test_global_klusterletconfig_when_the_bound_one_sets_no_proxy(tmp_path: Path):
+    result, messages = _result(tmp_path, _hub("{}", LEGACY))
+    assert result.status is Status.FAIL
+    assert "KlusterletConfig global spec.hubKubeAPIServerProxyConfig.httpsProxy" in messages[0]
+
+
+def test_deprecated_block_beside_hub_config_is_no_proxy(tmp_path: Path):
+    """hubKubeAPIServerConfig present: the deprecated block is ignored whole."""
+    legacy_dropped = ("{hubKubeAPIServerConfig: {url: 'https://api.hub.example.com:6443'}, "
+                      "hubKubeAPIServerProxyConfig: {httpProxy: 'http://p.example.com:3128'}}")
+    result, messages = _result(tmp_path, _hub(legacy_dropped, "{}"))
+    assert messages == [] and result.status is Status.NOT_APPLICABLE
+    assert "no proxy is known for the klusterlet of managed cluster cluster1" in result.reason
+
+
+def test_add_on_that_talks_to_the_hub_api_only_is_not_applicable(tmp_path: Path):
+    result, messages = _result(tmp_path, _hub(PROXY_URL, "{}", addon="work-manager"))
+    assert messages == [] and result.status is Status.NOT_APPLICABLE
+    assert "work-manager is not known to reach hub services" in result.reason
+
+
+def test_empty_proxy_config_is_no_proxy(tmp_path: Path):
+    """The seed's example writes httpProxy: "" and httpsProxy: "": no proxy at all."""
+    text = _hub(NO_PROXY, PROXY_URL, addon="observability-controller") + """\
+  configs:
+  - {group: addon.open-cluster-management.io, resource: addondeploymentconfigs,
+     name: addon-proxy-settings, namespace: cluster1}
+---
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: AddOnDeploymentConfig
+metadata: {name: addon-proxy-settings, namespace: cluster1}
+spec:
+  proxyConfig: {httpProxy: "", httpsProxy: "", noProxy: ".cluster.local,.svc,"}
+"""
+    result, messages = _result(tmp_path, text)
+    assert result.status is Status.FAIL
+    assert "cluster1/addon-proxy-settings (from its own spec.configs) without proxyConfig" \
+        in messages[0]
+    fixed = text.replace('httpsProxy: ""', 'httpsProxy: "http://proxy.corp.example.com:3128"')
+    result, messages = _result(tmp_path, fixed)
+    assert messages == [] and result.status is Status.PASS
+
+
+def test_klusterlet_proxy_url_from_the_managed_clusters_own_hub_kubeconfig(tmp_path: Path):
+    """A hub that manages itself (local-cluster): its klusterlet's hub-kubeconfig-secret
+    carries the proxy-url."""
+    kubeconfig = """\
+apiVersion: v1
+kind: Config
+clusters:
+- name: hub
+  cluster:
+    server: https://api.hub.example.com:6443
+    proxy-url: http://proxy.corp.example.com:3128
+contexts:
+- name: hub
+  context: {cluster: hub, user: agent}
+current-context: hub
+"""
+    text = """\
+apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata:
+  name: local-cluster
+  labels: {local-cluster: "true"}
+spec: {hubAcceptsClient: true}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: hub-kubeconfig-secret, namespace: open-cluster-management-agent}
+type: Opaque
+data:
+  kubeconfig: KUBECONFIG
+---
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: ManagedClusterAddOn
+metadata: {name: cluster-proxy, namespace: local-cluster}
+spec: {installNamespace: open-cluster-management-agent-addon}
+""".replace("KUBECONFIG", base64.b64encode(kubeconfig.encode()).decode())
+    result, messages = _result(tmp_path, text)
+    assert result.status is Status.FAIL
+    assert "Secret open-cluster-management-agent/hub-kubeconfig-secret key kubeconfig " \
+           "proxy-url" in messages[0]
