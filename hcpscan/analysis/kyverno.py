@@ -25,6 +25,13 @@ from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
+# Kyverno's CEL policies (policies.kyverno.io, Kyverno 1.15 on): a MutatingPolicy's
+# spec.mutations[] are CEL programs (patchType ApplyConfiguration: applyConfiguration.expression;
+# JSONPatch: jsonPatch.expression) run on each admitted object, and its match is
+# matchConstraints/matchConditions as in a MutatingAdmissionPolicy. hcpscan evaluates neither:
+# a mutation that names proxy variables is declared not evaluable (``cel_mutation_problem``).
+CEL_POLICY_GROUP = "policies.kyverno.io"
+MUTATING_POLICY_KINDS = ("MutatingPolicy", "NamespacedMutatingPolicy")
 # What matched_resources reads: the workload, its namespace's labels, the resourceFilters.
 MATCH_READS = ("Deployment", "Namespace", "ConfigMap")
 # A name the Pods of a Deployment get (Kyverno matches `names` globs against it); never shown.
@@ -41,6 +48,22 @@ def injected_variables(rule: Mapping[str, Any]) -> list[str]:
         return []
     text = json.dumps(mutate)
     return sorted({m.group(1) for m in _PROXY_ENV.finditer(text)})
+
+
+def cel_mutation_problem(policy: K8sObject, mutation: Any) -> str | None:
+    """Why a MutatingPolicy mutation that names proxy variables cannot be judged (None: it
+    names none, or ``policy`` is no Kyverno CEL policy)."""
+    if policy.group != CEL_POLICY_GROUP or policy.kind not in MUTATING_POLICY_KINDS \
+            or not isinstance(mutation, dict):
+        return None
+    names = sorted({m.group(1) for m in _PROXY_ENV.finditer(json.dumps(mutation))})
+    if not names:
+        return None
+    how = f"{mutation['patchType']} " if isinstance(mutation.get("patchType"), str) else ""
+    return (f"{policy.kind} {policy.name} ({policy.api_version}) writes {', '.join(names)} "
+            f"through its {how}mutation, a CEL program hcpscan does not evaluate; which "
+            "workloads its matchConstraints and matchConditions match is not decided either: "
+            "check by hand that it leaves chart-operator alone")
 
 
 def proxy_injecting_policies(inventory: Inventory) -> list[tuple[K8sObject, int, list[str]]]:

@@ -27,7 +27,8 @@ gets the same exact answers as the built-in templates:
   ``proxy``, ``where`` and ``at`` (the klusterlet's proxy setting); any other add-on is not
   applicable;
 * ``kyverno_proxy_env(rule)`` — the proxy variables a Kyverno rule's mutate block
-  writes; ``kyverno_matches(rule, namespace, name, labels)`` — what of that Deployment
+  writes (a Kyverno MutatingPolicy mutation that names some: not evaluable, a CEL program);
+  ``kyverno_matches(rule, namespace, name, labels)`` — what of that Deployment
   and its Pods the rule (of the subject policy) matches ([] = none), as Kyverno decides it
   (the Deployment of that name in the input, its pod template and namespace labels,
   else one with ``labels`` in ``namespace``; Kyverno's resourceFilters honoured).
@@ -87,12 +88,12 @@ _CALL = re.compile(r"\b([a-z_]+)\s*\(")
 def _function_reads() -> dict[str, tuple[str, ...]]:
     """The kinds each domain function reads from the inventory (imported late: those
     modules import the template registry this one registers into)."""
-    from hcpscan.analysis.kyverno import MATCH_READS, POLICY_KINDS
+    from hcpscan.analysis.kyverno import MATCH_READS, MUTATING_POLICY_KINDS, POLICY_KINDS
     from hcpscan.analysis.proxy.klusterlet import KLUSTERLET_PROXY_READS
     from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
 
     return {"reachable": GRAPH_READS, "kyverno_matches": (*POLICY_KINDS, *MATCH_READS),
-            "kyverno_proxy_env": POLICY_KINDS, "addon_configs": ADDON_CONFIG_READS,
+            "kyverno_proxy_env": (*POLICY_KINDS, *MUTATING_POLICY_KINDS), "addon_configs": ADDON_CONFIG_READS,
             "addon_hub_proxy": KLUSTERLET_PROXY_READS}
 
 
@@ -114,8 +115,15 @@ def _covers(runtime: str, no_proxy: str, destination: str) -> bool:
 
 
 def _kyverno_proxy_env(rule: Any) -> list[str]:
-    from hcpscan.analysis.kyverno import injected_variables
+    """The proxy variables a Kyverno rule's mutate block writes; a MutatingPolicy mutation
+    (a CEL program) that names some is not evaluable, with the reason."""
+    from hcpscan.analysis.kyverno import cel_mutation_problem, injected_variables
 
+    _ctx, subject = _CURRENT.get()
+    problem = cel_mutation_problem(subject, rule)
+    if problem is not None:
+        _undecided(NotEvaluable(problem))
+        raise ValueError(problem)
     return injected_variables(rule) if isinstance(rule, dict) else []
 
 
