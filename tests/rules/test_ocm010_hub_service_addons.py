@@ -149,3 +149,20 @@ spec: {installNamespace: open-cluster-management-agent-addon}
     assert result.status is Status.FAIL
     assert "Secret open-cluster-management-agent/hub-kubeconfig-secret key kubeconfig " \
            "proxy-url" in messages[0]
+
+
+def test_bound_hub_config_hides_globals_deprecated_block(tmp_path: Path):
+    """MergeKlusterletConfigs: hubKubeAPIServerConfig in the merge, the deprecated block is
+    ignored, wherever it came from."""
+    result, messages = _result(tmp_path, _hub(NO_PROXY, LEGACY))
+    assert messages == [] and result.status is Status.NOT_APPLICABLE
+
+
+def test_bound_deprecated_block_overrides_global_whole(tmp_path: Path):
+    """The deprecated block is merged whole: the bound one's httpProxy wins over global's
+    httpsProxy (which alone would be chosen over an httpProxy)."""
+    bound = "{hubKubeAPIServerProxyConfig: {httpProxy: 'http://bound.corp.example.com:3128'}}"
+    result, messages = _result(tmp_path, _hub(bound, LEGACY))
+    assert result.status is Status.FAIL
+    assert "http://bound.corp.example.com:3128" in messages[0]
+    assert "KlusterletConfig bound spec.hubKubeAPIServerProxyConfig.httpProxy" in messages[0]

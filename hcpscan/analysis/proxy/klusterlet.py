@@ -87,6 +87,25 @@ def hub_proxy(obj: K8sObject) -> HubProxy:
     return HubProxy(None, None, "")
 
 
+def merged_hub_proxy(configs: list[K8sObject]) -> tuple[K8sObject, tuple[Step, ...]] | None:
+    """The KlusterletConfig and field whose URL is the hub proxy when the import controller
+    merges ``configs`` (the bound one first, then ``global``; stolostron cluster-lifecycle-api
+    helpers/klusterletconfig MergeKlusterletConfigs, global the base):
+    hubKubeAPIServerConfig merged field by field (the bound one's proxyURL, else global's),
+    the deprecated block taken whole from the bound one when it sets any field, else from
+    global; then ``hub_proxy``'s choice on the result."""
+    hub = [c for c in configs if isinstance(c.get(HUB_CONFIG), dict)]
+    if hub:
+        chosen = next((c for c in hub if c.get(HUB_CONFIG + ("proxyURL",))), None)
+        return (chosen, HUB_CONFIG + ("proxyURL",)) if chosen is not None else None
+    for config in configs:
+        legacy = config.get(LEGACY_PROXY)
+        if isinstance(legacy, dict) and any(legacy.values()):
+            steps = hub_proxy(config).proxy
+            return (config, steps) if steps is not None else None
+    return None
+
+
 def klusterlet_proxies(inventory: Inventory) -> list[ConsumerProxy]:
     out = []
     for obj in inventory.of_kind("KlusterletConfig"):
@@ -188,19 +207,18 @@ class KlusterletHubProxy:
 def klusterlet_hub_proxy_of(inventory: Inventory, cluster_name: str, cluster: str
                             ) -> KlusterletHubProxy | None:
     """The hub proxy of managed cluster ``cluster_name``'s klusterlet, as the hub ``cluster``
-    gives it (the KlusterletConfig bound to its ManagedCluster, else ``global``: the first
-    that sets a proxy, by ``hub_proxy``), else as the input shows it when the input is that
-    managed cluster (``proxy-url`` of the current cluster of ``hub-kubeconfig-secret`` or
+    gives it (``merged_hub_proxy`` of the KlusterletConfig bound to its ManagedCluster and
+    ``global``), else as the input shows it when the input is that managed cluster
+    (``proxy-url`` of the current cluster of ``hub-kubeconfig-secret`` or
     ``bootstrap-hub-kubeconfig`` in an agent namespace). None: no proxy is known."""
-    for config in klusterlet_configs_of(inventory, cluster_name, cluster):
-        if config.group != KLUSTERLET_CONFIG_GROUP:
-            continue
-        steps = hub_proxy(config).proxy
-        if steps is not None:
-            loc = inventory.locate(config, steps)
-            return KlusterletHubProxy(setting_text(config.get(steps)),
-                                      f"{config.ref} {format_path(steps)}",
-                                      f"{loc.path}:{loc.line}")
+    configs = [c for c in klusterlet_configs_of(inventory, cluster_name, cluster)
+               if c.group == KLUSTERLET_CONFIG_GROUP]
+    found = merged_hub_proxy(configs)
+    if found is not None:
+        config, steps = found
+        loc = inventory.locate(config, steps)
+        return KlusterletHubProxy(setting_text(config.get(steps)),
+                                  f"{config.ref} {format_path(steps)}", f"{loc.path}:{loc.line}")
     own = {o.cluster for o in own_managed_names(inventory) if o.name == cluster_name}
     for secret in inventory.of_kind("Secret"):
         if secret.cluster not in own or secret.name not in (HUB_KUBECONFIG_SECRET,
