@@ -166,3 +166,23 @@ def test_bound_deprecated_block_overrides_global_whole(tmp_path: Path):
     assert result.status is Status.FAIL
     assert "http://bound.corp.example.com:3128" in messages[0]
     assert "KlusterletConfig bound spec.hubKubeAPIServerProxyConfig.httpProxy" in messages[0]
+
+
+def test_a_missing_cluster_management_addon_is_said(tmp_path: Path):
+    """Without configs of its own, the ClusterManagementAddOn's placements and default
+    decide: the message says when it is not in the input, and not when it is."""
+    _, messages = _result(tmp_path, _hub(PROXY_URL, "{}"))
+    assert "(ClusterManagementAddOn cluster-proxy, whose placements or default could give " \
+           "one, is not in the input)" in messages[0]
+    cma = """\
+---
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: ClusterManagementAddOn
+metadata: {name: cluster-proxy}
+spec:
+  supportedConfigs:
+  - {group: addon.open-cluster-management.io, resource: addondeploymentconfigs}
+"""
+    result, messages = _result(tmp_path, _hub(PROXY_URL, "{}") + cma)
+    assert result.status is Status.FAIL
+    assert "gets no AddOnDeploymentConfig, so no proxyConfig, but" in messages[0]

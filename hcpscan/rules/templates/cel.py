@@ -180,7 +180,7 @@ def _addon_hub_proxy(addon: Any) -> dict[str, str]:
     other add-on (not one that reaches other hub services, or no klusterlet proxy) is not
     applicable."""
     from hcpscan.analysis.proxy.klusterlet import klusterlet_hub_proxy_of
-    from hcpscan.model.ocm import HUB_SERVICE_ADDONS
+    from hcpscan.model.ocm import HUB_SERVICE_ADDONS, cluster_management_addon, is_addon_config_ref
 
     ctx, subject = _CURRENT.get()
     if not isinstance(addon, dict) or subject.kind != "ManagedClusterAddOn":
@@ -198,7 +198,13 @@ def _addon_hub_proxy(addon: Any) -> dict[str, str]:
                 "with proxy-url of it)")
         _undecided(NotApplicable(what))
         raise ValueError(what)
-    return {"why": why, "proxy": proxy.url, "where": proxy.where, "at": proxy.at}
+    # without configs of its own, its ClusterManagementAddOn (placements, default) decides
+    own = any(is_addon_config_ref(r) for r in subject.get("spec.configs") or []) \
+        if isinstance(subject.get("spec.configs"), list) else False
+    absent = not own and cluster_management_addon(ctx.inventory, subject) is None
+    note = (f" (ClusterManagementAddOn {subject.name}, whose placements or default could give "
+            "one, is not in the input)") if absent else ""
+    return {"why": why, "proxy": proxy.url, "where": proxy.where, "at": proxy.at, "note": note}
 
 
 def _undecided(outcome: NotEvaluable | NotApplicable) -> None:
