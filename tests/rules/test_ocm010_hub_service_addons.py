@@ -4,11 +4,11 @@ cluster's klusterlet reaches the hub through a proxy (seed 004, "Add-on proxy se
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 
 from hcpscan.findings.model import Status
 from hcpscan.model.ocm import HUB_SERVICE_ADDONS
+from tests.conftest import FIXTURES
 from tests.rules.harness import scan
 
 BOUND = """\
@@ -110,45 +110,16 @@ spec:
 
 
 def test_klusterlet_proxy_url_from_the_managed_clusters_own_hub_kubeconfig(tmp_path: Path):
-    """A hub that manages itself (local-cluster): its klusterlet's hub-kubeconfig-secret
-    carries the proxy-url."""
-    kubeconfig = """\
-apiVersion: v1
-kind: Config
-clusters:
-- name: hub
-  cluster:
-    server: https://api.hub.example.com:6443
-    proxy-url: http://proxy.corp.example.com:3128
-contexts:
-- name: hub
-  context: {cluster: hub, user: agent}
-current-context: hub
-"""
-    text = """\
-apiVersion: cluster.open-cluster-management.io/v1
-kind: ManagedCluster
-metadata:
-  name: local-cluster
-  labels: {local-cluster: "true"}
-spec: {hubAcceptsClient: true}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: hub-kubeconfig-secret, namespace: open-cluster-management-agent}
-type: Opaque
-data:
-  kubeconfig: KUBECONFIG
----
-apiVersion: addon.open-cluster-management.io/v1alpha1
-kind: ManagedClusterAddOn
-metadata: {name: cluster-proxy, namespace: local-cluster}
-spec: {installNamespace: open-cluster-management-agent-addon}
-""".replace("KUBECONFIG", base64.b64encode(kubeconfig.encode()).decode())
-    result, messages = _result(tmp_path, text)
+    """A hub scanned together with its managed cluster cluster1: the klusterlet's
+    hub-kubeconfig-secret there (cluster-name cluster1) carries the proxy-url."""
+    secret = (FIXTURES / "rules" / "OCM001" / "pass" / "hub-kubeconfig-with-proxy-url.yaml"
+              ).read_text().split("\n---\n")[0]
+    addon = ADDON.replace("ADDON", "cluster-proxy")
+    result, messages = _result(tmp_path, secret + "\n" + addon)
     assert result.status is Status.FAIL
-    assert "Secret open-cluster-management-agent/hub-kubeconfig-secret key kubeconfig " \
+    assert "Secret open-cluster-management-agent-hub2/hub-kubeconfig-secret key kubeconfig " \
            "proxy-url" in messages[0]
+    assert "http://proxy.corp.example.com:3128" in messages[0]
 
 
 def test_bound_hub_config_hides_globals_deprecated_block(tmp_path: Path):
