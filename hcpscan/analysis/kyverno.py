@@ -67,14 +67,23 @@ def cel_mutation_problem(policy: K8sObject, mutation: Any) -> str | None:
             "check by hand that it leaves chart-operator alone")
 
 
-def proxy_injecting_policies(inventory: Inventory) -> list[tuple[K8sObject, int, list[str]]]:
+def proxy_injecting_policies(inventory: Inventory) -> list[tuple[K8sObject, str, list[str]]]:
+    """(policy, the rule's or mutation's field, the proxy variables it writes) of every
+    Kyverno rule, and MutatingPolicy mutation, that writes proxy env: the installation then
+    uses a proxy, whatever the rest of a CEL mutation does."""
     out = []
     for policy in inventory.of_kind(*POLICY_KINDS):
         if not policy.api_version.startswith("kyverno.io/"):
             continue
         for i, rule in enumerate(policy.get("spec.rules") or []):
             if isinstance(rule, dict) and injected_variables(rule):
-                out.append((policy, i, injected_variables(rule)))
+                out.append((policy, f"spec.rules[{i}]", injected_variables(rule)))
+    for policy in inventory.of_kind(*MUTATING_POLICY_KINDS):
+        mutations = policy.get("spec.mutations") if policy.group == CEL_POLICY_GROUP else None
+        for i, mutation in enumerate(mutations if isinstance(mutations, list) else []):
+            names = _PROXY_ENV.findall(json.dumps(mutation)) if isinstance(mutation, dict) else []
+            if names:
+                out.append((policy, f"spec.mutations[{i}]", sorted(set(names))))
     return out
 
 

@@ -55,3 +55,37 @@ def test_a_mutating_policy_naming_no_proxy_variable_is_checked_and_passes(tmp_pa
     result = scan([tmp_path], ["PRX011"]).results[0]
     assert "HTTPS_PROXY" not in LABELS
     assert result.status is Status.PASS and result.objects_checked == 1
+
+
+CERT_MANAGER = """\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: cert-manager
+  namespace: cert-manager
+  labels: {app.kubernetes.io/name: cert-manager, app.kubernetes.io/component: controller}
+spec:
+  selector:
+    matchLabels: {app.kubernetes.io/name: cert-manager}
+  template:
+    metadata:
+      labels: {app.kubernetes.io/name: cert-manager, app.kubernetes.io/component: controller}
+    spec:
+      containers:
+      - name: cert-manager-controller
+        image: quay.io/jetstack/cert-manager-controller:v1.14.4
+"""
+
+
+def test_a_mutating_policy_writing_proxy_env_says_the_installation_uses_a_proxy(tmp_path: Path):
+    """PRX010: Kyverno cannot reach cert-manager's own pod spec; a MutatingPolicy that writes
+    proxy env tells the installation uses a proxy, as a ClusterPolicy's mutate rule does."""
+    (tmp_path / "in.yaml").write_text(MPOL + CERT_MANAGER)
+    report = scan([tmp_path], ["PRX010"])
+    assert report.results[0].status is Status.FAIL
+    evidence = [e for f in report.findings for e in f.evidence]
+    assert any("MutatingPolicy add-pod-proxies spec.mutations[0] injects HTTPS_PROXY" in e
+               for e in evidence), evidence
+    (tmp_path / "in.yaml").write_text(LABELS + CERT_MANAGER)
+    assert scan([tmp_path], ["PRX010"]).results[0].status is not Status.FAIL
