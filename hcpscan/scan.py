@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from hcpscan import __version__, collector
+from hcpscan.analysis.kyverno import POLICY_KINDS as GENERATE_READS
 from hcpscan.analysis.proxy.workloads import OWNED_WORKLOADS, WORKLOAD_OWNERS
 from hcpscan.analysis.reachability.scan_graph import REACHABILITY
 from hcpscan.core.jobs import fork_rules_wanted, jobs
@@ -63,7 +64,9 @@ def load_rules(config: ScanConfig, selection: RuleSelection) -> list[Rule]:
 
 
 def kinds_needed(rules: list[Rule]) -> set[str]:
-    kinds: set[str] = {"Namespace"}
+    # Kyverno policies always: a rule whose kind is absent says what their generate rules
+    # make of it on the cluster (engine, analysis.kyverno.generated_note)
+    kinds: set[str] = {"Namespace", *GENERATE_READS}
     for rule in rules:
         kinds.update(rule.reads)
     if kinds & OWNED_WORKLOADS:  # whether their makers are in the input decides who is judged

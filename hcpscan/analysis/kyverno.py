@@ -22,9 +22,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hcpscan.inventory.objects import K8sObject
+from hcpscan.inventory.resources import plural_of
 from hcpscan.inventory.store import Inventory
 
 POLICY_KINDS = ("ClusterPolicy", "Policy")
+# Kyverno's CEL policies (policies.kyverno.io, Kyverno 1.15 on): a MutatingPolicy's
+# spec.mutations[] are CEL programs (patchType ApplyConfiguration: applyConfiguration.expression;
+# JSONPatch: jsonPatch.expression) run on each admitted object, and its match is
+# matchConstraints/matchConditions as in a MutatingAdmissionPolicy. hcpscan evaluates neither:
+# a mutation that names proxy variables is declared not evaluable (``cel_mutation_problem``).
+CEL_POLICY_GROUP = "policies.kyverno.io"
+MUTATING_POLICY_KINDS = ("MutatingPolicy", "NamespacedMutatingPolicy")
 # What matched_resources reads: the workload, its namespace's labels, the resourceFilters.
 MATCH_READS = ("Deployment", "Namespace", "ConfigMap")
 # A name the Pods of a Deployment get (Kyverno matches `names` globs against it); never shown.
@@ -43,14 +51,39 @@ def injected_variables(rule: Mapping[str, Any]) -> list[str]:
     return sorted({m.group(1) for m in _PROXY_ENV.finditer(text)})
 
 
-def proxy_injecting_policies(inventory: Inventory) -> list[tuple[K8sObject, int, list[str]]]:
+def cel_mutation_problem(policy: K8sObject, mutation: Any) -> str | None:
+    """Why a MutatingPolicy mutation that names proxy variables cannot be judged (None: it
+    names none, or ``policy`` is no Kyverno CEL policy)."""
+    if policy.group != CEL_POLICY_GROUP or policy.kind not in MUTATING_POLICY_KINDS \
+            or not isinstance(mutation, dict):
+        return None
+    names = sorted({m.group(1) for m in _PROXY_ENV.finditer(json.dumps(mutation))})
+    if not names:
+        return None
+    how = f"{mutation['patchType']} " if isinstance(mutation.get("patchType"), str) else ""
+    return (f"{policy.kind} {policy.name} ({policy.api_version}) writes {', '.join(names)} "
+            f"through its {how}mutation, a CEL program hcpscan does not evaluate; which "
+            "workloads its matchConstraints and matchConditions match is not decided either: "
+            "check by hand that it leaves chart-operator alone")
+
+
+def proxy_injecting_policies(inventory: Inventory) -> list[tuple[K8sObject, str, list[str]]]:
+    """(policy, the rule's or mutation's field, the proxy variables it writes) of every
+    Kyverno rule, and MutatingPolicy mutation, that writes proxy env: the installation then
+    uses a proxy, whatever the rest of a CEL mutation does."""
     out = []
     for policy in inventory.of_kind(*POLICY_KINDS):
         if not policy.api_version.startswith("kyverno.io/"):
             continue
         for i, rule in enumerate(policy.get("spec.rules") or []):
             if isinstance(rule, dict) and injected_variables(rule):
-                out.append((policy, i, injected_variables(rule)))
+                out.append((policy, f"spec.rules[{i}]", injected_variables(rule)))
+    for policy in inventory.of_kind(*MUTATING_POLICY_KINDS):
+        mutations = policy.get("spec.mutations") if policy.group == CEL_POLICY_GROUP else None
+        for i, mutation in enumerate(mutations if isinstance(mutations, list) else []):
+            names = _PROXY_ENV.findall(json.dumps(mutation)) if isinstance(mutation, dict) else []
+            if names:
+                out.append((policy, f"spec.mutations[{i}]", sorted(set(names))))
     return out
 
 
@@ -269,3 +302,66 @@ def matched_resources(inventory: Inventory, policy: K8sObject, rule: Mapping[str
     if not matched and any(r is None for _, r in results):
         return None
     return matched
+
+
+# -- objects Kyverno generates ---------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """A Kyverno rule that generates objects of one kind (``generate`` with ``kind`` and
+    ``data`` or ``clone``, or ``cloneList.kinds``): they exist on the cluster, not in a
+    manifest of the input."""
+
+    policy: K8sObject
+    index: int  # of the rule in spec.rules
+    rule: str
+    kind: str
+    name: str  # '' for a cloneList
+
+
+def generations(inventory: Inventory) -> list[Generation]:
+    """Every generate rule of the input's Kyverno policies, one per kind it generates."""
+    found: list[Generation] = inventory.derived("kyverno.generations", _generations)
+    return found
+
+
+def _generations(inventory: Inventory) -> list[Generation]:
+    out = []
+    for policy in inventory.of_kind(*POLICY_KINDS):
+        if not policy.api_version.startswith("kyverno.io/"):
+            continue
+        rules = policy.get("spec.rules")
+        for i, rule in enumerate(rules if isinstance(rules, list) else []):
+            generate = rule.get("generate") if isinstance(rule, dict) else None
+            if not isinstance(generate, dict):
+                continue
+            name = str(rule.get("name") or i)
+            if isinstance(generate.get("kind"), str):
+                out.append(Generation(policy, i, name, generate["kind"],
+                                      str(generate.get("name") or "")))
+            clones = generate.get("cloneList")
+            kinds = clones.get("kinds") if isinstance(clones, dict) else None
+            for ref in kinds if isinstance(kinds, list) else []:
+                # cloneList kinds are written apiVersion/Kind (v1/Secret)
+                out.append(Generation(policy, i, name, str(ref).rsplit("/", 1)[-1], ""))
+    return out
+
+
+def generated_note(inventory: Inventory, kinds: tuple[str, ...]) -> str:
+    """What the input's Kyverno policies generate of ``kinds`` ('' when nothing): those
+    objects are made on the cluster and are not in a manifest of the input."""
+    found = [g for g in generations(inventory) if g.kind in kinds]
+    if not found:
+        return ""
+    parts = []
+    for g in found[:3]:
+        loc = inventory.locate(g.policy, ("spec", "rules", g.index, "generate"))
+        what = f"{g.kind} {g.name}" if g.name else f"{g.kind} objects"
+        parts.append(f"{g.policy.ref} rule {g.rule} "
+                     f"({loc.path}:{loc.line}) generates {what}")
+    more = f" (+{len(found) - 3} more)" if len(found) > 3 else ""
+    kinds_made = list(dict.fromkeys(g.kind for g in found))
+    plurals = ",".join(plural_of(k) or k.lower() for k in kinds_made)
+    return ("generated by Kyverno: " + "; ".join(parts) + more + f": the {'/'.join(kinds_made)}"
+            " objects made on the cluster are not in the input, and hcpscan does not judge a "
+            f"generate rule's data; scan them from the cluster (kubectl get {plurals} -A -o yaml)")

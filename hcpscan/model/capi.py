@@ -17,6 +17,22 @@ GS_CLUSTER_LABEL = "giantswarm.io/cluster"
 # Where the cluster charts (giantswarm/cluster and cluster-<provider>) take the cluster's name.
 CHART_CLUSTER_NAME = ("global", "metadata", "name")
 
+# clusterctl labels every object of a provider it installs with PROVIDER_LABEL =
+# <type>-<name> (cluster-api cmd/clusterctl/api/v1alpha3 ManifestLabel: cluster-api,
+# bootstrap-kubeadm, control-plane-kubeadm, infrastructure-aws ...).
+PROVIDER_LABEL = "cluster.x-k8s.io/provider"
+# The infrastructure providers whose controllers call a public cloud's API from the
+# management cluster (so need its egress proxy, cluster-api#4585), and the container that
+# does: CAPA (AWS APIs), CAPZ (Azure Resource Manager, its controller and the Azure Service
+# Operator it ships), CAPG (Google Cloud APIs). The core controller and the kubeadm
+# bootstrap/control-plane providers talk only to Kubernetes API servers; vSphere, OpenStack
+# and VCD providers dial an endpoint the user names, often inside the network: not listed.
+CLOUD_API_PROVIDERS = {
+    "infrastructure-aws": "manager",
+    "infrastructure-azure": "manager",
+    "infrastructure-gcp": "manager",
+}
+
 BOOTSTRAP_FILES: dict[str, tuple[Step, ...]] = {
     "KubeadmConfig": ("spec", "files"),
     "KubeadmConfigTemplate": ("spec", "template", "spec", "files"),

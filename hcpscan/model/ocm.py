@@ -63,6 +63,51 @@ class AddonConfigRef:
     name_key: str = "name"  # the reference's key holding the name
 
 
+# -- add-ons whose agents reach hub services other than the kube-apiserver ------------------
+#
+# The klusterlet puts its own hub proxy into each add-on's hub kubeconfig, so an agent that
+# only talks to the hub's kube-apiserver follows the klusterlet through the proxy. An agent
+# that dials another hub endpoint gets a proxy only from the AddOnDeploymentConfig
+# ``spec.proxyConfig`` the hub applies to its add-on (seed 004, "Add-on proxy settings").
+# The add-ons (ManagedClusterAddOn name) upstream says so of, each with its evidence:
+# cluster-proxy: the proxy-agent's --proxy-server-host is the hub's proxy-server entry point,
+# and its HTTP(S)_PROXY/NO_PROXY come only from the AddOnDeploymentConfig proxyConfig
+# (open-cluster-management-io/cluster-proxy pkg/proxyagent/agent/agent.go and the addon-agent
+# chart; RHACM "Configuring proxy settings for cluster proxy add-ons", ACM-7110).
+# observability-controller: the metrics-collector sends to the hub's observability API
+# route (RHACM "Configuring proxy settings for observability add-ons", ACM-9274).
+# managed-serviceaccount, work-manager, governance-policy-framework, config-policy-controller,
+# application-manager, search-collector: no upstream statement that they need one; not listed.
+HUB_SERVICE_ADDONS: dict[str, str] = {
+    "cluster-proxy": "its proxy-agent dials the cluster-proxy proxy-server on the hub, "
+                     "not the hub's kube-apiserver",
+    "observability-controller": "its metrics-collector sends metrics to the hub's "
+                                "observability API route, not the hub's kube-apiserver",
+}
+
+# A ManagedCluster is bound to a KlusterletConfig by this annotation; a KlusterletConfig
+# named ``global`` applies to every managed cluster, and a bound one overrides its fields
+# (RHACM 'Configuring the global KlusterletConfig').
+KLUSTERLET_CONFIG_ANNOTATION = "agent.open-cluster-management.io/klusterlet-config"
+GLOBAL_KLUSTERLET_CONFIG = "global"
+BOOTSTRAP_HUB_KUBECONFIG = "bootstrap-hub-kubeconfig"
+
+
+def klusterlet_configs_of(inventory: Inventory, cluster_name: str, cluster: str
+                          ) -> list[K8sObject]:
+    """The KlusterletConfigs the import controller applies to managed cluster
+    ``cluster_name`` of hub ``cluster``, the one that wins first: the one its ManagedCluster's
+    annotation names, then ``global``."""
+    names = []
+    managed = inventory.get("ManagedCluster", "", cluster_name, cluster)
+    bound = managed.annotations.get(KLUSTERLET_CONFIG_ANNOTATION) if managed else None
+    if isinstance(bound, str) and bound.strip():
+        names.append(bound.strip())
+    names.append(GLOBAL_KLUSTERLET_CONFIG)
+    found = (inventory.get("KlusterletConfig", "", name, cluster) for name in dict.fromkeys(names))
+    return [o for o in found if o is not None]
+
+
 def is_addon_config_ref(ref: Any) -> bool:
     """A config reference the add-on manager reads as an AddOnDeploymentConfig."""
     return (isinstance(ref, dict) and ref.get("resource") == ADDON_CONFIG_RESOURCE

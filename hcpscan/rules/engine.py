@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
+from hcpscan.analysis.kyverno import generated_note
 from hcpscan.analysis.reachability.coverage import kinds_named_alike, same_name_other_group
 from hcpscan.core.diagnostics import Diagnostic
 from hcpscan.core.redact import mask_credentials
@@ -284,6 +285,10 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
                   else f"no {kinds} matches the rule's scope")
         unseen = absent and any(ctx.inventory.unavailable[k].unseen for k in rule.applies_to.kinds
                                 if k in ctx.inventory.unavailable)
+        # objects of the kind a Kyverno generate rule of the input makes on the cluster
+        generated = generated_note(ctx.inventory, rule.applies_to.kinds) if absent else ""
+        if generated:
+            reason, unseen = f"{reason}; {generated}", True
         return [], RuleResult(rule.id, Status.NOT_EVALUABLE if unseen else Status.NOT_APPLICABLE,
                               reason), []
     findings: list[Finding] = []

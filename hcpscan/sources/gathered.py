@@ -38,6 +38,8 @@ CRD_GROUPS = {
     "HostedControlPlane": "hypershift.openshift.io",
     "ClusterPolicy": "kyverno.io",
     "Policy": "kyverno.io",
+    "MutatingPolicy": "policies.kyverno.io",
+    "NamespacedMutatingPolicy": "policies.kyverno.io",
     "Cluster": "cluster.x-k8s.io",
     "KubeadmConfig": "bootstrap.cluster.x-k8s.io",
     "KubeadmConfigTemplate": "bootstrap.cluster.x-k8s.io",

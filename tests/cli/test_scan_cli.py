@@ -134,7 +134,7 @@ def test_config_file_is_used_and_its_errors_name_the_line(run_cli, tmp_path):
     result = run_cli("scan", EXAMPLE, "--config", str(config), "--format", "json")
     assert {f["rule_id"] for f in json.loads(result.out)["findings"]} == {"OCM005"}
     assert {r["rule_id"] for r in json.loads(result.out)["rules"]} == {
-        "OCM001", "OCM003", "OCM004", "OCM005", "OCM007", "OCM008", "OCM009"}
+        "OCM001", "OCM003", "OCM004", "OCM005", "OCM007", "OCM008", "OCM009", "OCM010"}
     config.write_text("ignore: [PRX008]\nseverity: {PRX008: urgent}\n")
     bad = run_cli("scan", EXAMPLE, "--config", str(config))
     assert bad.code == 2 and f"{config}:2" in bad.err

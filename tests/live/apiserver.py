@@ -171,6 +171,9 @@ CRDS = (
        short=("net-attach-def",)),
     _r("kyverno.io/v1", "clusterpolicies", "ClusterPolicy", False, ("cpol",)),
     _r("kyverno.io/v1", "policies", "Policy", short=("pol",)),
+    _r("policies.kyverno.io/v1alpha1", "mutatingpolicies", "MutatingPolicy", False, ("mpol",)),
+    _r("policies.kyverno.io/v1alpha1", "namespacedmutatingpolicies", "NamespacedMutatingPolicy",
+       short=("nmpol",)),
     _r("policy.open-cluster-management.io/v1", "policies", "Policy", short=("plc",)),
     # policy-like kinds the reachability engine reports when it does not evaluate them
     _r("policy.networking.k8s.io/v1alpha1", "adminnetworkpolicies", "AdminNetworkPolicy", False,

@@ -33,9 +33,18 @@ from hcpscan.analysis.proxy.settings import (
     setting_text,
     source_of,
 )
-from hcpscan.inventory.fieldpath import Step
+from hcpscan.inventory.fieldpath import Step, format_path
 from hcpscan.inventory.objects import K8sObject
 from hcpscan.inventory.store import Inventory
+from hcpscan.model.kubeconfig import current_cluster, kubeconfig_in_secret
+from hcpscan.model.ocm import (
+    AGENT_NAMESPACE_PREFIX,
+    BOOTSTRAP_HUB_KUBECONFIG,
+    HUB_KUBECONFIG_SECRET,
+    OWN_NAME_READS,
+    klusterlet_configs_of,
+    own_managed_names,
+)
 
 KLUSTERLET_CONFIG_GROUP = "config.open-cluster-management.io"
 ADDON_AGENT_GROUP = "agent.open-cluster-management.io"
@@ -76,6 +85,25 @@ def hub_proxy(obj: K8sObject) -> HubProxy:
         return HubProxy(LEGACY_PROXY + ("httpProxy",), None,
                         f"{LEGACY_CA} beside an httpsProxy (caBundle is read only with it)")
     return HubProxy(None, None, "")
+
+
+def merged_hub_proxy(configs: list[K8sObject]) -> tuple[K8sObject, tuple[Step, ...]] | None:
+    """The KlusterletConfig and field whose URL is the hub proxy when the import controller
+    merges ``configs`` (the bound one first, then ``global``; stolostron cluster-lifecycle-api
+    helpers/klusterletconfig MergeKlusterletConfigs, global the base):
+    hubKubeAPIServerConfig merged field by field (the bound one's proxyURL, else global's),
+    the deprecated block taken whole from the bound one when it sets any field, else from
+    global; then ``hub_proxy``'s choice on the result."""
+    hub = [c for c in configs if isinstance(c.get(HUB_CONFIG), dict)]
+    if hub:
+        chosen = next((c for c in hub if c.get(HUB_CONFIG + ("proxyURL",))), None)
+        return (chosen, HUB_CONFIG + ("proxyURL",)) if chosen is not None else None
+    for config in configs:
+        legacy = config.get(LEGACY_PROXY)
+        if isinstance(legacy, dict) and any(legacy.values()):
+            steps = hub_proxy(config).proxy
+            return (config, steps) if steps is not None else None
+    return None
 
 
 def klusterlet_proxies(inventory: Inventory) -> list[ConsumerProxy]:
@@ -159,3 +187,51 @@ def _bundle_text(inventory: Inventory, obj: K8sObject, ref: dict[str, Any]) -> s
         return None
     data = cm.body.get("data") or {}
     return next((str(data[k]) for k in CA_KEYS if data.get(k)), "")
+
+
+# -- does the klusterlet of a managed cluster reach the hub through a proxy ----------------
+
+# the kinds ``klusterlet_hub_proxy_of`` reads
+KLUSTERLET_PROXY_READS = ("ManagedCluster", "KlusterletConfig", *OWN_NAME_READS)
+
+
+@dataclass(frozen=True, slots=True)
+class KlusterletHubProxy:
+    """The proxy a managed cluster's klusterlet reaches the hub through, and where it is set."""
+
+    url: str
+    where: str  # "KlusterletConfig http-proxy spec.hubKubeAPIServerConfig.proxyURL"
+    at: str  # file:line
+
+
+def klusterlet_hub_proxy_of(inventory: Inventory, cluster_name: str, cluster: str
+                            ) -> KlusterletHubProxy | None:
+    """The hub proxy of managed cluster ``cluster_name``'s klusterlet, as the hub ``cluster``
+    gives it (``merged_hub_proxy`` of the KlusterletConfig bound to its ManagedCluster and
+    ``global``), else as the input shows it when the input is that managed cluster
+    (``proxy-url`` of the current cluster of ``hub-kubeconfig-secret`` or
+    ``bootstrap-hub-kubeconfig`` in an agent namespace). None: no proxy is known."""
+    configs = [c for c in klusterlet_configs_of(inventory, cluster_name, cluster)
+               if c.group == KLUSTERLET_CONFIG_GROUP]
+    found = merged_hub_proxy(configs)
+    if found is not None:
+        config, steps = found
+        loc = inventory.locate(config, steps)
+        return KlusterletHubProxy(setting_text(config.get(steps)),
+                                  f"{config.ref} {format_path(steps)}", f"{loc.path}:{loc.line}")
+    own = {o.cluster for o in own_managed_names(inventory) if o.name == cluster_name}
+    for secret in inventory.of_kind("Secret"):
+        if secret.cluster not in own or secret.name not in (HUB_KUBECONFIG_SECRET,
+                                                            BOOTSTRAP_HUB_KUBECONFIG) \
+                or not secret.namespace.startswith(AGENT_NAMESPACE_PREFIX):
+            continue
+        kubeconfig = kubeconfig_in_secret(secret, "kubeconfig")
+        entry = current_cluster(kubeconfig) if isinstance(kubeconfig, dict) else None
+        url = entry.get("proxy-url") if isinstance(entry, dict) else None
+        if isinstance(url, str) and url.strip():
+            held = "stringData" if isinstance(secret.get("stringData.kubeconfig"), str) \
+                else "data"
+            loc = inventory.locate(secret, (held, "kubeconfig"))
+            return KlusterletHubProxy(url.strip(), f"{secret.ref} key kubeconfig proxy-url",
+                                      f"{loc.path}:{loc.line}")
+    return None

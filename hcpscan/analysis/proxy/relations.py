@@ -158,7 +158,7 @@ class Relations:
                 if agents else [])
         return Related(found, empty="the managed cluster's agents", evidence=said)
 
-    def installation(self, policies: Callable[[], list[tuple[K8sObject, int, list[str]]]]
+    def installation(self, policies: Callable[[], list[tuple[K8sObject, str, list[str]]]]
                      ) -> Related:
         """Whether the installation uses a proxy: any ``<cluster>-cluster-values``, a Proxy,
         or a Kyverno policy injecting proxy env (``policies``; built once per scan)."""
@@ -166,7 +166,7 @@ class Relations:
             self._installation = self._installation_of(policies())
         return self._installation
 
-    def _installation_of(self, policies: list[tuple[K8sObject, int, list[str]]]) -> Related:
+    def _installation_of(self, policies: list[tuple[K8sObject, str, list[str]]]) -> Related:
         known = any(o.name.endswith(VALUES_SUFFIX)
                     for o in self.inventory.of_kind("Secret", "ConfigMap"))
         said: list[str] = []
@@ -179,9 +179,9 @@ class Relations:
                             and s.value.strip()), None)
             if setting is not None:
                 said.append(f"{c.name} sets {setting.name}={setting.value or ''}")  # masked in reports
-        for policy, i, variables in policies:
+        for policy, where, variables in policies:
             known = True
-            said.append(f"{policy.ref} spec.rules[{i}] injects {', '.join(variables)}")
+            said.append(f"{policy.ref} {where} injects {', '.join(variables)}")
         if not known:
             return Related(unknown="nothing in the input says whether the installation uses a "
                                    "proxy: include the <cluster>-cluster-values Secret, the Proxy "

@@ -105,7 +105,8 @@ _RELATION_READS = {
     "cluster-values": ("Secret", "ConfigMap", "HelmRelease", "App", "KubeadmControlPlane",
                        "KubeadmControlPlaneTemplate", "Cluster", "VCDCluster"),
     "managed-cluster": ("Proxy", "Deployment", "DaemonSet", "StatefulSet", "ConfigMap", "Secret"),
-    "installation": ("Secret", "ConfigMap", "Proxy", "ClusterPolicy", "Policy"),
+    "installation": ("Secret", "ConfigMap", "Proxy", "ClusterPolicy", "Policy", "MutatingPolicy",
+                     "NamespacedMutatingPolicy"),
     "secret-kubeconfig": ("Secret",),
 }
 

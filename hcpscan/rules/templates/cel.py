@@ -21,8 +21,14 @@ gets the same exact answers as the built-in templates:
   applies to it (its own ``spec.configs``, else a selecting placement's configs of its
   ClusterManagementAddOn, else that one's default), for a ClusterManagementAddOn every one
   it holds;
+* ``addon_hub_proxy(object)`` — for a ManagedClusterAddOn whose agents reach hub services
+  other than the kube-apiserver (``model.ocm.HUB_SERVICE_ADDONS``) on a managed cluster
+  whose klusterlet reaches the hub through a proxy: ``why`` (the add-on's evidence),
+  ``proxy``, ``where`` and ``at`` (the klusterlet's proxy setting); any other add-on is not
+  applicable;
 * ``kyverno_proxy_env(rule)`` — the proxy variables a Kyverno rule's mutate block
-  writes; ``kyverno_matches(rule, namespace, name, labels)`` — what of that Deployment
+  writes (a Kyverno MutatingPolicy mutation that names some: not evaluable, a CEL program);
+  ``kyverno_matches(rule, namespace, name, labels)`` — what of that Deployment
   and its Pods the rule (of the subject policy) matches ([] = none), as Kyverno decides it
   (the Deployment of that name in the input, its pod template and namespace labels,
   else one with ``labels`` in ``namespace``; Kyverno's resourceFilters honoured).
@@ -82,11 +88,13 @@ _CALL = re.compile(r"\b([a-z_]+)\s*\(")
 def _function_reads() -> dict[str, tuple[str, ...]]:
     """The kinds each domain function reads from the inventory (imported late: those
     modules import the template registry this one registers into)."""
-    from hcpscan.analysis.kyverno import MATCH_READS, POLICY_KINDS
+    from hcpscan.analysis.kyverno import MATCH_READS, MUTATING_POLICY_KINDS, POLICY_KINDS
+    from hcpscan.analysis.proxy.klusterlet import KLUSTERLET_PROXY_READS
     from hcpscan.analysis.reachability.scan_graph import GRAPH_READS
 
     return {"reachable": GRAPH_READS, "kyverno_matches": (*POLICY_KINDS, *MATCH_READS),
-            "kyverno_proxy_env": POLICY_KINDS, "addon_configs": ADDON_CONFIG_READS}
+            "kyverno_proxy_env": (*POLICY_KINDS, *MUTATING_POLICY_KINDS), "addon_configs": ADDON_CONFIG_READS,
+            "addon_hub_proxy": KLUSTERLET_PROXY_READS}
 
 
 def _hcp_namespace(hostedcluster: Any) -> str:
@@ -107,8 +115,15 @@ def _covers(runtime: str, no_proxy: str, destination: str) -> bool:
 
 
 def _kyverno_proxy_env(rule: Any) -> list[str]:
-    from hcpscan.analysis.kyverno import injected_variables
+    """The proxy variables a Kyverno rule's mutate block writes; a MutatingPolicy mutation
+    (a CEL program) that names some is not evaluable, with the reason."""
+    from hcpscan.analysis.kyverno import cel_mutation_problem, injected_variables
 
+    _ctx, subject = _CURRENT.get()
+    problem = cel_mutation_problem(subject, rule)
+    if problem is not None:
+        _undecided(NotEvaluable(problem))
+        raise ValueError(problem)
     return injected_variables(rule) if isinstance(rule, dict) else []
 
 
@@ -160,6 +175,38 @@ def _addon_configs(addon: Any) -> list[dict[str, str]]:
     return out
 
 
+def _addon_hub_proxy(addon: Any) -> dict[str, str]:
+    """The klusterlet proxy an add-on's agents need a proxyConfig for, by the model; any
+    other add-on (not one that reaches other hub services, or no klusterlet proxy) is not
+    applicable."""
+    from hcpscan.analysis.proxy.klusterlet import klusterlet_hub_proxy_of
+    from hcpscan.model.ocm import HUB_SERVICE_ADDONS, cluster_management_addon, is_addon_config_ref
+
+    ctx, subject = _CURRENT.get()
+    if not isinstance(addon, dict) or subject.kind != "ManagedClusterAddOn":
+        raise ValueError("addon_hub_proxy() takes the subject ManagedClusterAddOn (object)")
+    why = HUB_SERVICE_ADDONS.get(subject.name)
+    if why is None:
+        what = (f"add-on {subject.name} is not known to reach hub services other than the "
+                "kube-apiserver: its agents follow the klusterlet's proxy in their hub kubeconfig")
+        _undecided(NotApplicable(what))
+        raise ValueError(what)
+    proxy = klusterlet_hub_proxy_of(ctx.inventory, subject.namespace, subject.cluster)
+    if proxy is None:
+        what = (f"no proxy is known for the klusterlet of managed cluster {subject.namespace} "
+                "(no KlusterletConfig bound to it or global with a proxy, no hub kubeconfig "
+                "with proxy-url of it)")
+        _undecided(NotApplicable(what))
+        raise ValueError(what)
+    # without configs of its own, its ClusterManagementAddOn (placements, default) decides
+    own = any(is_addon_config_ref(r) for r in subject.get("spec.configs") or []) \
+        if isinstance(subject.get("spec.configs"), list) else False
+    absent = not own and cluster_management_addon(ctx.inventory, subject) is None
+    note = (f" (ClusterManagementAddOn {subject.name}, whose placements or default could give "
+            "one, is not in the input)") if absent else ""
+    return {"why": why, "proxy": proxy.url, "where": proxy.where, "at": proxy.at, "note": note}
+
+
 def _undecided(outcome: NotEvaluable | NotApplicable) -> None:
     """What a domain function found the subject to be, beyond a value: the expression's
     result is then that outcome (read by ``_evaluate`` once CEL has returned an error)."""
@@ -200,6 +247,8 @@ def _environment() -> Any:
                       _kyverno_proxy_env),
                    fn("addon_configs", t.List(t.Map(t.STRING, t.STRING)),
                       [t.Map(t.STRING, t.DYN)], _addon_configs),
+                   fn("addon_hub_proxy", t.Map(t.STRING, t.STRING),
+                      [t.Map(t.STRING, t.DYN)], _addon_hub_proxy),
                    fn("kyverno_matches", t.List(string), [t.Map(t.STRING, t.DYN), string, string,
                                                           t.Map(t.STRING, t.DYN)], _kyverno_matches)])
 
@@ -234,7 +283,8 @@ class Cel(Template):
             "expression": {"type": "string", "minLength": 1,
                            "description": "CEL, true = compliant; functions: hcp_namespace, "
                                           "no_proxy_direct, no_proxy_covers, reachable, "
-                                          "kyverno_proxy_env, kyverno_matches, addon_configs"},
+                                          "kyverno_proxy_env, kyverno_matches, addon_configs, "
+                                          "addon_hub_proxy"},
             "reads": {"type": "array", "items": {"type": "string"},
                       "description": "the kinds `objects` holds (needed when the expression "
                                      "uses objects); the kinds the domain functions read "
