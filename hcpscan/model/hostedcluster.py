@@ -91,6 +91,30 @@ MANAGEMENT_PROXY_WORKLOADS = {
     "kube-controller-manager": "kube-controller-manager",
 }
 
+# Who gives each of those workloads the management proxy, which is where a missing one is
+# fixed: the HyperShift operator renders capi-provider and control-plane-operator with the
+# HTTP(S)_PROXY/NO_PROXY of its own environment; every other one is rendered by that
+# control-plane-operator, whose proxy.SetEnvVars copies the control-plane-operator's own
+# environment (os.Getenv) into it (cloud-network-config-controller through the network
+# operator it hands them to).
+RENDERED_BY_HYPERSHIFT_OPERATOR = frozenset({"capi-provider", "control-plane-operator"})
+
+
+def management_proxy_fix(workload: str, namespace: str) -> str:
+    """Where a control-plane workload's missing management proxy comes from, as a fix says."""
+    operator = ("the HyperShift operator's own HTTP_PROXY, HTTPS_PROXY and NO_PROXY (the "
+                "operator Deployment in the hypershift namespace, which copies the management "
+                "cluster's Proxy when installed: set the Proxy, then reinstall or restart it)")
+    if workload in RENDERED_BY_HYPERSHIFT_OPERATOR:
+        return (f"{workload} is rendered by the HyperShift operator with {operator}; a manual "
+                "edit is reverted on reconcile.")
+    return (f"{workload} gets the management proxy from the control-plane-operator, which "
+            "copies its own environment into it: check HTTP_PROXY and HTTPS_PROXY on the "
+            f"control-plane-operator Deployment in {namespace} (`oc -n {namespace} get "
+            "deployment control-plane-operator -o yaml`); that Deployment gets them from "
+            f"{operator}. A manual edit of {workload} is reverted on reconcile.")
+
+
 # The NodePool's ignition pointer stub: Secret user-data-<nodepool>-<hash> in the HCP namespace.
 USER_DATA_PREFIX = "user-data-"
 

@@ -38,3 +38,18 @@ def test_the_management_clusters_own_operator_is_not_a_control_plane_workload(
                         "name: operator")
     (tmp_path / "in.yaml").write_text(text)
     assert [f.object.name for f in scan([tmp_path / "in.yaml"], ["PRX017"]).findings] == []
+
+
+def test_the_fix_points_at_where_hypershift_takes_the_proxy_from() -> None:
+    """proxy.SetEnvVars copies the control-plane-operator's own environment (os.Getenv) into
+    the components it renders; the HyperShift operator renders capi-provider and the
+    control-plane-operator from its own: a fix names those, never 'the provider's installer'."""
+    fails = FIXTURES / "rules" / "PRX017" / "fail"
+    why = {f.object.name: f.remedy.why for f in scan([fails], ["PRX017"]).findings}
+    storage = why["cluster-storage-operator"]
+    assert "control-plane-operator Deployment in clusters-hc1" in storage
+    assert "oc -n clusters-hc1 get deployment control-plane-operator" in storage
+    assert "HyperShift operator" in storage and "installer" not in storage
+    capi = why["capi-provider"]
+    assert capi.startswith("capi-provider is rendered by the HyperShift operator")
+    assert "control-plane-operator Deployment" not in capi
