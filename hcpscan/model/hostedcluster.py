@@ -72,7 +72,10 @@ SIDECAR_PROXY_WORKLOADS = tuple(w for w in DATA_PLANE_PROXY_WORKLOADS
 # API); and cloud-network-config-controller, which the cluster-network-operator renders with
 # the MGMT_HTTP(S)_PROXY/MGMT_NO_PROXY HyperShift hands it (CNO pkg/network/cloud_network.go,
 # PR 1576, OCPBUGS-1736). The CSI controllers the storage operators start are theirs, not
-# HyperShift's: not listed.
+# HyperShift's: not listed. The konnectivity sidecar that connects directly to cloud APIs
+# (support/controlplane-component/konnectivity-container.go, ConnectDirectlyToCloudAPIs:
+# ingress-operator's and oauth-openshift's konnectivity-proxy-https) gets it since HyperShift
+# commit c41b56cbc7 (May 2026): before it, their cloud API calls went without the proxy.
 MANAGEMENT_PROXY_WORKLOADS = {
     "capi-provider": "manager",
     "aws-cloud-controller-manager": "cloud-controller-manager",
@@ -83,12 +86,14 @@ MANAGEMENT_PROXY_WORKLOADS = {
     "control-plane-operator": "control-plane-operator",
     "control-plane-pki-operator": "control-plane-pki-operator",
     "hosted-cluster-config-operator": "hosted-cluster-config-operator",
+    "ingress-operator": "konnectivity-proxy-https",
     "ignition-server": "ignition-server",
     "ignition-server-proxy": "haproxy",
     "karpenter": "karpenter",
     "karpenter-operator": "karpenter-operator",
     "kube-apiserver": "kube-apiserver",
     "kube-controller-manager": "kube-controller-manager",
+    "oauth-openshift": "konnectivity-proxy-https",
 }
 
 # Who gives each of those workloads the management proxy, which is where a missing one is

@@ -53,3 +53,17 @@ def test_the_fix_points_at_where_hypershift_takes_the_proxy_from() -> None:
     capi = why["capi-provider"]
     assert capi.startswith("capi-provider is rendered by the HyperShift operator")
     assert "control-plane-operator Deployment" not in capi
+
+
+def test_the_konnectivity_sidecars_that_reach_cloud_apis_need_the_proxy() -> None:
+    """konnectivity-container.go: with ConnectDirectlyToCloudAPIs (ingress-operator,
+    oauth-openshift) the konnectivity-proxy-https sidecar gets proxy.SetEnvVars; its socks5
+    sibling does not, and the sidecar's env is read as its own beside its flags."""
+    fails = FIXTURES / "rules" / "PRX017" / "fail" / "hcp-konnectivity-sidecars.yaml"
+    found = sorted((f.object.name, f.message.split(" container ")[1].split()[0])
+                   for f in scan([fails], ["PRX017"]).findings)
+    assert found == [("ingress-operator", "konnectivity-proxy-https"),
+                     ("oauth-openshift", "konnectivity-proxy-https")]
+    passes = FIXTURES / "rules" / "PRX017" / "pass" / "hcp-konnectivity-sidecars.yaml"
+    report = scan([passes], ["PRX017"])
+    assert report.findings == [] and report.results[0].objects_checked == 2
