@@ -507,7 +507,8 @@ def valid(value: Value) -> Iterator[Violation]:
         bare_ok = value.consumer is not None and scheme_optional(value.consumer.kind)
         problems = proxy_url_problems(value.text, value.schemes, bare_ok)
         if problems and value.consumer is not None and _in_dropin(value.consumer.name):
-            problems = [p + DROPIN_PERCENT if "%" in p else p for p in problems]
+            problems = [p + DROPIN_PERCENT if "%25" in p or "percent-encode" in p else p
+                        for p in problems]
         if problems:
             shown = mask_credentials(value.text.strip())
             yield _violation(value, "valid", "; ".join(problems),
