@@ -59,7 +59,7 @@ from hcpscan.fixes.textedit import (
 )
 from hcpscan.inventory.fieldpath import format_path, get_path
 from hcpscan.inventory.objects import BUILT_DOCUMENT, K8sObject
-from hcpscan.model.hostedcluster import copied_from
+from hcpscan.model.hostedcluster import copied_from, unknown_hosted_cluster
 from hcpscan.sources.documents import BomMarks, lift_document_boms, put_back_document_boms
 from hcpscan.sources.kustomize import outermost_kustomization, selector_labels
 
@@ -166,11 +166,14 @@ def _plan(remedy: Remedy, texts: FileTexts | None, keep: bool) -> Fix:
     source = copied_from(target)
     if source is not None:  # the operator's copy: an edit of it is undone at the next sync
         namespace, name = source
+        which, command = ((f"HostedCluster {namespace}/{name}", f"oc -n {namespace} edit "
+                           f"hostedcluster {name}") if namespace is not None else
+                          (unknown_hosted_cluster(target),
+                           f"oc -n <its namespace> edit hostedcluster {name}"))
         return Fix(True, remedy.summary, manual=_by_hand(
-            remedy, f"HostedCluster {namespace}/{name}, not {target.ref} (the HyperShift "
-                    "operator writes the HostedControlPlane from its HostedCluster and undoes "
-                    f"an edit of it; `oc -n {namespace} edit hostedcluster {name}`, or the "
-                    "HostedCluster's manifest in Git), the same fields"))
+            remedy, f"{which}, not {target.ref} (the HyperShift operator writes the "
+                    "HostedControlPlane from its HostedCluster and undoes an edit of it; "
+                    f"`{command}`, or the HostedCluster's manifest in Git), the same fields"))
     if target.origin is not None and target.source.embedded_in:
         outer = _held_document(remedy)
         if outer is None or not outer.target.source.file or outer.target.source.file == "<stdin>":

@@ -33,6 +33,16 @@ CLOUD_API_PROVIDERS = {
     "infrastructure-gcp": "manager",
 }
 
+
+def provider_proxy_fix(name: str, namespace: str, container: str) -> str:
+    """Where a clusterctl-installed provider's missing management proxy is set, as a fix says."""
+    where = f"-n {namespace} " if namespace else ""
+    return (f"{name} is installed by clusterctl, which has no proxy setting (cluster-api#4585): "
+            f"add HTTP_PROXY, HTTPS_PROXY and NO_PROXY (the management cluster's, its service "
+            f"and pod networks and .svc in NO_PROXY) to its {container} container, e.g. "
+            f"`kubectl {where}set env deployment/{name} -c {container} HTTPS_PROXY=...`; "
+            "`clusterctl upgrade` writes the Deployment again, so set them again after it.")
+
 BOOTSTRAP_FILES: dict[str, tuple[Step, ...]] = {
     "KubeadmConfig": ("spec", "files"),
     "KubeadmConfigTemplate": ("spec", "template", "spec", "files"),

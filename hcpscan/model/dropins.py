@@ -8,8 +8,12 @@ highest precedence), then from every ``*.conf`` in its drop-in directories:
 ``/run/systemd/system``, ``/usr/local/lib/systemd/system`` and ``/usr/lib/systemd/system``
 (``/lib/systemd/system`` on distributions that keep it). Drop-ins with different names are
 applied in lexicographic order of their file names, wherever they are; of files with the
-same name only the one of highest precedence is read: a name-specific directory over a
-prefix directory over ``service.d/``, then ``/etc`` over ``/run`` over ``/usr/lib``.
+same name only the first systemd lists is read. It lists directories root by root
+(``/etc``, then ``/run``, then ``/usr/lib``: systemd's dropin.c, ``unit_file_find_dirs`` per
+lookup path), and within a root the unit's own directory, then its template's
+(``foo@.service.d/`` for ``foo@x.service``), then the prefix directories (longest first),
+then ``service.d/``: so ``/etc/.../a-.service.d/10.conf`` wins over
+``/usr/lib/.../a-b.service.d/10.conf``.
 Later assignments override earlier ones (an empty ``Environment=`` resets the list).
 
 Paths are those a node's files are written at (``/etc/...``, from a bootstrap config's
@@ -68,20 +72,24 @@ def unit_of_dropin(path: str) -> str:
 
 
 def specificity(directory: str, unit: str) -> int | None:
-    """How closely a drop-in directory names ``unit`` (higher wins a name clash), or None
-    when its drop-ins do not apply to ``unit``: the unit's own directory, a prefix
-    directory of its dashed name (``a-b-.service.d`` over ``a-.service.d``), the type's."""
+    """How closely a drop-in directory names ``unit`` (higher wins a name clash within one
+    root), or None when its drop-ins do not apply to ``unit``: the unit's own directory, its
+    template's (``foo@.service.d`` for ``foo@x.service``), a prefix directory of its dashed
+    name before any ``@`` (``a-b-.service.d`` over ``a-.service.d``), the type's."""
     stem, _, kind = unit.rpartition(".")
     if not directory.endswith(".d") or not stem or not kind:
         return None
     name = directory[:-2]
     if name == unit:
-        return len(stem) + 1
+        return 2 * len(stem) + 2
     if name == kind:
         return 0
     prefix = name[:-len(kind) - 1] if name.endswith("." + kind) else ""
-    if prefix.endswith("-") and stem.startswith(prefix):
-        return len(prefix)
+    base, at, instance = stem.partition("@")
+    if at and instance and prefix == base + "@":
+        return 2 * len(stem) + 1
+    if prefix.endswith("-") and base.startswith(prefix) and len(base) > len(prefix):
+        return 2 * len(prefix)
     return None
 
 
@@ -103,7 +111,7 @@ def applied_parts(paths: Iterable[str], unit: str, node: str | None = None) -> l
         if how is None:
             continue
         node = part.node
-        key = (-how, part.rank)
+        key = (part.rank, -how)  # systemd lists directories root by root
         held = dropins.get(part.name)
         if held is None or key < held[0]:
             dropins[part.name] = (key, part)

@@ -78,7 +78,10 @@ SIDECAR_PROXY_WORKLOADS = tuple(w for w in DATA_PLANE_PROXY_WORKLOADS
 # API); and cloud-network-config-controller, which the cluster-network-operator renders with
 # the MGMT_HTTP(S)_PROXY/MGMT_NO_PROXY HyperShift hands it (CNO pkg/network/cloud_network.go,
 # PR 1576, OCPBUGS-1736). The CSI controllers the storage operators start are theirs, not
-# HyperShift's: not listed.
+# HyperShift's: not listed. The konnectivity sidecar that connects directly to cloud APIs
+# (support/controlplane-component/konnectivity-container.go, ConnectDirectlyToCloudAPIs:
+# ingress-operator's and oauth-openshift's konnectivity-proxy-https) gets it since HyperShift
+# commit c41b56cbc7 (May 2026): before it, their cloud API calls went without the proxy.
 MANAGEMENT_PROXY_WORKLOADS = {
     "capi-provider": "manager",
     "aws-cloud-controller-manager": "cloud-controller-manager",
@@ -89,13 +92,39 @@ MANAGEMENT_PROXY_WORKLOADS = {
     "control-plane-operator": "control-plane-operator",
     "control-plane-pki-operator": "control-plane-pki-operator",
     "hosted-cluster-config-operator": "hosted-cluster-config-operator",
+    "ingress-operator": "konnectivity-proxy-https",
     "ignition-server": "ignition-server",
     "ignition-server-proxy": "haproxy",
     "karpenter": "karpenter",
     "karpenter-operator": "karpenter-operator",
     "kube-apiserver": "kube-apiserver",
     "kube-controller-manager": "kube-controller-manager",
+    "oauth-openshift": "konnectivity-proxy-https",
 }
+
+# Who gives each of those workloads the management proxy, which is where a missing one is
+# fixed: the HyperShift operator renders capi-provider and control-plane-operator with the
+# HTTP(S)_PROXY/NO_PROXY of its own environment; every other one is rendered by that
+# control-plane-operator, whose proxy.SetEnvVars copies the control-plane-operator's own
+# environment (os.Getenv) into it (cloud-network-config-controller through the network
+# operator it hands them to).
+RENDERED_BY_HYPERSHIFT_OPERATOR = frozenset({"capi-provider", "control-plane-operator"})
+
+
+def management_proxy_fix(workload: str, namespace: str) -> str:
+    """Where a control-plane workload's missing management proxy comes from, as a fix says."""
+    operator = ("the HyperShift operator's own HTTP_PROXY, HTTPS_PROXY and NO_PROXY (the "
+                "operator Deployment in the hypershift namespace, which copies the management "
+                "cluster's Proxy when installed: set the Proxy, then reinstall or restart it)")
+    if workload in RENDERED_BY_HYPERSHIFT_OPERATOR:
+        return (f"{workload} is rendered by the HyperShift operator with {operator}; a manual "
+                "edit is reverted on reconcile.")
+    return (f"{workload} gets the management proxy from the control-plane-operator, which "
+            "copies its own environment into it: check HTTP_PROXY and HTTPS_PROXY on the "
+            f"control-plane-operator Deployment in {namespace} (`oc -n {namespace} get "
+            "deployment control-plane-operator -o yaml`); that Deployment gets them from "
+            f"{operator}. A manual edit of {workload} is reverted on reconcile.")
+
 
 # The NodePool's ignition pointer stub: Secret user-data-<nodepool>-<hash> in the HCP namespace.
 USER_DATA_PREFIX = "user-data-"
@@ -167,7 +196,8 @@ class HostedCluster:
         the HCP namespace less ``-<name>``."""
         if not self.stand_in:
             return self.obj.namespace
-        return _hosted_cluster_key(self.obj)[0]
+        key = _hosted_cluster_key(self.obj)
+        return key[0] if key is not None else self.obj.namespace  # unknown: its own, as a key
 
     @property
     def label(self) -> str:
@@ -187,7 +217,9 @@ class HostedCluster:
     @property
     def source_label(self) -> str:
         """The HostedCluster a change is made on: this one, or the one a stand-in copies
-        (the operator undoes an edit of the HostedControlPlane)."""
+        (the operator undoes an edit of the HostedControlPlane), unnamed when not known."""
+        if self.stand_in and _hosted_cluster_key(self.obj) is None:
+            return unknown_hosted_cluster(self.obj, why=False)
         return f"HostedCluster {self.namespace}/{self.name}"
 
     @property
@@ -394,28 +426,44 @@ def _hosted_clusters(inventory: Inventory) -> list[HostedCluster]:
                     if _copied_from(inventory, o) is None]
 
 
-def copied_from(obj: K8sObject) -> tuple[str, str] | None:
+def copied_from(obj: K8sObject) -> tuple[str | None, str] | None:
     """(namespace, name) of the HostedCluster the HyperShift operator reconciles ``obj``
     from, when ``obj`` is a HostedControlPlane: a change made to it is undone, so it is
-    made on that HostedCluster (the fields a fix changes have the same paths there)."""
-    return _hosted_cluster_key(obj) if obj.kind == HOSTED_CONTROL_PLANE else None
+    made on that HostedCluster (the fields a fix changes have the same paths there). The
+    namespace is None when nothing says it (no annotation, an HCP namespace not
+    ``<namespace>-<name>``): the HostedCluster is then the one whose control-plane namespace
+    is ``obj``'s (its name is the HostedControlPlane's, as HyperShift names it)."""
+    if obj.kind != HOSTED_CONTROL_PLANE:
+        return None
+    return _hosted_cluster_key(obj) or (None, obj.name)
 
 
-def synced_from(hcp: K8sObject, namespace: str, name: str) -> tuple[str, str] | None:
+def unknown_hosted_cluster(hcp: K8sObject, why: bool = True) -> str:
+    """How a fix names the HostedCluster of ``hcp`` when its namespace is not known."""
+    if not why:
+        return f"the HostedCluster whose control-plane namespace is {hcp.namespace}"
+    return (f"the HostedCluster whose control-plane namespace is {hcp.namespace} (named "
+            f"{hcp.name}; its namespace is in no annotation and {hcp.namespace} is not "
+            f"<namespace>-{hcp.name}: `oc get hostedclusters -A` shows it)")
+
+
+def synced_from(hcp: K8sObject, namespace: str, name: str) -> tuple[str | None, str] | None:
     """(namespace, name) of the ConfigMap the HyperShift operator syncs ConfigMap
     ``namespace/name`` from, when ``hcp`` is a HostedControlPlane and the ConfigMap is in
     its HCP namespace: the ConfigMaps ``spec.configuration`` names (the proxy's trustedCA)
     are copied from the HostedCluster's namespace under the same name, over any edit
-    (hostedcluster_controller.go, reconcileGlobalConfigSync)."""
+    (hostedcluster_controller.go, reconcileGlobalConfigSync). The namespace is None when the
+    HostedCluster's is not known (``copied_from``)."""
     source = copied_from(hcp)
     if source is None or namespace != hcp.namespace:
         return None
     return source[0], name
 
 
-def _hosted_cluster_key(hcp: K8sObject) -> tuple[str, str]:
+def _hosted_cluster_key(hcp: K8sObject) -> tuple[str, str] | None:
     """(namespace, name) of the HostedCluster ``hcp`` copies: its annotation when it names
-    one whose HCP namespace is ``hcp``'s; else the namespace less ``-<name>``."""
+    one whose HCP namespace is ``hcp``'s; else the namespace less ``-<name>``; else None
+    (not HyperShift's naming: the HostedCluster's namespace is unknown, never guessed)."""
     said = hcp.annotations.get(HOSTED_CLUSTER_ANNOTATION)
     namespace, slash, name = said.partition("/") if isinstance(said, str) else ("", "", "")
     if slash and name == hcp.name and hcp_namespace(namespace, name) == hcp.namespace:
@@ -423,7 +471,7 @@ def _hosted_cluster_key(hcp: K8sObject) -> tuple[str, str]:
     suffix = "-" + hcp.name.replace(".", "-")
     if hcp.namespace.endswith(suffix) and len(hcp.namespace) > len(suffix):
         return hcp.namespace[:-len(suffix)], hcp.name
-    return hcp.namespace, hcp.name  # not HyperShift's naming: its own namespace
+    return None
 
 
 def _copied_from(inventory: Inventory, hcp: K8sObject) -> K8sObject | None:

@@ -51,6 +51,33 @@ class SelectionError(ValueError):
         super().__init__(f"{option} {selector!r} names no rule, rule family or category{near}")
 
 
+# "<Kind> <namespace>/<name>: why" - one object's reason, as subjects' reasons are written
+_OBJECT_REASON = re.compile(r"^([A-Z][A-Za-z0-9]* [^\s:;]+): (.+)$", re.DOTALL)
+NAMED = 3  # objects named when many share one reason
+
+
+def joined_reasons(reasons: Iterable[str]) -> str:
+    """A rule's reasons as one line: the objects that share a reason are said together, and
+    past ``NAMED`` of them only so many are named, with how many there are (a must-gather
+    gives one reason per EndpointSlice: hundreds, each the same words)."""
+    by_why: dict[str, list[str]] = {}
+    alone: list[str] = []
+    for reason in sorted(reasons):
+        found = _OBJECT_REASON.match(reason)
+        if found is None:
+            alone.append(reason)
+        else:
+            by_why.setdefault(found.group(2), []).append(found.group(1))
+    out = list(alone)
+    for why, objects in by_why.items():
+        if len(objects) <= NAMED:
+            out += [f"{o}: {why}" for o in objects]
+        else:
+            out.append(f"{len(objects)} objects ({', '.join(objects[:NAMED])} and "
+                       f"{len(objects) - NAMED} more): {why}")
+    return "; ".join(sorted(out))
+
+
 def _family(rule_id: str) -> str:
     """``PRX`` of ``PRX008`` (``ACME`` of ``ACME-NET-001``): the letters an id starts with."""
     letters = _LEADING_LETTERS.match(rule_id)
@@ -351,13 +378,13 @@ def _evaluate_rule(rule: Rule, ctx: Context, suppressor: Suppressor
     elif suppressed:
         status, reason = Status.SUPPRESSED, f"{suppressed} finding(s), all suppressed"
     elif reasons:
-        status, reason = Status.NOT_EVALUABLE, "; ".join(sorted(reasons))
+        status, reason = Status.NOT_EVALUABLE, joined_reasons(reasons)
     elif checked:
         status, reason = Status.PASS, ""
     else:  # every subject held nothing to check: a pass would claim what was not looked at
-        status, reason = Status.NOT_APPLICABLE, "; ".join(sorted(inapplicable)) or "nothing to check"
+        status, reason = Status.NOT_APPLICABLE, joined_reasons(inapplicable) or "nothing to check"
     if (failing or suppressed) and reasons:
-        reason += "; also not evaluable for " + "; ".join(sorted(reasons))
+        reason += "; also not evaluable for " + joined_reasons(reasons)
     if caveat and status in (Status.PASS, Status.FAIL, Status.SUPPRESSED):
         reason = f"{reason}; {caveat}" if reason else caveat
     return findings, RuleResult(rule.id, status, reason, failing, suppressed, checked), diagnostics

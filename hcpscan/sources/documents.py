@@ -623,7 +623,7 @@ def _synthetic(entry: Entry, cluster: str, doc: ParsedDocument, kind: str,
 
 
 def _parse_dropin(entry: Entry, cluster: str, text: str, result: ParseResult) -> None:
-    unit = systemd.parse_unit(text)
+    unit = systemd.parse_unit(text, systemd.dropin_unit("/".join(entry.parts) or entry.display))
     if "Service" not in unit.sections:
         result.diagnostics.append(Diagnostic(entry.display, None,
                                              "a .conf file without a [Service] section",

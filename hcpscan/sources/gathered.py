@@ -130,13 +130,16 @@ def not_collected(gathered: Mapping[str, frozenset[str]], kinds: Iterable[str],
                   present: set[str], crd_lists: Mapping[str, frozenset[str]] | None = None
                   ) -> dict[str, UnavailableKind]:
     """Kinds no object of which was read and that a must-gather in the input did not
-    collect: their rules say so instead of "no X in the input". A custom kind whose CRD
+    collect: their rules say so instead of "no X in the input" (which is what is said, node
+    files included, when the input holds no must-gather). A custom kind whose CRD
     the must-gather's CRD list lacks is not installed: nothing of it can exist, so its
     rules are not applicable (never "not collected")."""
     out: dict[str, UnavailableKind] = {}
     crd_lists = {root: names for root, names in (crd_lists or {}).items() if root in gathered}
     for kind in sorted(set(kinds) - present):
         if kind in _NODE_FILES:
+            if not gathered:  # no must-gather in the input: the plain "none in the input"
+                continue
             out[kind] = UnavailableKind(f"not gathered: a must-gather holds no {_NODE_FILES[kind]}; "
                                         "copy them into the input to check them", may_exist=False)
             continue

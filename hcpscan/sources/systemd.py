@@ -7,6 +7,13 @@ systemd's ``extract_first_word(EXTRACT_UNQUOTE|EXTRACT_CUNESCAPE)`` splits them
 (``config_parse_environ``): only ASCII ``"`` and ``'`` quote, C escapes are
 unescaped, an unclosed quote or a bad escape ends the line (the words before it
 are kept), and a word that is no ``NAME=value`` with a valid name is ignored.
+
+Each word then goes through systemd's specifier expansion (``unit_env_printf``, the table of
+src/core/unit-printf.c): ``%%`` is a literal ``%``, a ``%`` at the very end stays itself, the
+unit-name specifiers (``%n %N %p %P %i %I %j %J``) are resolved from the unit's name when it
+is known, the host-dependent ones (host name, machine ID, directories, user ...) make the
+value unknown, and any other ``%x`` makes systemd log "Failed to resolve specifiers" and drop
+the whole assignment. So a literal ``%`` in a drop-in (a percent-encoded password) is ``%%``.
 """
 
 from __future__ import annotations
@@ -48,6 +55,67 @@ def tries_proxy(problem: str) -> bool:
     return _PROXY_ASSIGNMENT.search(problem) is not None
 
 
+# unit_full_printf's table (src/core/unit-printf.c): resolved from the unit's name ...
+NAME_SPECIFIERS = frozenset("nNpPiIjJ")
+# ... and from the host, its user, its directories or the fragment's path: unknown here
+HOST_SPECIFIERS = frozenset("fyYcrRCdDELStTVhsaAbBHlqmMovwWgGuU")
+
+
+class Unresolved(str):
+    """A word whose value depends on the host (a host-dependent specifier): why."""
+
+
+class Dropped(str):
+    """A word systemd drops for an unknown specifier: why."""
+
+
+def expand_specifiers(word: str, unit: str = "") -> str | Unresolved | Dropped:
+    """``word`` as systemd's specifier_printf expands it for ``unit`` ('' = not known)."""
+    out: list[str] = []
+    unresolved = ""
+    i = 0
+    while i < len(word):
+        c = word[i]
+        if c != "%" or i + 1 == len(word):  # a stray '%' at the end stays itself
+            out.append(c)
+            i += 1
+            continue
+        spec = word[i + 1]
+        i += 2
+        if spec == "%":
+            out.append("%")
+        elif spec in NAME_SPECIFIERS and unit and "\\" not in unit:
+            out.append(_name_specifier(spec, unit))
+        elif spec in NAME_SPECIFIERS or spec in HOST_SPECIFIERS:
+            unresolved = unresolved or (f"%{spec} is " + (
+                "the unit's name, not known here" if spec in NAME_SPECIFIERS
+                else "resolved on the node by systemd (host, user or directory)"))
+        else:
+            return Dropped(f"%{spec} is no systemd specifier: systemd logs \"Failed to resolve "
+                           "specifiers\" and ignores the assignment (write a literal '%' as "
+                           "'%%')")
+    return Unresolved(unresolved) if unresolved else "".join(out)
+
+
+def _name_specifier(spec: str, unit: str) -> str:
+    name = unit.rpartition(".")[0] or unit  # %N: without the type suffix
+    prefix, _, instance = name.partition("@")
+    return {"n": unit, "N": name, "p": prefix, "P": prefix, "i": instance, "I": instance,
+            "j": prefix.rpartition("-")[2], "J": prefix.rpartition("-")[2]}[spec]
+
+
+def dropin_unit(path: str) -> str:
+    """The one unit a drop-in's directory names (``containerd.service`` for
+    ``.../containerd.service.d/x.conf``), '' for a type, prefix or template directory."""
+    parts = path.replace("\\", "/").rstrip("/").split("/")
+    directory = parts[-2] if len(parts) >= 2 else ""
+    name = directory[:-2] if directory.endswith(".d") else ""
+    stem, _, kind = name.rpartition(".")
+    if not stem or not kind or stem.endswith(("-", "@")):
+        return ""
+    return name
+
+
 @dataclass(slots=True)
 class Unit:
     # section name -> line of its header
@@ -58,6 +126,9 @@ class Unit:
     problems: list[tuple[int, str]] = field(default_factory=list)
     # an empty ``Environment=`` was read: what earlier files of the unit assigned is dropped
     resets: bool = False
+    # variable -> why its value is known only on the node (a host-dependent specifier); its
+    # ``environment`` entry keeps the value as written
+    unknown: dict[str, str] = field(default_factory=dict)
 
     def to_body(self) -> dict[str, Any]:
         return {
@@ -66,6 +137,7 @@ class Unit:
             "environmentLines": {k: line for k, (_, line) in self.environment.items()},
             "environmentFiles": [f for f, _ in self.environment_files],
             **({"environmentReset": True} if self.resets else {}),
+            **({"environmentUnknown": dict(self.unknown)} if self.unknown else {}),
             **({"ignoredLines": [[line, why] for line, why in self.problems]}
                if self.problems else {}),
         }
@@ -90,7 +162,8 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def parse_unit(text: str) -> Unit:
+def parse_unit(text: str, name: str = "") -> Unit:
+    """A unit file or drop-in; ``name``: the unit it belongs to, for its name specifiers."""
     unit = Unit()
     section = None
     for number, line in _logical_lines(text):
@@ -114,7 +187,7 @@ def parse_unit(text: str) -> Unit:
                                       "ignores it (it is read only under [Service], spelt so)"))
             continue
         if key == "Environment":
-            _assignments(value.strip(), number, unit)
+            _assignments(value.strip(), number, unit, name)
         elif key == "EnvironmentFile":
             unit.environment_files.append((value.strip().lstrip("-"), number))
     return unit
@@ -127,9 +200,10 @@ def _misplaced(section: str | None) -> bool:
         section.lower() == "service" and section != "Service")
 
 
-def _assignments(value: str, number: int, unit: Unit) -> None:
+def _assignments(value: str, number: int, unit: Unit, name: str = "") -> None:
     if not value:  # "Environment=" resets the list
         unit.environment.clear()
+        unit.unknown.clear()
         unit.resets = True
         return
     words = environment_words(value)
@@ -139,18 +213,29 @@ def _assignments(value: str, number: int, unit: Unit) -> None:
             unit.problems.append((number, f"Environment={value}: {word.why}; systemd ignores the "
                                   "line from there" + _typographic(value)))
             return
-        name, sep, val = word.partition("=")
-        if not sep or not name:
+        expanded = expand_specifiers(word, name)
+        if isinstance(expanded, Dropped):
+            unit.problems.append((number, f"Environment= assignment {word!r}: {expanded}"))
+            continue
+        unknown = str(expanded) if isinstance(expanded, Unresolved) else ""
+        if not unknown:
+            word = str(expanded)
+        var, sep, val = word.partition("=")
+        if not sep or not var:
             unit.problems.append((number, f"Environment= assignment without '=': {word!r}"
                                   + _typographic(word)))
             continue
-        if not _ENV_NAME.match(name):
+        if not _ENV_NAME.match(var):
             # systemd logs "Invalid environment assignment, ignoring" and drops it
             unit.problems.append((number, f"Environment= assignment {word!r} has no valid "
-                                  f"variable name ({name!r}): systemd ignores it"
+                                  f"variable name ({var!r}): systemd ignores it"
                                   + _typographic(word)))
             continue
-        unit.environment[name] = (val, number)
+        unit.environment[var] = (val, number)
+        if unknown:
+            unit.unknown[var] = unknown
+        else:
+            unit.unknown.pop(var, None)
 
 
 @dataclass(frozen=True, slots=True)

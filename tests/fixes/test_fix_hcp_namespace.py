@@ -91,3 +91,22 @@ def test_an_expired_ca_in_a_stand_ins_config_map_is_replaced_at_its_source(tmp_p
         "the HyperShift operator copies it into clusters-lab as ConfigMap "
         "clusters-lab/user-ca-bundle and undoes an edit of the copy; "
         "`oc -n clusters edit configmap user-ca-bundle`)")
+
+
+def test_the_hosted_cluster_of_a_stand_in_in_an_odd_namespace_is_not_guessed(
+        tmp_path: Path) -> None:
+    """No hypershift.openshift.io/cluster annotation and an HCP namespace that is not
+    <namespace>-<name>: the HostedCluster's namespace is unknown, and said to be so."""
+    source = RULES / "PRX005" / "fail" / "hcp-namespace-only"
+    text = "".join(p.read_text() for p in sorted(source.rglob("*.yaml")))
+    text = text.replace("clusters-example-b", "hosted-cp")
+    assert "hosted-cp" in text
+    lines = [line for line in text.splitlines()
+             if "hypershift.openshift.io/cluster:" not in line]
+    (tmp_path / "in.yaml").write_text("\n".join(lines) + "\n")
+    fixes = {f.object.name: fix for f, fix in _fixes(tmp_path, "PRX005")}
+    manual = fixes["example-b"].manual
+    assert manual.startswith("change the HostedCluster whose control-plane namespace is "
+                             "hosted-cp (named example-b;")
+    assert "oc -n hosted-cp edit" not in manual and "hosted-cp/example-b, not" not in manual
+    assert "not HostedControlPlane hosted-cp/example-b" in manual

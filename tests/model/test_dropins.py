@@ -99,3 +99,32 @@ def test_prx009_reads_the_type_level_drop_in_and_a_later_reset(tmp_path):
     assert finding.message.endswith(
         "writes containerd.service's files /etc/systemd/system/service.d/10-proxy.conf, "
         "/run/systemd/system/containerd.service.d/zz-reset.conf without HTTP_PROXY or HTTPS_PROXY")
+
+
+def test_a_name_clash_is_won_root_by_root_before_directory_by_directory():
+    """systemd's dropin.c lists drop-in directories root by root (/etc before /usr/lib), the
+    unit's own before its prefixes' within one root, and reads the first file of a name."""
+    clash = ["/usr/lib/systemd/system/a-b.service.d/10.conf",
+             "/etc/systemd/system/a-.service.d/10.conf"]
+    assert _order(clash, "a-b.service") == clash[1:]
+    typed = ["/run/systemd/system/a-b.service.d/10.conf",
+             "/etc/systemd/system/service.d/10.conf"]
+    assert _order(typed, "a-b.service") == typed[1:]
+    same_root = ["/etc/systemd/system/a-.service.d/10.conf",
+                 "/etc/systemd/system/a-b.service.d/10.conf"]
+    assert _order(same_root, "a-b.service") == same_root[1:]
+
+
+def test_a_template_drop_in_applies_to_its_instances():
+    paths = ["/etc/systemd/system/getty@.service.d/10-proxy.conf",
+             "/etc/systemd/system/getty@tty1.service.d/20.conf",
+             "/etc/systemd/system/getty@tty2.service.d/30.conf"]
+    assert _order(paths, "getty@tty1.service") == paths[:2]
+    # a name clash: the instance's own directory over its template's, within one root
+    clash = ["/etc/systemd/system/getty@.service.d/10.conf",
+             "/etc/systemd/system/getty@tty1.service.d/10.conf",
+             "/etc/systemd/system/getty-.service.d/10.conf"]
+    assert _order(clash, "getty@tty1.service") == clash[1:2]
+    assert _order(clash[::2], "getty@tty1.service") == clash[:1]
+    # prefixes are of the name before '@': a dash in the instance makes none
+    assert _order(["/etc/systemd/system/kube@a-.service.d/x.conf"], "kube@a-b.service") == []

@@ -71,3 +71,27 @@ def test_hub_proxy_follows_the_import_controller(tmp_path: Path) -> None:
                                             "    caBundle: Zm9v\n"))
     assert http_only.proxy == ("spec", "hubKubeAPIServerProxyConfig", "httpProxy")
     assert http_only.ca is None and "httpsProxy" in http_only.ca_field
+
+
+MERGED_PASS = FIXTURES / "rules" / "PRX012" / "pass" / "klusterletconfig-merged.yaml"
+MERGED_FAIL = FIXTURES / "rules" / "PRX012" / "fail" / "klusterletconfig-merged-other-proxy.yaml"
+
+
+def test_a_merged_config_trusts_the_deprecated_ca_bundle_too() -> None:
+    """GetProxySettings: proxyURL equal to the deprecated httpsProxy (two KlusterletConfigs
+    merged) returns that block's caBundle as well, merged into the kubeconfig's CA data."""
+    assert _findings(MERGED_PASS) == {}
+    found = _findings(MERGED_FAIL)["moved"]
+    assert found.field == "spec.hubKubeAPIServerConfig.proxyURL"
+    assert "trustedCABundles" in found.message
+
+
+def test_hub_proxy_reads_the_deprecated_ca_only_for_the_same_url(tmp_path: Path) -> None:
+    legacy = ("  hubKubeAPIServerProxyConfig:\n    httpsProxy: https://p:3129\n"
+              "    caBundle: Zm9v\n")
+    same = hub_proxy(_config(tmp_path, legacy + "  hubKubeAPIServerConfig:\n"
+                                                "    proxyURL: https://p:3129\n"))
+    assert same.also_ca == ("spec", "hubKubeAPIServerProxyConfig", "caBundle")
+    other = hub_proxy(_config(tmp_path, legacy + "  hubKubeAPIServerConfig:\n"
+                                                 "    proxyURL: https://q:3129\n"))
+    assert other.also_ca is None

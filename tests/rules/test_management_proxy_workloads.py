@@ -56,3 +56,41 @@ def test_the_management_clusters_own_operator_is_not_a_control_plane_workload(
                         "name: operator")
     (tmp_path / "in.yaml").write_text(text)
     assert [f.object.name for f in scan([tmp_path / "in.yaml"], ["PRX017"]).findings] == []
+
+
+def test_the_fix_points_at_where_hypershift_takes_the_proxy_from() -> None:
+    """proxy.SetEnvVars copies the control-plane-operator's own environment (os.Getenv) into
+    the components it renders; the HyperShift operator renders capi-provider and the
+    control-plane-operator from its own: a fix names those, never 'the provider's installer'."""
+    fails = FIXTURES / "rules" / "PRX017" / "fail"
+    why = {f.object.name: f.remedy.why for f in scan([fails], ["PRX017"]).findings}
+    storage = why["cluster-storage-operator"]
+    assert "control-plane-operator Deployment in clusters-hc1" in storage
+    assert "oc -n clusters-hc1 get deployment control-plane-operator" in storage
+    assert "HyperShift operator" in storage and "installer" not in storage
+    capi = why["capi-provider"]
+    assert capi.startswith("capi-provider is rendered by the HyperShift operator")
+    assert "control-plane-operator Deployment" not in capi
+
+
+def test_the_konnectivity_sidecars_that_reach_cloud_apis_need_the_proxy() -> None:
+    """konnectivity-container.go: with ConnectDirectlyToCloudAPIs (ingress-operator,
+    oauth-openshift) the konnectivity-proxy-https sidecar gets proxy.SetEnvVars; its socks5
+    sibling does not, and the sidecar's env is read as its own beside its flags."""
+    fails = FIXTURES / "rules" / "PRX017" / "fail" / "hcp-konnectivity-sidecars.yaml"
+    found = sorted((f.object.name, f.message.split(" container ")[1].split()[0])
+                   for f in scan([fails], ["PRX017"]).findings)
+    assert found == [("ingress-operator", "konnectivity-proxy-https"),
+                     ("oauth-openshift", "konnectivity-proxy-https")]
+    passes = FIXTURES / "rules" / "PRX017" / "pass" / "hcp-konnectivity-sidecars.yaml"
+    report = scan([passes], ["PRX017"])
+    assert report.findings == [] and report.results[0].objects_checked == 2
+
+
+def test_a_clusterctl_provider_is_fixed_on_its_own_deployment() -> None:
+    """clusterctl has no proxy setting: a cloud provider's controller gets the variables on
+    its own Deployment, never 'from the HyperShift operator'."""
+    fails = FIXTURES / "rules" / "PRX017" / "fail" / "clusterctl-must-gather"
+    (found,) = [f for f in scan([fails], ["PRX017"]).findings if f.status.value == "fail"]
+    assert found.remedy is not None and "installed by clusterctl" in found.remedy.why
+    assert "HyperShift" not in found.remedy.why

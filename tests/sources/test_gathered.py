@@ -108,3 +108,14 @@ def test_a_plain_must_gather_has_no_not_evaluable_result_for_an_uninstalled_crd(
     reasons = {r["rule_id"]: r["reason"] for r in report["rules"]}
     assert "hostedclusters.hypershift.openshift.io" in reasons["HCP001"]
     assert "clusterpolicies.kyverno.io" in reasons["PRX011"]
+
+
+def test_node_files_are_said_not_gathered_only_for_a_must_gather(tmp_path, run_cli):
+    # PRX009 reads systemd drop-ins, which no must-gather holds: said so for a must-gather
+    gathered = _reason(run_cli, _dump(tmp_path / "mg", timestamp=True), "PRX009")
+    assert "a must-gather holds no systemd drop-ins" in gathered
+    # a plain folder of manifests is no must-gather: the plain reason, no must-gather named
+    write_tree(tmp_path / "plain", {"ns.yaml": NAMESPACE})
+    plain = _reason(run_cli, tmp_path / "plain", "PRX009")
+    assert "must-gather" not in plain
+    assert plain.startswith("not-applicable: kind absent:") and "SystemdDropIn" in plain

@@ -7,7 +7,10 @@
   to the hub, verified with the ConfigMaps its ``trustedCABundles`` name (keys
   ``ca-bundle.crt``, ``ca.crt`` or ``tls.crt``) unless ``serverVerificationStrategy`` is
   ``UseSystemTruststore``, and the deprecated ``spec.hubKubeAPIServerProxyConfig`` is
-  ignored whole: without ``proxyURL`` there is no proxy at all. Only when
+  ignored, but for one case: when ``proxyURL`` equals its ``httpsProxy`` (what merging a
+  deprecated KlusterletConfig into a new one writes), its ``caBundle`` is added to the
+  trustedCABundles (still not with ``UseSystemTruststore``). Without ``proxyURL`` there is
+  no proxy at all. Only when
   ``hubKubeAPIServerConfig`` is absent is the deprecated block read: ``httpsProxy`` (chosen
   when both are set) with its CA in the block's own ``caBundle`` (base64 PEM), else
   ``httpProxy`` with no CA. It has no noProxy: only the hub connection goes through it.
@@ -23,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hcpscan.analysis.proxy.pem import parse_bundle
+from hcpscan.analysis.proxy.pem import CABundle, parse_bundle
 from hcpscan.analysis.proxy.settings import (
     KLUSTERLET_ADDON_CONFIG,
     KLUSTERLET_CONFIG,
@@ -65,17 +68,23 @@ class HubProxy:
     ca_field: str  # where the proxy's CA must be written for this proxy to be verified
     # deprecated proxy fields written but ignored, the klusterlet then using no proxy at all
     dropped: tuple[tuple[Step, ...], ...] = ()
+    # the deprecated caBundle read beside trustedCABundles (proxyURL equal to its httpsProxy)
+    also_ca: tuple[Step, ...] | None = None
 
 
 def hub_proxy(obj: K8sObject) -> HubProxy:
     """The import controller's choice (managedcluster-import-controller GetProxySettings):
-    hubKubeAPIServerConfig, when present, wins whole; the deprecated block only without it."""
+    hubKubeAPIServerConfig, when present, wins; the deprecated block is read without it, and
+    its caBundle also beside a proxyURL equal to its httpsProxy (two configs merged)."""
     legacy = obj.get(LEGACY_PROXY)
     legacy = legacy if isinstance(legacy, dict) else {}
     if isinstance(obj.get(HUB_CONFIG), dict):
-        if obj.get(HUB_CONFIG + ("proxyURL",)):
+        url = obj.get(HUB_CONFIG + ("proxyURL",))
+        if url:
+            merged = url == legacy.get("httpsProxy") and legacy.get("caBundle")
             return HubProxy(HUB_CONFIG + ("proxyURL",), HUB_CONFIG + ("trustedCABundles",),
-                            TRUSTED_BUNDLES)
+                            TRUSTED_BUNDLES,
+                            also_ca=LEGACY_PROXY + ("caBundle",) if merged else None)
         return HubProxy(None, None, "", tuple(
             LEGACY_PROXY + (k,) for k in ("httpsProxy", "httpProxy") if legacy.get(k)))
     if legacy.get("httpsProxy"):
@@ -118,7 +127,7 @@ def klusterlet_proxies(inventory: Inventory) -> list[ConsumerProxy]:
         if hub.proxy is not None:
             _set(inventory, consumer, hub.proxy, ("http_proxy", "https_proxy"))
         if hub.ca == HUB_CONFIG + ("trustedCABundles",):
-            _trusted_bundles(inventory, consumer)
+            _trusted_bundles(inventory, consumer, hub.also_ca)
         elif hub.ca is not None and obj.get(hub.ca):
             consumer.trusted_ca = Setting("caBundle", str(obj.get(hub.ca)),
                                           source_of(inventory, obj, hub.ca))
@@ -146,7 +155,8 @@ def _set(inventory: Inventory, consumer: ConsumerProxy, steps: tuple[Step, ...],
                             source_of(inventory, consumer.object, steps)), *attrs)
 
 
-def _trusted_bundles(inventory: Inventory, consumer: ConsumerProxy) -> None:
+def _trusted_bundles(inventory: Inventory, consumer: ConsumerProxy,
+                     also_ca: tuple[Step, ...] | None = None) -> None:
     obj = consumer.object
     strategy = obj.get(HUB_CONFIG + ("serverVerificationStrategy",))
     if strategy == SYSTEM_TRUSTSTORE:
@@ -173,9 +183,20 @@ def _trusted_bundles(inventory: Inventory, consumer: ConsumerProxy) -> None:
                         "inventory")
             return
         pem.append(found)
-    if first is not None:
-        consumer.trusted_ca = Setting("trustedCABundles", "\n".join(pem), first)
-        consumer.ca_bundle = parse_bundle("\n".join(pem))
+    bundle = parse_bundle("\n".join(pem)) if first is not None else None
+    if also_ca is not None:  # the deprecated caBundle, merged in by the import controller
+        legacy = parse_bundle(str(obj.get(also_ca)))
+        if bundle is None:
+            first = source_of(inventory, obj, also_ca)
+            bundle = legacy
+        else:
+            bundle = CABundle(bundle.certificates + legacy.certificates,
+                              bundle.problems + legacy.problems)
+        pem.append(str(obj.get(also_ca)))
+    if first is not None and bundle is not None:
+        consumer.trusted_ca = Setting("trustedCABundles" if len(pem) > 1 or also_ca is None
+                                      else "caBundle", "\n".join(pem), first)
+        consumer.ca_bundle = bundle
 
 
 def _bundle_text(inventory: Inventory, obj: K8sObject, ref: dict[str, Any]) -> str | None:

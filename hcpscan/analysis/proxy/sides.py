@@ -68,7 +68,7 @@ from hcpscan.model.hostedcluster import (
 )
 from hcpscan.model.kubeconfig import current_cluster_entry, kubeconfig_in_secret
 from hcpscan.model.workloads import names_match, workload_name
-from hcpscan.sources.systemd import parse_unit, tries_proxy
+from hcpscan.sources.systemd import dropin_unit, parse_unit, tries_proxy
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
 URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
@@ -584,6 +584,7 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
                                  f"{', '.join(unread)}")
         return side
     environment: dict[str, tuple[str, Source]] = {}
+    unknown: dict[str, str] = {}  # variable -> why systemd's value is known on the node only
     ignored: list[Ignored] = []
     for part in parts:
         index = written[part]
@@ -603,17 +604,21 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
             return side
         if content.text is None or content.source is None:
             continue
-        parsed = parse_unit(content.text)
+        parsed = parse_unit(content.text, dropin_unit(part))
         if parsed.resets:
             environment.clear()
+            unknown.clear()
         environment.update({k: (v, content.source) for k, (v, _line) in parsed.environment.items()})
+        for k in parsed.environment:
+            unknown.pop(k, None)
+        unknown.update(parsed.unknown)
         ignored += [(content.source, f"{part} (unit line {line}): {why}", None,
                      base + ("content",)) for line, why in parsed.problems if tries_proxy(why)]
     if len(parts) > 1 or parts[0] != path:
         side.evidence.append(f"systemd reads {unit} from " + ", ".join(parts) + " (in this order)")
         side.label = f"writes {unit}'s files {', '.join(parts)}"
-    variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
-                 if PROXY_VARIABLE.match(k)}
+    variables = {k: Setting(k, None if k in unknown else v, src, unknown=unknown.get(k, ""))
+                 for k, (v, src) in environment.items() if PROXY_VARIABLE.match(k)}
     found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
     side.settings = {k: v for k, v in found.items() if v is not None}
     _say_ignored(side, ignored)
@@ -699,19 +704,26 @@ def _node_dropins(ctx: SideContext, subject: K8sObject, path: str) -> SideOutcom
                 label=f"sets the environment of {unit}",
                 facts={"consumer": f"{unit} ({', '.join(p.path for p in parts)})"})
     environment: dict[str, tuple[str, Source]] = {}
+    unknown: dict[str, str] = {}  # variable -> why systemd's value is known on the node only
     ignored: list[Ignored] = []
     for part in parts:
         obj = peers[part.path]
         if obj.body.get("environmentReset"):
             environment.clear()
+            unknown.clear()
         environment.update({k: (v, source_of(ctx.inventory, obj, ("environment", k)))
                             for k, v in dropin_environment(obj).items()})
+        said = obj.body.get("environmentUnknown")
+        said = said if isinstance(said, dict) else {}
+        for name in dropin_environment(obj):
+            unknown.pop(name, None)
+        unknown.update({str(n): str(v) for n, v in said.items()})
         for k, (line, why) in enumerate(_ignored_lines(obj)):
             if tries_proxy(why):
                 where = Source(obj.ref, f"line {line}", obj.source.path, int(line))
                 ignored.append((where, f"{part.path} line {line}: {why}", obj, ("ignoredLines", k)))
-    variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
-                 if PROXY_VARIABLE.match(k)}
+    variables = {k: Setting(k, None if k in unknown else v, src, unknown=unknown.get(k, ""))
+                 for k, (v, src) in environment.items() if PROXY_VARIABLE.match(k)}
     if not variables and not ignored:
         return Absent(f"{unit}'s drop-ins set no proxy variable")
     found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))

@@ -175,8 +175,11 @@ def _plan(obj: K8sObject, paths: ct.Paths, include_unset: bool) -> _Plan:
     refs = ct.containers_in(obj, paths)
     serving = [(r, kind) for r in refs if (kind := _serves(r)) is not None]
     sidecar_names = {r.name for r, _ in serving}
-    consumer_at = [r for r in refs if r.name not in sidecar_names
-                   and (include_unset or ct.may_set_proxy(r))]
+    # a sidecar's flags are the hosted cluster's proxy; its env, when it has proxy variables,
+    # is its own (HyperShift gives the sidecar that connects directly to cloud APIs the
+    # management proxy there, konnectivity-container.go): read as a container's too
+    consumer_at = [r for r in refs if ct.may_set_proxy(r) or (
+        include_unset and r.name not in sidecar_names)]
     return ([(str(r.path[-2]), int(r.path[-1]), r.spec, kind) for r, kind in serving],
             [(str(r.path[-2]), int(r.path[-1]), r.spec) for r in consumer_at])
 

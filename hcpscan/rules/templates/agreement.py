@@ -41,9 +41,13 @@ from hcpscan.core.gobytes import go_bytes
 from hcpscan.findings.fix import AppendItems, NoFix, Remedy, SetField
 from hcpscan.inventory.fieldpath import format_path
 from hcpscan.inventory.objects import K8sObject
-from hcpscan.model.capi import BOOTSTRAP_FILES
+from hcpscan.model.capi import BOOTSTRAP_FILES, CLOUD_API_PROVIDERS, PROVIDER_LABEL, provider_proxy_fix
 from hcpscan.model.clusters import networks_for
-from hcpscan.model.hostedcluster import HOSTED_KINDS
+from hcpscan.model.hostedcluster import (
+    HOSTED_KINDS,
+    MANAGEMENT_PROXY_WORKLOADS,
+    management_proxy_fix,
+)
 from hcpscan.model.networks import network
 from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
@@ -329,6 +333,7 @@ class Agreement(Template):
                                       evidence=[*ref.evidence, *side.evidence])
                 if params["consumers"].get("role") == "bootstrap-file":
                     violation.remedy = dropin_remedy(ctx, side, ref, str(params["consumers"]["path"]))
+                _management_proxy_remedy(violation, subject, params)
                 yield violation
             return
         if side.unknown:
@@ -345,7 +350,22 @@ class Agreement(Template):
             if bootstrap:
                 violation.remedy = dropin_lines_remedy(ctx, side, ref,
                                                        str(params["consumers"]["path"]))
+            _management_proxy_remedy(violation, subject, params)
             yield violation
+
+
+def _management_proxy_remedy(violation: Violation, subject: K8sObject,
+                             params: dict[str, Any]) -> None:
+    """A control-plane workload's management proxy is fixed where HyperShift takes it from."""
+    if not (params["reference"]["relation"] == "management-proxy" and params.get("match") == "present"
+            and subject.kind == "Deployment"):
+        return
+    provider = subject.labels.get(PROVIDER_LABEL)
+    if isinstance(provider, str) and provider in CLOUD_API_PROVIDERS:
+        violation.remedy = NoFix(provider_proxy_fix(subject.name, subject.namespace or "",
+                                                    CLOUD_API_PROVIDERS[provider]))
+    elif subject.name in MANAGEMENT_PROXY_WORKLOADS:
+        violation.remedy = NoFix(management_proxy_fix(subject.name, subject.namespace or ""))
 
 
 # The variables of a proxy drop-in, in both spellings, as seed 003 writes them.

@@ -493,12 +493,26 @@ def _to_secret(value: Value, ctx: Context | None = None) -> Remedy | NoFix:
                   (*edits, AddDocument(secret)))
 
 
+# systemd expands specifiers in Environment= (sources/systemd.py): a '%' the URL needs is
+# written '%%' in the drop-in, or systemd drops the assignment.
+DROPIN_PERCENT = " (in a systemd drop-in each '%' is written '%%': %25 as %%25)"
+
+
+def _in_dropin(consumer: str) -> bool:
+    """Whether a consumer's variables are a systemd unit's (a drop-in file or its unit)."""
+    return ".service.d/" in consumer or consumer.endswith(".service") or ".d/" in consumer \
+        and consumer.endswith(".conf")
+
+
 def valid(value: Value) -> Iterator[Violation]:
     if value.type == URL:
         bare_ok = value.consumer is not None and scheme_optional(value.consumer.kind)
         problems = proxy_url_problems(value.text, value.schemes, bare_ok)
         spaces = "" if value.consumer is None else openshift_url_refusal(value.consumer, value.text)
         problems += [spaces] if spaces else []
+        if problems and value.consumer is not None and _in_dropin(value.consumer.name):
+            problems = [p + DROPIN_PERCENT if "%25" in p or "percent-encode" in p else p
+                        for p in problems]
         if problems:
             shown = mask_credentials(value.text.strip() or value.text)
             yield _violation(value, "valid", "; ".join(problems),

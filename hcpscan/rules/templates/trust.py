@@ -85,6 +85,7 @@ from hcpscan.model.hostedcluster import (
     hosted_cluster_for_namespace,
     is_user_data,
     synced_from,
+    unknown_hosted_cluster,
 )
 from hcpscan.rules.context import PROXY_ANALYSES, Context
 from hcpscan.rules.templates import register
@@ -467,13 +468,16 @@ def _at_source(c: ConsumerProxy, ca: CA, fix: Remedy | NoFix) -> Remedy | NoFix:
     source = synced_from(c.object, namespace, name) if name else None
     if source is None:
         return fix
-    copy, origin = f"ConfigMap {namespace}/{name}", f"ConfigMap {source[0]}/{source[1]}"
+    home = source[0] if source[0] is not None else "<its namespace>"
+    copy, origin = f"ConfigMap {namespace}/{name}", f"ConfigMap {home}/{source[1]}"
     why = (fix.summary + ": not in this copy" if isinstance(fix, Remedy) else
-           fix.why.replace(copy, origin).replace(f"{namespace}/{name}", f"{source[0]}/{name}"))
-    command = (f"oc -n {source[0]} create configmap {name} --from-file=ca-bundle.crt=<PEM>"
+           fix.why.replace(copy, origin).replace(f"{namespace}/{name}", f"{home}/{name}"))
+    command = (f"oc -n {home} create configmap {name} --from-file=ca-bundle.crt=<PEM>"
                if ca.state in (UNRESOLVED, NOT_COLLECTED) else
-               f"oc -n {source[0]} edit configmap {name}")
-    return NoFix(f"{why} ({origin}, in the HostedCluster's namespace, is what to change: the "
+               f"oc -n {home} edit configmap {name}")
+    where = ("the HostedCluster's namespace" if source[0] is not None else
+             f"the namespace of {unknown_hosted_cluster(c.object)}")
+    return NoFix(f"{why} ({origin}, in {where}, is what to change: the "
                  f"HyperShift operator copies it into {namespace} as {copy} and undoes an edit "
                  f"of the copy; `{command}`)")
 
