@@ -54,17 +54,24 @@ class Unit:
     sections: dict[str, int] = field(default_factory=dict)
     # variable -> (value, line) from [Service] Environment=
     environment: dict[str, tuple[str, int]] = field(default_factory=dict)
-    environment_files: list[tuple[str, int]] = field(default_factory=list)
+    # EnvironmentFile= paths in order, with their line and whether '-' made them optional
+    environment_files: list[tuple[str, int, bool]] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
     # an empty ``Environment=`` was read: what earlier files of the unit assigned is dropped
     resets: bool = False
+    # an empty ``EnvironmentFile=`` was read: the files earlier files of the unit named are dropped
+    files_reset: bool = False
 
     def to_body(self) -> dict[str, Any]:
         return {
             "sections": sorted(self.sections),
             "environment": {k: v for k, (v, _) in self.environment.items()},
             "environmentLines": {k: line for k, (_, line) in self.environment.items()},
-            "environmentFiles": [f for f, _ in self.environment_files],
+            "environmentFiles": [f for f, _, _ in self.environment_files],
+            **({"environmentFilesOptional": [f for f, _, optional in self.environment_files
+                                             if optional]}
+               if any(optional for _, _, optional in self.environment_files) else {}),
+            **({"environmentFilesReset": True} if self.files_reset else {}),
             **({"environmentReset": True} if self.resets else {}),
             **({"ignoredLines": [[line, why] for line, why in self.problems]}
                if self.problems else {}),
@@ -116,8 +123,19 @@ def parse_unit(text: str) -> Unit:
         if key == "Environment":
             _assignments(value.strip(), number, unit)
         elif key == "EnvironmentFile":
-            unit.environment_files.append((value.strip().lstrip("-"), number))
+            _environment_file(value.strip(), number, unit)
     return unit
+
+
+def _environment_file(value: str, number: int, unit: Unit) -> None:
+    """``EnvironmentFile=[-]PATH`` (systemd.exec(5)): '-' means a missing file is no error;
+    an empty value drops the files named before it."""
+    if not value:
+        unit.environment_files.clear()
+        unit.files_reset = True
+        return
+    optional = value.startswith("-")
+    unit.environment_files.append((value[1:].strip() if optional else value, number, optional))
 
 
 def _misplaced(section: str | None) -> bool:

@@ -24,6 +24,7 @@ from hcpscan.analysis.proxy.effective import (
     bootstrap_file_text,
     dropin_environment,
     ignition_stub_text,
+    written_files,
 )
 from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.relations import Related, Relations
@@ -39,6 +40,7 @@ from hcpscan.analysis.proxy.settings import (
     meant_proxy,
     source_of,
 )
+from hcpscan.analysis.proxy.units import unit_environment
 from hcpscan.analysis.proxy.workloads import (
     controlled_pod,
     controlled_pods,
@@ -68,7 +70,7 @@ from hcpscan.model.hostedcluster import (
 )
 from hcpscan.model.kubeconfig import current_cluster_entry, kubeconfig_in_secret
 from hcpscan.model.workloads import names_match, workload_name
-from hcpscan.sources.systemd import parse_unit, tries_proxy
+from hcpscan.sources.systemd import tries_proxy
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
 URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
@@ -583,8 +585,8 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
             side.evidence.append(f"systemd reads only *.conf files of a drop-in directory, not "
                                  f"{', '.join(unread)}")
         return side
-    environment: dict[str, tuple[str, Source]] = {}
-    ignored: list[Ignored] = []
+    texts: list[tuple[str, str, Source]] = []
+    fields: dict[str, tuple[Step, ...]] = {}
     for part in parts:
         index = written[part]
         item, base = items[index], files_path + (index,)
@@ -603,20 +605,28 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
             return side
         if content.text is None or content.source is None:
             continue
-        parsed = parse_unit(content.text)
-        if parsed.resets:
-            environment.clear()
-        environment.update({k: (v, content.source) for k, (v, _line) in parsed.environment.items()})
-        ignored += [(content.source, f"{part} (unit line {line}): {why}", None,
-                     base + ("content",)) for line, why in parsed.problems if tries_proxy(why)]
+        texts.append((part, content.text, content.source))
+        fields[part] = base + ("content",)
+    composed = unit_environment(texts, written_files(ctx.inventory, subject, files_path, items))
+    ignored: list[Ignored] = [
+        (origin, f"{file} ({'unit ' if file in fields else ''}line {line}): {why}", None,
+         fields.get(file, ()))
+        for file, line, why, origin in composed.ignored if tries_proxy(why)]
     if len(parts) > 1 or parts[0] != path:
         side.evidence.append(f"systemd reads {unit} from " + ", ".join(parts) + " (in this order)")
         side.label = f"writes {unit}'s files {', '.join(parts)}"
-    variables = {k: Setting(k, v, src) for k, (v, src) in environment.items()
+    side.evidence += [f"{unit or path} reads EnvironmentFile={file}, written by {source}: its "
+                      "values win over Environment=" for file, source in composed.files]
+    variables = {k: Setting(k, v, src) for k, (v, src) in composed.environment.items()
                  if PROXY_VARIABLE.match(k)}
     found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
     side.settings = {k: v for k, v in found.items() if v is not None}
     _say_ignored(side, ignored)
+    if composed.unread and not side.absent and not any(
+            side.settings.get(k) is not None for k in ("httpProxy", "httpsProxy")):
+        side.unknown = (f"{unit or path} {composed.unread_text()}: its proxy variables may be "
+                        "there (not evaluable for that unit)")
+        side.evidence += [f"{where}: EnvironmentFile={file}" for file, _why, where in composed.unread]
     return side
 
 
