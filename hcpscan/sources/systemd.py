@@ -280,3 +280,71 @@ def parse_environment_file(text: str) -> tuple[dict[str, tuple[str, int]], list[
             continue
         env[name] = (" ".join(words), number)
     return env, problems
+
+
+# Scripts a login shell sources (bash(1) INVOCATION; Debian's /etc/bash.bashrc, Red Hat's
+# /etc/bashrc): what they export reaches the shells of people logged in, never a systemd
+# service (a service's environment is its unit's Environment=/EnvironmentFile=).
+LOGIN_SCRIPTS = ("/etc/profile", "/etc/bash.bashrc", "/etc/bashrc")
+LOGIN_SCRIPT_DIR = "/etc/profile.d/"
+_SHELL_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_SHELL_ASSIGNMENT = re.compile(rf"^({_SHELL_NAME})=(.*)$", re.DOTALL)
+_SHELL_REFERENCE = re.compile(rf"\$(?:\{{({_SHELL_NAME})\}}|({_SHELL_NAME}))")
+
+
+def is_login_script(path: str) -> bool:
+    """``/etc/profile``, ``/etc/profile.d/*.sh``, ``/etc/bash.bashrc`` or ``/etc/bashrc``."""
+    path = path.strip()
+    return path in LOGIN_SCRIPTS or (path.startswith(LOGIN_SCRIPT_DIR) and path.endswith(".sh")
+                                     and "/" not in path[len(LOGIN_SCRIPT_DIR):])
+
+
+def parse_shell_exports(text: str) -> tuple[dict[str, tuple[str, int]], list[tuple[int, str]]]:
+    """The variables a login script exports: ``export A=1 B="$A"``, or ``A=1`` then
+    ``export A``; ``$A``/``${A}`` of variables the script set before are expanded (not inside
+    single quotes). Lines of other commands are not run. (variables, problems)"""
+    assigned: dict[str, tuple[str, int]] = {}
+    exported: set[str] = set()
+    problems: list[tuple[int, str]] = []
+    for number, line in _logical_lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        export = stripped.startswith("export ")
+        rest = stripped[len("export "):] if export else stripped
+        try:
+            words = shlex.split(_expanded(rest, assigned), comments=True, posix=True)
+        except ValueError as exc:
+            if "PROXY" in rest.upper():
+                problems.append((number, f"cannot read {stripped!r}: {exc}"))
+            continue
+        if not export and not (len(words) == 1 and _SHELL_ASSIGNMENT.match(words[0])):
+            continue  # another command, or assignments that only prefix one
+        for word in words:
+            found = _SHELL_ASSIGNMENT.match(word)
+            if found:
+                assigned[found.group(1)] = (found.group(2), number)
+                if export:
+                    exported.add(found.group(1))
+            elif export and re.fullmatch(_SHELL_NAME, word):
+                exported.add(word)
+    return {name: assigned[name] for name in assigned if name in exported}, problems
+
+
+def _expanded(text: str, assigned: dict[str, tuple[str, int]]) -> str:
+    """``text`` with ``$NAME``/``${NAME}`` of variables set so far replaced, outside single
+    quotes (an unknown variable expands to nothing, as in the shell)."""
+    out: list[str] = []
+    quoted = False
+    start = 0
+    for i, c in enumerate(text):
+        if c == "'":
+            chunk = text[start:i]
+            out.append(chunk if quoted else _SHELL_REFERENCE.sub(
+                lambda m: assigned.get(m.group(1) or m.group(2), ("", 0))[0], chunk))
+            out.append(c)
+            quoted, start = not quoted, i + 1
+    chunk = text[start:]
+    out.append(chunk if quoted else _SHELL_REFERENCE.sub(
+        lambda m: assigned.get(m.group(1) or m.group(2), ("", 0))[0], chunk))
+    return "".join(out)

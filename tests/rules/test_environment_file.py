@@ -117,3 +117,17 @@ def test_an_environment_file_without_the_proxy_still_fails(tmp_path):
     path = _write(tmp_path, _template(env + _dropin("EnvironmentFile=/etc/default/containerd")))
     [finding] = scan([path], ["PRX009"]).findings
     assert "without HTTP_PROXY or HTTPS_PROXY" in finding.message
+
+
+def test_a_proxy_exported_only_to_login_shells_still_needs_the_dropin():
+    """kubeadm#687 on Cluster API (hunt5 c15): /etc/profile.d exports say the cluster uses a
+    proxy (PRX009 was not evaluable); containerd never reads them, so the drop-in is due."""
+    from tests.conftest import FIXTURES
+
+    report = scan([FIXTURES / "rules" / "PRX009" / "fail" / "capi-profile-d-proxy.yaml"],
+                  ["PRX009"])
+    [finding] = report.findings
+    assert "writes no /etc/systemd/system/containerd.service.d/http-proxy.conf" in finding.message
+    evidence = " ".join(finding.evidence)
+    assert "by KubeadmConfigTemplate default/wc2-md-0 file /etc/profile.d/proxy.sh" in evidence
+    assert "login shells only" in evidence

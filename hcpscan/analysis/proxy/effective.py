@@ -73,12 +73,21 @@ from hcpscan.model.capi import BOOTSTRAP_FILES, INFRASTRUCTURE_PROXY, infrastruc
 from hcpscan.model.dropins import unit_part
 from hcpscan.model.hostedcluster import hosted_clusters
 from hcpscan.model.readers import unit_program
-from hcpscan.sources.systemd import parse_environment_file, parse_unit
+from hcpscan.sources.systemd import (
+    is_login_script,
+    parse_environment_file,
+    parse_shell_exports,
+    parse_unit,
+)
 
 # Files read as NAME=value lines rather than systemd units: /etc/environment (pam_env, read by
 # login shells and kubeadm's commands), Debian's /etc/default/* and Red Hat's /etc/sysconfig/*.
 _ENVIRONMENT_FILES = ("/etc/environment", "/etc/default/", "/etc/sysconfig/")
 INFRASTRUCTURE_KINDS = tuple(dict.fromkeys(kind for kind, _version in INFRASTRUCTURE_PROXY))
+
+
+# The reader of /etc/profile(.d) and bash.bashrc exports: people's login shells, no service.
+LOGIN_SHELL = "login shell"
 
 
 def is_environment_file(path: str) -> bool:
@@ -491,6 +500,9 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
     if is_environment_file(file_path):
         variables, problems = parse_environment_file(text)
         label = "line"
+    elif is_login_script(file_path):
+        variables, problems = parse_shell_exports(text)
+        label = "line"
     else:
         unit = parse_unit(text)
         variables, problems, label = unit.environment, unit.problems, "unit line"
@@ -506,6 +518,10 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         env = composed_environment([(file_path, text, origin)], written_files(
             inventory, obj, path[:-1], files if isinstance(files, list) else []))[0]
     consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
+    if consumer is not None and is_login_script(file_path):
+        consumer.program = LOGIN_SHELL
+        consumer.notes.append("exported to login shells only: systemd services (containerd, "
+                              "the kubelet) never read it")
     proxy_problems = [(line, why) for line, why in problems if "PROXY" in why.upper()]
     if proxy_problems:
         consumer = consumer or ConsumerProxy(KUBEADM_FILE, name, obj, runtime=runtime,

@@ -20,6 +20,7 @@ from hcpscan.analysis.kyverno import proxy_injecting_policies
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import (
+    LOGIN_SHELL,
     FileText,
     bootstrap_file_text,
     dropin_environment,
@@ -879,10 +880,12 @@ def _cluster_values(ctx: SideContext, obj: K8sObject) -> RefOutcome:
                 side.uses_proxy_said = True
                 side.evidence += [f"{source}: {why}" for source, why in c.syntax
                                   if tries_proxy(why)]
-        for side in sides:
+        for c, side in zip(related.consumers, sides, strict=True):
             _say_cluster(side, related.cluster, related.how,
                          f" has no {related.cluster}{VALUES_SUFFIX} Secret in the input; by "
                          f"{side.name}, it")
+            if c.program == LOGIN_SHELL:
+                side.evidence += [f"{side.name}: {note}" for note in c.notes]
         return sides
     found = _sides(related)
     if not isinstance(found, list):
