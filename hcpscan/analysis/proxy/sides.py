@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from hcpscan.analysis.kyverno import proxy_injecting_policies
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
+from hcpscan.analysis.proxy.charts import APP_GROUP, app_proxy_values
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import (
     LOGIN_SHELL,
@@ -97,6 +98,9 @@ ROLES = {
                       "drop-in; absent when not written or its Secret/key does not exist",
     "systemd-dropin": "a systemd drop-in file of the input (Environment=)",
     "kubeadm-file": "a systemd drop-in a KubeadmConfig(Template) writes in spec.files[]",
+    "app-config": "a Giant Swarm App whose chart (spec.name) a workload's `names` lists: the "
+                  "proxy block (cluster.proxy, proxy, global.connectivity.proxy) of the "
+                  "ConfigMaps and Secrets its spec.config, spec.userConfig and extraConfigs name",
     "olm-subscription": "an OLM Subscription's spec.config.env, which OLM gives every container "
                         "of the operator it installs (with the cluster Proxy's values unless it "
                         "sets HTTP_PROXY, HTTPS_PROXY or NO_PROXY)",
@@ -242,6 +246,8 @@ def consumer_sides(ctx: SideContext, subject: K8sObject, selector: dict[str, Any
         yield _ignition(ctx, subject, selector.get("key", "value"))
     elif role == "bootstrap-file":
         yield _bootstrap_file(ctx, subject, selector["path"])
+    elif role == "app-config":
+        yield from _app_config(ctx, subject, selector)
     else:
         kind = _FILE_ROLES[role]
         for c in ctx.proxy.of(subject):
@@ -269,7 +275,9 @@ def settled_sides(ctx: SideContext, subjects: list[K8sObject], selector: dict[st
     owned, not_target = (Absent(_AT_OWNER),), (Absent(_NOT_TARGET),)  # shared: only read
     out: list[tuple[Absent, ...] | None] = []
     for s in subjects:
-        if id(s) in at_owner:
+        if s.kind == "App":
+            out.append(())  # a chart's App: its values are judged (app-config), no pod spec
+        elif id(s) in at_owner:
             out.append(owned)
         elif picks is not None and not picks.any(s):
             out.append(not_target)
@@ -308,6 +316,8 @@ _FILE_ROLES = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
 
 def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
                 case: str, bare: bool = True) -> Iterator[SideOutcome]:
+    if subject.kind == "App":
+        return  # a chart's App has no pod spec: its values are judged (app-config)
     if _judged_at_owner(subject, ctx.inventory):
         yield Absent(_AT_OWNER)
         return
@@ -334,8 +344,40 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
         side = (_from_consumer(c, case, subject, anchor) if c is not None else
                 Side(f"{subject.ref} container {ref.name}", {}, dict(ENV_NAMES), subject, anchor,
                      facts={"consumer": f"{subject.ref} container {ref.name}"}))
-        side.facts.update({"container": ref.name, **({"workload": workload} if workload else {})})
+        side.facts.update({"container": ref.name, "holder": f"container {ref.name}",
+                           "carrier": "its pod spec", **({"workload": workload} if workload else {})})
         yield side
+
+
+def _app_config(ctx: SideContext, subject: K8sObject, selector: dict[str, Any]
+                ) -> Iterator[SideOutcome]:
+    """A Giant Swarm App of a chart the selector's workloads name (``spec.name`` among a
+    workload's ``names``): the proxy its chart gets from the configs app-operator merges."""
+    if subject.kind != "App" or subject.group != APP_GROUP:
+        return
+    chart = str(subject.get("spec.name") or "")
+    workload = next((w for w, how in (selector.get("workloads") or {}).items()
+                     if isinstance(how, dict) and chart in (how.get("names") or [])), None)
+    if workload is None:
+        yield Absent(_NOT_TARGET)
+        return
+    found = app_proxy_values(ctx.inventory, subject)
+    block = next((s.name.rpartition(".")[0] for s in found.settings.values()), "cluster.proxy")
+    spelling = {"httpProxy": f"{block}.http", "httpsProxy": f"{block}.https",
+                "noProxy": f"{block}.noProxy"}
+    read = ", ".join(r.partition(": ")[2] for r in found.read) or "none"
+    side = Side(f"{subject.ref} spec.config", dict(found.settings), spelling, subject,
+                ("spec", "config") if subject.get("spec.config") is not None else ("spec",),
+                facts={"consumer": f"{subject.ref} ({chart})", "workload": workload,
+                       "holder": "spec.config", "carrier": f"the values it reads ({read})"})
+    side.evidence += [f"{subject.ref} {r}" for r in found.read] + found.unread
+    if found.unread and not all(k in found.settings for k in ("httpsProxy", "noProxy")):
+        side.unknown = "; ".join(found.unread)
+    elif "httpsProxy" not in found.settings and subject.get("spec.config.secret") is None:
+        side.evidence.append(f"{subject.ref} spec.config names no Secret: the proxy URLs "
+                             f"cluster-apps-operator renders are in Secret <cluster>"
+                             f"{VALUES_SUFFIX}, which the chart then never reads")
+    yield side
 
 
 def judged_at_owner(inventory: Inventory) -> frozenset[int]:
