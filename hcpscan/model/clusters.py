@@ -54,6 +54,10 @@ class ClusterNetworks:
     # ``kubeadm join`` and the kubelet dial from the nodes, and where it was read.
     endpoint: str | None = None
     endpoint_source: str = ""
+    # what the endpoint is, and who dials it (the networks of one API server's own flags:
+    # its advertise address, which it dials itself)
+    endpoint_label: str = "control plane endpoint"
+    endpoint_dialers: str = "kubeadm join and the kubelet dial it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,3 +459,65 @@ def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None
     if found is None and obj.kind == INSTALL_CONFIG_KIND:  # a cluster still to install
         return install_config_networks(obj)
     return found
+
+
+# The annotation kubeadm writes on the kube-apiserver static pod (kubeadm's constants:
+# KubeAPIServerAdvertiseAddressEndpointAnnotationKey), host:port.
+KUBEADM_ADVERTISE_ANNOTATION = "kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint"
+
+
+def kube_apiserver_networks(obj: K8sObject, container: str) -> ClusterNetworks | None:
+    """The networks a kube-apiserver container states in its own flags, for when no Cluster,
+    Network or values in the input give the cluster's: ``--service-cluster-ip-range`` (the
+    kubernetes Service's IP is its first address) and its own address,
+    ``--advertise-address`` (else kubeadm's annotation) on ``--secure-port`` (6443). None
+    when ``container`` is no kube-apiserver with a service range."""
+    spec = obj.body.get("spec") if obj.kind == "Pod" else (
+        _mapping(_mapping(obj.body.get("spec")).get("template")).get("spec"))
+    found = next((c for c in _mapping(spec).get("containers") or []
+                  if isinstance(c, dict) and c.get("name") == container), None)
+    if found is None:
+        return None
+    words = [str(w) for w in (found.get("command") or []) + (found.get("args") or [])
+             if isinstance(w, (str, int))] if isinstance(found.get("command") or [], list) \
+        and isinstance(found.get("args") or [], list) else []
+    program = words[0].rsplit("/", 1)[-1] if words else ""
+    if program != "kube-apiserver" and container != "kube-apiserver":
+        return None
+    flags = _flags(words)
+    service = tuple(dict.fromkeys(n for n in (network(t) for t in
+                                              flags.get("--service-cluster-ip-range", "").split(","))
+                                  if n is not None))
+    if not service:
+        return None
+    where = f"{obj.ref} container {container}"
+    port = flags.get("--secure-port", "6443")
+    host, endpoint_source = flags.get("--advertise-address", ""), f"{where} --advertise-address"
+    if not host:
+        annotated = str(obj.metadata.get("annotations", {}).get(KUBEADM_ADVERTISE_ANNOTATION)
+                        or "") if isinstance(obj.metadata.get("annotations"), dict) else ""
+        host, _, port = annotated.rpartition(":") if ":" in annotated else (annotated, "", port)
+        endpoint_source = f"{obj.ref} annotation {KUBEADM_ADVERTISE_ANNOTATION}"
+    host = host.strip("[]")
+    endpoint = (f"https://[{host}]:{port}" if ":" in host else f"https://{host}:{port}") \
+        if host else None
+    return ClusterNetworks(service, (), first_host(service[0]),
+                           f"{where} --service-cluster-ip-range", endpoint=endpoint,
+                           endpoint_source=endpoint_source if endpoint else "",
+                           endpoint_label="its advertise address",
+                           endpoint_dialers="kubeadm's HTTPProxy preflight check warns when the "
+                                            "API server's own address goes through a proxy")
+
+
+def _flags(words: list[str]) -> dict[str, str]:
+    """``--name=value`` and ``--name value`` words of a command line (the last one wins)."""
+    out: dict[str, str] = {}
+    for i, word in enumerate(words):
+        if not word.startswith("--"):
+            continue
+        name, sep, value = word.partition("=")
+        if not sep and i + 1 < len(words) and not words[i + 1].startswith("--"):
+            value = words[i + 1]
+        out[name] = value
+    return out
+

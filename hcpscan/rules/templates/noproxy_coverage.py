@@ -53,6 +53,7 @@ from hcpscan.model.clusters import (
     INFRASTRUCTURE_KINDS,
     ClusterNetworks,
     install_config_computed_no_proxy,
+    kube_apiserver_networks,
     networks_for,
     scan_model,
 )
@@ -302,11 +303,11 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             decision = bypasses(runtime, no_proxy, nets.endpoint)
             if not decision.bypass:
                 host = nets.endpoint.partition("//")[2].rpartition(":")[0].strip("[]")
-                missed.append(f"control plane endpoint {host}")
+                missed.append(f"{nets.endpoint_label} {host}")
                 entries.append(host)
-                evidence.append(f"{nets.endpoint} (the control plane endpoint, from "
+                evidence.append(f"{nets.endpoint} ({nets.endpoint_label}, from "
                                 f"{nets.endpoint_source}) goes through the proxy: "
-                                f"{decision.reason}; kubeadm join and the kubelet dial it")
+                                f"{decision.reason}; {nets.endpoint_dialers}")
         elif dest not in DESTINATIONS:
             literal = _literal(dest, no_proxy, runtime)
             if literal:
@@ -554,6 +555,8 @@ class NoProxyCoverage(Template):
         for c in _coverage_consumers(ctx, subject, kinds, variables, pool):
             computed = _computed_status(ctx, c)
             wanted = _judged(c, params["destinations"], computed is not None)
+            # a kube-apiserver's own address is asked of it only (from its flags, below)
+            ask_endpoint = CONTROL_PLANE_ENDPOINT in wanted and c.kind == CONTAINER
             if CONTROL_PLANE_ENDPOINT in wanted and not dials_control_plane(c):
                 wanted = [d for d in wanted if d != CONTROL_PLANE_ENDPOINT]
             uses = proxy_in_use(c)
@@ -572,6 +575,12 @@ class NoProxyCoverage(Template):
                     continue
             if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx.inventory, subject), True
+            # a kube-apiserver container states its service network and address in its own
+            # flags: judged on them when the input gives no networks (kubeadm#666)
+            own = (kube_apiserver_networks(c.object, c.container)
+                   if nets is None and c.kind == CONTAINER and c.container else None)
+            if own is not None and ask_endpoint and own.endpoint:
+                wanted = [*wanted, CONTROL_PLANE_ENDPOINT]
             hosted = hosted_cluster(c.object) if c.kind == HOSTED_CLUSTER else None
             # a hosted cluster's own Proxy (its guest view in a hypershift dump): its status
             # is what the nodes' services and guest pods read
@@ -589,7 +598,8 @@ class NoProxyCoverage(Template):
                     wanted = [d for d in wanted if d != "managed-kas-ip"]
                     if not wanted:
                         continue
-            if nets is None and any(d in _NETWORK_SETS for d in wanted):
+            cnets = own or nets
+            if cnets is None and any(d in _NETWORK_SETS for d in wanted):
                 yield NotEvaluable(f"{c.name}: the cluster's service and pod networks are not in "
                                    "the input (HostedCluster networking, CAPI Cluster "
                                    "clusterNetwork, cluster-values or config.openshift.io "
@@ -598,7 +608,7 @@ class NoProxyCoverage(Template):
             evidence: list[str] = []
             entries: list[str] = []
             for runtime in runtimes:
-                lost, why, add = _missed(no_proxy, nets, wanted, runtime, managed_kas,
+                lost, why, add = _missed(no_proxy, cnets, wanted, runtime, managed_kas,
                                          hosted or guest)
                 suffix = f" ({runtime})" if len(runtimes) > 1 else ""
                 missed += [m + suffix for m in lost]
@@ -628,7 +638,7 @@ class NoProxyCoverage(Template):
             at, field = root_of(subject, anchor) if anchor else (None, "")
             # a fix changes the user's value; for a HostedCluster what its readers get is the
             # noProxy HyperShift computes from it (the cluster's networks are added there)
-            check = _still_missed(nets, wanted, runtimes, managed_kas, hosted or guest, hosted)
+            check = _still_missed(cnets, wanted, runtimes, managed_kas, hosted or guest, hosted)
             reader, own_field = None, field
             if anchor is not None and anchor.value and c.kind == CONTAINER and at is None:
                 at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),
