@@ -18,7 +18,11 @@ from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, MANAGEMENT
 from hcpscan.inventory.store import INSTALL_CONFIG_CONFIGMAP
 from hcpscan.model.capi import CAPI_GROUP, VALUES_SUFFIX, capi_cluster_of
-from hcpscan.model.computed_noproxy import openshift_no_proxy
+from hcpscan.model.computed_noproxy import (
+    CAPI_METADATA_INFRASTRUCTURE,
+    METADATA_ADDRESS,
+    openshift_no_proxy,
+)
 from hcpscan.model.hostedcluster import (
     HOSTED_KINDS,
     HostedCluster,
@@ -56,6 +60,9 @@ class ClusterNetworks:
     endpoint_source: str = ""
     # what the endpoint is, and who dials it (the networks of one API server's own flags:
     # its advertise address, which it dials itself)
+    # the instance metadata address of a cloud cluster's machines, and where that was read
+    metadata: str | None = None
+    metadata_source: str = ""
     endpoint_label: str = "control plane endpoint"
     endpoint_dialers: str = "kubeadm join and the kubelet dial it"
 
@@ -368,10 +375,16 @@ def _capi_networks(inventory: Inventory, cluster: K8sObject) -> ClusterNetworks 
     else:
         source = f"{cluster.ref} spec.clusterNetwork"
     endpoint, endpoint_source = control_plane_endpoint(cluster, infra)
+    infra_kind = infra.kind if infra is not None else str(
+        _mapping(spec.get("infrastructureRef")).get("kind") or "")
+    cloud = infra_kind in CAPI_METADATA_INFRASTRUCTURE
     return ClusterNetworks(service, pod, first_host(service[0]) if service else None, source,
                            str(cluster_network.get("serviceDomain") or "cluster.local"),
                            machine=machine, machine_source=node_net.source if node_net and machine else "",
-                           endpoint=endpoint, endpoint_source=endpoint_source)
+                           endpoint=endpoint, endpoint_source=endpoint_source,
+                           metadata=METADATA_ADDRESS if cloud else None,
+                           metadata_source=f"{cluster.ref} spec.infrastructureRef kind {infra_kind}"
+                           if cloud else "")
 
 
 def control_plane_endpoint(cluster: K8sObject, infra: K8sObject | None) -> tuple[str | None, str]:

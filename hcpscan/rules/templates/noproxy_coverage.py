@@ -35,11 +35,13 @@ from hcpscan.analysis.proxy.settings import (
     HOSTED_CLUSTER,
     INSTALL_CONFIG,
     KONNECTIVITY_SIDECAR,
+    KUBEADM_FILE,
     MANAGED_CLUSTER_ADDON,
     NEW_CONSUMER_OBJECTS,
     OLM_SUBSCRIPTION,
     READS_BY_CONSUMER,
     ROLES,
+    SYSTEMD,
     field_in,
     setting_text,
 )
@@ -212,12 +214,16 @@ def _url_key(value: str | None) -> str:
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "machine-network", "kas-service-ip", "svc",
                 "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks",
-                "kas-advertise-address", "hypershift-local", "control-plane-endpoint")
+                "kas-advertise-address", "hypershift-local", "control-plane-endpoint",
+                "instance-metadata")
 # Named sets only a HostedCluster (its nodes, through HyperShift's computed noProxy) reaches.
 _HOSTED_SETS = ("kas-advertise-address", "hypershift-local")
 # A Cluster API cluster's control plane endpoint: asked only of the node settings kubeadm or
 # the kubelet read (analysis.proxy.effective.dials_control_plane).
 CONTROL_PLANE_ENDPOINT = "control-plane-endpoint"
+# A Cluster API cloud cluster's instance metadata address: asked only of the kubelet's
+# settings (its image credential provider gets the kubelet's environment and calls it).
+INSTANCE_METADATA = "instance-metadata"
 # Named sets read from the subject that nothing adds to a noProxy: the user writes them, so a
 # computed noProxy (a Proxy's status, a HostedCluster's) does not answer for them.
 SECONDARY = "secondary-networks"
@@ -308,6 +314,16 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
                 evidence.append(f"{nets.endpoint} ({nets.endpoint_label}, from "
                                 f"{nets.endpoint_source}) goes through the proxy: "
                                 f"{decision.reason}; {nets.endpoint_dialers}")
+        elif dest == INSTANCE_METADATA and nets is not None and nets.metadata:
+            decision = bypasses(runtime, no_proxy, f"http://{nets.metadata}/latest/meta-data/")
+            if not decision.bypass:
+                missed.append(f"instance metadata {nets.metadata}")
+                entries.append(nets.metadata)
+                evidence.append(f"http://{nets.metadata} (the instance metadata service, "
+                                f"{nets.metadata_source}) goes through the proxy: "
+                                f"{decision.reason}; the kubelet's image credential provider "
+                                "(ecr-/acr-credential-provider) gets the kubelet's environment "
+                                "and calls it")
         elif dest not in DESTINATIONS:
             literal = _literal(dest, no_proxy, runtime)
             if literal:
@@ -559,6 +575,9 @@ class NoProxyCoverage(Template):
             ask_endpoint = CONTROL_PLANE_ENDPOINT in wanted and c.kind == CONTAINER
             if CONTROL_PLANE_ENDPOINT in wanted and not dials_control_plane(c):
                 wanted = [d for d in wanted if d != CONTROL_PLANE_ENDPOINT]
+            if INSTANCE_METADATA in wanted and not (c.program == "kubelet" and c.kind in (
+                    KUBEADM_FILE, SYSTEMD)):
+                wanted = [d for d in wanted if d != INSTANCE_METADATA]
             uses = proxy_in_use(c)
             if not wanted or uses is False:
                 if uses and c.completed_by:
