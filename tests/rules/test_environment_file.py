@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hcpscan.analysis.proxy import effective_proxies
 from hcpscan.analysis.proxy.settings import Source
-from hcpscan.analysis.proxy.units import NodeFile, unit_environment
+from hcpscan.analysis.proxy.units import NodeFile, matching, unit_environment
 from hcpscan.findings.model import Status
 from hcpscan.inventory import Inventory
 from hcpscan.sources.loader import load_paths
@@ -88,7 +88,8 @@ def test_environment_file_values_win_over_environment_whatever_the_line_order():
     files = {"/etc/default/containerd": NodeFile('HTTPS_PROXY="http://proxy:3128"\n',
                                                  Source("file", "/etc/default/containerd"))}
     found = unit_environment([("/etc/systemd/system/containerd.service.d/p.conf", dropin,
-                               Source("file", "p.conf"))], files.get)
+                               Source("file", "p.conf"))],
+                             lambda pattern: [(p, files[p]) for p in matching(files, pattern)])
     assert {k: v for k, (v, _) in found.environment.items()} == {
         "HTTPS_PROXY": "http://proxy:3128", "NO_PROXY": "localhost"}
     assert [path for path, _ in found.files] == ["/etc/default/containerd"]
@@ -99,7 +100,7 @@ def test_an_empty_environment_file_assignment_drops_the_files_named_before():
     later = "[Service]\nEnvironmentFile=\nEnvironment=NO_PROXY=localhost\n"
     found = unit_environment([("a/containerd.service.d/10.conf", first, Source("f", "10")),
                               ("a/containerd.service.d/20.conf", later, Source("f", "20"))],
-                             lambda path: None)
+                             lambda pattern: [])
     assert found.unread == [] and found.files == []
     assert list(found.environment) == ["NO_PROXY"]
 
@@ -131,3 +132,15 @@ def test_a_proxy_exported_only_to_login_shells_still_needs_the_dropin():
     evidence = " ".join(finding.evidence)
     assert "by KubeadmConfigTemplate default/wc2-md-0 file /etc/profile.d/proxy.sh" in evidence
     assert "login shells only" in evidence
+
+
+def test_an_environment_file_wildcard_reads_the_files_it_matches_in_order(tmp_path):
+    env = ("- path: /etc/proxy.d/20-proxy.env\n  content: |\n"
+           "    HTTPS_PROXY=http://192.168.52.220:3128\n"
+           "- path: /etc/proxy.d/10-old.env\n  content: |\n    HTTPS_PROXY=http://old:3128\n"
+           "- path: /etc/proxy.d/sub/x.env\n  content: |\n    HTTPS_PROXY=http://sub:3128\n")
+    path = _write(tmp_path, _template(env + _dropin("EnvironmentFile=/etc/proxy.d/*.env")))
+    assert scan([path], ["PRX009"]).results[0].status is Status.PASS
+    assert matching(["/etc/proxy.d/20-proxy.env", "/etc/proxy.d/10-old.env",
+                     "/etc/proxy.d/sub/x.env"], "/etc/proxy.d/*.env") == [
+        "/etc/proxy.d/10-old.env", "/etc/proxy.d/20-proxy.env"]

@@ -59,6 +59,7 @@ from hcpscan.analysis.proxy.units import (
     FileReader,
     NodeFile,
     composed_environment,
+    matching,
     unit_consumer,
     units_of,
 )
@@ -438,10 +439,10 @@ def written_files(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...],
     written = {str(item.get("path", "")).strip(): i for i, item in enumerate(items)
                if isinstance(item, dict)}
 
-    def read(path: str) -> NodeFile | None:
-        index = written.get(path.strip())
-        if index is None:
-            return None
+    def read(pattern: str) -> list[tuple[str, NodeFile]]:
+        return [(path, _written_file(path, written[path])) for path in matching(written, pattern)]
+
+    def _written_file(path: str, index: int) -> NodeFile:
         found = bootstrap_file_text(inventory, obj, base + (index,), items[index])
         if found.text is not None:
             return NodeFile(found.text, found.source)

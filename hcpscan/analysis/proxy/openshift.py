@@ -38,6 +38,7 @@ from hcpscan.analysis.proxy.units import (
     FileReader,
     NodeFile,
     composed_environment,
+    matching,
     unit_consumer,
     units_of,
 )
@@ -120,9 +121,9 @@ def machine_config_proxies(inventory: Inventory, runtime: str = "go") -> list[Co
 def _written(inventory: Inventory, obj: K8sObject,
              by_path: dict[str, tuple[tuple[Step, ...], str]]) -> FileReader:
     """The files a MachineConfig writes, by path: what its units' EnvironmentFile= read."""
-    def read(path: str) -> NodeFile | None:
-        found = by_path.get(path)
-        return NodeFile(found[1], source_of(inventory, obj, found[0])) if found else None
+    def read(pattern: str) -> list[tuple[str, NodeFile]]:
+        return [(path, NodeFile(by_path[path][1], source_of(inventory, obj, by_path[path][0])))
+                for path in matching(by_path, pattern)]
     return read
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -47,8 +48,20 @@ class NodeFile:
     why: str = ""
 
 
-# What a node's other files are, by path (None: the input does not write that path).
-FileReader = Callable[[str], "NodeFile | None"]
+# A node's other files an EnvironmentFile= path or wildcard names: (path, file) of each the
+# input writes, in the order systemd reads them (none: the input writes no such file).
+FileReader = Callable[[str], "list[tuple[str, NodeFile]]"]
+
+
+def matching(paths: Iterable[str], pattern: str) -> list[str]:
+    """The ``paths`` an ``EnvironmentFile=`` value names: itself, or the files its wildcards
+    match (systemd.exec(5) takes "an absolute filename or wildcard expression"; a wildcard
+    matches within one path component, as glob(3) does), sorted."""
+    if not any(c in pattern for c in "*?["):
+        return [pattern] if pattern in paths else []
+    parts = pattern.split("/")
+    return sorted(p for p in paths if len(p.split("/")) == len(parts) and all(
+        fnmatch.fnmatchcase(a, b) for a, b in zip(p.split("/"), parts, strict=True)))
 
 
 @dataclass(slots=True)
@@ -91,22 +104,22 @@ def unit_environment(parts: Iterable[tuple[str, str, Source]],
         found.ignored += [(path, line, why, origin) for line, why in unit.problems
                           if "PROXY" in why.upper()]
     for file, optional, where in named:
-        node_file = read(file) if read is not None else None
-        if node_file is None:
+        matches = read(file) if read is not None else []
+        if not matches:
             found.unread.append((file, "which the input does not write" + (
                 " (its '-' makes a missing file no error)" if optional else
                 " (without a '-' the service does not start when it is missing)"), where))
-            continue
-        if node_file.text is None or node_file.source is None:
-            found.unread.append((file, node_file.why or "whose text cannot be read", where))
-            continue
-        variables, problems = parse_environment_file(node_file.text)
-        for name, (value, line) in variables.items():
-            found.environment[name] = (value, Source.within(node_file.source,
-                                                            f"(line {line} of {file})"))
-        found.files.append((file, node_file.source))
-        found.ignored += [(file, line, why, node_file.source) for line, why in problems
-                          if "PROXY" in why.upper()]
+        for path, node_file in matches:
+            if node_file.text is None or node_file.source is None:
+                found.unread.append((path, node_file.why or "whose text cannot be read", where))
+                continue
+            variables, problems = parse_environment_file(node_file.text)
+            for name, (value, line) in variables.items():
+                found.environment[name] = (value, Source.within(node_file.source,
+                                                                f"(line {line} of {path})"))
+            found.files.append((path, node_file.source))
+            found.ignored += [(path, line, why, node_file.source) for line, why in problems
+                              if "PROXY" in why.upper()]
     return found
 
 
