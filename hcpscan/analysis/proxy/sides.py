@@ -653,7 +653,8 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
     composed = unit_environment(texts, written_files(ctx.inventory, subject, files_path, items))
     ignored: list[Ignored] = [
         (origin, f"{file} ({'unit ' if file in fields else ''}line {line}): {why}", None,
-         fields.get(file, ()))
+         fields.get(file) or (files_path + (written[file], "content") if file in written
+                              else files_path))
         for file, line, why, origin in composed.ignored if tries_proxy(why)]
     if len(parts) > 1 or parts[0] != path:
         side.evidence.append(f"systemd reads {unit} from " + ", ".join(parts) + " (in this order)")
