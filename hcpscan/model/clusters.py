@@ -18,7 +18,11 @@ from hcpscan.inventory import Inventory, K8sObject
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, MANAGEMENT
 from hcpscan.inventory.store import INSTALL_CONFIG_CONFIGMAP
 from hcpscan.model.capi import CAPI_GROUP, VALUES_SUFFIX, capi_cluster_of
-from hcpscan.model.computed_noproxy import openshift_no_proxy
+from hcpscan.model.computed_noproxy import (
+    CAPI_METADATA_INFRASTRUCTURE,
+    METADATA_ADDRESS,
+    openshift_no_proxy,
+)
 from hcpscan.model.hostedcluster import (
     HOSTED_KINDS,
     HostedCluster,
@@ -54,6 +58,13 @@ class ClusterNetworks:
     # ``kubeadm join`` and the kubelet dial from the nodes, and where it was read.
     endpoint: str | None = None
     endpoint_source: str = ""
+    # what the endpoint is, and who dials it (the networks of one API server's own flags:
+    # its advertise address, which it dials itself)
+    # the instance metadata address of a cloud cluster's machines, and where that was read
+    metadata: str | None = None
+    metadata_source: str = ""
+    endpoint_label: str = "control plane endpoint"
+    endpoint_dialers: str = "kubeadm join and the kubelet dial it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,10 +375,16 @@ def _capi_networks(inventory: Inventory, cluster: K8sObject) -> ClusterNetworks 
     else:
         source = f"{cluster.ref} spec.clusterNetwork"
     endpoint, endpoint_source = control_plane_endpoint(cluster, infra)
+    infra_kind = infra.kind if infra is not None else str(
+        _mapping(spec.get("infrastructureRef")).get("kind") or "")
+    cloud = infra_kind in CAPI_METADATA_INFRASTRUCTURE
     return ClusterNetworks(service, pod, first_host(service[0]) if service else None, source,
                            str(cluster_network.get("serviceDomain") or "cluster.local"),
                            machine=machine, machine_source=node_net.source if node_net and machine else "",
-                           endpoint=endpoint, endpoint_source=endpoint_source)
+                           endpoint=endpoint, endpoint_source=endpoint_source,
+                           metadata=METADATA_ADDRESS if cloud else None,
+                           metadata_source=f"{cluster.ref} spec.infrastructureRef kind {infra_kind}"
+                           if cloud else "")
 
 
 def control_plane_endpoint(cluster: K8sObject, infra: K8sObject | None) -> tuple[str | None, str]:
@@ -455,3 +472,65 @@ def networks_for(inventory: Inventory, obj: K8sObject) -> ClusterNetworks | None
     if found is None and obj.kind == INSTALL_CONFIG_KIND:  # a cluster still to install
         return install_config_networks(obj)
     return found
+
+
+# The annotation kubeadm writes on the kube-apiserver static pod (kubeadm's constants:
+# KubeAPIServerAdvertiseAddressEndpointAnnotationKey), host:port.
+KUBEADM_ADVERTISE_ANNOTATION = "kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint"
+
+
+def kube_apiserver_networks(obj: K8sObject, container: str) -> ClusterNetworks | None:
+    """The networks a kube-apiserver container states in its own flags, for when no Cluster,
+    Network or values in the input give the cluster's: ``--service-cluster-ip-range`` (the
+    kubernetes Service's IP is its first address) and its own address,
+    ``--advertise-address`` (else kubeadm's annotation) on ``--secure-port`` (6443). None
+    when ``container`` is no kube-apiserver with a service range."""
+    spec = obj.body.get("spec") if obj.kind == "Pod" else (
+        _mapping(_mapping(obj.body.get("spec")).get("template")).get("spec"))
+    found = next((c for c in _mapping(spec).get("containers") or []
+                  if isinstance(c, dict) and c.get("name") == container), None)
+    if found is None:
+        return None
+    words = [str(w) for w in (found.get("command") or []) + (found.get("args") or [])
+             if isinstance(w, (str, int))] if isinstance(found.get("command") or [], list) \
+        and isinstance(found.get("args") or [], list) else []
+    program = words[0].rsplit("/", 1)[-1] if words else ""
+    if program != "kube-apiserver" and container != "kube-apiserver":
+        return None
+    flags = _flags(words)
+    service = tuple(dict.fromkeys(n for n in (network(t) for t in
+                                              flags.get("--service-cluster-ip-range", "").split(","))
+                                  if n is not None))
+    if not service:
+        return None
+    where = f"{obj.ref} container {container}"
+    port = flags.get("--secure-port", "6443")
+    host, endpoint_source = flags.get("--advertise-address", ""), f"{where} --advertise-address"
+    if not host:
+        annotated = str(obj.metadata.get("annotations", {}).get(KUBEADM_ADVERTISE_ANNOTATION)
+                        or "") if isinstance(obj.metadata.get("annotations"), dict) else ""
+        host, _, port = annotated.rpartition(":") if ":" in annotated else (annotated, "", port)
+        endpoint_source = f"{obj.ref} annotation {KUBEADM_ADVERTISE_ANNOTATION}"
+    host = host.strip("[]")
+    endpoint = (f"https://[{host}]:{port}" if ":" in host else f"https://{host}:{port}") \
+        if host else None
+    return ClusterNetworks(service, (), first_host(service[0]),
+                           f"{where} --service-cluster-ip-range", endpoint=endpoint,
+                           endpoint_source=endpoint_source if endpoint else "",
+                           endpoint_label="its advertise address",
+                           endpoint_dialers="kubeadm's HTTPProxy preflight check warns when the "
+                                            "API server's own address goes through a proxy")
+
+
+def _flags(words: list[str]) -> dict[str, str]:
+    """``--name=value`` and ``--name value`` words of a command line (the last one wins)."""
+    out: dict[str, str] = {}
+    for i, word in enumerate(words):
+        if not word.startswith("--"):
+            continue
+        name, sep, value = word.partition("=")
+        if not sep and i + 1 < len(words) and not words[i + 1].startswith("--"):
+            value = words[i + 1]
+        out[name] = value
+    return out
+

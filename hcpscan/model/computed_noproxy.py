@@ -36,6 +36,10 @@ HYPERSHIFT_LOCAL = ".local"  # HyperShift's own addition, "for private clusters"
 HOSTED_LOCAL_ZONE = ".hypershift.local"  # the CNO's addition inside a hosted cluster
 METADATA_ADDRESS = "169.254.169.254"
 HYPERSHIFT_METADATA_PLATFORMS = ("AWS", "Azure")
+# Cluster API infrastructure kinds whose machines are cloud instances with that metadata
+# service: the kubelet's image credential provider (ecr-/acr-credential-provider, Go SDKs
+# that follow the proxy env) calls it with the kubelet's environment.
+CAPI_METADATA_INFRASTRUCTURE = ("AWSCluster", "AzureCluster")
 OPENSHIFT_METADATA_PLATFORMS = ("AWS", "GCP", "Azure", "OpenStack")
 AZURE_WIRESERVER = "168.63.129.16"
 GCP_METADATA_NAMES = ("metadata", "metadata.google.internal", "metadata.google.internal.")

@@ -122,20 +122,27 @@ class Unit:
     sections: dict[str, int] = field(default_factory=dict)
     # variable -> (value, line) from [Service] Environment=
     environment: dict[str, tuple[str, int]] = field(default_factory=dict)
-    environment_files: list[tuple[str, int]] = field(default_factory=list)
+    # EnvironmentFile= paths in order, with their line and whether '-' made them optional
+    environment_files: list[tuple[str, int, bool]] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
     # an empty ``Environment=`` was read: what earlier files of the unit assigned is dropped
     resets: bool = False
     # variable -> why its value is known only on the node (a host-dependent specifier); its
     # ``environment`` entry keeps the value as written
     unknown: dict[str, str] = field(default_factory=dict)
+    # an empty ``EnvironmentFile=`` was read: the files earlier files of the unit named are dropped
+    files_reset: bool = False
 
     def to_body(self) -> dict[str, Any]:
         return {
             "sections": sorted(self.sections),
             "environment": {k: v for k, (v, _) in self.environment.items()},
             "environmentLines": {k: line for k, (_, line) in self.environment.items()},
-            "environmentFiles": [f for f, _ in self.environment_files],
+            "environmentFiles": [f for f, _, _ in self.environment_files],
+            **({"environmentFilesOptional": [f for f, _, optional in self.environment_files
+                                             if optional]}
+               if any(optional for _, _, optional in self.environment_files) else {}),
+            **({"environmentFilesReset": True} if self.files_reset else {}),
             **({"environmentReset": True} if self.resets else {}),
             **({"environmentUnknown": dict(self.unknown)} if self.unknown else {}),
             **({"ignoredLines": [[line, why] for line, why in self.problems]}
@@ -189,8 +196,19 @@ def parse_unit(text: str, name: str = "") -> Unit:
         if key == "Environment":
             _assignments(value.strip(), number, unit, name)
         elif key == "EnvironmentFile":
-            unit.environment_files.append((value.strip().lstrip("-"), number))
+            _environment_file(value.strip(), number, unit)
     return unit
+
+
+def _environment_file(value: str, number: int, unit: Unit) -> None:
+    """``EnvironmentFile=[-]PATH`` (systemd.exec(5)): '-' means a missing file is no error;
+    an empty value drops the files named before it."""
+    if not value:
+        unit.environment_files.clear()
+        unit.files_reset = True
+        return
+    optional = value.startswith("-")
+    unit.environment_files.append((value[1:].strip() if optional else value, number, optional))
 
 
 def _misplaced(section: str | None) -> bool:
@@ -347,3 +365,71 @@ def parse_environment_file(text: str) -> tuple[dict[str, tuple[str, int]], list[
             continue
         env[name] = (" ".join(words), number)
     return env, problems
+
+
+# Scripts a login shell sources (bash(1) INVOCATION; Debian's /etc/bash.bashrc, Red Hat's
+# /etc/bashrc): what they export reaches the shells of people logged in, never a systemd
+# service (a service's environment is its unit's Environment=/EnvironmentFile=).
+LOGIN_SCRIPTS = ("/etc/profile", "/etc/bash.bashrc", "/etc/bashrc")
+LOGIN_SCRIPT_DIR = "/etc/profile.d/"
+_SHELL_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_SHELL_ASSIGNMENT = re.compile(rf"^({_SHELL_NAME})=(.*)$", re.DOTALL)
+_SHELL_REFERENCE = re.compile(rf"\$(?:\{{({_SHELL_NAME})\}}|({_SHELL_NAME}))")
+
+
+def is_login_script(path: str) -> bool:
+    """``/etc/profile``, ``/etc/profile.d/*.sh``, ``/etc/bash.bashrc`` or ``/etc/bashrc``."""
+    path = path.strip()
+    return path in LOGIN_SCRIPTS or (path.startswith(LOGIN_SCRIPT_DIR) and path.endswith(".sh")
+                                     and "/" not in path[len(LOGIN_SCRIPT_DIR):])
+
+
+def parse_shell_exports(text: str) -> tuple[dict[str, tuple[str, int]], list[tuple[int, str]]]:
+    """The variables a login script exports: ``export A=1 B="$A"``, or ``A=1`` then
+    ``export A``; ``$A``/``${A}`` of variables the script set before are expanded (not inside
+    single quotes). Lines of other commands are not run. (variables, problems)"""
+    assigned: dict[str, tuple[str, int]] = {}
+    exported: set[str] = set()
+    problems: list[tuple[int, str]] = []
+    for number, line in _logical_lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        export = stripped.startswith("export ")
+        rest = stripped[len("export "):] if export else stripped
+        try:
+            words = shlex.split(_expanded(rest, assigned), comments=True, posix=True)
+        except ValueError as exc:
+            if "PROXY" in rest.upper():
+                problems.append((number, f"cannot read {stripped!r}: {exc}"))
+            continue
+        if not export and not (len(words) == 1 and _SHELL_ASSIGNMENT.match(words[0])):
+            continue  # another command, or assignments that only prefix one
+        for word in words:
+            found = _SHELL_ASSIGNMENT.match(word)
+            if found:
+                assigned[found.group(1)] = (found.group(2), number)
+                if export:
+                    exported.add(found.group(1))
+            elif export and re.fullmatch(_SHELL_NAME, word):
+                exported.add(word)
+    return {name: assigned[name] for name in assigned if name in exported}, problems
+
+
+def _expanded(text: str, assigned: dict[str, tuple[str, int]]) -> str:
+    """``text`` with ``$NAME``/``${NAME}`` of variables set so far replaced, outside single
+    quotes (an unknown variable expands to nothing, as in the shell)."""
+    out: list[str] = []
+    quoted = False
+    start = 0
+    for i, c in enumerate(text):
+        if c == "'":
+            chunk = text[start:i]
+            out.append(chunk if quoted else _SHELL_REFERENCE.sub(
+                lambda m: assigned.get(m.group(1) or m.group(2), ("", 0))[0], chunk))
+            out.append(c)
+            quoted, start = not quoted, i + 1
+    chunk = text[start:]
+    out.append(chunk if quoted else _SHELL_REFERENCE.sub(
+        lambda m: assigned.get(m.group(1) or m.group(2), ("", 0))[0], chunk))
+    return "".join(out)

@@ -66,7 +66,10 @@ def test_fix_writes_the_dropin_with_the_cluster_values_proxy(tmp_path, run_cli):
     by_hand = [f for f in failing if "systemd ignores" in f.message]
     assert len(by_hand) == 3 and all(isinstance(f.remedy, NoFix) for f in by_hand)
     assert sum("is no systemd specifier" in f.message for f in by_hand) == 1
-    remaining = [f for f in failing if f not in by_hand]
+    # a drop-in reading an environment file without the proxy: the file is to be changed
+    [env_file] = [f for f in failing if "envcluster" in f.message]
+    assert isinstance(env_file.remedy, NoFix) and "EnvironmentFile" in env_file.remedy.why
+    remaining = [f for f in failing if f not in by_hand and f is not env_file]
     assert [f.message for f in remaining] == [
         "KubeadmControlPlane org-acme/mycluster (cluster mycluster) takes the drop-in from "
         "Secret org-acme/mycluster-systemd-proxy, which does not exist"]

@@ -43,3 +43,23 @@ def test_an_ignored_proxy_line_is_reported_with_its_line_and_text():
 def test_an_empty_assignment_resets_what_came_before():
     unit = parse_unit('[Service]\nEnvironment="A=1"\nEnvironment=\nEnvironment="B=2"\n')
     assert unit.resets and {k: v for k, (v, _) in unit.environment.items()} == {"B": "2"}
+
+
+def test_login_scripts_export_what_kubeadm_687_users_wrote():
+    from hcpscan.sources.systemd import is_login_script, parse_shell_exports
+
+    text = ('# proxy for people logged in\n'
+            'export http_proxy="http://192.168.42.214:3128"\n'
+            "export NO_PROXY='$http_proxy' HTTPS_PROXY=\"${http_proxy}\"\n"
+            'FTP_PROXY=ftp://p:21\n'
+            'LOCAL=1\nexport LOCAL\n'
+            'http_proxy=http://other:3128 curl https://example.com\n'
+            'if [ -n "$X" ]; then echo; fi\n')
+    found = {k: v for k, (v, _line) in parse_shell_exports(text)[0].items()}
+    # a single-quoted $ stays as written; FTP_PROXY is never exported; a prefix assignment
+    # belongs to one command only
+    assert found == {"http_proxy": "http://192.168.42.214:3128", "NO_PROXY": "$http_proxy",
+                     "HTTPS_PROXY": "http://192.168.42.214:3128", "LOCAL": "1"}
+    assert is_login_script("/etc/profile.d/proxy.sh") and is_login_script("/etc/bash.bashrc")
+    assert not is_login_script("/etc/profile.d/proxy.csh")
+    assert not is_login_script("/etc/profile.d/sub/x.sh")

@@ -219,3 +219,66 @@ def _consumer(obj: K8sObject, name: str, block: ProxyBlock, where: Any) -> Consu
         consumer.notes.append("the cluster chart writes it into the containerd, kubelet and "
                               "teleport drop-ins of every node")
     return consumer
+
+
+# The App fields whose ConfigMap/Secret app-operator merges into the chart's values (key
+# ``values``): the cluster's level (``spec.config``, cluster-apps-operator's
+# ``<cluster>-cluster-values``), then the user's (``spec.userConfig``), then extraConfigs.
+APP_CONFIG_REFS = (("config", "configMap"), ("config", "secret"),
+                   ("userConfig", "configMap"), ("userConfig", "secret"))
+_FIELD_OF = {"http_proxy": "httpProxy", "https_proxy": "httpsProxy", "no_proxy": "noProxy"}
+
+
+@dataclass(slots=True)
+class AppValues:
+    """The proxy an App's chart gets from the configs it names: per field (httpProxy,
+    httpsProxy, noProxy) the setting a later config leaves, with where it is written."""
+
+    settings: dict[str, Setting]
+    read: list[str]  # "spec.config.configMap: ConfigMap ns/name" for each config read
+    unread: list[str]  # why a named config could not be read
+
+
+def app_proxy_values(inventory: Inventory, app: K8sObject) -> AppValues:
+    found = AppValues({}, [], [])
+    refs: list[tuple[str, str, Any]] = [(f"spec.{part}.{kind}", kind[0].upper() + kind[1:],
+                                         app.get(("spec", part, kind)))
+                                        for part, kind in APP_CONFIG_REFS]
+    extra = app.get("spec.extraConfigs")
+    for i, ref in enumerate(extra if isinstance(extra, list) else []):
+        if isinstance(ref, dict):
+            kind = "Secret" if str(ref.get("kind", "configMap")).lower() == "secret" else "ConfigMap"
+            refs.append((f"spec.extraConfigs[{i}]", kind, ref))
+    for field, kind, ref in refs:
+        if not isinstance(ref, dict) or not ref.get("name"):
+            continue
+        name, namespace = str(ref["name"]), str(ref.get("namespace") or app.namespace)
+        target = inventory.get(kind, namespace, name, app.cluster)
+        if target is None:
+            found.unread.append(f"{field} names {kind} {namespace}/{name}, which is not in the input")
+            continue
+        if kind == "Secret":
+            value = secret_values(target).get(APP_VALUES_KEY)
+            if value is not None and value.redacted:
+                found.unread.append(f"{field}: {target.ref} key {APP_VALUES_KEY} is redacted")
+                continue
+        found.read.append(f"{field}: {target.ref}")
+        document = _document_text(target, APP_VALUES_KEY)
+        if document is None:
+            continue
+        where, text = document
+        try:
+            block = proxy_block(load_one(text))
+        except YamlSyntaxError:
+            found.unread.append(f"{field}: {target.ref} key {APP_VALUES_KEY} is not valid YAML")
+            continue
+        if block is None:
+            continue
+        origin = source_of(inventory, target, (where, APP_VALUES_KEY))
+        for keys, attr in PROXY_KEYS:
+            key = next((k for k in keys if block.values.get(k) is not None), None)
+            if key is not None:
+                found.settings[_FIELD_OF[attr]] = Setting(
+                    ".".join((*block.steps, key)), setting_text(block.values[key]),
+                    source_in_text(origin, text, (*block.steps, key)))
+    return found

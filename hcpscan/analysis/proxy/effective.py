@@ -55,7 +55,14 @@ from hcpscan.analysis.proxy.settings import (
     source_of,
 )
 from hcpscan.analysis.proxy.trust import trusted_ca_namespace
-from hcpscan.analysis.proxy.units import composed_environment, unit_consumer, units_of
+from hcpscan.analysis.proxy.units import (
+    FileReader,
+    NodeFile,
+    composed_environment,
+    matching,
+    unit_consumer,
+    units_of,
+)
 from hcpscan.analysis.proxy.workloads import container_proxies, effective_settings
 from hcpscan.core.yamldocs import YamlSyntaxError, load_json, load_one
 from hcpscan.inventory.fieldpath import Step, format_path
@@ -68,12 +75,21 @@ from hcpscan.model.capi import BOOTSTRAP_FILES, INFRASTRUCTURE_PROXY, infrastruc
 from hcpscan.model.dropins import unit_part
 from hcpscan.model.hostedcluster import hosted_clusters
 from hcpscan.model.readers import unit_program
-from hcpscan.sources.systemd import parse_environment_file, parse_unit
+from hcpscan.sources.systemd import (
+    is_login_script,
+    parse_environment_file,
+    parse_shell_exports,
+    parse_unit,
+)
 
 # Files read as NAME=value lines rather than systemd units: /etc/environment (pam_env, read by
 # login shells and kubeadm's commands), Debian's /etc/default/* and Red Hat's /etc/sysconfig/*.
 _ENVIRONMENT_FILES = ("/etc/environment", "/etc/default/", "/etc/sysconfig/")
 INFRASTRUCTURE_KINDS = tuple(dict.fromkeys(kind for kind, _version in INFRASTRUCTURE_PROXY))
+
+
+# The reader of /etc/profile(.d) and bash.bashrc exports: people's login shells, no service.
+LOGIN_SHELL = "login shell"
 
 
 def is_environment_file(path: str) -> bool:
@@ -364,6 +380,7 @@ def _kubeadm_units(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...],
                if isinstance(item, dict)}
     out: list[ConsumerProxy] = []
     done: set[int] = set()
+    read = written_files(inventory, obj, base, items)
     for parts in units_of(written).values():
         texts: list[tuple[str, str, Source]] = []
         for path in parts:
@@ -372,7 +389,7 @@ def _kubeadm_units(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...],
                 texts.append((path, found.text, found.source))
         if len(texts) < len(parts):
             continue
-        env, ignored = composed_environment(texts)
+        env, ignored = composed_environment(texts, read)
         name = f"{obj.ref} files {', '.join(parts)}"
         consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, parts[-1])
         if ignored:
@@ -441,6 +458,31 @@ class FileText:
     value: SecretValue | None = None  # that Secret's key, when it has it
 
 
+def written_files(inventory: Inventory, obj: K8sObject, base: tuple[Step, ...],
+                  items: list[Any]) -> FileReader:
+    """The files ``obj``'s ``files[]`` (at ``base``) writes, by their path on the node: what a
+    unit's ``EnvironmentFile=`` reads when the same bootstrap config writes it."""
+    written = {str(item.get("path", "")).strip(): i for i, item in enumerate(items)
+               if isinstance(item, dict)}
+
+    def read(pattern: str) -> list[tuple[str, NodeFile]]:
+        return [(path, _written_file(path, written[path])) for path in matching(written, pattern)]
+
+    def _written_file(path: str, index: int) -> NodeFile:
+        found = bootstrap_file_text(inventory, obj, base + (index,), items[index])
+        if found.text is not None:
+            return NodeFile(found.text, found.source)
+        if found.value is not None and found.value.redacted:
+            why = f"whose Secret {obj.namespace}/{found.secret_name} is redacted in the dump"
+        elif found.secret_name is not None:
+            why = (f"whose Secret {obj.namespace}/{found.secret_name} key {found.secret_key!r} "
+                   "is not in the input")
+        else:
+            why = f"whose content {format_path(base + (index,))} cannot be decoded"
+        return NodeFile(None, None, why)
+    return read
+
+
 def bootstrap_file_text(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
                         item: dict[str, Any]) -> FileText:
     """The file ``item`` at ``path`` of ``obj``'s ``files[]``: its text and provenance."""
@@ -481,17 +523,32 @@ def _kubeadm_file(inventory: Inventory, obj: K8sObject, path: tuple[Step, ...],
         return unread
     if text is None or origin is None:
         return None
+    reads_files = False
     if is_environment_file(file_path):
         variables, problems = parse_environment_file(text)
+        label = "line"
+    elif is_login_script(file_path):
+        variables, problems = parse_shell_exports(text)
         label = "line"
     else:
         unit = parse_unit(text)
         variables, problems, label = unit.environment, unit.problems, "unit line"
+        reads_files = bool(unit.environment_files)
     env = {}
     for var, (val, line) in variables.items():
         # the line inside the embedded file, on top of where the file's text is
         env[var] = (val, Source.within(origin, f"({label} {line})"))
+    if reads_files:
+        # EnvironmentFile= values win over Environment= (systemd.exec(5)): the files the
+        # same config writes are read as systemd reads them
+        files = obj.get(path[:-1])
+        env = composed_environment([(file_path, text, origin)], written_files(
+            inventory, obj, path[:-1], files if isinstance(files, list) else []))[0]
     consumer = unit_consumer(inventory, obj, name, KUBEADM_FILE, env, runtime, file_path)
+    if consumer is not None and is_login_script(file_path):
+        consumer.program = LOGIN_SHELL
+        consumer.notes.append("exported to login shells only: systemd services (containerd, "
+                              "the kubelet) never read it")
     proxy_problems = [(line, why) for line, why in problems if "PROXY" in why.upper()]
     if proxy_problems:
         consumer = consumer or ConsumerProxy(KUBEADM_FILE, name, obj, runtime=runtime,

@@ -34,7 +34,14 @@ from hcpscan.analysis.proxy.settings import (
     read_block,
     source_of,
 )
-from hcpscan.analysis.proxy.units import composed_environment, unit_consumer, units_of
+from hcpscan.analysis.proxy.units import (
+    FileReader,
+    NodeFile,
+    composed_environment,
+    matching,
+    unit_consumer,
+    units_of,
+)
 from hcpscan.inventory.fieldpath import Step
 from hcpscan.inventory.objects import INSTALL_CONFIG_KIND, K8sObject, anonymized
 from hcpscan.inventory.store import Inventory
@@ -89,8 +96,8 @@ def machine_config_proxies(inventory: Inventory, runtime: str = "go") -> list[Co
         for parts in units.values():
             # one unit's files together, as systemd composes them (model/dropins.py)
             env, _ignored = composed_environment(
-                (path, by_path[path][1], source_of(inventory, obj, by_path[path][0]))
-                for path in parts)
+                ((path, by_path[path][1], source_of(inventory, obj, by_path[path][0]))
+                 for path in parts), _written(inventory, obj, by_path))
             consumer = unit_consumer(inventory, obj, f"{obj.ref} files {', '.join(parts)}",
                                      MACHINE_CONFIG_FILE, env, runtime, parts[-1])
             if consumer is not None:
@@ -109,6 +116,15 @@ def machine_config_proxies(inventory: Inventory, runtime: str = "go") -> list[Co
                     consumer.notes.append("read by CRI-O, the kubelet and the MCO (Go programs)")
                 out.append(consumer)
     return out
+
+
+def _written(inventory: Inventory, obj: K8sObject,
+             by_path: dict[str, tuple[tuple[Step, ...], str]]) -> FileReader:
+    """The files a MachineConfig writes, by path: what its units' EnvironmentFile= read."""
+    def read(pattern: str) -> list[tuple[str, NodeFile]]:
+        return [(path, NodeFile(by_path[path][1], source_of(inventory, obj, by_path[path][0])))
+                for path in matching(by_path, pattern)]
+    return read
 
 
 def _node_files(obj: K8sObject) -> Iterator[tuple[tuple[Step, ...], str, str]]:

@@ -18,12 +18,15 @@ from typing import Any, Protocol
 
 from hcpscan.analysis.kyverno import proxy_injecting_policies
 from hcpscan.analysis.proxy import ConsumerProxy, Setting
+from hcpscan.analysis.proxy.charts import APP_GROUP, app_proxy_values
 from hcpscan.analysis.proxy.containers import PROXY_VARIABLE
 from hcpscan.analysis.proxy.effective import (
+    LOGIN_SHELL,
     FileText,
     bootstrap_file_text,
     dropin_environment,
     ignition_stub_text,
+    written_files,
 )
 from hcpscan.analysis.proxy.index import ProxyConsumers
 from hcpscan.analysis.proxy.relations import Related, Relations
@@ -39,6 +42,7 @@ from hcpscan.analysis.proxy.settings import (
     meant_proxy,
     source_of,
 )
+from hcpscan.analysis.proxy.units import unit_environment
 from hcpscan.analysis.proxy.workloads import (
     controlled_pod,
     controlled_pods,
@@ -68,7 +72,7 @@ from hcpscan.model.hostedcluster import (
 )
 from hcpscan.model.kubeconfig import current_cluster_entry, kubeconfig_in_secret
 from hcpscan.model.workloads import names_match, workload_name
-from hcpscan.sources.systemd import dropin_unit, parse_unit, tries_proxy
+from hcpscan.sources.systemd import tries_proxy
 
 FIELDS = ("httpProxy", "httpsProxy", "noProxy", "proxy-url", "server", "certificate-authority-data")
 URL_FIELDS = ("httpProxy", "httpsProxy", "proxy-url", "server")
@@ -94,6 +98,9 @@ ROLES = {
                       "drop-in; absent when not written or its Secret/key does not exist",
     "systemd-dropin": "a systemd drop-in file of the input (Environment=)",
     "kubeadm-file": "a systemd drop-in a KubeadmConfig(Template) writes in spec.files[]",
+    "app-config": "a Giant Swarm App whose chart (spec.name) a workload's `names` lists: the "
+                  "proxy block (cluster.proxy, proxy, global.connectivity.proxy) of the "
+                  "ConfigMaps and Secrets its spec.config, spec.userConfig and extraConfigs name",
     "olm-subscription": "an OLM Subscription's spec.config.env, which OLM gives every container "
                         "of the operator it installs (with the cluster Proxy's values unless it "
                         "sets HTTP_PROXY, HTTPS_PROXY or NO_PROXY)",
@@ -239,6 +246,8 @@ def consumer_sides(ctx: SideContext, subject: K8sObject, selector: dict[str, Any
         yield _ignition(ctx, subject, selector.get("key", "value"))
     elif role == "bootstrap-file":
         yield _bootstrap_file(ctx, subject, selector["path"])
+    elif role == "app-config":
+        yield from _app_config(ctx, subject, selector)
     else:
         kind = _FILE_ROLES[role]
         for c in ctx.proxy.of(subject):
@@ -266,7 +275,9 @@ def settled_sides(ctx: SideContext, subjects: list[K8sObject], selector: dict[st
     owned, not_target = (Absent(_AT_OWNER),), (Absent(_NOT_TARGET),)  # shared: only read
     out: list[tuple[Absent, ...] | None] = []
     for s in subjects:
-        if id(s) in at_owner:
+        if s.kind == "App":
+            out.append(())  # a chart's App: its values are judged (app-config), no pod spec
+        elif id(s) in at_owner:
             out.append(owned)
         elif picks is not None and not picks.any(s):
             out.append(not_target)
@@ -305,6 +316,8 @@ _FILE_ROLES = {"systemd-dropin": SYSTEMD, "kubeadm-file": KUBEADM_FILE,
 
 def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
                 case: str, bare: bool = True) -> Iterator[SideOutcome]:
+    if subject.kind == "App":
+        return  # a chart's App has no pod spec: its values are judged (app-config)
     if _judged_at_owner(subject, ctx.inventory):
         yield Absent(_AT_OWNER)
         return
@@ -331,8 +344,40 @@ def _containers(ctx: SideContext, subject: K8sObject, selector: dict[str, Any],
         side = (_from_consumer(c, case, subject, anchor) if c is not None else
                 Side(f"{subject.ref} container {ref.name}", {}, dict(ENV_NAMES), subject, anchor,
                      facts={"consumer": f"{subject.ref} container {ref.name}"}))
-        side.facts.update({"container": ref.name, **({"workload": workload} if workload else {})})
+        side.facts.update({"container": ref.name, "holder": f"container {ref.name}",
+                           "carrier": "its pod spec", **({"workload": workload} if workload else {})})
         yield side
+
+
+def _app_config(ctx: SideContext, subject: K8sObject, selector: dict[str, Any]
+                ) -> Iterator[SideOutcome]:
+    """A Giant Swarm App of a chart the selector's workloads name (``spec.name`` among a
+    workload's ``names``): the proxy its chart gets from the configs app-operator merges."""
+    if subject.kind != "App" or subject.group != APP_GROUP:
+        return
+    chart = str(subject.get("spec.name") or "")
+    workload = next((w for w, how in (selector.get("workloads") or {}).items()
+                     if isinstance(how, dict) and chart in (how.get("names") or [])), None)
+    if workload is None:
+        yield Absent(_NOT_TARGET)
+        return
+    found = app_proxy_values(ctx.inventory, subject)
+    block = next((s.name.rpartition(".")[0] for s in found.settings.values()), "cluster.proxy")
+    spelling = {"httpProxy": f"{block}.http", "httpsProxy": f"{block}.https",
+                "noProxy": f"{block}.noProxy"}
+    read = ", ".join(r.partition(": ")[2] for r in found.read) or "none"
+    side = Side(f"{subject.ref} spec.config", dict(found.settings), spelling, subject,
+                ("spec", "config") if subject.get("spec.config") is not None else ("spec",),
+                facts={"consumer": f"{subject.ref} ({chart})", "workload": workload,
+                       "holder": "spec.config", "carrier": f"the values it reads ({read})"})
+    side.evidence += [f"{subject.ref} {r}" for r in found.read] + found.unread
+    if found.unread and not all(k in found.settings for k in ("httpsProxy", "noProxy")):
+        side.unknown = "; ".join(found.unread)
+    elif "httpsProxy" not in found.settings and subject.get("spec.config.secret") is None:
+        side.evidence.append(f"{subject.ref} spec.config names no Secret: the proxy URLs "
+                             f"cluster-apps-operator renders are in Secret <cluster>"
+                             f"{VALUES_SUFFIX}, which the chart then never reads")
+    yield side
 
 
 def judged_at_owner(inventory: Inventory) -> frozenset[int]:
@@ -583,9 +628,8 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
             side.evidence.append(f"systemd reads only *.conf files of a drop-in directory, not "
                                  f"{', '.join(unread)}")
         return side
-    environment: dict[str, tuple[str, Source]] = {}
-    unknown: dict[str, str] = {}  # variable -> why systemd's value is known on the node only
-    ignored: list[Ignored] = []
+    texts: list[tuple[str, str, Source]] = []
+    fields: dict[str, tuple[Step, ...]] = {}
     for part in parts:
         index = written[part]
         item, base = items[index], files_path + (index,)
@@ -604,24 +648,30 @@ def _bootstrap_file(ctx: SideContext, subject: K8sObject, path: str) -> SideOutc
             return side
         if content.text is None or content.source is None:
             continue
-        parsed = parse_unit(content.text, dropin_unit(part))
-        if parsed.resets:
-            environment.clear()
-            unknown.clear()
-        environment.update({k: (v, content.source) for k, (v, _line) in parsed.environment.items()})
-        for k in parsed.environment:
-            unknown.pop(k, None)
-        unknown.update(parsed.unknown)
-        ignored += [(content.source, f"{part} (unit line {line}): {why}", None,
-                     base + ("content",)) for line, why in parsed.problems if tries_proxy(why)]
+        texts.append((part, content.text, content.source))
+        fields[part] = base + ("content",)
+    composed = unit_environment(texts, written_files(ctx.inventory, subject, files_path, items))
+    ignored: list[Ignored] = [
+        (origin, f"{file} ({'unit ' if file in fields else ''}line {line}): {why}", None,
+         fields.get(file) or (files_path + (written[file], "content") if file in written
+                              else files_path))
+        for file, line, why, origin in composed.ignored if tries_proxy(why)]
     if len(parts) > 1 or parts[0] != path:
         side.evidence.append(f"systemd reads {unit} from " + ", ".join(parts) + " (in this order)")
         side.label = f"writes {unit}'s files {', '.join(parts)}"
-    variables = {k: Setting(k, None if k in unknown else v, src, unknown=unknown.get(k, ""))
-                 for k, (v, src) in environment.items() if PROXY_VARIABLE.match(k)}
+    side.evidence += [f"{unit or path} reads EnvironmentFile={file}, written by {source}: its "
+                      "values win over Environment=" for file, source in composed.files]
+    variables = {k: Setting(k, None if k in composed.unknown else v, src,
+                            unknown=composed.unknown.get(k, ""))
+                 for k, (v, src) in composed.environment.items() if PROXY_VARIABLE.match(k)}
     found = dict(zip(PROXY_FIELDS, effective_settings(variables), strict=True))
     side.settings = {k: v for k, v in found.items() if v is not None}
     _say_ignored(side, ignored)
+    if composed.unread and not side.absent and not any(
+            side.settings.get(k) is not None for k in ("httpProxy", "httpsProxy")):
+        side.unknown = (f"{unit or path} {composed.unread_text()}: its proxy variables may be "
+                        "there (not evaluable for that unit)")
+        side.evidence += [f"{where}: EnvironmentFile={file}" for file, _why, where in composed.unread]
     return side
 
 
@@ -881,10 +931,12 @@ def _cluster_values(ctx: SideContext, obj: K8sObject) -> RefOutcome:
                 side.uses_proxy_said = True
                 side.evidence += [f"{source}: {why}" for source, why in c.syntax
                                   if tries_proxy(why)]
-        for side in sides:
+        for c, side in zip(related.consumers, sides, strict=True):
             _say_cluster(side, related.cluster, related.how,
                          f" has no {related.cluster}{VALUES_SUFFIX} Secret in the input; by "
                          f"{side.name}, it")
+            if c.program == LOGIN_SHELL:
+                side.evidence += [f"{side.name}: {note}" for note in c.notes]
         return sides
     found = _sides(related)
     if not isinstance(found, list):

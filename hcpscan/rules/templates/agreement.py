@@ -103,7 +103,8 @@ _ROLE_READS = {"container": ("ConfigMap", "Secret"), "konnectivity-path": ("Depl
                # the Cluster and its infrastructure cluster (CAPVCD writes containerd's drop-in)
                "bootstrap-file": ("Secret", "Cluster", "VCDCluster"),
                "systemd-dropin": ("ConfigMap", "Secret"),
-               "kubeadm-file": ("Secret",)}
+               "kubeadm-file": ("Secret",),
+               "app-config": ("ConfigMap", "Secret")}
 _RELATION_READS = {
     "hosted-cluster": ("HostedCluster", "HostedControlPlane"), "management-proxy": ("Proxy",),
     "cluster-values": ("Secret", "ConfigMap", "HelmRelease", "App", "KubeadmControlPlane",

@@ -35,11 +35,13 @@ from hcpscan.analysis.proxy.settings import (
     HOSTED_CLUSTER,
     INSTALL_CONFIG,
     KONNECTIVITY_SIDECAR,
+    KUBEADM_FILE,
     MANAGED_CLUSTER_ADDON,
     NEW_CONSUMER_OBJECTS,
     OLM_SUBSCRIPTION,
     READS_BY_CONSUMER,
     ROLES,
+    SYSTEMD,
     field_in,
     setting_text,
 )
@@ -53,6 +55,7 @@ from hcpscan.model.clusters import (
     INFRASTRUCTURE_KINDS,
     ClusterNetworks,
     install_config_computed_no_proxy,
+    kube_apiserver_networks,
     networks_for,
     scan_model,
 )
@@ -211,12 +214,16 @@ def _url_key(value: str | None) -> str:
 # Named sets of a cluster's own destinations; anything else in `destinations` is literal.
 DESTINATIONS = ("service-network", "pod-network", "machine-network", "kas-service-ip", "svc",
                 "cluster-domain", "localhost", "loopback", "managed-kas-ip", "secondary-networks",
-                "kas-advertise-address", "hypershift-local", "control-plane-endpoint")
+                "kas-advertise-address", "hypershift-local", "control-plane-endpoint",
+                "instance-metadata")
 # Named sets only a HostedCluster (its nodes, through HyperShift's computed noProxy) reaches.
 _HOSTED_SETS = ("kas-advertise-address", "hypershift-local")
 # A Cluster API cluster's control plane endpoint: asked only of the node settings kubeadm or
 # the kubelet read (analysis.proxy.effective.dials_control_plane).
 CONTROL_PLANE_ENDPOINT = "control-plane-endpoint"
+# A Cluster API cloud cluster's instance metadata address: asked only of the kubelet's
+# settings (its image credential provider gets the kubelet's environment and calls it).
+INSTANCE_METADATA = "instance-metadata"
 # Named sets read from the subject that nothing adds to a noProxy: the user writes them, so a
 # computed noProxy (a Proxy's status, a HostedCluster's) does not answer for them.
 SECONDARY = "secondary-networks"
@@ -302,11 +309,21 @@ def _missed(no_proxy: str, nets: ClusterNetworks | None, wanted: Iterable[str], 
             decision = bypasses(runtime, no_proxy, nets.endpoint)
             if not decision.bypass:
                 host = nets.endpoint.partition("//")[2].rpartition(":")[0].strip("[]")
-                missed.append(f"control plane endpoint {host}")
+                missed.append(f"{nets.endpoint_label} {host}")
                 entries.append(host)
-                evidence.append(f"{nets.endpoint} (the control plane endpoint, from "
+                evidence.append(f"{nets.endpoint} ({nets.endpoint_label}, from "
                                 f"{nets.endpoint_source}) goes through the proxy: "
-                                f"{decision.reason}; kubeadm join and the kubelet dial it")
+                                f"{decision.reason}; {nets.endpoint_dialers}")
+        elif dest == INSTANCE_METADATA and nets is not None and nets.metadata:
+            decision = bypasses(runtime, no_proxy, f"http://{nets.metadata}/latest/meta-data/")
+            if not decision.bypass:
+                missed.append(f"instance metadata {nets.metadata}")
+                entries.append(nets.metadata)
+                evidence.append(f"http://{nets.metadata} (the instance metadata service, "
+                                f"{nets.metadata_source}) goes through the proxy: "
+                                f"{decision.reason}; the kubelet's image credential provider "
+                                "(ecr-/acr-credential-provider) gets the kubelet's environment "
+                                "and calls it")
         elif dest not in DESTINATIONS:
             literal = _literal(dest, no_proxy, runtime)
             if literal:
@@ -554,8 +571,13 @@ class NoProxyCoverage(Template):
         for c in _coverage_consumers(ctx, subject, kinds, variables, pool):
             computed = _computed_status(ctx, c)
             wanted = _judged(c, params["destinations"], computed is not None)
+            # a kube-apiserver's own address is asked of it only (from its flags, below)
+            ask_endpoint = CONTROL_PLANE_ENDPOINT in wanted and c.kind == CONTAINER
             if CONTROL_PLANE_ENDPOINT in wanted and not dials_control_plane(c):
                 wanted = [d for d in wanted if d != CONTROL_PLANE_ENDPOINT]
+            if INSTANCE_METADATA in wanted and not (c.program == "kubelet" and c.kind in (
+                    KUBEADM_FILE, SYSTEMD)):
+                wanted = [d for d in wanted if d != INSTANCE_METADATA]
             uses = proxy_in_use(c)
             if not wanted or uses is False:
                 if uses and c.completed_by:
@@ -572,6 +594,12 @@ class NoProxyCoverage(Template):
                     continue
             if not looked_up and any(d in DESTINATIONS for d in wanted):
                 nets, looked_up = networks_for(ctx.inventory, subject), True
+            # a kube-apiserver container states its service network and address in its own
+            # flags: judged on them when the input gives no networks (kubeadm#666)
+            own = (kube_apiserver_networks(c.object, c.container)
+                   if nets is None and c.kind == CONTAINER and c.container else None)
+            if own is not None and ask_endpoint and own.endpoint:
+                wanted = [*wanted, CONTROL_PLANE_ENDPOINT]
             hosted = hosted_cluster(c.object) if c.kind == HOSTED_CLUSTER else None
             # a hosted cluster's own Proxy (its guest view in a hypershift dump): its status
             # is what the nodes' services and guest pods read
@@ -589,7 +617,8 @@ class NoProxyCoverage(Template):
                     wanted = [d for d in wanted if d != "managed-kas-ip"]
                     if not wanted:
                         continue
-            if nets is None and any(d in _NETWORK_SETS for d in wanted):
+            cnets = own or nets
+            if cnets is None and any(d in _NETWORK_SETS for d in wanted):
                 yield NotEvaluable(f"{c.name}: the cluster's service and pod networks are not in "
                                    "the input (HostedCluster networking, CAPI Cluster "
                                    "clusterNetwork, cluster-values or config.openshift.io "
@@ -598,7 +627,7 @@ class NoProxyCoverage(Template):
             evidence: list[str] = []
             entries: list[str] = []
             for runtime in runtimes:
-                lost, why, add = _missed(no_proxy, nets, wanted, runtime, managed_kas,
+                lost, why, add = _missed(no_proxy, cnets, wanted, runtime, managed_kas,
                                          hosted or guest)
                 suffix = f" ({runtime})" if len(runtimes) > 1 else ""
                 missed += [m + suffix for m in lost]
@@ -628,7 +657,7 @@ class NoProxyCoverage(Template):
             at, field = root_of(subject, anchor) if anchor else (None, "")
             # a fix changes the user's value; for a HostedCluster what its readers get is the
             # noProxy HyperShift computes from it (the cluster's networks are added there)
-            check = _still_missed(nets, wanted, runtimes, managed_kas, hosted or guest, hosted)
+            check = _still_missed(cnets, wanted, runtimes, managed_kas, hosted or guest, hosted)
             reader, own_field = None, field
             if anchor is not None and anchor.value and c.kind == CONTAINER and at is None:
                 at, field = same_value_root(ctx, params, (anchor.value, ",".join(missed)),

@@ -77,3 +77,22 @@ def test_a_machine_config_s_drop_ins_of_one_unit_are_one_consumer(tmp_path):
         ("MachineConfig 99-worker-crio-proxy files /etc/systemd/system/crio.service.d/10-proxy.conf, "
          "/etc/systemd/system/crio.service.d/20-no-proxy.conf",
          {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": ".svc"})]
+
+
+def test_a_machine_config_unit_reads_the_environment_file_it_writes(tmp_path):
+    """EnvironmentFile= values win over Environment= (systemd.exec(5)), whatever the order."""
+    env = base64.b64encode(b"HTTPS_PROXY=http://proxy.corp:3128\nNO_PROXY=.svc,.cluster.local\n")
+    dropins = [{"name": "10-proxy.conf",
+                "contents": '[Service]\nEnvironmentFile=/etc/crio-proxy.env\n'},
+               {"name": "20-no-proxy.conf", "contents": '[Service]\nEnvironment="NO_PROXY=.svc"\n'}]
+    (tmp_path / "mc.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
+        "metadata": {"name": "99-worker-crio-proxy"},
+        "spec": {"config": {"ignition": {"version": "3.2.0"},
+                            "storage": {"files": [{"path": "/etc/crio-proxy.env", "contents": {
+                                "source": "data:text/plain;charset=utf-8;base64," + env.decode()}}]},
+                            "systemd": {"units": [{"name": "crio.service", "dropins": dropins}]}}}}))
+    [unit] = [c for c in effective_proxies(load(tmp_path)) if c.kind == "machineconfig-file"
+              and "crio.service.d" in c.name]
+    assert {k: v.value for k, v in unit.variables.items()} == {
+        "HTTPS_PROXY": "http://proxy.corp:3128", "NO_PROXY": ".svc,.cluster.local"}
