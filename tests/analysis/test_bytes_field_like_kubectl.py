@@ -12,6 +12,7 @@ import pytest
 
 from hcpscan.analysis.proxy.pem import NOT_BASE64, go_bytes, parse_bytes_field
 from tests.conftest import require
+from tests.rules.ocm_inputs import MANAGEMENT_PROXY, agent_secret
 
 PEM = """\
 -----BEGIN CERTIFICATE-----
@@ -108,32 +109,21 @@ def test_a_kubeconfig_client_go_cannot_load_is_not_judged_as_if_it_loaded(tmp_pa
     from hcpscan.findings.model import Status
     from tests.rules.harness import scan
 
-    ca = "".join(f"            {line}\n" for line in PEM.splitlines())
-    (tmp_path / "m.yaml").write_text(f"""\
-apiVersion: config.openshift.io/v1
-kind: Proxy
-metadata: {{name: cluster}}
-spec: {{httpProxy: "http://proxy.corp.example.com:3128", httpsProxy: "http://proxy.corp.example.com:3128"}}
----
+    ca = "".join(f"        {line}\n" for line in PEM.splitlines())
+    (tmp_path / "m.yaml").write_text(MANAGEMENT_PROXY + "---\n" + agent_secret(f"""\
 apiVersion: v1
-kind: Secret
-metadata: {{name: bootstrap-hub-kubeconfig, namespace: open-cluster-management-agent}}
-type: Opaque
-stringData:
-  kubeconfig: |
-    apiVersion: v1
-    kind: Config
-    clusters:
-    - name: hub
-      cluster:
-        server: https://api.hub.example.com:6443
-        proxy-url: http://proxy.corp.example.com:3128
-        certificate-authority-data: |
-{ca}    contexts:
-    - name: hub
-      context: {{cluster: hub, user: agent}}
-    current-context: hub
-""")
+kind: Config
+clusters:
+- name: hub
+  cluster:
+    server: https://api.hub.example.com:6443
+    proxy-url: http://proxy.corp.example.com:3128
+    certificate-authority-data: |
+{ca}contexts:
+- name: hub
+  context: {{cluster: hub, user: agent}}
+current-context: hub
+"""))
     report = scan([tmp_path], ["OCM001"])
     assert report.results[0].status is Status.NOT_EVALUABLE, report.results[0].reason
     assert ("fails to load as client-go loads it: clusters[0].cluster.certificate-authority-data "
@@ -179,20 +169,7 @@ def test_a_kubeconfig_with_a_repeated_name_fails_to_load_as_kubectl_says(listed,
     done = subprocess.run([str(kubectl), "--kubeconfig", str(tmp_path / "kubeconfig"), "config",
                            "view"], capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "duplicate name" in done.stderr, done.stderr
-    indented = "".join(f"    {line}\n" for line in text.splitlines())
-    (tmp_path / "m.yaml").write_text(f"""\
-apiVersion: config.openshift.io/v1
-kind: Proxy
-metadata: {{name: cluster}}
-spec: {{httpProxy: "http://proxy.corp.example.com:3128", httpsProxy: "http://proxy.corp.example.com:3128"}}
----
-apiVersion: v1
-kind: Secret
-metadata: {{name: bootstrap-hub-kubeconfig, namespace: open-cluster-management-agent}}
-type: Opaque
-stringData:
-  kubeconfig: |
-{indented}""")
+    (tmp_path / "m.yaml").write_text(MANAGEMENT_PROXY + "---\n" + agent_secret(text))
     (tmp_path / "kubeconfig").unlink()
     report = scan([tmp_path], ["OCM001"])
     assert report.results[0].status is Status.NOT_EVALUABLE, report.results[0].reason

@@ -6,37 +6,23 @@ from __future__ import annotations
 import textwrap
 
 from tests.rules.harness import scan
+from tests.rules.ocm_inputs import MANAGEMENT_PROXY, agent_secret
 
-PROXY = """\
-apiVersion: config.openshift.io/v1
-kind: Proxy
-metadata: {name: cluster}
-spec:
-  httpProxy: http://proxy.corp.example.com:3128
-  httpsProxy: http://proxy.corp.example.com:3128
-  noProxy: .corp.example.com
-"""
+PROXY = MANAGEMENT_PROXY
 
 
 def bootstrap(clusters: str, current: str) -> str:
-    return f"""\
+    return agent_secret(f"""\
 apiVersion: v1
-kind: Secret
-metadata: {{name: bootstrap-hub-kubeconfig, namespace: open-cluster-management-agent}}
-type: Opaque
-stringData:
-  kubeconfig: |
-    apiVersion: v1
-    kind: Config
-    clusters:
-{textwrap.indent(textwrap.dedent(clusters), "    ")}
-    contexts:
-    - name: other-context
-      context: {{cluster: other, user: default-auth}}
-    - name: default-context
-      context: {{cluster: default-cluster, user: default-auth}}
-    current-context: {current}
-"""
+kind: Config
+clusters:
+{textwrap.dedent(clusters)}contexts:
+- name: other-context
+  context: {{cluster: other, user: default-auth}}
+- name: default-context
+  context: {{cluster: default-cluster, user: default-auth}}
+current-context: {current}
+""")
 
 
 TWO = """\

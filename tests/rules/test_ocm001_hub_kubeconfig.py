@@ -7,38 +7,25 @@ import textwrap
 
 from hcpscan.findings.model import Status
 from tests.rules.harness import scan
+from tests.rules.ocm_inputs import MANAGEMENT_PROXY, agent_secret
 
-PROXY = """\
-apiVersion: config.openshift.io/v1
-kind: Proxy
-metadata: {name: cluster}
-spec:
-  httpProxy: http://proxy.corp.example.com:3128
-  httpsProxy: http://proxy.corp.example.com:3128
-  noProxy: .corp.example.com
-"""
+PROXY = MANAGEMENT_PROXY
 
 
 def secret(name: str, proxy_url: str = "") -> str:
-    extra = f"\n        proxy-url: {proxy_url}" if proxy_url else ""
-    return f"""\
+    extra = f"\n    proxy-url: {proxy_url}" if proxy_url else ""
+    return agent_secret(f"""\
 apiVersion: v1
-kind: Secret
-metadata: {{name: {name}, namespace: open-cluster-management-agent}}
-type: Opaque
-stringData:
-  kubeconfig: |
-    apiVersion: v1
-    kind: Config
-    clusters:
-    - name: hub
-      cluster:
-        server: https://api.hub.example.com:6443{extra}
-    contexts:
-    - name: hub
-      context: {{cluster: hub, user: agent}}
-    current-context: hub
-"""
+kind: Config
+clusters:
+- name: hub
+  cluster:
+    server: https://api.hub.example.com:6443{extra}
+contexts:
+- name: hub
+  context: {{cluster: hub, user: agent}}
+current-context: hub
+""", name)
 
 
 def run(tmp_path, *docs):

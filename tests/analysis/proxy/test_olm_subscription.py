@@ -13,6 +13,15 @@ from hcpscan.inventory.store import Inventory
 from hcpscan.sources.loader import load_paths
 from tests.rules.test_primitives_proxy import run as _scan
 
+NETWORK = """\
+apiVersion: config.openshift.io/v1
+kind: Network
+metadata: {name: cluster}
+spec:
+  clusterNetwork: [{cidr: 10.128.0.0/14, hostPrefix: 23}]
+  serviceNetwork: [172.30.0.0/16]
+---
+"""
 PROXY = """\
 apiVersion: config.openshift.io/v1
 kind: Proxy
@@ -24,14 +33,7 @@ status:
   httpProxy: http://proxy.corp.example.com:3128
   noProxy: .cluster.local,.corp.example.com,.svc,10.128.0.0/14,127.0.0.1,172.30.0.0/16,localhost
 ---
-apiVersion: config.openshift.io/v1
-kind: Network
-metadata: {name: cluster}
-spec:
-  clusterNetwork: [{cidr: 10.128.0.0/14, hostPrefix: 23}]
-  serviceNetwork: [172.30.0.0/16]
----
-"""
+""" + NETWORK
 SUBSCRIPTION = """\
 apiVersion: operators.coreos.com/v1alpha1
 kind: Subscription
@@ -184,14 +186,7 @@ def test_lower_case_env_with_a_spec_only_proxy_is_not_judged_on_no_proxy(tmp_pat
 def test_lower_case_env_is_judged_on_the_status_computed_from_the_spec(tmp_path: Path) -> None:
     """With the Network and Infrastructure in the input, the status the network operator
     writes is computed (hcpscan.model.clusters), and the operator's NO_PROXY is that."""
-    infra = """\
-apiVersion: config.openshift.io/v1
-kind: Network
-metadata: {name: cluster}
-spec:
-  clusterNetwork: [{cidr: 10.128.0.0/14, hostPrefix: 23}]
-  serviceNetwork: [172.30.0.0/16]
----
+    infra = NETWORK + """\
 apiVersion: config.openshift.io/v1
 kind: Infrastructure
 metadata: {name: cluster}
